@@ -1,1 +1,11 @@
+//! guildctl: Discord guild configuration kept in Git.
+//!
+//! The modules follow the data path: `manifest` (YAML → desired state),
+//! `snapshot` (live state read through `discord`), `plan` (the difference and
+//! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON),
+//! and `emulator` (a local Discord API for tests and `--sandbox`).
+
+pub mod discord;
+pub mod manifest;
 pub mod permissions;
+pub mod snapshot;

@@ -1,0 +1,6 @@
+//! Talking to Discord: the HTTP client and the API models.
+
+pub mod client;
+pub mod models;
+
+pub use client::{ApiError, Client, ClientError, Token};

@@ -1,0 +1,474 @@
+//! The manifest's YAML types. The JSON schema in `schema/` is generated from
+//! these, so every doc comment here is what an editor shows for the field.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A guild configuration manifest (version 1).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "guildctl manifest")]
+pub struct Manifest {
+    /// Manifest format version. Only `1` exists.
+    pub version: u32,
+    /// The guild (server) id this manifest describes. `--guild` or `GUILDCTL_GUILD` override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guild: Option<Snowflake>,
+    /// Guild settings. Any subset: a field left out is not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Settings>,
+    /// Roles, highest first: list order is the role hierarchy. Roles that exist in the
+    /// guild but are not listed are kept (and reported as unmanaged) unless `prune.roles`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<Role>>,
+    /// Categories (with their channels nested) and channels outside any category.
+    /// List order is channel order. Unlisted live channels are kept unless `prune.channels`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<Channel>>,
+    /// Delete objects of a kind that the manifest does not declare. Off by default.
+    #[serde(default, skip_serializing_if = "Prune::is_default")]
+    pub prune: Prune,
+}
+
+/// A Discord id: a 64-bit snowflake written as a string of digits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
+#[schemars(transparent)]
+pub struct Snowflake(#[schemars(regex(pattern = r"^[0-9]{15,20}$"))] pub String);
+
+impl<'de> Deserialize<'de> for Snowflake {
+    /// Accepts a string of digits or a YAML integer (ids fit in u64).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Str(String),
+            Num(u64),
+        }
+        let s = match Raw::deserialize(d)? {
+            Raw::Str(s) => s,
+            Raw::Num(n) => n.to_string(),
+        };
+        if s.is_empty() || s.len() > 20 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(serde::de::Error::custom(format!(
+                "\"{s}\" is not a Discord id (a snowflake is a string of digits)"
+            )));
+        }
+        Ok(Snowflake(s))
+    }
+}
+
+impl std::fmt::Display for Snowflake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Guild settings. Channels are referenced by name; `null` clears a channel setting.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Guild name, 2-100 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Guild description (at most 300 characters); `null` clears it.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub description: Option<Option<String>>,
+    /// Who may talk: none (unrestricted), low (verified email), medium (registered longer
+    /// than 5 minutes), high (member longer than 10 minutes), very_high (verified phone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification_level: Option<VerificationLevel>,
+    /// Default notification level for members.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_message_notifications: Option<MessageNotifications>,
+    /// Whose media is scanned for explicit content. A community guild needs `all_members`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explicit_content_filter: Option<ExplicitContentFilter>,
+    /// Name of the voice channel idle members are moved to; `null` for none.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub afk_channel: Option<Option<String>>,
+    /// Seconds of inactivity before a member is moved to the AFK channel: 60, 300, 900, 1800 or 3600.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = [60, 300, 900, 1800, 3600]))]
+    pub afk_timeout: Option<u32>,
+    /// Name of the text channel for join and boost notices; `null` for none.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub system_channel: Option<Option<String>>,
+    /// Notices the system channel suppresses. The list is authoritative when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_channel_flags: Option<Vec<SystemChannelFlag>>,
+    /// Name of the rules channel (required for `community: true`); `null` for none.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rules_channel: Option<Option<String>>,
+    /// Name of the channel that receives Discord's community updates (required for `community: true`).
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub public_updates_channel: Option<Option<String>>,
+    /// Name of the channel that receives safety alerts; `null` for none.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub safety_alerts_channel: Option<Option<String>>,
+    /// Preferred locale of a community guild, for example `en-US`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_locale: Option<String>,
+    /// Show the boost progress bar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub premium_progress_bar_enabled: Option<bool>,
+    /// The COMMUNITY feature. Turning it on needs the rules and public updates channels,
+    /// verification level at least `low` and explicit content filter `all_members`, and a
+    /// bot with Administrator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub community: Option<bool>,
+    /// Pause all invites (the INVITES_DISABLED feature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invites_disabled: Option<bool>,
+    /// Turn off join-raid alerts (the RAID_ALERTS_DISABLED feature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raid_alerts_disabled: Option<bool>,
+}
+
+/// Compile-time snake_case names for the enum variants used in manifests.
+macro_rules! snake {
+    (None) => { "none" };
+    (Low) => { "low" };
+    (Medium) => { "medium" };
+    (High) => { "high" };
+    (VeryHigh) => { "very_high" };
+    (AllMessages) => { "all_messages" };
+    (OnlyMentions) => { "only_mentions" };
+    (Disabled) => { "disabled" };
+    (MembersWithoutRoles) => { "members_without_roles" };
+    (AllMembers) => { "all_members" };
+    (SuppressJoinNotifications) => { "suppress_join_notifications" };
+    (SuppressPremiumSubscriptions) => { "suppress_premium_subscriptions" };
+    (SuppressGuildReminderNotifications) => { "suppress_guild_reminder_notifications" };
+    (SuppressJoinNotificationReplies) => { "suppress_join_notification_replies" };
+    (SuppressRoleSubscriptionPurchaseNotifications) => { "suppress_role_subscription_purchase_notifications" };
+    (SuppressRoleSubscriptionPurchaseNotificationReplies) => { "suppress_role_subscription_purchase_notification_replies" };
+    (Text) => { "text" };
+    (Voice) => { "voice" };
+    (Category) => { "category" };
+    (Announcement) => { "announcement" };
+    (Stage) => { "stage" };
+    (Forum) => { "forum" };
+    (Media) => { "media" };
+    (Auto) => { "auto" };
+    (Full) => { "full" };
+}
+
+macro_rules! named_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $value:expr),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            /// Discord's integer for this value.
+            pub fn value(self) -> u64 {
+                match self { $($name::$variant => $value),+ }
+            }
+            /// The value for Discord's integer, if it has a name.
+            pub fn from_value(v: u64) -> Option<Self> {
+                match v { $($value => Some($name::$variant),)+ _ => None }
+            }
+            /// The snake_case name used in manifests.
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => snake!($variant)),+ }
+            }
+        }
+    };
+}
+
+
+
+named_enum!(
+    /// Verification level.
+    VerificationLevel { None = 0, Low = 1, Medium = 2, High = 3, VeryHigh = 4 }
+);
+named_enum!(
+    /// Default message notification level.
+    MessageNotifications { AllMessages = 0, OnlyMentions = 1 }
+);
+named_enum!(
+    /// Explicit content filter level.
+    ExplicitContentFilter { Disabled = 0, MembersWithoutRoles = 1, AllMembers = 2 }
+);
+named_enum!(
+    /// A notice the system channel can suppress (each is one bit of system_channel_flags).
+    SystemChannelFlag {
+        SuppressJoinNotifications = 1,
+        SuppressPremiumSubscriptions = 2,
+        SuppressGuildReminderNotifications = 4,
+        SuppressJoinNotificationReplies = 8,
+        SuppressRoleSubscriptionPurchaseNotifications = 16,
+        SuppressRoleSubscriptionPurchaseNotificationReplies = 32,
+    }
+);
+named_enum!(
+    /// Channel type.
+    ChannelType {
+        /// A text channel (type 0).
+        Text = 0,
+        /// A voice channel (type 2).
+        Voice = 2,
+        /// A category that holds other channels (type 4).
+        Category = 4,
+        /// An announcement channel (type 5), available in community guilds.
+        Announcement = 5,
+        /// A stage channel (type 13).
+        Stage = 13,
+        /// A forum channel (type 15).
+        Forum = 15,
+        /// A media channel (type 16).
+        Media = 16,
+    }
+);
+named_enum!(
+    /// Camera video quality in voice and stage channels.
+    VideoQualityMode { Auto = 1, Full = 2 }
+);
+
+impl ChannelType {
+    /// Text-like channels are sorted together above voice-like ones in each parent,
+    /// and Discord normalises their names.
+    pub fn is_text_like(self) -> bool {
+        matches!(
+            self,
+            ChannelType::Text | ChannelType::Announcement | ChannelType::Forum | ChannelType::Media
+        )
+    }
+    pub fn is_voice_like(self) -> bool {
+        matches!(self, ChannelType::Voice | ChannelType::Stage)
+    }
+}
+
+/// A role. Only `name` is required; a field left out is not managed.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Role {
+    /// Pin this entry to a role id. Matching is by id, then name, then `previous_names`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Snowflake>,
+    /// Role name (at most 100 characters). `@everyone` manages the default role, of which only
+    /// `permissions` can be set.
+    pub name: String,
+    /// Names this role had before: a role found under one of them is renamed in place (it keeps
+    /// its id and members), never deleted and recreated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_names: Vec<String>,
+    /// Guild-wide permissions, by Discord's names in snake_case (`manage_messages`).
+    /// Authoritative when present, except that bits guildctl has no name for are kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Vec<PermissionName>>,
+    /// Role colour as `#rrggbb`, or `0`/`"#000000"` for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<Color>,
+    /// Show members with this role separately in the member list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hoist: Option<bool>,
+    /// Anyone may @mention this role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mentionable: Option<bool>,
+    /// A standard emoji shown beside the role (needs the ROLE_ICONS feature); `null` clears it.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unicode_emoji: Option<Option<String>>,
+}
+
+/// A permission name in snake_case, as Discord names them (`view_channel`,
+/// `send_messages`, ...); `bit_N` names a bit guildctl has no name for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(transparent)]
+pub struct PermissionName(
+    #[schemars(regex(pattern = r"^([a-z_]+|bit_[0-9]{1,2})$"))]
+    #[schemars(extend("examples" = ["view_channel", "send_messages", "manage_roles"]))]
+    pub String,
+);
+
+/// An RGB colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
+#[schemars(transparent)]
+pub struct Color(
+    #[schemars(extend("anyOf" = [
+        {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"},
+        {"type": "integer", "minimum": 0, "maximum": 16777215}
+    ]))]
+    pub u32,
+);
+
+impl Serialize for Color {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("#{:06x}", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Color {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Num(u32),
+            Str(String),
+        }
+        let err = |s: &str| {
+            serde::de::Error::custom(format!(
+                "\"{s}\" is not a colour: write it as \"#rrggbb\", for example \"#3498db\""
+            ))
+        };
+        match Raw::deserialize(d)? {
+            Raw::Num(n) if n <= 0xFF_FFFF => Ok(Color(n)),
+            Raw::Num(n) => Err(err(&n.to_string())),
+            Raw::Str(s) => {
+                let hex = s.strip_prefix('#').ok_or_else(|| err(&s))?;
+                if hex.len() != 6 {
+                    return Err(err(&s));
+                }
+                u32::from_str_radix(hex, 16).map(Color).map_err(|_| err(&s))
+            }
+        }
+    }
+}
+
+/// A channel or a category. Categories hold their channels in `channels`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Channel {
+    /// Pin this entry to a channel id. Matching is by id, then name within its parent and
+    /// type group, then `previous_names`, then a unique name anywhere (a move).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Snowflake>,
+    /// Channel name, 1-100 characters. Discord lowercases text-like channel names and turns
+    /// spaces into dashes; write them that way to avoid a warning.
+    pub name: String,
+    /// Channel type; `text` when left out.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ChannelType>,
+    /// Names this channel had before: renamed in place (messages are kept), never recreated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_names: Vec<String>,
+    /// Topic (text, announcement: at most 1024 characters; forum, media: 4096).
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub topic: Option<Option<String>>,
+    /// Age-restricted channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nsfw: Option<bool>,
+    /// Slowmode: seconds a member waits between messages, 0-21600 (text, voice, stage, forum, media).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowmode: Option<u32>,
+    /// Voice and stage bitrate in bits per second: 8000 up to 96000 (128000 at boost tier 1,
+    /// 256000 at tier 2, 384000 at tier 3); stage channels up to 64000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bitrate: Option<u32>,
+    /// Voice: at most this many members (0-99, 0 = no limit); stage: up to 10000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_limit: Option<u32>,
+    /// Voice region id for voice and stage channels; `null` = automatic.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rtc_region: Option<Option<String>>,
+    /// Camera video quality in voice and stage channels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_quality_mode: Option<VideoQualityMode>,
+    /// Minutes after which new threads archive: 60, 1440, 4320 or 10080.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = [60, 1440, 4320, 10080]))]
+    pub default_auto_archive_duration: Option<u32>,
+    /// Slowmode copied to new threads, 0-21600 seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_thread_slowmode: Option<u32>,
+    /// Permission overwrites. When present the list is authoritative for this channel:
+    /// overwrites not listed are removed. Mutually exclusive with `sync_permissions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overwrites: Option<Vec<Overwrite>>,
+    /// Keep this channel's overwrites equal to its category's (Discord's "synced" state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_permissions: Option<bool>,
+    /// Channels inside this category (only for `type: category`). List order is channel order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<Channel>>,
+}
+
+impl Channel {
+    pub fn channel_type(&self) -> ChannelType {
+        self.kind.unwrap_or(ChannelType::Text)
+    }
+}
+
+/// A permission overwrite for one role or one member.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Overwrite {
+    /// The role this overwrite is for, by name (`@everyone` for the default role).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The member this overwrite is for, by user id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<Snowflake>,
+    /// Permissions granted in this channel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<PermissionName>,
+    /// Permissions taken away in this channel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<PermissionName>,
+}
+
+/// Which kinds of object guildctl deletes when they are live but not declared.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Prune {
+    /// Delete roles the manifest does not declare (managed roles and roles at or above the
+    /// bot's highest role are never deleted).
+    #[serde(default)]
+    pub roles: bool,
+    /// Delete channels and categories the manifest does not declare.
+    #[serde(default)]
+    pub channels: bool,
+}
+
+impl Prune {
+    fn is_default(&self) -> bool {
+        *self == Prune::default()
+    }
+}
+
+/// Distinguishes a field that is absent (`None`: unmanaged) from one set to `null`
+/// (`Some(None)`: managed, cleared).
+fn double_option<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}

@@ -1,0 +1,129 @@
+//! The live guild, read in a constant number of calls whatever its size.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::discord::models::{Channel, Guild, Member, Role, User};
+use crate::discord::{Client, ClientError};
+use crate::permissions::Permissions;
+
+/// Everything guildctl knows about a guild at one moment.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The guild object; it carries the roles.
+    pub guild: Guild,
+    /// Every channel, each with its permission overwrites.
+    pub channels: Vec<Channel>,
+    /// The bot user guildctl acts as.
+    pub bot: User,
+    /// The bot's membership, for its roles.
+    pub bot_member: Member,
+}
+
+impl Snapshot {
+    /// Reads the guild in four GET calls: the bot user, its membership, the guild
+    /// (with roles) and the channels (with overwrites).
+    pub async fn fetch(client: &Client, guild_id: &str) -> Result<Snapshot, ClientError> {
+        let bot: User = client.get("/users/@me").await?;
+        let guild_path = format!("/guilds/{guild_id}");
+        let channels_path = format!("/guilds/{guild_id}/channels");
+        let member_path = format!("/guilds/{guild_id}/members/{}", bot.id);
+        let (guild, channels, bot_member) = tokio::try_join!(
+            client.get::<Guild>(&guild_path),
+            client.get::<Vec<Channel>>(&channels_path),
+            client.get::<Member>(&member_path),
+        )?;
+        Ok(Snapshot {
+            guild,
+            channels,
+            bot,
+            bot_member,
+        })
+    }
+
+    /// A hash of the live configuration, so a saved plan can tell whether the guild
+    /// changed since it was made.
+    pub fn fingerprint(&self) -> String {
+        let mut channels = self.channels.clone();
+        channels.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut guild = self.guild.clone();
+        guild.roles.sort_by(|a, b| a.id.cmp(&b.id));
+        let canonical = serde_json::json!({ "guild": guild, "channels": channels });
+        let digest = Sha256::digest(canonical.to_string().as_bytes());
+        digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+    }
+
+    pub fn everyone_role(&self) -> Option<&Role> {
+        self.guild.roles.iter().find(|r| r.id == self.guild.id)
+    }
+
+    /// Roles from highest to lowest, `@everyone` last. Equal positions: the older
+    /// (lower) id ranks higher, as Discord's clients sort (discord-behaviour.md §3.3).
+    pub fn roles_by_rank(&self) -> Vec<&Role> {
+        let mut roles: Vec<&Role> = self.guild.roles.iter().collect();
+        roles.sort_by(|a, b| role_rank_cmp(&self.guild.id, a, b));
+        roles
+    }
+
+    pub fn role(&self, id: &str) -> Option<&Role> {
+        self.guild.roles.iter().find(|r| r.id == id)
+    }
+
+    pub fn channel(&self, id: &str) -> Option<&Channel> {
+        self.channels.iter().find(|c| c.id == id)
+    }
+
+    pub fn is_bot_owner(&self) -> bool {
+        self.guild.owner_id == self.bot.id
+    }
+
+    /// The bot's guild-wide permissions (owner and administrator have all).
+    pub fn bot_permissions(&self) -> Permissions {
+        if self.is_bot_owner() {
+            return Permissions::ALL;
+        }
+        let mut p = self
+            .everyone_role()
+            .map(|r| r.permissions)
+            .unwrap_or_default();
+        for id in &self.bot_member.roles {
+            if let Some(r) = self.role(id) {
+                p |= r.permissions;
+            }
+        }
+        if p.contains(Permissions::ADMINISTRATOR) {
+            Permissions::ALL
+        } else {
+            p
+        }
+    }
+
+    /// Rank index (0 = highest) of the bot's highest role; roles with a smaller or
+    /// equal index cannot be edited or moved by the bot. `None` for the owner.
+    pub fn bot_top_rank(&self) -> Option<usize> {
+        if self.is_bot_owner() {
+            return None;
+        }
+        let ranked = self.roles_by_rank();
+        let top = ranked
+            .iter()
+            .position(|r| self.bot_member.roles.contains(&r.id))
+            // A bot with no role sits with @everyone: it can edit nothing.
+            .unwrap_or(ranked.len().saturating_sub(1));
+        Some(top)
+    }
+}
+
+/// Orders roles highest first; `@everyone` (id = guild id) always last.
+pub fn role_rank_cmp(guild_id: &str, a: &Role, b: &Role) -> std::cmp::Ordering {
+    let everyone = |r: &Role| r.id == guild_id;
+    everyone(a)
+        .cmp(&everyone(b))
+        .then(b.position.cmp(&a.position))
+        .then(snowflake_cmp(&a.id, &b.id))
+}
+
+/// Compares snowflakes numerically (they are strings of digits).
+pub fn snowflake_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then(a.cmp(b))
+}
