@@ -8,4 +8,5 @@
 pub mod discord;
 pub mod manifest;
 pub mod permissions;
+pub mod plan;
 pub mod snapshot;

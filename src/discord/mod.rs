@@ -2,5 +2,6 @@
 
 pub mod client;
 pub mod models;
+pub mod names;
 
 pub use client::{ApiError, Client, ClientError, Token};

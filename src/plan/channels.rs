@@ -1,0 +1,943 @@
+//! Channels and categories: matching, field and overwrite changes, moves
+//! between categories, order within Discord's sorting groups, pruning.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+
+use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::order::target_order;
+use super::roles::{EVERYONE, perm_names, permission_bits};
+use super::{Action, FieldChange, Kind, ObjectRef};
+use crate::discord::models::{
+    Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
+    channel_type,
+};
+use crate::discord::names::normalise_channel_name;
+use crate::manifest::{Channel, ChannelType, VideoQualityMode};
+use crate::permissions::Permissions;
+
+/// Discord sorts channels within these groups (discord-behaviour.md §4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Group {
+    Category,
+    TextLike,
+    VoiceLike,
+}
+
+fn group_of(kind: u8) -> Group {
+    match kind {
+        channel_type::CATEGORY => Group::Category,
+        channel_type::VOICE | channel_type::STAGE => Group::VoiceLike,
+        _ => Group::TextLike,
+    }
+}
+
+/// One declared channel, flattened out of the category tree.
+struct Decl<'m> {
+    ch: &'m Channel,
+    kind: u8,
+    /// Index (in the flattened list) of the category this channel is declared in.
+    parent: Option<usize>,
+    source: String,
+    key: String,
+}
+
+impl Decl<'_> {
+    /// The name as Discord will store it.
+    fn stored_name(&self) -> String {
+        normalise_channel_name(self.kind, &self.ch.name)
+    }
+
+    fn display(&self, decls: &[Decl]) -> String {
+        display_name(
+            self.kind,
+            &self.stored_name(),
+            self.parent.map(|p| decls[p].ch.name.as_str()),
+        )
+    }
+}
+
+fn display_name(kind: u8, name: &str, parent: Option<&str>) -> String {
+    let own = if group_of(kind) == Group::TextLike {
+        format!("#{name}")
+    } else {
+        name.to_owned()
+    };
+    match parent {
+        Some(p) => format!("{p}/{own}"),
+        None => own,
+    }
+}
+
+fn flatten(channels: &[Channel]) -> Vec<Decl<'_>> {
+    let mut out = Vec::new();
+    for (i, ch) in channels.iter().enumerate() {
+        let kind = ch.channel_type().value() as u8;
+        let idx = out.len();
+        out.push(Decl {
+            ch,
+            kind,
+            parent: None,
+            source: format!("channels[{i}]"),
+            key: format!("channel:{}", ch.name),
+        });
+        for (j, child) in ch.channels.iter().flatten().enumerate() {
+            out.push(Decl {
+                ch: child,
+                kind: child.channel_type().value() as u8,
+                parent: Some(idx),
+                source: format!("channels[{i}].channels[{j}]"),
+                key: format!("channel:{}/{}", ch.name, child.name),
+            });
+        }
+    }
+    out
+}
+
+/// An overwrite as guildctl compares them: target, type and bits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Ow {
+    target: IdRef,
+    kind: u8,
+    allow: Permissions,
+    deny: Permissions,
+}
+
+impl Ow {
+    fn from_live(o: &LiveOverwrite) -> Ow {
+        Ow {
+            target: IdRef::Live(o.id.clone()),
+            kind: o.kind,
+            allow: o.allow,
+            deny: o.deny,
+        }
+    }
+
+    fn api(&self) -> Value {
+        json!({ "id": self.target.to_value(), "type": self.kind, "allow": self.allow, "deny": self.deny })
+    }
+}
+
+/// The comparable form of a set: all-zero overwrites dropped (they change nothing,
+/// and Discord's sync check treats a missing one as all-zero), sorted by target.
+fn canonical(set: &[Ow]) -> Vec<Ow> {
+    let mut v: Vec<Ow> = set
+        .iter()
+        .filter(|o| !(o.allow.is_empty() && o.deny.is_empty()))
+        .cloned()
+        .collect();
+    v.sort_by_key(|o| format!("{:?}", o.target));
+    v
+}
+
+pub(super) fn plan_channels(cx: &mut Ctx) {
+    let snap = cx.snap;
+    for c in snap.channels.iter().rev() {
+        cx.channel_ids
+            .insert(c.name.clone(), (IdRef::Live(c.id.clone()), c.kind));
+    }
+    let Some(declared) = cx.manifest.channels.as_ref() else {
+        for c in &snap.channels {
+            cx.unmanaged.push(live_ref(snap, c));
+        }
+        return;
+    };
+    let decls = flatten(declared);
+    let matches = match_channels(cx, &decls);
+    let ids: Vec<IdRef> = decls
+        .iter()
+        .zip(&matches)
+        .map(|(d, m)| match m {
+            Some(l) => IdRef::Live(l.id.clone()),
+            None => IdRef::New(d.key.clone()),
+        })
+        .collect();
+    for (d, id) in decls.iter().zip(&ids) {
+        cx.channel_ids
+            .insert(d.ch.name.clone(), (id.clone(), d.kind));
+        cx.channel_ids.insert(d.stored_name(), (id.clone(), d.kind));
+    }
+
+    let desired_ows: Vec<Option<Vec<Ow>>> = desired_overwrites(cx, &decls, &matches);
+    let enabling_community = cx.manifest.settings.as_ref().and_then(|s| s.community) == Some(true);
+    let has_news = snap.guild.has_feature("NEWS");
+
+    for (i, d) in decls.iter().enumerate() {
+        let parent_ref = d.parent.map(|p| ids[p].clone());
+        let needs_news = d.kind == channel_type::ANNOUNCEMENT
+            && matches[i].is_none_or(|l| l.kind != channel_type::ANNOUNCEMENT);
+        let phase = if needs_news && !has_news {
+            if !enabling_community {
+                cx.problem(
+                    Some(d.source.clone()),
+                    format!(
+                        "announcement channel `{}` needs a community guild (the NEWS feature)",
+                        d.ch.name
+                    ),
+                    Some("set `settings.community: true`, or make it a text channel"),
+                );
+                continue;
+            }
+            Phase::AfterCommunity
+        } else if d.kind == channel_type::CATEGORY {
+            Phase::CategoryWrite
+        } else {
+            Phase::ChannelWrite
+        };
+        check_bitrate(cx, d);
+        match matches[i] {
+            Some(live) => plan_update(
+                cx,
+                &decls,
+                i,
+                live,
+                desired_ows[i].as_deref(),
+                parent_ref,
+                phase,
+            ),
+            None => plan_create(cx, &decls, i, desired_ows[i].as_deref(), parent_ref, phase),
+        }
+    }
+
+    let matched: HashSet<&str> = matches.iter().flatten().map(|c| c.id.as_str()).collect();
+    plan_unmatched(cx, &matched);
+    plan_order(cx, &decls, &matches, &ids);
+    check_category_sizes(cx, &decls, &matches, &matched);
+}
+
+fn live_ref(snap: &crate::snapshot::Snapshot, c: &LiveChannel) -> ObjectRef {
+    let parent = c
+        .parent_id
+        .as_deref()
+        .and_then(|p| snap.channel(p))
+        .map(|p| p.name.as_str());
+    ObjectRef {
+        kind: if c.kind == channel_type::CATEGORY {
+            Kind::Category
+        } else {
+            Kind::Channel
+        },
+        name: display_name(c.kind, &c.name, parent),
+        id: Some(c.id.clone()),
+    }
+}
+
+/// Matches declared channels to live ones: pinned id; then categories by name and
+/// previous names; then channels by name and previous names within the same parent
+/// and sorting group; then by a unique name anywhere (a move between categories).
+fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveChannel>> {
+    let live: &'s [LiveChannel] = &cx.snap.channels;
+    let mut out: Vec<Option<&'s LiveChannel>> = vec![None; decls.len()];
+    let mut used: HashSet<&str> = HashSet::new();
+    for (i, d) in decls.iter().enumerate() {
+        if let Some(id) = &d.ch.id {
+            match live.iter().find(|c| c.id == id.0) {
+                Some(c) => {
+                    out[i] = Some(c);
+                    used.insert(&c.id);
+                }
+                None => cx.problem(
+                    Some(format!("{}.id", d.source)),
+                    format!(
+                        "channel `{}` is pinned to id {id}, which is not a channel of this guild",
+                        d.ch.name
+                    ),
+                    Some("remove the `id` to match the channel by name, or correct it"),
+                ),
+            }
+        }
+    }
+    let same_name = |d: &Decl, c: &LiveChannel| d.stored_name() == c.name;
+    let was_named = |d: &Decl, c: &LiveChannel| {
+        d.ch.previous_names
+            .iter()
+            .any(|p| normalise_channel_name(d.kind, p) == c.name)
+    };
+    // Categories first, so children can be matched within their category.
+    for name_test in [
+        &same_name as &dyn Fn(&Decl, &LiveChannel) -> bool,
+        &was_named,
+    ] {
+        for (i, d) in decls.iter().enumerate() {
+            if out[i].is_some() || d.kind != channel_type::CATEGORY {
+                continue;
+            }
+            if let Some(c) = live.iter().find(|c| {
+                c.kind == channel_type::CATEGORY && !used.contains(c.id.as_str()) && name_test(d, c)
+            }) {
+                out[i] = Some(c);
+                used.insert(&c.id);
+            }
+        }
+    }
+    for name_test in [
+        &same_name as &dyn Fn(&Decl, &LiveChannel) -> bool,
+        &was_named,
+    ] {
+        for within_parent in [true, false] {
+            for (i, d) in decls.iter().enumerate() {
+                if out[i].is_some() || d.kind == channel_type::CATEGORY {
+                    continue;
+                }
+                let parent_id: Option<Option<&str>> = match d.parent {
+                    None => Some(None),
+                    Some(p) => out[p].map(|c| Some(c.id.as_str())),
+                };
+                let candidates: Vec<&'s LiveChannel> = live
+                    .iter()
+                    .filter(|c| {
+                        !used.contains(c.id.as_str())
+                            && group_of(c.kind) == group_of(d.kind)
+                            && name_test(d, c)
+                            && (!within_parent || Some(c.parent_id.as_deref()) == parent_id)
+                    })
+                    .collect();
+                // Outside the parent, only an unambiguous name counts as the same channel.
+                if candidates.len() == 1 || (within_parent && !candidates.is_empty()) {
+                    out[i] = Some(candidates[0]);
+                    used.insert(&candidates[0].id);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The overwrite set each declared channel should have, or `None` where unmanaged.
+fn desired_overwrites(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    matches: &[Option<&LiveChannel>],
+) -> Vec<Option<Vec<Ow>>> {
+    let mut out: Vec<Option<Vec<Ow>>> = Vec::with_capacity(decls.len());
+    for (i, d) in decls.iter().enumerate() {
+        let live_ows = matches[i]
+            .map(|l| l.permission_overwrites.as_slice())
+            .unwrap_or(&[]);
+        let set = if let Some(list) = &d.ch.overwrites {
+            let mut set = Vec::new();
+            for (j, o) in list.iter().enumerate() {
+                let source = format!("{}.overwrites[{j}]", d.source);
+                let (target, kind) = match (&o.role, &o.member) {
+                    (Some(role), None) => match cx.role_ids.get(role) {
+                        Some(id) => (id.clone(), OVERWRITE_ROLE),
+                        None => {
+                            cx.problem(
+                                Some(format!("{source}.role")),
+                                format!("overwrite on `{}` names role `{role}`, which is neither declared nor in the guild", d.ch.name),
+                                Some("declare the role under `roles`, or correct the name"),
+                            );
+                            continue;
+                        }
+                    },
+                    (None, Some(member)) => (IdRef::Live(member.0.clone()), OVERWRITE_MEMBER),
+                    _ => {
+                        cx.problem(
+                            Some(source),
+                            format!(
+                                "an overwrite on `{}` must name exactly one of `role` or `member`",
+                                d.ch.name
+                            ),
+                            None,
+                        );
+                        continue;
+                    }
+                };
+                let live = live_ows
+                    .iter()
+                    .find(|l| Some(l.id.as_str()) == target.live());
+                let allow = permission_bits(
+                    cx,
+                    &o.allow,
+                    live.map(|l| l.allow).unwrap_or_default(),
+                    &format!("{source}.allow"),
+                );
+                let deny = permission_bits(
+                    cx,
+                    &o.deny,
+                    live.map(|l| l.deny).unwrap_or_default(),
+                    &format!("{source}.deny"),
+                );
+                set.push(Ow {
+                    target,
+                    kind,
+                    allow,
+                    deny,
+                });
+            }
+            Some(set)
+        } else if d.ch.sync_permissions == Some(true) {
+            // Categories are flattened before their children, so the parent's set is known.
+            match d.parent {
+                Some(p) => Some(out[p].clone().unwrap_or_else(|| {
+                    matches[p]
+                        .map(|c| c.permission_overwrites.iter().map(Ow::from_live).collect())
+                        .unwrap_or_default()
+                })),
+                None => {
+                    cx.problem(
+                        Some(format!("{}.sync_permissions", d.source)),
+                        format!(
+                            "`{}` is not in a category, so it has nothing to sync with",
+                            d.ch.name
+                        ),
+                        Some("remove `sync_permissions`, or move the channel into a category"),
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        out.push(set);
+    }
+    out
+}
+
+/// Overwrites in manifest terms, for plans people read.
+fn overwrites_display(cx: &Ctx, set: &[Ow]) -> Value {
+    let name_of = |t: &IdRef, kind: u8| -> (String, String) {
+        if kind == OVERWRITE_MEMBER {
+            return ("member".into(), t.live().unwrap_or_default().to_owned());
+        }
+        let name = match t {
+            IdRef::Live(id) if *id == cx.guild_id => EVERYONE.to_owned(),
+            IdRef::Live(id) => cx
+                .snap
+                .role(id)
+                .map(|r| r.name.clone())
+                .unwrap_or_else(|| id.clone()),
+            IdRef::New(key) => key.trim_start_matches("role:").to_owned(),
+        };
+        ("role".into(), name)
+    };
+    Value::Array(
+        canonical(set)
+            .iter()
+            .map(|o| {
+                let (k, v) = name_of(&o.target, o.kind);
+                let mut m = serde_json::Map::new();
+                m.insert(k, Value::String(v));
+                if !o.allow.is_empty() {
+                    m.insert("allow".into(), perm_names(o.allow));
+                }
+                if !o.deny.is_empty() {
+                    m.insert("deny".into(), perm_names(o.deny));
+                }
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+fn vqm_name(v: u64) -> Value {
+    VideoQualityMode::from_value(v)
+        .map(|m| json!(m.name()))
+        .unwrap_or(json!(v))
+}
+
+/// Field changes of a channel against its live state (`None` for a new one).
+fn channel_fields(cx: &Ctx, d: &Decl, live: Option<&LiveChannel>) -> ChangeBuilder {
+    let mut b = ChangeBuilder::new();
+    let ch = d.ch;
+    let stored = d.stored_name();
+    if live.map(|l| &l.name) != Some(&stored) {
+        b.set(
+            "name",
+            json!(live.map(|l| &l.name)),
+            json!(stored),
+            "name",
+            json!(ch.name),
+        );
+    }
+    if let Some(l) = live {
+        if l.kind != d.kind {
+            let name = |k: u8| {
+                ChannelType::from_value(k.into())
+                    .map(|t| json!(t.name()))
+                    .unwrap_or(json!(k))
+            };
+            b.set("type", name(l.kind), name(d.kind), "type", json!(d.kind));
+        }
+    }
+    if let Some(topic) = &ch.topic {
+        let want = topic.clone().filter(|t| !t.is_empty());
+        let have = live.and_then(|l| l.topic.clone()).filter(|t| !t.is_empty());
+        if want != have && !(live.is_none() && want.is_none()) {
+            b.set("topic", json!(have), json!(want), "topic", json!(want));
+        }
+    }
+    let nsfw = live.map(|l| l.nsfw.unwrap_or(false));
+    if ch.nsfw.is_some() && (ch.nsfw != nsfw || live.is_none()) {
+        b.compare("nsfw", nsfw, ch.nsfw.map(Some), "nsfw");
+    }
+    let numbers: [(&str, &str, Option<u32>, Option<u32>); 5] = [
+        (
+            "slowmode",
+            "rate_limit_per_user",
+            ch.slowmode,
+            live.map(|l| l.rate_limit_per_user.unwrap_or(0)),
+        ),
+        (
+            "bitrate",
+            "bitrate",
+            ch.bitrate,
+            live.and_then(|l| l.bitrate),
+        ),
+        (
+            "user_limit",
+            "user_limit",
+            ch.user_limit,
+            live.map(|l| l.user_limit.unwrap_or(0)),
+        ),
+        (
+            "default_auto_archive_duration",
+            "default_auto_archive_duration",
+            ch.default_auto_archive_duration,
+            live.and_then(|l| l.default_auto_archive_duration),
+        ),
+        (
+            "default_thread_slowmode",
+            "default_thread_rate_limit_per_user",
+            ch.default_thread_slowmode,
+            live.map(|l| l.default_thread_rate_limit_per_user.unwrap_or(0)),
+        ),
+    ];
+    for (field, api_key, want, have) in numbers {
+        if let Some(w) = want {
+            if have != Some(w) {
+                b.set(field, json!(have), json!(w), api_key, json!(w));
+            }
+        }
+    }
+    if let Some(region) = &ch.rtc_region {
+        let have = live.and_then(|l| l.rtc_region.clone());
+        if *region != have && !(live.is_none() && region.is_none()) {
+            b.set(
+                "rtc_region",
+                json!(have),
+                json!(region),
+                "rtc_region",
+                json!(region),
+            );
+        }
+    }
+    if let Some(mode) = ch.video_quality_mode {
+        let have = live.map(|l| l.video_quality_mode.unwrap_or(1));
+        if have != Some(mode.value()) {
+            b.set(
+                "video_quality_mode",
+                have.map(vqm_name).unwrap_or(Value::Null),
+                json!(mode.name()),
+                "video_quality_mode",
+                json!(mode.value()),
+            );
+        }
+    }
+    let _ = cx;
+    b
+}
+
+fn plan_update(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    i: usize,
+    live: &LiveChannel,
+    ows: Option<&[Ow]>,
+    parent: Option<IdRef>,
+    phase: Phase,
+) {
+    let d = &decls[i];
+    if live.kind != d.kind {
+        let swappable = [channel_type::TEXT, channel_type::ANNOUNCEMENT];
+        if !(swappable.contains(&live.kind) && swappable.contains(&d.kind)) {
+            cx.problem(
+                Some(d.source.clone()),
+                format!(
+                    "`{}` is a {} channel live and cannot become a {} channel: Discord only converts between text and announcement",
+                    d.ch.name,
+                    type_label(live.kind),
+                    type_label(d.kind)
+                ),
+                Some("give the new channel another name (and prune or keep the old one), or keep its type"),
+            );
+            return;
+        }
+    }
+    let mut b = channel_fields(cx, d, Some(live));
+    if let Some(want) = ows {
+        let have: Vec<Ow> = live
+            .permission_overwrites
+            .iter()
+            .map(Ow::from_live)
+            .collect();
+        if canonical(want) != canonical(&have) {
+            // The whole set in one PATCH: there is never a moment with a deny missing.
+            b.set(
+                "overwrites",
+                overwrites_display(cx, &have),
+                overwrites_display(cx, want),
+                "permission_overwrites",
+                Value::Array(want.iter().map(Ow::api).collect()),
+            );
+        }
+    }
+    let live_parent = live.parent_id.clone().map(IdRef::Live);
+    let moves = d.kind != channel_type::CATEGORY && parent != live_parent;
+    let mut fields = b.fields;
+    if moves {
+        let name = |p: &Option<IdRef>| -> Value {
+            match p {
+                None => Value::Null,
+                Some(IdRef::Live(id)) => json!(cx.snap.channel(id).map(|c| c.name.clone())),
+                Some(IdRef::New(key)) => json!(key.trim_start_matches("channel:")),
+            }
+        };
+        fields.push(FieldChange {
+            field: "category".into(),
+            before: name(&live_parent),
+            after: name(&parent),
+        });
+    }
+    if fields.is_empty() {
+        return;
+    }
+    let kind = if d.kind == channel_type::CATEGORY {
+        Kind::Category
+    } else {
+        Kind::Channel
+    };
+    let display = d.display(decls);
+    let idx = cx.push_change(change(
+        Action::Update,
+        kind,
+        display.clone(),
+        Some(live.id.clone()),
+        fields,
+        Some(d.source.clone()),
+    ));
+    if !b.body.is_empty() {
+        cx.push_op(
+            phase,
+            idx,
+            "PATCH",
+            format!("/channels/{}", live.id),
+            Some(Value::Object(b.body)),
+            None,
+            format!("update {} {display}", kind.label()),
+        );
+    }
+    if moves {
+        // One parent change per positions call, as Discord requires (40009).
+        let parent_value = parent.as_ref().map(IdRef::to_value).unwrap_or(Value::Null);
+        cx.push_op(
+            Phase::ChannelMove,
+            idx,
+            "PATCH",
+            format!("{}/channels", cx.guild_path()),
+            Some(json!([{ "id": live.id, "parent_id": parent_value }])),
+            None,
+            format!("move channel {display}"),
+        );
+    }
+}
+
+fn plan_create(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    i: usize,
+    ows: Option<&[Ow]>,
+    parent: Option<IdRef>,
+    phase: Phase,
+) {
+    let d = &decls[i];
+    let mut b = channel_fields(cx, d, None);
+    b.body.insert("type".into(), json!(d.kind));
+    if let Some(p) = &parent {
+        b.body.insert("parent_id".into(), p.to_value());
+    }
+    if let Some(want) = ows {
+        b.set(
+            "overwrites",
+            Value::Null,
+            overwrites_display(cx, want),
+            "permission_overwrites",
+            Value::Array(want.iter().map(Ow::api).collect()),
+        );
+    }
+    if d.kind != channel_type::TEXT {
+        b.fields.insert(
+            1.min(b.fields.len()),
+            FieldChange {
+                field: "type".into(),
+                before: Value::Null,
+                after: json!(type_label(d.kind)),
+            },
+        );
+    }
+    let kind = if d.kind == channel_type::CATEGORY {
+        Kind::Category
+    } else {
+        Kind::Channel
+    };
+    let display = d.display(decls);
+    let idx = cx.push_change(change(
+        Action::Create,
+        kind,
+        display.clone(),
+        None,
+        b.fields,
+        Some(d.source.clone()),
+    ));
+    cx.push_op(
+        phase,
+        idx,
+        "POST",
+        format!("{}/channels", cx.guild_path()),
+        Some(Value::Object(b.body)),
+        Some(d.key.clone()),
+        format!("create {} {display}", kind.label()),
+    );
+}
+
+fn type_label(kind: u8) -> &'static str {
+    ChannelType::from_value(kind.into())
+        .map(|t| t.name())
+        .unwrap_or("unknown")
+}
+
+/// Live channels the manifest does not declare: deleted under `prune.channels`,
+/// otherwise reported as unmanaged and kept.
+fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
+    let snap = cx.snap;
+    let guild = &snap.guild;
+    let protected: Vec<&str> = if guild.has_feature("COMMUNITY") {
+        [&guild.rules_channel_id, &guild.public_updates_channel_id]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for c in &snap.channels {
+        if matched.contains(c.id.as_str()) {
+            continue;
+        }
+        let object = live_ref(snap, c);
+        if !cx.manifest.prune.channels {
+            cx.unmanaged.push(object);
+            continue;
+        }
+        if protected.contains(&c.id.as_str()) {
+            // Discord refuses with 50074; keep it and say why.
+            cx.warn(
+                None,
+                format!(
+                    "{} is the rules or community updates channel, which Discord does not let a community guild delete; it is kept",
+                    object.name
+                ),
+            );
+            cx.unmanaged.push(object);
+            continue;
+        }
+        let category = c.kind == channel_type::CATEGORY;
+        let name = object.name.clone();
+        let idx = cx.push_change(change(
+            Action::Delete,
+            object.kind,
+            name.clone(),
+            Some(c.id.clone()),
+            vec![],
+            None,
+        ));
+        cx.push_op(
+            if category {
+                Phase::CategoryDelete
+            } else {
+                Phase::ChannelDelete
+            },
+            idx,
+            "DELETE",
+            format!("/channels/{}", c.id),
+            None,
+            None,
+            format!("delete {} {name}", object.kind.label()),
+        );
+    }
+}
+
+/// Where a channel sorts: its parent (by id or creation key) and its group.
+type GroupKey = (Option<IdRef>, Group);
+
+/// One positions call for every sorting group whose declared order differs from
+/// what the live order will be after creates and moves.
+fn plan_order(cx: &mut Ctx, decls: &[Decl], matches: &[Option<&LiveChannel>], ids: &[IdRef]) {
+    let snap = cx.snap;
+    let declared_group = |i: usize| -> GroupKey {
+        (
+            decls[i].parent.map(|p| ids[p].clone()),
+            group_of(decls[i].kind),
+        )
+    };
+    // Live members of each group, in Discord's order (position, then id).
+    let mut live_sorted: Vec<&LiveChannel> = snap.channels.iter().collect();
+    live_sorted.sort_by(|a, b| {
+        a.position
+            .cmp(&b.position)
+            .then(crate::snapshot::snowflake_cmp(&a.id, &b.id))
+    });
+    let mut live_groups: HashMap<GroupKey, Vec<IdRef>> = HashMap::new();
+    let declared_at: HashMap<&str, usize> = matches
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.map(|c| (c.id.as_str(), i)))
+        .collect();
+    let mut moved_into: HashSet<GroupKey> = HashSet::new();
+    for c in &live_sorted {
+        let key = (c.parent_id.clone().map(IdRef::Live), group_of(c.kind));
+        match declared_at.get(c.id.as_str()) {
+            Some(&i) if declared_group(i) != key => {
+                moved_into.insert(declared_group(i));
+            }
+            _ => live_groups
+                .entry(key)
+                .or_default()
+                .push(IdRef::Live(c.id.clone())),
+        }
+    }
+    let mut declared_groups: Vec<(GroupKey, Vec<IdRef>)> = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let key = declared_group(i);
+        match declared_groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(id.clone()),
+            None => declared_groups.push((key, vec![id.clone()])),
+        }
+    }
+    let mut entries: Vec<Value> = Vec::new();
+    let mut fields: Vec<FieldChange> = Vec::new();
+    let name_of = |k: &IdRef| -> String {
+        match k {
+            IdRef::Live(id) => snap
+                .channel(id)
+                .map(|c| display_name(c.kind, &c.name, None))
+                .unwrap_or_default(),
+            IdRef::New(key) => key
+                .rsplit('/')
+                .next()
+                .unwrap_or(key)
+                .trim_start_matches("channel:")
+                .to_owned(),
+        }
+    };
+    for (key, declared) in &declared_groups {
+        let live = live_groups.get(key).cloned().unwrap_or_default();
+        let target = target_order(&live, declared);
+        let mut after_create = live.clone();
+        after_create.extend(declared.iter().filter(|k| k.live().is_none()).cloned());
+        if target == after_create && !moved_into.contains(key) {
+            continue;
+        }
+        entries.extend(
+            target
+                .iter()
+                .enumerate()
+                .map(|(pos, k)| json!({ "id": k.to_value(), "position": pos })),
+        );
+        let label = match &key.0 {
+            None if key.1 == Group::Category => "categories".to_owned(),
+            None => "channels outside categories".to_owned(),
+            Some(p) => format!("channels in {}", name_of(p)),
+        };
+        fields.push(FieldChange {
+            field: label,
+            before: json!(live.iter().map(&name_of).collect::<Vec<_>>()),
+            after: json!(target.iter().map(&name_of).collect::<Vec<_>>()),
+        });
+    }
+    if entries.is_empty() {
+        return;
+    }
+    let idx = cx.push_change(change(
+        Action::Reorder,
+        Kind::Channel,
+        "channel order".into(),
+        None,
+        fields,
+        Some("channels".into()),
+    ));
+    cx.push_op(
+        Phase::ChannelOrder,
+        idx,
+        "PATCH",
+        format!("{}/channels", cx.guild_path()),
+        Some(Value::Array(entries)),
+        None,
+        "reorder channels".into(),
+    );
+}
+
+/// Bitrate ceilings depend on the guild's boost tier (discord-behaviour.md §4.2).
+fn check_bitrate(cx: &mut Ctx, d: &Decl) {
+    let Some(bitrate) = d.ch.bitrate else { return };
+    let g = &cx.snap.guild;
+    let max = match d.kind {
+        channel_type::STAGE => 64_000,
+        _ if g.has_feature("VIP_REGIONS") => 384_000,
+        _ => match g.premium_tier {
+            0 => 96_000,
+            1 => 128_000,
+            2 => 256_000,
+            _ => 384_000,
+        },
+    };
+    if !(8_000..=max).contains(&bitrate) {
+        cx.problem(
+            Some(format!("{}.bitrate", d.source)),
+            format!(
+                "bitrate {bitrate} of `{}` is outside 8000..={max}, the range this guild's boost tier ({}) allows",
+                d.ch.name, g.premium_tier
+            ),
+            Some("lower the bitrate"),
+        );
+    }
+}
+
+/// At most 50 channels per category, counting undeclared live ones that stay.
+fn check_category_sizes(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    matches: &[Option<&LiveChannel>],
+    matched: &HashSet<&str>,
+) {
+    for (i, d) in decls.iter().enumerate() {
+        if d.kind != channel_type::CATEGORY {
+            continue;
+        }
+        let declared = decls.iter().filter(|c| c.parent == Some(i)).count();
+        let kept = match (matches[i], cx.manifest.prune.channels) {
+            (Some(cat), false) => cx
+                .snap
+                .channels
+                .iter()
+                .filter(|c| {
+                    c.parent_id.as_deref() == Some(cat.id.as_str())
+                        && !matched.contains(c.id.as_str())
+                })
+                .count(),
+            _ => 0,
+        };
+        if declared + kept > 50 {
+            cx.problem(
+                Some(d.source.clone()),
+                format!(
+                    "category `{}` would hold {} channels ({declared} declared, {kept} undeclared kept); Discord allows 50",
+                    d.ch.name,
+                    declared + kept
+                ),
+                Some("split the category"),
+            );
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Builds a plan from a manifest and a snapshot.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{
+    Action, Change, FieldChange, Kind, ObjectRef, Operation, PLAN_FORMAT, Plan, Warning,
+    created_ref,
+};
+use crate::manifest::Manifest;
+use crate::snapshot::Snapshot;
+
+/// A reason the plan cannot be carried out, found before any call is made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Problem {
+    pub message: String,
+    /// The manifest path of what caused it, e.g. `roles[0]`.
+    pub source: Option<String>,
+    pub help: Option<String>,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", summarise(.problems))]
+pub struct PlanError {
+    pub problems: Vec<Problem>,
+    /// The plan as far as it could be computed, for display beside the problems.
+    pub partial: Box<Plan>,
+}
+
+fn summarise(problems: &[Problem]) -> String {
+    let lines: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
+    format!(
+        "the plan was refused before any change was made:\n  {}",
+        lines.join("\n  ")
+    )
+}
+
+/// When an operation runs, relative to the others. Operations are sorted by
+/// phase (stably), which orders every dependency a plan can contain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Phase {
+    RoleCreate,
+    RoleUpdate,
+    RoleOrder,
+    CategoryWrite,
+    ChannelWrite,
+    /// Guild settings reference channels, so they follow channel creation.
+    Settings,
+    /// Announcement channels need the NEWS feature that enabling COMMUNITY grants.
+    AfterCommunity,
+    ChannelMove,
+    ChannelOrder,
+    ChannelDelete,
+    CategoryDelete,
+    RoleDelete,
+}
+
+/// An id known now (live) or only once an earlier call of the run has created the object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum IdRef {
+    Live(String),
+    New(String),
+}
+
+impl IdRef {
+    pub fn to_value(&self) -> Value {
+        match self {
+            IdRef::Live(id) => Value::String(id.clone()),
+            IdRef::New(key) => created_ref(key),
+        }
+    }
+
+    pub fn live(&self) -> Option<&str> {
+        match self {
+            IdRef::Live(id) => Some(id),
+            IdRef::New(_) => None,
+        }
+    }
+}
+
+pub(crate) struct Ctx<'a> {
+    pub snap: &'a Snapshot,
+    pub manifest: &'a Manifest,
+    pub guild_id: String,
+    pub changes: Vec<Change>,
+    ops: Vec<(Phase, Operation)>,
+    pub warnings: Vec<Warning>,
+    pub unmanaged: Vec<ObjectRef>,
+    pub problems: Vec<Problem>,
+    /// Role names (declared and live) → id, for overwrites.
+    pub role_ids: HashMap<String, IdRef>,
+    /// Channel names (declared and live, as Discord stores them) → (id, type), for settings.
+    pub channel_ids: HashMap<String, (IdRef, u8)>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn push_change(&mut self, change: Change) -> usize {
+        self.changes.push(change);
+        self.changes.len() - 1
+    }
+
+    /// Records an operation for the change at index `change`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_op(
+        &mut self,
+        phase: Phase,
+        change: usize,
+        method: &str,
+        path: String,
+        body: Option<Value>,
+        creates: Option<String>,
+        summary: String,
+    ) {
+        // The channel positions route is the one write Discord does not audit (§7.1).
+        let audited =
+            !(method == "PATCH" && path.ends_with("/channels") && path.contains("/guilds/"));
+        self.ops.push((
+            phase,
+            Operation {
+                method: method.to_owned(),
+                path,
+                body,
+                creates,
+                audited,
+                summary,
+                change,
+            },
+        ));
+    }
+
+    pub fn problem(&mut self, source: Option<String>, message: String, help: Option<&str>) {
+        self.problems.push(Problem {
+            message,
+            source,
+            help: help.map(str::to_owned),
+        });
+    }
+
+    pub fn warn(&mut self, source: Option<String>, message: String) {
+        self.warnings.push(Warning { message, source });
+    }
+
+    pub fn guild_path(&self) -> String {
+        format!("/guilds/{}", self.guild_id)
+    }
+}
+
+/// A change with its fields, built field by field.
+pub(crate) struct ChangeBuilder {
+    pub fields: Vec<FieldChange>,
+    pub body: serde_json::Map<String, Value>,
+}
+
+impl ChangeBuilder {
+    pub fn new() -> Self {
+        ChangeBuilder {
+            fields: Vec::new(),
+            body: serde_json::Map::new(),
+        }
+    }
+
+    /// Records a field whose display value and API value may differ.
+    pub fn set(&mut self, field: &str, before: Value, after: Value, api_key: &str, api: Value) {
+        self.fields.push(FieldChange {
+            field: field.to_owned(),
+            before,
+            after,
+        });
+        self.body.insert(api_key.to_owned(), api);
+    }
+
+    /// Records a field when the desired value differs from the live one.
+    pub fn compare<T: Serialize + PartialEq>(
+        &mut self,
+        field: &str,
+        live: T,
+        desired: Option<T>,
+        api_key: &str,
+    ) {
+        if let Some(d) = desired {
+            if d != live {
+                let before = json(&live);
+                let after = json(&d);
+                self.set(field, before, after.clone(), api_key, after);
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+}
+
+pub(crate) fn json<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// Computes the plan for `manifest` against `snap`. Returns the plan, or every
+/// problem that would make Discord refuse one of its calls.
+pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
+    let mut cx = Ctx {
+        snap,
+        manifest,
+        guild_id: snap.guild.id.clone(),
+        changes: Vec::new(),
+        ops: Vec::new(),
+        warnings: Vec::new(),
+        unmanaged: Vec::new(),
+        problems: Vec::new(),
+        role_ids: HashMap::new(),
+        channel_ids: HashMap::new(),
+    };
+    super::roles::plan_roles(&mut cx);
+    super::channels::plan_channels(&mut cx);
+    super::settings::plan_settings(&mut cx);
+
+    let mut ops = std::mem::take(&mut cx.ops);
+    ops.sort_by_key(|(phase, _)| *phase);
+    let plan = Plan {
+        format: PLAN_FORMAT,
+        guild_id: snap.guild.id.clone(),
+        guild_name: snap.guild.name.clone(),
+        base_fingerprint: snap.fingerprint(),
+        changes: cx.changes,
+        operations: ops.into_iter().map(|(_, op)| op).collect(),
+        warnings: cx.warnings,
+        unmanaged: cx.unmanaged,
+    };
+    let mut problems = cx.problems;
+    problems.extend(super::gates::check(&plan, snap));
+    if problems.is_empty() {
+        Ok(plan)
+    } else {
+        Err(PlanError {
+            problems,
+            partial: Box::new(plan),
+        })
+    }
+}
+
+/// The change for creating, updating or deleting one object.
+pub(crate) fn change(
+    action: Action,
+    kind: Kind,
+    name: String,
+    id: Option<String>,
+    fields: Vec<FieldChange>,
+    source: Option<String>,
+) -> Change {
+    Change {
+        action,
+        object: ObjectRef { kind, name, id },
+        fields,
+        source,
+    }
+}

@@ -1,0 +1,179 @@
+//! Safety gates: every operation of a plan is checked against what Discord
+//! would refuse (missing permissions, role hierarchy, grants the bot cannot
+//! make, limits), so a refused plan fails before its first call.
+
+use serde_json::Value;
+
+use super::diff::Problem;
+use super::{Plan, created_key};
+use crate::permissions::Permissions;
+use crate::snapshot::Snapshot;
+
+/// Discord's limits (discord-behaviour.md §2.3, §4.6).
+pub const MAX_ROLES: usize = 250;
+pub const MAX_CHANNELS: usize = 500;
+
+pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let bot = snap.bot_permissions();
+    let admin = bot == Permissions::ALL;
+    let ranked = snap.roles_by_rank();
+    let top = snap.bot_top_rank();
+    let bot_role = top.and_then(|t| ranked.get(t)).map(|r| r.name.clone());
+    let guild = &snap.guild.id;
+    let roles_path = format!("/guilds/{guild}/roles");
+
+    let mut seen_need: Vec<&str> = Vec::new();
+    for op in &plan.operations {
+        let change = &plan.changes[op.change];
+        let object = format!("{} `{}`", change.object.kind.label(), change.object.name);
+        let mut fail = |message: String, help: &str| {
+            problems.push(Problem {
+                message,
+                source: change.source.clone(),
+                help: Some(help.to_owned()),
+            })
+        };
+        let is_role_route = op.path.starts_with(&roles_path);
+        let needed: &[(&str, Permissions)] = if is_role_route {
+            &[("manage_roles", Permissions::MANAGE_ROLES)]
+        } else if op.path == format!("/guilds/{guild}") {
+            &[("manage_guild", Permissions::MANAGE_GUILD)]
+        } else {
+            &[("manage_channels", Permissions::MANAGE_CHANNELS)]
+        };
+        for (name, perm) in needed {
+            if !bot.contains(*perm) && !seen_need.contains(name) {
+                seen_need.push(name);
+                fail(
+                    format!("the bot lacks `{name}`, which {} needs", op.summary),
+                    "grant the bot's role this permission in Discord",
+                );
+            }
+        }
+
+        // Hierarchy: the bot edits, deletes and moves only roles strictly below its highest.
+        if is_role_route && op.method != "POST" {
+            let target_id = op.path[roles_path.len()..].trim_start_matches('/');
+            if !target_id.is_empty() && target_id != guild.as_str() {
+                let rank = ranked.iter().position(|r| r.id == target_id);
+                if let (Some(rank), Some(top)) = (rank, top) {
+                    if rank <= top {
+                        fail(
+                            format!(
+                                "{object} is at or above the bot's highest role `{}`, so the bot cannot {}",
+                                bot_role.clone().unwrap_or_default(),
+                                if op.method == "DELETE" {
+                                    "delete it"
+                                } else {
+                                    "edit it"
+                                }
+                            ),
+                            "leave this role's fields out of the manifest, or move the bot's role above it in Discord",
+                        );
+                    }
+                }
+                if op.method == "DELETE" && snap.role(target_id).is_some_and(|r| r.managed) {
+                    fail(
+                        format!("{object} is managed by an integration and cannot be deleted"),
+                        "remove it from the manifest's deletions",
+                    );
+                }
+            }
+        }
+
+        let Some(body) = &op.body else { continue };
+        if let Some(p) = body.get("permissions").and_then(perm_value) {
+            let missing = Permissions(p.0 & !bot.0);
+            if !missing.is_empty() {
+                fail(
+                    format!(
+                        "{object} would get permissions the bot does not have: {}",
+                        missing.display_names().join(", ")
+                    ),
+                    "Discord lets a bot grant only permissions it holds: grant them to the bot's role, or remove them here",
+                );
+            }
+        }
+        for ow in body
+            .get("permission_overwrites")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let bits = ["allow", "deny"]
+                .iter()
+                .filter_map(|k| ow.get(*k).and_then(perm_value))
+                .fold(Permissions::NONE, |a, b| a | b);
+            let missing = Permissions(bits.0 & !bot.0);
+            if !missing.is_empty() {
+                fail(
+                    format!(
+                        "an overwrite on {object} allows or denies permissions the bot does not have: {}",
+                        missing.display_names().join(", ")
+                    ),
+                    "grant them to the bot's role, or remove them from the overwrite",
+                );
+            } else if bits.contains(Permissions::MANAGE_ROLES) && !admin {
+                fail(
+                    format!(
+                        "an overwrite on {object} sets `manage_roles`, which only administrators may put in an overwrite"
+                    ),
+                    "give the bot Administrator, or remove `manage_roles` from the overwrite",
+                );
+            }
+        }
+        let features = body.get("features").and_then(Value::as_array);
+        let community_now = snap.guild.has_feature("COMMUNITY");
+        let community_after = features.map(|f| f.iter().any(|v| v == "COMMUNITY"));
+        if community_after.is_some_and(|c| c != community_now) && !admin {
+            fail(
+                "turning COMMUNITY on or off needs a bot with Administrator".into(),
+                "give the bot's role Administrator, or leave `community` out",
+            );
+        }
+    }
+
+    let creates = |path: &str| {
+        plan.operations
+            .iter()
+            .filter(|o| o.method == "POST" && o.path == path)
+            .count()
+    };
+    let deletes = |prefix: &str| {
+        plan.operations
+            .iter()
+            .filter(|o| o.method == "DELETE" && o.path.starts_with(prefix))
+            .count()
+    };
+    let roles_after = snap.guild.roles.len() + creates(&roles_path) - deletes(&roles_path);
+    if roles_after > MAX_ROLES {
+        problems.push(Problem {
+            message: format!(
+                "the guild would have {roles_after} roles; Discord allows {MAX_ROLES}"
+            ),
+            source: Some("roles".into()),
+            help: Some("declare fewer roles, or prune unused ones".into()),
+        });
+    }
+    let channels_after =
+        snap.channels.len() + creates(&format!("/guilds/{guild}/channels")) - deletes("/channels/");
+    if channels_after > MAX_CHANNELS {
+        problems.push(Problem {
+            message: format!(
+                "the guild would have {channels_after} channels; Discord allows {MAX_CHANNELS}"
+            ),
+            source: Some("channels".into()),
+            help: Some("declare fewer channels, or prune unused ones".into()),
+        });
+    }
+    problems
+}
+
+/// A permission value in a request body; `{"$created": ..}` placeholders are never permissions.
+fn perm_value(v: &Value) -> Option<Permissions> {
+    if created_key(v).is_some() {
+        return None;
+    }
+    serde_json::from_value(v.clone()).ok()
+}

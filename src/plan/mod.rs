@@ -1,0 +1,144 @@
+//! The plan: what differs between the manifest and the live guild, as field-level
+//! changes for people and as ordered API operations for `apply`.
+//!
+//! A plan is a plain serialisable value. `diff` builds it, `gates` refuse it when
+//! Discord would refuse one of its calls, `apply` executes its operations.
+
+mod channels;
+mod diff;
+pub mod gates;
+mod order;
+mod roles;
+mod settings;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use diff::{PlanError, diff};
+
+/// Format version of serialised plans.
+pub const PLAN_FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Plan {
+    pub format: u32,
+    pub guild_id: String,
+    pub guild_name: String,
+    /// Fingerprint of the snapshot the plan was computed from; `apply --plan`
+    /// refuses a plan whose guild has changed since.
+    pub base_fingerprint: String,
+    pub changes: Vec<Change>,
+    /// The API calls that make the changes, in an order that satisfies every
+    /// dependency (roles before what names them, creates before references,
+    /// deletions last).
+    pub operations: Vec<Operation>,
+    pub warnings: Vec<Warning>,
+    /// Live objects the manifest does not declare, kept as they are.
+    pub unmanaged: Vec<ObjectRef>,
+}
+
+impl Plan {
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    pub fn count(&self, action: Action) -> usize {
+        self.changes.iter().filter(|c| c.action == action).count()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Create,
+    Update,
+    Reorder,
+    Delete,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Guild,
+    Role,
+    Category,
+    Channel,
+}
+
+impl Kind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Guild => "guild",
+            Kind::Role => "role",
+            Kind::Category => "category",
+            Kind::Channel => "channel",
+        }
+    }
+}
+
+/// Which object a change is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObjectRef {
+    pub kind: Kind,
+    /// Display name: a role's name, `#channel`, `Category/#channel`.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    pub action: Action,
+    pub object: ObjectRef,
+    /// Field-level before/after, in manifest terms (names, not ids or bits).
+    pub fields: Vec<FieldChange>,
+    /// Where in the manifest the object is declared, e.g. `roles[2]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldChange {
+    pub field: String,
+    pub before: Value,
+    pub after: Value,
+}
+
+/// One API call. Ids of objects created earlier in the same run appear in
+/// bodies as `{"$created": KEY}` and are filled in by `apply`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Operation {
+    pub method: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+    /// The key under which the id of the object this call creates is remembered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creates: Option<String>,
+    /// Whether the route records an audit-log reason (the channel positions route does not).
+    pub audited: bool,
+    /// A short human description, for progress output.
+    pub summary: String,
+    /// Index into `Plan::changes` of the change this call implements.
+    pub change: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// The placeholder for the id of an object created earlier in the run.
+pub fn created_ref(key: &str) -> Value {
+    serde_json::json!({ "$created": key })
+}
+
+/// The key in a `{"$created": KEY}` placeholder, if `v` is one.
+pub fn created_key(v: &Value) -> Option<&str> {
+    match v {
+        Value::Object(m) if m.len() == 1 => m.get("$created").and_then(Value::as_str),
+        _ => None,
+    }
+}

@@ -1,0 +1,421 @@
+//! Roles: matching, field changes, hierarchy order, pruning.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::order::target_order;
+use super::{Action, FieldChange, Kind, ObjectRef};
+use crate::discord::models::Role as LiveRole;
+use crate::manifest::{PermissionName, Role};
+use crate::permissions::Permissions;
+
+pub const EVERYONE: &str = "@everyone";
+
+/// Turns permission names into bits, reporting unknown names; `keep` supplies the
+/// live bits guildctl has no name for, which are always preserved.
+pub(crate) fn permission_bits(
+    cx: &mut Ctx,
+    names: &[PermissionName],
+    keep: Permissions,
+    source: &str,
+) -> Permissions {
+    let mut bits = keep.unnamed();
+    for n in names {
+        match Permissions::parse_name(&n.0) {
+            Some(p) => bits |= p,
+            None => cx.problem(
+                Some(source.to_owned()),
+                format!("unknown permission `{}`", n.0),
+                Some("use Discord's permission names in snake_case, e.g. `send_messages`"),
+            ),
+        }
+    }
+    bits
+}
+
+pub(crate) fn perm_names(p: Permissions) -> Value {
+    json!(p.display_names())
+}
+
+fn color_hex(c: u32) -> Value {
+    Value::String(format!("#{c:06x}"))
+}
+
+pub(super) fn plan_roles(cx: &mut Ctx) {
+    let snap = cx.snap;
+    let guild_id = cx.guild_id.clone();
+    // Live names are resolvable in overwrites even when the manifest does not declare them.
+    for r in snap.guild.roles.iter().rev() {
+        let name = if r.id == guild_id { EVERYONE } else { &r.name };
+        cx.role_ids
+            .insert(name.to_owned(), IdRef::Live(r.id.clone()));
+    }
+    let ranked: Vec<&LiveRole> = snap
+        .roles_by_rank()
+        .into_iter()
+        .filter(|r| r.id != guild_id)
+        .collect();
+    let Some(declared) = cx.manifest.roles.clone() else {
+        for r in &ranked {
+            cx.unmanaged.push(role_ref(r));
+        }
+        return;
+    };
+
+    let matches = match_roles(cx, &declared, &ranked);
+    for (i, d) in declared.iter().enumerate() {
+        let id = match matches[i] {
+            Some(live) => IdRef::Live(live.id.clone()),
+            None => IdRef::New(format!("role:{}", d.name)),
+        };
+        cx.role_ids.insert(d.name.clone(), id);
+    }
+
+    for (i, d) in declared.iter().enumerate() {
+        let source = format!("roles[{i}]");
+        match matches[i] {
+            Some(live) if live.id == guild_id => plan_everyone(cx, d, live, source),
+            Some(live) => plan_role_update(cx, d, live, source),
+            None => plan_role_create(cx, d, source),
+        }
+    }
+
+    let matched: HashSet<&str> = matches.iter().flatten().map(|r| r.id.as_str()).collect();
+    for r in &ranked {
+        if matched.contains(r.id.as_str()) {
+            continue;
+        }
+        if cx.manifest.prune.roles && !r.managed {
+            let idx = cx.push_change(change(
+                Action::Delete,
+                Kind::Role,
+                r.name.clone(),
+                Some(r.id.clone()),
+                vec![],
+                None,
+            ));
+            cx.push_op(
+                Phase::RoleDelete,
+                idx,
+                "DELETE",
+                format!("/guilds/{guild_id}/roles/{}", r.id),
+                None,
+                None,
+                format!("delete role {}", r.name),
+            );
+        } else {
+            cx.unmanaged.push(role_ref(r));
+        }
+    }
+
+    plan_role_order(cx, &declared, &matches, &ranked);
+}
+
+fn role_ref(r: &LiveRole) -> ObjectRef {
+    ObjectRef {
+        kind: Kind::Role,
+        name: r.name.clone(),
+        id: Some(r.id.clone()),
+    }
+}
+
+/// Matches declared roles to live ones: pinned id, then name, then previous names.
+fn match_roles<'s>(
+    cx: &mut Ctx<'s>,
+    declared: &[Role],
+    ranked: &[&'s LiveRole],
+) -> Vec<Option<&'s LiveRole>> {
+    let everyone: Option<&'s LiveRole> = cx.snap.everyone_role();
+    let mut out: Vec<Option<&'s LiveRole>> = vec![None; declared.len()];
+    let mut used: HashSet<String> = HashSet::new();
+    for (i, d) in declared.iter().enumerate() {
+        if d.name == EVERYONE {
+            out[i] = everyone;
+            continue;
+        }
+        if let Some(id) = &d.id {
+            match ranked.iter().find(|r| r.id == id.0) {
+                Some(r) => {
+                    out[i] = Some(r);
+                    used.insert(r.id.clone());
+                }
+                None => cx.problem(
+                    Some(format!("roles[{i}].id")),
+                    format!(
+                        "role `{}` is pinned to id {id}, which is not a role of this guild",
+                        d.name
+                    ),
+                    Some("remove the `id` to match the role by name, or correct it"),
+                ),
+            }
+        }
+    }
+    let passes: [&dyn Fn(&Role, &LiveRole) -> bool; 2] = [&|d, r| d.name == r.name, &|d, r| {
+        d.previous_names.iter().any(|p| *p == r.name)
+    }];
+    for pass in passes {
+        for (i, d) in declared.iter().enumerate() {
+            if out[i].is_some() || d.name == EVERYONE || d.id.is_some() {
+                continue;
+            }
+            if let Some(r) = ranked.iter().find(|r| !used.contains(&r.id) && pass(d, r)) {
+                out[i] = Some(r);
+                used.insert(r.id.clone());
+            }
+        }
+    }
+    out
+}
+
+/// `@everyone` manages only its permissions.
+fn plan_everyone(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
+    let Some(names) = &d.permissions else { return };
+    let desired = permission_bits(
+        cx,
+        names,
+        live.permissions,
+        &format!("{source}.permissions"),
+    );
+    if desired == live.permissions {
+        return;
+    }
+    let fields = vec![FieldChange {
+        field: "permissions".into(),
+        before: perm_names(live.permissions),
+        after: perm_names(desired),
+    }];
+    let idx = cx.push_change(change(
+        Action::Update,
+        Kind::Role,
+        EVERYONE.into(),
+        Some(live.id.clone()),
+        fields,
+        Some(source),
+    ));
+    let path = format!("{}/roles/{}", cx.guild_path(), live.id);
+    cx.push_op(
+        Phase::RoleUpdate,
+        idx,
+        "PATCH",
+        path,
+        Some(json!({ "permissions": desired })),
+        None,
+        "update role @everyone".into(),
+    );
+}
+
+fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) -> ChangeBuilder {
+    let mut b = ChangeBuilder::new();
+    let live_name = live.map(|l| l.name.clone());
+    if live_name.as_deref() != Some(d.name.as_str()) {
+        b.set(
+            "name",
+            json!(live_name),
+            json!(d.name),
+            "name",
+            json!(d.name),
+        );
+    }
+    if let Some(names) = &d.permissions {
+        let keep = live.map(|l| l.permissions).unwrap_or_default();
+        let desired = permission_bits(cx, names, keep, &format!("{source}.permissions"));
+        if live.map(|l| l.permissions) != Some(desired) {
+            b.set(
+                "permissions",
+                live.map(|l| perm_names(l.permissions))
+                    .unwrap_or(Value::Null),
+                perm_names(desired),
+                "permissions",
+                json!(desired),
+            );
+        }
+    }
+    if let Some(c) = d.color {
+        if live.map(|l| l.color) != Some(c.0) {
+            b.set(
+                "color",
+                live.map(|l| color_hex(l.color)).unwrap_or(Value::Null),
+                color_hex(c.0),
+                "color",
+                json!(c.0),
+            );
+        }
+    }
+    let flags: [(&str, Option<bool>, Option<bool>); 2] = [
+        ("hoist", d.hoist, live.map(|l| l.hoist)),
+        ("mentionable", d.mentionable, live.map(|l| l.mentionable)),
+    ];
+    for (field, want, have) in flags {
+        if let Some(w) = want {
+            if have != Some(w) {
+                b.set(field, json!(have), json!(w), field, json!(w));
+            }
+        }
+    }
+    if let Some(emoji) = &d.unicode_emoji {
+        let have = live.and_then(|l| l.unicode_emoji.clone());
+        if live.is_none() && emoji.is_none() {
+            // A new role has no emoji anyway.
+        } else if have != *emoji {
+            b.set(
+                "unicode_emoji",
+                json!(have),
+                json!(emoji),
+                "unicode_emoji",
+                json!(emoji),
+            );
+        }
+    }
+    b
+}
+
+fn plan_role_update(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
+    let b = role_fields(cx, d, Some(live), &source);
+    if b.is_empty() {
+        return;
+    }
+    if live.managed {
+        cx.problem(
+            Some(source),
+            format!(
+                "role `{}` is managed by an integration (a bot, boosts or a subscription): only its place in the list can be managed",
+                live.name
+            ),
+            Some("keep only `name` on this entry"),
+        );
+        return;
+    }
+    let idx = cx.push_change(change(
+        Action::Update,
+        Kind::Role,
+        d.name.clone(),
+        Some(live.id.clone()),
+        b.fields,
+        Some(source),
+    ));
+    let path = format!("{}/roles/{}", cx.guild_path(), live.id);
+    cx.push_op(
+        Phase::RoleUpdate,
+        idx,
+        "PATCH",
+        path,
+        Some(Value::Object(b.body)),
+        None,
+        format!("update role {}", d.name),
+    );
+}
+
+fn plan_role_create(cx: &mut Ctx, d: &Role, source: String) {
+    let b = role_fields(cx, d, None, &source);
+    let idx = cx.push_change(change(
+        Action::Create,
+        Kind::Role,
+        d.name.clone(),
+        None,
+        b.fields,
+        Some(source),
+    ));
+    let path = format!("{}/roles", cx.guild_path());
+    cx.push_op(
+        Phase::RoleCreate,
+        idx,
+        "POST",
+        path,
+        Some(Value::Object(b.body)),
+        Some(format!("role:{}", d.name)),
+        format!("create role {}", d.name),
+    );
+}
+
+/// One bulk reorder when the declared hierarchy differs from the live one.
+fn plan_role_order(
+    cx: &mut Ctx,
+    declared: &[Role],
+    matches: &[Option<&LiveRole>],
+    ranked: &[&LiveRole],
+) {
+    let guild_id = cx.guild_id.clone();
+    let key = |d: &Role, m: Option<&LiveRole>| match m {
+        Some(r) => IdRef::Live(r.id.clone()),
+        None => IdRef::New(format!("role:{}", d.name)),
+    };
+    let declared_keys: Vec<IdRef> = declared
+        .iter()
+        .zip(matches)
+        .filter(|(d, _)| d.name != EVERYONE)
+        .map(|(d, m)| key(d, *m))
+        .collect();
+    let live_keys: Vec<IdRef> = ranked.iter().map(|r| IdRef::Live(r.id.clone())).collect();
+    let target = target_order(&live_keys, &declared_keys);
+    // New roles land at the bottom in creation (= manifest) order.
+    let mut after_create = live_keys.clone();
+    after_create.extend(declared_keys.iter().filter(|k| k.live().is_none()).cloned());
+    if target == after_create {
+        return;
+    }
+    let name_of = |k: &IdRef| -> String {
+        match k {
+            IdRef::Live(id) => cx.snap.role(id).map(|r| r.name.clone()).unwrap_or_default(),
+            IdRef::New(key) => key.trim_start_matches("role:").to_owned(),
+        }
+    };
+    // Roles at or above the bot's highest role cannot move, nor can others pass them.
+    let fixed = cx.snap.bot_top_rank().map(|t| t + 1).unwrap_or(0);
+    if target[..fixed.min(target.len())] != after_create[..fixed.min(after_create.len())] {
+        let bot_role = fixed
+            .checked_sub(1)
+            .and_then(|i| ranked.get(i))
+            .map(|r| r.name.clone())
+            .unwrap_or_default();
+        let moved: Vec<String> = target[..fixed.min(target.len())]
+            .iter()
+            .zip(&after_create)
+            .filter(|(a, b)| a != b)
+            .map(|(a, _)| name_of(a))
+            .collect();
+        let source = declared
+            .iter()
+            .position(|d| moved.first() == Some(&d.name))
+            .map(|i| format!("roles[{i}]"));
+        cx.problem(
+            source,
+            format!(
+                "the role order would move {} at or above the bot's highest role `{bot_role}`, which Discord refuses",
+                moved.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            ),
+            Some("list roles above the bot's role in their live order, or move the bot's role higher in Discord"),
+        );
+        return;
+    }
+    let movable = &target[fixed.min(target.len())..];
+    let n = movable.len();
+    let body: Vec<Value> = movable
+        .iter()
+        .enumerate()
+        .map(|(i, k)| json!({ "id": k.to_value(), "position": n - i }))
+        .collect();
+    let fields = vec![FieldChange {
+        field: "order".into(),
+        before: json!(after_create.iter().map(&name_of).collect::<Vec<_>>()),
+        after: json!(target.iter().map(&name_of).collect::<Vec<_>>()),
+    }];
+    let idx = cx.push_change(change(
+        Action::Reorder,
+        Kind::Role,
+        "role hierarchy".into(),
+        None,
+        fields,
+        Some("roles".into()),
+    ));
+    cx.push_op(
+        Phase::RoleOrder,
+        idx,
+        "PATCH",
+        format!("/guilds/{guild_id}/roles"),
+        Some(Value::Array(body)),
+        None,
+        "reorder roles".into(),
+    );
+}

@@ -1,0 +1,339 @@
+//! Guild settings: one PATCH with the fields that differ, including the
+//! mutable features (COMMUNITY, INVITES_DISABLED, RAID_ALERTS_DISABLED).
+
+use serde_json::{Value, json};
+
+use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::{Action, Kind};
+use crate::discord::models::channel_type;
+use crate::manifest::{
+    ExplicitContentFilter, MessageNotifications, Settings, SystemChannelFlag, VerificationLevel,
+};
+
+const COMMUNITY: &str = "COMMUNITY";
+
+pub(super) fn plan_settings(cx: &mut Ctx) {
+    let Some(s) = cx.manifest.settings.clone() else {
+        return;
+    };
+    let g = &cx.snap.guild;
+    let mut b = ChangeBuilder::new();
+    b.compare("name", g.name.clone(), s.name.clone(), "name");
+    if let Some(desc) = &s.description {
+        let want = desc.clone().filter(|d| !d.is_empty());
+        let have = g.description.clone().filter(|d| !d.is_empty());
+        if want != have {
+            b.set(
+                "description",
+                json!(have),
+                json!(want),
+                "description",
+                json!(want),
+            );
+        }
+    }
+    enum_field(
+        &mut b,
+        "verification_level",
+        g.verification_level,
+        s.verification_level.map(|v| (v.value(), v.name())),
+        |v| VerificationLevel::from_value(v).map(VerificationLevel::name),
+    );
+    enum_field(
+        &mut b,
+        "default_message_notifications",
+        g.default_message_notifications,
+        s.default_message_notifications
+            .map(|v| (v.value(), v.name())),
+        |v| MessageNotifications::from_value(v).map(MessageNotifications::name),
+    );
+    enum_field(
+        &mut b,
+        "explicit_content_filter",
+        g.explicit_content_filter,
+        s.explicit_content_filter.map(|v| (v.value(), v.name())),
+        |v| ExplicitContentFilter::from_value(v).map(ExplicitContentFilter::name),
+    );
+    b.compare(
+        "afk_timeout",
+        g.afk_timeout,
+        s.afk_timeout.map(u64::from),
+        "afk_timeout",
+    );
+    let channel_settings: [(&str, &str, &Option<Option<String>>, &Option<String>, &[u8]); 5] = [
+        (
+            "afk_channel",
+            "afk_channel_id",
+            &s.afk_channel,
+            &g.afk_channel_id,
+            &[channel_type::VOICE],
+        ),
+        (
+            "system_channel",
+            "system_channel_id",
+            &s.system_channel,
+            &g.system_channel_id,
+            &[channel_type::TEXT],
+        ),
+        (
+            "rules_channel",
+            "rules_channel_id",
+            &s.rules_channel,
+            &g.rules_channel_id,
+            &[channel_type::TEXT],
+        ),
+        (
+            "public_updates_channel",
+            "public_updates_channel_id",
+            &s.public_updates_channel,
+            &g.public_updates_channel_id,
+            &[channel_type::TEXT],
+        ),
+        (
+            "safety_alerts_channel",
+            "safety_alerts_channel_id",
+            &s.safety_alerts_channel,
+            &g.safety_alerts_channel_id,
+            &[channel_type::TEXT],
+        ),
+    ];
+    let mut resolved: Vec<(&str, Option<IdRef>)> = Vec::new();
+    for (field, api_key, want, have, kinds) in channel_settings {
+        let Some(want) = want else {
+            resolved.push((api_key, have.clone().map(IdRef::Live)));
+            continue;
+        };
+        let target = match want {
+            None => None,
+            Some(name) => match resolve_channel(cx, field, name, kinds) {
+                Some(id) => Some(id),
+                None => continue,
+            },
+        };
+        let have_ref = have.clone().map(IdRef::Live);
+        if target != have_ref {
+            let before = json!(
+                have.as_deref()
+                    .and_then(|id| cx.snap.channel(id))
+                    .map(|c| c.name.clone())
+            );
+            b.set(
+                field,
+                before,
+                json!(want),
+                api_key,
+                target.as_ref().map(IdRef::to_value).unwrap_or(Value::Null),
+            );
+        }
+        resolved.push((api_key, target));
+    }
+    if let Some(flags) = &s.system_channel_flags {
+        let want = flags.iter().fold(0, |acc, f| acc | f.value());
+        if want != g.system_channel_flags {
+            let names = |bits: u64| -> Value {
+                let mut v: Vec<Value> = [1u64, 2, 4, 8, 16, 32]
+                    .into_iter()
+                    .filter(|bit| bits & bit != 0)
+                    .map(|bit| {
+                        SystemChannelFlag::from_value(bit)
+                            .map(|f| json!(f.name()))
+                            .unwrap_or(json!(bit))
+                    })
+                    .collect();
+                let unknown = bits & !63;
+                if unknown != 0 {
+                    v.push(json!(unknown));
+                }
+                Value::Array(v)
+            };
+            // Bits guildctl has no name for are kept.
+            let api = want | (g.system_channel_flags & !63);
+            b.set(
+                "system_channel_flags",
+                names(g.system_channel_flags),
+                names(api),
+                "system_channel_flags",
+                json!(api),
+            );
+        }
+    }
+    b.compare(
+        "preferred_locale",
+        g.preferred_locale.clone(),
+        s.preferred_locale.clone(),
+        "preferred_locale",
+    );
+    b.compare(
+        "premium_progress_bar_enabled",
+        g.premium_progress_bar_enabled,
+        s.premium_progress_bar_enabled,
+        "premium_progress_bar_enabled",
+    );
+    let enabling = plan_features(cx, &s, &mut b);
+    if enabling {
+        check_community_prerequisites(cx, &s, &resolved, &mut b);
+    }
+    if b.is_empty() {
+        return;
+    }
+    let idx = cx.push_change(change(
+        Action::Update,
+        Kind::Guild,
+        cx.snap.guild.name.clone(),
+        Some(cx.guild_id.clone()),
+        b.fields,
+        Some("settings".into()),
+    ));
+    let path = cx.guild_path();
+    cx.push_op(
+        Phase::Settings,
+        idx,
+        "PATCH",
+        path,
+        Some(Value::Object(b.body)),
+        None,
+        "update guild settings".into(),
+    );
+}
+
+fn enum_field(
+    b: &mut ChangeBuilder,
+    field: &str,
+    live: u64,
+    want: Option<(u64, &'static str)>,
+    name_of: impl Fn(u64) -> Option<&'static str>,
+) {
+    if let Some((value, name)) = want {
+        if value != live {
+            let before = name_of(live).map(|n| json!(n)).unwrap_or(json!(live));
+            b.set(field, before, json!(name), field, json!(value));
+        }
+    }
+}
+
+fn resolve_channel(cx: &mut Ctx, field: &str, name: &str, kinds: &[u8]) -> Option<IdRef> {
+    let found = cx.channel_ids.get(name).cloned().or_else(|| {
+        let normalised = crate::discord::names::normalise_channel_name(channel_type::TEXT, name);
+        cx.channel_ids.get(&normalised).cloned()
+    });
+    match found {
+        None => {
+            cx.problem(
+                Some(format!("settings.{field}")),
+                format!(
+                    "`{field}` names channel `{name}`, which is neither declared nor in the guild"
+                ),
+                Some("declare the channel under `channels`, or correct the name"),
+            );
+            None
+        }
+        Some((_, kind)) if !kinds.contains(&kind) => {
+            let want = if kinds.contains(&channel_type::VOICE) {
+                "voice"
+            } else {
+                "text"
+            };
+            cx.problem(
+                Some(format!("settings.{field}")),
+                format!("`{field}` must be a {want} channel, and `{name}` is not"),
+                None,
+            );
+            None
+        }
+        Some((id, _)) => Some(id),
+    }
+}
+
+/// Adds the mutable features to the PATCH when they change. Returns whether
+/// COMMUNITY is being turned on.
+fn plan_features(cx: &Ctx, s: &Settings, b: &mut ChangeBuilder) -> bool {
+    let g = &cx.snap.guild;
+    let mut features = g.features.clone();
+    let mut enabling = false;
+    let wanted = [
+        ("community", COMMUNITY, s.community),
+        ("invites_disabled", "INVITES_DISABLED", s.invites_disabled),
+        (
+            "raid_alerts_disabled",
+            "RAID_ALERTS_DISABLED",
+            s.raid_alerts_disabled,
+        ),
+    ];
+    for (field, feature, want) in wanted {
+        let Some(want) = want else { continue };
+        let have = g.has_feature(feature);
+        if want == have {
+            continue;
+        }
+        if want {
+            features.push(feature.to_owned());
+        } else {
+            features.retain(|f| f != feature);
+        }
+        enabling |= feature == COMMUNITY && want;
+        b.fields.push(super::FieldChange {
+            field: field.to_owned(),
+            before: json!(have),
+            after: json!(want),
+        });
+    }
+    if features != g.features {
+        // Discord takes the full list and ignores the features that cannot be changed.
+        b.body.insert("features".into(), json!(features));
+    }
+    enabling
+}
+
+/// COMMUNITY needs rules and updates channels in the same PATCH, verification at
+/// least low and the explicit content filter on all members (discord-behaviour.md §5.2).
+fn check_community_prerequisites(
+    cx: &mut Ctx,
+    s: &Settings,
+    resolved: &[(&str, Option<IdRef>)],
+    b: &mut ChangeBuilder,
+) {
+    let g = &cx.snap.guild;
+    for key in ["rules_channel_id", "public_updates_channel_id"] {
+        match resolved.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.clone()) {
+            Some(id) => {
+                b.body.entry(key).or_insert_with(|| id.to_value());
+            }
+            None => cx.problem(
+                Some("settings.community".into()),
+                format!(
+                    "COMMUNITY needs a {} channel; none is set",
+                    if key == "rules_channel_id" { "rules" } else { "public updates" }
+                ),
+                Some("set `settings.rules_channel` and `settings.public_updates_channel` to text channels"),
+            ),
+        }
+    }
+    let verification = s
+        .verification_level
+        .map(VerificationLevel::value)
+        .unwrap_or(g.verification_level);
+    if verification < VerificationLevel::Low.value() {
+        cx.problem(
+            Some("settings.verification_level".into()),
+            "COMMUNITY needs verification level `low` or higher".into(),
+            Some("set `settings.verification_level: low` (or higher)"),
+        );
+    }
+    let filter = s
+        .explicit_content_filter
+        .map(ExplicitContentFilter::value)
+        .unwrap_or(g.explicit_content_filter);
+    if filter != ExplicitContentFilter::AllMembers.value() {
+        cx.problem(
+            Some("settings.explicit_content_filter".into()),
+            "COMMUNITY needs the explicit content filter on `all_members`".into(),
+            Some("set `settings.explicit_content_filter: all_members`"),
+        );
+    }
+    b.body
+        .entry("verification_level")
+        .or_insert(json!(verification));
+    b.body
+        .entry("explicit_content_filter")
+        .or_insert(json!(filter));
+}
