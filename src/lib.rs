@@ -5,8 +5,10 @@
 //! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON),
 //! and `emulator` (a local Discord API for tests and `--sandbox`).
 
+pub mod apply;
 pub mod discord;
 pub mod manifest;
 pub mod permissions;
 pub mod plan;
+pub mod report;
 pub mod snapshot;

@@ -1,1 +1,483 @@
-fn main() {}
+//! The `guildctl` command line.
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args, Parser, Subcommand};
+
+use guildctl::apply::{self, Status};
+use guildctl::discord::{Client, Token};
+use guildctl::emulator::{EmulatorOptions, RunningEmulator};
+use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
+use guildctl::plan::{self, Plan, PlanError};
+use guildctl::report::{self, Format, Heading};
+use guildctl::snapshot::Snapshot;
+
+/// Exit codes (DESIGN.md): 0 nothing to change, 1 error, 2 changes pending.
+const EXIT_CHANGES: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "guildctl",
+    version,
+    about = "Keep a Discord guild's configuration in Git: plan, apply, drift, export"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check manifests (schema and semantic rules) without touching the network.
+    Validate {
+        /// Manifest files.
+        #[arg(short = 'f', long = "file", required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        output: ColorArg,
+    },
+    /// Print the manifest's JSON schema (also kept in schema/).
+    Schema,
+    /// Show what apply would change.
+    Plan {
+        #[command(flatten)]
+        target: Target,
+        /// Also write the plan as JSON, for `apply --plan`.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Exit 2 when there are changes, 0 when there are none.
+        #[arg(long)]
+        detailed_exitcode: bool,
+    },
+    /// Make the guild match the manifest.
+    Apply {
+        #[command(flatten)]
+        target: Target,
+        /// Apply this saved plan (from `plan --out`) instead of planning anew; refused if
+        /// the guild changed since it was made.
+        #[arg(long)]
+        plan: Option<PathBuf>,
+        /// Do not ask for confirmation.
+        #[arg(long)]
+        yes: bool,
+        /// The audit-log reason; by default "guildctl apply" with the Git commit and author.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Report where the live guild differs from the manifest (exit 2 when it does).
+    Drift {
+        #[command(flatten)]
+        target: Target,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Write the live guild as a manifest.
+    Export {
+        #[command(flatten)]
+        conn: Connection,
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+    },
+    /// Run the local Discord API emulator.
+    Emulator {
+        #[arg(long, default_value = "127.0.0.1:8787")]
+        listen: SocketAddr,
+        /// A saved emulator state (JSON) to start from.
+        #[arg(long)]
+        state: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+struct ColorArg {
+    /// Colour output: auto (a terminal without NO_COLOR), always or never.
+    #[arg(long, value_enum, default_value = "auto", global = true)]
+    color: ColorChoice,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    fn enabled(self, stream_is_terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => stream_is_terminal && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+}
+
+#[derive(Args)]
+struct Target {
+    /// The manifest file.
+    #[arg(short = 'f', long = "file")]
+    file: PathBuf,
+    #[command(flatten)]
+    conn: Connection,
+}
+
+#[derive(Args)]
+struct Connection {
+    /// The guild id; overrides the manifest's `guild`.
+    #[arg(long, env = "GUILDCTL_GUILD")]
+    guild: Option<String>,
+    /// Base URL of the Discord API.
+    #[arg(
+        long,
+        env = "GUILDCTL_API_BASE",
+        default_value = "https://discord.com/api/v10"
+    )]
+    api_base: String,
+    /// Read the bot token from this file (otherwise from DISCORD_TOKEN).
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Run against an in-process emulator instead of Discord.
+    #[arg(long)]
+    sandbox: bool,
+    /// With --sandbox: start the emulator from this saved state (JSON).
+    #[arg(long, requires = "sandbox")]
+    sandbox_state: Option<PathBuf>,
+    #[command(flatten)]
+    color: ColorArg,
+}
+
+/// A connection to the guild: the client, the guild id, and the in-process
+/// emulator kept alive for `--sandbox`.
+struct Session {
+    client: Client,
+    guild_id: String,
+    _sandbox: Option<RunningEmulator>,
+}
+
+impl Connection {
+    async fn open(&self, manifest_guild: Option<&str>) -> Result<Session> {
+        if self.sandbox {
+            let state = match &self.sandbox_state {
+                Some(p) => Some(guildctl::emulator::load_state_file(p)?),
+                None => None,
+            };
+            let emu = RunningEmulator::start(EmulatorOptions { state }).await?;
+            eprintln!(
+                "Sandbox: an in-process Discord API emulator at {}",
+                emu.api_base
+            );
+            // The sandbox has its own guild; --guild still wins when given.
+            let guild_id = self.guild.clone().unwrap_or_else(|| emu.guild_id.clone());
+            let client = Client::new(&emu.api_base, Token::new(emu.token.clone())?)?;
+            return Ok(Session {
+                client,
+                guild_id,
+                _sandbox: Some(emu),
+            });
+        }
+        let token = match &self.token_file {
+            Some(p) => std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read the token file {}", p.display()))?,
+            None => std::env::var("DISCORD_TOKEN").map_err(|_| {
+                anyhow!(
+                    "no bot token: set DISCORD_TOKEN or pass --token-file PATH (or try --sandbox)"
+                )
+            })?,
+        };
+        let guild_id = self
+            .guild
+            .clone()
+            .or_else(|| manifest_guild.map(str::to_owned))
+            .ok_or_else(|| {
+                anyhow!("no guild id: set `guild:` in the manifest, --guild or GUILDCTL_GUILD")
+            })?;
+        let client = Client::new(&self.api_base, Token::new(token)?)?;
+        Ok(Session {
+            client,
+            guild_id,
+            _sandbox: None,
+        })
+    }
+
+    fn color_out(&self) -> bool {
+        self.color.color.enabled(std::io::stdout().is_terminal())
+    }
+
+    fn color_err(&self) -> bool {
+        self.color.color.enabled(std::io::stderr().is_terminal())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Validate { files, output } => validate(&files, output.color),
+        Command::Schema => {
+            print!("{}", manifest::schema::schema_json());
+            Ok(0)
+        }
+        Command::Plan {
+            target,
+            out,
+            format,
+            detailed_exitcode,
+        } => {
+            let (_session, plan) = plan_for(&target).await?;
+            if let Some(path) = out {
+                let json = serde_json::to_string_pretty(&plan)?;
+                std::fs::write(&path, json + "\n")
+                    .with_context(|| format!("cannot write the plan to {}", path.display()))?;
+                eprintln!("Plan saved to {}", path.display());
+            }
+            print!(
+                "{}",
+                report::render(&plan, format, Heading::Plan, target.conn.color_out())
+            );
+            Ok(if detailed_exitcode && !plan.is_empty() {
+                EXIT_CHANGES
+            } else {
+                0
+            })
+        }
+        Command::Drift { target, format } => {
+            let (_session, plan) = plan_for(&target).await?;
+            print!(
+                "{}",
+                report::render(&plan, format, Heading::Drift, target.conn.color_out())
+            );
+            Ok(if plan.is_empty() { 0 } else { EXIT_CHANGES })
+        }
+        Command::Apply {
+            target,
+            plan,
+            yes,
+            reason,
+        } => apply_cmd(&target, plan.as_deref(), yes, reason).await,
+        Command::Export { .. } => {
+            bail!("`export` is not available yet: it is planned (issue 3) but not built")
+        }
+        Command::Emulator { listen, state } => {
+            guildctl::emulator::run_cli(listen, state).await?;
+            Ok(0)
+        }
+    }
+}
+
+fn validate(files: &[PathBuf], color: ColorChoice) -> Result<u8> {
+    let color = color.enabled(std::io::stderr().is_terminal());
+    let mut failed = false;
+    for f in files {
+        match load_checked(f, color) {
+            Ok(_) => eprintln!("{}: valid", f.display()),
+            Err(e) => {
+                eprintln!("{e:#}");
+                failed = true;
+            }
+        }
+    }
+    Ok(u8::from(failed))
+}
+
+/// Loads a manifest and runs the checks; warnings are printed, errors refuse it.
+fn load_checked(path: &Path, color: bool) -> Result<LoadedManifest> {
+    let loaded = manifest::load(path).map_err(|e| anyhow!("{e}"))?;
+    let diags = manifest::check(&loaded.manifest);
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    if !diags.is_empty() {
+        eprint!("{}", manifest::render(&loaded, &diags, color));
+    }
+    if errors > 0 {
+        bail!(
+            "{}: {errors} error(s); nothing was sent to Discord",
+            path.display()
+        );
+    }
+    Ok(loaded)
+}
+
+async fn plan_for(target: &Target) -> Result<(Session, Plan)> {
+    let loaded = load_checked(&target.file, target.conn.color_err())?;
+    let session = target
+        .conn
+        .open(loaded.manifest.guild.as_ref().map(|g| g.0.as_str()))
+        .await?;
+    let snap = Snapshot::fetch(&session.client, &session.guild_id)
+        .await
+        .context("reading the live guild")?;
+    let plan = plan::diff(&loaded.manifest, &snap)
+        .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?;
+    Ok((session, plan))
+}
+
+/// Renders a refused plan's problems against the manifest's lines.
+fn refused(loaded: &LoadedManifest, e: &PlanError, color: bool) -> anyhow::Error {
+    let diags: Vec<Diagnostic> = e
+        .problems
+        .iter()
+        .map(|p| Diagnostic {
+            severity: Severity::Error,
+            path: p.source.clone().unwrap_or_default(),
+            message: p.message.clone(),
+            help: p.help.clone(),
+        })
+        .collect();
+    eprint!("{}", manifest::render(loaded, &diags, color));
+    anyhow!(
+        "the plan was refused ({} problem(s)) before any change was made",
+        e.problems.len()
+    )
+}
+
+async fn apply_cmd(
+    target: &Target,
+    saved: Option<&Path>,
+    yes: bool,
+    reason: Option<String>,
+) -> Result<u8> {
+    let loaded = load_checked(&target.file, target.conn.color_err())?;
+    let session = target
+        .conn
+        .open(loaded.manifest.guild.as_ref().map(|g| g.0.as_str()))
+        .await?;
+    let snap = Snapshot::fetch(&session.client, &session.guild_id)
+        .await
+        .context("reading the live guild")?;
+    let plan = match saved {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the plan {}", path.display()))?;
+            let plan: Plan = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a guildctl plan", path.display()))?;
+            if plan.guild_id != snap.guild.id || plan.base_fingerprint != snap.fingerprint() {
+                bail!(
+                    "the guild changed since {} was made; run `guildctl plan` again",
+                    path.display()
+                );
+            }
+            plan
+        }
+        None => plan::diff(&loaded.manifest, &snap)
+            .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?,
+    };
+    let color = target.conn.color_out();
+    print!(
+        "{}",
+        report::render(&plan, Format::Text, Heading::Plan, color)
+    );
+    if plan.is_empty() {
+        return Ok(0);
+    }
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            bail!("apply needs confirmation: run it in a terminal, or pass --yes");
+        }
+        eprint!("Apply these changes to {}? [y/N] ", plan.guild_name);
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            eprintln!("Nothing was changed.");
+            return Ok(1);
+        }
+    }
+    let reason = reason.unwrap_or_else(|| default_reason(&target.file));
+    let outcome = apply::apply(&session.client, &plan, &reason, |p| {
+        let mark = match p.status {
+            Status::Done => "done",
+            Status::Failed => "FAILED",
+            Status::Skipped => "skipped",
+        };
+        eprintln!(
+            "[{}/{}] {}: {mark}",
+            p.index + 1,
+            p.total,
+            p.operation.summary
+        );
+        if let Some(e) = p.error {
+            eprintln!("        {e}");
+        }
+    })
+    .await;
+    println!(
+        "\nApplied {} of {} calls; {} failed, {} skipped.",
+        outcome.count(Status::Done),
+        plan.operations.len(),
+        outcome.count(Status::Failed),
+        outcome.count(Status::Skipped)
+    );
+    if let Some((i, e)) = &outcome.failure {
+        bail!(
+            "{} failed: {e}\nThe calls before it were made; run `guildctl apply` again once the cause is fixed to finish",
+            plan.operations[*i].summary
+        );
+    }
+    if session._sandbox.is_some() {
+        // In the sandbox, show that one apply converges.
+        let after = Snapshot::fetch(&session.client, &session.guild_id).await?;
+        match plan::diff(&loaded.manifest, &after) {
+            Ok(p) if p.is_empty() => println!("A fresh plan against the sandbox shows no changes."),
+            Ok(p) => println!("A fresh plan still shows: {}", report::summary_line(&p)),
+            Err(e) => println!("A fresh plan was refused: {e}"),
+        }
+    }
+    Ok(0)
+}
+
+/// "guildctl apply" with the commit and its author, so each audit-log entry points
+/// back to the change that caused it.
+fn default_reason(manifest: &Path) -> String {
+    let from_env = std::env::var("GITHUB_SHA").ok().map(|sha| {
+        let actor = std::env::var("GITHUB_ACTOR").unwrap_or_default();
+        (sha.chars().take(12).collect::<String>(), actor)
+    });
+    let from_git = || {
+        let dir = manifest
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["log", "-1", "--format=%h%x09%an"])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let (sha, author) = text.split_once('\t')?;
+        Some((sha.to_owned(), author.to_owned()))
+    };
+    match from_env.or_else(from_git) {
+        Some((sha, author)) if !author.is_empty() => {
+            format!("guildctl apply: commit {sha} by {author}")
+        }
+        Some((sha, _)) => format!("guildctl apply: commit {sha}"),
+        None => "guildctl apply".to_owned(),
+    }
+}

@@ -1,0 +1,323 @@
+//! Renders plans (and drift, which is a plan read the other way) as text for
+//! terminals, markdown for pull-request comments, and JSON for machines.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+use similar::{ChangeTag, TextDiff};
+
+use crate::plan::{Action, Change, FieldChange, Plan};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Markdown,
+    Json,
+}
+
+/// What the report is about: a plan of what apply would do, or drift found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heading {
+    Plan,
+    Drift,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Style {
+    color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+}
+
+pub fn render(plan: &Plan, format: Format, heading: Heading, color: bool) -> String {
+    match format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(plan).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        Format::Text => text(plan, heading, Style { color }),
+        Format::Markdown => markdown(plan, heading),
+    }
+}
+
+fn symbol(action: Action) -> (&'static str, &'static str, &'static str) {
+    match action {
+        Action::Create => ("+", "32", "create"),
+        Action::Update => ("~", "33", "update"),
+        Action::Reorder => ("↕", "36", "reorder"),
+        Action::Delete => ("-", "31", "delete"),
+    }
+}
+
+pub fn summary_line(plan: &Plan) -> String {
+    if plan.is_empty() {
+        return "No changes: the guild matches the manifest.".to_owned();
+    }
+    format!(
+        "{} to create, {} to update, {} to reorder, {} to delete.",
+        plan.count(Action::Create),
+        plan.count(Action::Update),
+        plan.count(Action::Reorder),
+        plan.count(Action::Delete)
+    )
+}
+
+fn text(plan: &Plan, heading: Heading, st: Style) -> String {
+    let mut out = String::new();
+    let title = match heading {
+        Heading::Plan => "Plan for guild",
+        Heading::Drift => "Drift in guild",
+    };
+    let _ = writeln!(out, "{title} {} ({})\n", plan.guild_name, plan.guild_id);
+    for c in &plan.changes {
+        write_change(&mut out, c, st);
+    }
+    if !plan.changes.is_empty() {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{}", st.paint("1", &summary_line(plan)));
+    write_notes(&mut out, plan, st);
+    out
+}
+
+fn write_change(out: &mut String, c: &Change, st: Style) {
+    let (sym, code, verb) = symbol(c.action);
+    let id = c
+        .object
+        .id
+        .as_ref()
+        .map(|i| format!("  (id {i})"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  {} {verb} {} {}{}",
+        st.paint(code, sym),
+        c.object.kind.label(),
+        st.paint("1", &c.object.name),
+        id
+    );
+    for f in &c.fields {
+        write_field(out, f, c.action, st);
+    }
+}
+
+fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
+    let indent = "      ";
+    match (&f.before, &f.after) {
+        (Value::Array(before), Value::Array(after)) if action == Action::Reorder => {
+            let _ = writeln!(out, "{indent}{}:", f.field);
+            let b: Vec<String> = before.iter().map(plain).collect();
+            let a: Vec<String> = after.iter().map(plain).collect();
+            write_line_diff(
+                out,
+                &b.join("\n"),
+                &a.join("\n"),
+                st,
+                &format!("{indent}  "),
+            );
+        }
+        (Value::Array(before), Value::Array(after)) if is_flat(before) && is_flat(after) => {
+            let b: Vec<String> = before.iter().map(plain).collect();
+            let a: Vec<String> = after.iter().map(plain).collect();
+            let added: Vec<&String> = a.iter().filter(|x| !b.contains(x)).collect();
+            let removed: Vec<&String> = b.iter().filter(|x| !a.contains(x)).collect();
+            let mut parts = Vec::new();
+            if !added.is_empty() {
+                parts.push(st.paint("32", &format!("+ {}", join(&added))));
+            }
+            if !removed.is_empty() {
+                parts.push(st.paint("31", &format!("- {}", join(&removed))));
+            }
+            let _ = writeln!(out, "{indent}{}: {}", f.field, parts.join("  "));
+        }
+        (Value::Null, Value::Array(after)) if is_flat(after) => {
+            let a: Vec<String> = after.iter().map(plain).collect();
+            let _ = writeln!(out, "{indent}{}: {}", f.field, a.join(", "));
+        }
+        (before, after)
+            if is_long(before) || is_long(after) || before.is_array() || after.is_array() =>
+        {
+            let _ = writeln!(out, "{indent}{}:", f.field);
+            write_line_diff(
+                out,
+                &block(before),
+                &block(after),
+                st,
+                &format!("{indent}  "),
+            );
+        }
+        (Value::Null, after) => {
+            let _ = writeln!(out, "{indent}{}: {}", f.field, show(after));
+        }
+        (before, after) => {
+            let _ = writeln!(
+                out,
+                "{indent}{}: {} → {}",
+                f.field,
+                show(before),
+                show(after)
+            );
+        }
+    }
+}
+
+fn write_line_diff(out: &mut String, before: &str, after: &str, st: Style, indent: &str) {
+    let diff = TextDiff::from_lines(before, after);
+    for change in diff.iter_all_changes() {
+        let line = change.value().trim_end_matches('\n');
+        let (sign, code) = match change.tag() {
+            ChangeTag::Delete => ("-", "31"),
+            ChangeTag::Insert => ("+", "32"),
+            ChangeTag::Equal => (" ", "0"),
+        };
+        let _ = writeln!(out, "{indent}{}", st.paint(code, &format!("{sign} {line}")));
+    }
+}
+
+fn is_flat(items: &[Value]) -> bool {
+    items.iter().all(|v| !v.is_object() && !v.is_array())
+}
+
+fn is_long(v: &Value) -> bool {
+    v.as_str().is_some_and(|s| s.len() > 60 || s.contains('\n'))
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn join(items: &[&String]) -> String {
+    items
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "(none)".to_owned(),
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+/// One line per list item or overwrite, so a line diff reads well.
+fn block(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                Value::Object(m) => m
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {}", plain_list(v)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                other => plain(other),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
+fn plain_list(v: &Value) -> String {
+    match v {
+        Value::Array(items) => items.iter().map(plain).collect::<Vec<_>>().join(", "),
+        other => plain(other),
+    }
+}
+
+fn write_notes(out: &mut String, plan: &Plan, st: Style) {
+    if !plan.warnings.is_empty() {
+        let _ = writeln!(out, "\nWarnings:");
+        for w in &plan.warnings {
+            let at = w
+                .source
+                .as_ref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "  {} {}{at}", st.paint("33", "!"), w.message);
+        }
+    }
+    if !plan.unmanaged.is_empty() {
+        let names: Vec<String> = plan
+            .unmanaged
+            .iter()
+            .map(|o| format!("{} {}", o.kind.label(), o.name))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nNot in the manifest, kept as they are ({}): {}",
+            names.len(),
+            names.join(", ")
+        );
+    }
+}
+
+fn markdown(plan: &Plan, heading: Heading) -> String {
+    let mut out = String::new();
+    let title = match heading {
+        Heading::Plan => "guildctl plan",
+        Heading::Drift => "guildctl drift report",
+    };
+    let _ = writeln!(
+        out,
+        "### {title} for **{}** (`{}`)\n",
+        escape_md(&plan.guild_name),
+        plan.guild_id
+    );
+    let _ = writeln!(out, "{}\n", summary_line(plan));
+    if !plan.changes.is_empty() {
+        let mut body = String::new();
+        for c in &plan.changes {
+            write_change(&mut body, c, Style { color: false });
+        }
+        // A diff block colours + and - lines on GitHub; fences inside values cannot close it.
+        let _ = writeln!(out, "```diff\n{}```\n", body.replace("```", "'''"));
+    }
+    if !plan.warnings.is_empty() {
+        let _ = writeln!(out, "**Warnings**\n");
+        for w in &plan.warnings {
+            let _ = writeln!(out, "- {}", escape_md(&w.message));
+        }
+        out.push('\n');
+    }
+    if !plan.unmanaged.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details><summary>Not in the manifest, kept as they are ({})</summary>\n",
+            plan.unmanaged.len()
+        );
+        for o in &plan.unmanaged {
+            let _ = writeln!(out, "- {} {}", o.kind.label(), escape_md(&o.name));
+        }
+        let _ = writeln!(out, "\n</details>");
+    }
+    out
+}
+
+fn escape_md(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\`*_{}[]<>()#+-.!|".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
