@@ -35,13 +35,47 @@ pub fn validate_against_schema(value: &Value) -> Vec<Diagnostic> {
             "internal error: the generated JSON schema does not compile",
         )];
     };
-    v.iter_errors(value)
-        .map(|e| {
-            let path = pointer_to_path(e.instance_path().as_str());
-            Diagnostic::error(path, format!("schema: {e}"))
-                .with_help("see schema/guildctl.schema.json or docs/manifest.md")
-        })
-        .collect()
+    let mut out = Vec::new();
+    for e in v.iter_errors(value) {
+        flatten(&e, &mut out);
+    }
+    out.dedup();
+    out
+}
+
+/// An `anyOf` failure (every optional field is `anyOf [T, null]`) says only that the parent
+/// matched no branch; report the errors of the branch that got furthest instead.
+fn flatten(e: &jsonschema::ValidationError<'_>, out: &mut Vec<Diagnostic>) {
+    if let jsonschema::error::ValidationErrorKind::AnyOf { context } = e.kind() {
+        let depth = |branch: &Vec<jsonschema::ValidationError<'static>>| {
+            branch
+                .iter()
+                .map(|e| e.instance_path().as_str().len() + usize::from(!is_type_error(e)))
+                .max()
+                .unwrap_or(0)
+        };
+        let here = e.instance_path().as_str().len();
+        if let Some(best) = context.iter().max_by_key(|b| depth(b))
+            && depth(best) > here
+        {
+            for sub in best {
+                flatten(sub, out);
+            }
+            return;
+        }
+    }
+    let path = pointer_to_path(e.instance_path().as_str());
+    out.push(
+        Diagnostic::error(path, format!("schema: {e}"))
+            .with_help("see schema/guildctl.schema.json or docs/manifest.md"),
+    );
+}
+
+fn is_type_error(e: &jsonschema::ValidationError<'_>) -> bool {
+    matches!(
+        e.kind(),
+        jsonschema::error::ValidationErrorKind::Type { .. }
+    )
 }
 
 /// `/roles/2/name` → `roles[2].name`.
