@@ -361,13 +361,19 @@ pub struct PermissionName(
 /// An RGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
 #[schemars(transparent)]
-pub struct Color(
-    #[schemars(extend("anyOf" = [
-        {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"},
-        {"type": "integer", "minimum": 0, "maximum": 16777215}
-    ]))]
-    pub u32,
-);
+pub struct Color(#[schemars(schema_with = "color_schema")] pub u32);
+
+/// `"#rrggbb"` or an integer up to 0xFFFFFF. (An `extend` on the `u32` kept its
+/// `"type": "integer"`, which rejected every string.)
+fn color_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "An RGB colour: \"#rrggbb\" (for example \"#3498db\"), or an integer up to 16777215; 0 is no colour.",
+        "anyOf": [
+            {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"},
+            {"type": "integer", "minimum": 0, "maximum": 16777215}
+        ]
+    })
+}
 
 impl Serialize for Color {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
