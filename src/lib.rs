@@ -1,1 +1,2 @@
+pub mod emulator;
 pub mod permissions;
