@@ -1,0 +1,350 @@
+//! The default state: "Ferris Fans", a guild that grew by hand (not community
+//! yet), with fixed ids so runs are deterministic.
+
+use serde_json::json;
+
+use super::state::{Channel, Guild, Member, Overwrite, Role, SnowflakeGen, State, User};
+use crate::permissions::Permissions;
+
+/// A fixed snowflake: 2021-06-01T00:00:00Z plus `n` seconds.
+fn sf(n: u64) -> String {
+    fixed(n).to_string()
+}
+
+fn fixed(n: u64) -> u64 {
+    const START_MS: u64 = 1_622_505_600_000 - super::state::DISCORD_EPOCH_MS;
+    (START_MS + n * 1000) << 22
+}
+
+fn perms(names: &[&str]) -> Permissions {
+    names
+        .iter()
+        .filter_map(|n| Permissions::from_name(n))
+        .fold(Permissions::NONE, |a, b| a | b)
+}
+
+fn role(n: u64, name: &str, position: i64, p: Permissions, color: u32, hoist: bool) -> Role {
+    Role {
+        id: sf(n),
+        name: name.into(),
+        permissions: p,
+        position,
+        color,
+        hoist,
+        managed: false,
+        mentionable: false,
+        icon: None,
+        unicode_emoji: None,
+        flags: 0,
+        tags: None,
+    }
+}
+
+fn ow(id: &str, kind: u8, allow: Permissions, deny: Permissions) -> Overwrite {
+    Overwrite {
+        id: id.into(),
+        kind,
+        allow,
+        deny,
+    }
+}
+
+fn chan(n: u64, kind: u8, name: &str, position: i64, parent: Option<u64>) -> Channel {
+    let voice = matches!(kind, 2 | 13);
+    Channel {
+        id: sf(n),
+        kind,
+        name: name.into(),
+        position,
+        parent_id: parent.map(sf),
+        permission_overwrites: Vec::new(),
+        topic: None,
+        nsfw: false,
+        flags: 0,
+        rate_limit_per_user: if kind == 4 { None } else { Some(0) },
+        bitrate: voice.then_some(64000),
+        user_limit: voice.then_some(0),
+        rtc_region: None,
+        video_quality_mode: None,
+        default_auto_archive_duration: None,
+        default_thread_rate_limit_per_user: None,
+    }
+}
+
+fn user(n: u64, name: &str, bot: bool) -> User {
+    User {
+        id: sf(n),
+        username: name.into(),
+        discriminator: "0".into(),
+        global_name: (!bot).then(|| {
+            let mut c = name.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        }),
+        avatar: None,
+        bot,
+        public_flags: 0,
+    }
+}
+
+pub fn default_state() -> State {
+    let gid = sf(0);
+    // Users.
+    let ferris = user(1, "ferris", false);
+    let bot = user(2, "guildctl", true);
+    let alice = user(3, "alice", false);
+    let bob = user(4, "bob", false);
+    let carol = user(5, "carol", false);
+    let dave = user(6, "dave", false);
+
+    // Roles, highest first (ids 10..).
+    let everyone_perms = perms(&[
+        "create_instant_invite",
+        "add_reactions",
+        "stream",
+        "view_channel",
+        "send_messages",
+        "embed_links",
+        "attach_files",
+        "read_message_history",
+        "use_external_emojis",
+        "connect",
+        "speak",
+        "use_vad",
+        "change_nickname",
+        "use_application_commands",
+        "create_public_threads",
+        "send_messages_in_threads",
+    ]);
+    let admin = role(10, "Admin", 8, Permissions::ADMINISTRATOR, 0xE74C3C, true);
+    let mut bot_role = role(11, "guildctl", 7, Permissions::ADMINISTRATOR, 0, false);
+    bot_role.managed = true;
+    bot_role.tags = Some(json!({ "bot_id": bot.id }));
+    let moderator = role(
+        12,
+        "Moderator",
+        6,
+        perms(&[
+            "kick_members",
+            "ban_members",
+            "view_audit_log",
+            "manage_messages",
+            "mute_members",
+            "deafen_members",
+            "move_members",
+            "manage_nicknames",
+            "manage_threads",
+            "moderate_members",
+        ]),
+        0x3498DB,
+        true,
+    );
+    let helper = role(
+        13,
+        "Helper",
+        5,
+        perms(&["manage_messages", "manage_threads"]),
+        0x2ECC71,
+        true,
+    );
+    let contributor = role(14, "Contributor", 4, Permissions::NONE, 0xF1C40F, false);
+    let mut booster = role(15, "Server Booster", 3, Permissions::NONE, 0xF47FFF, false);
+    booster.managed = true;
+    booster.tags = Some(json!({ "premium_subscriber": null }));
+    let member = role(16, "Member", 2, Permissions::NONE, 0, false);
+    let muted = role(17, "Muted", 1, Permissions::NONE, 0x95A5A6, false);
+    let mut everyone = role(0, "@everyone", 0, everyone_perms, 0, false);
+    everyone.id = gid.clone();
+
+    let view = Permissions::VIEW_CHANNEL;
+    let send = Permissions::SEND_MESSAGES;
+    let none = Permissions::NONE;
+    let speak = perms(&["speak"]);
+    let attach = perms(&["attach_files"]);
+
+    // Channels (ids 30..).
+    let info_ows = vec![ow(&gid, 0, none, send)];
+    let general_ows = vec![ow(&muted.id, 0, none, send | speak)];
+    let staff_ows = vec![ow(&gid, 0, none, view), ow(&moderator.id, 0, view, none)];
+
+    let mut channels = Vec::new();
+    let mut c = chan(30, 4, "Information", 0, None);
+    c.permission_overwrites = info_ows.clone();
+    channels.push(c);
+    for (n, name, pos, topic) in [
+        (31, "welcome", 0, "Say hi!"),
+        (32, "rules", 1, "Read these first"),
+        (33, "faq", 2, "Frequently asked questions"),
+    ] {
+        let mut c = chan(n, 0, name, pos, Some(30));
+        c.topic = Some(topic.into());
+        c.permission_overwrites = info_ows.clone();
+        channels.push(c);
+    }
+    let mut c = chan(34, 4, "General", 1, None);
+    c.permission_overwrites = general_ows.clone();
+    channels.push(c);
+    for (n, kind, name, pos) in [
+        (35, 0, "general", 0),
+        (36, 0, "off-topic", 1),
+        (37, 0, "memes", 2),
+        (38, 2, "Lounge", 0),
+        (39, 2, "Gaming", 1),
+    ] {
+        let mut c = chan(n, kind, name, pos, Some(34));
+        c.permission_overwrites = general_ows.clone();
+        if name == "memes" {
+            // Hand-edited once: no longer synced with General.
+            c.permission_overwrites
+                .push(ow(&contributor.id, 0, attach, none));
+            c.rate_limit_per_user = Some(10);
+        }
+        channels.push(c);
+    }
+    channels.push(chan(40, 4, "Help", 2, None));
+    let mut c = chan(41, 0, "help", 0, Some(40));
+    c.topic = Some("Ask anything about Rust".into());
+    channels.push(c);
+    let mut c = chan(42, 0, "showcase", 1, Some(40));
+    c.permission_overwrites = vec![ow(&gid, 0, none, send), ow(&contributor.id, 0, send, none)];
+    channels.push(c);
+    let mut c = chan(43, 4, "Staff", 3, None);
+    c.permission_overwrites = staff_ows.clone();
+    channels.push(c);
+    let mut c = chan(44, 0, "mod-chat", 0, Some(43));
+    c.permission_overwrites = staff_ows.clone();
+    channels.push(c);
+    let mut c = chan(45, 0, "mod-log", 1, Some(43));
+    c.permission_overwrites = vec![
+        ow(&gid, 0, none, view),
+        ow(&moderator.id, 0, view, send),
+        ow(&admin.id, 0, view | send, none),
+    ];
+    channels.push(c);
+    channels.push(chan(46, 0, "bot-spam", 0, None));
+    channels.push(chan(47, 2, "AFK", 0, None));
+
+    let members = vec![
+        Member {
+            user_id: ferris.id.clone(),
+            roles: vec![admin.id.clone()],
+            nick: None,
+            joined_at: "2021-06-01T00:00:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: bot.id.clone(),
+            roles: vec![bot_role.id.clone()],
+            nick: None,
+            joined_at: "2021-06-02T10:00:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: alice.id.clone(),
+            roles: vec![moderator.id.clone(), member.id.clone()],
+            nick: Some("Alice (mod)".into()),
+            joined_at: "2021-06-03T09:30:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: bob.id.clone(),
+            roles: vec![helper.id.clone(), member.id.clone()],
+            nick: None,
+            joined_at: "2021-07-11T18:12:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: carol.id.clone(),
+            roles: vec![
+                contributor.id.clone(),
+                booster.id.clone(),
+                member.id.clone(),
+            ],
+            nick: None,
+            joined_at: "2022-01-20T08:45:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: dave.id.clone(),
+            roles: vec![muted.id.clone(), member.id.clone()],
+            nick: None,
+            joined_at: "2023-03-05T21:00:00.000000+00:00".into(),
+        },
+    ];
+
+    let guild = Guild {
+        id: gid.clone(),
+        name: "Ferris Fans".into(),
+        owner_id: ferris.id.clone(),
+        icon: None,
+        description: None,
+        home_header: None,
+        splash: None,
+        discovery_splash: None,
+        banner: None,
+        features: vec!["ANIMATED_ICON".into(), "INVITE_SPLASH".into()],
+        application_id: None,
+        region: "deprecated".into(),
+        afk_channel_id: Some(sf(47)),
+        afk_timeout: 300,
+        system_channel_id: Some(sf(35)),
+        system_channel_flags: 0,
+        widget_enabled: false,
+        widget_channel_id: None,
+        verification_level: 1,
+        default_message_notifications: 1,
+        mfa_level: 0,
+        explicit_content_filter: 0,
+        max_presences: None,
+        max_members: 500_000,
+        max_stage_video_channel_users: 50,
+        max_video_channel_users: 25,
+        vanity_url_code: None,
+        premium_tier: 1,
+        premium_subscription_count: 3,
+        preferred_locale: "en-US".into(),
+        rules_channel_id: None,
+        safety_alerts_channel_id: None,
+        public_updates_channel_id: None,
+        premium_progress_bar_enabled: false,
+        nsfw: false,
+        nsfw_level: 0,
+        emojis: Vec::new(),
+        stickers: Vec::new(),
+        incidents_data: None,
+        roles: vec![
+            admin,
+            bot_role,
+            moderator,
+            helper,
+            contributor,
+            booster,
+            member,
+            muted,
+            everyone,
+        ],
+        channels,
+        members,
+        audit_log: Vec::new(),
+    };
+
+    State {
+        guilds: vec![guild],
+        bot_user_id: bot.id.clone(),
+        users: vec![ferris, bot, alice, bob, carol, dave],
+        tokens: Vec::new(),
+        snowflake: SnowflakeGen { last: fixed(100) },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_real_snowflakes_and_everyone_is_the_guild() {
+        let st = default_state();
+        let g = &st.guilds[0];
+        assert!((17..=19).contains(&g.id.len()));
+        assert_eq!(g.everyone().map(|r| r.name.as_str()), Some("@everyone"));
+        assert_eq!(g.roles.len(), 9);
+        assert_eq!(g.channels.len(), 18);
+        assert_eq!(default_state(), st, "deterministic");
+    }
+}

@@ -1,0 +1,272 @@
+//! A faithful local stand-in for the Discord HTTP API v10, for tests and for
+//! trying guildctl without a real guild (`guildctl emulator`, `--sandbox`).
+//!
+//! It is held to the real API (discord-behaviour.md), not to guildctl. The
+//! state format is documented in docs/emulator.md.
+
+mod api;
+mod default_state;
+pub mod error;
+mod form;
+pub mod names;
+pub mod perms;
+mod render;
+mod server;
+pub mod state;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use default_state::default_state;
+pub use names::normalise_channel_name;
+pub use state::State;
+
+use server::{App, Shared, lock};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmulatorError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("only loopback addresses are allowed, not {0}")]
+    NotLoopback(SocketAddr),
+    #[error("cannot read emulator state file {path}: {source}")]
+    ReadState {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid emulator state file {path}: {source}")]
+    ParseState {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("emulator state has no guild")]
+    NoGuild,
+    #[error("emulator server failed: {0}")]
+    Serve(std::io::Error),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct EmulatorOptions {
+    /// `None` = `default_state()`.
+    pub state: Option<State>,
+}
+
+/// One API request the emulator served.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RequestRecord {
+    pub method: String,
+    /// Path including the query string.
+    pub path: String,
+    pub status: u16,
+    /// The percent-decoded `X-Audit-Log-Reason`.
+    pub reason: Option<String>,
+    /// The request's JSON body, if it had one.
+    pub body: Option<serde_json::Value>,
+}
+
+pub struct RunningEmulator {
+    pub base_url: String,
+    pub api_base: String,
+    pub token: String,
+    pub guild_id: String,
+    app: App,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for RunningEmulator {
+    // The token is a credential: never print it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningEmulator")
+            .field("api_base", &self.api_base)
+            .field("guild_id", &self.guild_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunningEmulator {
+    /// Starts on 127.0.0.1 with an ephemeral port.
+    pub async fn start(opts: EmulatorOptions) -> Result<RunningEmulator, EmulatorError> {
+        Self::start_on(SocketAddr::from(([127, 0, 0, 1], 0)), opts).await
+    }
+
+    pub async fn start_on(
+        addr: SocketAddr,
+        opts: EmulatorOptions,
+    ) -> Result<RunningEmulator, EmulatorError> {
+        if !addr.ip().is_loopback() {
+            return Err(EmulatorError::NotLoopback(addr));
+        }
+        let mut st = opts.state.unwrap_or_else(default_state);
+        let guild_id = st.guilds.first().ok_or(EmulatorError::NoGuild)?.id.clone();
+        let token = ensure_token(&mut st);
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| EmulatorError::Bind { addr, source })?;
+        let local = listener
+            .local_addr()
+            .map_err(|source| EmulatorError::Bind { addr, source })?;
+        let app: App = Arc::new(Shared::default());
+        *lock(&app.state) = st;
+        let router = server::router(app.clone());
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await;
+        });
+        let base_url = format!("http://{local}");
+        Ok(RunningEmulator {
+            api_base: format!("{base_url}/api/v10"),
+            base_url,
+            token,
+            guild_id,
+            app,
+            shutdown: Some(tx),
+            task: Some(task),
+        })
+    }
+
+    pub fn state(&self) -> State {
+        lock(&self.app.state).clone()
+    }
+
+    pub fn set_state(&self, s: State) {
+        server::install_state(&self.app, s);
+    }
+
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        lock(&self.app.requests).clone()
+    }
+
+    pub fn clear_requests(&self) {
+        lock(&self.app.requests).clear();
+    }
+
+    pub async fn shutdown(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+/// The bot's token: the pinned one if the state has it, else a fresh random one.
+fn ensure_token(st: &mut State) -> String {
+    if st.bot_user_id.is_empty()
+        && let Some(t) = st.tokens.first()
+    {
+        st.bot_user_id = t.user_id.clone();
+    }
+    if let Some(t) = st.tokens.iter().find(|t| t.user_id == st.bot_user_id) {
+        return t.token.clone();
+    }
+    let token = random_token(&st.bot_user_id);
+    st.tokens.push(state::BotToken {
+        token: token.clone(),
+        user_id: st.bot_user_id.clone(),
+    });
+    token
+}
+
+/// A token shaped like Discord's: base64(user id) "." 6 chars "." 38 chars.
+/// Randomness comes from the std hasher's per-process keys plus the clock,
+/// which is plenty for a local test credential.
+fn random_token(user_id: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    h.write_u128(nanos);
+    h.write_u32(std::process::id());
+    let seed = h.finish();
+    let mut hasher = Sha256::new();
+    hasher.update(seed.to_le_bytes());
+    hasher.update(nanos.to_le_bytes());
+    let digest = hasher.finalize();
+    let a = b64url(user_id.as_bytes());
+    let b = b64url(&digest[..4]);
+    let c = b64url(&digest[4..32]);
+    format!("{a}.{b}.{c}")
+}
+
+fn b64url(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in data.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
+        let chars = chunk.len() + 1;
+        for i in 0..chars {
+            out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Reads a state file (JSON). Errors name the file.
+pub fn load_state_file(path: &Path) -> Result<State, EmulatorError> {
+    let text = std::fs::read_to_string(path).map_err(|source| EmulatorError::ReadState {
+        path: path.to_owned(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| EmulatorError::ParseState {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// `guildctl emulator [--listen ADDR] [--state FILE]`: prints one JSON line
+/// `{"api_base","token","guild_id"}` to stdout, then serves until ctrl-c.
+pub async fn run_cli(listen: SocketAddr, state_file: Option<PathBuf>) -> Result<(), EmulatorError> {
+    let state = match state_file {
+        Some(p) => Some(load_state_file(&p)?),
+        None => None,
+    };
+    let emu = RunningEmulator::start_on(listen, EmulatorOptions { state }).await?;
+    // The one place the token is printed: the user asked for it to connect.
+    let line = serde_json::json!({
+        "api_base": emu.api_base,
+        "token": emu.token,
+        "guild_id": emu.guild_id,
+    });
+    println!("{line}");
+    let _ = tokio::signal::ctrl_c().await;
+    emu.shutdown().await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn b64url_matches_known_values() {
+        assert_eq!(b64url(b"foobar"), "Zm9vYmFy");
+        assert_eq!(b64url(b"fo"), "Zm8");
+        assert_eq!(b64url(b"f"), "Zg");
+    }
+
+    #[test]
+    fn random_tokens_differ_and_start_with_the_user() {
+        let a = random_token("123");
+        let b = random_token("123");
+        assert_ne!(a, b);
+        assert!(a.starts_with("MTIz."));
+    }
+}

@@ -1,0 +1,126 @@
+//! Permission computation and role hierarchy (discord-behaviour.md §3.4, §3.6).
+
+use std::cmp::Reverse;
+
+use super::state::{Channel, Guild, Overwrite, Role};
+use crate::permissions::Permissions;
+
+/// Where a role sits: @everyone lowest, then by position, and for equal
+/// positions the lower (older) id ranks higher (§3.3). Larger = higher.
+pub type Rank = (u8, i64, Reverse<u64>);
+
+pub fn rank(g: &Guild, r: &Role) -> Rank {
+    let id = r.id.parse::<u64>().unwrap_or(u64::MAX);
+    if r.id == g.id {
+        (0, 0, Reverse(id))
+    } else {
+        (1, r.position, Reverse(id))
+    }
+}
+
+pub fn is_owner(g: &Guild, user_id: &str) -> bool {
+    g.owner_id == user_id
+}
+
+/// Guild-level permissions of a member: owner ⇒ all; @everyone | roles;
+/// ADMINISTRATOR ⇒ all.
+pub fn guild_permissions(g: &Guild, user_id: &str) -> Permissions {
+    if is_owner(g, user_id) {
+        return Permissions::ALL;
+    }
+    let Some(member) = g.member(user_id) else {
+        return Permissions::NONE;
+    };
+    let mut p = g.everyone().map(|r| r.permissions).unwrap_or_default();
+    for rid in &member.roles {
+        if let Some(r) = g.role(rid) {
+            p |= r.permissions;
+        }
+    }
+    if p.contains(Permissions::ADMINISTRATOR) {
+        Permissions::ALL
+    } else {
+        p
+    }
+}
+
+pub fn is_admin(g: &Guild, user_id: &str) -> bool {
+    guild_permissions(g, user_id) == Permissions::ALL
+}
+
+/// Channel-level permissions: @everyone overwrite, then the member's role
+/// overwrites OR'd (deny then allow), then the member overwrite.
+pub fn channel_permissions(g: &Guild, ch: &Channel, user_id: &str) -> Permissions {
+    let base = guild_permissions(g, user_id);
+    if base == Permissions::ALL {
+        return base;
+    }
+    let Some(member) = g.member(user_id) else {
+        return Permissions::NONE;
+    };
+    let mut p = base.0;
+    let find = |id: &str| ch.permission_overwrites.iter().find(|o| o.id == id);
+    if let Some(o) = find(&g.id) {
+        p &= !o.deny.0;
+        p |= o.allow.0;
+    }
+    let (mut allow, mut deny) = (0u64, 0u64);
+    for rid in &member.roles {
+        if let Some(o) = ch
+            .permission_overwrites
+            .iter()
+            .find(|o| o.kind == 0 && &o.id == rid)
+        {
+            allow |= o.allow.0;
+            deny |= o.deny.0;
+        }
+    }
+    p &= !deny;
+    p |= allow;
+    if let Some(o) = ch
+        .permission_overwrites
+        .iter()
+        .find(|o| o.kind == 1 && o.id == user_id)
+    {
+        p &= !o.deny.0;
+        p |= o.allow.0;
+    }
+    Permissions(p)
+}
+
+/// The highest role a member holds (@everyone if none).
+pub fn highest_rank(g: &Guild, user_id: &str) -> Rank {
+    let mut best = g
+        .everyone()
+        .map(|r| rank(g, r))
+        .unwrap_or((0, 0, Reverse(0)));
+    if let Some(m) = g.member(user_id) {
+        for rid in &m.roles {
+            if let Some(r) = g.role(rid) {
+                best = best.max(rank(g, r));
+            }
+        }
+    }
+    best
+}
+
+/// Whether `user_id` may edit, delete or move `role`: owners always; everyone
+/// else only for roles strictly below their highest role (§3.4).
+pub fn can_manage_role(g: &Guild, user_id: &str, role: &Role) -> bool {
+    is_owner(g, user_id) || rank(g, role) < highest_rank(g, user_id)
+}
+
+/// Overwrite sets compared as discord.js does for "synced": order does not
+/// matter and an all-zero overwrite equals a missing one (§4.5).
+pub fn same_overwrites(a: &[Overwrite], b: &[Overwrite]) -> bool {
+    let norm = |s: &[Overwrite]| {
+        let mut v: Vec<(String, u8, u64, u64)> = s
+            .iter()
+            .filter(|o| !(o.allow.is_empty() && o.deny.is_empty()))
+            .map(|o| (o.id.clone(), o.kind, o.allow.0, o.deny.0))
+            .collect();
+        v.sort();
+        v
+    };
+    norm(a) == norm(b)
+}

@@ -1,0 +1,162 @@
+//! State → response JSON, with the fields Discord returns for each object.
+
+use serde_json::{Map, Value, json};
+
+use super::perms::rank;
+use super::state::{AuditEntry, Channel, Guild, Member, Role, User};
+
+pub fn user(u: &User) -> Value {
+    let mut v = json!({
+        "id": u.id,
+        "username": u.username,
+        "avatar": u.avatar,
+        "discriminator": u.discriminator,
+        "public_flags": u.public_flags,
+        "flags": u.public_flags,
+        "global_name": u.global_name,
+        "banner": null,
+        "accent_color": null,
+        "avatar_decoration_data": null,
+        "collectibles": null,
+        "primary_guild": null,
+    });
+    if u.bot
+        && let Some(o) = v.as_object_mut()
+    {
+        o.insert("bot".into(), Value::Bool(true));
+    }
+    v
+}
+
+/// `GET /users/@me`: the user object plus the private fields.
+pub fn current_user(u: &User) -> Value {
+    let mut v = user(u);
+    if let Some(o) = v.as_object_mut() {
+        o.insert("mfa_enabled".into(), Value::Bool(false));
+        o.insert("locale".into(), Value::String("en-US".into()));
+        o.insert("premium_type".into(), json!(0));
+        o.insert("email".into(), Value::Null);
+        o.insert("verified".into(), Value::Bool(true));
+    }
+    v
+}
+
+pub fn role(r: &Role) -> Value {
+    let mut v = json!({
+        "id": r.id,
+        "name": r.name,
+        "description": null,
+        "permissions": r.permissions,
+        "position": r.position,
+        "color": r.color,
+        // colors.primary_color always equals color (§3.1).
+        "colors": { "primary_color": r.color, "secondary_color": null, "tertiary_color": null },
+        "hoist": r.hoist,
+        "icon": r.icon,
+        "unicode_emoji": r.unicode_emoji,
+        "managed": r.managed,
+        "mentionable": r.mentionable,
+        "flags": r.flags,
+    });
+    if let (Some(tags), Some(o)) = (&r.tags, v.as_object_mut()) {
+        o.insert("tags".into(), tags.clone());
+    }
+    v
+}
+
+/// Roles highest first, the order Discord's client shows them.
+pub fn roles(g: &Guild) -> Value {
+    let mut rs: Vec<&Role> = g.roles.iter().collect();
+    rs.sort_by_key(|r| std::cmp::Reverse(rank(g, r)));
+    Value::Array(rs.into_iter().map(role).collect())
+}
+
+pub fn channel(guild_id: &str, c: &Channel) -> Value {
+    let mut o = Map::new();
+    o.insert("id".into(), json!(c.id));
+    o.insert("type".into(), json!(c.kind));
+    o.insert("guild_id".into(), json!(guild_id));
+    o.insert("name".into(), json!(c.name));
+    o.insert("position".into(), json!(c.position));
+    o.insert("flags".into(), json!(c.flags));
+    o.insert("parent_id".into(), json!(c.parent_id));
+    o.insert(
+        "permission_overwrites".into(),
+        json!(c.permission_overwrites),
+    );
+    let text_like = matches!(c.kind, 0 | 5 | 15 | 16);
+    let voice_like = matches!(c.kind, 2 | 13);
+    if c.kind != 4 {
+        o.insert("nsfw".into(), json!(c.nsfw));
+        o.insert("last_message_id".into(), Value::Null);
+    }
+    if text_like {
+        o.insert("topic".into(), json!(c.topic));
+    }
+    if text_like || voice_like {
+        o.insert(
+            "rate_limit_per_user".into(),
+            json!(c.rate_limit_per_user.unwrap_or(0)),
+        );
+    }
+    if voice_like {
+        o.insert("bitrate".into(), json!(c.bitrate.unwrap_or(64000)));
+        o.insert("user_limit".into(), json!(c.user_limit.unwrap_or(0)));
+        o.insert("rtc_region".into(), json!(c.rtc_region));
+        if let Some(q) = c.video_quality_mode {
+            o.insert("video_quality_mode".into(), json!(q));
+        }
+    }
+    if let Some(d) = c.default_auto_archive_duration {
+        o.insert("default_auto_archive_duration".into(), json!(d));
+    }
+    if let Some(d) = c.default_thread_rate_limit_per_user {
+        o.insert("default_thread_rate_limit_per_user".into(), json!(d));
+    }
+    if matches!(c.kind, 15 | 16) {
+        o.insert("available_tags".into(), json!([]));
+        o.insert("default_reaction_emoji".into(), Value::Null);
+        o.insert("default_sort_order".into(), Value::Null);
+        o.insert("default_tag_setting".into(), Value::Null);
+    }
+    if c.kind == 15 {
+        o.insert("default_forum_layout".into(), json!(0));
+    }
+    Value::Object(o)
+}
+
+pub fn guild(g: &Guild, with_counts: bool) -> Value {
+    let mut v = serde_json::to_value(g).unwrap_or_else(|_| json!({}));
+    if let Some(o) = v.as_object_mut() {
+        o.remove("channels");
+        o.remove("members");
+        o.remove("audit_log");
+        o.insert("roles".into(), roles(g));
+        if with_counts {
+            o.insert("approximate_member_count".into(), json!(g.members.len()));
+            o.insert("approximate_presence_count".into(), json!(0));
+        }
+    }
+    v
+}
+
+pub fn member(m: &Member, u: &User) -> Value {
+    json!({
+        "avatar": null,
+        "banner": null,
+        "communication_disabled_until": null,
+        "flags": 0,
+        "joined_at": m.joined_at,
+        "nick": m.nick,
+        "pending": false,
+        "premium_since": null,
+        "roles": m.roles,
+        "user": user(u),
+        "mute": false,
+        "deaf": false,
+    })
+}
+
+pub fn audit_entry(e: &AuditEntry) -> Value {
+    serde_json::to_value(e).unwrap_or_else(|_| json!({}))
+}

@@ -1,0 +1,332 @@
+//! The emulator's whole state: what `GET/PUT /_emulator/state` exchange.
+//!
+//! Ids are decimal strings, as on the wire. Every field has a serde default so a
+//! hand-written state file only needs the parts it cares about.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::permissions::Permissions;
+
+/// Discord epoch (2015-01-01T00:00:00Z) in milliseconds (discord-behaviour.md §8).
+pub const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct State {
+    #[serde(default)]
+    pub guilds: Vec<Guild>,
+    #[serde(default)]
+    pub users: Vec<User>,
+    /// Bot tokens and the user each authenticates as. Empty = a random token is
+    /// generated for `bot_user_id` at start.
+    #[serde(default)]
+    pub tokens: Vec<BotToken>,
+    /// The user that a generated token belongs to.
+    #[serde(default)]
+    pub bot_user_id: String,
+    #[serde(default)]
+    pub snowflake: SnowflakeGen,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct BotToken {
+    pub token: String,
+    pub user_id: String,
+}
+
+/// Issues timestamp-based snowflakes that never go backwards.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SnowflakeGen {
+    /// The last id issued (0 = none yet).
+    #[serde(default)]
+    pub last: u64,
+}
+
+impl SnowflakeGen {
+    /// A fresh id: (ms since Discord epoch) << 22, bumped past the last issued id.
+    pub fn next_id(&mut self) -> String {
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(DISCORD_EPOCH_MS);
+        let ts = now_ms.saturating_sub(DISCORD_EPOCH_MS) << 22;
+        let id = ts.max(self.last.saturating_add(1));
+        self.last = id;
+        id.to_string()
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct User {
+    pub id: String,
+    pub username: String,
+    #[serde(default = "zero_discriminator")]
+    pub discriminator: String,
+    #[serde(default)]
+    pub global_name: Option<String>,
+    #[serde(default)]
+    pub avatar: Option<String>,
+    #[serde(default)]
+    pub bot: bool,
+    #[serde(default)]
+    pub public_flags: u64,
+}
+
+fn zero_discriminator() -> String {
+    "0".into()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Guild {
+    pub id: String,
+    pub name: String,
+    pub owner_id: String,
+    #[serde(default)]
+    pub icon: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub home_header: Option<String>,
+    #[serde(default)]
+    pub splash: Option<String>,
+    #[serde(default)]
+    pub discovery_splash: Option<String>,
+    #[serde(default)]
+    pub banner: Option<String>,
+    #[serde(default)]
+    pub features: Vec<String>,
+    #[serde(default)]
+    pub application_id: Option<String>,
+    #[serde(default = "default_region")]
+    pub region: String,
+    #[serde(default)]
+    pub afk_channel_id: Option<String>,
+    #[serde(default = "default_afk_timeout")]
+    pub afk_timeout: u32,
+    #[serde(default)]
+    pub system_channel_id: Option<String>,
+    #[serde(default)]
+    pub system_channel_flags: u32,
+    #[serde(default)]
+    pub widget_enabled: bool,
+    #[serde(default)]
+    pub widget_channel_id: Option<String>,
+    #[serde(default)]
+    pub verification_level: u8,
+    #[serde(default)]
+    pub default_message_notifications: u8,
+    #[serde(default)]
+    pub mfa_level: u8,
+    #[serde(default)]
+    pub explicit_content_filter: u8,
+    #[serde(default)]
+    pub max_presences: Option<u32>,
+    #[serde(default = "default_max_members")]
+    pub max_members: u32,
+    #[serde(default = "default_stage_video")]
+    pub max_stage_video_channel_users: u32,
+    #[serde(default = "default_video")]
+    pub max_video_channel_users: u32,
+    #[serde(default)]
+    pub vanity_url_code: Option<String>,
+    #[serde(default)]
+    pub premium_tier: u8,
+    #[serde(default)]
+    pub premium_subscription_count: u32,
+    #[serde(default = "default_locale")]
+    pub preferred_locale: String,
+    #[serde(default)]
+    pub rules_channel_id: Option<String>,
+    #[serde(default)]
+    pub safety_alerts_channel_id: Option<String>,
+    #[serde(default)]
+    pub public_updates_channel_id: Option<String>,
+    #[serde(default)]
+    pub premium_progress_bar_enabled: bool,
+    #[serde(default)]
+    pub nsfw: bool,
+    #[serde(default)]
+    pub nsfw_level: u8,
+    #[serde(default)]
+    pub emojis: Vec<Value>,
+    #[serde(default)]
+    pub stickers: Vec<Value>,
+    #[serde(default)]
+    pub incidents_data: Option<Value>,
+    #[serde(default)]
+    pub roles: Vec<Role>,
+    #[serde(default)]
+    pub channels: Vec<Channel>,
+    #[serde(default)]
+    pub members: Vec<Member>,
+    /// Oldest first (ids increase).
+    #[serde(default)]
+    pub audit_log: Vec<AuditEntry>,
+}
+
+fn default_region() -> String {
+    "deprecated".into()
+}
+fn default_afk_timeout() -> u32 {
+    300
+}
+fn default_max_members() -> u32 {
+    500_000
+}
+fn default_stage_video() -> u32 {
+    50
+}
+fn default_video() -> u32 {
+    25
+}
+fn default_locale() -> String {
+    "en-US".into()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Role {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub permissions: Permissions,
+    #[serde(default)]
+    pub position: i64,
+    #[serde(default)]
+    pub color: u32,
+    #[serde(default)]
+    pub hoist: bool,
+    #[serde(default)]
+    pub managed: bool,
+    #[serde(default)]
+    pub mentionable: bool,
+    #[serde(default)]
+    pub icon: Option<String>,
+    #[serde(default)]
+    pub unicode_emoji: Option<String>,
+    #[serde(default)]
+    pub flags: u64,
+    /// Raw tags object as Discord sends it (null-valued tags mean "true").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Overwrite {
+    pub id: String,
+    /// 0 role, 1 member.
+    #[serde(rename = "type")]
+    pub kind: u8,
+    #[serde(default)]
+    pub allow: Permissions,
+    #[serde(default)]
+    pub deny: Permissions,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Channel {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: u8,
+    pub name: String,
+    #[serde(default)]
+    pub position: i64,
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    #[serde(default)]
+    pub permission_overwrites: Vec<Overwrite>,
+    #[serde(default)]
+    pub topic: Option<String>,
+    #[serde(default)]
+    pub nsfw: bool,
+    #[serde(default)]
+    pub flags: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit_per_user: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bitrate: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtc_region: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_quality_mode: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_auto_archive_duration: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_thread_rate_limit_per_user: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Member {
+    pub user_id: String,
+    #[serde(default)]
+    pub roles: Vec<String>,
+    #[serde(default)]
+    pub nick: Option<String>,
+    #[serde(default = "default_joined")]
+    pub joined_at: String,
+}
+
+fn default_joined() -> String {
+    "2021-06-01T12:00:00.000000+00:00".into()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AuditEntry {
+    pub id: String,
+    pub action_type: u32,
+    pub user_id: Option<String>,
+    pub target_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<AuditChange>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<serde_json::Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AuditChange {
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_value: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_value: Option<Value>,
+}
+
+impl State {
+    pub fn guild(&self, id: &str) -> Option<&Guild> {
+        self.guilds.iter().find(|g| g.id == id)
+    }
+    pub fn guild_mut(&mut self, id: &str) -> Option<&mut Guild> {
+        self.guilds.iter_mut().find(|g| g.id == id)
+    }
+    pub fn user(&self, id: &str) -> Option<&User> {
+        self.users.iter().find(|u| u.id == id)
+    }
+    /// The guild holding channel `id`.
+    pub fn guild_of_channel(&self, id: &str) -> Option<String> {
+        self.guilds
+            .iter()
+            .find(|g| g.channels.iter().any(|c| c.id == id))
+            .map(|g| g.id.clone())
+    }
+}
+
+impl Guild {
+    pub fn role(&self, id: &str) -> Option<&Role> {
+        self.roles.iter().find(|r| r.id == id)
+    }
+    pub fn channel(&self, id: &str) -> Option<&Channel> {
+        self.channels.iter().find(|c| c.id == id)
+    }
+    pub fn member(&self, user_id: &str) -> Option<&Member> {
+        self.members.iter().find(|m| m.user_id == user_id)
+    }
+    pub fn everyone(&self) -> Option<&Role> {
+        self.role(&self.id)
+    }
+    pub fn has_feature(&self, f: &str) -> bool {
+        self.features.iter().any(|x| x == f)
+    }
+}
