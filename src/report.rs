@@ -97,11 +97,16 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
         .as_ref()
         .map(|i| format!("  (id {i})"))
         .unwrap_or_default();
+    // A reorder's name already says what is reordered ("role hierarchy").
+    let kind = if c.action == Action::Reorder {
+        String::new()
+    } else {
+        format!("{} ", c.object.kind.label())
+    };
     let _ = writeln!(
         out,
-        "  {} {verb} {} {}{}",
+        "  {} {verb} {kind}{}{}",
         st.paint(code, sym),
-        c.object.kind.label(),
         st.paint("1", &c.object.name),
         id
     );
@@ -171,7 +176,16 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
 }
 
 fn write_line_diff(out: &mut String, before: &str, after: &str, st: Style, indent: &str) {
-    let diff = TextDiff::from_lines(before, after);
+    // Every line ends with a newline, so a last line is not reported as changed.
+    let terminate = |s: &str| {
+        if s.is_empty() || s.ends_with('\n') {
+            s.to_owned()
+        } else {
+            format!("{s}\n")
+        }
+    };
+    let (before, after) = (terminate(before), terminate(after));
+    let diff = TextDiff::from_lines(&before, &after);
     for change in diff.iter_all_changes() {
         let line = change.value().trim_end_matches('\n');
         let (sign, code) = match change.tag() {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
 use super::order::target_order;
-use super::roles::{EVERYONE, perm_names, permission_bits};
+use super::roles::{perm_names, permission_bits};
 use super::{Action, FieldChange, Kind, ObjectRef};
 use crate::discord::models::{
     Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
@@ -163,6 +163,8 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
     let enabling_community = cx.manifest.settings.as_ref().and_then(|s| s.community) == Some(true);
     let has_news = snap.guild.has_feature("NEWS");
 
+    // Channels created after COMMUNITY is on land at the bottom after all others.
+    let mut created_late: HashSet<usize> = HashSet::new();
     for (i, d) in decls.iter().enumerate() {
         let parent_ref = d.parent.map(|p| ids[p].clone());
         let needs_news = d.kind == channel_type::ANNOUNCEMENT
@@ -179,6 +181,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
                 );
                 continue;
             }
+            created_late.insert(i);
             Phase::AfterCommunity
         } else if d.kind == channel_type::CATEGORY {
             Phase::CategoryWrite
@@ -202,7 +205,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
 
     let matched: HashSet<&str> = matches.iter().flatten().map(|c| c.id.as_str()).collect();
     plan_unmatched(cx, &matched);
-    plan_order(cx, &decls, &matches, &ids);
+    plan_order(cx, &decls, &matches, &ids, &created_late);
     check_category_sizes(cx, &decls, &matches, &matched);
 }
 
@@ -402,12 +405,7 @@ fn overwrites_display(cx: &Ctx, set: &[Ow]) -> Value {
             return ("member".into(), t.live().unwrap_or_default().to_owned());
         }
         let name = match t {
-            IdRef::Live(id) if *id == cx.guild_id => EVERYONE.to_owned(),
-            IdRef::Live(id) => cx
-                .snap
-                .role(id)
-                .map(|r| r.name.clone())
-                .unwrap_or_else(|| id.clone()),
+            IdRef::Live(id) => cx.role_names.get(id).cloned().unwrap_or_else(|| id.clone()),
             IdRef::New(key) => key.trim_start_matches("role:").to_owned(),
         };
         ("role".into(), name)
@@ -773,7 +771,13 @@ type GroupKey = (Option<IdRef>, Group);
 
 /// One positions call for every sorting group whose declared order differs from
 /// what the live order will be after creates and moves.
-fn plan_order(cx: &mut Ctx, decls: &[Decl], matches: &[Option<&LiveChannel>], ids: &[IdRef]) {
+fn plan_order(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    matches: &[Option<&LiveChannel>],
+    ids: &[IdRef],
+    created_late: &HashSet<usize>,
+) {
     let snap = cx.snap;
     let declared_group = |i: usize| -> GroupKey {
         (
@@ -807,12 +811,28 @@ fn plan_order(cx: &mut Ctx, decls: &[Decl], matches: &[Option<&LiveChannel>], id
                 .push(IdRef::Live(c.id.clone())),
         }
     }
-    let mut declared_groups: Vec<(GroupKey, Vec<IdRef>)> = Vec::new();
+    // Per group: the declared order, and the new channels in the order they are created.
+    let mut declared_groups: Vec<(GroupKey, Vec<IdRef>, Vec<IdRef>)> = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let key = declared_group(i);
-        match declared_groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(id.clone()),
-            None => declared_groups.push((key, vec![id.clone()])),
+        let pos = match declared_groups.iter().position(|(k, _, _)| *k == key) {
+            Some(p) => p,
+            None => {
+                declared_groups.push((key, Vec::new(), Vec::new()));
+                declared_groups.len() - 1
+            }
+        };
+        declared_groups[pos].1.push(id.clone());
+        if id.live().is_none() && !created_late.contains(&i) {
+            declared_groups[pos].2.push(id.clone());
+        }
+    }
+    for (i, id) in ids.iter().enumerate() {
+        if created_late.contains(&i) {
+            let key = declared_group(i);
+            if let Some(g) = declared_groups.iter_mut().find(|(k, _, _)| *k == key) {
+                g.2.push(id.clone());
+            }
         }
     }
     let mut entries: Vec<Value> = Vec::new();
@@ -831,11 +851,11 @@ fn plan_order(cx: &mut Ctx, decls: &[Decl], matches: &[Option<&LiveChannel>], id
                 .to_owned(),
         }
     };
-    for (key, declared) in &declared_groups {
+    for (key, declared, created) in &declared_groups {
         let live = live_groups.get(key).cloned().unwrap_or_default();
         let target = target_order(&live, declared);
         let mut after_create = live.clone();
-        after_create.extend(declared.iter().filter(|k| k.live().is_none()).cloned());
+        after_create.extend(created.iter().cloned());
         if target == after_create && !moved_into.contains(key) {
             continue;
         }

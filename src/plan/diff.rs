@@ -91,6 +91,8 @@ pub(crate) struct Ctx<'a> {
     pub problems: Vec<Problem>,
     /// Role names (declared and live) → id, for overwrites.
     pub role_ids: HashMap<String, IdRef>,
+    /// Live role id → the name it has once the plan is applied (for display).
+    pub role_names: HashMap<String, String>,
     /// Channel names (declared and live, as Discord stores them) → (id, type), for settings.
     pub channel_ids: HashMap<String, (IdRef, u8)>,
 }
@@ -210,6 +212,7 @@ pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
         unmanaged: Vec::new(),
         problems: Vec::new(),
         role_ids: HashMap::new(),
+        role_names: HashMap::new(),
         channel_ids: HashMap::new(),
     };
     super::roles::plan_roles(&mut cx);

@@ -51,6 +51,7 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
         let name = if r.id == guild_id { EVERYONE } else { &r.name };
         cx.role_ids
             .insert(name.to_owned(), IdRef::Live(r.id.clone()));
+        cx.role_names.insert(r.id.clone(), name.to_owned());
     }
     let ranked: Vec<&LiveRole> = snap
         .roles_by_rank()
@@ -70,6 +71,9 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
             Some(live) => IdRef::Live(live.id.clone()),
             None => IdRef::New(format!("role:{}", d.name)),
         };
+        if let IdRef::Live(live_id) = &id {
+            cx.role_names.insert(live_id.clone(), d.name.clone());
+        }
         cx.role_ids.insert(d.name.clone(), id);
     }
 
@@ -398,7 +402,7 @@ fn plan_role_order(
         .collect();
     let fields = vec![FieldChange {
         field: "order".into(),
-        before: json!(after_create.iter().map(&name_of).collect::<Vec<_>>()),
+        before: json!(live_keys.iter().map(&name_of).collect::<Vec<_>>()),
         after: json!(target.iter().map(&name_of).collect::<Vec<_>>()),
     }];
     let idx = cx.push_change(change(
