@@ -189,6 +189,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
             Phase::ChannelWrite
         };
         check_bitrate(cx, d);
+        let synced_by_parent = follows_parent_sync(&decls, &matches, &desired_ows, i);
         match matches[i] {
             Some(live) => plan_update(
                 cx,
@@ -198,6 +199,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
                 desired_ows[i].as_deref(),
                 parent_ref,
                 phase,
+                synced_by_parent,
             ),
             None => plan_create(cx, &decls, i, desired_ows[i].as_deref(), parent_ref, phase),
         }
@@ -537,6 +539,38 @@ fn channel_fields(cx: &Ctx, d: &Decl, live: Option<&LiveChannel>) -> ChangeBuild
     b
 }
 
+/// Whether Discord itself will give channel `i` its desired overwrites: it is
+/// synced with its category now, stays in it, and the category's overwrites
+/// change in this plan, which Discord copies to synced children (§4.5).
+fn follows_parent_sync(
+    decls: &[Decl],
+    matches: &[Option<&LiveChannel>],
+    desired: &[Option<Vec<Ow>>],
+    i: usize,
+) -> bool {
+    let (Some(p), Some(child)) = (decls[i].parent, matches[i]) else {
+        return false;
+    };
+    let Some(parent) = matches[p] else {
+        return false;
+    };
+    let live_set = |c: &LiveChannel| -> Vec<Ow> {
+        canonical(
+            &c.permission_overwrites
+                .iter()
+                .map(Ow::from_live)
+                .collect::<Vec<_>>(),
+        )
+    };
+    decls[i].ch.sync_permissions == Some(true)
+        && child.parent_id.as_deref() == Some(parent.id.as_str())
+        && live_set(child) == live_set(parent)
+        && desired[p]
+            .as_deref()
+            .is_some_and(|want| canonical(want) != live_set(parent))
+}
+
+#[allow(clippy::too_many_arguments)]
 fn plan_update(
     cx: &mut Ctx,
     decls: &[Decl],
@@ -545,6 +579,7 @@ fn plan_update(
     ows: Option<&[Ow]>,
     parent: Option<IdRef>,
     phase: Phase,
+    synced_by_parent: bool,
 ) {
     let d = &decls[i];
     if live.kind != d.kind {
@@ -571,14 +606,23 @@ fn plan_update(
             .map(Ow::from_live)
             .collect();
         if canonical(want) != canonical(&have) {
-            // The whole set in one PATCH: there is never a moment with a deny missing.
-            b.set(
-                "overwrites",
-                overwrites_display(cx, &have),
-                overwrites_display(cx, want),
-                "permission_overwrites",
-                Value::Array(want.iter().map(Ow::api).collect()),
-            );
+            if synced_by_parent {
+                // Shown, but no call: the category's update carries it over.
+                b.fields.push(FieldChange {
+                    field: "overwrites (synced from its category)".into(),
+                    before: overwrites_display(cx, &have),
+                    after: overwrites_display(cx, want),
+                });
+            } else {
+                // The whole set in one PATCH: there is never a moment with a deny missing.
+                b.set(
+                    "overwrites",
+                    overwrites_display(cx, &have),
+                    overwrites_display(cx, want),
+                    "permission_overwrites",
+                    Value::Array(want.iter().map(Ow::api).collect()),
+                );
+            }
         }
     }
     let live_parent = live.parent_id.clone().map(IdRef::Live);

@@ -1,0 +1,99 @@
+//! Shared test harness: an emulator on a loopback port and the real `guildctl`
+//! binary run against it, as a user would run it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use guildctl::emulator::{EmulatorOptions, RequestRecord, RunningEmulator, State};
+
+pub struct Harness {
+    pub emu: RunningEmulator,
+    pub dir: tempfile::TempDir,
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Harness {
+    pub async fn start() -> Harness {
+        Self::with_state(None).await
+    }
+
+    pub async fn with_state(state: Option<State>) -> Harness {
+        let emu = RunningEmulator::start(EmulatorOptions { state })
+            .await
+            .expect("emulator starts");
+        Harness {
+            emu,
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// Writes a manifest into the harness's folder and returns its path.
+    pub fn manifest(&self, name: &str, yaml: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, yaml).expect("write manifest");
+        path
+    }
+
+    /// Runs `guildctl ARGS` against the emulator.
+    pub async fn run(&self, args: &[&str]) -> Run {
+        let out: Output = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"))
+            .args(args)
+            .env("DISCORD_TOKEN", &self.emu.token)
+            .env("GUILDCTL_API_BASE", &self.emu.api_base)
+            .env("GUILDCTL_GUILD", &self.emu.guild_id)
+            .env("NO_COLOR", "1")
+            .env_remove("GITHUB_SHA")
+            .current_dir(self.dir.path())
+            .output()
+            .await
+            .expect("guildctl runs");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.emu.requests()
+    }
+
+    pub fn writes(&self) -> Vec<RequestRecord> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method != "GET")
+            .collect()
+    }
+
+    pub fn guild(&self) -> guildctl::emulator::state::Guild {
+        let state = self.emu.state();
+        state
+            .guilds
+            .into_iter()
+            .find(|g| g.id == self.emu.guild_id)
+            .expect("the emulator's guild")
+    }
+}
+
+pub fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+impl Run {
+    pub fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code, code,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
