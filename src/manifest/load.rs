@@ -23,6 +23,15 @@ pub struct LoadedManifest {
     pub locations: SourceMap,
 }
 
+impl LoadedManifest {
+    /// The manifest's YAML as JSON (same YAML 1.2 rules as the typed parse), for
+    /// [`super::validate_against_schema`]. `None` if it does not convert (it parsed once, so
+    /// that is unexpected).
+    pub fn json_value(&self) -> Option<serde_json::Value> {
+        serde_saphyr::from_str_with_options(&self.source, yaml_options()).ok()
+    }
+}
+
 /// Why a manifest could not be loaded. `Display` starts with `file:line:col` where known.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
