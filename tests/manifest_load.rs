@@ -273,3 +273,11 @@ fn garbage_input_never_panics() {
         let _ = load_text(text);
     }
 }
+
+#[test]
+fn special_floats_in_string_fields_load() {
+    let l = load_text("version: 1\nroles:\n  - name: .nan\n  - name: .inf\n").unwrap();
+    let roles = l.manifest.roles.unwrap();
+    assert_eq!(roles[0].name, ".nan");
+    assert_eq!(l.locations.locate("roles[1].name"), Some((4, 11)));
+}
