@@ -141,3 +141,11 @@ fn schema_rejects_what_the_types_reject() {
         "{diags:#?}"
     );
 }
+
+#[test]
+fn loaded_manifest_converts_to_json_for_the_schema() {
+    let loaded = load(&root().join("examples/community.yaml")).unwrap();
+    let value = loaded.json_value().unwrap();
+    assert_eq!(value["settings"]["community"], true);
+    assert!(validate_against_schema(&value).is_empty());
+}

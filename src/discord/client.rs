@@ -111,10 +111,7 @@ fn collect_field_errors(v: &Value, path: String, out: &mut Vec<String>) {
     for (k, child) in map {
         if k == "_errors" {
             for e in child.as_array().into_iter().flatten() {
-                let msg = e
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("invalid");
+                let msg = e.get("message").and_then(Value::as_str).unwrap_or("invalid");
                 let at = if path.is_empty() { "body" } else { &path };
                 out.push(format!("{at}: {msg}"));
             }

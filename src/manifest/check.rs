@@ -221,6 +221,16 @@ fn type_name(t: ChannelType) -> &'static str {
     t.name()
 }
 
+/// "a text", "an announcement".
+fn a_type(t: ChannelType) -> String {
+    let n = t.name();
+    if n.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {n}")
+    } else {
+        format!("a {n}")
+    }
+}
+
 /// Sorting group of a channel type: names must be unique within a parent and group.
 fn group(t: ChannelType) -> &'static str {
     if t == ChannelType::Category {
@@ -830,9 +840,9 @@ fn channel_structure(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::error(
                     format!("{}.channels", c.path),
                     format!(
-                        "only a category holds channels, but \"{}\" is a {} channel",
+                        "only a category holds channels, but \"{}\" is {} channel",
                         c.channel.name,
-                        type_name(t)
+                        a_type(t)
                     ),
                 )
                 .with_help("add `type: category`, or move these channels out"),
@@ -895,7 +905,7 @@ fn channel_field_applicability(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::error(
                         format!("{}.{field}", c.path),
-                        format!("`{field}` does not apply to a {} channel", type_name(t)),
+                        format!("`{field}` does not apply to {} channel", a_type(t)),
                     )
                     .with_help(format!(
                         "`{field}` applies to: {}; remove it",

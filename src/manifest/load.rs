@@ -23,6 +23,15 @@ pub struct LoadedManifest {
     pub locations: SourceMap,
 }
 
+impl LoadedManifest {
+    /// The manifest's YAML as JSON (same YAML 1.2 rules as the typed parse), for
+    /// [`super::validate_against_schema`]. `None` if it does not convert (it parsed once, so
+    /// that is unexpected).
+    pub fn json_value(&self) -> Option<serde_json::Value> {
+        serde_saphyr::from_str_with_options(&self.source, yaml_options()).ok()
+    }
+}
+
 /// Why a manifest could not be loaded. `Display` starts with `file:line:col` where known.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
@@ -134,7 +143,7 @@ pub fn load(path: &Path) -> Result<LoadedManifest, ManifestError> {
 /// Parses manifest text; `path` is only used in messages and [`LoadedManifest::path`].
 pub fn load_str(path: &Path, source: String) -> Result<LoadedManifest, ManifestError> {
     // 1. The spanned tree: syntax errors surface here, and it gives the version and locations.
-    let tree: Spanned<Node> = serde_saphyr::from_str_with_options(&source, yaml_options())
+    let tree: Spanned<Node> = serde_saphyr::from_str_with_options(&source, tree_options())
         .map_err(|e| {
             let (line, column) = error_location(&e);
             ManifestError::Syntax {
@@ -181,6 +190,14 @@ fn yaml_options() -> serde_saphyr::Options {
         legacy_octal_numbers: false,
         with_snippet: false,
     }
+}
+
+/// The untyped tree reads every scalar through `deserialize_any`: let `.nan`/`.inf` through
+/// as text (a string field may legitimately hold them) instead of failing the whole parse.
+fn tree_options() -> serde_saphyr::Options {
+    let mut o = yaml_options();
+    o.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::AsString;
+    o
 }
 
 fn error_location(e: &serde_saphyr::Error) -> (usize, usize) {

@@ -1,0 +1,283 @@
+//! Loading: syntax and type errors with file:line:col, unknown fields, the version gate,
+//! YAML 1.2 scalars, and the source map.
+
+use std::path::Path;
+
+use guildctl::manifest::{Diagnostic, LoadedManifest, ManifestError, load, load_str, render};
+
+fn load_text(text: &str) -> Result<LoadedManifest, ManifestError> {
+    load_str(Path::new("guild.yaml"), text.to_string())
+}
+
+fn err(text: &str) -> ManifestError {
+    match load_text(text) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn syntax_error_has_line_and_column() {
+    let e = err("version: 1\nroles:\n  - name: [Moderator\n");
+    assert!(matches!(e, ManifestError::Syntax { .. }), "{e:?}");
+    assert_eq!(e.location(), Some((3, 11)));
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("guild.yaml:3:11: invalid YAML: "),
+        "{shown}"
+    );
+    assert!(e.hint().is_some());
+}
+
+#[test]
+fn tabs_are_a_syntax_error_with_a_hint() {
+    let e = err("version: 1\nroles:\n\t- name: x\n");
+    assert!(matches!(e, ManifestError::Syntax { line: 3, .. }), "{e:?}");
+    assert!(e.hint().unwrap().contains("spaces"));
+}
+
+#[test]
+fn duplicate_keys_are_rejected() {
+    let e = err("version: 1\nsettings:\n  name: A\n  name: B\n");
+    assert_eq!(e.location().map(|l| l.0), Some(4), "{e}");
+    assert!(e.to_string().contains("duplicate"), "{e}");
+}
+
+#[test]
+fn unknown_field_is_rejected_with_location_and_suggestion() {
+    let e = err("version: 1\nroles:\n  - name: Moderator\n    colr: \"#ffffff\"\n");
+    assert!(matches!(e, ManifestError::Type { .. }), "{e:?}");
+    assert_eq!(e.location(), Some((4, 5)));
+    assert!(
+        e.to_string()
+            .starts_with("guild.yaml:4:5: unknown field `colr`"),
+        "{e}"
+    );
+    assert_eq!(e.hint(), Some("did you mean `color`?"));
+}
+
+#[test]
+fn unknown_top_level_field_is_rejected() {
+    let e = err("version: 1\nchanels: []\n");
+    assert_eq!(e.location(), Some((2, 1)));
+    assert_eq!(e.hint(), Some("did you mean `channels`?"));
+}
+
+#[test]
+fn wrong_type_is_a_type_error() {
+    let e = err("version: 1\nsettings:\n  afk_timeout: five minutes\n");
+    assert!(
+        matches!(
+            e,
+            ManifestError::Type {
+                line: 3,
+                column: 16,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = err("version: 1\nsettings:\n  verification_level: extreme\n");
+    assert!(e.to_string().contains("unknown variant `extreme`"), "{e}");
+}
+
+#[test]
+fn bad_colour_and_snowflake_are_type_errors() {
+    let e = err("version: 1\nroles:\n  - name: A\n    color: \"#12\"\n");
+    assert_eq!(e.location(), Some((4, 12)));
+    assert!(e.to_string().contains("is not a colour"), "{e}");
+    let e = err("version: 1\nguild: abc\n");
+    assert!(e.to_string().contains("not a Discord id"), "{e}");
+}
+
+#[test]
+fn version_other_than_1_is_rejected_first() {
+    // Version 2 may have another shape: the version is reported, not the unknown field.
+    let e = err("version: 2\nsomething_new: true\n");
+    assert!(matches!(e, ManifestError::Version { .. }), "{e:?}");
+    assert_eq!(e.location(), Some((1, 10)));
+    assert!(
+        e.to_string().contains("unsupported manifest version 2"),
+        "{e}"
+    );
+    let e = err("version: \"one\"\n");
+    assert!(matches!(e, ManifestError::Version { .. }), "{e:?}");
+}
+
+#[test]
+fn missing_version_is_rejected() {
+    let e = err("roles: []\n");
+    assert!(matches!(e, ManifestError::Version { .. }), "{e:?}");
+    assert!(e.to_string().contains("no `version`"), "{e}");
+}
+
+#[test]
+fn non_mapping_and_empty_documents_are_rejected() {
+    assert!(matches!(err(""), ManifestError::Version { .. }));
+    assert!(matches!(err("- a\n- b\n"), ManifestError::Version { .. }));
+    assert!(matches!(err("just text\n"), ManifestError::Version { .. }));
+}
+
+#[test]
+fn yaml_1_2_no_on_off_are_strings() {
+    // The Norway problem: `no`, `on`, `off`, `yes` are strings in YAML 1.2.
+    let l = load_text(
+        "version: 1\nsettings:\n  name: no\n  preferred_locale: off\nroles:\n  - name: on\n  - name: yes\n",
+    )
+    .unwrap();
+    let s = l.manifest.settings.unwrap();
+    assert_eq!(s.name.as_deref(), Some("no"));
+    assert_eq!(s.preferred_locale.as_deref(), Some("off"));
+    let roles = l.manifest.roles.unwrap();
+    assert_eq!(roles[0].name, "on");
+    assert_eq!(roles[1].name, "yes");
+}
+
+#[test]
+fn yaml_1_1_booleans_are_rejected_in_boolean_fields() {
+    for word in ["yes", "no", "on", "off", "y"] {
+        let e = err(&format!(
+            "version: 1\nroles:\n  - name: A\n    hoist: {word}\n"
+        ));
+        assert_eq!(e.location(), Some((4, 12)), "{word}: {e}");
+        assert!(e.hint().unwrap().contains("YAML 1.2"), "{word}: {e:?}");
+    }
+    let l = load_text("version: 1\nroles:\n  - name: A\n    hoist: true\n").unwrap();
+    assert_eq!(l.manifest.roles.unwrap()[0].hoist, Some(true));
+}
+
+#[test]
+fn null_clears_and_absent_leaves_unmanaged() {
+    let l = load_text("version: 1\nsettings:\n  afk_channel: null\n  system_channel:\n").unwrap();
+    let s = l.manifest.settings.unwrap();
+    assert_eq!(s.afk_channel, Some(None));
+    assert_eq!(s.system_channel, Some(None));
+    assert_eq!(s.rules_channel, None);
+}
+
+#[test]
+fn io_error_names_the_file() {
+    let e = load(Path::new("/nonexistent/guild.yaml")).unwrap_err();
+    assert!(matches!(e, ManifestError::Io { .. }));
+    assert!(
+        e.to_string()
+            .starts_with("/nonexistent/guild.yaml: cannot read"),
+        "{e}"
+    );
+}
+
+const SAMPLE: &str = "\
+version: 1
+settings:
+  name: Ferris Fans
+  afk_timeout: 300
+roles:
+  - name: Moderator
+    permissions: [kick_members, ban_members]
+  - { name: Member, color: \"#ffffff\" }
+channels:
+  - name: Info
+    type: category
+    channels:
+      - name: rules
+        overwrites:
+          - role: \"@everyone\"
+            deny:
+              - send_messages
+              - add_reactions
+";
+
+#[test]
+fn source_map_locates_every_node() {
+    let l = load_text(SAMPLE).unwrap();
+    let m = &l.locations;
+    assert_eq!(m.locate("version"), Some((1, 10)));
+    assert_eq!(m.locate("settings.afk_timeout"), Some((4, 16)));
+    assert_eq!(m.locate("roles[0]"), Some((6, 5)));
+    assert_eq!(m.locate("roles[0].name"), Some((6, 11)));
+    assert_eq!(m.locate("roles[0].permissions[1]"), Some((7, 33)));
+    assert_eq!(m.locate("roles[1].color"), Some((8, 28)));
+    assert_eq!(m.locate("channels[0].channels[0].name"), Some((13, 15)));
+    assert_eq!(
+        m.locate("channels[0].channels[0].overwrites[0].deny[1]"),
+        Some((18, 17))
+    );
+    assert_eq!(m.locate_key("settings.afk_timeout"), Some((4, 3)));
+}
+
+#[test]
+fn source_map_falls_back_to_the_nearest_ancestor() {
+    let l = load_text(SAMPLE).unwrap();
+    let m = &l.locations;
+    // Absent field of a present mapping entry: the entry's key.
+    assert_eq!(m.locate("settings.rules_channel"), Some((2, 1)));
+    // Absent field of a list item: the item.
+    assert_eq!(m.locate("roles[0].color"), Some((6, 5)));
+    assert_eq!(m.locate("roles[1].hoist"), Some((8, 5)));
+    assert_eq!(m.locate("prune.roles"), Some((1, 1)));
+}
+
+#[test]
+fn render_is_compiler_style_and_sorted_by_position() {
+    let l = load_text(SAMPLE).unwrap();
+    let diags = vec![
+        Diagnostic::warning("channels[0].channels[0].overwrites[0].deny[1]", "second")
+            .with_help("a help text"),
+        Diagnostic::error("roles[0].name", "first"),
+    ];
+    let out = render(&l, &diags, false);
+    let expected = "\
+error: first
+ --> guild.yaml:6:11
+  |
+6 |   - name: Moderator
+  |           ^^^^^^^^^
+  = at: roles[0].name
+
+warning: second
+  --> guild.yaml:18:17
+   |
+18 |               - add_reactions
+   |                 ^^^^^^^^^^^^^
+   = at: channels[0].channels[0].overwrites[0].deny[1]
+   = help: a help text
+";
+    assert_eq!(out, expected);
+    let colored = render(&l, &diags, true);
+    assert!(colored.contains("\x1b[1;31merror\x1b[0m"));
+}
+
+#[test]
+fn manifest_error_renders_with_excerpt() {
+    let src = "version: 1\nroles:\n  - name: A\n    colr: 1\n";
+    let e = err(src);
+    let out = e.render(Some(src), false);
+    assert!(out.starts_with("error: unknown field `colr`"), "{out}");
+    assert!(out.contains(" --> guild.yaml:4:5\n"), "{out}");
+    assert!(out.contains("4 |     colr: 1\n"), "{out}");
+    assert!(out.contains("= help: did you mean `color`?"), "{out}");
+}
+
+#[test]
+fn garbage_input_never_panics() {
+    for text in [
+        "\u{0}",
+        "version: 1\n&a [*a]\n",
+        "version: 1\nroles: *nope\n",
+        "version: 1\nroles:\n  - name: !!binary aGVsbG8=\n",
+        "{{{{",
+        "version: 1\n...\n---\nversion: 1\n",
+        "version: 99999999999999999999999999999\n",
+        "version: 1\nroles: [{name: a, permissions: {x: 1}}]\n",
+    ] {
+        let _ = load_text(text);
+    }
+}
+
+#[test]
+fn special_floats_in_string_fields_load() {
+    let l = load_text("version: 1\nroles:\n  - name: .nan\n  - name: .inf\n").unwrap();
+    let roles = l.manifest.roles.unwrap();
+    assert_eq!(roles[0].name, ".nan");
+    assert_eq!(l.locations.locate("roles[1].name"), Some((4, 11)));
+}
