@@ -1084,3 +1084,28 @@ async fn tokens_are_random_unless_pinned_and_state_files_load() {
     assert!(err.to_string().contains("state.json"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn the_documented_state_example_loads_and_serves() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/emulator.md")).unwrap();
+    let start = doc
+        .find("```json\n{\n  \"guilds\"")
+        .expect("example in docs")
+        + 8;
+    let end = start + doc[start..].find("```").unwrap();
+    let st: State = serde_json::from_str(&doc[start..end]).expect("example parses");
+    let t = T::with(st).await;
+    assert_eq!(t.emu.token, "pinned-token-for-tests");
+    let (s, me) = t.get("/users/@me").await;
+    assert_eq!(s, 200);
+    assert_eq!(me["username"], "guildctl");
+    let (s, c) = t
+        .post(
+            &format!("/guilds/{}/channels", t.g()),
+            json!({"name": "New One", "parent_id": t.chan("General")}),
+        )
+        .await;
+    assert_eq!(s, 201);
+    assert_eq!(c["permission_overwrites"][0]["deny"], "2099200");
+}
