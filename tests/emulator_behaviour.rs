@@ -750,6 +750,14 @@ async fn validation_errors_use_discords_tree() {
         v["errors"]["type"]["_errors"][0]["code"],
         "BASE_TYPE_CHOICES"
     );
+    // 256 must not wrap around to 0 (GUILD_TEXT).
+    let (s, _) = t
+        .patch(
+            &format!("/channels/{}", t.chan("rules")),
+            json!({"type": 256}),
+        )
+        .await;
+    assert_eq!(s, 400);
 }
 
 #[tokio::test]
