@@ -1373,7 +1373,8 @@ pub async fn patch_channel(
     // Type changes: only text ↔ announcement, announcement needs NEWS (§4.6).
     let mut new_kind = cur_kind;
     if let Field::Set(k) = r.int("type") {
-        let k = k as u8;
+        // Out-of-range numbers must not wrap into a valid type.
+        let k = u8::try_from(k).unwrap_or(u8::MAX);
         if k != cur_kind {
             let allowed: &[u8] = if g.has_feature("NEWS") { &[0, 5] } else { &[0] };
             if !matches!(cur_kind, 0 | 5) || !allowed.contains(&k) {

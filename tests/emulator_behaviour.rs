@@ -1,0 +1,1119 @@
+//! The emulator's Discord behaviours, observed over real HTTP on loopback.
+
+use guildctl::emulator::state::State;
+use guildctl::emulator::{EmulatorOptions, RunningEmulator, default_state};
+use guildctl::permissions::Permissions;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+struct T {
+    emu: RunningEmulator,
+    http: reqwest::Client,
+}
+
+impl T {
+    async fn new() -> T {
+        Self::with(default_state()).await
+    }
+
+    async fn with(state: State) -> T {
+        let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
+            .await
+            .expect("emulator starts");
+        T {
+            emu,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// A bot whose role has only the given permissions (no ADMINISTRATOR).
+    async fn non_admin(p: Permissions) -> T {
+        let mut st = default_state();
+        let g = &mut st.guilds[0];
+        let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
+        bot_role.permissions = p;
+        T::with(st).await
+    }
+
+    async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        reason: Option<&str>,
+    ) -> (u16, Value) {
+        let mut rb = self
+            .http
+            .request(method, format!("{}{}", self.emu.api_base, path))
+            .header("Authorization", format!("Bot {}", self.emu.token));
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        if let Some(r) = reason {
+            rb = rb.header("X-Audit-Log-Reason", r);
+        }
+        let resp = rb.send().await.expect("request");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap_or_default();
+        let v = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).expect("json body")
+        };
+        (status, v)
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        self.call(Method::GET, path, None, None).await
+    }
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(Method::POST, path, Some(body), None).await
+    }
+    async fn patch(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(Method::PATCH, path, Some(body), None).await
+    }
+    async fn put(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(Method::PUT, path, Some(body), None).await
+    }
+    async fn delete(&self, path: &str) -> (u16, Value) {
+        self.call(Method::DELETE, path, None, None).await
+    }
+
+    fn g(&self) -> String {
+        self.emu.guild_id.clone()
+    }
+    fn role(&self, name: &str) -> String {
+        let st = self.emu.state();
+        st.guilds[0]
+            .roles
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("role {name}"))
+            .id
+            .clone()
+    }
+    fn chan(&self, name: &str) -> String {
+        let st = self.emu.state();
+        st.guilds[0]
+            .channels
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("channel {name}"))
+            .id
+            .clone()
+    }
+    async fn channel(&self, id: &str) -> Value {
+        let (s, v) = self.get(&format!("/channels/{id}")).await;
+        assert_eq!(s, 200);
+        v
+    }
+    async fn audit(&self, query: &str) -> Vec<Value> {
+        let (s, v) = self
+            .get(&format!("/guilds/{}/audit-logs{query}", self.g()))
+            .await;
+        assert_eq!(s, 200, "{v}");
+        v["audit_log_entries"].as_array().unwrap().clone()
+    }
+}
+
+fn err_code(v: &Value) -> i64 {
+    v["code"].as_i64().unwrap_or(-1)
+}
+
+fn role_order(roles: &Value) -> Vec<String> {
+    let mut rs: Vec<(i64, u64, String)> = roles
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["position"].as_i64().unwrap(),
+                r["id"].as_str().unwrap().parse().unwrap(),
+                r["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    rs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    rs.into_iter().map(|r| r.2).collect()
+}
+
+#[tokio::test]
+async fn auth_is_required_and_framework_errors_have_discord_bodies() {
+    let t = T::new().await;
+    let url = format!("{}/users/@me", t.emu.api_base);
+    let r = t.http.get(&url).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v, json!({"message": "401: Unauthorized", "code": 0}));
+    let r = t
+        .http
+        .get(&url)
+        .header("Authorization", "Bot nope")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+
+    let (s, me) = t.get("/users/@me").await;
+    assert_eq!(s, 200);
+    assert_eq!(me["username"], "guildctl");
+    assert_eq!(me["bot"], true);
+
+    let (s, v) = t.get("/nowhere").await;
+    assert_eq!(
+        (s, v),
+        (404, json!({"message": "404: Not Found", "code": 0}))
+    );
+    let (s, v) = t.put(&format!("/guilds/{}", t.g()), json!({})).await;
+    assert_eq!(
+        (s, v),
+        (
+            405,
+            json!({"message": "405: Method Not Allowed", "code": 0})
+        )
+    );
+
+    let r = t
+        .http
+        .patch(format!("{}/guilds/{}", t.emu.api_base, t.g()))
+        .header("Authorization", format!("Bot {}", t.emu.token))
+        .header("Content-Type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(err_code(&v), 50109);
+}
+
+#[tokio::test]
+async fn unknown_ids_give_their_codes() {
+    let t = T::new().await;
+    let (s, v) = t.get("/channels/123456789012345678").await;
+    assert_eq!((s, err_code(&v)), (404, 10003));
+    let (s, v) = t.get("/guilds/123456789012345678").await;
+    assert_eq!((s, err_code(&v)), (404, 10004));
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{}/roles/123456789012345678", t.g()),
+            json!({"name": "x"}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (404, 10011));
+    let (s, v) = t
+        .get(&format!("/guilds/{}/members/123456789012345678", t.g()))
+        .await;
+    assert_eq!((s, err_code(&v)), (404, 10013));
+    let (s, v) = t
+        .delete(&format!(
+            "/channels/{}/permissions/123456789012345678",
+            t.chan("general")
+        ))
+        .await;
+    assert_eq!((s, err_code(&v)), (404, 10009));
+}
+
+#[tokio::test]
+async fn guild_and_member_reads() {
+    let t = T::new().await;
+    let (s, g) = t.get(&format!("/guilds/{}?with_counts=true", t.g())).await;
+    assert_eq!(s, 200);
+    assert_eq!(g["name"], "Ferris Fans");
+    assert_eq!(g["approximate_member_count"], 6);
+    assert_eq!(g["roles"].as_array().unwrap().len(), 9);
+    let everyone = g["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "@everyone")
+        .unwrap();
+    assert_eq!(everyone["id"], g["id"], "@everyone.id == guild.id");
+    assert_eq!(everyone["position"], 0);
+    let id = g["id"].as_str().unwrap();
+    assert!((17..=19).contains(&id.len()));
+
+    let me = t.emu.state().bot_user_id;
+    let (s, m) = t.get(&format!("/guilds/{}/members/{me}", t.g())).await;
+    assert_eq!(s, 200);
+    assert_eq!(m["roles"], json!([t.role("guildctl")]));
+}
+
+#[tokio::test]
+async fn hierarchy_blocks_roles_at_or_above_the_bot() {
+    let t = T::new().await;
+    let g = t.g();
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{g}/roles/{}", t.role("Admin")),
+            json!({"name": "Boss"}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 50013));
+    // Its own managed role sits at its own position: not editable.
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{g}/roles/{}", t.role("guildctl")),
+            json!({"color": 5}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 50013));
+    // Below it: fine.
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{g}/roles/{}", t.role("Moderator")),
+            json!({"name": "Mods", "color": 255}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["name"], "Mods");
+    assert_eq!(v["colors"]["primary_color"], 255);
+    // Moving a role to the bot's own position is refused.
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{g}/roles"),
+            json!([{"id": t.role("Muted"), "position": 7}]),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 50013));
+}
+
+#[tokio::test]
+async fn managed_roles_and_everyone_cannot_be_deleted() {
+    let t = T::new().await;
+    let g = t.g();
+    for name in ["Server Booster", "@everyone"] {
+        let (s, v) = t
+            .delete(&format!("/guilds/{g}/roles/{}", t.role(name)))
+            .await;
+        assert_eq!((s, err_code(&v)), (400, 50028), "{name}");
+    }
+    let muted = t.role("Muted");
+    let (s, _) = t.delete(&format!("/guilds/{g}/roles/{muted}")).await;
+    assert_eq!(s, 204);
+    let st = t.emu.state();
+    assert!(st.guilds[0].role(&muted).is_none());
+    assert!(
+        st.guilds[0]
+            .members
+            .iter()
+            .all(|m| !m.roles.contains(&muted))
+    );
+}
+
+#[tokio::test]
+async fn non_admin_bot_cannot_grant_what_it_lacks() {
+    let p = Permissions::MANAGE_ROLES | Permissions::MANAGE_CHANNELS | Permissions::VIEW_CHANNEL;
+    let t = T::non_admin(p).await;
+    let g = t.g();
+    let (s, v) = t
+        .post(
+            &format!("/guilds/{g}/roles"),
+            json!({"name": "x", "permissions": "8"}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 50013));
+    // Default permissions are @everyone's (the bot has those through @everyone).
+    let (s, v) = t
+        .post(&format!("/guilds/{g}/roles"), json!({"name": "x"}))
+        .await;
+    assert_eq!(s, 200);
+    let st = t.emu.state();
+    assert_eq!(
+        json!(st.guilds[0].everyone().unwrap().permissions),
+        v["permissions"]
+    );
+    let (s, v) = t
+        .post(
+            &format!("/guilds/{g}/roles"),
+            json!({"name": "ok", "permissions": 1024}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["permissions"], "1024");
+    // MANAGE_ROLES inside an overwrite: administrators only.
+    let (s, v) = t
+        .put(
+            &format!(
+                "/channels/{}/permissions/{}",
+                t.chan("general"),
+                t.role("Member")
+            ),
+            json!({"type": 0, "allow": "268435456"}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 50013));
+    // No VIEW_AUDIT_LOG.
+    let (s, v) = t.get(&format!("/guilds/{g}/audit-logs")).await;
+    assert_eq!((s, err_code(&v)), (403, 50013));
+    // No MANAGE_GUILD.
+    let (s, v) = t
+        .patch(&format!("/guilds/{g}"), json!({"name": "Nope"}))
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 50013));
+}
+
+#[tokio::test]
+async fn hidden_channels_are_missing_access() {
+    let p = Permissions::MANAGE_CHANNELS | Permissions::VIEW_CHANNEL;
+    let t = T::non_admin(p).await;
+    let (s, v) = t
+        .patch(
+            &format!("/channels/{}", t.chan("mod-chat")),
+            json!({"topic": "x"}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 50001));
+}
+
+#[tokio::test]
+async fn new_roles_go_to_position_one_and_reorder_renumbers() {
+    let t = T::new().await;
+    let g = t.g();
+    let (s, r) = t
+        .post(&format!("/guilds/{g}/roles"), json!({"name": "Fresh"}))
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(r["position"], 1);
+    let (_, roles) = t.get(&format!("/guilds/{g}/roles")).await;
+    let order = role_order(&roles);
+    assert_eq!(
+        order,
+        [
+            "Admin",
+            "guildctl",
+            "Moderator",
+            "Helper",
+            "Contributor",
+            "Server Booster",
+            "Member",
+            "Muted",
+            "Fresh",
+            "@everyone"
+        ]
+    );
+    // Muted to 4 ties with Server Booster (4): the older id ranks higher.
+    let (s, roles) = t
+        .patch(
+            &format!("/guilds/{g}/roles"),
+            json!([{"id": t.role("Muted"), "position": 4}]),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(roles.as_array().unwrap().len(), 10, "full list");
+    assert_eq!(
+        role_order(&roles)[5..9],
+        ["Server Booster", "Muted", "Member", "Fresh"]
+    );
+    let mut positions: Vec<i64> = roles
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["position"].as_i64().unwrap())
+        .collect();
+    positions.sort();
+    assert_eq!(positions, (0..10).collect::<Vec<_>>(), "contiguous");
+}
+
+#[tokio::test]
+async fn channel_create_normalises_copies_category_overwrites_and_goes_to_bottom() {
+    let t = T::new().await;
+    let g = t.g();
+    let general = t.chan("General");
+    let (s, c) = t
+        .post(
+            &format!("/guilds/{g}/channels"),
+            json!({"name": "My Cool Channel!", "parent_id": general}),
+        )
+        .await;
+    assert_eq!(s, 201, "{c}");
+    assert_eq!(c["name"], "my-cool-channel");
+    assert_eq!(c["position"], 3, "below general, off-topic, memes");
+    let cat = t.channel(&general).await;
+    assert_eq!(c["permission_overwrites"], cat["permission_overwrites"]);
+    // Explicit overwrites are taken as they are; voice names keep their case.
+    let (s, c) = t
+        .post(
+            &format!("/guilds/{g}/channels"),
+            json!({"name": "Big Room", "type": 2, "parent_id": general, "permission_overwrites": []}),
+        )
+        .await;
+    assert_eq!(s, 201);
+    assert_eq!(c["name"], "Big Room");
+    assert_eq!(c["position"], 2, "below Lounge and Gaming");
+    assert_eq!(c["permission_overwrites"], json!([]));
+    // Parent must be a category.
+    let (s, v) = t
+        .post(
+            &format!("/guilds/{g}/channels"),
+            json!({"name": "x", "parent_id": t.chan("general")}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        v["errors"]["parent_id"]["_errors"][0]["code"],
+        "CHANNEL_PARENT_INVALID_TYPE"
+    );
+}
+
+#[tokio::test]
+async fn category_overwrite_changes_follow_to_synced_children_only() {
+    let t = T::new().await;
+    let general = t.chan("General");
+    let everyone = t.g();
+    let (s, _) = t
+        .put(
+            &format!("/channels/{general}/permissions/{everyone}"),
+            json!({"type": 0, "deny": "64"}),
+        )
+        .await;
+    assert_eq!(s, 204);
+    let cat = t.channel(&general).await;
+    for name in ["general", "off-topic", "Lounge", "Gaming"] {
+        let c = t.channel(&t.chan(name)).await;
+        assert_eq!(
+            c["permission_overwrites"], cat["permission_overwrites"],
+            "{name} was synced"
+        );
+    }
+    let memes = t.channel(&t.chan("memes")).await;
+    assert_ne!(memes["permission_overwrites"], cat["permission_overwrites"]);
+    // PATCH with permission_overwrites replaces the set and propagates too.
+    let (s, _) = t
+        .patch(
+            &format!("/channels/{general}"),
+            json!({"permission_overwrites": []}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let c = t.channel(&t.chan("general")).await;
+    assert_eq!(c["permission_overwrites"], json!([]));
+}
+
+#[tokio::test]
+async fn deleting_a_category_orphans_its_children() {
+    let t = T::new().await;
+    let help = t.chan("Help");
+    let (s, c) = t
+        .call(
+            Method::DELETE,
+            &format!("/channels/{help}"),
+            None,
+            Some("tidy"),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(c["id"], help);
+    for name in ["help", "showcase"] {
+        let c = t.channel(&t.chan(name)).await;
+        assert_eq!(c["parent_id"], Value::Null);
+        let entries = t
+            .audit(&format!("?action_type=11&target_id={}", t.chan(name)))
+            .await;
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0]["changes"][0]["key"], "parent_id");
+    }
+    let deleted = t.audit("?action_type=12").await;
+    assert_eq!(deleted[0]["reason"], "tidy");
+}
+
+#[tokio::test]
+async fn bulk_channel_positions() {
+    let t = T::new().await;
+    let g = t.g();
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{g}/channels"),
+            json!([
+                {"id": t.chan("bot-spam"), "parent_id": t.chan("General")},
+                {"id": t.chan("faq"), "parent_id": t.chan("Help")}
+            ]),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 40009));
+    let bot_spam = t.chan("bot-spam");
+    let (s, _) = t
+        .call(
+            Method::PATCH,
+            &format!("/guilds/{g}/channels"),
+            Some(json!([
+                {"id": bot_spam, "parent_id": t.chan("Staff"), "lock_permissions": true, "position": 5},
+                {"id": t.chan("faq"), "position": 0}
+            ])),
+            Some("ignored here"),
+        )
+        .await;
+    assert_eq!(s, 204);
+    let c = t.channel(&bot_spam).await;
+    let staff = t.channel(&t.chan("Staff")).await;
+    assert_eq!(c["parent_id"], staff["id"]);
+    assert_eq!(c["position"], 5);
+    assert_eq!(c["permission_overwrites"], staff["permission_overwrites"]);
+    let entries = t
+        .audit(&format!("?action_type=11&target_id={bot_spam}"))
+        .await;
+    assert_eq!(entries.len(), 1);
+    let keys: Vec<&str> = entries[0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["position", "parent_id"]);
+    assert!(entries[0].get("reason").is_none(), "route takes no reason");
+    assert_eq!(
+        t.audit("?action_type=13").await.len(),
+        2,
+        "locked overwrites"
+    );
+}
+
+#[tokio::test]
+async fn community_needs_rules_and_updates_channels() {
+    let t = T::new().await;
+    let g = t.g();
+    let (s, v) = t
+        .patch(&format!("/guilds/{g}"), json!({"features": ["COMMUNITY"]}))
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 40006));
+    // Announcement channels need NEWS, which the guild lacks so far.
+    let (s, v) = t
+        .post(
+            &format!("/guilds/{g}/channels"),
+            json!({"name": "news", "type": 5}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        v["errors"]["type"]["_errors"][0]["message"],
+        "Value must be one of {0, 2, 4, 6, 13, 14, 15, 16}."
+    );
+    let rules = t.chan("rules");
+    let updates = t.chan("mod-log");
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{g}"),
+            json!({"features": ["COMMUNITY"], "rules_channel_id": rules,
+                   "public_updates_channel_id": updates, "verification_level": 1,
+                   "explicit_content_filter": 2}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    let features = v["features"].as_array().unwrap();
+    assert!(features.contains(&json!("COMMUNITY")));
+    assert!(features.contains(&json!("NEWS")));
+    assert!(features.contains(&json!("ANIMATED_ICON")), "immutable kept");
+    let (s, v) = t.delete(&format!("/channels/{rules}")).await;
+    assert_eq!((s, err_code(&v)), (400, 50074));
+    let (s, v) = t
+        .patch(&format!("/channels/{rules}"), json!({"type": 5}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 50086));
+    let (s, c) = t
+        .post(
+            &format!("/guilds/{g}/channels"),
+            json!({"name": "news", "type": 5}),
+        )
+        .await;
+    assert_eq!(s, 201);
+    assert_eq!(c["type"], 5);
+}
+
+#[tokio::test]
+async fn community_needs_administrator() {
+    let p = Permissions::MANAGE_GUILD | Permissions::VIEW_CHANNEL;
+    let t = T::non_admin(p).await;
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{}", t.g()),
+            json!({"features": ["COMMUNITY"], "rules_channel_id": t.chan("rules"),
+                   "public_updates_channel_id": t.chan("mod-log")}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (403, 50013));
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{}", t.g()),
+            json!({"features": ["INVITES_DISABLED"]}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert!(
+        v["features"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("INVITES_DISABLED"))
+    );
+}
+
+#[tokio::test]
+async fn validation_errors_use_discords_tree() {
+    let t = T::new().await;
+    let g = t.g();
+    let (s, v) = t
+        .post(
+            &format!("/guilds/{g}/channels"),
+            json!({"name": "", "rate_limit_per_user": 99999, "topic": "x".repeat(1025),
+                   "permission_overwrites": [{"id": g, "allow": "1"}]}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(v["code"], 50035);
+    assert_eq!(v["message"], "Invalid Form Body");
+    let e = &v["errors"];
+    assert_eq!(
+        e["name"]["_errors"][0],
+        json!({"code": "BASE_TYPE_BAD_LENGTH", "message": "Must be between 1 and 100 in length."})
+    );
+    assert_eq!(
+        e["rate_limit_per_user"]["_errors"][0]["message"],
+        "int value should be <= 21600 and >= 0."
+    );
+    assert_eq!(e["topic"]["_errors"][0]["code"], "BASE_TYPE_MAX_LENGTH");
+    assert_eq!(
+        e["permission_overwrites"]["0"]["type"]["_errors"][0]["code"],
+        "BASE_TYPE_REQUIRED"
+    );
+
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{g}"),
+            json!({"afk_timeout": 42, "name": "x", "verification_level": 9,
+                   "afk_channel_id": t.chan("general"), "description": "d".repeat(301)}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    let e = &v["errors"];
+    assert_eq!(
+        e["afk_timeout"]["_errors"][0]["message"],
+        "Value must be one of (60, 300, 900, 1800, 3600)."
+    );
+    assert_eq!(
+        e["name"]["_errors"][0]["message"],
+        "Must be between 2 and 100 in length."
+    );
+    assert_eq!(
+        e["verification_level"]["_errors"][0]["code"],
+        "BASE_TYPE_CHOICES"
+    );
+    assert_eq!(
+        e["afk_channel_id"]["_errors"][0]["code"],
+        "GUILD_CREATE_AFK_CHANNEL_NOT_GUILD_VOICE"
+    );
+    assert_eq!(
+        e["description"]["_errors"][0]["message"],
+        "Must be 300 or fewer in length."
+    );
+
+    let (s, v) = t
+        .post(
+            &format!("/guilds/{g}/roles"),
+            json!({"color": 16777216, "name": "n".repeat(101), "permissions": "abc"}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    let e = &v["errors"];
+    assert_eq!(
+        e["color"]["_errors"][0],
+        json!({"code": "NUMBER_TYPE_MAX", "message": "int value should be <= 16777215 and >= 0."})
+    );
+    assert_eq!(e["name"]["_errors"][0]["code"], "BASE_TYPE_MAX_LENGTH");
+    assert_eq!(
+        e["permissions"]["_errors"][0]["message"],
+        "Value \"abc\" is not int."
+    );
+
+    let (s, v) = t
+        .patch(
+            &format!("/channels/{}", t.chan("Lounge")),
+            json!({"bitrate": 256000, "user_limit": 100}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        v["errors"]["bitrate"]["_errors"][0]["message"],
+        "int value should be <= 128000 and >= 8000.",
+        "tier 1 ceiling"
+    );
+    assert_eq!(
+        v["errors"]["user_limit"]["_errors"][0]["code"],
+        "NUMBER_TYPE_MAX"
+    );
+    let (s, v) = t
+        .patch(
+            &format!("/channels/{}", t.chan("general")),
+            json!({"type": 2}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        v["errors"]["type"]["_errors"][0]["code"],
+        "BASE_TYPE_CHOICES"
+    );
+    // 256 must not wrap around to 0 (GUILD_TEXT).
+    let (s, _) = t
+        .patch(
+            &format!("/channels/{}", t.chan("rules")),
+            json!({"type": 256}),
+        )
+        .await;
+    assert_eq!(s, 400);
+}
+
+#[tokio::test]
+async fn ids_and_permissions_accept_strings_or_numbers() {
+    let t = T::new().await;
+    let g = t.g();
+    let general: u64 = t.chan("General").parse().unwrap();
+    let (s, c) = t
+        .post(
+            &format!("/guilds/{g}/channels"),
+            json!({"name": "numbers", "parent_id": general,
+                   "permission_overwrites": [{"id": g.parse::<u64>().unwrap(), "type": 0, "allow": 1024, "deny": "2048"}]}),
+        )
+        .await;
+    assert_eq!(s, 201, "{c}");
+    assert_eq!(c["parent_id"], general.to_string());
+    assert_eq!(
+        c["permission_overwrites"][0],
+        json!({"id": g, "type": 0, "allow": "1024", "deny": "2048"})
+    );
+    let id: u64 = c["id"].as_str().unwrap().parse().unwrap();
+    assert!(id > general, "timestamp-based and newer");
+}
+
+#[tokio::test]
+async fn audit_log_entries_reasons_and_filters() {
+    let t = T::new().await;
+    let g = t.g();
+    let helper = t.role("Helper");
+    // Percent-decoded, '+' kept as is.
+    let (s, _) = t
+        .call(
+            Method::PATCH,
+            &format!("/guilds/{g}/roles/{helper}"),
+            Some(json!({"name": "Helpers", "hoist": true, "mentionable": true})),
+            Some("guildctl+apply%3A%20%F0%9F%A6%80 abc1234"),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (s, _) = t
+        .call(
+            Method::PATCH,
+            &format!("/guilds/{g}"),
+            Some(json!({"name": "Ferris Friends"})),
+            Some("second"),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let entries = t.audit("").await;
+    assert_eq!(entries.len(), 2);
+    assert_eq!(entries[0]["action_type"], 1, "newest first");
+    assert_eq!(
+        entries[0]["changes"][0],
+        json!({"key": "name", "old_value": "Ferris Fans", "new_value": "Ferris Friends"})
+    );
+    let role_entry = &entries[1];
+    assert_eq!(role_entry["action_type"], 31);
+    assert_eq!(role_entry["target_id"], helper);
+    assert_eq!(role_entry["user_id"], t.emu.state().bot_user_id);
+    assert_eq!(role_entry["reason"], "guildctl+apply: 🦀 abc1234");
+    assert_eq!(
+        role_entry["changes"].as_array().unwrap().len(),
+        2,
+        "only changed keys"
+    );
+
+    let asc = t.audit("?after=0").await;
+    assert_eq!(asc[0]["action_type"], 31, "after ⇒ oldest first");
+    assert_eq!(t.audit("?action_type=31").await.len(), 1);
+    assert_eq!(t.audit(&format!("?target_id={g}")).await.len(), 1);
+    assert_eq!(t.audit("?user_id=1").await.len(), 0);
+    assert_eq!(t.audit("?limit=1").await.len(), 1);
+    let before = entries[0]["id"].as_str().unwrap();
+    let older = t.audit(&format!("?before={before}")).await;
+    assert_eq!(older.len(), 1);
+    assert_eq!(older[0]["action_type"], 31);
+    let (s, v) = t.get(&format!("/guilds/{g}/audit-logs?limit=101")).await;
+    assert_eq!((s, err_code(&v)), (400, 50035));
+    let (_, full) = t.get(&format!("/guilds/{g}/audit-logs")).await;
+    assert_eq!(full["users"][0]["username"], "guildctl");
+
+    // Reasons over 512 decoded characters are refused.
+    let long = "%41".repeat(513);
+    let (s, v) = t
+        .call(
+            Method::PATCH,
+            &format!("/guilds/{g}"),
+            Some(json!({})),
+            Some(&long),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 50035));
+    let ok = "%41".repeat(512);
+    let (s, _) = t
+        .call(
+            Method::PATCH,
+            &format!("/guilds/{g}"),
+            Some(json!({})),
+            Some(&ok),
+        )
+        .await;
+    assert_eq!(s, 200);
+}
+
+#[tokio::test]
+async fn overwrites_through_patch_yield_overwrite_entries() {
+    let t = T::new().await;
+    let showcase = t.chan("showcase");
+    let g = t.g();
+    let contributor = t.role("Contributor");
+    let helper = t.role("Helper");
+    // Before: @everyone deny send, Contributor allow send.
+    let (s, _) = t
+        .call(
+            Method::PATCH,
+            &format!("/channels/{showcase}"),
+            Some(json!({"topic": "Show us", "permission_overwrites": [
+                {"id": g, "type": 0, "deny": "2048", "allow": "0"},
+                {"id": contributor, "type": 0, "allow": "2048", "deny": "64"},
+                {"id": helper, "type": 0, "allow": "8192"}
+            ]})),
+            Some("ow"),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let create = t.audit("?action_type=13").await;
+    assert_eq!(create.len(), 1);
+    assert_eq!(
+        create[0]["options"],
+        json!({"id": helper, "type": "0", "role_name": "Helper"})
+    );
+    assert_eq!(create[0]["reason"], "ow");
+    let update = t.audit("?action_type=14").await;
+    assert_eq!(update.len(), 1);
+    assert_eq!(
+        update[0]["changes"],
+        json!([{"key": "deny", "old_value": "0", "new_value": "64"}])
+    );
+    assert_eq!(t.audit("?action_type=11").await.len(), 1, "topic");
+    let (s, _) = t
+        .delete(&format!("/channels/{showcase}/permissions/{helper}"))
+        .await;
+    assert_eq!(s, 204);
+    let del = t.audit("?action_type=15").await;
+    assert_eq!(del.len(), 1);
+    assert_eq!(del[0]["target_id"], showcase);
+}
+
+#[tokio::test]
+async fn limits_on_roles_and_channels() {
+    let mut st = default_state();
+    let g = &mut st.guilds[0];
+    let template = g
+        .channels
+        .iter()
+        .find(|c| c.name == "bot-spam")
+        .unwrap()
+        .clone();
+    for i in 0..(500 - g.channels.len()) {
+        let mut c = template.clone();
+        c.id = (900_000_000_000_000_000u64 + i as u64).to_string();
+        c.name = format!("filler-{i}");
+        g.channels.push(c);
+    }
+    let role = g.roles.iter().find(|r| r.name == "Member").unwrap().clone();
+    for i in 0..(250 - g.roles.len()) {
+        let mut r = role.clone();
+        r.id = (910_000_000_000_000_000u64 + i as u64).to_string();
+        r.managed = false;
+        g.roles.push(r);
+    }
+    let t = T::with(st).await;
+    let (s, v) = t
+        .post(
+            &format!("/guilds/{}/channels", t.g()),
+            json!({"name": "one-too-many"}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 30013));
+    let (s, v) = t
+        .post(&format!("/guilds/{}/roles", t.g()), json!({"name": "x"}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 30005));
+}
+
+#[tokio::test]
+async fn category_holds_at_most_fifty_channels() {
+    let mut st = default_state();
+    let g = &mut st.guilds[0];
+    let help = g
+        .channels
+        .iter()
+        .find(|c| c.name == "Help")
+        .unwrap()
+        .id
+        .clone();
+    let template = g
+        .channels
+        .iter()
+        .find(|c| c.name == "help")
+        .unwrap()
+        .clone();
+    for i in 0..48 {
+        let mut c = template.clone();
+        c.id = (900_000_000_000_000_000u64 + i).to_string();
+        c.name = format!("filler-{i}");
+        g.channels.push(c);
+    }
+    let t = T::with(st).await;
+    let (s, v) = t
+        .post(
+            &format!("/guilds/{}/channels", t.g()),
+            json!({"name": "fifty-one", "parent_id": help}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        v["errors"]["parent_id"]["_errors"][0]["code"],
+        "CHANNEL_PARENT_MAX_CHANNELS"
+    );
+}
+
+#[tokio::test]
+async fn control_endpoints_record_requests_and_swap_state() {
+    let t = T::new().await;
+    let http = &t.http;
+    let base = &t.emu.base_url;
+    let (s, _) = t
+        .call(
+            Method::POST,
+            &format!("/guilds/{}/roles", t.g()),
+            Some(json!({"name": "Logged"})),
+            Some("why%20not"),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let _ = t.get("/nowhere?x=1").await;
+    let recs: Value = http
+        .get(format!("{base}/_emulator/requests"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let recs = recs.as_array().unwrap();
+    assert_eq!(recs.len(), 2);
+    assert_eq!(recs[0]["method"], "POST");
+    assert_eq!(recs[0]["path"], format!("/api/v10/guilds/{}/roles", t.g()));
+    assert_eq!(recs[0]["status"], 200);
+    assert_eq!(recs[0]["reason"], "why not");
+    assert_eq!(recs[0]["body"], json!({"name": "Logged"}));
+    assert_eq!(recs[1]["path"], "/api/v10/nowhere?x=1");
+    assert_eq!(recs[1]["status"], 404);
+    assert_eq!(t.emu.requests().len(), 2);
+
+    let r = http
+        .delete(format!("{base}/_emulator/requests"))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    assert!(t.emu.requests().is_empty());
+
+    let mut st: Value = http
+        .get(format!("{base}/_emulator/state"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    st["guilds"][0]["name"] = json!("Swapped");
+    let r = http
+        .put(format!("{base}/_emulator/state"))
+        .json(&st)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let (s, g) = t.get(&format!("/guilds/{}", t.g())).await;
+    assert_eq!(s, 200, "token survives the swap");
+    assert_eq!(g["name"], "Swapped");
+    assert_eq!(t.emu.state().guilds[0].name, "Swapped");
+
+    let r = http
+        .put(format!("{base}/_emulator/state"))
+        .body("{\"guilds\": 3}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+}
+
+#[tokio::test]
+async fn tokens_are_random_unless_pinned_and_state_files_load() {
+    let a = RunningEmulator::start(EmulatorOptions::default())
+        .await
+        .unwrap();
+    let b = RunningEmulator::start(EmulatorOptions::default())
+        .await
+        .unwrap();
+    assert_ne!(a.token, b.token);
+    assert!(a.api_base.starts_with("http://127.0.0.1:"));
+    assert!(
+        !format!("{a:?}").contains(&a.token),
+        "Debug hides the token"
+    );
+    a.shutdown().await;
+    b.shutdown().await;
+
+    let mut st = default_state();
+    st.tokens.push(guildctl::emulator::state::BotToken {
+        token: "pinned-token".into(),
+        user_id: st.bot_user_id.clone(),
+    });
+    let dir = std::env::temp_dir().join(format!("guildctl-emu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("state.json");
+    std::fs::write(&path, serde_json::to_string(&st).unwrap()).unwrap();
+    let loaded = guildctl::emulator::load_state_file(&path).unwrap();
+    let c = RunningEmulator::start(EmulatorOptions {
+        state: Some(loaded),
+    })
+    .await
+    .unwrap();
+    assert_eq!(c.token, "pinned-token");
+    c.shutdown().await;
+
+    std::fs::write(&path, "{ nope").unwrap();
+    let err = guildctl::emulator::load_state_file(&path).unwrap_err();
+    assert!(err.to_string().contains("state.json"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn the_documented_state_example_loads_and_serves() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/emulator.md")).unwrap();
+    let start = doc
+        .find("```json\n{\n  \"guilds\"")
+        .expect("example in docs")
+        + 8;
+    let end = start + doc[start..].find("```").unwrap();
+    let st: State = serde_json::from_str(&doc[start..end]).expect("example parses");
+    let t = T::with(st).await;
+    assert_eq!(t.emu.token, "pinned-token-for-tests");
+    let (s, me) = t.get("/users/@me").await;
+    assert_eq!(s, 200);
+    assert_eq!(me["username"], "guildctl");
+    let (s, c) = t
+        .post(
+            &format!("/guilds/{}/channels", t.g()),
+            json!({"name": "New One", "parent_id": t.chan("General")}),
+        )
+        .await;
+    assert_eq!(s, 201);
+    assert_eq!(c["permission_overwrites"][0]["deny"], "2099200");
+}
