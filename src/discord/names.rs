@@ -26,7 +26,7 @@ pub fn normalise_channel_name(kind: u8, name: &str) -> String {
     for c in name.chars().flat_map(char::to_lowercase) {
         let mapped = if c.is_whitespace() {
             Some('-')
-        } else if c.is_ascii_punctuation() && c != '-' && c != '_' {
+        } else if (c.is_ascii_punctuation() && c != '-' && c != '_') || c.is_control() {
             None
         } else {
             Some(c)
@@ -53,6 +53,9 @@ mod tests {
         assert_eq!(normalise_channel_name(0, "  a -- b  "), "a-b");
         assert_eq!(normalise_channel_name(5, "📜 Rules!"), "📜-rules");
         assert_eq!(normalise_channel_name(15, "Help_Desk"), "help_desk");
+        assert_eq!(normalise_channel_name(15, "Q&A -- Help!"), "qa-help");
+        assert_eq!(normalise_channel_name(0, "Ça Va"), "ça-va");
+        assert_eq!(normalise_channel_name(0, "tab\u{7}bell"), "tabbell");
     }
 
     #[test]

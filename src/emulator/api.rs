@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
-use super::names::normalise_channel_name;
+use crate::discord::names::normalise_channel_name;
 use super::perms::{
     can_manage_role, channel_permissions, guild_permissions, highest_rank, is_admin, is_owner,
     rank, same_overwrites,

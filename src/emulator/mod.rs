@@ -8,7 +8,6 @@ mod api;
 mod default_state;
 pub mod error;
 mod form;
-pub mod names;
 pub mod perms;
 mod render;
 mod server;
@@ -22,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use default_state::default_state;
-pub use names::normalise_channel_name;
+pub use crate::discord::names::normalise_channel_name;
 pub use state::State;
 
 use server::{App, Shared, lock};

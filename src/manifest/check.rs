@@ -148,12 +148,12 @@ impl<'a> Ctx<'a> {
         if !exact.is_empty() {
             return exact;
         }
-        let norm = normalize_channel_name(name);
+        let norm = text_name(name);
         self.channels
             .iter()
             .filter(|c| {
                 c.channel.channel_type().is_text_like()
-                    && normalize_channel_name(&c.channel.name) == norm
+                    && text_name(&c.channel.name) == norm
             })
             .collect()
     }
@@ -162,30 +162,6 @@ impl<'a> Ctx<'a> {
 // ---------------------------------------------------------------------------------------------
 // Helpers shared with the planner
 
-/// Discord's rewrite of text-like channel names (an approximation; the algorithm is not
-/// documented, discord-behaviour.md §4.2): lowercase, whitespace → `-`, ASCII punctuation other
-/// than `-` and `_` dropped, runs of `-` collapsed, leading and trailing `-` trimmed. Letters
-/// and digits of any script and emoji are kept.
-pub fn normalize_channel_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        if c.is_whitespace() || c == '-' {
-            if !out.is_empty() && !out.ends_with('-') {
-                out.push('-');
-            }
-        } else if c == '_' || c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
-        } else if c.is_ascii() {
-            // punctuation and control characters are dropped
-        } else {
-            out.push(c);
-        }
-    }
-    while out.ends_with('-') {
-        out.pop();
-    }
-    out
-}
 
 /// The candidate closest to `word` by edit distance, if close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
@@ -311,7 +287,7 @@ fn unique_channel_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let key = |c: &ChannelRef<'_>, name: &str| {
         let t = c.channel.channel_type();
         let cmp = if t.is_text_like() {
-            normalize_channel_name(name)
+            text_name(name)
         } else {
             name.to_string()
         };
@@ -955,7 +931,7 @@ fn channel_name_normalisation(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if !t.is_text_like() {
             continue;
         }
-        let norm = normalize_channel_name(&c.channel.name);
+        let norm = text_name(&c.channel.name);
         if norm != c.channel.name && !norm.is_empty() {
             out.push(
                 Diagnostic::warning(
@@ -1062,4 +1038,9 @@ fn community_prerequisites(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// A text channel's name as Discord stores it.
+fn text_name(name: &str) -> String {
+    crate::discord::names::normalise_channel_name(crate::discord::models::channel_type::TEXT, name)
 }
