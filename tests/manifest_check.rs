@@ -3,7 +3,11 @@
 
 use std::path::Path;
 
-use guildctl::manifest::check::{RULES, normalize_channel_name};
+use guildctl::manifest::check::RULES;
+
+fn normalize_channel_name(name: &str) -> String {
+    guildctl::discord::names::normalise_channel_name(0, name)
+}
 use guildctl::manifest::{Diagnostic, Severity, check, load, load_str};
 
 fn diags(yaml: &str) -> Vec<Diagnostic> {

@@ -65,7 +65,7 @@ pub enum ClientError {
         detail: String,
     },
     #[error("{0}")]
-    Api(#[from] ApiError),
+    Api(Box<ApiError>),
     #[error("{method} {path}: the response was not what Discord sends ({detail})")]
     Decode {
         method: Method,
@@ -111,7 +111,10 @@ fn collect_field_errors(v: &Value, path: String, out: &mut Vec<String>) {
     for (k, child) in map {
         if k == "_errors" {
             for e in child.as_array().into_iter().flatten() {
-                let msg = e.get("message").and_then(Value::as_str).unwrap_or("invalid");
+                let msg = e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("invalid");
                 let at = if path.is_empty() { "body" } else { &path };
                 out.push(format!("{at}: {msg}"));
             }
@@ -221,13 +224,12 @@ impl Client {
                 tokio::time::sleep(Duration::from_secs_f64(wait.clamp(0.0, 60.0))).await;
                 continue;
             }
-            return Err(ApiError {
+            return Err(ClientError::Api(Box::new(ApiError {
                 method,
                 path: path.to_owned(),
                 status,
                 body,
-            }
-            .into());
+            })));
         }
     }
 }

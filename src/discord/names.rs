@@ -31,10 +31,10 @@ pub fn normalise_channel_name(kind: u8, name: &str) -> String {
         } else {
             Some(c)
         };
-        if let Some(m) = mapped {
-            if !(m == '-' && out.ends_with('-')) {
-                out.push(m);
-            }
+        if let Some(m) = mapped
+            && !(m == '-' && out.ends_with('-'))
+        {
+            out.push(m);
         }
     }
     out.trim_matches('-').to_owned()

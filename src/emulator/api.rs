@@ -12,7 +12,6 @@ use serde_json::{Map, Value, json};
 
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
-use crate::discord::names::normalise_channel_name;
 use super::perms::{
     can_manage_role, channel_permissions, guild_permissions, highest_rank, is_admin, is_owner,
     rank, same_overwrites,
@@ -20,6 +19,7 @@ use super::perms::{
 use super::render;
 use super::server::{App, Ctx, JsonBody, lock};
 use super::state::{AuditChange, AuditEntry, Channel, Guild, Overwrite, Role, SnowflakeGen, State};
+use crate::discord::names::normalise_channel_name;
 use crate::permissions::Permissions;
 
 type R = Result<Response, ApiError>;

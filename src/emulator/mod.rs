@@ -20,8 +20,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use default_state::default_state;
 pub use crate::discord::names::normalise_channel_name;
+pub use default_state::default_state;
 pub use state::State;
 
 use server::{App, Shared, lock};

@@ -152,8 +152,7 @@ impl<'a> Ctx<'a> {
         self.channels
             .iter()
             .filter(|c| {
-                c.channel.channel_type().is_text_like()
-                    && text_name(&c.channel.name) == norm
+                c.channel.channel_type().is_text_like() && text_name(&c.channel.name) == norm
             })
             .collect()
     }
@@ -161,7 +160,6 @@ impl<'a> Ctx<'a> {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers shared with the planner
-
 
 /// The candidate closest to `word` by edit distance, if close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {

@@ -150,31 +150,81 @@ pub struct Settings {
 
 /// Compile-time snake_case names for the enum variants used in manifests.
 macro_rules! snake {
-    (None) => { "none" };
-    (Low) => { "low" };
-    (Medium) => { "medium" };
-    (High) => { "high" };
-    (VeryHigh) => { "very_high" };
-    (AllMessages) => { "all_messages" };
-    (OnlyMentions) => { "only_mentions" };
-    (Disabled) => { "disabled" };
-    (MembersWithoutRoles) => { "members_without_roles" };
-    (AllMembers) => { "all_members" };
-    (SuppressJoinNotifications) => { "suppress_join_notifications" };
-    (SuppressPremiumSubscriptions) => { "suppress_premium_subscriptions" };
-    (SuppressGuildReminderNotifications) => { "suppress_guild_reminder_notifications" };
-    (SuppressJoinNotificationReplies) => { "suppress_join_notification_replies" };
-    (SuppressRoleSubscriptionPurchaseNotifications) => { "suppress_role_subscription_purchase_notifications" };
-    (SuppressRoleSubscriptionPurchaseNotificationReplies) => { "suppress_role_subscription_purchase_notification_replies" };
-    (Text) => { "text" };
-    (Voice) => { "voice" };
-    (Category) => { "category" };
-    (Announcement) => { "announcement" };
-    (Stage) => { "stage" };
-    (Forum) => { "forum" };
-    (Media) => { "media" };
-    (Auto) => { "auto" };
-    (Full) => { "full" };
+    (None) => {
+        "none"
+    };
+    (Low) => {
+        "low"
+    };
+    (Medium) => {
+        "medium"
+    };
+    (High) => {
+        "high"
+    };
+    (VeryHigh) => {
+        "very_high"
+    };
+    (AllMessages) => {
+        "all_messages"
+    };
+    (OnlyMentions) => {
+        "only_mentions"
+    };
+    (Disabled) => {
+        "disabled"
+    };
+    (MembersWithoutRoles) => {
+        "members_without_roles"
+    };
+    (AllMembers) => {
+        "all_members"
+    };
+    (SuppressJoinNotifications) => {
+        "suppress_join_notifications"
+    };
+    (SuppressPremiumSubscriptions) => {
+        "suppress_premium_subscriptions"
+    };
+    (SuppressGuildReminderNotifications) => {
+        "suppress_guild_reminder_notifications"
+    };
+    (SuppressJoinNotificationReplies) => {
+        "suppress_join_notification_replies"
+    };
+    (SuppressRoleSubscriptionPurchaseNotifications) => {
+        "suppress_role_subscription_purchase_notifications"
+    };
+    (SuppressRoleSubscriptionPurchaseNotificationReplies) => {
+        "suppress_role_subscription_purchase_notification_replies"
+    };
+    (Text) => {
+        "text"
+    };
+    (Voice) => {
+        "voice"
+    };
+    (Category) => {
+        "category"
+    };
+    (Announcement) => {
+        "announcement"
+    };
+    (Stage) => {
+        "stage"
+    };
+    (Forum) => {
+        "forum"
+    };
+    (Media) => {
+        "media"
+    };
+    (Auto) => {
+        "auto"
+    };
+    (Full) => {
+        "full"
+    };
 }
 
 macro_rules! named_enum {
@@ -200,8 +250,6 @@ macro_rules! named_enum {
         }
     };
 }
-
-
 
 named_enum!(
     /// Verification level.

@@ -451,15 +451,15 @@ fn channel_fields(cx: &Ctx, d: &Decl, live: Option<&LiveChannel>) -> ChangeBuild
             json!(ch.name),
         );
     }
-    if let Some(l) = live {
-        if l.kind != d.kind {
-            let name = |k: u8| {
-                ChannelType::from_value(k.into())
-                    .map(|t| json!(t.name()))
-                    .unwrap_or(json!(k))
-            };
-            b.set("type", name(l.kind), name(d.kind), "type", json!(d.kind));
-        }
+    if let Some(l) = live
+        && l.kind != d.kind
+    {
+        let name = |k: u8| {
+            ChannelType::from_value(k.into())
+                .map(|t| json!(t.name()))
+                .unwrap_or(json!(k))
+        };
+        b.set("type", name(l.kind), name(d.kind), "type", json!(d.kind));
     }
     if let Some(topic) = &ch.topic {
         let want = topic.clone().filter(|t| !t.is_empty());
@@ -505,10 +505,10 @@ fn channel_fields(cx: &Ctx, d: &Decl, live: Option<&LiveChannel>) -> ChangeBuild
         ),
     ];
     for (field, api_key, want, have) in numbers {
-        if let Some(w) = want {
-            if have != Some(w) {
-                b.set(field, json!(have), json!(w), api_key, json!(w));
-            }
+        if let Some(w) = want
+            && have != Some(w)
+        {
+            b.set(field, json!(have), json!(w), api_key, json!(w));
         }
     }
     if let Some(region) = &ch.rtc_region {

@@ -181,12 +181,12 @@ impl ChangeBuilder {
         desired: Option<T>,
         api_key: &str,
     ) {
-        if let Some(d) = desired {
-            if d != live {
-                let before = json(&live);
-                let after = json(&d);
-                self.set(field, before, after.clone(), api_key, after);
-            }
+        if let Some(d) = desired
+            && d != live
+        {
+            let before = json(&live);
+            let after = json(&d);
+            self.set(field, before, after.clone(), api_key, after);
         }
     }
 

@@ -57,21 +57,21 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             let target_id = op.path[roles_path.len()..].trim_start_matches('/');
             if !target_id.is_empty() && target_id != guild.as_str() {
                 let rank = ranked.iter().position(|r| r.id == target_id);
-                if let (Some(rank), Some(top)) = (rank, top) {
-                    if rank <= top {
-                        fail(
-                            format!(
-                                "{object} is at or above the bot's highest role `{}`, so the bot cannot {}",
-                                bot_role.clone().unwrap_or_default(),
-                                if op.method == "DELETE" {
-                                    "delete it"
-                                } else {
-                                    "edit it"
-                                }
-                            ),
-                            "leave this role's fields out of the manifest, or move the bot's role above it in Discord",
-                        );
-                    }
+                if let (Some(rank), Some(top)) = (rank, top)
+                    && rank <= top
+                {
+                    fail(
+                        format!(
+                            "{object} is at or above the bot's highest role `{}`, so the bot cannot {}",
+                            bot_role.clone().unwrap_or_default(),
+                            if op.method == "DELETE" {
+                                "delete it"
+                            } else {
+                                "edit it"
+                            }
+                        ),
+                        "leave this role's fields out of the manifest, or move the bot's role above it in Discord",
+                    );
                 }
                 if op.method == "DELETE" && snap.role(target_id).is_some_and(|r| r.managed) {
                     fail(

@@ -156,9 +156,10 @@ fn match_roles<'s>(
             }
         }
     }
-    let passes: [&dyn Fn(&Role, &LiveRole) -> bool; 2] = [&|d, r| d.name == r.name, &|d, r| {
-        d.previous_names.iter().any(|p| *p == r.name)
-    }];
+    let passes: [fn(&Role, &LiveRole) -> bool; 2] = [
+        |d, r| d.name == r.name,
+        |d, r| d.previous_names.contains(&r.name),
+    ];
     for pass in passes {
         for (i, d) in declared.iter().enumerate() {
             if out[i].is_some() || d.name == EVERYONE || d.id.is_some() {
@@ -236,26 +237,26 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
             );
         }
     }
-    if let Some(c) = d.color {
-        if live.map(|l| l.color) != Some(c.0) {
-            b.set(
-                "color",
-                live.map(|l| color_hex(l.color)).unwrap_or(Value::Null),
-                color_hex(c.0),
-                "color",
-                json!(c.0),
-            );
-        }
+    if let Some(c) = d.color
+        && live.map(|l| l.color) != Some(c.0)
+    {
+        b.set(
+            "color",
+            live.map(|l| color_hex(l.color)).unwrap_or(Value::Null),
+            color_hex(c.0),
+            "color",
+            json!(c.0),
+        );
     }
     let flags: [(&str, Option<bool>, Option<bool>); 2] = [
         ("hoist", d.hoist, live.map(|l| l.hoist)),
         ("mentionable", d.mentionable, live.map(|l| l.mentionable)),
     ];
     for (field, want, have) in flags {
-        if let Some(w) = want {
-            if have != Some(w) {
-                b.set(field, json!(have), json!(w), field, json!(w));
-            }
+        if let Some(w) = want
+            && have != Some(w)
+        {
+            b.set(field, json!(have), json!(w), field, json!(w));
         }
     }
     if let Some(emoji) = &d.unicode_emoji {

@@ -12,6 +12,15 @@ use crate::manifest::{
 
 const COMMUNITY: &str = "COMMUNITY";
 
+/// A channel setting: manifest field, API field, desired name, live id, allowed types.
+type ChannelSetting<'a> = (
+    &'static str,
+    &'static str,
+    &'a Option<Option<String>>,
+    &'a Option<String>,
+    &'static [u8],
+);
+
 pub(super) fn plan_settings(cx: &mut Ctx) {
     let Some(s) = cx.manifest.settings.clone() else {
         return;
@@ -60,7 +69,7 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         s.afk_timeout.map(u64::from),
         "afk_timeout",
     );
-    let channel_settings: [(&str, &str, &Option<Option<String>>, &Option<String>, &[u8]); 5] = [
+    let channel_settings: [ChannelSetting; 5] = [
         (
             "afk_channel",
             "afk_channel_id",
@@ -203,11 +212,11 @@ fn enum_field(
     want: Option<(u64, &'static str)>,
     name_of: impl Fn(u64) -> Option<&'static str>,
 ) {
-    if let Some((value, name)) = want {
-        if value != live {
-            let before = name_of(live).map(|n| json!(n)).unwrap_or(json!(live));
-            b.set(field, before, json!(name), field, json!(value));
-        }
+    if let Some((value, name)) = want
+        && value != live
+    {
+        let before = name_of(live).map(|n| json!(n)).unwrap_or(json!(live));
+        b.set(field, before, json!(name), field, json!(value));
     }
 }
 
