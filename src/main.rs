@@ -321,7 +321,8 @@ fn load_checked(path: &Path, color: bool) -> Result<LoadedManifest> {
     Ok(loaded)
 }
 
-async fn plan_for(target: &Target) -> Result<(Session, Plan)> {
+/// Loads and checks the manifest, connects, and reads the live guild.
+async fn read_guild(target: &Target) -> Result<(LoadedManifest, Session, Snapshot)> {
     let loaded = load_checked(&target.file, target.conn.color_err())?;
     let session = target
         .conn
@@ -330,6 +331,11 @@ async fn plan_for(target: &Target) -> Result<(Session, Plan)> {
     let snap = Snapshot::fetch(&session.client, &session.guild_id)
         .await
         .context("reading the live guild")?;
+    Ok((loaded, session, snap))
+}
+
+async fn plan_for(target: &Target) -> Result<(Session, Plan)> {
+    let (loaded, session, snap) = read_guild(target).await?;
     let plan = plan::diff(&loaded.manifest, &snap)
         .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?;
     Ok((session, plan))
@@ -360,14 +366,7 @@ async fn apply_cmd(
     yes: bool,
     reason: Option<String>,
 ) -> Result<u8> {
-    let loaded = load_checked(&target.file, target.conn.color_err())?;
-    let session = target
-        .conn
-        .open(loaded.manifest.guild.as_ref().map(|g| g.0.as_str()))
-        .await?;
-    let snap = Snapshot::fetch(&session.client, &session.guild_id)
-        .await
-        .context("reading the live guild")?;
+    let (loaded, session, snap) = read_guild(target).await?;
     let plan = match saved {
         Some(path) => {
             let text = std::fs::read_to_string(path)

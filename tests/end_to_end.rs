@@ -450,3 +450,198 @@ settings:
         .await
         .assert_code(0);
 }
+
+#[tokio::test]
+async fn everyone_manages_only_its_permissions_and_unknown_bits_survive() {
+    let mut state = guildctl::emulator::default_state();
+    let guild = &mut state.guilds[0];
+    let gid = guild.id.clone();
+    let everyone = guild.roles.iter_mut().find(|r| r.id == gid).unwrap();
+    // Bit 60 has no name: it must survive an apply that rewrites the named bits.
+    everyone.permissions.0 |= 1 << 60;
+    let h = Harness::with_state(Some(state)).await;
+    let m = h.manifest(
+        "m.yaml",
+        "version: 1\nroles:\n  - name: \"@everyone\"\n    permissions: [view_channel, read_message_history]\n",
+    );
+    let m = m.to_str().unwrap();
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let writes = h.writes();
+    assert_eq!(writes.len(), 1);
+    assert_eq!(writes[0].path, format!("/api/v10/guilds/{gid}/roles/{gid}"));
+    let g = h.guild();
+    let everyone = g.roles.iter().find(|r| r.id == gid).unwrap();
+    assert_eq!(everyone.permissions.0, (1 << 10) | (1 << 16) | (1 << 60));
+    h.run(&["plan", "-f", m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
+
+#[tokio::test]
+async fn prune_deletes_what_is_not_declared_and_keeps_it_otherwise() {
+    let h = Harness::start().await;
+    let keep = h.manifest(
+        "keep.yaml",
+        "version: 1\nchannels:\n  - name: Staff\n    type: category\n    channels: [{ name: mod-chat }, { name: mod-log }]\n",
+    );
+    let run = h
+        .run(&["plan", "-f", keep.to_str().unwrap(), "--detailed-exitcode"])
+        .await;
+    run.assert_code(0);
+    assert!(
+        run.stdout.contains("channel General/#memes"),
+        "{}",
+        run.stdout
+    );
+
+    let prune = h.manifest(
+        "prune.yaml",
+        "version: 1\nchannels:\n  - name: Staff\n    type: category\n    channels: [{ name: mod-chat }, { name: mod-log }]\n  - { name: AFK, type: voice }\n  - { name: general }\nsettings: { system_channel: general, afk_channel: AFK }\nprune: { channels: true }\n",
+    );
+    let plan = h.run(&["plan", "-f", prune.to_str().unwrap()]).await;
+    plan.assert_code(0);
+    assert!(
+        plan.stdout.contains("delete channel General/#memes"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        plan.stdout.contains("delete category Help"),
+        "{}",
+        plan.stdout
+    );
+    let categories: Vec<String> = h
+        .guild()
+        .channels
+        .iter()
+        .filter(|c| c.kind == 4)
+        .map(|c| format!("/api/v10/channels/{}", c.id))
+        .collect();
+    h.run(&["apply", "-f", prune.to_str().unwrap(), "--yes"])
+        .await
+        .assert_code(0);
+    let deletes: Vec<String> = h
+        .writes()
+        .into_iter()
+        .filter(|w| w.method == "DELETE")
+        .map(|w| w.path)
+        .collect();
+    // Children go before their categories: every category delete comes after all others.
+    let first_category = deletes.iter().position(|p| categories.contains(p)).unwrap();
+    assert!(
+        deletes[first_category..]
+            .iter()
+            .all(|p| categories.contains(p)),
+        "{deletes:?}"
+    );
+    assert!(first_category > 0);
+    let names: Vec<String> = h.guild().channels.into_iter().map(|c| c.name).collect();
+    let mut names_sorted = names.clone();
+    names_sorted.sort();
+    assert_eq!(
+        names_sorted,
+        ["AFK", "Staff", "general", "mod-chat", "mod-log"]
+    );
+    h.run(&["plan", "-f", prune.to_str().unwrap(), "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
+
+#[tokio::test]
+async fn a_saved_plan_applies_only_to_the_guild_it_was_made_for() {
+    let h = Harness::start().await;
+    let m = h.manifest(
+        "m.yaml",
+        "version: 1\nroles:\n  - name: Member\n    hoist: true\n",
+    );
+    let m = m.to_str().unwrap();
+    h.run(&["plan", "-f", m, "--out", "plan.json"])
+        .await
+        .assert_code(0);
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.dir.path().join("plan.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["operations"].as_array().unwrap().len(), 1);
+
+    // Someone changes the guild by hand: the saved plan is refused.
+    let other = h.manifest(
+        "other.yaml",
+        "version: 1\nroles:\n  - name: Muted\n    hoist: true\n",
+    );
+    h.run(&["apply", "-f", other.to_str().unwrap(), "--yes"])
+        .await
+        .assert_code(0);
+    h.emu.clear_requests();
+    let stale = h
+        .run(&["apply", "-f", m, "--plan", "plan.json", "--yes"])
+        .await;
+    stale.assert_code(1);
+    assert!(stale.stderr.contains("changed since"), "{}", stale.stderr);
+    assert!(h.writes().is_empty());
+
+    h.run(&["plan", "-f", m, "--out", "plan.json"])
+        .await
+        .assert_code(0);
+    h.run(&["apply", "-f", m, "--plan", "plan.json", "--yes"])
+        .await
+        .assert_code(0);
+    assert_eq!(h.writes().len(), 1);
+}
+
+#[tokio::test]
+async fn formats_and_exit_codes_and_no_token_in_any_output() {
+    let h = Harness::start().await;
+    let m = example("community.yaml");
+    let m = m.to_str().unwrap();
+    let json = h.run(&["plan", "-f", m, "--format", "json"]).await;
+    json.assert_code(0);
+    let plan: Value = serde_json::from_str(&json.stdout).expect("plan JSON on stdout");
+    assert!(plan["changes"].as_array().unwrap().len() > 10);
+    let md = h
+        .run(&[
+            "plan",
+            "-f",
+            m,
+            "--format",
+            "markdown",
+            "--detailed-exitcode",
+        ])
+        .await;
+    md.assert_code(2);
+    assert!(md.stdout.starts_with("### guildctl plan"), "{}", md.stdout);
+    assert!(md.stdout.contains("```diff"));
+    let drift = h.run(&["drift", "-f", m]).await;
+    drift.assert_code(2);
+    let apply = h.run(&["apply", "-f", m, "--yes"]).await;
+    apply.assert_code(0);
+    h.run(&["drift", "-f", m]).await.assert_code(0);
+    for run in [&json, &md, &drift, &apply] {
+        assert!(!run.stdout.contains(&h.emu.token));
+        assert!(!run.stderr.contains(&h.emu.token));
+    }
+    let bad_token = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"))
+        .args(["plan", "-f", m])
+        .env("DISCORD_TOKEN", "not-the-token")
+        .env("GUILDCTL_API_BASE", &h.emu.api_base)
+        .env("GUILDCTL_GUILD", &h.emu.guild_id)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(bad_token.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&bad_token.stderr);
+    assert!(stderr.contains("401"), "{stderr}");
+    assert!(!stderr.contains("not-the-token"), "{stderr}");
+}
+
+#[tokio::test]
+async fn apply_without_yes_and_without_a_terminal_changes_nothing() {
+    let h = Harness::start().await;
+    let m = h.manifest(
+        "m.yaml",
+        "version: 1\nroles:\n  - name: Member\n    hoist: true\n",
+    );
+    let run = h.run(&["apply", "-f", m.to_str().unwrap()]).await;
+    run.assert_code(1);
+    assert!(run.stderr.contains("--yes"), "{}", run.stderr);
+    assert!(h.writes().is_empty());
+}

@@ -80,7 +80,6 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
     for (i, d) in declared.iter().enumerate() {
         let source = format!("roles[{i}]");
         match matches[i] {
-            Some(live) if live.id == guild_id => plan_everyone(cx, d, live, source),
             Some(live) => plan_role_update(cx, d, live, source),
             None => plan_role_create(cx, d, source),
         }
@@ -174,47 +173,12 @@ fn match_roles<'s>(
     out
 }
 
-/// `@everyone` manages only its permissions.
-fn plan_everyone(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
-    let Some(names) = &d.permissions else { return };
-    let desired = permission_bits(
-        cx,
-        names,
-        live.permissions,
-        &format!("{source}.permissions"),
-    );
-    if desired == live.permissions {
-        return;
-    }
-    let fields = vec![FieldChange {
-        field: "permissions".into(),
-        before: perm_names(live.permissions),
-        after: perm_names(desired),
-    }];
-    let idx = cx.push_change(change(
-        Action::Update,
-        Kind::Role,
-        EVERYONE.into(),
-        Some(live.id.clone()),
-        fields,
-        Some(source),
-    ));
-    let path = format!("{}/roles/{}", cx.guild_path(), live.id);
-    cx.push_op(
-        Phase::RoleUpdate,
-        idx,
-        "PATCH",
-        path,
-        Some(json!({ "permissions": desired })),
-        None,
-        "update role @everyone".into(),
-    );
-}
-
 fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) -> ChangeBuilder {
     let mut b = ChangeBuilder::new();
+    // `@everyone` manages only its permissions; its name is Discord's.
+    let everyone = d.name == EVERYONE;
     let live_name = live.map(|l| l.name.clone());
-    if live_name.as_deref() != Some(d.name.as_str()) {
+    if !everyone && live_name.as_deref() != Some(d.name.as_str()) {
         b.set(
             "name",
             json!(live_name),
