@@ -645,3 +645,51 @@ async fn apply_without_yes_and_without_a_terminal_changes_nothing() {
     assert!(run.stderr.contains("--yes"), "{}", run.stderr);
     assert!(h.writes().is_empty());
 }
+
+#[tokio::test]
+async fn moving_a_channel_to_another_category_keeps_it() {
+    let h = Harness::start().await;
+    let memes = channel_id(&h, "memes");
+    let help_category = channel_id(&h, "Help");
+    let m = h.manifest(
+        "m.yaml",
+        "version: 1\nchannels:\n  - name: Help\n    type: category\n    channels: [{ name: help }, { name: showcase }, { name: memes }]\n",
+    );
+    let m = m.to_str().unwrap();
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let writes = h.writes();
+    assert!(writes.iter().all(|w| w.method == "PATCH"), "{writes:?}");
+    let moves: Vec<_> = writes
+        .iter()
+        .filter(|w| {
+            w.body
+                .as_ref()
+                .and_then(|b| b.as_array())
+                .is_some_and(|a| a.iter().any(|e| e.get("parent_id").is_some()))
+        })
+        .collect();
+    assert_eq!(moves.len(), 1, "one parent change per call: {writes:?}");
+    let live = h
+        .guild()
+        .channels
+        .into_iter()
+        .find(|c| c.id == memes)
+        .unwrap();
+    assert_eq!(live.parent_id.as_deref(), Some(help_category.as_str()));
+    h.run(&["plan", "-f", m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
+
+#[tokio::test]
+async fn a_type_change_discord_refuses_is_refused_at_plan_time() {
+    let h = Harness::start().await;
+    let m = h.manifest(
+        "m.yaml",
+        "version: 1\nchannels:\n  - name: General\n    type: category\n    channels: [{ name: Lounge, type: stage }]\n",
+    );
+    let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
+    run.assert_code(1);
+    assert!(run.stderr.contains("voice channel live"), "{}", run.stderr);
+    assert!(h.writes().is_empty());
+}

@@ -438,7 +438,7 @@ fn vqm_name(v: u64) -> Value {
 }
 
 /// Field changes of a channel against its live state (`None` for a new one).
-fn channel_fields(cx: &Ctx, d: &Decl, live: Option<&LiveChannel>) -> ChangeBuilder {
+fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> ChangeBuilder {
     let mut b = ChangeBuilder::new();
     let ch = d.ch;
     let stored = d.stored_name();
@@ -469,9 +469,7 @@ fn channel_fields(cx: &Ctx, d: &Decl, live: Option<&LiveChannel>) -> ChangeBuild
         }
     }
     let nsfw = live.map(|l| l.nsfw.unwrap_or(false));
-    if ch.nsfw.is_some() && (ch.nsfw != nsfw || live.is_none()) {
-        b.compare("nsfw", nsfw, ch.nsfw.map(Some), "nsfw");
-    }
+    b.compare("nsfw", nsfw, ch.nsfw.map(Some), "nsfw");
     let numbers: [(&str, &str, Option<u32>, Option<u32>); 5] = [
         (
             "slowmode",
@@ -535,7 +533,6 @@ fn channel_fields(cx: &Ctx, d: &Decl, live: Option<&LiveChannel>) -> ChangeBuild
             );
         }
     }
-    let _ = cx;
     b
 }
 
@@ -598,7 +595,7 @@ fn plan_update(
             return;
         }
     }
-    let mut b = channel_fields(cx, d, Some(live));
+    let mut b = channel_fields(d, Some(live));
     if let Some(want) = ows {
         let have: Vec<Ow> = live
             .permission_overwrites
@@ -694,7 +691,7 @@ fn plan_create(
     phase: Phase,
 ) {
     let d = &decls[i];
-    let mut b = channel_fields(cx, d, None);
+    let mut b = channel_fields(d, None);
     b.body.insert("type".into(), json!(d.kind));
     if let Some(p) = &parent {
         b.body.insert("parent_id".into(), p.to_value());
