@@ -334,69 +334,46 @@ pub async fn patch_guild(
             }
         };
     }
-    if let Field::Set(n) = name {
-        diff(&mut ch, "name", json!(g.name), json!(n));
-        g.name = n;
+    // A field present with a value (not null) replaces the guild's.
+    macro_rules! set {
+        ($field:expr, $key:literal, $target:expr, $conv:expr) => {
+            if let Field::Set(v) = $field {
+                let newv = $conv(v);
+                diff(&mut ch, $key, json!($target), json!(newv));
+                $target = newv;
+            }
+        };
     }
+    set!(name, "name", g.name, |v| v);
     apply!(description, "description", g.description, |v| v);
-    if let Field::Set(t) = afk_timeout {
-        diff(&mut ch, "afk_timeout", json!(g.afk_timeout), json!(t));
-        g.afk_timeout = t as u32;
-    }
-    if let Field::Set(v) = verification {
-        diff(
-            &mut ch,
-            "verification_level",
-            json!(g.verification_level),
-            json!(v),
-        );
-        g.verification_level = v as u8;
-    }
-    if let Field::Set(v) = filter {
-        diff(
-            &mut ch,
-            "explicit_content_filter",
-            json!(g.explicit_content_filter),
-            json!(v),
-        );
-        g.explicit_content_filter = v as u8;
-    }
-    if let Field::Set(v) = notifications {
-        diff(
-            &mut ch,
-            "default_message_notifications",
-            json!(g.default_message_notifications),
-            json!(v),
-        );
-        g.default_message_notifications = v as u8;
-    }
-    if let Field::Set(v) = flags {
-        diff(
-            &mut ch,
-            "system_channel_flags",
-            json!(g.system_channel_flags),
-            json!(v),
-        );
-        g.system_channel_flags = v as u32;
-    }
-    if let Field::Set(v) = locale {
-        diff(
-            &mut ch,
-            "preferred_locale",
-            json!(g.preferred_locale),
-            json!(v),
-        );
-        g.preferred_locale = v;
-    }
-    if let Field::Set(v) = progress {
-        diff(
-            &mut ch,
-            "premium_progress_bar_enabled",
-            json!(g.premium_progress_bar_enabled),
-            json!(v),
-        );
-        g.premium_progress_bar_enabled = v;
-    }
+    set!(afk_timeout, "afk_timeout", g.afk_timeout, |v| v as u32);
+    set!(
+        verification,
+        "verification_level",
+        g.verification_level,
+        |v| v as u8
+    );
+    set!(
+        filter,
+        "explicit_content_filter",
+        g.explicit_content_filter,
+        |v| v as u8
+    );
+    set!(
+        notifications,
+        "default_message_notifications",
+        g.default_message_notifications,
+        |v| v as u8
+    );
+    set!(flags, "system_channel_flags", g.system_channel_flags, |v| v
+        as u32);
+    set!(locale, "preferred_locale", g.preferred_locale, |v| v);
+    set!(
+        progress,
+        "premium_progress_bar_enabled",
+        g.premium_progress_bar_enabled,
+        |v| v
+    );
     if let Some(v) = icon.into_option() {
         // Discord stores a hash of the uploaded image; the audit key is icon_hash.
         let hash = v.map(|data| image_hash(&data));
