@@ -25,9 +25,186 @@ pub struct Manifest {
     /// List order is channel order. Unlisted live channels are kept unless `prune.channels`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Vec<Channel>>,
+    /// The welcome screen of a community guild. Left out: not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub welcome_screen: Option<WelcomeScreen>,
+    /// Onboarding: default channels and the questions new members answer. Left out: not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onboarding: Option<Onboarding>,
+    /// The server widget. Left out: not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widget: Option<Widget>,
+    /// Incoming webhooks. Their tokens are secrets and never appear in plans or exports;
+    /// `apply --webhook-urls FILE` writes the URLs of new ones to a private file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<Vec<Webhook>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
+}
+
+/// The welcome screen new members of a community guild see.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WelcomeScreen {
+    /// Show the welcome screen (Discord records this as the WELCOME_SCREEN_ENABLED feature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// The server description shown on the screen, at most 140 characters; `null` clears it.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub description: Option<Option<String>>,
+    /// Up to 5 recommended channels, in order. Authoritative when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<WelcomeChannel>>,
+}
+
+/// A channel recommended on the welcome screen.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WelcomeChannel {
+    /// The channel, by name.
+    pub channel: String,
+    /// What the channel is for, 1-50 characters.
+    pub description: String,
+    /// An emoji shown beside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<Emoji>,
+}
+
+/// An emoji: a standard one as the character itself (`"📜"`), or a custom one of the guild
+/// by id (and name).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum Emoji {
+    /// A standard emoji, written as the character.
+    Unicode(String),
+    /// A custom emoji of this guild.
+    Custom(CustomEmoji),
+}
+
+/// A custom emoji.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CustomEmoji {
+    /// The emoji's id.
+    pub id: Snowflake,
+    /// The emoji's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Whether it is animated.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub animated: bool,
+}
+
+/// Onboarding: what new members are asked and which channels they see first.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Onboarding {
+    /// Turn onboarding on. Discord requires at least 7 default channels, at least 5 of them
+    /// where @everyone can send messages (counted per `mode`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// `default`: only default channels count toward the requirements; `advanced`: channels
+    /// offered by questions count too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<OnboardingMode>,
+    /// Channels every new member sees, by name (at most 500). Authoritative when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_channels: Option<Vec<String>>,
+    /// Questions, in order (at most 15), matched to live ones by title. Authoritative when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<Vec<Prompt>>,
+}
+
+/// An onboarding question.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Prompt {
+    /// The question, 1-100 characters. Prompts are matched to live ones by title.
+    pub title: String,
+    /// `multiple_choice` (the default) or `dropdown`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<PromptType>,
+    /// Members may pick only one answer (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub single_select: bool,
+    /// Members must answer before finishing onboarding (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+    /// Asked during onboarding (default true); false shows it only under Channels & Roles.
+    #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
+    pub in_onboarding: bool,
+    /// The answers, 1-50, matched to live ones by title.
+    pub options: Vec<PromptOption>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// An answer to an onboarding question.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromptOption {
+    /// The answer, 1-50 characters.
+    pub title: String,
+    /// A longer explanation, at most 100 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// An emoji shown beside the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<Emoji>,
+    /// Roles given to members who pick it, by name (at most 50).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roles: Vec<String>,
+    /// Channels shown to members who pick it, by name (at most 50).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<String>,
+}
+
+/// The server widget.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Widget {
+    /// Turn the widget on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// The channel the widget's invite leads to, by name; `null` for no invite.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub channel: Option<Option<String>>,
+}
+
+/// An incoming webhook.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Webhook {
+    /// Pin this entry to a webhook id. Matching is by id, then name, then `previous_names`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Snowflake>,
+    /// The webhook's name, 1-80 characters, never containing "clyde" or "discord".
+    pub name: String,
+    /// Names this webhook had before: renamed in place (its URL keeps working).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_names: Vec<String>,
+    /// The channel it posts to, by name. Changing it moves the webhook.
+    pub channel: String,
+    /// An image file (PNG, JPEG or GIF, at most 8 MiB) next to the manifest, for its avatar;
+    /// `null` removes the avatar. Discord reports only whether an avatar is set, so a webhook
+    /// that already has one keeps it until this changes to `null` and back.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub avatar: Option<Option<String>>,
 }
 
 /// A Discord id: a 64-bit snowflake written as a string of digits.
@@ -148,91 +325,11 @@ pub struct Settings {
     pub raid_alerts_disabled: Option<bool>,
 }
 
-/// Compile-time snake_case names for the enum variants used in manifests.
-macro_rules! snake {
-    (None) => {
-        "none"
-    };
-    (Low) => {
-        "low"
-    };
-    (Medium) => {
-        "medium"
-    };
-    (High) => {
-        "high"
-    };
-    (VeryHigh) => {
-        "very_high"
-    };
-    (AllMessages) => {
-        "all_messages"
-    };
-    (OnlyMentions) => {
-        "only_mentions"
-    };
-    (Disabled) => {
-        "disabled"
-    };
-    (MembersWithoutRoles) => {
-        "members_without_roles"
-    };
-    (AllMembers) => {
-        "all_members"
-    };
-    (SuppressJoinNotifications) => {
-        "suppress_join_notifications"
-    };
-    (SuppressPremiumSubscriptions) => {
-        "suppress_premium_subscriptions"
-    };
-    (SuppressGuildReminderNotifications) => {
-        "suppress_guild_reminder_notifications"
-    };
-    (SuppressJoinNotificationReplies) => {
-        "suppress_join_notification_replies"
-    };
-    (SuppressRoleSubscriptionPurchaseNotifications) => {
-        "suppress_role_subscription_purchase_notifications"
-    };
-    (SuppressRoleSubscriptionPurchaseNotificationReplies) => {
-        "suppress_role_subscription_purchase_notification_replies"
-    };
-    (Text) => {
-        "text"
-    };
-    (Voice) => {
-        "voice"
-    };
-    (Category) => {
-        "category"
-    };
-    (Announcement) => {
-        "announcement"
-    };
-    (Stage) => {
-        "stage"
-    };
-    (Forum) => {
-        "forum"
-    };
-    (Media) => {
-        "media"
-    };
-    (Auto) => {
-        "auto"
-    };
-    (Full) => {
-        "full"
-    };
-}
-
 macro_rules! named_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $value:expr),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $value:literal => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($(#[$vmeta])* $variant),+ }
+        pub enum $name { $($(#[$vmeta])* #[serde(rename = $text)] $variant),+ }
 
         impl $name {
             /// Discord's integer for this value.
@@ -243,9 +340,9 @@ macro_rules! named_enum {
             pub fn from_value(v: u64) -> Option<Self> {
                 match v { $($value => Some($name::$variant),)+ _ => None }
             }
-            /// The snake_case name used in manifests.
+            /// The name used in manifests.
             pub fn name(self) -> &'static str {
-                match self { $($name::$variant => snake!($variant)),+ }
+                match self { $($name::$variant => $text),+ }
             }
         }
     };
@@ -253,49 +350,62 @@ macro_rules! named_enum {
 
 named_enum!(
     /// Verification level.
-    VerificationLevel { None = 0, Low = 1, Medium = 2, High = 3, VeryHigh = 4 }
+    VerificationLevel { None = 0 => "none", Low = 1 => "low", Medium = 2 => "medium", High = 3 => "high", VeryHigh = 4 => "very_high" }
 );
 named_enum!(
     /// Default message notification level.
-    MessageNotifications { AllMessages = 0, OnlyMentions = 1 }
+    MessageNotifications { AllMessages = 0 => "all_messages", OnlyMentions = 1 => "only_mentions" }
 );
 named_enum!(
     /// Explicit content filter level.
-    ExplicitContentFilter { Disabled = 0, MembersWithoutRoles = 1, AllMembers = 2 }
+    ExplicitContentFilter { Disabled = 0 => "disabled", MembersWithoutRoles = 1 => "members_without_roles", AllMembers = 2 => "all_members" }
 );
 named_enum!(
     /// A notice the system channel can suppress (each is one bit of system_channel_flags).
     SystemChannelFlag {
-        SuppressJoinNotifications = 1,
-        SuppressPremiumSubscriptions = 2,
-        SuppressGuildReminderNotifications = 4,
-        SuppressJoinNotificationReplies = 8,
-        SuppressRoleSubscriptionPurchaseNotifications = 16,
-        SuppressRoleSubscriptionPurchaseNotificationReplies = 32,
+        SuppressJoinNotifications = 1 => "suppress_join_notifications",
+        SuppressPremiumSubscriptions = 2 => "suppress_premium_subscriptions",
+        SuppressGuildReminderNotifications = 4 => "suppress_guild_reminder_notifications",
+        SuppressJoinNotificationReplies = 8 => "suppress_join_notification_replies",
+        SuppressRoleSubscriptionPurchaseNotifications = 16 => "suppress_role_subscription_purchase_notifications",
+        SuppressRoleSubscriptionPurchaseNotificationReplies = 32 => "suppress_role_subscription_purchase_notification_replies",
     }
 );
 named_enum!(
     /// Channel type.
     ChannelType {
         /// A text channel (type 0).
-        Text = 0,
+        Text = 0 => "text",
         /// A voice channel (type 2).
-        Voice = 2,
+        Voice = 2 => "voice",
         /// A category that holds other channels (type 4).
-        Category = 4,
+        Category = 4 => "category",
         /// An announcement channel (type 5), available in community guilds.
-        Announcement = 5,
+        Announcement = 5 => "announcement",
         /// A stage channel (type 13).
-        Stage = 13,
+        Stage = 13 => "stage",
         /// A forum channel (type 15).
-        Forum = 15,
+        Forum = 15 => "forum",
         /// A media channel (type 16).
-        Media = 16,
+        Media = 16 => "media",
     }
 );
 named_enum!(
     /// Camera video quality in voice and stage channels.
-    VideoQualityMode { Auto = 1, Full = 2 }
+    VideoQualityMode { Auto = 1 => "auto", Full = 2 => "full" }
+);
+named_enum!(
+    /// Onboarding mode.
+    OnboardingMode {
+        /// Only default channels count toward Discord's requirements.
+        Default = 0 => "default",
+        /// Default channels and channels offered by questions count.
+        Advanced = 1 => "advanced",
+    }
+);
+named_enum!(
+    /// How an onboarding question is shown.
+    PromptType { MultipleChoice = 0 => "multiple_choice", Dropdown = 1 => "dropdown" }
 );
 
 impl ChannelType {
@@ -509,6 +619,9 @@ pub struct Prune {
     /// Delete channels and categories the manifest does not declare.
     #[serde(default)]
     pub channels: bool,
+    /// Delete incoming webhooks the manifest does not declare (their URLs stop working).
+    #[serde(default)]
+    pub webhooks: bool,
 }
 
 impl Prune {
