@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::discord::models::{Channel, Guild, Member, Role, User};
+use crate::discord::models::{
+    Channel, Guild, Member, Onboarding, Role, User, Webhook, WelcomeScreen,
+};
 use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
 
@@ -18,26 +20,42 @@ pub struct Snapshot {
     pub bot: User,
     /// The bot's membership, for its roles.
     pub bot_member: Member,
+    /// `None` where Discord would not show it to the bot (403) or it does not exist (404).
+    pub welcome_screen: Option<WelcomeScreen>,
+    pub onboarding: Option<Onboarding>,
+    /// Every webhook of the guild, without tokens.
+    pub webhooks: Option<Vec<Webhook>>,
 }
 
 impl Snapshot {
-    /// Reads the guild in four GET calls: the bot user, its membership, the guild
-    /// (with roles) and the channels (with overwrites).
+    /// Reads the guild in seven GET calls whatever its size: the bot user, then at
+    /// once its membership, the guild (with roles), the channels (with overwrites),
+    /// the welcome screen, onboarding and the webhooks. The widget settings come
+    /// with the guild.
     pub async fn fetch(client: &Client, guild_id: &str) -> Result<Snapshot, ClientError> {
         let bot: User = client.get("/users/@me").await?;
         let guild_path = format!("/guilds/{guild_id}");
-        let channels_path = format!("/guilds/{guild_id}/channels");
-        let member_path = format!("/guilds/{guild_id}/members/{}", bot.id);
-        let (guild, channels, bot_member) = tokio::try_join!(
+        let channels_path = format!("{guild_path}/channels");
+        let member_path = format!("{guild_path}/members/{}", bot.id);
+        let welcome_path = format!("{guild_path}/welcome-screen");
+        let onboarding_path = format!("{guild_path}/onboarding");
+        let webhooks_path = format!("{guild_path}/webhooks");
+        let (guild, channels, bot_member, welcome_screen, onboarding, webhooks) = tokio::try_join!(
             client.get::<Guild>(&guild_path),
             client.get::<Vec<Channel>>(&channels_path),
             client.get::<Member>(&member_path),
+            optional(client.get::<WelcomeScreen>(&welcome_path)),
+            optional(client.get::<Onboarding>(&onboarding_path)),
+            optional(client.get::<Vec<Webhook>>(&webhooks_path)),
         )?;
         Ok(Snapshot {
             guild,
             channels,
             bot,
             bot_member,
+            welcome_screen,
+            onboarding,
+            webhooks,
         })
     }
 
@@ -48,7 +66,13 @@ impl Snapshot {
         channels.sort_by(|a, b| a.id.cmp(&b.id));
         let mut guild = self.guild.clone();
         guild.roles.sort_by(|a, b| a.id.cmp(&b.id));
-        let canonical = serde_json::json!({ "guild": guild, "channels": channels });
+        let canonical = serde_json::json!({
+            "guild": guild,
+            "channels": channels,
+            "welcome_screen": self.welcome_screen,
+            "onboarding": self.onboarding,
+            "webhooks": self.webhooks,
+        });
         let digest = Sha256::digest(canonical.to_string().as_bytes());
         digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
     }
@@ -126,4 +150,15 @@ pub fn role_rank_cmp(guild_id: &str, a: &Role, b: &Role) -> std::cmp::Ordering {
 /// Compares snowflakes numerically (they are strings of digits).
 pub fn snowflake_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then(a.cmp(b))
+}
+
+/// A part of the guild the bot may not be shown: 403 and 404 mean "not readable".
+async fn optional<T>(
+    call: impl std::future::Future<Output = Result<T, ClientError>>,
+) -> Result<Option<T>, ClientError> {
+    match call.await {
+        Ok(v) => Ok(Some(v)),
+        Err(ClientError::Api(e)) if matches!(e.status.as_u16(), 403 | 404) => Ok(None),
+        Err(e) => Err(e),
+    }
 }

@@ -53,6 +53,8 @@ pub struct Guild {
     pub premium_tier: u64,
     pub features: Vec<String>,
     pub roles: Vec<Role>,
+    pub widget_enabled: bool,
+    pub widget_channel_id: Option<String>,
 }
 
 impl Guild {
@@ -120,4 +122,82 @@ pub struct ErrorBody {
     pub errors: Option<serde_json::Value>,
     pub retry_after: Option<f64>,
     pub global: Option<bool>,
+}
+
+/// `GET /guilds/{id}/welcome-screen`. Whether it is shown is the guild feature
+/// WELCOME_SCREEN_ENABLED, not a field (discord-behaviour.md §5.3).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct WelcomeScreen {
+    pub description: Option<String>,
+    pub welcome_channels: Vec<WelcomeChannel>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct WelcomeChannel {
+    pub channel_id: String,
+    pub description: String,
+    pub emoji_id: Option<String>,
+    pub emoji_name: Option<String>,
+}
+
+/// `GET /guilds/{id}/onboarding`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Onboarding {
+    pub prompts: Vec<Prompt>,
+    pub default_channel_ids: Vec<String>,
+    pub enabled: bool,
+    pub mode: u64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Prompt {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: u64,
+    pub title: String,
+    pub options: Vec<PromptOption>,
+    pub single_select: bool,
+    pub required: bool,
+    pub in_onboarding: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct PromptOption {
+    pub id: String,
+    pub title: String,
+    pub description: Option<String>,
+    pub channel_ids: Vec<String>,
+    pub role_ids: Vec<String>,
+    /// Responses carry the emoji nested; requests send it flat.
+    pub emoji: Option<Emoji>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Emoji {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub animated: Option<bool>,
+}
+
+/// Webhook types (discord-behaviour.md §6).
+pub const WEBHOOK_INCOMING: u8 = 1;
+
+/// A webhook as guildctl reads it. There is deliberately no `token` field: the
+/// token is a secret and is dropped as the response is read.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Webhook {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: u8,
+    pub channel_id: Option<String>,
+    pub name: Option<String>,
+    pub avatar: Option<String>,
+    pub application_id: Option<String>,
 }

@@ -133,12 +133,9 @@ fn canonical(set: &[Ow]) -> Vec<Ow> {
 
 pub(super) fn plan_channels(cx: &mut Ctx) {
     let snap = cx.snap;
-    for c in snap.channels.iter().rev() {
-        cx.channel_ids
-            .insert(c.name.clone(), (IdRef::Live(c.id.clone()), c.kind));
-    }
     let Some(declared) = cx.manifest.channels.as_ref() else {
         for c in &snap.channels {
+            add_live_ref(cx, c);
             cx.unmanaged.push(live_ref(snap, c));
         }
         return;
@@ -154,9 +151,13 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         })
         .collect();
     for (d, id) in decls.iter().zip(&ids) {
-        cx.channel_ids
-            .insert(d.ch.name.clone(), (id.clone(), d.kind));
-        cx.channel_ids.insert(d.stored_name(), (id.clone(), d.kind));
+        let parent = d.parent.map(|p| decls[p].ch.name.as_str());
+        cx.add_channel_ref(id, d.kind, &[&d.ch.name], parent);
+    }
+    for c in &snap.channels {
+        if !matches.iter().flatten().any(|m| m.id == c.id) {
+            add_live_ref(cx, c);
+        }
     }
 
     let desired_ows: Vec<Option<Vec<Ow>>> = desired_overwrites(cx, &decls, &matches);
@@ -209,6 +210,21 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
     plan_unmatched(cx, &matched);
     plan_order(cx, &decls, &matches, &ids, &created_late);
     check_category_sizes(cx, &decls, &matches, &matched);
+}
+
+/// Makes an undeclared live channel referable by name.
+fn add_live_ref(cx: &mut Ctx, c: &LiveChannel) {
+    let parent = c
+        .parent_id
+        .as_deref()
+        .and_then(|p| cx.snap.channel(p))
+        .map(|p| p.name.clone());
+    cx.add_channel_ref(
+        &IdRef::Live(c.id.clone()),
+        c.kind,
+        &[&c.name],
+        parent.as_deref(),
+    );
 }
 
 fn live_ref(snap: &crate::snapshot::Snapshot, c: &LiveChannel) -> ObjectRef {

@@ -9,6 +9,8 @@ use super::{
     Action, Change, FieldChange, Kind, ObjectRef, Operation, PLAN_FORMAT, Plan, Warning,
     created_ref,
 };
+use crate::discord::models::channel_type;
+use crate::discord::names::normalise_channel_name;
 use crate::manifest::Manifest;
 use crate::snapshot::Snapshot;
 
@@ -93,8 +95,9 @@ pub(crate) struct Ctx<'a> {
     pub role_ids: HashMap<String, IdRef>,
     /// Live role id → the name it has once the plan is applied (for display).
     pub role_names: HashMap<String, String>,
-    /// Channel names (declared and live, as Discord stores them) → (id, type), for settings.
-    pub channel_ids: HashMap<String, (IdRef, u8)>,
+    /// Channel references (`name` and `Category/name`, as written and as Discord
+    /// stores them) → every channel they may mean, with its type.
+    pub channel_refs: HashMap<String, Vec<(IdRef, u8)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -142,6 +145,72 @@ impl<'a> Ctx<'a> {
 
     pub fn warn(&mut self, source: Option<String>, message: String) {
         self.warnings.push(Warning { message, source });
+    }
+
+    /// Makes a channel referable by its name and, in a category, `Category/name`.
+    pub fn add_channel_ref(&mut self, id: &IdRef, kind: u8, names: &[&str], parent: Option<&str>) {
+        let mut keys: Vec<String> = Vec::new();
+        for n in names {
+            keys.push((*n).to_owned());
+            keys.push(normalise_channel_name(kind, n));
+            if let Some(p) = parent {
+                keys.push(format!("{p}/{n}"));
+                keys.push(format!("{p}/{}", normalise_channel_name(kind, n)));
+            }
+        }
+        keys.sort();
+        keys.dedup();
+        for k in keys {
+            let entry = self.channel_refs.entry(k).or_default();
+            if !entry.iter().any(|(i, _)| i == id) {
+                entry.push((id.clone(), kind));
+            }
+        }
+    }
+
+    /// Resolves a channel reference written in the manifest at `source`, reporting a
+    /// reference that is unknown, ambiguous, or of a type `kinds` does not allow.
+    pub fn resolve_channel(
+        &mut self,
+        reference: &str,
+        source: &str,
+        kinds: &[u8],
+    ) -> Option<IdRef> {
+        let (parent, name) = match reference.rsplit_once('/') {
+            Some((p, n)) => (Some(p), n),
+            None => (None, reference),
+        };
+        let normalised = |n: &str| normalise_channel_name(channel_type::TEXT, n);
+        let key_of = |n: String| match parent {
+            Some(p) => format!("{p}/{n}"),
+            None => n,
+        };
+        let found = self
+            .channel_refs
+            .get(reference)
+            .or_else(|| self.channel_refs.get(&key_of(normalised(name))))
+            .cloned()
+            .unwrap_or_default();
+        let fitting: Vec<&(IdRef, u8)> = found.iter().filter(|(_, k)| kinds.contains(k)).collect();
+        match (found.len(), fitting.as_slice()) {
+            (0, _) => self.problem(
+                Some(source.to_owned()),
+                format!("channel `{reference}` is neither declared nor in the guild"),
+                Some("declare the channel under `channels`, or correct the name"),
+            ),
+            (_, [one]) => return Some(one.0.clone()),
+            (_, []) => self.problem(
+                Some(source.to_owned()),
+                format!("`{reference}` is not a {} channel", kinds_label(kinds)),
+                None,
+            ),
+            _ => self.problem(
+                Some(source.to_owned()),
+                format!("`{reference}` names {} channels", fitting.len()),
+                Some("write it as `Category/name` to say which"),
+            ),
+        }
+        None
     }
 
     pub fn guild_path(&self) -> String {
@@ -195,6 +264,14 @@ impl ChangeBuilder {
     }
 }
 
+fn kinds_label(kinds: &[u8]) -> &'static str {
+    if kinds.contains(&channel_type::VOICE) {
+        "voice"
+    } else {
+        "text"
+    }
+}
+
 pub(crate) fn json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
@@ -213,7 +290,7 @@ pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
         problems: Vec::new(),
         role_ids: HashMap::new(),
         role_names: HashMap::new(),
-        channel_ids: HashMap::new(),
+        channel_refs: HashMap::new(),
     };
     super::roles::plan_roles(&mut cx);
     super::channels::plan_channels(&mut cx);

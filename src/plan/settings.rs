@@ -114,7 +114,7 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         };
         let target = match want {
             None => None,
-            Some(name) => match resolve_channel(cx, field, name, kinds) {
+            Some(name) => match cx.resolve_channel(name, &format!("settings.{field}"), kinds) {
                 Some(id) => Some(id),
                 None => continue,
             },
@@ -217,39 +217,6 @@ fn enum_field(
     {
         let before = name_of(live).map(|n| json!(n)).unwrap_or(json!(live));
         b.set(field, before, json!(name), field, json!(value));
-    }
-}
-
-fn resolve_channel(cx: &mut Ctx, field: &str, name: &str, kinds: &[u8]) -> Option<IdRef> {
-    let found = cx.channel_ids.get(name).cloned().or_else(|| {
-        let normalised = crate::discord::names::normalise_channel_name(channel_type::TEXT, name);
-        cx.channel_ids.get(&normalised).cloned()
-    });
-    match found {
-        None => {
-            cx.problem(
-                Some(format!("settings.{field}")),
-                format!(
-                    "`{field}` names channel `{name}`, which is neither declared nor in the guild"
-                ),
-                Some("declare the channel under `channels`, or correct the name"),
-            );
-            None
-        }
-        Some((_, kind)) if !kinds.contains(&kind) => {
-            let want = if kinds.contains(&channel_type::VOICE) {
-                "voice"
-            } else {
-                "text"
-            };
-            cx.problem(
-                Some(format!("settings.{field}")),
-                format!("`{field}` must be a {want} channel, and `{name}` is not"),
-                None,
-            );
-            None
-        }
-        Some((id, _)) => Some(id),
     }
 }
 
