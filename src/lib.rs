@@ -7,6 +7,7 @@
 
 pub mod apply;
 pub mod discord;
+pub mod export;
 pub mod emulator;
 pub mod manifest;
 pub mod permissions;

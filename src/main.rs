@@ -69,6 +69,10 @@ enum Command {
         /// The audit-log reason; by default "guildctl apply" with the Git commit and author.
         #[arg(long)]
         reason: Option<String>,
+        /// Write the URLs of webhooks this run creates (they contain their secret tokens)
+        /// to this file, created readable by you alone, for your secret store.
+        #[arg(long)]
+        webhook_urls: Option<PathBuf>,
     },
     /// Report where the live guild differs from the manifest (exit 2 when it does).
     Drift {
@@ -275,9 +279,23 @@ async fn run(cli: Cli) -> Result<u8> {
             plan,
             yes,
             reason,
-        } => apply_cmd(&target, plan.as_deref(), yes, reason).await,
-        Command::Export { .. } => {
-            bail!("`export` is not available yet: it is planned (issue 3) but not built")
+            webhook_urls,
+        } => apply_cmd(&target, plan.as_deref(), yes, reason, webhook_urls.as_deref()).await,
+        Command::Export { conn, output } => {
+            let session = conn.open(None).await?;
+            let snap = Snapshot::fetch(&session.client, &session.guild_id)
+                .await
+                .context("reading the live guild")?;
+            let yaml = guildctl::export::export(&snap)?;
+            match output {
+                Some(path) => {
+                    std::fs::write(&path, yaml)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    eprintln!("Wrote {}", path.display());
+                }
+                None => print!("{yaml}"),
+            }
+            Ok(0)
         }
         Command::Emulator { listen, state } => {
             guildctl::emulator::run_cli(listen, state).await?;
@@ -406,7 +424,12 @@ async fn apply_cmd(
         }
     }
     let reason = reason.unwrap_or_else(|| default_reason(&target.file));
-    let outcome = apply::apply(&session.client, &plan, &reason, |p| {
+    let manifest_dir = target
+        .file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let outcome = apply::apply(&session.client, &plan, &reason, manifest_dir, |p| {
         let mark = match p.status {
             Status::Done => "done",
             Status::Failed => "FAILED",
@@ -423,6 +446,9 @@ async fn apply_cmd(
         }
     })
     .await;
+    if let Some(path) = webhook_urls {
+        write_webhook_urls(path, &outcome.webhook_urls)?;
+    }
     println!(
         "\nApplied {} of {} calls; {} failed, {} skipped.",
         outcome.count(Status::Done),
@@ -446,6 +472,33 @@ async fn apply_cmd(
         }
     }
     Ok(0)
+}
+
+/// Writes `{"name": "url"}` for each created webhook to a file only its owner can
+/// read: the URLs carry the webhooks' tokens.
+fn write_webhook_urls(path: &Path, urls: &[(String, guildctl::discord::Secret)]) -> Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let map: serde_json::Map<String, serde_json::Value> = urls
+        .iter()
+        .map(|(name, url)| (name.clone(), serde_json::Value::String(url.expose().to_owned())))
+        .collect();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    // An existing file keeps its mode on open: make it private before writing.
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(serde_json::to_string_pretty(&map)?.as_bytes())?;
+    file.write_all(b"\n")?;
+    eprintln!(
+        "The URLs of {} new webhook(s) are in {} (readable by you alone); put them in your secret store.",
+        urls.len(),
+        path.display()
+    );
+    Ok(())
 }
 
 /// "guildctl apply" with the commit and its author, so each audit-log entry points

@@ -52,6 +52,26 @@ impl fmt::Debug for Token {
     }
 }
 
+/// A secret string (a webhook URL with its token): hidden from `Debug`, no `Display`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: String) -> Secret {
+        Secret(s)
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     #[error(
@@ -161,6 +181,10 @@ impl Client {
             api_base: api_base.trim_end_matches('/').to_owned(),
             token,
         })
+    }
+
+    pub fn api_base(&self) -> &str {
+        &self.api_base
     }
 
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {

@@ -4,4 +4,4 @@ pub mod client;
 pub mod models;
 pub mod names;
 
-pub use client::{ApiError, Client, ClientError, Token};
+pub use client::{ApiError, Client, ClientError, Secret, Token};

@@ -138,6 +138,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
             add_live_ref(cx, c);
             cx.unmanaged.push(live_ref(snap, c));
         }
+        record_everyone_can_send(cx, &[], &[], &[], &[]);
         return;
     };
     let decls = flatten(declared);
@@ -161,6 +162,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
     }
 
     let desired_ows: Vec<Option<Vec<Ow>>> = desired_overwrites(cx, &decls, &matches);
+    record_everyone_can_send(cx, &decls, &matches, &ids, &desired_ows);
     let enabling_community = cx.manifest.settings.as_ref().and_then(|s| s.community) == Some(true);
     let has_news = snap.guild.has_feature("NEWS");
 
@@ -210,6 +212,51 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
     plan_unmatched(cx, &matched);
     plan_order(cx, &decls, &matches, &ids, &created_late);
     check_category_sizes(cx, &decls, &matches, &matched);
+}
+
+/// Records, for every channel, whether @everyone can view it and send messages in
+/// it once the plan is applied (onboarding's requirements count these).
+fn record_everyone_can_send(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    matches: &[Option<&LiveChannel>],
+    ids: &[IdRef],
+    desired: &[Option<Vec<Ow>>],
+) {
+    let everyone = IdRef::Live(cx.guild_id.clone());
+    let base = cx.everyone_after;
+    let can_send = |ows: &[Ow]| -> bool {
+        if base.contains(Permissions::ADMINISTRATOR) {
+            return true;
+        }
+        let p = ows
+            .iter()
+            .find(|o| o.target == everyone && o.kind == OVERWRITE_ROLE)
+            .map(|o| (base & !o.deny) | o.allow)
+            .unwrap_or(base);
+        p.contains(Permissions::VIEW_CHANNEL | Permissions::SEND_MESSAGES)
+    };
+    let mut finals: Vec<Vec<Ow>> = Vec::with_capacity(decls.len());
+    for (i, d) in decls.iter().enumerate() {
+        let set = match (&desired[i], matches[i]) {
+            (Some(want), _) => want.clone(),
+            (None, Some(live)) => live.permission_overwrites.iter().map(Ow::from_live).collect(),
+            // Created in a category without overwrites: Discord copies the category's.
+            (None, None) => d.parent.map(|p| finals[p].clone()).unwrap_or_default(),
+        };
+        finals.push(set);
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let writable = can_send(&finals[i]);
+        cx.everyone_can_send.insert(id.clone(), writable);
+    }
+    for c in &cx.snap.channels {
+        let id = IdRef::Live(c.id.clone());
+        if !cx.everyone_can_send.contains_key(&id) {
+            let ows: Vec<Ow> = c.permission_overwrites.iter().map(Ow::from_live).collect();
+            cx.everyone_can_send.insert(id, can_send(&ows));
+        }
+    }
 }
 
 /// Makes an undeclared live channel referable by name.

@@ -52,8 +52,12 @@ pub(crate) enum Phase {
     Settings,
     /// Announcement channels need the NEWS feature that enabling COMMUNITY grants.
     AfterCommunity,
+    /// Welcome screen, onboarding, widget and webhooks name channels and roles.
+    Features,
     ChannelMove,
     ChannelOrder,
+    /// Webhooks go before the channels that hold them.
+    WebhookDelete,
     ChannelDelete,
     CategoryDelete,
     RoleDelete,
@@ -91,6 +95,10 @@ pub(crate) struct Ctx<'a> {
     pub warnings: Vec<Warning>,
     pub unmanaged: Vec<ObjectRef>,
     pub problems: Vec<Problem>,
+    /// @everyone's guild permissions once the plan is applied.
+    pub everyone_after: crate::permissions::Permissions,
+    /// Whether @everyone can view and send in each channel once the plan is applied.
+    pub everyone_can_send: HashMap<IdRef, bool>,
     /// Role names (declared and live) → id, for overwrites.
     pub role_ids: HashMap<String, IdRef>,
     /// Live role id → the name it has once the plan is applied (for display).
@@ -290,11 +298,17 @@ pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
         problems: Vec::new(),
         role_ids: HashMap::new(),
         role_names: HashMap::new(),
+        everyone_after: snap.everyone_role().map(|r| r.permissions).unwrap_or_default(),
+        everyone_can_send: HashMap::new(),
         channel_refs: HashMap::new(),
     };
     super::roles::plan_roles(&mut cx);
     super::channels::plan_channels(&mut cx);
     super::settings::plan_settings(&mut cx);
+    super::features::plan_welcome_screen(&mut cx);
+    super::features::plan_onboarding(&mut cx);
+    super::features::plan_widget(&mut cx);
+    super::webhooks::plan_webhooks(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);

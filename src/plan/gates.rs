@@ -35,13 +35,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             })
         };
         let is_role_route = op.path.starts_with(&roles_path);
-        let needed: &[(&str, Permissions)] = if is_role_route {
-            &[("manage_roles", Permissions::MANAGE_ROLES)]
-        } else if op.path == format!("/guilds/{guild}") {
-            &[("manage_guild", Permissions::MANAGE_GUILD)]
-        } else {
-            &[("manage_channels", Permissions::MANAGE_CHANNELS)]
-        };
+        let needed = route_permissions(&op.path, guild);
         for (name, perm) in needed {
             if !bot.contains(*perm) && !seen_need.contains(name) {
                 seen_need.push(name);
@@ -168,6 +162,26 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         });
     }
     problems
+}
+
+/// The guild permissions Discord requires for a route guildctl writes to.
+fn route_permissions(path: &str, guild: &str) -> &'static [(&'static str, Permissions)] {
+    const ROLES: &[(&str, Permissions)] = &[("manage_roles", Permissions::MANAGE_ROLES)];
+    const GUILD: &[(&str, Permissions)] = &[("manage_guild", Permissions::MANAGE_GUILD)];
+    const ONBOARDING: &[(&str, Permissions)] = &[
+        ("manage_guild", Permissions::MANAGE_GUILD),
+        ("manage_roles", Permissions::MANAGE_ROLES),
+    ];
+    const WEBHOOKS: &[(&str, Permissions)] = &[("manage_webhooks", Permissions::MANAGE_WEBHOOKS)];
+    const CHANNELS: &[(&str, Permissions)] = &[("manage_channels", Permissions::MANAGE_CHANNELS)];
+    let guild_path = format!("/guilds/{guild}");
+    match path.strip_prefix(&guild_path) {
+        Some(rest) if rest.starts_with("/roles") => ROLES,
+        Some("" | "/welcome-screen" | "/widget") => GUILD,
+        Some("/onboarding") => ONBOARDING,
+        _ if path.starts_with("/webhooks/") || path.ends_with("/webhooks") => WEBHOOKS,
+        _ => CHANNELS,
+    }
 }
 
 /// A permission value in a request body; `{"$created": ..}` placeholders are never permissions.

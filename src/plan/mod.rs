@@ -6,10 +6,12 @@
 
 mod channels;
 mod diff;
+mod features;
 pub mod gates;
 mod order;
 mod roles;
 mod settings;
+mod webhooks;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -63,6 +65,10 @@ pub enum Kind {
     Role,
     Category,
     Channel,
+    WelcomeScreen,
+    Onboarding,
+    Widget,
+    Webhook,
 }
 
 impl Kind {
@@ -72,6 +78,10 @@ impl Kind {
             Kind::Role => "role",
             Kind::Category => "category",
             Kind::Channel => "channel",
+            Kind::WelcomeScreen => "welcome screen",
+            Kind::Onboarding => "onboarding",
+            Kind::Widget => "widget",
+            Kind::Webhook => "webhook",
         }
     }
 }
@@ -133,6 +143,16 @@ pub struct Warning {
 /// The placeholder for the id of an object created earlier in the run.
 pub fn created_ref(key: &str) -> Value {
     serde_json::json!({ "$created": key })
+}
+
+/// The placeholder for a created object's id inside an operation's path.
+pub fn created_path_ref(key: &str) -> String {
+    format!("{{$created:{key}}}")
+}
+
+/// The placeholder for an image file next to the manifest, sent as a data URI.
+pub fn image_ref(path: &str) -> Value {
+    serde_json::json!({ "$image": path })
 }
 
 /// The key in a `{"$created": KEY}` placeholder, if `v` is one.

@@ -242,6 +242,12 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
 
 fn plan_role_update(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
     let b = role_fields(cx, d, Some(live), &source);
+    if live.id == cx.guild_id
+        && let Some(p) = b.body.get("permissions")
+    {
+        // Onboarding's requirements depend on what @everyone may do after the plan.
+        cx.everyone_after = serde_json::from_value(p.clone()).unwrap_or(cx.everyone_after);
+    }
     if b.is_empty() {
         return;
     }

@@ -1,0 +1,421 @@
+//! `guildctl export`: the live guild as a manifest that plans back to no changes.
+//!
+//! Every object is written with its id pinned, so renames made later in the file
+//! are understood as renames. Webhooks are written without tokens.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::discord::models::{
+    self, Channel as LiveChannel, OVERWRITE_MEMBER, WEBHOOK_INCOMING, channel_type,
+};
+use crate::manifest::{
+    Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, Manifest,
+    MessageNotifications, Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt,
+    PromptOption, PromptType, Role, Settings, Snowflake, SystemChannelFlag, VerificationLevel,
+    VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
+};
+use crate::permissions::Permissions;
+use crate::snapshot::{Snapshot, snowflake_cmp};
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the manifest as YAML: {0}")]
+pub struct ExportError(String);
+
+/// The manifest for `snap`, as YAML with explanatory comments.
+pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
+    let names = Names::new(snap);
+    let manifest = Manifest {
+        version: 1,
+        guild: Some(Snowflake(snap.guild.id.clone())),
+        settings: Some(settings(snap, &names)),
+        roles: Some(roles(snap)),
+        channels: Some(channels(snap)),
+        welcome_screen: snap.welcome_screen.as_ref().map(|w| welcome(snap, w, &names)),
+        onboarding: snap.onboarding.as_ref().map(|o| onboarding(snap, o, &names)),
+        widget: Some(Widget {
+            enabled: Some(snap.guild.widget_enabled),
+            channel: Some(
+                snap.guild
+                    .widget_channel_id
+                    .as_deref()
+                    .map(|id| names.channel(id)),
+            ),
+        }),
+        webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
+        prune: Default::default(),
+    };
+    render(snap, &manifest)
+}
+
+/// How channels are referred to: by name, or `Category/name` where a name is not unique.
+struct Names<'a> {
+    snap: &'a Snapshot,
+    counts: HashMap<&'a str, usize>,
+}
+
+impl<'a> Names<'a> {
+    fn new(snap: &'a Snapshot) -> Names<'a> {
+        let mut counts = HashMap::new();
+        for c in &snap.channels {
+            *counts.entry(c.name.as_str()).or_insert(0) += 1;
+        }
+        Names { snap, counts }
+    }
+
+    fn channel(&self, id: &str) -> String {
+        let Some(c) = self.snap.channel(id) else {
+            return id.to_owned();
+        };
+        let parent = c.parent_id.as_deref().and_then(|p| self.snap.channel(p));
+        match (self.counts.get(c.name.as_str()), parent) {
+            (Some(n), Some(p)) if *n > 1 => format!("{}/{}", p.name, c.name),
+            _ => c.name.clone(),
+        }
+    }
+
+    fn role(&self, id: &str) -> Option<String> {
+        if id == self.snap.guild.id {
+            return Some("@everyone".into());
+        }
+        self.snap.role(id).map(|r| r.name.clone())
+    }
+}
+
+fn settings(snap: &Snapshot, names: &Names) -> Settings {
+    let g = &snap.guild;
+    let channel = |id: &Option<String>| Some(id.as_deref().map(|i| names.channel(i)));
+    let flags: Vec<SystemChannelFlag> = [1u64, 2, 4, 8, 16, 32]
+        .into_iter()
+        .filter(|bit| g.system_channel_flags & bit != 0)
+        .filter_map(SystemChannelFlag::from_value)
+        .collect();
+    Settings {
+        name: Some(g.name.clone()),
+        description: Some(g.description.clone()),
+        verification_level: VerificationLevel::from_value(g.verification_level),
+        default_message_notifications: MessageNotifications::from_value(
+            g.default_message_notifications,
+        ),
+        explicit_content_filter: ExplicitContentFilter::from_value(g.explicit_content_filter),
+        afk_channel: channel(&g.afk_channel_id),
+        afk_timeout: u32::try_from(g.afk_timeout).ok(),
+        system_channel: channel(&g.system_channel_id),
+        system_channel_flags: Some(flags),
+        rules_channel: channel(&g.rules_channel_id),
+        public_updates_channel: channel(&g.public_updates_channel_id),
+        safety_alerts_channel: channel(&g.safety_alerts_channel_id),
+        preferred_locale: Some(g.preferred_locale.clone()),
+        premium_progress_bar_enabled: Some(g.premium_progress_bar_enabled),
+        community: Some(g.has_feature("COMMUNITY")),
+        invites_disabled: Some(g.has_feature("INVITES_DISABLED")),
+        raid_alerts_disabled: Some(g.has_feature("RAID_ALERTS_DISABLED")),
+    }
+}
+
+fn permission_names(p: Permissions) -> Vec<PermissionName> {
+    p.display_names().into_iter().map(PermissionName).collect()
+}
+
+fn roles(snap: &Snapshot) -> Vec<Role> {
+    snap.roles_by_rank()
+        .into_iter()
+        .map(|r| {
+            if r.id == snap.guild.id {
+                return Role {
+                    name: "@everyone".into(),
+                    permissions: Some(permission_names(r.permissions)),
+                    ..Role::default()
+                };
+            }
+            if r.managed {
+                // Only its place in the list can be managed.
+                return Role {
+                    id: Some(Snowflake(r.id.clone())),
+                    name: r.name.clone(),
+                    ..Role::default()
+                };
+            }
+            Role {
+                id: Some(Snowflake(r.id.clone())),
+                name: r.name.clone(),
+                previous_names: vec![],
+                permissions: Some(permission_names(r.permissions)),
+                color: Some(Color(r.color)),
+                hoist: Some(r.hoist),
+                mentionable: Some(r.mentionable),
+                unicode_emoji: r.unicode_emoji.clone().map(Some),
+            }
+        })
+        .collect()
+}
+
+/// Channels in Discord's display order: top-level ones, then each category with its
+/// text-like channels above its voice-like ones.
+fn channels(snap: &Snapshot) -> Vec<Channel> {
+    let mut sorted: Vec<&LiveChannel> = snap.channels.iter().collect();
+    sorted.sort_by(|a, b| {
+        let voice = |c: &LiveChannel| matches!(c.kind, channel_type::VOICE | channel_type::STAGE);
+        voice(a)
+            .cmp(&voice(b))
+            .then(a.position.cmp(&b.position))
+            .then(snowflake_cmp(&a.id, &b.id))
+    });
+    let children = |parent: Option<&str>| -> Vec<&LiveChannel> {
+        sorted
+            .iter()
+            .copied()
+            .filter(|c| c.kind != channel_type::CATEGORY && c.parent_id.as_deref() == parent)
+            .collect()
+    };
+    let mut out: Vec<Channel> = children(None)
+        .into_iter()
+        .map(|c| channel(snap, c, None))
+        .collect();
+    for cat in sorted.iter().filter(|c| c.kind == channel_type::CATEGORY) {
+        let mut entry = channel(snap, cat, None);
+        entry.channels = Some(
+            children(Some(&cat.id))
+                .into_iter()
+                .map(|c| channel(snap, c, Some(cat)))
+                .collect(),
+        );
+        out.push(entry);
+    }
+    out
+}
+
+fn canonical(ows: &[models::Overwrite]) -> Vec<models::Overwrite> {
+    let mut v: Vec<models::Overwrite> = ows
+        .iter()
+        .filter(|o| !(o.allow.is_empty() && o.deny.is_empty()))
+        .cloned()
+        .collect();
+    v.sort();
+    v
+}
+
+fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Channel {
+    let kind = ChannelType::from_value(c.kind.into());
+    let k = c.kind;
+    let text_like = matches!(
+        k,
+        channel_type::TEXT | channel_type::ANNOUNCEMENT | channel_type::FORUM | channel_type::MEDIA
+    );
+    let voice_like = matches!(k, channel_type::VOICE | channel_type::STAGE);
+    let slowmode_types = text_like && k != channel_type::ANNOUNCEMENT || voice_like;
+    let synced = parent.is_some_and(|p| {
+        canonical(&p.permission_overwrites) == canonical(&c.permission_overwrites)
+    });
+    let overwrites: Vec<Overwrite> = canonical(&c.permission_overwrites)
+        .iter()
+        .map(|o| overwrite(snap, o))
+        .collect();
+    Channel {
+        id: Some(Snowflake(c.id.clone())),
+        name: c.name.clone(),
+        kind: kind.filter(|t| *t != ChannelType::Text),
+        previous_names: vec![],
+        topic: text_like.then(|| c.topic.clone().filter(|t| !t.is_empty())),
+        nsfw: (text_like || voice_like).then(|| c.nsfw.unwrap_or(false)),
+        slowmode: slowmode_types.then(|| c.rate_limit_per_user.unwrap_or(0)),
+        bitrate: if voice_like { c.bitrate } else { None },
+        user_limit: voice_like.then(|| c.user_limit.unwrap_or(0)),
+        rtc_region: voice_like.then(|| c.rtc_region.clone()),
+        video_quality_mode: if voice_like {
+            c.video_quality_mode.and_then(VideoQualityMode::from_value)
+        } else {
+            None
+        },
+        default_auto_archive_duration: if text_like {
+            c.default_auto_archive_duration
+        } else {
+            None
+        },
+        default_thread_slowmode: if text_like {
+            c.default_thread_rate_limit_per_user
+        } else {
+            None
+        },
+        overwrites: if synced || (parent.is_none() && overwrites.is_empty()) {
+            None
+        } else {
+            Some(overwrites)
+        },
+        sync_permissions: synced.then_some(true),
+        channels: None,
+    }
+}
+
+fn overwrite(snap: &Snapshot, o: &models::Overwrite) -> Overwrite {
+    let (role, member) = if o.kind == OVERWRITE_MEMBER {
+        (None, Some(Snowflake(o.id.clone())))
+    } else if o.id == snap.guild.id {
+        (Some("@everyone".to_owned()), None)
+    } else {
+        let name = snap.role(&o.id).map(|r| r.name.clone());
+        (Some(name.unwrap_or_else(|| o.id.clone())), None)
+    };
+    Overwrite {
+        role,
+        member,
+        allow: permission_names(o.allow),
+        deny: permission_names(o.deny),
+    }
+}
+
+fn emoji(id: Option<&String>, name: Option<&String>, animated: bool) -> Option<Emoji> {
+    match (id, name) {
+        (Some(id), name) => Some(Emoji::Custom(CustomEmoji {
+            id: Snowflake(id.clone()),
+            name: name.cloned(),
+            animated,
+        })),
+        (None, Some(n)) => Some(Emoji::Unicode(n.clone())),
+        (None, None) => None,
+    }
+}
+
+fn welcome(snap: &Snapshot, w: &models::WelcomeScreen, names: &Names) -> WelcomeScreen {
+    WelcomeScreen {
+        enabled: Some(snap.guild.has_feature("WELCOME_SCREEN_ENABLED")),
+        description: Some(w.description.clone()),
+        channels: Some(
+            w.welcome_channels
+                .iter()
+                .map(|c| WelcomeChannel {
+                    channel: names.channel(&c.channel_id),
+                    description: c.description.clone(),
+                    emoji: emoji(c.emoji_id.as_ref(), c.emoji_name.as_ref(), false),
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn onboarding(_snap: &Snapshot, o: &models::Onboarding, names: &Names) -> Onboarding {
+    Onboarding {
+        enabled: Some(o.enabled),
+        mode: OnboardingMode::from_value(o.mode),
+        default_channels: Some(
+            o.default_channel_ids
+                .iter()
+                .map(|id| names.channel(id))
+                .collect(),
+        ),
+        prompts: Some(
+            o.prompts
+                .iter()
+                .map(|p| Prompt {
+                    title: p.title.clone(),
+                    kind: PromptType::from_value(p.kind).filter(|t| *t != PromptType::MultipleChoice),
+                    single_select: p.single_select,
+                    required: p.required,
+                    in_onboarding: p.in_onboarding,
+                    options: p
+                        .options
+                        .iter()
+                        .map(|opt| PromptOption {
+                            title: opt.title.clone(),
+                            description: opt.description.clone().filter(|d| !d.is_empty()),
+                            emoji: opt.emoji.as_ref().and_then(|e| {
+                                emoji(e.id.as_ref(), e.name.as_ref(), e.animated.unwrap_or(false))
+                            }),
+                            roles: opt.role_ids.iter().filter_map(|r| names.role(r)).collect(),
+                            channels: opt.channel_ids.iter().map(|c| names.channel(c)).collect(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
+    live.iter()
+        .filter(|w| w.kind == WEBHOOK_INCOMING)
+        .filter_map(|w| {
+            Some(Webhook {
+                id: Some(Snowflake(w.id.clone())),
+                name: w.name.clone().unwrap_or_default(),
+                previous_names: vec![],
+                channel: names.channel(w.channel_id.as_deref()?),
+                // Discord gives no way to download the image back from an export.
+                avatar: None,
+            })
+        })
+        .collect()
+}
+
+/// YAML, one section at a time, with a comment above each.
+fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# yaml-language-server: $schema=https://raw.githubusercontent.com/guildctl/guildctl/main/schema/guildctl.schema.json\n\
+         # Exported by `guildctl export` from guild {} ({}).\n\
+         # Ids are pinned so renames stay renames. Webhook tokens and avatars are not exported.\n",
+        snap.guild.name, snap.guild.id
+    );
+    section(&mut out, None, "version", &m.version)?;
+    section(&mut out, None, "guild", &m.guild)?;
+    section(&mut out, Some("Guild settings; channels are referred to by name."), "settings", &m.settings)?;
+    let managed: Vec<&str> = snap
+        .guild
+        .roles
+        .iter()
+        .filter(|r| r.managed)
+        .map(|r| r.name.as_str())
+        .collect();
+    let roles_note = if managed.is_empty() {
+        "Roles, highest first: list order is the hierarchy.".to_owned()
+    } else {
+        format!(
+            "Roles, highest first: list order is the hierarchy.\n\
+             Managed by an integration (only their place is managed): {}.",
+            managed.join(", ")
+        )
+    };
+    section(&mut out, Some(&roles_note), "roles", &m.roles)?;
+    section(
+        &mut out,
+        Some("Channels in display order; `sync_permissions: true` marks channels synced with their category."),
+        "channels", &m.channels,
+    )?;
+    if m.welcome_screen.is_some() {
+        section(&mut out, Some("The welcome screen of a community guild."), "welcome_screen", &m.welcome_screen)?;
+    }
+    if m.onboarding.is_some() {
+        section(&mut out, Some("Onboarding: default channels and questions."), "onboarding", &m.onboarding)?;
+    }
+    section(&mut out, None, "widget", &m.widget)?;
+    if m.webhooks.is_some() {
+        section(
+            &mut out,
+            Some("Incoming webhooks (channel-follower and application webhooks are not managed)."),
+            "webhooks", &m.webhooks,
+        )?;
+    }
+    Ok(out)
+}
+
+/// Writes `key: value` as YAML, with a comment above it.
+fn section<T: Serialize>(
+    out: &mut String,
+    comment: Option<&str>,
+    key: &str,
+    value: &T,
+) -> Result<(), ExportError> {
+    if let Some(c) = comment {
+        out.push('\n');
+        for line in c.lines() {
+            let _ = writeln!(out, "# {line}");
+        }
+    }
+    let one = std::collections::BTreeMap::from([(key, value)]);
+    let yaml = serde_saphyr::to_string(&one).map_err(|e| ExportError(e.to_string()))?;
+    out.push_str(&yaml);
+    Ok(())
+}

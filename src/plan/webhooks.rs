@@ -1,0 +1,188 @@
+//! Incoming webhooks: create, rename, move, change avatar, prune. Their tokens
+//! never enter a plan: guildctl reads webhooks without them.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::{Action, Kind, ObjectRef, created_path_ref, image_ref};
+use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
+use crate::manifest::Webhook;
+
+/// Webhooks post to text-like channels.
+const WEBHOOK_CHANNELS: &[u8] = &[
+    channel_type::TEXT,
+    channel_type::ANNOUNCEMENT,
+    channel_type::FORUM,
+    channel_type::MEDIA,
+];
+
+fn webhook_ref(w: &LiveWebhook) -> ObjectRef {
+    ObjectRef {
+        kind: Kind::Webhook,
+        name: w.name.clone().unwrap_or_default(),
+        id: Some(w.id.clone()),
+    }
+}
+
+pub(super) fn plan_webhooks(cx: &mut Ctx) {
+    let Some(declared) = cx.manifest.webhooks.clone() else {
+        for w in cx.snap.webhooks.iter().flatten() {
+            cx.unmanaged.push(webhook_ref(w));
+        }
+        return;
+    };
+    let Some(live) = cx.snap.webhooks.clone() else {
+        cx.problem(
+            Some("webhooks".into()),
+            "the bot cannot read this guild's webhooks".into(),
+            Some("grant the bot's role `manage_webhooks`, or leave `webhooks` out"),
+        );
+        return;
+    };
+    // Only incoming webhooks are managed; channel-follower and application ones are not.
+    let incoming: Vec<&LiveWebhook> = live.iter().filter(|w| w.kind == WEBHOOK_INCOMING).collect();
+    let matches = match_webhooks(cx, &declared, &incoming);
+    for (i, d) in declared.iter().enumerate() {
+        let source = format!("webhooks[{i}]");
+        let Some(channel) = cx.resolve_channel(&d.channel, &format!("{source}.channel"), WEBHOOK_CHANNELS) else {
+            continue;
+        };
+        match matches[i] {
+            Some(w) => plan_update(cx, d, w, channel, source),
+            None => plan_create(cx, d, channel, source),
+        }
+    }
+    let matched: HashSet<&str> = matches.iter().flatten().map(|w| w.id.as_str()).collect();
+    for w in &live {
+        if matched.contains(w.id.as_str()) {
+            continue;
+        }
+        if w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks {
+            let name = w.name.clone().unwrap_or_default();
+            let idx = cx.push_change(change(Action::Delete, Kind::Webhook, name.clone(), Some(w.id.clone()), vec![], None));
+            cx.push_op(
+                Phase::WebhookDelete,
+                idx,
+                "DELETE",
+                format!("/webhooks/{}", w.id),
+                None,
+                None,
+                format!("delete webhook {name}"),
+            );
+        } else {
+            cx.unmanaged.push(webhook_ref(w));
+        }
+    }
+}
+
+/// Pinned id, then name, then previous names.
+fn match_webhooks<'s>(cx: &mut Ctx, declared: &[Webhook], incoming: &[&'s LiveWebhook]) -> Vec<Option<&'s LiveWebhook>> {
+    let mut out: Vec<Option<&'s LiveWebhook>> = vec![None; declared.len()];
+    let mut used: HashSet<&str> = HashSet::new();
+    for (i, d) in declared.iter().enumerate() {
+        if let Some(id) = &d.id {
+            match incoming.iter().find(|w| w.id == id.0) {
+                Some(w) => {
+                    out[i] = Some(w);
+                    used.insert(&w.id);
+                }
+                None => cx.problem(
+                    Some(format!("webhooks[{i}].id")),
+                    format!("webhook `{}` is pinned to id {id}, which is not an incoming webhook of this guild", d.name),
+                    Some("remove the `id` to match the webhook by name, or correct it"),
+                ),
+            }
+        }
+    }
+    let passes: [fn(&Webhook, &str) -> bool; 2] = [|d, n| d.name == n, |d, n| d.previous_names.iter().any(|p| p == n)];
+    for pass in passes {
+        for (i, d) in declared.iter().enumerate() {
+            if out[i].is_some() || d.id.is_some() {
+                continue;
+            }
+            if let Some(w) = incoming
+                .iter()
+                .find(|w| !used.contains(w.id.as_str()) && pass(d, w.name.as_deref().unwrap_or_default()))
+            {
+                out[i] = Some(w);
+                used.insert(&w.id);
+            }
+        }
+    }
+    out
+}
+
+fn channel_display(cx: &Ctx, id: &IdRef) -> Value {
+    match id {
+        IdRef::Live(id) => json!(cx.snap.channel(id).map(|c| c.name.clone()).unwrap_or_else(|| id.clone())),
+        IdRef::New(key) => json!(key.rsplit('/').next().unwrap_or(key).trim_start_matches("channel:")),
+    }
+}
+
+/// Discord reports only whether an avatar is set (an opaque hash), so guildctl sets
+/// one where none is, and removes it when the manifest says `null`.
+fn avatar_change(b: &mut ChangeBuilder, d: &Webhook, live_has_avatar: bool) {
+    match &d.avatar {
+        Some(Some(path)) if !live_has_avatar => {
+            b.set("avatar", Value::Null, json!(path), "avatar", image_ref(path));
+        }
+        Some(None) if live_has_avatar => {
+            b.set("avatar", json!("(set)"), Value::Null, "avatar", Value::Null);
+        }
+        _ => {}
+    }
+}
+
+fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, source: String) {
+    let mut b = ChangeBuilder::new();
+    let live_name = live.name.clone().unwrap_or_default();
+    if live_name != d.name {
+        b.set("name", json!(live_name), json!(d.name), "name", json!(d.name));
+    }
+    let live_channel = live.channel_id.clone().map(IdRef::Live);
+    if live_channel.as_ref() != Some(&channel) {
+        let before = live_channel.as_ref().map(|c| channel_display(cx, c)).unwrap_or(Value::Null);
+        b.set("channel", before, channel_display(cx, &channel), "channel_id", channel.to_value());
+    }
+    avatar_change(&mut b, d, live.avatar.is_some());
+    if b.is_empty() {
+        return;
+    }
+    let idx = cx.push_change(change(Action::Update, Kind::Webhook, d.name.clone(), Some(live.id.clone()), b.fields, Some(source)));
+    cx.push_op(
+        Phase::Features,
+        idx,
+        "PATCH",
+        format!("/webhooks/{}", live.id),
+        Some(Value::Object(b.body)),
+        None,
+        format!("update webhook {}", d.name),
+    );
+}
+
+fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
+    let mut b = ChangeBuilder::new();
+    b.set("name", Value::Null, json!(d.name), "name", json!(d.name));
+    b.fields.push(super::FieldChange {
+        field: "channel".into(),
+        before: Value::Null,
+        after: channel_display(cx, &channel),
+    });
+    avatar_change(&mut b, d, false);
+    let channel_path = match &channel {
+        IdRef::Live(id) => id.clone(),
+        IdRef::New(key) => created_path_ref(key),
+    };
+    let idx = cx.push_change(change(Action::Create, Kind::Webhook, d.name.clone(), None, b.fields, Some(source)));
+    cx.push_op(
+        Phase::Features,
+        idx,
+        "POST",
+        format!("/channels/{channel_path}/webhooks"),
+        Some(Value::Object(b.body)),
+        Some(format!("webhook:{}", d.name)),
+        format!("create webhook {}", d.name),
+    );
+}
