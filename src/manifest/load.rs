@@ -24,6 +24,15 @@ pub struct LoadedManifest {
 }
 
 impl LoadedManifest {
+    /// The folder the manifest is in: files it names (webhook avatars) are relative to it.
+    /// `.` for a manifest path without a folder.
+    pub fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
     /// The manifest's YAML as JSON (same YAML 1.2 rules as the typed parse), for
     /// [`super::validate_against_schema`]. `None` if it does not convert (it parsed once, so
     /// that is unexpected).
