@@ -459,10 +459,11 @@ pub(super) fn onboarding_enable_requirements(ctx: &Ctx<'_>, out: &mut Vec<Diagno
     }
     let n = ids.into_iter().collect::<HashSet<_>>().len();
     if n < ONBOARDING_DEFAULT_CHANNELS_MIN {
+        let s = if n == 1 { "" } else { "s" };
         let what = if advanced {
-            "channels (default channels and channels of the questions, in advanced mode)"
+            format!("channel{s} (default channels and channels of the questions, in advanced mode)")
         } else {
-            "default channels"
+            format!("default channel{s}")
         };
         out.push(
             Diagnostic::error(
