@@ -1529,7 +1529,7 @@ fn examples_have_no_diagnostics() {
             .join("examples")
             .join(name);
         let loaded = load(&path).unwrap_or_else(|e| panic!("{e}"));
-        let ds = check(&loaded.manifest);
+        let ds = check_loaded(&loaded);
         assert!(
             ds.is_empty(),
             "{}",
@@ -1588,4 +1588,94 @@ fn community_example_has_what_the_brief_asks() {
         s.explicit_content_filter,
         Some(guildctl::manifest::ExplicitContentFilter::AllMembers)
     );
+}
+
+#[test]
+fn community_example_uses_every_section() {
+    use guildctl::manifest::{ChannelType, Emoji, OnboardingMode};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/community.yaml");
+    let loaded = load(&path).unwrap();
+    let m = &loaded.manifest;
+    let ctx = guildctl::manifest::check::Ctx::new(m);
+    let find = |r: &str| match ctx.lookup_channel(r, &[]) {
+        guildctl::manifest::check::ChannelLookup::Found(i) => i,
+        other => panic!("{r}: {other:?}"),
+    };
+
+    let ws = m.welcome_screen.as_ref().expect("welcome_screen");
+    let wc = ws.channels.as_ref().unwrap();
+    assert!((3..=5).contains(&wc.len()));
+    assert!(
+        wc.iter()
+            .all(|c| matches!(c.emoji, Some(Emoji::Unicode(_))))
+    );
+
+    let ob = m.onboarding.as_ref().expect("onboarding");
+    assert_eq!(ob.enabled, Some(true));
+    assert_eq!(ob.mode, Some(OnboardingMode::Default));
+    let defaults = ob.default_channels.as_ref().unwrap();
+    assert!(defaults.len() >= 7);
+    let prompts = ob.prompts.as_ref().unwrap();
+    assert!((2..=3).contains(&prompts.len()));
+    let options = || prompts.iter().flat_map(|p| &p.options);
+    assert!(options().any(|o| !o.roles.is_empty()));
+    assert!(options().any(|o| !o.channels.is_empty()));
+
+    // At least 5 default channels where @everyone can send messages, by the declared
+    // @everyone permissions and overwrites (a synced channel has its category's).
+    let roles = m.roles.as_ref().unwrap();
+    let everyone = roles.iter().find(|r| r.name == "@everyone").unwrap();
+    let base = |p: &str| everyone.permissions.iter().flatten().any(|x| x.0 == p);
+    assert!(base("view_channel") && base("send_messages"));
+    let writable = defaults
+        .iter()
+        .filter(|r| {
+            let c = &ctx.channels[find(r)];
+            assert!(c.channel.channel_type().is_text_like(), "{r}");
+            let own = if c.channel.sync_permissions == Some(true) {
+                ctx.channels[c.parent.unwrap()].channel.overwrites.clone()
+            } else {
+                c.channel.overwrites.clone()
+            };
+            let denied = own.iter().flatten().any(|o| {
+                o.role.as_deref() == Some("@everyone")
+                    && o.deny
+                        .iter()
+                        .any(|p| p.0 == "send_messages" || p.0 == "view_channel")
+            });
+            !denied
+        })
+        .count();
+    assert!(
+        writable >= 5,
+        "{writable} default channels writable by @everyone"
+    );
+
+    let widget = m.widget.as_ref().expect("widget");
+    assert_eq!(widget.enabled, Some(true));
+    find(widget.channel.clone().flatten().as_deref().unwrap());
+
+    let hooks = m.webhooks.as_ref().expect("webhooks");
+    assert_eq!(hooks.len(), 2);
+    assert!(hooks.iter().any(|w| w.name == "CI"));
+    let with_avatar: Vec<_> = hooks
+        .iter()
+        .filter_map(|w| w.avatar.clone().flatten())
+        .collect();
+    assert_eq!(with_avatar.len(), 1);
+    let (mime, bytes) = read_image(&loaded.dir(), &with_avatar[0]).unwrap();
+    assert_eq!(mime, "image/png");
+    assert!(bytes.len() < 64 * 1024, "keep the example's image small");
+    for w in hooks {
+        let c = &ctx.channels[find(&w.channel)];
+        assert!(c.channel.channel_type().is_text_like());
+    }
+    assert_ne!(
+        ctx.channels[find("announcements")].channel.channel_type(),
+        ChannelType::Text
+    );
+
+    // `prune` is written out (all off) to show it.
+    assert!(loaded.source.contains("\nprune:\n"));
+    assert!(!m.prune.roles && !m.prune.channels && !m.prune.webhooks);
 }
