@@ -389,16 +389,23 @@ impl SourceMap {
                     if let Some(k) = key_loc {
                         self.keys.insert(child.clone(), k);
                     }
-                    // An empty value (`afk_channel:`) has no useful position: use the key's.
+                    // An empty value (`afk_channel:`) has no useful position, and a block
+                    // mapping or list starting on a later line is best shown by its key
+                    // (`welcome_screen:`): use the key's.
+                    let block = matches!(value.value, Node::Map(_) | Node::Seq(_))
+                        && key_loc.is_some_and(|(kl, _, _)| {
+                            location_of(value).is_some_and(|(vl, _, _)| vl != kl)
+                        });
                     match location_of(value) {
                         Some(loc)
-                            if !matches!(
-                                value.value,
-                                Node::Scalar(ScalarNode {
-                                    kind: Scalar::Null,
-                                    ..
-                                })
-                            ) =>
+                            if !block
+                                && !matches!(
+                                    value.value,
+                                    Node::Scalar(ScalarNode {
+                                        kind: Scalar::Null,
+                                        ..
+                                    })
+                                ) =>
                         {
                             self.nodes.insert(child.clone(), loc);
                         }
