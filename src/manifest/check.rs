@@ -361,7 +361,11 @@ impl<'a> Ctx<'a> {
                         let names = self
                             .channels
                             .iter()
-                            .filter(|c| c.channel.channel_type() != ChannelType::Category)
+                            .filter(|c| {
+                                let t = c.channel.channel_type();
+                                t != ChannelType::Category
+                                    && (accept.is_empty() || accept.contains(&t))
+                            })
                             .map(|c| c.channel.name.as_str());
                         let help = match closest(name, names) {
                             Some(best) if best != name => format!("did you mean \"{best}\"?"),
