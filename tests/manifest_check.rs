@@ -8,7 +8,10 @@ use guildctl::manifest::check::RULES;
 fn normalize_channel_name(name: &str) -> String {
     guildctl::discord::names::normalise_channel_name(0, name)
 }
-use guildctl::manifest::{Diagnostic, Severity, check, load, load_str};
+use guildctl::manifest::check::{ChannelKey, match_channel_ref};
+use guildctl::manifest::{
+    Diagnostic, Severity, check, check_loaded, load, load_str, read_image, split_channel_ref,
+};
 
 fn diags(yaml: &str) -> Vec<Diagnostic> {
     let text = format!("version: 1\n{yaml}");
@@ -652,6 +655,873 @@ fn announcement_channels_need_community() {
     has(&ds, Error, "channels[0].type", "`community: false`");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Channel references: one rule everywhere
+
+#[test]
+fn split_channel_refs() {
+    assert_eq!(split_channel_ref("help"), (None, "help"));
+    assert_eq!(split_channel_ref("Help/help"), (Some("Help"), "help"));
+    assert_eq!(split_channel_ref("A/B/lounge"), (Some("A/B"), "lounge"));
+    assert_eq!(split_channel_ref("/help"), (None, "/help"));
+    assert_eq!(split_channel_ref("help/"), (None, "help/"));
+}
+
+#[test]
+fn match_channel_refs() {
+    use guildctl::manifest::ChannelType::{Text, Voice};
+    let cands = [
+        ChannelKey {
+            kind: Text,
+            name: "general",
+            category: Some("General"),
+        },
+        ChannelKey {
+            kind: Voice,
+            name: "General",
+            category: Some("General"),
+        },
+        ChannelKey {
+            kind: Text,
+            name: "general",
+            category: Some("Staff"),
+        },
+        ChannelKey {
+            kind: Voice,
+            name: "AC/DC",
+            category: None,
+        },
+        ChannelKey {
+            kind: Text,
+            name: "Off Topic",
+            category: None,
+        },
+    ];
+    // Plain name: every text channel "general" (exact stored names tie).
+    assert_eq!(match_channel_ref("general", cands), vec![0, 2]);
+    // Qualified.
+    assert_eq!(match_channel_ref("Staff/general", cands), vec![2]);
+    // A text and a voice channel answer to "General"; the exact stored name wins.
+    assert_eq!(match_channel_ref("General/General", cands), vec![1]);
+    // Text-like names compare as Discord stores them.
+    assert_eq!(match_channel_ref("off-topic", cands), vec![4]);
+    assert_eq!(match_channel_ref("OFF TOPIC", cands), vec![4]);
+    // A name with a slash that is not a qualified reference.
+    assert_eq!(match_channel_ref("AC/DC", cands), vec![3]);
+    assert!(match_channel_ref("Nowhere/general", cands).is_empty());
+}
+
+const TWO_GENERALS: &str = "channels:
+  - name: General
+    type: category
+    channels:
+      - name: general
+  - name: Staff
+    type: category
+    channels:
+      - name: general
+      - name: Lounge
+        type: voice
+";
+
+#[test]
+fn ambiguous_plain_channel_name_is_an_error_suggesting_the_qualified_form() {
+    let ds = diags(&format!(
+        "settings:\n  system_channel: general\n{TWO_GENERALS}"
+    ));
+    has(
+        &ds,
+        Error,
+        "settings.system_channel",
+        "\"general\" names 2 declared channels (channels[0].channels[0], channels[1].channels[0])",
+    );
+    let d = ds
+        .iter()
+        .find(|d| d.path == "settings.system_channel")
+        .unwrap();
+    assert_eq!(
+        d.help.as_deref(),
+        Some("qualify the name with its category: `General/general` or `Staff/general`")
+    );
+    clean(&diags(&format!(
+        "settings:\n  system_channel: Staff/general\n{TWO_GENERALS}"
+    )));
+    clean(&diags(&format!(
+        "widget:\n  channel: General/general\n{TWO_GENERALS}"
+    )));
+}
+
+#[test]
+fn qualified_reference_to_an_undeclared_category_or_channel_is_a_warning() {
+    let ds = diags(&format!(
+        "settings:\n  system_channel: Staf/general\n  rules_channel: Staff/rules\n  afk_channel: General/Lounge\n{TWO_GENERALS}"
+    ));
+    has(
+        &ds,
+        Warning,
+        "settings.system_channel",
+        "category \"Staf\" is not declared in this manifest",
+    );
+    let d = ds
+        .iter()
+        .find(|d| d.path == "settings.system_channel")
+        .unwrap();
+    assert_eq!(d.help.as_deref(), Some("did you mean `Staff/general`?"));
+    has(
+        &ds,
+        Warning,
+        "settings.rules_channel",
+        "no channel \"rules\" is declared in category \"Staff\"",
+    );
+    has(
+        &ds,
+        Warning,
+        "settings.afk_channel",
+        "no channel \"Lounge\" is declared in category \"General\"",
+    );
+    let d = ds
+        .iter()
+        .find(|d| d.path == "settings.afk_channel")
+        .unwrap();
+    assert_eq!(
+        d.help.as_deref(),
+        Some("it is declared elsewhere: did you mean `Staff/Lounge`?")
+    );
+    assert!(ds.iter().all(|d| d.severity == Warning), "{ds:#?}");
+}
+
+#[test]
+fn references_compare_stored_names_of_text_channels() {
+    clean(&diags(
+        "settings:\n  system_channel: Welcome Here\nchannels:\n  - name: welcome-here\n",
+    ));
+    // Voice and text channels with one name: the type picks.
+    clean(&diags(
+        "settings:\n  afk_channel: lounge\n  system_channel: lounge\nchannels:\n  - name: lounge\n  - name: lounge\n    type: voice\n",
+    ));
+}
+
+#[test]
+fn same_names_are_allowed_when_every_one_pins_an_id() {
+    clean(&diags(
+        "roles:
+  - name: Team
+    id: \"100000000000000001\"
+  - name: Team
+    id: \"100000000000000002\"
+channels:
+  - name: C
+    type: category
+    channels:
+      - name: chat
+        id: \"200000000000000001\"
+      - name: chat
+        id: \"200000000000000002\"
+",
+    ));
+    let ds = diags(
+        "roles:\n  - name: Team\n    id: \"100000000000000001\"\n  - name: Team\nchannels:\n  - name: chat\n  - name: chat\n    id: \"200000000000000002\"\n",
+    );
+    has(&ds, Error, "roles[1].name", "duplicate role name \"Team\"");
+    has(
+        &ds,
+        Error,
+        "channels[1].name",
+        "duplicate text channel name \"chat\"",
+    );
+    // ... but a reference by that name is ambiguous.
+    let ds = diags(
+        "roles:\n  - name: Team\n    id: \"100000000000000001\"\n  - name: Team\n    id: \"100000000000000002\"\nchannels:\n  - name: chat\n    overwrites:\n      - role: Team\n",
+    );
+    has(
+        &ds,
+        Error,
+        "channels[0].overwrites[0].role",
+        "\"Team\" names 2 declared roles (roles[0], roles[1])",
+    );
+}
+
+#[test]
+fn an_id_is_pinned_once() {
+    let ds = diags(
+        "roles:\n  - name: A\n    id: \"100000000000000001\"\n  - name: B\n    id: \"100000000000000001\"\nwebhooks:\n  - name: X\n    channel: a\n    id: \"300000000000000001\"\n  - name: Y\n    channel: a\n    id: \"300000000000000001\"\nchannels:\n  - name: a\n",
+    );
+    has(
+        &ds,
+        Error,
+        "roles[1].id",
+        "role id 100000000000000001 is also pinned by roles[0]",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[1].id",
+        "webhook id 300000000000000001 is also pinned by webhooks[0]",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Welcome screen
+
+const SOME_CHANNELS: &str = "channels:
+  - name: Info
+    type: category
+    channels:
+      - name: rules
+      - name: faq
+      - name: welcome
+      - name: news
+        type: announcement
+  - name: Chat
+    type: category
+    channels:
+      - name: general
+      - name: help
+      - name: off-topic
+      - name: Lounge
+        type: voice
+";
+
+fn diags_with_channels(yaml: &str) -> Vec<Diagnostic> {
+    diags(&format!(
+        "settings:\n  community: true\n  rules_channel: rules\n  public_updates_channel: faq\n{yaml}{SOME_CHANNELS}"
+    ))
+}
+
+#[test]
+fn welcome_screen_limits() {
+    let long = "d".repeat(141);
+    let ds = diags_with_channels(&format!(
+        "welcome_screen:
+  description: {long}
+  channels:
+    - {{channel: rules, description: Read first}}
+    - {{channel: faq, description: \"\"}}
+    - {{channel: welcome, description: {}}}
+    - {{channel: general, description: Chat}}
+    - {{channel: help, description: Questions}}
+    - {{channel: off-topic, description: Anything}}
+",
+        "x".repeat(51)
+    ));
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels",
+        "the welcome screen lists 6 channels; Discord allows 5",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.description",
+        "welcome screen description is 141 characters; Discord allows at most 140",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels[1].description",
+        "welcome channel description is 0 characters; Discord allows 1 to 50",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels[2].description",
+        "is 51 characters",
+    );
+}
+
+#[test]
+fn welcome_screen_channels_and_emoji() {
+    let ds = diags_with_channels(
+        "welcome_screen:
+  channels:
+    - {channel: rules, description: Read first, emoji: \"📜\"}
+    - {channel: Info/rules, description: Again}
+    - {channel: rulez, description: Typo, emoji: \":scroll:\"}
+    - {channel: faq, description: Custom, emoji: {id: \"12\", name: \"my emoji\"}}
+    - {channel: help, description: Message text, emoji: \"<:ferris:123456789012345678>\"}
+",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels[1].channel",
+        "channel \"Info/rules\" is on the welcome screen twice (first at welcome_screen.channels[0])",
+    );
+    has(
+        &ds,
+        Warning,
+        "welcome_screen.channels[2].channel",
+        "channel \"rulez\" is not declared",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels[2].emoji",
+        "\":scroll:\" is not an emoji",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels[3].emoji.id",
+        "custom emoji id \"12\" is not a Discord id",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels[3].emoji.name",
+        "\"my emoji\" is not a custom emoji name",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels[4].emoji",
+        "is a custom emoji written as message text",
+    );
+    let d = ds
+        .iter()
+        .find(|d| d.path == "welcome_screen.channels[4].emoji")
+        .unwrap();
+    assert_eq!(
+        d.help.as_deref(),
+        Some("write it as `emoji: {id: \"123456789012345678\", name: ferris}`")
+    );
+    clean(&diags_with_channels(
+        "welcome_screen:
+  enabled: true
+  description: Welcome!
+  channels:
+    - {channel: rules, description: Read first, emoji: \"📜\"}
+    - {channel: Lounge, description: Talk, emoji: {id: \"123456789012345678\", name: ferris, animated: true}}
+",
+    ));
+}
+
+#[test]
+fn welcome_screen_and_onboarding_need_community() {
+    let ds = diags("welcome_screen:\n  enabled: true\nonboarding:\n  enabled: false\n");
+    has(
+        &ds,
+        Warning,
+        "welcome_screen",
+        "a welcome screen needs a community guild",
+    );
+    has(
+        &ds,
+        Warning,
+        "onboarding",
+        "onboarding needs a community guild",
+    );
+    let ds = diags(
+        "settings:\n  community: false\nwelcome_screen:\n  enabled: true\nonboarding:\n  enabled: false\n",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen",
+        "`welcome_screen` in a guild with `community: false`",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding",
+        "`onboarding` in a guild with `community: false`",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Onboarding
+
+#[test]
+fn onboarding_enable_needs_seven_default_channels() {
+    let ds = diags_with_channels(
+        "onboarding:\n  enabled: true\n  default_channels: [rules, faq, general]\n",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.default_channels",
+        "3 default channels; Discord needs at least 7 to enable onboarding",
+    );
+    // Disabled, or default channels not managed: nothing to count.
+    clean(&diags_with_channels(
+        "onboarding:\n  enabled: false\n  default_channels: [rules, faq, general]\n",
+    ));
+    clean(&diags_with_channels("onboarding:\n  enabled: true\n"));
+    // Advanced mode counts the channels of the questions too.
+    clean(&diags_with_channels(
+        "onboarding:
+  enabled: true
+  mode: advanced
+  default_channels: [rules, faq, general]
+  prompts:
+    - title: What brings you here?
+      options:
+        - {title: Help, channels: [help, off-topic]}
+        - {title: News, channels: [news, welcome]}
+",
+    ));
+    let ds = diags_with_channels(
+        "onboarding:\n  enabled: true\n  mode: advanced\n  default_channels: [rules, faq, general]\n  prompts:\n    - title: Q\n      options:\n        - {title: A, channels: [rules]}\n",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.default_channels",
+        "3 channels (default channels and channels of the questions, in advanced mode)",
+    );
+}
+
+#[test]
+fn onboarding_limits() {
+    let prompts: String = (0..16)
+        .map(|i| format!("    - title: Q{i}\n      options: [{{title: A}}]\n"))
+        .collect();
+    let ds = diags_with_channels(&format!("onboarding:\n  prompts:\n{prompts}"));
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts",
+        "16 onboarding prompts; Discord allows 15",
+    );
+
+    let many_opts: String = (0..51).map(|i| format!("{{title: O{i}}}, ")).collect();
+    let many_roles: String = (0..51).map(|i| format!("R{i}, ")).collect();
+    let many_chans: String = (0..51).map(|i| format!("c{i}, ")).collect();
+    let ds = diags_with_channels(&format!(
+        "onboarding:
+  prompts:
+    - title: \"\"
+      options: []
+    - title: {}
+      options: [{many_opts}]
+    - title: Pick
+      options:
+        - title: {}
+          description: {}
+        - title: Roles
+          roles: [{many_roles}]
+        - title: Channels
+          channels: [{many_chans}]
+        - title: Roles
+",
+        "q".repeat(101),
+        "o".repeat(51),
+        "d".repeat(101),
+    ));
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[0].title",
+        "prompt title is 0 characters; Discord allows 1 to 100",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[0].options",
+        "prompt \"\" has 0 options; Discord needs 1 to 50",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[1].title",
+        "prompt title is 101 characters",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[1].options",
+        "has 51 options",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[2].options[0].title",
+        "option title is 51 characters; Discord allows 1 to 50",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[2].options[0].description",
+        "option description is 101 characters; Discord allows at most 100",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[2].options[1].roles",
+        "option \"Roles\" lists 51 roles; Discord allows 50",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[2].options[2].channels",
+        "option \"Channels\" lists 51 channels; Discord allows 50",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[2].options[3].title",
+        "duplicate option title \"Roles\" in prompt \"Pick\" (first at onboarding.prompts[2].options[1])",
+    );
+
+    let defaults: String = (0..501).map(|i| format!("c{i}, ")).collect();
+    let ds = diags_with_channels(&format!(
+        "onboarding:\n  default_channels: [{defaults}]\n  prompts:\n    - {{title: Same, options: [{{title: A}}]}}\n    - {{title: Same, options: [{{title: A}}]}}\n"
+    ));
+    has(
+        &ds,
+        Error,
+        "onboarding.default_channels",
+        "501 default channels; Discord allows 500",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.prompts[1].title",
+        "duplicate prompt title \"Same\" (first at onboarding.prompts[0])",
+    );
+}
+
+#[test]
+fn onboarding_references() {
+    let ds = diags_with_channels(
+        "roles:
+  - name: Rustacean
+  - name: \"@everyone\"
+onboarding:
+  default_channels: [rules, faq, Info/faq, nowhere]
+  prompts:
+    - title: Who are you?
+      options:
+        - title: A Rustacean
+          roles: [Rustacean, Rustacean, Rustaceans, \"@everyone\"]
+          channels: [help, help, Lounge, Chat/nowhere]
+",
+    );
+    has(
+        &ds,
+        Error,
+        "onboarding.default_channels[2]",
+        "channel \"Info/faq\" is listed twice in default_channels (first at onboarding.default_channels[1])",
+    );
+    has(
+        &ds,
+        Warning,
+        "onboarding.default_channels[3]",
+        "channel \"nowhere\" is not declared",
+    );
+    let o = "onboarding.prompts[0].options[0]";
+    has(
+        &ds,
+        Error,
+        &format!("{o}.roles[1]"),
+        "role \"Rustacean\" is listed twice",
+    );
+    has(
+        &ds,
+        Warning,
+        &format!("{o}.roles[2]"),
+        "role \"Rustaceans\" is not declared in this manifest",
+    );
+    has(
+        &ds,
+        Warning,
+        &format!("{o}.roles[3]"),
+        "every member has @everyone",
+    );
+    has(
+        &ds,
+        Error,
+        &format!("{o}.channels[1]"),
+        "channel \"help\" is listed twice in option \"A Rustacean\"",
+    );
+    has(
+        &ds,
+        Warning,
+        &format!("{o}.channels[3]"),
+        "no channel \"nowhere\" is declared in category \"Chat\"",
+    );
+    assert!(
+        !ds.iter().any(|d| d.path == format!("{o}.channels[2]")),
+        "voice channels are fine"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Widget
+
+#[test]
+fn widget_channel_reference() {
+    let ds = diags_with_channels("widget:\n  enabled: true\n  channel: Info\n");
+    has(
+        &ds,
+        Error,
+        "widget.channel",
+        "`widget.channel` must be a channel, but \"Info\" is declared as a category at channels[0]",
+    );
+    let ds = diags_with_channels("widget:\n  enabled: true\n  channel: genral\n");
+    has(
+        &ds,
+        Warning,
+        "widget.channel",
+        "channel \"genral\" is not declared",
+    );
+    let d = ds.iter().find(|d| d.path == "widget.channel").unwrap();
+    assert_eq!(d.help.as_deref(), Some("did you mean \"general\"?"));
+    clean(&diags_with_channels(
+        "widget:\n  enabled: true\n  channel: welcome\n",
+    ));
+    clean(&diags_with_channels(
+        "widget:\n  enabled: false\n  channel: null\n",
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+
+#[test]
+fn webhook_names() {
+    let ds = diags_with_channels(&format!(
+        "webhooks:
+  - {{name: Discord Bot, channel: general}}
+  - {{name: ClydeBot, channel: general}}
+  - {{name: \"\", channel: general}}
+  - {{name: {}, channel: general}}
+  - {{name: CI, channel: general}}
+  - {{name: CI, channel: help}}
+  - {{name: Deploys, channel: help, previous_names: [CI]}}
+",
+        "w".repeat(81)
+    ));
+    has(
+        &ds,
+        Error,
+        "webhooks[0].name",
+        "webhook name \"Discord Bot\" contains \"discord\": Discord refuses webhook names containing \"clyde\" or \"discord\", in any case",
+    );
+    has(&ds, Error, "webhooks[1].name", "contains \"clyde\"");
+    has(
+        &ds,
+        Error,
+        "webhooks[2].name",
+        "webhook name is 0 characters; Discord allows 1 to 80",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[3].name",
+        "webhook name is 81 characters",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[5].name",
+        "duplicate webhook name \"CI\" (first declared at webhooks[4])",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[6].previous_names[0]",
+        "\"CI\" is a previous name of webhook \"Deploys\" but also the name of webhooks[4]",
+    );
+    // Same name in two channels is fine when both are pinned.
+    clean(&diags_with_channels(
+        "webhooks:\n  - {name: Captain Hook, channel: general, id: \"300000000000000001\"}\n  - {name: Captain Hook, channel: help, id: \"300000000000000002\"}\n",
+    ));
+}
+
+#[test]
+fn webhook_channels() {
+    let ds = diags_with_channels(
+        "webhooks:\n  - {name: A, channel: Lounge}\n  - {name: B, channel: Chat}\n  - {name: C, channel: ci}\n  - {name: D, channel: news}\n",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[0].channel",
+        "a webhook's channel must be a text, announcement, forum or media channel, but \"Lounge\" is declared as voice",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[1].channel",
+        "is declared as a category",
+    );
+    has(
+        &ds,
+        Warning,
+        "webhooks[2].channel",
+        "channel \"ci\" is not declared",
+    );
+    assert!(!ds.iter().any(|d| d.path == "webhooks[3].channel"));
+    let hooks: String = (0..16)
+        .map(|i| format!("  - {{name: H{i}, channel: general}}\n"))
+        .collect();
+    let ds = diags_with_channels(&format!("webhooks:\n{hooks}"));
+    has(
+        &ds,
+        Error,
+        "webhooks[15].channel",
+        "16 webhooks declared in channel \"general\"; Discord allows 15 per channel",
+    );
+}
+
+#[test]
+fn webhook_avatar_paths_are_checked_without_files() {
+    let ds = diags_with_channels(
+        "webhooks:
+  - {name: A, channel: general, avatar: /etc/ci.png}
+  - {name: B, channel: general, avatar: ../ci.png}
+  - {name: C, channel: general, avatar: assets/../../ci.png}
+  - {name: D, channel: general, avatar: null}
+",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[0].avatar",
+        "image path \"/etc/ci.png\" is absolute",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[1].avatar",
+        "leaves the manifest's folder",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[2].avatar",
+        "leaves the manifest's folder",
+    );
+    assert!(!ds.iter().any(|d| d.path == "webhooks[3].avatar"));
+}
+
+const PNG_1X1: &[u8] = &[
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+    0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0xF8, 0xCF, 0xC0, 0xF0,
+    0x1F, 0x00, 0x05, 0x00, 0x01, 0xFF, 0x89, 0x99, 0x3D, 0x1D, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+];
+
+fn avatar_diags(dir: &Path, avatars: &[&str]) -> Vec<Diagnostic> {
+    let hooks: String = avatars
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("  - {{name: H{i}, channel: general, avatar: \"{a}\"}}\n"))
+        .collect();
+    let text = format!("version: 1\nchannels:\n  - name: general\nwebhooks:\n{hooks}");
+    let path = dir.join("guild.yaml");
+    std::fs::write(&path, &text).unwrap();
+    let loaded = load(&path).unwrap();
+    check_loaded(&loaded)
+}
+
+#[test]
+fn webhook_avatar_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("guild");
+    let assets = root.join("assets");
+    std::fs::create_dir_all(&assets).unwrap();
+    std::fs::write(assets.join("ci.png"), PNG_1X1).unwrap();
+    std::fs::write(assets.join("photo.jpg"), [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]).unwrap();
+    std::fs::write(assets.join("anim.gif"), b"GIF89a\x01\x00\x01\x00").unwrap();
+    std::fs::write(assets.join("notes.png"), b"not an image").unwrap();
+    let big = std::fs::File::create(assets.join("big.png")).unwrap();
+    big.set_len(8 * 1024 * 1024 + 1).unwrap();
+    std::fs::write(tmp.path().join("outside.png"), PNG_1X1).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(tmp.path().join("outside.png"), assets.join("link.png")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("ci.png", assets.join("inside-link.png")).unwrap();
+
+    clean(&avatar_diags(
+        &root,
+        &[
+            "assets/ci.png",
+            "./assets/photo.jpg",
+            "assets/../assets/anim.gif",
+        ],
+    ));
+    let ds = avatar_diags(
+        &root,
+        &[
+            "assets/missing.png",
+            "assets/notes.png",
+            "assets/big.png",
+            "assets",
+            "../outside.png",
+        ],
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[0].avatar",
+        "image \"assets/missing.png\" does not exist",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[1].avatar",
+        "image \"assets/notes.png\" is not a PNG, JPEG or GIF file",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[2].avatar",
+        "image \"assets/big.png\" is 8388609 bytes; Discord takes at most 8 MiB",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[3].avatar",
+        "image \"assets\" is not a file",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[4].avatar",
+        "leaves the manifest's folder",
+    );
+    assert_eq!(
+        ds.iter().filter(|d| d.path == "webhooks[4].avatar").count(),
+        1,
+        "a path refused by check is not read again"
+    );
+    #[cfg(unix)]
+    {
+        let ds = avatar_diags(&root, &["assets/link.png", "assets/inside-link.png"]);
+        has(
+            &ds,
+            Error,
+            "webhooks[0].avatar",
+            "image \"assets/link.png\" is a symbolic link to",
+        );
+        assert!(ds[0].message.contains("outside the manifest's folder"));
+        assert!(!ds.iter().any(|d| d.path == "webhooks[1].avatar"));
+    }
+
+    // read_image makes the same checks, and gives the type and the bytes.
+    let (mime, bytes) = read_image(&root, "assets/ci.png").unwrap();
+    assert_eq!((mime, bytes.as_slice()), ("image/png", PNG_1X1));
+    assert_eq!(
+        read_image(&root, "assets/photo.jpg").unwrap().0,
+        "image/jpeg"
+    );
+    assert_eq!(read_image(&root, "assets/anim.gif").unwrap().0, "image/gif");
+    assert!(
+        read_image(&root, "../outside.png")
+            .unwrap_err()
+            .contains("leaves the manifest's folder")
+    );
+    assert!(
+        read_image(&root, "assets/notes.png")
+            .unwrap_err()
+            .contains("not a PNG, JPEG or GIF")
+    );
+}
+
 #[test]
 fn examples_have_no_diagnostics() {
     for name in ["community.yaml", "minimal.yaml"] {
@@ -659,7 +1529,7 @@ fn examples_have_no_diagnostics() {
             .join("examples")
             .join(name);
         let loaded = load(&path).unwrap_or_else(|e| panic!("{e}"));
-        let ds = check(&loaded.manifest);
+        let ds = check_loaded(&loaded);
         assert!(
             ds.is_empty(),
             "{}",
@@ -718,4 +1588,94 @@ fn community_example_has_what_the_brief_asks() {
         s.explicit_content_filter,
         Some(guildctl::manifest::ExplicitContentFilter::AllMembers)
     );
+}
+
+#[test]
+fn community_example_uses_every_section() {
+    use guildctl::manifest::{ChannelType, Emoji, OnboardingMode};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/community.yaml");
+    let loaded = load(&path).unwrap();
+    let m = &loaded.manifest;
+    let ctx = guildctl::manifest::check::Ctx::new(m);
+    let find = |r: &str| match ctx.lookup_channel(r, &[]) {
+        guildctl::manifest::check::ChannelLookup::Found(i) => i,
+        other => panic!("{r}: {other:?}"),
+    };
+
+    let ws = m.welcome_screen.as_ref().expect("welcome_screen");
+    let wc = ws.channels.as_ref().unwrap();
+    assert!((3..=5).contains(&wc.len()));
+    assert!(
+        wc.iter()
+            .all(|c| matches!(c.emoji, Some(Emoji::Unicode(_))))
+    );
+
+    let ob = m.onboarding.as_ref().expect("onboarding");
+    assert_eq!(ob.enabled, Some(true));
+    assert_eq!(ob.mode, Some(OnboardingMode::Default));
+    let defaults = ob.default_channels.as_ref().unwrap();
+    assert!(defaults.len() >= 7);
+    let prompts = ob.prompts.as_ref().unwrap();
+    assert!((2..=3).contains(&prompts.len()));
+    let options = || prompts.iter().flat_map(|p| &p.options);
+    assert!(options().any(|o| !o.roles.is_empty()));
+    assert!(options().any(|o| !o.channels.is_empty()));
+
+    // At least 5 default channels where @everyone can send messages, by the declared
+    // @everyone permissions and overwrites (a synced channel has its category's).
+    let roles = m.roles.as_ref().unwrap();
+    let everyone = roles.iter().find(|r| r.name == "@everyone").unwrap();
+    let base = |p: &str| everyone.permissions.iter().flatten().any(|x| x.0 == p);
+    assert!(base("view_channel") && base("send_messages"));
+    let writable = defaults
+        .iter()
+        .filter(|r| {
+            let c = &ctx.channels[find(r)];
+            assert!(c.channel.channel_type().is_text_like(), "{r}");
+            let own = if c.channel.sync_permissions == Some(true) {
+                ctx.channels[c.parent.unwrap()].channel.overwrites.clone()
+            } else {
+                c.channel.overwrites.clone()
+            };
+            let denied = own.iter().flatten().any(|o| {
+                o.role.as_deref() == Some("@everyone")
+                    && o.deny
+                        .iter()
+                        .any(|p| p.0 == "send_messages" || p.0 == "view_channel")
+            });
+            !denied
+        })
+        .count();
+    assert!(
+        writable >= 5,
+        "{writable} default channels writable by @everyone"
+    );
+
+    let widget = m.widget.as_ref().expect("widget");
+    assert_eq!(widget.enabled, Some(true));
+    find(widget.channel.clone().flatten().as_deref().unwrap());
+
+    let hooks = m.webhooks.as_ref().expect("webhooks");
+    assert_eq!(hooks.len(), 2);
+    assert!(hooks.iter().any(|w| w.name == "CI"));
+    let with_avatar: Vec<_> = hooks
+        .iter()
+        .filter_map(|w| w.avatar.clone().flatten())
+        .collect();
+    assert_eq!(with_avatar.len(), 1);
+    let (mime, bytes) = read_image(&loaded.dir(), &with_avatar[0]).unwrap();
+    assert_eq!(mime, "image/png");
+    assert!(bytes.len() < 64 * 1024, "keep the example's image small");
+    for w in hooks {
+        let c = &ctx.channels[find(&w.channel)];
+        assert!(c.channel.channel_type().is_text_like());
+    }
+    assert_ne!(
+        ctx.channels[find("announcements")].channel.channel_type(),
+        ChannelType::Text
+    );
+
+    // `prune` is written out (all off) to show it.
+    assert!(loaded.source.contains("\nprune:\n"));
+    assert!(!m.prune.roles && !m.prune.channels && !m.prune.webhooks);
 }

@@ -218,6 +218,17 @@ fn source_map_falls_back_to_the_nearest_ancestor() {
 }
 
 #[test]
+fn block_mappings_and_lists_are_located_at_their_key() {
+    let l = load_text(SAMPLE).unwrap();
+    let m = &l.locations;
+    // `settings:` and `channels[0].channels:` rather than their first child.
+    assert_eq!(m.locate("settings"), Some((2, 1)));
+    assert_eq!(m.locate("channels[0].channels"), Some((12, 5)));
+    // A flow list on the key's line keeps its own position.
+    assert_eq!(m.locate("roles[0].permissions"), Some((7, 18)));
+}
+
+#[test]
 fn render_is_compiler_style_and_sorted_by_position() {
     let l = load_text(SAMPLE).unwrap();
     let diags = vec![

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use guildctl::manifest::{Severity, check, load, schema_json, validate_against_schema};
+use guildctl::manifest::{Severity, check_loaded, load, schema_json, validate_against_schema};
 
 const SCHEMA_PATH: &str = "schema/guildctl.schema.json";
 
@@ -100,7 +100,7 @@ fn examples_validate_against_the_checked_in_schema() {
 fn examples_load_and_pass_the_checks() {
     for path in examples() {
         let loaded = load(&path).unwrap_or_else(|e| panic!("{e}"));
-        let diags = check(&loaded.manifest);
+        let diags = check_loaded(&loaded);
         let errors: Vec<_> = diags
             .iter()
             .filter(|d| d.severity == Severity::Error)

@@ -4,16 +4,28 @@
 //! against the snapshot.
 //!
 //! Every rule is one function in [`RULES`]; adding a check means adding one function and one
-//! row there.
+//! row there. [`check`] runs the rules, which need nothing but the manifest; [`check_loaded`]
+//! adds the checks that read files next to the manifest (webhook avatars, through
+//! [`read_image`]).
+//!
+//! Channel references (`settings.*_channel`, `widget.channel`, welcome screen and onboarding
+//! channels, `webhooks[].channel`) all follow one rule, shared with the planner:
+//! [`split_channel_ref`] and [`match_channel_ref`].
+
+mod image;
+mod sections;
 
 use std::collections::HashMap;
 
 use super::diagnostic::Diagnostic;
+use super::load::LoadedManifest;
 use super::types::{
     Channel, ChannelType, ExplicitContentFilter, Manifest, Overwrite, PermissionName, Role,
-    VerificationLevel,
+    Snowflake, VerificationLevel,
 };
 use crate::permissions::{NAMED, Permissions};
+
+pub use image::{IMAGE_MAX_BYTES, read_image};
 
 /// The name of the default role.
 pub const EVERYONE: &str = "@everyone";
@@ -37,6 +49,26 @@ pub const CATEGORY_CHILDREN_MAX: usize = 50;
 pub const CHANNELS_MAX: usize = 500;
 pub const ROLES_MAX: usize = 250;
 pub const COLOR_MAX: u32 = 0xFF_FFFF;
+// discord-behaviour.md §5.3-§5.5 and §6.
+pub const WELCOME_CHANNELS_MAX: usize = 5;
+pub const WELCOME_DESCRIPTION_MAX: usize = 140;
+pub const WELCOME_CHANNEL_DESCRIPTION_LEN: (usize, usize) = (1, 50);
+pub const PROMPTS_MAX: usize = 15;
+pub const PROMPT_TITLE_LEN: (usize, usize) = (1, 100);
+pub const PROMPT_OPTIONS_LEN: (usize, usize) = (1, 50);
+pub const OPTION_TITLE_LEN: (usize, usize) = (1, 50);
+pub const OPTION_DESCRIPTION_MAX: usize = 100;
+pub const OPTION_ROLES_MAX: usize = 50;
+pub const OPTION_CHANNELS_MAX: usize = 50;
+pub const DEFAULT_CHANNELS_MAX: usize = 500;
+/// Onboarding can be enabled only with at least this many default channels ...
+pub const ONBOARDING_DEFAULT_CHANNELS_MIN: usize = 7;
+/// ... of which at least this many let @everyone send messages (checked by the planner).
+pub const ONBOARDING_WRITABLE_CHANNELS_MIN: usize = 5;
+pub const WEBHOOK_NAME_LEN: (usize, usize) = (1, 80);
+/// Substrings Discord refuses in webhook names, in any case.
+pub const WEBHOOK_NAME_FORBIDDEN: [&str; 2] = ["clyde", "discord"];
+pub const WEBHOOKS_PER_CHANNEL_MAX: usize = 15;
 
 /// A rule: a name (used in docs and tests) and the function that appends its findings.
 pub type Rule = fn(&Ctx<'_>, &mut Vec<Diagnostic>);
@@ -58,15 +90,37 @@ pub const RULES: &[(&str, Rule)] = &[
     ("sync-permissions", sync_permissions),
     ("channel-name-normalisation", channel_name_normalisation),
     ("community-prerequisites", community_prerequisites),
+    ("unique-ids", unique_ids),
+    ("welcome-screen", sections::welcome_screen),
+    ("onboarding-limits", sections::onboarding_limits),
+    ("onboarding-references", sections::onboarding_references),
+    (
+        "onboarding-enable-requirements",
+        sections::onboarding_enable_requirements,
+    ),
+    ("widget", sections::widget),
+    ("webhook-names", sections::webhook_names),
+    ("webhook-channels", sections::webhook_channels),
+    ("webhook-avatar-paths", sections::webhook_avatar_paths),
 ];
 
-/// Runs every rule in [`RULES`] on the manifest.
+/// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).
 pub fn check(m: &Manifest) -> Vec<Diagnostic> {
     let ctx = Ctx::new(m);
     let mut out = Vec::new();
     for (_, rule) in RULES {
         rule(&ctx, &mut out);
     }
+    out
+}
+
+/// [`check`], plus the checks that need the manifest's location: every webhook `avatar` must
+/// be a readable PNG, JPEG or GIF of at most 8 MiB inside the manifest's folder (the same
+/// checks [`read_image`] makes when apply uploads it). This is what `validate`, `plan` and
+/// `apply` run.
+pub fn check_loaded(loaded: &LoadedManifest) -> Vec<Diagnostic> {
+    let mut out = check(&loaded.manifest);
+    sections::webhook_avatar_files(&loaded.manifest, &loaded.dir(), &mut out);
     out
 }
 
@@ -133,33 +187,389 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn is_declared_role(&self, name: &str) -> bool {
-        name == EVERYONE || self.roles.iter().any(|(_, r)| r.name == name)
+    /// The name of the category holding `c`, if any.
+    fn category_of(&self, c: &ChannelRef<'a>) -> Option<&'a str> {
+        c.parent.map(|p| self.channels[p].channel.name.as_str())
     }
 
-    /// Channels (not categories) a settings reference by `name` could mean: exact name first,
-    /// then Discord's normalised form for text-like channels.
-    fn channels_named(&self, name: &str) -> Vec<&ChannelRef<'a>> {
-        let exact: Vec<_> = self
-            .channels
-            .iter()
-            .filter(|c| c.channel.name == name)
-            .collect();
-        if !exact.is_empty() {
-            return exact;
+    fn key(&self, c: &ChannelRef<'a>) -> ChannelKey<'a> {
+        ChannelKey {
+            kind: c.channel.channel_type(),
+            name: &c.channel.name,
+            category: self.category_of(c),
         }
-        let norm = text_name(name);
-        self.channels
-            .iter()
-            .filter(|c| {
-                c.channel.channel_type().is_text_like() && text_name(&c.channel.name) == norm
-            })
-            .collect()
+    }
+
+    /// Resolves a channel reference against the declared channels. `accept` lists the channel
+    /// types the reference may name; empty means any channel but a category.
+    pub fn lookup_channel(&self, r: &str, accept: &[ChannelType]) -> ChannelLookup {
+        let ok = |t: ChannelType| {
+            if accept.is_empty() {
+                t != ChannelType::Category
+            } else {
+                accept.contains(&t)
+            }
+        };
+        let wanted: Vec<usize> = (0..self.channels.len())
+            .filter(|&i| ok(self.channels[i].channel.channel_type()))
+            .collect();
+        let found = match_channel_ref(r, wanted.iter().map(|&i| self.key(&self.channels[i])));
+        match found.len() {
+            1 => return ChannelLookup::Found(wanted[found[0]]),
+            0 => {}
+            _ => return ChannelLookup::Ambiguous(found.iter().map(|&k| wanted[k]).collect()),
+        }
+        let any = match_channel_ref(r, self.channels.iter().map(|c| self.key(c)));
+        if let Some(&i) = any.first() {
+            return ChannelLookup::WrongType(i);
+        }
+        ChannelLookup::NotDeclared
+    }
+
+    /// Resolves a channel reference and reports what is wrong with it at `path`: a warning when
+    /// it is not declared (it may exist live), an error when it is ambiguous or names a channel
+    /// of a type `accept` does not allow. `label` names the reference in messages
+    /// (`` `afk_channel` ``, `a webhook's channel`).
+    pub fn check_channel_ref(
+        &self,
+        path: &str,
+        label: &str,
+        r: &str,
+        accept: &[ChannelType],
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<usize> {
+        let kinds = kinds_text(accept);
+        match self.lookup_channel(r, accept) {
+            ChannelLookup::Found(i) => Some(i),
+            ChannelLookup::WrongType(i) => {
+                let c = &self.channels[i];
+                let t = c.channel.channel_type();
+                let got = if t == ChannelType::Category {
+                    "a category".to_string()
+                } else {
+                    type_name(t).to_string()
+                };
+                out.push(
+                    Diagnostic::error(
+                        path,
+                        format!(
+                            "{label} must be {kinds} channel, but \"{r}\" is declared as {got} at {}",
+                            c.path
+                        ),
+                    )
+                    .with_help(format!("point {label} at {kinds} channel")),
+                );
+                None
+            }
+            ChannelLookup::Ambiguous(found) => {
+                let paths: Vec<&str> = found
+                    .iter()
+                    .map(|&i| self.channels[i].path.as_str())
+                    .collect();
+                let cats: Vec<Option<&str>> = found
+                    .iter()
+                    .map(|&i| self.category_of(&self.channels[i]))
+                    .collect();
+                let mut distinct = cats.clone();
+                distinct.sort();
+                distinct.dedup();
+                let help = if distinct.len() == cats.len() && cats.iter().all(Option::is_some) {
+                    let (_, name) = split_channel_ref(r);
+                    let forms: Vec<String> = cats
+                        .iter()
+                        .flatten()
+                        .map(|cat| format!("`{cat}/{name}`"))
+                        .collect();
+                    format!("qualify the name with its category: {}", forms.join(" or "))
+                } else if distinct.len() == cats.len() {
+                    "qualify the name with its category (`Category/name`); one of them is not in a category, so rename it or the others".to_string()
+                } else {
+                    "they share a category, so `Category/name` cannot tell them apart: rename one"
+                        .to_string()
+                };
+                out.push(
+                    Diagnostic::error(
+                        path,
+                        format!(
+                            "\"{r}\" names {} declared channels ({})",
+                            found.len(),
+                            paths.join(", ")
+                        ),
+                    )
+                    .with_help(help),
+                );
+                None
+            }
+            ChannelLookup::NotDeclared => {
+                let (cat, name) = split_channel_ref(r);
+                let d = match cat {
+                    Some(cat)
+                        if !self.channels.iter().any(|c| {
+                            c.channel.channel_type() == ChannelType::Category
+                                && c.channel.name == cat
+                        }) =>
+                    {
+                        let cats = self
+                            .channels
+                            .iter()
+                            .filter(|c| c.channel.channel_type() == ChannelType::Category)
+                            .map(|c| c.channel.name.as_str());
+                        let help = match closest(cat, cats) {
+                            Some(best) => format!("did you mean `{best}/{name}`?"),
+                            None => "fine if the category exists in the guild (plan checks); otherwise declare it under `channels`".to_string(),
+                        };
+                        Diagnostic::warning(
+                            path,
+                            format!("category \"{cat}\" is not declared in this manifest"),
+                        )
+                        .with_help(help)
+                    }
+                    Some(cat) => {
+                        let elsewhere: Vec<String> = self
+                            .channels
+                            .iter()
+                            .filter(|c| !matches!(c.channel.channel_type(), ChannelType::Category))
+                            .filter(|c| {
+                                channel_name_matches(
+                                    c.channel.channel_type(),
+                                    &c.channel.name,
+                                    name,
+                                )
+                            })
+                            .map(|c| match self.category_of(c) {
+                                Some(other) => format!("`{other}/{name}`"),
+                                None => format!("`{name}`"),
+                            })
+                            .collect();
+                        let help = if elsewhere.is_empty() {
+                            format!(
+                                "fine if {kinds} channel \"{name}\" exists in \"{cat}\" in the guild (plan checks); otherwise declare it there"
+                            )
+                        } else {
+                            format!(
+                                "it is declared elsewhere: did you mean {}?",
+                                elsewhere.join(" or ")
+                            )
+                        };
+                        Diagnostic::warning(
+                            path,
+                            format!("no channel \"{name}\" is declared in category \"{cat}\""),
+                        )
+                        .with_help(help)
+                    }
+                    None => {
+                        let names = self
+                            .channels
+                            .iter()
+                            .filter(|c| {
+                                let t = c.channel.channel_type();
+                                t != ChannelType::Category
+                                    && (accept.is_empty() || accept.contains(&t))
+                            })
+                            .map(|c| c.channel.name.as_str());
+                        let help = match closest(name, names) {
+                            Some(best) if best != name => format!("did you mean \"{best}\"?"),
+                            _ => format!(
+                                "fine if {kinds} channel of that name exists in the guild (plan checks); otherwise declare it under `channels`"
+                            ),
+                        };
+                        Diagnostic::warning(
+                            path,
+                            format!("channel \"{r}\" is not declared in this manifest"),
+                        )
+                        .with_help(help)
+                    }
+                };
+                out.push(d);
+                None
+            }
+        }
+    }
+
+    /// Resolves a role name against the declared roles (`@everyone` always resolves).
+    pub fn lookup_role(&self, name: &str) -> RoleLookup {
+        if name == EVERYONE {
+            return RoleLookup::Everyone;
+        }
+        let found: Vec<usize> = (0..self.roles.len())
+            .filter(|&i| self.roles[i].1.name == name)
+            .collect();
+        match found.len() {
+            0 => RoleLookup::NotDeclared,
+            1 => RoleLookup::Found(found[0]),
+            _ => RoleLookup::Ambiguous(found),
+        }
+    }
+
+    /// Resolves a role reference and reports at `path`: a warning when it is not declared, an
+    /// error when several declared roles (each pinned by id) have that name.
+    pub fn check_role_ref(&self, path: &str, name: &str, out: &mut Vec<Diagnostic>) -> RoleLookup {
+        let found = self.lookup_role(name);
+        match &found {
+            RoleLookup::NotDeclared => {
+                let d = Diagnostic::warning(
+                    path,
+                    format!("role \"{name}\" is not declared in this manifest"),
+                );
+                out.push(match closest(name, self.roles.iter().map(|(_, r)| r.name.as_str())) {
+                    Some(best) => d.with_help(format!("did you mean \"{best}\"?")),
+                    None => d.with_help(
+                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`",
+                    ),
+                });
+            }
+            RoleLookup::Ambiguous(all) => {
+                let paths: Vec<&str> = all.iter().map(|&i| self.roles[i].0.as_str()).collect();
+                out.push(
+                    Diagnostic::error(
+                        path,
+                        format!(
+                            "\"{name}\" names {} declared roles ({})",
+                            all.len(),
+                            paths.join(", ")
+                        ),
+                    )
+                    .with_help("roles are referenced by name: rename one of them"),
+                );
+            }
+            RoleLookup::Everyone | RoleLookup::Found(_) => {}
+        }
+        found
+    }
+}
+
+/// What a channel reference resolves to among the declared channels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChannelLookup {
+    /// Index in [`Ctx::channels`].
+    Found(usize),
+    /// Not declared (it may exist in the live guild).
+    NotDeclared,
+    /// Several declared channels of an accepted type match (indices in [`Ctx::channels`]).
+    Ambiguous(Vec<usize>),
+    /// Only channels of another type match; the first one.
+    WrongType(usize),
+}
+
+/// What a role reference resolves to among the declared roles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoleLookup {
+    Everyone,
+    /// Index in [`Ctx::roles`].
+    Found(usize),
+    NotDeclared,
+    Ambiguous(Vec<usize>),
+}
+
+/// "a text", "a voice", "a text, announcement, forum or media", or "a" for any type.
+fn kinds_text(accept: &[ChannelType]) -> String {
+    let names: Vec<&str> = accept.iter().map(|t| t.name()).collect();
+    match names.as_slice() {
+        [] => "a".to_string(),
+        [one] => a_type_name(one),
+        [init @ .., last] => format!("{} or {last}", a_type_name(&init.join(", "))),
+    }
+}
+
+fn a_type_name(n: &str) -> String {
+    if n.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {n}")
+    } else {
+        format!("a {n}")
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Helpers shared with the planner
+
+/// Splits a channel reference into its category and its name: `Help/help` is channel `help`
+/// in category `Help`, `help` is a plain name (`None`). The split is at the last `/`
+/// (Discord drops `/` from text-like channel names, category names may contain it); a
+/// reference that starts or ends with `/` is a plain name.
+///
+/// A plain name picks any channel of that name; when two or more match, the reference is
+/// ambiguous and must be qualified. See [`match_channel_ref`].
+pub fn split_channel_ref(r: &str) -> (Option<&str>, &str) {
+    match r.rfind('/') {
+        Some(i) if i > 0 && i + 1 < r.len() => (Some(&r[..i]), &r[i + 1..]),
+        _ => (None, r),
+    }
+}
+
+/// One channel a reference may name: its type, its name (as declared in a manifest or as
+/// Discord stores it) and the name of its category (`None` at the top level).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelKey<'a> {
+    pub kind: ChannelType,
+    pub name: &'a str,
+    pub category: Option<&'a str>,
+}
+
+/// Whether a channel of type `kind` called `name` answers to the (unqualified) name `wanted`:
+/// text-like channels compare in the form Discord stores (`General Chat` = `general-chat`),
+/// other channels and categories exactly.
+pub fn channel_name_matches(kind: ChannelType, name: &str, wanted: &str) -> bool {
+    if kind.is_text_like() {
+        text_name(name) == text_name(wanted)
+    } else {
+        name == wanted
+    }
+}
+
+/// The channel reference rule, for the checks and the planner alike. Returns the indices of
+/// the `candidates` that `r` names:
+///
+/// - `Category/name` names the channels called `name` in the category called `Category`
+///   (exactly); a plain name names channels of that name anywhere. Names compare with
+///   [`channel_name_matches`]. If a qualified reference matches nothing, the whole text is
+///   tried as a plain name (a voice channel may be called `AC/DC`).
+/// - When several match, a candidate whose name is exactly the written name (as Discord stores
+///   it) wins if it is the only one: `General` picks voice channel `General` over text channel
+///   `general`.
+///
+/// One index: resolved. None: not there. Several: ambiguous (an error in a manifest; qualify
+/// it). Pass only the channel types the reference may name, and ask again with every type to
+/// tell "wrong type" from "missing".
+pub fn match_channel_ref<'a>(
+    r: &str,
+    candidates: impl IntoIterator<Item = ChannelKey<'a>>,
+) -> Vec<usize> {
+    let cands: Vec<ChannelKey<'a>> = candidates.into_iter().collect();
+    let find = |cat: Option<&str>, name: &str| -> Vec<usize> {
+        (0..cands.len())
+            .filter(|&i| {
+                let c = &cands[i];
+                channel_name_matches(c.kind, c.name, name) && (cat.is_none() || c.category == cat)
+            })
+            .collect()
+    };
+    let (cat, mut name) = split_channel_ref(r);
+    let mut found = find(cat, name);
+    if found.is_empty() && cat.is_some() {
+        name = r;
+        found = find(None, r);
+    }
+    if found.len() > 1 {
+        let exact: Vec<usize> = found
+            .iter()
+            .copied()
+            .filter(|&i| stored_name(cands[i].kind, cands[i].name) == name)
+            .collect();
+        if exact.len() == 1 {
+            return exact;
+        }
+    }
+    found
+}
+
+/// A channel's name as Discord stores it.
+fn stored_name(kind: ChannelType, name: &str) -> String {
+    if kind.is_text_like() {
+        text_name(name)
+    } else {
+        name.to_string()
+    }
+}
 
 /// The candidate closest to `word` by edit distance, if close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
@@ -219,22 +629,44 @@ fn group(t: ChannelType) -> &'static str {
 // ---------------------------------------------------------------------------------------------
 // Rules
 
+/// Groups the items by key, in order of first appearance: `(key, indices)`.
+fn groups<K: Eq + std::hash::Hash + Clone>(
+    keys: impl IntoIterator<Item = K>,
+) -> Vec<(K, Vec<usize>)> {
+    let mut index: HashMap<K, usize> = HashMap::new();
+    let mut out: Vec<(K, Vec<usize>)> = Vec::new();
+    for (i, k) in keys.into_iter().enumerate() {
+        match index.get(&k) {
+            Some(&g) => out[g].1.push(i),
+            None => {
+                index.insert(k.clone(), out.len());
+                out.push((k, vec![i]));
+            }
+        }
+    }
+    out
+}
+
 fn unique_role_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut by_name: HashMap<&str, &str> = HashMap::new();
-    for (path, r) in &ctx.roles {
-        if let Some(first) = by_name.get(r.name.as_str()) {
+    for (name, idx) in groups(ctx.roles.iter().map(|(_, r)| r.name.as_str())) {
+        let first = ctx.roles[idx[0]].0.as_str();
+        by_name.insert(name, first);
+        // Duplicates are fine when each is pinned to its live role (an export of such a guild).
+        if idx.iter().all(|&i| ctx.roles[i].1.id.is_some()) {
+            continue;
+        }
+        for &i in &idx[1..] {
             out.push(
                 Diagnostic::error(
-                    format!("{path}.name"),
-                    format!(
-                        "duplicate role name \"{}\" (first declared at {first})",
-                        r.name
-                    ),
+                    format!("{}.name", ctx.roles[i].0),
+                    format!("duplicate role name \"{name}\" (first declared at {first})"),
                 )
-                .with_help("role names must be unique in a manifest: rename or merge one of them"),
+                .with_help(
+                    "role names must be unique in a manifest: rename or merge one of them \
+                     (roles of the same name are allowed only when each pins its `id`)",
+                ),
             );
-        } else {
-            by_name.insert(&r.name, path);
         }
     }
     let mut previous: HashMap<&str, &str> = HashMap::new();
@@ -292,14 +724,20 @@ fn unique_channel_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         (c.parent, group(t), cmp)
     };
     let mut names: HashMap<(Option<usize>, &str, String), &str> = HashMap::new();
-    for c in &ctx.channels {
-        let t = c.channel.channel_type();
-        let k = key(c, &c.channel.name);
-        if let Some(first) = names.get(&k) {
+    for (k, idx) in groups(ctx.channels.iter().map(|c| key(c, &c.channel.name))) {
+        let first = ctx.channels[idx[0]].path.as_str();
+        names.insert(k, first);
+        // Duplicates are fine when each is pinned to its live channel (an export of such a guild).
+        if idx.iter().all(|&i| ctx.channels[i].channel.id.is_some()) {
+            continue;
+        }
+        for &i in &idx[1..] {
+            let c = &ctx.channels[i];
+            let t = c.channel.channel_type();
             let what = match group(t) {
-                "category" => "category name".to_string(),
-                "voice" => "voice/stage channel name".to_string(),
-                _ => "text channel name".to_string(),
+                "category" => "category name",
+                "voice" => "voice/stage channel name",
+                _ => "text channel name",
             };
             let scope = match c.parent {
                 Some(p) => format!("in category \"{}\"", ctx.channels[p].channel.name),
@@ -319,11 +757,10 @@ fn unique_channel_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .with_help(
-                    "channels are matched by name within their category and type group; rename one",
+                    "channels are matched by name within their category and type group; rename one \
+                     (channels of the same name are allowed only when each pins its `id`)",
                 ),
             );
-        } else {
-            names.insert(k, &c.path);
         }
     }
     let mut previous: HashMap<(Option<usize>, &str, String), &str> = HashMap::new();
@@ -509,20 +946,8 @@ fn overwrite_shape(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 fn overwrite_role_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for c in &ctx.channels {
         for (i, o) in c.channel.overwrites.iter().flatten().enumerate() {
-            if let Some(role) = &o.role
-                && !ctx.is_declared_role(role)
-            {
-                let mut d = Diagnostic::warning(
-                    format!("{}.overwrites[{i}].role", c.path),
-                    format!("role \"{role}\" is not declared in this manifest"),
-                );
-                d = match closest(role, ctx.roles.iter().map(|(_, r)| r.name.as_str())) {
-                    Some(best) => d.with_help(format!("did you mean \"{best}\"?")),
-                    None => d.with_help(
-                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`",
-                    ),
-                };
-                out.push(d);
+            if let Some(role) = &o.role {
+                ctx.check_role_ref(&format!("{}.overwrites[{i}].role", c.path), role, out);
             }
         }
     }
@@ -532,72 +957,23 @@ fn settings_channel_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(s) = &ctx.manifest.settings else {
         return;
     };
+    use ChannelType::{Text, Voice};
     let refs: [(&str, &Option<Option<String>>, ChannelType); 5] = [
-        ("afk_channel", &s.afk_channel, ChannelType::Voice),
-        ("system_channel", &s.system_channel, ChannelType::Text),
-        ("rules_channel", &s.rules_channel, ChannelType::Text),
-        (
-            "public_updates_channel",
-            &s.public_updates_channel,
-            ChannelType::Text,
-        ),
-        (
-            "safety_alerts_channel",
-            &s.safety_alerts_channel,
-            ChannelType::Text,
-        ),
+        ("afk_channel", &s.afk_channel, Voice),
+        ("system_channel", &s.system_channel, Text),
+        ("rules_channel", &s.rules_channel, Text),
+        ("public_updates_channel", &s.public_updates_channel, Text),
+        ("safety_alerts_channel", &s.safety_alerts_channel, Text),
     ];
     for (field, value, want) in refs {
         let Some(Some(name)) = value else { continue };
-        let path = format!("settings.{field}");
-        let found = ctx.channels_named(name);
-        if found.is_empty() {
-            out.push(
-                Diagnostic::warning(path, format!("channel \"{name}\" is not declared in this manifest"))
-                    .with_help(format!(
-                        "fine if a {} channel of that name exists in the guild (plan checks); otherwise declare it under `channels`",
-                        type_name(want)
-                    )),
-            );
-            continue;
-        }
-        if found.len() > 1 && found.iter().any(|c| c.channel.channel_type() == want) {
-            let wanted: Vec<_> = found
-                .iter()
-                .filter(|c| c.channel.channel_type() == want)
-                .collect();
-            if wanted.len() > 1 {
-                out.push(
-                    Diagnostic::error(
-                        path,
-                        format!(
-                            "\"{name}\" names {} {} channels ({} and {})",
-                            wanted.len(),
-                            type_name(want),
-                            wanted[0].path,
-                            wanted[1].path
-                        ),
-                    )
-                    .with_help("rename one so the setting is unambiguous"),
-                );
-            }
-            continue;
-        }
-        let got = found[0].channel.channel_type();
-        if got != want {
-            out.push(
-                Diagnostic::error(
-                    path,
-                    format!(
-                        "`{field}` must be a {} channel, but \"{name}\" is declared as {} at {}",
-                        type_name(want),
-                        type_name(got),
-                        found[0].path
-                    ),
-                )
-                .with_help(format!("point `{field}` at a {} channel", type_name(want))),
-            );
-        }
+        ctx.check_channel_ref(
+            &format!("settings.{field}"),
+            &format!("`{field}`"),
+            name,
+            &[want],
+            out,
+        );
     }
 }
 
@@ -1011,6 +1387,33 @@ fn community_prerequisites(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     if community != Some(true) {
+        let m = ctx.manifest;
+        for (section, present, what) in [
+            (
+                "welcome_screen",
+                m.welcome_screen.is_some(),
+                "a welcome screen",
+            ),
+            ("onboarding", m.onboarding.is_some(), "onboarding"),
+        ] {
+            if !present {
+                continue;
+            }
+            let d = if community == Some(false) {
+                Diagnostic::error(
+                    section,
+                    format!("`{section}` in a guild with `community: false`"),
+                )
+            } else {
+                Diagnostic::warning(
+                    section,
+                    format!("{what} needs a community guild, and `settings.community` is not set"),
+                )
+            };
+            out.push(d.with_help(format!(
+                "set `settings.community: true` (fine without it if the guild already is a community), or remove `{section}`"
+            )));
+        }
         for c in &ctx.channels {
             if c.channel.channel_type() == ChannelType::Announcement {
                 let d = if community == Some(false) {
@@ -1033,6 +1436,46 @@ fn community_prerequisites(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 out.push(
                     d.with_help("set `settings.community: true`, or make it a `text` channel"),
                 );
+            }
+        }
+    }
+}
+
+fn unique_ids(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let roles = ctx.roles.iter().map(|(p, r)| (p.as_str(), r.id.as_ref()));
+    let channels = ctx
+        .channels
+        .iter()
+        .map(|c| (c.path.as_str(), c.channel.id.as_ref()));
+    let webhook_paths: Vec<String> = (0..ctx.manifest.webhooks.as_ref().map_or(0, Vec::len))
+        .map(|i| format!("webhooks[{i}]"))
+        .collect();
+    let webhooks = webhook_paths
+        .iter()
+        .zip(ctx.manifest.webhooks.iter().flatten())
+        .map(|(p, w)| (p.as_str(), w.id.as_ref()));
+    type Pinned<'a> = Vec<(&'a str, Option<&'a Snowflake>)>;
+    let lists: [(&str, Pinned<'_>); 3] = [
+        ("role", roles.collect()),
+        ("channel", channels.collect()),
+        ("webhook", webhooks.collect()),
+    ];
+    for (what, list) in lists {
+        let mut seen: HashMap<&str, &str> = HashMap::new();
+        for (path, id) in list {
+            let Some(id) = id else { continue };
+            if let Some(first) = seen.get(id.0.as_str()) {
+                out.push(
+                    Diagnostic::error(
+                        format!("{path}.id"),
+                        format!("{what} id {id} is also pinned by {first}"),
+                    )
+                    .with_help(format!(
+                        "an id names one {what}: remove or correct one of them"
+                    )),
+                );
+            } else {
+                seen.insert(&id.0, path);
             }
         }
     }

@@ -24,6 +24,15 @@ pub struct LoadedManifest {
 }
 
 impl LoadedManifest {
+    /// The folder the manifest is in: files it names (webhook avatars) are relative to it.
+    /// `.` for a manifest path without a folder.
+    pub fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
     /// The manifest's YAML as JSON (same YAML 1.2 rules as the typed parse), for
     /// [`super::validate_against_schema`]. `None` if it does not convert (it parsed once, so
     /// that is unexpected).
@@ -380,16 +389,23 @@ impl SourceMap {
                     if let Some(k) = key_loc {
                         self.keys.insert(child.clone(), k);
                     }
-                    // An empty value (`afk_channel:`) has no useful position: use the key's.
+                    // An empty value (`afk_channel:`) has no useful position, and a block
+                    // mapping or list starting on a later line is best shown by its key
+                    // (`welcome_screen:`): use the key's.
+                    let block = matches!(value.value, Node::Map(_) | Node::Seq(_))
+                        && key_loc.is_some_and(|(kl, _, _)| {
+                            location_of(value).is_some_and(|(vl, _, _)| vl != kl)
+                        });
                     match location_of(value) {
                         Some(loc)
-                            if !matches!(
-                                value.value,
-                                Node::Scalar(ScalarNode {
-                                    kind: Scalar::Null,
-                                    ..
-                                })
-                            ) =>
+                            if !block
+                                && !matches!(
+                                    value.value,
+                                    Node::Scalar(ScalarNode {
+                                        kind: Scalar::Null,
+                                        ..
+                                    })
+                                ) =>
                         {
                             self.nodes.insert(child.clone(), loc);
                         }

@@ -66,7 +66,8 @@ pub struct WelcomeScreen {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WelcomeChannel {
-    /// The channel, by name.
+    /// The channel, by name; `Category/name` picks the one in that category when several
+    /// channels share the name.
     pub channel: String,
     /// What the channel is for, 1-50 characters.
     pub description: String,
@@ -90,7 +91,7 @@ pub enum Emoji {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CustomEmoji {
-    /// The emoji's id.
+    /// The emoji's id (with Developer Mode on: right-click the emoji, Copy ID).
     pub id: Snowflake,
     /// The emoji's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,7 +113,8 @@ pub struct Onboarding {
     /// offered by questions count too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<OnboardingMode>,
-    /// Channels every new member sees, by name (at most 500). Authoritative when present.
+    /// Channels every new member sees, by name or as `Category/name` (at most 500).
+    /// Authoritative when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_channels: Option<Vec<String>>,
     /// Questions, in order (at most 15), matched to live ones by title. Authoritative when present.
@@ -161,7 +163,7 @@ pub struct PromptOption {
     /// Roles given to members who pick it, by name (at most 50).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roles: Vec<String>,
-    /// Channels shown to members who pick it, by name (at most 50).
+    /// Channels shown to members who pick it, by name or as `Category/name` (at most 50).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub channels: Vec<String>,
 }
@@ -173,7 +175,8 @@ pub struct Widget {
     /// Turn the widget on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
-    /// The channel the widget's invite leads to, by name; `null` for no invite.
+    /// The channel the widget's invite leads to, by name or as `Category/name`; `null` for no
+    /// invite.
     #[serde(
         default,
         deserialize_with = "double_option",
@@ -194,10 +197,11 @@ pub struct Webhook {
     /// Names this webhook had before: renamed in place (its URL keeps working).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub previous_names: Vec<String>,
-    /// The channel it posts to, by name. Changing it moves the webhook.
+    /// The text, announcement, forum or media channel it posts to, by name or as
+    /// `Category/name`. Changing it moves the webhook (its URL keeps working).
     pub channel: String,
-    /// An image file (PNG, JPEG or GIF, at most 8 MiB) next to the manifest, for its avatar;
-    /// `null` removes the avatar. Discord reports only whether an avatar is set, so a webhook
+    /// An image file for its avatar: PNG, JPEG or GIF, at most 8 MiB, by its path relative to
+    /// the manifest's folder and inside it (`assets/ci.png`); `null` removes the avatar. Discord reports only whether an avatar is set, so a webhook
     /// that already has one keeps it until this changes to `null` and back.
     #[serde(
         default,
@@ -240,7 +244,8 @@ impl std::fmt::Display for Snowflake {
     }
 }
 
-/// Guild settings. Channels are referenced by name; `null` clears a channel setting.
+/// Guild settings. Channels are referenced by name, or as `Category/name` when several share
+/// the name; `null` clears a channel setting.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {

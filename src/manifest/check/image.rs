@@ -1,0 +1,237 @@
+//! Image files next to the manifest (webhook avatars): where they may be, what they may be.
+//!
+//! One implementation for `validate` (through [`super::check_loaded`]) and for apply (through
+//! [`read_image`]), so a manifest that validates uploads exactly the file that was checked.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// Discord's limit on an uploaded image (8 MiB).
+pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+/// A problem with an image reference: what is wrong, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ImageError {
+    pub message: String,
+    pub help: String,
+}
+
+fn err(message: String, help: &str) -> ImageError {
+    ImageError {
+        message,
+        help: help.to_string(),
+    }
+}
+
+const HELP_WHERE: &str = "write the path relative to the manifest's folder, with `/` between folders, \
+     and keep the image inside that folder (for example `assets/avatar.png`)";
+
+/// Checks an image path without the filesystem, and returns it with `.` and `..` resolved:
+/// not empty, not absolute (nor a Windows drive or UNC path), `/` as the separator, and no
+/// `..` that leaves the manifest's folder.
+pub(super) fn normalise_rel(rel: &str) -> Result<PathBuf, ImageError> {
+    if rel.trim().is_empty() {
+        return Err(err(
+            "the image path is empty".into(),
+            "name an image file, or write `null` for no image",
+        ));
+    }
+    let bytes = rel.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if rel.starts_with('/') || rel.starts_with('\\') || drive || Path::new(rel).is_absolute() {
+        return Err(err(format!("image path \"{rel}\" is absolute"), HELP_WHERE));
+    }
+    if rel.contains('\\') {
+        return Err(err(
+            format!("image path \"{rel}\" uses `\\` between folders"),
+            "write `/` between folders: the manifest then works on every system",
+        ));
+    }
+    let mut out = PathBuf::new();
+    for part in Path::new(rel).components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return Err(err(
+                        format!("image path \"{rel}\" leaves the manifest's folder"),
+                        HELP_WHERE,
+                    ));
+                }
+            }
+            Component::Normal(p) => out.push(p),
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(err(format!("image path \"{rel}\" is absolute"), HELP_WHERE));
+            }
+        }
+    }
+    if out.as_os_str().is_empty() {
+        return Err(err(
+            format!("image path \"{rel}\" names the manifest's folder, not a file"),
+            "name an image file inside the folder",
+        ));
+    }
+    Ok(out)
+}
+
+/// The image's MIME type by its first bytes, or a description of what it is instead.
+fn sniff(head: &[u8]) -> Result<&'static str, &'static str> {
+    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Ok("image/png")
+    } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Ok("image/jpeg")
+    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Ok("image/gif")
+    } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
+        Err("a WebP image")
+    } else if head.starts_with(b"BM") {
+        Err("a BMP image")
+    } else if head.starts_with(b"<svg") || head.starts_with(b"<?xml") {
+        Err("an SVG or XML file")
+    } else if head.is_empty() {
+        Err("empty")
+    } else {
+        Err("not an image Discord takes")
+    }
+}
+
+/// [`read_image`] with a help text for each problem.
+pub(super) fn load_image(
+    manifest_dir: &Path,
+    rel: &str,
+) -> Result<(&'static str, Vec<u8>), ImageError> {
+    let norm = normalise_rel(rel)?;
+    let full = manifest_dir.join(&norm);
+    let meta = match std::fs::metadata(&full) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let dangling = std::fs::symlink_metadata(&full).is_ok();
+            return Err(err(
+                if dangling {
+                    format!(
+                        "image \"{rel}\" is a symbolic link to a file that does not exist ({})",
+                        full.display()
+                    )
+                } else {
+                    format!(
+                        "image \"{rel}\" does not exist (looked for {})",
+                        full.display()
+                    )
+                },
+                "create the file, or correct the path (it is relative to the manifest's folder)",
+            ));
+        }
+        Err(e) => {
+            return Err(err(
+                format!("cannot read image \"{rel}\": {e}"),
+                "check the file's permissions",
+            ));
+        }
+    };
+    // Symbolic links may point anywhere: the file itself must be inside the folder.
+    let inside = match (
+        std::fs::canonicalize(manifest_dir),
+        std::fs::canonicalize(&full),
+    ) {
+        (Ok(dir), Ok(file)) => file.starts_with(&dir).then_some(()).ok_or(file),
+        (Err(e), _) | (_, Err(e)) => {
+            return Err(err(
+                format!("cannot resolve image \"{rel}\": {e}"),
+                "check the path and the folder's permissions",
+            ));
+        }
+    };
+    if let Err(target) = inside {
+        return Err(err(
+            format!(
+                "image \"{rel}\" is a symbolic link to {}, outside the manifest's folder",
+                target.display()
+            ),
+            "copy the image into the manifest's folder instead of linking to it",
+        ));
+    }
+    if !meta.is_file() {
+        return Err(err(
+            format!("image \"{rel}\" is not a file"),
+            "name an image file (PNG, JPEG or GIF)",
+        ));
+    }
+    let too_big = |n: u64| {
+        err(
+            format!(
+                "image \"{rel}\" is {n} bytes; Discord takes at most 8 MiB ({IMAGE_MAX_BYTES} bytes)"
+            ),
+            "make the image smaller (an avatar is shown at 128x128 pixels at most)",
+        )
+    };
+    if meta.len() > IMAGE_MAX_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(&full)
+        .and_then(|f| f.take(IMAGE_MAX_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| {
+            err(
+                format!("cannot read image \"{rel}\": {e}"),
+                "check the file's permissions",
+            )
+        })?;
+    if bytes.len() as u64 > IMAGE_MAX_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    match sniff(&bytes) {
+        Ok(mime) => Ok((mime, bytes)),
+        Err(what) => Err(err(
+            format!(
+                "image \"{rel}\" is not a PNG, JPEG or GIF file (by its first bytes it is {what})"
+            ),
+            "convert it to PNG, JPEG or GIF; the file's extension does not matter, its content does",
+        )),
+    }
+}
+
+/// Reads an image for upload (a webhook avatar), making the checks `validate` makes: `rel` is
+/// relative to `manifest_dir` and must stay inside it (no absolute path, no `..` leaving it,
+/// no symbolic link leading out of it), the file must exist, be a PNG, JPEG or GIF by its
+/// first bytes, and be at most 8 MiB. Returns the MIME type (`image/png`, `image/jpeg`,
+/// `image/gif`) and the bytes; the error is the message a diagnostic would show.
+///
+/// For a [`super::LoadedManifest`], `manifest_dir` is [`super::LoadedManifest::dir`].
+pub fn read_image(manifest_dir: &Path, rel: &str) -> Result<(&'static str, Vec<u8>), String> {
+    load_image(manifest_dir, rel).map_err(|e| e.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_rules() {
+        assert_eq!(
+            normalise_rel("./assets/../assets/ci.png").unwrap(),
+            PathBuf::from("assets/ci.png")
+        );
+        for bad in [
+            "",
+            "/etc/passwd",
+            "C:/x.png",
+            "\\\\server\\x.png",
+            "../x.png",
+            "a/../../x.png",
+            "a\\b.png",
+            ".",
+            "a/..",
+        ] {
+            assert!(normalise_rel(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn sniffing() {
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\nrest"), Ok("image/png"));
+        assert_eq!(sniff(&[0xFF, 0xD8, 0xFF, 0xE0]), Ok("image/jpeg"));
+        assert_eq!(sniff(b"GIF89a..."), Ok("image/gif"));
+        assert_eq!(sniff(b"RIFF\0\0\0\0WEBPVP8 "), Err("a WebP image"));
+        assert!(sniff(b"hello").is_err());
+    }
+}
