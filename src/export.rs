@@ -354,9 +354,9 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# yaml-language-server: $schema=https://raw.githubusercontent.com/guildctl/guildctl/main/schema/guildctl.schema.json\n\
-         # Exported by `guildctl export` from guild {} ({}).\n\
-         # Ids are pinned so renames stay renames. Webhook tokens and avatars are not exported.\n",
+        "# Exported by `guildctl export` from guild {} ({}).\n\
+         # Ids are pinned so renames stay renames. Webhook tokens and avatars are not exported.\n\
+         # `guildctl validate -f FILE` checks it; `guildctl schema` prints the schema for editors.\n",
         snap.guild.name, snap.guild.id
     );
     section(&mut out, None, "version", &m.version)?;
@@ -415,7 +415,9 @@ fn section<T: Serialize>(
         }
     }
     let one = std::collections::BTreeMap::from([(key, value)]);
-    let yaml = serde_saphyr::to_string(&one).map_err(|e| ExportError(e.to_string()))?;
+    let options = serde_saphyr::ser_options! { compact_list_indent: false };
+    let yaml = serde_saphyr::to_string_with_options(&one, options)
+        .map_err(|e| ExportError(e.to_string()))?;
     out.push_str(&yaml);
     Ok(())
 }

@@ -322,7 +322,7 @@ fn validate(files: &[PathBuf], color: ColorChoice) -> Result<u8> {
 /// Loads a manifest and runs the checks; warnings are printed, errors refuse it.
 fn load_checked(path: &Path, color: bool) -> Result<LoadedManifest> {
     let loaded = manifest::load(path).map_err(|e| anyhow!("{e}"))?;
-    let diags = manifest::check(&loaded.manifest);
+    let diags = manifest::check_loaded(&loaded);
     let errors = diags
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -383,6 +383,7 @@ async fn apply_cmd(
     saved: Option<&Path>,
     yes: bool,
     reason: Option<String>,
+    webhook_urls: Option<&Path>,
 ) -> Result<u8> {
     let (loaded, session, snap) = read_guild(target).await?;
     let plan = match saved {
@@ -424,12 +425,7 @@ async fn apply_cmd(
         }
     }
     let reason = reason.unwrap_or_else(|| default_reason(&target.file));
-    let manifest_dir = target
-        .file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let outcome = apply::apply(&session.client, &plan, &reason, manifest_dir, |p| {
+    let outcome = apply::apply(&session.client, &plan, &reason, &loaded.dir(), |p| {
         let mark = match p.status {
             Status::Done => "done",
             Status::Failed => "FAILED",

@@ -443,7 +443,11 @@ pub struct Role {
     pub previous_names: Vec<String>,
     /// Guild-wide permissions, by Discord's names in snake_case (`manage_messages`).
     /// Authoritative when present, except that bits guildctl has no name for are kept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "flow_opt"
+    )]
     pub permissions: Option<Vec<PermissionName>>,
     /// Role colour as `#rrggbb`, or `0`/`"#000000"` for none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -606,10 +610,10 @@ pub struct Overwrite {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<Snowflake>,
     /// Permissions granted in this channel.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", serialize_with = "flow")]
     pub allow: Vec<PermissionName>,
     /// Permissions taken away in this channel.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", serialize_with = "flow")]
     pub deny: Vec<PermissionName>,
 }
 
@@ -632,6 +636,18 @@ pub struct Prune {
 impl Prune {
     fn is_default(&self) -> bool {
         *self == Prune::default()
+    }
+}
+
+/// Writes a list in flow style (`[a, b]`), which keeps permission lists short in exports.
+fn flow<S: Serializer, T: Serialize>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+    serde_saphyr::FlowSeq(v).serialize(s)
+}
+
+fn flow_opt<S: Serializer, T: Serialize>(v: &Option<Vec<T>>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => flow(v, s),
+        None => s.serialize_none(),
     }
 }
 
