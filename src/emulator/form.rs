@@ -222,6 +222,18 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Image data as a data URI (`data:image/png;base64,...`); anything else
+    /// is IMAGE_INVALID.
+    pub fn image(&mut self, key: &str) -> Field<String> {
+        match self.string(key) {
+            Field::Set(s) if !is_image_data(&s) => {
+                self.err(key, "IMAGE_INVALID", "Invalid image data");
+                Field::Absent
+            }
+            other => other,
+        }
+    }
+
     pub fn array(&mut self, key: &str) -> Field<Vec<Value>> {
         match self.raw(key) {
             Field::Absent => Field::Absent,
@@ -241,6 +253,20 @@ impl<'a> Reader<'a> {
     pub fn required(&mut self, key: &str) {
         self.err(key, "BASE_TYPE_REQUIRED", "This field is required");
     }
+}
+
+fn is_image_data(s: &str) -> bool {
+    let Some((head, data)) = s.split_once(',') else {
+        return false;
+    };
+    let known = ["png", "jpeg", "jpg", "gif", "webp"]
+        .iter()
+        .any(|t| head == format!("data:image/{t};base64"));
+    known
+        && !data.is_empty()
+        && data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
 }
 
 pub fn as_i64(v: &Value) -> Option<i64> {
