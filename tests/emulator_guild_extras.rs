@@ -4,6 +4,8 @@
 mod emulator_support;
 
 use emulator_support::{T, err_code};
+use guildctl::emulator::default_state;
+use guildctl::emulator::state::State;
 use guildctl::permissions::Permissions;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -417,4 +419,326 @@ async fn deleting_webhooks_and_their_channels() {
     let st = t.emu.state();
     assert!(st.guilds[0].webhooks.iter().all(|w| w.name != "GitHub"));
     assert_eq!(st.guilds[0].webhooks.len(), 2);
+}
+
+// ---------------------------------------------------------------- onboarding
+
+/// The default guild made a community (rules and updates channels set).
+fn community_state() -> State {
+    let mut st = default_state();
+    let g = &mut st.guilds[0];
+    g.features
+        .extend(["COMMUNITY".to_owned(), "NEWS".to_owned()]);
+    let id = |n: &str| g.channels.iter().find(|c| c.name == n).unwrap().id.clone();
+    g.rules_channel_id = Some(id("rules"));
+    g.public_updates_channel_id = Some(id("mod-log"));
+    st
+}
+
+impl T {
+    fn chans(&self, names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| self.chan(n)).collect()
+    }
+    async fn onboarding(&self, body: Value) -> (u16, Value) {
+        self.call(
+            Method::PUT,
+            &format!("/guilds/{}/onboarding", self.g()),
+            Some(body),
+            Some("onboarding"),
+        )
+        .await
+    }
+}
+
+/// Seven channels of the default guild, five of which @everyone may write in
+/// (#welcome and #rules are read-only: Information denies send_messages).
+const SEVEN: [&str; 7] = [
+    "general",
+    "off-topic",
+    "memes",
+    "help",
+    "bot-spam",
+    "welcome",
+    "rules",
+];
+
+fn prompt(id: &str, title: &str, options: Value) -> Value {
+    json!({"id": id, "title": title, "options": options, "single_select": false,
+           "required": false, "in_onboarding": true, "type": 0})
+}
+
+#[tokio::test]
+async fn onboarding_starts_blank_and_needs_manage_guild_and_manage_roles() {
+    let t = T::new().await;
+    let (s, o) = t.get(&format!("/guilds/{}/onboarding", t.g())).await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        o,
+        json!({"guild_id": t.g(), "prompts": [], "default_channel_ids": [], "enabled": false, "mode": 0})
+    );
+    for p in [Permissions::MANAGE_GUILD, Permissions::MANAGE_ROLES] {
+        let t = T::non_admin(p | Permissions::VIEW_CHANNEL).await;
+        let (s, v) = t.onboarding(json!({"mode": 1})).await;
+        assert_eq!((s, err_code(&v)), (403, 50013), "only {p:?}");
+    }
+    let t = T::non_admin(Permissions::MANAGE_GUILD | Permissions::MANAGE_ROLES).await;
+    let (s, v) = t.onboarding(json!({"mode": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["mode"], 1);
+}
+
+#[tokio::test]
+async fn onboarding_validation_uses_the_error_tree() {
+    let t = T::with(community_state()).await;
+    let member = t.role("Member");
+    let general = t.chan("general");
+    let too_many: Vec<Value> = (0..16)
+        .map(|i| prompt("1", &format!("p{i}"), json!([{"title": "o"}])))
+        .collect();
+    let cases: Vec<(Value, Vec<&str>, &str)> = vec![
+        (
+            json!({"prompts": too_many}),
+            vec!["prompts"],
+            "BASE_TYPE_MAX_LENGTH",
+        ),
+        (
+            json!({"prompts": [{"title": "t", "options": [{"title": "o"}]}]}),
+            vec!["prompts", "0", "id"],
+            "BASE_TYPE_REQUIRED",
+        ),
+        (
+            json!({"prompts": [prompt("1", &"x".repeat(101), json!([{"title": "o"}]))]}),
+            vec!["prompts", "0", "title"],
+            "BASE_TYPE_BAD_LENGTH",
+        ),
+        (
+            json!({"prompts": [prompt("1", "t", json!([]))]}),
+            vec!["prompts", "0", "options"],
+            "BASE_TYPE_BAD_LENGTH",
+        ),
+        (
+            json!({"prompts": [prompt("1", "t", json!([{"description": "no title"}]))]}),
+            vec!["prompts", "0", "options", "0", "title"],
+            "BASE_TYPE_REQUIRED",
+        ),
+        (
+            json!({"prompts": [prompt("1", "t", json!([{"title": "o", "role_ids": [member, "123456789012345678"]}]))]}),
+            vec!["prompts", "0", "options", "0", "role_ids", "1"],
+            "ROLE_NOT_FOUND",
+        ),
+        (
+            json!({"prompts": [prompt("1", "t", json!([{"title": "o", "channel_ids": ["nope"]}]))]}),
+            vec!["prompts", "0", "options", "0", "channel_ids", "0"],
+            "NUMBER_TYPE_COERCE",
+        ),
+        (
+            json!({"default_channel_ids": ["123456789012345678", general]}),
+            vec!["default_channel_ids", "0"],
+            "CHANNEL_NOT_FOUND",
+        ),
+        (json!({"mode": 2}), vec!["mode"], "BASE_TYPE_CHOICES"),
+        (
+            json!({"prompts": "x"}),
+            vec!["prompts"],
+            "LIST_TYPE_CONVERT",
+        ),
+    ];
+    for (body, path, code) in cases {
+        let (s, v) = t.onboarding(body.clone()).await;
+        assert_eq!((s, err_code(&v)), (400, 50035), "{body}: {v}");
+        assert_eq!(field_error(&v, &path)["code"], code, "{body}: {v}");
+    }
+    assert!(
+        t.audit("?action_type=163").await.is_empty(),
+        "nothing stored"
+    );
+}
+
+#[tokio::test]
+async fn prompt_ids_are_assigned_by_the_server_and_kept_on_update() {
+    let t = T::with(community_state()).await;
+    let (general, memes) = (t.chan("general"), t.chan("memes"));
+    let member = t.role("Member");
+    let (s, o) = t
+        .onboarding(
+            json!({"prompts": [prompt("0", "What brings you here?", json!([
+            {"title": "Memes", "channel_ids": [memes], "emoji_name": "🦀"},
+            {"title": "Help", "description": "Ask away", "role_ids": [member, member]}
+        ]))], "default_channel_ids": [general, general]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{o}");
+    let p = &o["prompts"][0];
+    let pid = p["id"].as_str().unwrap().to_owned();
+    assert_ne!(pid, "0", "the placeholder id is replaced");
+    assert!(pid.len() >= 17);
+    let opt = &p["options"][0];
+    assert!(opt["id"].as_str().is_some_and(|i| i.len() >= 17));
+    assert_eq!(
+        opt["emoji"],
+        json!({"id": null, "name": "🦀", "animated": false})
+    );
+    assert!(opt["description"].is_null());
+    assert_eq!(
+        p["options"][1]["role_ids"],
+        json!([member]),
+        "ids are a set"
+    );
+    assert_eq!(o["default_channel_ids"], json!([general]));
+    assert_eq!(
+        t.audit("?action_type=166").await.len(),
+        1,
+        "first save creates"
+    );
+    let created = t.audit("?action_type=163").await;
+    assert_eq!(created.len(), 1);
+    assert_eq!(created[0]["target_id"], pid.as_str());
+    assert_eq!(created[0]["reason"], "onboarding");
+
+    // Sending the prompt back with its id updates it in place.
+    let opt_id = opt["id"].as_str().unwrap().to_owned();
+    let (s, o) = t
+        .onboarding(json!({"prompts": [prompt(&pid, "Why are you here?", json!([
+            {"id": opt_id, "title": "Memes!"}
+        ]))]}))
+        .await;
+    assert_eq!(s, 200, "{o}");
+    assert_eq!(o["prompts"][0]["id"], pid.as_str());
+    assert_eq!(o["prompts"][0]["options"][0]["id"], opt_id.as_str());
+    assert_eq!(
+        o["default_channel_ids"],
+        json!([general]),
+        "left out = kept"
+    );
+    let updated = t.audit("?action_type=164").await;
+    assert_eq!(updated.len(), 1);
+    let keys: Vec<&str> = updated[0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["title", "options"]);
+    assert!(
+        t.audit("?action_type=167").await.is_empty(),
+        "no onboarding-level change"
+    );
+
+    // Prompts left out of the list are deleted.
+    let (s, o) = t.onboarding(json!({"prompts": [], "mode": 1})).await;
+    assert_eq!(s, 200);
+    assert_eq!(o["prompts"], json!([]));
+    let deleted = t.audit("?action_type=165").await;
+    assert_eq!(deleted[0]["target_id"], pid.as_str());
+    let level = t.audit("?action_type=167").await;
+    assert_eq!(
+        level[0]["changes"],
+        json!([{"key": "mode", "old_value": 0, "new_value": 1}])
+    );
+}
+
+#[tokio::test]
+async fn enabling_onboarding_needs_seven_default_channels_five_writable() {
+    // Not a community: never.
+    let t = T::new().await;
+    let (s, v) = t
+        .onboarding(json!({"enabled": true, "default_channel_ids": t.chans(&SEVEN)}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 350000), "{v}");
+
+    let t = T::with(community_state()).await;
+    let (s, v) = t
+        .onboarding(json!({"enabled": true, "default_channel_ids": t.chans(&SEVEN[..6])}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 350000), "six channels: {v}");
+    let four_writable = [
+        "general",
+        "off-topic",
+        "memes",
+        "help",
+        "welcome",
+        "rules",
+        "faq",
+    ];
+    let (s, v) = t
+        .onboarding(json!({"enabled": true, "default_channel_ids": t.chans(&four_writable)}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 350000), "four writable: {v}");
+    assert_eq!(
+        v["message"],
+        "Cannot enable onboarding, requirements are not met"
+    );
+    let (s, v) = t
+        .onboarding(json!({"enabled": true, "default_channel_ids": t.chans(&SEVEN)}))
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["enabled"], true);
+
+    // Enabled: an update that falls below is refused with the other code.
+    let (s, v) = t
+        .onboarding(json!({"default_channel_ids": t.chans(&SEVEN[..6])}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 350001), "{v}");
+    // Disabling is always allowed, even below the requirements.
+    let (s, v) = t
+        .onboarding(json!({"enabled": false, "default_channel_ids": []}))
+        .await;
+    assert_eq!(s, 200, "{v}");
+
+    // Advanced mode counts the prompts' channels too.
+    let five = t.chans(&SEVEN[..5]);
+    let extra = t.chans(&["welcome", "rules"]);
+    let body = |mode: u8| {
+        json!({"enabled": true, "mode": mode, "default_channel_ids": five,
+               "prompts": [prompt("1", "Topics", json!([{"title": "Info", "channel_ids": extra}]))]})
+    };
+    let (s, v) = t.onboarding(body(0)).await;
+    assert_eq!((s, err_code(&v)), (400, 350000), "default mode: {v}");
+    let (s, v) = t.onboarding(body(1)).await;
+    assert_eq!(s, 200, "advanced mode: {v}");
+}
+
+#[tokio::test]
+async fn onboarding_thresholds_are_configurable() {
+    let mut st = community_state();
+    st.config.onboarding_min_default_channels = 1;
+    st.config.onboarding_min_writable_channels = 1;
+    let t = T::with(st).await;
+    let (s, v) = t
+        .onboarding(json!({"enabled": true, "default_channel_ids": t.chans(&["rules"])}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 350000), "#rules is read-only: {v}");
+    let (s, v) = t
+        .onboarding(json!({"enabled": true, "default_channel_ids": t.chans(&["general"])}))
+        .await;
+    assert_eq!(s, 200, "{v}");
+}
+
+#[tokio::test]
+async fn deleted_channels_and_roles_leave_onboarding_and_community_removal_disables_it() {
+    let t = T::with(community_state()).await;
+    let member = t.role("Member");
+    let (s, _) = t
+        .onboarding(
+            json!({"enabled": true, "default_channel_ids": t.chans(&SEVEN),
+            "prompts": [prompt("1", "Roles", json!([{"title": "Member", "role_ids": [member],
+                                                       "channel_ids": [t.chan("memes")]}]))]}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (s, _) = t.delete(&format!("/channels/{}", t.chan("memes"))).await;
+    assert_eq!(s, 200);
+    let (s, _) = t.delete(&format!("/guilds/{}/roles/{member}", t.g())).await;
+    assert_eq!(s, 204);
+    let (_, o) = t.get(&format!("/guilds/{}/onboarding", t.g())).await;
+    assert_eq!(o["default_channel_ids"].as_array().unwrap().len(), 6);
+    assert_eq!(o["prompts"][0]["options"][0]["role_ids"], json!([]));
+    assert_eq!(o["prompts"][0]["options"][0]["channel_ids"], json!([]));
+
+    let (s, g) = t
+        .patch(&format!("/guilds/{}", t.g()), json!({"features": []}))
+        .await;
+    assert_eq!(s, 200, "{g}");
+    let (_, o) = t.get(&format!("/guilds/{}/onboarding", t.g())).await;
+    assert_eq!(o["enabled"], false);
 }

@@ -352,7 +352,9 @@ pub async fn patch_guild(
             }
         }
         if had && !wants {
-            new_features.retain(|f| f != "NEWS");
+            // Undocumented: what COMMUNITY gave goes with it (announcement
+            // channels, the welcome screen; onboarding is disabled below).
+            new_features.retain(|f| f != "NEWS" && f != "WELCOME_SCREEN_ENABLED");
         }
     }
 
@@ -435,6 +437,9 @@ pub async fn patch_guild(
     if requested.is_some() {
         diff(&mut ch, "features", json!(g.features), json!(new_features));
         g.features = new_features;
+        if !g.has_feature("COMMUNITY") {
+            g.onboarding.enabled = false;
+        }
     }
     if !ch.is_empty() {
         let gid = g.id.clone();

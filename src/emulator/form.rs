@@ -250,6 +250,42 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A list of at most `max` snowflakes, as a set: repeats are dropped
+    /// (the spec marks these lists `uniqueItems`; Discord's reaction to
+    /// repeats is undocumented).
+    pub fn snowflakes(&mut self, key: &str, max: usize) -> Field<Vec<String>> {
+        let list = match self.array(key) {
+            Field::Set(l) => l,
+            Field::Null => return Field::Null,
+            Field::Absent => return Field::Absent,
+        };
+        if list.len() > max {
+            self.err(
+                key,
+                "BASE_TYPE_MAX_LENGTH",
+                &format!("Must be {max} or fewer in length."),
+            );
+            return Field::Absent;
+        }
+        let mut out: Vec<String> = Vec::new();
+        let mut bad = false;
+        for (i, v) in list.iter().enumerate() {
+            match as_snowflake(v) {
+                Some(id) if !out.contains(&id) => out.push(id),
+                Some(_) => {}
+                None => {
+                    let mut p: Vec<&str> = self.path.iter().map(String::as_str).collect();
+                    let idx = i.to_string();
+                    p.extend([key, idx.as_str()]);
+                    let msg = format!("Value \"{}\" is not snowflake.", show(v));
+                    self.errs.add(&p, "NUMBER_TYPE_COERCE", &msg);
+                    bad = true;
+                }
+            }
+        }
+        if bad { Field::Absent } else { Field::Set(out) }
+    }
+
     pub fn required(&mut self, key: &str) {
         self.err(key, "BASE_TYPE_REQUIRED", "This field is required");
     }

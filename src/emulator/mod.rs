@@ -8,6 +8,7 @@ mod api;
 mod default_state;
 pub mod error;
 mod form;
+mod onboarding;
 pub mod perms;
 mod render;
 mod server;

@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::RequestRecord;
 use super::api;
 use super::error::ApiError;
+use super::onboarding;
 use super::state::State;
 use super::webhooks;
 
@@ -79,6 +80,10 @@ pub fn router(app: App) -> Router {
             get(webhooks::get_channel_webhooks).post(webhooks::post_webhook),
         )
         .route("/guilds/{g}/webhooks", get(webhooks::get_guild_webhooks))
+        .route(
+            "/guilds/{g}/onboarding",
+            get(onboarding::get_onboarding).put(onboarding::put_onboarding),
+        )
         .route(
             "/webhooks/{w}",
             get(webhooks::get_webhook)
