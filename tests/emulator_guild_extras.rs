@@ -742,3 +742,255 @@ async fn deleted_channels_and_roles_leave_onboarding_and_community_removal_disab
     let (_, o) = t.get(&format!("/guilds/{}/onboarding", t.g())).await;
     assert_eq!(o["enabled"], false);
 }
+
+// ---------------------------------------------------------------- welcome screen
+
+#[tokio::test]
+async fn welcome_screen_belongs_to_community_guilds() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}/welcome-screen", t.g());
+    let (s, v) = t.get(&path).await;
+    assert_eq!((s, err_code(&v)), (404, 10069), "{v}");
+    let (s, v) = t.patch(&path, json!({"enabled": true})).await;
+    assert_eq!((s, err_code(&v)), (404, 10069), "{v}");
+}
+
+/// The same guild with a bot that may only view channels.
+fn weak_bot(mut st: State) -> State {
+    let bot_role = st.guilds[0]
+        .roles
+        .iter_mut()
+        .find(|r| r.name == "guildctl")
+        .unwrap();
+    bot_role.permissions = Permissions::VIEW_CHANNEL;
+    st
+}
+
+#[tokio::test]
+async fn welcome_screen_enabled_lives_in_the_guild_features() {
+    // A bot without MANAGE_GUILD reads the screen only once it is enabled.
+    let weak = T::with(weak_bot(community_state())).await;
+    let path = format!("/guilds/{}/welcome-screen", weak.g());
+    let (s, v) = weak.get(&path).await;
+    assert_eq!((s, err_code(&v)), (403, 50013), "{v}");
+
+    let t = T::with(community_state()).await;
+    let guild = format!("/guilds/{}", t.g());
+    let (s, v) = t.get(&path).await;
+    assert_eq!(s, 200);
+    assert_eq!(v, json!({"description": null, "welcome_channels": []}));
+    let rules = t.chan("rules");
+    let (s, v) = t
+        .call(
+            Method::PATCH,
+            &path,
+            Some(
+                json!({"enabled": true, "description": "Welcome to Ferris Fans!",
+                        "welcome_channels": [{"channel_id": rules, "description": "Start here",
+                                              "emoji_name": "📜"}]}),
+            ),
+            Some("welcome"),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert!(
+        v.get("enabled").is_none(),
+        "the response has no enabled: {v}"
+    );
+    assert_eq!(v["welcome_channels"][0]["emoji_id"], Value::Null);
+    assert_eq!(v["welcome_channels"][0]["emoji_name"], "📜");
+    let (_, g) = t.get(&guild).await;
+    assert!(
+        g["features"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("WELCOME_SCREEN_ENABLED"))
+    );
+    let e = &t.audit("?action_type=1").await[0];
+    assert_eq!(e["reason"], "welcome");
+    assert_eq!(e["changes"][0]["key"], "features");
+
+    // Description and channels alone change no feature and log nothing.
+    let (s, _) = t.patch(&path, json!({"description": null})).await;
+    assert_eq!(s, 200);
+    assert_eq!(t.audit("?action_type=1").await.len(), 1);
+    let (_, v) = t.get(&path).await;
+    assert!(v["description"].is_null());
+    assert_eq!(v["welcome_channels"].as_array().unwrap().len(), 1, "kept");
+
+    // Enabled: readable without MANAGE_GUILD.
+    let weak = T::with(weak_bot(t.emu.state())).await;
+    let (s, _) = weak.get(&path).await;
+    assert_eq!(s, 200);
+
+    // Deleting a listed channel drops it; dropping COMMUNITY drops the feature.
+    let (s, _) = t
+        .patch(&guild, json!({"rules_channel_id": t.chan("welcome")}))
+        .await;
+    assert_eq!(s, 200);
+    let (s, _) = t.delete(&format!("/channels/{rules}")).await;
+    assert_eq!(s, 200);
+    let (_, v) = t.get(&path).await;
+    assert_eq!(v["welcome_channels"], json!([]));
+    let (_, g) = t.patch(&guild, json!({"features": []})).await;
+    assert!(
+        !g["features"].to_string().contains("WELCOME_SCREEN_ENABLED"),
+        "{g}"
+    );
+}
+
+#[tokio::test]
+async fn welcome_screen_validation() {
+    let t = T::with(community_state()).await;
+    let path = format!("/guilds/{}/welcome-screen", t.g());
+    let general = t.chan("general");
+    let six: Vec<Value> = (0..6)
+        .map(|_| json!({"channel_id": general, "description": "d"}))
+        .collect();
+    for (body, err_path, code) in [
+        (
+            json!({"welcome_channels": six}),
+            vec!["welcome_channels"],
+            "BASE_TYPE_MAX_LENGTH",
+        ),
+        (
+            json!({"description": "x".repeat(141)}),
+            vec!["description"],
+            "BASE_TYPE_MAX_LENGTH",
+        ),
+        (
+            json!({"welcome_channels": [{"channel_id": general, "description": ""}]}),
+            vec!["welcome_channels", "0", "description"],
+            "BASE_TYPE_BAD_LENGTH",
+        ),
+        (
+            json!({"welcome_channels": [{"channel_id": general, "description": "x".repeat(51)}]}),
+            vec!["welcome_channels", "0", "description"],
+            "BASE_TYPE_BAD_LENGTH",
+        ),
+        (
+            json!({"welcome_channels": [{"description": "d"}]}),
+            vec!["welcome_channels", "0", "channel_id"],
+            "BASE_TYPE_REQUIRED",
+        ),
+        (
+            json!({"welcome_channels": [{"channel_id": "123456789012345678", "description": "d"}]}),
+            vec!["welcome_channels", "0", "channel_id"],
+            "CHANNEL_NOT_FOUND",
+        ),
+        (
+            json!({"enabled": "yes"}),
+            vec!["enabled"],
+            "BASE_TYPE_BOOLEAN",
+        ),
+    ] {
+        let (s, v) = t.patch(&path, body.clone()).await;
+        assert_eq!((s, err_code(&v)), (400, 50035), "{body}: {v}");
+        assert_eq!(field_error(&v, &err_path)["code"], code, "{body}: {v}");
+    }
+    let (_, v) = t.get(&path).await;
+    assert_eq!(v["welcome_channels"], json!([]), "nothing stored");
+}
+
+// ---------------------------------------------------------------- widget
+
+#[tokio::test]
+async fn widget_settings_need_manage_guild_and_are_audited() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}/widget", t.g());
+    let (s, v) = t.get(&path).await;
+    assert_eq!(s, 200);
+    assert_eq!(v, json!({"enabled": true, "channel_id": t.chan("welcome")}));
+    let (s, v) = t
+        .call(
+            Method::PATCH,
+            &path,
+            Some(json!({"enabled": false, "channel_id": t.chan("general")})),
+            Some("widget off"),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        v,
+        json!({"enabled": false, "channel_id": t.chan("general")})
+    );
+    let e = &t.audit("?action_type=1").await[0];
+    assert_eq!(e["reason"], "widget off");
+    let keys: Vec<&str> = e["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["widget_enabled", "widget_channel_id"]);
+    let (_, g) = t.get(&format!("/guilds/{}", t.g())).await;
+    assert_eq!(g["widget_enabled"], false);
+    assert_eq!(g["widget_channel_id"], t.chan("general").as_str());
+
+    let (s, v) = t
+        .patch(&path, json!({"channel_id": "123456789012345678"}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 50035));
+    assert_eq!(
+        field_error(&v, &["channel_id"])["code"],
+        "CHANNEL_NOT_FOUND"
+    );
+    let (s, v) = t.patch(&path, json!({"channel_id": null})).await;
+    assert_eq!((s, v["channel_id"].clone()), (200, Value::Null));
+
+    let t = T::non_admin(Permissions::VIEW_CHANNEL | Permissions::MANAGE_CHANNELS).await;
+    for m in [Method::GET, Method::PATCH] {
+        let (s, v) = t.call(m, &path, Some(json!({"enabled": true})), None).await;
+        assert_eq!((s, err_code(&v)), (403, 50013));
+    }
+}
+
+#[tokio::test]
+async fn widget_json_is_public_and_off_when_disabled() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}/widget.json", t.g());
+    let (s, w) = anonymous(&t, Method::GET, &path, None).await;
+    assert_eq!(s, 200, "{w}");
+    assert_eq!(w["id"], t.g().as_str());
+    assert_eq!(w["name"], "Ferris Fans");
+    let names: Vec<&str> = w["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["Lounge", "AFK", "Gaming"],
+        "voice channels by position"
+    );
+    let invite = w["instant_invite"].as_str().unwrap();
+    assert!(
+        invite.starts_with("https://discord.com/invite/"),
+        "{invite}"
+    );
+    assert_eq!(w["members"], json!([]));
+
+    t.patch(
+        &format!("/guilds/{}/widget", t.g()),
+        json!({"channel_id": null}),
+    )
+    .await;
+    let (_, w) = anonymous(&t, Method::GET, &path, None).await;
+    assert!(w["instant_invite"].is_null());
+    t.patch(
+        &format!("/guilds/{}/widget", t.g()),
+        json!({"enabled": false}),
+    )
+    .await;
+    let (s, v) = anonymous(&t, Method::GET, &path, None).await;
+    assert_eq!((s, err_code(&v)), (403, 50004), "{v}");
+    let (s, v) = anonymous(
+        &t,
+        Method::GET,
+        "/guilds/123456789012345678/widget.json",
+        None,
+    )
+    .await;
+    assert_eq!((s, err_code(&v)), (404, 10004));
+}

@@ -14,6 +14,8 @@ mod render;
 mod server;
 pub mod state;
 mod webhooks;
+mod welcome;
+mod widget;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -23,6 +23,8 @@ use super::error::ApiError;
 use super::onboarding;
 use super::state::State;
 use super::webhooks;
+use super::welcome;
+use super::widget;
 
 /// Largest request body the emulator reads (Discord's own limit is similar).
 const MAX_BODY: usize = 8 * 1024 * 1024;
@@ -80,6 +82,16 @@ pub fn router(app: App) -> Router {
             get(webhooks::get_channel_webhooks).post(webhooks::post_webhook),
         )
         .route("/guilds/{g}/webhooks", get(webhooks::get_guild_webhooks))
+        .route(
+            "/guilds/{g}/welcome-screen",
+            get(welcome::get_welcome_screen).patch(welcome::patch_welcome_screen),
+        )
+        .route(
+            "/guilds/{g}/widget",
+            get(widget::get_widget_settings).patch(widget::patch_widget),
+        )
+        // Public: no Authorization needed.
+        .route("/guilds/{g}/widget.json", get(widget::get_widget_json))
         .route(
             "/guilds/{g}/onboarding",
             get(onboarding::get_onboarding).put(onboarding::put_onboarding),
