@@ -4,8 +4,8 @@
 mod emulator_support;
 
 use emulator_support::{T, err_code};
-use guildctl::emulator::default_state;
 use guildctl::emulator::state::State;
+use guildctl::emulator::{LargeStateOptions, default_state, large_state};
 use guildctl::permissions::Permissions;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -993,4 +993,79 @@ async fn widget_json_is_public_and_off_when_disabled() {
     )
     .await;
     assert_eq!((s, err_code(&v)), (404, 10004));
+}
+
+// ---------------------------------------------------------------- large_state
+
+#[tokio::test]
+async fn a_large_guild_serves_and_hits_discords_limits() {
+    let t = T::with(large_state(LargeStateOptions::default())).await;
+    let g = t.g();
+    let (s, roles) = t.get(&format!("/guilds/{g}/roles")).await;
+    assert_eq!(s, 200);
+    assert_eq!(roles.as_array().unwrap().len(), 250);
+    let (s, chans) = t.get(&format!("/guilds/{g}/channels")).await;
+    assert_eq!(s, 200);
+    assert_eq!(chans.as_array().unwrap().len(), 500);
+    let (s, hooks) = t.get(&format!("/guilds/{g}/webhooks")).await;
+    assert_eq!(s, 200);
+    let hooks = hooks.as_array().unwrap();
+    assert_eq!(hooks.len(), 1000);
+    assert_eq!(
+        hooks.iter().filter(|w| w.get("token").is_some()).count(),
+        200,
+        "the bot's own: CI and every 5th of the 996 feeds"
+    );
+    let (s, o) = t.get(&format!("/guilds/{g}/onboarding")).await;
+    assert_eq!((s, o["enabled"].clone()), (200, json!(true)));
+    // Sent back unchanged (emoji objects as the flat request fields), it is
+    // accepted, keeps every id and logs nothing.
+    let mut body = o.clone();
+    for opt in body["prompts"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .flat_map(|p| p["options"].as_array_mut().unwrap())
+    {
+        let emoji = opt["emoji"].take();
+        opt["emoji_name"] = emoji["name"].clone();
+        opt["emoji_id"] = emoji["id"].clone();
+    }
+    let (s, v) = t.onboarding(body).await;
+    assert_eq!(s, 200, "{}", v["message"]);
+    assert!(v == o, "the onboarding changed");
+    assert!(t.audit("").await.is_empty());
+
+    let (s, v) = t
+        .post(&format!("/guilds/{g}/roles"), json!({"name": "x"}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 30005));
+    let (s, v) = t
+        .post(&format!("/guilds/{g}/channels"), json!({"name": "x"}))
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 30013));
+    let (s, v) = t
+        .post(
+            &format!("/channels/{}/webhooks", t.chan("general")),
+            json!({"name": "x"}),
+        )
+        .await;
+    assert_eq!((s, err_code(&v)), (400, 30058));
+
+    // The generated roles sit below the bot: it may edit and move them.
+    let team = t.role("Team 001");
+    let (s, _) = t
+        .patch(
+            &format!("/guilds/{g}/roles/{team}"),
+            json!({"name": "Team One"}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (s, _) = t
+        .patch(
+            &format!("/guilds/{g}/roles"),
+            json!([{"id": team, "position": 1}]),
+        )
+        .await;
+    assert_eq!(s, 200);
 }

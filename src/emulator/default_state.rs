@@ -10,23 +10,30 @@ use super::state::{
 use crate::permissions::Permissions;
 
 /// A fixed snowflake: 2021-06-01T00:00:00Z plus `n` seconds.
-fn sf(n: u64) -> String {
+pub(super) fn sf(n: u64) -> String {
     fixed(n).to_string()
 }
 
-fn fixed(n: u64) -> u64 {
+pub(super) fn fixed(n: u64) -> u64 {
     const START_MS: u64 = 1_622_505_600_000 - super::state::DISCORD_EPOCH_MS;
     (START_MS + n * 1000) << 22
 }
 
-fn perms(names: &[&str]) -> Permissions {
+pub(super) fn perms(names: &[&str]) -> Permissions {
     names
         .iter()
         .filter_map(|n| Permissions::from_name(n))
         .fold(Permissions::NONE, |a, b| a | b)
 }
 
-fn role(n: u64, name: &str, position: i64, p: Permissions, color: u32, hoist: bool) -> Role {
+pub(super) fn role(
+    n: u64,
+    name: &str,
+    position: i64,
+    p: Permissions,
+    color: u32,
+    hoist: bool,
+) -> Role {
     Role {
         id: sf(n),
         name: name.into(),
@@ -43,7 +50,7 @@ fn role(n: u64, name: &str, position: i64, p: Permissions, color: u32, hoist: bo
     }
 }
 
-fn ow(id: &str, kind: u8, allow: Permissions, deny: Permissions) -> Overwrite {
+pub(super) fn ow(id: &str, kind: u8, allow: Permissions, deny: Permissions) -> Overwrite {
     Overwrite {
         id: id.into(),
         kind,
@@ -52,7 +59,7 @@ fn ow(id: &str, kind: u8, allow: Permissions, deny: Permissions) -> Overwrite {
     }
 }
 
-fn chan(n: u64, kind: u8, name: &str, position: i64, parent: Option<u64>) -> Channel {
+pub(super) fn chan(n: u64, kind: u8, name: &str, position: i64, parent: Option<u64>) -> Channel {
     let voice = matches!(kind, 2 | 13);
     Channel {
         id: sf(n),
@@ -74,7 +81,7 @@ fn chan(n: u64, kind: u8, name: &str, position: i64, parent: Option<u64>) -> Cha
     }
 }
 
-fn user(n: u64, name: &str, bot: bool) -> User {
+pub(super) fn user(n: u64, name: &str, bot: bool) -> User {
     User {
         id: sf(n),
         username: name.into(),
@@ -371,7 +378,7 @@ pub fn default_state() -> State {
 }
 
 /// A fixed 68-character webhook token, so the default state is deterministic.
-fn fixed_webhook_token(n: u64) -> String {
+pub(super) fn fixed_webhook_token(n: u64) -> String {
     use sha2::{Digest, Sha256};
     let a = Sha256::digest(format!("ferris-fans-webhook-{n}"));
     let b = Sha256::digest(a);

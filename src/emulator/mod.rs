@@ -8,6 +8,7 @@ mod api;
 mod default_state;
 pub mod error;
 mod form;
+mod large_state;
 mod onboarding;
 pub mod perms;
 mod render;
@@ -26,6 +27,7 @@ use sha2::{Digest, Sha256};
 
 pub use crate::discord::names::normalise_channel_name;
 pub use default_state::default_state;
+pub use large_state::{LargeStateOptions, large_state};
 pub use state::State;
 
 use server::{App, Shared, lock};
