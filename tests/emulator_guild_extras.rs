@@ -377,6 +377,10 @@ async fn token_routes_need_no_bot_and_hide_the_token_from_the_request_log() {
     let e = &t.audit(&format!("?action_type=51&target_id={gh}")).await[0];
     assert!(e["user_id"].is_null(), "token calls have no user: {e}");
 
+    // Executing webhooks is not emulated: the route has no POST.
+    let (s, v) = anonymous(&t, Method::POST, &path, Some(json!({"content": "hi"}))).await;
+    assert_eq!((s, err_code(&v)), (405, 0));
+
     let (s, _) = anonymous(&t, Method::DELETE, &path, None).await;
     assert_eq!(s, 204);
     let (s, _) = t.get(&format!("/webhooks/{gh}")).await;
