@@ -760,19 +760,8 @@ pub async fn patch_roles(
     let mut errs = FieldErrors::default();
     let mut moves: Vec<(String, Option<i64>)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let idx = i.to_string();
-        let Value::Object(obj) = item else {
-            errs.add(
-                &[&idx],
-                "DICT_TYPE_CONVERT",
-                "Only dictionaries may be used in a DictType",
-            );
+        let Some(mut r) = form::item(&mut errs, vec![i.to_string()], item) else {
             continue;
-        };
-        let mut r = Reader {
-            obj,
-            path: vec![idx.clone()],
-            errs: &mut errs,
         };
         let id = r.snowflake("id");
         let pos = r.int("position");
@@ -918,19 +907,9 @@ fn read_overwrites(r: &mut Reader, key: &str) -> Option<Vec<Overwrite>> {
     };
     let mut out: Vec<Overwrite> = Vec::new();
     for (i, item) in list.iter().enumerate() {
-        let idx = i.to_string();
-        let Value::Object(obj) = item else {
-            r.errs.add(
-                &[key, &idx],
-                "DICT_TYPE_CONVERT",
-                "Only dictionaries may be used in a DictType",
-            );
+        let path = vec![key.to_owned(), i.to_string()];
+        let Some(mut sub) = form::item(&mut *r.errs, path, item) else {
             continue;
-        };
-        let mut sub = Reader {
-            obj,
-            path: vec![key.to_owned(), idx],
-            errs: &mut *r.errs,
         };
         let id = sub.snowflake("id");
         let kind = sub.int_choice("type", &[0, 1], "(0, 1)");
@@ -1545,26 +1524,15 @@ pub async fn patch_channel_positions(
     let mut errs = FieldErrors::default();
     let mut moves = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let idx = i.to_string();
-        let Value::Object(obj) = item else {
-            errs.add(
-                &[&idx],
-                "DICT_TYPE_CONVERT",
-                "Only dictionaries may be used in a DictType",
-            );
+        let Some(mut r) = form::item(&mut errs, vec![i.to_string()], item) else {
             continue;
-        };
-        let mut r = Reader {
-            obj,
-            path: vec![idx.clone()],
-            errs: &mut errs,
         };
         let id = r.snowflake("id");
         let position = r.int("position").set();
         let parent = r.snowflake("parent_id").into_option();
         let lock = r.boolean("lock_permissions").set().unwrap_or(false);
         let Field::Set(id) = id else {
-            if !obj.contains_key("id") {
+            if !r.has("id") {
                 r.required("id");
             }
             continue;

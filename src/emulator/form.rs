@@ -82,11 +82,33 @@ impl<'a> Reader<'a> {
     }
 
     pub fn err(&mut self, key: &str, code: &str, message: &str) {
+        let keys: &[&str] = if key.is_empty() { &[] } else { &[key] };
+        self.err_at(keys, code, message);
+    }
+
+    /// An error at `keys` below this reader's path (e.g. a list item).
+    pub fn err_at(&mut self, keys: &[&str], code: &str, message: &str) {
         let mut p: Vec<&str> = self.path.iter().map(String::as_str).collect();
-        if !key.is_empty() {
-            p.push(key);
-        }
+        p.extend_from_slice(keys);
         self.errs.add(&p, code, message);
+    }
+
+    /// The value of a field that must be present: null or missing is
+    /// BASE_TYPE_REQUIRED (a value of the wrong type already has its error).
+    pub fn require<T>(&mut self, key: &str, f: Field<T>) -> Option<T> {
+        match f {
+            Field::Set(v) => Some(v),
+            Field::Null => {
+                self.required(key);
+                None
+            }
+            Field::Absent => {
+                if !self.has(key) {
+                    self.required(key);
+                }
+                None
+            }
+        }
     }
 
     fn raw(&self, key: &str) -> Field<&'a Value> {
@@ -274,11 +296,8 @@ impl<'a> Reader<'a> {
                 Some(id) if !out.contains(&id) => out.push(id),
                 Some(_) => {}
                 None => {
-                    let mut p: Vec<&str> = self.path.iter().map(String::as_str).collect();
-                    let idx = i.to_string();
-                    p.extend([key, idx.as_str()]);
                     let msg = format!("Value \"{}\" is not snowflake.", show(v));
-                    self.errs.add(&p, "NUMBER_TYPE_COERCE", &msg);
+                    self.err_at(&[key, &i.to_string()], "NUMBER_TYPE_COERCE", &msg);
                     bad = true;
                 }
             }
@@ -303,6 +322,23 @@ fn is_image_data(s: &str) -> bool {
         && data
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+}
+
+/// A reader for a list item at `path`, or `None` after recording the
+/// DICT_TYPE_CONVERT error an item that is not an object gets.
+pub fn item<'a>(errs: &'a mut FieldErrors, path: Vec<String>, v: &'a Value) -> Option<Reader<'a>> {
+    match v {
+        Value::Object(obj) => Some(Reader { obj, path, errs }),
+        _ => {
+            let p: Vec<&str> = path.iter().map(String::as_str).collect();
+            errs.add(
+                &p,
+                "DICT_TYPE_CONVERT",
+                "Only dictionaries may be used in a DictType",
+            );
+            None
+        }
+    }
 }
 
 pub fn as_i64(v: &Value) -> Option<i64> {

@@ -108,48 +108,8 @@ fn check_refs(
 ) {
     for (i, id) in ids.iter().enumerate() {
         if !exists(id) {
-            let mut p: Vec<&str> = r.path.iter().map(String::as_str).collect();
-            let idx = i.to_string();
-            p.extend([key, idx.as_str()]);
             let code = format!("{}_NOT_FOUND", what.to_uppercase());
-            r.errs.add(&p, &code, &format!("Unknown {what}"));
-        }
-    }
-}
-
-/// A sub-reader for `parent[i]`, or a DICT_TYPE_CONVERT error.
-fn item<'a>(errs: &'a mut FieldErrors, path: &[String], v: &'a Value) -> Option<Reader<'a>> {
-    match v {
-        Value::Object(obj) => Some(Reader {
-            obj,
-            path: path.to_vec(),
-            errs,
-        }),
-        _ => {
-            let p: Vec<&str> = path.iter().map(String::as_str).collect();
-            errs.add(
-                &p,
-                "DICT_TYPE_CONVERT",
-                "Only dictionaries may be used in a DictType",
-            );
-            None
-        }
-    }
-}
-
-/// A string of `min..=max` characters that must be present.
-fn required_string(r: &mut Reader, key: &str, min: usize, max: usize) -> Option<String> {
-    match r.string_len(key, min, max) {
-        Field::Set(s) => Some(s),
-        Field::Null => {
-            r.required(key);
-            None
-        }
-        Field::Absent => {
-            if !r.has(key) {
-                r.required(key);
-            }
-            None
+            r.err_at(&[key, &i.to_string()], &code, &format!("Unknown {what}"));
         }
     }
 }
@@ -168,7 +128,8 @@ struct PromptIn {
 
 fn read_option(r: &mut Reader, g: &Guild) -> Option<OptionIn> {
     let id = r.snowflake("id").set();
-    let title = required_string(r, "title", 1, 50);
+    let title = r.string_len("title", 1, 50);
+    let title = r.require("title", title);
     let description = r.string_len("description", 0, 100).set();
     let emoji_id = r.snowflake("emoji_id").set();
     let emoji_name = r.string_len("emoji_name", 0, 100).set();
@@ -206,20 +167,10 @@ fn read_option(r: &mut Reader, g: &Guild) -> Option<OptionIn> {
 
 fn read_prompt(r: &mut Reader, g: &Guild) -> Option<PromptIn> {
     // Required even for new prompts; the value is then a placeholder (§5.4).
-    let id = match r.snowflake("id") {
-        Field::Set(id) => Some(id),
-        Field::Null => {
-            r.required("id");
-            None
-        }
-        Field::Absent => {
-            if !r.has("id") {
-                r.required("id");
-            }
-            None
-        }
-    };
-    let title = required_string(r, "title", 1, 100);
+    let id = r.snowflake("id");
+    let id = r.require("id", id);
+    let title = r.string_len("title", 1, 100);
+    let title = r.require("title", title);
     let kind = r.int_choice("type", &[0, 1], "(0, 1)").set().unwrap_or(0) as u8;
     let single_select = r.boolean("single_select").set().unwrap_or(false);
     let required = r.boolean("required").set().unwrap_or(false);
@@ -230,7 +181,7 @@ fn read_prompt(r: &mut Reader, g: &Guild) -> Option<PromptIn> {
             for (i, v) in list.iter().enumerate() {
                 let mut path = r.path.clone();
                 path.extend(["options".to_owned(), i.to_string()]);
-                if let Some(mut sub) = item(&mut *r.errs, &path, v)
+                if let Some(mut sub) = form::item(&mut *r.errs, path, v)
                     && let Some(o) = read_option(&mut sub, g)
                 {
                     options.push(o);
@@ -287,7 +238,7 @@ fn read_body(body: &Value, g: &Guild) -> Result<OnboardingIn, ApiError> {
             let mut out = Vec::new();
             for (i, v) in list.iter().enumerate() {
                 let path = vec!["prompts".to_owned(), i.to_string()];
-                if let Some(mut sub) = item(&mut *r.errs, &path, v)
+                if let Some(mut sub) = form::item(&mut *r.errs, path, v)
                     && let Some(p) = read_prompt(&mut sub, g)
                 {
                     out.push(p);

@@ -32,42 +32,30 @@ fn holds_webhooks(kind: u8) -> bool {
 /// `name`: 1–80 characters, trimmed, without "clyde" or "discord" in any case
 /// (§6). `required` for create.
 fn read_name(r: &mut Reader, required: bool) -> Option<String> {
-    match r.string("name") {
-        Field::Set(raw) => {
-            let name = raw.trim();
-            let n = name.chars().count();
-            if !(1..=80).contains(&n) {
-                r.err(
-                    "name",
-                    "BASE_TYPE_BAD_LENGTH",
-                    "Must be between 1 and 80 in length.",
-                );
-                return None;
-            }
-            let lower = name.to_lowercase();
-            for word in ["clyde", "discord"] {
-                if lower.contains(word) {
-                    r.err(
-                        "name",
-                        "USERNAME_INVALID_CONTAINS",
-                        &format!("Username cannot contain \"{word}\""),
-                    );
-                    return None;
-                }
-            }
-            Some(name.to_owned())
-        }
-        Field::Null => {
-            r.required("name");
-            None
-        }
-        Field::Absent => {
-            if required && !r.has("name") {
-                r.required("name");
-            }
-            None
-        }
+    let raw = match r.string("name") {
+        Field::Absent if !required => return None,
+        // Null is refused on modify too: a webhook always has a name.
+        f => r.require("name", f)?,
+    };
+    let name = raw.trim();
+    if !(1..=80).contains(&name.chars().count()) {
+        r.err(
+            "name",
+            "BASE_TYPE_BAD_LENGTH",
+            "Must be between 1 and 80 in length.",
+        );
+        return None;
     }
+    let lower = name.to_lowercase();
+    if let Some(word) = ["clyde", "discord"].into_iter().find(|w| lower.contains(w)) {
+        r.err(
+            "name",
+            "USERNAME_INVALID_CONTAINS",
+            &format!("Username cannot contain \"{word}\""),
+        );
+        return None;
+    }
+    Some(name.to_owned())
 }
 
 fn snapshot(w: &Webhook) -> Vec<(&'static str, Value)> {
@@ -299,14 +287,11 @@ fn read_edit(body: &Value, with_channel: bool) -> Result<WebhookEdit, ApiError> 
     let mut r = Reader::new(&obj, &mut errs);
     let name = read_name(&mut r, false);
     let avatar = r.image("avatar").into_option();
+    // Token calls cannot move a webhook: the field is not even read.
     let channel_id = if with_channel {
         match r.snowflake("channel_id") {
-            Field::Set(c) => Some(c),
-            Field::Null => {
-                r.required("channel_id");
-                None
-            }
             Field::Absent => None,
+            f => r.require("channel_id", f),
         }
     } else {
         None

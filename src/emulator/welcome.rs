@@ -63,50 +63,19 @@ fn read_channels(r: &mut Reader, g: &super::state::Guild) -> Option<Vec<WelcomeC
     }
     let mut out = Vec::new();
     for (i, v) in list.iter().enumerate() {
-        let idx = i.to_string();
-        let Value::Object(obj) = v else {
-            r.errs.add(
-                &["welcome_channels", &idx],
-                "DICT_TYPE_CONVERT",
-                "Only dictionaries may be used in a DictType",
-            );
+        let path = vec!["welcome_channels".to_owned(), i.to_string()];
+        let Some(mut sub) = form::item(&mut *r.errs, path, v) else {
             continue;
         };
-        let mut sub = Reader {
-            obj,
-            path: vec!["welcome_channels".into(), idx],
-            errs: &mut *r.errs,
-        };
         let channel_id = match sub.snowflake("channel_id") {
-            Field::Set(id) if g.channel(&id).is_some() => Some(id),
-            Field::Set(_) => {
+            Field::Set(id) if g.channel(&id).is_none() => {
                 sub.err("channel_id", "CHANNEL_NOT_FOUND", "Unknown channel");
                 None
             }
-            Field::Null => {
-                sub.required("channel_id");
-                None
-            }
-            Field::Absent => {
-                if !sub.has("channel_id") {
-                    sub.required("channel_id");
-                }
-                None
-            }
+            f => sub.require("channel_id", f),
         };
-        let description = match sub.string_len("description", 1, 50) {
-            Field::Set(d) => Some(d),
-            Field::Null => {
-                sub.required("description");
-                None
-            }
-            Field::Absent => {
-                if !sub.has("description") {
-                    sub.required("description");
-                }
-                None
-            }
-        };
+        let description = sub.string_len("description", 1, 50);
+        let description = sub.require("description", description);
         let emoji_id = sub.snowflake("emoji_id").set();
         let emoji_name = sub.string("emoji_name").set();
         if let (Some(channel_id), Some(description)) = (channel_id, description) {
