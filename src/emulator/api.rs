@@ -162,7 +162,7 @@ pub(super) fn no_content() -> R {
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-pub(super) fn parse_query(q: Option<String>) -> HashMap<String, String> {
+fn parse_query(q: Option<String>) -> HashMap<String, String> {
     let mut out = HashMap::new();
     for pair in q.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
