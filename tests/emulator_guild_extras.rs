@@ -29,23 +29,6 @@ fn webhook_token(t: &T, name: &str) -> String {
         .unwrap_or_else(|| panic!("token of {name}"))
 }
 
-/// A call without Authorization, as the webhook token routes are made.
-async fn anonymous(t: &T, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-    let mut rb = t.http.request(method, format!("{}{path}", t.emu.api_base));
-    if let Some(b) = body {
-        rb = rb.json(&b);
-    }
-    let resp = rb.send().await.expect("request");
-    let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap_or_default();
-    let v = if text.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).expect("json body")
-    };
-    (status, v)
-}
-
 fn field_error<'a>(v: &'a Value, path: &[&str]) -> &'a Value {
     let mut node = &v["errors"];
     for p in path {
@@ -342,35 +325,39 @@ async fn token_routes_need_no_bot_and_hide_the_token_from_the_request_log() {
     let gh = webhook_id(&t, "GitHub");
     let token = webhook_token(&t, "GitHub");
     let path = format!("/webhooks/{gh}/{token}");
-    let (s, w) = anonymous(&t, Method::GET, &path, None).await;
+    let (s, w) = t.anonymous(Method::GET, &path, None).await;
     assert_eq!(s, 200, "{w}");
     assert_eq!(w["name"], "GitHub");
     assert!(w.get("user").is_none(), "no user on token routes");
     assert!(w.get("token").is_none());
 
-    let (s, v) = anonymous(&t, Method::GET, &format!("/webhooks/{gh}/wrong"), None).await;
+    let (s, v) = t
+        .anonymous(Method::GET, &format!("/webhooks/{gh}/wrong"), None)
+        .await;
     assert_eq!((s, err_code(&v)), (401, 50027));
-    let (s, v) = anonymous(
-        &t,
-        Method::GET,
-        &format!("/webhooks/123456789012345678/{token}"),
-        None,
-    )
-    .await;
+    let (s, v) = t
+        .anonymous(
+            Method::GET,
+            &format!("/webhooks/123456789012345678/{token}"),
+            None,
+        )
+        .await;
     assert_eq!((s, err_code(&v)), (404, 10015));
     // The follower webhook has no token at all.
     let follower = webhook_id(&t, "Rust Blog #announcements");
-    let (s, _) = anonymous(&t, Method::GET, &format!("/webhooks/{follower}/x"), None).await;
+    let (s, _) = t
+        .anonymous(Method::GET, &format!("/webhooks/{follower}/x"), None)
+        .await;
     assert_eq!(s, 401);
 
     // PATCH by token renames but cannot move.
-    let (s, w) = anonymous(
-        &t,
-        Method::PATCH,
-        &path,
-        Some(json!({"name": "GH", "channel_id": t.chan("general")})),
-    )
-    .await;
+    let (s, w) = t
+        .anonymous(
+            Method::PATCH,
+            &path,
+            Some(json!({"name": "GH", "channel_id": t.chan("general")})),
+        )
+        .await;
     assert_eq!(s, 200, "{w}");
     assert_eq!(w["name"], "GH");
     assert_eq!(w["channel_id"], t.chan("bot-spam").as_str());
@@ -378,10 +365,12 @@ async fn token_routes_need_no_bot_and_hide_the_token_from_the_request_log() {
     assert!(e["user_id"].is_null(), "token calls have no user: {e}");
 
     // Executing webhooks is not emulated: the route has no POST.
-    let (s, v) = anonymous(&t, Method::POST, &path, Some(json!({"content": "hi"}))).await;
+    let (s, v) = t
+        .anonymous(Method::POST, &path, Some(json!({"content": "hi"})))
+        .await;
     assert_eq!((s, err_code(&v)), (405, 0));
 
-    let (s, _) = anonymous(&t, Method::DELETE, &path, None).await;
+    let (s, _) = t.anonymous(Method::DELETE, &path, None).await;
     assert_eq!(s, 204);
     let (s, _) = t.get(&format!("/webhooks/{gh}")).await;
     assert_eq!(s, 404);
@@ -953,7 +942,7 @@ async fn widget_settings_need_manage_guild_and_are_audited() {
 async fn widget_json_is_public_and_off_when_disabled() {
     let t = T::new().await;
     let path = format!("/guilds/{}/widget.json", t.g());
-    let (s, w) = anonymous(&t, Method::GET, &path, None).await;
+    let (s, w) = t.anonymous(Method::GET, &path, None).await;
     assert_eq!(s, 200, "{w}");
     assert_eq!(w["id"], t.g().as_str());
     assert_eq!(w["name"], "Ferris Fans");
@@ -980,22 +969,18 @@ async fn widget_json_is_public_and_off_when_disabled() {
         json!({"channel_id": null}),
     )
     .await;
-    let (_, w) = anonymous(&t, Method::GET, &path, None).await;
+    let (_, w) = t.anonymous(Method::GET, &path, None).await;
     assert!(w["instant_invite"].is_null());
     t.patch(
         &format!("/guilds/{}/widget", t.g()),
         json!({"enabled": false}),
     )
     .await;
-    let (s, v) = anonymous(&t, Method::GET, &path, None).await;
+    let (s, v) = t.anonymous(Method::GET, &path, None).await;
     assert_eq!((s, err_code(&v)), (403, 50004), "{v}");
-    let (s, v) = anonymous(
-        &t,
-        Method::GET,
-        "/guilds/123456789012345678/widget.json",
-        None,
-    )
-    .await;
+    let (s, v) = t
+        .anonymous(Method::GET, "/guilds/123456789012345678/widget.json", None)
+        .await;
     assert_eq!((s, err_code(&v)), (404, 10004));
 }
 

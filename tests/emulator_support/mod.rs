@@ -56,15 +56,18 @@ impl T {
         if let Some(r) = reason {
             rb = rb.header("X-Audit-Log-Reason", r);
         }
-        let resp = rb.send().await.expect("request");
-        let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap_or_default();
-        let v = if text.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(&text).expect("json body")
-        };
-        (status, v)
+        send(rb).await
+    }
+
+    /// A call without Authorization (widget.json, the webhook token routes).
+    pub async fn anonymous(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut rb = self
+            .http
+            .request(method, format!("{}{path}", self.emu.api_base));
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        send(rb).await
     }
 
     pub async fn get(&self, path: &str) -> (u16, Value) {
@@ -122,4 +125,17 @@ impl T {
 
 pub fn err_code(v: &Value) -> i64 {
     v["code"].as_i64().unwrap_or(-1)
+}
+
+/// Sends and returns (status, JSON body or null when empty).
+async fn send(rb: reqwest::RequestBuilder) -> (u16, Value) {
+    let resp = rb.send().await.expect("request");
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap_or_default();
+    let v = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).expect("json body")
+    };
+    (status, v)
 }
