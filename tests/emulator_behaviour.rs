@@ -1,124 +1,13 @@
 //! The emulator's Discord behaviours, observed over real HTTP on loopback.
 
+mod emulator_support;
+
+use emulator_support::{T, err_code};
 use guildctl::emulator::state::State;
 use guildctl::emulator::{EmulatorOptions, RunningEmulator, default_state};
 use guildctl::permissions::Permissions;
 use reqwest::Method;
 use serde_json::{Value, json};
-
-struct T {
-    emu: RunningEmulator,
-    http: reqwest::Client,
-}
-
-impl T {
-    async fn new() -> T {
-        Self::with(default_state()).await
-    }
-
-    async fn with(state: State) -> T {
-        let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
-            .await
-            .expect("emulator starts");
-        T {
-            emu,
-            http: reqwest::Client::new(),
-        }
-    }
-
-    /// A bot whose role has only the given permissions (no ADMINISTRATOR).
-    async fn non_admin(p: Permissions) -> T {
-        let mut st = default_state();
-        let g = &mut st.guilds[0];
-        let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
-        bot_role.permissions = p;
-        T::with(st).await
-    }
-
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<Value>,
-        reason: Option<&str>,
-    ) -> (u16, Value) {
-        let mut rb = self
-            .http
-            .request(method, format!("{}{}", self.emu.api_base, path))
-            .header("Authorization", format!("Bot {}", self.emu.token));
-        if let Some(b) = body {
-            rb = rb.json(&b);
-        }
-        if let Some(r) = reason {
-            rb = rb.header("X-Audit-Log-Reason", r);
-        }
-        let resp = rb.send().await.expect("request");
-        let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap_or_default();
-        let v = if text.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(&text).expect("json body")
-        };
-        (status, v)
-    }
-
-    async fn get(&self, path: &str) -> (u16, Value) {
-        self.call(Method::GET, path, None, None).await
-    }
-    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        self.call(Method::POST, path, Some(body), None).await
-    }
-    async fn patch(&self, path: &str, body: Value) -> (u16, Value) {
-        self.call(Method::PATCH, path, Some(body), None).await
-    }
-    async fn put(&self, path: &str, body: Value) -> (u16, Value) {
-        self.call(Method::PUT, path, Some(body), None).await
-    }
-    async fn delete(&self, path: &str) -> (u16, Value) {
-        self.call(Method::DELETE, path, None, None).await
-    }
-
-    fn g(&self) -> String {
-        self.emu.guild_id.clone()
-    }
-    fn role(&self, name: &str) -> String {
-        let st = self.emu.state();
-        st.guilds[0]
-            .roles
-            .iter()
-            .find(|r| r.name == name)
-            .unwrap_or_else(|| panic!("role {name}"))
-            .id
-            .clone()
-    }
-    fn chan(&self, name: &str) -> String {
-        let st = self.emu.state();
-        st.guilds[0]
-            .channels
-            .iter()
-            .find(|c| c.name == name)
-            .unwrap_or_else(|| panic!("channel {name}"))
-            .id
-            .clone()
-    }
-    async fn channel(&self, id: &str) -> Value {
-        let (s, v) = self.get(&format!("/channels/{id}")).await;
-        assert_eq!(s, 200);
-        v
-    }
-    async fn audit(&self, query: &str) -> Vec<Value> {
-        let (s, v) = self
-            .get(&format!("/guilds/{}/audit-logs{query}", self.g()))
-            .await;
-        assert_eq!(s, 200, "{v}");
-        v["audit_log_entries"].as_array().unwrap().clone()
-    }
-}
-
-fn err_code(v: &Value) -> i64 {
-    v["code"].as_i64().unwrap_or(-1)
-}
 
 fn role_order(roles: &Value) -> Vec<String> {
     let mut rs: Vec<(i64, u64, String)> = roles

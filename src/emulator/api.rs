@@ -22,7 +22,7 @@ use super::state::{AuditChange, AuditEntry, Channel, Guild, Overwrite, Role, Sno
 use crate::discord::names::normalise_channel_name;
 use crate::permissions::Permissions;
 
-type R = Result<Response, ApiError>;
+pub(super) type R = Result<Response, ApiError>;
 
 const MAX_ROLES: usize = 250;
 const MAX_CHANNELS: usize = 500;
@@ -31,7 +31,7 @@ const MAX_CATEGORY_CHILDREN: usize = 50;
 // ---------------------------------------------------------------- helpers
 
 /// Path ids must be numeric: Discord's router does not match anything else.
-fn digits(s: &str) -> Result<(), ApiError> {
+pub(super) fn digits(s: &str) -> Result<(), ApiError> {
     if !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit()) {
         Ok(())
     } else {
@@ -40,7 +40,7 @@ fn digits(s: &str) -> Result<(), ApiError> {
 }
 
 /// The guild's index, if the caller is in it.
-fn guild_idx(st: &State, gid: &str, actor: &str) -> Result<usize, ApiError> {
+pub(super) fn guild_idx(st: &State, gid: &str, actor: &str) -> Result<usize, ApiError> {
     digits(gid)?;
     let i = st
         .guilds
@@ -55,7 +55,7 @@ fn guild_idx(st: &State, gid: &str, actor: &str) -> Result<usize, ApiError> {
 }
 
 /// (guild index, channel index) of a channel the caller's guild holds.
-fn channel_loc(st: &State, cid: &str, actor: &str) -> Result<(usize, usize), ApiError> {
+pub(super) fn channel_loc(st: &State, cid: &str, actor: &str) -> Result<(usize, usize), ApiError> {
     digits(cid)?;
     for (gi, g) in st.guilds.iter().enumerate() {
         if let Some(ci) = g.channels.iter().position(|c| c.id == cid) {
@@ -68,7 +68,7 @@ fn channel_loc(st: &State, cid: &str, actor: &str) -> Result<(usize, usize), Api
     Err(ApiError::unknown_channel())
 }
 
-fn need(p: Permissions, bit: Permissions) -> Result<(), ApiError> {
+pub(super) fn need(p: Permissions, bit: Permissions) -> Result<(), ApiError> {
     if p.contains(bit) {
         Ok(())
     } else {
@@ -77,7 +77,12 @@ fn need(p: Permissions, bit: Permissions) -> Result<(), ApiError> {
 }
 
 /// View the channel (else 50001), then hold `bit` in it (else 50013).
-fn need_in_channel(g: &Guild, ch: &Channel, actor: &str, bit: Permissions) -> Result<(), ApiError> {
+pub(super) fn need_in_channel(
+    g: &Guild,
+    ch: &Channel,
+    actor: &str,
+    bit: Permissions,
+) -> Result<(), ApiError> {
     let p = channel_permissions(g, ch, actor);
     if !p.contains(Permissions::VIEW_CHANNEL) {
         return Err(ApiError::missing_access());
@@ -85,7 +90,7 @@ fn need_in_channel(g: &Guild, ch: &Channel, actor: &str, bit: Permissions) -> Re
     need(p, bit)
 }
 
-fn change(key: &str, old: Value, new: Value) -> AuditChange {
+pub(super) fn change(key: &str, old: Value, new: Value) -> AuditChange {
     AuditChange {
         key: key.into(),
         // A missing old_value means "was null", a missing new_value "reset" (§7.3).
@@ -94,14 +99,41 @@ fn change(key: &str, old: Value, new: Value) -> AuditChange {
     }
 }
 
-fn diff(out: &mut Vec<AuditChange>, key: &str, old: Value, new: Value) {
+pub(super) fn diff(out: &mut Vec<AuditChange>, key: &str, old: Value, new: Value) {
     if old != new {
         out.push(change(key, old, new));
     }
 }
 
+/// The changes of an object created (`true`: null → value) or deleted
+/// (value → null), from its audit snapshot; null fields are left out.
+pub(super) fn snapshot_changes(snap: Vec<(&str, Value)>, created: bool) -> Vec<AuditChange> {
+    snap.into_iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| {
+            if created {
+                change(k, Value::Null, v)
+            } else {
+                change(k, v, Value::Null)
+            }
+        })
+        .collect()
+}
+
+/// The keys that differ between two snapshots of one object.
+pub(super) fn diff_snapshots(
+    before: Vec<(&str, Value)>,
+    after: Vec<(&str, Value)>,
+) -> Vec<AuditChange> {
+    let mut out = Vec::new();
+    for ((k, old), (_, new)) in before.into_iter().zip(after) {
+        diff(&mut out, k, old, new);
+    }
+    out
+}
+
 #[allow(clippy::too_many_arguments)]
-fn audit(
+pub(super) fn audit(
     g: &mut Guild,
     snow: &mut SnowflakeGen,
     actor: &str,
@@ -122,11 +154,11 @@ fn audit(
     });
 }
 
-fn ok(v: Value) -> R {
+pub(super) fn ok(v: Value) -> R {
     Ok((StatusCode::OK, Json(v)).into_response())
 }
 
-fn no_content() -> R {
+pub(super) fn no_content() -> R {
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -320,7 +352,9 @@ pub async fn patch_guild(
             }
         }
         if had && !wants {
-            new_features.retain(|f| f != "NEWS");
+            // Undocumented: what COMMUNITY gave goes with it (announcement
+            // channels, the welcome screen; onboarding is disabled below).
+            new_features.retain(|f| f != "NEWS" && f != "WELCOME_SCREEN_ENABLED");
         }
     }
 
@@ -403,6 +437,9 @@ pub async fn patch_guild(
     if requested.is_some() {
         diff(&mut ch, "features", json!(g.features), json!(new_features));
         g.features = new_features;
+        if !g.has_feature("COMMUNITY") {
+            g.onboarding.enabled = false;
+        }
     }
     if !ch.is_empty() {
         let gid = g.id.clone();
@@ -420,7 +457,7 @@ pub async fn patch_guild(
     ok(render::guild(g, false))
 }
 
-fn image_hash(data: &str) -> String {
+pub(super) fn image_hash(data: &str) -> String {
     use sha2::{Digest, Sha256};
     let d = Sha256::digest(data.as_bytes());
     d.iter().take(16).map(|b| format!("{b:02x}")).collect()
@@ -571,11 +608,7 @@ pub async fn post_role(
         flags: 0,
         tags: None,
     };
-    let changes = role_snapshot(&role)
-        .into_iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| change(k, Value::Null, v))
-        .collect();
+    let changes = snapshot_changes(role_snapshot(&role), true);
     let out = render::role(&role);
     let rid = role.id.clone();
     g.roles.push(role);
@@ -643,12 +676,8 @@ pub async fn patch_role(
             role.unicode_emoji = e;
         }
     }
-    let after = role_snapshot(role);
+    let changes = diff_snapshots(before, role_snapshot(role));
     let out = render::role(role);
-    let mut changes = Vec::new();
-    for ((k, old), (_, new)) in before.into_iter().zip(after) {
-        diff(&mut changes, k, old, new);
-    }
     if !changes.is_empty() {
         audit(
             g,
@@ -696,18 +725,8 @@ pub async fn delete_role(
             r.position -= 1;
         }
     }
-    for m in g.members.iter_mut() {
-        m.roles.retain(|x| *x != rid);
-    }
-    for c in g.channels.iter_mut() {
-        c.permission_overwrites
-            .retain(|o| !(o.kind == 0 && o.id == rid));
-    }
-    let changes = role_snapshot(&role)
-        .into_iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| change(k, v, Value::Null))
-        .collect();
+    g.forget_role(&rid);
+    let changes = snapshot_changes(role_snapshot(&role), false);
     audit(
         g,
         snowflake,
@@ -741,19 +760,8 @@ pub async fn patch_roles(
     let mut errs = FieldErrors::default();
     let mut moves: Vec<(String, Option<i64>)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let idx = i.to_string();
-        let Value::Object(obj) = item else {
-            errs.add(
-                &[&idx],
-                "DICT_TYPE_CONVERT",
-                "Only dictionaries may be used in a DictType",
-            );
+        let Some(mut r) = form::item(&mut errs, vec![i.to_string()], item) else {
             continue;
-        };
-        let mut r = Reader {
-            obj,
-            path: vec![idx.clone()],
-            errs: &mut errs,
         };
         let id = r.snowflake("id");
         let pos = r.int("position");
@@ -899,19 +907,9 @@ fn read_overwrites(r: &mut Reader, key: &str) -> Option<Vec<Overwrite>> {
     };
     let mut out: Vec<Overwrite> = Vec::new();
     for (i, item) in list.iter().enumerate() {
-        let idx = i.to_string();
-        let Value::Object(obj) = item else {
-            r.errs.add(
-                &[key, &idx],
-                "DICT_TYPE_CONVERT",
-                "Only dictionaries may be used in a DictType",
-            );
+        let path = vec![key.to_owned(), i.to_string()];
+        let Some(mut sub) = form::item(&mut *r.errs, path, item) else {
             continue;
-        };
-        let mut sub = Reader {
-            obj,
-            path: vec![key.to_owned(), idx],
-            errs: &mut *r.errs,
         };
         let id = sub.snowflake("id");
         let kind = sub.int_choice("type", &[0, 1], "(0, 1)");
@@ -1286,11 +1284,7 @@ pub async fn post_channel(
         default_auto_archive_duration: f.auto_archive,
         default_thread_rate_limit_per_user: f.thread_rate_limit,
     };
-    let mut changes: Vec<AuditChange> = channel_snapshot(&ch)
-        .into_iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| change(k, Value::Null, v))
-        .collect();
+    let mut changes = snapshot_changes(channel_snapshot(&ch), true);
     changes.push(change(
         "permission_overwrites",
         Value::Null,
@@ -1430,11 +1424,7 @@ pub async fn patch_channel(
     if let Some(v) = f.flags {
         c.flags = v;
     }
-    let after = channel_snapshot(c);
-    let mut changes = Vec::new();
-    for ((k, old), (_, new)) in before.into_iter().zip(after) {
-        diff(&mut changes, k, old, new);
-    }
+    let changes = diff_snapshots(before, channel_snapshot(c));
     if !changes.is_empty() {
         audit(
             g,
@@ -1472,11 +1462,7 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
         ));
     }
     let c = g.channels.remove(ci);
-    let mut changes: Vec<AuditChange> = channel_snapshot(&c)
-        .into_iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| change(k, v, Value::Null))
-        .collect();
+    let mut changes = snapshot_changes(channel_snapshot(&c), false);
     changes.push(change(
         "permission_overwrites",
         json!(c.permission_overwrites),
@@ -1508,19 +1494,7 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
             audit(g, snowflake, actor, None, 11, &id, ch, None);
         }
     }
-    // References from settings are cleared (undocumented; the likely outcome).
-    for slot in [
-        &mut g.afk_channel_id,
-        &mut g.system_channel_id,
-        &mut g.widget_channel_id,
-        &mut g.safety_alerts_channel_id,
-        &mut g.rules_channel_id,
-        &mut g.public_updates_channel_id,
-    ] {
-        if slot.as_deref() == Some(&cid) {
-            *slot = None;
-        }
-    }
+    g.forget_channel(&cid);
     ok(render::channel(&g.id, &c))
 }
 
@@ -1550,26 +1524,15 @@ pub async fn patch_channel_positions(
     let mut errs = FieldErrors::default();
     let mut moves = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let idx = i.to_string();
-        let Value::Object(obj) = item else {
-            errs.add(
-                &[&idx],
-                "DICT_TYPE_CONVERT",
-                "Only dictionaries may be used in a DictType",
-            );
+        let Some(mut r) = form::item(&mut errs, vec![i.to_string()], item) else {
             continue;
-        };
-        let mut r = Reader {
-            obj,
-            path: vec![idx.clone()],
-            errs: &mut errs,
         };
         let id = r.snowflake("id");
         let position = r.int("position").set();
         let parent = r.snowflake("parent_id").into_option();
         let lock = r.boolean("lock_permissions").set().unwrap_or(false);
         let Field::Set(id) = id else {
-            if !obj.contains_key("id") {
+            if !r.has("id") {
                 r.required("id");
             }
             continue;
@@ -1814,11 +1777,12 @@ pub async fn get_audit_logs(
             }
         }
     }
+    let webhooks = super::webhooks::referenced(&st, g, &entries);
     ok(json!({
         "audit_log_entries": entries.iter().map(|e| render::audit_entry(e)).collect::<Vec<_>>(),
         "users": users,
         "integrations": [],
-        "webhooks": [],
+        "webhooks": webhooks,
         "guild_scheduled_events": [],
         "threads": [],
         "application_commands": [],

@@ -3,27 +3,37 @@
 
 use serde_json::json;
 
-use super::state::{Channel, Guild, Member, Overwrite, Role, SnowflakeGen, State, User};
+use super::state::{
+    Channel, EmulatorConfig, Guild, Member, Onboarding, Overwrite, Role, SnowflakeGen, State, User,
+    Webhook, WelcomeScreen,
+};
 use crate::permissions::Permissions;
 
 /// A fixed snowflake: 2021-06-01T00:00:00Z plus `n` seconds.
-fn sf(n: u64) -> String {
+pub(super) fn sf(n: u64) -> String {
     fixed(n).to_string()
 }
 
-fn fixed(n: u64) -> u64 {
+pub(super) fn fixed(n: u64) -> u64 {
     const START_MS: u64 = 1_622_505_600_000 - super::state::DISCORD_EPOCH_MS;
     (START_MS + n * 1000) << 22
 }
 
-fn perms(names: &[&str]) -> Permissions {
+pub(super) fn perms(names: &[&str]) -> Permissions {
     names
         .iter()
         .filter_map(|n| Permissions::from_name(n))
         .fold(Permissions::NONE, |a, b| a | b)
 }
 
-fn role(n: u64, name: &str, position: i64, p: Permissions, color: u32, hoist: bool) -> Role {
+pub(super) fn role(
+    n: u64,
+    name: &str,
+    position: i64,
+    p: Permissions,
+    color: u32,
+    hoist: bool,
+) -> Role {
     Role {
         id: sf(n),
         name: name.into(),
@@ -40,7 +50,7 @@ fn role(n: u64, name: &str, position: i64, p: Permissions, color: u32, hoist: bo
     }
 }
 
-fn ow(id: &str, kind: u8, allow: Permissions, deny: Permissions) -> Overwrite {
+pub(super) fn ow(id: &str, kind: u8, allow: Permissions, deny: Permissions) -> Overwrite {
     Overwrite {
         id: id.into(),
         kind,
@@ -49,7 +59,7 @@ fn ow(id: &str, kind: u8, allow: Permissions, deny: Permissions) -> Overwrite {
     }
 }
 
-fn chan(n: u64, kind: u8, name: &str, position: i64, parent: Option<u64>) -> Channel {
+pub(super) fn chan(n: u64, kind: u8, name: &str, position: i64, parent: Option<u64>) -> Channel {
     let voice = matches!(kind, 2 | 13);
     Channel {
         id: sf(n),
@@ -71,7 +81,7 @@ fn chan(n: u64, kind: u8, name: &str, position: i64, parent: Option<u64>) -> Cha
     }
 }
 
-fn user(n: u64, name: &str, bot: bool) -> User {
+pub(super) fn user(n: u64, name: &str, bot: bool) -> User {
     User {
         id: sf(n),
         username: name.into(),
@@ -268,6 +278,35 @@ pub fn default_state() -> State {
         },
     ];
 
+    // Webhooks (ids 50..): two made by hand, one following an announcement
+    // channel elsewhere, one that guildctl's bot created earlier (the only
+    // one whose token the bot may see, §6).
+    let webhook = |n: u64, name: &str, channel: u64, creator: &User, app: bool| Webhook {
+        id: sf(n),
+        kind: 1,
+        channel_id: Some(sf(channel)),
+        name: name.into(),
+        avatar: None,
+        token: Some(fixed_webhook_token(n)),
+        application_id: app.then(|| creator.id.clone()),
+        user_id: Some(creator.id.clone()),
+        source_guild: None,
+        source_channel: None,
+    };
+    let mut follower = webhook(52, "Rust Blog #announcements", 35, &ferris, false);
+    follower.kind = 2;
+    follower.token = None;
+    follower.source_guild = Some(
+        json!({"id": "273534239310479360", "name": "Rust Programming Language", "icon": null}),
+    );
+    follower.source_channel = Some(json!({"id": "273541522815713281", "name": "announcements"}));
+    let webhooks = vec![
+        webhook(50, "GitHub", 46, &ferris, false),
+        webhook(51, "Mod Mail", 45, &alice, false),
+        follower,
+        webhook(53, "CI", 46, &bot, true),
+    ];
+
     let guild = Guild {
         id: gid.clone(),
         name: "Ferris Fans".into(),
@@ -285,8 +324,8 @@ pub fn default_state() -> State {
         afk_timeout: 300,
         system_channel_id: Some(sf(35)),
         system_channel_flags: 0,
-        widget_enabled: false,
-        widget_channel_id: None,
+        widget_enabled: true,
+        widget_channel_id: Some(sf(31)),
         verification_level: 1,
         default_message_notifications: 1,
         mfa_level: 0,
@@ -322,6 +361,10 @@ pub fn default_state() -> State {
         channels,
         members,
         audit_log: Vec::new(),
+        // Welcome screen and onboarding need COMMUNITY, which this guild lacks.
+        welcome_screen: WelcomeScreen::default(),
+        onboarding: Onboarding::default(),
+        webhooks,
     };
 
     State {
@@ -330,7 +373,18 @@ pub fn default_state() -> State {
         users: vec![ferris, bot, alice, bob, carol, dave],
         tokens: Vec::new(),
         snowflake: SnowflakeGen { last: fixed(100) },
+        config: EmulatorConfig::default(),
     }
+}
+
+/// A fixed 68-character webhook token, so the default state is deterministic.
+pub(super) fn fixed_webhook_token(n: u64) -> String {
+    use sha2::{Digest, Sha256};
+    let a = Sha256::digest(format!("ferris-fans-webhook-{n}"));
+    let b = Sha256::digest(a);
+    let mut t = super::b64url(&a) + &super::b64url(&b);
+    t.truncate(68);
+    t
 }
 
 #[cfg(test)]
@@ -346,5 +400,31 @@ mod tests {
         assert_eq!(g.roles.len(), 9);
         assert_eq!(g.channels.len(), 18);
         assert_eq!(default_state(), st, "deterministic");
+    }
+
+    #[test]
+    fn webhooks_live_in_text_channels_and_the_widget_points_at_one() {
+        let st = default_state();
+        let g = &st.guilds[0];
+        assert_eq!(g.webhooks.len(), 4);
+        for w in &g.webhooks {
+            let c = w.channel_id.as_deref().and_then(|c| g.channel(c));
+            assert!(
+                c.is_some_and(|c| c.kind == 0),
+                "{} in a text channel",
+                w.name
+            );
+            assert!(w.kind == 2 || w.token.as_ref().is_some_and(|t| t.len() == 68));
+        }
+        let widget = g.widget_channel_id.as_deref().and_then(|c| g.channel(c));
+        assert_eq!(widget.map(|c| c.name.as_str()), Some("welcome"));
+        // Only the webhook guildctl created is the bot's application's.
+        let own: Vec<&str> = g
+            .webhooks
+            .iter()
+            .filter(|w| w.application_id.as_deref() == Some(st.bot_user_id.as_str()))
+            .map(|w| w.name.as_str())
+            .collect();
+        assert_eq!(own, ["CI"]);
     }
 }

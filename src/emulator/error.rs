@@ -63,6 +63,18 @@ impl ApiError {
     pub fn unknown_user() -> Self {
         Self::new(StatusCode::NOT_FOUND, 10013, "Unknown User")
     }
+    pub fn unknown_webhook() -> Self {
+        Self::new(StatusCode::NOT_FOUND, 10015, "Unknown Webhook")
+    }
+    pub fn unknown_welcome_screen() -> Self {
+        Self::new(StatusCode::NOT_FOUND, 10069, "Unknown Guild Welcome Screen")
+    }
+    pub fn invalid_webhook_token() -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, 50027, "Invalid Webhook Token")
+    }
+    pub fn widget_disabled() -> Self {
+        Self::new(StatusCode::FORBIDDEN, 50004, "Widget Disabled")
+    }
     pub fn invalid_role() -> Self {
         Self::new(StatusCode::BAD_REQUEST, 50028, "Invalid Role")
     }

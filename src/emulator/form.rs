@@ -82,11 +82,33 @@ impl<'a> Reader<'a> {
     }
 
     pub fn err(&mut self, key: &str, code: &str, message: &str) {
+        let keys: &[&str] = if key.is_empty() { &[] } else { &[key] };
+        self.err_at(keys, code, message);
+    }
+
+    /// An error at `keys` below this reader's path (e.g. a list item).
+    pub fn err_at(&mut self, keys: &[&str], code: &str, message: &str) {
         let mut p: Vec<&str> = self.path.iter().map(String::as_str).collect();
-        if !key.is_empty() {
-            p.push(key);
-        }
+        p.extend_from_slice(keys);
         self.errs.add(&p, code, message);
+    }
+
+    /// The value of a field that must be present: null or missing is
+    /// BASE_TYPE_REQUIRED (a value of the wrong type already has its error).
+    pub fn require<T>(&mut self, key: &str, f: Field<T>) -> Option<T> {
+        match f {
+            Field::Set(v) => Some(v),
+            Field::Null => {
+                self.required(key);
+                None
+            }
+            Field::Absent => {
+                if !self.has(key) {
+                    self.required(key);
+                }
+                None
+            }
+        }
     }
 
     fn raw(&self, key: &str) -> Field<&'a Value> {
@@ -222,6 +244,18 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Image data as a data URI (`data:image/png;base64,...`); anything else
+    /// is IMAGE_INVALID.
+    pub fn image(&mut self, key: &str) -> Field<String> {
+        match self.string(key) {
+            Field::Set(s) if !is_image_data(&s) => {
+                self.err(key, "IMAGE_INVALID", "Invalid image data");
+                Field::Absent
+            }
+            other => other,
+        }
+    }
+
     pub fn array(&mut self, key: &str) -> Field<Vec<Value>> {
         match self.raw(key) {
             Field::Absent => Field::Absent,
@@ -238,8 +272,72 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A list of at most `max` snowflakes, as a set: repeats are dropped
+    /// (the spec marks these lists `uniqueItems`; Discord's reaction to
+    /// repeats is undocumented).
+    pub fn snowflakes(&mut self, key: &str, max: usize) -> Field<Vec<String>> {
+        let list = match self.array(key) {
+            Field::Set(l) => l,
+            Field::Null => return Field::Null,
+            Field::Absent => return Field::Absent,
+        };
+        if list.len() > max {
+            self.err(
+                key,
+                "BASE_TYPE_MAX_LENGTH",
+                &format!("Must be {max} or fewer in length."),
+            );
+            return Field::Absent;
+        }
+        let mut out: Vec<String> = Vec::new();
+        let mut bad = false;
+        for (i, v) in list.iter().enumerate() {
+            match as_snowflake(v) {
+                Some(id) if !out.contains(&id) => out.push(id),
+                Some(_) => {}
+                None => {
+                    let msg = format!("Value \"{}\" is not snowflake.", show(v));
+                    self.err_at(&[key, &i.to_string()], "NUMBER_TYPE_COERCE", &msg);
+                    bad = true;
+                }
+            }
+        }
+        if bad { Field::Absent } else { Field::Set(out) }
+    }
+
     pub fn required(&mut self, key: &str) {
         self.err(key, "BASE_TYPE_REQUIRED", "This field is required");
+    }
+}
+
+fn is_image_data(s: &str) -> bool {
+    let Some((head, data)) = s.split_once(',') else {
+        return false;
+    };
+    let known = ["png", "jpeg", "jpg", "gif", "webp"]
+        .iter()
+        .any(|t| head == format!("data:image/{t};base64"));
+    known
+        && !data.is_empty()
+        && data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+}
+
+/// A reader for a list item at `path`, or `None` after recording the
+/// DICT_TYPE_CONVERT error an item that is not an object gets.
+pub fn item<'a>(errs: &'a mut FieldErrors, path: Vec<String>, v: &'a Value) -> Option<Reader<'a>> {
+    match v {
+        Value::Object(obj) => Some(Reader { obj, path, errs }),
+        _ => {
+            let p: Vec<&str> = path.iter().map(String::as_str).collect();
+            errs.add(
+                &p,
+                "DICT_TYPE_CONVERT",
+                "Only dictionaries may be used in a DictType",
+            );
+            None
+        }
     }
 }
 

@@ -8,10 +8,15 @@ mod api;
 mod default_state;
 pub mod error;
 mod form;
+mod large_state;
+mod onboarding;
 pub mod perms;
 mod render;
 mod server;
 pub mod state;
+mod webhooks;
+mod welcome;
+mod widget;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -22,6 +27,7 @@ use sha2::{Digest, Sha256};
 
 pub use crate::discord::names::normalise_channel_name;
 pub use default_state::default_state;
+pub use large_state::{LargeStateOptions, large_state};
 pub use state::State;
 
 use server::{App, Shared, lock};
@@ -180,9 +186,25 @@ fn ensure_token(st: &mut State) -> String {
 }
 
 /// A token shaped like Discord's: base64(user id) "." 6 chars "." 38 chars.
-/// Randomness comes from the std hasher's per-process keys plus the clock,
-/// which is plenty for a local test credential.
 fn random_token(user_id: &str) -> String {
+    let digest = random_bytes();
+    let a = b64url(user_id.as_bytes());
+    let b = b64url(&digest[..4]);
+    let c = b64url(&digest[4..32]);
+    format!("{a}.{b}.{c}")
+}
+
+/// A webhook token: 68 URL-safe characters, as Discord's are.
+pub(crate) fn random_webhook_token() -> String {
+    let mut out = b64url(&random_bytes());
+    out.push_str(&b64url(&random_bytes()));
+    out.truncate(68);
+    out
+}
+
+/// 32 unpredictable bytes. Randomness comes from the std hasher's per-process
+/// (and per-call) keys plus the clock, which is plenty for local test secrets.
+fn random_bytes() -> [u8; 32] {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     let nanos = std::time::SystemTime::now()
@@ -195,11 +217,7 @@ fn random_token(user_id: &str) -> String {
     let mut hasher = Sha256::new();
     hasher.update(seed.to_le_bytes());
     hasher.update(nanos.to_le_bytes());
-    let digest = hasher.finalize();
-    let a = b64url(user_id.as_bytes());
-    let b = b64url(&digest[..4]);
-    let c = b64url(&digest[4..32]);
-    format!("{a}.{b}.{c}")
+    hasher.finalize().into()
 }
 
 fn b64url(data: &[u8]) -> String {
@@ -267,5 +285,16 @@ mod tests {
         let b = random_token("123");
         assert_ne!(a, b);
         assert!(a.starts_with("MTIz."));
+    }
+
+    #[test]
+    fn webhook_tokens_are_68_url_safe_chars_and_differ() {
+        let a = random_webhook_token();
+        assert_eq!(a.len(), 68);
+        assert!(
+            a.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        );
+        assert_ne!(a, random_webhook_token());
     }
 }

@@ -58,12 +58,7 @@ pub fn channel_permissions(g: &Guild, ch: &Channel, user_id: &str) -> Permission
     let Some(member) = g.member(user_id) else {
         return Permissions::NONE;
     };
-    let mut p = base.0;
-    let find = |id: &str| ch.permission_overwrites.iter().find(|o| o.id == id);
-    if let Some(o) = find(&g.id) {
-        p &= !o.deny.0;
-        p |= o.allow.0;
-    }
+    let mut p = with_everyone_overwrite(g, ch, base.0);
     let (mut allow, mut deny) = (0u64, 0u64);
     for rid in &member.roles {
         if let Some(o) = ch
@@ -123,4 +118,23 @@ pub fn same_overwrites(a: &[Overwrite], b: &[Overwrite]) -> bool {
         v
     };
     norm(a) == norm(b)
+}
+
+/// What @everyone itself may do in a channel: its role permissions with the
+/// channel's @everyone overwrite applied (onboarding's "channels that allow
+/// @everyone to send messages", §5.4).
+pub fn everyone_permissions(g: &Guild, ch: &Channel) -> Permissions {
+    let base = g.everyone().map(|r| r.permissions).unwrap_or_default();
+    if base.contains(Permissions::ADMINISTRATOR) {
+        return Permissions::ALL;
+    }
+    Permissions(with_everyone_overwrite(g, ch, base.0))
+}
+
+/// `p` after the channel's @everyone overwrite (deny, then allow).
+fn with_everyone_overwrite(g: &Guild, ch: &Channel, p: u64) -> u64 {
+    match ch.permission_overwrites.iter().find(|o| o.id == g.id) {
+        Some(o) => (p & !o.deny.0) | o.allow.0,
+        None => p,
+    }
 }

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::perms::rank;
-use super::state::{AuditEntry, Channel, Guild, Member, Role, User};
+use super::state::{AuditEntry, Channel, Guild, Member, Role, User, Webhook};
 
 pub fn user(u: &User) -> Value {
     let mut v = json!({
@@ -131,6 +131,9 @@ pub fn guild(g: &Guild, with_counts: bool) -> Value {
         o.remove("channels");
         o.remove("members");
         o.remove("audit_log");
+        o.remove("welcome_screen");
+        o.remove("onboarding");
+        o.remove("webhooks");
         o.insert("roles".into(), roles(g));
         if with_counts {
             o.insert("approximate_member_count".into(), json!(g.members.len()));
@@ -159,4 +162,35 @@ pub fn member(m: &Member, u: &User) -> Value {
 
 pub fn audit_entry(e: &AuditEntry) -> Value {
     serde_json::to_value(e).unwrap_or_else(|_| json!({}))
+}
+
+/// A webhook. `creator` is omitted on the token routes; the token is shown
+/// only to the application that created the webhook (§6).
+pub fn webhook(guild_id: &str, w: &Webhook, creator: Option<&User>, show_token: bool) -> Value {
+    let mut o = Map::new();
+    o.insert("application_id".into(), json!(w.application_id));
+    o.insert("avatar".into(), json!(w.avatar));
+    o.insert("channel_id".into(), json!(w.channel_id));
+    o.insert("guild_id".into(), json!(guild_id));
+    o.insert("id".into(), json!(w.id));
+    o.insert("name".into(), json!(w.name));
+    o.insert("type".into(), json!(w.kind));
+    if let Some(u) = creator {
+        o.insert("user".into(), user(u));
+    }
+    if show_token
+        && w.kind == 1
+        && let Some(t) = &w.token
+    {
+        o.insert("token".into(), json!(t));
+    }
+    if w.kind == 2 {
+        if let Some(sg) = &w.source_guild {
+            o.insert("source_guild".into(), sg.clone());
+        }
+        if let Some(sc) = &w.source_channel {
+            o.insert("source_channel".into(), sc.clone());
+        }
+    }
+    Value::Object(o)
 }

@@ -20,7 +20,11 @@ use serde_json::Value;
 use super::RequestRecord;
 use super::api;
 use super::error::ApiError;
+use super::onboarding;
 use super::state::State;
+use super::webhooks;
+use super::welcome;
+use super::widget;
 
 /// Largest request body the emulator reads (Discord's own limit is similar).
 const MAX_BODY: usize = 8 * 1024 * 1024;
@@ -73,6 +77,38 @@ pub fn router(app: App) -> Router {
             put(api::put_overwrite).delete(api::delete_overwrite),
         )
         .route("/guilds/{g}/audit-logs", get(api::get_audit_logs))
+        .route(
+            "/channels/{c}/webhooks",
+            get(webhooks::get_channel_webhooks).post(webhooks::post_webhook),
+        )
+        .route("/guilds/{g}/webhooks", get(webhooks::get_guild_webhooks))
+        .route(
+            "/guilds/{g}/welcome-screen",
+            get(welcome::get_welcome_screen).patch(welcome::patch_welcome_screen),
+        )
+        .route(
+            "/guilds/{g}/widget",
+            get(widget::get_widget_settings).patch(widget::patch_widget),
+        )
+        // Public: no Authorization needed.
+        .route("/guilds/{g}/widget.json", get(widget::get_widget_json))
+        .route(
+            "/guilds/{g}/onboarding",
+            get(onboarding::get_onboarding).put(onboarding::put_onboarding),
+        )
+        .route(
+            "/webhooks/{w}",
+            get(webhooks::get_webhook)
+                .patch(webhooks::patch_webhook)
+                .delete(webhooks::delete_webhook),
+        )
+        // The token routes take no Authorization: the token is the credential.
+        .route(
+            "/webhooks/{w}/{t}",
+            get(webhooks::get_webhook_with_token)
+                .patch(webhooks::patch_webhook_with_token)
+                .delete(webhooks::delete_webhook_with_token),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(app.clone(), record));
@@ -105,6 +141,29 @@ pub fn decode_reason(raw: &[u8]) -> String {
         .into_owned()
 }
 
+/// The request log must not hold webhook tokens (credentials, §6): the
+/// segment after `/webhooks/{id}/` becomes `{webhook_token}`.
+pub fn redact_webhook_token(path: &str) -> String {
+    let (route, query) = match path.split_once('?') {
+        Some((r, q)) => (r, Some(q)),
+        None => (path, None),
+    };
+    let mut parts: Vec<&str> = route.split('/').collect();
+    if let Some(i) = parts.iter().position(|p| *p == "webhooks")
+        && i > 0
+        && parts.get(i + 2).is_some()
+        && parts[i - 1] == "v10"
+    {
+        parts[i + 2] = "{webhook_token}";
+    }
+    let mut out = parts.join("/");
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    out
+}
+
 /// Records every API request (method, path with query, status, decoded
 /// reason, JSON body) after its handler ran.
 async fn record(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
@@ -116,7 +175,7 @@ async fn record(AxState(app): AxState<App>, req: Request, next: Next) -> Respons
         .unwrap_or_else(|| req.uri().clone());
     let path = path
         .path_and_query()
-        .map(|p| p.as_str().to_owned())
+        .map(|p| redact_webhook_token(p.as_str()))
         .unwrap_or_default();
     let reason = req
         .headers()

@@ -26,6 +26,38 @@ pub struct State {
     pub bot_user_id: String,
     #[serde(default)]
     pub snowflake: SnowflakeGen,
+    /// Behaviour where Discord's rules are unverified (discord-behaviour.md §8
+    /// "Open questions").
+    #[serde(default)]
+    pub config: EmulatorConfig,
+}
+
+/// Knobs for behaviour that discord-behaviour.md marks as unverified.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EmulatorConfig {
+    /// Default channels onboarding needs to be enabled (§5.4: 7 officially;
+    /// userdoccers says 1).
+    #[serde(default = "seven")]
+    pub onboarding_min_default_channels: usize,
+    /// Of those, how many must let @everyone send messages (§5.4: 5 officially).
+    #[serde(default = "five")]
+    pub onboarding_min_writable_channels: usize,
+}
+
+impl Default for EmulatorConfig {
+    fn default() -> Self {
+        EmulatorConfig {
+            onboarding_min_default_channels: 7,
+            onboarding_min_writable_channels: 5,
+        }
+    }
+}
+
+fn seven() -> usize {
+    7
+}
+fn five() -> usize {
+    5
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -162,6 +194,13 @@ pub struct Guild {
     /// Oldest first (ids increase).
     #[serde(default)]
     pub audit_log: Vec<AuditEntry>,
+    /// Whether it is shown is the `WELCOME_SCREEN_ENABLED` feature (§5.3).
+    #[serde(default)]
+    pub welcome_screen: WelcomeScreen,
+    #[serde(default)]
+    pub onboarding: Onboarding,
+    #[serde(default)]
+    pub webhooks: Vec<Webhook>,
 }
 
 fn default_region() -> String {
@@ -294,6 +333,108 @@ pub struct AuditChange {
     pub new_value: Option<Value>,
 }
 
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct WelcomeScreen {
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub welcome_channels: Vec<WelcomeChannel>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WelcomeChannel {
+    pub channel_id: String,
+    pub description: String,
+    #[serde(default)]
+    pub emoji_id: Option<String>,
+    #[serde(default)]
+    pub emoji_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Onboarding {
+    #[serde(default)]
+    pub enabled: bool,
+    /// 0 ONBOARDING_DEFAULT, 1 ONBOARDING_ADVANCED.
+    #[serde(default)]
+    pub mode: u8,
+    #[serde(default)]
+    pub default_channel_ids: Vec<String>,
+    #[serde(default)]
+    pub prompts: Vec<Prompt>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Prompt {
+    pub id: String,
+    /// 0 MULTIPLE_CHOICE, 1 DROPDOWN.
+    #[serde(rename = "type", default)]
+    pub kind: u8,
+    pub title: String,
+    #[serde(default)]
+    pub options: Vec<PromptOption>,
+    #[serde(default)]
+    pub single_select: bool,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default = "yes")]
+    pub in_onboarding: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PromptOption {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub channel_ids: Vec<String>,
+    #[serde(default)]
+    pub role_ids: Vec<String>,
+    #[serde(default)]
+    pub emoji_id: Option<String>,
+    #[serde(default)]
+    pub emoji_name: Option<String>,
+    #[serde(default)]
+    pub emoji_animated: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Webhook {
+    pub id: String,
+    /// 1 incoming, 2 channel follower, 3 application (§6).
+    #[serde(rename = "type", default = "incoming")]
+    pub kind: u8,
+    #[serde(default)]
+    pub channel_id: Option<String>,
+    pub name: String,
+    /// Image hash.
+    #[serde(default)]
+    pub avatar: Option<String>,
+    /// Secret; shown only to the application that created the webhook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub application_id: Option<String>,
+    /// The creator.
+    #[serde(default)]
+    pub user_id: Option<String>,
+    /// Channel follower webhooks: `{id, name, icon}` of the followed guild.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_guild: Option<Value>,
+    /// Channel follower webhooks: `{id, name}` of the followed channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_channel: Option<Value>,
+}
+
+fn incoming() -> u8 {
+    1
+}
+
 impl State {
     pub fn guild(&self, id: &str) -> Option<&Guild> {
         self.guilds.iter().find(|g| g.id == id)
@@ -328,5 +469,57 @@ impl Guild {
     }
     pub fn has_feature(&self, f: &str) -> bool {
         self.features.iter().any(|x| x == f)
+    }
+
+    /// Drops every reference to a deleted channel. What Discord does here is
+    /// undocumented (§8 "Open questions"); settings, welcome screen and
+    /// onboarding lose the channel, and its webhooks go with it.
+    pub fn forget_channel(&mut self, id: &str) {
+        for slot in [
+            &mut self.afk_channel_id,
+            &mut self.system_channel_id,
+            &mut self.widget_channel_id,
+            &mut self.safety_alerts_channel_id,
+            &mut self.rules_channel_id,
+            &mut self.public_updates_channel_id,
+        ] {
+            if slot.as_deref() == Some(id) {
+                *slot = None;
+            }
+        }
+        self.welcome_screen
+            .welcome_channels
+            .retain(|w| w.channel_id != id);
+        self.onboarding.default_channel_ids.retain(|c| c != id);
+        for o in self
+            .onboarding
+            .prompts
+            .iter_mut()
+            .flat_map(|p| p.options.iter_mut())
+        {
+            o.channel_ids.retain(|c| c != id);
+        }
+        self.webhooks
+            .retain(|w| w.channel_id.as_deref() != Some(id));
+    }
+
+    /// Drops every reference to a deleted role: member roles, role
+    /// overwrites and onboarding options.
+    pub fn forget_role(&mut self, id: &str) {
+        for m in self.members.iter_mut() {
+            m.roles.retain(|x| x != id);
+        }
+        for c in self.channels.iter_mut() {
+            c.permission_overwrites
+                .retain(|o| !(o.kind == 0 && o.id == id));
+        }
+        for o in self
+            .onboarding
+            .prompts
+            .iter_mut()
+            .flat_map(|p| p.options.iter_mut())
+        {
+            o.role_ids.retain(|r| r != id);
+        }
     }
 }

@@ -1,0 +1,137 @@
+//! The guild widget (discord-behaviour.md §5.5): settings under
+//! `/guilds/{g}/widget` (MANAGE_GUILD) and the public `widget.json`.
+
+use axum::extract::{Path, State as AxState};
+use serde_json::{Value, json};
+
+use super::api::{R, audit, diff, digits, guild_idx, need, ok};
+use super::error::{ApiError, FieldErrors};
+use super::form::{self, Field, Reader};
+use super::perms::{everyone_permissions, guild_permissions};
+use super::server::{App, Ctx, JsonBody, lock};
+use super::state::{Guild, State};
+use crate::permissions::Permissions;
+
+fn settings(g: &Guild) -> Value {
+    json!({"enabled": g.widget_enabled, "channel_id": g.widget_channel_id})
+}
+
+pub async fn get_widget_settings(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path(gid): Path<String>,
+) -> R {
+    let st = lock(&app.state);
+    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    let g = &st.guilds[gi];
+    need(
+        guild_permissions(g, &ctx.user_id),
+        Permissions::MANAGE_GUILD,
+    )?;
+    ok(settings(g))
+}
+
+/// PATCH `{enabled?, channel_id?}` → the settings; GUILD_UPDATE entry with
+/// `widget_enabled` / `widget_channel_id` (§7.2).
+pub async fn patch_widget(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path(gid): Path<String>,
+    JsonBody(body): JsonBody,
+) -> R {
+    let mut st = lock(&app.state);
+    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    let State {
+        guilds, snowflake, ..
+    } = &mut *st;
+    let g = &mut guilds[gi];
+    let actor = ctx.user_id.as_str();
+    need(guild_permissions(g, actor), Permissions::MANAGE_GUILD)?;
+    let obj = form::object(&body)?;
+    let mut errs = FieldErrors::default();
+    let mut r = Reader::new(&obj, &mut errs);
+    let enabled = r.boolean("enabled").set();
+    let channel = r.snowflake("channel_id");
+    if let Field::Set(id) = &channel
+        && g.channel(id).is_none()
+    {
+        r.err("channel_id", "CHANNEL_NOT_FOUND", "Unknown channel");
+    }
+    errs.check()?;
+    let mut changes = Vec::new();
+    if let Some(e) = enabled {
+        diff(
+            &mut changes,
+            "widget_enabled",
+            json!(g.widget_enabled),
+            json!(e),
+        );
+        g.widget_enabled = e;
+    }
+    if let Some(c) = channel.into_option() {
+        diff(
+            &mut changes,
+            "widget_channel_id",
+            json!(g.widget_channel_id),
+            json!(c),
+        );
+        g.widget_channel_id = c;
+    }
+    if !changes.is_empty() {
+        let gid = g.id.clone();
+        audit(
+            g,
+            snowflake,
+            actor,
+            ctx.reason.as_deref(),
+            1,
+            &gid,
+            changes,
+            None,
+        );
+    }
+    ok(settings(g))
+}
+
+/// A stable invite code for the widget's channel (the emulator has no
+/// invites; the code only has to look like one and stay the same).
+fn invite_code(channel_id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    Sha256::digest(channel_id.as_bytes())
+        .iter()
+        .take(10)
+        .map(|b| ALNUM[usize::from(*b) % ALNUM.len()] as char)
+        .collect()
+}
+
+/// `GET /guilds/{g}/widget.json`: public, no token needed; 403 50004 when
+/// the widget is off. Voice and stage channels @everyone can see; no members
+/// (the emulator has no presences).
+pub async fn get_widget_json(AxState(app): AxState<App>, Path(gid): Path<String>) -> R {
+    let st = lock(&app.state);
+    digits(&gid)?;
+    let g = st.guild(&gid).ok_or_else(ApiError::unknown_guild)?;
+    if !g.widget_enabled {
+        return Err(ApiError::widget_disabled());
+    }
+    let mut voice: Vec<_> = g
+        .channels
+        .iter()
+        .filter(|c| matches!(c.kind, 2 | 13))
+        .filter(|c| everyone_permissions(g, c).contains(Permissions::VIEW_CHANNEL))
+        .collect();
+    voice.sort_by(|a, b| a.position.cmp(&b.position).then(a.id.cmp(&b.id)));
+    let invite = g
+        .widget_channel_id
+        .as_deref()
+        .map(|c| format!("https://discord.com/invite/{}", invite_code(c)));
+    ok(json!({
+        "id": g.id,
+        "name": g.name,
+        "instant_invite": invite,
+        "channels": voice.iter().map(|c| json!({"id": c.id, "name": c.name, "position": c.position})).collect::<Vec<_>>(),
+        "members": [],
+        "presence_count": 0,
+    }))
+}

@@ -1,0 +1,141 @@
+//! Shared by the emulator test files: a running emulator and a client that
+//! calls it as the bot.
+
+#![allow(dead_code)] // Each test file uses a different part.
+
+use guildctl::emulator::state::State;
+use guildctl::emulator::{EmulatorOptions, RunningEmulator, default_state};
+use guildctl::permissions::Permissions;
+use reqwest::Method;
+use serde_json::Value;
+
+/// An emulator and an HTTP client that speaks to it as the bot.
+pub struct T {
+    pub emu: RunningEmulator,
+    pub http: reqwest::Client,
+}
+
+impl T {
+    pub async fn new() -> T {
+        Self::with(default_state()).await
+    }
+
+    pub async fn with(state: State) -> T {
+        let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
+            .await
+            .expect("emulator starts");
+        T {
+            emu,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// A bot whose role has only the given permissions (no ADMINISTRATOR).
+    pub async fn non_admin(p: Permissions) -> T {
+        let mut st = default_state();
+        let g = &mut st.guilds[0];
+        let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
+        bot_role.permissions = p;
+        T::with(st).await
+    }
+
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        reason: Option<&str>,
+    ) -> (u16, Value) {
+        let mut rb = self
+            .http
+            .request(method, format!("{}{}", self.emu.api_base, path))
+            .header("Authorization", format!("Bot {}", self.emu.token));
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        if let Some(r) = reason {
+            rb = rb.header("X-Audit-Log-Reason", r);
+        }
+        send(rb).await
+    }
+
+    /// A call without Authorization (widget.json, the webhook token routes).
+    pub async fn anonymous(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut rb = self
+            .http
+            .request(method, format!("{}{path}", self.emu.api_base));
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        send(rb).await
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.call(Method::GET, path, None, None).await
+    }
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(Method::POST, path, Some(body), None).await
+    }
+    pub async fn patch(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(Method::PATCH, path, Some(body), None).await
+    }
+    pub async fn put(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(Method::PUT, path, Some(body), None).await
+    }
+    pub async fn delete(&self, path: &str) -> (u16, Value) {
+        self.call(Method::DELETE, path, None, None).await
+    }
+
+    pub fn g(&self) -> String {
+        self.emu.guild_id.clone()
+    }
+    pub fn role(&self, name: &str) -> String {
+        let st = self.emu.state();
+        st.guilds[0]
+            .roles
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("role {name}"))
+            .id
+            .clone()
+    }
+    pub fn chan(&self, name: &str) -> String {
+        let st = self.emu.state();
+        st.guilds[0]
+            .channels
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("channel {name}"))
+            .id
+            .clone()
+    }
+    pub async fn channel(&self, id: &str) -> Value {
+        let (s, v) = self.get(&format!("/channels/{id}")).await;
+        assert_eq!(s, 200);
+        v
+    }
+    pub async fn audit(&self, query: &str) -> Vec<Value> {
+        let (s, v) = self
+            .get(&format!("/guilds/{}/audit-logs{query}", self.g()))
+            .await;
+        assert_eq!(s, 200, "{v}");
+        v["audit_log_entries"].as_array().unwrap().clone()
+    }
+}
+
+pub fn err_code(v: &Value) -> i64 {
+    v["code"].as_i64().unwrap_or(-1)
+}
+
+/// Sends and returns (status, JSON body or null when empty).
+async fn send(rb: reqwest::RequestBuilder) -> (u16, Value) {
+    let resp = rb.send().await.expect("request");
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap_or_default();
+    let v = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).expect("json body")
+    };
+    (status, v)
+}
