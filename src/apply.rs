@@ -125,7 +125,11 @@ pub async fn apply(
 }
 
 /// The URL of a webhook this operation created, from the response's token.
-fn webhook_url(client: &Client, op: &Operation, response: Option<&Value>) -> Option<(String, Secret)> {
+fn webhook_url(
+    client: &Client,
+    op: &Operation,
+    response: Option<&Value>,
+) -> Option<(String, Secret)> {
     let name = op.creates.as_deref()?.strip_prefix("webhook:")?;
     let response = response?;
     let id = response.get("id")?.as_str()?;
@@ -167,9 +171,15 @@ pub fn resolve_path(path: &str, created: &HashMap<String, String>) -> Result<Str
     while let Some(start) = rest.find("{$created:") {
         out.push_str(&rest[..start]);
         let after = &rest[start + "{$created:".len()..];
-        let end = after.find('}').ok_or_else(|| Unresolved::Created(after.to_owned()))?;
+        let end = after
+            .find('}')
+            .ok_or_else(|| Unresolved::Created(after.to_owned()))?;
         let key = &after[..end];
-        out.push_str(created.get(key).ok_or_else(|| Unresolved::Created(key.to_owned()))?);
+        out.push_str(
+            created
+                .get(key)
+                .ok_or_else(|| Unresolved::Created(key.to_owned()))?,
+        );
         rest = &after[end + 1..];
     }
     out.push_str(rest);
@@ -190,7 +200,8 @@ pub fn resolve(
             .ok_or_else(|| Unresolved::Created(key.to_owned()));
     }
     if let Some(path) = v.get("$image").and_then(Value::as_str) {
-        let (mime, bytes) = crate::manifest::read_image(manifest_dir, path).map_err(Unresolved::Image)?;
+        let (mime, bytes) =
+            crate::manifest::read_image(manifest_dir, path).map_err(Unresolved::Image)?;
         let data = base64::engine::general_purpose::STANDARD.encode(bytes);
         return Ok(Value::String(format!("data:{mime};base64,{data}")));
     }

@@ -27,14 +27,24 @@ pub struct ExportError(String);
 /// The manifest for `snap`, as YAML with explanatory comments.
 pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
     let names = Names::new(snap);
+    let community = snap.guild.has_feature("COMMUNITY");
     let manifest = Manifest {
         version: 1,
         guild: Some(Snowflake(snap.guild.id.clone())),
         settings: Some(settings(snap, &names)),
         roles: Some(roles(snap)),
         channels: Some(channels(snap)),
-        welcome_screen: snap.welcome_screen.as_ref().map(|w| welcome(snap, w, &names)),
-        onboarding: snap.onboarding.as_ref().map(|o| onboarding(snap, o, &names)),
+        // Both exist only in community guilds.
+        welcome_screen: snap
+            .welcome_screen
+            .as_ref()
+            .filter(|_| community)
+            .map(|w| welcome(snap, w, &names)),
+        onboarding: snap
+            .onboarding
+            .as_ref()
+            .filter(|_| community)
+            .map(|o| onboarding(snap, o, &names)),
         widget: Some(Widget {
             enabled: Some(snap.guild.widget_enabled),
             channel: Some(
@@ -310,7 +320,8 @@ fn onboarding(_snap: &Snapshot, o: &models::Onboarding, names: &Names) -> Onboar
                 .iter()
                 .map(|p| Prompt {
                     title: p.title.clone(),
-                    kind: PromptType::from_value(p.kind).filter(|t| *t != PromptType::MultipleChoice),
+                    kind: PromptType::from_value(p.kind)
+                        .filter(|t| *t != PromptType::MultipleChoice),
                     single_select: p.single_select,
                     required: p.required,
                     in_onboarding: p.in_onboarding,
@@ -361,7 +372,12 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     );
     section(&mut out, None, "version", &m.version)?;
     section(&mut out, None, "guild", &m.guild)?;
-    section(&mut out, Some("Guild settings; channels are referred to by name."), "settings", &m.settings)?;
+    section(
+        &mut out,
+        Some("Guild settings; channels are referred to by name."),
+        "settings",
+        &m.settings,
+    )?;
     let managed: Vec<&str> = snap
         .guild
         .roles
@@ -381,21 +397,35 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     section(&mut out, Some(&roles_note), "roles", &m.roles)?;
     section(
         &mut out,
-        Some("Channels in display order; `sync_permissions: true` marks channels synced with their category."),
-        "channels", &m.channels,
+        Some(
+            "Channels in display order; `sync_permissions: true` marks channels synced with their category.",
+        ),
+        "channels",
+        &m.channels,
     )?;
     if m.welcome_screen.is_some() {
-        section(&mut out, Some("The welcome screen of a community guild."), "welcome_screen", &m.welcome_screen)?;
+        section(
+            &mut out,
+            Some("The welcome screen of a community guild."),
+            "welcome_screen",
+            &m.welcome_screen,
+        )?;
     }
     if m.onboarding.is_some() {
-        section(&mut out, Some("Onboarding: default channels and questions."), "onboarding", &m.onboarding)?;
+        section(
+            &mut out,
+            Some("Onboarding: default channels and questions."),
+            "onboarding",
+            &m.onboarding,
+        )?;
     }
     section(&mut out, None, "widget", &m.widget)?;
     if m.webhooks.is_some() {
         section(
             &mut out,
             Some("Incoming webhooks (channel-follower and application webhooks are not managed)."),
-            "webhooks", &m.webhooks,
+            "webhooks",
+            &m.webhooks,
         )?;
     }
     Ok(out)

@@ -7,8 +7,8 @@
 
 pub mod apply;
 pub mod discord;
-pub mod export;
 pub mod emulator;
+pub mod export;
 pub mod manifest;
 pub mod permissions;
 pub mod plan;

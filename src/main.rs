@@ -280,7 +280,16 @@ async fn run(cli: Cli) -> Result<u8> {
             yes,
             reason,
             webhook_urls,
-        } => apply_cmd(&target, plan.as_deref(), yes, reason, webhook_urls.as_deref()).await,
+        } => {
+            apply_cmd(
+                &target,
+                plan.as_deref(),
+                yes,
+                reason,
+                webhook_urls.as_deref(),
+            )
+            .await
+        }
         Command::Export { conn, output } => {
             let session = conn.open(None).await?;
             let snap = Snapshot::fetch(&session.client, &session.guild_id)
@@ -476,7 +485,12 @@ fn write_webhook_urls(path: &Path, urls: &[(String, guildctl::discord::Secret)])
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let map: serde_json::Map<String, serde_json::Value> = urls
         .iter()
-        .map(|(name, url)| (name.clone(), serde_json::Value::String(url.expose().to_owned())))
+        .map(|(name, url)| {
+            (
+                name.clone(),
+                serde_json::Value::String(url.expose().to_owned()),
+            )
+        })
         .collect();
     let mut file = std::fs::OpenOptions::new()
         .write(true)

@@ -97,19 +97,16 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
         .as_ref()
         .map(|i| format!("  (id {i})"))
         .unwrap_or_default();
-    // A reorder's name already says what is reordered ("role hierarchy").
-    let kind = if c.action == Action::Reorder {
-        String::new()
-    } else {
-        format!("{} ", c.object.kind.label())
-    };
-    let _ = writeln!(
-        out,
-        "  {} {verb} {kind}{}{}",
-        st.paint(code, sym),
-        st.paint("1", &c.object.name),
-        id
-    );
+    // A reorder's name already says what is reordered ("role hierarchy"), and
+    // guild-wide objects (welcome screen, onboarding, widget) have no name of their own.
+    let mut words = vec![st.paint(code, sym), verb.to_owned()];
+    if c.action != Action::Reorder {
+        words.push(c.object.kind.label().to_owned());
+    }
+    if !c.object.name.is_empty() {
+        words.push(st.paint("1", &c.object.name));
+    }
+    let _ = writeln!(out, "  {}{id}", words.join(" "));
     for f in &c.fields {
         write_field(out, f, c.action, st);
     }
@@ -130,7 +127,9 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
                 &format!("{indent}  "),
             );
         }
-        (Value::Array(before), Value::Array(after)) if is_flat(before) && is_flat(after) => {
+        (Value::Array(before), Value::Array(after))
+            if SET_FIELDS.contains(&f.field.as_str()) && is_flat(before) && is_flat(after) =>
+        {
             let b: Vec<String> = before.iter().map(plain).collect();
             let a: Vec<String> = after.iter().map(plain).collect();
             let added: Vec<&String> = a.iter().filter(|x| !b.contains(x)).collect();
@@ -144,7 +143,7 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
             }
             let _ = writeln!(out, "{indent}{}: {}", f.field, parts.join("  "));
         }
-        (Value::Null, Value::Array(after)) if is_flat(after) => {
+        (Value::Null, Value::Array(after)) if SET_FIELDS.contains(&f.field.as_str()) => {
             let a: Vec<String> = after.iter().map(plain).collect();
             let _ = writeln!(out, "{indent}{}: {}", f.field, a.join(", "));
         }
@@ -174,6 +173,9 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
         }
     }
 }
+
+/// Lists whose order means nothing: shown as what is added and removed.
+const SET_FIELDS: &[&str] = &["permissions", "system_channel_flags", "default_channels"];
 
 fn write_line_diff(out: &mut String, before: &str, after: &str, st: Style, indent: &str) {
     // Every line ends with a newline, so a last line is not reported as changed.

@@ -163,6 +163,16 @@ async fn every_write_carries_the_reason_and_is_in_the_audit_log() {
             ("PATCH", p) if p.ends_with("/roles") => {
                 with_reason.iter().any(|e| e["action_type"] == 31)
             }
+            // Guild sub-resources are recorded against the guild.
+            ("PATCH", p) if p.ends_with("/welcome-screen") || p.ends_with("/widget") => with_reason
+                .iter()
+                .any(|e| e["action_type"] == 1 && e["target_id"] == h.emu.guild_id.as_str()),
+            ("PUT", p) if p.ends_with("/onboarding") => with_reason
+                .iter()
+                .any(|e| e["action_type"] == 166 || e["action_type"] == 167),
+            ("POST", p) if p.ends_with("/webhooks") => {
+                with_reason.iter().any(|e| e["action_type"] == 50)
+            }
             _ => with_reason.iter().any(|e| e["target_id"] == target),
         };
         assert!(
@@ -174,7 +184,7 @@ async fn every_write_carries_the_reason_and_is_in_the_audit_log() {
     let creates = audited.iter().filter(|w| w.method == "POST").count();
     let create_entries = with_reason
         .iter()
-        .filter(|e| e["action_type"] == 30 || e["action_type"] == 10)
+        .filter(|e| [30, 10, 50].iter().any(|t| e["action_type"] == *t))
         .count();
     assert_eq!(creates, create_entries);
 }

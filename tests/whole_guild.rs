@@ -48,10 +48,19 @@ async fn export_of_the_default_guild_plans_back_to_no_changes() {
 
 #[tokio::test]
 async fn export_of_a_large_guild_plans_back_to_no_changes() {
-    let state = guildctl::emulator::large_state(200, 100, 10, 10);
+    let state = guildctl::emulator::large_state(guildctl::emulator::LargeStateOptions {
+        roles: 100,
+        channels: 200,
+        webhooks: 10,
+        members: 50,
+        community: true,
+    });
     let g = &state.guilds[0];
     assert!(g.channels.len() >= 200 && g.roles.len() >= 100);
-    assert_eq!(g.onboarding.prompts.len(), 10);
+    assert!(g.onboarding.prompts.len() >= 10);
+    assert!(g.onboarding.enabled);
+    assert_eq!(g.welcome_screen.welcome_channels.len(), 5);
+    assert!(g.widget_enabled);
     assert!(g.webhooks.len() >= 10);
     let h = Harness::with_state(Some(state)).await;
     export_round_trip(&h).await;
@@ -72,7 +81,10 @@ async fn the_example_uses_every_section_and_converges() {
         "webhooks:",
         "prune:",
     ] {
-        assert!(text.contains(&format!("\n{section}")), "the example lacks {section}");
+        assert!(
+            text.contains(&format!("\n{section}")),
+            "the example lacks {section}"
+        );
     }
     let m = m.to_str().unwrap();
     h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
@@ -198,20 +210,33 @@ prune: { webhooks: true }
         .await;
     run.assert_code(0);
     let g = h.guild();
-    let ci = g.webhooks.iter().find(|w| w.id == ci_id).expect("renamed in place");
+    let ci = g
+        .webhooks
+        .iter()
+        .find(|w| w.id == ci_id)
+        .expect("renamed in place");
     assert_eq!(ci.name, "Continuous Integration");
     let general = g.channels.iter().find(|c| c.name == "general").unwrap();
     assert_eq!(ci.channel_id.as_deref(), Some(general.id.as_str()));
     let deploys = g.webhooks.iter().find(|w| w.name == "Deploys").unwrap();
     assert!(deploys.avatar.is_some());
-    // The person's incoming webhook is pruned; the channel follower is not managed.
-    assert!(!g.webhooks.iter().any(|w| w.name == "Status Page"));
+    // People's incoming webhooks are pruned; the channel follower is not managed.
+    assert!(
+        !g.webhooks
+            .iter()
+            .any(|w| w.name == "GitHub" || w.name == "Mod Mail")
+    );
     assert!(g.webhooks.iter().any(|w| w.kind == 2));
 
     let urls_path = h.dir.path().join("urls.json");
     let urls: Value = serde_json::from_str(&std::fs::read_to_string(&urls_path).unwrap()).unwrap();
     let token = deploys.token.clone().unwrap();
-    assert!(urls["Deploys"].as_str().unwrap().ends_with(&format!("/webhooks/{}/{token}", deploys.id)));
+    assert!(
+        urls["Deploys"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/webhooks/{}/{token}", deploys.id))
+    );
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&urls_path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
@@ -238,18 +263,45 @@ async fn no_token_appears_in_any_output_or_file() {
     runs.push(h.run(&["validate", "-f", "guild.yaml"]).await);
     runs.push(h.run(&["schema"]).await);
     for format in ["text", "markdown", "json"] {
-        runs.push(h.run(&["plan", "-f", "guild.yaml", "--format", format, "--out", "plan.json"]).await);
-        runs.push(h.run(&["drift", "-f", "guild.yaml", "--format", format]).await);
+        runs.push(
+            h.run(&[
+                "plan",
+                "-f",
+                "guild.yaml",
+                "--format",
+                format,
+                "--out",
+                "plan.json",
+            ])
+            .await,
+        );
+        runs.push(
+            h.run(&["drift", "-f", "guild.yaml", "--format", format])
+                .await,
+        );
     }
     runs.push(h.run(&["export"]).await);
     runs.push(h.run(&["export", "-o", "export.yaml"]).await);
     runs.push(
-        h.run(&["apply", "-f", "guild.yaml", "--yes", "--webhook-urls", "urls.json"])
+        h.run(&[
+            "apply",
+            "-f",
+            "guild.yaml",
+            "--yes",
+            "--webhook-urls",
+            "urls.json",
+        ])
+        .await,
+    );
+    runs.push(
+        h.run(&["apply", "-f", "guild.yaml", "--plan", "plan.json", "--yes"])
             .await,
     );
-    runs.push(h.run(&["apply", "-f", "guild.yaml", "--plan", "plan.json", "--yes"]).await);
     for format in ["text", "markdown", "json"] {
-        runs.push(h.run(&["drift", "-f", "guild.yaml", "--format", format]).await);
+        runs.push(
+            h.run(&["drift", "-f", "guild.yaml", "--format", format])
+                .await,
+        );
     }
     runs.push(h.run(&["export", "-o", "export.yaml"]).await);
     for (i, r) in runs.iter().enumerate() {

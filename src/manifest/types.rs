@@ -610,10 +610,18 @@ pub struct Overwrite {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<Snowflake>,
     /// Permissions granted in this channel.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", serialize_with = "flow")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "flow"
+    )]
     pub allow: Vec<PermissionName>,
     /// Permissions taken away in this channel.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", serialize_with = "flow")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "flow"
+    )]
     pub deny: Vec<PermissionName>,
 }
 

@@ -240,7 +240,11 @@ fn record_everyone_can_send(
     for (i, d) in decls.iter().enumerate() {
         let set = match (&desired[i], matches[i]) {
             (Some(want), _) => want.clone(),
-            (None, Some(live)) => live.permission_overwrites.iter().map(Ow::from_live).collect(),
+            (None, Some(live)) => live
+                .permission_overwrites
+                .iter()
+                .map(Ow::from_live)
+                .collect(),
             // Created in a category without overwrites: Discord copies the category's.
             (None, None) => d.parent.map(|p| finals[p].clone()).unwrap_or_default(),
         };
@@ -252,10 +256,10 @@ fn record_everyone_can_send(
     }
     for c in &cx.snap.channels {
         let id = IdRef::Live(c.id.clone());
-        if !cx.everyone_can_send.contains_key(&id) {
+        cx.everyone_can_send.entry(id).or_insert_with(|| {
             let ows: Vec<Ow> = c.permission_overwrites.iter().map(Ow::from_live).collect();
-            cx.everyone_can_send.insert(id, can_send(&ows));
-        }
+            can_send(&ows)
+        });
     }
 }
 

@@ -298,7 +298,10 @@ pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
         problems: Vec::new(),
         role_ids: HashMap::new(),
         role_names: HashMap::new(),
-        everyone_after: snap.everyone_role().map(|r| r.permissions).unwrap_or_default(),
+        everyone_after: snap
+            .everyone_role()
+            .map(|r| r.permissions)
+            .unwrap_or_default(),
         everyone_can_send: HashMap::new(),
         channel_refs: HashMap::new(),
     };

@@ -64,7 +64,12 @@ fn channel_name(cx: &Ctx, id: &IdRef) -> String {
             .channel(id)
             .map(|c| c.name.clone())
             .unwrap_or_else(|| id.clone()),
-        IdRef::New(key) => key.rsplit('/').next().unwrap_or(key).trim_start_matches("channel:").to_owned(),
+        IdRef::New(key) => key
+            .rsplit('/')
+            .next()
+            .unwrap_or(key)
+            .trim_start_matches("channel:")
+            .to_owned(),
     }
 }
 
@@ -75,14 +80,21 @@ fn role_name(cx: &Ctx, id: &IdRef) -> String {
     }
 }
 
-fn push_single(cx: &mut Ctx, kind: Kind, method: &str, path: String, b: ChangeBuilder, source: &str) {
+fn push_single(
+    cx: &mut Ctx,
+    kind: Kind,
+    method: &str,
+    path: String,
+    b: ChangeBuilder,
+    source: &str,
+) {
     if b.is_empty() {
         return;
     }
     let idx = cx.push_change(change(
         Action::Update,
         kind,
-        cx.snap.guild.name.clone(),
+        String::new(),
         None,
         b.fields,
         Some(source.to_owned()),
@@ -114,7 +126,13 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
         let want = desc.clone().filter(|d| !d.is_empty());
         let have = live.description.clone().filter(|d| !d.is_empty());
         if want != have {
-            b.set("description", json!(have), json!(want), "description", json!(want));
+            b.set(
+                "description",
+                json!(have),
+                json!(want),
+                "description",
+                json!(want),
+            );
         }
     }
     if let Some(channels) = &w.channels {
@@ -142,16 +160,27 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
         };
         if comparable(&want) != comparable(&have) {
             let show = |v: &[(IdRef, String, FlatEmoji)]| -> Value {
-                json!(v
-                    .iter()
-                    .map(|(i, d, e)| format!("#{}: {d}{}", channel_name(cx, i), emoji_display(e)))
-                    .collect::<Vec<_>>())
+                json!(
+                    v.iter()
+                        .map(|(i, d, e)| format!(
+                            "#{}: {d}{}",
+                            channel_name(cx, i),
+                            emoji_display(e)
+                        ))
+                        .collect::<Vec<_>>()
+                )
             };
             let api: Vec<Value> = want
                 .iter()
                 .map(|(i, d, e)| json!({"channel_id": i.to_value(), "description": d, "emoji_id": e.0, "emoji_name": e.1}))
                 .collect();
-            b.set("channels", show(&have), show(&want), "welcome_channels", json!(api));
+            b.set(
+                "channels",
+                show(&have),
+                show(&want),
+                "welcome_channels",
+                json!(api),
+            );
         }
     }
     let path = format!("{}/welcome-screen", cx.guild_path());
@@ -238,14 +267,20 @@ impl Pr {
             && self.required == other.required
             && self.in_onboarding == other.in_onboarding
             && self.options.len() == other.options.len()
-            && self.options.iter().zip(&other.options).all(|(a, b)| a.key() == b.key())
+            && self
+                .options
+                .iter()
+                .zip(&other.options)
+                .all(|(a, b)| a.key() == b.key())
     }
 }
 
 fn prompts_display(cx: &Ctx, prompts: &[Pr]) -> Value {
     let mut lines = Vec::new();
     for p in prompts {
-        let kind = PromptType::from_value(p.kind).map(PromptType::name).unwrap_or("?");
+        let kind = PromptType::from_value(p.kind)
+            .map(PromptType::name)
+            .unwrap_or("?");
         let mut flags = vec![kind];
         if p.single_select {
             flags.push("single select");
@@ -259,13 +294,21 @@ fn prompts_display(cx: &Ctx, prompts: &[Pr]) -> Value {
         lines.push(format!("{} ({})", p.title, flags.join(", ")));
         for o in &p.options {
             let roles: Vec<String> = o.roles.iter().map(|r| role_name(cx, r)).collect();
-            let channels: Vec<String> = o.channels.iter().map(|c| format!("#{}", channel_name(cx, c))).collect();
+            let channels: Vec<String> = o
+                .channels
+                .iter()
+                .map(|c| format!("#{}", channel_name(cx, c)))
+                .collect();
             let gives: Vec<String> = roles.into_iter().chain(channels).collect();
             lines.push(format!(
                 "  - {}{}{}",
                 o.title,
                 emoji_display(&o.emoji),
-                if gives.is_empty() { String::new() } else { format!(" → {}", gives.join(", ")) }
+                if gives.is_empty() {
+                    String::new()
+                } else {
+                    format!(" → {}", gives.join(", "))
+                }
             ));
         }
     }
@@ -283,14 +326,27 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
         && mode.value() != live.mode
     {
         let name = |v: u64| json!(OnboardingMode::from_value(v).map(OnboardingMode::name));
-        b.set("mode", name(live.mode), name(mode.value()), "mode", json!(mode.value()));
+        b.set(
+            "mode",
+            name(live.mode),
+            name(mode.value()),
+            "mode",
+            json!(mode.value()),
+        );
     }
 
-    let mut default_after: Vec<IdRef> = live.default_channel_ids.iter().cloned().map(IdRef::Live).collect();
+    let mut default_after: Vec<IdRef> = live
+        .default_channel_ids
+        .iter()
+        .cloned()
+        .map(IdRef::Live)
+        .collect();
     if let Some(names) = &o.default_channels {
         let mut want: Vec<IdRef> = Vec::new();
         for (i, n) in names.iter().enumerate() {
-            if let Some(id) = cx.resolve_channel(n, &format!("onboarding.default_channels[{i}]"), ANY_CHANNEL) {
+            if let Some(id) =
+                cx.resolve_channel(n, &format!("onboarding.default_channels[{i}]"), ANY_CHANNEL)
+            {
                 want.push(id);
             }
         }
@@ -300,7 +356,8 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
             s
         };
         if sorted(&want) != sorted(&default_after) {
-            let show = |v: &[IdRef]| json!(v.iter().map(|i| channel_name(cx, i)).collect::<Vec<_>>());
+            let show =
+                |v: &[IdRef]| json!(v.iter().map(|i| channel_name(cx, i)).collect::<Vec<_>>());
             b.set(
                 "default_channels",
                 show(&default_after),
@@ -319,7 +376,11 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
         let same = want.len() == live_prompts.len()
             && want.iter().zip(&live_prompts).all(|(a, b)| a.same_as(b));
         if !same {
-            let api: Vec<Value> = want.iter().enumerate().map(|(i, p)| prompt_api(p, i)).collect();
+            let api: Vec<Value> = want
+                .iter()
+                .enumerate()
+                .map(|(i, p)| prompt_api(p, i))
+                .collect();
             b.set(
                 "prompts",
                 prompts_display(cx, &live_prompts),
@@ -366,12 +427,21 @@ fn live_prompt(p: &models::Prompt) -> Pr {
 }
 
 /// The declared prompts, with live ids where a prompt or option of the same title exists.
-fn desired_prompts(cx: &mut Ctx, prompts: &[crate::manifest::Prompt], live: &models::Onboarding) -> Vec<Pr> {
+fn desired_prompts(
+    cx: &mut Ctx,
+    prompts: &[crate::manifest::Prompt],
+    live: &models::Onboarding,
+) -> Vec<Pr> {
     let mut out = Vec::new();
     for (i, p) in prompts.iter().enumerate() {
         let live_p = live.prompts.iter().find(|l| l.title == p.title);
         let live_opts: HashMap<&str, &str> = live_p
-            .map(|l| l.options.iter().map(|o| (o.title.as_str(), o.id.as_str())).collect())
+            .map(|l| {
+                l.options
+                    .iter()
+                    .map(|o| (o.title.as_str(), o.id.as_str()))
+                    .collect()
+            })
             .unwrap_or_default();
         let mut options = Vec::new();
         for (j, o) in p.options.iter().enumerate() {
@@ -389,7 +459,9 @@ fn desired_prompts(cx: &mut Ctx, prompts: &[crate::manifest::Prompt], live: &mod
             }
             let mut channels = Vec::new();
             for (k, c) in o.channels.iter().enumerate() {
-                if let Some(id) = cx.resolve_channel(c, &format!("{source}.channels[{k}]"), ANY_CHANNEL) {
+                if let Some(id) =
+                    cx.resolve_channel(c, &format!("{source}.channels[{k}]"), ANY_CHANNEL)
+                {
                     channels.push(id);
                 }
             }
@@ -458,10 +530,15 @@ fn check_requirements(
     default_after: &[IdRef],
     prompts_after: &[Pr],
 ) {
-    let advanced = o.mode.map(OnboardingMode::value).unwrap_or(live.mode) == OnboardingMode::Advanced.value();
+    let advanced =
+        o.mode.map(OnboardingMode::value).unwrap_or(live.mode) == OnboardingMode::Advanced.value();
     let mut counted: Vec<IdRef> = default_after.to_vec();
     if advanced {
-        for c in prompts_after.iter().flat_map(|p| &p.options).flat_map(|o| &o.channels) {
+        for c in prompts_after
+            .iter()
+            .flat_map(|p| &p.options)
+            .flat_map(|o| &o.channels)
+        {
             if !counted.contains(c) {
                 counted.push(c.clone());
             }
@@ -472,7 +549,11 @@ fn check_requirements(
         .filter(|c| cx.everyone_can_send.get(*c).copied().unwrap_or(false))
         .count();
     if counted.len() < ONBOARDING_MIN_DEFAULT_CHANNELS || writable < ONBOARDING_MIN_WRITABLE {
-        let what = if advanced { "default and question channels" } else { "default channels" };
+        let what = if advanced {
+            "default and question channels"
+        } else {
+            "default channels"
+        };
         cx.problem(
             Some("onboarding".into()),
             format!(

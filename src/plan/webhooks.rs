@@ -46,7 +46,9 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
     let matches = match_webhooks(cx, &declared, &incoming);
     for (i, d) in declared.iter().enumerate() {
         let source = format!("webhooks[{i}]");
-        let Some(channel) = cx.resolve_channel(&d.channel, &format!("{source}.channel"), WEBHOOK_CHANNELS) else {
+        let Some(channel) =
+            cx.resolve_channel(&d.channel, &format!("{source}.channel"), WEBHOOK_CHANNELS)
+        else {
             continue;
         };
         match matches[i] {
@@ -61,7 +63,14 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
         }
         if w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks {
             let name = w.name.clone().unwrap_or_default();
-            let idx = cx.push_change(change(Action::Delete, Kind::Webhook, name.clone(), Some(w.id.clone()), vec![], None));
+            let idx = cx.push_change(change(
+                Action::Delete,
+                Kind::Webhook,
+                name.clone(),
+                Some(w.id.clone()),
+                vec![],
+                None,
+            ));
             cx.push_op(
                 Phase::WebhookDelete,
                 idx,
@@ -78,7 +87,11 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
 }
 
 /// Pinned id, then name, then previous names.
-fn match_webhooks<'s>(cx: &mut Ctx, declared: &[Webhook], incoming: &[&'s LiveWebhook]) -> Vec<Option<&'s LiveWebhook>> {
+fn match_webhooks<'s>(
+    cx: &mut Ctx,
+    declared: &[Webhook],
+    incoming: &[&'s LiveWebhook],
+) -> Vec<Option<&'s LiveWebhook>> {
     let mut out: Vec<Option<&'s LiveWebhook>> = vec![None; declared.len()];
     let mut used: HashSet<&str> = HashSet::new();
     for (i, d) in declared.iter().enumerate() {
@@ -96,16 +109,18 @@ fn match_webhooks<'s>(cx: &mut Ctx, declared: &[Webhook], incoming: &[&'s LiveWe
             }
         }
     }
-    let passes: [fn(&Webhook, &str) -> bool; 2] = [|d, n| d.name == n, |d, n| d.previous_names.iter().any(|p| p == n)];
+    let passes: [fn(&Webhook, &str) -> bool; 2] = [
+        |d, n| d.name == n,
+        |d, n| d.previous_names.iter().any(|p| p == n),
+    ];
     for pass in passes {
         for (i, d) in declared.iter().enumerate() {
             if out[i].is_some() || d.id.is_some() {
                 continue;
             }
-            if let Some(w) = incoming
-                .iter()
-                .find(|w| !used.contains(w.id.as_str()) && pass(d, w.name.as_deref().unwrap_or_default()))
-            {
+            if let Some(w) = incoming.iter().find(|w| {
+                !used.contains(w.id.as_str()) && pass(d, w.name.as_deref().unwrap_or_default())
+            }) {
                 out[i] = Some(w);
                 used.insert(&w.id);
             }
@@ -116,8 +131,18 @@ fn match_webhooks<'s>(cx: &mut Ctx, declared: &[Webhook], incoming: &[&'s LiveWe
 
 fn channel_display(cx: &Ctx, id: &IdRef) -> Value {
     match id {
-        IdRef::Live(id) => json!(cx.snap.channel(id).map(|c| c.name.clone()).unwrap_or_else(|| id.clone())),
-        IdRef::New(key) => json!(key.rsplit('/').next().unwrap_or(key).trim_start_matches("channel:")),
+        IdRef::Live(id) => json!(
+            cx.snap
+                .channel(id)
+                .map(|c| c.name.clone())
+                .unwrap_or_else(|| id.clone())
+        ),
+        IdRef::New(key) => json!(
+            key.rsplit('/')
+                .next()
+                .unwrap_or(key)
+                .trim_start_matches("channel:")
+        ),
     }
 }
 
@@ -126,7 +151,13 @@ fn channel_display(cx: &Ctx, id: &IdRef) -> Value {
 fn avatar_change(b: &mut ChangeBuilder, d: &Webhook, live_has_avatar: bool) {
     match &d.avatar {
         Some(Some(path)) if !live_has_avatar => {
-            b.set("avatar", Value::Null, json!(path), "avatar", image_ref(path));
+            b.set(
+                "avatar",
+                Value::Null,
+                json!(path),
+                "avatar",
+                image_ref(path),
+            );
         }
         Some(None) if live_has_avatar => {
             b.set("avatar", json!("(set)"), Value::Null, "avatar", Value::Null);
@@ -139,18 +170,40 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
     let mut b = ChangeBuilder::new();
     let live_name = live.name.clone().unwrap_or_default();
     if live_name != d.name {
-        b.set("name", json!(live_name), json!(d.name), "name", json!(d.name));
+        b.set(
+            "name",
+            json!(live_name),
+            json!(d.name),
+            "name",
+            json!(d.name),
+        );
     }
     let live_channel = live.channel_id.clone().map(IdRef::Live);
     if live_channel.as_ref() != Some(&channel) {
-        let before = live_channel.as_ref().map(|c| channel_display(cx, c)).unwrap_or(Value::Null);
-        b.set("channel", before, channel_display(cx, &channel), "channel_id", channel.to_value());
+        let before = live_channel
+            .as_ref()
+            .map(|c| channel_display(cx, c))
+            .unwrap_or(Value::Null);
+        b.set(
+            "channel",
+            before,
+            channel_display(cx, &channel),
+            "channel_id",
+            channel.to_value(),
+        );
     }
     avatar_change(&mut b, d, live.avatar.is_some());
     if b.is_empty() {
         return;
     }
-    let idx = cx.push_change(change(Action::Update, Kind::Webhook, d.name.clone(), Some(live.id.clone()), b.fields, Some(source)));
+    let idx = cx.push_change(change(
+        Action::Update,
+        Kind::Webhook,
+        d.name.clone(),
+        Some(live.id.clone()),
+        b.fields,
+        Some(source),
+    ));
     cx.push_op(
         Phase::Features,
         idx,
@@ -175,7 +228,14 @@ fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
         IdRef::Live(id) => id.clone(),
         IdRef::New(key) => created_path_ref(key),
     };
-    let idx = cx.push_change(change(Action::Create, Kind::Webhook, d.name.clone(), None, b.fields, Some(source)));
+    let idx = cx.push_change(change(
+        Action::Create,
+        Kind::Webhook,
+        d.name.clone(),
+        None,
+        b.fields,
+        Some(source),
+    ));
     cx.push_op(
         Phase::Features,
         idx,
