@@ -9,7 +9,11 @@ use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::models::ErrorBody;
+use super::ratelimit::{Limiter, Route, secs};
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
 const USER_AGENT: &str = concat!(
@@ -20,9 +24,6 @@ const USER_AGENT: &str = concat!(
 
 /// Discord stores at most 512 characters of a reason (§7.1).
 pub const MAX_REASON_CHARS: usize = 512;
-
-/// How often one call is retried after a 429 before giving up.
-const MAX_RATE_LIMIT_RETRIES: u32 = 5;
 
 /// A bot token. It has no `Display`, and its `Debug` hides the value, so it
 /// cannot end up in output or an error message by accident.
@@ -86,6 +87,20 @@ pub enum ClientError {
     },
     #[error("{0}")]
     Api(Box<ApiError>),
+    #[error(
+        "{method} {path}: Discord rejected the bot token (401); check DISCORD_TOKEN or --token-file"
+    )]
+    Unauthorized { method: Method, path: String },
+    #[error(
+        "stopped after {spent} rate-limited or refused responses, far below the 10,000 in ten minutes that gets a bot banned; wait a few minutes and run again"
+    )]
+    InvalidBudget { spent: usize },
+    #[error("{method} {path}: the outcome is unknown ({detail}); the object may or may not exist")]
+    Ambiguous {
+        method: Method,
+        path: String,
+        detail: String,
+    },
     #[error("{method} {path}: the response was not what Discord sends ({detail})")]
     Decode {
         method: Method,
@@ -155,6 +170,9 @@ pub struct Client {
     http: reqwest::Client,
     api_base: String,
     token: Token,
+    limiter: Arc<Limiter>,
+    jitter: Arc<AtomicU64>,
+    options: ClientOptions,
 }
 
 impl fmt::Debug for Client {
@@ -165,11 +183,55 @@ impl fmt::Debug for Client {
     }
 }
 
+/// How the client paces and retries; the defaults suit Discord.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// How long one request may take before it counts as failed.
+    pub timeout: Duration,
+    /// Requests per second in all (Discord allows a bot 50).
+    pub global_per_second: usize,
+    /// Invalid responses (401, 403, 429) after which the run stops, far below the
+    /// 10,000 in ten minutes that gets a bot's address banned.
+    pub invalid_budget: usize,
+    /// Retries of a call that is safe to repeat after a server error or a dropped connection.
+    pub max_retries: u32,
+    /// The first backoff before a retry; it doubles each time, with jitter.
+    pub backoff: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            timeout: Duration::from_secs(30),
+            global_per_second: 50,
+            invalid_budget: 100,
+            max_retries: 4,
+            backoff: Duration::from_millis(250),
+        }
+    }
+}
+
+/// What one attempt came to.
+enum Attempt {
+    Done(Option<Value>),
+    /// Try again after this long.
+    Retry(Duration, ClientError),
+    Fail(ClientError),
+}
+
 impl Client {
     pub fn new(api_base: &str, token: Token) -> Result<Client, ClientError> {
+        Client::with_options(api_base, token, ClientOptions::default())
+    }
+
+    pub fn with_options(
+        api_base: &str,
+        token: Token,
+        options: ClientOptions,
+    ) -> Result<Client, ClientError> {
         let http = reqwest::Client::builder()
             .user_agent(USER_AGENT)
-            .timeout(Duration::from_secs(30))
+            .timeout(options.timeout)
             .build()
             .map_err(|e| ClientError::Transport {
                 method: Method::GET,
@@ -180,11 +242,22 @@ impl Client {
             http,
             api_base: api_base.trim_end_matches('/').to_owned(),
             token,
+            limiter: Arc::new(Limiter::new(
+                options.global_per_second,
+                options.invalid_budget,
+            )),
+            jitter: Arc::new(AtomicU64::new(seed())),
+            options,
         })
     }
 
     pub fn api_base(&self) -> &str {
         &self.api_base
+    }
+
+    /// Invalid responses (401, 403, 429) counted in the last ten minutes.
+    pub fn invalid_responses(&self) -> usize {
+        self.limiter.invalid_spent()
     }
 
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
@@ -196,7 +269,13 @@ impl Client {
         })
     }
 
-    /// Sends one request. Returns the JSON body, or `None` for 204.
+    /// Sends one request, waiting for its rate-limit bucket and the global limit,
+    /// honouring 429s, and retrying what is safe to repeat. Returns the JSON body,
+    /// or `None` for 204.
+    ///
+    /// A create (POST) whose outcome is unknown (a server error, timeout or dropped
+    /// connection) is not repeated: it fails with [`ClientError::Ambiguous`] so the
+    /// caller can look for the object before trying again.
     pub async fn send(
         &self,
         method: Method,
@@ -204,58 +283,166 @@ impl Client {
         body: Option<&Value>,
         reason: Option<&str>,
     ) -> Result<Option<Value>, ClientError> {
-        let url = format!("{}{}", self.api_base, path);
-        let mut attempt = 0;
+        let route = Route::of(&method, path);
+        let mut failures = 0;
         loop {
-            let mut req = self
-                .http
-                .request(method.clone(), &url)
-                .header("Authorization", format!("Bot {}", self.token.expose()));
-            if let Some(r) = reason.filter(|r| !r.is_empty()) {
-                req = req.header("X-Audit-Log-Reason", encode_reason(r));
-            }
-            if let Some(b) = body {
-                req = req.json(b);
-            }
-            let resp = req.send().await.map_err(|e| ClientError::Transport {
-                method: method.clone(),
-                path: path.to_owned(),
-                // reqwest's message names the URL, never headers, so no token leaks here.
-                detail: e.without_url().to_string(),
-            })?;
-            let status = resp.status();
-            let bytes = resp.bytes().await.map_err(|e| ClientError::Transport {
-                method: method.clone(),
-                path: path.to_owned(),
-                detail: e.without_url().to_string(),
-            })?;
-            if status.is_success() {
-                if bytes.is_empty() || status == StatusCode::NO_CONTENT {
-                    return Ok(None);
+            match self
+                .attempt(&method, path, &route, body, reason, failures > 0)
+                .await
+            {
+                Attempt::Done(v) => return Ok(v),
+                Attempt::Fail(e) => return Err(e),
+                Attempt::Retry(wait, e) => {
+                    let rate_limited = matches!(&e, ClientError::Api(a) if a.status == StatusCode::TOO_MANY_REQUESTS);
+                    if !rate_limited {
+                        failures += 1;
+                        if failures > self.options.max_retries {
+                            return Err(e);
+                        }
+                    }
+                    tokio::time::sleep(wait).await;
                 }
-                return serde_json::from_slice(&bytes)
-                    .map(Some)
-                    .map_err(|e| ClientError::Decode {
-                        method: method.clone(),
-                        path: path.to_owned(),
-                        detail: e.to_string(),
-                    });
             }
-            let body: Option<ErrorBody> = serde_json::from_slice(&bytes).ok();
-            if status == StatusCode::TOO_MANY_REQUESTS && attempt < MAX_RATE_LIMIT_RETRIES {
-                attempt += 1;
-                let wait = body.as_ref().and_then(|b| b.retry_after).unwrap_or(1.0);
-                tokio::time::sleep(Duration::from_secs_f64(wait.clamp(0.0, 60.0))).await;
-                continue;
-            }
-            return Err(ClientError::Api(Box::new(ApiError {
-                method,
-                path: path.to_owned(),
-                status,
-                body,
-            })));
         }
     }
+
+    async fn attempt(
+        &self,
+        method: &Method,
+        path: &str,
+        route: &Route,
+        body: Option<&Value>,
+        reason: Option<&str>,
+        retrying: bool,
+    ) -> Attempt {
+        let idempotent = method != Method::POST;
+        let mut permit = self.limiter.acquire(route).await;
+        let mut req = self
+            .http
+            .request(method.clone(), format!("{}{}", self.api_base, path))
+            .header("Authorization", format!("Bot {}", self.token.expose()));
+        if let Some(r) = reason.filter(|r| !r.is_empty()) {
+            req = req.header("X-Audit-Log-Reason", encode_reason(r));
+        }
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let transport = |detail: String| ClientError::Transport {
+            method: method.clone(),
+            path: path.to_owned(),
+            detail,
+        };
+        let unknown_outcome = |detail: String| {
+            if idempotent {
+                Attempt::Retry(self.backoff(retrying), transport(detail))
+            } else {
+                Attempt::Fail(ClientError::Ambiguous {
+                    method: method.clone(),
+                    path: path.to_owned(),
+                    detail,
+                })
+            }
+        };
+        // reqwest's messages name the URL, never headers, so no token leaks here.
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) if e.is_connect() && !e.is_timeout() => {
+                // Refused before anything was sent: safe to repeat, even a create.
+                return Attempt::Retry(
+                    self.backoff(retrying),
+                    transport(e.without_url().to_string()),
+                );
+            }
+            Err(e) => return unknown_outcome(e.without_url().to_string()),
+        };
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        self.limiter.update(route, &mut permit, &headers);
+        let bytes = match resp.bytes().await {
+            Ok(b) => b,
+            Err(e) => return unknown_outcome(e.without_url().to_string()),
+        };
+        if status.is_success() {
+            if bytes.is_empty() || status == StatusCode::NO_CONTENT {
+                return Attempt::Done(None);
+            }
+            return match serde_json::from_slice(&bytes) {
+                Ok(v) => Attempt::Done(Some(v)),
+                Err(e) => Attempt::Fail(ClientError::Decode {
+                    method: method.clone(),
+                    path: path.to_owned(),
+                    detail: e.to_string(),
+                }),
+            };
+        }
+        let error_body: Option<ErrorBody> = serde_json::from_slice(&bytes).ok();
+        let api_error = || {
+            ClientError::Api(Box::new(ApiError {
+                method: method.clone(),
+                path: path.to_owned(),
+                status,
+                body: error_body.clone(),
+            }))
+        };
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let shared = header("x-ratelimit-scope") == Some("shared");
+        let invalid = matches!(status.as_u16(), 401 | 403) || (status == 429 && !shared);
+        if invalid && !self.limiter.spend_invalid() {
+            return Attempt::Fail(ClientError::InvalidBudget {
+                spent: self.limiter.invalid_spent(),
+            });
+        }
+        match status.as_u16() {
+            401 => Attempt::Fail(ClientError::Unauthorized {
+                method: method.clone(),
+                path: path.to_owned(),
+            }),
+            429 => {
+                let wait = error_body
+                    .as_ref()
+                    .and_then(|b| b.retry_after)
+                    .or_else(|| header("retry-after").and_then(|v| v.parse().ok()))
+                    .or_else(|| header("x-ratelimit-reset-after").and_then(|v| v.parse().ok()))
+                    .map(secs)
+                    .unwrap_or(Duration::from_secs(1));
+                let global = header("x-ratelimit-global") == Some("true")
+                    || error_body.as_ref().and_then(|b| b.global) == Some(true);
+                if global {
+                    self.limiter.block_global(wait);
+                } else {
+                    // A route 429, or a sublimit (429 while the bucket had room): wait it out.
+                    self.limiter.block_bucket(&mut permit, wait);
+                }
+                // Not processed: safe to send again, creates included.
+                Attempt::Retry(Duration::ZERO, api_error())
+            }
+            404 if retrying && method == Method::DELETE => Attempt::Done(None),
+            500..=599 => unknown_outcome(format!("{status}")),
+            _ => Attempt::Fail(api_error()),
+        }
+    }
+
+    /// Exponential backoff with jitter, so retries from many calls do not align.
+    fn backoff(&self, retrying: bool) -> Duration {
+        let base = self.options.backoff.as_secs_f64();
+        let step = if retrying { 2.0 } else { 1.0 };
+        // xorshift: cheap, and plenty for spreading retries.
+        let mut x = self.jitter.load(Ordering::Relaxed);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.jitter.store(x, Ordering::Relaxed);
+        let unit = (x % 1000) as f64 / 1000.0;
+        Duration::from_secs_f64(base * step * (0.5 + unit))
+    }
+}
+
+fn seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0x9e37_79b9_7f4a_7c15);
+    nanos | 1
 }
 
 /// Percent-encodes a reason as UTF-8 after cutting it to Discord's 512 characters.

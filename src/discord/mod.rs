@@ -3,5 +3,6 @@
 pub mod client;
 pub mod models;
 pub mod names;
+pub mod ratelimit;
 
-pub use client::{ApiError, Client, ClientError, Secret, Token};
+pub use client::{ApiError, Client, ClientError, ClientOptions, Secret, Token};

@@ -1,0 +1,296 @@
+//! Discord's rate limits, as a client keeps to them (discord-behaviour.md §1):
+//! per-route buckets learned from response headers and keyed by the bucket hash
+//! and the top-level resource, one request in flight per bucket, a global limit
+//! per second, and a budget of invalid (401, 403, 429) responses.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::Method;
+use reqwest::header::HeaderMap;
+use tokio::time::Instant;
+
+/// Discord bans for 10,000 invalid responses in ten minutes; the window counted here.
+pub const INVALID_WINDOW: Duration = Duration::from_secs(600);
+
+/// The route a request belongs to, for bucketing: the method and the path with
+/// ids replaced, and the major parameter (the guild, channel or webhook id).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Route {
+    pub key: String,
+    pub major: String,
+}
+
+impl Route {
+    pub fn of(method: &Method, path: &str) -> Route {
+        let path = path.split('?').next().unwrap_or(path);
+        let mut major = String::new();
+        let mut parts: Vec<&str> = Vec::new();
+        let segments: Vec<&str> = path.split('/').collect();
+        for (i, seg) in segments.iter().enumerate() {
+            let is_id = !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit());
+            let after = i.checked_sub(1).map(|p| segments[p]).unwrap_or("");
+            if is_id && major.is_empty() && matches!(after, "guilds" | "channels" | "webhooks") {
+                major = (*seg).to_owned();
+                parts.push(seg);
+            } else if is_id {
+                parts.push(":id");
+            } else {
+                parts.push(seg);
+            }
+        }
+        Route {
+            key: format!("{method} {}", parts.join("/")),
+            major,
+        }
+    }
+}
+
+/// What one bucket knows from its last response.
+#[derive(Debug, Default)]
+struct BucketState {
+    remaining: Option<u64>,
+    reset_at: Option<Instant>,
+}
+
+/// A bucket's state behind a lock that is held for the whole request: one
+/// request in flight per bucket.
+type Bucket = tokio::sync::Mutex<BucketState>;
+
+/// How many invalid responses the run may still afford.
+#[derive(Debug)]
+pub struct InvalidBudget {
+    limit: usize,
+    seen: VecDeque<Instant>,
+}
+
+impl InvalidBudget {
+    /// Counts one invalid response; false once the budget is spent.
+    fn spend(&mut self, now: Instant) -> bool {
+        while self
+            .seen
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > INVALID_WINDOW)
+        {
+            self.seen.pop_front();
+        }
+        self.seen.push_back(now);
+        self.seen.len() < self.limit
+    }
+}
+
+#[derive(Debug)]
+pub struct Limiter {
+    /// Route key → bucket hash, learned from `X-RateLimit-Bucket`.
+    hashes: Mutex<HashMap<String, String>>,
+    buckets: Mutex<HashMap<String, Arc<Bucket>>>,
+    global: Mutex<Global>,
+    invalid: Mutex<InvalidBudget>,
+}
+
+#[derive(Debug)]
+struct Global {
+    per_second: usize,
+    sent: VecDeque<Instant>,
+    locked_until: Option<Instant>,
+}
+
+/// A request's place in its bucket; released when dropped.
+pub struct Permit {
+    guard: tokio::sync::OwnedMutexGuard<BucketState>,
+}
+
+impl Limiter {
+    pub fn new(global_per_second: usize, invalid_budget: usize) -> Limiter {
+        Limiter {
+            hashes: Mutex::new(HashMap::new()),
+            buckets: Mutex::new(HashMap::new()),
+            global: Mutex::new(Global {
+                per_second: global_per_second.max(1),
+                sent: VecDeque::new(),
+                locked_until: None,
+            }),
+            invalid: Mutex::new(InvalidBudget {
+                limit: invalid_budget.max(1),
+                seen: VecDeque::new(),
+            }),
+        }
+    }
+
+    fn bucket(&self, route: &Route) -> Arc<Bucket> {
+        let hash = lock(&self.hashes).get(&route.key).cloned();
+        // Until Discord names the bucket, each route is a bucket of its own.
+        let id = format!(
+            "{}:{}",
+            hash.unwrap_or_else(|| route.key.clone()),
+            route.major
+        );
+        lock(&self.buckets).entry(id).or_default().clone()
+    }
+
+    /// Waits until the route's bucket and the global limit allow one more request.
+    pub async fn acquire(&self, route: &Route) -> Permit {
+        let guard = self.bucket(route).lock_owned().await;
+        if let (Some(0), Some(reset)) = (guard.remaining, guard.reset_at)
+            && reset > Instant::now()
+        {
+            tokio::time::sleep_until(reset).await;
+        }
+        self.global_slot().await;
+        Permit { guard }
+    }
+
+    async fn global_slot(&self) {
+        loop {
+            let wait = {
+                let mut g = lock(&self.global);
+                let now = Instant::now();
+                while g
+                    .sent
+                    .front()
+                    .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(1))
+                {
+                    g.sent.pop_front();
+                }
+                match g.locked_until.filter(|u| *u > now) {
+                    Some(until) => Some(until),
+                    None if g.sent.len() >= g.per_second => {
+                        g.sent.front().map(|t| *t + Duration::from_secs(1))
+                    }
+                    None => {
+                        g.sent.push_back(now);
+                        None
+                    }
+                }
+            };
+            match wait {
+                Some(until) => tokio::time::sleep_until(until).await,
+                None => return,
+            }
+        }
+    }
+
+    /// Records what a response's headers say about its bucket.
+    pub fn update(&self, route: &Route, permit: &mut Permit, headers: &HeaderMap) {
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let mut learned = false;
+        if let Some(hash) = header("x-ratelimit-bucket") {
+            let mut hashes = lock(&self.hashes);
+            if hashes.get(&route.key).map(String::as_str) != Some(hash) {
+                hashes.insert(route.key.clone(), hash.to_owned());
+                learned = true;
+            }
+        }
+        let remaining = header("x-ratelimit-remaining").and_then(|v| v.parse::<u64>().ok());
+        let reset_after = header("x-ratelimit-reset-after").and_then(|v| v.parse::<f64>().ok());
+        if let (Some(remaining), Some(after)) = (remaining, reset_after) {
+            let reset_at = Instant::now() + secs(after);
+            permit.guard.remaining = Some(remaining);
+            permit.guard.reset_at = Some(reset_at);
+            if learned {
+                // The route now maps to the named bucket: it starts from what we know.
+                if let Ok(mut named) = self.bucket(route).try_lock() {
+                    named.remaining = Some(remaining);
+                    named.reset_at = Some(reset_at);
+                }
+            }
+        }
+    }
+
+    /// After a 429 for this route (its bucket, or a sublimit): nothing more until `after`.
+    pub fn block_bucket(&self, permit: &mut Permit, after: Duration) {
+        permit.guard.remaining = Some(0);
+        permit.guard.reset_at = Some(Instant::now() + after);
+    }
+
+    /// After a global 429: no request at all until `after`.
+    pub fn block_global(&self, after: Duration) {
+        let until = Instant::now() + after;
+        let mut g = lock(&self.global);
+        g.locked_until = Some(g.locked_until.map_or(until, |u| u.max(until)));
+    }
+
+    /// Counts an invalid response; false once the budget is spent.
+    pub fn spend_invalid(&self) -> bool {
+        lock(&self.invalid).spend(Instant::now())
+    }
+
+    pub fn invalid_spent(&self) -> usize {
+        lock(&self.invalid).seen.len()
+    }
+}
+
+/// Seconds from a header, bounded so a bad value cannot stall a run for hours.
+pub fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(if s.is_finite() {
+        s.clamp(0.0, 3600.0)
+    } else {
+        1.0
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic elsewhere cannot leave these maps inconsistent: keep going.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_keep_the_major_id_and_hide_the_others() {
+        let r = Route::of(
+            &Method::PATCH,
+            "/guilds/123456789012345678/roles/223456789012345678",
+        );
+        assert_eq!(r.key, "PATCH /guilds/123456789012345678/roles/:id");
+        assert_eq!(r.major, "123456789012345678");
+        let c = Route::of(&Method::PUT, "/channels/42/permissions/43");
+        assert_eq!(c.key, "PUT /channels/42/permissions/:id");
+        assert_eq!(c.major, "42");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_global_limit_spaces_requests() {
+        let l = Limiter::new(2, 100);
+        let r = Route::of(&Method::GET, "/users/@me");
+        let start = Instant::now();
+        for _ in 0..5 {
+            drop(l.acquire(&r).await);
+        }
+        // 5 requests at 2 per second: the fifth waits two seconds.
+        assert!(Instant::now().duration_since(start) >= Duration::from_secs(2));
+        assert!(Instant::now().duration_since(start) < Duration::from_secs(3));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_empty_bucket_waits_for_its_reset() {
+        let l = Limiter::new(1000, 100);
+        let r = Route::of(&Method::PATCH, "/channels/1");
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-remaining", "0".parse().unwrap());
+        headers.insert("x-ratelimit-reset-after", "2.5".parse().unwrap());
+        headers.insert("x-ratelimit-bucket", "abc".parse().unwrap());
+        let mut p = l.acquire(&r).await;
+        l.update(&r, &mut p, &headers);
+        drop(p);
+        let start = Instant::now();
+        drop(l.acquire(&r).await);
+        assert!(Instant::now().duration_since(start) >= Duration::from_millis(2500));
+        // Another channel is another bucket: no wait.
+        let other = Route::of(&Method::PATCH, "/channels/2");
+        let start = Instant::now();
+        drop(l.acquire(&other).await);
+        assert_eq!(Instant::now(), start);
+    }
+
+    #[test]
+    fn the_invalid_budget_runs_out() {
+        let l = Limiter::new(50, 3);
+        assert!(l.spend_invalid());
+        assert!(l.spend_invalid());
+        assert!(!l.spend_invalid());
+    }
+}
