@@ -1,15 +1,19 @@
-//! Executes a plan's operations in order, filling in the ids of objects created
-//! earlier in the run, with the audit-log reason on every call that takes one.
+//! Executes a plan's operations: each starts once what it needs is done, and
+//! independent ones run at the same time (up to a bound), with the ids of
+//! objects created earlier in the run filled in and the audit-log reason on every
+//! call that takes one. After a failure nothing that depends on it starts.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use base64::Engine;
 
 use reqwest::Method;
 use serde::Serialize;
 use serde_json::Value;
+use tokio::task::JoinSet;
 
+use crate::discord::names::normalise_channel_name;
 use crate::discord::{Client, ClientError, Secret};
 use crate::plan::{Operation, Plan, created_key};
 
@@ -17,12 +21,14 @@ use crate::plan::{Operation, Plan, created_key};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    Pending,
+    Running,
     Done,
     Failed,
     Skipped,
 }
 
-/// Progress reported once per operation.
+/// Progress reported once per operation, as it finishes or is skipped.
 pub struct Progress<'a> {
     pub index: usize,
     pub total: usize,
@@ -31,11 +37,36 @@ pub struct Progress<'a> {
     pub error: Option<&'a ClientError>,
 }
 
+/// How apply runs.
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    /// The audit-log reason sent with every call that takes one.
+    pub reason: String,
+    /// Where image paths in the plan (webhook avatars) are read from.
+    pub manifest_dir: PathBuf,
+    /// Calls in flight at once, at most.
+    pub concurrency: usize,
+    /// After a failure, go on with the calls that do not depend on it (otherwise
+    /// no new call starts, and the calls in flight finish).
+    pub keep_going: bool,
+}
+
+impl ApplyOptions {
+    pub fn new(reason: impl Into<String>, manifest_dir: impl Into<PathBuf>) -> ApplyOptions {
+        ApplyOptions {
+            reason: reason.into(),
+            manifest_dir: manifest_dir.into(),
+            concurrency: 8,
+            keep_going: false,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub statuses: Vec<Status>,
-    /// The first failure: the operation's index and the error.
-    pub failure: Option<(usize, ClientError)>,
+    /// Every failed operation with its error, in the order they failed.
+    pub failures: Vec<(usize, ClientError)>,
     /// Creation key → id of the object created.
     pub created: HashMap<String, String>,
     /// Name and URL (with its token: a secret) of each webhook created.
@@ -48,7 +79,7 @@ impl Outcome {
     }
 
     pub fn succeeded(&self) -> bool {
-        self.failure.is_none()
+        self.failures.is_empty()
     }
 }
 
@@ -60,36 +91,73 @@ pub enum Unresolved {
     Image(String),
 }
 
-/// Runs the plan. Stops at the first failure: everything after it is skipped,
-/// so the guild is left in a state that a rerun of `apply` completes.
-/// `manifest_dir` is where image paths in the plan (webhook avatars) are read from.
+/// Runs the plan. The guild is left in a state that a rerun of `apply` completes:
+/// calls are idempotent or, for creates, looked for before being repeated.
 pub async fn apply(
     client: &Client,
     plan: &Plan,
-    reason: &str,
-    manifest_dir: &Path,
+    options: &ApplyOptions,
     mut progress: impl FnMut(Progress<'_>),
 ) -> Outcome {
-    let total = plan.operations.len();
-    let mut out = Outcome::default();
-    for (index, op) in plan.operations.iter().enumerate() {
-        if out.failure.is_some() {
-            out.statuses.push(Status::Skipped);
-            progress(Progress {
-                index,
-                total,
-                operation: op,
-                status: Status::Skipped,
-                error: None,
+    let ops = &plan.operations;
+    let total = ops.len();
+    let prerequisites: Vec<Vec<usize>> = (0..total).map(|j| plan.prerequisites(j)).collect();
+    let mut out = Outcome {
+        statuses: vec![Status::Pending; total],
+        ..Outcome::default()
+    };
+    let mut running: JoinSet<(usize, Result<Option<Value>, ClientError>)> = JoinSet::new();
+    let mut stopped = false;
+    loop {
+        // Skip what can no longer run; start what is ready.
+        for j in 0..total {
+            if out.statuses[j] != Status::Pending {
+                continue;
+            }
+            let deps = &prerequisites[j];
+            if deps
+                .iter()
+                .any(|&i| matches!(out.statuses[i], Status::Failed | Status::Skipped))
+            {
+                out.statuses[j] = Status::Skipped;
+                progress(Progress {
+                    index: j,
+                    total,
+                    operation: &ops[j],
+                    status: Status::Skipped,
+                    error: None,
+                });
+                continue;
+            }
+            let ready = deps.iter().all(|&i| out.statuses[i] == Status::Done);
+            if !ready || stopped || running.len() >= options.concurrency.max(1) {
+                continue;
+            }
+            out.statuses[j] = Status::Running;
+            let call = prepare(&ops[j], &out.created, options);
+            let client = client.clone();
+            running.spawn(async move {
+                let result = match call {
+                    Ok(call) => call.run(&client).await,
+                    Err(e) => Err(e),
+                };
+                (j, result)
             });
-            continue;
         }
-        let result = run_one(client, op, reason, &out.created, manifest_dir).await;
+        let Some(joined) = running.join_next().await else {
+            break;
+        };
+        let (j, result) = match joined {
+            Ok(r) => r,
+            // A task cannot panic on Discord's input; if one did, stop cleanly.
+            Err(_) => {
+                stopped = true;
+                continue;
+            }
+        };
         match result {
             Ok(response) => {
-                if let Some(url) = webhook_url(client, op, response.as_ref()) {
-                    out.webhook_urls.push(url);
-                }
+                let op = &ops[j];
                 if let (Some(key), Some(id)) = (
                     &op.creates,
                     response
@@ -99,9 +167,12 @@ pub async fn apply(
                 ) {
                     out.created.insert(key.clone(), id.to_owned());
                 }
-                out.statuses.push(Status::Done);
+                if let Some(url) = webhook_url(client, op, response.as_ref()) {
+                    out.webhook_urls.push(url);
+                }
+                out.statuses[j] = Status::Done;
                 progress(Progress {
-                    index,
+                    index: j,
                     total,
                     operation: op,
                     status: Status::Done,
@@ -109,16 +180,36 @@ pub async fn apply(
                 });
             }
             Err(e) => {
-                out.statuses.push(Status::Failed);
+                out.statuses[j] = Status::Failed;
                 progress(Progress {
-                    index,
+                    index: j,
                     total,
-                    operation: op,
+                    operation: &ops[j],
                     status: Status::Failed,
                     error: Some(&e),
                 });
-                out.failure = Some((index, e));
+                // A rejected token or a spent budget stops everything, whatever --keep-going says.
+                let fatal = matches!(
+                    e,
+                    ClientError::Unauthorized { .. } | ClientError::InvalidBudget { .. }
+                );
+                out.failures.push((j, e));
+                if !options.keep_going || fatal {
+                    stopped = true;
+                }
             }
+        }
+    }
+    for (j, op) in ops.iter().enumerate() {
+        if out.statuses[j] == Status::Pending {
+            out.statuses[j] = Status::Skipped;
+            progress(Progress {
+                index: j,
+                total,
+                operation: op,
+                status: Status::Skipped,
+                error: None,
+            });
         }
     }
     out
@@ -138,13 +229,20 @@ fn webhook_url(
     Some((name.to_owned(), Secret::new(url)))
 }
 
-async fn run_one(
-    client: &Client,
+/// One call with every placeholder filled in.
+struct Call {
+    method: Method,
+    path: String,
+    body: Option<Value>,
+    reason: Option<String>,
+    creates: bool,
+}
+
+fn prepare(
     op: &Operation,
-    reason: &str,
     created: &HashMap<String, String>,
-    manifest_dir: &Path,
-) -> Result<Option<Value>, ClientError> {
+    options: &ApplyOptions,
+) -> Result<Call, ClientError> {
     let method = Method::from_bytes(op.method.as_bytes()).map_err(|e| ClientError::Transport {
         method: Method::GET,
         path: op.path.clone(),
@@ -157,11 +255,75 @@ async fn run_one(
     };
     let path = resolve_path(&op.path, created).map_err(unresolved)?;
     let body = match &op.body {
-        Some(b) => Some(resolve(b, created, manifest_dir).map_err(unresolved)?),
+        Some(b) => Some(resolve(b, created, &options.manifest_dir).map_err(unresolved)?),
         None => None,
     };
-    let reason = op.audited.then_some(reason);
-    client.send(method, &path, body.as_ref(), reason).await
+    Ok(Call {
+        method,
+        path,
+        body,
+        reason: op.audited.then(|| options.reason.clone()),
+        creates: op.creates.is_some(),
+    })
+}
+
+/// How often a create whose outcome was unknown is looked for and sent again.
+const CREATE_ATTEMPTS: usize = 3;
+
+impl Call {
+    async fn run(self, client: &Client) -> Result<Option<Value>, ClientError> {
+        let mut attempts = 0;
+        loop {
+            let result = client
+                .send(
+                    self.method.clone(),
+                    &self.path,
+                    self.body.as_ref(),
+                    self.reason.as_deref(),
+                )
+                .await;
+            match result {
+                Err(ClientError::Ambiguous { .. })
+                    if self.creates && attempts + 1 < CREATE_ATTEMPTS =>
+                {
+                    attempts += 1;
+                    // The create may have happened: look before sending it again, so
+                    // a retry never makes a duplicate.
+                    if let Some(found) = self.find_created(client).await? {
+                        return Ok(Some(found));
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// The object this create would have made, if the collection now holds it.
+    /// Every create route lists its collection with a GET on the same path.
+    async fn find_created(&self, client: &Client) -> Result<Option<Value>, ClientError> {
+        let Some(body) = &self.body else {
+            return Ok(None);
+        };
+        let items: Vec<Value> = client.get(&self.path).await?;
+        Ok(items.into_iter().find(|item| same_object(body, item)))
+    }
+}
+
+/// Whether a listed object is the one a create body describes: the same name (as
+/// Discord stores channel names), and the same type and parent where given.
+fn same_object(body: &Value, item: &Value) -> bool {
+    let kind = body.get("type").and_then(Value::as_u64);
+    let name = body
+        .get("name")
+        .and_then(Value::as_str)
+        .map(|n| match kind {
+            Some(k) => normalise_channel_name(u8::try_from(k).unwrap_or(u8::MAX), n),
+            None => n.to_owned(),
+        });
+    let same = |key: &str| body.get(key).is_none_or(|v| item.get(key) == Some(v));
+    name.is_some_and(|n| item.get("name").and_then(Value::as_str) == Some(n.as_str()))
+        && same("type")
+        && same("parent_id")
 }
 
 /// Replaces `{$created:KEY}` segments of a path with the ids created under KEY.

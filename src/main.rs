@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand};
 
 use guildctl::apply::{self, Status};
-use guildctl::discord::{Client, Token};
+use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
 use guildctl::plan::{self, Plan, PlanError};
@@ -69,6 +69,10 @@ enum Command {
         /// The audit-log reason; by default "guildctl apply" with the Git commit and author.
         #[arg(long)]
         reason: Option<String>,
+        /// After a failed call, go on with the calls that do not depend on it (by
+        /// default no new call starts after a failure).
+        #[arg(long)]
+        keep_going: bool,
         /// Write the URLs of webhooks this run creates (they contain their secret tokens)
         /// to this file, created readable by you alone, for your secret store.
         #[arg(long)]
@@ -178,7 +182,11 @@ impl Connection {
             );
             // The sandbox has its own guild; --guild still wins when given.
             let guild_id = self.guild.clone().unwrap_or_else(|| emu.guild_id.clone());
-            let client = Client::new(&emu.api_base, Token::new(emu.token.clone())?)?;
+            let client = Client::with_options(
+                &emu.api_base,
+                Token::new(emu.token.clone())?,
+                client_options()?,
+            )?;
             return Ok(Session {
                 client,
                 guild_id,
@@ -201,7 +209,7 @@ impl Connection {
             .ok_or_else(|| {
                 anyhow!("no guild id: set `guild:` in the manifest, --guild or GUILDCTL_GUILD")
             })?;
-        let client = Client::new(&self.api_base, Token::new(token)?)?;
+        let client = Client::with_options(&self.api_base, Token::new(token)?, client_options()?)?;
         Ok(Session {
             client,
             guild_id,
@@ -216,6 +224,34 @@ impl Connection {
     fn color_err(&self) -> bool {
         self.color.color.enabled(std::io::stderr().is_terminal())
     }
+}
+
+/// Client tuning from the environment, for unusual setups and scaled emulators:
+/// `GUILDCTL_GLOBAL_RATE` (requests per second, default 50), `GUILDCTL_TIMEOUT_MS`
+/// (per request, default 30000), `GUILDCTL_INVALID_BUDGET` (401/403/429 responses
+/// before a run stops, default 100).
+fn client_options() -> Result<ClientOptions> {
+    let mut o = ClientOptions::default();
+    let var = |name: &str| -> Result<Option<u64>> {
+        match std::env::var(name) {
+            Ok(v) => v
+                .trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| anyhow!("{name} must be a whole number, not {v:?}")),
+            Err(_) => Ok(None),
+        }
+    };
+    if let Some(v) = var("GUILDCTL_GLOBAL_RATE")? {
+        o.global_per_second = usize::try_from(v)?;
+    }
+    if let Some(v) = var("GUILDCTL_TIMEOUT_MS")? {
+        o.timeout = std::time::Duration::from_millis(v);
+    }
+    if let Some(v) = var("GUILDCTL_INVALID_BUDGET")? {
+        o.invalid_budget = usize::try_from(v)?;
+    }
+    Ok(o)
 }
 
 fn main() -> ExitCode {
@@ -279,12 +315,14 @@ async fn run(cli: Cli) -> Result<u8> {
             plan,
             yes,
             reason,
+            keep_going,
             webhook_urls,
         } => {
+            let flags = ApplyFlags { yes, keep_going };
             apply_cmd(
                 &target,
                 plan.as_deref(),
-                yes,
+                flags,
                 reason,
                 webhook_urls.as_deref(),
             )
@@ -387,10 +425,15 @@ fn refused(loaded: &LoadedManifest, e: &PlanError, color: bool) -> anyhow::Error
     )
 }
 
+struct ApplyFlags {
+    yes: bool,
+    keep_going: bool,
+}
+
 async fn apply_cmd(
     target: &Target,
     saved: Option<&Path>,
-    yes: bool,
+    ApplyFlags { yes, keep_going }: ApplyFlags,
     reason: Option<String>,
     webhook_urls: Option<&Path>,
 ) -> Result<u8> {
@@ -434,18 +477,21 @@ async fn apply_cmd(
         }
     }
     let reason = reason.unwrap_or_else(|| default_reason(&target.file));
-    let outcome = apply::apply(&session.client, &plan, &reason, &loaded.dir(), |p| {
+    let options = apply::ApplyOptions {
+        keep_going,
+        ..apply::ApplyOptions::new(reason, loaded.dir())
+    };
+    let mut done = 0;
+    let outcome = apply::apply(&session.client, &plan, &options, |p| {
         let mark = match p.status {
             Status::Done => "done",
             Status::Failed => "FAILED",
-            Status::Skipped => "skipped",
+            _ => "skipped",
         };
-        eprintln!(
-            "[{}/{}] {}: {mark}",
-            p.index + 1,
-            p.total,
-            p.operation.summary
-        );
+        if p.status == Status::Done {
+            done += 1;
+        }
+        eprintln!("[{done}/{}] {}: {mark}", p.total, p.operation.summary);
         if let Some(e) = p.error {
             eprintln!("        {e}");
         }
@@ -461,10 +507,24 @@ async fn apply_cmd(
         outcome.count(Status::Failed),
         outcome.count(Status::Skipped)
     );
-    if let Some((i, e)) = &outcome.failure {
+    if !outcome.succeeded() {
+        println!("Failed:");
+        for (i, e) in &outcome.failures {
+            println!("  {}: {e}", plan.operations[*i].summary);
+        }
+        let skipped: Vec<&str> = outcome
+            .statuses
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s == Status::Skipped)
+            .map(|(i, _)| plan.operations[i].summary.as_str())
+            .collect();
+        if !skipped.is_empty() {
+            println!("Skipped: {}", skipped.join(", "));
+        }
         bail!(
-            "{} failed: {e}\nThe calls before it were made; run `guildctl apply` again once the cause is fixed to finish",
-            plan.operations[*i].summary
+            "{} call(s) failed; the calls marked done were made. Run `guildctl apply` again once the cause is fixed to finish",
+            outcome.failures.len()
         );
     }
     if session._sandbox.is_some() {

@@ -235,7 +235,9 @@ channels:
     h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"])
         .await
         .assert_code(0);
-    let writes = h.writes();
+    let mut writes = h.writes();
+    // Independent calls run concurrently: compare in a fixed order.
+    writes.sort_by(|a, b| b.path.cmp(&a.path));
     let paths: Vec<String> = writes
         .iter()
         .map(|w| format!("{} {}", w.method, w.path))

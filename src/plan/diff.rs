@@ -42,6 +42,7 @@ fn summarise(problems: &[Problem]) -> String {
 /// When an operation runs, relative to the others. Operations are sorted by
 /// phase (stably), which orders every dependency a plan can contain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
 pub(crate) enum Phase {
     RoleCreate,
     RoleUpdate,
@@ -61,6 +62,14 @@ pub(crate) enum Phase {
     ChannelDelete,
     CategoryDelete,
     RoleDelete,
+}
+
+impl Phase {
+    /// The first phase whose calls wait for every call of the phases before it
+    /// (settings, community, features, moves, order and deletions are few, and
+    /// their prerequisites broad); calls of earlier phases wait only for what
+    /// they name.
+    pub const FIRST_BARRIER: Phase = Phase::Settings;
 }
 
 /// An id known now (live) or only once an earlier call of the run has created the object.
@@ -139,6 +148,8 @@ impl<'a> Ctx<'a> {
                 audited,
                 summary,
                 change,
+                after: Vec::new(),
+                stage: phase as u8,
             },
         ));
     }
@@ -315,6 +326,11 @@ pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);
+    let deps = dependencies(&ops);
+    for ((phase, op), after) in ops.iter_mut().zip(deps) {
+        op.after = after;
+        op.stage = *phase as u8;
+    }
     let plan = Plan {
         format: PLAN_FORMAT,
         guild_id: snap.guild.id.clone(),
@@ -335,6 +351,30 @@ pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
             partial: Box::new(plan),
         })
     }
+}
+
+/// The calls each operation names as prerequisites, as indexes into `ops` (sorted
+/// by phase): the calls creating what it refers to, earlier calls for the same
+/// change, and the previous create of its phase (Discord places new roles and
+/// channels in creation order). Waiting by phase is added by [`Plan::prerequisites`].
+fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
+    let mut out = Vec::with_capacity(ops.len());
+    for (j, (phase_j, op_j)) in ops.iter().enumerate() {
+        let refs = op_j.references();
+        let previous_create = (0..j)
+            .rev()
+            .find(|&i| ops[i].0 == *phase_j && ops[i].1.method == "POST" && op_j.method == "POST");
+        let deps: Vec<usize> = (0..j)
+            .filter(|&i| {
+                let op_i = &ops[i].1;
+                op_i.creates.as_ref().is_some_and(|k| refs.contains(k))
+                    || op_i.change == op_j.change
+                    || Some(i) == previous_create
+            })
+            .collect();
+        out.push(deps);
+    }
+    out
 }
 
 /// The change for creating, updating or deleting one object.

@@ -40,6 +40,25 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Every operation that must be done before operation `j` starts: those it
+    /// names, and from the settings stage on, every operation of an earlier stage;
+    /// the role order waits for the role creates.
+    pub fn prerequisites(&self, j: usize) -> Vec<usize> {
+        let op = &self.operations[j];
+        let barrier = diff::Phase::FIRST_BARRIER as u8;
+        let role_order = diff::Phase::RoleOrder as u8;
+        let role_create = diff::Phase::RoleCreate as u8;
+        let mut out = op.after.clone();
+        for (i, other) in self.operations.iter().enumerate().take(j) {
+            let by_stage = (op.stage >= barrier && other.stage < op.stage)
+                || (op.stage == role_order && other.stage == role_create);
+            if by_stage && !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        out
+    }
+
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
     }
@@ -131,6 +150,41 @@ pub struct Operation {
     pub summary: String,
     /// Index into `Plan::changes` of the change this call implements.
     pub change: usize,
+    /// Indexes of the operations this one needs done first (see [`Plan::prerequisites`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<usize>,
+    /// Its place in the order of kinds of call (roles, channels, settings, ...,
+    /// deletions); later stages from settings on wait for every earlier stage.
+    pub stage: u8,
+}
+
+impl Operation {
+    /// The creation keys this operation's path and body refer to.
+    pub fn references(&self) -> Vec<String> {
+        fn walk(v: &Value, out: &mut Vec<String>) {
+            if let Some(k) = created_key(v) {
+                out.push(k.to_owned());
+                return;
+            }
+            match v {
+                Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+                Value::Object(m) => m.values().for_each(|i| walk(i, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(b) = &self.body {
+            walk(b, &mut out);
+        }
+        let mut rest = self.path.as_str();
+        while let Some(start) = rest.find("{$created:") {
+            let after = &rest[start + "{$created:".len()..];
+            let end = after.find('}').unwrap_or(after.len());
+            out.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
