@@ -325,7 +325,7 @@ async fn sleep_or_shutdown(app: &App, d: Duration) -> bool {
 }
 
 /// The fault layer.
-pub async fn inject(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
+pub(crate) async fn inject(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
     let method = req.method().as_str().to_owned();
     let path = api_path(req.uri().path()).to_owned();
     let draw = lock(&app.faults).draw(&method, &path);

@@ -356,7 +356,7 @@ struct Passed {
 
 /// The per-route layer: global limit, route bucket, name/topic sublimit and
 /// role-creation bucket; bucket headers on every response of a limited route.
-pub async fn limit(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
+pub(crate) async fn limit(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
     let method = req.method().as_str().to_owned();
     let path = api_path(req.uri().path()).to_owned();
     let body = req
@@ -483,7 +483,11 @@ fn decide(app: &App, method: &str, path: &str, body: Option<&Value>) -> Decision
 /// The invalid-request counter (§1.4): 401, 403 and 429 responses (not 429s
 /// of scope `shared`) count; past the limit every API request is refused
 /// for a while with Discord's static 429 body.
-pub async fn invalid_requests(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
+pub(crate) async fn invalid_requests(
+    AxState(app): AxState<App>,
+    req: Request,
+    next: Next,
+) -> Response {
     {
         let st = lock(&app.state);
         if st.config.rate_limits_enabled {
