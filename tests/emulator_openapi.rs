@@ -160,7 +160,10 @@ struct Client {
 
 impl Client {
     async fn start(state: Option<State>) -> Client {
-        let emu = RunningEmulator::start(EmulatorOptions { state })
+        // Rate limits on, emulated time fast enough that no call is limited.
+        let mut state = state.unwrap_or_else(guildctl::emulator::default_state);
+        state.config.time_scale = 1e6;
+        let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
             .await
             .unwrap();
         Client {
@@ -705,6 +708,86 @@ async fn a_large_guild_reads_match_the_spec() {
         let (s, _) = c.call(M::GET, template, &path, None).await;
         assert_eq!(s, 200, "{path}");
     }
+    c.emu.shutdown().await;
+}
+
+#[tokio::test]
+async fn rate_limited_responses_match_the_spec() {
+    use guildctl::emulator::{FaultKind, FaultRule, FaultSet, RouteBucket, Scope, Storm};
+    let c = Client::start(None).await;
+    let mut cfg = c.emu.config();
+    cfg.time_scale = 1.0;
+    cfg.global_per_second = 5;
+    cfg.route_buckets = vec![RouteBucket {
+        method: "PUT".into(),
+        route: "/channels/{channel_id}/permissions/{overwrite_id}".into(),
+        limit: 1,
+        window_seconds: 60.0,
+        bucket: "0123456789abcdef0123456789abcdef".into(),
+    }];
+    c.emu.set_config(cfg).unwrap();
+    let st = c.emu.state();
+    let g = &st.guilds[0];
+    let chan = |name: &str| {
+        g.channels
+            .iter()
+            .find(|x| x.name == name)
+            .unwrap()
+            .id
+            .clone()
+    };
+    let (general, memes) = (chan("general"), chan("memes"));
+    let helper = g
+        .roles
+        .iter()
+        .find(|r| r.name == "Helper")
+        .unwrap()
+        .id
+        .clone();
+    use Method as M;
+    let ct = "/channels/{channel_id}";
+    let ow = "/channels/{channel_id}/permissions/{overwrite_id}";
+    let put = json!({"type": 0, "allow": "1024", "deny": "0"});
+    let path = format!("/channels/{general}/permissions/{helper}");
+    // A route bucket, then the name/topic sublimit.
+    assert_eq!(c.call(M::PUT, ow, &path, Some(put.clone())).await.0, 204);
+    assert_eq!(c.call(M::PUT, ow, &path, Some(put)).await.0, 429);
+    for (i, expect) in [200, 200, 429].into_iter().enumerate() {
+        let body = json!({"name": format!("memes-{i}")});
+        let (s, _) = c
+            .call(M::PATCH, ct, &format!("/channels/{memes}"), Some(body))
+            .await;
+        assert_eq!(s, expect);
+    }
+    // Injected storms of each scope.
+    for scope in [Scope::User, Scope::Shared, Scope::Global] {
+        c.emu
+            .set_faults(FaultSet {
+                seed: Some(3),
+                rules: vec![FaultRule {
+                    method: "GET".into(),
+                    path: "/channels/*".into(),
+                    probability: 1.0,
+                    kind: FaultKind::Storm429(Storm {
+                        count: 1,
+                        retry_after: 0.25,
+                        scope,
+                    }),
+                }],
+            })
+            .unwrap();
+        let (s, _) = c
+            .call(M::GET, ct, &format!("/channels/{general}"), None)
+            .await;
+        assert_eq!(s, 429);
+    }
+    c.emu.clear_faults();
+    // The global limit (5 per second): the calls above used them up
+    // (injected storms answer before the limits count).
+    let (s, v) = c
+        .call(M::GET, ct, &format!("/channels/{general}"), None)
+        .await;
+    assert_eq!((s, &v["global"]), (429, &json!(true)));
     c.emu.shutdown().await;
 }
 

@@ -5,12 +5,15 @@
 //! state format is documented in docs/emulator.md.
 
 mod api;
+pub mod config;
 mod default_state;
 pub mod error;
+pub mod faults;
 mod form;
 mod large_state;
 mod onboarding;
 pub mod perms;
+pub mod ratelimit;
 mod render;
 mod server;
 pub mod state;
@@ -26,8 +29,11 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use crate::discord::names::normalise_channel_name;
+pub use config::{EmulatorConfig, Limit, RouteBucket};
 pub use default_state::default_state;
+pub use faults::{FaultKind, FaultRule, FaultSet, Storm};
 pub use large_state::{LargeStateOptions, large_state};
+pub use ratelimit::Scope;
 pub use state::State;
 
 use server::{App, Shared, lock};
@@ -53,6 +59,10 @@ pub enum EmulatorError {
     },
     #[error("emulator state has no guild")]
     NoGuild,
+    #[error("invalid emulator config: {0}")]
+    Config(String),
+    #[error("invalid fault set: {0}")]
+    Faults(String),
     #[error("emulator server failed: {0}")]
     Serve(std::io::Error),
 }
@@ -74,6 +84,11 @@ pub struct RequestRecord {
     pub reason: Option<String>,
     /// The request's JSON body, if it had one.
     pub body: Option<serde_json::Value>,
+    /// The injected fault that shaped the response (`status`, `latency`,
+    /// `drop_before`, `drop_after`, `storm_429`, `timeout`), if any. Dropped
+    /// connections and timeouts are recorded with status 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
 }
 
 pub struct RunningEmulator {
@@ -110,6 +125,7 @@ impl RunningEmulator {
             return Err(EmulatorError::NotLoopback(addr));
         }
         let mut st = opts.state.unwrap_or_else(default_state);
+        st.config.validate().map_err(EmulatorError::Config)?;
         let guild_id = st.guilds.first().ok_or(EmulatorError::NoGuild)?.id.clone();
         let token = ensure_token(&mut st);
         let listener = tokio::net::TcpListener::bind(addr)
@@ -145,8 +161,51 @@ impl RunningEmulator {
         lock(&self.app.state).clone()
     }
 
+    /// Replaces the state (see `PUT /_emulator/state`) and resets the
+    /// rate-limit counters.
+    ///
+    /// # Panics
+    /// If `s.config` is invalid ([`EmulatorConfig::validate`]).
     pub fn set_state(&self, s: State) {
-        server::install_state(&self.app, s);
+        if let Err(e) = server::install_state(&self.app, s) {
+            panic!("set_state: invalid emulator config: {e}");
+        }
+    }
+
+    pub fn config(&self) -> EmulatorConfig {
+        lock(&self.app.state).config.clone()
+    }
+
+    /// Replaces `state.config` (rate limits, time scale, onboarding
+    /// thresholds) and resets the rate-limit counters.
+    pub fn set_config(&self, c: EmulatorConfig) -> Result<(), EmulatorError> {
+        server::install_config(&self.app, c).map_err(EmulatorError::Config)
+    }
+
+    /// Installs a fault set (replacing the current one); returns the seed in
+    /// use, chosen at random when the set has none.
+    pub fn set_faults(&self, f: FaultSet) -> Result<u64, EmulatorError> {
+        server::install_faults(&self.app, f).map_err(EmulatorError::Faults)
+    }
+
+    /// The faults in force, with the seed in use.
+    pub fn faults(&self) -> FaultSet {
+        lock(&self.app.faults).set()
+    }
+
+    pub fn clear_faults(&self) {
+        *lock(&self.app.faults) = faults::Faults::default();
+    }
+
+    /// Jumps the emulated clock forward: windows of the rate limits elapse
+    /// without waiting.
+    pub fn advance_clock(&self, seconds: f64) {
+        lock(&self.app.limiter).clock.advance(seconds);
+    }
+
+    /// Forgets every rate-limit counter and an invalid-request refusal.
+    pub fn reset_rate_limits(&self) {
+        lock(&self.app.limiter).reset();
     }
 
     pub fn requests(&self) -> Vec<RequestRecord> {
@@ -158,6 +217,8 @@ impl RunningEmulator {
     }
 
     pub async fn shutdown(mut self) {
+        // Hanging faults (timeout, latency) give up so the server can stop.
+        self.app.shutdown.send_replace(true);
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }

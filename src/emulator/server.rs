@@ -1,9 +1,11 @@
-//! HTTP plumbing: the router, the request-recording layer, authentication and
-//! body extraction, and the `/_emulator/*` control endpoints.
+//! HTTP plumbing: the router, the middleware stack, authentication and body
+//! extraction, and the `/_emulator/*` control endpoints.
 //!
-//! Every API request passes one middleware (`record`) before its handler; later
-//! layers (fault injection, rate-limit buckets) slot in beside it in `router()`
-//! without touching handlers.
+//! Every API request passes four middleware layers before its handler, outermost
+//! first: `record` (the request log), `ratelimit::invalid_requests` (the
+//! invalid-request counter and its refusal), `faults::inject` (fault injection)
+//! and `ratelimit::limit` (global limit, route buckets, sublimits). Handlers know
+//! nothing of them.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -13,14 +15,17 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, put};
+use axum::routing::{delete, get, put};
 use axum::{Json, Router};
 use serde_json::Value;
 
 use super::RequestRecord;
 use super::api;
+use super::config::EmulatorConfig;
 use super::error::ApiError;
+use super::faults::{self, FaultSet, Faults};
 use super::onboarding;
+use super::ratelimit::{self, Limiter};
 use super::state::State;
 use super::webhooks;
 use super::welcome;
@@ -29,11 +34,39 @@ use super::widget;
 /// Largest request body the emulator reads (Discord's own limit is similar).
 const MAX_BODY: usize = 8 * 1024 * 1024;
 
-/// Shared between the server task and the `RunningEmulator` handle.
-#[derive(Default)]
+/// Shared between the server task and the `RunningEmulator` handle. Lock
+/// order: `state` before `limiter`; never hold a lock across an await.
 pub struct Shared {
     pub state: Mutex<State>,
     pub requests: Mutex<Vec<RequestRecord>>,
+    pub limiter: Mutex<Limiter>,
+    pub faults: Mutex<Faults>,
+    /// Set to true at shutdown: hanging faults give up.
+    pub shutdown: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Shared {
+            state: Mutex::default(),
+            requests: Mutex::default(),
+            limiter: Mutex::default(),
+            faults: Mutex::default(),
+            shutdown: tokio::sync::watch::Sender::new(false),
+        }
+    }
+}
+
+/// The request's JSON body (if it parsed), for the layers inside `record`.
+#[derive(Clone)]
+pub struct RequestJson(pub Option<Value>);
+
+/// Put on a response by the fault layer: which fault shaped it, and whether
+/// the client gets no response at all (the connection is dropped).
+#[derive(Clone, Copy)]
+pub struct FaultMark {
+    pub kind: &'static str,
+    pub no_response: bool,
 }
 
 pub type App = Arc<Shared>;
@@ -111,11 +144,28 @@ pub fn router(app: App) -> Router {
         )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        // Innermost first.
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            ratelimit::limit,
+        ))
+        .layer(middleware::from_fn_with_state(app.clone(), faults::inject))
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            ratelimit::invalid_requests,
+        ))
         .layer(middleware::from_fn_with_state(app.clone(), record));
 
     let control = Router::new()
         .route("/requests", get(get_requests).delete(clear_requests))
         .route("/state", get(get_state).put(put_state))
+        .route("/config", get(get_config).put(put_config))
+        .route(
+            "/faults",
+            get(get_faults).post(post_faults).delete(clear_faults),
+        )
+        .route("/clock", get(get_clock).post(post_clock))
+        .route("/ratelimits", delete(reset_ratelimits))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
 
@@ -164,8 +214,9 @@ pub fn redact_webhook_token(path: &str) -> String {
     out
 }
 
-/// Records every API request (method, path with query, status, decoded
-/// reason, JSON body) after its handler ran.
+/// Records every API request (method, path with query, the status actually
+/// returned — 429s included, 0 when the connection was dropped — the fault
+/// that shaped it, decoded reason, JSON body) after the inner layers ran.
 async fn record(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
     let method = req.method().to_string();
     let path = req
@@ -193,14 +244,20 @@ async fn record(AxState(app): AxState<App>, req: Request, next: Next) -> Respons
         }
     };
     let body_json = serde_json::from_slice::<Value>(&bytes).ok();
-    let req = Request::from_parts(parts, Body::from(bytes));
+    let mut req = Request::from_parts(parts, Body::from(bytes));
+    req.extensions_mut().insert(RequestJson(body_json.clone()));
     let resp = next.run(req).await;
+    let mark = resp.extensions().get::<FaultMark>().copied();
     lock(&app.requests).push(RequestRecord {
         method,
         path,
-        status: resp.status().as_u16(),
+        status: match mark {
+            Some(m) if m.no_response => 0,
+            _ => resp.status().as_u16(),
+        },
         reason,
         body: body_json,
+        fault: mark.map(|m| m.kind.to_owned()),
     });
     resp
 }
@@ -282,23 +339,30 @@ async fn get_state(AxState(app): AxState<App>) -> Json<State> {
     Json(lock(&app.state).clone())
 }
 
+/// A 400 for a control request that does not parse or validate.
+fn bad_control(what: &str, e: impl std::fmt::Display) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        Json(serde_json::json!({"message": format!("invalid {what}: {e}"), "code": 50035})),
+    )
+        .into_response()
+}
+
 async fn put_state(AxState(app): AxState<App>, body: Bytes) -> Response {
     match serde_json::from_slice::<State>(&body) {
-        Ok(new) => {
-            install_state(&app, new);
-            StatusCode::NO_CONTENT.into_response()
-        }
-        Err(e) => (
-            StatusCode::BAD_REQUEST,
-            Json(serde_json::json!({"message": format!("invalid state: {e}"), "code": 50035})),
-        )
-            .into_response(),
+        Ok(new) => match install_state(&app, new) {
+            Ok(()) => StatusCode::NO_CONTENT.into_response(),
+            Err(e) => bad_control("state", e),
+        },
+        Err(e) => bad_control("state", e),
     }
 }
 
 /// Replaces the state. A state without tokens keeps the current ones so the
-/// running client stays authenticated.
-pub fn install_state(app: &App, mut new: State) {
+/// running client stays authenticated. Resets the rate-limit counters. Fails
+/// (leaving everything as it was) when `config` is invalid.
+pub fn install_state(app: &App, mut new: State) -> Result<(), String> {
+    new.config.validate()?;
     let mut st = lock(&app.state);
     if new.tokens.is_empty() {
         new.tokens = st.tokens.clone();
@@ -308,4 +372,87 @@ pub fn install_state(app: &App, mut new: State) {
     }
     new.snowflake.last = new.snowflake.last.max(st.snowflake.last);
     *st = new;
+    lock(&app.limiter).reset();
+    Ok(())
+}
+
+/// Replaces `state.config` and resets the rate-limit counters.
+pub fn install_config(app: &App, cfg: EmulatorConfig) -> Result<(), String> {
+    cfg.validate()?;
+    let mut st = lock(&app.state);
+    st.config = cfg;
+    lock(&app.limiter).reset();
+    Ok(())
+}
+
+/// Validates and installs a fault set; returns the seed in use.
+pub fn install_faults(app: &App, set: FaultSet) -> Result<u64, String> {
+    set.validate()?;
+    Ok(lock(&app.faults).install(set))
+}
+
+async fn get_config(AxState(app): AxState<App>) -> Json<EmulatorConfig> {
+    Json(lock(&app.state).config.clone())
+}
+
+async fn put_config(AxState(app): AxState<App>, body: Bytes) -> Response {
+    match serde_json::from_slice::<EmulatorConfig>(&body) {
+        Ok(cfg) => match install_config(&app, cfg) {
+            Ok(()) => StatusCode::NO_CONTENT.into_response(),
+            Err(e) => bad_control("config", e),
+        },
+        Err(e) => bad_control("config", e),
+    }
+}
+
+async fn get_faults(AxState(app): AxState<App>) -> Json<FaultSet> {
+    Json(lock(&app.faults).set())
+}
+
+async fn post_faults(AxState(app): AxState<App>, body: Bytes) -> Response {
+    match serde_json::from_slice::<FaultSet>(&body) {
+        Ok(set) => match install_faults(&app, set) {
+            Ok(_) => Json(lock(&app.faults).set()).into_response(),
+            Err(e) => bad_control("faults", e),
+        },
+        Err(e) => bad_control("faults", e),
+    }
+}
+
+async fn clear_faults(AxState(app): AxState<App>) -> StatusCode {
+    *lock(&app.faults) = Faults::default();
+    StatusCode::NO_CONTENT
+}
+
+/// The emulated clock: seconds since start and the scale in force.
+fn clock_json(app: &App) -> Value {
+    let scale = lock(&app.state).config.time_scale;
+    let mut lim = lock(&app.limiter);
+    lim.clock.set_scale(scale);
+    serde_json::json!({"now": lim.clock.now(), "time_scale": lim.clock.scale()})
+}
+
+async fn get_clock(AxState(app): AxState<App>) -> Json<Value> {
+    Json(clock_json(&app))
+}
+
+/// `{"advance_seconds": 600}` jumps emulated time forward.
+async fn post_clock(AxState(app): AxState<App>, body: Bytes) -> Response {
+    #[derive(serde::Deserialize)]
+    struct Advance {
+        advance_seconds: f64,
+    }
+    match serde_json::from_slice::<Advance>(&body) {
+        Ok(a) if a.advance_seconds.is_finite() && a.advance_seconds >= 0.0 => {
+            lock(&app.limiter).clock.advance(a.advance_seconds);
+            Json(clock_json(&app)).into_response()
+        }
+        Ok(a) => bad_control("clock", format!("cannot advance by {}", a.advance_seconds)),
+        Err(e) => bad_control("clock", e),
+    }
+}
+
+async fn reset_ratelimits(AxState(app): AxState<App>) -> StatusCode {
+    lock(&app.limiter).reset();
+    StatusCode::NO_CONTENT
 }

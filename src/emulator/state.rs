@@ -8,6 +8,8 @@ use serde_json::Value;
 
 use crate::permissions::Permissions;
 
+pub use super::config::EmulatorConfig;
+
 /// Discord epoch (2015-01-01T00:00:00Z) in milliseconds (discord-behaviour.md §8).
 pub const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
 
@@ -27,37 +29,9 @@ pub struct State {
     #[serde(default)]
     pub snowflake: SnowflakeGen,
     /// Behaviour where Discord's rules are unverified (discord-behaviour.md §8
-    /// "Open questions").
+    /// "Open questions") and the rate limits (§1).
     #[serde(default)]
     pub config: EmulatorConfig,
-}
-
-/// Knobs for behaviour that discord-behaviour.md marks as unverified.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct EmulatorConfig {
-    /// Default channels onboarding needs to be enabled (§5.4: 7 officially;
-    /// userdoccers says 1).
-    #[serde(default = "seven")]
-    pub onboarding_min_default_channels: usize,
-    /// Of those, how many must let @everyone send messages (§5.4: 5 officially).
-    #[serde(default = "five")]
-    pub onboarding_min_writable_channels: usize,
-}
-
-impl Default for EmulatorConfig {
-    fn default() -> Self {
-        EmulatorConfig {
-            onboarding_min_default_channels: 7,
-            onboarding_min_writable_channels: 5,
-        }
-    }
-}
-
-fn seven() -> usize {
-    7
-}
-fn five() -> usize {
-    5
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -24,6 +24,13 @@ impl Harness {
     }
 
     pub async fn with_state(state: Option<State>) -> Harness {
+        // Rate limits stay on, but emulated time runs a million times faster so
+        // guildctl's bursts fit in every window (docs/emulator.md).
+        let mut state = state.unwrap_or_else(guildctl::emulator::default_state);
+        if state.config.time_scale == 1.0 {
+            state.config.time_scale = 1e6;
+        }
+        let state = Some(state);
         let emu = RunningEmulator::start(EmulatorOptions { state })
             .await
             .expect("emulator starts");

@@ -9,6 +9,11 @@ use guildctl::permissions::Permissions;
 use reqwest::Method;
 use serde_json::Value;
 
+/// Emulated seconds per real second in tests that do not study rate limits:
+/// a 5-per-5-s bucket lasts 5 µs, the 2-per-10-min name/topic sublimit 0.6 ms,
+/// so the calls of one test never hit a limit, while headers are still sent.
+pub const TEST_TIME_SCALE: f64 = 1e6;
+
 /// An emulator and an HTTP client that speaks to it as the bot.
 pub struct T {
     pub emu: RunningEmulator,
@@ -20,7 +25,13 @@ impl T {
         Self::with(default_state()).await
     }
 
-    pub async fn with(state: State) -> T {
+    /// Starts on `state`. Rate limits stay on, but a state at the default
+    /// `time_scale` gets [`TEST_TIME_SCALE`] so bursts of test calls fit in
+    /// every window.
+    pub async fn with(mut state: State) -> T {
+        if state.config.time_scale == 1.0 {
+            state.config.time_scale = TEST_TIME_SCALE;
+        }
         let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
             .await
             .expect("emulator starts");
