@@ -227,7 +227,8 @@ impl Connection {
 }
 
 /// Client tuning from the environment, for unusual setups and scaled emulators:
-/// `GUILDCTL_GLOBAL_RATE` (requests per second, default 50), `GUILDCTL_TIMEOUT_MS`
+/// `GUILDCTL_CLOCK_SCALE` (an emulator's `time_scale`: the global limit's one-second
+/// window shrinks by it), `GUILDCTL_TIMEOUT_MS`
 /// (per request, default 30000), `GUILDCTL_INVALID_BUDGET` (401/403/429 responses
 /// before a run stops, default 100).
 fn client_options() -> Result<ClientOptions> {
@@ -242,8 +243,8 @@ fn client_options() -> Result<ClientOptions> {
             Err(_) => Ok(None),
         }
     };
-    if let Some(v) = var("GUILDCTL_GLOBAL_RATE")? {
-        o.global_per_second = usize::try_from(v)?;
+    if let Some(v) = var("GUILDCTL_CLOCK_SCALE")? {
+        o.global_window = std::time::Duration::from_secs(1) / u32::try_from(v.max(1))?;
     }
     if let Some(v) = var("GUILDCTL_TIMEOUT_MS")? {
         o.timeout = std::time::Duration::from_millis(v);

@@ -188,8 +188,11 @@ impl fmt::Debug for Client {
 pub struct ClientOptions {
     /// How long one request may take before it counts as failed.
     pub timeout: Duration,
-    /// Requests per second in all (Discord allows a bot 50).
-    pub global_per_second: usize,
+    /// Requests in all per `global_window` (Discord allows a bot 50 per second).
+    pub global_limit: usize,
+    /// The global limit's window: one second on Discord; shorter against an
+    /// emulator whose clock runs faster.
+    pub global_window: Duration,
     /// Invalid responses (401, 403, 429) after which the run stops, far below the
     /// 10,000 in ten minutes that gets a bot's address banned.
     pub invalid_budget: usize,
@@ -203,7 +206,8 @@ impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
             timeout: Duration::from_secs(30),
-            global_per_second: 50,
+            global_limit: 50,
+            global_window: Duration::from_secs(1),
             invalid_budget: 100,
             max_retries: 4,
             backoff: Duration::from_millis(250),
@@ -243,7 +247,8 @@ impl Client {
             api_base: api_base.trim_end_matches('/').to_owned(),
             token,
             limiter: Arc::new(Limiter::new(
-                options.global_per_second,
+                options.global_limit,
+                options.global_window,
                 options.invalid_budget,
             )),
             jitter: Arc::new(AtomicU64::new(seed())),
@@ -317,6 +322,12 @@ impl Client {
     ) -> Attempt {
         let idempotent = method != Method::POST;
         let mut permit = self.limiter.acquire(route).await;
+        // Once the budget is spent no request starts; only those already in flight finish.
+        if self.limiter.budget_spent() {
+            return Attempt::Fail(ClientError::InvalidBudget {
+                spent: self.limiter.invalid_spent(),
+            });
+        }
         let mut req = self
             .http
             .request(method.clone(), format!("{}{}", self.api_base, path))

@@ -91,7 +91,8 @@ pub struct Limiter {
 
 #[derive(Debug)]
 struct Global {
-    per_second: usize,
+    limit: usize,
+    window: Duration,
     sent: VecDeque<Instant>,
     locked_until: Option<Instant>,
 }
@@ -102,12 +103,13 @@ pub struct Permit {
 }
 
 impl Limiter {
-    pub fn new(global_per_second: usize, invalid_budget: usize) -> Limiter {
+    pub fn new(global_limit: usize, global_window: Duration, invalid_budget: usize) -> Limiter {
         Limiter {
             hashes: Mutex::new(HashMap::new()),
             buckets: Mutex::new(HashMap::new()),
             global: Mutex::new(Global {
-                per_second: global_per_second.max(1),
+                limit: global_limit.max(1),
+                window: global_window,
                 sent: VecDeque::new(),
                 locked_until: None,
             }),
@@ -146,18 +148,17 @@ impl Limiter {
             let wait = {
                 let mut g = lock(&self.global);
                 let now = Instant::now();
+                let window = g.window;
                 while g
                     .sent
                     .front()
-                    .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(1))
+                    .is_some_and(|t| now.duration_since(*t) >= window)
                 {
                     g.sent.pop_front();
                 }
                 match g.locked_until.filter(|u| *u > now) {
                     Some(until) => Some(until),
-                    None if g.sent.len() >= g.per_second => {
-                        g.sent.front().map(|t| *t + Duration::from_secs(1))
-                    }
+                    None if g.sent.len() >= g.limit => g.sent.front().map(|t| *t + window),
                     None => {
                         g.sent.push_back(now);
                         None
@@ -216,6 +217,12 @@ impl Limiter {
         lock(&self.invalid).spend(Instant::now())
     }
 
+    /// Whether the budget is spent: no more requests should start.
+    pub fn budget_spent(&self) -> bool {
+        let b = lock(&self.invalid);
+        b.seen.len() >= b.limit
+    }
+
     pub fn invalid_spent(&self) -> usize {
         lock(&self.invalid).seen.len()
     }
@@ -254,7 +261,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn the_global_limit_spaces_requests() {
-        let l = Limiter::new(2, 100);
+        let l = Limiter::new(2, Duration::from_secs(1), 100);
         let r = Route::of(&Method::GET, "/users/@me");
         let start = Instant::now();
         for _ in 0..5 {
@@ -267,7 +274,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn an_empty_bucket_waits_for_its_reset() {
-        let l = Limiter::new(1000, 100);
+        let l = Limiter::new(1000, Duration::from_secs(1), 100);
         let r = Route::of(&Method::PATCH, "/channels/1");
         let mut headers = HeaderMap::new();
         headers.insert("x-ratelimit-remaining", "0".parse().unwrap());
@@ -288,7 +295,7 @@ mod tests {
 
     #[test]
     fn the_invalid_budget_runs_out() {
-        let l = Limiter::new(50, 3);
+        let l = Limiter::new(50, Duration::from_secs(1), 3);
         assert!(l.spend_invalid());
         assert!(l.spend_invalid());
         assert!(!l.spend_invalid());

@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::config::is_method;
-use super::ratelimit::{BucketInfo, Scope, api_path, route_bucket, too_many};
+pub use super::ratelimit::Scope;
+use super::ratelimit::{BucketInfo, api_path, route_bucket, too_many};
 use super::server::{App, FaultMark, lock};
 
 /// How long a `timeout` fault hangs (real time) unless the emulator shuts

@@ -39,6 +39,11 @@ pub struct Plan {
     pub unmanaged: Vec<ObjectRef>,
 }
 
+/// Operations of this stage and later wait for every operation of an earlier stage.
+pub fn barrier_stage() -> u8 {
+    diff::Phase::FIRST_BARRIER as u8
+}
+
 impl Plan {
     /// Every operation that must be done before operation `j` starts: those it
     /// names, and from the settings stage on, every operation of an earlier stage;

@@ -1,0 +1,196 @@
+//! Applies a plan of more than 200 changes against the emulator under its
+//! Discord-like default limits (at a scaled clock) and compares the wall time with
+//! the lower bound those limits allow. See docs/rate-limits.md.
+//!
+//! Run: `cargo bench --bench apply_under_limits` (set GUILDCTL_BENCH_SCALE to change
+//! the clock's speed-up, default 25).
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+use guildctl::apply::{self, ApplyOptions};
+use guildctl::discord::ratelimit::Route;
+use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::emulator::{EmulatorOptions, RunningEmulator, default_state};
+use guildctl::manifest;
+use guildctl::plan::{self, Plan, barrier_stage};
+use guildctl::snapshot::Snapshot;
+
+/// 150 channels created in the four existing categories, 50 roles created, every
+/// existing role recoloured, two roles and two channels swapped, two webhooks
+/// pruned: 200+ changes of every kind.
+fn manifest() -> String {
+    let mut y = String::from("version: 1\nroles:\n");
+    for name in [
+        "Moderator",
+        "Contributor",
+        "Helper",
+        "Server Booster",
+        "Member",
+        "Muted",
+    ] {
+        let _ = writeln!(y, "  - name: {name}");
+        if name != "Server Booster" {
+            let _ = writeln!(y, "    color: \"#123456\"");
+        }
+    }
+    for i in 0..50 {
+        let _ = writeln!(y, "  - {{ name: Bench {i:02}, hoist: true }}");
+    }
+    y.push_str("channels:\n");
+    let categories = [
+        ("Information", vec!["welcome", "rules", "faq"]),
+        ("General", vec!["general", "memes", "off-topic"]),
+        ("Help", vec!["help", "showcase"]),
+        ("Staff", vec!["mod-chat", "mod-log"]),
+    ];
+    let mut n = 0;
+    for (cat, existing) in categories {
+        let _ = writeln!(y, "  - name: {cat}\n    type: category\n    channels:");
+        for e in existing {
+            let _ = writeln!(y, "      - {{ name: {e} }}");
+        }
+        for _ in 0..38 {
+            if n < 150 {
+                let _ = writeln!(
+                    y,
+                    "      - {{ name: bench-{n:03}, topic: Load test channel {n} }}"
+                );
+                n += 1;
+            }
+        }
+    }
+    y.push_str("webhooks:\n  - { name: CI, channel: bot-spam }\nprune: { webhooks: true }\n");
+    y
+}
+
+/// The least time the emulator's limits allow for this plan: for each group of
+/// stages that runs together, the slowest bucket's full windows or the global
+/// limit, whichever is longer; groups run one after another.
+fn lower_bound(plan: &Plan, config: &guildctl::emulator::state::EmulatorConfig) -> Duration {
+    let scale = config.time_scale;
+    let mut segments: HashMap<u8, Vec<&guildctl::plan::Operation>> = HashMap::new();
+    for op in &plan.operations {
+        let segment = if op.stage < barrier_stage() {
+            0
+        } else {
+            op.stage
+        };
+        segments.entry(segment).or_default().push(op);
+    }
+    let mut total = 0.0;
+    for ops in segments.values() {
+        let mut per_bucket: HashMap<(String, String), (usize, u32, f64)> = HashMap::new();
+        for op in ops {
+            let limit = if op.method == "POST" && op.path.ends_with("/roles") {
+                Some((
+                    config.role_creates.limit,
+                    config.role_creates.window_seconds,
+                    "role-create".to_owned(),
+                ))
+            } else {
+                config
+                    .route_buckets
+                    .iter()
+                    .find(|b| {
+                        (b.method == "*" || b.method == op.method)
+                            && template_matches(&b.route, &op.path)
+                    })
+                    .map(|b| (b.limit, b.window_seconds, b.bucket.clone()))
+            };
+            if let Some((limit, window, bucket)) = limit {
+                let major = Route::of(&reqwest::Method::GET, &op.path).major;
+                let e = per_bucket
+                    .entry((bucket, major))
+                    .or_insert((0, limit, window));
+                e.0 += 1;
+            }
+        }
+        let buckets = per_bucket
+            .values()
+            .map(|(n, limit, window)| {
+                ((*n as f64 / f64::from(*limit)).ceil() - 1.0).max(0.0) * window / scale
+            })
+            .fold(0.0, f64::max);
+        let global = ops.len() as f64 / (f64::from(config.global_per_second) * scale);
+        total += buckets.max(global);
+    }
+    Duration::from_secs_f64(total)
+}
+
+fn template_matches(template: &str, path: &str) -> bool {
+    let t: Vec<&str> = template.split('/').collect();
+    let p: Vec<&str> = path.split('/').collect();
+    t.len() == p.len() && t.iter().zip(&p).all(|(a, b)| a.starts_with('{') || a == b)
+}
+
+fn main() {
+    let scale: f64 = std::env::var("GUILDCTL_BENCH_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(25.0);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async move {
+        let mut state = default_state();
+        state.config.time_scale = scale;
+        let config = state.config.clone();
+        let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
+            .await
+            .expect("emulator");
+        let options = ClientOptions {
+            global_limit: config.global_per_second as usize,
+            global_window: Duration::from_secs_f64(1.0 / scale),
+            ..ClientOptions::default()
+        };
+        let client = Client::with_options(
+            &emu.api_base,
+            Token::new(emu.token.clone()).unwrap(),
+            options,
+        )
+        .unwrap();
+        let dir = std::env::temp_dir();
+        let loaded =
+            manifest::load_str(&dir.join("bench.yaml"), manifest()).expect("bench manifest");
+        let snap = Snapshot::fetch(&client, &emu.guild_id)
+            .await
+            .expect("snapshot");
+        let plan = plan::diff(&loaded.manifest, &snap).expect("plan");
+        let bound = lower_bound(&plan, &config);
+        emu.clear_requests();
+
+        let start = Instant::now();
+        let outcome = apply::apply(&client, &plan, &ApplyOptions::new("bench", dir), |_| {}).await;
+        let elapsed = start.elapsed();
+
+        let requests = emu.requests();
+        let too_many = requests.iter().filter(|r| r.status == 429).count();
+        let ratio = elapsed.as_secs_f64() / bound.as_secs_f64();
+        for (i, r) in requests.iter().enumerate().filter(|(_, r)| r.status == 429) {
+            println!("429 at request {i}: {} {}", r.method, r.path);
+        }
+        println!("changes:            {}", plan.changes.len());
+        println!(
+            "calls:              {} (requests served: {})",
+            plan.operations.len(),
+            requests.len()
+        );
+        println!("429 responses:      {too_many}");
+        println!("clock scale:        {scale}x");
+        println!(
+            "lower bound:        {:.3} s ({:.1} s at Discord's speed)",
+            bound.as_secs_f64(),
+            bound.as_secs_f64() * scale
+        );
+        println!(
+            "wall time:          {:.3} s ({:.1} s at Discord's speed)",
+            elapsed.as_secs_f64(),
+            elapsed.as_secs_f64() * scale
+        );
+        println!("ratio:              {ratio:.3} (target <= 1.2)");
+        assert!(outcome.succeeded(), "apply failed: {:?}", outcome.failures);
+        assert!(plan.changes.len() >= 200);
+        assert_eq!(too_many, 0, "no 429 in normal operation");
+        assert!(ratio <= 1.2, "wall time {ratio:.3}x the lower bound");
+    });
+}
