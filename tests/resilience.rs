@@ -326,3 +326,43 @@ async fn the_client_waits_for_buckets_instead_of_hitting_429s() {
     assert_eq!(requests.iter().filter(|r| r.status == 429).count(), 0);
     assert_eq!(requests.iter().filter(|r| r.status == 201).count(), 30);
 }
+
+#[tokio::test]
+async fn the_name_and_topic_sublimit_is_waited_out_not_hammered() {
+    // Two name or topic changes per channel per ten minutes: at 2000× speed, 0.3 s.
+    let mut state = guildctl::emulator::default_state();
+    state.config.time_scale = 2000.0;
+    let h = Harness::with_state(Some(state)).await;
+    let c = client(&h);
+    let general = h
+        .guild()
+        .channels
+        .iter()
+        .find(|ch| ch.name == "general")
+        .unwrap()
+        .id
+        .clone();
+    let path = format!("/channels/{general}");
+    for i in 0..4 {
+        let body = serde_json::json!({ "topic": format!("topic {i}") });
+        c.send(reqwest::Method::PATCH, &path, Some(&body), Some("sublimit"))
+            .await
+            .expect("the change goes through after waiting");
+    }
+    let requests = h.requests();
+    let too_many = requests.iter().filter(|r| r.status == 429).count();
+    let done = requests.iter().filter(|r| r.status == 200).count();
+    assert_eq!(done, 4);
+    // The third change meets the sublimit once and waits; the fourth fits the new window.
+    assert!((1..=2).contains(&too_many), "{too_many} 429 responses");
+    assert_eq!(
+        h.guild()
+            .channels
+            .iter()
+            .find(|ch| ch.id == general)
+            .unwrap()
+            .topic
+            .as_deref(),
+        Some("topic 3")
+    );
+}
