@@ -120,13 +120,7 @@ pub async fn apply(
                 .any(|&i| matches!(out.statuses[i], Status::Failed | Status::Skipped))
             {
                 out.statuses[j] = Status::Skipped;
-                progress(Progress {
-                    index: j,
-                    total,
-                    operation: &ops[j],
-                    status: Status::Skipped,
-                    error: None,
-                });
+                report(&mut progress, ops, j, Status::Skipped, None);
                 continue;
             }
             let ready = deps.iter().all(|&i| out.statuses[i] == Status::Done);
@@ -171,23 +165,11 @@ pub async fn apply(
                     out.webhook_urls.push(url);
                 }
                 out.statuses[j] = Status::Done;
-                progress(Progress {
-                    index: j,
-                    total,
-                    operation: op,
-                    status: Status::Done,
-                    error: None,
-                });
+                report(&mut progress, ops, j, Status::Done, None);
             }
             Err(e) => {
                 out.statuses[j] = Status::Failed;
-                progress(Progress {
-                    index: j,
-                    total,
-                    operation: &ops[j],
-                    status: Status::Failed,
-                    error: Some(&e),
-                });
+                report(&mut progress, ops, j, Status::Failed, Some(&e));
                 // A rejected token or a spent budget stops everything, whatever --keep-going says.
                 let fatal = matches!(
                     e,
@@ -200,19 +182,29 @@ pub async fn apply(
             }
         }
     }
-    for (j, op) in ops.iter().enumerate() {
+    for j in 0..total {
         if out.statuses[j] == Status::Pending {
             out.statuses[j] = Status::Skipped;
-            progress(Progress {
-                index: j,
-                total,
-                operation: op,
-                status: Status::Skipped,
-                error: None,
-            });
+            report(&mut progress, ops, j, Status::Skipped, None);
         }
     }
     out
+}
+
+fn report(
+    progress: &mut impl FnMut(Progress<'_>),
+    ops: &[Operation],
+    j: usize,
+    status: Status,
+    error: Option<&ClientError>,
+) {
+    progress(Progress {
+        index: j,
+        total: ops.len(),
+        operation: &ops[j],
+        status,
+        error,
+    });
 }
 
 /// The URL of a webhook this operation created, from the response's token.

@@ -45,6 +45,19 @@ fn rule(probability: f64, kind: FaultKind) -> FaultRule {
     }
 }
 
+/// Every `method path` request answered 403.
+fn refuse(method: &str, path: &str) -> FaultSet {
+    FaultSet {
+        seed: Some(1),
+        rules: vec![FaultRule {
+            method: method.into(),
+            path: path.into(),
+            probability: 1.0,
+            kind: FaultKind::Status(403),
+        }],
+    }
+}
+
 /// No two live roles, webhooks, or channels of one parent and sorting group share a name.
 fn assert_no_duplicates(h: &Harness, seed: u64) {
     let g = h.guild();
@@ -236,15 +249,7 @@ async fn a_failed_apply_reports_done_failed_and_skipped_then_a_rerun_finishes() 
     let m = example("community.yaml");
     let m = m.to_str().unwrap();
     h.emu
-        .set_faults(FaultSet {
-            seed: Some(1),
-            rules: vec![FaultRule {
-                method: "POST".into(),
-                path: "/guilds/*/channels".into(),
-                probability: 1.0,
-                kind: FaultKind::Status(403),
-            }],
-        })
+        .set_faults(refuse("POST", "/guilds/*/channels"))
         .unwrap();
     let run = h.run(&["apply", "-f", m, "--yes"]).await;
     run.assert_code(1);
@@ -265,15 +270,7 @@ async fn keep_going_finishes_what_does_not_depend_on_the_failure() {
     let m = example("community.yaml");
     let m = m.to_str().unwrap();
     h.emu
-        .set_faults(FaultSet {
-            seed: Some(1),
-            rules: vec![FaultRule {
-                method: "PATCH".into(),
-                path: "/guilds/*/roles/*".into(),
-                probability: 1.0,
-                kind: FaultKind::Status(403),
-            }],
-        })
+        .set_faults(refuse("PATCH", "/guilds/*/roles/*"))
         .unwrap();
     let stop = h.run(&["apply", "-f", m, "--yes"]).await;
     stop.assert_code(1);
@@ -281,15 +278,7 @@ async fn keep_going_finishes_what_does_not_depend_on_the_failure() {
     // Back to the start, then the same with --keep-going.
     let h2 = Harness::start().await;
     h2.emu
-        .set_faults(FaultSet {
-            seed: Some(1),
-            rules: vec![FaultRule {
-                method: "PATCH".into(),
-                path: "/guilds/*/roles/*".into(),
-                probability: 1.0,
-                kind: FaultKind::Status(403),
-            }],
-        })
+        .set_faults(refuse("PATCH", "/guilds/*/roles/*"))
         .unwrap();
     let going = h2.run(&["apply", "-f", m, "--yes", "--keep-going"]).await;
     going.assert_code(1);
