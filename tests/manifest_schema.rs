@@ -133,7 +133,12 @@ fn schema_rejects_what_the_types_reject() {
         "settings": { "verification_level": "extreme" }
     });
     let diags = validate_against_schema(&bad);
-    assert!(diags.iter().any(|d| d.path == "roles[0]"), "{diags:#?}");
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.path == "roles[0].colour" && d.message == "unknown field `colour`"),
+        "{diags:#?}"
+    );
     assert!(
         diags
             .iter()
