@@ -213,8 +213,25 @@ fn load_files(
         match serde_saphyr::from_str_with_options::<Spanned<Node>>(&f.text, tree_options()) {
             Ok(tree) => trees.push((i, tree)),
             Err(e) => {
-                let (rule, message, help) = describe_parse_error(&e);
-                let span = error_span(&e, i, &f.text);
+                let (rule, mut message, mut help) = describe_parse_error(&e);
+                let mut span = error_span(&e, i, &f.text);
+                if rule == "syntax"
+                    && let Some((line, column, what)) =
+                        unclosed_before(&f.text, span.line, span.column)
+                {
+                    message = format!(
+                        "invalid YAML: this {what} is never closed (the parser stopped at line {}: {})",
+                        span.line,
+                        message.trim_start_matches("invalid YAML: ")
+                    );
+                    help = format!("close the {what} on this line");
+                    span = Span {
+                        file: i,
+                        line,
+                        column,
+                        len: 1,
+                    };
+                }
                 report.items.push(Located {
                     severity: Severity::Error,
                     rule: Cow::Borrowed(rule),
@@ -273,11 +290,12 @@ fn load_files(
         Err(e) => {
             let path = serde_path(e.path());
             let inner = e.into_inner().to_string();
-            let d = Diagnostic::error(path.clone(), type_message(&inner))
-                .with_help(type_hint(&inner).unwrap_or_else(|| {
-                "see schema/guildctl.schema.json or docs/manifest.md for what this field takes"
-                    .into()
-            }));
+            let d =
+                Diagnostic::error(path.clone(), type_message(&inner))
+                    .with_help(type_hint(&inner).unwrap_or_else(|| {
+                    "see schema/guildctl.schema.json or docs/manifest.md for what this field takes"
+                        .into()
+                }));
             report.add_diagnostics(&locations, [(Cow::Borrowed("type"), &d)]);
             return Err(fail(report));
         }
@@ -335,6 +353,82 @@ fn error_span(e: &serde_saphyr::Error, file: usize, text: &str) -> Span {
     }
 }
 
+/// A syntax error is often found lines after the mistake: a quote or bracket left open runs
+/// on until the parser gives up. Finds a quote opened on an earlier line and still open at
+/// the error, or a bracket opened on an earlier line and still open when the text has come
+/// back to that line's indentation: `(line, column, "quote" | "bracket")`.
+fn unclosed_before(
+    text: &str,
+    err_line: usize,
+    err_col: usize,
+) -> Option<(usize, usize, &'static str)> {
+    let mut stack: Vec<(usize, usize, usize)> = Vec::new(); // (line, column, indent of its line)
+    let mut quote: Option<(char, usize, usize)> = None;
+    for (n, line) in text.split('\n').enumerate() {
+        let ln = n + 1;
+        if ln > err_line {
+            break;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if quote.is_none() && ln == err_line {
+            // Back at (or left of) the indentation of the line that opened the bracket.
+            if let Some(&(l, c, ind)) = stack.last()
+                && l < err_line
+                && !line.trim().is_empty()
+                && indent <= ind
+            {
+                return Some((l, c, "bracket"));
+            }
+        }
+        let mut prev: Option<char> = None; // previous non-space character on this line
+        let mut chars = line.chars().enumerate().peekable();
+        while let Some((i, ch)) = chars.next() {
+            let col = i + 1;
+            if ln == err_line && col >= err_col {
+                break;
+            }
+            match quote {
+                Some((q, _, _)) => {
+                    if q == '"' && ch == '\\' {
+                        chars.next();
+                    } else if ch == q {
+                        if q == '\'' && chars.peek().is_some_and(|(_, c)| *c == '\'') {
+                            chars.next();
+                        } else {
+                            quote = None;
+                        }
+                    }
+                }
+                None => {
+                    let starts_value =
+                        matches!(prev, None | Some(':' | '-' | '[' | '{' | ',' | '?'));
+                    match ch {
+                        '#' if prev.is_none()
+                            || line[..line.char_indices().nth(i).map_or(0, |(b, _)| b)]
+                                .ends_with(' ') =>
+                        {
+                            break;
+                        }
+                        '"' | '\'' if starts_value => quote = Some((ch, ln, col)),
+                        '[' | '{' if starts_value => stack.push((ln, col, indent)),
+                        ']' | '}' => {
+                            stack.pop();
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if !ch.is_whitespace() {
+                prev = Some(ch);
+            }
+        }
+    }
+    match quote {
+        Some((_, l, c)) if l < err_line => Some((l, c, "quote")),
+        _ => None,
+    }
+}
+
 /// serde-saphyr's message without its own " at line X, column Y" suffix, and the rule
 /// (`syntax`, or `limits` for a budget breach) with a help text.
 fn describe_parse_error(e: &serde_saphyr::Error) -> (&'static str, String, String) {
@@ -348,6 +442,15 @@ fn describe_parse_error(e: &serde_saphyr::Error) -> (&'static str, String, Strin
         None => text,
     };
     let message = text.trim().trim_end_matches(':').to_string();
+    if message.contains("recursion limit exceeded") {
+        return (
+            "limits",
+            format!("the YAML nests deeper than {MAX_DEPTH} levels"),
+            "a manifest nests a few levels at most (channels in categories, overwrites): \
+             check the indentation and brackets"
+                .to_string(),
+        );
+    }
     if let Some(rest) = message.strip_prefix("budget breached: ") {
         let what = rest.split([' ', '{']).next().unwrap_or("");
         let (message, help) = match what {
@@ -389,8 +492,15 @@ fn syntax_hint(message: &str) -> String {
         "each key may appear once per mapping; remove or merge the repeated key".into()
     } else if message.contains("tabs") || message.contains(" tab ") {
         "YAML indents with spaces only; replace the tab characters".into()
-    } else if message.contains("unclosed") || message.contains("did not find expected") {
+    } else if message.contains("unclosed") {
         "close the bracket or quote that starts here".into()
+    } else if message.contains("did not find expected '-'") {
+        "this line is indented differently from the entries around it: line it up with the \
+         other fields of its entry"
+            .into()
+    } else if message.contains("unknown anchor") {
+        "define the anchor (`&name`) before the alias (`*name`) uses it, or write the value out"
+            .into()
     } else {
         "check the indentation and quoting on this line and the one before it; \
          quote values that contain `: ` or start with `@`, `*`, `&`, `!`, `{` or `[`"
@@ -464,7 +574,12 @@ fn check_files(report: &mut Report, is_dir: bool, trees: &[(usize, Spanned<Node>
                 push(
                     report,
                     "version",
-                    Some(root_span),
+                    Some(Span {
+                        file: *i,
+                        line: 1,
+                        column: 1,
+                        len: 1,
+                    }),
                     "the manifest is empty".into(),
                     help_version.clone(),
                 );
@@ -503,6 +618,18 @@ fn check_files(report: &mut Report, is_dir: bool, trees: &[(usize, Spanned<Node>
                         kind: Scalar::Int(n),
                         ..
                     }) if *n == i128::from(MANIFEST_VERSION) => {}
+                    Node::Scalar(ScalarNode {
+                        kind: Scalar::Str(text),
+                        ..
+                    }) if text.trim() == MANIFEST_VERSION.to_string() => push(
+                        report,
+                        "version",
+                        span,
+                        format!(
+                            "`version` is the string \"{text}\", not the number {MANIFEST_VERSION}"
+                        ),
+                        format!("remove the quotes: `version: {MANIFEST_VERSION}`"),
+                    ),
                     Node::Scalar(s) => push(
                         report,
                         "version",

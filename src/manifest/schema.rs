@@ -345,7 +345,17 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> Vec<Violation> {
                 format!("add `{name}:`; see docs/manifest.md for what it means"),
             )]
         }
-        K::Type { .. } => {
+        K::AnyOf { .. } | K::OneOfNotValid { .. }
+            if instance.is_string() && !consts(root, &pointer).is_empty() =>
+        {
+            vec![enum_violation(
+                &path,
+                &field,
+                instance,
+                &consts(root, &pointer),
+            )]
+        }
+        K::Type { .. } | K::AnyOf { .. } | K::OneOfNotValid { .. } => {
             let mut expected = expected_types(root, &pointer);
             if expected.len() > 1 {
                 // `null` is allowed for most fields, but is rarely what was meant.
@@ -400,32 +410,8 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> Vec<Violation> {
             )]
         }
         K::Enum { options } => {
-            let names: Vec<String> = options
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .map(|v| match v {
-                            Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let got = match instance {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            let help = match super::check::closest(&got, names.iter().map(String::as_str)) {
-                Some(best) => format!("did you mean `{best}`?"),
-                None => "use one of the values listed".to_string(),
-            };
-            vec![error(
-                format!(
-                    "`{got}` is not a valid {field}: expected one of {}",
-                    names.join(", ")
-                ),
-                help,
-            )]
+            let names: Vec<Value> = options.as_array().cloned().unwrap_or_default();
+            vec![enum_violation(&path, &field, instance, &names)]
         }
         K::Pattern { pattern } => vec![pattern_violation(&path, &field, instance, pattern)],
         K::Minimum { limit } | K::ExclusiveMinimum { limit } => vec![error(
@@ -462,6 +448,49 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> Vec<Violation> {
             format!("{e}"),
             "see schema/guildctl.schema.json or docs/manifest.md".to_string(),
         )],
+    }
+}
+
+/// The values a `oneOf`/`anyOf` of constants allows (a documented enum: `type: txt`).
+fn consts(root: &Value, pointer: &str) -> Vec<Value> {
+    let Some(s) = schema_at(root, pointer) else {
+        return Vec::new();
+    };
+    branches(root, s)
+        .into_iter()
+        .filter_map(|b| b.get("const").cloned())
+        .collect()
+}
+
+/// A value that is not one of the allowed ones: a suggestion for a misspelt name; for
+/// numbers, just the list.
+fn enum_violation(path: &str, field: &str, instance: &Value, options: &[Value]) -> Violation {
+    let names: Vec<String> = options
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    let got = match instance {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let all_text = options.iter().all(Value::is_string);
+    let help = match super::check::closest(&got, names.iter().map(String::as_str)) {
+        Some(best) if all_text && instance.is_string() => format!("did you mean `{best}`?"),
+        _ => "use one of the values listed".to_string(),
+    };
+    Violation {
+        diagnostic: Diagnostic::error(
+            path,
+            format!(
+                "`{got}` is not a valid {field}: expected one of {}",
+                names.join(", ")
+            ),
+        )
+        .with_help(help),
+        at_key: false,
     }
 }
 
