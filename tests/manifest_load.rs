@@ -290,3 +290,200 @@ fn special_floats_in_string_fields_load() {
     assert_eq!(roles[0].name, ".nan");
     assert_eq!(l.locations.locate("roles[1].name"), Some((4, 11)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Folders, limits
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+#[test]
+fn a_folder_merges_by_section_in_merge_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(
+        d,
+        "guild.yaml",
+        "version: 1\nsettings:\n  name: Ferris Fans\n",
+    );
+    write(d, "roles/2-members.yaml", "roles:\n  - name: Member\n");
+    write(
+        d,
+        "roles/1-staff.yaml",
+        "version: 1\nroles:\n  - name: Admin\n  - name: Mod\n",
+    );
+    write(d, "channels.yaml", "# only a comment\n");
+    write(d, "z.yml", "channels:\n  - name: general\n");
+    write(d, ".hidden.yaml", "this: is ignored\n");
+    write(d, "notes.txt", "not yaml\n");
+    let l = load(d).unwrap_or_else(|e| panic!("{e}"));
+    assert!(l.is_dir);
+    assert_eq!(l.dir(), d);
+    let names: Vec<_> = l
+        .manifest
+        .roles
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    // The folder's own files first (channels, guild, z), then roles/ by name.
+    assert_eq!(names, ["Admin", "Mod", "Member"]);
+    let files: Vec<String> = l
+        .files
+        .iter()
+        .map(|f| f.path.strip_prefix(d).unwrap().display().to_string())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "channels.yaml",
+            "guild.yaml",
+            "z.yml",
+            "roles/1-staff.yaml",
+            "roles/2-members.yaml"
+        ]
+    );
+    // Locations name the right file.
+    let s = l.locations.exact("roles[2].name").unwrap();
+    assert_eq!(l.files[s.file].path, d.join("roles/2-members.yaml"));
+    assert_eq!((s.line, s.column), (2, 11));
+    let s = l.locations.exact("channels[0].name").unwrap();
+    assert_eq!(l.files[s.file].path, d.join("z.yml"));
+}
+
+#[test]
+fn a_folder_section_written_twice_names_both_places() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(d, "a.yaml", "version: 1\nsettings:\n  name: One\n");
+    write(d, "b.yaml", "\nsettings:\n  name: Two\n");
+    let e = load(d).unwrap_err();
+    assert_eq!(e.rule(), "merge");
+    let item = &e.items()[0];
+    let here = item.span.unwrap();
+    assert_eq!(e.report.files[here.file].path, d.join("b.yaml"));
+    assert_eq!(here.line, 2);
+    let (_, first) = &item.related[0];
+    assert_eq!(e.report.files[first.file].path, d.join("a.yaml"));
+    assert!(item.message.contains("a.yaml:2:1"), "{}", item.message);
+}
+
+#[test]
+fn a_folder_needs_a_version_somewhere_and_agreeing_copies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(d, "roles.yaml", "roles: []\n");
+    let e = load(d).unwrap_err();
+    assert_eq!(e.rule(), "version");
+    assert!(e.items()[0].span.is_none());
+    write(d, "guild.yaml", "version: 1\n");
+    load(d).unwrap();
+    write(d, "roles.yaml", "version: 2\nroles: []\n");
+    assert_eq!(load(d).unwrap_err().rule(), "version");
+}
+
+#[test]
+fn every_syntax_error_of_a_folder_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(d, "a.yaml", "version: 1\nroles: [\n");
+    write(d, "b.yaml", "channels:\n  - name: x\n   topic: y\n");
+    let e = load(d).unwrap_err();
+    assert_eq!(e.items().len(), 2, "{e}");
+    assert!(e.items().iter().all(|d| d.rule == "syntax"));
+}
+
+#[test]
+fn in_memory_folders_load_like_folders() {
+    use guildctl::manifest::{SourceFile, load_folder_sources};
+    let files = vec![
+        SourceFile {
+            path: "g/a.yaml".into(),
+            text: "version: 1\nroles: [{name: A}]\n".into(),
+        },
+        SourceFile {
+            path: "g/b.yaml".into(),
+            text: "roles: [{name: B}]\n".into(),
+        },
+    ];
+    let l = load_folder_sources(Path::new("g"), files).unwrap();
+    assert_eq!(l.dir(), Path::new("g"));
+    assert_eq!(l.manifest.roles.unwrap().len(), 2);
+}
+
+#[test]
+fn a_file_over_the_size_limit_is_refused_before_reading() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("huge.yaml");
+    let f = std::fs::File::create(&p).unwrap();
+    f.set_len(guildctl::manifest::source::MAX_FILE_BYTES + 1)
+        .unwrap();
+    let e = load(&p).unwrap_err();
+    assert_eq!(e.rule(), "read");
+    assert!(e.message().contains("at most 4194304 bytes"), "{e}");
+}
+
+#[test]
+fn deep_nesting_and_alias_bombs_are_refused_with_a_limit_error() {
+    let mut block = String::from("version: 1\nroles:\n");
+    for i in 0..60 {
+        block.push_str(&" ".repeat(2 * i + 2));
+        block.push_str("-\n");
+    }
+    let e = err(&block);
+    assert_eq!(e.rule(), "limits", "{e}");
+    assert!(e.message().contains("deeper than 32"), "{e}");
+
+    let mut bomb = String::from("version: 1\na: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    let mut prev = 'a';
+    for name in 'b'..='k' {
+        bomb.push_str(&format!(
+            "{name}: &{name} [{}]\n",
+            vec![format!("*{prev}"); 10].join(", ")
+        ));
+        prev = name;
+    }
+    let e = err(&bomb);
+    assert_eq!(e.rule(), "limits", "{e}");
+}
+
+#[test]
+fn a_second_document_is_refused() {
+    let e = err("version: 1\n---\nversion: 1\n");
+    assert_eq!(e.rule(), "limits");
+    assert_eq!(e.location(), Some((2, 1)));
+}
+
+#[test]
+fn unclosed_quotes_and_brackets_are_reported_where_they_open() {
+    let e = err("version: 1\nsettings:\n  name: \"Ferris\n  description: x\nroles: []\n");
+    assert_eq!(e.location(), Some((3, 9)), "{e}");
+    assert!(e.message().contains("quote is never closed"), "{e}");
+    let e = err("version: 1\nroles:\n  - permissions: [a, b\n  - name: x\n");
+    assert_eq!(e.location(), Some((3, 18)), "{e}");
+    // A bracket that spans lines legitimately is not blamed.
+    let e =
+        err("version: 1\nroles:\n  - name: x\n    permissions: [\n      a,\n      b: c\n    ]\n");
+    assert_eq!(e.location().map(|l| l.0), Some(6), "{e}");
+}
+
+#[test]
+fn schema_errors_are_all_reported_at_once() {
+    let e = err(
+        "version: 1\nsettings:\n  verification_level: extreme\nroles:\n  - name: A\n    colr: 1\n    hoist: yes\n",
+    );
+    let lines: Vec<usize> = e.items().iter().map(|d| d.span.unwrap().line).collect();
+    assert_eq!(lines, [3, 6, 7], "{e}");
+    assert!(e.items().iter().all(|d| d.rule == "schema"));
+}
+
+#[test]
+fn numbers_for_text_say_to_quote_them() {
+    let e = err("version: 1\nroles:\n  - name: 2024\n");
+    assert_eq!(e.message(), "expected a string, found the number `2024`");
+    assert!(e.hint().unwrap().contains("name: \"2024\""), "{e:?}");
+}

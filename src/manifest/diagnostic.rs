@@ -503,7 +503,7 @@ pub(crate) fn mentioned_paths(message: &str) -> Vec<&str> {
                 || bytes[i - 1] == b'.');
         let section = SECTIONS
             .iter()
-            .find(|s| boundary && message[i..].starts_with(**s));
+            .find(|s| boundary && bytes[i..].starts_with(s.as_bytes()));
         let Some(section) = section else {
             i += 1;
             continue;

@@ -175,6 +175,27 @@ pub fn load_str(path: &Path, source: String) -> Result<LoadedManifest, LoadError
     load_files(report, false, &[true])
 }
 
+/// Parses a folder manifest's files given in memory (`files` in merge order, paths as they
+/// should be shown); `root` is the folder. For tests and fuzzing: [`load`] reads a folder.
+pub fn load_folder_sources(
+    root: &Path,
+    files: Vec<SourceFile>,
+) -> Result<LoadedManifest, LoadError> {
+    let usable = vec![true; files.len()];
+    let mut report = Report::new(root, files);
+    if report.files.is_empty() {
+        push(
+            &mut report,
+            "read",
+            None,
+            format!("the folder {} has no YAML files", root.display()),
+            "put the manifest's sections in YAML files in this folder".into(),
+        );
+        return Err(fail(report));
+    }
+    load_files(report, true, &usable)
+}
+
 fn push(
     report: &mut Report,
     rule: &'static str,

@@ -20,7 +20,7 @@ pub use check::{check, check_loaded, read_image, split_channel_ref};
 pub use diagnostic::{
     Diagnostic, Located, Output, Report, ReportFormat, Severity, Span, render, render_reports,
 };
-pub use load::{LoadError, LoadedManifest, SourceMap, load, load_str};
+pub use load::{LoadError, LoadedManifest, SourceMap, load, load_folder_sources, load_str};
 pub use schema::{schema_json, validate_against_schema};
 pub use source::SourceFile;
 pub use types::*;
@@ -49,4 +49,63 @@ pub fn check_report(loaded: &LoadedManifest) -> Report {
     );
     report.sort();
     report
+}
+
+/// Runs every stage of validation on arbitrary bytes and renders the outcome in every
+/// format, checking that each reported place lies inside its file. For the fuzz harnesses
+/// (`tests/manifest_fuzz.rs`, `fuzz/`): panics on any problem, and only then.
+///
+/// The first byte picks the mode: even, one file (the other bytes); odd, a folder whose files
+/// are the other bytes split at `0x1e` (at most 8). Files are "in" a folder that does not
+/// exist, so avatar checks read nothing.
+#[doc(hidden)]
+pub fn fuzz_one(data: &[u8]) {
+    let root = Path::new("/nonexistent/guildctl-fuzz");
+    let (mode, rest) = match data.split_first() {
+        Some((m, rest)) => (*m, rest),
+        None => (0, data),
+    };
+    let result = if mode % 2 == 0 {
+        load_str(
+            &root.join("guild.yaml"),
+            String::from_utf8_lossy(rest).into_owned(),
+        )
+    } else {
+        let files = rest
+            .split(|b| *b == 0x1e)
+            .take(8)
+            .enumerate()
+            .map(|(i, chunk)| SourceFile {
+                path: root.join(format!("part-{i}.yaml")),
+                text: String::from_utf8_lossy(chunk).into_owned(),
+            })
+            .collect();
+        load_folder_sources(root, files)
+    };
+    let report = match result {
+        Ok(loaded) => {
+            let _ = loaded.json_value();
+            check_report(&loaded)
+        }
+        Err(e) => {
+            assert!(e.report.has_errors(), "a load error without an error");
+            let _ = e.to_string();
+            e.report
+        }
+    };
+    for d in &report.items {
+        for s in d.span.iter().chain(d.related.iter().map(|(_, s)| s)) {
+            let file = report.files.get(s.file).expect("a span names a known file");
+            let lines = file.text.split('\n').count();
+            assert!(
+                s.line >= 1 && s.line <= lines && s.column >= 1,
+                "span {s:?} outside {} ({lines} lines)",
+                file.path.display()
+            );
+        }
+    }
+    let _ = report.render_text(false);
+    let _ = report.render_text(true);
+    let _ = report.render_github();
+    let _ = render_reports(std::slice::from_ref(&report), ReportFormat::Json, false);
 }
