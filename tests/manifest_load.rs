@@ -487,3 +487,29 @@ fn numbers_for_text_say_to_quote_them() {
     assert_eq!(e.message(), "expected a string, found the number `2024`");
     assert!(e.hint().unwrap().contains("name: \"2024\""), "{e:?}");
 }
+
+#[test]
+fn carriage_returns_break_lines_as_yaml_says() {
+    // CR LF and a lone CR are line breaks: positions and excerpts agree.
+    let e = err("version: 1\r\nroles:\r  - name: A\r\n    colr: 1\r\n");
+    assert_eq!(e.location(), Some((4, 5)), "{e}");
+    let out = e.report.render_text(false);
+    assert!(out.contains("4 |     colr: 1\n"), "{out}");
+    guildctl::manifest::fuzz_one(b"\x00version: 1\rroles:\r\r\r  - name: A\r    colr: 1\r");
+}
+
+#[test]
+fn fuzz_findings_stay_fixed() {
+    // From cargo-fuzz: lone CRs in a folder file put a span past the "last line".
+    let data = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fuzz-regressions/crash-cr-line-breaks.bin"
+    ))
+    .unwrap();
+    guildctl::manifest::fuzz_one(&data);
+    // From proptest: a node path followed by a multibyte character in a message.
+    guildctl::manifest::fuzz_one(
+        "\u{0}version: 1\nsettings:\n  system_channel: g\u{e9}neral\nchannels:\n  - name: general\n"
+            .as_bytes(),
+    );
+}

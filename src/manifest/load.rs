@@ -225,6 +225,13 @@ fn load_files(
     is_dir: bool,
     usable: &[bool],
 ) -> Result<LoadedManifest, LoadError> {
+    // YAML breaks lines at CR LF, CR and LF; positions count lines that way, so the text
+    // shown in excerpts does too.
+    for f in &mut report.files {
+        if f.text.contains('\r') {
+            f.text = f.text.replace("\r\n", "\n").replace('\r', "\n");
+        }
+    }
     // 2. Syntax, file by file: a broken file does not hide the problems of the others.
     let mut trees: Vec<(usize, Spanned<Node>)> = Vec::new();
     for (i, f) in report.files.iter().enumerate() {

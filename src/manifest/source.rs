@@ -244,7 +244,9 @@ fn read_file(path: &Path, limit: u64) -> (String, Option<ReadProblem>) {
         Err(e) => {
             let valid = e.utf8_error().valid_up_to();
             let bytes = e.into_bytes();
-            let before = String::from_utf8_lossy(&bytes[..valid]);
+            let before = String::from_utf8_lossy(&bytes[..valid])
+                .replace("\r\n", "\n")
+                .replace('\r', "\n");
             let line = before.matches('\n').count() + 1;
             let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
             let text = String::from_utf8_lossy(&bytes).into_owned();
