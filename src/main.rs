@@ -32,11 +32,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check manifests (schema and semantic rules) without touching the network.
+    /// Check manifests (YAML, schema and semantic rules) without touching the network.
     Validate {
-        /// Manifest files.
+        /// Manifests: YAML files, or folders of them merged by section.
         #[arg(short = 'f', long = "file", required = true)]
         files: Vec<PathBuf>,
+        /// text: compiler-style on stderr; github: workflow annotations on stdout; json: one
+        /// document on stdout.
+        #[arg(long, value_enum, default_value = "text")]
+        format: manifest::ReportFormat,
         #[command(flatten)]
         output: ColorArg,
     },
@@ -275,7 +279,11 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Validate { files, output } => validate(&files, output.color),
+        Command::Validate {
+            files,
+            format,
+            output,
+        } => validate(&files, format, output.color),
         Command::Schema => {
             print!("{}", manifest::schema::schema_json());
             Ok(0)
@@ -352,39 +360,32 @@ async fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-fn validate(files: &[PathBuf], color: ColorChoice) -> Result<u8> {
+/// Validates each manifest and prints the findings; exit 1 when any has an error (warnings
+/// alone do not fail).
+fn validate(files: &[PathBuf], format: manifest::ReportFormat, color: ColorChoice) -> Result<u8> {
     let color = color.enabled(std::io::stderr().is_terminal());
-    let mut failed = false;
-    for f in files {
-        match load_checked(f, color) {
-            Ok(_) => eprintln!("{}: valid", f.display()),
-            Err(e) => {
-                eprintln!("{e:#}");
-                failed = true;
-            }
-        }
-    }
-    Ok(u8::from(failed))
+    let reports: Vec<manifest::Report> = files.iter().map(|f| manifest::validate(f).1).collect();
+    let out = manifest::render_reports(&reports, format, color);
+    print!("{}", out.stdout);
+    eprint!("{}", out.stderr);
+    Ok(u8::from(reports.iter().any(manifest::Report::has_errors)))
 }
 
-/// Loads a manifest and runs the checks; warnings are printed, errors refuse it.
+/// Loads a manifest (a file or a folder) and runs every check; warnings are printed, errors
+/// refuse it before anything is sent to Discord.
 fn load_checked(path: &Path, color: bool) -> Result<LoadedManifest> {
-    let loaded = manifest::load(path).map_err(|e| anyhow!("{e}"))?;
-    let diags = manifest::check_loaded(&loaded);
-    let errors = diags
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
-    if !diags.is_empty() {
-        eprint!("{}", manifest::render(&loaded, &diags, color));
+    let (loaded, report) = manifest::validate(path);
+    if !report.items.is_empty() {
+        eprint!("{}", report.render_text(color));
     }
-    if errors > 0 {
-        bail!(
-            "{}: {errors} error(s); nothing was sent to Discord",
-            path.display()
-        );
+    match loaded {
+        Some(loaded) if !report.has_errors() => Ok(loaded),
+        _ => bail!(
+            "{}: {}; nothing was sent to Discord",
+            path.display(),
+            report.summary()
+        ),
     }
-    Ok(loaded)
 }
 
 /// Loads and checks the manifest, connects, and reads the live guild.

@@ -133,7 +133,12 @@ fn schema_rejects_what_the_types_reject() {
         "settings": { "verification_level": "extreme" }
     });
     let diags = validate_against_schema(&bad);
-    assert!(diags.iter().any(|d| d.path == "roles[0]"), "{diags:#?}");
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.path == "roles[0].colour" && d.message == "unknown field `colour`"),
+        "{diags:#?}"
+    );
     assert!(
         diags
             .iter()
@@ -148,4 +153,32 @@ fn loaded_manifest_converts_to_json_for_the_schema() {
     let value = loaded.json_value().unwrap();
     assert_eq!(value["settings"]["community"], true);
     assert!(validate_against_schema(&value).is_empty());
+}
+
+#[test]
+fn enumerations_are_names_each_with_a_description() {
+    let schema: serde_json::Value = serde_json::from_str(&schema_json()).unwrap();
+    let defs = schema["$defs"].as_object().unwrap();
+    let mut enums = 0;
+    for (name, def) in defs {
+        assert!(
+            def.get("enum").is_none(),
+            "{name}: an enumeration without a description per value"
+        );
+        let Some(branches) = def.get("oneOf").and_then(|b| b.as_array()) else {
+            continue;
+        };
+        if !branches.iter().all(|b| b.get("const").is_some()) {
+            continue;
+        }
+        enums += 1;
+        for b in branches {
+            assert!(b["const"].is_string(), "{name}: {b} is not a name");
+            assert!(
+                b.get("description").is_some(),
+                "{name}: {b} has no description"
+            );
+        }
+    }
+    assert!(enums >= 8, "{enums} enumerations");
 }

@@ -106,10 +106,17 @@ pub const RULES: &[(&str, Rule)] = &[
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).
 pub fn check(m: &Manifest) -> Vec<Diagnostic> {
+    check_by_rule(m).into_iter().map(|(_, d)| d).collect()
+}
+
+/// [`check`], with the name of the rule that found each diagnostic.
+pub fn check_by_rule(m: &Manifest) -> Vec<(&'static str, Diagnostic)> {
     let ctx = Ctx::new(m);
     let mut out = Vec::new();
-    for (_, rule) in RULES {
-        rule(&ctx, &mut out);
+    let mut found = Vec::new();
+    for (name, rule) in RULES {
+        rule(&ctx, &mut found);
+        out.extend(found.drain(..).map(|d| (*name, d)));
     }
     out
 }
@@ -119,8 +126,19 @@ pub fn check(m: &Manifest) -> Vec<Diagnostic> {
 /// checks [`read_image`] makes when apply uploads it). This is what `validate`, `plan` and
 /// `apply` run.
 pub fn check_loaded(loaded: &LoadedManifest) -> Vec<Diagnostic> {
-    let mut out = check(&loaded.manifest);
-    sections::webhook_avatar_files(&loaded.manifest, &loaded.dir(), &mut out);
+    check_loaded_by_rule(loaded)
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect()
+}
+
+/// [`check_loaded`], with the name of the rule that found each diagnostic (`avatar-files`
+/// for the file checks).
+pub fn check_loaded_by_rule(loaded: &LoadedManifest) -> Vec<(&'static str, Diagnostic)> {
+    let mut out = check_by_rule(&loaded.manifest);
+    let mut files = Vec::new();
+    sections::webhook_avatar_files(&loaded.manifest, &loaded.dir(), &mut files);
+    out.extend(files.into_iter().map(|d| ("avatar-files", d)));
     out
 }
 

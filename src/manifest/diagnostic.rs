@@ -1,23 +1,35 @@
-//! Diagnostics about a manifest and their compiler-style rendering:
+//! Diagnostics about a manifest, placed in its files, and their three renderings:
 //!
-//! ```text
-//! error: duplicate role name "Moderator"
-//!   --> guild.yaml:12:11
-//!    |
-//! 12 |   - name: Moderator
-//!    |           ^^^^^^^^^
-//!    = help: rename one of them, or merge the two entries
-//! ```
+//! - text, compiler-style, by [annotate-snippets](https://docs.rs/annotate-snippets) (the
+//!   renderer rustc uses):
+//!
+//!   ```text
+//!   error: duplicate role name "Moderator" (first declared at roles[0])
+//!     --> guild.yaml:12:11
+//!      |
+//!    5 |   - name: Moderator
+//!      |           --------- roles[0]
+//!   ...
+//!   12 |   - name: Moderator
+//!      |           ^^^^^^^^^
+//!      = note: at roles[2].name
+//!      = help: rename or merge one of them
+//!   ```
+//! - GitHub workflow annotations (`::error file=…,line=…,col=…::…`);
+//! - JSON, for tools.
+//!
+//! A [`Diagnostic`] names the node it is about by its path (`roles[2].name`); a [`Report`]
+//! places each one in a file through the manifest's [`SourceMap`], sorted by position.
 
-use std::fmt::{self, Write as _};
-use std::path::Path;
+use std::borrow::Cow;
+use std::fmt;
+use std::path::{Path, PathBuf};
 
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use serde::Serialize;
 
-use super::load::LoadedManifest;
-
-/// `(line, column, length)`, 1-based, lengths in characters.
-type Span = (usize, usize, usize);
+use super::load::{LoadedManifest, SourceMap};
+use super::source::SourceFile;
 
 /// How bad a diagnostic is: errors stop `validate`, `plan` and `apply`; warnings do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -38,6 +50,7 @@ impl fmt::Display for Severity {
 
 /// One finding about a manifest. `path` names the offending node (`roles[2].name`,
 /// `channels[0].channels[3].overwrites[1].deny[0]`, `settings.afk_timeout`; `""` is the root).
+/// Other nodes a message names by path (`first declared at roles[0]`) are shown beside it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     pub severity: Severity,
@@ -89,29 +102,13 @@ pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(Diagnostic::is_error)
 }
 
-/// Renders diagnostics compiler-style, sorted by their position in the file (diagnostics whose
-/// path cannot be located come last), separated by blank lines. `color` adds ANSI colours.
-pub fn render(loaded: &LoadedManifest, diags: &[Diagnostic], color: bool) -> String {
-    let mut located: Vec<(Option<Span>, usize, &Diagnostic)> = diags
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (locate(loaded, &d.path), i, d))
-        .collect();
-    located.sort_by_key(|(loc, i, _)| (loc.is_none(), loc.map(|(l, c, _)| (l, c)), *i));
-    let mut out = String::new();
-    for (n, (loc, _, d)) in located.into_iter().enumerate() {
-        if n > 0 {
-            out.push('\n');
-        }
-        out.push_str(&render_at(&loaded.path, &loaded.source, d, loc, color));
-    }
-    out
-}
-
 /// `"2 errors, 1 warning"`.
 pub fn summary(diags: &[Diagnostic]) -> String {
     let errors = diags.iter().filter(|d| d.is_error()).count();
-    let warnings = diags.len() - errors;
+    counts(errors, diags.len() - errors)
+}
+
+fn counts(errors: usize, warnings: usize) -> String {
     let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     format!(
         "{}, {}",
@@ -120,87 +117,538 @@ pub fn summary(diags: &[Diagnostic]) -> String {
     )
 }
 
-/// Where a diagnostic points: the node itself, or for a field of a mapping that is absent, the
-/// nearest ancestor present in the file.
-fn locate(loaded: &LoadedManifest, path: &str) -> Option<Span> {
-    loaded.locations.locate_span(path)
+// ---------------------------------------------------------------------------------------------
+// Placed diagnostics
+
+/// A place in one of a manifest's files: the file (an index into [`Report::files`]), the
+/// 1-based line and column, and the length in characters of the marked text on that line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub file: usize,
+    pub line: usize,
+    pub column: usize,
+    pub len: usize,
 }
 
-struct Style {
-    color: bool,
+/// A diagnostic placed in the manifest's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub severity: Severity,
+    /// What found it: `read`, `syntax`, `limits`, `version`, `merge`, `schema`, `type`, one of
+    /// [`super::check::RULES`], `avatar-files`, or `plan`.
+    pub rule: Cow<'static, str>,
+    pub message: String,
+    pub help: Option<String>,
+    /// The node it is about (`roles[2].name`); empty when it is not about one node.
+    pub path: String,
+    /// Where it is; `None` when it is about no place in a file (a folder without YAML files).
+    pub span: Option<Span>,
+    /// Other places the problem involves (the first declaration of a duplicate): a label
+    /// (usually a node path) and the place.
+    pub related: Vec<(String, Span)>,
 }
 
-impl Style {
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
+impl Located {
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// The diagnostics about one manifest (a file or a folder of files), sorted by position,
+/// with the files' text for excerpts.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// What `-f` named: the manifest file or folder.
+    pub root: PathBuf,
+    pub files: Vec<SourceFile>,
+    pub items: Vec<Located>,
+}
+
+impl Report {
+    pub fn new(root: &Path, files: Vec<SourceFile>) -> Self {
+        Report {
+            root: root.to_path_buf(),
+            files,
+            items: Vec::new(),
+        }
+    }
+
+    pub fn errors(&self) -> usize {
+        self.items.iter().filter(|d| d.is_error()).count()
+    }
+
+    pub fn warnings(&self) -> usize {
+        self.items.len() - self.errors()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.errors() > 0
+    }
+
+    /// `"2 errors, 1 warning"`.
+    pub fn summary(&self) -> String {
+        counts(self.errors(), self.warnings())
+    }
+
+    /// Places path-based diagnostics with `map` and adds them. Node paths that a message
+    /// mentions and the map knows exactly become related places.
+    pub fn add_diagnostics<'a>(
+        &mut self,
+        map: &SourceMap,
+        diags: impl IntoIterator<Item = (Cow<'static, str>, &'a Diagnostic)>,
+    ) {
+        for (rule, d) in diags {
+            let related = mentioned_paths(&d.message)
+                .into_iter()
+                .filter(|p| *p != d.path)
+                .filter_map(|p| {
+                    map.exact(p)
+                        .and_then(|_| map.display_span(p))
+                        .map(|s| (p.to_string(), s))
+                })
+                .collect();
+            self.items.push(Located {
+                severity: d.severity,
+                rule,
+                message: d.message.clone(),
+                help: d.help.clone(),
+                path: d.path.clone(),
+                span: map.display_span(&d.path),
+                related,
+            });
+        }
+    }
+
+    /// Sorts by position: by file (in merge order), line and column; diagnostics without a
+    /// place first (they are about the whole manifest). Stable for equal positions.
+    pub fn sort(&mut self) {
+        self.items
+            .sort_by_key(|d| d.span.map(|s| (s.file, s.line, s.column)));
+    }
+
+    /// The file a diagnostic is in (or the manifest's root when it has no place), for output.
+    fn file_of(&self, span: Option<Span>) -> &Path {
+        span.and_then(|s| self.files.get(s.file))
+            .map(|f| f.path.as_path())
+            .unwrap_or(&self.root)
+    }
+
+    /// Compiler-style text, one block per diagnostic separated by blank lines, with ANSI
+    /// colours if `color`.
+    pub fn render_text(&self, color: bool) -> String {
+        let renderer = if color {
+            Renderer::styled()
         } else {
-            text.to_string()
+            Renderer::plain()
+        };
+        let mut out = String::new();
+        for (n, d) in self.items.iter().enumerate() {
+            if n > 0 {
+                out.push('\n');
+            }
+            out.push_str(&renderer.render(&[self.group(d)]));
+            out.push('\n');
         }
+        out
+    }
+
+    fn group<'a>(&'a self, d: &'a Located) -> Group<'a> {
+        let level = match d.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+        };
+        let title = level.primary_title(clean(&d.message));
+        let mut elements: Vec<annotate_snippets::Element<'a>> = Vec::new();
+        match d.span {
+            Some(s) => {
+                // Related places in the same file join the primary excerpt (annotate-snippets
+                // shows their lines and folds what lies between); others get their own.
+                let same: Vec<&(String, Span)> =
+                    d.related.iter().filter(|(_, r)| r.file == s.file).collect();
+                let lo = same.iter().map(|(_, r)| r.line).fold(s.line, usize::min);
+                let hi = same.iter().map(|(_, r)| r.line).fold(s.line, usize::max);
+                let mut snippet = self.snippet(s.file, lo, hi);
+                let excerpt = self.excerpt(s.file, lo, hi);
+                snippet =
+                    snippet.annotation(AnnotationKind::Primary.span(self.range_in(excerpt, lo, s)));
+                for (label, r) in &same {
+                    snippet = snippet.annotation(
+                        AnnotationKind::Context
+                            .span(self.range_in(excerpt, lo, *r))
+                            .label(Cow::Owned(clean(label))),
+                    );
+                }
+                elements.push(snippet.into());
+                for (label, r) in d.related.iter().filter(|(_, r)| r.file != s.file) {
+                    let excerpt = self.excerpt(r.file, r.line, r.line);
+                    elements.push(
+                        self.snippet(r.file, r.line, r.line)
+                            .annotation(
+                                AnnotationKind::Context
+                                    .span(self.range_in(excerpt, r.line, *r))
+                                    .label(Cow::Owned(clean(label))),
+                            )
+                            .into(),
+                    );
+                }
+            }
+            None => elements.push(Origin::path(self.file_of(None).display().to_string()).into()),
+        }
+        if !d.path.is_empty() {
+            elements.push(Level::NOTE.message(format!("at {}", clean(&d.path))).into());
+        }
+        if let Some(help) = &d.help {
+            elements.push(Level::HELP.message(clean(help)).into());
+        }
+        title.elements(elements)
+    }
+
+    /// An excerpt of lines `lo..=hi` of a file, numbered, without annotations yet.
+    fn snippet(
+        &self,
+        file: usize,
+        lo: usize,
+        hi: usize,
+    ) -> Snippet<'_, annotate_snippets::Annotation<'_>> {
+        Snippet::source(self.excerpt(file, lo, hi))
+            .line_start(lo.max(1))
+            .path(
+                self.file_of(Some(Span {
+                    file,
+                    line: lo,
+                    column: 1,
+                    len: 1,
+                }))
+                .display()
+                .to_string(),
+            )
+    }
+
+    /// Lines `lo..=hi` (1-based) of a file, without the final line break.
+    fn excerpt(&self, file: usize, lo: usize, hi: usize) -> &str {
+        let text = self.files.get(file).map(|f| f.text.as_str()).unwrap_or("");
+        let start = line_start(text, lo.max(1));
+        let end = line_start(text, hi.max(1) + 1).max(start);
+        let chunk = &text[start..end];
+        let chunk = chunk.strip_suffix('\n').unwrap_or(chunk);
+        chunk.strip_suffix('\r').unwrap_or(chunk)
+    }
+
+    /// The byte range of place `s` in an excerpt that starts at line `lo`; columns and
+    /// lengths are characters, clamped to the line.
+    fn range_in(&self, excerpt: &str, lo: usize, s: Span) -> std::ops::Range<usize> {
+        let at = line_start(excerpt, s.line.saturating_sub(lo) + 1);
+        let rest = &excerpt[at..];
+        let line = rest.split('\n').next().unwrap_or("");
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let from = byte_of_char(line, s.column.saturating_sub(1));
+        let to = byte_of_char(line, s.column.saturating_sub(1) + s.len.max(1));
+        (at + from)..(at + to.max(from))
+    }
+
+    /// GitHub workflow annotations, one per line:
+    /// `::error file=guild.yaml,line=12,col=11,endLine=12,endColumn=19,title=guildctl (schema)::message`.
+    pub fn render_github(&self) -> String {
+        let mut out = String::new();
+        for d in &self.items {
+            let kind = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let mut props = vec![format!(
+                "file={}",
+                gh_property(&self.file_of(d.span).display().to_string())
+            )];
+            if let Some(s) = d.span {
+                props.push(format!("line={}", s.line));
+                props.push(format!("col={}", s.column));
+                props.push(format!("endLine={}", s.line));
+                props.push(format!("endColumn={}", s.column + s.len.max(1) - 1));
+            }
+            props.push(format!(
+                "title={}",
+                gh_property(&format!("guildctl ({})", d.rule))
+            ));
+            let mut message = d.message.clone();
+            for (label, r) in &d.related {
+                message.push_str(&format!(
+                    "\n{label} is at {}:{}:{}",
+                    self.file_of(Some(*r)).display(),
+                    r.line,
+                    r.column
+                ));
+            }
+            if !d.path.is_empty() {
+                message.push_str(&format!("\nat {}", d.path));
+            }
+            if let Some(help) = &d.help {
+                message.push_str(&format!("\nhelp: {help}"));
+            }
+            out.push_str(&format!(
+                "::{kind} {}::{}\n",
+                props.join(","),
+                gh_data(&message)
+            ));
+        }
+        out
+    }
+
+    /// The diagnostics as JSON values (see docs/validation.md for the format).
+    pub fn json_items(&self) -> Vec<serde_json::Value> {
+        let place = |s: Option<Span>| {
+            let file = self.file_of(s).display().to_string();
+            match s {
+                Some(s) => serde_json::json!({
+                    "file": file, "line": s.line, "column": s.column,
+                    "end_line": s.line, "end_column": s.column + s.len.max(1),
+                }),
+                None => serde_json::json!({ "file": file }),
+            }
+        };
+        self.items
+            .iter()
+            .map(|d| {
+                let mut v = place(d.span);
+                let o = v.as_object_mut().expect("an object");
+                o.insert("severity".into(), serde_json::json!(d.severity));
+                o.insert("rule".into(), serde_json::json!(d.rule));
+                o.insert("path".into(), serde_json::json!(d.path));
+                o.insert("message".into(), serde_json::json!(d.message));
+                o.insert("help".into(), serde_json::json!(d.help));
+                let related: Vec<serde_json::Value> = d
+                    .related
+                    .iter()
+                    .map(|(label, r)| {
+                        let mut v = place(Some(*r));
+                        v.as_object_mut()
+                            .expect("an object")
+                            .insert("label".into(), serde_json::json!(label));
+                        v
+                    })
+                    .collect();
+                o.insert("related".into(), serde_json::json!(related));
+                v
+            })
+            .collect()
     }
 }
 
-/// Renders one diagnostic at a known position (`(line, column, length)`, 1-based).
-pub(crate) fn render_at(
-    file: &Path,
-    source: &str,
-    d: &Diagnostic,
-    loc: Option<Span>,
-    color: bool,
-) -> String {
-    let st = Style { color };
-    let sev_code = match d.severity {
-        Severity::Error => "1;31",
-        Severity::Warning => "1;33",
-    };
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}{}",
-        st.paint(sev_code, &d.severity.to_string()),
-        st.paint("1", &format!(": {}", d.message))
+/// Byte offset where 1-based `line` starts in `text` (its length past the last line).
+fn line_start(text: &str, line: usize) -> usize {
+    if line <= 1 {
+        return 0;
+    }
+    let mut seen = 1;
+    for (i, b) in text.bytes().enumerate() {
+        if b == b'\n' {
+            seen += 1;
+            if seen == line {
+                return i + 1;
+            }
+        }
+    }
+    text.len()
+}
+
+/// Byte offset of the `n`th character of `line` (its length past the end).
+fn byte_of_char(line: &str, n: usize) -> usize {
+    line.char_indices().nth(n).map_or(line.len(), |(i, _)| i)
+}
+
+/// Text from the manifest (names, values) may hold control characters: keep them from
+/// reaching the terminal.
+fn clean(s: &str) -> String {
+    annotate_snippets::normalize_untrusted_str(s)
+        .chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+fn gh_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn gh_property(s: &str) -> String {
+    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Node paths a message mentions (`first declared at roles[0]`): words that start with a
+/// top-level section and go on with `[n]` or `.field`.
+pub(crate) fn mentioned_paths(message: &str) -> Vec<&str> {
+    const SECTIONS: [&str; 8] = [
+        "settings",
+        "roles",
+        "channels",
+        "welcome_screen",
+        "onboarding",
+        "widget",
+        "webhooks",
+        "prune",
+    ];
+    let bytes = message.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let boundary = i == 0
+            || !(bytes[i - 1].is_ascii_alphanumeric()
+                || bytes[i - 1] == b'_'
+                || bytes[i - 1] == b'.');
+        let section = SECTIONS
+            .iter()
+            .find(|s| boundary && bytes[i..].starts_with(s.as_bytes()));
+        let Some(section) = section else {
+            i += 1;
+            continue;
+        };
+        let mut j = i + section.len();
+        let mut parts = 0;
+        loop {
+            match bytes.get(j) {
+                Some(b'[') => {
+                    let k = j + 1;
+                    let digits = bytes[k..].iter().take_while(|b| b.is_ascii_digit()).count();
+                    if digits > 0 && bytes.get(k + digits) == Some(&b']') {
+                        j = k + digits + 1;
+                        parts += 1;
+                    } else {
+                        break;
+                    }
+                }
+                Some(b'.') => {
+                    let k = j + 1;
+                    let n = bytes[k..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_lowercase() || **b == b'_')
+                        .count();
+                    if n > 0 {
+                        j = k + n;
+                        parts += 1;
+                    } else {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        if parts > 0 {
+            out.push(&message[i..j]);
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// Renders diagnostics about a loaded manifest compiler-style, sorted by position (the planner's
+/// refusals use this too). `color` adds ANSI colours.
+pub fn render(loaded: &LoadedManifest, diags: &[Diagnostic], color: bool) -> String {
+    let mut report = loaded.report();
+    report.add_diagnostics(
+        &loaded.locations,
+        diags.iter().map(|d| (Cow::Borrowed("plan"), d)),
     );
-    let line_text = loc.and_then(|(l, _, _)| source.lines().nth(l.saturating_sub(1)));
-    let gutter = loc.map(|(l, _, _)| l.to_string().len()).unwrap_or(1);
-    let pad = " ".repeat(gutter);
-    let bar = st.paint("1;34", "|");
-    match loc {
-        Some((line, col, _)) => {
-            let _ = writeln!(
-                out,
-                "{pad}{} {}:{line}:{col}",
-                st.paint("1;34", "-->"),
-                file.display()
-            );
-        }
-        None => {
-            let _ = writeln!(out, "{pad}{} {}", st.paint("1;34", "-->"), file.display());
-        }
-    }
-    if let (Some((line, col, len)), Some(text)) = (loc, line_text) {
-        let text = text.trim_end_matches('\r');
-        let width = text.chars().count();
-        // Columns are in characters; a marker never runs past the end of the line.
-        let start = col.saturating_sub(1).min(width);
-        let len = len.min(width.saturating_sub(start)).max(1);
-        let prefix: String = text
-            .chars()
-            .take(start)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        let _ = writeln!(out, "{pad} {bar}");
-        let _ = writeln!(out, "{} {bar} {text}", st.paint("1;34", &line.to_string()));
-        let _ = writeln!(
-            out,
-            "{pad} {bar} {prefix}{}",
-            st.paint(sev_code, &"^".repeat(len))
+    report.sort();
+    report.render_text(color)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_mentioned_paths() {
+        assert_eq!(
+            mentioned_paths("duplicate (first declared at roles[0]); see channels[1].channels[2]."),
+            vec!["roles[0]", "channels[1].channels[2]"]
         );
+        assert!(mentioned_paths("the roles are fine; settings").is_empty());
+        assert!(mentioned_paths("myroles[0]").is_empty());
     }
-    if !d.path.is_empty() {
-        let _ = writeln!(out, "{pad} {} at: {}", st.paint("1;34", "="), d.path);
+
+    #[test]
+    fn github_escapes() {
+        assert_eq!(gh_data("a%b\nc"), "a%25b%0Ac");
+        assert_eq!(gh_property("a:b,c"), "a%3Ab%2Cc");
     }
-    if let Some(help) = &d.help {
-        let _ = writeln!(out, "{pad} {} help: {help}", st.paint("1;34", "="));
+}
+
+// ---------------------------------------------------------------------------------------------
+// `guildctl validate` output
+
+/// How `validate` prints its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// Compiler-style text on stderr.
+    #[default]
+    Text,
+    /// GitHub workflow annotations (`::error file=…,line=…::…`) on stdout.
+    Github,
+    /// One JSON document on stdout.
+    Json,
+}
+
+/// What `validate` prints, on each stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Renders the reports of the manifests `validate` was given. Text: each manifest's
+/// diagnostics and a line saying whether it is valid, on stderr. GitHub: the annotations on
+/// stdout, the summary lines on stderr. JSON: one document on stdout (docs/validation.md).
+pub fn render_reports(reports: &[Report], format: ReportFormat, color: bool) -> Output {
+    let mut out = Output::default();
+    let summary_line = |r: &Report| {
+        if r.has_errors() {
+            format!("{}: invalid ({})\n", r.root.display(), r.summary())
+        } else if r.warnings() > 0 {
+            format!("{}: valid ({})\n", r.root.display(), r.summary())
+        } else {
+            format!("{}: valid\n", r.root.display())
+        }
+    };
+    match format {
+        ReportFormat::Text => {
+            for r in reports {
+                out.stderr.push_str(&r.render_text(color));
+                if !r.items.is_empty() {
+                    out.stderr.push('\n');
+                }
+                out.stderr.push_str(&summary_line(r));
+            }
+        }
+        ReportFormat::Github => {
+            for r in reports {
+                out.stdout.push_str(&r.render_github());
+                out.stderr.push_str(&summary_line(r));
+            }
+        }
+        ReportFormat::Json => {
+            let errors: usize = reports.iter().map(Report::errors).sum();
+            let warnings: usize = reports.iter().map(Report::warnings).sum();
+            let doc = serde_json::json!({
+                "valid": errors == 0,
+                "errors": errors,
+                "warnings": warnings,
+                "manifests": reports.iter().map(|r| serde_json::json!({
+                    "path": r.root.display().to_string(),
+                    "valid": !r.has_errors(),
+                    "errors": r.errors(),
+                    "warnings": r.warnings(),
+                })).collect::<Vec<_>>(),
+                "diagnostics": reports.iter().flat_map(Report::json_items).collect::<Vec<_>>(),
+            });
+            out.stdout = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            out.stdout.push('\n');
+        }
     }
     out
 }

@@ -1,224 +1,465 @@
-//! Reading a manifest file: YAML 1.2 parsing into [`Manifest`], the version gate, and a
-//! [`SourceMap`] from node paths (`roles[2].name`) to line and column for diagnostics.
+//! Loading a manifest, one file or a folder of files, in stages that each report every problem
+//! they find before the next one runs:
+//!
+//! 1. **read** ([`super::source`]): size limits, UTF-8;
+//! 2. **syntax**: YAML 1.2 into a tree with positions, within a parse budget (depth, nodes,
+//!    aliases, one document);
+//! 3. **version**: `version: 1`, before the shape is looked at (a future format may not fit);
+//! 4. **merge**: a folder's files merged by top-level section, into one JSON value and a
+//!    [`SourceMap`] from node paths (`roles[2].name`) to file, line and column;
+//! 5. **schema**: the value against the generated JSON schema (every violation at once);
+//! 6. **type**: the typed [`Manifest`] from the value.
+//!
+//! The semantic checks ([`super::check`]) run on the result.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 use serde_saphyr::Spanned;
 
-use super::diagnostic::{Diagnostic, Severity};
+use super::diagnostic::{Diagnostic, Located, Report, Severity, Span};
+use super::source::{self, SourceFile};
 use super::types::Manifest;
 
 /// The only manifest format version.
 pub const MANIFEST_VERSION: u32 = 1;
 
-/// A parsed manifest with its source text and node locations.
+/// How deep YAML may nest (mappings and lists). The deepest manifest node
+/// (`onboarding.prompts[].options[].emoji.id`) is at depth 7.
+pub const MAX_DEPTH: usize = 32;
+/// The most YAML nodes (scalars, mappings, lists) a file may have, aliases expanded.
+pub const MAX_NODES: usize = 250_000;
+/// The most aliases (`*name`) a file may use.
+pub const MAX_ALIASES: usize = 1_000;
+
+/// Top-level sections that are lists: a folder's files may each hold part of them.
+pub const LIST_SECTIONS: [&str; 3] = ["roles", "channels", "webhooks"];
+
+/// A parsed manifest with its files' text and node locations.
 #[derive(Debug, Clone)]
 pub struct LoadedManifest {
+    /// What `-f` named: the manifest file, or the folder of its files.
     pub path: PathBuf,
-    pub source: String,
+    /// Whether `path` is a folder.
+    pub is_dir: bool,
+    /// The files, in merge order (one for a file manifest).
+    pub files: Vec<SourceFile>,
     pub manifest: Manifest,
     pub locations: SourceMap,
+    value: Value,
 }
 
 impl LoadedManifest {
-    /// The folder the manifest is in: files it names (webhook avatars) are relative to it.
-    /// `.` for a manifest path without a folder.
+    /// The folder files the manifest names (webhook avatars) are relative to: the folder
+    /// itself for a folder manifest, the file's folder otherwise (`.` for a bare file name).
     pub fn dir(&self) -> PathBuf {
+        if self.is_dir {
+            return self.path.clone();
+        }
         match self.path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         }
     }
 
-    /// The manifest's YAML as JSON (same YAML 1.2 rules as the typed parse), for
-    /// [`super::validate_against_schema`]. `None` if it does not convert (it parsed once, so
-    /// that is unexpected).
-    pub fn json_value(&self) -> Option<serde_json::Value> {
-        serde_saphyr::from_str_with_options(&self.source, yaml_options()).ok()
+    /// The manifest as JSON (its files merged), as validated against the schema.
+    pub fn json_value(&self) -> Option<Value> {
+        Some(self.value.clone())
+    }
+
+    /// An empty report about this manifest, to add diagnostics to.
+    pub fn report(&self) -> Report {
+        Report::new(&self.path, self.files.clone())
     }
 }
 
-/// Why a manifest could not be loaded. `Display` starts with `file:line:col` where known.
-#[derive(Debug, thiserror::Error)]
-pub enum ManifestError {
-    /// The file could not be read.
-    #[error("{}: cannot read the manifest: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// The text is not well-formed YAML.
-    #[error("{}:{line}:{column}: invalid YAML: {message}", path.display())]
-    Syntax {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-        hint: Option<String>,
-    },
-    /// Well-formed YAML that does not fit the manifest's shape (unknown field, wrong type, ...).
-    #[error("{}:{line}:{column}: {message}", path.display())]
-    Type {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-        hint: Option<String>,
-    },
-    /// `version` is missing or not a version this guildctl understands.
-    #[error("{}:{line}:{column}: {message}", path.display())]
-    Version {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-        hint: Option<String>,
-    },
+/// Why a manifest could not be loaded: every problem of the stage that stopped it, placed in
+/// the files. `Display` gives one `file:line:col: error: message` line per problem.
+#[derive(Debug, Clone)]
+pub struct LoadError {
+    pub report: Report,
 }
 
-impl ManifestError {
-    /// The manifest file this error is about.
-    pub fn path(&self) -> &Path {
-        match self {
-            ManifestError::Io { path, .. }
-            | ManifestError::Syntax { path, .. }
-            | ManifestError::Type { path, .. }
-            | ManifestError::Version { path, .. } => path,
-        }
+impl LoadError {
+    /// The problems, sorted by position.
+    pub fn items(&self) -> &[Located] {
+        &self.report.items
     }
 
-    /// `(line, column)`, 1-based, when the error has a position.
+    /// `(line, column)` of the first problem, if it has a place.
     pub fn location(&self) -> Option<(usize, usize)> {
-        match self {
-            ManifestError::Io { .. } => None,
-            ManifestError::Syntax { line, column, .. }
-            | ManifestError::Type { line, column, .. }
-            | ManifestError::Version { line, column, .. } => Some((*line, *column)),
-        }
+        self.report
+            .items
+            .first()
+            .and_then(|d| d.span)
+            .map(|s| (s.line, s.column))
     }
 
-    /// The message without the location prefix.
-    pub fn message(&self) -> String {
-        match self {
-            ManifestError::Io { source, .. } => format!("cannot read the manifest: {source}"),
-            ManifestError::Syntax { message, .. } => format!("invalid YAML: {message}"),
-            ManifestError::Type { message, .. } | ManifestError::Version { message, .. } => {
-                message.clone()
-            }
-        }
+    /// The first problem's message.
+    pub fn message(&self) -> &str {
+        self.report.items.first().map_or("", |d| d.message.as_str())
     }
 
-    /// A suggestion for fixing the error, if there is one.
+    /// The first problem's help.
     pub fn hint(&self) -> Option<&str> {
-        match self {
-            ManifestError::Io { .. } => None,
-            ManifestError::Syntax { hint, .. }
-            | ManifestError::Type { hint, .. }
-            | ManifestError::Version { hint, .. } => hint.as_deref(),
-        }
+        self.report.items.first().and_then(|d| d.help.as_deref())
     }
 
-    /// Compiler-style rendering with an excerpt of `source` (the file's text, if it was read).
-    pub fn render(&self, source: Option<&str>, color: bool) -> String {
-        let diag = Diagnostic {
-            severity: Severity::Error,
-            path: String::new(),
-            message: self.message(),
-            help: self.hint().map(str::to_owned),
-        };
-        super::diagnostic::render_at(
-            self.path(),
-            source.unwrap_or(""),
-            &diag,
-            self.location().map(|(l, c)| (l, c, 1)),
-            color,
-        )
+    /// What found the first problem (`syntax`, `schema`, ...).
+    pub fn rule(&self) -> &str {
+        self.report.items.first().map_or("", |d| &d.rule)
     }
 }
 
-/// Reads and parses a manifest file.
-pub fn load(path: &Path) -> Result<LoadedManifest, ManifestError> {
-    let source = std::fs::read_to_string(path).map_err(|source| ManifestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    load_str(path, source)
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.report.items.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            let file = d
+                .span
+                .and_then(|s| self.report.files.get(s.file))
+                .map_or(&self.report.root, |f| &f.path);
+            match d.span {
+                Some(s) => write!(f, "{}:{}:{}: ", file.display(), s.line, s.column)?,
+                None => write!(f, "{}: ", file.display())?,
+            }
+            write!(f, "{}: {}", d.severity, d.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Reads and parses a manifest: a YAML file, or a folder of them merged by section.
+pub fn load(path: &Path) -> Result<LoadedManifest, LoadError> {
+    let read = source::read(path);
+    let mut report = Report::new(path, read.files);
+    for p in read.problems {
+        report.items.push(Located {
+            severity: Severity::Error,
+            rule: Cow::Borrowed("read"),
+            message: p.message,
+            help: Some(p.help),
+            path: String::new(),
+            span: match (p.file, p.at) {
+                (Some(file), Some((line, column))) => Some(Span {
+                    file,
+                    line,
+                    column,
+                    len: 1,
+                }),
+                _ => None,
+            },
+            related: Vec::new(),
+        });
+    }
+    load_files(report, read.is_dir, &read.usable)
 }
 
 /// Parses manifest text; `path` is only used in messages and [`LoadedManifest::path`].
-pub fn load_str(path: &Path, source: String) -> Result<LoadedManifest, ManifestError> {
-    // 1. The spanned tree: syntax errors surface here, and it gives the version and locations.
-    let tree: Spanned<Node> = serde_saphyr::from_str_with_options(&source, tree_options())
-        .map_err(|e| {
-            let (line, column) = error_location(&e);
-            ManifestError::Syntax {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message: error_message(&e),
-                hint: Some(syntax_hint(&error_message(&e))),
-            }
-        })?;
-    let mut locations = SourceMap::default();
-    locations.insert(String::new(), &tree);
-    locations.walk(&tree, String::new());
+pub fn load_str(path: &Path, source: String) -> Result<LoadedManifest, LoadError> {
+    let report = Report::new(
+        path,
+        vec![SourceFile {
+            path: path.to_path_buf(),
+            text: source,
+        }],
+    );
+    load_files(report, false, &[true])
+}
 
-    // 2. The version gate, before the shape is looked at: a future format may not fit it.
-    check_version(path, &tree)?;
+/// Parses a folder manifest's files given in memory (`files` in merge order, paths as they
+/// should be shown); `root` is the folder. For tests and fuzzing: [`load`] reads a folder.
+pub fn load_folder_sources(
+    root: &Path,
+    files: Vec<SourceFile>,
+) -> Result<LoadedManifest, LoadError> {
+    let usable = vec![true; files.len()];
+    let mut report = Report::new(root, files);
+    if report.files.is_empty() {
+        push(
+            &mut report,
+            "read",
+            None,
+            format!("the folder {} has no YAML files", root.display()),
+            "put the manifest's sections in YAML files in this folder".into(),
+        );
+        return Err(fail(report));
+    }
+    load_files(report, true, &usable)
+}
 
-    // 3. The typed parse.
-    let manifest: Manifest =
-        serde_saphyr::from_str_with_options(&source, yaml_options()).map_err(|e| {
-            let (line, column) = error_location(&e);
-            let message = error_message(&e);
-            ManifestError::Type {
-                path: path.to_path_buf(),
-                line,
-                column,
-                hint: type_hint(&message),
-                message,
+fn push(
+    report: &mut Report,
+    rule: &'static str,
+    span: Option<Span>,
+    message: String,
+    help: String,
+) {
+    report.items.push(Located {
+        severity: Severity::Error,
+        rule: Cow::Borrowed(rule),
+        message,
+        help: Some(help),
+        path: String::new(),
+        span,
+        related: Vec::new(),
+    });
+}
+
+fn fail(mut report: Report) -> LoadError {
+    report.sort();
+    LoadError { report }
+}
+
+/// Stages 2 to 6 on files already read (`usable[i]`: file `i` was read without problems).
+fn load_files(
+    mut report: Report,
+    is_dir: bool,
+    usable: &[bool],
+) -> Result<LoadedManifest, LoadError> {
+    // YAML breaks lines at CR LF, CR and LF; positions count lines that way, so the text
+    // shown in excerpts does too.
+    for f in &mut report.files {
+        if f.text.contains('\r') {
+            f.text = f.text.replace("\r\n", "\n").replace('\r', "\n");
+        }
+    }
+    // 2. Syntax, file by file: a broken file does not hide the problems of the others.
+    let mut trees: Vec<(usize, Spanned<Node>)> = Vec::new();
+    for (i, f) in report.files.iter().enumerate() {
+        if !usable.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        match serde_saphyr::from_str_with_options::<Spanned<Node>>(&f.text, tree_options()) {
+            Ok(tree) => trees.push((i, tree)),
+            Err(e) => {
+                let (rule, mut message, mut help) = describe_parse_error(&e);
+                let mut span = error_span(&e, i, &f.text);
+                if rule == "syntax"
+                    && let Some((line, column, what)) =
+                        unclosed_before(&f.text, span.line, span.column)
+                {
+                    message = format!(
+                        "invalid YAML: this {what} is never closed (the parser stopped at line {}: {})",
+                        span.line,
+                        message.trim_start_matches("invalid YAML: ")
+                    );
+                    help = format!("close the {what} on this line");
+                    span = Span {
+                        file: i,
+                        line,
+                        column,
+                        len: 1,
+                    };
+                }
+                report.items.push(Located {
+                    severity: Severity::Error,
+                    rule: Cow::Borrowed(rule),
+                    message,
+                    help: Some(help),
+                    path: String::new(),
+                    span: Some(span),
+                    related: Vec::new(),
+                });
             }
-        })?;
+        }
+    }
+    if report.has_errors() {
+        return Err(fail(report));
+    }
+
+    // 3. Shape of each file and the version gate.
+    check_files(&mut report, is_dir, &trees);
+    if report.has_errors() {
+        return Err(fail(report));
+    }
+
+    // 4. Merge into one value, with the source map.
+    let (value, locations) = merge(&mut report, &trees);
+    if report.has_errors() {
+        return Err(fail(report));
+    }
+
+    // 5. The JSON schema: every violation at once.
+    let violations = super::schema::violations(&value);
+    if !violations.is_empty() {
+        for v in &violations {
+            let span = if v.at_key {
+                locations.key_span(&v.diagnostic.path)
+            } else {
+                None
+            }
+            .or_else(|| locations.span(&v.diagnostic.path));
+            report.items.push(Located {
+                severity: v.diagnostic.severity,
+                rule: Cow::Borrowed("schema"),
+                message: v.diagnostic.message.clone(),
+                help: v.diagnostic.help.clone(),
+                path: v.diagnostic.path.clone(),
+                span,
+                related: Vec::new(),
+            });
+        }
+        return Err(fail(report));
+    }
+
+    // 6. The typed manifest. The schema accepted the value, so this fails only where the
+    // types are stricter (a number too large for its field).
+    let manifest = match serde_path_to_error::deserialize::<_, Manifest>(&value) {
+        Ok(m) => m,
+        Err(e) => {
+            let path = serde_path(e.path());
+            let inner = e.into_inner().to_string();
+            let d =
+                Diagnostic::error(path.clone(), type_message(&inner))
+                    .with_help(type_hint(&inner).unwrap_or_else(|| {
+                    "see schema/guildctl.schema.json or docs/manifest.md for what this field takes"
+                        .into()
+                }));
+            report.add_diagnostics(&locations, [(Cow::Borrowed("type"), &d)]);
+            return Err(fail(report));
+        }
+    };
     Ok(LoadedManifest {
-        path: path.to_path_buf(),
-        source,
+        path: report.root,
+        is_dir,
+        files: report.files,
         manifest,
         locations,
+        value,
     })
 }
 
 /// YAML 1.2 core schema: only `true`/`false` are booleans, so `no`, `on`, `off`, `yes` are
-/// strings in string fields and errors in boolean ones. Octal needs `0o`.
-fn yaml_options() -> serde_saphyr::Options {
-    serde_saphyr::options! {
+/// strings. Octal needs `0o`. `.nan`/`.inf` stay text (a string field may hold them). The
+/// budget refuses huge or deeply nested input before it costs memory.
+fn tree_options() -> serde_saphyr::Options {
+    let mut o = serde_saphyr::options! {
         strict_booleans: true,
         legacy_octal_numbers: false,
         with_snippet: false,
-    }
-}
-
-/// The untyped tree reads every scalar through `deserialize_any`: let `.nan`/`.inf` through
-/// as text (a string field may legitimately hold them) instead of failing the whole parse.
-fn tree_options() -> serde_saphyr::Options {
-    let mut o = yaml_options();
+        budget: serde_saphyr::budget! {
+            max_depth: MAX_DEPTH,
+            flow_nesting_limit: MAX_DEPTH,
+            max_nodes: MAX_NODES,
+            max_events: 4 * MAX_NODES,
+            max_aliases: MAX_ALIASES,
+            max_anchors: MAX_ALIASES,
+            max_recorded_anchor_events: MAX_NODES,
+            max_documents: 1,
+            max_total_scalar_bytes: source::MAX_FILE_BYTES as usize,
+            max_inclusion_depth: 0,
+        },
+    };
     o.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::AsString;
     o
 }
 
-fn error_location(e: &serde_saphyr::Error) -> (usize, usize) {
-    match e.location() {
+/// The place of a parse error: its line and column, one character long.
+fn error_span(e: &serde_saphyr::Error, file: usize, text: &str) -> Span {
+    let (line, column) = match e.location() {
         Some(loc) if loc.line() > 0 => (loc.line() as usize, loc.column().max(1) as usize),
         _ => (1, 1),
+    };
+    // A position past the end of the text (an unclosed bracket at the end) is shown on the
+    // last line.
+    let lines = text.split('\n').count().max(1);
+    let line = line.min(lines);
+    Span {
+        file,
+        line,
+        column,
+        len: 1,
     }
 }
 
-/// serde-saphyr's message without its own " at line X, column Y" suffix (we print the
-/// location in front, compiler-style).
-fn error_message(e: &serde_saphyr::Error) -> String {
+/// A syntax error is often found lines after the mistake: a quote or bracket left open runs
+/// on until the parser gives up. Finds a quote opened on an earlier line and still open at
+/// the error, or a bracket opened on an earlier line and still open when the text has come
+/// back to that line's indentation: `(line, column, "quote" | "bracket")`.
+fn unclosed_before(
+    text: &str,
+    err_line: usize,
+    err_col: usize,
+) -> Option<(usize, usize, &'static str)> {
+    let mut stack: Vec<(usize, usize, usize)> = Vec::new(); // (line, column, indent of its line)
+    let mut quote: Option<(char, usize, usize)> = None;
+    for (n, line) in text.split('\n').enumerate() {
+        let ln = n + 1;
+        if ln > err_line {
+            break;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if quote.is_none() && ln == err_line {
+            // Back at (or left of) the indentation of the line that opened the bracket.
+            if let Some(&(l, c, ind)) = stack.last()
+                && l < err_line
+                && !line.trim().is_empty()
+                && indent <= ind
+            {
+                return Some((l, c, "bracket"));
+            }
+        }
+        let mut prev: Option<char> = None; // previous non-space character on this line
+        let mut chars = line.chars().enumerate().peekable();
+        while let Some((i, ch)) = chars.next() {
+            let col = i + 1;
+            if ln == err_line && col >= err_col {
+                break;
+            }
+            match quote {
+                Some((q, _, _)) => {
+                    if q == '"' && ch == '\\' {
+                        chars.next();
+                    } else if ch == q {
+                        if q == '\'' && chars.peek().is_some_and(|(_, c)| *c == '\'') {
+                            chars.next();
+                        } else {
+                            quote = None;
+                        }
+                    }
+                }
+                None => {
+                    let starts_value =
+                        matches!(prev, None | Some(':' | '-' | '[' | '{' | ',' | '?'));
+                    match ch {
+                        '#' if prev.is_none()
+                            || line[..line.char_indices().nth(i).map_or(0, |(b, _)| b)]
+                                .ends_with(' ') =>
+                        {
+                            break;
+                        }
+                        '"' | '\'' if starts_value => quote = Some((ch, ln, col)),
+                        '[' | '{' if starts_value => stack.push((ln, col, indent)),
+                        ']' | '}' => {
+                            stack.pop();
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if !ch.is_whitespace() {
+                prev = Some(ch);
+            }
+        }
+    }
+    match quote {
+        Some((_, l, c)) if l < err_line => Some((l, c, "quote")),
+        _ => None,
+    }
+}
+
+/// serde-saphyr's message without its own " at line X, column Y" suffix, and the rule
+/// (`syntax`, or `limits` for a budget breach) with a help text.
+fn describe_parse_error(e: &serde_saphyr::Error) -> (&'static str, String, String) {
     let text = e.without_snippet().to_string();
     let text = match text.rfind(" at line ") {
         Some(i) if text[i..].contains("column") => text[..i].to_string(),
@@ -228,7 +469,50 @@ fn error_message(e: &serde_saphyr::Error) -> String {
         Some(i) => text[..i].to_string(),
         None => text,
     };
-    text.trim().trim_end_matches(':').to_string()
+    let message = text.trim().trim_end_matches(':').to_string();
+    if message.contains("recursion limit exceeded") {
+        return (
+            "limits",
+            format!("the YAML nests deeper than {MAX_DEPTH} levels"),
+            "a manifest nests a few levels at most (channels in categories, overwrites): \
+             check the indentation and brackets"
+                .to_string(),
+        );
+    }
+    if let Some(rest) = message.strip_prefix("budget breached: ") {
+        let what = rest.split([' ', '{']).next().unwrap_or("");
+        let (message, help) = match what {
+            "Depth" => (
+                format!("the YAML nests deeper than {MAX_DEPTH} levels"),
+                "a manifest nests a few levels at most (channels in categories, overwrites): \
+                 check the indentation and brackets"
+                    .to_string(),
+            ),
+            "Documents" => (
+                "the file has more than one YAML document (a second `---`)".to_string(),
+                "a manifest file is one document: remove the `---` line, or split the manifest \
+                 into a folder of files"
+                    .to_string(),
+            ),
+            "Nodes" | "Events" => (
+                format!("the YAML has more than {MAX_NODES} values"),
+                "a guild's manifest is far smaller: did -f name the wrong file?".to_string(),
+            ),
+            "Aliases" | "Anchors" | "AliasAnchorRatio" => (
+                format!(
+                    "the YAML uses more than {MAX_ALIASES} aliases or anchors, or expands them too much"
+                ),
+                "write the values out instead of repeating aliases (`*name`)".to_string(),
+            ),
+            _ => (
+                format!("the YAML is too large ({rest})"),
+                "a guild's manifest is far smaller: did -f name the wrong file?".to_string(),
+            ),
+        };
+        return ("limits", message, help);
+    }
+    let help = syntax_hint(&message);
+    ("syntax", format!("invalid YAML: {message}"), help)
 }
 
 fn syntax_hint(message: &str) -> String {
@@ -236,6 +520,15 @@ fn syntax_hint(message: &str) -> String {
         "each key may appear once per mapping; remove or merge the repeated key".into()
     } else if message.contains("tabs") || message.contains(" tab ") {
         "YAML indents with spaces only; replace the tab characters".into()
+    } else if message.contains("unclosed") {
+        "close the bracket or quote that starts here".into()
+    } else if message.contains("did not find expected '-'") {
+        "this line is indented differently from the entries around it: line it up with the \
+         other fields of its entry"
+            .into()
+    } else if message.contains("unknown anchor") {
+        "define the anchor (`&name`) before the alias (`*name`) uses it, or write the value out"
+            .into()
     } else {
         "check the indentation and quoting on this line and the one before it; \
          quote values that contain `: ` or start with `@`, `*`, `&`, `!`, `{` or `[`"
@@ -243,83 +536,279 @@ fn syntax_hint(message: &str) -> String {
     }
 }
 
+/// serde's message, tidied: `invalid value: integer `5000000000`, expected u32` → with the
+/// Rust type names said in words.
+fn type_message(message: &str) -> String {
+    let m = message
+        .replace(
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        )
+        .replace("expected u64", "expected a whole number");
+    match m.rfind(" at line ") {
+        Some(i) if m[i..].contains("column") => m[..i].to_string(),
+        _ => m,
+    }
+}
+
 fn type_hint(message: &str) -> Option<String> {
-    if let Some(rest) = message.strip_prefix("unknown field `") {
-        let field = rest.split('`').next().unwrap_or("");
-        let expected: Vec<&str> = message
-            .split("expected one of ")
-            .nth(1)
-            .or_else(|| message.split("expected ").nth(1))
-            .map(|s| {
-                s.split(',')
-                    .map(|n| n.trim().trim_matches('`'))
-                    .filter(|n| !n.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        return Some(match super::check::closest(field, expected.iter().copied()) {
-            Some(best) => format!("did you mean `{best}`?"),
-            None => {
-                "remove the field, or see schema/guildctl.schema.json for the fields allowed here"
-                    .to_string()
-            }
-        });
-    }
-    if message.starts_with("missing field") {
-        return Some("add the field; see docs/manifest.md for what it means".into());
-    }
-    if message.contains("invalid boolean")
-        || (message.contains("string") && message.contains("bool"))
-    {
-        return Some(
-            "manifests are YAML 1.2: only `true` and `false` are booleans (not yes/no/on/off)"
-                .into(),
-        );
-    }
-    if message.contains("unknown variant") {
-        return Some("use one of the names listed".into());
-    }
-    if message.starts_with("invalid u") || message.starts_with("invalid i") {
-        return Some("expected a whole number (not negative, no quotes or units)".into());
+    if message.contains("u32") || message.contains("u64") {
+        return Some("write a whole number in range, without quotes or units".into());
     }
     None
 }
 
-fn check_version(path: &Path, tree: &Spanned<Node>) -> Result<(), ManifestError> {
-    let err = |loc: &Spanned<Node>, message: String| {
-        let (line, column) = location_of(loc).map(|(l, c, _)| (l, c)).unwrap_or((1, 1));
-        Err(ManifestError::Version {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message,
-            hint: Some(format!(
-                "start the manifest with `version: {MANIFEST_VERSION}`; this guildctl reads \
-                 only version {MANIFEST_VERSION}"
-            )),
-        })
-    };
-    let Node::Map(entries) = &tree.value else {
-        return err(
-            tree,
-            "a manifest must be a YAML mapping (`version: 1`, `roles:`, `channels:`, ...)".into(),
-        );
-    };
-    match entries.iter().find(|(k, _)| k.value.0 == "version") {
-        None => err(tree, "the manifest has no `version` field".into()),
-        Some((_, v)) => match &v.value {
+/// serde_path_to_error's path (`roles[0].color`, `?` for unknown parts) as a node path.
+fn serde_path(p: &serde_path_to_error::Path) -> String {
+    let mut out = String::new();
+    for seg in p.iter() {
+        match seg {
+            serde_path_to_error::Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            serde_path_to_error::Segment::Map { key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Each file must be a mapping of sections; `version` must be 1 wherever it is written, and
+/// written at least once (in a file manifest: in the file).
+fn check_files(report: &mut Report, is_dir: bool, trees: &[(usize, Spanned<Node>)]) {
+    let help_version = format!(
+        "start the manifest with `version: {MANIFEST_VERSION}`; this guildctl reads only version {MANIFEST_VERSION}"
+    );
+    let mut has_version = false;
+    for (i, tree) in trees {
+        let root_span = span_of(*i, tree).unwrap_or(Span {
+            file: *i,
+            line: 1,
+            column: 1,
+            len: 1,
+        });
+        let entries = match &tree.value {
+            Node::Map(entries) => entries,
+            // An empty file (or only comments) in a folder declares nothing.
             Node::Scalar(ScalarNode {
-                kind: Scalar::Int(n),
-                ..
-            }) if *n == i128::from(MANIFEST_VERSION) => Ok(()),
-            Node::Scalar(s) => err(
-                v,
-                format!(
-                    "unsupported manifest version {}: this guildctl understands version {MANIFEST_VERSION}",
-                    s.kind.display()
-                ),
+                kind: Scalar::Null, ..
+            }) if is_dir => continue,
+            Node::Scalar(ScalarNode {
+                kind: Scalar::Null, ..
+            }) => {
+                push(
+                    report,
+                    "version",
+                    Some(Span {
+                        file: *i,
+                        line: 1,
+                        column: 1,
+                        len: 1,
+                    }),
+                    "the manifest is empty".into(),
+                    help_version.clone(),
+                );
+                continue;
+            }
+            _ => {
+                push(
+                    report,
+                    "version",
+                    Some(root_span),
+                    "a manifest must be a YAML mapping (`version: 1`, `roles:`, `channels:`, ...)"
+                        .into(),
+                    if is_dir {
+                        "each file of a folder manifest is a mapping of top-level sections (`roles:`, `channels:`, ...)".into()
+                    } else {
+                        help_version.clone()
+                    },
+                );
+                continue;
+            }
+        };
+        match entries.iter().find(|(k, _)| k.value.0 == "version") {
+            None if !is_dir => push(
+                report,
+                "version",
+                Some(root_span),
+                "the manifest has no `version` field".into(),
+                help_version.clone(),
             ),
-            _ => err(v, "`version` must be a number".into()),
+            None => {}
+            Some((_, v)) => {
+                has_version = true;
+                let span = span_of(*i, v).or_else(|| span_of(*i, tree));
+                match &v.value {
+                    Node::Scalar(ScalarNode {
+                        kind: Scalar::Int(n),
+                        ..
+                    }) if *n == i128::from(MANIFEST_VERSION) => {}
+                    Node::Scalar(ScalarNode {
+                        kind: Scalar::Str(text),
+                        ..
+                    }) if text.trim() == MANIFEST_VERSION.to_string() => push(
+                        report,
+                        "version",
+                        span,
+                        format!(
+                            "`version` is the string \"{text}\", not the number {MANIFEST_VERSION}"
+                        ),
+                        format!("remove the quotes: `version: {MANIFEST_VERSION}`"),
+                    ),
+                    Node::Scalar(s) => push(
+                        report,
+                        "version",
+                        span,
+                        format!(
+                            "unsupported manifest version {}: this guildctl understands version {MANIFEST_VERSION}",
+                            s.kind.display()
+                        ),
+                        help_version.clone(),
+                    ),
+                    _ => push(
+                        report,
+                        "version",
+                        span,
+                        "`version` must be a number".into(),
+                        help_version.clone(),
+                    ),
+                }
+            }
+        }
+    }
+    if is_dir && !has_version && !trees.is_empty() && !report.has_errors() {
+        push(
+            report,
+            "version",
+            None,
+            "no file of the folder sets `version`".into(),
+            format!(
+                "write `version: {MANIFEST_VERSION}` in one of the files (guild.yaml, say); a folder's files may each repeat it"
+            ),
+        );
+    }
+}
+
+/// Merges the files' trees by top-level section: list sections ([`LIST_SECTIONS`]) are
+/// concatenated in file order; any other section may be written in one file only
+/// (`version` may be repeated, and is checked by [`check_files`]).
+fn merge(report: &mut Report, trees: &[(usize, Spanned<Node>)]) -> (Value, SourceMap) {
+    let mut map = SourceMap::default();
+    let mut root = serde_json::Map::new();
+    // Section → where it was first written (file, key span).
+    let mut first: HashMap<String, Span> = HashMap::new();
+    let mut list_len: HashMap<String, usize> = HashMap::new();
+    for (i, tree) in trees {
+        if let Some(s) = span_of(*i, tree) {
+            map.nodes.entry(String::new()).or_insert(s);
+        }
+        let Node::Map(entries) = &tree.value else {
+            continue;
+        };
+        for (key, value) in entries {
+            let name = key.value.0.clone();
+            let key_span = key_span(*i, key);
+            let is_list =
+                LIST_SECTIONS.contains(&name.as_str()) && matches!(value.value, Node::Seq(_));
+            if let Some(prev) = first.get(&name).copied() {
+                if name == "version" {
+                    continue;
+                }
+                let both_lists = is_list && list_len.contains_key(&name);
+                if !both_lists {
+                    let here = key_span.unwrap_or(Span {
+                        file: *i,
+                        line: 1,
+                        column: 1,
+                        len: 1,
+                    });
+                    let prev_file = report.files[prev.file].path.display().to_string();
+                    report.items.push(Located {
+                        severity: Severity::Error,
+                        rule: Cow::Borrowed("merge"),
+                        message: format!(
+                            "section `{name}` is defined twice: here and in {prev_file}:{}:{}",
+                            prev.line, prev.column
+                        ),
+                        help: Some(if LIST_SECTIONS.contains(&name.as_str()) {
+                            format!(
+                                "`{name}` may be split across files only as lists (`{name}:` followed by `- ...` items in each); merge the two"
+                            )
+                        } else {
+                            format!(
+                                "a folder's files are merged by top-level section, and `{name}` is not a list: keep it in one file"
+                            )
+                        }),
+                        path: name.clone(),
+                        span: Some(here),
+                        related: vec![(format!("`{name}` first defined here"), prev)],
+                    });
+                    continue;
+                }
+            } else if let Some(s) = key_span {
+                first.insert(name.clone(), s);
+            }
+            if let Some(s) = key_span {
+                map.keys.entry(name.clone()).or_insert(s);
+            }
+            if is_list {
+                let Node::Seq(items) = &value.value else {
+                    continue;
+                };
+                let offset = list_len.get(&name).copied().unwrap_or(0);
+                if offset == 0 {
+                    map.record_value(&name, *i, key_span, value);
+                }
+                let list = root
+                    .entry(name.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                for (k, item) in items.iter().enumerate() {
+                    let child = format!("{name}[{}]", offset + k);
+                    map.insert(child.clone(), *i, item);
+                    map.walk(*i, item, child);
+                    if let Value::Array(a) = list {
+                        a.push(to_json(&item.value));
+                    }
+                }
+                list_len.insert(name, offset + items.len());
+            } else {
+                map.record_value(&name, *i, key_span, value);
+                map.walk(*i, value, name.clone());
+                root.insert(name, to_json(&value.value));
+            }
+        }
+    }
+    (Value::Object(root), map)
+}
+
+/// A YAML node as JSON: integers that fit 64 bits stay integers, larger ones become floats.
+fn to_json(node: &Node) -> Value {
+    match node {
+        Node::Map(entries) => Value::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.value.0.clone(), to_json(&v.value)))
+                .collect(),
+        ),
+        Node::Seq(items) => Value::Array(items.iter().map(|i| to_json(&i.value)).collect()),
+        Node::Scalar(s) => match &s.kind {
+            Scalar::Null => Value::Null,
+            Scalar::Bool(b) => Value::Bool(*b),
+            Scalar::Int(n) => {
+                if let Ok(u) = u64::try_from(*n) {
+                    Value::from(u)
+                } else if let Ok(i) = i64::try_from(*n) {
+                    Value::from(i)
+                } else {
+                    serde_json::Number::from_f64(*n as f64).map_or(Value::Null, Value::Number)
+                }
+            }
+            Scalar::Float(f) => serde_json::Number::from_f64(*f)
+                .map_or_else(|| Value::String(f.to_string()), Value::Number),
+            Scalar::Str(s) => Value::String(s.clone()),
         },
     }
 }
@@ -327,42 +816,70 @@ fn check_version(path: &Path, tree: &Spanned<Node>) -> Result<(), ManifestError>
 // ---------------------------------------------------------------------------------------------
 // Source map
 
-/// Node path → position of the node in the YAML source (1-based line and column, and the
-/// length of the node's first line in characters, for underlining).
+/// Node path → place of the node in the manifest's files (file index, 1-based line and
+/// column, and the length of the node's first line in characters, for underlining).
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
-    nodes: HashMap<String, (usize, usize, usize)>,
-    keys: HashMap<String, (usize, usize, usize)>,
+    nodes: HashMap<String, Span>,
+    keys: HashMap<String, Span>,
 }
 
 impl SourceMap {
     /// Line and column of the node at `path` (`roles[2].name`, `settings.afk_timeout`), or of
-    /// its nearest ancestor present in the file. The root is `""`.
+    /// its nearest ancestor present in the files. The root is `""`.
     pub fn locate(&self, path: &str) -> Option<(usize, usize)> {
-        self.locate_span(path).map(|(l, c, _)| (l, c))
+        self.span(path).map(|s| (s.line, s.column))
     }
 
     /// Like [`SourceMap::locate`], with the length in characters of the node on its line.
     pub fn locate_span(&self, path: &str) -> Option<(usize, usize, usize)> {
-        if let Some(loc) = self.nodes.get(path) {
-            return Some(*loc);
+        self.span(path).map(|s| (s.line, s.column, s.len))
+    }
+
+    /// Position of the mapping key of the entry at `path` (`settings.name` → the `name:` key),
+    /// when the path names a mapping entry present in the files.
+    pub fn locate_key(&self, path: &str) -> Option<(usize, usize)> {
+        self.keys.get(path).map(|s| (s.line, s.column))
+    }
+
+    /// The place of the node at `path`, or of its nearest ancestor present in the files (at
+    /// the ancestor's key when it is a mapping entry: `settings:`).
+    pub fn span(&self, path: &str) -> Option<Span> {
+        if let Some(s) = self.nodes.get(path) {
+            return Some(*s);
         }
-        // Absent node: point at the nearest ancestor, at its key when it is a mapping entry
-        // (`settings:`), since its value's position is that of its first child.
         let mut p = path;
         while !p.is_empty() {
             p = parent_path(p);
-            if let Some(loc) = self.keys.get(p).or_else(|| self.nodes.get(p)) {
-                return Some(*loc);
+            if let Some(s) = self.keys.get(p).or_else(|| self.nodes.get(p)) {
+                return Some(*s);
             }
         }
         None
     }
 
-    /// Position of the mapping key of the entry at `path` (`settings.name` → the `name:` key),
-    /// when the path names a mapping entry present in the file.
-    pub fn locate_key(&self, path: &str) -> Option<(usize, usize)> {
-        self.keys.get(path).map(|(l, c, _)| (*l, *c))
+    /// The place of the node at exactly `path`, if it is in the files.
+    pub fn exact(&self, path: &str) -> Option<Span> {
+        self.nodes.get(path).copied()
+    }
+
+    /// Where to show the node at `path`: a list item that has a `name` (or a `title`) is shown
+    /// by it (`- name: Moderator` marks `Moderator`, not the `-`); other nodes as
+    /// [`SourceMap::span`].
+    pub fn display_span(&self, path: &str) -> Option<Span> {
+        if path.ends_with(']') {
+            for field in ["name", "title"] {
+                if let Some(s) = self.nodes.get(&format!("{path}.{field}")) {
+                    return Some(*s);
+                }
+            }
+        }
+        self.span(path)
+    }
+
+    /// The place of the key of the mapping entry at `path`.
+    pub fn key_span(&self, path: &str) -> Option<Span> {
+        self.keys.get(path).copied()
     }
 
     /// Every recorded path (for tests and tools).
@@ -370,13 +887,39 @@ impl SourceMap {
         self.nodes.keys().map(String::as_str)
     }
 
-    fn insert(&mut self, path: String, node: &Spanned<Node>) {
-        if let Some(loc) = location_of(node) {
-            self.nodes.insert(path, loc);
+    fn insert(&mut self, path: String, file: usize, node: &Spanned<Node>) {
+        if let Some(s) = span_of(file, node) {
+            self.nodes.insert(path, s);
         }
     }
 
-    fn walk(&mut self, node: &Spanned<Node>, path: String) {
+    /// Records the value of the mapping entry at `path`: an empty value (`afk_channel:`) has
+    /// no useful position, and a block mapping or list starting on a later line is best shown
+    /// by its key (`welcome_screen:`), so those take the key's place.
+    fn record_value(&mut self, path: &str, file: usize, key: Option<Span>, value: &Spanned<Node>) {
+        let own = span_of(file, value);
+        let block = matches!(value.value, Node::Map(_) | Node::Seq(_))
+            && matches!((key, own), (Some(k), Some(v)) if k.line != v.line);
+        let null = matches!(
+            value.value,
+            Node::Scalar(ScalarNode {
+                kind: Scalar::Null,
+                ..
+            })
+        );
+        match own {
+            Some(s) if !block && !null => {
+                self.nodes.insert(path.to_string(), s);
+            }
+            _ => {
+                if let Some(k) = key {
+                    self.nodes.insert(path.to_string(), k);
+                }
+            }
+        }
+    }
+
+    fn walk(&mut self, file: usize, node: &Spanned<Node>, path: String) {
         match &node.value {
             Node::Map(entries) => {
                 for (key, value) in entries {
@@ -385,44 +928,19 @@ impl SourceMap {
                     } else {
                         format!("{path}.{}", key.value.0)
                     };
-                    let key_loc = loc_tuple(&key.referenced, key.value.0.chars().count());
-                    if let Some(k) = key_loc {
+                    let k = key_span(file, key);
+                    if let Some(k) = k {
                         self.keys.insert(child.clone(), k);
                     }
-                    // An empty value (`afk_channel:`) has no useful position, and a block
-                    // mapping or list starting on a later line is best shown by its key
-                    // (`welcome_screen:`): use the key's.
-                    let block = matches!(value.value, Node::Map(_) | Node::Seq(_))
-                        && key_loc.is_some_and(|(kl, _, _)| {
-                            location_of(value).is_some_and(|(vl, _, _)| vl != kl)
-                        });
-                    match location_of(value) {
-                        Some(loc)
-                            if !block
-                                && !matches!(
-                                    value.value,
-                                    Node::Scalar(ScalarNode {
-                                        kind: Scalar::Null,
-                                        ..
-                                    })
-                                ) =>
-                        {
-                            self.nodes.insert(child.clone(), loc);
-                        }
-                        _ => {
-                            if let Some(k) = key_loc {
-                                self.nodes.insert(child.clone(), k);
-                            }
-                        }
-                    }
-                    self.walk(value, child);
+                    self.record_value(&child, file, k, value);
+                    self.walk(file, value, child);
                 }
             }
             Node::Seq(items) => {
                 for (i, item) in items.iter().enumerate() {
                     let child = format!("{path}[{i}]");
-                    self.insert(child.clone(), item);
-                    self.walk(item, child);
+                    self.insert(child.clone(), file, item);
+                    self.walk(file, item, child);
                 }
             }
             Node::Scalar(_) => {}
@@ -438,28 +956,36 @@ fn parent_path(p: &str) -> &str {
     }
 }
 
-fn location_of(node: &Spanned<Node>) -> Option<(usize, usize, usize)> {
+fn span_of(file: usize, node: &Spanned<Node>) -> Option<Span> {
     let len = match &node.value {
         Node::Scalar(s) => s.len,
         _ => 1,
     };
-    loc_tuple(&node.referenced, len)
+    span_at(file, &node.referenced, len)
 }
 
-fn loc_tuple(loc: &serde_saphyr::Location, fallback_len: usize) -> Option<(usize, usize, usize)> {
+fn key_span(file: usize, key: &Spanned<Key>) -> Option<Span> {
+    span_at(file, &key.referenced, key.value.0.chars().count())
+}
+
+fn span_at(file: usize, loc: &serde_saphyr::Location, fallback_len: usize) -> Option<Span> {
     if loc.line() == 0 {
         return None;
     }
     let span_len = loc.span().len() as usize;
     let len = if span_len > 0 { span_len } else { fallback_len };
-    Some((
-        loc.line() as usize,
-        loc.column().max(1) as usize,
-        len.max(1),
-    ))
+    Some(Span {
+        file,
+        line: loc.line() as usize,
+        column: loc.column().max(1) as usize,
+        len: len.max(1),
+    })
 }
 
-/// A YAML node with positions, deserialised from the same text as the manifest.
+// ---------------------------------------------------------------------------------------------
+// The YAML tree
+
+/// A YAML node with positions, deserialised from a file's text.
 #[derive(Debug)]
 enum Node {
     Map(Vec<(Spanned<Key>, Spanned<Node>)>),

@@ -1,17 +1,111 @@
 //! Manifests: the YAML types, loading with source locations, and checks.
 //!
-//! [`load`] reads a file into a [`LoadedManifest`] (with a [`SourceMap`] of node positions),
-//! [`check`] runs the semantic rules ([`check_loaded`] adds the file checks), [`schema_json`] generates the JSON schema, and
-//! [`render`] prints [`Diagnostic`]s compiler-style.
+//! [`load`] reads a file or a folder of files into a [`LoadedManifest`] (with a [`SourceMap`]
+//! of node positions), refusing it with a [`LoadError`] that lists every problem of the stage
+//! that failed (syntax, version, merge, schema, types); [`check`] runs the semantic rules
+//! ([`check_loaded`] adds the file checks); [`validate`] does both and returns a [`Report`],
+//! which renders as text, GitHub annotations or JSON; [`schema_json`] generates the JSON schema.
 
 pub mod check;
 pub mod diagnostic;
 pub mod load;
 pub mod schema;
+pub mod source;
 pub mod types;
 
+use std::borrow::Cow;
+use std::path::Path;
+
 pub use check::{check, check_loaded, read_image, split_channel_ref};
-pub use diagnostic::{Diagnostic, Severity, render};
-pub use load::{LoadedManifest, ManifestError, SourceMap, load, load_str};
+pub use diagnostic::{
+    Diagnostic, Located, Output, Report, ReportFormat, Severity, Span, render, render_reports,
+};
+pub use load::{LoadError, LoadedManifest, SourceMap, load, load_folder_sources, load_str};
 pub use schema::{schema_json, validate_against_schema};
+pub use source::SourceFile;
 pub use types::*;
+
+/// Loads the manifest at `path` (a file or a folder) and runs every check: the loaded
+/// manifest (if it loaded) and the report of everything found, sorted by position. The
+/// manifest is usable when the report has no errors.
+pub fn validate(path: &Path) -> (Option<LoadedManifest>, Report) {
+    match load(path) {
+        Ok(loaded) => {
+            let report = check_report(&loaded);
+            (Some(loaded), report)
+        }
+        Err(e) => (None, e.report),
+    }
+}
+
+/// The semantic checks of a loaded manifest ([`check_loaded`]) as a report, each diagnostic
+/// named by its rule.
+pub fn check_report(loaded: &LoadedManifest) -> Report {
+    let mut report = loaded.report();
+    let found = check::check_loaded_by_rule(loaded);
+    report.add_diagnostics(
+        &loaded.locations,
+        found.iter().map(|(rule, d)| (Cow::Borrowed(*rule), d)),
+    );
+    report.sort();
+    report
+}
+
+/// Runs every stage of validation on arbitrary bytes and renders the outcome in every
+/// format, checking that each reported place lies inside its file. For the fuzz harnesses
+/// (`tests/manifest_fuzz.rs`, `fuzz/`): panics on any problem, and only then.
+///
+/// The first byte picks the mode: even, one file (the other bytes); odd, a folder whose files
+/// are the other bytes split at `0x1e` (at most 8). Files are "in" a folder that does not
+/// exist, so avatar checks read nothing.
+#[doc(hidden)]
+pub fn fuzz_one(data: &[u8]) {
+    let root = Path::new("/nonexistent/guildctl-fuzz");
+    let (mode, rest) = match data.split_first() {
+        Some((m, rest)) => (*m, rest),
+        None => (0, data),
+    };
+    let result = if mode % 2 == 0 {
+        load_str(
+            &root.join("guild.yaml"),
+            String::from_utf8_lossy(rest).into_owned(),
+        )
+    } else {
+        let files = rest
+            .split(|b| *b == 0x1e)
+            .take(8)
+            .enumerate()
+            .map(|(i, chunk)| SourceFile {
+                path: root.join(format!("part-{i}.yaml")),
+                text: String::from_utf8_lossy(chunk).into_owned(),
+            })
+            .collect();
+        load_folder_sources(root, files)
+    };
+    let report = match result {
+        Ok(loaded) => {
+            let _ = loaded.json_value();
+            check_report(&loaded)
+        }
+        Err(e) => {
+            assert!(e.report.has_errors(), "a load error without an error");
+            let _ = e.to_string();
+            e.report
+        }
+    };
+    for d in &report.items {
+        for s in d.span.iter().chain(d.related.iter().map(|(_, s)| s)) {
+            let file = report.files.get(s.file).expect("a span names a known file");
+            let lines = file.text.split('\n').count();
+            assert!(
+                s.line >= 1 && s.line <= lines && s.column >= 1,
+                "span {s:?} outside {} ({lines} lines)",
+                file.path.display()
+            );
+        }
+    }
+    let _ = report.render_text(false);
+    let _ = report.render_text(true);
+    let _ = report.render_github();
+    let _ = render_reports(std::slice::from_ref(&report), ReportFormat::Json, false);
+}

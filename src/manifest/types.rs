@@ -71,7 +71,7 @@ pub struct WelcomeChannel {
     pub channel: String,
     /// What the channel is for, 1-50 characters.
     pub description: String,
-    /// An emoji shown beside it.
+    /// An emoji shown beside the channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emoji: Option<Emoji>,
 }
@@ -93,10 +93,10 @@ pub enum Emoji {
 pub struct CustomEmoji {
     /// The emoji's id (with Developer Mode on: right-click the emoji, Copy ID).
     pub id: Snowflake,
-    /// The emoji's name.
+    /// The emoji's name, 2-32 letters, digits or underscores, without colons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Whether it is animated.
+    /// Whether it is animated (a GIF emoji).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub animated: bool,
 }
@@ -172,7 +172,8 @@ pub struct PromptOption {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Widget {
-    /// Turn the widget on.
+    /// Turn the widget on: anyone may then read the guild's name, online member count and
+    /// invite (through widget.json and the embeddable widget).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// The channel the widget's invite leads to, by name or as `Category/name`; `null` for no
@@ -263,7 +264,8 @@ pub struct Settings {
     /// than 5 minutes), high (member longer than 10 minutes), very_high (verified phone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_level: Option<VerificationLevel>,
-    /// Default notification level for members.
+    /// Which messages notify members who have not chosen for themselves: `all_messages` or
+    /// `only_mentions` (advised for large guilds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_message_notifications: Option<MessageNotifications>,
     /// Whose media is scanned for explicit content. A community guild needs `all_members`.
@@ -355,24 +357,53 @@ macro_rules! named_enum {
 
 named_enum!(
     /// Verification level.
-    VerificationLevel { None = 0 => "none", Low = 1 => "low", Medium = 2 => "medium", High = 3 => "high", VeryHigh = 4 => "very_high" }
+    VerificationLevel {
+        /// Unrestricted.
+        None = 0 => "none",
+        /// Members must have a verified email.
+        Low = 1 => "low",
+        /// Members must also have been registered on Discord for more than 5 minutes.
+        Medium = 2 => "medium",
+        /// Members must also have been in the guild for more than 10 minutes.
+        High = 3 => "high",
+        /// Members must have a verified phone number.
+        VeryHigh = 4 => "very_high",
+    }
 );
 named_enum!(
     /// Default message notification level.
-    MessageNotifications { AllMessages = 0 => "all_messages", OnlyMentions = 1 => "only_mentions" }
+    MessageNotifications {
+        /// Members are notified of every message (Discord's default for a new guild).
+        AllMessages = 0 => "all_messages",
+        /// Members are notified only of messages that mention them.
+        OnlyMentions = 1 => "only_mentions",
+    }
 );
 named_enum!(
     /// Explicit content filter level.
-    ExplicitContentFilter { Disabled = 0 => "disabled", MembersWithoutRoles = 1 => "members_without_roles", AllMembers = 2 => "all_members" }
+    ExplicitContentFilter {
+        /// No media is scanned.
+        Disabled = 0 => "disabled",
+        /// Media from members without a role is scanned.
+        MembersWithoutRoles = 1 => "members_without_roles",
+        /// Media from every member is scanned (required for a community guild).
+        AllMembers = 2 => "all_members",
+    }
 );
 named_enum!(
     /// A notice the system channel can suppress (each is one bit of system_channel_flags).
     SystemChannelFlag {
+        /// No message when a member joins (bit 1 << 0).
         SuppressJoinNotifications = 1 => "suppress_join_notifications",
+        /// No message when a member boosts the guild (bit 1 << 1).
         SuppressPremiumSubscriptions = 2 => "suppress_premium_subscriptions",
+        /// No server setup tips (bit 1 << 2).
         SuppressGuildReminderNotifications = 4 => "suppress_guild_reminder_notifications",
+        /// No sticker reply buttons on join messages (bit 1 << 3).
         SuppressJoinNotificationReplies = 8 => "suppress_join_notification_replies",
+        /// No message when a member buys or renews a role subscription (bit 1 << 4).
         SuppressRoleSubscriptionPurchaseNotifications = 16 => "suppress_role_subscription_purchase_notifications",
+        /// No sticker reply buttons on role subscription messages (bit 1 << 5).
         SuppressRoleSubscriptionPurchaseNotificationReplies = 32 => "suppress_role_subscription_purchase_notification_replies",
     }
 );
@@ -397,7 +428,12 @@ named_enum!(
 );
 named_enum!(
     /// Camera video quality in voice and stage channels.
-    VideoQualityMode { Auto = 1 => "auto", Full = 2 => "full" }
+    VideoQualityMode {
+        /// Discord picks the quality for each member (the default).
+        Auto = 1 => "auto",
+        /// 720p for everyone.
+        Full = 2 => "full",
+    }
 );
 named_enum!(
     /// Onboarding mode.
@@ -410,7 +446,12 @@ named_enum!(
 );
 named_enum!(
     /// How an onboarding question is shown.
-    PromptType { MultipleChoice = 0 => "multiple_choice", Dropdown = 1 => "dropdown" }
+    PromptType {
+        /// The answers are shown as buttons (the default).
+        MultipleChoice = 0 => "multiple_choice",
+        /// The answers are in a drop-down list.
+        Dropdown = 1 => "dropdown",
+    }
 );
 
 impl ChannelType {
@@ -538,7 +579,8 @@ pub struct Channel {
     /// Channel name, 1-100 characters. Discord lowercases text-like channel names and turns
     /// spaces into dashes; write them that way to avoid a warning.
     pub name: String,
-    /// Channel type; `text` when left out.
+    /// Channel type: text (when left out), voice, category, announcement (community guilds),
+    /// stage, forum or media. A channel's type is not changed by apply.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<ChannelType>,
     /// Names this channel had before: renamed in place (messages are kept), never recreated.
@@ -551,7 +593,8 @@ pub struct Channel {
         skip_serializing_if = "Option::is_none"
     )]
     pub topic: Option<Option<String>>,
-    /// Age-restricted channel.
+    /// Age-restricted: Discord asks members to confirm they are adults before showing it
+    /// (text, voice, announcement, stage, forum, media).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nsfw: Option<bool>,
     /// Slowmode: seconds a member waits between messages, 0-21600 (text, voice, stage, forum, media).
@@ -564,7 +607,8 @@ pub struct Channel {
     /// Voice: at most this many members (0-99, 0 = no limit); stage: up to 10000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_limit: Option<u32>,
-    /// Voice region id for voice and stage channels; `null` = automatic.
+    /// Voice region id for voice and stage channels (for example `rotterdam`, `us-east`);
+    /// `null` = automatic.
     #[serde(
         default,
         deserialize_with = "double_option",
@@ -609,14 +653,16 @@ pub struct Overwrite {
     /// The member this overwrite is for, by user id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<Snowflake>,
-    /// Permissions granted in this channel.
+    /// Permissions granted in this channel, by snake_case name. A permission in neither list
+    /// is inherited from the member's roles.
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
         serialize_with = "flow"
     )]
     pub allow: Vec<PermissionName>,
-    /// Permissions taken away in this channel.
+    /// Permissions taken away in this channel, by snake_case name. A permission cannot be in
+    /// both `allow` and `deny`.
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
