@@ -107,7 +107,12 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
         words.push(st.paint("1", &c.object.name));
     }
     let _ = writeln!(out, "  {}{id}", words.join(" "));
-    for f in &c.fields {
+    // A create's heading already names the object.
+    let shown = c
+        .fields
+        .iter()
+        .filter(|f| !(c.action == Action::Create && f.field == "name"));
+    for f in shown {
         write_field(out, f, c.action, st);
     }
 }
