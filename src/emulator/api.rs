@@ -40,6 +40,23 @@ pub(super) fn digits(s: &str) -> Result<(), ApiError> {
 }
 
 /// The guild's index, if the caller is in it.
+/// The guild a write goes to, after the checks every guild write starts with:
+/// the guild exists, the caller is in it, and holds `perm`.
+pub(super) fn guild_for_write<'a>(
+    st: &'a mut State,
+    gid: &str,
+    actor: &str,
+    perm: Permissions,
+) -> Result<(&'a mut Guild, &'a mut SnowflakeGen), ApiError> {
+    let gi = guild_idx(st, gid, actor)?;
+    let State {
+        guilds, snowflake, ..
+    } = st;
+    let g = &mut guilds[gi];
+    need(guild_permissions(g, actor), perm)?;
+    Ok((g, snowflake))
+}
+
 pub(super) fn guild_idx(st: &State, gid: &str, actor: &str) -> Result<usize, ApiError> {
     digits(gid)?;
     let i = st
@@ -208,13 +225,8 @@ pub async fn patch_guild(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_GUILD)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -571,13 +583,8 @@ pub async fn post_role(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_ROLES)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
     let f = read_role(&form::object(&body)?)?;
     if g.roles.len() >= MAX_ROLES {
         return Err(ApiError::bad_request(
@@ -749,13 +756,8 @@ pub async fn patch_roles(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_ROLES)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
     let items = form::list(&body)?;
     let mut errs = FieldErrors::default();
     let mut moves: Vec<(String, Option<i64>)> = Vec::new();
@@ -1217,13 +1219,8 @@ pub async fn post_channel(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_CHANNELS)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_CHANNELS)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -1507,13 +1504,8 @@ pub async fn patch_channel_positions(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_CHANNELS)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_CHANNELS)?;
     let items = form::list(&body)?;
     struct Move {
         ci: usize,

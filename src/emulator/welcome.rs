@@ -6,12 +6,12 @@
 use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
-use super::api::{R, audit, change, guild_idx, need, ok};
+use super::api::{R, audit, change, guild_for_write, guild_idx, need, ok};
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::guild_permissions;
 use super::server::{App, Ctx, JsonBody, lock};
-use super::state::{State, WelcomeChannel, WelcomeScreen};
+use super::state::{WelcomeChannel, WelcomeScreen};
 use crate::permissions::Permissions;
 
 const ENABLED: &str = "WELCOME_SCREEN_ENABLED";
@@ -100,13 +100,8 @@ pub async fn patch_welcome_screen(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_GUILD)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
     if !g.has_feature("COMMUNITY") {
         return Err(ApiError::unknown_welcome_screen());
     }

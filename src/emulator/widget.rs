@@ -4,12 +4,12 @@
 use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
-use super::api::{R, audit, diff, digits, guild_idx, need, ok};
+use super::api::{R, audit, diff, digits, guild_for_write, guild_idx, need, ok};
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::{everyone_permissions, guild_permissions};
 use super::server::{App, Ctx, JsonBody, lock};
-use super::state::{Guild, State};
+use super::state::Guild;
 use crate::permissions::Permissions;
 
 fn settings(g: &Guild) -> Value {
@@ -40,13 +40,8 @@ pub async fn patch_widget(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_GUILD)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
