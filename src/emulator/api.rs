@@ -639,14 +639,9 @@ pub async fn patch_role(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    digits(&rid)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_ROLES)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    digits(&rid)?;
     let idx = g
         .roles
         .iter()
@@ -706,14 +701,9 @@ pub async fn delete_role(
     Path((gid, rid)): Path<(String, String)>,
 ) -> R {
     let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    digits(&rid)?;
-    let State {
-        guilds, snowflake, ..
-    } = &mut *st;
-    let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
-    need(guild_permissions(g, actor), Permissions::MANAGE_ROLES)?;
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    digits(&rid)?;
     let idx = g
         .roles
         .iter()
