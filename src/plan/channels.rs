@@ -473,11 +473,7 @@ fn overwrites_display(cx: &Ctx, set: &[Ow]) -> Value {
         if kind == OVERWRITE_MEMBER {
             return ("member".into(), t.live().unwrap_or_default().to_owned());
         }
-        let name = match t {
-            IdRef::Live(id) => cx.role_names.get(id).cloned().unwrap_or_else(|| id.clone()),
-            IdRef::New(key) => key.trim_start_matches("role:").to_owned(),
-        };
-        ("role".into(), name)
+        ("role".into(), cx.role_label(t))
     };
     Value::Array(
         canonical(set)
@@ -693,13 +689,7 @@ fn plan_update(
     let moves = d.kind != channel_type::CATEGORY && parent != live_parent;
     let mut fields = b.fields;
     if moves {
-        let name = |p: &Option<IdRef>| -> Value {
-            match p {
-                None => Value::Null,
-                Some(IdRef::Live(id)) => json!(cx.snap.channel(id).map(|c| c.name.clone())),
-                Some(IdRef::New(key)) => json!(key.trim_start_matches("channel:")),
-            }
-        };
+        let name = |p: &Option<IdRef>| json!(p.as_ref().map(|p| cx.channel_label(p)));
         fields.push(FieldChange {
             field: "category".into(),
             before: name(&live_parent),
@@ -951,12 +941,7 @@ fn plan_order(
                 .channel(id)
                 .map(|c| display_name(c.kind, &c.name, None))
                 .unwrap_or_default(),
-            IdRef::New(key) => key
-                .rsplit('/')
-                .next()
-                .unwrap_or(key)
-                .trim_start_matches("channel:")
-                .to_owned(),
+            IdRef::New(_) => cx.channel_label(k),
         }
     };
     for (key, declared, created) in &declared_groups {

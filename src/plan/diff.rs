@@ -232,6 +232,34 @@ impl<'a> Ctx<'a> {
         None
     }
 
+    /// The name a channel will have once the plan is applied, for display.
+    pub fn channel_label(&self, id: &IdRef) -> String {
+        match id {
+            IdRef::Live(id) => self
+                .snap
+                .channel(id)
+                .map(|c| c.name.clone())
+                .unwrap_or_else(|| id.clone()),
+            // Keys are `channel:Name` or `channel:Category/name`.
+            IdRef::New(key) => {
+                let path = key.trim_start_matches("channel:");
+                path.rsplit('/').next().unwrap_or(path).to_owned()
+            }
+        }
+    }
+
+    /// The name a role will have once the plan is applied, for display.
+    pub fn role_label(&self, id: &IdRef) -> String {
+        match id {
+            IdRef::Live(id) => self
+                .role_names
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| id.clone()),
+            IdRef::New(key) => key.trim_start_matches("role:").to_owned(),
+        }
+    }
+
     pub fn guild_path(&self) -> String {
         format!("/guilds/{}", self.guild_id)
     }

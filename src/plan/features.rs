@@ -56,30 +56,6 @@ fn emoji_display(e: &FlatEmoji) -> String {
     }
 }
 
-/// The name a channel id will have, for display.
-fn channel_name(cx: &Ctx, id: &IdRef) -> String {
-    match id {
-        IdRef::Live(id) => cx
-            .snap
-            .channel(id)
-            .map(|c| c.name.clone())
-            .unwrap_or_else(|| id.clone()),
-        IdRef::New(key) => key
-            .rsplit('/')
-            .next()
-            .unwrap_or(key)
-            .trim_start_matches("channel:")
-            .to_owned(),
-    }
-}
-
-fn role_name(cx: &Ctx, id: &IdRef) -> String {
-    match id {
-        IdRef::Live(id) => cx.role_names.get(id).cloned().unwrap_or_else(|| id.clone()),
-        IdRef::New(key) => key.trim_start_matches("role:").to_owned(),
-    }
-}
-
 fn push_single(
     cx: &mut Ctx,
     kind: Kind,
@@ -164,7 +140,7 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
                     v.iter()
                         .map(|(i, d, e)| format!(
                             "#{}: {d}{}",
-                            channel_name(cx, i),
+                            cx.channel_label(i),
                             emoji_display(e)
                         ))
                         .collect::<Vec<_>>()
@@ -205,7 +181,7 @@ pub(super) fn plan_widget(cx: &mut Ctx) {
         };
         let have = live_channel.map(IdRef::Live);
         if want != have {
-            let name = |v: &Option<IdRef>| json!(v.as_ref().map(|i| channel_name(cx, i)));
+            let name = |v: &Option<IdRef>| json!(v.as_ref().map(|i| cx.channel_label(i)));
             b.set(
                 "channel",
                 name(&have),
@@ -293,11 +269,11 @@ fn prompts_display(cx: &Ctx, prompts: &[Pr]) -> Value {
         }
         lines.push(format!("{} ({})", p.title, flags.join(", ")));
         for o in &p.options {
-            let roles: Vec<String> = o.roles.iter().map(|r| role_name(cx, r)).collect();
+            let roles: Vec<String> = o.roles.iter().map(|r| cx.role_label(r)).collect();
             let channels: Vec<String> = o
                 .channels
                 .iter()
-                .map(|c| format!("#{}", channel_name(cx, c)))
+                .map(|c| format!("#{}", cx.channel_label(c)))
                 .collect();
             let gives: Vec<String> = roles.into_iter().chain(channels).collect();
             lines.push(format!(
@@ -357,7 +333,7 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
         };
         if sorted(&want) != sorted(&default_after) {
             let show =
-                |v: &[IdRef]| json!(v.iter().map(|i| channel_name(cx, i)).collect::<Vec<_>>());
+                |v: &[IdRef]| json!(v.iter().map(|i| cx.channel_label(i)).collect::<Vec<_>>());
             b.set(
                 "default_channels",
                 show(&default_after),

@@ -330,12 +330,7 @@ fn plan_role_order(
     if target == after_create {
         return;
     }
-    let name_of = |k: &IdRef| -> String {
-        match k {
-            IdRef::Live(id) => cx.snap.role(id).map(|r| r.name.clone()).unwrap_or_default(),
-            IdRef::New(key) => key.trim_start_matches("role:").to_owned(),
-        }
-    };
+    let name_of = |k: &IdRef| cx.role_label(k);
     // Roles at or above the bot's highest role cannot move, nor can others pass them.
     let fixed = cx.snap.bot_top_rank().map(|t| t + 1).unwrap_or(0);
     if target[..fixed.min(target.len())] != after_create[..fixed.min(after_create.len())] {

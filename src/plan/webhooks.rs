@@ -130,20 +130,7 @@ fn match_webhooks<'s>(
 }
 
 fn channel_display(cx: &Ctx, id: &IdRef) -> Value {
-    match id {
-        IdRef::Live(id) => json!(
-            cx.snap
-                .channel(id)
-                .map(|c| c.name.clone())
-                .unwrap_or_else(|| id.clone())
-        ),
-        IdRef::New(key) => json!(
-            key.rsplit('/')
-                .next()
-                .unwrap_or(key)
-                .trim_start_matches("channel:")
-        ),
-    }
+    json!(cx.channel_label(id))
 }
 
 /// Discord reports only whether an avatar is set (an opaque hash), so guildctl sets
