@@ -197,16 +197,6 @@ fn channels(snap: &Snapshot) -> Vec<Channel> {
     out
 }
 
-fn canonical(ows: &[models::Overwrite]) -> Vec<models::Overwrite> {
-    let mut v: Vec<models::Overwrite> = ows
-        .iter()
-        .filter(|o| !(o.allow.is_empty() && o.deny.is_empty()))
-        .cloned()
-        .collect();
-    v.sort();
-    v
-}
-
 fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Channel {
     let kind = ChannelType::from_value(c.kind.into());
     let k = c.kind;
@@ -216,10 +206,9 @@ fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Ch
     );
     let voice_like = matches!(k, channel_type::VOICE | channel_type::STAGE);
     let slowmode_types = text_like && k != channel_type::ANNOUNCEMENT || voice_like;
-    let synced = parent.is_some_and(|p| {
-        canonical(&p.permission_overwrites) == canonical(&c.permission_overwrites)
-    });
-    let overwrites: Vec<Overwrite> = canonical(&c.permission_overwrites)
+    let synced = parent.is_some_and(|p| p.overwrite_set() == c.overwrite_set());
+    let overwrites: Vec<Overwrite> = c
+        .overwrite_set()
         .iter()
         .map(|o| overwrite(snap, o))
         .collect();

@@ -113,6 +113,21 @@ pub struct Overwrite {
     pub deny: Permissions,
 }
 
+impl Channel {
+    /// The overwrites as a comparable set: all-zero ones dropped (they change
+    /// nothing, and Discord's sync check treats a missing one as all-zero), sorted.
+    pub fn overwrite_set(&self) -> Vec<Overwrite> {
+        let mut v: Vec<Overwrite> = self
+            .permission_overwrites
+            .iter()
+            .filter(|o| !(o.allow.is_empty() && o.deny.is_empty()))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    }
+}
+
 /// Discord's error body (discord-behaviour.md §2.1).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(default)]
