@@ -169,7 +169,8 @@ struct Connection {
 struct Session {
     client: Client,
     guild_id: String,
-    _sandbox: Option<RunningEmulator>,
+    /// The in-process emulator of `--sandbox`, kept alive for the session.
+    sandbox: Option<RunningEmulator>,
 }
 
 impl Connection {
@@ -194,7 +195,7 @@ impl Connection {
             return Ok(Session {
                 client,
                 guild_id,
-                _sandbox: Some(emu),
+                sandbox: Some(emu),
             });
         }
         let token = match &self.token_file {
@@ -217,7 +218,7 @@ impl Connection {
         Ok(Session {
             client,
             guild_id,
-            _sandbox: None,
+            sandbox: None,
         })
     }
 
@@ -529,7 +530,7 @@ async fn apply_cmd(
             outcome.failures.len()
         );
     }
-    if session._sandbox.is_some() {
+    if session.sandbox.is_some() {
         // In the sandbox, show that one apply converges.
         let after = Snapshot::fetch(&session.client, &session.guild_id).await?;
         match plan::diff(&loaded.manifest, &after) {
