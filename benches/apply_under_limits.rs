@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
+use discord_emulator::{EmulatorOptions, RunningEmulator, default_state};
 use guildctl::apply::{self, ApplyOptions};
 use guildctl::discord::ratelimit::Route;
 use guildctl::discord::{Client, ClientOptions, Token};
-use guildctl::emulator::{EmulatorOptions, RunningEmulator, default_state};
 use guildctl::manifest;
 use guildctl::plan::{self, Plan, barrier_stage};
 use guildctl::snapshot::Snapshot;
@@ -68,7 +68,7 @@ fn manifest() -> String {
 /// The least time the emulator's limits allow for this plan: for each group of
 /// stages that runs together, the slowest bucket's full windows or the global
 /// limit, whichever is longer; groups run one after another.
-fn lower_bound(plan: &Plan, config: &guildctl::emulator::state::EmulatorConfig) -> Duration {
+fn lower_bound(plan: &Plan, config: &discord_emulator::state::EmulatorConfig) -> Duration {
     let scale = config.time_scale;
     let mut segments: HashMap<u8, Vec<&guildctl::plan::Operation>> = HashMap::new();
     for op in &plan.operations {

@@ -2,15 +2,16 @@
 //!
 //! The modules follow the data path: `manifest` (YAML → desired state),
 //! `snapshot` (live state read through `discord`), `plan` (the difference and
-//! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON),
-//! and `emulator` (a local Discord API for tests and `--sandbox`).
+//! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON).
+//! The local Discord API for tests and `--sandbox` is the `discord-emulator`
+//! crate, which shares nothing with this one but the permission table.
 
 pub mod apply;
 pub mod discord;
-pub mod emulator;
 pub mod export;
 pub mod manifest;
-pub mod permissions;
+/// Discord's permission bits and names, shared with the emulator.
+pub use discord_permissions as permissions;
 pub mod plan;
 pub mod report;
 pub mod snapshot;

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand};
 
+use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::apply::{self, Status};
 use guildctl::discord::{Client, ClientOptions, Token};
-use guildctl::emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
 use guildctl::plan::{self, Plan, PlanError};
 use guildctl::report::{self, Format, Heading};
@@ -177,7 +177,7 @@ impl Connection {
     async fn open(&self, manifest_guild: Option<&str>) -> Result<Session> {
         if self.sandbox {
             let state = match &self.sandbox_state {
-                Some(p) => Some(guildctl::emulator::load_state_file(p)?),
+                Some(p) => Some(discord_emulator::load_state_file(p)?),
                 None => None,
             };
             let emu = RunningEmulator::start(EmulatorOptions { state }).await?;
@@ -355,7 +355,7 @@ async fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Command::Emulator { listen, state } => {
-            guildctl::emulator::run_cli(listen, state).await?;
+            discord_emulator::run_cli(listen, state).await?;
             Ok(0)
         }
     }

@@ -10,7 +10,7 @@ fn ranked_role_names(h: &Harness) -> Vec<String> {
     let g = h.guild();
     let mut roles = g.roles.clone();
     roles.sort_by(|a, b| {
-        let everyone = |r: &guildctl::emulator::state::Role| r.id == g.id;
+        let everyone = |r: &discord_emulator::state::Role| r.id == g.id;
         everyone(a)
             .cmp(&everyone(b))
             .then(b.position.cmp(&a.position))
@@ -68,7 +68,7 @@ async fn plan_reads_a_large_guild_in_the_same_number_of_calls() {
     small.run(&["plan", "-f", m]).await.assert_code(0);
     let small_count = small.requests().len();
 
-    let mut state = guildctl::emulator::default_state();
+    let mut state = discord_emulator::default_state();
     let guild = &mut state.guilds[0];
     for c in 0..8 {
         let cat_id = format!("9100000000000000{c:03}");
@@ -375,7 +375,7 @@ async fn editing_a_role_above_the_bot_fails_at_plan_time_naming_it() {
 
 #[tokio::test]
 async fn granting_a_permission_the_bot_lacks_fails_at_plan_time() {
-    let mut state = guildctl::emulator::default_state();
+    let mut state = discord_emulator::default_state();
     let guild = &mut state.guilds[0];
     let bot_role = guild
         .roles
@@ -465,7 +465,7 @@ settings:
 
 #[tokio::test]
 async fn everyone_manages_only_its_permissions_and_unknown_bits_survive() {
-    let mut state = guildctl::emulator::default_state();
+    let mut state = discord_emulator::default_state();
     let guild = &mut state.guilds[0];
     let gid = guild.id.clone();
     let everyone = guild.roles.iter_mut().find(|r| r.id == gid).unwrap();

@@ -7,9 +7,9 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use common::{Harness, example};
+use discord_emulator::faults::{FaultKind, FaultRule, FaultSet, Scope, Storm};
 use guildctl::apply::{self, ApplyOptions, Status};
 use guildctl::discord::{Client, ClientOptions, Token};
-use guildctl::emulator::faults::{FaultKind, FaultRule, FaultSet, Scope, Storm};
 use guildctl::manifest;
 use guildctl::plan::{self, Plan};
 use guildctl::snapshot::Snapshot;
@@ -291,7 +291,7 @@ async fn keep_going_finishes_what_does_not_depend_on_the_failure() {
 #[tokio::test]
 async fn the_client_waits_for_buckets_instead_of_hitting_429s() {
     // Real limits, at 200× speed: a 5-per-5-seconds bucket refills every 25 ms.
-    let mut state = guildctl::emulator::default_state();
+    let mut state = discord_emulator::default_state();
     state.config.time_scale = 200.0;
     let h = Harness::with_state(Some(state)).await;
     let c = Client::with_options(
@@ -319,7 +319,7 @@ async fn the_client_waits_for_buckets_instead_of_hitting_429s() {
 #[tokio::test]
 async fn the_name_and_topic_sublimit_is_waited_out_not_hammered() {
     // Two name or topic changes per channel per ten minutes: at 2000× speed, 0.3 s.
-    let mut state = guildctl::emulator::default_state();
+    let mut state = discord_emulator::default_state();
     state.config.time_scale = 2000.0;
     let h = Harness::with_state(Some(state)).await;
     let c = client(&h);

@@ -48,7 +48,7 @@ async fn export_of_the_default_guild_plans_back_to_no_changes() {
 
 #[tokio::test]
 async fn export_of_a_large_guild_plans_back_to_no_changes() {
-    let state = guildctl::emulator::large_state(guildctl::emulator::LargeStateOptions {
+    let state = discord_emulator::large_state(discord_emulator::LargeStateOptions {
         roles: 100,
         channels: 200,
         webhooks: 10,

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use guildctl::emulator::{EmulatorOptions, RequestRecord, RunningEmulator, State};
+use discord_emulator::{EmulatorOptions, RequestRecord, RunningEmulator, State};
 
 pub struct Harness {
     pub emu: RunningEmulator,
@@ -25,8 +25,8 @@ impl Harness {
 
     pub async fn with_state(state: Option<State>) -> Harness {
         // Rate limits stay on, but emulated time runs a million times faster so
-        // guildctl's bursts fit in every window (docs/emulator.md).
-        let mut state = state.unwrap_or_else(guildctl::emulator::default_state);
+        // guildctl's bursts fit in every window (crates/emulator/README.md).
+        let mut state = state.unwrap_or_else(discord_emulator::default_state);
         if state.config.time_scale == 1.0 {
             state.config.time_scale = 1e6;
         }
@@ -78,7 +78,7 @@ impl Harness {
             .collect()
     }
 
-    pub fn guild(&self) -> guildctl::emulator::state::Guild {
+    pub fn guild(&self) -> discord_emulator::state::Guild {
         let state = self.emu.state();
         state
             .guilds

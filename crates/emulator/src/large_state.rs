@@ -8,7 +8,7 @@ use super::default_state::{
 use super::state::{
     Member, Onboarding, Prompt, PromptOption, State, Webhook, WelcomeChannel, WelcomeScreen,
 };
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 /// Discord's limits (discord-behaviour.md §2.3, §5.4, §6).
 const MAX_ROLES: usize = 250;
@@ -369,7 +369,7 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
-    use crate::emulator::onboarding::meets_requirements;
+    use crate::onboarding::meets_requirements;
 
     #[test]
     fn the_default_is_a_guild_at_discords_limits() {

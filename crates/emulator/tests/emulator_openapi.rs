@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use guildctl::emulator::state::State;
-use guildctl::emulator::{EmulatorOptions, LargeStateOptions, RunningEmulator, large_state};
+use discord_emulator::state::State;
+use discord_emulator::{EmulatorOptions, LargeStateOptions, RunningEmulator, large_state};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -161,7 +161,7 @@ struct Client {
 impl Client {
     async fn start(state: Option<State>) -> Client {
         // Rate limits on, emulated time fast enough that no call is limited.
-        let mut state = state.unwrap_or_else(guildctl::emulator::default_state);
+        let mut state = state.unwrap_or_else(discord_emulator::default_state);
         state.config.time_scale = 1e6;
         let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
             .await
@@ -713,7 +713,7 @@ async fn a_large_guild_reads_match_the_spec() {
 
 #[tokio::test]
 async fn rate_limited_responses_match_the_spec() {
-    use guildctl::emulator::{FaultKind, FaultRule, FaultSet, RouteBucket, Scope, Storm};
+    use discord_emulator::{FaultKind, FaultRule, FaultSet, RouteBucket, Scope, Storm};
     let c = Client::start(None).await;
     let mut cfg = c.emu.config();
     cfg.time_scale = 1.0;

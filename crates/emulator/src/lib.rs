@@ -2,21 +2,31 @@
 //! trying guildctl without a real guild (`guildctl emulator`, `--sandbox`).
 //!
 //! It is held to the real API (discord-behaviour.md), not to guildctl. The
-//! state format is documented in docs/emulator.md.
+//! state format is documented in the crate README.
 
-mod api;
+mod access;
+mod app;
+mod audit_log;
+mod channels;
 pub mod config;
+mod control;
 mod default_state;
 pub mod error;
 pub mod faults;
 mod form;
+mod guild;
 mod large_state;
+mod names;
 mod onboarding;
+mod overwrites;
 pub mod perms;
 pub mod ratelimit;
 mod render;
-mod server;
+mod request_log;
+mod roles;
+mod routes;
 pub mod state;
+mod users;
 mod webhooks;
 mod welcome;
 mod widget;
@@ -25,18 +35,18 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use crate::discord::names::normalise_channel_name;
 pub use config::{EmulatorConfig, Limit, RouteBucket};
 pub use default_state::default_state;
 pub use faults::{FaultKind, FaultRule, FaultSet, Storm};
 pub use large_state::{LargeStateOptions, large_state};
+pub use names::stored_channel_name;
 pub use ratelimit::Scope;
+pub use request_log::RequestRecord;
 pub use state::State;
 
-use server::{App, Shared, lock};
+use app::{App, Shared, lock};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmulatorError {
@@ -71,24 +81,6 @@ pub enum EmulatorError {
 pub struct EmulatorOptions {
     /// `None` = `default_state()`.
     pub state: Option<State>,
-}
-
-/// One API request the emulator served.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct RequestRecord {
-    pub method: String,
-    /// Path including the query string.
-    pub path: String,
-    pub status: u16,
-    /// The percent-decoded `X-Audit-Log-Reason`.
-    pub reason: Option<String>,
-    /// The request's JSON body, if it had one.
-    pub body: Option<serde_json::Value>,
-    /// The injected fault that shaped the response (`status`, `latency`,
-    /// `drop_before`, `drop_after`, `storm_429`, `timeout`), if any. Dropped
-    /// connections and timeouts are recorded with status 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fault: Option<String>,
 }
 
 pub struct RunningEmulator {
@@ -136,7 +128,7 @@ impl RunningEmulator {
             .map_err(|source| EmulatorError::Bind { addr, source })?;
         let app: App = Arc::new(Shared::default());
         *lock(&app.state) = st;
-        let router = server::router(app.clone());
+        let router = routes::router(app.clone());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, router)
@@ -167,7 +159,7 @@ impl RunningEmulator {
     /// # Panics
     /// If `s.config` is invalid ([`EmulatorConfig::validate`]).
     pub fn set_state(&self, s: State) {
-        if let Err(e) = server::install_state(&self.app, s) {
+        if let Err(e) = control::install_state(&self.app, s) {
             panic!("set_state: invalid emulator config: {e}");
         }
     }
@@ -179,13 +171,13 @@ impl RunningEmulator {
     /// Replaces `state.config` (rate limits, time scale, onboarding
     /// thresholds) and resets the rate-limit counters.
     pub fn set_config(&self, c: EmulatorConfig) -> Result<(), EmulatorError> {
-        server::install_config(&self.app, c).map_err(EmulatorError::Config)
+        control::install_config(&self.app, c).map_err(EmulatorError::Config)
     }
 
     /// Installs a fault set (replacing the current one); returns the seed in
     /// use, chosen at random when the set has none.
     pub fn set_faults(&self, f: FaultSet) -> Result<u64, EmulatorError> {
-        server::install_faults(&self.app, f).map_err(EmulatorError::Faults)
+        control::install_faults(&self.app, f).map_err(EmulatorError::Faults)
     }
 
     /// The faults in force, with the seed in use.

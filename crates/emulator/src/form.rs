@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::error::{ApiError, FieldErrors};
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 /// A field's presence: absent, explicitly null, or a value.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,7 +1,7 @@
 //! `State.config`: the emulator's knobs. Behaviour where Discord's rules are
 //! unverified (discord-behaviour.md §8 "Open questions") and every rate limit
 //! (§1), with defaults taken from the reference where it gives a number and
-//! typical values otherwise (docs/emulator.md lists the source of each).
+//! typical values otherwise (the crate README lists the source of each).
 //!
 //! All durations are in emulated seconds; `time_scale` says how fast emulated
 //! time runs against real time.
@@ -109,7 +109,7 @@ pub fn bucket_hash(name: &str) -> String {
     d.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
-/// The default per-route buckets. Sources (docs/emulator.md has the table):
+/// The default per-route buckets. Sources (the crate README has the table):
 /// §1.5 of the reference for `PATCH /channels/{id}`; hata's observed limits
 /// (HuyaneMatsu/hata, 2021) for overwrites, role edits, the welcome screen and
 /// member reads; a typical 5 per 5 s for the other writes. Reads other than

@@ -3,10 +3,10 @@
 
 mod emulator_support;
 
+use discord_emulator::state::State;
+use discord_emulator::{LargeStateOptions, default_state, large_state};
+use discord_permissions::Permissions;
 use emulator_support::{T, err_code};
-use guildctl::emulator::state::State;
-use guildctl::emulator::{LargeStateOptions, default_state, large_state};
-use guildctl::permissions::Permissions;
 use reqwest::Method;
 use serde_json::{Value, json};
 

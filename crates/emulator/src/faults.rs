@@ -22,7 +22,7 @@ use serde_json::json;
 use super::config::is_method;
 pub use super::ratelimit::Scope;
 use super::ratelimit::{BucketInfo, api_path, route_bucket, too_many};
-use super::server::{App, FaultMark, lock};
+use crate::app::{App, FaultMark, lock};
 
 /// How long a `timeout` fault hangs (real time) unless the emulator shuts
 /// down first: longer than any sane client timeout.

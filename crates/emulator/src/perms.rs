@@ -3,7 +3,7 @@
 use std::cmp::Reverse;
 
 use super::state::{Channel, Guild, Overwrite, Role};
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 /// Where a role sits: @everyone lowest, then by position, and for equal
 /// positions the lower (older) id ranks higher (§3.3). Larger = higher.

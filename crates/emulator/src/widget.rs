@@ -4,13 +4,15 @@
 use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
-use super::api::{R, audit, diff, digits, guild_for_write, guild_idx, need, ok};
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::{everyone_permissions, guild_permissions};
-use super::server::{App, Ctx, JsonBody, lock};
 use super::state::Guild;
-use crate::permissions::Permissions;
+use crate::access::{digits, guild_for_write, guild_idx, need};
+use crate::app::{App, Ctx, JsonBody, lock};
+use crate::app::{R, ok};
+use crate::audit_log::{audit, diff};
+use discord_permissions::Permissions;
 
 fn settings(g: &Guild) -> Value {
     json!({"enabled": g.widget_enabled, "channel_id": g.widget_channel_id})

@@ -3,9 +3,9 @@
 
 #![allow(dead_code)] // Each test file uses a different part.
 
-use guildctl::emulator::state::State;
-use guildctl::emulator::{EmulatorOptions, RunningEmulator, default_state};
-use guildctl::permissions::Permissions;
+use discord_emulator::state::State;
+use discord_emulator::{EmulatorOptions, RunningEmulator, default_state};
+use discord_permissions::Permissions;
 use reqwest::Method;
 use serde_json::Value;
 

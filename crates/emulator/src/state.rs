@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 pub use super::config::EmulatorConfig;
 

@@ -8,13 +8,15 @@ use axum::extract::{Path, State as AxState};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::api::{R, audit, diff_snapshots, guild_idx, need, ok, snapshot_changes};
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::{everyone_permissions, guild_permissions};
-use super::server::{App, Ctx, JsonBody, lock};
 use super::state::{EmulatorConfig, Guild, Onboarding, Prompt, PromptOption, State};
-use crate::permissions::Permissions;
+use crate::access::{guild_idx, need};
+use crate::app::{App, Ctx, JsonBody, lock};
+use crate::app::{R, ok};
+use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use discord_permissions::Permissions;
 
 const MAX_PROMPTS: usize = 15;
 const MAX_OPTIONS: usize = 50;

@@ -6,13 +6,15 @@
 use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
-use super::api::{R, audit, change, guild_for_write, guild_idx, need, ok};
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::guild_permissions;
-use super::server::{App, Ctx, JsonBody, lock};
 use super::state::{WelcomeChannel, WelcomeScreen};
-use crate::permissions::Permissions;
+use crate::access::{guild_for_write, guild_idx, need};
+use crate::app::{App, Ctx, JsonBody, lock};
+use crate::app::{R, ok};
+use crate::audit_log::{audit, change};
+use discord_permissions::Permissions;
 
 const ENABLED: &str = "WELCOME_SCREEN_ENABLED";
 const MAX_CHANNELS: usize = 5;

@@ -8,17 +8,17 @@
 use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
-use super::api::{
-    R, audit, channel_loc, diff_snapshots, digits, guild_idx, image_hash, need, need_in_channel,
-    no_content, ok, snapshot_changes,
-};
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::guild_permissions;
 use super::render;
-use super::server::{App, Ctx, JsonBody, lock};
 use super::state::{AuditEntry, Guild, State, Webhook};
-use crate::permissions::Permissions;
+use crate::access::{channel_loc, digits, guild_idx, need, need_in_channel};
+use crate::app::{App, Ctx, JsonBody, lock};
+use crate::app::{R, no_content, ok};
+use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::guild::image_hash;
+use discord_permissions::Permissions;
 
 const MAX_PER_CHANNEL: usize = 15;
 const MAX_PER_GUILD: usize = 1000;

@@ -2,10 +2,10 @@
 
 mod emulator_support;
 
+use discord_emulator::state::State;
+use discord_emulator::{EmulatorOptions, RunningEmulator, default_state};
+use discord_permissions::Permissions;
 use emulator_support::{T, err_code};
-use guildctl::emulator::state::State;
-use guildctl::emulator::{EmulatorOptions, RunningEmulator, default_state};
-use guildctl::permissions::Permissions;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -959,7 +959,7 @@ async fn tokens_are_random_unless_pinned_and_state_files_load() {
     b.shutdown().await;
 
     let mut st = default_state();
-    st.tokens.push(guildctl::emulator::state::BotToken {
+    st.tokens.push(discord_emulator::state::BotToken {
         token: "pinned-token".into(),
         user_id: st.bot_user_id.clone(),
     });
@@ -967,7 +967,7 @@ async fn tokens_are_random_unless_pinned_and_state_files_load() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("state.json");
     std::fs::write(&path, serde_json::to_string(&st).unwrap()).unwrap();
-    let loaded = guildctl::emulator::load_state_file(&path).unwrap();
+    let loaded = discord_emulator::load_state_file(&path).unwrap();
     let c = RunningEmulator::start(EmulatorOptions {
         state: Some(loaded),
     })
@@ -977,15 +977,14 @@ async fn tokens_are_random_unless_pinned_and_state_files_load() {
     c.shutdown().await;
 
     std::fs::write(&path, "{ nope").unwrap();
-    let err = guildctl::emulator::load_state_file(&path).unwrap_err();
+    let err = discord_emulator::load_state_file(&path).unwrap_err();
     assert!(err.to_string().contains("state.json"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn the_documented_state_example_loads_and_serves() {
-    let doc =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/emulator.md")).unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let start = doc
         .find("```json\n{\n  \"guilds\"")
         .expect("example in docs")

@@ -6,11 +6,11 @@ mod emulator_support;
 
 use std::time::{Duration, Instant};
 
-use emulator_support::T;
-use guildctl::emulator::config::role_create_bucket;
-use guildctl::emulator::{
+use discord_emulator::config::role_create_bucket;
+use discord_emulator::{
     EmulatorConfig, FaultKind, FaultRule, FaultSet, RouteBucket, Scope, Storm, default_state,
 };
+use emulator_support::T;
 use reqwest::Method;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};

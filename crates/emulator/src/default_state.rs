@@ -7,7 +7,7 @@ use super::state::{
     Channel, EmulatorConfig, Guild, Member, Onboarding, Overwrite, Role, SnowflakeGen, State, User,
     Webhook, WelcomeScreen,
 };
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 /// A fixed snowflake: 2021-06-01T00:00:00Z plus `n` seconds.
 pub(super) fn sf(n: u64) -> String {

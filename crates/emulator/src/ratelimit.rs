@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::config::{EmulatorConfig, role_create_bucket};
-use super::server::{App, FaultMark, RequestJson, lock};
 use super::state::State;
-use crate::discord::names::normalise_channel_name;
+use crate::app::{App, FaultMark, RequestJson, lock};
+use crate::names::stored_channel_name;
 
 /// The name/topic sublimit's window (§1.5: 2 per 10 minutes).
 const NAME_TOPIC_WINDOW: f64 = 600.0;
@@ -336,7 +336,7 @@ fn name_topic_change(st: &State, method: &str, path: &str, body: Option<&Value>)
     let name_changes = body
         .get("name")
         .and_then(Value::as_str)
-        .is_some_and(|n| normalise_channel_name(ch.kind, n) != ch.name);
+        .is_some_and(|n| stored_channel_name(ch.kind, n) != ch.name);
     let topic_changes = match body.get("topic") {
         None => false,
         Some(Value::Null) => ch.topic.as_deref().is_some_and(|t| !t.is_empty()),

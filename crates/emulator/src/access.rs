@@ -1,0 +1,85 @@
+//! The checks every handler opens with: the path ids, the caller's
+//! membership, and the permissions a write needs (discord-behaviour.md §3.4).
+
+use discord_permissions::Permissions;
+
+use crate::error::ApiError;
+use crate::perms::{channel_permissions, guild_permissions, is_owner};
+use crate::state::{Channel, Guild, SnowflakeGen, State};
+
+/// Path ids must be numeric: Discord's router does not match anything else.
+pub(crate) fn digits(s: &str) -> Result<(), ApiError> {
+    if !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(())
+    } else {
+        Err(ApiError::not_found())
+    }
+}
+
+/// The guild's index, if the caller is in it.
+/// The guild a write goes to, after the checks every guild write starts with:
+/// the guild exists, the caller is in it, and holds `perm`.
+pub(crate) fn guild_for_write<'a>(
+    st: &'a mut State,
+    gid: &str,
+    actor: &str,
+    perm: Permissions,
+) -> Result<(&'a mut Guild, &'a mut SnowflakeGen), ApiError> {
+    let gi = guild_idx(st, gid, actor)?;
+    let State {
+        guilds, snowflake, ..
+    } = st;
+    let g = &mut guilds[gi];
+    need(guild_permissions(g, actor), perm)?;
+    Ok((g, snowflake))
+}
+
+pub(crate) fn guild_idx(st: &State, gid: &str, actor: &str) -> Result<usize, ApiError> {
+    digits(gid)?;
+    let i = st
+        .guilds
+        .iter()
+        .position(|g| g.id == gid)
+        .ok_or_else(ApiError::unknown_guild)?;
+    let g = &st.guilds[i];
+    if !is_owner(g, actor) && g.member(actor).is_none() {
+        return Err(ApiError::missing_access());
+    }
+    Ok(i)
+}
+
+/// (guild index, channel index) of a channel the caller's guild holds.
+pub(crate) fn channel_loc(st: &State, cid: &str, actor: &str) -> Result<(usize, usize), ApiError> {
+    digits(cid)?;
+    for (gi, g) in st.guilds.iter().enumerate() {
+        if let Some(ci) = g.channels.iter().position(|c| c.id == cid) {
+            if !is_owner(g, actor) && g.member(actor).is_none() {
+                return Err(ApiError::missing_access());
+            }
+            return Ok((gi, ci));
+        }
+    }
+    Err(ApiError::unknown_channel())
+}
+
+pub(crate) fn need(p: Permissions, bit: Permissions) -> Result<(), ApiError> {
+    if p.contains(bit) {
+        Ok(())
+    } else {
+        Err(ApiError::missing_permissions())
+    }
+}
+
+/// View the channel (else 50001), then hold `bit` in it (else 50013).
+pub(crate) fn need_in_channel(
+    g: &Guild,
+    ch: &Channel,
+    actor: &str,
+    bit: Permissions,
+) -> Result<(), ApiError> {
+    let p = channel_permissions(g, ch, actor);
+    if !p.contains(Permissions::VIEW_CHANNEL) {
+        return Err(ApiError::missing_access());
+    }
+    need(p, bit)
+}

@@ -1,0 +1,288 @@
+//! The guild object: `GET` and `PATCH /guilds/{g}` (discord-behaviour.md §5).
+
+use axum::extract::{Path, RawQuery, State as AxState};
+use axum::http::StatusCode;
+use discord_permissions::Permissions;
+use serde_json::{Value, json};
+
+use crate::access::{guild_for_write, guild_idx};
+use crate::app::{App, Ctx, JsonBody, R, lock, ok, query_params};
+use crate::audit_log::{audit, diff};
+use crate::error::{ApiError, FieldErrors};
+use crate::form::{self, Field, Reader};
+use crate::perms::is_admin;
+use crate::render;
+
+pub async fn get_guild(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path(gid): Path<String>,
+    RawQuery(q): RawQuery,
+) -> R {
+    let st = lock(&app.state);
+    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    let with_counts = query_params(q)
+        .get("with_counts")
+        .is_some_and(|v| v == "true" || v == "1" || v == "True");
+    ok(render::guild(&st.guilds[gi], with_counts))
+}
+
+/// Features a PATCH may change (§5.1); the rest of the array is ignored.
+const MUTABLE_FEATURES: [&str; 3] = ["COMMUNITY", "INVITES_DISABLED", "RAID_ALERTS_DISABLED"];
+
+pub async fn patch_guild(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path(gid): Path<String>,
+    JsonBody(body): JsonBody,
+) -> R {
+    let mut st = lock(&app.state);
+    let actor = ctx.user_id.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
+    let obj = form::object(&body)?;
+    let mut errs = FieldErrors::default();
+    let mut r = Reader::new(&obj, &mut errs);
+
+    let name = r.string_len("name", 2, 100);
+    if matches!(name, Field::Null) {
+        r.required("name");
+    }
+    let description = r.string_len("description", 0, 300);
+    let afk_timeout = r.int_choice(
+        "afk_timeout",
+        &[60, 300, 900, 1800, 3600],
+        "(60, 300, 900, 1800, 3600)",
+    );
+    let verification = r.int_choice("verification_level", &[0, 1, 2, 3, 4], "(0, 1, 2, 3, 4)");
+    let filter = r.int_choice("explicit_content_filter", &[0, 1, 2], "(0, 1, 2)");
+    let notifications = r.int_choice("default_message_notifications", &[0, 1], "(0, 1)");
+    let flags = r.int_range("system_channel_flags", 0, i64::from(i32::MAX));
+    let locale = r.string("preferred_locale");
+    let progress = r.boolean("premium_progress_bar_enabled");
+    let icon = r.string("icon");
+    let features = r.array("features");
+    let chan_field = |r: &mut Reader, key: &str, kinds: &[u8], code: &str, msg: &str| {
+        let f = r.snowflake(key);
+        if let Field::Set(id) = &f {
+            match g.channel(id) {
+                Some(c) if kinds.contains(&c.kind) => {}
+                Some(_) => r.err(key, code, msg),
+                None => r.err(key, "CHANNEL_NOT_FOUND", "Unknown channel"),
+            }
+        }
+        f
+    };
+    // Codes below are the documented guild-create variants (§2.1).
+    let afk_channel = chan_field(
+        &mut r,
+        "afk_channel_id",
+        &[2],
+        "GUILD_CREATE_AFK_CHANNEL_NOT_GUILD_VOICE",
+        "AFK channel must be a voice channel",
+    );
+    let system_channel = chan_field(
+        &mut r,
+        "system_channel_id",
+        &[0],
+        "GUILD_CREATE_SYSTEM_CHANNEL_NOT_GUILD_TEXT",
+        "System channel must be a text channel",
+    );
+    let rules_channel = chan_field(
+        &mut r,
+        "rules_channel_id",
+        &[0],
+        "GUILD_CREATE_SYSTEM_CHANNEL_NOT_GUILD_TEXT",
+        "Rules channel must be a text channel",
+    );
+    let updates_channel = chan_field(
+        &mut r,
+        "public_updates_channel_id",
+        &[0],
+        "GUILD_CREATE_SYSTEM_CHANNEL_NOT_GUILD_TEXT",
+        "Public updates channel must be a text channel",
+    );
+    let safety_channel = chan_field(
+        &mut r,
+        "safety_alerts_channel_id",
+        &[0],
+        "GUILD_CREATE_SYSTEM_CHANNEL_NOT_GUILD_TEXT",
+        "Safety alerts channel must be a text channel",
+    );
+    let mut requested: Option<Vec<String>> = None;
+    if let Field::Set(list) = &features {
+        let mut out = Vec::new();
+        for (i, v) in list.iter().enumerate() {
+            match v.as_str() {
+                Some(s) => out.push(s.to_owned()),
+                None => r.errs.add(
+                    &["features", &i.to_string()],
+                    "BASE_TYPE_STRING",
+                    &format!("Could not interpret \"{}\" as string.", form::show(v)),
+                ),
+            }
+        }
+        requested = Some(out);
+    }
+    for key in [
+        "afk_timeout",
+        "verification_level",
+        "explicit_content_filter",
+    ] {
+        if obj.get(key).is_some_and(Value::is_null) {
+            r.required(key);
+        }
+    }
+    errs.check()?;
+
+    // Features: keep the immutable ones, take the mutable ones from the body.
+    let mut new_features = g.features.clone();
+    if let Some(req) = &requested {
+        new_features.retain(|f| !MUTABLE_FEATURES.contains(&f.as_str()));
+        for f in MUTABLE_FEATURES {
+            if req.iter().any(|x| x == f) {
+                new_features.push(f.to_owned());
+            }
+        }
+        let had = g.has_feature("COMMUNITY");
+        let wants = new_features.iter().any(|f| f == "COMMUNITY");
+        if had != wants {
+            // Adding or removing COMMUNITY needs ADMINISTRATOR (§5.1).
+            if !is_admin(g, actor) {
+                return Err(ApiError::missing_permissions());
+            }
+        }
+        if wants && !had {
+            // §5.2: rules and public-updates channels in the same PATCH (or set).
+            let rules_ok = match &rules_channel {
+                Field::Set(_) => true,
+                Field::Null => false,
+                Field::Absent => g.rules_channel_id.is_some(),
+            };
+            let updates_ok = match &updates_channel {
+                Field::Set(_) => true,
+                Field::Null => false,
+                Field::Absent => g.public_updates_channel_id.is_some(),
+            };
+            if !(rules_ok && updates_ok) {
+                return Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    40006,
+                    "This feature has been temporarily disabled",
+                ));
+            }
+            // A community guild can have announcement channels.
+            if !new_features.iter().any(|f| f == "NEWS") {
+                new_features.push("NEWS".into());
+            }
+        }
+        if had && !wants {
+            // Undocumented: what COMMUNITY gave goes with it (announcement
+            // channels, the welcome screen; onboarding is disabled below).
+            new_features.retain(|f| f != "NEWS" && f != "WELCOME_SCREEN_ENABLED");
+        }
+    }
+
+    let mut ch = Vec::new();
+    macro_rules! apply {
+        ($field:expr, $key:literal, $target:expr, $conv:expr) => {
+            if let Some(v) = $field.into_option() {
+                let newv = $conv(v);
+                diff(&mut ch, $key, json!($target), json!(newv));
+                $target = newv;
+            }
+        };
+    }
+    // A field present with a value (not null) replaces the guild's.
+    macro_rules! set {
+        ($field:expr, $key:literal, $target:expr, $conv:expr) => {
+            if let Field::Set(v) = $field {
+                let newv = $conv(v);
+                diff(&mut ch, $key, json!($target), json!(newv));
+                $target = newv;
+            }
+        };
+    }
+    set!(name, "name", g.name, |v| v);
+    apply!(description, "description", g.description, |v| v);
+    set!(afk_timeout, "afk_timeout", g.afk_timeout, |v| v as u32);
+    set!(
+        verification,
+        "verification_level",
+        g.verification_level,
+        |v| v as u8
+    );
+    set!(
+        filter,
+        "explicit_content_filter",
+        g.explicit_content_filter,
+        |v| v as u8
+    );
+    set!(
+        notifications,
+        "default_message_notifications",
+        g.default_message_notifications,
+        |v| v as u8
+    );
+    set!(flags, "system_channel_flags", g.system_channel_flags, |v| v
+        as u32);
+    set!(locale, "preferred_locale", g.preferred_locale, |v| v);
+    set!(
+        progress,
+        "premium_progress_bar_enabled",
+        g.premium_progress_bar_enabled,
+        |v| v
+    );
+    if let Some(v) = icon.into_option() {
+        // Discord stores a hash of the uploaded image; the audit key is icon_hash.
+        let hash = v.map(|data| image_hash(&data));
+        diff(&mut ch, "icon_hash", json!(g.icon), json!(hash));
+        g.icon = hash;
+    }
+    apply!(afk_channel, "afk_channel_id", g.afk_channel_id, |v| v);
+    apply!(
+        system_channel,
+        "system_channel_id",
+        g.system_channel_id,
+        |v| v
+    );
+    apply!(rules_channel, "rules_channel_id", g.rules_channel_id, |v| v);
+    apply!(
+        updates_channel,
+        "public_updates_channel_id",
+        g.public_updates_channel_id,
+        |v| v
+    );
+    apply!(
+        safety_channel,
+        "safety_alerts_channel_id",
+        g.safety_alerts_channel_id,
+        |v| v
+    );
+    if requested.is_some() {
+        diff(&mut ch, "features", json!(g.features), json!(new_features));
+        g.features = new_features;
+        if !g.has_feature("COMMUNITY") {
+            g.onboarding.enabled = false;
+        }
+    }
+    if !ch.is_empty() {
+        let gid = g.id.clone();
+        audit(
+            g,
+            snowflake,
+            actor,
+            ctx.reason.as_deref(),
+            1,
+            &gid,
+            ch,
+            None,
+        );
+    }
+    ok(render::guild(g, false))
+}
+
+pub(crate) fn image_hash(data: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(data.as_bytes());
+    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}

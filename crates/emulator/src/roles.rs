@@ -1,0 +1,367 @@
+//! Roles: create, edit, delete and the bulk reorder (discord-behaviour.md §3).
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, State as AxState};
+use discord_permissions::Permissions;
+use serde_json::{Map, Value, json};
+
+use crate::access::{digits, guild_for_write, guild_idx};
+use crate::app::{App, Ctx, JsonBody, R, lock, no_content, ok};
+use crate::audit_log::{audit, change, diff_snapshots, snapshot_changes};
+use crate::error::{ApiError, FieldErrors};
+use crate::form::{self, Field, Reader};
+use crate::perms::{can_manage_role, guild_permissions, highest_rank, is_owner, rank};
+use crate::render;
+use crate::state::{Guild, Role};
+
+const MAX_ROLES: usize = 250;
+
+pub async fn get_roles(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
+    let st = lock(&app.state);
+    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    ok(render::roles(&st.guilds[gi]))
+}
+
+pub async fn get_role(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path((gid, rid)): Path<(String, String)>,
+) -> R {
+    let st = lock(&app.state);
+    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    digits(&rid)?;
+    let r = st.guilds[gi]
+        .role(&rid)
+        .ok_or_else(ApiError::unknown_role)?;
+    ok(render::role(r))
+}
+
+/// Role body fields shared by create and modify.
+#[derive(Default)]
+struct RoleFields {
+    name: Option<String>,
+    permissions: Option<Permissions>,
+    color: Option<u32>,
+    hoist: Option<bool>,
+    mentionable: Option<bool>,
+    unicode_emoji: Option<Option<String>>,
+}
+
+fn read_role(obj: &Map<String, Value>) -> Result<RoleFields, ApiError> {
+    let mut errs = FieldErrors::default();
+    let mut r = Reader::new(obj, &mut errs);
+    let mut f = RoleFields {
+        name: r.string_len("name", 0, 100).set(),
+        permissions: r.permissions("permissions").set(),
+        ..Default::default()
+    };
+    match r.int_range("color", 0, 16_777_215) {
+        Field::Set(c) => f.color = Some(c as u32),
+        Field::Null => f.color = Some(0),
+        Field::Absent => {}
+    }
+    // `colors.primary_color` is the newer spelling of `color` (§3.1).
+    if let Some(Value::Object(colors)) = obj.get("colors") {
+        let mut sub = Reader {
+            obj: colors,
+            path: vec!["colors".into()],
+            errs: &mut *r.errs,
+        };
+        if let Field::Set(c) = sub.int_range("primary_color", 0, 16_777_215) {
+            f.color = Some(c as u32);
+        }
+    }
+    f.hoist = r.boolean("hoist").set();
+    f.mentionable = r.boolean("mentionable").set();
+    f.unicode_emoji = r.string("unicode_emoji").into_option();
+    errs.check()?;
+    Ok(f)
+}
+
+/// Granting bits the caller lacks is refused, even when unchanged (§3.4).
+fn check_grant(g: &Guild, actor: &str, p: Permissions) -> Result<(), ApiError> {
+    let mine = guild_permissions(g, actor);
+    if p.0 & !mine.0 != 0 {
+        Err(ApiError::missing_permissions())
+    } else {
+        Ok(())
+    }
+}
+
+fn role_snapshot(r: &Role) -> Vec<(&'static str, Value)> {
+    vec![
+        ("name", json!(r.name)),
+        ("permissions", json!(r.permissions)),
+        ("color", json!(r.color)),
+        ("hoist", json!(r.hoist)),
+        ("mentionable", json!(r.mentionable)),
+        ("unicode_emoji", json!(r.unicode_emoji)),
+        ("icon_hash", json!(r.icon)),
+    ]
+}
+
+pub async fn post_role(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path(gid): Path<String>,
+    JsonBody(body): JsonBody,
+) -> R {
+    let mut st = lock(&app.state);
+    let actor = ctx.user_id.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    let f = read_role(&form::object(&body)?)?;
+    if g.roles.len() >= MAX_ROLES {
+        return Err(ApiError::bad_request(
+            30005,
+            "Maximum number of server roles reached (250)",
+        ));
+    }
+    // Default permissions are @everyone's (§3.2).
+    let perms = f
+        .permissions
+        .unwrap_or_else(|| g.everyone().map(|r| r.permissions).unwrap_or_default());
+    check_grant(g, actor, perms)?;
+    // New roles go to position 1; every other role moves up one (§3.3).
+    for r in g.roles.iter_mut().filter(|r| r.id != gid) {
+        r.position += 1;
+    }
+    let role = Role {
+        id: snowflake.next_id(),
+        name: f.name.unwrap_or_else(|| "new role".into()),
+        permissions: perms,
+        position: 1,
+        color: f.color.unwrap_or(0),
+        hoist: f.hoist.unwrap_or(false),
+        managed: false,
+        mentionable: f.mentionable.unwrap_or(false),
+        icon: None,
+        unicode_emoji: f.unicode_emoji.flatten(),
+        flags: 0,
+        tags: None,
+    };
+    let changes = snapshot_changes(role_snapshot(&role), true);
+    let out = render::role(&role);
+    let rid = role.id.clone();
+    g.roles.push(role);
+    audit(
+        g,
+        snowflake,
+        actor,
+        ctx.reason.as_deref(),
+        30,
+        &rid,
+        changes,
+        None,
+    );
+    ok(out)
+}
+
+pub async fn patch_role(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path((gid, rid)): Path<(String, String)>,
+    JsonBody(body): JsonBody,
+) -> R {
+    let mut st = lock(&app.state);
+    let actor = ctx.user_id.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    digits(&rid)?;
+    let idx = g
+        .roles
+        .iter()
+        .position(|r| r.id == rid)
+        .ok_or_else(ApiError::unknown_role)?;
+    if !can_manage_role(g, actor, &g.roles[idx]) {
+        return Err(ApiError::missing_permissions());
+    }
+    let f = read_role(&form::object(&body)?)?;
+    if let Some(p) = f.permissions {
+        check_grant(g, actor, p)?;
+    }
+    let is_everyone = rid == g.id;
+    let role = &mut g.roles[idx];
+    let before = role_snapshot(role);
+    if let Some(p) = f.permissions {
+        role.permissions = p;
+    }
+    // Only @everyone's permissions matter; its other fields stay fixed (§3.3).
+    if !is_everyone {
+        if let Some(n) = f.name {
+            role.name = n;
+        }
+        if let Some(c) = f.color {
+            role.color = c;
+        }
+        if let Some(h) = f.hoist {
+            role.hoist = h;
+        }
+        if let Some(m) = f.mentionable {
+            role.mentionable = m;
+        }
+        if let Some(e) = f.unicode_emoji {
+            role.unicode_emoji = e;
+        }
+    }
+    let changes = diff_snapshots(before, role_snapshot(role));
+    let out = render::role(role);
+    if !changes.is_empty() {
+        audit(
+            g,
+            snowflake,
+            actor,
+            ctx.reason.as_deref(),
+            31,
+            &rid,
+            changes,
+            None,
+        );
+    }
+    ok(out)
+}
+
+pub async fn delete_role(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path((gid, rid)): Path<(String, String)>,
+) -> R {
+    let mut st = lock(&app.state);
+    let actor = ctx.user_id.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    digits(&rid)?;
+    let idx = g
+        .roles
+        .iter()
+        .position(|r| r.id == rid)
+        .ok_or_else(ApiError::unknown_role)?;
+    // @everyone and managed roles cannot be deleted (§3.4).
+    if rid == g.id || g.roles[idx].managed {
+        return Err(ApiError::invalid_role());
+    }
+    if !can_manage_role(g, actor, &g.roles[idx]) {
+        return Err(ApiError::missing_permissions());
+    }
+    let role = g.roles.remove(idx);
+    for r in g.roles.iter_mut() {
+        if r.id != gid && r.position > role.position {
+            r.position -= 1;
+        }
+    }
+    g.forget_role(&rid);
+    let changes = snapshot_changes(role_snapshot(&role), false);
+    audit(
+        g,
+        snowflake,
+        actor,
+        ctx.reason.as_deref(),
+        32,
+        &rid,
+        changes,
+        None,
+    );
+    no_content()
+}
+
+/// `PATCH /guilds/{g}/roles`: apply the given positions, then renumber 1..n by
+/// (position desc, lower id first); @everyone stays 0 (§3.3).
+pub async fn patch_roles(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path(gid): Path<String>,
+    JsonBody(body): JsonBody,
+) -> R {
+    let mut st = lock(&app.state);
+    let actor = ctx.user_id.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    let items = form::list(&body)?;
+    let mut errs = FieldErrors::default();
+    let mut moves: Vec<(String, Option<i64>)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Some(mut r) = form::item(&mut errs, vec![i.to_string()], item) else {
+            continue;
+        };
+        let id = r.snowflake("id");
+        let pos = r.int("position");
+        match id {
+            Field::Set(id) => moves.push((id, pos.set())),
+            Field::Null | Field::Absent if r.obj.get("id").is_none_or(Value::is_null) => {
+                r.required("id")
+            }
+            _ => {}
+        }
+    }
+    errs.check()?;
+    let owner = is_owner(g, actor);
+    let top = highest_rank(g, actor);
+    let top_pos = top.1;
+    for (id, pos) in &moves {
+        let role = g.role(id).ok_or_else(ApiError::unknown_role)?;
+        let Some(pos) = pos else { continue };
+        if *id == gid || owner {
+            continue;
+        }
+        // Roles at or above the caller's top may only be "moved" to where they
+        // are; others must stay strictly below it (§3.4).
+        if rank(g, role) >= top {
+            if role.position != *pos {
+                return Err(ApiError::missing_permissions());
+            }
+        } else if *pos >= top_pos {
+            return Err(ApiError::missing_permissions());
+        }
+    }
+    let before: HashMap<String, i64> = g.roles.iter().map(|r| (r.id.clone(), r.position)).collect();
+    for (id, pos) in &moves {
+        if *id == gid {
+            continue; // @everyone cannot move.
+        }
+        if let (Some(p), Some(r)) = (pos, g.roles.iter_mut().find(|r| r.id == *id)) {
+            r.position = *p;
+        }
+    }
+    renumber_roles(g);
+    let changed: Vec<(String, i64, i64)> = g
+        .roles
+        .iter()
+        .filter_map(|r| {
+            let old = before.get(&r.id).copied().unwrap_or(r.position);
+            (old != r.position).then(|| (r.id.clone(), old, r.position))
+        })
+        .collect();
+    // Unverified whether Discord logs reorders (§7.2); we log one ROLE_UPDATE
+    // per moved role so every write leaves a trace.
+    for (id, old, new) in changed {
+        let ch = vec![change("position", json!(old), json!(new))];
+        audit(
+            g,
+            snowflake,
+            actor,
+            ctx.reason.as_deref(),
+            31,
+            &id,
+            ch,
+            None,
+        );
+    }
+    ok(render::roles(g))
+}
+
+fn renumber_roles(g: &mut Guild) {
+    let gid = g.id.clone();
+    let mut order: Vec<(i64, u64, usize)> = g
+        .roles
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.id != gid)
+        .map(|(i, r)| (r.position, r.id.parse::<u64>().unwrap_or(u64::MAX), i))
+        .collect();
+    // Highest first: position desc, then lower id first.
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let n = order.len() as i64;
+    for (k, (_, _, i)) in order.into_iter().enumerate() {
+        g.roles[i].position = n - k as i64;
+    }
+    if let Some(e) = g.roles.iter_mut().find(|r| r.id == gid) {
+        e.position = 0;
+    }
+}

@@ -1,0 +1,139 @@
+//! Routing in one place: the `/api/v10` routes with their middleware stack,
+//! and the `/_emulator` control routes.
+//!
+//!
+//! Every API request passes four middleware layers before its handler, outermost
+//! first: `record` (the request log), `ratelimit::invalid_requests` (the
+//! invalid-request counter and its refusal), `faults::inject` (fault injection)
+//! and `ratelimit::limit` (global limit, route buckets, sublimits). Handlers know
+//! nothing of them.
+
+use axum::Router;
+use axum::middleware;
+use axum::routing::{delete, get, put};
+
+use crate::app::App;
+use crate::error::ApiError;
+use crate::{
+    audit_log, channels, control, faults, guild, onboarding, overwrites, ratelimit, request_log,
+    roles, users, webhooks, welcome, widget,
+};
+
+pub fn router(app: App) -> Router {
+    let api = Router::new()
+        .route("/users/@me", get(users::get_me))
+        .route(
+            "/guilds/{g}",
+            get(guild::get_guild).patch(guild::patch_guild),
+        )
+        .route("/guilds/{g}/members/{u}", get(users::get_member))
+        .route(
+            "/guilds/{g}/roles",
+            get(roles::get_roles)
+                .post(roles::post_role)
+                .patch(roles::patch_roles),
+        )
+        .route(
+            "/guilds/{g}/roles/{r}",
+            get(roles::get_role)
+                .patch(roles::patch_role)
+                .delete(roles::delete_role),
+        )
+        .route(
+            "/guilds/{g}/channels",
+            get(channels::get_channels)
+                .post(channels::post_channel)
+                .patch(channels::patch_channel_positions),
+        )
+        .route(
+            "/channels/{c}",
+            get(channels::get_channel)
+                .patch(channels::patch_channel)
+                .delete(channels::delete_channel),
+        )
+        .route(
+            "/channels/{c}/permissions/{o}",
+            put(overwrites::put_overwrite).delete(overwrites::delete_overwrite),
+        )
+        .route("/guilds/{g}/audit-logs", get(audit_log::get_audit_logs))
+        .route(
+            "/channels/{c}/webhooks",
+            get(webhooks::get_channel_webhooks).post(webhooks::post_webhook),
+        )
+        .route("/guilds/{g}/webhooks", get(webhooks::get_guild_webhooks))
+        .route(
+            "/guilds/{g}/welcome-screen",
+            get(welcome::get_welcome_screen).patch(welcome::patch_welcome_screen),
+        )
+        .route(
+            "/guilds/{g}/widget",
+            get(widget::get_widget_settings).patch(widget::patch_widget),
+        )
+        // Public: no Authorization needed.
+        .route("/guilds/{g}/widget.json", get(widget::get_widget_json))
+        .route(
+            "/guilds/{g}/onboarding",
+            get(onboarding::get_onboarding).put(onboarding::put_onboarding),
+        )
+        .route(
+            "/webhooks/{w}",
+            get(webhooks::get_webhook)
+                .patch(webhooks::patch_webhook)
+                .delete(webhooks::delete_webhook),
+        )
+        // The token routes take no Authorization: the token is the credential.
+        .route(
+            "/webhooks/{w}/{t}",
+            get(webhooks::get_webhook_with_token)
+                .patch(webhooks::patch_webhook_with_token)
+                .delete(webhooks::delete_webhook_with_token),
+        )
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        // Innermost first.
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            ratelimit::limit,
+        ))
+        .layer(middleware::from_fn_with_state(app.clone(), faults::inject))
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            ratelimit::invalid_requests,
+        ))
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            request_log::record,
+        ));
+
+    let control = Router::new()
+        .route(
+            "/requests",
+            get(control::get_requests).delete(control::clear_requests),
+        )
+        .route("/state", get(control::get_state).put(control::put_state))
+        .route("/config", get(control::get_config).put(control::put_config))
+        .route(
+            "/faults",
+            get(control::get_faults)
+                .post(control::post_faults)
+                .delete(control::clear_faults),
+        )
+        .route("/clock", get(control::get_clock).post(control::post_clock))
+        .route("/ratelimits", delete(control::reset_ratelimits))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed);
+
+    Router::new()
+        .nest("/api/v10", api)
+        .nest("/_emulator", control)
+        .fallback(not_found)
+        .with_state(app)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found()
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::method_not_allowed()
+}

@@ -1,0 +1,29 @@
+//! The caller: `GET /users/@me` and a guild member.
+
+use axum::extract::{Path, State as AxState};
+
+use crate::access::{digits, guild_idx};
+use crate::app::{App, Ctx, R, lock, ok};
+use crate::error::ApiError;
+use crate::render;
+
+pub async fn get_me(AxState(app): AxState<App>, ctx: Ctx) -> R {
+    let st = lock(&app.state);
+    let u = st.user(&ctx.user_id).ok_or_else(ApiError::unauthorized)?;
+    ok(render::current_user(u))
+}
+
+pub async fn get_member(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path((gid, uid)): Path<(String, String)>,
+) -> R {
+    let st = lock(&app.state);
+    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    digits(&uid)?;
+    let u = st.user(&uid).ok_or_else(ApiError::unknown_user)?;
+    let m = st.guilds[gi]
+        .member(&uid)
+        .ok_or_else(ApiError::unknown_member)?;
+    ok(render::member(m, u))
+}
