@@ -19,6 +19,7 @@ use std::collections::HashMap;
 
 use super::diagnostic::Diagnostic;
 use super::load::LoadedManifest;
+use super::suggest::closest;
 use super::types::{
     Channel, ChannelType, ExplicitContentFilter, Manifest, Overwrite, PermissionName, Role,
     Snowflake, VerificationLevel,
@@ -587,32 +588,6 @@ fn stored_name(kind: ChannelType, name: &str) -> String {
     } else {
         name.to_string()
     }
-}
-
-/// The candidate closest to `word` by edit distance, if close enough to be a likely typo.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let word_l = word.to_lowercase();
-    let limit = (word.chars().count() / 3).max(2);
-    candidates
-        .into_iter()
-        .map(|c| (levenshtein(&word_l, &c.to_lowercase()), c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 fn len(s: &str) -> usize {

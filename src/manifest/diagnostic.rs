@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use serde::Serialize;
 
-use super::load::{LoadedManifest, SourceMap};
 use super::source::SourceFile;
+use super::source_map::{SourceMap, Span};
 
 /// How bad a diagnostic is: errors stop `validate`, `plan` and `apply`; warnings do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -119,16 +119,6 @@ fn counts(errors: usize, warnings: usize) -> String {
 
 // ---------------------------------------------------------------------------------------------
 // Placed diagnostics
-
-/// A place in one of a manifest's files: the file (an index into [`Report::files`]), the
-/// 1-based line and column, and the length in characters of the marked text on that line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Span {
-    pub file: usize,
-    pub line: usize,
-    pub column: usize,
-    pub len: usize,
-}
 
 /// A diagnostic placed in the manifest's files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -544,18 +534,6 @@ pub(crate) fn mentioned_paths(message: &str) -> Vec<&str> {
         i = j.max(i + 1);
     }
     out
-}
-
-/// Renders diagnostics about a loaded manifest compiler-style, sorted by position (the planner's
-/// refusals use this too). `color` adds ANSI colours.
-pub fn render(loaded: &LoadedManifest, diags: &[Diagnostic], color: bool) -> String {
-    let mut report = loaded.report();
-    report.add_diagnostics(
-        &loaded.locations,
-        diags.iter().map(|d| (Cow::Borrowed("plan"), d)),
-    );
-    report.sort();
-    report.render_text(color)
 }
 
 #[cfg(test)]

@@ -11,18 +11,21 @@ pub mod diagnostic;
 pub mod load;
 pub mod schema;
 pub mod source;
+pub mod source_map;
+mod suggest;
+mod tree;
 pub mod types;
 
 use std::borrow::Cow;
 use std::path::Path;
 
 pub use check::{check, check_loaded, read_image, split_channel_ref};
-pub use diagnostic::{
-    Diagnostic, Located, Output, Report, ReportFormat, Severity, Span, render, render_reports,
-};
-pub use load::{LoadError, LoadedManifest, SourceMap, load, load_folder_sources, load_str};
+pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
+pub use load::{LoadError, LoadedManifest, load, load_folder_sources, load_str, render};
 pub use schema::{schema_json, validate_against_schema};
 pub use source::SourceFile;
+pub use source_map::{SourceMap, Span};
+pub use suggest::closest;
 pub use types::*;
 
 /// Loads the manifest at `path` (a file or a folder) and runs every check: the loaded

@@ -316,15 +316,15 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> Vec<Violation> {
                     } else {
                         format!("{path}.{name}")
                     };
-                    let help = match super::check::closest(name, allowed.iter().map(String::as_str))
-                    {
-                        Some(best) => format!("did you mean `{best}`?"),
-                        None if allowed.is_empty() => "remove the field".to_string(),
-                        None => format!(
-                            "remove it; the fields allowed here are: {}",
-                            allowed.join(", ")
-                        ),
-                    };
+                    let help =
+                        match super::suggest::closest(name, allowed.iter().map(String::as_str)) {
+                            Some(best) => format!("did you mean `{best}`?"),
+                            None if allowed.is_empty() => "remove the field".to_string(),
+                            None => format!(
+                                "remove it; the fields allowed here are: {}",
+                                allowed.join(", ")
+                            ),
+                        };
                     Violation {
                         diagnostic: Diagnostic::error(child, format!("unknown field `{name}`"))
                             .with_help(help),
@@ -477,7 +477,7 @@ fn enum_violation(path: &str, field: &str, instance: &Value, options: &[Value]) 
         other => other.to_string(),
     };
     let all_text = options.iter().all(Value::is_string);
-    let help = match super::check::closest(&got, names.iter().map(String::as_str)) {
+    let help = match super::suggest::closest(&got, names.iter().map(String::as_str)) {
         Some(best) if all_text && instance.is_string() => format!("did you mean `{best}`?"),
         _ => "use one of the values listed".to_string(),
     };
@@ -521,7 +521,7 @@ fn pattern_violation(path: &str, field: &str, instance: &Value, pattern: &str) -
         let help = if crate::permissions::Permissions::parse_name(&lower).is_some() {
             format!("permission names are snake_case: write `{lower}`")
         } else if let Some(best) =
-            super::check::closest(s, crate::permissions::NAMED.iter().map(|(n, _)| *n))
+            super::suggest::closest(s, crate::permissions::NAMED.iter().map(|(n, _)| *n))
         {
             format!("did you mean `{best}`?")
         } else {

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
 use super::order::target_order;
 use super::roles::{perm_names, permission_bits};
 use super::{Action, FieldChange, Kind, ObjectRef};

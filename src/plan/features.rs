@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
 use super::{Action, Kind};
 use crate::discord::models::{self, channel_type};
 use crate::manifest::{Emoji, OnboardingMode, PromptType};

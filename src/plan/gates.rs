@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::diff::Problem;
+use super::context::Problem;
 use super::{Plan, created_key};
 use crate::permissions::Permissions;
 use crate::snapshot::Snapshot;

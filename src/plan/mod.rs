@@ -5,6 +5,7 @@
 //! Discord would refuse one of its calls, `apply` executes its operations.
 
 mod channels;
+mod context;
 mod diff;
 mod features;
 pub mod gates;
@@ -16,7 +17,8 @@ mod webhooks;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use diff::{PlanError, diff};
+pub use context::{PlanError, Problem};
+pub use diff::diff;
 
 /// Format version of serialised plans.
 pub const PLAN_FORMAT: u32 = 1;
@@ -41,7 +43,7 @@ pub struct Plan {
 
 /// Operations of this stage and later wait for every operation of an earlier stage.
 pub fn barrier_stage() -> u8 {
-    diff::Phase::FIRST_BARRIER as u8
+    context::Phase::FIRST_BARRIER as u8
 }
 
 impl Plan {
@@ -50,9 +52,9 @@ impl Plan {
     /// the role order waits for the role creates.
     pub fn prerequisites(&self, j: usize) -> Vec<usize> {
         let op = &self.operations[j];
-        let barrier = diff::Phase::FIRST_BARRIER as u8;
-        let role_order = diff::Phase::RoleOrder as u8;
-        let role_create = diff::Phase::RoleCreate as u8;
+        let barrier = context::Phase::FIRST_BARRIER as u8;
+        let role_order = context::Phase::RoleOrder as u8;
+        let role_create = context::Phase::RoleCreate as u8;
         let mut out = op.after.clone();
         for (i, other) in self.operations.iter().enumerate().take(j) {
             let by_stage = (op.stage >= barrier && other.stage < op.stage)

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
 use super::order::target_order;
 use super::{Action, FieldChange, Kind, ObjectRef};
 use crate::discord::models::Role as LiveRole;

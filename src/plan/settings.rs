@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
 use super::{Action, Kind};
 use crate::discord::models::channel_type;
 use crate::manifest::{

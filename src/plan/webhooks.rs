@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::diff::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
 use super::{Action, Kind, ObjectRef, created_path_ref, image_ref};
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
 use crate::manifest::Webhook;

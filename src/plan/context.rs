@@ -1,0 +1,363 @@
+//! The vocabulary every planner shares: the planning context (`Ctx`) with its
+//! indexes of the manifest and snapshot, the phases calls run in, references to
+//! objects created earlier in the run, and the builders of changes and calls.
+//! The planners (roles, channels, settings, features, webhooks) and the gates
+//! import it; `diff` runs them in order.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Action, Change, FieldChange, Kind, ObjectRef, Operation, Plan, Warning, created_ref};
+use crate::discord::models::channel_type;
+use crate::discord::names::normalise_channel_name;
+use crate::manifest::Manifest;
+use crate::snapshot::Snapshot;
+
+/// A reason the plan cannot be carried out, found before any call is made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Problem {
+    pub message: String,
+    /// The manifest path of what caused it, e.g. `roles[0]`.
+    pub source: Option<String>,
+    pub help: Option<String>,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", summarise(.problems))]
+pub struct PlanError {
+    pub problems: Vec<Problem>,
+    /// The plan as far as it could be computed, for display beside the problems.
+    pub partial: Box<Plan>,
+}
+
+fn summarise(problems: &[Problem]) -> String {
+    let lines: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
+    format!(
+        "the plan was refused before any change was made:\n  {}",
+        lines.join("\n  ")
+    )
+}
+
+/// When an operation runs, relative to the others. Operations are sorted by
+/// phase (stably), which orders every dependency a plan can contain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub(crate) enum Phase {
+    RoleCreate,
+    RoleUpdate,
+    RoleOrder,
+    CategoryWrite,
+    ChannelWrite,
+    /// Guild settings reference channels, so they follow channel creation.
+    Settings,
+    /// Announcement channels need the NEWS feature that enabling COMMUNITY grants.
+    AfterCommunity,
+    /// Welcome screen, onboarding, widget and webhooks name channels and roles.
+    Features,
+    ChannelMove,
+    ChannelOrder,
+    /// Webhooks go before the channels that hold them.
+    WebhookDelete,
+    ChannelDelete,
+    CategoryDelete,
+    RoleDelete,
+}
+
+impl Phase {
+    /// The first phase whose calls wait for every call of the phases before it
+    /// (settings, community, features, moves, order and deletions are few, and
+    /// their prerequisites broad); calls of earlier phases wait only for what
+    /// they name.
+    pub const FIRST_BARRIER: Phase = Phase::Settings;
+}
+
+/// An id known now (live) or only once an earlier call of the run has created the object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum IdRef {
+    Live(String),
+    New(String),
+}
+
+impl IdRef {
+    pub fn to_value(&self) -> Value {
+        match self {
+            IdRef::Live(id) => Value::String(id.clone()),
+            IdRef::New(key) => created_ref(key),
+        }
+    }
+
+    pub fn live(&self) -> Option<&str> {
+        match self {
+            IdRef::Live(id) => Some(id),
+            IdRef::New(_) => None,
+        }
+    }
+}
+
+pub(crate) struct Ctx<'a> {
+    pub snap: &'a Snapshot,
+    pub manifest: &'a Manifest,
+    pub guild_id: String,
+    pub changes: Vec<Change>,
+    pub(super) ops: Vec<(Phase, Operation)>,
+    pub warnings: Vec<Warning>,
+    pub unmanaged: Vec<ObjectRef>,
+    pub problems: Vec<Problem>,
+    /// @everyone's guild permissions once the plan is applied.
+    pub everyone_after: crate::permissions::Permissions,
+    /// Whether @everyone can view and send in each channel once the plan is applied.
+    pub everyone_can_send: HashMap<IdRef, bool>,
+    /// Role names (declared and live) → id, for overwrites.
+    pub role_ids: HashMap<String, IdRef>,
+    /// Live role id → the name it has once the plan is applied (for display).
+    pub role_names: HashMap<String, String>,
+    /// Channel references (`name` and `Category/name`, as written and as Discord
+    /// stores them) → every channel they may mean, with its type.
+    pub channel_refs: HashMap<String, Vec<(IdRef, u8)>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(manifest: &'a Manifest, snap: &'a Snapshot) -> Ctx<'a> {
+        Ctx {
+            snap,
+            manifest,
+            guild_id: snap.guild.id.clone(),
+            changes: Vec::new(),
+            ops: Vec::new(),
+            warnings: Vec::new(),
+            unmanaged: Vec::new(),
+            problems: Vec::new(),
+            role_ids: HashMap::new(),
+            role_names: HashMap::new(),
+            everyone_after: snap
+                .everyone_role()
+                .map(|r| r.permissions)
+                .unwrap_or_default(),
+            everyone_can_send: HashMap::new(),
+            channel_refs: HashMap::new(),
+        }
+    }
+
+    pub fn push_change(&mut self, change: Change) -> usize {
+        self.changes.push(change);
+        self.changes.len() - 1
+    }
+
+    /// Records an operation for the change at index `change`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_op(
+        &mut self,
+        phase: Phase,
+        change: usize,
+        method: &str,
+        path: String,
+        body: Option<Value>,
+        creates: Option<String>,
+        summary: String,
+    ) {
+        // The channel positions route is the one write Discord does not audit (§7.1).
+        let audited =
+            !(method == "PATCH" && path.ends_with("/channels") && path.contains("/guilds/"));
+        self.ops.push((
+            phase,
+            Operation {
+                method: method.to_owned(),
+                path,
+                body,
+                creates,
+                audited,
+                summary,
+                change,
+                after: Vec::new(),
+                stage: phase as u8,
+            },
+        ));
+    }
+
+    pub fn problem(&mut self, source: Option<String>, message: String, help: Option<&str>) {
+        self.problems.push(Problem {
+            message,
+            source,
+            help: help.map(str::to_owned),
+        });
+    }
+
+    pub fn warn(&mut self, source: Option<String>, message: String) {
+        self.warnings.push(Warning { message, source });
+    }
+
+    /// Makes a channel referable by its name and, in a category, `Category/name`.
+    pub fn add_channel_ref(&mut self, id: &IdRef, kind: u8, names: &[&str], parent: Option<&str>) {
+        let mut keys: Vec<String> = Vec::new();
+        for n in names {
+            keys.push((*n).to_owned());
+            keys.push(normalise_channel_name(kind, n));
+            if let Some(p) = parent {
+                keys.push(format!("{p}/{n}"));
+                keys.push(format!("{p}/{}", normalise_channel_name(kind, n)));
+            }
+        }
+        keys.sort();
+        keys.dedup();
+        for k in keys {
+            let entry = self.channel_refs.entry(k).or_default();
+            if !entry.iter().any(|(i, _)| i == id) {
+                entry.push((id.clone(), kind));
+            }
+        }
+    }
+
+    /// Resolves a channel reference written in the manifest at `source`, reporting a
+    /// reference that is unknown, ambiguous, or of a type `kinds` does not allow.
+    pub fn resolve_channel(
+        &mut self,
+        reference: &str,
+        source: &str,
+        kinds: &[u8],
+    ) -> Option<IdRef> {
+        let (parent, name) = match reference.rsplit_once('/') {
+            Some((p, n)) => (Some(p), n),
+            None => (None, reference),
+        };
+        let normalised = |n: &str| normalise_channel_name(channel_type::TEXT, n);
+        let key_of = |n: String| match parent {
+            Some(p) => format!("{p}/{n}"),
+            None => n,
+        };
+        let found = self
+            .channel_refs
+            .get(reference)
+            .or_else(|| self.channel_refs.get(&key_of(normalised(name))))
+            .cloned()
+            .unwrap_or_default();
+        let fitting: Vec<&(IdRef, u8)> = found.iter().filter(|(_, k)| kinds.contains(k)).collect();
+        match (found.len(), fitting.as_slice()) {
+            (0, _) => self.problem(
+                Some(source.to_owned()),
+                format!("channel `{reference}` is neither declared nor in the guild"),
+                Some("declare the channel under `channels`, or correct the name"),
+            ),
+            (_, [one]) => return Some(one.0.clone()),
+            (_, []) => self.problem(
+                Some(source.to_owned()),
+                format!("`{reference}` is not a {} channel", kinds_label(kinds)),
+                None,
+            ),
+            _ => self.problem(
+                Some(source.to_owned()),
+                format!("`{reference}` names {} channels", fitting.len()),
+                Some("write it as `Category/name` to say which"),
+            ),
+        }
+        None
+    }
+
+    /// The name a channel will have once the plan is applied, for display.
+    pub fn channel_label(&self, id: &IdRef) -> String {
+        match id {
+            IdRef::Live(id) => self
+                .snap
+                .channel(id)
+                .map(|c| c.name.clone())
+                .unwrap_or_else(|| id.clone()),
+            // Keys are `channel:Name` or `channel:Category/name`.
+            IdRef::New(key) => {
+                let path = key.trim_start_matches("channel:");
+                path.rsplit('/').next().unwrap_or(path).to_owned()
+            }
+        }
+    }
+
+    /// The name a role will have once the plan is applied, for display.
+    pub fn role_label(&self, id: &IdRef) -> String {
+        match id {
+            IdRef::Live(id) => self
+                .role_names
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| id.clone()),
+            IdRef::New(key) => key.trim_start_matches("role:").to_owned(),
+        }
+    }
+
+    pub fn guild_path(&self) -> String {
+        format!("/guilds/{}", self.guild_id)
+    }
+}
+
+/// A change with its fields, built field by field.
+pub(crate) struct ChangeBuilder {
+    pub fields: Vec<FieldChange>,
+    pub body: serde_json::Map<String, Value>,
+}
+
+impl ChangeBuilder {
+    pub fn new() -> Self {
+        ChangeBuilder {
+            fields: Vec::new(),
+            body: serde_json::Map::new(),
+        }
+    }
+
+    /// Records a field whose display value and API value may differ.
+    pub fn set(&mut self, field: &str, before: Value, after: Value, api_key: &str, api: Value) {
+        self.fields.push(FieldChange {
+            field: field.to_owned(),
+            before,
+            after,
+        });
+        self.body.insert(api_key.to_owned(), api);
+    }
+
+    /// Records a field when the desired value differs from the live one.
+    pub fn compare<T: Serialize + PartialEq>(
+        &mut self,
+        field: &str,
+        live: T,
+        desired: Option<T>,
+        api_key: &str,
+    ) {
+        if let Some(d) = desired
+            && d != live
+        {
+            let before = json(&live);
+            let after = json(&d);
+            self.set(field, before, after.clone(), api_key, after);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+}
+
+fn kinds_label(kinds: &[u8]) -> &'static str {
+    if kinds.contains(&channel_type::VOICE) {
+        "voice"
+    } else {
+        "text"
+    }
+}
+
+pub(crate) fn json<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// The change for creating, updating or deleting one object.
+pub(crate) fn change(
+    action: Action,
+    kind: Kind,
+    name: String,
+    id: Option<String>,
+    fields: Vec<FieldChange>,
+    source: Option<String>,
+) -> Change {
+    Change {
+        action,
+        object: ObjectRef { kind, name, id },
+        fields,
+        source,
+    }
+}
