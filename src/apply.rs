@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
-use crate::discord::names::normalise_channel_name;
+use crate::discord::names::stored_channel_name;
 use crate::discord::{Client, ClientError, Secret};
 use crate::plan::{Operation, Plan, created_key};
 
@@ -309,7 +309,7 @@ fn same_object(body: &Value, item: &Value) -> bool {
         .get("name")
         .and_then(Value::as_str)
         .map(|n| match kind {
-            Some(k) => normalise_channel_name(u8::try_from(k).unwrap_or(u8::MAX), n),
+            Some(k) => stored_channel_name(u8::try_from(k).unwrap_or(u8::MAX), n),
             None => n.to_owned(),
         });
     let same = |key: &str| body.get(key).is_none_or(|v| item.get(key) == Some(v));

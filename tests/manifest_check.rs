@@ -6,7 +6,7 @@ use std::path::Path;
 use guildctl::manifest::check::RULES;
 
 fn normalize_channel_name(name: &str) -> String {
-    guildctl::discord::names::normalise_channel_name(0, name)
+    guildctl::discord::names::stored_channel_name(0, name)
 }
 use guildctl::manifest::check::{ChannelKey, match_channel_ref};
 use guildctl::manifest::{
@@ -1681,4 +1681,74 @@ fn community_example_uses_every_section() {
     // `prune` is written out (all off) to show it.
     assert!(loaded.files[0].text.contains("\nprune:\n"));
     assert!(!m.prune.roles && !m.prune.channels && !m.prune.webhooks);
+}
+
+#[test]
+fn names_are_checked_as_discord_stores_them() {
+    // Whitespace-only names are empty once Discord trims them.
+    let ds = diags(
+        r#"
+roles: [{ name: "   " }]
+channels: [{ name: " \t ", type: voice }]
+webhooks: [{ name: "  ", channel: general }]
+"#,
+    );
+    has(
+        &ds,
+        Error,
+        "roles[0].name",
+        "0 characters; Discord allows 1 to 100 (counted without surrounding whitespace",
+    );
+    has(
+        &ds,
+        Error,
+        "channels[0].name",
+        "0 characters; Discord allows 1 to 100 (counted without surrounding whitespace",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[0].name",
+        "0 characters; Discord allows 1 to 80 (counted without",
+    );
+    // Names that differ only in whitespace are one name.
+    let ds = diags(
+        r#"
+roles: [{ name: "Deploy bot" }, { name: "  Deploy   bot " }]
+webhooks: [{ name: "CI", channel: general }, { name: " CI ", channel: general }]
+channels: [{ name: general }]
+"#,
+    );
+    has(
+        &ds,
+        Error,
+        "roles[1].name",
+        "duplicate role name \"Deploy bot\"",
+    );
+    has(
+        &ds,
+        Error,
+        "webhooks[1].name",
+        "duplicate webhook name \"CI\"",
+    );
+}
+
+#[test]
+fn the_preferred_locale_is_one_discord_accepts() {
+    clean(&diags("settings: { preferred_locale: en-US }"));
+    let ds = diags("settings: { preferred_locale: en-us }");
+    has(
+        &ds,
+        Error,
+        "settings.preferred_locale",
+        "`en-us` is not a locale",
+    );
+    assert!(ds[0].help.as_deref().unwrap().contains("`en-US`"), "{ds:?}");
+    let ds = diags("settings: { preferred_locale: klingon }");
+    has(
+        &ds,
+        Error,
+        "settings.preferred_locale",
+        "not a locale Discord accepts",
+    );
 }

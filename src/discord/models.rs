@@ -100,6 +100,14 @@ pub struct Channel {
 }
 
 /// Overwrite target types.
+/// The locales Discord accepts as a guild's `preferred_locale`
+/// (discord-behaviour.md §9.4); anything else is refused with 400 50035.
+pub const LOCALES: [&str; 32] = [
+    "id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl",
+    "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th",
+    "zh-CN", "ja", "zh-TW", "ko",
+];
+
 pub const OVERWRITE_ROLE: u8 = 0;
 pub const OVERWRITE_MEMBER: u8 = 1;
 

@@ -1,8 +1,9 @@
-//! Discord's rewriting of text-like channel names (discord-behaviour.md §4.2).
+//! Names as Discord stores them, which is not always as they were sent
+//! (discord-behaviour.md §4.2, §9.2). The planner compares what Discord stores, so
+//! an apply followed by a plan is empty and nothing is created twice.
 //!
-//! The exact algorithm is undocumented. This approximation is used both by the
-//! planner (to compare names as Discord will store them) and by the emulator
-//! (to store them that way), so the two always agree.
+//! The emulator has its own copy of these rules, written from the same reference:
+//! where the two disagree, the tests see it.
 
 use super::models::channel_type;
 
@@ -17,10 +18,11 @@ pub fn is_normalised_type(kind: u8) -> bool {
 /// The name Discord stores for a channel of type `kind` created as `name`:
 /// text-like names are lowercased, whitespace runs become `-`, ASCII punctuation
 /// other than `-` and `_` is dropped, dashes collapse and are trimmed. Non-ASCII
-/// characters (accents, emoji) are kept. Other types keep the name as given.
-pub fn normalise_channel_name(kind: u8, name: &str) -> String {
+/// characters (accents, emoji) are kept. Other types keep case and punctuation
+/// and lose surrounding and repeated whitespace, as every display name does.
+pub fn stored_channel_name(kind: u8, name: &str) -> String {
     if !is_normalised_type(kind) {
-        return name.to_owned();
+        return stored_display_name(name);
     }
     let mut out = String::with_capacity(name.len());
     for c in name.chars().flat_map(char::to_lowercase) {
@@ -40,6 +42,20 @@ pub fn normalise_channel_name(kind: u8, name: &str) -> String {
     out.trim_matches('-').to_owned()
 }
 
+/// A role, webhook, voice or category name as Discord stores it: "trimmed of
+/// leading, trailing, and excessive internal whitespace" (§9.2), every run of
+/// whitespace inside becoming one space.
+pub fn stored_display_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for word in name.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,28 +63,37 @@ mod tests {
     #[test]
     fn text_names_are_rewritten_like_discord() {
         assert_eq!(
-            normalise_channel_name(0, "Joey's Cool Channel"),
+            stored_channel_name(0, "Joey's Cool Channel"),
             "joeys-cool-channel"
         );
-        assert_eq!(normalise_channel_name(0, "  a -- b  "), "a-b");
-        assert_eq!(normalise_channel_name(5, "📜 Rules!"), "📜-rules");
-        assert_eq!(normalise_channel_name(15, "Help_Desk"), "help_desk");
-        assert_eq!(normalise_channel_name(15, "Q&A -- Help!"), "qa-help");
-        assert_eq!(normalise_channel_name(0, "Ça Va"), "ça-va");
-        assert_eq!(normalise_channel_name(0, "tab\u{7}bell"), "tabbell");
+        assert_eq!(stored_channel_name(0, "  a -- b  "), "a-b");
+        assert_eq!(stored_channel_name(5, "📜 Rules!"), "📜-rules");
+        assert_eq!(stored_channel_name(15, "Help_Desk"), "help_desk");
+        assert_eq!(stored_channel_name(15, "Q&A -- Help!"), "qa-help");
+        assert_eq!(stored_channel_name(0, "Ça Va"), "ça-va");
+        assert_eq!(stored_channel_name(0, "tab\u{7}bell"), "tabbell");
     }
 
     #[test]
     fn voice_and_category_names_are_kept() {
-        assert_eq!(normalise_channel_name(2, "Lounge Room"), "Lounge Room");
-        assert_eq!(normalise_channel_name(4, "Staff Only!"), "Staff Only!");
+        assert_eq!(stored_channel_name(2, "Lounge Room"), "Lounge Room");
+        assert_eq!(stored_channel_name(4, "Staff Only!"), "Staff Only!");
+        assert_eq!(stored_channel_name(2, " Lounge \t Room "), "Lounge Room");
+    }
+
+    #[test]
+    fn display_names_lose_surrounding_and_repeated_whitespace() {
+        assert_eq!(stored_display_name("  Deploy bot "), "Deploy bot");
+        assert_eq!(stored_display_name("a\n\n b"), "a b");
+        assert_eq!(stored_display_name(" \t "), "");
+        assert_eq!(stored_display_name("@everyone"), "@everyone");
     }
 
     #[test]
     fn normalising_twice_changes_nothing() {
         for n in ["Hello World", "a--b", "-x-", "Ünïcode Tëxt", "!!!"] {
-            let once = normalise_channel_name(0, n);
-            assert_eq!(normalise_channel_name(0, &once), once);
+            let once = stored_channel_name(0, n);
+            assert_eq!(stored_channel_name(0, &once), once);
         }
     }
 }

@@ -19,11 +19,13 @@ use std::collections::HashMap;
 
 use super::diagnostic::Diagnostic;
 use super::load::LoadedManifest;
+use super::stored::as_stored;
 use super::suggest::closest;
 use super::types::{
     Channel, ChannelType, ExplicitContentFilter, Manifest, Overwrite, PermissionName, Role,
     Snowflake, VerificationLevel,
 };
+use crate::discord::models::LOCALES;
 use crate::permissions::{NAMED, Permissions};
 
 pub use image::{IMAGE_MAX_BYTES, read_image};
@@ -84,6 +86,7 @@ pub const RULES: &[(&str, Rule)] = &[
     ("overwrite-role-references", overwrite_role_references),
     ("settings-channel-references", settings_channel_references),
     ("guild-limits", guild_limits),
+    ("settings-locale", settings_locale),
     ("role-limits", role_limits),
     ("channel-limits", channel_limits),
     ("channel-structure", channel_structure),
@@ -112,7 +115,10 @@ pub fn check(m: &Manifest) -> Vec<Diagnostic> {
 
 /// [`check`], with the name of the rule that found each diagnostic.
 pub fn check_by_rule(m: &Manifest) -> Vec<(&'static str, Diagnostic)> {
-    let ctx = Ctx::new(m);
+    // Checked as Discord will store it, like the planner plans it: names that differ
+    // only in whitespace are the same name.
+    let stored = as_stored(m);
+    let ctx = Ctx::new(&stored);
     let mut out = Vec::new();
     let mut found = Vec::new();
     for (name, rule) in RULES {
@@ -1033,6 +1039,39 @@ fn guild_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Discord refuses a `preferred_locale` outside its list; `en-us` for `en-US` would
+/// otherwise fail at apply time, halfway through.
+fn settings_locale(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(locale) = ctx
+        .manifest
+        .settings
+        .as_ref()
+        .and_then(|s| s.preferred_locale.as_deref())
+    else {
+        return;
+    };
+    if LOCALES.contains(&locale) {
+        return;
+    }
+    let help = match LOCALES.iter().find(|l| l.eq_ignore_ascii_case(locale)) {
+        Some(exact) => format!("Discord spells it `{exact}`"),
+        None => match closest(locale, LOCALES) {
+            Some(near) => format!(
+                "did you mean `{near}`? Discord's locales: {}",
+                LOCALES.join(", ")
+            ),
+            None => format!("use one of Discord's locales: {}", LOCALES.join(", ")),
+        },
+    };
+    out.push(
+        Diagnostic::error(
+            "settings.preferred_locale",
+            format!("`{locale}` is not a locale Discord accepts"),
+        )
+        .with_help(help),
+    );
+}
+
 fn role_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (path, r) in &ctx.roles {
         let n = len(&r.name);
@@ -1040,7 +1079,10 @@ fn role_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::error(
                     format!("{path}.name"),
-                    format!("role name is {n} characters; Discord allows 1 to {ROLE_NAME_MAX}"),
+                    format!(
+                        "role name is {n} characters; Discord allows 1 to {ROLE_NAME_MAX}{}",
+                        trimmed_note(n)
+                    ),
                 )
                 .with_help("give the role a name of 1 to 100 characters"),
             );
@@ -1067,7 +1109,8 @@ fn channel_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::error(
                     format!("{p}.name"),
                     format!(
-                        "channel name is {n} characters; Discord allows 1 to {CHANNEL_NAME_MAX}"
+                        "channel name is {n} characters; Discord allows 1 to {CHANNEL_NAME_MAX}{}",
+                        trimmed_note(n)
                     ),
                 )
                 .with_help("give the channel a name of 1 to 100 characters"),
@@ -1474,7 +1517,17 @@ fn unique_ids(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Why a name can be empty when the manifest has one: names are checked as Discord
+/// stores them, without surrounding whitespace.
+pub(super) fn trimmed_note(len: usize) -> &'static str {
+    if len == 0 {
+        " (counted without surrounding whitespace, which Discord trims)"
+    } else {
+        ""
+    }
+}
+
 /// A text channel's name as Discord stores it.
 fn text_name(name: &str) -> String {
-    crate::discord::names::normalise_channel_name(crate::discord::models::channel_type::TEXT, name)
+    crate::discord::names::stored_channel_name(crate::discord::models::channel_type::TEXT, name)
 }

@@ -12,6 +12,7 @@ pub mod load;
 pub mod schema;
 pub mod source;
 pub mod source_map;
+pub mod stored;
 mod suggest;
 mod tree;
 pub mod types;

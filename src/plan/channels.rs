@@ -13,7 +13,7 @@ use crate::discord::models::{
     Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
     channel_type,
 };
-use crate::discord::names::normalise_channel_name;
+use crate::discord::names::stored_channel_name;
 use crate::manifest::{Channel, ChannelType, VideoQualityMode};
 use crate::permissions::Permissions;
 
@@ -46,7 +46,7 @@ struct Decl<'m> {
 impl Decl<'_> {
     /// The name as Discord will store it.
     fn stored_name(&self) -> String {
-        normalise_channel_name(self.kind, &self.ch.name)
+        stored_channel_name(self.kind, &self.ch.name)
     }
 
     fn display(&self, decls: &[Decl]) -> String {
@@ -324,7 +324,7 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
     let was_named = |d: &Decl, c: &LiveChannel| {
         d.ch.previous_names
             .iter()
-            .any(|p| normalise_channel_name(d.kind, p) == c.name)
+            .any(|p| stored_channel_name(d.kind, p) == c.name)
     };
     // Categories first, so children can be matched within their category.
     for name_test in [

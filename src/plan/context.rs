@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{Action, Change, FieldChange, Kind, ObjectRef, Operation, Plan, Warning, created_ref};
 use crate::discord::models::channel_type;
-use crate::discord::names::normalise_channel_name;
+use crate::discord::names::stored_channel_name;
 use crate::manifest::Manifest;
 use crate::snapshot::Snapshot;
 
@@ -193,10 +193,10 @@ impl<'a> Ctx<'a> {
         let mut keys: Vec<String> = Vec::new();
         for n in names {
             keys.push((*n).to_owned());
-            keys.push(normalise_channel_name(kind, n));
+            keys.push(stored_channel_name(kind, n));
             if let Some(p) = parent {
                 keys.push(format!("{p}/{n}"));
-                keys.push(format!("{p}/{}", normalise_channel_name(kind, n)));
+                keys.push(format!("{p}/{}", stored_channel_name(kind, n)));
             }
         }
         keys.sort();
@@ -221,7 +221,7 @@ impl<'a> Ctx<'a> {
             Some((p, n)) => (Some(p), n),
             None => (None, reference),
         };
-        let normalised = |n: &str| normalise_channel_name(channel_type::TEXT, n);
+        let normalised = |n: &str| stored_channel_name(channel_type::TEXT, n);
         let key_of = |n: String| match parent {
             Some(p) => format!("{p}/{n}"),
             None => n,

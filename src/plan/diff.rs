@@ -3,12 +3,16 @@
 use super::context::{Ctx, Phase, PlanError};
 use super::{Operation, PLAN_FORMAT, Plan};
 use crate::manifest::Manifest;
+use crate::manifest::stored::as_stored;
 use crate::snapshot::Snapshot;
 
 /// Computes the plan for `manifest` against `snap`. Returns the plan, or every
 /// problem that would make Discord refuse one of its calls.
 pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
-    let mut cx = Ctx::new(manifest, snap);
+    // Planned as Discord will store it (names trimmed of extra whitespace), so what
+    // apply sends is what the next plan compares against.
+    let desired = as_stored(manifest);
+    let mut cx = Ctx::new(&desired, snap);
     super::roles::plan_roles(&mut cx);
     super::channels::plan_channels(&mut cx);
     super::settings::plan_settings(&mut cx);

@@ -78,7 +78,10 @@ fn length_error(
         out.push(
             Diagnostic::error(
                 path,
-                format!("{what} is {n} characters; Discord allows {allowed}"),
+                format!(
+                    "{what} is {n} characters; Discord allows {allowed}{}",
+                    super::trimmed_note(n)
+                ),
             )
             .with_help(if n < min {
                 format!("write a {what} of {allowed} characters")
