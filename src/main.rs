@@ -12,7 +12,7 @@ use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::apply::{self, Status};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
-use guildctl::plan::{self, Plan, PlanError};
+use guildctl::plan::{self, Plan, PlanError, PlanOptions};
 use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
@@ -135,8 +135,21 @@ struct Target {
     /// The manifest file.
     #[arg(short = 'f', long = "file")]
     file: PathBuf,
+    /// Create this declared channel even though the bot cannot see whether it exists
+    /// (Discord hides channels a bot cannot view). Repeat for several; `Category/name`
+    /// picks one in a category.
+    #[arg(long = "create-unseen", value_name = "CHANNEL")]
+    create_unseen: Vec<String>,
     #[command(flatten)]
     conn: Connection,
+}
+
+impl Target {
+    fn plan_options(&self) -> PlanOptions {
+        PlanOptions {
+            create_unseen: self.create_unseen.clone(),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -404,7 +417,7 @@ async fn read_guild(target: &Target) -> Result<(LoadedManifest, Session, Snapsho
 
 async fn plan_for(target: &Target) -> Result<(Session, Plan)> {
     let (loaded, session, snap) = read_guild(target).await?;
-    let plan = plan::diff(&loaded.manifest, &snap)
+    let plan = plan::diff_with(&loaded.manifest, &snap, &target.plan_options())
         .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?;
     Ok((session, plan))
 }
@@ -455,7 +468,7 @@ async fn apply_cmd(
             }
             plan
         }
-        None => plan::diff(&loaded.manifest, &snap)
+        None => plan::diff_with(&loaded.manifest, &snap, &target.plan_options())
             .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?,
     };
     let color = target.conn.color_out();
@@ -533,7 +546,7 @@ async fn apply_cmd(
     if session.sandbox.is_some() {
         // In the sandbox, show that one apply converges.
         let after = Snapshot::fetch(&session.client, &session.guild_id).await?;
-        match plan::diff(&loaded.manifest, &after) {
+        match plan::diff_with(&loaded.manifest, &after, &target.plan_options()) {
             Ok(p) if p.is_empty() => println!("A fresh plan against the sandbox shows no changes."),
             Ok(p) => println!("A fresh plan still shows: {}", report::summary_line(&p)),
             Err(e) => println!("A fresh plan was refused: {e}"),

@@ -122,6 +122,13 @@ impl Snapshot {
         }
     }
 
+    /// Whether every channel of the guild is in this snapshot. Discord omits the
+    /// channels a bot cannot view (discord-behaviour.md §9.1); an administrator or
+    /// the owner views them all.
+    pub fn sees_every_channel(&self) -> bool {
+        self.bot_permissions() == Permissions::ALL
+    }
+
     /// Rank index (0 = highest) of the bot's highest role; roles with a smaller or
     /// equal index cannot be edited or moved by the bot. `None` for the owner.
     pub fn bot_top_rank(&self) -> Option<usize> {

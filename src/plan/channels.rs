@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase, UNSEEN_HELP, change};
 use super::order::target_order;
 use super::roles::{perm_names, permission_bits};
 use super::{Action, FieldChange, Kind, ObjectRef};
@@ -13,7 +13,7 @@ use crate::discord::models::{
     Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
     channel_type,
 };
-use crate::discord::names::stored_channel_name;
+use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::manifest::{Channel, ChannelType, VideoQualityMode};
 use crate::permissions::Permissions;
 
@@ -204,6 +204,17 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
                 phase,
                 synced_by_parent,
             ),
+            None if !snap.sees_every_channel() && !may_create_unseen(cx, &decls, i) => {
+                cx.problem(
+                    Some(d.source.clone()),
+                    format!(
+                        "channel `{}` is not among the channels the bot can see; it may exist hidden \
+                         from the bot, which is not an administrator, so guildctl will not create it",
+                        d.display(&decls)
+                    ),
+                    Some(UNSEEN_HELP),
+                );
+            }
             None => plan_create(cx, &decls, i, desired_ows[i].as_deref(), parent_ref, phase),
         }
     }
@@ -212,6 +223,22 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
     plan_unmatched(cx, &matched);
     plan_order(cx, &decls, &matches, &ids, &created_late);
     check_category_sizes(cx, &decls, &matches, &matched);
+}
+
+/// Whether the user named declared channel `i` in `--create-unseen` (by name or
+/// `Category/name`, as written or as Discord stores it).
+fn may_create_unseen(cx: &Ctx, decls: &[Decl], i: usize) -> bool {
+    let d = &decls[i];
+    let parent = d.parent.map(|p| decls[p].ch.name.as_str());
+    let stored = d.stored_name();
+    cx.options.create_unseen.iter().any(|wanted| {
+        let (wanted_parent, wanted_name) = match wanted.rsplit_once('/') {
+            Some((p, n)) => (Some(p.trim()), n.trim()),
+            None => (None, wanted.trim()),
+        };
+        (wanted_name == d.ch.name || stored_channel_name(d.kind, wanted_name) == stored)
+            && wanted_parent.is_none_or(|p| Some(stored_display_name(p).as_str()) == parent)
+    })
 }
 
 /// Records, for every channel, whether @everyone can view it and send messages in
@@ -309,6 +336,16 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
                     out[i] = Some(c);
                     used.insert(&c.id);
                 }
+                // Never created anew: a pinned channel that is missing may only be hidden.
+                None if !cx.snap.sees_every_channel() => cx.problem(
+                    Some(format!("{}.id", d.source)),
+                    format!(
+                        "channel `{}` is pinned to id {id}, which is not among the channels the bot \
+                         can see: it may be hidden from the bot, or deleted",
+                        d.ch.name
+                    ),
+                    Some(UNSEEN_HELP),
+                ),
                 None => cx.problem(
                     Some(format!("{}.id", d.source)),
                     format!(

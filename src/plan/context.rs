@@ -9,7 +9,10 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Action, Change, FieldChange, Kind, ObjectRef, Operation, Plan, Warning, created_ref};
+use super::{
+    Action, Change, FieldChange, Kind, ObjectRef, Operation, Plan, PlanOptions, Warning,
+    created_ref,
+};
 use crate::discord::models::channel_type;
 use crate::discord::names::stored_channel_name;
 use crate::manifest::Manifest;
@@ -96,9 +99,15 @@ impl IdRef {
     }
 }
 
+/// What to do about a channel the bot may not be able to see (discord-behaviour.md §9.1).
+pub(crate) const UNSEEN_HELP: &str = "Discord omits the channels a bot cannot view: give the bot's \
+     role `view_channel` on the channel (or its category) and plan again; if the channel \
+     surely does not exist, `--create-unseen NAME` lets guildctl create it";
+
 pub(crate) struct Ctx<'a> {
     pub snap: &'a Snapshot,
     pub manifest: &'a Manifest,
+    pub options: &'a PlanOptions,
     pub guild_id: String,
     pub changes: Vec<Change>,
     pub(super) ops: Vec<(Phase, Operation)>,
@@ -119,10 +128,11 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(manifest: &'a Manifest, snap: &'a Snapshot) -> Ctx<'a> {
+    pub fn new(manifest: &'a Manifest, snap: &'a Snapshot, options: &'a PlanOptions) -> Ctx<'a> {
         Ctx {
             snap,
             manifest,
+            options,
             guild_id: snap.guild.id.clone(),
             changes: Vec::new(),
             ops: Vec::new(),
@@ -234,10 +244,18 @@ impl<'a> Ctx<'a> {
             .unwrap_or_default();
         let fitting: Vec<&(IdRef, u8)> = found.iter().filter(|(_, k)| kinds.contains(k)).collect();
         match (found.len(), fitting.as_slice()) {
-            (0, _) => self.problem(
+            (0, _) if self.snap.sees_every_channel() => self.problem(
                 Some(source.to_owned()),
                 format!("channel `{reference}` is neither declared nor in the guild"),
                 Some("declare the channel under `channels`, or correct the name"),
+            ),
+            (0, _) => self.problem(
+                Some(source.to_owned()),
+                format!(
+                    "channel `{reference}` is neither declared nor among the channels the bot can see; \
+                     it may exist hidden from the bot, which is not an administrator"
+                ),
+                Some(UNSEEN_HELP),
             ),
             (_, [one]) => return Some(one.0.clone()),
             (_, []) => self.problem(

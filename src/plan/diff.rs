@@ -1,7 +1,7 @@
 //! Builds a plan from a manifest and a snapshot.
 
 use super::context::{Ctx, Phase, PlanError};
-use super::{Operation, PLAN_FORMAT, Plan};
+use super::{Operation, PLAN_FORMAT, Plan, PlanOptions};
 use crate::manifest::Manifest;
 use crate::manifest::stored::as_stored;
 use crate::snapshot::Snapshot;
@@ -9,10 +9,19 @@ use crate::snapshot::Snapshot;
 /// Computes the plan for `manifest` against `snap`. Returns the plan, or every
 /// problem that would make Discord refuse one of its calls.
 pub fn diff(manifest: &Manifest, snap: &Snapshot) -> Result<Plan, PlanError> {
+    diff_with(manifest, snap, &PlanOptions::default())
+}
+
+/// [`diff`] with the user's [`PlanOptions`].
+pub fn diff_with(
+    manifest: &Manifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+) -> Result<Plan, PlanError> {
     // Planned as Discord will store it (names trimmed of extra whitespace), so what
     // apply sends is what the next plan compares against.
     let desired = as_stored(manifest);
-    let mut cx = Ctx::new(&desired, snap);
+    let mut cx = Ctx::new(&desired, snap, options);
     super::roles::plan_roles(&mut cx);
     super::channels::plan_channels(&mut cx);
     super::settings::plan_settings(&mut cx);

@@ -18,7 +18,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use context::{PlanError, Problem};
-pub use diff::diff;
+pub use diff::{diff, diff_with};
+
+/// Choices a user makes for one plan, beyond the manifest.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// Declared channels the bot cannot see that may be created anyway, because the
+    /// user says they do not exist hidden (`--create-unseen`): `name` or `Category/name`.
+    pub create_unseen: Vec<String>,
+}
 
 /// Format version of serialised plans.
 pub const PLAN_FORMAT: u32 = 1;
