@@ -77,6 +77,37 @@ async fn auth_is_required_and_framework_errors_have_discord_bodies() {
 }
 
 #[tokio::test]
+async fn percent_encoded_path_segments_are_decoded_before_routing() {
+    // @discordjs/rest and hikari send `@` as `%40` (§9.6).
+    let t = T::new().await;
+    let (s, plain) = t.get("/users/@me").await;
+    assert_eq!(s, 200);
+    let (s, encoded) = t.get("/users/%40me").await;
+    assert_eq!((s, &encoded), (200, &plain));
+    let (s, roles) = t.get(&format!("/guilds/{}/%72oles", t.g())).await;
+    assert_eq!(s, 200, "{roles}");
+    assert!(roles.as_array().is_some_and(|r| r.len() > 3));
+    let general = t.chan("general");
+    let (head, rest) = general.split_at(1);
+    let (s, c) = t.get(&format!("/channels/%3{head}{rest}")).await;
+    assert_eq!((s, &c["id"]), (200, &json!(general)));
+
+    // `%2F` is data, not a separator; and a path is decoded once only.
+    let (s, v) = t.get(&format!("/guilds/{}%2Froles", t.g())).await;
+    assert_eq!((s, err_code(&v)), (404, 0), "{v}");
+    let (s, v) = t.get(&format!("/guilds/{}%2froles", t.g())).await;
+    assert_eq!((s, err_code(&v)), (404, 0), "{v}");
+    let (s, _) = t.get("/users/%2540me").await;
+    assert_eq!(s, 404);
+
+    // The request log shows the path as routed: decoded.
+    let paths: Vec<String> = t.emu.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths[1], "/api/v10/users/@me");
+    assert_eq!(paths[2], format!("/api/v10/guilds/{}/roles", t.g()));
+    assert_eq!(paths[4], format!("/api/v10/guilds/{}%2Froles", t.g()));
+}
+
+#[tokio::test]
 async fn unknown_ids_give_their_codes() {
     let t = T::new().await;
     let (s, v) = t.get("/channels/123456789012345678").await;
