@@ -374,6 +374,7 @@ pub fn default_state() -> State {
         tokens: Vec::new(),
         snowflake: SnowflakeGen { last: fixed(100) },
         config: EmulatorConfig::default(),
+        application: Default::default(),
     }
 }
 

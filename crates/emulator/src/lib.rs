@@ -6,6 +6,7 @@
 
 mod access;
 mod app;
+mod application;
 mod audit_log;
 mod channels;
 pub mod config;

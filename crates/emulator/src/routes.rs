@@ -21,8 +21,8 @@ use tower::util::{MapRequest, MapRequestLayer};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::{
-    audit_log, channels, control, faults, guild, onboarding, overwrites, ratelimit, request_log,
-    roles, users, webhooks, welcome, widget,
+    application, audit_log, channels, control, faults, guild, onboarding, overwrites, ratelimit,
+    request_log, roles, users, webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -92,6 +92,10 @@ fn decoded_path(path: &str) -> Option<String> {
 pub fn router(app: App) -> Router {
     let api = Router::new()
         .route("/users/@me", get(users::get_me))
+        .route(
+            "/oauth2/applications/@me",
+            get(application::get_my_application),
+        )
         .route(
             "/guilds/{g}",
             get(guild::get_guild).patch(guild::patch_guild),

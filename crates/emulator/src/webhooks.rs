@@ -71,7 +71,7 @@ fn snapshot(w: &Webhook) -> Vec<(&'static str, Value)> {
 /// Renders with the creator, and the token if `caller` created it.
 fn show(st: &State, g: &Guild, w: &Webhook, caller: &str) -> Value {
     let creator = w.user_id.as_deref().and_then(|u| st.user(u));
-    let own = w.application_id.as_deref() == Some(caller);
+    let own = w.application_id.as_deref() == Some(st.application_id(caller).as_str());
     render::webhook(&g.id, w, creator, own)
 }
 
@@ -126,6 +126,7 @@ pub async fn post_webhook(
         return Err(wrong_channel_type());
     }
     check_room(g, &cid)?;
+    let application_id = st.application_id(actor);
     let State {
         guilds, snowflake, ..
     } = &mut *st;
@@ -137,8 +138,7 @@ pub async fn post_webhook(
         name: name.unwrap_or_default(),
         avatar: avatar.map(|a| image_hash(&a)),
         token: Some(super::random_webhook_token()),
-        // A bot's application id is its user id.
-        application_id: Some(actor.to_owned()),
+        application_id: Some(application_id),
         user_id: Some(actor.to_owned()),
         source_guild: None,
         source_channel: None,
@@ -237,7 +237,7 @@ fn find_managed(
     let g = &st.guilds[gi];
     let gi = guild_idx(st, &g.id, actor)?;
     let w = &g.webhooks[wi];
-    if owner_may && w.application_id.as_deref() == Some(actor) {
+    if owner_may && w.application_id.as_deref() == Some(st.application_id(actor).as_str()) {
         return Ok((gi, wi));
     }
     match w.channel_id.as_deref().and_then(|c| g.channel(c)) {

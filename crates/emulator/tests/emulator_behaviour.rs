@@ -108,6 +108,64 @@ async fn percent_encoded_path_segments_are_decoded_before_routing() {
 }
 
 #[tokio::test]
+async fn the_bots_application_is_served_at_oauth2_applications_me() {
+    // Client libraries fetch it at start-up.
+    let t = T::new().await;
+    let bot = t.emu.state().bot_user_id;
+    let (s, a) = t.get("/oauth2/applications/@me").await;
+    assert_eq!(s, 200, "{a}");
+    assert_eq!(
+        a["id"],
+        bot.as_str(),
+        "a bot's application id is its user id"
+    );
+    assert_eq!(a["name"], "guildctl");
+    assert_eq!(a["bot"]["id"], bot.as_str());
+    assert_eq!(a["bot"]["bot"], true);
+    assert_eq!(
+        a["owner"]["username"], "ferris",
+        "the guild owner by default"
+    );
+    assert_eq!(a["approximate_guild_count"], 1);
+    assert_eq!(a["bot_public"], true);
+    assert!(a["team"].is_null());
+    let key = a["verify_key"].as_str().unwrap();
+    assert!(key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(a["flags_new"], a["flags"].to_string());
+    let (s, v) = t
+        .anonymous(Method::GET, "/oauth2/applications/@me", None)
+        .await;
+    assert_eq!((s, err_code(&v)), (401, 0));
+
+    // State may give the application an id of its own, and other details.
+    let mut st = default_state();
+    st.application.id = "849074999999999999".into();
+    st.application.name = Some("Guild Tools".into());
+    st.application.description = "Keeps the guild tidy".into();
+    st.application.owner_id = Some(st.users[2].id.clone());
+    st.application.bot_public = false;
+    let t = T::with(st).await;
+    let (s, a) = t.get("/oauth2/applications/@me").await;
+    assert_eq!(s, 200);
+    assert_eq!(a["id"], "849074999999999999");
+    assert_eq!(a["bot"]["id"], bot.as_str());
+    assert_eq!(a["name"], "Guild Tools");
+    assert_eq!(a["description"], "Keeps the guild tidy");
+    assert_eq!(a["owner"]["username"], "alice");
+    assert_eq!(a["bot_public"], false);
+    // Webhooks the bot creates belong to that application, token shown.
+    let (s, w) = t
+        .post(
+            &format!("/channels/{}/webhooks", t.chan("general")),
+            json!({"name": "Hook"}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(w["application_id"], "849074999999999999");
+    assert!(w["token"].is_string());
+}
+
+#[tokio::test]
 async fn unknown_ids_give_their_codes() {
     let t = T::new().await;
     let (s, v) = t.get("/channels/123456789012345678").await;

@@ -230,6 +230,9 @@ async fn every_route_matches_the_spec() {
 
     let (s, _) = c.call(M::GET, "/users/@me", "/users/@me", None).await;
     assert_eq!(s, 200);
+    let oa = "/oauth2/applications/@me";
+    let (s, a) = c.call(M::GET, oa, oa, None).await;
+    assert_eq!((s, &a["id"]), (200, &json!(bot)));
     let gt = "/guilds/{guild_id}";
     let (s, _) = c.call(M::GET, gt, &format!("/guilds/{g}"), None).await;
     assert_eq!(s, 200);
@@ -619,6 +622,7 @@ async fn every_route_matches_the_spec() {
     let seen = c.checker.seen.lock().unwrap().clone();
     for route in [
         "GET /users/@me 200",
+        "GET /oauth2/applications/@me 200",
         "GET /guilds/{guild_id} 200",
         "PATCH /guilds/{guild_id} 200",
         "GET /guilds/{guild_id}/members/{user_id} 200",
