@@ -538,10 +538,8 @@ pub async fn patch_channel_positions(
         let position = r.int("position").set();
         let parent = r.snowflake("parent_id").into_option();
         let lock = r.boolean("lock_permissions").set().unwrap_or(false);
-        let Field::Set(id) = id else {
-            if !r.has("id") {
-                r.required("id");
-            }
+        // Null or missing is BASE_TYPE_REQUIRED; a non-snowflake already has its error.
+        let Some(id) = r.require("id", id) else {
             continue;
         };
         let Some(ci) = g.channels.iter().position(|c| c.id == id) else {

@@ -547,6 +547,37 @@ async fn bulk_channel_positions() {
 }
 
 #[tokio::test]
+async fn bulk_positions_refuse_entries_without_a_channel_id() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}/channels", t.g());
+    let general = t.chan("general");
+    let before = t.channel(&general).await["position"].clone();
+    for (entry, code) in [
+        (json!({"id": null, "position": 3}), "BASE_TYPE_REQUIRED"),
+        (json!({"position": 3}), "BASE_TYPE_REQUIRED"),
+        (
+            json!({"id": "general", "position": 3}),
+            "NUMBER_TYPE_COERCE",
+        ),
+        (json!({"id": true, "position": 3}), "NUMBER_TYPE_COERCE"),
+    ] {
+        let body = json!([{"id": general, "position": 5}, entry]);
+        let (s, v) = t.patch(&path, body).await;
+        assert_eq!((s, err_code(&v)), (400, 50035), "{entry}: {v}");
+        assert_eq!(v["errors"]["1"]["id"]["_errors"][0]["code"], code, "{v}");
+        assert!(
+            v["errors"].get("0").is_none(),
+            "the good entry is fine: {v}"
+        );
+    }
+    assert_eq!(
+        t.channel(&general).await["position"],
+        before,
+        "nothing moved"
+    );
+}
+
+#[tokio::test]
 async fn community_needs_rules_and_updates_channels() {
     let t = T::new().await;
     let g = t.g();
