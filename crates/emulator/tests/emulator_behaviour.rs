@@ -578,6 +578,27 @@ async fn bulk_positions_refuse_entries_without_a_channel_id() {
 }
 
 #[tokio::test]
+async fn preferred_locale_is_one_of_discords_locales() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}", t.g());
+    for locale in ["fr", "en-GB", "es-419", "pt-BR", "zh-TW", "en-US"] {
+        let (s, g) = t.patch(&path, json!({"preferred_locale": locale})).await;
+        assert_eq!((s, &g["preferred_locale"]), (200, &json!(locale)), "{g}");
+    }
+    for bad in ["fr-FR", "en-us", "english", "", "ar"] {
+        let (s, v) = t.patch(&path, json!({"preferred_locale": bad})).await;
+        assert_eq!((s, err_code(&v)), (400, 50035), "{bad}: {v}");
+        let e = &v["errors"]["preferred_locale"]["_errors"][0];
+        assert_eq!(e["code"], "BASE_TYPE_CHOICES", "{v}");
+        assert!(e["message"].as_str().unwrap().contains("en-US"), "{v}");
+    }
+    let (s, v) = t.patch(&path, json!({"preferred_locale": 7})).await;
+    assert_eq!((s, err_code(&v)), (400, 50035), "{v}");
+    assert!(v["errors"]["preferred_locale"].is_object(), "{v}");
+    assert_eq!(t.emu.state().guilds[0].preferred_locale, "en-US");
+}
+
+#[tokio::test]
 async fn community_needs_rules_and_updates_channels() {
     let t = T::new().await;
     let g = t.g();
