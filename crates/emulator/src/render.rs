@@ -165,7 +165,8 @@ pub fn audit_entry(e: &AuditEntry) -> Value {
 }
 
 /// A webhook. `creator` is omitted on the token routes; the token is shown
-/// only to the application that created the webhook (§6).
+/// only to the application that created the webhook (§6) and on the token
+/// routes.
 pub fn webhook(guild_id: &str, w: &Webhook, creator: Option<&User>, show_token: bool) -> Value {
     let mut o = Map::new();
     o.insert("application_id".into(), json!(w.application_id));

@@ -2,8 +2,9 @@
 //! per guild, get/modify/delete by id (bot auth) and by token (no auth).
 //!
 //! The token is a credential: it is shown only to the application that created
-//! the webhook, never written to the audit log, and cut from recorded paths
-//! (`server::redact_webhook_token`).
+//! the webhook and to whoever calls a token route (they sent it), never written
+//! to the audit log, and cut from recorded paths
+//! (`request_log::redact_webhook_token`).
 
 use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
@@ -271,7 +272,13 @@ pub async fn get_webhook_with_token(
     let st = lock(&app.state);
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     let g = &st.guilds[gi];
-    ok(render::webhook(&g.id, &g.webhooks[wi], None, false))
+    ok(token_view(&g.id, &g.webhooks[wi]))
+}
+
+/// What the token routes return: no `user` (§6), and the token, which the
+/// caller sent in the path and so already holds.
+fn token_view(guild_id: &str, w: &Webhook) -> Value {
+    render::webhook(guild_id, w, None, true)
 }
 
 /// The body of Modify Webhook; `channel_id` only with bot auth.
@@ -403,7 +410,7 @@ pub async fn patch_webhook_with_token(
     let edit = read_edit(&body, false)?;
     apply_edit(&mut st, gi, wi, edit, Who::Token);
     let g = &st.guilds[gi];
-    ok(render::webhook(&g.id, &g.webhooks[wi], None, false))
+    ok(token_view(&g.id, &g.webhooks[wi]))
 }
 
 fn remove(st: &mut State, gi: usize, wi: usize, who: Who) {

@@ -517,11 +517,12 @@ async fn every_route_matches_the_spec() {
         )
         .await;
     assert_eq!(s, 200);
-    let (s, _) = c
+    // The token variants: with the token, without the user (§6).
+    let (s, w) = c
         .call(M::GET, wht, &format!("/webhooks/{hid}/{token}"), None)
         .await;
-    assert_eq!(s, 200);
-    let (s, _) = c
+    assert_eq!((s, &w["token"], w.get("user")), (200, &json!(token), None));
+    let (s, w) = c
         .call(
             M::PATCH,
             wht,
@@ -529,7 +530,7 @@ async fn every_route_matches_the_spec() {
             Some(json!({"name": "Spec Hook 3", "avatar": null})),
         )
         .await;
-    assert_eq!(s, 200);
+    assert_eq!((s, &w["token"], w.get("user")), (200, &json!(token), None));
     let (s, _) = c
         .call(M::GET, wht, &format!("/webhooks/{hid}/not-the-token"), None)
         .await;
