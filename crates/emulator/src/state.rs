@@ -313,6 +313,44 @@ pub struct Channel {
     pub default_auto_archive_duration: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_thread_rate_limit_per_user: Option<u32>,
+    /// Forum and media channels (15, 16) only, like the next two (§9.5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub available_tags: Vec<ForumTag>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_reaction_emoji: Option<DefaultReaction>,
+    /// 0 latest activity, 1 creation date; None = not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_sort_order: Option<u8>,
+    /// Forum channels (15) only: 0 not set, 1 list, 2 gallery.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub default_forum_layout: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+/// A tag of a forum or media channel; the server assigns the id (§9.5).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ForumTag {
+    pub id: String,
+    pub name: String,
+    /// Only members with MANAGE_THREADS may apply it.
+    #[serde(default)]
+    pub moderated: bool,
+    #[serde(default)]
+    pub emoji_id: Option<String>,
+    #[serde(default)]
+    pub emoji_name: Option<String>,
+}
+
+/// The emoji a forum or media channel shows as the reaction button on posts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DefaultReaction {
+    #[serde(default)]
+    pub emoji_id: Option<String>,
+    #[serde(default)]
+    pub emoji_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -393,6 +393,277 @@ async fn new_roles_go_to_position_one_and_reorder_renumbers() {
     assert_eq!(positions, (0..10).collect::<Vec<_>>(), "contiguous");
 }
 
+fn is_snowflake(v: &Value) -> bool {
+    v.as_str()
+        .is_some_and(|s| (17..=19).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn tag_names(c: &Value) -> Vec<&str> {
+    c["available_tags"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no available_tags: {c}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn forum_channels_keep_tags_and_their_defaults() {
+    let t = T::new().await;
+    let (s, f) = t
+        .post(
+            &format!("/guilds/{}/channels", t.g()),
+            json!({"name": "Support", "type": 15, "flags": 16,
+                   "available_tags": [
+                       {"name": "bug", "emoji_name": "🐛"},
+                       {"id": "123", "name": "question", "moderated": true}],
+                   "default_reaction_emoji": {"emoji_id": null, "emoji_name": "👍"},
+                   "default_sort_order": 1, "default_forum_layout": 2,
+                   "default_thread_rate_limit_per_user": 60}),
+        )
+        .await;
+    assert_eq!(s, 201, "{f}");
+    let fid = f["id"].as_str().unwrap().to_owned();
+    assert_eq!(tag_names(&f), ["bug", "question"]);
+    let (bug, question) = (&f["available_tags"][0], &f["available_tags"][1]);
+    assert!(
+        is_snowflake(&bug["id"]) && is_snowflake(&question["id"]),
+        "{f}"
+    );
+    assert_ne!(bug["id"], question["id"]);
+    assert_eq!(
+        *bug,
+        json!({"id": bug["id"], "name": "bug", "moderated": false,
+               "emoji_id": null, "emoji_name": "🐛"})
+    );
+    assert_eq!(question["moderated"], true);
+    assert_eq!(
+        f["default_reaction_emoji"],
+        json!({"emoji_id": null, "emoji_name": "👍"})
+    );
+    assert_eq!(f["default_sort_order"], 1);
+    assert_eq!(f["default_forum_layout"], 2);
+    assert_eq!(f["flags"], 16, "REQUIRE_TAG");
+    assert_eq!(f["default_thread_rate_limit_per_user"], 60);
+    // Every read shows the same.
+    assert_eq!(t.channel(&fid).await, f);
+    let (_, all) = t.get(&format!("/guilds/{}/channels", t.g())).await;
+    let listed = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == fid.as_str());
+    assert_eq!(listed, Some(&f));
+    let created = &t.audit(&format!("?action_type=10&target_id={fid}")).await[0];
+    let tags_change = created["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "available_tags")
+        .unwrap_or_else(|| panic!("{created}"));
+    assert_eq!(tags_change["new_value"], f["available_tags"]);
+
+    // An update sends the whole list: ids keep their tag, the rest are new,
+    // what is left out is deleted.
+    let bug_id = bug["id"].clone();
+    let (s, f2) = t
+        .patch(
+            &format!("/channels/{fid}"),
+            json!({"available_tags": [
+                       {"id": bug_id, "name": "bug-report", "emoji_name": "🐞"},
+                       {"name": "feature"}],
+                   "default_reaction_emoji": null, "default_sort_order": 0,
+                   "default_forum_layout": 1}),
+        )
+        .await;
+    assert_eq!(s, 200, "{f2}");
+    assert_eq!(tag_names(&f2), ["bug-report", "feature"]);
+    assert_eq!(f2["available_tags"][0]["id"], bug_id);
+    let feature_id = &f2["available_tags"][1]["id"];
+    assert!(is_snowflake(feature_id) && *feature_id != bug_id && *feature_id != question["id"]);
+    assert!(f2["default_reaction_emoji"].is_null());
+    assert_eq!(f2["default_sort_order"], 0);
+    assert_eq!(f2["default_forum_layout"], 1);
+    let updated = &t.audit(&format!("?action_type=11&target_id={fid}")).await[0];
+    let mut keys: Vec<&str> = updated["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "available_tags",
+            "default_forum_layout",
+            "default_reaction_emoji",
+            "default_sort_order"
+        ]
+    );
+    let change = |key: &str| {
+        updated["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["key"] == key)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(change("available_tags")["old_value"], f["available_tags"]);
+    assert_eq!(change("available_tags")["new_value"], f2["available_tags"]);
+    assert_eq!(change("default_sort_order")["old_value"], 1);
+    assert_eq!(change("default_sort_order")["new_value"], 0);
+    assert!(
+        change("default_reaction_emoji").get("new_value").is_none(),
+        "reset"
+    );
+
+    // Sending the list as it is changes nothing and logs nothing.
+    let before = t.audit("?action_type=11").await.len();
+    let (s, f3) = t
+        .patch(
+            &format!("/channels/{fid}"),
+            json!({"available_tags": f2["available_tags"]}),
+        )
+        .await;
+    assert_eq!((s, &f3["available_tags"]), (200, &f2["available_tags"]));
+    assert_eq!(t.audit("?action_type=11").await.len(), before);
+    // Null empties the list.
+    let (s, f4) = t
+        .patch(&format!("/channels/{fid}"), json!({"available_tags": null}))
+        .await;
+    assert_eq!((s, &f4["available_tags"]), (200, &json!([])));
+}
+
+#[tokio::test]
+async fn forum_fields_are_validated_and_ignored_where_they_do_not_apply() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}/channels", t.g());
+    let tags: Vec<Value> = (0..21).map(|i| json!({"name": format!("t{i}")})).collect();
+    let long = "x".repeat(21);
+    for (body, at, code) in [
+        (
+            json!({"available_tags": tags}),
+            vec!["available_tags"],
+            "BASE_TYPE_MAX_LENGTH",
+        ),
+        (
+            json!({"available_tags": [{"name": ""}]}),
+            vec!["available_tags", "0", "name"],
+            "BASE_TYPE_BAD_LENGTH",
+        ),
+        (
+            json!({"available_tags": [{"name": "ok"}, {"name": long}]}),
+            vec!["available_tags", "1", "name"],
+            "BASE_TYPE_BAD_LENGTH",
+        ),
+        (
+            json!({"available_tags": [{"moderated": true}]}),
+            vec!["available_tags", "0", "name"],
+            "BASE_TYPE_REQUIRED",
+        ),
+        (
+            json!({"available_tags": [{"name": "a", "emoji_id": "x"}]}),
+            vec!["available_tags", "0", "emoji_id"],
+            "NUMBER_TYPE_COERCE",
+        ),
+        (
+            json!({"available_tags": ["bug"]}),
+            vec!["available_tags", "0"],
+            "DICT_TYPE_CONVERT",
+        ),
+        (
+            json!({"default_reaction_emoji": "👍"}),
+            vec!["default_reaction_emoji"],
+            "DICT_TYPE_CONVERT",
+        ),
+        (
+            json!({"default_sort_order": 2}),
+            vec!["default_sort_order"],
+            "BASE_TYPE_CHOICES",
+        ),
+        (
+            json!({"default_forum_layout": 3}),
+            vec!["default_forum_layout"],
+            "BASE_TYPE_CHOICES",
+        ),
+    ] {
+        let mut body = body;
+        body["name"] = json!("forum");
+        body["type"] = json!(15);
+        let (s, v) = t.post(&path, body.clone()).await;
+        assert_eq!((s, err_code(&v)), (400, 50035), "{body}: {v}");
+        let mut node = &v["errors"];
+        for k in &at {
+            node = &node[*k];
+        }
+        assert_eq!(node["_errors"][0]["code"], code, "{body}: {v}");
+    }
+
+    // Media channels: tags and defaults, but no layout (forum only).
+    let (s, m) = t
+        .post(
+            &path,
+            json!({"name": "clips", "type": 16, "flags": 16, "default_forum_layout": 2,
+                   "available_tags": [{"name": "funny"}], "default_sort_order": 0}),
+        )
+        .await;
+    assert_eq!(s, 201, "{m}");
+    assert_eq!(tag_names(&m), ["funny"]);
+    assert_eq!(m["default_sort_order"], 0);
+    assert_eq!(m["flags"], 16);
+    assert!(m.get("default_forum_layout").is_none(), "{m}");
+
+    // Other types ignore them (as Discord ignores fields that do not apply),
+    // REQUIRE_TAG included, even values that would be refused on a forum.
+    let (s, c) = t
+        .post(
+            &path,
+            json!({"name": "chat", "flags": 16, "available_tags": [{"name": ""}],
+                   "default_sort_order": 9, "default_forum_layout": 2,
+                   "default_reaction_emoji": {"emoji_name": "👍"}}),
+        )
+        .await;
+    assert_eq!(s, 201, "{c}");
+    assert_eq!(c["flags"], 0);
+    for key in [
+        "available_tags",
+        "default_sort_order",
+        "default_forum_layout",
+        "default_reaction_emoji",
+    ] {
+        assert!(c.get(key).is_none(), "{key}: {c}");
+    }
+    let general = t.chan("general");
+    let (s, c) = t
+        .patch(
+            &format!("/channels/{general}"),
+            json!({"flags": 16, "available_tags": [{"name": "x"}]}),
+        )
+        .await;
+    assert_eq!((s, &c["flags"]), (200, &json!(0)), "{c}");
+    assert!(
+        t.emu.state().guilds[0]
+            .channels
+            .iter()
+            .all(|c| c.available_tags.is_empty() || c.kind == 15 || c.kind == 16)
+    );
+
+    // A state file from before these fields loads: a bare forum renders defaults.
+    let mut st: Value = serde_json::to_value(t.emu.state()).unwrap();
+    st["guilds"][0]["channels"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": "849075999999999999", "type": 15, "name": "old-forum"}));
+    t.emu
+        .set_state(serde_json::from_value(st).expect("old state loads"));
+    let f = t.channel("849075999999999999").await;
+    assert_eq!(f["available_tags"], json!([]));
+    assert!(f["default_reaction_emoji"].is_null() && f["default_sort_order"].is_null());
+    assert_eq!(f["default_forum_layout"], 0);
+}
+
 #[tokio::test]
 async fn channel_create_normalises_copies_category_overwrites_and_goes_to_bottom() {
     let t = T::new().await;

@@ -319,8 +319,14 @@ async fn every_route_matches_the_spec() {
         json!({"name": "Spec Category", "type": 4}),
         json!({"name": "spec-news", "type": 5}),
         json!({"name": "Spec Stage", "type": 13}),
-        json!({"name": "spec-forum", "type": 15}),
-        json!({"name": "spec-media", "type": 16}),
+        json!({"name": "spec-forum", "type": 15, "flags": 16,
+               "available_tags": [{"name": "bug", "emoji_name": "🐛"},
+                                  {"name": "idea", "moderated": true}],
+               "default_reaction_emoji": {"emoji_name": "👍"},
+               "default_sort_order": 1, "default_forum_layout": 2,
+               "default_thread_rate_limit_per_user": 30}),
+        json!({"name": "spec-media", "type": 16,
+               "available_tags": [{"name": "clip"}], "default_sort_order": 0}),
     ] {
         let (s, ch) = c
             .call(M::POST, ct, &format!("/guilds/{g}/channels"), Some(body))
@@ -342,6 +348,25 @@ async fn every_route_matches_the_spec() {
         let (s, _) = c.call(M::GET, c1, &format!("/channels/{id}"), None).await;
         assert_eq!(s, 200);
     }
+    // A forum's tags: one kept by id, one new, one left out (deleted).
+    let forum = created[5].clone();
+    let (_, f) = c
+        .call(M::GET, c1, &format!("/channels/{forum}"), None)
+        .await;
+    assert_eq!(f["available_tags"].as_array().map(Vec::len), Some(2), "{f}");
+    let (s, f) = c
+        .call(
+            M::PATCH,
+            c1,
+            &format!("/channels/{forum}"),
+            Some(json!({"available_tags": [
+                            {"id": f["available_tags"][0]["id"], "name": "bug", "emoji_name": "🐞"},
+                            {"name": "help", "emoji_id": null}],
+                        "default_reaction_emoji": null, "default_forum_layout": 1})),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(f["available_tags"][1]["name"], "help", "{f}");
     let (s, _) = c
         .call(
             M::PATCH,
