@@ -14,7 +14,7 @@ use axum::http::uri::PathAndQuery;
 use axum::http::{HeaderValue, Uri};
 use axum::middleware;
 use axum::response::Response;
-use axum::routing::{delete, get, put};
+use axum::routing::{any, delete, get, put};
 use tower::Layer;
 use tower::util::{MapRequest, MapRequestLayer};
 
@@ -202,7 +202,8 @@ pub fn router(app: App) -> Router {
     Router::new()
         .nest("/api/v10", api)
         .nest("/_emulator", control)
-        .fallback(not_found)
+        // Other paths (`/api/v9/…`) are Discord's 404s too, with its `Via`.
+        .fallback_service(any(not_found).layer(middleware::map_response(via)))
         .with_state(app)
 }
 

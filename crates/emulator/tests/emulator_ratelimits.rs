@@ -247,6 +247,14 @@ async fn every_api_response_carries_via_429s_included() {
     let r = raw(&t, Method::GET, "/no/such/route", None).await;
     assert_eq!(r.status, 404);
     assert_via(&r, "the framework 404");
+    let r = t
+        .http
+        .get(format!("{}/api/v9/users/@me", t.emu.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    assert_eq!(r.headers().get("via").unwrap(), "1.1 google", "outside v10");
     let r = raw(&t, Method::PATCH, &guild, Some(json!({"name": "Via"}))).await;
     assert_eq!(r.status, 200);
     let r = raw(&t, Method::PATCH, &guild, Some(json!({"name": "Via 2"}))).await;
