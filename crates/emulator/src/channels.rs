@@ -20,16 +20,23 @@ use crate::overwrites::{
 };
 use crate::perms::{channel_permissions, guild_permissions};
 use crate::render;
-use crate::state::{Channel, Guild, Overwrite, State};
+use crate::state::{Channel, DefaultReaction, ForumTag, Guild, Overwrite, SnowflakeGen, State};
 
 const MAX_CHANNELS: usize = 500;
 const MAX_CATEGORY_CHILDREN: usize = 50;
+const MAX_TAGS: usize = 20;
+/// Channel flag: a post must carry a tag (forum and media channels).
+const REQUIRE_TAG: u64 = 1 << 4;
 
 fn is_text_like(kind: u8) -> bool {
     matches!(kind, 0 | 5 | 15 | 16)
 }
 fn is_voice_like(kind: u8) -> bool {
     matches!(kind, 2 | 13)
+}
+/// Forum and media: the channels made of posts, with tags (§9.5).
+fn is_forum_like(kind: u8) -> bool {
+    matches!(kind, 15 | 16)
 }
 
 /// The sorting group of a channel (§4.3): categories; text-like per parent;
@@ -70,6 +77,98 @@ struct ChanFields {
     auto_archive: Option<u32>,
     thread_rate_limit: Option<u32>,
     flags: Option<u64>,
+    tags: Option<Vec<TagInput>>,
+    reaction: Option<Option<DefaultReaction>>,
+    sort_order: Option<Option<u8>>,
+    layout: Option<u8>,
+}
+
+/// A tag as sent; its id is resolved against the channel's tags on write.
+struct TagInput {
+    id: Option<String>,
+    name: String,
+    moderated: bool,
+    emoji_id: Option<String>,
+    emoji_name: Option<String>,
+}
+
+/// `available_tags`: at most 20, each with a name of 1–20 characters. Null
+/// empties the list.
+fn read_tags(r: &mut Reader) -> Option<Vec<TagInput>> {
+    let list = match r.array("available_tags") {
+        Field::Set(l) => l,
+        Field::Null => return Some(Vec::new()),
+        Field::Absent => return None,
+    };
+    if list.len() > MAX_TAGS {
+        let msg = format!("Must be {MAX_TAGS} or fewer in length.");
+        r.err("available_tags", "BASE_TYPE_MAX_LENGTH", &msg);
+        return None;
+    }
+    let mut out = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let path = vec!["available_tags".to_owned(), i.to_string()];
+        let Some(mut t) = form::item(&mut *r.errs, path, item) else {
+            continue;
+        };
+        let id = t.snowflake("id").set();
+        let name = t.string_len("name", 1, 20);
+        let name = t.require("name", name);
+        let moderated = t.boolean("moderated").set().unwrap_or(false);
+        let emoji_id = t.snowflake("emoji_id").set();
+        let emoji_name = t.string("emoji_name").set();
+        if let Some(name) = name {
+            out.push(TagInput {
+                id,
+                name,
+                moderated,
+                emoji_id,
+                emoji_name,
+            });
+        }
+    }
+    Some(out)
+}
+
+/// `default_reaction_emoji`: `{emoji_id, emoji_name}` or null; one with
+/// neither emoji is no default reaction.
+fn read_reaction(r: &mut Reader) -> Option<Option<DefaultReaction>> {
+    let obj = r.obj;
+    match obj.get("default_reaction_emoji")? {
+        Value::Null => Some(None),
+        v => {
+            let path = vec!["default_reaction_emoji".to_owned()];
+            let mut e = form::item(&mut *r.errs, path, v)?;
+            let emoji_id = e.snowflake("emoji_id").set();
+            let emoji_name = e.string("emoji_name").set();
+            let any = emoji_id.is_some() || emoji_name.is_some();
+            Some(any.then_some(DefaultReaction {
+                emoji_id,
+                emoji_name,
+            }))
+        }
+    }
+}
+
+/// The tags an update (or create, with no `old`) leaves: the whole list as
+/// sent (§9.5). An id naming one of `old` keeps it, once; every other tag
+/// gets a new snowflake, as ids are the server's to assign.
+fn resolve_tags(old: &[ForumTag], sent: Vec<TagInput>, snow: &mut SnowflakeGen) -> Vec<ForumTag> {
+    let mut out: Vec<ForumTag> = Vec::new();
+    for t in sent {
+        let id = match t.id {
+            Some(id) if old.iter().any(|o| o.id == id) && !out.iter().any(|o| o.id == id) => id,
+            _ => snow.next_id(),
+        };
+        out.push(ForumTag {
+            id,
+            name: t.name,
+            moderated: t.moderated,
+            emoji_id: t.emoji_id,
+            emoji_name: t.emoji_name,
+        });
+    }
+    out
 }
 
 /// Type choices for create; the odd set is what Discord prints (§2.1).
@@ -126,7 +225,13 @@ fn read_channel(
     f.position = r.int("position").set();
     f.nsfw = r.boolean("nsfw").set();
     if let Field::Set(fl) = r.int_range("flags", 0, i64::from(i32::MAX)) {
-        f.flags = Some(fl as u64);
+        // REQUIRE_TAG means nothing without tags: other types drop the bit.
+        let fl = fl as u64;
+        f.flags = Some(if is_forum_like(kind) {
+            fl
+        } else {
+            fl & !REQUIRE_TAG
+        });
     }
     f.overwrites = read_overwrites(r, "permission_overwrites");
     if kind != 4 {
@@ -168,6 +273,21 @@ fn read_channel(
             f.thread_rate_limit = Some(d as u32);
         }
     }
+    if is_forum_like(kind) {
+        f.tags = read_tags(r);
+        f.reaction = read_reaction(r);
+        f.sort_order = r
+            .int_choice("default_sort_order", &[0, 1], "(0, 1)")
+            .into_option()
+            .map(|v| v.map(|n| n as u8));
+    }
+    if kind == 15 {
+        // Null is "not set", which the API shows as 0.
+        f.layout = r
+            .int_choice("default_forum_layout", &[0, 1, 2], "(0, 1, 2)")
+            .into_option()
+            .map(|v| v.unwrap_or(0) as u8);
+    }
     if kind != 4
         && kind != 5
         && let Field::Set(v) = r.int_range("rate_limit_per_user", 0, 21600)
@@ -191,6 +311,17 @@ fn read_channel(
 }
 
 fn channel_snapshot(c: &Channel) -> Vec<(&'static str, Value)> {
+    // Null where a field does not apply, so creates of other types omit it.
+    let tags = if is_forum_like(c.kind) {
+        json!(c.available_tags)
+    } else {
+        Value::Null
+    };
+    let layout = if c.kind == 15 {
+        json!(c.default_forum_layout)
+    } else {
+        Value::Null
+    };
     vec![
         ("name", json!(c.name)),
         ("type", json!(c.kind)),
@@ -212,6 +343,10 @@ fn channel_snapshot(c: &Channel) -> Vec<(&'static str, Value)> {
             json!(c.default_thread_rate_limit_per_user),
         ),
         ("flags", json!(c.flags)),
+        ("available_tags", tags),
+        ("default_reaction_emoji", json!(c.default_reaction_emoji)),
+        ("default_sort_order", json!(c.default_sort_order)),
+        ("default_forum_layout", layout),
     ]
 }
 
@@ -278,7 +413,7 @@ pub async fn post_channel(
     let position = f
         .position
         .unwrap_or_else(|| bottom_position(g, kind, &parent));
-    let ch = Channel {
+    let mut ch = Channel {
         id: snowflake.next_id(),
         kind,
         name: f.name.unwrap_or_default(),
@@ -295,7 +430,14 @@ pub async fn post_channel(
         video_quality_mode: f.video_quality_mode,
         default_auto_archive_duration: f.auto_archive,
         default_thread_rate_limit_per_user: f.thread_rate_limit,
+        available_tags: Vec::new(),
+        default_reaction_emoji: f.reaction.flatten(),
+        default_sort_order: f.sort_order.flatten(),
+        default_forum_layout: f.layout.unwrap_or(0),
     };
+    if let Some(tags) = f.tags {
+        ch.available_tags = resolve_tags(&[], tags, snowflake);
+    }
     let mut changes = snapshot_changes(channel_snapshot(&ch), true);
     changes.push(change(
         "permission_overwrites",
@@ -436,6 +578,18 @@ pub async fn patch_channel(
     if let Some(v) = f.flags {
         c.flags = v;
     }
+    if let Some(tags) = f.tags {
+        c.available_tags = resolve_tags(&c.available_tags, tags, snowflake);
+    }
+    if let Some(v) = f.reaction {
+        c.default_reaction_emoji = v;
+    }
+    if let Some(v) = f.sort_order {
+        c.default_sort_order = v;
+    }
+    if let Some(v) = f.layout {
+        c.default_forum_layout = v;
+    }
     let changes = diff_snapshots(before, channel_snapshot(c));
     if !changes.is_empty() {
         audit(
@@ -538,10 +692,8 @@ pub async fn patch_channel_positions(
         let position = r.int("position").set();
         let parent = r.snowflake("parent_id").into_option();
         let lock = r.boolean("lock_permissions").set().unwrap_or(false);
-        let Field::Set(id) = id else {
-            if !r.has("id") {
-                r.required("id");
-            }
+        // Null or missing is BASE_TYPE_REQUIRED; a non-snowflake already has its error.
+        let Some(id) = r.require("id", id) else {
             continue;
         };
         let Some(ci) = g.channels.iter().position(|c| c.id == id) else {

@@ -78,6 +78,10 @@ pub(super) fn chan(n: u64, kind: u8, name: &str, position: i64, parent: Option<u
         video_quality_mode: None,
         default_auto_archive_duration: None,
         default_thread_rate_limit_per_user: None,
+        available_tags: Vec::new(),
+        default_reaction_emoji: None,
+        default_sort_order: None,
+        default_forum_layout: 0,
     }
 }
 
@@ -374,6 +378,7 @@ pub fn default_state() -> State {
         tokens: Vec::new(),
         snowflake: SnowflakeGen { last: fixed(100) },
         config: EmulatorConfig::default(),
+        application: Default::default(),
     }
 }
 

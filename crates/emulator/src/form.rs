@@ -222,6 +222,19 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A string from a fixed set (exact, case included); `shown` is how
+    /// Discord lists the choices.
+    pub fn string_choice(&mut self, key: &str, choices: &[&str], shown: &str) -> Field<String> {
+        match self.string(key) {
+            Field::Set(s) if !choices.contains(&s.as_str()) => {
+                let msg = format!("Value must be one of {shown}.");
+                self.err(key, "BASE_TYPE_CHOICES", &msg);
+                Field::Absent
+            }
+            other => other,
+        }
+    }
+
     /// A string of `min..=max` characters (BASE_TYPE_BAD_LENGTH / MAX_LENGTH).
     pub fn string_len(&mut self, key: &str, min: usize, max: usize) -> Field<String> {
         match self.string(key) {

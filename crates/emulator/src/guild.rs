@@ -27,6 +27,15 @@ pub async fn get_guild(
     ok(render::guild(&st.guilds[gi], with_counts))
 }
 
+/// Discord's locales (§9.4, discord-api-types `Locale`), the only values
+/// `preferred_locale` takes. The OpenAPI spec also lists `ar` and `he`; the
+/// documented list wins.
+const LOCALES: [&str; 32] = [
+    "id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl",
+    "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th",
+    "zh-CN", "ja", "zh-TW", "ko",
+];
+
 /// Features a PATCH may change (§5.1); the rest of the array is ignored.
 const MUTABLE_FEATURES: [&str; 3] = ["COMMUNITY", "INVITES_DISABLED", "RAID_ALERTS_DISABLED"];
 
@@ -57,7 +66,8 @@ pub async fn patch_guild(
     let filter = r.int_choice("explicit_content_filter", &[0, 1, 2], "(0, 1, 2)");
     let notifications = r.int_choice("default_message_notifications", &[0, 1], "(0, 1)");
     let flags = r.int_range("system_channel_flags", 0, i64::from(i32::MAX));
-    let locale = r.string("preferred_locale");
+    let shown = format!("{{{}}}", LOCALES.map(|l| format!("'{l}'")).join(", "));
+    let locale = r.string_choice("preferred_locale", &LOCALES, &shown);
     let progress = r.boolean("premium_progress_bar_enabled");
     let icon = r.string("icon");
     let features = r.array("features");

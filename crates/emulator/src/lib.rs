@@ -6,6 +6,7 @@
 
 mod access;
 mod app;
+mod application;
 mod audit_log;
 mod channels;
 pub mod config;
@@ -128,10 +129,11 @@ impl RunningEmulator {
             .map_err(|source| EmulatorError::Bind { addr, source })?;
         let app: App = Arc::new(Shared::default());
         *lock(&app.state) = st;
-        let router = routes::router(app.clone());
+        let service = routes::service(app.clone());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router)
+            let make = axum::ServiceExt::<axum::extract::Request>::into_make_service(service);
+            let _ = axum::serve(listener, make)
                 .with_graceful_shutdown(async {
                     let _ = rx.await;
                 })

@@ -114,13 +114,16 @@ pub fn channel(guild_id: &str, c: &Channel) -> Value {
         o.insert("default_thread_rate_limit_per_user".into(), json!(d));
     }
     if matches!(c.kind, 15 | 16) {
-        o.insert("available_tags".into(), json!([]));
-        o.insert("default_reaction_emoji".into(), Value::Null);
-        o.insert("default_sort_order".into(), Value::Null);
+        o.insert("available_tags".into(), json!(c.available_tags));
+        o.insert(
+            "default_reaction_emoji".into(),
+            json!(c.default_reaction_emoji),
+        );
+        o.insert("default_sort_order".into(), json!(c.default_sort_order));
         o.insert("default_tag_setting".into(), Value::Null);
     }
     if c.kind == 15 {
-        o.insert("default_forum_layout".into(), json!(0));
+        o.insert("default_forum_layout".into(), json!(c.default_forum_layout));
     }
     Value::Object(o)
 }
@@ -165,7 +168,8 @@ pub fn audit_entry(e: &AuditEntry) -> Value {
 }
 
 /// A webhook. `creator` is omitted on the token routes; the token is shown
-/// only to the application that created the webhook (§6).
+/// only to the application that created the webhook (§6) and on the token
+/// routes.
 pub fn webhook(guild_id: &str, w: &Webhook, creator: Option<&User>, show_token: bool) -> Value {
     let mut o = Map::new();
     o.insert("application_id".into(), json!(w.application_id));

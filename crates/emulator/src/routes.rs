@@ -1,27 +1,101 @@
 //! Routing in one place: the `/api/v10` routes with their middleware stack,
-//! and the `/_emulator` control routes.
+//! the `/_emulator` control routes, and the path decoding in front of them.
 //!
-//!
-//! Every API request passes four middleware layers before its handler, outermost
-//! first: `record` (the request log), `ratelimit::invalid_requests` (the
-//! invalid-request counter and its refusal), `faults::inject` (fault injection)
-//! and `ratelimit::limit` (global limit, route buckets, sublimits). Handlers know
-//! nothing of them.
+//! Every API request passes five middleware layers before its handler, outermost
+//! first: `via` (the `Via` header), `record` (the request log),
+//! `ratelimit::invalid_requests` (the invalid-request counter and its refusal),
+//! `faults::inject` (fault injection) and `ratelimit::limit` (global limit, route
+//! buckets, sublimits). Handlers know nothing of them.
 
 use axum::Router;
+use axum::extract::Request;
+use axum::http::header::VIA;
+use axum::http::uri::PathAndQuery;
+use axum::http::{HeaderValue, Uri};
 use axum::middleware;
-use axum::routing::{delete, get, put};
+use axum::response::Response;
+use axum::routing::{any, delete, get, put};
+use tower::Layer;
+use tower::util::{MapRequest, MapRequestLayer};
 
 use crate::app::App;
 use crate::error::ApiError;
 use crate::{
-    audit_log, channels, control, faults, guild, onboarding, overwrites, ratelimit, request_log,
-    roles, users, webhooks, welcome, widget,
+    application, audit_log, channels, control, faults, guild, onboarding, overwrites, ratelimit,
+    request_log, roles, users, webhooks, welcome, widget,
 };
+
+/// The server as `axum::serve` runs it: the router behind path decoding.
+pub type Service = MapRequest<Router, fn(Request) -> Request>;
+
+/// Wraps the whole router because `Router::layer` runs after the route is
+/// matched, too late to decode the path the match is made on.
+pub fn service(app: App) -> Service {
+    MapRequestLayer::new(decode_path as fn(Request) -> Request).layer(router(app))
+}
+
+/// Discord decodes percent-encoded path segments (§9.6): `/users/%40me` is
+/// `/users/@me`. Everything after this (routes, rate-limit buckets, faults,
+/// the request log) sees the decoded path.
+fn decode_path(mut req: Request) -> Request {
+    if let Some(path) = decoded_path(req.uri().path()) {
+        let pq = match req.uri().query() {
+            Some(q) => format!("{path}?{q}"),
+            None => path,
+        };
+        let mut parts = req.uri().clone().into_parts();
+        if let Ok(pq) = PathAndQuery::try_from(pq) {
+            parts.path_and_query = Some(pq);
+            if let Ok(uri) = Uri::from_parts(parts) {
+                *req.uri_mut() = uri;
+            }
+        }
+    }
+    req
+}
+
+/// The path with each `%XX` that stands for a character a segment may hold
+/// as it is (letters, digits, `-._~!$&'()*+,;=:@`) decoded, or `None` if
+/// there is none. The rest stays encoded: `%2F` must not become a separator,
+/// `%25` must not be decoded a second time by the `Path` extractor, and
+/// spaces or non-ASCII bytes cannot stand bare in a URI.
+fn decoded_path(path: &str) -> Option<String> {
+    fn hex(b: u8) -> Option<u8> {
+        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    }
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            let c = hi * 16 + lo;
+            if c.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&c) {
+                out.push(c);
+                changed = true;
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    // Only ASCII was put in for ASCII taken out: still UTF-8.
+    changed.then(|| String::from_utf8(out).ok()).flatten()
+}
 
 pub fn router(app: App) -> Router {
     let api = Router::new()
         .route("/users/@me", get(users::get_me))
+        .route(
+            "/oauth2/applications/@me",
+            get(application::get_my_application),
+        )
         .route(
             "/guilds/{g}",
             get(guild::get_guild).patch(guild::patch_guild),
@@ -103,7 +177,9 @@ pub fn router(app: App) -> Router {
         .layer(middleware::from_fn_with_state(
             app.clone(),
             request_log::record,
-        ));
+        ))
+        // Outermost, so every answer of the layers inside gets it too.
+        .layer(middleware::map_response(via));
 
     let control = Router::new()
         .route(
@@ -126,8 +202,17 @@ pub fn router(app: App) -> Router {
     Router::new()
         .nest("/api/v10", api)
         .nest("/_emulator", control)
-        .fallback(not_found)
+        // Other paths (`/api/v9/…`) are Discord's 404s too, with its `Via`.
+        .fallback_service(any(not_found).layer(middleware::map_response(via)))
         .with_state(app)
+}
+
+/// Discord's API answers all carry `Via: 1.1 google`, 429s included;
+/// discord.py takes a 429 without it for a Cloudflare ban (§9.3).
+async fn via(mut resp: Response) -> Response {
+    resp.headers_mut()
+        .insert(VIA, HeaderValue::from_static("1.1 google"));
+    resp
 }
 
 async fn not_found() -> ApiError {
@@ -136,4 +221,31 @@ async fn not_found() -> ApiError {
 
 async fn method_not_allowed() -> ApiError {
     ApiError::method_not_allowed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decoded_path;
+
+    #[test]
+    fn only_characters_a_segment_may_hold_are_decoded() {
+        assert_eq!(decoded_path("/users/%40me").as_deref(), Some("/users/@me"));
+        assert_eq!(decoded_path("/a/%3a%3A%7e").as_deref(), Some("/a/::~"));
+        assert_eq!(decoded_path("/users/@me"), None);
+        for kept in [
+            "/g/1%2Froles",
+            "/g/1%2froles",
+            "/u/%2540me",
+            "/u/a%20b",
+            "/u/%C3%A9",
+        ] {
+            assert_eq!(decoded_path(kept), None, "{kept}");
+        }
+        assert_eq!(
+            decoded_path("/u/%40%2F%4").as_deref(),
+            Some("/u/@%2F%4"),
+            "a truncated escape stays as it is"
+        );
+        assert_eq!(decoded_path("/u/%"), None);
+    }
 }

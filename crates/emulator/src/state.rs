@@ -32,6 +32,52 @@ pub struct State {
     /// "Open questions") and the rate limits (§1).
     #[serde(default)]
     pub config: EmulatorConfig,
+    /// The bot's application (`GET /oauth2/applications/@me`).
+    #[serde(default)]
+    pub application: Application,
+}
+
+/// The application behind `bot_user_id`. Unset fields are derived: a bot's
+/// application id is its user id, its name the bot's username, its owner the
+/// first guild's owner.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Application {
+    /// "" = the bot user's id.
+    #[serde(default)]
+    pub id: String,
+    /// None = the bot's username.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    /// Image hash.
+    #[serde(default)]
+    pub icon: Option<String>,
+    /// None = the owner of the first guild.
+    #[serde(default)]
+    pub owner_id: Option<String>,
+    #[serde(default)]
+    pub flags: u64,
+    #[serde(default = "yes")]
+    pub bot_public: bool,
+    #[serde(default)]
+    pub bot_require_code_grant: bool,
+}
+
+impl Default for Application {
+    fn default() -> Self {
+        Application {
+            id: String::new(),
+            name: None,
+            description: String::new(),
+            icon: None,
+            owner_id: None,
+            flags: 0,
+            // New applications start public.
+            bot_public: true,
+            bot_require_code_grant: false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -267,6 +313,44 @@ pub struct Channel {
     pub default_auto_archive_duration: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_thread_rate_limit_per_user: Option<u32>,
+    /// Forum and media channels (15, 16) only, like the next two (§9.5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub available_tags: Vec<ForumTag>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_reaction_emoji: Option<DefaultReaction>,
+    /// 0 latest activity, 1 creation date; None = not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_sort_order: Option<u8>,
+    /// Forum channels (15) only: 0 not set, 1 list, 2 gallery.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub default_forum_layout: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+/// A tag of a forum or media channel; the server assigns the id (§9.5).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ForumTag {
+    pub id: String,
+    pub name: String,
+    /// Only members with MANAGE_THREADS may apply it.
+    #[serde(default)]
+    pub moderated: bool,
+    #[serde(default)]
+    pub emoji_id: Option<String>,
+    #[serde(default)]
+    pub emoji_name: Option<String>,
+}
+
+/// The emoji a forum or media channel shows as the reaction button on posts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DefaultReaction {
+    #[serde(default)]
+    pub emoji_id: Option<String>,
+    #[serde(default)]
+    pub emoji_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -418,6 +502,15 @@ impl State {
     }
     pub fn user(&self, id: &str) -> Option<&User> {
         self.users.iter().find(|u| u.id == id)
+    }
+    /// The application a user acts for: the configured one for the bot, else
+    /// the user's own id (a bot's application id is its user id).
+    pub fn application_id(&self, user_id: &str) -> String {
+        if user_id == self.bot_user_id && !self.application.id.is_empty() {
+            self.application.id.clone()
+        } else {
+            user_id.to_owned()
+        }
     }
     /// The guild holding channel `id`.
     pub fn guild_of_channel(&self, id: &str) -> Option<String> {

@@ -2,8 +2,9 @@
 //! per guild, get/modify/delete by id (bot auth) and by token (no auth).
 //!
 //! The token is a credential: it is shown only to the application that created
-//! the webhook, never written to the audit log, and cut from recorded paths
-//! (`server::redact_webhook_token`).
+//! the webhook and to whoever calls a token route (they sent it), never written
+//! to the audit log, and cut from recorded paths
+//! (`request_log::redact_webhook_token`).
 
 use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
@@ -71,7 +72,7 @@ fn snapshot(w: &Webhook) -> Vec<(&'static str, Value)> {
 /// Renders with the creator, and the token if `caller` created it.
 fn show(st: &State, g: &Guild, w: &Webhook, caller: &str) -> Value {
     let creator = w.user_id.as_deref().and_then(|u| st.user(u));
-    let own = w.application_id.as_deref() == Some(caller);
+    let own = w.application_id.as_deref() == Some(st.application_id(caller).as_str());
     render::webhook(&g.id, w, creator, own)
 }
 
@@ -126,6 +127,7 @@ pub async fn post_webhook(
         return Err(wrong_channel_type());
     }
     check_room(g, &cid)?;
+    let application_id = st.application_id(actor);
     let State {
         guilds, snowflake, ..
     } = &mut *st;
@@ -137,8 +139,7 @@ pub async fn post_webhook(
         name: name.unwrap_or_default(),
         avatar: avatar.map(|a| image_hash(&a)),
         token: Some(super::random_webhook_token()),
-        // A bot's application id is its user id.
-        application_id: Some(actor.to_owned()),
+        application_id: Some(application_id),
         user_id: Some(actor.to_owned()),
         source_guild: None,
         source_channel: None,
@@ -237,7 +238,7 @@ fn find_managed(
     let g = &st.guilds[gi];
     let gi = guild_idx(st, &g.id, actor)?;
     let w = &g.webhooks[wi];
-    if owner_may && w.application_id.as_deref() == Some(actor) {
+    if owner_may && w.application_id.as_deref() == Some(st.application_id(actor).as_str()) {
         return Ok((gi, wi));
     }
     match w.channel_id.as_deref().and_then(|c| g.channel(c)) {
@@ -271,7 +272,13 @@ pub async fn get_webhook_with_token(
     let st = lock(&app.state);
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     let g = &st.guilds[gi];
-    ok(render::webhook(&g.id, &g.webhooks[wi], None, false))
+    ok(token_view(&g.id, &g.webhooks[wi]))
+}
+
+/// What the token routes return: no `user` (§6), and the token, which the
+/// caller sent in the path and so already holds.
+fn token_view(guild_id: &str, w: &Webhook) -> Value {
+    render::webhook(guild_id, w, None, true)
 }
 
 /// The body of Modify Webhook; `channel_id` only with bot auth.
@@ -403,7 +410,7 @@ pub async fn patch_webhook_with_token(
     let edit = read_edit(&body, false)?;
     apply_edit(&mut st, gi, wi, edit, Who::Token);
     let g = &st.guilds[gi];
-    ok(render::webhook(&g.id, &g.webhooks[wi], None, false))
+    ok(token_view(&g.id, &g.webhooks[wi]))
 }
 
 fn remove(st: &mut State, gi: usize, wi: usize, who: Who) {

@@ -77,6 +77,95 @@ async fn auth_is_required_and_framework_errors_have_discord_bodies() {
 }
 
 #[tokio::test]
+async fn percent_encoded_path_segments_are_decoded_before_routing() {
+    // @discordjs/rest and hikari send `@` as `%40` (§9.6).
+    let t = T::new().await;
+    let (s, plain) = t.get("/users/@me").await;
+    assert_eq!(s, 200);
+    let (s, encoded) = t.get("/users/%40me").await;
+    assert_eq!((s, &encoded), (200, &plain));
+    let (s, roles) = t.get(&format!("/guilds/{}/%72oles", t.g())).await;
+    assert_eq!(s, 200, "{roles}");
+    assert!(roles.as_array().is_some_and(|r| r.len() > 3));
+    let general = t.chan("general");
+    let (head, rest) = general.split_at(1);
+    let (s, c) = t.get(&format!("/channels/%3{head}{rest}")).await;
+    assert_eq!((s, &c["id"]), (200, &json!(general)));
+
+    // `%2F` is data, not a separator; and a path is decoded once only.
+    let (s, v) = t.get(&format!("/guilds/{}%2Froles", t.g())).await;
+    assert_eq!((s, err_code(&v)), (404, 0), "{v}");
+    let (s, v) = t.get(&format!("/guilds/{}%2froles", t.g())).await;
+    assert_eq!((s, err_code(&v)), (404, 0), "{v}");
+    let (s, _) = t.get("/users/%2540me").await;
+    assert_eq!(s, 404);
+
+    // The request log shows the path as routed: decoded.
+    let paths: Vec<String> = t.emu.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths[1], "/api/v10/users/@me");
+    assert_eq!(paths[2], format!("/api/v10/guilds/{}/roles", t.g()));
+    assert_eq!(paths[4], format!("/api/v10/guilds/{}%2Froles", t.g()));
+}
+
+#[tokio::test]
+async fn the_bots_application_is_served_at_oauth2_applications_me() {
+    // Client libraries fetch it at start-up.
+    let t = T::new().await;
+    let bot = t.emu.state().bot_user_id;
+    let (s, a) = t.get("/oauth2/applications/@me").await;
+    assert_eq!(s, 200, "{a}");
+    assert_eq!(
+        a["id"],
+        bot.as_str(),
+        "a bot's application id is its user id"
+    );
+    assert_eq!(a["name"], "guildctl");
+    assert_eq!(a["bot"]["id"], bot.as_str());
+    assert_eq!(a["bot"]["bot"], true);
+    assert_eq!(
+        a["owner"]["username"], "ferris",
+        "the guild owner by default"
+    );
+    assert_eq!(a["approximate_guild_count"], 1);
+    assert_eq!(a["bot_public"], true);
+    assert!(a["team"].is_null());
+    let key = a["verify_key"].as_str().unwrap();
+    assert!(key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(a["flags_new"], a["flags"].to_string());
+    let (s, v) = t
+        .anonymous(Method::GET, "/oauth2/applications/@me", None)
+        .await;
+    assert_eq!((s, err_code(&v)), (401, 0));
+
+    // State may give the application an id of its own, and other details.
+    let mut st = default_state();
+    st.application.id = "849074999999999999".into();
+    st.application.name = Some("Guild Tools".into());
+    st.application.description = "Keeps the guild tidy".into();
+    st.application.owner_id = Some(st.users[2].id.clone());
+    st.application.bot_public = false;
+    let t = T::with(st).await;
+    let (s, a) = t.get("/oauth2/applications/@me").await;
+    assert_eq!(s, 200);
+    assert_eq!(a["id"], "849074999999999999");
+    assert_eq!(a["bot"]["id"], bot.as_str());
+    assert_eq!(a["name"], "Guild Tools");
+    assert_eq!(a["description"], "Keeps the guild tidy");
+    assert_eq!(a["owner"]["username"], "alice");
+    assert_eq!(a["bot_public"], false);
+    // Webhooks the bot creates belong to that application, token shown.
+    let (s, w) = t
+        .post(
+            &format!("/channels/{}/webhooks", t.chan("general")),
+            json!({"name": "Hook"}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(w["application_id"], "849074999999999999");
+    assert!(w["token"].is_string());
+}
+
+#[tokio::test]
 async fn unknown_ids_give_their_codes() {
     let t = T::new().await;
     let (s, v) = t.get("/channels/123456789012345678").await;
@@ -304,6 +393,277 @@ async fn new_roles_go_to_position_one_and_reorder_renumbers() {
     assert_eq!(positions, (0..10).collect::<Vec<_>>(), "contiguous");
 }
 
+fn is_snowflake(v: &Value) -> bool {
+    v.as_str()
+        .is_some_and(|s| (17..=19).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn tag_names(c: &Value) -> Vec<&str> {
+    c["available_tags"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no available_tags: {c}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn forum_channels_keep_tags_and_their_defaults() {
+    let t = T::new().await;
+    let (s, f) = t
+        .post(
+            &format!("/guilds/{}/channels", t.g()),
+            json!({"name": "Support", "type": 15, "flags": 16,
+                   "available_tags": [
+                       {"name": "bug", "emoji_name": "🐛"},
+                       {"id": "123", "name": "question", "moderated": true}],
+                   "default_reaction_emoji": {"emoji_id": null, "emoji_name": "👍"},
+                   "default_sort_order": 1, "default_forum_layout": 2,
+                   "default_thread_rate_limit_per_user": 60}),
+        )
+        .await;
+    assert_eq!(s, 201, "{f}");
+    let fid = f["id"].as_str().unwrap().to_owned();
+    assert_eq!(tag_names(&f), ["bug", "question"]);
+    let (bug, question) = (&f["available_tags"][0], &f["available_tags"][1]);
+    assert!(
+        is_snowflake(&bug["id"]) && is_snowflake(&question["id"]),
+        "{f}"
+    );
+    assert_ne!(bug["id"], question["id"]);
+    assert_eq!(
+        *bug,
+        json!({"id": bug["id"], "name": "bug", "moderated": false,
+               "emoji_id": null, "emoji_name": "🐛"})
+    );
+    assert_eq!(question["moderated"], true);
+    assert_eq!(
+        f["default_reaction_emoji"],
+        json!({"emoji_id": null, "emoji_name": "👍"})
+    );
+    assert_eq!(f["default_sort_order"], 1);
+    assert_eq!(f["default_forum_layout"], 2);
+    assert_eq!(f["flags"], 16, "REQUIRE_TAG");
+    assert_eq!(f["default_thread_rate_limit_per_user"], 60);
+    // Every read shows the same.
+    assert_eq!(t.channel(&fid).await, f);
+    let (_, all) = t.get(&format!("/guilds/{}/channels", t.g())).await;
+    let listed = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == fid.as_str());
+    assert_eq!(listed, Some(&f));
+    let created = &t.audit(&format!("?action_type=10&target_id={fid}")).await[0];
+    let tags_change = created["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "available_tags")
+        .unwrap_or_else(|| panic!("{created}"));
+    assert_eq!(tags_change["new_value"], f["available_tags"]);
+
+    // An update sends the whole list: ids keep their tag, the rest are new,
+    // what is left out is deleted.
+    let bug_id = bug["id"].clone();
+    let (s, f2) = t
+        .patch(
+            &format!("/channels/{fid}"),
+            json!({"available_tags": [
+                       {"id": bug_id, "name": "bug-report", "emoji_name": "🐞"},
+                       {"name": "feature"}],
+                   "default_reaction_emoji": null, "default_sort_order": 0,
+                   "default_forum_layout": 1}),
+        )
+        .await;
+    assert_eq!(s, 200, "{f2}");
+    assert_eq!(tag_names(&f2), ["bug-report", "feature"]);
+    assert_eq!(f2["available_tags"][0]["id"], bug_id);
+    let feature_id = &f2["available_tags"][1]["id"];
+    assert!(is_snowflake(feature_id) && *feature_id != bug_id && *feature_id != question["id"]);
+    assert!(f2["default_reaction_emoji"].is_null());
+    assert_eq!(f2["default_sort_order"], 0);
+    assert_eq!(f2["default_forum_layout"], 1);
+    let updated = &t.audit(&format!("?action_type=11&target_id={fid}")).await[0];
+    let mut keys: Vec<&str> = updated["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "available_tags",
+            "default_forum_layout",
+            "default_reaction_emoji",
+            "default_sort_order"
+        ]
+    );
+    let change = |key: &str| {
+        updated["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["key"] == key)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(change("available_tags")["old_value"], f["available_tags"]);
+    assert_eq!(change("available_tags")["new_value"], f2["available_tags"]);
+    assert_eq!(change("default_sort_order")["old_value"], 1);
+    assert_eq!(change("default_sort_order")["new_value"], 0);
+    assert!(
+        change("default_reaction_emoji").get("new_value").is_none(),
+        "reset"
+    );
+
+    // Sending the list as it is changes nothing and logs nothing.
+    let before = t.audit("?action_type=11").await.len();
+    let (s, f3) = t
+        .patch(
+            &format!("/channels/{fid}"),
+            json!({"available_tags": f2["available_tags"]}),
+        )
+        .await;
+    assert_eq!((s, &f3["available_tags"]), (200, &f2["available_tags"]));
+    assert_eq!(t.audit("?action_type=11").await.len(), before);
+    // Null empties the list.
+    let (s, f4) = t
+        .patch(&format!("/channels/{fid}"), json!({"available_tags": null}))
+        .await;
+    assert_eq!((s, &f4["available_tags"]), (200, &json!([])));
+}
+
+#[tokio::test]
+async fn forum_fields_are_validated_and_ignored_where_they_do_not_apply() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}/channels", t.g());
+    let tags: Vec<Value> = (0..21).map(|i| json!({"name": format!("t{i}")})).collect();
+    let long = "x".repeat(21);
+    for (body, at, code) in [
+        (
+            json!({"available_tags": tags}),
+            vec!["available_tags"],
+            "BASE_TYPE_MAX_LENGTH",
+        ),
+        (
+            json!({"available_tags": [{"name": ""}]}),
+            vec!["available_tags", "0", "name"],
+            "BASE_TYPE_BAD_LENGTH",
+        ),
+        (
+            json!({"available_tags": [{"name": "ok"}, {"name": long}]}),
+            vec!["available_tags", "1", "name"],
+            "BASE_TYPE_BAD_LENGTH",
+        ),
+        (
+            json!({"available_tags": [{"moderated": true}]}),
+            vec!["available_tags", "0", "name"],
+            "BASE_TYPE_REQUIRED",
+        ),
+        (
+            json!({"available_tags": [{"name": "a", "emoji_id": "x"}]}),
+            vec!["available_tags", "0", "emoji_id"],
+            "NUMBER_TYPE_COERCE",
+        ),
+        (
+            json!({"available_tags": ["bug"]}),
+            vec!["available_tags", "0"],
+            "DICT_TYPE_CONVERT",
+        ),
+        (
+            json!({"default_reaction_emoji": "👍"}),
+            vec!["default_reaction_emoji"],
+            "DICT_TYPE_CONVERT",
+        ),
+        (
+            json!({"default_sort_order": 2}),
+            vec!["default_sort_order"],
+            "BASE_TYPE_CHOICES",
+        ),
+        (
+            json!({"default_forum_layout": 3}),
+            vec!["default_forum_layout"],
+            "BASE_TYPE_CHOICES",
+        ),
+    ] {
+        let mut body = body;
+        body["name"] = json!("forum");
+        body["type"] = json!(15);
+        let (s, v) = t.post(&path, body.clone()).await;
+        assert_eq!((s, err_code(&v)), (400, 50035), "{body}: {v}");
+        let mut node = &v["errors"];
+        for k in &at {
+            node = &node[*k];
+        }
+        assert_eq!(node["_errors"][0]["code"], code, "{body}: {v}");
+    }
+
+    // Media channels: tags and defaults, but no layout (forum only).
+    let (s, m) = t
+        .post(
+            &path,
+            json!({"name": "clips", "type": 16, "flags": 16, "default_forum_layout": 2,
+                   "available_tags": [{"name": "funny"}], "default_sort_order": 0}),
+        )
+        .await;
+    assert_eq!(s, 201, "{m}");
+    assert_eq!(tag_names(&m), ["funny"]);
+    assert_eq!(m["default_sort_order"], 0);
+    assert_eq!(m["flags"], 16);
+    assert!(m.get("default_forum_layout").is_none(), "{m}");
+
+    // Other types ignore them (as Discord ignores fields that do not apply),
+    // REQUIRE_TAG included, even values that would be refused on a forum.
+    let (s, c) = t
+        .post(
+            &path,
+            json!({"name": "chat", "flags": 16, "available_tags": [{"name": ""}],
+                   "default_sort_order": 9, "default_forum_layout": 2,
+                   "default_reaction_emoji": {"emoji_name": "👍"}}),
+        )
+        .await;
+    assert_eq!(s, 201, "{c}");
+    assert_eq!(c["flags"], 0);
+    for key in [
+        "available_tags",
+        "default_sort_order",
+        "default_forum_layout",
+        "default_reaction_emoji",
+    ] {
+        assert!(c.get(key).is_none(), "{key}: {c}");
+    }
+    let general = t.chan("general");
+    let (s, c) = t
+        .patch(
+            &format!("/channels/{general}"),
+            json!({"flags": 16, "available_tags": [{"name": "x"}]}),
+        )
+        .await;
+    assert_eq!((s, &c["flags"]), (200, &json!(0)), "{c}");
+    assert!(
+        t.emu.state().guilds[0]
+            .channels
+            .iter()
+            .all(|c| c.available_tags.is_empty() || c.kind == 15 || c.kind == 16)
+    );
+
+    // A state file from before these fields loads: a bare forum renders defaults.
+    let mut st: Value = serde_json::to_value(t.emu.state()).unwrap();
+    st["guilds"][0]["channels"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": "849075999999999999", "type": 15, "name": "old-forum"}));
+    t.emu
+        .set_state(serde_json::from_value(st).expect("old state loads"));
+    let f = t.channel("849075999999999999").await;
+    assert_eq!(f["available_tags"], json!([]));
+    assert!(f["default_reaction_emoji"].is_null() && f["default_sort_order"].is_null());
+    assert_eq!(f["default_forum_layout"], 0);
+}
+
 #[tokio::test]
 async fn channel_create_normalises_copies_category_overwrites_and_goes_to_bottom() {
     let t = T::new().await;
@@ -455,6 +815,58 @@ async fn bulk_channel_positions() {
         2,
         "locked overwrites"
     );
+}
+
+#[tokio::test]
+async fn bulk_positions_refuse_entries_without_a_channel_id() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}/channels", t.g());
+    let general = t.chan("general");
+    let before = t.channel(&general).await["position"].clone();
+    for (entry, code) in [
+        (json!({"id": null, "position": 3}), "BASE_TYPE_REQUIRED"),
+        (json!({"position": 3}), "BASE_TYPE_REQUIRED"),
+        (
+            json!({"id": "general", "position": 3}),
+            "NUMBER_TYPE_COERCE",
+        ),
+        (json!({"id": true, "position": 3}), "NUMBER_TYPE_COERCE"),
+    ] {
+        let body = json!([{"id": general, "position": 5}, entry]);
+        let (s, v) = t.patch(&path, body).await;
+        assert_eq!((s, err_code(&v)), (400, 50035), "{entry}: {v}");
+        assert_eq!(v["errors"]["1"]["id"]["_errors"][0]["code"], code, "{v}");
+        assert!(
+            v["errors"].get("0").is_none(),
+            "the good entry is fine: {v}"
+        );
+    }
+    assert_eq!(
+        t.channel(&general).await["position"],
+        before,
+        "nothing moved"
+    );
+}
+
+#[tokio::test]
+async fn preferred_locale_is_one_of_discords_locales() {
+    let t = T::new().await;
+    let path = format!("/guilds/{}", t.g());
+    for locale in ["fr", "en-GB", "es-419", "pt-BR", "zh-TW", "en-US"] {
+        let (s, g) = t.patch(&path, json!({"preferred_locale": locale})).await;
+        assert_eq!((s, &g["preferred_locale"]), (200, &json!(locale)), "{g}");
+    }
+    for bad in ["fr-FR", "en-us", "english", "", "ar"] {
+        let (s, v) = t.patch(&path, json!({"preferred_locale": bad})).await;
+        assert_eq!((s, err_code(&v)), (400, 50035), "{bad}: {v}");
+        let e = &v["errors"]["preferred_locale"]["_errors"][0];
+        assert_eq!(e["code"], "BASE_TYPE_CHOICES", "{v}");
+        assert!(e["message"].as_str().unwrap().contains("en-US"), "{v}");
+    }
+    let (s, v) = t.patch(&path, json!({"preferred_locale": 7})).await;
+    assert_eq!((s, err_code(&v)), (400, 50035), "{v}");
+    assert!(v["errors"]["preferred_locale"].is_object(), "{v}");
+    assert_eq!(t.emu.state().guilds[0].preferred_locale, "en-US");
 }
 
 #[tokio::test]

@@ -230,6 +230,9 @@ async fn every_route_matches_the_spec() {
 
     let (s, _) = c.call(M::GET, "/users/@me", "/users/@me", None).await;
     assert_eq!(s, 200);
+    let oa = "/oauth2/applications/@me";
+    let (s, a) = c.call(M::GET, oa, oa, None).await;
+    assert_eq!((s, &a["id"]), (200, &json!(bot)));
     let gt = "/guilds/{guild_id}";
     let (s, _) = c.call(M::GET, gt, &format!("/guilds/{g}"), None).await;
     assert_eq!(s, 200);
@@ -316,8 +319,14 @@ async fn every_route_matches_the_spec() {
         json!({"name": "Spec Category", "type": 4}),
         json!({"name": "spec-news", "type": 5}),
         json!({"name": "Spec Stage", "type": 13}),
-        json!({"name": "spec-forum", "type": 15}),
-        json!({"name": "spec-media", "type": 16}),
+        json!({"name": "spec-forum", "type": 15, "flags": 16,
+               "available_tags": [{"name": "bug", "emoji_name": "🐛"},
+                                  {"name": "idea", "moderated": true}],
+               "default_reaction_emoji": {"emoji_name": "👍"},
+               "default_sort_order": 1, "default_forum_layout": 2,
+               "default_thread_rate_limit_per_user": 30}),
+        json!({"name": "spec-media", "type": 16,
+               "available_tags": [{"name": "clip"}], "default_sort_order": 0}),
     ] {
         let (s, ch) = c
             .call(M::POST, ct, &format!("/guilds/{g}/channels"), Some(body))
@@ -339,6 +348,25 @@ async fn every_route_matches_the_spec() {
         let (s, _) = c.call(M::GET, c1, &format!("/channels/{id}"), None).await;
         assert_eq!(s, 200);
     }
+    // A forum's tags: one kept by id, one new, one left out (deleted).
+    let forum = created[5].clone();
+    let (_, f) = c
+        .call(M::GET, c1, &format!("/channels/{forum}"), None)
+        .await;
+    assert_eq!(f["available_tags"].as_array().map(Vec::len), Some(2), "{f}");
+    let (s, f) = c
+        .call(
+            M::PATCH,
+            c1,
+            &format!("/channels/{forum}"),
+            Some(json!({"available_tags": [
+                            {"id": f["available_tags"][0]["id"], "name": "bug", "emoji_name": "🐞"},
+                            {"name": "help", "emoji_id": null}],
+                        "default_reaction_emoji": null, "default_forum_layout": 1})),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(f["available_tags"][1]["name"], "help", "{f}");
     let (s, _) = c
         .call(
             M::PATCH,
@@ -514,11 +542,12 @@ async fn every_route_matches_the_spec() {
         )
         .await;
     assert_eq!(s, 200);
-    let (s, _) = c
+    // The token variants: with the token, without the user (§6).
+    let (s, w) = c
         .call(M::GET, wht, &format!("/webhooks/{hid}/{token}"), None)
         .await;
-    assert_eq!(s, 200);
-    let (s, _) = c
+    assert_eq!((s, &w["token"], w.get("user")), (200, &json!(token), None));
+    let (s, w) = c
         .call(
             M::PATCH,
             wht,
@@ -526,7 +555,7 @@ async fn every_route_matches_the_spec() {
             Some(json!({"name": "Spec Hook 3", "avatar": null})),
         )
         .await;
-    assert_eq!(s, 200);
+    assert_eq!((s, &w["token"], w.get("user")), (200, &json!(token), None));
     let (s, _) = c
         .call(M::GET, wht, &format!("/webhooks/{hid}/not-the-token"), None)
         .await;
@@ -619,6 +648,7 @@ async fn every_route_matches_the_spec() {
     let seen = c.checker.seen.lock().unwrap().clone();
     for route in [
         "GET /users/@me 200",
+        "GET /oauth2/applications/@me 200",
         "GET /guilds/{guild_id} 200",
         "PATCH /guilds/{guild_id} 200",
         "GET /guilds/{guild_id}/members/{user_id} 200",

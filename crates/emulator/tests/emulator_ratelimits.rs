@@ -225,6 +225,100 @@ async fn the_scope_header_on_success_is_an_option() {
     assert_eq!(r.h("x-ratelimit-scope"), Some("user"));
 }
 
+/// discord.py takes a 429 without `Via` for a Cloudflare ban (§9.3).
+fn assert_via(r: &Resp, what: &str) {
+    assert_eq!(r.h("via"), Some("1.1 google"), "{what}: {:?}", r.headers);
+}
+
+#[tokio::test]
+async fn every_api_response_carries_via_429s_included() {
+    // Emulated time all but stands still: only advance_clock opens windows.
+    let mut cfg = scaled(1e-3);
+    cfg.global_per_second = 10;
+    cfg.invalid_requests_limit = 5;
+    cfg.route_buckets = vec![bucket("PATCH", "/guilds/{guild_id}", 1, 60.0, "guild")];
+    let t = start(cfg).await;
+    let guild = format!("/guilds/{}", t.g());
+    let general = format!("/channels/{}", t.chan("general"));
+
+    let r = raw(&t, Method::GET, "/users/@me", None).await;
+    assert_eq!(r.status, 200);
+    assert_via(&r, "a 200");
+    let r = raw(&t, Method::GET, "/no/such/route", None).await;
+    assert_eq!(r.status, 404);
+    assert_via(&r, "the framework 404");
+    let r = t
+        .http
+        .get(format!("{}/api/v9/users/@me", t.emu.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    assert_eq!(r.headers().get("via").unwrap(), "1.1 google", "outside v10");
+    let r = raw(&t, Method::PATCH, &guild, Some(json!({"name": "Via"}))).await;
+    assert_eq!(r.status, 200);
+    let r = raw(&t, Method::PATCH, &guild, Some(json!({"name": "Via 2"}))).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(r.h("x-ratelimit-remaining"), Some("0"));
+    assert_via(&r, "a route-bucket 429");
+    for name in ["a", "b"] {
+        let r = raw(&t, Method::PATCH, &general, Some(json!({"name": name}))).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let r = raw(&t, Method::PATCH, &general, Some(json!({"name": "c"}))).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(
+        r.h("x-ratelimit-global"),
+        None,
+        "the sublimit, not the global limit"
+    );
+    assert_via(&r, "a sublimit 429");
+    // Seven requests so far: the eleventh in this emulated second is refused.
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let r = raw(&t, Method::GET, "/users/@me", None).await;
+        statuses.push(r.status);
+        if r.status == 429 {
+            assert_eq!(r.h("x-ratelimit-global"), Some("true"));
+            assert_via(&r, "a global 429");
+        }
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
+
+    t.emu.advance_clock(1.0);
+    for (kind, status) in [
+        (
+            FaultKind::Storm429(Storm {
+                count: 1,
+                retry_after: 0.1,
+                scope: Scope::Shared,
+            }),
+            429,
+        ),
+        (FaultKind::Status(503), 503),
+    ] {
+        t.emu
+            .set_faults(FaultSet {
+                seed: Some(1),
+                rules: vec![rule("GET", "/users/@me", 1.0, kind)],
+            })
+            .unwrap();
+        let r = raw(&t, Method::GET, "/users/@me", None).await;
+        assert_eq!(r.status, status);
+        assert_via(&r, "an injected fault");
+    }
+    t.emu.clear_faults();
+
+    // Three 429s counted so far; two 401s reach the limit of five.
+    for _ in 0..2 {
+        assert_eq!(unauthenticated(&t, "/users/@me").await, 401);
+    }
+    let r = raw(&t, Method::GET, "/users/@me", None).await;
+    assert_eq!(r.status, 429);
+    assert!(r.h("retry-after").is_none(), "the refusal: {}", r.body);
+    assert_via(&r, "the invalid-request refusal");
+}
+
 // ---------------------------------------------------------------- buckets
 
 #[tokio::test]
