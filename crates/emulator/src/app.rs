@@ -44,18 +44,6 @@ impl Default for Shared {
     }
 }
 
-/// The request's JSON body (if it parsed), for the layers inside `record`.
-#[derive(Clone)]
-pub struct RequestJson(pub Option<Value>);
-
-/// Put on a response by the fault layer: which fault shaped it, and whether
-/// the client gets no response at all (the connection is dropped).
-#[derive(Clone, Copy)]
-pub struct FaultMark {
-    pub kind: &'static str,
-    pub no_response: bool,
-}
-
 pub type App = Arc<Shared>;
 
 /// Locks ignoring poisoning: a panicked handler must not wedge the emulator.

@@ -12,17 +12,22 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State as AxState};
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::config::is_method;
 pub use super::ratelimit::Scope;
-use super::ratelimit::{BucketInfo, api_path, route_bucket, too_many};
-use crate::app::{App, FaultMark, lock};
+use super::ratelimit::api_path;
+
+/// Put on a response by the fault layer: which fault shaped it, and whether
+/// the client gets no response at all (the connection is dropped).
+#[derive(Clone, Copy)]
+pub struct FaultMark {
+    pub kind: &'static str,
+    pub no_response: bool,
+}
 
 /// How long a `timeout` fault hangs (real time) unless the emulator shuts
 /// down first: longer than any sane client timeout.
@@ -167,7 +172,7 @@ pub struct Faults {
 
 /// What the fault layer does to one request.
 #[derive(Debug, Clone, PartialEq)]
-enum Action {
+pub(crate) enum Action {
     Status(u16),
     DropBefore,
     DropAfter,
@@ -176,9 +181,9 @@ enum Action {
 }
 
 #[derive(Debug, Default)]
-struct Draw {
-    latency_ms: u64,
-    action: Option<Action>,
+pub(crate) struct Draw {
+    pub(crate) latency_ms: u64,
+    pub(crate) action: Option<Action>,
 }
 
 impl Faults {
@@ -201,7 +206,7 @@ impl Faults {
 
     /// One PRNG draw per matching rule, in order, until a fault that ends the
     /// request fires (latency rules add up and go on).
-    fn draw(&mut self, method: &str, path: &str) -> Draw {
+    pub(crate) fn draw(&mut self, method: &str, path: &str) -> Draw {
         let mut d = Draw::default();
         for (i, r) in self.set.rules.iter().enumerate() {
             if !(r.method == "*" || r.method.eq_ignore_ascii_case(method)) || !glob(&r.path, path) {
@@ -289,7 +294,7 @@ impl axum::body::HttpBody for Broken {
     }
 }
 
-fn dropped(kind: &'static str) -> Response {
+pub(crate) fn dropped(kind: &'static str) -> Response {
     let mut resp = Response::new(Body::new(Broken));
     resp.extensions_mut().insert(FaultMark {
         kind,
@@ -298,7 +303,7 @@ fn dropped(kind: &'static str) -> Response {
     resp
 }
 
-fn marked(mut resp: Response, kind: &'static str) -> Response {
+pub(crate) fn marked(mut resp: Response, kind: &'static str) -> Response {
     resp.extensions_mut().insert(FaultMark {
         kind,
         no_response: false,
@@ -306,65 +311,11 @@ fn marked(mut resp: Response, kind: &'static str) -> Response {
     resp
 }
 
-fn status_response(code: u16) -> Response {
+pub(crate) fn status_response(code: u16) -> Response {
     let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let reason = status.canonical_reason().unwrap_or("Error");
     let body = json!({"message": format!("{}: {reason}", status.as_u16()), "code": 0});
     (status, axum::Json(body)).into_response()
-}
-
-/// Sleeps unless the emulator shuts down first (then false).
-async fn sleep_or_shutdown(app: &App, d: Duration) -> bool {
-    let mut rx = app.shutdown.subscribe();
-    if *rx.borrow() {
-        return false;
-    }
-    tokio::select! {
-        _ = tokio::time::sleep(d) => true,
-        _ = rx.wait_for(|down| *down) => false,
-    }
-}
-
-/// The fault layer.
-pub(crate) async fn inject(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
-    let method = req.method().as_str().to_owned();
-    let path = api_path(req.uri().path()).to_owned();
-    let draw = lock(&app.faults).draw(&method, &path);
-    if draw.latency_ms > 0 && !sleep_or_shutdown(&app, Duration::from_millis(draw.latency_ms)).await
-    {
-        return dropped("latency");
-    }
-    match draw.action {
-        None if draw.latency_ms > 0 => marked(next.run(req).await, "latency"),
-        None => next.run(req).await,
-        Some(Action::Status(code)) => marked(status_response(code), "status"),
-        Some(Action::DropBefore) => dropped("drop_before"),
-        Some(Action::DropAfter) => {
-            drop(next.run(req).await);
-            dropped("drop_after")
-        }
-        Some(Action::Timeout) => {
-            sleep_or_shutdown(&app, TIMEOUT_HANG).await;
-            dropped("timeout")
-        }
-        Some(Action::Storm(s)) => {
-            let bucket = if s.scope == Scope::Global {
-                None
-            } else {
-                let st = lock(&app.state);
-                route_bucket(&st.config, &method, &path).map(|r| BucketInfo {
-                    limit: r.limit,
-                    remaining: 0,
-                    reset_after: s.retry_after,
-                    bucket: r.bucket,
-                })
-            };
-            marked(
-                too_many(s.scope, s.retry_after, bucket.as_ref()),
-                "storm_429",
-            )
-        }
-    }
 }
 
 #[cfg(test)]

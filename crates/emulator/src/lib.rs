@@ -17,6 +17,7 @@ pub mod faults;
 mod form;
 mod guild;
 mod large_state;
+mod layers;
 mod names;
 mod onboarding;
 mod overwrites;

@@ -3,25 +3,22 @@
 //! sublimit of `PATCH /channels/{id}`, the role-creation bucket, and the
 //! invalid-request counter with its temporary refusal.
 //!
-//! Two middleware layers around the API handlers: `limit` (innermost, beside
-//! the handlers) and `invalid_requests` (outside the fault layer, so injected
-//! 401/403/429s count too). All limits come from `State.config`; time runs on a
+//! The rules behind two of the middleware layers (`layers::limit`, innermost,
+//! beside the handlers, and `layers::invalid_requests`, outside the fault layer
+//! so injected 401/403/429s count too). All limits come from `State.config`; time runs on a
 //! scaled [`Clock`] and every header value is converted back to real seconds,
 //! so a client that honours the headers needs no knowledge of the scale.
 
 use std::collections::HashMap;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use axum::extract::{Request, State as AxState};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::config::{EmulatorConfig, role_create_bucket};
 use super::state::State;
-use crate::app::{App, FaultMark, RequestJson, lock};
 use crate::names::stored_channel_name;
 
 /// The name/topic sublimit's window (§1.5: 2 per 10 minutes).
@@ -139,6 +136,51 @@ pub struct Limiter {
 }
 
 impl Limiter {
+    /// Whether the invalid-request refusal (§1.4) is in force; ends it when its
+    /// time is up.
+    pub(crate) fn refusing_invalid(&mut self, cfg: &EmulatorConfig) -> bool {
+        if !cfg.rate_limits_enabled {
+            return false;
+        }
+        self.clock.set_scale(cfg.time_scale);
+        let now = self.clock.now();
+        match self.blocked_until {
+            Some(until) if now < until => true,
+            Some(_) => {
+                self.blocked_until = None;
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// Counts one invalid request (401, 403, or a 429 not of scope `shared`);
+    /// past the limit, every request is refused for a while.
+    pub(crate) fn count_invalid(&mut self, cfg: &EmulatorConfig) {
+        if !cfg.rate_limits_enabled {
+            return;
+        }
+        self.clock.set_scale(cfg.time_scale);
+        let now = self.clock.now();
+        let limit = cfg.invalid_requests_limit;
+        let w = self.invalid.get_or_insert_with(|| Window::new(now));
+        let counted = w.take(now, limit, cfg.invalid_requests_window_seconds);
+        if counted.is_err() || w.count >= limit {
+            self.blocked_until = Some(now + cfg.invalid_requests_block_seconds);
+            self.invalid = None;
+        }
+    }
+
+    /// Gives back a name/topic sublimit slot taken at `start` for a change that
+    /// did not happen.
+    pub(crate) fn give_back_name_topic(&mut self, channel: &str, start: f64) {
+        if let Some(w) = self.name_topic.get_mut(channel)
+            && w.start == start
+        {
+            w.count = w.count.saturating_sub(1);
+        }
+    }
+
     /// Forgets every counter and an invalid-request refusal; the clock runs on.
     pub fn reset(&mut self) {
         let clock = std::mem::take(&mut self.clock);
@@ -312,7 +354,7 @@ pub fn too_many(scope: Scope, retry_after: f64, bucket: Option<&BucketInfo>) -> 
 /// requests (§1.4, discord-api-docs#5810): no Retry-After, no bucket headers.
 pub const REFUSAL_MESSAGE: &str = "You are being blocked from accessing our API temporarily due to exceeding our rate limits frequently. Please read our docs at https://discord.com/developers/docs/topics/rate-limits to prevent this moving forward.";
 
-fn refusal() -> Response {
+pub(crate) fn refusal() -> Response {
     (
         StatusCode::TOO_MANY_REQUESTS,
         axum::Json(json!({"code": 0, "message": REFUSAL_MESSAGE})),
@@ -348,53 +390,13 @@ fn name_topic_change(st: &State, method: &str, path: &str, body: Option<&Value>)
 
 /// What `limit` let through: the bucket headers to send and the name/topic
 /// slot taken (channel, window start) to give back if the change failed.
-struct Passed {
-    info: Option<BucketInfo>,
-    reserved: Option<(String, f64)>,
-    scope_on_success: bool,
+pub(crate) struct Passed {
+    pub info: Option<BucketInfo>,
+    pub reserved: Option<(String, f64)>,
+    pub scope_on_success: bool,
 }
 
-/// The per-route layer: global limit, route bucket, name/topic sublimit and
-/// role-creation bucket; bucket headers on every response of a limited route.
-pub(crate) async fn limit(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
-    let method = req.method().as_str().to_owned();
-    let path = api_path(req.uri().path()).to_owned();
-    let body = req
-        .extensions()
-        .get::<RequestJson>()
-        .and_then(|b| b.0.clone());
-
-    let Passed {
-        info,
-        reserved,
-        scope_on_success,
-    } = match decide(&app, &method, &path, body.as_ref()) {
-        Decision::Refuse(resp) => return resp,
-        Decision::Off => return next.run(req).await,
-        Decision::Pass(p) => p,
-    };
-
-    let mut resp = next.run(req).await;
-
-    // Only a name or topic change that happened uses the sublimit.
-    if let Some((ch, start)) = reserved
-        && !resp.status().is_success()
-        && let Some(w) = lock(&app.limiter).name_topic.get_mut(&ch)
-        && w.start == start
-    {
-        w.count = w.count.saturating_sub(1);
-    }
-    if let Some(bi) = &info {
-        let h = resp.headers_mut();
-        put_bucket_headers(h, bi);
-        if scope_on_success && !h.contains_key("x-ratelimit-scope") {
-            h.insert("x-ratelimit-scope", HeaderValue::from_static("user"));
-        }
-    }
-    resp
-}
-
-enum Decision {
+pub(crate) enum Decision {
     /// Rate limits are off.
     Off,
     Pass(Passed),
@@ -403,16 +405,19 @@ enum Decision {
 }
 
 /// The checks of `limit`, under the locks (state, then limiter).
-fn decide(app: &App, method: &str, path: &str, body: Option<&Value>) -> Decision {
-    let st = lock(&app.state);
+pub(crate) fn decide(
+    st: &State,
+    lim: &mut Limiter,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> Decision {
     let cfg = &st.config;
     if !cfg.rate_limits_enabled {
         return Decision::Off;
     }
     let route = route_bucket(cfg, method, path);
-    let sub_channel = name_topic_change(&st, method, path, body);
-    let mut guard = lock(&app.limiter);
-    let lim = &mut *guard;
+    let sub_channel = name_topic_change(st, method, path, body);
     lim.clock.set_scale(cfg.time_scale);
     let now = lim.clock.now();
     let clock = &lim.clock;
@@ -478,60 +483,6 @@ fn decide(app: &App, method: &str, path: &str, body: Option<&Value>) -> Decision
         reserved,
         scope_on_success: cfg.scope_header_on_success,
     })
-}
-
-/// The invalid-request counter (§1.4): 401, 403 and 429 responses (not 429s
-/// of scope `shared`) count; past the limit every API request is refused
-/// for a while with Discord's static 429 body.
-pub(crate) async fn invalid_requests(
-    AxState(app): AxState<App>,
-    req: Request,
-    next: Next,
-) -> Response {
-    {
-        let st = lock(&app.state);
-        if st.config.rate_limits_enabled {
-            let mut lim = lock(&app.limiter);
-            lim.clock.set_scale(st.config.time_scale);
-            let now = lim.clock.now();
-            match lim.blocked_until {
-                Some(until) if now < until => return refusal(),
-                Some(_) => lim.blocked_until = None,
-                None => {}
-            }
-        }
-    }
-    let resp = next.run(req).await;
-    if resp
-        .extensions()
-        .get::<FaultMark>()
-        .is_some_and(|m| m.no_response)
-    {
-        return resp;
-    }
-    let status = resp.status().as_u16();
-    let shared = resp
-        .headers()
-        .get("x-ratelimit-scope")
-        .is_some_and(|v| v.as_bytes() == b"shared");
-    if status == 401 || status == 403 || (status == 429 && !shared) {
-        let st = lock(&app.state);
-        let cfg = &st.config;
-        if cfg.rate_limits_enabled {
-            let mut guard = lock(&app.limiter);
-            let lim = &mut *guard;
-            lim.clock.set_scale(cfg.time_scale);
-            let now = lim.clock.now();
-            let w = lim.invalid.get_or_insert_with(|| Window::new(now));
-            let limit = cfg.invalid_requests_limit;
-            let counted = w.take(now, limit, cfg.invalid_requests_window_seconds);
-            if counted.is_err() || w.count >= limit {
-                lim.blocked_until = Some(now + cfg.invalid_requests_block_seconds);
-                lim.invalid = None;
-            }
-        }
-    }
-    resp
 }
 
 #[cfg(test)]

@@ -1,15 +1,11 @@
 //! The request log behind `GET /_emulator/requests`.
 
-use axum::Json;
-use axum::body::Body;
-use axum::extract::{Request, State as AxState};
-use axum::http::StatusCode;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::app::{App, FaultMark, MAX_BODY, RequestJson, decode_reason, lock};
+/// The request's JSON body (if it parsed), for the layers inside `record`.
+#[derive(Clone)]
+pub struct RequestJson(pub Option<Value>);
 
 /// One API request the emulator served.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -50,52 +46,4 @@ pub fn redact_webhook_token(path: &str) -> String {
         out.push_str(q);
     }
     out
-}
-
-/// Records every API request (method, path with query, the status actually
-/// returned — 429s included, 0 when the connection was dropped — the fault
-/// that shaped it, decoded reason, JSON body) after the inner layers ran.
-pub(crate) async fn record(AxState(app): AxState<App>, req: Request, next: Next) -> Response {
-    let method = req.method().to_string();
-    let path = req
-        .extensions()
-        .get::<axum::extract::OriginalUri>()
-        .map(|u| u.0.clone())
-        .unwrap_or_else(|| req.uri().clone());
-    let path = path
-        .path_and_query()
-        .map(|p| redact_webhook_token(p.as_str()))
-        .unwrap_or_default();
-    let reason = req
-        .headers()
-        .get("x-audit-log-reason")
-        .map(|v| decode_reason(v.as_bytes()));
-    let (parts, body) = req.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
-        Ok(b) => b,
-        Err(_) => {
-            return (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                Json(serde_json::json!({"message": "Request entity too large", "code": 40005})),
-            )
-                .into_response();
-        }
-    };
-    let body_json = serde_json::from_slice::<Value>(&bytes).ok();
-    let mut req = Request::from_parts(parts, Body::from(bytes));
-    req.extensions_mut().insert(RequestJson(body_json.clone()));
-    let resp = next.run(req).await;
-    let mark = resp.extensions().get::<FaultMark>().copied();
-    lock(&app.requests).push(RequestRecord {
-        method,
-        path,
-        status: match mark {
-            Some(m) if m.no_response => 0,
-            _ => resp.status().as_u16(),
-        },
-        reason,
-        body: body_json,
-        fault: mark.map(|m| m.kind.to_owned()),
-    });
-    resp
 }

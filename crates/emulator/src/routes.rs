@@ -2,10 +2,10 @@
 //! the `/_emulator` control routes, and the path decoding in front of them.
 //!
 //! Every API request passes five middleware layers before its handler, outermost
-//! first: `via` (the `Via` header), `record` (the request log),
-//! `ratelimit::invalid_requests` (the invalid-request counter and its refusal),
-//! `faults::inject` (fault injection) and `ratelimit::limit` (global limit, route
-//! buckets, sublimits). Handlers know nothing of them.
+//! first: `via` (the `Via` header), then the four of [`layers`]: `record` (the
+//! request log), `invalid_requests` (the invalid-request counter and its refusal),
+//! `inject` (fault injection) and `limit` (global limit, route buckets,
+//! sublimits). Handlers know nothing of them.
 
 use axum::Router;
 use axum::extract::Request;
@@ -21,8 +21,8 @@ use tower::util::{MapRequest, MapRequestLayer};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::{
-    application, audit_log, channels, control, faults, guild, onboarding, overwrites, ratelimit,
-    request_log, roles, users, webhooks, welcome, widget,
+    application, audit_log, channels, control, guild, layers, onboarding, overwrites, roles, users,
+    webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -165,19 +165,13 @@ pub fn router(app: App) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         // Innermost first.
+        .layer(middleware::from_fn_with_state(app.clone(), layers::limit))
+        .layer(middleware::from_fn_with_state(app.clone(), layers::inject))
         .layer(middleware::from_fn_with_state(
             app.clone(),
-            ratelimit::limit,
+            layers::invalid_requests,
         ))
-        .layer(middleware::from_fn_with_state(app.clone(), faults::inject))
-        .layer(middleware::from_fn_with_state(
-            app.clone(),
-            ratelimit::invalid_requests,
-        ))
-        .layer(middleware::from_fn_with_state(
-            app.clone(),
-            request_log::record,
-        ))
+        .layer(middleware::from_fn_with_state(app.clone(), layers::record))
         // Outermost, so every answer of the layers inside gets it too.
         .layer(middleware::map_response(via));
 
