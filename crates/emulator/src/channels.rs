@@ -106,19 +106,10 @@ fn read_channel(
     moving: Option<&str>,
 ) -> ChanFields {
     let mut f = ChanFields::default();
-    match r.string_len("name", 1, 100) {
-        Field::Set(n) => {
-            let norm = stored_channel_name(kind, &n);
-            if norm.is_empty() {
-                r.err(
-                    "name",
-                    "BASE_TYPE_BAD_LENGTH",
-                    "Must be between 1 and 100 in length.",
-                );
-            } else {
-                f.name = Some(norm);
-            }
-        }
+    // Every type's name is stored normalised (§4.2, §9.2); the 1–100 limit
+    // applies to what is stored.
+    match r.stored_name("name", 1, 100, |n| stored_channel_name(kind, n)) {
+        Field::Set(n) => f.name = Some(n),
         Field::Null => r.required("name"),
         Field::Absent if create && !r.has("name") => r.required("name"),
         Field::Absent => {}
