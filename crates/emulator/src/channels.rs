@@ -18,7 +18,7 @@ use crate::overwrites::{
     check_overwrite_grants, check_overwrite_targets, log_overwrite_diff, read_overwrites,
     set_overwrites,
 };
-use crate::perms::{channel_permissions, guild_permissions};
+use crate::perms::{can_view_channel, guild_permissions, viewable_channels};
 use crate::render;
 use crate::state::{Channel, DefaultReaction, ForumTag, Guild, Overwrite, SnowflakeGen, State};
 
@@ -205,19 +205,10 @@ fn read_channel(
     moving: Option<&str>,
 ) -> ChanFields {
     let mut f = ChanFields::default();
-    match r.string_len("name", 1, 100) {
-        Field::Set(n) => {
-            let norm = stored_channel_name(kind, &n);
-            if norm.is_empty() {
-                r.err(
-                    "name",
-                    "BASE_TYPE_BAD_LENGTH",
-                    "Must be between 1 and 100 in length.",
-                );
-            } else {
-                f.name = Some(norm);
-            }
-        }
+    // Every type's name is stored normalised (§4.2, §9.2); the 1–100 limit
+    // applies to what is stored.
+    match r.stored_name("name", 1, 100, |n| stored_channel_name(kind, n)) {
+        Field::Set(n) => f.name = Some(n),
         Field::Null => r.required("name"),
         Field::Absent if create && !r.has("name") => r.required("name"),
         Field::Absent => {}
@@ -354,10 +345,14 @@ pub async fn get_channels(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<
     let st = lock(&app.state);
     let gi = guild_idx(&st, &gid, &ctx.user_id)?;
     let g = &st.guilds[gi];
+    // Channels the caller cannot view are left out entirely (§9.1).
+    let viewable = viewable_channels(g, &ctx.user_id);
     ok(Value::Array(
         g.channels
             .iter()
-            .map(|c| render::channel(&g.id, c))
+            .enumerate()
+            .filter(|(i, _)| viewable.as_ref().is_none_or(|v| v[*i]))
+            .map(|(_, c)| render::channel(&g.id, c))
             .collect(),
     ))
 }
@@ -464,11 +459,13 @@ pub async fn get_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Path<S
     let st = lock(&app.state);
     let (gi, ci) = channel_loc(&st, &cid, &ctx.user_id)?;
     let g = &st.guilds[gi];
-    let c = &g.channels[ci];
-    if !channel_permissions(g, c, &ctx.user_id).contains(Permissions::VIEW_CHANNEL) {
+    // A channel hidden from the caller (§9.1) is Missing Access, as writes to
+    // it are (§2.3: 50001 "cannot see the resource/channel"); a 404 would
+    // hide nothing a PATCH does not reveal.
+    if !can_view_channel(g, ci, &ctx.user_id) {
         return Err(ApiError::missing_access());
     }
-    ok(render::channel(&g.id, c))
+    ok(render::channel(&g.id, &g.channels[ci]))
 }
 
 fn is_community_channel(g: &Guild, cid: &str) -> bool {

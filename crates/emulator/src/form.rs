@@ -237,8 +237,23 @@ impl<'a> Reader<'a> {
 
     /// A string of `min..=max` characters (BASE_TYPE_BAD_LENGTH / MAX_LENGTH).
     pub fn string_len(&mut self, key: &str, min: usize, max: usize) -> Field<String> {
+        self.stored_name(key, min, max, str::to_owned)
+    }
+
+    /// A name as Discord stores it (`store`: trimmed, collapsed, normalised;
+    /// §9.2), whose stored form must have `min..=max` characters: the length
+    /// checked is that of what a later read returns, so a name that is only
+    /// whitespace is refused like an empty one.
+    pub fn stored_name(
+        &mut self,
+        key: &str,
+        min: usize,
+        max: usize,
+        store: impl FnOnce(&str) -> String,
+    ) -> Field<String> {
         match self.string(key) {
-            Field::Set(s) => {
+            Field::Set(sent) => {
+                let s = store(&sent);
                 let n = s.chars().count();
                 if n < min || n > max {
                     if min == 0 {

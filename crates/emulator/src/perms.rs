@@ -1,6 +1,7 @@
 //! Permission computation and role hierarchy (discord-behaviour.md §3.4, §3.6).
 
 use std::cmp::Reverse;
+use std::collections::HashSet;
 
 use super::state::{Channel, Guild, Overwrite, Role};
 use discord_permissions::Permissions;
@@ -83,6 +84,54 @@ pub fn channel_permissions(g: &Guild, ch: &Channel, user_id: &str) -> Permission
     Permissions(p)
 }
 
+/// Which channels `user_id` can view (§9.1), by index into `g.channels`;
+/// `None` when every one is (owner, ADMINISTRATOR), so the common admin bot
+/// pays for no per-channel work. A channel is viewable with VIEW_CHANNEL on
+/// it; a category also when any of its children is ("channel categories are
+/// viewable if any of their child channels are viewable": an addition to the
+/// general rule, not a replacement, so an empty category the caller may view
+/// stays visible).
+pub fn viewable_channels(g: &Guild, user_id: &str) -> Option<Vec<bool>> {
+    if guild_permissions(g, user_id) == Permissions::ALL {
+        return None;
+    }
+    let mut seen: Vec<bool> = g
+        .channels
+        .iter()
+        .map(|c| channel_permissions(g, c, user_id).contains(Permissions::VIEW_CHANNEL))
+        .collect();
+    let via_child: HashSet<&str> = g
+        .channels
+        .iter()
+        .zip(&seen)
+        .filter(|(c, v)| **v && c.kind != 4)
+        .filter_map(|(c, _)| c.parent_id.as_deref())
+        .collect();
+    for (c, v) in g.channels.iter().zip(seen.iter_mut()) {
+        if c.kind == 4 && via_child.contains(c.id.as_str()) {
+            *v = true;
+        }
+    }
+    Some(seen)
+}
+
+/// Whether `user_id` can view the channel at index `ci` (§9.1; see
+/// [`viewable_channels`]).
+pub fn can_view_channel(g: &Guild, ci: usize, user_id: &str) -> bool {
+    let Some(ch) = g.channels.get(ci) else {
+        return false;
+    };
+    if channel_permissions(g, ch, user_id).contains(Permissions::VIEW_CHANNEL) {
+        return true;
+    }
+    ch.kind == 4
+        && g.channels.iter().any(|c| {
+            c.kind != 4
+                && c.parent_id.as_deref() == Some(ch.id.as_str())
+                && channel_permissions(g, c, user_id).contains(Permissions::VIEW_CHANNEL)
+        })
+}
+
 /// The highest role a member holds (@everyone if none).
 pub fn highest_rank(g: &Guild, user_id: &str) -> Rank {
     let mut best = g
@@ -136,5 +185,25 @@ fn with_everyone_overwrite(g: &Guild, ch: &Channel, p: u64) -> u64 {
     match ch.permission_overwrites.iter().find(|o| o.id == g.id) {
         Some(o) => (p & !o.deny.0) | o.allow.0,
         None => p,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::default_state::default_state;
+
+    #[test]
+    fn an_admin_needs_no_per_channel_check() {
+        let mut st = default_state();
+        let bot = st.bot_user_id.clone();
+        assert_eq!(viewable_channels(&st.guilds[0], &bot), None);
+        let g = &mut st.guilds[0];
+        let role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
+        role.permissions = Permissions::VIEW_CHANNEL;
+        let seen = viewable_channels(g, &bot).expect("checked per channel");
+        assert_eq!(seen.len(), g.channels.len());
+        let staff = g.channels.iter().position(|c| c.name == "Staff").unwrap();
+        assert!(!seen[staff] && !can_view_channel(g, staff, &bot));
     }
 }

@@ -11,6 +11,7 @@ use crate::app::{App, Ctx, JsonBody, R, lock, no_content, ok};
 use crate::audit_log::{audit, change, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::form::{self, Field, Reader};
+use crate::names::stored_display_name;
 use crate::perms::{can_manage_role, guild_permissions, highest_rank, is_owner, rank};
 use crate::render;
 use crate::state::{Guild, Role};
@@ -51,8 +52,18 @@ struct RoleFields {
 fn read_role(obj: &Map<String, Value>) -> Result<RoleFields, ApiError> {
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(obj, &mut errs);
+    // Stored trimmed and collapsed (§9.2), at most 100 characters once
+    // stored. The docs give only the maximum, the spec also minLength 1: an
+    // empty (or all-whitespace) name is refused as a missing one.
+    let name = match r.stored_name("name", 0, 100, stored_display_name) {
+        Field::Set(n) if n.is_empty() => {
+            r.required("name");
+            None
+        }
+        f => f.set(),
+    };
     let mut f = RoleFields {
-        name: r.string_len("name", 0, 100).set(),
+        name,
         permissions: r.permissions("permissions").set(),
         ..Default::default()
     };

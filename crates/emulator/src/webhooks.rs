@@ -19,6 +19,7 @@ use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, no_content, ok};
 use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
 use crate::guild::image_hash;
+use crate::names::stored_display_name;
 use discord_permissions::Permissions;
 
 const MAX_PER_CHANNEL: usize = 15;
@@ -30,15 +31,16 @@ fn holds_webhooks(kind: u8) -> bool {
     matches!(kind, 0 | 2 | 5 | 13 | 15 | 16)
 }
 
-/// `name`: 1–80 characters, trimmed, without "clyde" or "discord" in any case
-/// (§6). `required` for create.
+/// `name`: stored as nicknames are (trimmed, inner whitespace runs collapsed;
+/// §6, §9.2), then 1–80 characters and without "clyde" or "discord" in any
+/// case. `required` for create.
 fn read_name(r: &mut Reader, required: bool) -> Option<String> {
     let raw = match r.string("name") {
         Field::Absent if !required => return None,
         // Null is refused on modify too: a webhook always has a name.
         f => r.require("name", f)?,
     };
-    let name = raw.trim();
+    let name = stored_display_name(&raw);
     if !(1..=80).contains(&name.chars().count()) {
         r.err(
             "name",
@@ -56,7 +58,7 @@ fn read_name(r: &mut Reader, required: bool) -> Option<String> {
         );
         return None;
     }
-    Some(name.to_owned())
+    Some(name)
 }
 
 fn snapshot(w: &Webhook) -> Vec<(&'static str, Value)> {
