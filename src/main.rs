@@ -339,7 +339,11 @@ async fn run(cli: Cli) -> Result<u8> {
                 let json = serde_json::to_string_pretty(&plan)?;
                 std::fs::write(&path, json + "\n")
                     .with_context(|| format!("cannot write the plan to {}", path.display()))?;
-                eprintln!("Plan saved to {}", path.display());
+                eprintln!(
+                    "Plan saved to {} (changes sha256:{})",
+                    path.display(),
+                    plan.changes_sha256
+                );
             }
             print!(
                 "{}",
