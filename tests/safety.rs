@@ -565,6 +565,21 @@ async fn a_saved_plan_made_by_another_version_or_edited_is_refused() {
         run.stderr
     );
 
+    // Indexes that point nowhere are refused, not followed.
+    let mut broken = saved.clone();
+    broken["operations"][0]["change"] = json!(99);
+    std::fs::write(h.dir.path().join("broken.json"), broken.to_string()).unwrap();
+    let run = h
+        .run(&["apply", "--plan", "broken.json", "-f", m, "--yes"])
+        .await;
+    run.assert_code(1);
+    assert!(
+        run.stderr
+            .contains("its operation 0 refers to a change or an operation it does not have"),
+        "{}",
+        run.stderr
+    );
+
     // Made for another guild.
     let mut elsewhere = saved.clone();
     elsewhere["guild_id"] = json!("111111111111111111");

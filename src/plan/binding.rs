@@ -95,11 +95,28 @@ fn hex(bytes: &[u8]) -> String {
 /// One way a saved plan does not fit the run applying it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
-    Format { plan: u32 },
-    Version { plan: String },
-    Changes { recorded: String, computed: String },
-    Manifest { plan: String, now: String },
-    Guild { plan: String, now: String },
+    Format {
+        plan: u32,
+    },
+    Version {
+        plan: String,
+    },
+    Changes {
+        recorded: String,
+        computed: String,
+    },
+    Manifest {
+        plan: String,
+        now: String,
+    },
+    Guild {
+        plan: String,
+        now: String,
+    },
+    /// An operation names a change or a prerequisite that does not exist.
+    Malformed {
+        operation: usize,
+    },
 }
 
 impl std::fmt::Display for Mismatch {
@@ -128,6 +145,10 @@ impl std::fmt::Display for Mismatch {
             Mismatch::Guild { plan, now } => write!(
                 f,
                 "it was made for guild {plan}; this run targets guild {now}"
+            ),
+            Mismatch::Malformed { operation } => write!(
+                f,
+                "its operation {operation} refers to a change or an operation it does not have"
             ),
         }
     }
@@ -166,6 +187,14 @@ impl Plan {
             // Another format records other things: comparing them would only confuse.
             mismatches.insert(0, Mismatch::Format { plan: self.format });
             return Err(BindingError { mismatches });
+        }
+        // Indexes from a file are checked before anything follows them.
+        if let Some(operation) =
+            self.operations.iter().enumerate().position(|(j, op)| {
+                op.change >= self.changes.len() || op.after.iter().any(|&i| i >= j)
+            })
+        {
+            mismatches.push(Mismatch::Malformed { operation });
         }
         let computed = changes_digest(&self.changes, &self.operations);
         if self.changes_sha256 != computed {

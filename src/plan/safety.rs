@@ -547,8 +547,10 @@ pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Ve
         else {
             continue;
         };
-        if op.method == "POST" && deleted.contains(channel) {
-            let change = &plan.changes[op.change];
+        if op.method == "POST"
+            && deleted.contains(channel)
+            && let Some(change) = plan.changes.get(op.change)
+        {
             problems.push(Problem {
                 message: format!(
                     "webhook `{}` would be created in {}, which this plan deletes",
