@@ -56,6 +56,7 @@ pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
         prune: Default::default(),
+        safety: None,
     };
     render(snap, &manifest)
 }
@@ -157,6 +158,7 @@ fn roles(snap: &Snapshot) -> Vec<Role> {
                 hoist: Some(r.hoist),
                 mentionable: Some(r.mentionable),
                 unicode_emoji: r.unicode_emoji.clone().map(Some),
+                protect: false,
             }
         })
         .collect()
@@ -245,6 +247,7 @@ fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Ch
         },
         sync_permissions: synced.then_some(true),
         channels: None,
+        protect: false,
     }
 }
 
@@ -344,6 +347,7 @@ fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
                 channel: names.channel(w.channel_id.as_deref()?),
                 // Discord gives no way to download the image back from an export.
                 avatar: None,
+                protect: false,
             })
         })
         .collect()

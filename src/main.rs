@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow, bail};
-use clap::{Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::apply::{self, Status};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
-use guildctl::plan::{self, Plan, PlanError, PlanOptions};
+use guildctl::plan::{self, Allowance, Plan, PlanError, PlanOptions};
 use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
@@ -64,12 +65,18 @@ enum Command {
         #[command(flatten)]
         target: Target,
         /// Apply this saved plan (from `plan --out`) instead of planning anew; refused if
-        /// the guild changed since it was made.
+        /// the guild changed since it was made, or if it was made from another manifest
+        /// (`-f`), for another guild or by another guildctl version.
         #[arg(long)]
         plan: Option<PathBuf>,
-        /// Do not ask for confirmation.
+        /// Do not ask for confirmation. It does not lift the deletion gate.
         #[arg(long)]
         yes: bool,
+        /// Allow the plan to delete up to N objects in total (roles, channels, categories,
+        /// webhooks), in place of the default limits and of the manifest's
+        /// `safety.allow_deletes`; apply refuses a plan that deletes more.
+        #[arg(long, value_name = "N")]
+        allow_deletes: Option<usize>,
         /// The audit-log reason; by default "guildctl apply" with the Git commit and author.
         #[arg(long)]
         reason: Option<String>,
@@ -154,9 +161,13 @@ impl Target {
 
 #[derive(Args)]
 struct Connection {
-    /// The guild id; overrides the manifest's `guild`.
+    /// The guild id, for a manifest without `guild:` (refused when it names another guild
+    /// than the manifest's).
     #[arg(long, env = "GUILDCTL_GUILD")]
     guild: Option<String>,
+    /// Whether `guild` came from GUILDCTL_GUILD rather than --guild, for messages.
+    #[arg(skip)]
+    guild_from_env: bool,
     /// Base URL of the Discord API.
     #[arg(
         long,
@@ -273,8 +284,36 @@ fn client_options() -> Result<ClientOptions> {
     Ok(o)
 }
 
+impl Command {
+    fn connection_mut(&mut self) -> Option<&mut Connection> {
+        match self {
+            Command::Plan { target, .. }
+            | Command::Apply { target, .. }
+            | Command::Drift { target, .. } => Some(&mut target.conn),
+            Command::Export { conn, .. } => Some(conn),
+            _ => None,
+        }
+    }
+}
+
+/// Parses the command line, noting where the guild id came from.
+fn parse() -> Cli {
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // Only commands that connect have the argument (asking others panics).
+    let from_env = matches
+        .subcommand()
+        .filter(|(_, m)| m.ids().any(|id| id == "guild"))
+        .and_then(|(_, m)| m.value_source("guild"))
+        == Some(ValueSource::EnvVariable);
+    if let Some(conn) = cli.command.connection_mut() {
+        conn.guild_from_env = from_env;
+    }
+    cli
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {
@@ -313,7 +352,11 @@ async fn run(cli: Cli) -> Result<u8> {
                 let json = serde_json::to_string_pretty(&plan)?;
                 std::fs::write(&path, json + "\n")
                     .with_context(|| format!("cannot write the plan to {}", path.display()))?;
-                eprintln!("Plan saved to {}", path.display());
+                eprintln!(
+                    "Plan saved to {} (changes sha256:{})",
+                    path.display(),
+                    plan.changes_sha256
+                );
             }
             print!(
                 "{}",
@@ -337,11 +380,16 @@ async fn run(cli: Cli) -> Result<u8> {
             target,
             plan,
             yes,
+            allow_deletes,
             reason,
             keep_going,
             webhook_urls,
         } => {
-            let flags = ApplyFlags { yes, keep_going };
+            let flags = ApplyFlags {
+                yes,
+                keep_going,
+                allow_deletes,
+            };
             apply_cmd(
                 &target,
                 plan.as_deref(),
@@ -402,22 +450,44 @@ fn load_checked(path: &Path, color: bool) -> Result<LoadedManifest> {
     }
 }
 
+/// Loads and checks the manifest and connects, without a request yet: a manifest that
+/// names its guild is refused with --guild or GUILDCTL_GUILD naming another.
+async fn connect(target: &Target) -> Result<(LoadedManifest, Session)> {
+    let loaded = load_checked(&target.file, target.conn.color_err())?;
+    let manifest_guild = loaded.manifest.guild.as_ref().map(|g| g.0.as_str());
+    if let (Some(declared), Some(given)) = (manifest_guild, target.conn.guild.as_deref())
+        && declared != given
+    {
+        let (source, fix) = if target.conn.guild_from_env {
+            ("GUILDCTL_GUILD", "unset GUILDCTL_GUILD")
+        } else {
+            ("--guild", "drop --guild")
+        };
+        bail!(
+            "{} is for guild {declared} (its `guild:`), but {source} names guild {given}; a manifest that names its guild is applied to that guild only: {fix}, or remove `guild:` from the manifest to choose the guild when running. Nothing was sent to Discord",
+            target.file.display()
+        );
+    }
+    let session = target.conn.open(manifest_guild).await?;
+    Ok((loaded, session))
+}
+
 /// Loads and checks the manifest, connects, and reads the live guild.
 async fn read_guild(target: &Target) -> Result<(LoadedManifest, Session, Snapshot)> {
-    let loaded = load_checked(&target.file, target.conn.color_err())?;
-    let session = target
-        .conn
-        .open(loaded.manifest.guild.as_ref().map(|g| g.0.as_str()))
-        .await?;
-    let snap = Snapshot::fetch(&session.client, &session.guild_id)
-        .await
-        .context("reading the live guild")?;
+    let (loaded, session) = connect(target).await?;
+    let snap = fetch(&session).await?;
     Ok((loaded, session, snap))
+}
+
+async fn fetch(session: &Session) -> Result<Snapshot> {
+    Snapshot::fetch(&session.client, &session.guild_id)
+        .await
+        .context("reading the live guild")
 }
 
 async fn plan_for(target: &Target) -> Result<(Session, Plan)> {
     let (loaded, session, snap) = read_guild(target).await?;
-    let plan = plan::diff_with(&loaded.manifest, &snap, &target.plan_options())
+    let plan = plan::diff_loaded(&loaded, &snap, &target.plan_options())
         .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?;
     Ok((session, plan))
 }
@@ -444,33 +514,73 @@ fn refused(loaded: &LoadedManifest, e: &PlanError, color: bool) -> anyhow::Error
 struct ApplyFlags {
     yes: bool,
     keep_going: bool,
+    allow_deletes: Option<usize>,
+}
+
+/// Reads a saved plan and checks, before any request, that it was made from this
+/// manifest, for this guild, by this guildctl, with the changes it holds.
+fn read_saved_plan(path: &Path, loaded: &LoadedManifest, session: &Session) -> Result<Plan> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the plan {}", path.display()))?;
+    let plan: Plan = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a guildctl plan", path.display()))?;
+    let digest = plan::binding::manifest_digest(loaded);
+    plan.verify_binding(&digest, &session.guild_id)
+        .map_err(|e| {
+            anyhow!(
+                "refusing to apply {} with {}: {e}. Apply it with the manifest and guild it was made for, or make and review a new plan; nothing was sent to Discord",
+                path.display(),
+                loaded.path.display(),
+            )
+        })?;
+    Ok(plan)
 }
 
 async fn apply_cmd(
     target: &Target,
     saved: Option<&Path>,
-    ApplyFlags { yes, keep_going }: ApplyFlags,
+    ApplyFlags {
+        yes,
+        keep_going,
+        allow_deletes,
+    }: ApplyFlags,
     reason: Option<String>,
     webhook_urls: Option<&Path>,
 ) -> Result<u8> {
-    let (loaded, session, snap) = read_guild(target).await?;
-    let plan = match saved {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the plan {}", path.display()))?;
-            let plan: Plan = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not a guildctl plan", path.display()))?;
-            if plan.guild_id != snap.guild.id || plan.base_fingerprint != snap.fingerprint() {
+    let (loaded, session) = connect(target).await?;
+    let saved_plan = match saved {
+        Some(path) => Some((path, read_saved_plan(path, &loaded, &session)?)),
+        None => None,
+    };
+    let snap = fetch(&session).await?;
+    let mut plan = match saved_plan {
+        Some((path, plan)) => {
+            if plan.base_fingerprint != snap.fingerprint() {
                 bail!(
                     "the guild changed since {} was made; run `guildctl plan` again",
                     path.display()
                 );
             }
+            let problems = plan::safety::protect_problems(&plan, &loaded.manifest, &snap);
+            if !problems.is_empty() {
+                let e = PlanError {
+                    problems,
+                    partial: Box::new(plan),
+                };
+                return Err(refused(&loaded, &e, target.conn.color_err()));
+            }
             plan
         }
-        None => plan::diff_with(&loaded.manifest, &snap, &target.plan_options())
+        None => plan::diff_loaded(&loaded, &snap, &target.plan_options())
             .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?,
     };
+    // The gate is judged again here, with this run's --allow-deletes and the live guild,
+    // never taken from a saved file.
+    plan.deletion_gate = plan::safety::deletion_gate(
+        &plan,
+        &snap,
+        Allowance::resolve(allow_deletes, &loaded.manifest),
+    );
     let color = target.conn.color_out();
     print!(
         "{}",
@@ -479,6 +589,8 @@ async fn apply_cmd(
     if plan.is_empty() {
         return Ok(0);
     }
+    plan.raise_if_unsafe()
+        .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
     if !yes {
         if !std::io::stdin().is_terminal() {
             bail!("apply needs confirmation: run it in a terminal, or pass --yes");
@@ -546,7 +658,7 @@ async fn apply_cmd(
     if session.sandbox.is_some() {
         // In the sandbox, show that one apply converges.
         let after = Snapshot::fetch(&session.client, &session.guild_id).await?;
-        match plan::diff_with(&loaded.manifest, &after, &target.plan_options()) {
+        match plan::diff_loaded(&loaded, &after, &target.plan_options()) {
             Ok(p) if p.is_empty() => println!("A fresh plan against the sandbox shows no changes."),
             Ok(p) => println!("A fresh plan still shows: {}", report::summary_line(&p)),
             Err(e) => println!("A fresh plan was refused: {e}"),

@@ -85,8 +85,44 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
         out.push('\n');
     }
     let _ = writeln!(out, "{}", st.paint("1", &summary_line(plan)));
+    if heading == Heading::Plan {
+        if let Some(refusal) = plan.deletion_gate.refusal() {
+            let _ = writeln!(
+                out,
+                "\n{} {refusal}",
+                st.paint("1;31", "Apply will refuse:")
+            );
+        } else if let Some(passed) = plan.deletion_gate.passed() {
+            let _ = writeln!(out, "\nDeletion gate: passes; {passed}");
+        }
+    }
     write_notes(&mut out, plan, st);
+    if heading == Heading::Plan {
+        let _ = writeln!(out, "\n{}", digest_lines(plan, str::to_owned).join("\n"));
+    }
     out
+}
+
+/// The plan's digests, which `apply --plan` checks and reviewers match; `code` marks up
+/// the values.
+fn digest_lines(plan: &Plan, code: fn(&str) -> String) -> Vec<String> {
+    let manifest = if plan.manifest_sha256.is_empty() {
+        "(none)".to_owned()
+    } else {
+        code(&format!("sha256:{}", plan.manifest_sha256))
+    };
+    vec![
+        format!(
+            "Changes digest:  {}",
+            code(&format!("sha256:{}", plan.changes_sha256))
+        ),
+        format!("Manifest digest: {manifest}"),
+        format!(
+            "Made for guild {} by guildctl {}",
+            code(&plan.guild_id),
+            code(&plan.guildctl_version)
+        ),
+    ]
 }
 
 fn write_change(out: &mut String, c: &Change, st: Style) {
@@ -303,6 +339,14 @@ fn markdown(plan: &Plan, heading: Heading) -> String {
         plan.guild_id
     );
     let _ = writeln!(out, "{}\n", summary_line(plan));
+    if heading == Heading::Plan {
+        // The gate's messages hold numbers and fixed words only, no names to escape.
+        if let Some(refusal) = plan.deletion_gate.refusal() {
+            let _ = writeln!(out, "> [!CAUTION]\n> **Apply will refuse:** {refusal}\n");
+        } else if let Some(passed) = plan.deletion_gate.passed() {
+            let _ = writeln!(out, "**Deletion gate:** passes; {passed}\n");
+        }
+    }
     if !plan.changes.is_empty() {
         let mut body = String::new();
         for c in &plan.changes {
@@ -328,6 +372,13 @@ fn markdown(plan: &Plan, heading: Heading) -> String {
             let _ = writeln!(out, "- {} {}", o.kind.label(), escape_md(&o.name));
         }
         let _ = writeln!(out, "\n</details>");
+    }
+    if heading == Heading::Plan {
+        out.push('\n');
+        // Two trailing spaces: a line break in markdown.
+        for line in digest_lines(plan, |v| format!("`{v}`")) {
+            let _ = writeln!(out, "{line}  ");
+        }
     }
     out
 }

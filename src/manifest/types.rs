@@ -11,7 +11,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub struct Manifest {
     /// Manifest format version. Only `1` exists.
     pub version: u32,
-    /// The guild (server) id this manifest describes. `--guild` or `GUILDCTL_GUILD` override it.
+    /// The guild (server) id this manifest describes. When set, the manifest is planned and
+    /// applied against this guild only: `--guild` or `GUILDCTL_GUILD` naming another guild is
+    /// refused. Left out, the guild comes from `--guild` or `GUILDCTL_GUILD`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guild: Option<Snowflake>,
     /// Guild settings. Any subset: a field left out is not managed.
@@ -41,6 +43,23 @@ pub struct Manifest {
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
+    /// Limits on what one apply may delete. Left out, the default limits hold (see `safety`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<Safety>,
+}
+
+/// Limits on what one apply may delete (docs/safety.md). By default apply refuses a plan
+/// that deletes, of one kind (roles; channels with categories; webhooks), more than 30% of
+/// the live objects of that kind, at least 2 and at most 10; `--yes` does not lift this.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Safety {
+    /// Let one apply delete up to this many objects in total (roles, channels, categories and
+    /// webhooks, counting webhooks deleted with their channel), in place of the default limits.
+    /// The same as `apply --allow-deletes N`, which takes precedence; `0` refuses every
+    /// deletion. Write the number the plan shows, so reviewers see what was allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_deletes: Option<u32>,
 }
 
 /// The welcome screen new members of a community guild see.
@@ -210,6 +229,11 @@ pub struct Webhook {
         skip_serializing_if = "Option::is_none"
     )]
     pub avatar: Option<Option<String>>,
+    /// Never delete this webhook (its URL would stop working), whatever `prune` says: nor any
+    /// other incoming webhook this entry names (by `id`, `name` or `previous_names`). A plan
+    /// that deletes the channel it is in is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub protect: bool,
 }
 
 /// A Discord id: a 64-bit snowflake written as a string of digits.
@@ -506,6 +530,10 @@ pub struct Role {
         skip_serializing_if = "Option::is_none"
     )]
     pub unicode_emoji: Option<Option<String>>,
+    /// Never delete this role, whatever `prune` says: nor any other live role this entry names
+    /// (by `id`, `name` or `previous_names`), such as a second role of the same name.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub protect: bool,
 }
 
 /// A permission name in snake_case, as Discord names them (`view_channel`,
@@ -635,6 +663,11 @@ pub struct Channel {
     /// Channels inside this category (only for `type: category`). List order is channel order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Vec<Channel>>,
+    /// Never delete this channel (its messages would be lost), whatever `prune` says: nor any
+    /// other live channel this entry names (by `id`, `name` or `previous_names`), such as a
+    /// second channel of the same name. A category's protection does not extend to its channels.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub protect: bool,
 }
 
 impl Channel {

@@ -863,6 +863,20 @@ fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
             cx.unmanaged.push(object);
             continue;
         }
+        if let Some(by) = super::safety::protector(cx.manifest, object.kind, &c.id, &c.name, c.kind)
+        {
+            cx.warn(
+                None,
+                format!(
+                    "{} `{}` (id {}) is kept although `prune.channels` is on: {by} protects it",
+                    object.kind.label(),
+                    object.name,
+                    c.id
+                ),
+            );
+            cx.unmanaged.push(object);
+            continue;
+        }
         if protected.contains(&c.id.as_str()) {
             // Discord refuses with 50074; keep it and say why.
             cx.warn(

@@ -1,10 +1,30 @@
 //! Builds a plan from a manifest and a snapshot.
 
 use super::context::{Ctx, Phase, PlanError};
-use super::{Operation, PLAN_FORMAT, Plan, PlanOptions};
-use crate::manifest::Manifest;
+use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, safety};
 use crate::manifest::stored::as_stored;
+use crate::manifest::{LoadedManifest, Manifest};
 use crate::snapshot::Snapshot;
+
+/// [`diff`] for a manifest loaded from files, with the plan bound to their digest
+/// ([`binding::manifest_digest`]), on success and on refusal alike.
+pub fn diff_loaded(
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+) -> Result<Plan, PlanError> {
+    let digest = binding::manifest_digest(loaded);
+    match diff_with(&loaded.manifest, snap, options) {
+        Ok(mut plan) => {
+            plan.manifest_sha256 = digest;
+            Ok(plan)
+        }
+        Err(mut e) => {
+            e.partial.manifest_sha256 = digest;
+            Err(e)
+        }
+    }
+}
 
 /// Computes the plan for `manifest` against `snap`. Returns the plan, or every
 /// problem that would make Discord refuse one of its calls.
@@ -37,18 +57,27 @@ pub fn diff_with(
         op.after = after;
         op.stage = *phase as u8;
     }
-    let plan = Plan {
+    let operations: Vec<Operation> = ops.into_iter().map(|(_, op)| op).collect();
+    let mut plan = Plan {
         format: PLAN_FORMAT,
+        guildctl_version: binding::VERSION.to_owned(),
+        manifest_sha256: String::new(),
+        changes_sha256: binding::changes_digest(&cx.changes, &operations),
         guild_id: snap.guild.id.clone(),
         guild_name: snap.guild.name.clone(),
         base_fingerprint: snap.fingerprint(),
         changes: cx.changes,
-        operations: ops.into_iter().map(|(_, op)| op).collect(),
+        operations,
         warnings: cx.warnings,
         unmanaged: cx.unmanaged,
+        deletion_gate: Default::default(),
     };
+    safety::note_cascades(&mut plan, snap);
+    plan.deletion_gate =
+        safety::deletion_gate(&plan, snap, safety::Allowance::from_manifest(&desired));
     let mut problems = cx.problems;
     problems.extend(super::gates::check(&plan, snap));
+    problems.extend(safety::protect_problems(&plan, &desired, snap));
     if problems.is_empty() {
         Ok(plan)
     } else {

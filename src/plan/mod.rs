@@ -2,8 +2,11 @@
 //! changes for people and as ordered API operations for `apply`.
 //!
 //! A plan is a plain serialisable value. `diff` builds it, `gates` refuse it when
-//! Discord would refuse one of its calls, `apply` executes its operations.
+//! Discord would refuse one of its calls, `safety` judges what it deletes, `binding`
+//! ties a saved plan to its manifest, guild and guildctl version, and `apply` executes
+//! its operations.
 
+pub mod binding;
 mod channels;
 mod context;
 mod diff;
@@ -11,14 +14,17 @@ mod features;
 pub mod gates;
 mod order;
 mod roles;
+pub mod safety;
 mod settings;
 mod webhooks;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
-pub use diff::{diff, diff_with};
+pub use diff::{diff, diff_loaded, diff_with};
+pub use safety::{Allowance, DeletionGate};
 
 /// Choices a user makes for one plan, beyond the manifest.
 #[derive(Debug, Clone, Default)]
@@ -28,12 +34,24 @@ pub struct PlanOptions {
     pub create_unseen: Vec<String>,
 }
 
-/// Format version of serialised plans.
-pub const PLAN_FORMAT: u32 = 1;
+/// Format version of serialised plans (2 added the binding digests and the deletion gate).
+pub const PLAN_FORMAT: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
     pub format: u32,
+    /// The guildctl version that made the plan; `apply --plan` refuses another's.
+    #[serde(default)]
+    pub guildctl_version: String,
+    /// The manifest's content digest ([`binding::manifest_digest`]); `apply --plan`
+    /// refuses the plan with a manifest whose digest differs. Empty when the plan was
+    /// made from a manifest value rather than files.
+    #[serde(default)]
+    pub manifest_sha256: String,
+    /// The digest of `changes` and `operations` ([`binding::changes_digest`]), for
+    /// reviewers to match the plan applied with the plan reviewed.
+    #[serde(default)]
+    pub changes_sha256: String,
     pub guild_id: String,
     pub guild_name: String,
     /// Fingerprint of the snapshot the plan was computed from; `apply --plan`
@@ -47,6 +65,9 @@ pub struct Plan {
     pub warnings: Vec<Warning>,
     /// Live objects the manifest does not declare, kept as they are.
     pub unmanaged: Vec<ObjectRef>,
+    /// What the plan deletes against the limits, and whether apply will refuse it.
+    #[serde(default)]
+    pub deletion_gate: DeletionGate,
 }
 
 /// Operations of this stage and later wait for every operation of an earlier stage.
@@ -81,6 +102,21 @@ impl Plan {
     pub fn count(&self, action: Action) -> usize {
         self.changes.iter().filter(|c| c.action == action).count()
     }
+
+    /// Refuses the plan when its deletion gate does (octoDNS's `Plan.raise_if_unsafe`).
+    pub fn raise_if_unsafe(&self) -> Result<(), UnsafePlan> {
+        match self.deletion_gate.refusal() {
+            Some(message) => Err(UnsafePlan { message }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A plan the deletion gate refuses.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("apply refused: the plan {message}")]
+pub struct UnsafePlan {
+    pub message: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -90,7 +90,17 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
         if matched.contains(r.id.as_str()) {
             continue;
         }
-        if cx.manifest.prune.roles && !r.managed {
+        let protector = super::safety::protector(cx.manifest, Kind::Role, &r.id, &r.name, 0);
+        if let (true, Some(by)) = (cx.manifest.prune.roles, &protector) {
+            cx.warn(
+                None,
+                format!(
+                    "role `{}` (id {}) is kept although `prune.roles` is on: {by} protects it",
+                    r.name, r.id
+                ),
+            );
+        }
+        if cx.manifest.prune.roles && !r.managed && protector.is_none() {
             let idx = cx.push_change(change(
                 Action::Delete,
                 Kind::Role,

@@ -61,8 +61,21 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
         if matched.contains(w.id.as_str()) {
             continue;
         }
-        if w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks {
-            let name = w.name.clone().unwrap_or_default();
+        let name = w.name.clone().unwrap_or_default();
+        let protector = super::safety::protector(cx.manifest, Kind::Webhook, &w.id, &name, 0);
+        if let (true, Some(by)) = (
+            w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks,
+            &protector,
+        ) {
+            cx.warn(
+                None,
+                format!(
+                    "webhook `{name}` (id {}) is kept although `prune.webhooks` is on: {by} protects it",
+                    w.id
+                ),
+            );
+        }
+        if w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks && protector.is_none() {
             let idx = cx.push_change(change(
                 Action::Delete,
                 Kind::Webhook,

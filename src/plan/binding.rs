@@ -1,0 +1,253 @@
+//! What binds a saved plan to what it was made from: the manifest's content digest, the
+//! guild, guildctl's version, and a digest of its own changes that reviewers can match.
+//! `apply --plan` refuses a plan when any of them differs.
+
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::{Change, Operation, PLAN_FORMAT, Plan};
+use crate::manifest::LoadedManifest;
+
+/// The version of guildctl that makes and applies plans.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The manifest's content digest (hex SHA-256). For a file, of its bytes (what `sha256sum`
+/// prints); for a folder, of each file in merge order as its path relative to the folder
+/// (with `/`), a NUL, its length in bytes in decimal, a NUL and its bytes, so that renaming,
+/// moving or reordering files changes it too.
+pub fn manifest_digest(loaded: &LoadedManifest) -> String {
+    let mut h = Sha256::new();
+    if !loaded.is_dir {
+        for f in &loaded.files {
+            h.update(f.text.as_bytes());
+        }
+        return hex(&h.finalize());
+    }
+    for f in &loaded.files {
+        let rel = f.path.strip_prefix(&loaded.path).unwrap_or(&f.path);
+        let rel: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        h.update(rel.join("/").as_bytes());
+        h.update([0]);
+        h.update(f.text.len().to_string().as_bytes());
+        h.update([0]);
+        h.update(f.text.as_bytes());
+    }
+    hex(&h.finalize())
+}
+
+/// The digest of a plan's changes and operations (hex SHA-256 of their canonical JSON:
+/// `{"changes":[...],"operations":[...]}` with object keys sorted, no whitespace).
+pub fn changes_digest(changes: &[Change], operations: &[Operation]) -> String {
+    #[derive(Serialize)]
+    struct Body<'a> {
+        changes: &'a [Change],
+        operations: &'a [Operation],
+    }
+    let value = serde_json::to_value(Body {
+        changes,
+        operations,
+    })
+    .unwrap_or(Value::Null);
+    let mut out = String::new();
+    canonical(&value, &mut out);
+    hex(&Sha256::digest(out.as_bytes()))
+}
+
+/// JSON with object keys sorted at every level (serde_json keeps insertion order here).
+fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical(&m[k], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One way a saved plan does not fit the run applying it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mismatch {
+    Format {
+        plan: u32,
+    },
+    Version {
+        plan: String,
+    },
+    Changes {
+        recorded: String,
+        computed: String,
+    },
+    Manifest {
+        plan: String,
+        now: String,
+    },
+    Guild {
+        plan: String,
+        now: String,
+    },
+    /// An operation names a change or a prerequisite that does not exist.
+    Malformed {
+        operation: usize,
+    },
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Mismatch::Format { plan } => write!(
+                f,
+                "it has plan format {plan}; this guildctl reads format {PLAN_FORMAT}"
+            ),
+            Mismatch::Version { plan } if plan.is_empty() => write!(
+                f,
+                "it does not say which guildctl made it; this is guildctl {VERSION}"
+            ),
+            Mismatch::Version { plan } => write!(
+                f,
+                "it was made by guildctl {plan}; this is guildctl {VERSION}"
+            ),
+            Mismatch::Changes { recorded, computed } => write!(
+                f,
+                "its changes were edited after it was made (changes_sha256 {recorded}, but they hash to {computed})"
+            ),
+            Mismatch::Manifest { plan, now } => write!(
+                f,
+                "it was made from a manifest with sha256 {plan}; the manifest given now has sha256 {now}"
+            ),
+            Mismatch::Guild { plan, now } => write!(
+                f,
+                "it was made for guild {plan}; this run targets guild {now}"
+            ),
+            Mismatch::Malformed { operation } => write!(
+                f,
+                "its operation {operation} refers to a change or an operation it does not have"
+            ),
+        }
+    }
+}
+
+/// A saved plan that does not fit the run applying it.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", self.describe())]
+pub struct BindingError {
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl BindingError {
+    fn describe(&self) -> String {
+        let parts: Vec<String> = self.mismatches.iter().map(ToString::to_string).collect();
+        parts.join("; ")
+    }
+}
+
+impl Plan {
+    /// Checks that this saved plan was made by this guildctl, from the manifest whose
+    /// digest is `manifest_sha256`, for guild `guild_id`, and that its changes are the
+    /// ones it was made with. Every difference is reported.
+    pub fn verify_binding(
+        &self,
+        manifest_sha256: &str,
+        guild_id: &str,
+    ) -> Result<(), BindingError> {
+        let mut mismatches = Vec::new();
+        if self.guildctl_version != VERSION {
+            mismatches.push(Mismatch::Version {
+                plan: self.guildctl_version.clone(),
+            });
+        }
+        if self.format != PLAN_FORMAT {
+            // Another format records other things: comparing them would only confuse.
+            mismatches.insert(0, Mismatch::Format { plan: self.format });
+            return Err(BindingError { mismatches });
+        }
+        // Indexes from a file are checked before anything follows them.
+        if let Some(operation) =
+            self.operations.iter().enumerate().position(|(j, op)| {
+                op.change >= self.changes.len() || op.after.iter().any(|&i| i >= j)
+            })
+        {
+            mismatches.push(Mismatch::Malformed { operation });
+        }
+        let computed = changes_digest(&self.changes, &self.operations);
+        if self.changes_sha256 != computed {
+            mismatches.push(Mismatch::Changes {
+                recorded: self.changes_sha256.clone(),
+                computed,
+            });
+        }
+        if self.manifest_sha256 != manifest_sha256 {
+            mismatches.push(Mismatch::Manifest {
+                plan: self.manifest_sha256.clone(),
+                now: manifest_sha256.to_owned(),
+            });
+        }
+        if self.guild_id != guild_id {
+            mismatches.push(Mismatch::Guild {
+                plan: self.guild_id.clone(),
+                now: guild_id.to_owned(),
+            });
+        }
+        if mismatches.is_empty() {
+            Ok(())
+        } else {
+            Err(BindingError { mismatches })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_level() {
+        let v: Value =
+            serde_json::from_str(r#"{"b":1,"a":{"d":[{"z":1,"y":"é"}],"c":null}}"#).unwrap();
+        let mut out = String::new();
+        canonical(&v, &mut out);
+        assert_eq!(out, r#"{"a":{"c":null,"d":[{"y":"é","z":1}]},"b":1}"#);
+    }
+
+    #[test]
+    fn changes_digest_depends_on_the_changes() {
+        let empty = changes_digest(&[], &[]);
+        assert_eq!(empty.len(), 64);
+        let change = super::super::context::change(
+            super::super::Action::Delete,
+            super::super::Kind::Role,
+            "Muted".into(),
+            Some("1".into()),
+            vec![],
+            None,
+        );
+        assert_ne!(changes_digest(&[change], &[]), empty);
+    }
+}

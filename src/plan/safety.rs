@@ -1,0 +1,606 @@
+//! What keeps a plan from destroying much by accident: the deletion gate (how many
+//! objects of each kind a plan deletes, against a default limit or an explicit,
+//! numbered allowance) and `protect: true` (objects never deleted).
+//!
+//! The gate's verdict is stored on the plan ([`super::Plan::deletion_gate`]) so every
+//! format shows in advance whether apply will refuse; apply evaluates it again with its
+//! own `--allow-deletes`, and refuses through [`super::Plan::raise_if_unsafe`].
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::context::Problem;
+use super::{Action, Kind, Plan, created_key};
+use crate::discord::names::stored_channel_name;
+use crate::manifest::{Channel, Manifest};
+use crate::snapshot::Snapshot;
+
+/// The share of a kind's live objects one apply may delete by default (octoDNS's
+/// `MAX_SAFE_DELETE_PCENT`).
+pub const MAX_DELETE_PERCENT: usize = 30;
+/// Deleting this many objects of a kind is always allowed: in a small guild 30% is
+/// less than one object, and removing one or two is ordinary tidying.
+pub const MIN_DELETE_LIMIT: usize = 2;
+/// However large the guild, one apply deletes at most this many objects of a kind by
+/// default: a truncated manifest in a guild of 500 channels must not cost 150.
+pub const MAX_DELETE_LIMIT: usize = 10;
+
+/// The kinds the gate counts: what `prune` can delete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeleteKind {
+    Roles,
+    /// Channels and categories together, as `prune.channels` deletes both.
+    Channels,
+    Webhooks,
+}
+
+impl DeleteKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            DeleteKind::Roles => "roles",
+            DeleteKind::Channels => "channels",
+            DeleteKind::Webhooks => "webhooks",
+        }
+    }
+
+    fn of(kind: Kind) -> Option<DeleteKind> {
+        match kind {
+            Kind::Role => Some(DeleteKind::Roles),
+            Kind::Category | Kind::Channel => Some(DeleteKind::Channels),
+            Kind::Webhook => Some(DeleteKind::Webhooks),
+            _ => None,
+        }
+    }
+}
+
+/// The default limit for a kind with `live` objects: 30% of them, at least 2, at most 10.
+pub fn default_limit(live: usize) -> usize {
+    (live * MAX_DELETE_PERCENT / 100).clamp(MIN_DELETE_LIMIT, MAX_DELETE_LIMIT)
+}
+
+/// Deletions of one kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindDeletions {
+    pub kind: DeleteKind,
+    /// Live objects of the kind before the plan (roles without @everyone).
+    pub live: usize,
+    /// Objects of the kind the plan deletes, counting `with_channels`.
+    pub deletes: usize,
+    /// Of `deletes`, webhooks that go with a channel the plan deletes (Discord deletes a
+    /// channel's webhooks with it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub with_channels: usize,
+    /// The default limit for this kind ([`default_limit`]).
+    pub limit: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl KindDeletions {
+    fn percent(&self) -> usize {
+        (self.deletes * 100 + self.live / 2) / self.live.max(1)
+    }
+
+    /// "17 of 18 channels (94%)"
+    fn describe(&self) -> String {
+        let with = if self.with_channels > 0 {
+            format!(", {} with their channels", self.with_channels)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} of {} {} ({}%{with})",
+            self.deletes,
+            self.live,
+            self.kind.label(),
+            self.percent()
+        )
+    }
+}
+
+/// Who allowed deletions explicitly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllowanceSource {
+    /// `apply --allow-deletes N`.
+    Flag,
+    /// `safety.allow_deletes` in the manifest.
+    Manifest,
+}
+
+/// An explicit number of deletions allowed in one apply, in place of the default limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Allowance {
+    pub deletes: usize,
+    pub source: AllowanceSource,
+}
+
+impl Allowance {
+    /// The manifest's `safety.allow_deletes`, if set.
+    pub fn from_manifest(m: &Manifest) -> Option<Allowance> {
+        let n = m.safety.as_ref()?.allow_deletes?;
+        Some(Allowance {
+            deletes: usize::try_from(n).unwrap_or(usize::MAX),
+            source: AllowanceSource::Manifest,
+        })
+    }
+
+    /// `--allow-deletes N` when given (it takes precedence), else the manifest's.
+    pub fn resolve(flag: Option<usize>, m: &Manifest) -> Option<Allowance> {
+        match flag {
+            Some(deletes) => Some(Allowance {
+                deletes,
+                source: AllowanceSource::Flag,
+            }),
+            None => Allowance::from_manifest(m),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self.source {
+            AllowanceSource::Flag => format!("--allow-deletes {}", self.deletes),
+            AllowanceSource::Manifest => format!("`safety.allow_deletes: {}`", self.deletes),
+        }
+    }
+}
+
+/// The deletion gate's verdict on a plan.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeletionGate {
+    /// Whether apply refuses the plan (`--yes` does not change this).
+    pub refused: bool,
+    /// Objects the plan deletes, of every kind.
+    pub deletes: usize,
+    /// Per kind with live objects or deletions.
+    pub kinds: Vec<KindDeletions>,
+    /// The explicit allowance in force, which replaces the default limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowance: Option<Allowance>,
+    /// Why apply refuses, one sentence per reason with its numbers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    /// How to allow the plan, when it is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+impl DeletionGate {
+    /// "apply will refuse: deletes 17 of 18 channels (94%), above ...; to allow it, ..."
+    /// or `None` when apply proceeds.
+    pub fn refusal(&self) -> Option<String> {
+        if !self.refused {
+            return None;
+        }
+        let mut s = self.reasons.join("; ");
+        if let Some(h) = &self.help {
+            s.push_str("; ");
+            s.push_str(h);
+        }
+        Some(s)
+    }
+
+    /// One line about a plan that deletes and passes, for reviewers: what allowed it.
+    pub fn passed(&self) -> Option<String> {
+        if self.refused || self.deletes == 0 {
+            return None;
+        }
+        let by = match &self.allowance {
+            Some(a) => format!("allowed by {}", a.describe()),
+            None => "within the default limits".to_owned(),
+        };
+        let kinds: Vec<String> = self
+            .kinds
+            .iter()
+            .filter(|k| k.deletes > 0)
+            .map(KindDeletions::describe)
+            .collect();
+        Some(format!("deletes {}, {by}", kinds.join(" and ")))
+    }
+}
+
+/// A webhook that a channel deletion takes with it.
+struct Lost {
+    id: String,
+    name: String,
+    channel: String,
+}
+
+/// Evaluates the deletion gate for `plan` against the guild it was made from.
+pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>) -> DeletionGate {
+    let lost = lost_with_channels(plan, snap);
+    let live = |k: DeleteKind| match k {
+        DeleteKind::Roles => snap
+            .guild
+            .roles
+            .iter()
+            .filter(|r| r.id != snap.guild.id)
+            .count(),
+        DeleteKind::Channels => snap.channels.len(),
+        DeleteKind::Webhooks => snap.webhooks.as_ref().map_or(0, Vec::len),
+    };
+    let mut kinds = Vec::new();
+    for kind in [
+        DeleteKind::Roles,
+        DeleteKind::Channels,
+        DeleteKind::Webhooks,
+    ] {
+        let direct = plan
+            .changes
+            .iter()
+            .filter(|c| c.action == Action::Delete && DeleteKind::of(c.object.kind) == Some(kind))
+            .count();
+        let with_channels = if kind == DeleteKind::Webhooks {
+            lost.len()
+        } else {
+            0
+        };
+        let live = live(kind);
+        if live == 0 && direct == 0 {
+            continue;
+        }
+        kinds.push(KindDeletions {
+            kind,
+            live,
+            deletes: direct + with_channels,
+            with_channels,
+            limit: default_limit(live),
+        });
+    }
+    let deletes: usize = kinds.iter().map(|k| k.deletes).sum();
+    let reasons: Vec<String> = match &allowance {
+        Some(a) if deletes > a.deletes => vec![format!(
+            "deletes {deletes} object(s), more than the {} that {} allows",
+            a.deletes,
+            a.describe()
+        )],
+        Some(_) => Vec::new(),
+        None => kinds
+            .iter()
+            .filter(|k| k.deletes > k.limit)
+            .map(|k| {
+                format!(
+                    "deletes {}, above the default limit of {} ({MAX_DELETE_PERCENT}% of {}, at least {MIN_DELETE_LIMIT}, at most {MAX_DELETE_LIMIT})",
+                    k.describe(),
+                    k.limit,
+                    k.live
+                )
+            })
+            .collect(),
+    };
+    let refused = !reasons.is_empty();
+    let help = refused.then(|| {
+        let parts: Vec<String> = kinds
+            .iter()
+            .filter(|k| k.deletes > 0)
+            .map(|k| match k.with_channels {
+                0 => format!("{} {}", k.deletes, k.kind.label()),
+                n if n == k.deletes => format!("{n} {} with their channels", k.kind.label()),
+                n => format!("{} {}, {n} of them with their channels", k.deletes, k.kind.label()),
+            })
+            .collect();
+        let how = match allowance.map(|a| a.source) {
+            // The flag takes precedence: the manifest's setting would not help.
+            Some(AllowanceSource::Flag) => format!("pass --allow-deletes {deletes}"),
+            Some(AllowanceSource::Manifest) => format!(
+                "raise `safety.allow_deletes` to {deletes} in the manifest, or pass --allow-deletes {deletes} to apply"
+            ),
+            None => format!(
+                "pass --allow-deletes {deletes} to apply, or set `safety: {{ allow_deletes: {deletes} }}` in the manifest"
+            ),
+        };
+        format!(
+            "to allow its {deletes} deletion(s) ({}), {how} (--yes does not)",
+            parts.join(", ")
+        )
+    });
+    DeletionGate {
+        refused,
+        deletes,
+        kinds,
+        allowance,
+        reasons,
+        help,
+    }
+}
+
+/// Channels the plan deletes, by id.
+fn deleted_channels(plan: &Plan) -> HashSet<&str> {
+    plan.changes
+        .iter()
+        .filter(|c| {
+            c.action == Action::Delete && matches!(c.object.kind, Kind::Channel | Kind::Category)
+        })
+        .filter_map(|c| c.object.id.as_deref())
+        .collect()
+}
+
+/// Live webhooks (of any type) that end the plan in a channel it deletes without being
+/// deleted themselves: Discord deletes them with the channel.
+fn lost_with_channels(plan: &Plan, snap: &Snapshot) -> Vec<Lost> {
+    let deleted = deleted_channels(plan);
+    if deleted.is_empty() {
+        return Vec::new();
+    }
+    let deleted_directly: HashSet<&str> = plan
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Delete && c.object.kind == Kind::Webhook)
+        .filter_map(|c| c.object.id.as_deref())
+        .collect();
+    let mut out = Vec::new();
+    for w in snap.webhooks.iter().flatten() {
+        if deleted_directly.contains(w.id.as_str()) {
+            continue;
+        }
+        // A webhook the plan moves ends in the channel its PATCH names.
+        let moved_to = plan.operations.iter().find_map(|op| {
+            let body = op.body.as_ref()?;
+            (op.method == "PATCH" && op.path == format!("/webhooks/{}", w.id))
+                .then(|| body.get("channel_id"))
+                .flatten()
+        });
+        let channel = match moved_to {
+            Some(v) if created_key(v).is_some() => continue,
+            Some(Value::String(id)) => Some(id.as_str()),
+            _ => w.channel_id.as_deref(),
+        };
+        let Some(channel) = channel.filter(|c| deleted.contains(c)) else {
+            continue;
+        };
+        out.push(Lost {
+            id: w.id.clone(),
+            name: w.name.clone().unwrap_or_default(),
+            channel: channel_display(snap, channel),
+        });
+    }
+    out
+}
+
+fn channel_display(snap: &Snapshot, id: &str) -> String {
+    let Some(c) = snap.channel(id) else {
+        return id.to_owned();
+    };
+    match c.parent_id.as_deref().and_then(|p| snap.channel(p)) {
+        Some(parent) => format!("{}/#{}", parent.name, c.name),
+        None => format!("#{}", c.name),
+    }
+}
+
+/// Webhooks that go with a deleted channel (the gate counts them): each is taken off the
+/// plan's unmanaged list, which says "kept", and a warning names it instead.
+pub(crate) fn note_cascades(plan: &mut Plan, snap: &Snapshot) {
+    for l in lost_with_channels(plan, snap) {
+        plan.unmanaged
+            .retain(|o| !(o.kind == Kind::Webhook && o.id.as_deref() == Some(l.id.as_str())));
+        plan.warnings.push(super::Warning {
+            message: format!(
+                "webhook `{}` (id {}) is deleted with {}, which this plan deletes; its URL stops working",
+                l.name, l.id, l.channel
+            ),
+            source: None,
+        });
+    }
+}
+
+/// A manifest entry that may protect live objects: its kind, where it is, and the names
+/// and id it answers to.
+struct Entry<'m> {
+    kind: DeleteKind,
+    source: String,
+    id: Option<&'m str>,
+    names: Vec<&'m str>,
+    protect: bool,
+}
+
+fn entries(m: &Manifest) -> Vec<Entry<'_>> {
+    fn channels<'m>(list: &'m [Channel], prefix: &str, out: &mut Vec<Entry<'m>>) {
+        for (i, c) in list.iter().enumerate() {
+            let source = format!("{prefix}[{i}]");
+            out.push(Entry {
+                kind: DeleteKind::Channels,
+                source: source.clone(),
+                id: c.id.as_ref().map(|s| s.0.as_str()),
+                names: std::iter::once(c.name.as_str())
+                    .chain(c.previous_names.iter().map(String::as_str))
+                    .collect(),
+                protect: c.protect,
+            });
+            if let Some(children) = &c.channels {
+                channels(children, &format!("{source}.channels"), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, r) in m.roles.iter().flatten().enumerate() {
+        out.push(Entry {
+            kind: DeleteKind::Roles,
+            source: format!("roles[{i}]"),
+            id: r.id.as_ref().map(|s| s.0.as_str()),
+            names: std::iter::once(r.name.as_str())
+                .chain(r.previous_names.iter().map(String::as_str))
+                .collect(),
+            protect: r.protect,
+        });
+    }
+    channels(
+        m.channels.as_deref().unwrap_or_default(),
+        "channels",
+        &mut out,
+    );
+    for (i, w) in m.webhooks.iter().flatten().enumerate() {
+        out.push(Entry {
+            kind: DeleteKind::Webhooks,
+            source: format!("webhooks[{i}]"),
+            id: w.id.as_ref().map(|s| s.0.as_str()),
+            names: std::iter::once(w.name.as_str())
+                .chain(w.previous_names.iter().map(String::as_str))
+                .collect(),
+            protect: w.protect,
+        });
+    }
+    out
+}
+
+/// The manifest entry (`roles[2]`) that names a live object of `kind` with this id and
+/// name (for a channel, of Discord type `channel_kind`), if any; only entries with
+/// `protect: true` when `protected_only`.
+fn naming_entry(
+    m: &Manifest,
+    kind: DeleteKind,
+    id: &str,
+    name: &str,
+    channel_kind: u8,
+    protected_only: bool,
+) -> Option<String> {
+    entries(m)
+        .into_iter()
+        .filter(|e| e.kind == kind && (e.protect || !protected_only))
+        .find(|e| {
+            e.id == Some(id)
+                || e.names.iter().any(|n| {
+                    *n == name
+                        || (kind == DeleteKind::Channels
+                            && stored_channel_name(channel_kind, n) == name)
+                })
+        })
+        .map(|e| e.source)
+}
+
+/// The `protect: true` entry that keeps a live object from being deleted, if any.
+pub(crate) fn protector(
+    m: &Manifest,
+    kind: Kind,
+    id: &str,
+    name: &str,
+    channel_kind: u8,
+) -> Option<String> {
+    naming_entry(m, DeleteKind::of(kind)?, id, name, channel_kind, true)
+}
+
+/// Deletions of protected objects, and declared webhooks that a channel deletion would
+/// take with it: planning problems, found before any call. The planners never schedule
+/// a protected object's deletion; this also refuses a saved plan that does.
+pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for c in &plan.changes {
+        let (Action::Delete, Some(id)) = (c.action, c.object.id.as_deref()) else {
+            continue;
+        };
+        let (name, channel_kind) = match c.object.kind {
+            Kind::Role => (snap.role(id).map(|r| r.name.clone()), 0),
+            Kind::Channel | Kind::Category => (
+                snap.channel(id).map(|ch| ch.name.clone()),
+                snap.channel(id).map_or(0, |ch| ch.kind),
+            ),
+            Kind::Webhook => (
+                snap.webhooks
+                    .iter()
+                    .flatten()
+                    .find(|w| w.id == id)
+                    .and_then(|w| w.name.clone()),
+                0,
+            ),
+            _ => continue,
+        };
+        let name = name.unwrap_or_else(|| c.object.name.clone());
+        if let Some(source) = protector(manifest, c.object.kind, id, &name, channel_kind) {
+            problems.push(Problem {
+                message: format!(
+                    "the plan deletes {} `{}` (id {id}), which {source} protects",
+                    c.object.kind.label(),
+                    c.object.name
+                ),
+                source: Some(source),
+                help: Some(
+                    "make the plan again: guildctl never plans to delete a protected object".into(),
+                ),
+            });
+        }
+    }
+    for l in lost_with_channels(plan, snap) {
+        // Declared (matched by id, name or previous name) or protected: either way the
+        // manifest wants it kept.
+        if let Some(source) = naming_entry(manifest, DeleteKind::Webhooks, &l.id, &l.name, 0, false)
+        {
+            problems.push(Problem {
+                message: format!(
+                    "webhook `{}` ({source}) is in {}, which this plan deletes: Discord would delete the webhook with it",
+                    l.name, l.channel
+                ),
+                source: Some(source),
+                help: Some("declare the channel so it is kept, or move the webhook to a channel that stays".into()),
+            });
+        }
+    }
+    // A declared webhook created in a channel the plan deletes would be lost at once.
+    let deleted = deleted_channels(plan);
+    for op in &plan.operations {
+        let Some(channel) = op
+            .path
+            .strip_prefix("/channels/")
+            .and_then(|p| p.strip_suffix("/webhooks"))
+        else {
+            continue;
+        };
+        if op.method == "POST"
+            && deleted.contains(channel)
+            && let Some(change) = plan.changes.get(op.change)
+        {
+            problems.push(Problem {
+                message: format!(
+                    "webhook `{}` would be created in {}, which this plan deletes",
+                    change.object.name,
+                    channel_display(snap, channel)
+                ),
+                source: change.source.clone(),
+                help: Some(
+                    "declare the channel so it is kept, or put the webhook in a channel that stays"
+                        .into(),
+                ),
+            });
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_limit_is_30_percent_at_least_2_at_most_10() {
+        let limits: Vec<usize> = [0, 1, 6, 10, 18, 33, 34, 100, 500]
+            .into_iter()
+            .map(default_limit)
+            .collect();
+        assert_eq!(limits, [2, 2, 2, 3, 5, 9, 10, 10, 10]);
+    }
+
+    #[test]
+    fn the_flag_takes_precedence_over_the_manifest() {
+        let m: Manifest = serde_json::from_value(serde_json::json!({
+            "version": 1, "safety": {"allow_deletes": 40}
+        }))
+        .unwrap();
+        assert_eq!(
+            Allowance::resolve(None, &m),
+            Some(Allowance {
+                deletes: 40,
+                source: AllowanceSource::Manifest
+            })
+        );
+        assert_eq!(
+            Allowance::resolve(Some(0), &m),
+            Some(Allowance {
+                deletes: 0,
+                source: AllowanceSource::Flag
+            })
+        );
+        assert_eq!(Allowance::resolve(None, &Manifest::default()), None);
+    }
+}
