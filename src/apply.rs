@@ -4,6 +4,10 @@
 //! audit-log reason on every call that takes one. After a failure nothing that
 //! needs it starts; with `keep_going` everything else still runs.
 
+mod webhook_urls;
+
+pub use webhook_urls::{UrlFileError, UrlFileProblem, UrlsKept, WebhookUrlFile};
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -17,6 +21,7 @@ use tokio::task::JoinSet;
 use crate::discord::names::normalise_channel_name;
 use crate::discord::{Client, ClientError, Secret};
 use crate::plan::{Kind, Operation, Plan, created_key};
+use webhook_urls::Keeper;
 
 /// What happened to each operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -50,6 +55,9 @@ pub struct ApplyOptions {
     /// After a failure, go on with the calls that do not need it (otherwise
     /// no new call starts, and the calls in flight finish).
     pub keep_going: bool,
+    /// Where the URLs of created webhooks are written as they arrive; when it cannot
+    /// be written the run stops, whatever `keep_going` says.
+    pub webhook_urls: Option<WebhookUrlFile>,
 }
 
 impl ApplyOptions {
@@ -59,6 +67,7 @@ impl ApplyOptions {
             manifest_dir: manifest_dir.into(),
             concurrency: 8,
             keep_going: false,
+            webhook_urls: None,
         }
     }
 }
@@ -72,6 +81,8 @@ pub struct Outcome {
     pub created: HashMap<String, String>,
     /// Name and URL (with its token: a secret) of each webhook created.
     pub webhook_urls: Vec<(String, Secret)>,
+    /// With [`ApplyOptions::webhook_urls`], where those URLs were written.
+    pub webhook_urls_kept: Option<UrlsKept>,
 }
 
 impl Outcome {
@@ -79,8 +90,13 @@ impl Outcome {
         self.statuses.iter().filter(|s| **s == status).count()
     }
 
+    /// No call failed, and every webhook URL is where it was asked to go.
     pub fn succeeded(&self) -> bool {
         self.failures.is_empty()
+            && self
+                .webhook_urls_kept
+                .as_ref()
+                .is_none_or(UrlsKept::as_asked)
     }
 }
 
@@ -115,6 +131,10 @@ pub async fn apply(
         statuses: vec![Status::Pending; total],
         ..Outcome::default()
     };
+    let mut keeper = options
+        .webhook_urls
+        .as_ref()
+        .map(|file| Keeper::new(file, &plan.guild_id));
     let mut running: JoinSet<(usize, Result<Option<Value>, ClientError>)> = JoinSet::new();
     let mut stopped = false;
     loop {
@@ -174,8 +194,15 @@ pub async fn apply(
                 ) {
                     out.created.insert(key.clone(), id.to_owned());
                 }
-                if let Some(url) = webhook_url(client, op, response.as_ref()) {
-                    out.webhook_urls.push(url);
+                if let Some(hook) = webhook_url(client, op, response.as_ref()) {
+                    // The URL is written before anything else starts: a secret Discord
+                    // shows once must be safe before the run goes on.
+                    if let Some(keeper) = keeper.as_mut()
+                        && !keeper.keep(&hook.name, &hook.id, &hook.url)
+                    {
+                        stopped = true;
+                    }
+                    out.webhook_urls.push((hook.name, hook.url));
                 }
                 out.statuses[j] = Status::Done;
                 report(&mut progress, ops, j, Status::Done, None);
@@ -201,6 +228,7 @@ pub async fn apply(
             report(&mut progress, ops, j, Status::Skipped, None);
         }
     }
+    out.webhook_urls_kept = keeper.and_then(Keeper::finish);
     out
 }
 
@@ -268,18 +296,29 @@ fn report(
     });
 }
 
-/// The URL of a webhook this operation created, from the response's token.
+/// A webhook this run created, with its URL.
+struct CreatedWebhook {
+    name: String,
+    id: String,
+    url: Secret,
+}
+
+/// The webhook this operation created, with its URL from the response's token.
 fn webhook_url(
     client: &Client,
     op: &Operation,
     response: Option<&Value>,
-) -> Option<(String, Secret)> {
+) -> Option<CreatedWebhook> {
     let name = op.creates.as_deref()?.strip_prefix("webhook:")?;
     let response = response?;
     let id = response.get("id")?.as_str()?;
     let token = response.get("token")?.as_str()?;
     let url = format!("{}/webhooks/{id}/{token}", client.api_base());
-    Some((name.to_owned(), Secret::new(url)))
+    Some(CreatedWebhook {
+        name: name.to_owned(),
+        id: id.to_owned(),
+        url: Secret::new(url),
+    })
 }
 
 /// One call with every placeholder filled in.
