@@ -1,7 +1,12 @@
-//! Executes a plan's operations: each starts once what it needs is done, and
-//! independent ones run at the same time (up to a bound), with the ids of
-//! objects created earlier in the run filled in and the audit-log reason on every
-//! call that takes one. After a failure nothing that depends on it starts.
+//! Executes a plan's operations: each starts once what it waits for has finished
+//! and what it needs is done, and independent ones run at the same time (up to a
+//! bound), with the ids of objects created earlier in the run filled in and the
+//! audit-log reason on every call that takes one. After a failure nothing that
+//! needs it starts; with `keep_going` everything else still runs.
+
+mod webhook_urls;
+
+pub use webhook_urls::{UrlFileError, UrlFileProblem, UrlsKept, WebhookUrlFile};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +20,8 @@ use tokio::task::JoinSet;
 
 use crate::discord::names::stored_channel_name;
 use crate::discord::{Client, ClientError, Secret};
-use crate::plan::{Operation, Plan, created_key};
+use crate::plan::{Kind, Operation, Plan, created_key};
+use webhook_urls::Keeper;
 
 /// What happened to each operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,9 +52,12 @@ pub struct ApplyOptions {
     pub manifest_dir: PathBuf,
     /// Calls in flight at once, at most.
     pub concurrency: usize,
-    /// After a failure, go on with the calls that do not depend on it (otherwise
+    /// After a failure, go on with the calls that do not need it (otherwise
     /// no new call starts, and the calls in flight finish).
     pub keep_going: bool,
+    /// Where the URLs of created webhooks are written as they arrive; when it cannot
+    /// be written the run stops, whatever `keep_going` says.
+    pub webhook_urls: Option<WebhookUrlFile>,
 }
 
 impl ApplyOptions {
@@ -58,6 +67,7 @@ impl ApplyOptions {
             manifest_dir: manifest_dir.into(),
             concurrency: 8,
             keep_going: false,
+            webhook_urls: None,
         }
     }
 }
@@ -71,6 +81,8 @@ pub struct Outcome {
     pub created: HashMap<String, String>,
     /// Name and URL (with its token: a secret) of each webhook created.
     pub webhook_urls: Vec<(String, Secret)>,
+    /// With [`ApplyOptions::webhook_urls`], where those URLs were written.
+    pub webhook_urls_kept: Option<UrlsKept>,
 }
 
 impl Outcome {
@@ -78,8 +90,13 @@ impl Outcome {
         self.statuses.iter().filter(|s| **s == status).count()
     }
 
+    /// No call failed, and every webhook URL is where it was asked to go.
     pub fn succeeded(&self) -> bool {
         self.failures.is_empty()
+            && self
+                .webhook_urls_kept
+                .as_ref()
+                .is_none_or(UrlsKept::as_asked)
     }
 }
 
@@ -101,29 +118,45 @@ pub async fn apply(
 ) -> Outcome {
     let ops = &plan.operations;
     let total = ops.len();
-    let prerequisites: Vec<Vec<usize>> = (0..total).map(|j| plan.prerequisites(j)).collect();
+    let waits: Vec<Vec<usize>> = (0..total)
+        .map(|j| {
+            let mut waits = plan.prerequisites(j);
+            // A plan read from a file may name calls it does not have: not a reason to panic.
+            waits.retain(|&i| i < total && i != j);
+            waits
+        })
+        .collect();
+    let needs: Vec<Vec<usize>> = (0..total).map(|j| needs(plan, j, &waits[j])).collect();
     let mut out = Outcome {
         statuses: vec![Status::Pending; total],
         ..Outcome::default()
     };
+    let mut keeper = options
+        .webhook_urls
+        .as_ref()
+        .map(|file| Keeper::new(file, &plan.guild_id));
     let mut running: JoinSet<(usize, Result<Option<Value>, ClientError>)> = JoinSet::new();
     let mut stopped = false;
     loop {
-        // Skip what can no longer run; start what is ready.
+        // Skip what can no longer run; start what is ready. Prerequisites come
+        // earlier in the plan, so one pass carries a skip through a whole chain.
         for j in 0..total {
             if out.statuses[j] != Status::Pending {
                 continue;
             }
-            let deps = &prerequisites[j];
-            if deps
-                .iter()
-                .any(|&i| matches!(out.statuses[i], Status::Failed | Status::Skipped))
-            {
+            let gone = |&i: &usize| matches!(out.statuses[i], Status::Failed | Status::Skipped);
+            if needs[j].iter().any(gone) {
                 out.statuses[j] = Status::Skipped;
                 report(&mut progress, ops, j, Status::Skipped, None);
                 continue;
             }
-            let ready = deps.iter().all(|&i| out.statuses[i] == Status::Done);
+            // What it only waits for may have failed: finished is enough.
+            let ready = waits[j].iter().all(|&i| {
+                matches!(
+                    out.statuses[i],
+                    Status::Done | Status::Failed | Status::Skipped
+                )
+            });
             if !ready || stopped || running.len() >= options.concurrency.max(1) {
                 continue;
             }
@@ -161,8 +194,15 @@ pub async fn apply(
                 ) {
                     out.created.insert(key.clone(), id.to_owned());
                 }
-                if let Some(url) = webhook_url(client, op, response.as_ref()) {
-                    out.webhook_urls.push(url);
+                if let Some(hook) = webhook_url(client, op, response.as_ref()) {
+                    // The URL is written before anything else starts: a secret Discord
+                    // shows once must be safe before the run goes on.
+                    if let Some(keeper) = keeper.as_mut()
+                        && !keeper.keep(&hook.name, &hook.id, &hook.url)
+                    {
+                        stopped = true;
+                    }
+                    out.webhook_urls.push((hook.name, hook.url));
                 }
                 out.statuses[j] = Status::Done;
                 report(&mut progress, ops, j, Status::Done, None);
@@ -188,6 +228,55 @@ pub async fn apply(
             report(&mut progress, ops, j, Status::Skipped, None);
         }
     }
+    out.webhook_urls_kept = keeper.and_then(Keeper::finish);
+    out
+}
+
+/// The prerequisites of operation `j` (`waits`, from [`Plan::prerequisites`]) whose
+/// success it needs; it is skipped when one of them fails, and otherwise only
+/// waits for them to finish, so with `keep_going` a failure stops nothing else.
+///
+/// It needs every call it names in `after` (the creates it refers to, the earlier
+/// calls of its change). A stage barrier adds the rest of the earlier stages; of
+/// those it needs the calls whose object it relies on: the guild's settings and
+/// @everyone's permissions (COMMUNITY and what every channel shows are conditions
+/// Discord checks on later calls), and a role, category or channel whose id it
+/// names in its path or body. Nothing refers to a welcome screen, onboarding, widget,
+/// webhook or a whole order, so their failures are waited out, never inherited.
+fn needs(plan: &Plan, j: usize, waits: &[usize]) -> Vec<usize> {
+    let op = &plan.operations[j];
+    let named = named_ids(op);
+    waits
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let other = &plan.operations[i];
+            let object = plan.changes.get(other.change).map(|c| &c.object);
+            op.after.contains(&i)
+                || object.is_some_and(|o| match (o.kind, o.id.as_deref()) {
+                    (Kind::Guild, _) => true,
+                    (Kind::Role, Some(id)) if id == plan.guild_id => true,
+                    (Kind::Role | Kind::Category | Kind::Channel, Some(id)) => named.contains(&id),
+                    _ => false,
+                })
+        })
+        .collect()
+}
+
+/// The ids an operation names: path segments, and string values anywhere in its body.
+fn named_ids(op: &Operation) -> Vec<&str> {
+    fn walk<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            Value::Object(m) => m.values().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out: Vec<&str> = op.path.split('/').collect();
+    if let Some(body) = &op.body {
+        walk(body, &mut out);
+    }
     out
 }
 
@@ -207,18 +296,29 @@ fn report(
     });
 }
 
-/// The URL of a webhook this operation created, from the response's token.
+/// A webhook this run created, with its URL.
+struct CreatedWebhook {
+    name: String,
+    id: String,
+    url: Secret,
+}
+
+/// The webhook this operation created, with its URL from the response's token.
 fn webhook_url(
     client: &Client,
     op: &Operation,
     response: Option<&Value>,
-) -> Option<(String, Secret)> {
+) -> Option<CreatedWebhook> {
     let name = op.creates.as_deref()?.strip_prefix("webhook:")?;
     let response = response?;
     let id = response.get("id")?.as_str()?;
     let token = response.get("token")?.as_str()?;
     let url = format!("{}/webhooks/{id}/{token}", client.api_base());
-    Some((name.to_owned(), Secret::new(url)))
+    Some(CreatedWebhook {
+        name: name.to_owned(),
+        id: id.to_owned(),
+        url: Secret::new(url),
+    })
 }
 
 /// One call with every placeholder filled in.
@@ -395,5 +495,94 @@ mod tests {
             "/channels/123/webhooks"
         );
         assert!(resolve_path("/channels/{$created:x}/webhooks", &created).is_err());
+    }
+
+    fn op(method: &str, path: &str, body: Value, change: usize, stage: u8) -> Operation {
+        Operation {
+            method: method.into(),
+            path: path.into(),
+            body: Some(body),
+            creates: None,
+            audited: true,
+            summary: format!("{method} {path}"),
+            change,
+            after: Vec::new(),
+            stage,
+        }
+    }
+
+    fn change(kind: Kind, id: Option<&str>) -> crate::plan::Change {
+        crate::plan::Change {
+            action: crate::plan::Action::Update,
+            object: crate::plan::ObjectRef {
+                kind,
+                name: String::new(),
+                id: id.map(str::to_owned),
+            },
+            fields: Vec::new(),
+            source: None,
+        }
+    }
+
+    #[test]
+    fn a_call_after_a_barrier_needs_only_what_it_relies_on() {
+        let b = crate::plan::barrier_stage();
+        let plan = Plan {
+            format: crate::plan::PLAN_FORMAT,
+            guildctl_version: String::new(),
+            manifest_sha256: String::new(),
+            changes_sha256: String::new(),
+            deletion_gate: Default::default(),
+            guild_id: "9".into(),
+            guild_name: "g".into(),
+            base_fingerprint: String::new(),
+            changes: vec![
+                change(Kind::Channel, Some("111")),
+                change(Kind::Widget, None),
+                change(Kind::Channel, Some("222")),
+                change(Kind::Category, Some("333")),
+                change(Kind::Role, Some("9")),
+                change(Kind::Guild, Some("9")),
+            ],
+            operations: vec![
+                op("PATCH", "/channels/111", json!({"topic": "t"}), 0, b - 1),
+                op("PATCH", "/channels/333", json!({"name": "c"}), 3, b - 1),
+                op(
+                    "PATCH",
+                    "/guilds/9/widget",
+                    json!({"channel_id": "111"}),
+                    1,
+                    b + 2,
+                ),
+                op(
+                    "PATCH",
+                    "/guilds/9/channels",
+                    json!([{"id": "222", "parent_id": "333"}]),
+                    2,
+                    b + 3,
+                ),
+            ],
+            warnings: Vec::new(),
+            unmanaged: Vec::new(),
+        };
+        let waits = plan.prerequisites(3);
+        assert_eq!(
+            waits,
+            vec![0, 1, 2],
+            "the move waits for every earlier stage"
+        );
+        // It names the category it moves into, not #111, and nothing names a widget.
+        assert_eq!(needs(&plan, 3, &waits), vec![1]);
+        // The widget names #111.
+        assert_eq!(needs(&plan, 2, &plan.prerequisites(2)), vec![0]);
+
+        // The guild's settings and @everyone's permissions are needed by every later call.
+        let mut guild_wide = plan.clone();
+        guild_wide.operations[0] = op("PATCH", "/guilds/9/roles/9", json!({}), 4, b - 1);
+        guild_wide.operations[1] = op("PATCH", "/guilds/9", json!({}), 5, b);
+        assert_eq!(
+            needs(&guild_wide, 3, &guild_wide.prerequisites(3)),
+            vec![0, 1]
+        );
     }
 }

@@ -12,6 +12,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::apply::{self, Status};
 use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::manifest::stored::as_stored;
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
 use guildctl::plan::{self, Allowance, Plan, PlanError, PlanOptions};
 use guildctl::report::{self, Format, Heading};
@@ -547,6 +548,12 @@ async fn apply_cmd(
     reason: Option<String>,
     webhook_urls: Option<&Path>,
 ) -> Result<u8> {
+    // Before the first call: a file that could not take the URLs is found now, not
+    // after the webhooks exist.
+    let webhook_urls = webhook_urls
+        .map(apply::WebhookUrlFile::prepare)
+        .transpose()
+        .map_err(|e| anyhow!("--webhook-urls {e}; nothing was sent to Discord"))?;
     let (loaded, session) = connect(target).await?;
     let saved_plan = match saved {
         Some(path) => Some((path, read_saved_plan(path, &loaded, &session)?)),
@@ -561,7 +568,8 @@ async fn apply_cmd(
                     path.display()
                 );
             }
-            let problems = plan::safety::protect_problems(&plan, &loaded.manifest, &snap);
+            let problems =
+                plan::safety::protect_problems(&plan, &as_stored(&loaded.manifest), &snap);
             if !problems.is_empty() {
                 let e = PlanError {
                     problems,
@@ -607,6 +615,7 @@ async fn apply_cmd(
     let reason = reason.unwrap_or_else(|| default_reason(&target.file));
     let options = apply::ApplyOptions {
         keep_going,
+        webhook_urls,
         ..apply::ApplyOptions::new(reason, loaded.dir())
     };
     let mut done = 0;
@@ -625,9 +634,7 @@ async fn apply_cmd(
         }
     })
     .await;
-    if let Some(path) = webhook_urls {
-        write_webhook_urls(path, &outcome.webhook_urls)?;
-    }
+    let urls_lost = webhook_urls_report(&outcome);
     println!(
         "\nApplied {} of {} calls; {} failed, {} skipped.",
         outcome.count(Status::Done),
@@ -636,7 +643,9 @@ async fn apply_cmd(
         outcome.count(Status::Skipped)
     );
     if !outcome.succeeded() {
-        println!("Failed:");
+        if !outcome.failures.is_empty() {
+            println!("Failed:");
+        }
         for (i, e) in &outcome.failures {
             println!("  {}: {e}", plan.operations[*i].summary);
         }
@@ -649,6 +658,9 @@ async fn apply_cmd(
             .collect();
         if !skipped.is_empty() {
             println!("Skipped: {}", skipped.join(", "));
+        }
+        if let Some(message) = urls_lost {
+            bail!("{message}");
         }
         bail!(
             "{} call(s) failed; the calls marked done were made. Run `guildctl apply` again once the cause is fixed to finish",
@@ -667,36 +679,54 @@ async fn apply_cmd(
     Ok(0)
 }
 
-/// Writes `{"name": "url"}` for each created webhook to a file only its owner can
-/// read: the URLs carry the webhooks' tokens.
-fn write_webhook_urls(path: &Path, urls: &[(String, guildctl::discord::Secret)]) -> Result<()> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let map: serde_json::Map<String, serde_json::Value> = urls
-        .iter()
-        .map(|(name, url)| {
-            (
-                name.clone(),
-                serde_json::Value::String(url.expose().to_owned()),
-            )
-        })
-        .collect();
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    // An existing file keeps its mode on open: make it private before writing.
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    file.write_all(serde_json::to_string_pretty(&map)?.as_bytes())?;
-    file.write_all(b"\n")?;
-    eprintln!(
-        "The URLs of {} new webhook(s) are in {} (readable by you alone); put them in your secret store.",
-        urls.len(),
-        path.display()
-    );
-    Ok(())
+/// Says where the URLs of the webhooks created are, never what they are (each holds
+/// its webhook's token). Returns the error to end with when they are not where the
+/// user asked.
+fn webhook_urls_report(outcome: &apply::Outcome) -> Option<String> {
+    use apply::UrlsKept;
+    let count = outcome.webhook_urls.len();
+    match &outcome.webhook_urls_kept {
+        None if count > 0 => {
+            let names: Vec<&str> = outcome
+                .webhook_urls
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect();
+            eprintln!(
+                "Created {count} webhook(s) ({}); their URLs were not saved (no --webhook-urls): copy them from Discord (the channel's settings > Integrations > Webhooks).",
+                names.join(", ")
+            );
+            None
+        }
+        None => None,
+        Some(UrlsKept::File(path)) => {
+            eprintln!(
+                "The URLs of {count} new webhook(s) are in {} (readable by you alone); put them in your secret store.",
+                path.display()
+            );
+            None
+        }
+        Some(UrlsKept::Fallback { path, error }) => Some(format!(
+            "could not write the webhook URLs to {error}, so apply stopped there. The URLs of the {count} webhook(s) it created are kept in {} (readable by you alone): put them in your secret store, then delete that file",
+            path.display()
+        )),
+        Some(UrlsKept::Nowhere {
+            error,
+            fallback_errors,
+            webhooks,
+        }) => {
+            let tried: Vec<String> = fallback_errors.iter().map(ToString::to_string).collect();
+            let hooks: Vec<String> = webhooks
+                .iter()
+                .map(|(name, id)| format!("{name} (id {id})"))
+                .collect();
+            Some(format!(
+                "could not write the webhook URLs to {error}, nor to a fallback file ({}), so apply stopped there. The URLs are secrets and are not printed; the webhooks exist, and Discord shows their URLs in the channel's settings > Integrations > Webhooks: {}",
+                tried.join("; "),
+                hooks.join(", ")
+            ))
+        }
+    }
 }
 
 /// "guildctl apply" with the commit and its author, so each audit-log entry points
