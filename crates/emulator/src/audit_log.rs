@@ -11,7 +11,7 @@ use crate::error::FieldErrors;
 use crate::form::Reader;
 use crate::perms::guild_permissions;
 use crate::render;
-use crate::state::{AuditChange, AuditEntry, Guild, SnowflakeGen};
+use crate::state::{AuditChange, AuditEntry, Guild, SnowflakeGen, State};
 
 pub(crate) fn change(key: &str, old: Value, new: Value) -> AuditChange {
     AuditChange {
@@ -147,7 +147,7 @@ pub async fn get_audit_logs(
             }
         }
     }
-    let webhooks = super::webhooks::referenced(&st, g, &entries);
+    let webhooks = referenced_webhooks(&st, g, &entries);
     ok(json!({
         "audit_log_entries": entries.iter().map(|e| render::audit_entry(e)).collect::<Vec<_>>(),
         "users": users,
@@ -158,4 +158,24 @@ pub async fn get_audit_logs(
         "application_commands": [],
         "auto_moderation_rules": [],
     }))
+}
+
+/// The webhooks an audit-log page refers to (entries 50–52 whose webhook
+/// still exists), without tokens: Discord never puts them in the log (§6).
+fn referenced_webhooks(st: &State, g: &Guild, entries: &[&AuditEntry]) -> Vec<Value> {
+    let mut ids: Vec<&str> = entries
+        .iter()
+        .filter(|e| (50..=52).contains(&e.action_type))
+        .filter_map(|e| e.target_id.as_deref())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    g.webhooks
+        .iter()
+        .filter(|w| ids.binary_search(&w.id.as_str()).is_ok())
+        .map(|w| {
+            let creator = w.user_id.as_deref().and_then(|u| st.user(u));
+            render::webhook(&g.id, w, creator, false)
+        })
+        .collect()
 }

@@ -389,3 +389,11 @@ pub fn as_u64(v: &Value) -> Option<u64> {
 pub fn as_snowflake(v: &Value) -> Option<String> {
     as_u64(v).map(|n| n.to_string())
 }
+
+/// What Discord keeps of an image sent as a data URI: a hash (responses and the
+/// audit log show `*_hash` values, never the image).
+pub(crate) fn image_hash(data: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(data.as_bytes());
+    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}

@@ -9,7 +9,7 @@ use crate::access::{guild_for_write, guild_idx};
 use crate::app::{App, Ctx, JsonBody, R, lock, ok, query_params};
 use crate::audit_log::{audit, diff};
 use crate::error::{ApiError, FieldErrors};
-use crate::form::{self, Field, Reader};
+use crate::form::{self, Field, Reader, image_hash};
 use crate::perms::is_admin;
 use crate::render;
 
@@ -289,10 +289,4 @@ pub async fn patch_guild(
         );
     }
     ok(render::guild(g, false))
-}
-
-pub(crate) fn image_hash(data: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let d = Sha256::digest(data.as_bytes());
-    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }

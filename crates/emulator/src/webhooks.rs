@@ -18,7 +18,7 @@ use crate::access::{channel_loc, digits, guild_idx, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, no_content, ok};
 use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
-use crate::guild::image_hash;
+use crate::form::image_hash;
 use crate::names::stored_display_name;
 use discord_permissions::Permissions;
 
@@ -450,24 +450,4 @@ pub async fn delete_webhook_with_token(
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     remove(&mut st, gi, wi, Who::Token);
     no_content()
-}
-
-/// The webhooks an audit-log page refers to (entries 50–52 whose webhook
-/// still exists), without tokens: Discord never puts them in the log (§6).
-pub fn referenced(st: &State, g: &Guild, entries: &[&AuditEntry]) -> Vec<Value> {
-    let mut ids: Vec<&str> = entries
-        .iter()
-        .filter(|e| (50..=52).contains(&e.action_type))
-        .filter_map(|e| e.target_id.as_deref())
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    g.webhooks
-        .iter()
-        .filter(|w| ids.binary_search(&w.id.as_str()).is_ok())
-        .map(|w| {
-            let creator = w.user_id.as_deref().and_then(|u| st.user(u));
-            render::webhook(&g.id, w, creator, false)
-        })
-        .collect()
 }
