@@ -127,3 +127,33 @@ async fn a_reference_to_an_unseen_channel_says_it_may_be_hidden() {
         run.stderr
     );
 }
+
+#[tokio::test]
+async fn channels_that_exist_hidden_from_the_bot_are_never_created_again() {
+    // Staff, #mod-chat and #mod-log deny view_channel to @everyone; the non-admin
+    // bot's role has no overwrite there, so Discord leaves them out of its reads.
+    let h = Harness::with_state(Some(non_admin_state())).await;
+    let staff_id = h
+        .guild()
+        .channels
+        .iter()
+        .find(|c| c.name == "Staff")
+        .map(|c| c.id.clone())
+        .expect("the default guild has a Staff category");
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nchannels:\n  - name: Staff\n    type: category\n    channels:\n      - { name: mod-chat }\n",
+    );
+    let run = h.run(&["apply", "--yes", "-f", m.to_str().unwrap()]).await;
+    run.assert_code(1);
+    assert!(
+        run.stderr.contains("channel `Staff` is not among the channels the bot can see"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("view_channel"), "{}", run.stderr);
+    assert!(h.writes().is_empty(), "{:?}", h.writes());
+    let staff = h.guild().channels.iter().filter(|c| c.name == "Staff").count();
+    assert_eq!(staff, 1, "a second Staff category was created");
+    assert!(h.guild().channels.iter().any(|c| c.id == staff_id));
+}
