@@ -106,11 +106,17 @@ enum Command {
     },
     /// Run the local Discord API emulator.
     Emulator {
+        /// The loopback address to serve on.
         #[arg(long, default_value = "127.0.0.1:8787")]
         listen: SocketAddr,
         /// A saved emulator state (JSON) to start from.
         #[arg(long)]
         state: Option<PathBuf>,
+    },
+    /// Print a shell completion script, e.g. `guildctl completions bash > /etc/bash_completion.d/guildctl`.
+    Completions {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -418,6 +424,15 @@ async fn run(cli: Cli) -> Result<u8> {
         }
         Command::Emulator { listen, state } => {
             discord_emulator::run_cli(listen, state).await?;
+            Ok(0)
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "guildctl",
+                &mut std::io::stdout(),
+            );
             Ok(0)
         }
     }
