@@ -110,7 +110,12 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
         seen: HashMap::new(),
     };
     walker.seen.insert(real_root.clone(), path.to_path_buf());
-    walker.walk(Path::new(""), &real_root, 0, std::slice::from_ref(&real_root));
+    walker.walk(
+        Path::new(""),
+        &real_root,
+        0,
+        std::slice::from_ref(&real_root),
+    );
     let Walker {
         found, problems, ..
     } = walker;
