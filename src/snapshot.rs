@@ -48,7 +48,7 @@ impl Snapshot {
             optional(client.get::<Onboarding>(&onboarding_path)),
             optional(client.get::<Vec<Webhook>>(&webhooks_path)),
         )?;
-        Ok(Snapshot {
+        let snap = Snapshot {
             guild,
             channels,
             bot,
@@ -56,7 +56,77 @@ impl Snapshot {
             welcome_screen,
             onboarding,
             webhooks,
-        })
+        };
+        snap.check_whole(guild_id)?;
+        Ok(snap)
+    }
+
+    /// Refuses a read whose parts parsed but cannot describe a real guild: planning from it
+    /// could delete or recreate what only seems missing (docs/safety.md, "Broken reads").
+    fn check_whole(&self, guild_id: &str) -> Result<(), ClientError> {
+        let broken = |path: String, detail: String| ClientError::Decode {
+            method: reqwest::Method::GET,
+            path,
+            detail,
+        };
+        let guild_path = format!("/guilds/{guild_id}");
+        if self.guild.id != guild_id {
+            return Err(broken(
+                guild_path,
+                format!("it describes guild \"{}\", not this one", self.guild.id),
+            ));
+        }
+        if self.everyone_role().is_none() {
+            // Every guild has @everyone, whose id is the guild's.
+            return Err(broken(
+                guild_path,
+                format!(
+                    "`roles` lacks @everyone (the role whose id is the guild's) among its {} role(s)",
+                    self.guild.roles.len()
+                ),
+            ));
+        }
+        let lists = [
+            (
+                guild_path.clone(),
+                "roles",
+                self.guild
+                    .roles
+                    .iter()
+                    .map(|r| r.id.as_str())
+                    .collect::<Vec<_>>(),
+            ),
+            (
+                format!("{guild_path}/channels"),
+                "",
+                self.channels.iter().map(|c| c.id.as_str()).collect(),
+            ),
+            (
+                format!("{guild_path}/webhooks"),
+                "",
+                self.webhooks
+                    .iter()
+                    .flatten()
+                    .map(|w| w.id.as_str())
+                    .collect(),
+            ),
+        ];
+        for (path, field, ids) in lists {
+            let mut seen = std::collections::HashSet::new();
+            for (i, id) in ids.into_iter().enumerate() {
+                let at = format!("{field}[{i}].id");
+                if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(broken(
+                        path,
+                        format!("at {at}: \"{id}\" is not a Discord id"),
+                    ));
+                }
+                if !seen.insert(id) {
+                    return Err(broken(path, format!("at {at}: id {id} is listed twice")));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A hash of the live configuration, so a saved plan can tell whether the guild

@@ -281,7 +281,7 @@ fn two_overwrites_for_one_target() {
     has(
         &ds,
         Error,
-        "channels[0].overwrites[1]",
+        "channels[0].overwrites[1].role",
         "a second overwrite for role \"@everyone\"",
     );
 }
@@ -949,7 +949,7 @@ fn welcome_screen_channels_and_emoji() {
         &ds,
         Error,
         "welcome_screen.channels[1].channel",
-        "channel \"Info/rules\" is on the welcome screen twice (first at welcome_screen.channels[0])",
+        "channel \"Info/rules\" is on the welcome screen twice (first at welcome_screen.channels[0].channel, written \"rules\")",
     );
     has(
         &ds,
@@ -1205,7 +1205,7 @@ onboarding:
         &ds,
         Error,
         "onboarding.default_channels[2]",
-        "channel \"Info/faq\" is listed twice in default_channels (first at onboarding.default_channels[1])",
+        "channel \"Info/faq\" is listed twice in default_channels (first at onboarding.default_channels[1], written \"faq\")",
     );
     has(
         &ds,
@@ -1681,6 +1681,187 @@ fn community_example_uses_every_section() {
     // `prune` is written out (all off) to show it.
     assert!(loaded.files[0].text.contains("\nprune:\n"));
     assert!(!m.prune.roles && !m.prune.channels && !m.prune.webhooks);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One object, one identity: a list names each object once, whatever the spelling
+
+const SPELLINGS: &str = r#"guild: "111111111111111111"
+settings:
+  community: true
+  rules_channel: rules
+  public_updates_channel: mod-log
+roles:
+  - { name: Mod, id: "222222222222222222" }
+  - name: "@everyone"
+channels:
+  - name: Info
+    type: category
+    channels:
+      - { name: rules, id: "333333333333333333" }
+      - name: general-chat
+  - name: mod-log
+    overwrites:
+      - { role: Mod, allow: [view_channel] }
+      - { role: "222222222222222222", deny: [send_messages] }
+      - { role: "@everyone", deny: [view_channel] }
+      - { role: "111111111111111111", allow: [read_message_history] }
+  - name: a
+  - name: b
+  - name: AFK
+    type: voice
+"#;
+
+#[test]
+fn two_spellings_of_one_channel_or_role_are_refused_at_the_second() {
+    let ds = diags(&format!(
+        "{SPELLINGS}onboarding:
+  enabled: true
+  default_channels: [rules, Info/rules, \"333333333333333333\", general-chat, General Chat, a, b]
+  prompts:
+    - title: Q
+      options:
+        - title: O
+          roles: [Mod, \"222222222222222222\"]
+          channels: [general-chat, Info/general-chat]
+welcome_screen:
+  channels:
+    - {{channel: rules, description: R}}
+    - {{channel: \"333333333333333333\", description: Again}}
+"
+    ));
+    let dc = "onboarding.default_channels";
+    has(
+        &ds,
+        Error,
+        &format!("{dc}[1]"),
+        "channel \"Info/rules\" is listed twice in default_channels (first at onboarding.default_channels[0], written \"rules\")",
+    );
+    has(
+        &ds,
+        Error,
+        &format!("{dc}[2]"),
+        "channel \"333333333333333333\" is listed twice in default_channels (first at onboarding.default_channels[0], written \"rules\")",
+    );
+    has(
+        &ds,
+        Error,
+        &format!("{dc}[4]"),
+        "channel \"General Chat\" is listed twice in default_channels (first at onboarding.default_channels[3], written \"general-chat\")",
+    );
+    // Seven entries, four channels: the minimum counts channels, not entries.
+    has(
+        &ds,
+        Error,
+        dc,
+        "4 default channels; Discord needs at least 7 to enable onboarding",
+    );
+    let o = "onboarding.prompts[0].options[0]";
+    has(
+        &ds,
+        Error,
+        &format!("{o}.roles[1]"),
+        "role \"222222222222222222\" is listed twice in option \"O\" (first at onboarding.prompts[0].options[0].roles[0], written \"Mod\")",
+    );
+    has(
+        &ds,
+        Error,
+        &format!("{o}.channels[1]"),
+        "channel \"Info/general-chat\" is listed twice in option \"O\"",
+    );
+    has(
+        &ds,
+        Error,
+        "welcome_screen.channels[1].channel",
+        "channel \"333333333333333333\" is on the welcome screen twice (first at welcome_screen.channels[0].channel, written \"rules\")",
+    );
+    let ow = "channels[1].overwrites";
+    has(
+        &ds,
+        Error,
+        &format!("{ow}[1].role"),
+        "a second overwrite for role \"222222222222222222\" in \"mod-log\" (first at channels[1].overwrites[0].role, written \"Mod\")",
+    );
+    // The guild's id is @everyone's.
+    has(
+        &ds,
+        Error,
+        &format!("{ow}[3].role"),
+        "a second overwrite for role \"111111111111111111\" in \"mod-log\" (first at channels[1].overwrites[2].role, written \"@everyone\")",
+    );
+    // Each entry is reported once, and the first entries not at all.
+    for first in [
+        format!("{dc}[0]"),
+        format!("{dc}[3]"),
+        format!("{o}.roles[0]"),
+        format!("{ow}[0]"),
+        format!("{ow}[2]"),
+    ] {
+        assert!(!ds.iter().any(|d| d.path == first), "{first}: {ds:#?}");
+    }
+    let help = &ds
+        .iter()
+        .find(|d| d.path == format!("{dc}[2]"))
+        .unwrap()
+        .help;
+    assert!(
+        help.as_deref().unwrap().starts_with("remove this entry"),
+        "{help:?}"
+    );
+}
+
+#[test]
+fn ids_pinned_in_the_manifest_are_references_too() {
+    let ds = diags(&format!(
+        "{SPELLINGS}widget:
+  channel: \"333333333333333333\"
+webhooks:
+  - {{name: CI, channel: \"333333333333333333\"}}
+onboarding:
+  enabled: false
+  default_channels: [\"333333333333333333\", \"444444444444444444\"]
+  prompts:
+    - title: Q
+      options:
+        - {{title: O, roles: [\"222222222222222222\"]}}
+"
+    ));
+    for resolved in [
+        "widget.channel",
+        "webhooks[0].channel",
+        "onboarding.default_channels[0]",
+        "onboarding.prompts[0].options[0].roles[0]",
+        "channels[1].overwrites[1].role",
+    ] {
+        assert!(
+            !ds.iter()
+                .any(|d| d.path == resolved && d.message.contains("not declared")),
+            "{resolved} resolves by id: {ds:#?}"
+        );
+    }
+    // An id nothing pins may exist live: a warning that says so.
+    has(
+        &ds,
+        Warning,
+        "onboarding.default_channels[1]",
+        "channel \"444444444444444444\" is not declared in this manifest",
+    );
+    let d = ds
+        .iter()
+        .find(|d| d.path == "onboarding.default_channels[1]")
+        .unwrap();
+    assert!(d.help.as_deref().unwrap().contains("with this id"), "{d:?}");
+    // By id, the type rule still holds.
+    let ds = diags(&SPELLINGS.replace(
+        "settings:\n",
+        "settings:\n  afk_channel: \"333333333333333333\"\n",
+    ));
+    has(
+        &ds,
+        Error,
+        "settings.afk_channel",
+        "`afk_channel` must be a voice channel, but \"333333333333333333\" is declared as text at channels[0].channels[0]",
+    );
 }
 
 #[test]

@@ -101,7 +101,9 @@ pub enum ClientError {
         path: String,
         detail: String,
     },
-    #[error("{method} {path}: the response was not what Discord sends ({detail})")]
+    #[error(
+        "{method} {path}: the response was not what Discord sends ({detail}); guildctl does not act on it: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's, and try again"
+    )]
     Decode {
         method: Method,
         path: String,
@@ -265,12 +267,25 @@ impl Client {
         self.limiter.invalid_spent()
     }
 
+    /// Reads `path` as a `T`. A body that is empty, or not a `T` (a required field missing,
+    /// a value of the wrong type) is [`ClientError::Decode`], naming where in the body.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        let value = self.send(Method::GET, path, None, None).await?;
-        serde_json::from_value(value.unwrap_or(Value::Null)).map_err(|e| ClientError::Decode {
+        let decode = |detail: String| ClientError::Decode {
             method: Method::GET,
             path: path.to_owned(),
-            detail: e.to_string(),
+            detail,
+        };
+        let Some(value) = self.send(Method::GET, path, None, None).await? else {
+            return Err(decode("the body is empty".into()));
+        };
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let at = e.path().to_string();
+            let inner = e.into_inner();
+            decode(if at == "." {
+                inner.to_string()
+            } else {
+                format!("at {at}: {inner}")
+            })
         })
     }
 
@@ -382,7 +397,11 @@ impl Client {
                 Err(e) => Attempt::Fail(ClientError::Decode {
                     method: method.clone(),
                     path: path.to_owned(),
-                    detail: e.to_string(),
+                    detail: if e.is_eof() {
+                        format!("the body ends early, cut off ({e})")
+                    } else {
+                        format!("the body is not JSON ({e})")
+                    },
                 }),
             };
         }

@@ -1,9 +1,20 @@
-//! The parts of Discord's API objects that guildctl reads. Every field has a
-//! default so that a field Discord leaves out (or adds) never breaks a read.
+//! The parts of Discord's API objects that guildctl reads.
+//!
+//! A field Discord always sends (Discord's OpenAPI lists it as required) is required
+//! here too: a response without it is not what Discord sends, and the read fails
+//! naming the call, rather than reading a missing list as an empty one and planning
+//! against a guild that seems empty (docs/safety.md, "Broken reads"). Fields that are
+//! required but may be `null` must be present (`nullable`). Only fields Discord may
+//! leave out have a default; fields Discord adds are ignored.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::permissions::Permissions;
+
+/// A field that must be present and may be `null` (plain `Option` fields may be absent).
+fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    Option::<T>::deserialize(d)
+}
 
 /// Channel type numbers (discord-behaviour.md §4.1).
 pub mod channel_type {
@@ -17,43 +28,51 @@ pub mod channel_type {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct User {
     pub id: String,
     pub username: String,
+    #[serde(default)]
     pub bot: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct Member {
+    #[serde(default)]
     pub user: Option<User>,
     pub roles: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct Guild {
     pub id: String,
     pub name: String,
+    #[serde(deserialize_with = "nullable")]
     pub description: Option<String>,
     pub owner_id: String,
     pub verification_level: u64,
     pub default_message_notifications: u64,
     pub explicit_content_filter: u64,
+    #[serde(deserialize_with = "nullable")]
     pub afk_channel_id: Option<String>,
     pub afk_timeout: u64,
+    #[serde(deserialize_with = "nullable")]
     pub system_channel_id: Option<String>,
     pub system_channel_flags: u64,
+    #[serde(deserialize_with = "nullable")]
     pub rules_channel_id: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub public_updates_channel_id: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub safety_alerts_channel_id: Option<String>,
     pub preferred_locale: String,
     pub premium_progress_bar_enabled: bool,
     pub premium_tier: u64,
     pub features: Vec<String>,
     pub roles: Vec<Role>,
+    // Discord's own documentation marks the widget fields optional; absent reads as off.
+    #[serde(default)]
     pub widget_enabled: bool,
+    #[serde(default)]
     pub widget_channel_id: Option<String>,
 }
 
@@ -64,7 +83,6 @@ impl Guild {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct Role {
     pub id: String,
     pub name: String,
@@ -74,28 +92,42 @@ pub struct Role {
     pub hoist: bool,
     pub managed: bool,
     pub mentionable: bool,
+    // Optional in Discord's own documentation.
+    #[serde(default)]
     pub unicode_emoji: Option<String>,
+    #[serde(default)]
     pub tags: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct Channel {
     pub id: String,
     #[serde(rename = "type")]
     pub kind: u8,
     pub name: String,
     pub position: i64,
+    #[serde(default)]
     pub parent_id: Option<String>,
+    #[serde(default)]
     pub topic: Option<String>,
+    #[serde(default)]
     pub nsfw: Option<bool>,
+    #[serde(default)]
     pub rate_limit_per_user: Option<u32>,
+    #[serde(default)]
     pub bitrate: Option<u32>,
+    #[serde(default)]
     pub user_limit: Option<u32>,
+    #[serde(default)]
     pub rtc_region: Option<String>,
+    #[serde(default)]
     pub video_quality_mode: Option<u64>,
+    #[serde(default)]
     pub default_auto_archive_duration: Option<u32>,
+    #[serde(default)]
     pub default_thread_rate_limit_per_user: Option<u32>,
+    /// Required although the OpenAPI marks it optional (a DM has none): Discord sends it
+    /// for every guild channel, and read as none a locked channel would look open.
     pub permission_overwrites: Vec<Overwrite>,
 }
 
@@ -112,7 +144,6 @@ pub const OVERWRITE_ROLE: u8 = 0;
 pub const OVERWRITE_MEMBER: u8 = 1;
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[serde(default)]
 pub struct Overwrite {
     pub id: String,
     #[serde(rename = "type")]
@@ -150,24 +181,24 @@ pub struct ErrorBody {
 /// `GET /guilds/{id}/welcome-screen`. Whether it is shown is the guild feature
 /// WELCOME_SCREEN_ENABLED, not a field (discord-behaviour.md §5.3).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct WelcomeScreen {
+    #[serde(deserialize_with = "nullable")]
     pub description: Option<String>,
     pub welcome_channels: Vec<WelcomeChannel>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct WelcomeChannel {
     pub channel_id: String,
     pub description: String,
+    #[serde(deserialize_with = "nullable")]
     pub emoji_id: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub emoji_name: Option<String>,
 }
 
 /// `GET /guilds/{id}/onboarding`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct Onboarding {
     pub prompts: Vec<Prompt>,
     pub default_channel_ids: Vec<String>,
@@ -176,7 +207,6 @@ pub struct Onboarding {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct Prompt {
     pub id: String,
     #[serde(rename = "type")]
@@ -189,14 +219,15 @@ pub struct Prompt {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct PromptOption {
     pub id: String,
     pub title: String,
+    #[serde(deserialize_with = "nullable")]
     pub description: Option<String>,
     pub channel_ids: Vec<String>,
     pub role_ids: Vec<String>,
     /// Responses carry the emoji nested; requests send it flat.
+    #[serde(default)]
     pub emoji: Option<Emoji>,
 }
 
@@ -214,13 +245,43 @@ pub const WEBHOOK_INCOMING: u8 = 1;
 /// A webhook as guildctl reads it. There is deliberately no `token` field: the
 /// token is a secret and is dropped as the response is read.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
 pub struct Webhook {
     pub id: String,
     #[serde(rename = "type")]
     pub kind: u8,
+    #[serde(deserialize_with = "nullable")]
     pub channel_id: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub name: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub avatar: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub application_id: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn welcome(v: serde_json::Value) -> Result<WelcomeScreen, String> {
+        serde_json::from_value(v).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn nullable_fields_must_be_present_and_lists_required() {
+        assert_eq!(
+            welcome(json!({"description": null, "welcome_channels": []})),
+            Ok(WelcomeScreen::default())
+        );
+        let missing = welcome(json!({"welcome_channels": []})).unwrap_err();
+        assert!(missing.contains("missing field `description`"), "{missing}");
+        let no_list = welcome(json!({"description": "hi"})).unwrap_err();
+        assert!(
+            no_list.contains("missing field `welcome_channels`"),
+            "{no_list}"
+        );
+        // Fields Discord adds are ignored.
+        assert!(welcome(json!({"description": null, "welcome_channels": [], "new": 1})).is_ok());
+    }
 }

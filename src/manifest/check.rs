@@ -248,7 +248,42 @@ impl<'a> Ctx<'a> {
         if let Some(&i) = any.first() {
             return ChannelLookup::WrongType(i);
         }
+        // Names first; a reference no name matches may be the id a declared channel pins.
+        if is_snowflake(r)
+            && let Some(i) = (0..self.channels.len()).find(|&i| {
+                self.channels[i]
+                    .channel
+                    .id
+                    .as_ref()
+                    .is_some_and(|id| id.0 == r)
+            })
+        {
+            return if ok(self.channels[i].channel.channel_type()) {
+                ChannelLookup::Found(i)
+            } else {
+                ChannelLookup::WrongType(i)
+            };
+        }
         ChannelLookup::NotDeclared
+    }
+
+    /// What a channel reference names, to tell the same channel written twice in two
+    /// spellings (`rules`, `Info/rules`, `Rules`, its id): the declared channel it resolves
+    /// to, or else the reference as written (the planner compares those with the live guild).
+    pub fn channel_identity(&self, r: &str, accept: &[ChannelType]) -> Identity {
+        match self.lookup_channel(r, accept) {
+            ChannelLookup::Found(i) => Identity::Channel(i),
+            _ => Identity::Written(r.to_string()),
+        }
+    }
+
+    /// What a role reference names (see [`Ctx::channel_identity`]).
+    pub fn role_identity(&self, name: &str) -> Identity {
+        match self.lookup_role(name) {
+            RoleLookup::Everyone => Identity::Everyone,
+            RoleLookup::Found(i) => Identity::Role(i),
+            _ => Identity::Written(name.to_string()),
+        }
     }
 
     /// Resolves a channel reference and reports what is wrong with it at `path`: a warning when
@@ -393,6 +428,9 @@ impl<'a> Ctx<'a> {
                             })
                             .map(|c| c.channel.name.as_str());
                         let help = match closest(name, names) {
+                            _ if is_snowflake(r) => format!(
+                                "fine if {kinds} channel with this id exists in the guild (plan checks); a declared channel is named by id only when it pins that `id`"
+                            ),
                             Some(best) if best != name => format!("did you mean \"{best}\"?"),
                             _ => format!(
                                 "fine if {kinds} channel of that name exists in the guild (plan checks); otherwise declare it under `channels`"
@@ -420,10 +458,23 @@ impl<'a> Ctx<'a> {
             .filter(|&i| self.roles[i].1.name == name)
             .collect();
         match found.len() {
-            0 => RoleLookup::NotDeclared,
-            1 => RoleLookup::Found(found[0]),
-            _ => RoleLookup::Ambiguous(found),
+            0 => {}
+            1 => return RoleLookup::Found(found[0]),
+            _ => return RoleLookup::Ambiguous(found),
         }
+        // Names first; then an id: the guild's (@everyone's id is the guild id) or one a
+        // declared role pins.
+        if is_snowflake(name) {
+            if self.manifest.guild.as_ref().is_some_and(|g| g.0 == name) {
+                return RoleLookup::Everyone;
+            }
+            if let Some(i) = (0..self.roles.len())
+                .find(|&i| self.roles[i].1.id.as_ref().is_some_and(|id| id.0 == name))
+            {
+                return RoleLookup::Found(i);
+            }
+        }
+        RoleLookup::NotDeclared
     }
 
     /// Resolves a role reference and reports at `path`: a warning when it is not declared, an
@@ -437,6 +488,9 @@ impl<'a> Ctx<'a> {
                     format!("role \"{name}\" is not declared in this manifest"),
                 );
                 out.push(match closest(name, self.roles.iter().map(|(_, r)| r.name.as_str())) {
+                    _ if is_snowflake(name) => d.with_help(
+                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`",
+                    ),
                     Some(best) => d.with_help(format!("did you mean \"{best}\"?")),
                     None => d.with_help(
                         "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`",
@@ -484,6 +538,48 @@ pub enum RoleLookup {
     Found(usize),
     NotDeclared,
     Ambiguous(Vec<usize>),
+}
+
+/// The object a reference names, whatever its spelling: one list must not name it twice.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Identity {
+    Everyone,
+    /// Index in [`Ctx::roles`].
+    Role(usize),
+    /// Index in [`Ctx::channels`].
+    Channel(usize),
+    /// Not declared (or ambiguous): the reference as written.
+    Written(String),
+}
+
+/// The entries of one list seen so far, by the object they name: finds the entry that names
+/// an object an earlier entry already named, in the same or another spelling.
+#[derive(Default)]
+pub struct FirstSeen<'a> {
+    first: HashMap<Identity, (String, &'a str)>,
+}
+
+impl<'a> FirstSeen<'a> {
+    /// Records the entry at `path` written `written`; if an earlier entry named the same
+    /// object, returns where that one is and how it is written, as
+    /// `first at PATH` or `first at PATH, written "X"`.
+    pub fn repeat(&mut self, id: Identity, path: &str, written: &'a str) -> Option<String> {
+        match self.first.get(&id) {
+            Some((first, w)) if *w == written => Some(format!("first at {first}")),
+            Some((first, w)) => Some(format!("first at {first}, written \"{w}\"")),
+            None => {
+                self.first.insert(id, (path.to_string(), written));
+                None
+            }
+        }
+    }
+}
+
+/// Whether a reference has the shape of a Discord id (a snowflake of 15 to 20 digits).
+fn is_snowflake(s: &str) -> bool {
+    (15..=20).contains(&s.len())
+        && s.bytes().all(|b| b.is_ascii_digit())
+        && s.parse::<u64>().is_ok()
 }
 
 /// "a text", "a voice", "a text, announcement, forum or media", or "a" for any type.
@@ -890,7 +986,8 @@ fn overwrite_target(o: &Overwrite) -> Option<String> {
 
 fn overwrite_shape(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for c in &ctx.channels {
-        let mut seen: HashMap<String, usize> = HashMap::new();
+        // By the role or member named: `Mod` and Mod's pinned id are one target.
+        let mut seen = FirstSeen::default();
         for (i, o) in c.channel.overwrites.iter().flatten().enumerate() {
             let path = format!("{}.overwrites[{i}]", c.path);
             match (&o.role, &o.member) {
@@ -904,21 +1001,31 @@ fn overwrite_shape(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 ),
                 _ => {}
             }
-            if let Some(target) = overwrite_target(o) {
-                if let Some(first) = seen.get(&target) {
-                    out.push(
-                        Diagnostic::error(
-                            path.clone(),
-                            format!(
-                                "a second overwrite for {target} in \"{}\" (the first is overwrites[{first}])",
-                                c.channel.name
-                            ),
-                        )
-                        .with_help("merge the two overwrites into one"),
-                    );
-                } else {
-                    seen.insert(target, i);
-                }
+            let target = match (&o.role, &o.member) {
+                (Some(r), None) => Some((ctx.role_identity(r), r, format!("{path}.role"))),
+                (None, Some(m)) => Some((
+                    Identity::Written(format!("member {m}")),
+                    &m.0,
+                    format!("{path}.member"),
+                )),
+                _ => None,
+            };
+            if let (Some(shown), Some((id, written, at))) = (overwrite_target(o), target)
+                && let Some(first) = seen.repeat(id, &at, written)
+            {
+                out.push(
+                    Diagnostic::error(
+                        at,
+                        format!(
+                            "a second overwrite for {shown} in \"{}\" ({first})",
+                            c.channel.name
+                        ),
+                    )
+                    .with_help(
+                        "a channel has one overwrite per role or member, however it is written \
+                         (name or id): merge the two into one",
+                    ),
+                );
             }
             let allowed: Vec<Permissions> = o
                 .allow

@@ -3,6 +3,7 @@
 //! Nothing here parses YAML: [`read`] returns the files' text (or the problems that kept a
 //! file from being read), and [`super::load`] parses and merges them.
 
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -59,6 +60,13 @@ fn problem(message: String, help: &str) -> ReadProblem {
 /// Reads the manifest at `path`: a file, or a folder whose `*.yaml` and `*.yml` files (in
 /// subfolders too; hidden ones, starting with `.`, skipped) are read in merge order: a
 /// folder's own files by name, then its subfolders by name, each the same way.
+///
+/// In a folder, every entry that is not hidden must be something the loader can read or
+/// safely ignore: a regular file, a folder, or a symbolic link to one of those inside the
+/// folder. Anything else — a dangling or looping link, a link leading out of the folder (for
+/// YAML files and folders, which would be read), a FIFO, socket or device, a name that is
+/// not UTF-8 — is a problem naming the path, never a silent skip; and nothing but a regular
+/// file is ever opened, so a FIFO cannot make a run hang. Each file and folder is read once.
 pub(crate) fn read(path: &Path) -> ReadOutcome {
     let mut out = ReadOutcome::default();
     let meta = match std::fs::metadata(path) {
@@ -72,6 +80,7 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
         }
     };
     if !meta.is_dir() {
+        // A file named with -f is read as given (`-f <(generate)` or `-f /dev/stdin` work).
         let (text, p) = read_file(path, MAX_FILE_BYTES);
         out.files.push(SourceFile {
             path: path.to_path_buf(),
@@ -83,19 +92,45 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
         return out;
     }
     out.is_dir = true;
-    let mut found = Vec::new();
-    if let Err(p) = walk(path, Path::new(""), 0, &mut found) {
-        out.problems.push(p);
-        return out;
-    }
+    let real_root = match std::fs::canonicalize(path) {
+        Ok(r) => r,
+        Err(e) => {
+            out.problems.push(problem(
+                format!("cannot resolve the folder {}: {e}", path.display()),
+                "check the folder's permissions",
+            ));
+            return out;
+        }
+    };
+    let mut walker = Walker {
+        root: path,
+        real_root: real_root.clone(),
+        found: Vec::new(),
+        problems: Vec::new(),
+        seen: HashMap::new(),
+    };
+    walker.seen.insert(real_root.clone(), path.to_path_buf());
+    walker.walk(
+        Path::new(""),
+        &real_root,
+        0,
+        std::slice::from_ref(&real_root),
+    );
+    let Walker {
+        found, problems, ..
+    } = walker;
+    let refused_entries = !problems.is_empty();
+    out.problems.extend(problems);
     if found.is_empty() {
-        out.problems.push(problem(
-            format!(
-                "the folder {} has no YAML files (`*.yaml`, `*.yml`)",
-                path.display()
-            ),
-            "put the manifest's sections in YAML files in this folder (guild.yaml, roles.yaml, channels/...), or pass a file with -f",
-        ));
+        if !refused_entries {
+            out.problems.push(problem(
+                format!(
+                    "the folder {} has no YAML files (`*.yaml`, `*.yml`)",
+                    path.display()
+                ),
+                "put the manifest's sections in YAML files in this folder (guild.yaml, roles.yaml, channels/...), or pass a file with -f",
+            ));
+        }
         return out;
     }
     if found.len() > MAX_FILES {
@@ -132,70 +167,300 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
     out
 }
 
-/// Collects the YAML files under `dir` (paths relative to the manifest's folder).
-fn walk(
-    root: &Path,
-    rel: &Path,
-    depth: usize,
-    found: &mut Vec<PathBuf>,
-) -> Result<(), ReadProblem> {
-    let dir = root.join(rel);
-    let entries = std::fs::read_dir(&dir).map_err(|e| {
-        problem(
-            format!("cannot read the folder {}: {e}", dir.display()),
-            "check the folder's permissions",
-        )
-    })?;
-    let mut files = Vec::new();
-    let mut dirs = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| {
-            problem(
-                format!("cannot read the folder {}: {e}", dir.display()),
-                "check the folder's permissions",
-            )
-        })?;
-        let name = entry.file_name();
-        let Some(name_str) = name.to_str() else {
-            continue;
-        };
-        if name_str.starts_with('.') {
-            continue;
+/// What to do about an entry a folder manifest cannot hold.
+const HELP_ENTRY: &str = "a manifest folder holds YAML files, folders and the files they name \
+                          (images); move it out of the folder, or hide it with a leading `.`";
+const HELP_LINK: &str =
+    "remove the link, or point it at a file or folder inside the manifest's folder";
+
+/// Walks a folder manifest, collecting its YAML files and every entry it refuses.
+struct Walker<'a> {
+    /// The folder as given with -f (paths are shown under it).
+    root: &'a Path,
+    /// The folder with every symbolic link resolved: links must stay inside it.
+    real_root: PathBuf,
+    /// YAML files, relative to `root`, in merge order.
+    found: Vec<PathBuf>,
+    problems: Vec<ReadProblem>,
+    /// Every file and folder read so far, by its resolved path → the path it was reached by.
+    seen: HashMap<PathBuf, PathBuf>,
+}
+
+/// The kind of a file that is neither a regular file, a folder nor a symbolic link.
+fn special_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
         }
-        let child = rel.join(&name);
-        // Symbolic links to files are followed; links to folders are not (no cycles).
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            dirs.push(child);
-        } else if is_yaml(name_str)
-            && (kind.is_file() || std::fs::metadata(root.join(&child)).is_ok_and(|m| m.is_file()))
-        {
-            files.push(child);
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_char_device() {
+            return "a character device";
         }
     }
-    // A folder's own files first, then its subfolders, each in name order.
-    files.sort();
-    dirs.sort();
-    found.extend(files);
-    if found.len() > MAX_FILES {
-        // Enough to report the limit; stop walking a huge tree.
-        return Ok(());
+    let _ = t;
+    "a special file"
+}
+
+/// Whether the symbolic link at `path` leads back to itself through links alone (checked by
+/// following the chain, since the OS's "too many levels" error has no stable kind).
+fn link_loops(path: &Path) -> bool {
+    let mut seen = HashSet::new();
+    let mut at = path.to_path_buf();
+    // Linux gives up after 40 links: so does this.
+    for _ in 0..40 {
+        if !seen.insert(at.clone()) {
+            return true;
+        }
+        match std::fs::read_link(&at) {
+            Ok(target) => {
+                at = match at.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                }
+            }
+            Err(_) => return false,
+        }
     }
-    for d in dirs {
-        if depth + 1 > MAX_FOLDER_DEPTH {
-            return Err(problem(
+    true
+}
+
+impl Walker<'_> {
+    fn refuse(&mut self, message: String, help: &str) {
+        self.problems.push(problem(message, help));
+    }
+
+    /// Records that the file or folder `real` is read as `shown`; false (and a problem) when it
+    /// already is, through another path.
+    fn first_visit(&mut self, real: &Path, shown: &Path, what: &str) -> bool {
+        if let Some(first) = self.seen.get(real) {
+            let message = format!(
+                "the {what} {} is reached twice, as {} and as {}",
+                real.display(),
+                first.display(),
+                shown.display()
+            );
+            self.refuse(
+                message,
+                "remove the symbolic link: a manifest reads each file and folder once (what it declares would be declared twice)",
+            );
+            return false;
+        }
+        self.seen.insert(real.to_path_buf(), shown.to_path_buf());
+        true
+    }
+
+    /// Collects the YAML files under `rel` (relative to the manifest's folder), whose resolved
+    /// path is `real`; `ancestors` are the resolved folders above it, `real` included.
+    fn walk(&mut self, rel: &Path, real: &Path, depth: usize, ancestors: &[PathBuf]) {
+        let dir = self.root.join(rel);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                self.refuse(
+                    format!("cannot read the folder {}: {e}", dir.display()),
+                    "check the folder's permissions",
+                );
+                return;
+            }
+        };
+        let mut files = Vec::new();
+        let mut dirs = Vec::new();
+        for entry in entries {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    self.refuse(
+                        format!("cannot read the folder {}: {e}", dir.display()),
+                        "check the folder's permissions",
+                    );
+                    continue;
+                }
+            };
+            let name = entry.file_name();
+            if name.as_encoded_bytes().starts_with(b".") {
+                continue;
+            }
+            let child = rel.join(&name);
+            let shown = self.root.join(&child);
+            let Some(name_str) = name.to_str() else {
+                self.refuse(
+                    format!(
+                        "the name of {} is not UTF-8 (shown here with \u{fffd} for the bytes that are not)",
+                        shown.display()
+                    ),
+                    "rename it with a UTF-8 name (file names appear in diagnostics, annotations and plans), or move it out of the folder",
+                );
+                continue;
+            };
+            // Not followed: a link's own type, so a FIFO or device is never opened.
+            let kind = match entry.file_type() {
+                Ok(k) => k,
+                Err(e) => {
+                    self.refuse(
+                        format!("cannot tell what {} is: {e}", shown.display()),
+                        "check the folder's permissions",
+                    );
+                    continue;
+                }
+            };
+            if kind.is_dir() {
+                dirs.push((child, real.join(&name)));
+            } else if kind.is_file() {
+                if is_yaml(name_str) {
+                    files.push((child, real.join(&name)));
+                }
+            } else if kind.is_symlink() {
+                match self.follow(&shown, is_yaml(name_str)) {
+                    Some((target, true)) => dirs.push((child, target)),
+                    Some((target, false)) if is_yaml(name_str) => files.push((child, target)),
+                    _ => {}
+                }
+            } else {
+                self.refuse(
+                    format!(
+                        "{} is {}, not a file or folder",
+                        shown.display(),
+                        special_kind(&kind)
+                    ),
+                    HELP_ENTRY,
+                );
+            }
+        }
+        // A folder's own files first, then its subfolders, each in name order.
+        files.sort();
+        dirs.sort();
+        for (child, real_file) in files {
+            let shown = self.root.join(&child);
+            if self.first_visit(&real_file, &shown, "file") {
+                self.found.push(child);
+            }
+        }
+        if self.found.len() > MAX_FILES {
+            // Enough to report the limit; stop walking a huge tree.
+            return;
+        }
+        for (d, real_dir) in dirs {
+            let shown = self.root.join(&d);
+            if ancestors.contains(&real_dir) {
+                self.refuse(
+                    format!(
+                        "{} is a symbolic link to {}, a folder that contains it: following it would loop",
+                        shown.display(),
+                        real_dir.display()
+                    ),
+                    HELP_LINK,
+                );
+                continue;
+            }
+            if depth + 1 > MAX_FOLDER_DEPTH {
+                self.refuse(
+                    format!(
+                        "the folder {} is nested more than {MAX_FOLDER_DEPTH} levels deep",
+                        shown.display()
+                    ),
+                    "keep a folder manifest's files at most 8 folders deep",
+                );
+                return;
+            }
+            if !self.first_visit(&real_dir, &shown, "folder") {
+                continue;
+            }
+            let mut below = ancestors.to_vec();
+            below.push(real_dir.clone());
+            self.walk(&d, &real_dir, depth + 1, &below);
+        }
+    }
+
+    /// Follows the symbolic link `shown`: `Some((resolved path, is a folder))` when it leads to
+    /// a regular file or a folder that may be read. Links that dangle, loop or lead to a special
+    /// file are refused; so are links out of the manifest's folder, unless `read` is false and
+    /// the target is a file (a link the loader never reads, such as an image).
+    fn follow(&mut self, shown: &Path, read: bool) -> Option<(PathBuf, bool)> {
+        let target = std::fs::read_link(shown)
+            .map(|t| t.display().to_string())
+            .unwrap_or_else(|_| "?".into());
+        let meta = match std::fs::metadata(shown) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.refuse(
+                    format!(
+                        "{} is a symbolic link to {target}, which does not exist",
+                        shown.display()
+                    ),
+                    HELP_LINK,
+                );
+                return None;
+            }
+            Err(_) if link_loops(shown) => {
+                self.refuse(
+                    format!(
+                        "{} is a symbolic link that loops (it leads back to itself through {target})",
+                        shown.display()
+                    ),
+                    HELP_LINK,
+                );
+                return None;
+            }
+            Err(e) => {
+                self.refuse(
+                    format!(
+                        "cannot follow the symbolic link {} (to {target}): {e}",
+                        shown.display()
+                    ),
+                    HELP_LINK,
+                );
+                return None;
+            }
+        };
+        if !meta.is_file() && !meta.is_dir() {
+            self.refuse(
                 format!(
-                    "the folder {} is nested more than {MAX_FOLDER_DEPTH} levels deep",
-                    root.join(&d).display()
+                    "{} is a symbolic link to {target}, which is {}",
+                    shown.display(),
+                    special_kind(&meta.file_type())
                 ),
-                "keep a folder manifest's files at most 8 folders deep",
-            ));
+                HELP_ENTRY,
+            );
+            return None;
         }
-        walk(root, &d, depth + 1, found)?;
+        let real = match std::fs::canonicalize(shown) {
+            Ok(r) => r,
+            Err(e) => {
+                self.refuse(
+                    format!(
+                        "cannot resolve the symbolic link {} (to {target}): {e}",
+                        shown.display()
+                    ),
+                    HELP_LINK,
+                );
+                return None;
+            }
+        };
+        if !real.starts_with(&self.real_root) {
+            if !read && meta.is_file() {
+                return None;
+            }
+            self.refuse(
+                format!(
+                    "{} is a symbolic link to {}, outside the manifest's folder",
+                    shown.display(),
+                    real.display()
+                ),
+                "copy the file or folder into the manifest's folder instead of linking to it: \
+                 a manifest reads only what is inside its folder, so a reviewed change cannot \
+                 pull in a file from elsewhere on the machine that runs it",
+            );
+            return None;
+        }
+        Some((real, meta.is_dir()))
     }
-    Ok(())
 }
 
 fn is_yaml(name: &str) -> bool {

@@ -85,7 +85,7 @@ pub struct WelcomeScreen {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WelcomeChannel {
-    /// The channel, by name; `Category/name` picks the one in that category when several
+    /// The channel, by name (or id); `Category/name` picks the one in that category when several
     /// channels share the name.
     pub channel: String,
     /// What the channel is for, 1-50 characters.
@@ -132,7 +132,8 @@ pub struct Onboarding {
     /// offered by questions count too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<OnboardingMode>,
-    /// Channels every new member sees, by name or as `Category/name` (at most 500).
+    /// Channels every new member sees, by name, as `Category/name` or by id (at most 500),
+    /// each once.
     /// Authoritative when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_channels: Option<Vec<String>>,
@@ -179,10 +180,11 @@ pub struct PromptOption {
     /// An emoji shown beside the answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emoji: Option<Emoji>,
-    /// Roles given to members who pick it, by name (at most 50).
+    /// Roles given to members who pick it, by name or id (at most 50), each once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roles: Vec<String>,
-    /// Channels shown to members who pick it, by name or as `Category/name` (at most 50).
+    /// Channels shown to members who pick it, by name, as `Category/name` or by id (at most
+    /// 50), each once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub channels: Vec<String>,
 }
@@ -195,7 +197,7 @@ pub struct Widget {
     /// invite (through widget.json and the embeddable widget).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
-    /// The channel the widget's invite leads to, by name or as `Category/name`; `null` for no
+    /// The channel the widget's invite leads to, by name, `Category/name` or id; `null` for no
     /// invite.
     #[serde(
         default,
@@ -217,8 +219,8 @@ pub struct Webhook {
     /// Names this webhook had before: renamed in place (its URL keeps working).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub previous_names: Vec<String>,
-    /// The text, announcement, forum or media channel it posts to, by name or as
-    /// `Category/name`. Changing it moves the webhook (its URL keeps working).
+    /// The text, announcement, forum or media channel it posts to, by name, as
+    /// `Category/name` or by id. Changing it moves the webhook (its URL keeps working).
     pub channel: String,
     /// An image file for its avatar: PNG, JPEG or GIF, at most 8 MiB, by its path relative to
     /// the manifest's folder and inside it (`assets/ci.png`); `null` removes the avatar. Discord reports only whether an avatar is set, so a webhook
@@ -270,7 +272,7 @@ impl std::fmt::Display for Snowflake {
 }
 
 /// Guild settings. Channels are referenced by name, or as `Category/name` when several share
-/// the name; `null` clears a channel setting.
+/// the name, or by id; `null` clears a channel setting.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -680,7 +682,8 @@ impl Channel {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Overwrite {
-    /// The role this overwrite is for, by name (`@everyone` for the default role).
+    /// The role this overwrite is for, by name or id (`@everyone` for the default role); one
+    /// overwrite per role.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
     /// The member this overwrite is for, by user id.

@@ -426,6 +426,7 @@ fn desired_overwrites(
             .unwrap_or(&[]);
         let set = if let Some(list) = &d.ch.overwrites {
             let mut set = Vec::new();
+            let mut seen = Vec::new();
             for (j, o) in list.iter().enumerate() {
                 let source = format!("{}.overwrites[{j}]", d.source);
                 let (target, kind) = match (&o.role, &o.member) {
@@ -453,6 +454,15 @@ fn desired_overwrites(
                         continue;
                     }
                 };
+                // One overwrite per target: a role by name and by id is one target.
+                let (what, written) = match (&o.role, &o.member) {
+                    (Some(role), _) => ("role", role.as_str()),
+                    (_, Some(member)) => ("member", member.0.as_str()),
+                    _ => ("target", ""),
+                };
+                if !cx.first_in_list(&mut seen, &target, &source, written, what) {
+                    continue;
+                }
                 let live = live_ows
                     .iter()
                     .find(|l| Some(l.id.as_str()) == target.live());

@@ -201,6 +201,10 @@ impl<'a> Ctx<'a> {
     /// Makes a channel referable by its name and, in a category, `Category/name`.
     pub fn add_channel_ref(&mut self, id: &IdRef, kind: u8, names: &[&str], parent: Option<&str>) {
         let mut keys: Vec<String> = Vec::new();
+        // A live channel may be referenced by its id too.
+        if let IdRef::Live(live) = id {
+            keys.push(live.clone());
+        }
         for n in names {
             keys.push((*n).to_owned());
             keys.push(stored_channel_name(kind, n));
@@ -270,6 +274,43 @@ impl<'a> Ctx<'a> {
             ),
         }
         None
+    }
+
+    /// Records that the list entry at `source`, written `written`, resolved to `id`. When an
+    /// earlier entry of the same list (`seen`) resolved to the same object — one channel or
+    /// role in two spellings — reports it at `source` and returns false: the caller drops the
+    /// entry, so nothing counts the object twice or sends it twice.
+    pub fn first_in_list(
+        &mut self,
+        seen: &mut Vec<(IdRef, String, String)>,
+        id: &IdRef,
+        source: &str,
+        written: &str,
+        what: &str,
+    ) -> bool {
+        let Some((_, first, first_written)) = seen.iter().find(|(i, _, _)| i == id) else {
+            seen.push((id.clone(), source.to_owned(), written.to_owned()));
+            return true;
+        };
+        let message = if first_written == written {
+            format!("{what} `{written}` is listed twice (first at {first})")
+        } else {
+            format!("`{written}` names the same {what} as `{first_written}` (first at {first})")
+        };
+        let help = format!(
+            "remove this entry: a {what} is listed once, however it is written (name, id{})",
+            if what == "channel" {
+                ", `Category/name` or the name as Discord stores it"
+            } else {
+                ""
+            }
+        );
+        self.problems.push(Problem {
+            message,
+            source: Some(source.to_owned()),
+            help: Some(help),
+        });
+        false
     }
 
     /// The name a channel will have once the plan is applied, for display.

@@ -113,9 +113,12 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
     }
     if let Some(channels) = &w.channels {
         let mut want: Vec<(IdRef, String, FlatEmoji)> = Vec::new();
+        let mut seen = Vec::new();
         for (i, c) in channels.iter().enumerate() {
             let source = format!("welcome_screen.channels[{i}].channel");
-            if let Some(id) = cx.resolve_channel(&c.channel, &source, TEXT_LIKE) {
+            if let Some(id) = cx.resolve_channel(&c.channel, &source, TEXT_LIKE)
+                && cx.first_in_list(&mut seen, &id, &source, &c.channel, "channel")
+            {
                 want.push((id, c.description.clone(), flat_emoji(c.emoji.as_ref())));
             }
         }
@@ -319,9 +322,11 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
         .collect();
     if let Some(names) = &o.default_channels {
         let mut want: Vec<IdRef> = Vec::new();
+        let mut seen = Vec::new();
         for (i, n) in names.iter().enumerate() {
-            if let Some(id) =
-                cx.resolve_channel(n, &format!("onboarding.default_channels[{i}]"), ANY_CHANNEL)
+            let source = format!("onboarding.default_channels[{i}]");
+            if let Some(id) = cx.resolve_channel(n, &source, ANY_CHANNEL)
+                && cx.first_in_list(&mut seen, &id, &source, n, "channel")
             {
                 want.push(id);
             }
@@ -423,9 +428,15 @@ fn desired_prompts(
         for (j, o) in p.options.iter().enumerate() {
             let source = format!("onboarding.prompts[{i}].options[{j}]");
             let mut roles = Vec::new();
+            let mut seen = Vec::new();
             for (k, r) in o.roles.iter().enumerate() {
+                let at = format!("{source}.roles[{k}]");
                 match cx.role_ids.get(r).cloned() {
-                    Some(id) => roles.push(id),
+                    Some(id) => {
+                        if cx.first_in_list(&mut seen, &id, &at, r, "role") {
+                            roles.push(id);
+                        }
+                    }
                     None => cx.problem(
                         Some(format!("{source}.roles[{k}]")),
                         format!("role `{r}` is neither declared nor in the guild"),
@@ -434,9 +445,11 @@ fn desired_prompts(
                 }
             }
             let mut channels = Vec::new();
+            let mut seen = Vec::new();
             for (k, c) in o.channels.iter().enumerate() {
-                if let Some(id) =
-                    cx.resolve_channel(c, &format!("{source}.channels[{k}]"), ANY_CHANNEL)
+                let at = format!("{source}.channels[{k}]");
+                if let Some(id) = cx.resolve_channel(c, &at, ANY_CHANNEL)
+                    && cx.first_in_list(&mut seen, &id, &at, c, "channel")
                 {
                     channels.push(id);
                 }
@@ -508,7 +521,13 @@ fn check_requirements(
 ) {
     let advanced =
         o.mode.map(OnboardingMode::value).unwrap_or(live.mode) == OnboardingMode::Advanced.value();
-    let mut counted: Vec<IdRef> = default_after.to_vec();
+    // Distinct channels only: Discord counts a channel once, however often it is listed.
+    let mut counted: Vec<IdRef> = Vec::new();
+    for c in default_after {
+        if !counted.contains(c) {
+            counted.push(c.clone());
+        }
+    }
     if advanced {
         for c in prompts_after
             .iter()

@@ -46,6 +46,10 @@ fn color_hex(c: u32) -> Value {
 pub(super) fn plan_roles(cx: &mut Ctx) {
     let snap = cx.snap;
     let guild_id = cx.guild_id.clone();
+    // Live roles may be referenced by id; names, inserted after, win a (far-fetched) clash.
+    for r in &snap.guild.roles {
+        cx.role_ids.insert(r.id.clone(), IdRef::Live(r.id.clone()));
+    }
     // Live names are resolvable in overwrites even when the manifest does not declare them.
     for r in snap.guild.roles.iter().rev() {
         let name = if r.id == guild_id { EVERYONE } else { &r.name };

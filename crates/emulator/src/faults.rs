@@ -1,7 +1,8 @@
 //! Fault injection (`POST /_emulator/faults`, `RunningEmulator::set_faults`):
 //! per method and path glob, with a probability drawn from a seeded PRNG, an
 //! API request gets an error status, extra latency, a dropped connection
-//! (before or after the write), a 429 storm or a hang.
+//! (before or after the write), a 429 storm, a hang, or a 200 with a body of
+//! the test's choosing (a malformed response).
 //!
 //! The layer sits between the invalid-request counter and the rate limits, so
 //! injected 401/403/429s count as invalid requests and `drop_after` writes go
@@ -91,6 +92,11 @@ pub enum FaultKind {
     /// Hang for [`TIMEOUT_HANG`] (or until shutdown), then close the
     /// connection without a response and without doing the write.
     Timeout,
+    /// `{"body": "..."}`: answer 200 with exactly this text as an
+    /// `application/json` body, without running the handler (no write): a
+    /// response Discord would never send (truncated, not JSON, a field
+    /// missing), for testing what a client does with one.
+    Body(String),
 }
 
 /// A run of 429s.
@@ -178,6 +184,7 @@ pub(crate) enum Action {
     DropAfter,
     Storm(Storm),
     Timeout,
+    Body(String),
 }
 
 #[derive(Debug, Default)]
@@ -235,6 +242,7 @@ impl Faults {
                     Action::Storm(*s)
                 }
                 FaultKind::Timeout => Action::Timeout,
+                FaultKind::Body(text) => Action::Body(text.clone()),
             });
             return d;
         }
@@ -318,6 +326,16 @@ pub(crate) fn status_response(code: u16) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
+/// A 200 whose body is `text`, as it is: it need not be JSON.
+pub(crate) fn body_response(text: String) -> Response {
+    (
+        StatusCode::OK,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        text,
+    )
+        .into_response()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,7 +362,8 @@ mod tests {
                 {"method": "*", "path": "/guilds/*/roles", "probability": 1.0, "kind": "drop_before"},
                 {"path": "/**", "kind": "drop_after"},
                 {"path": "/**", "kind": {"storm_429": {"count": 50, "retry_after": 0.05, "scope": "shared"}}},
-                {"path": "/**", "kind": "timeout"}
+                {"path": "/**", "kind": "timeout"},
+                {"method": "GET", "path": "/guilds/*/channels", "kind": {"body": "[{\"id\": 1}"}}
             ]
         }))
         .unwrap();
@@ -362,6 +381,7 @@ mod tests {
             })
         ));
         assert_eq!(set.rules[5].kind, FaultKind::Timeout);
+        assert_eq!(set.rules[6].kind, FaultKind::Body("[{\"id\": 1}".into()));
         let back: FaultSet = serde_json::from_value(serde_json::to_value(&set).unwrap()).unwrap();
         assert_eq!(back, set);
     }

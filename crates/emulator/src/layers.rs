@@ -16,7 +16,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::app::{App, MAX_BODY, decode_reason, lock};
-use crate::faults::{Action, FaultMark, TIMEOUT_HANG, dropped, marked, status_response};
+use crate::faults::{
+    Action, FaultMark, TIMEOUT_HANG, body_response, dropped, marked, status_response,
+};
 use crate::ratelimit::{
     BucketInfo, Decision, Passed, Scope, api_path, decide, put_bucket_headers, refusal,
     route_bucket, too_many,
@@ -130,6 +132,7 @@ pub(crate) async fn inject(AxState(app): AxState<App>, req: Request, next: Next)
         None if draw.latency_ms > 0 => marked(next.run(req).await, "latency"),
         None => next.run(req).await,
         Some(Action::Status(code)) => marked(status_response(code), "status"),
+        Some(Action::Body(text)) => marked(body_response(text), "body"),
         Some(Action::DropBefore) => dropped("drop_before"),
         Some(Action::DropAfter) => {
             drop(next.run(req).await);

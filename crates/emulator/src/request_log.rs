@@ -19,7 +19,7 @@ pub struct RequestRecord {
     /// The request's JSON body, if it had one.
     pub body: Option<serde_json::Value>,
     /// The injected fault that shaped the response (`status`, `latency`,
-    /// `drop_before`, `drop_after`, `storm_429`, `timeout`), if any. Dropped
+    /// `drop_before`, `drop_after`, `storm_429`, `timeout`, `body`), if any. Dropped
     /// connections and timeouts are recorded with status 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<String>,

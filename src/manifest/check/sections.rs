@@ -18,25 +18,13 @@ const WEBHOOK_CHANNELS: &[ChannelType] = &[
     ChannelType::Media,
 ];
 
-/// Identity of a referenced channel, to find the same channel listed twice: the declared
-/// channel it resolves to, or else the reference as written (category, stored name).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum RefId {
-    Declared(usize),
-    Named(Option<String>, String),
-}
+/// What to do about an entry that repeats an earlier one.
+const LIST_ONCE: &str = "remove this entry: it names the same channel as the first one, and a \
+                         channel is listed once however it is written (name, `Category/name`, \
+                         the name as Discord stores it, or its id)";
 
-fn ref_id(ctx: &Ctx<'_>, r: &str, accept: &[ChannelType]) -> RefId {
-    match ctx.lookup_channel(r, accept) {
-        ChannelLookup::Found(i) => RefId::Declared(i),
-        _ => {
-            let (cat, name) = split_channel_ref(r);
-            RefId::Named(cat.map(str::to_string), name.to_string())
-        }
-    }
-}
-
-/// Reports channels listed twice in `list` (paths `{path}[k]`).
+/// Reports the entries of `list` (paths `{path}[k]`) that name a channel an earlier entry
+/// already named, in any spelling.
 fn no_repeated_channels(
     ctx: &Ctx<'_>,
     path: &str,
@@ -44,19 +32,17 @@ fn no_repeated_channels(
     where_: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    let mut seen: HashMap<RefId, usize> = HashMap::new();
+    let mut seen = FirstSeen::default();
     for (k, r) in list.iter().enumerate() {
-        let id = ref_id(ctx, r, ANY);
-        if let Some(first) = seen.get(&id) {
+        let here = format!("{path}[{k}]");
+        if let Some(first) = seen.repeat(ctx.channel_identity(r, ANY), &here, r) {
             out.push(
                 Diagnostic::error(
-                    format!("{path}[{k}]"),
-                    format!("channel \"{r}\" is listed twice {where_} (first at {path}[{first}])"),
+                    here,
+                    format!("channel \"{r}\" is listed twice {where_} ({first})"),
                 )
-                .with_help("list each channel once"),
+                .with_help(LIST_ONCE),
             );
-        } else {
-            seen.insert(id, k);
         }
     }
 }
@@ -90,12 +76,6 @@ fn length_error(
             }),
         );
     }
-}
-
-fn is_snowflake(s: &str) -> bool {
-    (15..=20).contains(&s.len())
-        && s.bytes().all(|b| b.is_ascii_digit())
-        && s.parse::<u64>().is_ok()
 }
 
 /// `<:name:id>` or `<a:name:id>`, as Discord writes custom emoji in messages.
@@ -197,7 +177,7 @@ pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             .with_help("recommend at most 5 channels; onboarding can show more"),
         );
     }
-    let mut seen: HashMap<RefId, usize> = HashMap::new();
+    let mut seen = FirstSeen::default();
     for (i, wc) in channels.iter().enumerate() {
         let path = format!("welcome_screen.channels[{i}]");
         length_error(
@@ -214,20 +194,19 @@ pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             ANY,
             out,
         );
-        let id = ref_id(ctx, &wc.channel, ANY);
-        if let Some(first) = seen.get(&id) {
+        let here = format!("{path}.channel");
+        if let Some(first) = seen.repeat(ctx.channel_identity(&wc.channel, ANY), &here, &wc.channel)
+        {
             out.push(
                 Diagnostic::error(
-                    format!("{path}.channel"),
+                    here,
                     format!(
-                        "channel \"{}\" is on the welcome screen twice (first at welcome_screen.channels[{first}])",
+                        "channel \"{}\" is on the welcome screen twice ({first})",
                         wc.channel
                     ),
                 )
-                .with_help("recommend each channel once"),
+                .with_help(LIST_ONCE),
             );
-        } else {
-            seen.insert(id, i);
         }
         if let Some(e) = &wc.emoji {
             check_emoji(format!("{path}.emoji"), e, out);
@@ -396,7 +375,7 @@ pub(super) fn onboarding_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (i, p) in ob.prompts.iter().flatten().enumerate() {
         for (j, o) in p.options.iter().enumerate() {
             let op = format!("onboarding.prompts[{i}].options[{j}]");
-            let mut roles: HashMap<&str, usize> = HashMap::new();
+            let mut roles = FirstSeen::default();
             for (k, r) in o.roles.iter().enumerate() {
                 let path = format!("{op}.roles[{k}]");
                 if let RoleLookup::Everyone = ctx.check_role_ref(&path, r, out) {
@@ -408,16 +387,17 @@ pub(super) fn onboarding_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                         .with_help("remove @everyone from the option's roles"),
                     );
                 }
-                if let Some(first) = roles.get(r.as_str()) {
+                if let Some(first) = roles.repeat(ctx.role_identity(r), &path, r) {
                     out.push(
                         Diagnostic::error(
                             path,
-                            format!("role \"{r}\" is listed twice in option \"{}\" (first at {op}.roles[{first}])", o.title),
+                            format!("role \"{r}\" is listed twice in option \"{}\" ({first})", o.title),
                         )
-                        .with_help("list each role once"),
+                        .with_help(
+                            "remove this entry: it names the same role as the first one, and a role \
+                             is listed once however it is written (name or id)",
+                        ),
                     );
-                } else {
-                    roles.insert(r, k);
                 }
             }
             for (k, r) in o.channels.iter().enumerate() {
@@ -447,7 +427,11 @@ pub(super) fn onboarding_enable_requirements(ctx: &Ctx<'_>, out: &mut Vec<Diagno
     let (Some(true), Some(defaults)) = (ob.enabled, &ob.default_channels) else {
         return;
     };
-    let mut ids: Vec<RefId> = defaults.iter().map(|r| ref_id(ctx, r, ANY)).collect();
+    // Distinct channels: two spellings of one channel count once, as on Discord.
+    let mut ids: Vec<Identity> = defaults
+        .iter()
+        .map(|r| ctx.channel_identity(r, ANY))
+        .collect();
     let advanced = ob.mode == Some(OnboardingMode::Advanced);
     if advanced {
         // Channels offered by questions count too; unmanaged prompts are live: the planner checks.
@@ -457,7 +441,7 @@ pub(super) fn onboarding_enable_requirements(ctx: &Ctx<'_>, out: &mut Vec<Diagno
                 .iter()
                 .flat_map(|p| &p.options)
                 .flat_map(|o| &o.channels)
-                .map(|r| ref_id(ctx, r, ANY)),
+                .map(|r| ctx.channel_identity(r, ANY)),
         );
     }
     let n = ids.into_iter().collect::<HashSet<_>>().len();
@@ -585,7 +569,7 @@ pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 pub(super) fn webhook_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let mut per_channel: HashMap<RefId, usize> = HashMap::new();
+    let mut per_channel: HashMap<Identity, usize> = HashMap::new();
     for (path, w) in webhook_list(ctx.manifest) {
         ctx.check_channel_ref(
             &format!("{path}.channel"),
@@ -595,7 +579,7 @@ pub(super) fn webhook_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             out,
         );
         let n = per_channel
-            .entry(ref_id(ctx, &w.channel, WEBHOOK_CHANNELS))
+            .entry(ctx.channel_identity(&w.channel, WEBHOOK_CHANNELS))
             .or_default();
         *n += 1;
         if *n == WEBHOOKS_PER_CHANNEL_MAX + 1 {
