@@ -13,5 +13,6 @@ pub mod manifest;
 /// Discord's permission bits and names, shared with the emulator.
 pub use discord_permissions as permissions;
 pub mod plan;
+pub mod private_file;
 pub mod report;
 pub mod snapshot;

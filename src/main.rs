@@ -15,6 +15,7 @@ use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest::stored::as_stored;
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
 use guildctl::plan::{self, Allowance, Plan, PlanError, PlanOptions};
+use guildctl::private_file::write_private;
 use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
@@ -188,7 +189,9 @@ struct Connection {
     /// Run against an in-process emulator instead of Discord.
     #[arg(long)]
     sandbox: bool,
-    /// With --sandbox: start the emulator from this saved state (JSON).
+    /// With --sandbox: the sandbox's guild lives in this file (JSON). Loaded when it
+    /// exists (otherwise the default guild), written back after `apply`, so a tour
+    /// across separate commands works.
     #[arg(long, requires = "sandbox")]
     sandbox_state: Option<PathBuf>,
     #[command(flatten)]
@@ -204,12 +207,28 @@ struct Session {
     sandbox: Option<RunningEmulator>,
 }
 
+impl Session {
+    /// Writes the sandbox's state to `--sandbox-state FILE`, if both are in use, whole
+    /// or not at all.
+    fn save_sandbox(&self, conn: &Connection) -> Result<()> {
+        let (Some(emu), Some(path)) = (&self.sandbox, &conn.sandbox_state) else {
+            return Ok(());
+        };
+        let mut json = serde_json::to_string_pretty(&emu.state())?;
+        json.push('\n');
+        write_private(path, json.as_bytes())
+            .with_context(|| format!("cannot write the sandbox state to {}", path.display()))?;
+        eprintln!("Sandbox state saved to {}", path.display());
+        Ok(())
+    }
+}
+
 impl Connection {
     async fn open(&self, manifest_guild: Option<&str>) -> Result<Session> {
         if self.sandbox {
             let state = match &self.sandbox_state {
-                Some(p) => Some(discord_emulator::load_state_file(p)?),
-                None => None,
+                Some(p) if p.exists() => Some(discord_emulator::load_state_file(p)?),
+                _ => None,
             };
             let emu = RunningEmulator::start(EmulatorOptions { state }).await?;
             eprintln!(
@@ -649,6 +668,8 @@ async fn apply_cmd(
         }
     })
     .await;
+    // Saved whatever the outcome: the calls that were made changed the guild.
+    session.save_sandbox(&target.conn)?;
     let urls_lost = webhook_urls_report(&outcome);
     println!(
         "\nApplied {} of {} calls; {} failed, {} skipped.",
