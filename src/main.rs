@@ -36,6 +36,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check manifests (YAML, schema and semantic rules) without touching the network.
+    #[command(after_help = "Examples:
+  guildctl validate -f guild.yaml
+  guildctl validate -f guild/ --format github     # annotations in a GitHub workflow
+  guildctl validate -f a.yaml -f b.yaml --format json")]
     Validate {
         /// Manifests: YAML files, or folders of them merged by section.
         #[arg(short = 'f', long = "file", required = true)]
@@ -48,14 +52,22 @@ enum Command {
         output: ColorArg,
     },
     /// Print the manifest's JSON schema (also kept in schema/).
+    #[command(after_help = "Examples:
+  guildctl schema > schema/guildctl.schema.json
+  # and in a manifest, for editors: # yaml-language-server: $schema=schema/guildctl.schema.json")]
     Schema,
     /// Show what apply would change.
+    #[command(after_help = "Examples:
+  guildctl plan --sandbox -f examples/community.yaml     # try it on the built-in emulator
+  DISCORD_TOKEN=... guildctl plan -f guild.yaml --detailed-exitcode
+  guildctl plan -f guild.yaml --out plan.json --format markdown > plan.md")]
     Plan {
         #[command(flatten)]
         target: Target,
         /// Also write the plan as JSON, for `apply --plan`.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// text for a terminal, markdown for a pull request, json for tools.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
         /// Exit 2 when there are changes, 0 when there are none.
@@ -63,6 +75,10 @@ enum Command {
         detailed_exitcode: bool,
     },
     /// Make the guild match the manifest.
+    #[command(after_help = "Examples:
+  guildctl apply --sandbox -f examples/community.yaml --yes
+  guildctl apply -f guild.yaml --plan plan.json --yes     # exactly the reviewed plan
+  guildctl apply -f guild.yaml --webhook-urls ~/secrets/webhooks.json")]
     Apply {
         #[command(flatten)]
         target: Target,
@@ -92,20 +108,31 @@ enum Command {
         webhook_urls: Option<PathBuf>,
     },
     /// Report where the live guild differs from the manifest (exit 2 when it does).
+    #[command(after_help = "Examples:
+  guildctl drift -f guild.yaml
+  guildctl drift -f guild.yaml --format markdown > drift.md")]
     Drift {
         #[command(flatten)]
         target: Target,
+        /// text for a terminal, markdown for an issue, json for tools.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
     /// Write the live guild as a manifest.
+    #[command(after_help = "Examples:
+  guildctl export --guild 81384788765712384 -o guild.yaml
+  guildctl export --sandbox")]
     Export {
         #[command(flatten)]
         conn: Connection,
+        /// The file to write (standard output without it).
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
     },
     /// Run the local Discord API emulator.
+    #[command(after_help = "Examples:
+  guildctl emulator                       # prints {\"api_base\",\"token\",\"guild_id\"} on one line
+  guildctl emulator --listen 127.0.0.1:9000 --state saved.json")]
     Emulator {
         /// The loopback address to serve on.
         #[arg(long, default_value = "127.0.0.1:8787")]
@@ -114,11 +141,18 @@ enum Command {
         #[arg(long)]
         state: Option<PathBuf>,
     },
-    /// Print a shell completion script, e.g. `guildctl completions bash > /etc/bash_completion.d/guildctl`.
+    /// Print a shell completion script.
+    #[command(after_help = "Examples:
+  guildctl completions bash > /etc/bash_completion.d/guildctl
+  guildctl completions zsh > \"${fpath[1]}/_guildctl\"")]
     Completions {
         /// The shell to complete in.
         shell: clap_complete::Shell,
     },
+    /// Print the manual page (roff).
+    #[command(after_help = "Example:
+  guildctl man > /usr/local/share/man/man1/guildctl.1")]
+    Man,
 }
 
 #[derive(Args)]
@@ -443,6 +477,10 @@ async fn run(cli: Cli) -> Result<u8> {
         }
         Command::Emulator { listen, state } => {
             discord_emulator::run_cli(listen, state).await?;
+            Ok(0)
+        }
+        Command::Man => {
+            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
             Ok(0)
         }
         Command::Completions { shell } => {
