@@ -147,13 +147,19 @@ async fn channels_that_exist_hidden_from_the_bot_are_never_created_again() {
     let run = h.run(&["apply", "--yes", "-f", m.to_str().unwrap()]).await;
     run.assert_code(1);
     assert!(
-        run.stderr.contains("channel `Staff` is not among the channels the bot can see"),
+        run.stderr
+            .contains("channel `Staff` is not among the channels the bot can see"),
         "{}",
         run.stderr
     );
     assert!(run.stderr.contains("view_channel"), "{}", run.stderr);
     assert!(h.writes().is_empty(), "{:?}", h.writes());
-    let staff = h.guild().channels.iter().filter(|c| c.name == "Staff").count();
+    let staff = h
+        .guild()
+        .channels
+        .iter()
+        .filter(|c| c.name == "Staff")
+        .count();
     assert_eq!(staff, 1, "a second Staff category was created");
     assert!(h.guild().channels.iter().any(|c| c.id == staff_id));
 }
