@@ -8,6 +8,7 @@
 
 pub mod apply;
 pub mod discord;
+pub mod drift;
 pub mod export;
 pub mod manifest;
 /// Discord's permission bits and names, shared with the emulator.

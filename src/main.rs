@@ -12,6 +12,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::apply::{self, Status};
 use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::drift::{self, DriftOptions};
 use guildctl::manifest::stored::as_stored;
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
 use guildctl::plan::{self, Allowance, Plan, PlanError, PlanOptions};
@@ -107,16 +108,26 @@ enum Command {
         #[arg(long)]
         webhook_urls: Option<PathBuf>,
     },
-    /// Report where the live guild differs from the manifest (exit 2 when it does).
+    /// Report where the live guild differs from the manifest, who changed it, when and
+    /// why (from the audit log), and unmanaged objects by risk. Needs only view_channel
+    /// and view_audit_log; never writes. Exit 2 when something managed drifted or a
+    /// high-risk object is not in the manifest.
     #[command(after_help = "Examples:
   guildctl drift -f guild.yaml
-  guildctl drift -f guild.yaml --format markdown > drift.md")]
+  guildctl drift -f guild.yaml --format markdown > drift.md
+  guildctl drift -f guild.yaml --fail-on-unmanaged --audit-pages 20")]
     Drift {
         #[command(flatten)]
         target: Target,
         /// text for a terminal, markdown for an issue, json for tools.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        /// Audit-log pages (100 entries each) read at most to attribute changes.
+        #[arg(long, value_name = "N", default_value_t = guildctl::drift::DEFAULT_MAX_PAGES)]
+        audit_pages: usize,
+        /// Also exit 2 for low-risk objects that are not in the manifest.
+        #[arg(long)]
+        fail_on_unmanaged: bool,
     },
     /// Write the live guild as a manifest.
     #[command(after_help = "Examples:
@@ -428,13 +439,25 @@ async fn run(cli: Cli) -> Result<u8> {
                 0
             })
         }
-        Command::Drift { target, format } => {
-            let (_session, plan) = plan_for(&target).await?;
-            print!(
-                "{}",
-                report::render(&plan, format, Heading::Drift, target.conn.color_out())
-            );
-            Ok(if plan.is_empty() { 0 } else { EXIT_CHANGES })
+        Command::Drift {
+            target,
+            format,
+            audit_pages,
+            fail_on_unmanaged,
+        } => {
+            let (loaded, session, snap) = read_guild(&target).await?;
+            // Drift needs only eyes: the differences without apply's gates.
+            let (plan, problems) = plan::differences(&loaded, &snap, &target.plan_options());
+            let now_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0);
+            let mut options = DriftOptions::new(now_ms, current_commit(&target.file));
+            options.max_pages = audit_pages;
+            let report =
+                drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
+            print!("{}", drift::render(&report, format));
+            Ok(report.exit_code(fail_on_unmanaged))
         }
         Command::Apply {
             target,
@@ -801,6 +824,30 @@ fn webhook_urls_report(outcome: &apply::Outcome) -> Option<String> {
             ))
         }
     }
+}
+
+/// The manifest's current commit: GITHUB_SHA in a workflow, else `git rev-parse HEAD`
+/// of the manifest's repository; `None` outside Git.
+fn current_commit(manifest: &Path) -> Option<String> {
+    if let Ok(sha) = std::env::var("GITHUB_SHA")
+        && !sha.trim().is_empty()
+    {
+        return Some(sha.trim().to_owned());
+    }
+    let dir = manifest
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let sha = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (!sha.is_empty()).then_some(sha)
 }
 
 /// "guildctl apply" with the commit and its author, so each audit-log entry points

@@ -1,6 +1,6 @@
 //! Builds a plan from a manifest and a snapshot.
 
-use super::context::{Ctx, Phase, PlanError};
+use super::context::{Ctx, Phase, PlanError, Problem};
 use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, safety};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{LoadedManifest, Manifest};
@@ -38,10 +38,43 @@ pub fn diff_with(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
+    let desired = as_stored(manifest);
+    let (mut plan, mut problems) = build(&desired, snap, options);
+    plan.deletion_gate =
+        safety::deletion_gate(&plan, snap, safety::Allowance::from_manifest(&desired));
+    problems.extend(super::gates::check(&plan, snap));
+    problems.extend(safety::protect_problems(&plan, &desired, snap));
+    if problems.is_empty() {
+        Ok(plan)
+    } else {
+        Err(PlanError {
+            problems,
+            partial: Box::new(plan),
+        })
+    }
+}
+
+/// The differences alone, for `drift`: none of apply's gates (bot permissions,
+/// role hierarchy, limits, protected objects, the deletion gate) run, because
+/// drift only reads and a bot with view permissions must be able to run it.
+/// Problems the manifest itself has against this guild (a pinned id that does
+/// not exist, ...) come back beside the plan instead of refusing it.
+pub fn differences(
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+) -> (Plan, Vec<Problem>) {
+    let desired = as_stored(&loaded.manifest);
+    let (mut plan, problems) = build(&desired, snap, options);
+    plan.manifest_sha256 = binding::manifest_digest(loaded);
+    (plan, problems)
+}
+
+/// Runs the planners: the plan with its cascade notes, and the problems they found.
+fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, Vec<Problem>) {
     // Planned as Discord will store it (names trimmed of extra whitespace), so what
     // apply sends is what the next plan compares against.
-    let desired = as_stored(manifest);
-    let mut cx = Ctx::new(&desired, snap, options);
+    let mut cx = Ctx::new(desired, snap, options);
     super::roles::plan_roles(&mut cx);
     super::channels::plan_channels(&mut cx);
     super::settings::plan_settings(&mut cx);
@@ -73,19 +106,7 @@ pub fn diff_with(
         deletion_gate: Default::default(),
     };
     safety::note_cascades(&mut plan, snap);
-    plan.deletion_gate =
-        safety::deletion_gate(&plan, snap, safety::Allowance::from_manifest(&desired));
-    let mut problems = cx.problems;
-    problems.extend(super::gates::check(&plan, snap));
-    problems.extend(safety::protect_problems(&plan, &desired, snap));
-    if problems.is_empty() {
-        Ok(plan)
-    } else {
-        Err(PlanError {
-            problems,
-            partial: Box::new(plan),
-        })
-    }
+    (plan, cx.problems)
 }
 
 /// The calls each operation names as prerequisites, as indexes into `ops` (sorted

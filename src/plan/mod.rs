@@ -23,7 +23,7 @@ use serde_json::Value;
 
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
-pub use diff::{diff, diff_loaded, diff_with};
+pub use diff::{diff, diff_loaded, diff_with, differences};
 pub use safety::{Allowance, DeletionGate};
 
 /// Choices a user makes for one plan, beyond the manifest.

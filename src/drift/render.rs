@@ -1,0 +1,330 @@
+//! The drift report as text (a who / when / why line under each drifted field),
+//! markdown (one table, high risk first, sized for one GitHub comment) and JSON.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use super::{Attribution, Blame, DriftReport};
+use crate::plan::Action;
+use crate::report::Format;
+
+/// Rows of the markdown table at most; GitHub comments hold 65,536 characters and
+/// a row with a long reason takes ~600 (names and reasons are cut at 100 characters).
+pub const MARKDOWN_MAX_ROWS: usize = 60;
+
+pub fn render(r: &DriftReport, format: Format) -> String {
+    match format {
+        Format::Json => serde_json::to_string_pretty(r).unwrap_or_default() + "\n",
+        Format::Text => text(r),
+        Format::Markdown => markdown(r),
+    }
+}
+
+fn verb(a: Action) -> &'static str {
+    match a {
+        Action::Create => "missing (declared, not in the guild)",
+        Action::Update => "changed",
+        Action::Reorder => "reordered",
+        Action::Delete => "to be deleted (the manifest removes it)",
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "(none)".to_owned(),
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|i| match i {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// "alice (id 1, human) · 2025-… (3 minutes ago) · reason "…"".
+fn who_when_why(a: &Attribution) -> String {
+    let id = a
+        .user
+        .id
+        .as_deref()
+        .map(|i| format!("id {i}, "))
+        .unwrap_or_default();
+    let mut s = format!(
+        "{} ({id}{}) · {} ({})",
+        a.user.name,
+        a.user.kind.replace('_', " "),
+        a.at.replace('T', " ").replace('Z', " UTC"),
+        a.ago
+    );
+    match &a.reason {
+        Some(r) => {
+            let _ = write!(s, " · reason {r:?}");
+        }
+        None => s.push_str(" · no reason given"),
+    }
+    if let Some(g) = &a.guildctl {
+        let commit = g.commit.as_deref().unwrap_or("unknown commit");
+        let current = match g.current {
+            Some(true) => ", the manifest's current commit",
+            Some(false) => ", not the manifest's current commit",
+            None => "",
+        };
+        let _ = write!(s, " · guildctl apply from commit {commit}{current}");
+    }
+    s
+}
+
+fn blame_line(b: &Blame) -> String {
+    let mut s = match (&b.entry, &b.not_found) {
+        (Some(a), _) => who_when_why(a),
+        (None, Some(why)) => format!("not found: {why}"),
+        (None, None) => "not found".to_owned(),
+    };
+    if let Some(g) = &b.previous_guildctl {
+        let _ = write!(s, "; before that, guildctl: {}", who_when_why(g));
+    }
+    s
+}
+
+fn text(r: &DriftReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Drift in guild {} ({})\n", r.guild_name, r.guild_id);
+    let high: Vec<_> = r.unmanaged.iter().filter(|u| u.high_risk).collect();
+    if !high.is_empty() {
+        let _ = writeln!(out, "HIGH RISK, not in the manifest ({}):", high.len());
+        for u in &high {
+            let _ = writeln!(out, "  ! {} {} (id {}): {}", u.kind, u.name, u.id, u.risk);
+            let _ = writeln!(out, "      created by: {}", blame_line(&u.blame));
+        }
+        out.push('\n');
+    }
+    for d in &r.drifted {
+        let id =
+            d.id.as_deref()
+                .map(|i| format!(" (id {i})"))
+                .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  ~ {} {}{id}: {}",
+            d.kind.label(),
+            d.name,
+            verb(d.action)
+        );
+        if let Some(b) = &d.blame {
+            let label = if d.action == Action::Create {
+                "deleted by"
+            } else {
+                "created by"
+            };
+            let _ = writeln!(out, "      {label}: {}", blame_line(b));
+        }
+        for f in &d.fields {
+            if d.action == Action::Create {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "      {}: live {} ≠ manifest {}",
+                f.field,
+                show(&f.live),
+                show(&f.manifest)
+            );
+            let _ = writeln!(out, "        who / when / why: {}", blame_line(&f.blame));
+        }
+    }
+    if !r.drifted.is_empty() {
+        out.push('\n');
+    }
+    let low: Vec<_> = r.unmanaged.iter().filter(|u| !u.high_risk).collect();
+    if !low.is_empty() {
+        let _ = writeln!(out, "Not in the manifest, low risk ({}):", low.len());
+        for u in &low {
+            let made = match &u.blame.entry {
+                Some(a) => format!("created by {} {}", a.user.name, a.ago),
+                None => "creator unknown".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "  - {} {} (id {}): {}; {made}",
+                u.kind, u.name, u.id, u.risk
+            );
+        }
+        out.push('\n');
+    }
+    if !r.unreadable.is_empty() {
+        let _ = writeln!(out, "Not read:");
+        for u in &r.unreadable {
+            let _ = writeln!(out, "  - {}: {}", u.part, u.why);
+        }
+        out.push('\n');
+    }
+    for p in &r.problems {
+        let _ = writeln!(out, "Manifest problem (apply would refuse): {p}");
+    }
+    let _ = writeln!(out, "{}", summary(r));
+    out
+}
+
+fn summary(r: &DriftReport) -> String {
+    let head = if r.drifted.is_empty() {
+        "No changes: the guild matches the manifest. "
+    } else {
+        ""
+    };
+    let fields: usize = r.drifted.iter().map(|d| d.fields.len().max(1)).sum();
+    let a = &r.audit_log;
+    format!(
+        "{head}{} drifted object(s) ({fields} field(s)), {} high-risk and {} other unmanaged object(s). Audit log: {} page(s), {} entries read (stopped: {}).",
+        r.drifted.len(),
+        r.high_risk(),
+        r.unmanaged.len() - r.high_risk(),
+        a.pages_read,
+        a.entries_read,
+        a.stopped.replace('_', " ")
+    )
+}
+
+/// A table cell: one line, pipes escaped, cut to `max` characters.
+fn cell(s: &str, max: usize) -> String {
+    let one: String = s.replace(['\n', '\r'], " ");
+    let cut: String = one.chars().take(max).collect();
+    let cut = if one.chars().count() > max {
+        format!("{cut}…")
+    } else {
+        cut
+    };
+    let mut out = String::with_capacity(cut.len());
+    for c in cut.chars() {
+        if "\\`*_[]<>|".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn md_who(b: &Blame) -> (String, String, String) {
+    match &b.entry {
+        Some(a) => {
+            let who = format!(
+                "{} ({})",
+                cell(&a.user.name, 60),
+                a.user.kind.replace('_', " ")
+            );
+            let when = format!(
+                "{} ({})",
+                a.at.replace('T', " ").replace('Z', " UTC"),
+                a.ago
+            );
+            let mut why = a
+                .reason
+                .as_deref()
+                .map(|r| cell(r, 100))
+                .unwrap_or_else(|| "—".into());
+            if let Some(g) = &a.guildctl {
+                let _ = write!(
+                    why,
+                    " (guildctl, commit {}{})",
+                    g.commit.as_deref().unwrap_or("?"),
+                    match g.current {
+                        Some(true) => ", current",
+                        Some(false) => ", not current",
+                        None => "",
+                    }
+                );
+            }
+            (who, when, why)
+        }
+        None => (
+            "not found".into(),
+            "—".into(),
+            cell(b.not_found.as_deref().unwrap_or(""), 160),
+        ),
+    }
+}
+
+fn markdown(r: &DriftReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "### guildctl drift report for **{}** (`{}`)\n",
+        cell(&r.guild_name, 100),
+        r.guild_id
+    );
+    let _ = writeln!(out, "{}\n", summary(r));
+    let mut rows: Vec<String> = Vec::new();
+    for u in r.unmanaged.iter().filter(|u| u.high_risk) {
+        let (who, when, why) = md_who(&u.blame);
+        rows.push(format!(
+            "| 🔴 HIGH | {} {} | not in the manifest: {} | {who} | {when} | {why} |",
+            u.kind,
+            cell(&u.name, 80),
+            cell(&u.risk, 100)
+        ));
+    }
+    for d in &r.drifted {
+        let name = format!("{} {}", d.kind.label(), cell(&d.name, 80));
+        if let Some(b) = &d.blame {
+            let (who, when, why) = md_who(b);
+            rows.push(format!(
+                "| drift | {name} | {} | {who} | {when} | {why} |",
+                verb(d.action)
+            ));
+        }
+        if d.action == Action::Create {
+            continue;
+        }
+        for f in &d.fields {
+            let (who, when, why) = md_who(&f.blame);
+            rows.push(format!(
+                "| drift | {name} | {}: {} → manifest {} | {who} | {when} | {why} |",
+                cell(&f.field, 40),
+                cell(&show(&f.live), 60),
+                cell(&show(&f.manifest), 60)
+            ));
+        }
+    }
+    for u in r.unmanaged.iter().filter(|u| !u.high_risk) {
+        let (who, when, why) = md_who(&u.blame);
+        rows.push(format!(
+            "| low | {} {} | not in the manifest: {} | {who} | {when} | {why} |",
+            u.kind,
+            cell(&u.name, 80),
+            cell(&u.risk, 100)
+        ));
+    }
+    if !rows.is_empty() {
+        let _ = writeln!(out, "| risk | object | what | who | when (UTC) | why |");
+        let _ = writeln!(out, "|---|---|---|---|---|---|");
+        let total = rows.len();
+        for row in rows.iter().take(MARKDOWN_MAX_ROWS) {
+            let _ = writeln!(out, "{row}");
+        }
+        if total > MARKDOWN_MAX_ROWS {
+            let _ = writeln!(
+                out,
+                "\n{} more row(s) left out to fit one comment; run `guildctl drift --format json` for all.",
+                total - MARKDOWN_MAX_ROWS
+            );
+        }
+        out.push('\n');
+    }
+    if !r.unreadable.is_empty() {
+        let _ = writeln!(out, "**Not read**\n");
+        for u in &r.unreadable {
+            let _ = writeln!(out, "- {}: {}", cell(&u.part, 40), cell(&u.why, 300));
+        }
+        out.push('\n');
+    }
+    for p in &r.problems {
+        let _ = writeln!(out, "- manifest problem: {}", cell(p, 300));
+    }
+    out
+}

@@ -1,0 +1,535 @@
+//! `guildctl drift` over HTTP against the emulator: blame from the audit log (who,
+//! when, why), guildctl's own changes told apart from hand edits, unmanaged objects by
+//! risk, a read-only bot, and bounded reads. Hand edits are made with reqwest as a
+//! human member holding its own token.
+
+mod common;
+
+use common::{Harness, Run};
+use discord_emulator::State;
+use discord_emulator::state::{AuditChange, AuditEntry, BotToken};
+use serde_json::{Value, json};
+
+/// The guild owner, a human, acts with this token.
+const HUMAN_TOKEN: &str = "human-owner-token-for-drift-tests";
+const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
+
+/// The default state with a token for the owner (ferris, a human) and no webhooks
+/// (they would be hand-made, high-risk objects in every report).
+fn state() -> State {
+    let mut st = discord_emulator::default_state();
+    let owner = st.guilds[0].owner_id.clone();
+    st.tokens.push(BotToken {
+        token: HUMAN_TOKEN.into(),
+        user_id: owner,
+    });
+    st.guilds[0].webhooks.clear();
+    st
+}
+
+async fn harness(st: State) -> Harness {
+    let h = Harness::with_state(Some(st)).await;
+    // The bot's token must be among the state's tokens next to the human's.
+    assert!(!h.emu.token.is_empty());
+    h
+}
+
+/// The manifest's roles match the default guild; only what a test changes drifts.
+const MANIFEST: &str = "version: 1
+roles:
+  - name: Admin
+  - name: Moderator
+    color: \"#3498db\"
+";
+
+fn role_id(h: &Harness, name: &str) -> String {
+    h.guild()
+        .roles
+        .iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("role {name}"))
+        .id
+        .clone()
+}
+
+/// A hand edit: `method path body` as the human, with an audit-log reason.
+async fn as_human(h: &Harness, method: reqwest::Method, path: &str, body: Value, reason: &str) {
+    let url = format!("{}{path}", h.emu.api_base);
+    let res = reqwest::Client::new()
+        .request(method, &url)
+        .header("Authorization", format!("Bot {HUMAN_TOKEN}"))
+        .header(
+            "X-Audit-Log-Reason",
+            percent_encoding::utf8_percent_encode(reason, percent_encoding::NON_ALPHANUMERIC)
+                .to_string(),
+        )
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    assert!(res.status().is_success(), "{path}: {}", res.status());
+}
+
+/// `guildctl ARGS` with extra environment (GITHUB_SHA for the current commit).
+async fn run_env(h: &Harness, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"));
+    cmd.args(args)
+        .env("DISCORD_TOKEN", &h.emu.token)
+        .env("GUILDCTL_API_BASE", &h.emu.api_base)
+        .env("GUILDCTL_GUILD", &h.emu.guild_id)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_SHA")
+        .current_dir(h.dir.path());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().await.expect("guildctl runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+async fn drift_json(
+    h: &Harness,
+    manifest: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, Value) {
+    let m = h.manifest("m.yaml", manifest);
+    let mut args = vec!["drift", "-f", m.to_str().unwrap(), "--format", "json"];
+    args.extend_from_slice(extra);
+    let run = run_env(h, &args, env).await;
+    assert!(
+        !run.stdout.contains(&h.emu.token),
+        "the bot token is in the output"
+    );
+    let v: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}\n--- stdout\n{}\n--- stderr\n{}",
+            run.stdout, run.stderr
+        )
+    });
+    (run.code, v)
+}
+
+/// The blame of `field` on the drifted object named `object`.
+fn field_blame<'a>(report: &'a Value, object: &str, field: &str) -> &'a Value {
+    report["drifted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == object)
+        .and_then(|d| {
+            d["fields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["field"] == field)
+        })
+        .map(|f| &f["blame"])
+        .unwrap_or_else(|| panic!("no drift of {object}.{field} in {report:#}"))
+}
+
+#[tokio::test]
+async fn a_clean_guild_has_no_drift() {
+    let h = harness(state()).await;
+    let (code, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["drifted"], json!([]));
+    // Only the unmanaged objects' creators are looked for: one page of an empty log.
+    assert_eq!(r["audit_log"]["pages_read"], 1);
+    assert_eq!(r["audit_log"]["stopped"], "end_of_log");
+    assert!(h.writes().is_empty());
+}
+
+#[tokio::test]
+async fn a_members_colour_change_is_blamed_on_them_with_time_and_reason() {
+    let h = harness(state()).await;
+    let g = h.emu.guild_id.clone();
+    let moderator = role_id(&h, "Moderator");
+    as_human(
+        &h,
+        reqwest::Method::PATCH,
+        &format!("/guilds/{g}/roles/{moderator}"),
+        json!({"color": 0xff0000}),
+        "mods want red — ticket #7",
+    )
+    .await;
+    h.emu.clear_requests();
+    let (code, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    assert_eq!(code, 2);
+    let b = field_blame(&r, "Moderator", "color");
+    assert_eq!(b["entry"]["user"]["name"], "ferris", "{b:#}");
+    assert_eq!(b["entry"]["user"]["kind"], "human");
+    assert_eq!(b["entry"]["reason"], "mods want red — ticket #7");
+    assert_eq!(b["entry"]["ago"], "just now");
+    let at = b["entry"]["at"].as_str().unwrap();
+    assert!(at.ends_with('Z') && at.len() == 20, "{at}");
+    assert!(h.writes().is_empty(), "drift wrote");
+
+    // The text form puts a who / when / why line under the field.
+    let m = h.manifest("m.yaml", MANIFEST);
+    let text = run_env(&h, &["drift", "-f", m.to_str().unwrap()], &[]).await;
+    text.assert_code(2);
+    assert!(
+        text.stdout.contains("who / when / why: ferris")
+            && text.stdout.contains("\"mods want red — ticket #7\""),
+        "{}",
+        text.stdout
+    );
+}
+
+#[tokio::test]
+async fn guildctls_apply_and_a_hand_revert_are_told_apart() {
+    let h = harness(state()).await;
+    let g = h.emu.guild_id.clone();
+    let red = MANIFEST.replace("#3498db", "#e74c3c");
+    let m = h.manifest("red.yaml", &red);
+    let reason = "guildctl apply: commit abc1234 by Test";
+    run_env(
+        &h,
+        &[
+            "apply",
+            "-f",
+            m.to_str().unwrap(),
+            "--yes",
+            "--reason",
+            reason,
+        ],
+        &[],
+    )
+    .await
+    .assert_code(0);
+
+    // The manifest moved on (green) without an apply: the live red is guildctl's,
+    // from a commit that is not the current one.
+    let green = MANIFEST.replace("#3498db", "#00ff00");
+    let (_, r) = drift_json(&h, &green, &[], &[("GITHUB_SHA", "fff0000111")]).await;
+    let b = field_blame(&r, "Moderator", "color");
+    assert_eq!(b["entry"]["guildctl"]["commit"], "abc1234", "{b:#}");
+    assert_eq!(b["entry"]["guildctl"]["current"], false);
+    assert_eq!(b["entry"]["user"]["kind"], "this_bot");
+
+    // A hand revert to blue: attributed to the member, guildctl's apply shown before it.
+    let moderator = role_id(&h, "Moderator");
+    as_human(
+        &h,
+        reqwest::Method::PATCH,
+        &format!("/guilds/{g}/roles/{moderator}"),
+        json!({"color": 0x3498db}),
+        "revert: red is too loud",
+    )
+    .await;
+    let (code, r) = drift_json(&h, &red, &[], &[("GITHUB_SHA", "abc1234def5678")]).await;
+    assert_eq!(code, 2);
+    let b = field_blame(&r, "Moderator", "color");
+    assert_eq!(b["entry"]["user"]["name"], "ferris", "{b:#}");
+    assert_eq!(b["entry"]["reason"], "revert: red is too loud");
+    assert!(b["entry"]["guildctl"].is_null());
+    assert_eq!(b["previous_guildctl"]["guildctl"]["commit"], "abc1234");
+    assert_eq!(b["previous_guildctl"]["guildctl"]["current"], true);
+}
+
+#[tokio::test]
+async fn a_hand_made_administrator_role_is_high_risk_and_exits_2() {
+    let h = harness(state()).await;
+    let (code, _) = drift_json(&h, MANIFEST, &[], &[]).await;
+    assert_eq!(code, 0, "the baseline is clean");
+    let g = h.emu.guild_id.clone();
+    as_human(
+        &h,
+        reqwest::Method::POST,
+        &format!("/guilds/{g}/roles"),
+        json!({"name": "Totally Legit", "permissions": "8"}),
+        "temporary",
+    )
+    .await;
+    let (code, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    assert_eq!(code, 2, "{r:#}");
+    let first = &r["unmanaged"][0];
+    assert_eq!(first["name"], "Totally Legit");
+    assert_eq!(first["high_risk"], true);
+    assert_eq!(first["risk"], "grants administrator");
+    assert_eq!(first["blame"]["entry"]["user"]["name"], "ferris");
+    assert_eq!(first["blame"]["entry"]["reason"], "temporary");
+
+    // A harmless hand-made role does not fail drift, unless asked to.
+    let mut st = h.emu.state();
+    st.guilds[0].roles.retain(|r| r.name != "Totally Legit");
+    h.emu.set_state(st);
+    as_human(
+        &h,
+        reqwest::Method::POST,
+        &format!("/guilds/{g}/roles"),
+        json!({"name": "Cosmetic", "permissions": "0"}),
+        "colour role",
+    )
+    .await;
+    let (code, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    assert_eq!(code, 0, "{r:#}");
+    assert!(
+        r["unmanaged"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u["name"] == "Cosmetic")
+    );
+    let (code, _) = drift_json(&h, MANIFEST, &["--fail-on-unmanaged"], &[]).await;
+    assert_eq!(code, 2);
+}
+
+/// Markdown puts high-risk rows first, in one table.
+#[tokio::test]
+async fn markdown_lists_high_risk_first() {
+    let h = harness(state()).await;
+    let g = h.emu.guild_id.clone();
+    let moderator = role_id(&h, "Moderator");
+    as_human(
+        &h,
+        reqwest::Method::PATCH,
+        &format!("/guilds/{g}/roles/{moderator}"),
+        json!({"color": 1}),
+        "x",
+    )
+    .await;
+    as_human(
+        &h,
+        reqwest::Method::POST,
+        &format!("/guilds/{g}/roles"),
+        json!({"name": "Boss", "permissions": "32"}),
+        "y",
+    )
+    .await;
+    let m = h.manifest("m.yaml", MANIFEST);
+    let run = run_env(
+        &h,
+        &["drift", "-f", m.to_str().unwrap(), "--format", "markdown"],
+        &[],
+    )
+    .await;
+    run.assert_code(2);
+    let rows: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    assert!(
+        rows[1].contains("HIGH") && rows[1].contains("Boss"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        rows[2].contains("Moderator") && rows[2].contains("ferris"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[tokio::test]
+async fn a_read_only_bot_runs_drift_and_lists_what_it_could_not_read() {
+    let mut st = state();
+    let g = &mut st.guilds[0];
+    let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
+    // view_channel + view_audit_log only.
+    bot_role.permissions = guildctl::permissions::Permissions::from_name("view_channel").unwrap()
+        | guildctl::permissions::Permissions::from_name("view_audit_log").unwrap();
+    let h = harness(st).await;
+    let g = h.emu.guild_id.clone();
+    let moderator = role_id(&h, "Moderator");
+    as_human(
+        &h,
+        reqwest::Method::PATCH,
+        &format!("/guilds/{g}/roles/{moderator}"),
+        json!({"color": 5}),
+        "by hand",
+    )
+    .await;
+    h.emu.clear_requests();
+    let (code, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    assert!(code == 0 || code == 2, "{r:#}");
+    let parts: Vec<&str> = r["unreadable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["part"].as_str().unwrap())
+        .collect();
+    assert!(
+        parts.contains(&"webhooks") && parts.contains(&"hidden channels"),
+        "{parts:?}"
+    );
+    let why = &r["unreadable"][0]["why"];
+    assert!(
+        why.as_str().unwrap().contains("needs manage_webhooks"),
+        "{why}"
+    );
+    // view_audit_log is enough to attribute.
+    assert_eq!(
+        field_blame(&r, "Moderator", "color")["entry"]["user"]["name"],
+        "ferris"
+    );
+    assert!(h.writes().is_empty(), "drift wrote");
+
+    // Without view_audit_log: a 403 on the log, said as the reason.
+    let mut st = h.emu.state();
+    let bot_role = st.guilds[0]
+        .roles
+        .iter_mut()
+        .find(|r| r.name == "guildctl")
+        .unwrap();
+    bot_role.permissions = guildctl::permissions::Permissions::from_name("view_channel").unwrap();
+    h.emu.set_state(st);
+    let (code, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    assert_eq!(code, 2);
+    let b = field_blame(&r, "Moderator", "color");
+    assert!(
+        b["not_found"].as_str().unwrap().contains("view_audit_log"),
+        "{b:#}"
+    );
+    assert_eq!(r["audit_log"]["stopped"], "forbidden");
+}
+
+/// An audit entry `ms` milliseconds after the Unix epoch, by the human, for a role's colour.
+fn colour_entry(ms: u64, seq: u64, user: &str, role: &str, color: u32) -> AuditEntry {
+    AuditEntry {
+        id: (((ms - DISCORD_EPOCH_MS) << 22) + seq).to_string(),
+        action_type: 31,
+        user_id: Some(user.into()),
+        target_id: Some(role.into()),
+        changes: vec![AuditChange {
+            key: "color".into(),
+            old_value: Some(json!(0)),
+            new_value: Some(json!(color)),
+        }],
+        options: None,
+        reason: Some("old change".into()),
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+#[tokio::test]
+async fn changes_beyond_the_page_cap_or_retention_are_not_found_with_the_reason() {
+    let mut st = state();
+    let owner = st.guilds[0].owner_id.clone();
+    let g = &mut st.guilds[0];
+    let moderator = g
+        .roles
+        .iter()
+        .find(|r| r.name == "Moderator")
+        .unwrap()
+        .id
+        .clone();
+    let helper = g
+        .roles
+        .iter()
+        .find(|r| r.name == "Helper")
+        .unwrap()
+        .id
+        .clone();
+    g.roles
+        .iter_mut()
+        .find(|r| r.id == moderator)
+        .unwrap()
+        .color = 0x123456;
+    let base = now_ms() - 3_600_000;
+    // The colour change, then 150 newer edits of another role: past one page.
+    g.audit_log
+        .push(colour_entry(base, 0, &owner, &moderator, 0x123456));
+    for i in 1..=150 {
+        g.audit_log
+            .push(colour_entry(base + i * 1000, 0, &owner, &helper, i as u32));
+    }
+    let h = harness(st).await;
+    h.emu.clear_requests();
+    let (_, r) = drift_json(&h, MANIFEST, &["--audit-pages", "1"], &[]).await;
+    let b = field_blame(&r, "Moderator", "color");
+    assert!(
+        b["not_found"].as_str().unwrap().contains("the cap"),
+        "{b:#}"
+    );
+    assert_eq!(r["audit_log"]["pages_read"], 1);
+    assert_eq!(r["audit_log"]["stopped"], "page_cap");
+    // With the default cap it is found on the second page.
+    let (_, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    let b = field_blame(&r, "Moderator", "color");
+    assert_eq!(b["entry"]["reason"], "old change", "{b:#}");
+    assert_eq!(r["audit_log"]["pages_read"], 2);
+    assert_eq!(b["entry"]["ago"], "1 hour ago");
+
+    // An entry older than 45 days is beyond retention.
+    let mut st = h.emu.state();
+    st.guilds[0].audit_log = vec![colour_entry(
+        now_ms() - 50 * 86_400_000,
+        0,
+        &owner,
+        &moderator,
+        0x123456,
+    )];
+    h.emu.set_state(st);
+    let (_, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    let b = field_blame(&r, "Moderator", "color");
+    assert!(
+        b["not_found"].as_str().unwrap().contains("45 days"),
+        "{b:#}"
+    );
+    assert_eq!(r["audit_log"]["stopped"], "retention");
+}
+
+/// Bounded reads on a guild at Discord's limits with 1,000 audit entries.
+#[tokio::test]
+async fn drift_on_a_large_guild_makes_a_bounded_number_of_requests() {
+    let mut st = discord_emulator::large_state(discord_emulator::LargeStateOptions::default());
+    let owner = st.guilds[0].owner_id.clone();
+    let g = &mut st.guilds[0];
+    let moderator = g
+        .roles
+        .iter()
+        .find(|r| r.name == "Moderator")
+        .unwrap()
+        .id
+        .clone();
+    let helper = g
+        .roles
+        .iter()
+        .find(|r| r.name == "Helper")
+        .unwrap()
+        .id
+        .clone();
+    g.roles
+        .iter_mut()
+        .find(|r| r.id == moderator)
+        .unwrap()
+        .color = 0x123456;
+    let base = now_ms() - 3_600_000;
+    g.audit_log.clear();
+    g.audit_log
+        .push(colour_entry(base, 0, &owner, &moderator, 0x123456));
+    for i in 1..1000 {
+        g.audit_log
+            .push(colour_entry(base + i * 100, 0, &owner, &helper, i as u32));
+    }
+    let h = harness(st).await;
+    h.emu.clear_requests();
+    let (_, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    let requests = h.requests();
+    let audit = requests
+        .iter()
+        .filter(|q| q.path.contains("audit-logs"))
+        .count();
+    let guild = requests.len() - audit;
+    println!(
+        "large guild: {guild} guild reads + {audit} audit-log pages = {} requests",
+        requests.len()
+    );
+    assert!(guild <= 7, "{guild} guild reads");
+    // The colour change is the oldest of 1,000 entries: the 10th page of 100.
+    assert_eq!(audit, 10);
+    assert_eq!(
+        field_blame(&r, "Moderator", "color")["entry"]["reason"],
+        "old change"
+    );
+    assert!(requests.iter().all(|q| q.method == "GET"));
+}
