@@ -5,7 +5,8 @@
 //! CLOCK_THREAD_CPUTIME_ID, so other load on the machine counts less than in
 //! wall time) and the growth from one size to the next. See docs/performance.md.
 //!
-//! Run: `cargo bench --bench scale` (`-- --quick` for a few iterations, as CI would).
+//! Run: `cargo bench --bench scale` (`-- --quick` for a few iterations, as CI would;
+//! GUILDCTL_BENCH_DIR=DIR keeps the manifests it generates).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -93,7 +94,7 @@ struct Row {
     drift: Duration,
 }
 
-async fn snapshot_of(roles: usize) -> Snapshot {
+async fn snapshot_of(roles: usize, keep: Option<&Path>) -> Snapshot {
     let mut state = large_state(LargeStateOptions {
         roles,
         channels: 2 * roles,
@@ -103,6 +104,11 @@ async fn snapshot_of(roles: usize) -> Snapshot {
     });
     // No rate limit matters for one read.
     state.config.time_scale = 1e6;
+    if let Some(dir) = keep {
+        // For `guildctl emulator --state`, to time whole `guildctl plan` runs.
+        let json = serde_json::to_string(&state).expect("state as JSON");
+        std::fs::write(dir.join(format!("state-{roles}.json")), json).expect("write state");
+    }
     let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
         .await
         .expect("emulator");
@@ -177,11 +183,15 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let iters = if quick { 1 } else { 9 };
     let dir = tempfile::tempdir().expect("temp dir");
+    // GUILDCTL_BENCH_DIR keeps the generated manifests, to profile `guildctl validate`
+    // on them (docs/performance.md).
+    let kept = std::env::var_os("GUILDCTL_BENCH_DIR").map(std::path::PathBuf::from);
+    let dir_path = kept.as_deref().unwrap_or(dir.path());
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let mut rows = Vec::new();
     for roles in SIZES {
-        let snap = runtime.block_on(snapshot_of(roles));
-        rows.push(row(roles, &snap, dir.path(), iters));
+        let snap = runtime.block_on(snapshot_of(roles, kept.as_deref()));
+        rows.push(row(roles, &snap, dir_path, iters));
     }
     println!(
         "CPU ms per run (median of {iters}{}):",
