@@ -85,21 +85,52 @@ pub struct Limiter {
     /// Route key → bucket hash, learned from `X-RateLimit-Bucket`.
     hashes: Mutex<HashMap<String, String>>,
     buckets: Mutex<HashMap<String, Arc<Bucket>>>,
-    global: Mutex<Global>,
+    global: Arc<GlobalLimit>,
     invalid: Mutex<InvalidBudget>,
+}
+
+/// The global limit counts a request from the moment Discord receives it, which the
+/// client never sees: only that it lies between sending and the response. So a slot
+/// is held while its request is in flight and stamped when the request ends; a request
+/// starts only while fewer than `limit` are in flight or ended within the last
+/// `window`. Then no `window` of arrival times can hold more than `limit` requests,
+/// whatever the latency (stamping at send time let a request sent a window after a
+/// slow one arrive inside that one's window: a global 429).
+#[derive(Debug)]
+struct GlobalLimit {
+    state: Mutex<Global>,
+    /// Woken when an in-flight request ends, for those waiting on a full window.
+    ended: tokio::sync::Notify,
 }
 
 #[derive(Debug)]
 struct Global {
     limit: usize,
     window: Duration,
-    sent: VecDeque<Instant>,
+    /// When each request of the last `window` ended, oldest first.
+    ended: VecDeque<Instant>,
+    in_flight: usize,
     locked_until: Option<Instant>,
 }
 
-/// A request's place in its bucket; released when dropped.
+/// A request's place in its bucket and in the global limit; released when dropped.
 pub struct Permit {
     guard: tokio::sync::OwnedMutexGuard<BucketState>,
+    _global: GlobalSlot,
+}
+
+/// A request in flight under the global limit; stamped as ended when dropped.
+struct GlobalSlot(Arc<GlobalLimit>);
+
+impl Drop for GlobalSlot {
+    fn drop(&mut self) {
+        {
+            let mut g = lock(&self.0.state);
+            g.in_flight = g.in_flight.saturating_sub(1);
+            g.ended.push_back(Instant::now());
+        }
+        self.0.ended.notify_waiters();
+    }
 }
 
 impl Limiter {
@@ -107,11 +138,15 @@ impl Limiter {
         Limiter {
             hashes: Mutex::new(HashMap::new()),
             buckets: Mutex::new(HashMap::new()),
-            global: Mutex::new(Global {
-                limit: global_limit.max(1),
-                window: global_window,
-                sent: VecDeque::new(),
-                locked_until: None,
+            global: Arc::new(GlobalLimit {
+                state: Mutex::new(Global {
+                    limit: global_limit.max(1),
+                    window: global_window,
+                    ended: VecDeque::new(),
+                    in_flight: 0,
+                    locked_until: None,
+                }),
+                ended: tokio::sync::Notify::new(),
             }),
             invalid: Mutex::new(InvalidBudget {
                 limit: invalid_budget.max(1),
@@ -139,35 +174,51 @@ impl Limiter {
         {
             tokio::time::sleep_until(reset).await;
         }
-        self.global_slot().await;
-        Permit { guard }
+        let global = self.global_slot().await;
+        Permit {
+            guard,
+            _global: global,
+        }
     }
 
-    async fn global_slot(&self) {
+    async fn global_slot(&self) -> GlobalSlot {
         loop {
+            // Registered before the check, so an end between the check and the wait
+            // still wakes it.
+            let ended = self.global.ended.notified();
             let wait = {
-                let mut g = lock(&self.global);
+                let mut g = lock(&self.global.state);
                 let now = Instant::now();
                 let window = g.window;
                 while g
-                    .sent
+                    .ended
                     .front()
                     .is_some_and(|t| now.duration_since(*t) >= window)
                 {
-                    g.sent.pop_front();
+                    g.ended.pop_front();
                 }
                 match g.locked_until.filter(|u| *u > now) {
-                    Some(until) => Some(until),
-                    None if g.sent.len() >= g.limit => g.sent.front().map(|t| *t + window),
+                    Some(until) => Some(Some(until)),
+                    // Full: wait for the oldest end to leave the window, or, with every
+                    // slot in flight, for one to end.
+                    None if g.in_flight + g.ended.len() >= g.limit => {
+                        Some(g.ended.front().map(|t| *t + window))
+                    }
                     None => {
-                        g.sent.push_back(now);
+                        g.in_flight += 1;
                         None
                     }
                 }
             };
             match wait {
-                Some(until) => tokio::time::sleep_until(until).await,
-                None => return,
+                Some(Some(until)) => {
+                    tokio::select! {
+                        () = tokio::time::sleep_until(until) => {}
+                        () = ended => {}
+                    }
+                }
+                Some(None) => ended.await,
+                None => return GlobalSlot(self.global.clone()),
             }
         }
     }
@@ -208,7 +259,7 @@ impl Limiter {
     /// After a global 429: no request at all until `after`.
     pub fn block_global(&self, after: Duration) {
         let until = Instant::now() + after;
-        let mut g = lock(&self.global);
+        let mut g = lock(&self.global.state);
         g.locked_until = Some(g.locked_until.map_or(until, |u| u.max(until)));
     }
 
@@ -270,6 +321,22 @@ mod tests {
         // 5 requests at 2 per second: the fifth waits two seconds.
         assert!(Instant::now().duration_since(start) >= Duration::from_secs(2));
         assert!(Instant::now().duration_since(start) < Duration::from_secs(3));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_global_slot_counts_from_when_its_request_ended() {
+        // Discord counts a request when it arrives, somewhere before its response: a
+        // request in flight for 0.5 s may have arrived at 0.5 s, so its window runs to
+        // 1.5 s. Counting from the send (1.0 s) raced the server's window.
+        let l = Limiter::new(1, Duration::from_secs(1), 100);
+        let a = Route::of(&Method::GET, "/users/@me");
+        let b = Route::of(&Method::GET, "/guilds/1");
+        let start = Instant::now();
+        let slow = l.acquire(&a).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        drop(slow);
+        drop(l.acquire(&b).await);
+        assert!(Instant::now().duration_since(start) >= Duration::from_millis(1500));
     }
 
     #[tokio::test(start_paused = true)]

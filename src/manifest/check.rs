@@ -154,6 +154,25 @@ pub struct Ctx<'a> {
     pub manifest: &'a Manifest,
     pub roles: Vec<(String, &'a Role)>,
     pub channels: Vec<ChannelRef<'a>>,
+    /// Indexes built once, so each reference resolves in O(1) rather than by scanning
+    /// every declared channel or role (a guild at Discord's limits has thousands of
+    /// references).
+    index: Index<'a>,
+}
+
+/// Declared channels and roles by the keys references use. Lists of indices ascend, so
+/// lookups return matches in declaration order, as the scans they replace did.
+#[derive(Default)]
+struct Index<'a> {
+    /// Text-like channels by their name as Discord stores it ([`channel_name_matches`]).
+    text_channels: HashMap<String, Vec<usize>>,
+    /// Other channels and categories by their exact name.
+    other_channels: HashMap<&'a str, Vec<usize>>,
+    /// The first channel pinning each id.
+    channel_ids: HashMap<&'a str, usize>,
+    roles: HashMap<&'a str, Vec<usize>>,
+    /// The first role pinning each id.
+    role_ids: HashMap<&'a str, usize>,
 }
 
 /// One channel or category wherever it is nested.
@@ -169,7 +188,7 @@ pub struct ChannelRef<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn new(m: &'a Manifest) -> Self {
-        let roles = m
+        let roles: Vec<(String, &'a Role)> = m
             .roles
             .iter()
             .flatten()
@@ -205,24 +224,84 @@ impl<'a> Ctx<'a> {
             0,
             &mut channels,
         );
+        let mut index = Index::default();
+        for (i, c) in channels.iter().enumerate() {
+            let ch = c.channel;
+            if ch.channel_type().is_text_like() {
+                index
+                    .text_channels
+                    .entry(text_name(&ch.name))
+                    .or_default()
+                    .push(i);
+            } else {
+                index.other_channels.entry(&ch.name).or_default().push(i);
+            }
+            if let Some(id) = &ch.id {
+                index.channel_ids.entry(&id.0).or_insert(i);
+            }
+        }
+        for (i, (_, r)) in roles.iter().enumerate() {
+            let r: &'a Role = r;
+            index.roles.entry(&r.name).or_default().push(i);
+            if let Some(id) = &r.id {
+                index.role_ids.entry(&id.0).or_insert(i);
+            }
+        }
         Ctx {
             manifest: m,
             roles,
             channels,
+            index,
         }
+    }
+
+    /// The declared channels whose name answers to `name` ([`channel_name_matches`]),
+    /// in declaration order.
+    fn channels_named(&self, name: &str) -> Vec<usize> {
+        let text = self.index.text_channels.get(&text_name(name));
+        let other = self.index.other_channels.get(name);
+        let mut out: Vec<usize> = text.into_iter().chain(other).flatten().copied().collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// [`match_channel_ref`] over the declared channels for which `keep` holds, through
+    /// the index; the same indices, in [`Ctx::channels`].
+    fn match_declared(&self, r: &str, keep: impl Fn(&ChannelRef<'a>) -> bool) -> Vec<usize> {
+        let find = |cat: Option<&str>, name: &str| -> Vec<usize> {
+            self.channels_named(name)
+                .into_iter()
+                .filter(|&i| {
+                    let c = &self.channels[i];
+                    keep(c) && (cat.is_none() || self.category_of(c) == cat)
+                })
+                .collect()
+        };
+        let (cat, mut name) = split_channel_ref(r);
+        let mut found = find(cat, name);
+        if found.is_empty() && cat.is_some() {
+            name = r;
+            found = find(None, r);
+        }
+        if found.len() > 1 {
+            let exact: Vec<usize> = found
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let c = self.channels[i].channel;
+                    stored_name(c.channel_type(), &c.name) == name
+                })
+                .collect();
+            if exact.len() == 1 {
+                return exact;
+            }
+        }
+        found
     }
 
     /// The name of the category holding `c`, if any.
     fn category_of(&self, c: &ChannelRef<'a>) -> Option<&'a str> {
         c.parent.map(|p| self.channels[p].channel.name.as_str())
-    }
-
-    fn key(&self, c: &ChannelRef<'a>) -> ChannelKey<'a> {
-        ChannelKey {
-            kind: c.channel.channel_type(),
-            name: &c.channel.name,
-            category: self.category_of(c),
-        }
     }
 
     /// Resolves a channel reference against the declared channels. `accept` lists the channel
@@ -235,28 +314,19 @@ impl<'a> Ctx<'a> {
                 accept.contains(&t)
             }
         };
-        let wanted: Vec<usize> = (0..self.channels.len())
-            .filter(|&i| ok(self.channels[i].channel.channel_type()))
-            .collect();
-        let found = match_channel_ref(r, wanted.iter().map(|&i| self.key(&self.channels[i])));
+        let found = self.match_declared(r, |c| ok(c.channel.channel_type()));
         match found.len() {
-            1 => return ChannelLookup::Found(wanted[found[0]]),
+            1 => return ChannelLookup::Found(found[0]),
             0 => {}
-            _ => return ChannelLookup::Ambiguous(found.iter().map(|&k| wanted[k]).collect()),
+            _ => return ChannelLookup::Ambiguous(found),
         }
-        let any = match_channel_ref(r, self.channels.iter().map(|c| self.key(c)));
+        let any = self.match_declared(r, |_| true);
         if let Some(&i) = any.first() {
             return ChannelLookup::WrongType(i);
         }
         // Names first; a reference no name matches may be the id a declared channel pins.
         if is_snowflake(r)
-            && let Some(i) = (0..self.channels.len()).find(|&i| {
-                self.channels[i]
-                    .channel
-                    .id
-                    .as_ref()
-                    .is_some_and(|id| id.0 == r)
-            })
+            && let Some(&i) = self.index.channel_ids.get(r)
         {
             return if ok(self.channels[i].channel.channel_type()) {
                 ChannelLookup::Found(i)
@@ -454,13 +524,11 @@ impl<'a> Ctx<'a> {
         if name == EVERYONE {
             return RoleLookup::Everyone;
         }
-        let found: Vec<usize> = (0..self.roles.len())
-            .filter(|&i| self.roles[i].1.name == name)
-            .collect();
+        let found: &[usize] = self.index.roles.get(name).map_or(&[], Vec::as_slice);
         match found.len() {
             0 => {}
             1 => return RoleLookup::Found(found[0]),
-            _ => return RoleLookup::Ambiguous(found),
+            _ => return RoleLookup::Ambiguous(found.to_vec()),
         }
         // Names first; then an id: the guild's (@everyone's id is the guild id) or one a
         // declared role pins.
@@ -468,9 +536,7 @@ impl<'a> Ctx<'a> {
             if self.manifest.guild.as_ref().is_some_and(|g| g.0 == name) {
                 return RoleLookup::Everyone;
             }
-            if let Some(i) = (0..self.roles.len())
-                .find(|&i| self.roles[i].1.id.as_ref().is_some_and(|id| id.0 == name))
-            {
+            if let Some(&i) = self.index.role_ids.get(name) {
                 return RoleLookup::Found(i);
             }
         }

@@ -1,5 +1,7 @@
 //! Builds a plan from a manifest and a snapshot.
 
+use std::collections::HashMap;
+
 use super::context::{Ctx, Phase, PlanError, Problem};
 use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, safety};
 use crate::manifest::stored::as_stored;
@@ -113,22 +115,41 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
 /// by phase): the calls creating what it refers to, earlier calls for the same
 /// change, and the previous create of its phase (Discord places new roles and
 /// channels in creation order). Waiting by phase is added by [`Plan::prerequisites`].
+///
+/// Indexed by creation key and by change as it goes, so it takes time in proportion to
+/// the dependencies found rather than to the square of the operations.
 fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
     let mut out = Vec::with_capacity(ops.len());
+    let mut by_creates: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_change: HashMap<usize, Vec<usize>> = HashMap::new();
+    // The last create of the phase so far; ops are sorted by phase.
+    let mut last_create: Option<(Phase, usize)> = None;
     for (j, (phase_j, op_j)) in ops.iter().enumerate() {
-        let refs = op_j.references();
-        let previous_create = (0..j)
-            .rev()
-            .find(|&i| ops[i].0 == *phase_j && ops[i].1.method == "POST" && op_j.method == "POST");
-        let deps: Vec<usize> = (0..j)
-            .filter(|&i| {
-                let op_i = &ops[i].1;
-                op_i.creates.as_ref().is_some_and(|k| refs.contains(k))
-                    || op_i.change == op_j.change
-                    || Some(i) == previous_create
-            })
-            .collect();
+        let mut deps: Vec<usize> = Vec::new();
+        for k in op_j.references() {
+            if let Some(found) = by_creates.get(k.as_str()) {
+                deps.extend(found);
+            }
+        }
+        if let Some(same) = by_change.get(&op_j.change) {
+            deps.extend(same);
+        }
+        if op_j.method == "POST"
+            && let Some((phase, i)) = last_create
+            && phase == *phase_j
+        {
+            deps.push(i);
+        }
+        deps.sort_unstable();
+        deps.dedup();
         out.push(deps);
+        if let Some(k) = &op_j.creates {
+            by_creates.entry(k).or_default().push(j);
+        }
+        by_change.entry(op_j.change).or_default().push(j);
+        if op_j.method == "POST" {
+            last_create = Some((*phase_j, j));
+        }
     }
     out
 }

@@ -85,10 +85,15 @@ impl Plan {
         let role_order = context::Phase::RoleOrder as u8;
         let role_create = context::Phase::RoleCreate as u8;
         let mut out = op.after.clone();
+        if op.stage < barrier && op.stage != role_order {
+            return out;
+        }
+        // A set, not `out.contains`: a late stage waits for thousands of calls.
+        let named: std::collections::HashSet<usize> = op.after.iter().copied().collect();
         for (i, other) in self.operations.iter().enumerate().take(j) {
             let by_stage = (op.stage >= barrier && other.stage < op.stage)
                 || (op.stage == role_order && other.stage == role_create);
-            if by_stage && !out.contains(&i) {
+            if by_stage && !named.contains(&i) {
                 out.push(i);
             }
         }

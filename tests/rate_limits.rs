@@ -1,0 +1,85 @@
+//! Rate limits at Discord's real speed: a large apply meets no 429 and takes
+//! about the least time the limits allow. The emulator's clock runs at scale 1, so
+//! the client's timing races the emulator's windows as it would Discord's.
+
+#[path = "common/lower_bound.rs"]
+mod lower_bound;
+
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+use discord_emulator::{EmulatorOptions, RunningEmulator, default_state};
+use guildctl::apply::{self, ApplyOptions};
+use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::manifest;
+use guildctl::plan;
+use guildctl::snapshot::Snapshot;
+
+/// Creates this many roles: about three windows of the global limit (50 a second).
+const ROLES: usize = 150;
+const RUNS: usize = 3;
+
+/// One apply of `ROLES` role creates against a fresh emulator at real time: the 429s
+/// the emulator served, the wall time and the lower bound.
+async fn one_run() -> (usize, Duration, Duration) {
+    let mut state = default_state();
+    state.config.time_scale = 1.0;
+    let config = state.config.clone();
+    let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
+        .await
+        .expect("emulator");
+    let client = Client::with_options(
+        &emu.api_base,
+        Token::new(emu.token.clone()).unwrap(),
+        ClientOptions::default(),
+    )
+    .unwrap();
+    let mut yaml = String::from("version: 1\nroles:\n");
+    for i in 0..ROLES {
+        let _ = writeln!(yaml, "  - {{ name: Load {i:03} }}");
+    }
+    let dir = std::env::temp_dir();
+    let loaded = manifest::load_str(&dir.join("rate-limits.yaml"), yaml).expect("manifest");
+    let snap = Snapshot::fetch(&client, &emu.guild_id)
+        .await
+        .expect("snapshot");
+    let plan = plan::diff(&loaded.manifest, &snap).expect("plan");
+    let creates = plan
+        .operations
+        .iter()
+        .filter(|o| o.method == "POST")
+        .count();
+    assert_eq!(creates, ROLES, "the plan creates every role");
+    let bound = lower_bound::lower_bound(&plan, &config);
+    emu.clear_requests();
+    let start = Instant::now();
+    let outcome = apply::apply(
+        &client,
+        &plan,
+        &ApplyOptions::new("rate limits", dir),
+        |_| {},
+    )
+    .await;
+    let elapsed = start.elapsed();
+    assert!(outcome.succeeded(), "apply failed: {:?}", outcome.failures);
+    let requests = emu.requests();
+    assert!(requests.len() >= ROLES);
+    let too_many = requests.iter().filter(|r| r.status == 429).count();
+    (too_many, elapsed, bound)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_apply_at_real_speed_meets_no_429_and_keeps_to_the_bound() {
+    for run in 1..=RUNS {
+        let (too_many, elapsed, bound) = one_run().await;
+        let ratio = elapsed.as_secs_f64() / bound.as_secs_f64();
+        eprintln!(
+            "run {run}: {too_many} × 429, {:.3} s for a lower bound of {:.3} s ({ratio:.3}×)",
+            elapsed.as_secs_f64(),
+            bound.as_secs_f64()
+        );
+        assert_eq!(too_many, 0, "run {run}: a 429 in normal operation");
+        assert!(bound >= Duration::from_secs(2), "the limits shape the run");
+        assert!(ratio <= 1.05, "run {run}: {ratio:.3}× the lower bound");
+    }
+}
