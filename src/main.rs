@@ -96,6 +96,10 @@ enum Command {
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
     },
+    /// For the GitHub Action: the plan comment, the drift issue, a plan's digest
+    /// (docs/github.md).
+    #[command(hide = true)]
+    Github(guildctl::github::cli::GithubArgs),
     /// Run the local Discord API emulator.
     Emulator {
         #[arg(long, default_value = "127.0.0.1:8787")]
@@ -367,6 +371,7 @@ async fn run(cli: Cli) -> Result<u8> {
             }
             Ok(0)
         }
+        Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
         Command::Emulator { listen, state } => {
             discord_emulator::run_cli(listen, state).await?;
             Ok(0)
