@@ -190,7 +190,10 @@ async fn two_hundred_seeded_runs_with_faults_end_cleanly_and_converge() {
     let options = ApplyOptions::new("resilience test", dir.clone());
     let outcome = apply::apply(&c, &plan, &options, |_| {}).await;
     eprintln!("{failed_runs} of 200 faulted runs failed and were finished by a rerun");
-    assert!(!outcome.succeeded(), "every create refused, yet apply succeeded");
+    assert!(
+        !outcome.succeeded(),
+        "every create refused, yet apply succeeded"
+    );
     assert!(
         outcome
             .statuses
