@@ -818,3 +818,76 @@ async fn validate_annotates_lines_and_apply_takes_a_saved_plan() {
     assert_eq!(unknown.code, 1);
     assert!(unknown.log.contains("::error::unknown command 'destroy'"));
 }
+
+/// The release workflow, the Action and `cargo binstall` agree on the assets' names.
+#[test]
+fn release_assets_are_named_as_the_action_and_binstall_expect() {
+    let read = |p: &str| std::fs::read_to_string(Path::new(ROOT).join(p)).unwrap();
+    let release: Value = serde_saphyr::from_str(&read(".github/workflows/release.yml")).unwrap();
+    let build = &release["jobs"]["build"];
+    let targets: Vec<&str> = build["strategy"]["matrix"]["include"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(targets.len(), 5);
+    let steps = build["steps"].as_array().unwrap();
+    let package = steps
+        .iter()
+        .find(|s| s["name"] == "Package")
+        .and_then(|s| s["run"].as_str())
+        .unwrap();
+    assert!(
+        package.contains(r#"name="guildctl-$version-$TARGET""#),
+        "{package}"
+    );
+    assert!(package.contains(r#""$name.zip""#) && package.contains(r#""dist/$name.tar.gz""#));
+
+    let action = action();
+    let install = action["runs"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "install")
+        .and_then(|s| s["run"].as_str())
+        .unwrap();
+    for t in &targets {
+        assert!(
+            install.contains(&format!("target={t};")),
+            "the Action knows {t}"
+        );
+    }
+    assert!(install.contains(r#"asset="guildctl-$version-$target.$ext""#));
+    assert!(install.contains(r#""$base/v$version/$asset""#));
+
+    // binstall's template, filled in as binstall fills it, is the Action's URL.
+    let cargo = read("Cargo.toml");
+    let field = |key: &str| {
+        cargo
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} = \"")))
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("{key} in [package.metadata.binstall]"))
+            .to_owned()
+    };
+    let fill = |t: &str| {
+        t.replace("{ repo }", "https://github.com/guildctl/guildctl")
+            .replace("{ name }", "guildctl")
+            .replace("{ version }", VERSION)
+            .replace("{ target }", TARGET)
+            .replace("{ archive-suffix }", ".tar.gz")
+            .replace("{ bin }", "guildctl")
+            .replace("{ binary-ext }", "")
+    };
+    assert_eq!(
+        fill(&field("pkg-url")),
+        format!(
+            "https://github.com/guildctl/guildctl/releases/download/v{VERSION}/guildctl-{VERSION}-{TARGET}.tar.gz"
+        )
+    );
+    assert_eq!(
+        fill(&field("bin-dir")),
+        format!("guildctl-{VERSION}-{TARGET}/guildctl")
+    );
+}
