@@ -665,6 +665,11 @@ async fn a_pull_request_gets_one_plan_comment_and_a_second_push_updates_it() {
     r.event("pull_request", &event("pull_request-synchronize"));
     let second = r.run().await;
     assert_eq!(second.code, 0, "{}", second.log);
+    assert!(
+        second.log.contains("is already installed"),
+        "{}",
+        second.log
+    );
     let comments = gh.comments(PR_NUMBER);
     assert_eq!(comments.len(), 1, "still one comment");
     assert!(comments[0].body.contains("#123456"), "{}", comments[0].body);
@@ -889,5 +894,73 @@ fn release_assets_are_named_as_the_action_and_binstall_expect() {
     assert_eq!(
         fill(&field("bin-dir")),
         format!("guildctl-{VERSION}-{TARGET}/guildctl")
+    );
+}
+
+/// The example workflows use the Action as it is: inputs it has, outputs it gives, least
+/// permissions, a concurrency group per guild, and no bot token for forks' pull requests.
+#[test]
+fn the_example_workflows_fit_the_action() {
+    let action = action();
+    let inputs = action["inputs"].as_object().unwrap();
+    let outputs = action["outputs"].as_object().unwrap();
+    for name in ["plan", "apply", "drift"] {
+        let path = Path::new(ROOT).join(format!("examples/github/{name}.yml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let wf: Value = serde_saphyr::from_str(&text).unwrap();
+        assert_eq!(
+            wf["permissions"]["contents"], "read",
+            "{name}: read-only by default"
+        );
+        assert_eq!(wf["permissions"].as_object().unwrap().len(), 1, "{name}");
+        let group = wf["concurrency"]["group"].as_str().unwrap();
+        assert!(
+            group.starts_with("guildctl-${{ vars.DISCORD_GUILD_ID"),
+            "{name}: {group}"
+        );
+        let mut used = 0;
+        for (job_name, job) in wf["jobs"].as_object().unwrap() {
+            let mut ids = Vec::new();
+            for step in job["steps"].as_array().unwrap() {
+                let uses = step["uses"].as_str().unwrap_or("");
+                if uses.starts_with("guildctl/guildctl@") {
+                    used += 1;
+                    for k in step["with"].as_object().unwrap().keys() {
+                        assert!(inputs.contains_key(k), "{name}/{job_name}: no input {k}");
+                    }
+                    if let Some(id) = step["id"].as_str() {
+                        ids.push(id.to_owned());
+                    }
+                }
+            }
+            for id in ids {
+                let prefix = format!("steps.{id}.outputs.");
+                for (i, _) in text.match_indices(&prefix) {
+                    let rest = &text[i + prefix.len()..];
+                    let out: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '-')
+                        .collect();
+                    assert!(outputs.contains_key(&out), "{name}: no output {out}");
+                }
+            }
+        }
+        assert!(used > 0, "{name} uses the Action");
+    }
+    let plan: Value = serde_saphyr::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("examples/github/plan.yml")).unwrap(),
+    )
+    .unwrap();
+    let same_repo = "github.event.pull_request.head.repo.full_name == github.repository";
+    assert_eq!(plan["jobs"]["plan"]["if"], same_repo);
+    assert!(
+        !serde_json::to_string(&plan["jobs"]["validate-fork"])
+            .unwrap()
+            .contains("secrets.")
+    );
+    assert!(
+        !std::fs::read_to_string(Path::new(ROOT).join("examples/github/plan.yml"))
+            .unwrap()
+            .contains("pull_request_target")
     );
 }
