@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use clap::{ArgAction, Args, Subcommand};
 use sha2::{Digest, Sha256};
 
-use super::{
-    CommentAction, DriftIssue, DriftReport, GitHub, GithubError, marker, pull_request_from_event,
-    read, sync_drift_issue, upsert_comment,
-};
+use super::client::GitHub;
+use super::comment::{CommentAction, upsert_comment};
+use super::error::GithubError;
+use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
+use super::types::{marker, pull_request_from_event, read};
 
 #[derive(Args)]
 pub struct GithubArgs {
@@ -21,6 +22,9 @@ pub struct GithubArgs {
 pub enum GithubCommand {
     /// Create the pull request's comment carrying `<!-- guildctl:MARKER -->`, or update
     /// the one that already does; print its URL.
+    #[command(
+        after_help = "Example:\n  guildctl github comment --marker plan:guild.yaml --body-file report.md"
+    )]
     Comment {
         /// What the comment is about, e.g. `plan:guild.yaml`.
         #[arg(long)]
@@ -33,6 +37,9 @@ pub enum GithubCommand {
         pr: Option<u64>,
     },
     /// Open, update or close the issue carrying `<!-- guildctl:MARKER -->`; print its URL.
+    #[command(
+        after_help = "Example:\n  guildctl github drift-issue --marker drift:guild.yaml --body-file drift.md --drifted true"
+    )]
     DriftIssue {
         /// What the issue is about, e.g. `drift:guild.yaml`.
         #[arg(long)]
@@ -54,6 +61,7 @@ pub enum GithubCommand {
     },
     /// Print a saved plan's digest: its `changes_sha256` when it has one, otherwise the
     /// SHA-256 of the file.
+    #[command(after_help = "Example:\n  guildctl github plan-digest plan.json")]
     PlanDigest {
         /// The plan file from `guildctl plan --out`.
         plan: PathBuf,
@@ -69,13 +77,13 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
         } => {
             let marker = marker(&key)?;
             let body = read(&body_file)?;
+            let gh = GitHub::from_env()?;
             let number = match pr {
                 Some(n) => n,
                 None => {
                     let path = std::env::var_os("GITHUB_EVENT_PATH")
                         .ok_or(GithubError::MissingEnv("GITHUB_EVENT_PATH"))?;
                     let pr = pull_request_from_event(path.as_ref())?;
-                    let gh = GitHub::from_env()?;
                     if from_fork(&pr.head_repo, &gh.repo().to_string()) {
                         // A pull_request run from a fork gets a read-only token: say why
                         // nothing is posted instead of failing on GitHub's 403.
@@ -89,7 +97,6 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                     pr.number
                 }
             };
-            let gh = GitHub::from_env()?;
             let done = upsert_comment(&gh, number, &marker, &body).await?;
             let verb = match done.action {
                 CommentAction::Created => "Commented on",

@@ -6,7 +6,8 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::Value;
 
-use super::{GithubError, GithubToken, Repo};
+use super::error::GithubError;
+use super::types::{GithubToken, Repo};
 
 const USER_AGENT: &str = concat!("guildctl/", env!("CARGO_PKG_VERSION"));
 /// The REST API version the requests are written for.

@@ -3,7 +3,9 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::{GitHub, GithubError, body_with_marker};
+use super::client::GitHub;
+use super::error::GithubError;
+use super::types::body_with_marker;
 
 /// What happened to the comment.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,8 +5,10 @@ use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::client::GitHub;
 use super::comment::{id_of, url_of};
-use super::{GitHub, GithubError, body_with_marker};
+use super::error::GithubError;
+use super::types::body_with_marker;
 
 /// What was done with the drift issue.
 #[derive(Debug, Clone, PartialEq, Eq)]
