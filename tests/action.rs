@@ -817,6 +817,18 @@ async fn validate_annotates_lines_and_apply_takes_a_saved_plan() {
     assert_eq!(drift.code, 0, "{}", drift.log);
     assert_eq!(drift.out("changes"), "false");
 
+    // install: guildctl on PATH for later steps, nothing else run.
+    r.input("command", "install");
+    let install = r.run().await;
+    assert_eq!(install.code, 0, "{}", install.log);
+    assert_eq!(install.out("exit-code"), "0");
+    assert!(install.path.contains("guildctl/bin"), "{}", install.path);
+    assert!(
+        install.log.contains(&format!("guildctl {VERSION}")),
+        "{}",
+        install.log
+    );
+
     // An unknown command says so.
     r.input("command", "destroy");
     let unknown = r.run().await;

@@ -437,3 +437,54 @@ async fn the_stand_in_holds_requests_to_githubs_description() {
     assert!(r.headers().get("link").is_some(), "two issues, one a page");
     assert_eq!(gh.violations().len(), 3);
 }
+
+#[tokio::test]
+async fn the_reviewed_plan_is_the_plan_run_for_the_merged_pull_requests_head() {
+    let gh = FakeGitHub::start().await;
+    let ev = event("pull_request-opened");
+    let head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+    let merge = "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed";
+    gh.merge_pull(PR_NUMBER, head, merge);
+    gh.add_run("guild-plan.yml", head, "pull_request", "failure");
+    let reviewed = gh.add_run("guild-plan.yml", head, "pull_request", "success");
+    gh.add_run("other.yml", head, "pull_request", "success");
+    gh.add_run("guild-plan.yml", "abcdef0123", "pull_request", "success");
+    let args = |sha: &'static str| {
+        [
+            "reviewed-plan",
+            "--workflow",
+            "guild-plan.yml",
+            "--sha",
+            sha,
+        ]
+    };
+
+    let out = github(&gh, &ev, &args(merge)).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!("pull-request={PR_NUMBER}\nhead-sha={head}\nrun-id={reviewed}\n")
+    );
+
+    // A direct push merged no pull request: empty values, still a success.
+    let out = github(&gh, &ev, &args("0123456789abcdef")).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "pull-request=\nhead-sha=\nrun-id=\n");
+
+    // A merged pull request whose plan never succeeded: no run.
+    gh.merge_pull(7, "3333333333", "4444444444");
+    let out = github(&gh, &ev, &args("4444444444")).await;
+    assert_eq!(out.stdout, "pull-request=7\nhead-sha=3333333333\nrun-id=\n");
+    assert!(
+        out.stderr.contains("no successful guild-plan.yml run"),
+        "{}",
+        out.stderr
+    );
+
+    // Not a sha: refused before any request.
+    let sent = gh.requests().len();
+    let out = github(&gh, &ev, &args("main/../x")).await;
+    assert_eq!(out.code, 1);
+    assert_eq!(gh.requests().len(), sent);
+    gh.assert_conforms();
+}

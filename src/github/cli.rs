@@ -10,6 +10,7 @@ use super::client::GitHub;
 use super::comment::{CommentAction, upsert_comment};
 use super::error::GithubError;
 use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
+use super::reviewed::reviewed_plan_run;
 use super::types::{marker, pull_request_from_event, read};
 
 #[derive(Args)]
@@ -58,6 +59,21 @@ pub enum GithubCommand {
             default_value = "guildctl: the Discord guild drifted from its manifest"
         )]
         title: String,
+    },
+    /// Find the plan reviewed for a commit on the default branch: the pull request it
+    /// merged and the newest successful run of the plan workflow for that pull request's
+    /// head. Prints `pull-request=`, `head-sha=` and `run-id=` lines (empty when there is
+    /// none, as for a direct push), for `>> "$GITHUB_OUTPUT"`.
+    #[command(
+        after_help = "Example:\n  guildctl github reviewed-plan --workflow guild-plan.yml >> \"$GITHUB_OUTPUT\""
+    )]
+    ReviewedPlan {
+        /// The plan workflow's file name (or id).
+        #[arg(long)]
+        workflow: String,
+        /// The commit (default: GITHUB_SHA).
+        #[arg(long, env = "GITHUB_SHA")]
+        sha: String,
     },
     /// Print a saved plan's digest: its `changes_sha256` when it has one, otherwise the
     /// SHA-256 of the file.
@@ -148,6 +164,27 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             if let Some(url) = done.url() {
                 println!("{url}");
             }
+            Ok(0)
+        }
+        GithubCommand::ReviewedPlan { workflow, sha } => {
+            let gh = GitHub::from_env()?;
+            let found = reviewed_plan_run(&gh, &sha, &workflow).await?;
+            let (pr, head, run) = match &found {
+                Some(r) => (
+                    r.pull_request.to_string(),
+                    r.head_sha.clone(),
+                    r.run_id.map(|i| i.to_string()).unwrap_or_default(),
+                ),
+                None => Default::default(),
+            };
+            match &found {
+                None => eprintln!("Commit {sha} merged no pull request: no reviewed plan."),
+                Some(r) if r.run_id.is_none() => eprintln!(
+                    "Pull request #{pr} (head {head}) has no successful {workflow} run: no reviewed plan."
+                ),
+                Some(_) => eprintln!("Pull request #{pr} (head {head}): plan run {run}."),
+            }
+            println!("pull-request={pr}\nhead-sha={head}\nrun-id={run}");
             Ok(0)
         }
         GithubCommand::PlanDigest { plan } => {

@@ -29,6 +29,8 @@ pub enum GithubError {
         path: PathBuf,
         source: serde_json::Error,
     },
+    #[error("{0:?} is not a commit sha")]
+    BadSha(String),
     #[error("the marker must not be empty")]
     EmptyMarker,
     #[error("GitHub API {method} {path}: {status}: {message}{hint}")]

@@ -1,7 +1,7 @@
 //! One drift issue per marker: opened when drift is found, updated while it lasts,
 //! closed with a comment when the guild matches the manifest again.
 
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::utf8_percent_encode;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -62,7 +62,7 @@ pub async fn sync_drift_issue(
     gh: &GitHub,
     report: &DriftReport<'_>,
 ) -> Result<DriftIssue, GithubError> {
-    let label = utf8_percent_encode(report.label, NON_ALPHANUMERIC);
+    let label = utf8_percent_encode(report.label, super::types::COMPONENT);
     let list = gh.repo_path(&format!("/issues?state=open&labels={label}&per_page=100"));
     let issues = gh.get_all(&list).await?;
     // Pull requests are issues too in this listing; they are never drift issues.

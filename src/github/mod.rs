@@ -12,12 +12,14 @@ mod client;
 mod comment;
 mod error;
 mod issue;
+mod reviewed;
 mod types;
 
 pub use client::GitHub;
 pub use comment::{CommentAction, Upserted, upsert_comment};
 pub use error::GithubError;
 pub use issue::{DriftIssue, DriftReport, sync_drift_issue};
+pub use reviewed::{Reviewed, reviewed_plan_run};
 pub use types::{
     GithubToken, MAX_BODY_CHARS, PullRequest, Repo, body_with_marker, marker,
     pull_request_from_event,

@@ -6,6 +6,14 @@ use std::path::Path;
 
 use super::error::GithubError;
 
+/// What a path segment or query value percent-encodes: all but RFC 3986's unreserved
+/// characters.
+pub(crate) const COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 /// GitHub refuses an issue or comment body longer than this many characters.
 pub const MAX_BODY_CHARS: usize = 65_536;
 

@@ -36,6 +36,24 @@ pub struct GhComment {
     pub body: String,
 }
 
+/// A merged pull request: what `GET /repos/.../commits/{sha}/pulls` finds.
+#[derive(Debug, Clone)]
+pub struct GhPull {
+    pub number: u64,
+    pub head_sha: String,
+    pub merge_commit_sha: String,
+}
+
+/// A workflow run, as `GET /repos/.../actions/workflows/{id}/runs` lists it.
+#[derive(Debug, Clone)]
+pub struct GhRun {
+    pub id: u64,
+    pub workflow_file: String,
+    pub head_sha: String,
+    pub event: String,
+    pub conclusion: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct Logged {
     pub method: String,
@@ -49,12 +67,16 @@ struct Data {
     issues: Vec<GhIssue>,
     comments: Vec<GhComment>,
     next_comment: u64,
+    pulls: Vec<GhPull>,
+    runs: Vec<GhRun>,
     log: Vec<Logged>,
     violations: Vec<String>,
 }
 
 struct Shared {
     spec: Spec,
+    /// The event payload's pull request and repository, the shapes answers are cut from.
+    event: Value,
     token: String,
     base: Mutex<String>,
     data: Mutex<Data>,
@@ -101,8 +123,14 @@ impl FakeGitHub {
             next_comment: 1000,
             ..Data::default()
         };
+        let event = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/github-event-pull_request-opened.json"
+        ))
+        .expect("the event payload is present");
         let shared = Arc::new(Shared {
             spec: Spec::load(),
+            event: serde_json::from_str(&event).expect("it parses"),
             token: token.clone(),
             base: Mutex::new(String::new()),
             data: Mutex::new(data),
@@ -156,6 +184,35 @@ impl FakeGitHub {
             issue,
             body: body.to_owned(),
         });
+    }
+
+    /// Records that `number`, with head `head_sha`, was merged as `merge_commit_sha`.
+    pub fn merge_pull(&self, number: u64, head_sha: &str, merge_commit_sha: &str) {
+        self.shared.data.lock().unwrap().pulls.push(GhPull {
+            number,
+            head_sha: head_sha.to_owned(),
+            merge_commit_sha: merge_commit_sha.to_owned(),
+        });
+    }
+
+    /// A finished run of `.github/workflows/{workflow_file}`; returns its id.
+    pub fn add_run(
+        &self,
+        workflow_file: &str,
+        head_sha: &str,
+        event: &str,
+        conclusion: &str,
+    ) -> u64 {
+        let mut d = self.shared.data.lock().unwrap();
+        let id = 9000 + d.runs.len() as u64;
+        d.runs.push(GhRun {
+            id,
+            workflow_file: workflow_file.to_owned(),
+            head_sha: head_sha.to_owned(),
+            event: event.to_owned(),
+            conclusion: conclusion.to_owned(),
+        });
+        id
     }
 
     pub fn issues(&self) -> Vec<GhIssue> {
@@ -228,7 +285,8 @@ impl Spec {
             let mut params = HashMap::new();
             let matched = tsegs.iter().zip(&segs).all(|(t, s)| {
                 if let Some(name) = t.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
-                    params.insert(name.to_owned(), (*s).to_owned());
+                    let value = percent_encoding::percent_decode_str(s).decode_utf8_lossy();
+                    params.insert(name.to_owned(), value.into_owned());
                     !s.is_empty()
                 } else {
                     t == s
@@ -544,7 +602,7 @@ fn serve(
     let answer = {
         let mut d = s.data.lock().unwrap();
         behave(
-            &mut d, &base, method, &template, &params, &query, &json_body,
+            &mut d, &s.event, &base, method, &template, &params, &query, &json_body,
         )
     };
     checked(s, op, &op_key, answer, violations)
@@ -688,8 +746,10 @@ fn page(base: &str, path: &str, query: &[(String, String)], items: Vec<Value>) -
     (StatusCode::OK, Value::Array(chunk), link)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn behave(
     d: &mut Data,
+    event: &Value,
     base: &str,
     method: &Method,
     template: &str,
@@ -816,6 +876,100 @@ fn behave(
             let i = i.clone();
             (StatusCode::OK, issue_json(base, d, &i), None)
         }
+        ("GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls") => {
+            let sha = params.get("commit_sha").cloned().unwrap_or_default();
+            let items = d
+                .pulls
+                .iter()
+                .filter(|p| p.merge_commit_sha == sha || p.head_sha == sha)
+                .map(|p| pull_json(event, p))
+                .collect();
+            page(base, &format!("{path}/commits/{sha}/pulls"), query, items)
+        }
+        ("GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs") => {
+            let workflow = params.get("workflow_id").cloned().unwrap_or_default();
+            let get = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+            let runs: Vec<Value> = d
+                .runs
+                .iter()
+                .rev()
+                .filter(|r| r.workflow_file == workflow)
+                .filter(|r| get("event").is_none_or(|e| e == r.event))
+                .filter(|r| get("head_sha").is_none_or(|h| h == r.head_sha))
+                .filter(|r| get("status").is_none_or(|s| s == r.conclusion || s == "completed"))
+                .map(|r| run_json(event, base, r))
+                .collect();
+            let total = runs.len();
+            let (status, list, link) = page(
+                base,
+                &format!("{path}/actions/workflows/{workflow}/runs"),
+                query,
+                runs,
+            );
+            (
+                status,
+                json!({ "total_count": total, "workflow_runs": list }),
+                link,
+            )
+        }
         _ => error(StatusCode::NOT_FOUND, "Not Found"),
     }
+}
+
+/// A `pull-request-simple`, cut from the event payload's pull request.
+fn pull_json(event: &Value, p: &GhPull) -> Value {
+    let mut v = event["pull_request"].clone();
+    let m = v.as_object_mut().expect("a pull request object");
+    for k in [
+        "merged",
+        "mergeable",
+        "rebaseable",
+        "mergeable_state",
+        "merged_by",
+        "comments",
+        "review_comments",
+        "maintainer_can_modify",
+        "commits",
+        "additions",
+        "deletions",
+        "changed_files",
+    ] {
+        m.remove(k);
+    }
+    m.insert("number".into(), json!(p.number));
+    m.insert("state".into(), json!("closed"));
+    m.insert("merged_at".into(), json!(TIME));
+    m.insert("closed_at".into(), json!(TIME));
+    m.insert("merge_commit_sha".into(), json!(p.merge_commit_sha));
+    m.insert("auto_merge".into(), Value::Null);
+    v["head"]["sha"] = json!(p.head_sha);
+    v
+}
+
+/// A `workflow-run`, its repositories cut from the event payload's.
+fn run_json(event: &Value, base: &str, r: &GhRun) -> Value {
+    let repo = event["repository"].clone();
+    let url = format!("{base}/repos/{REPO}/actions/runs/{}", r.id);
+    json!({
+        "id": r.id, "name": "guild plan", "node_id": format!("WFR_{}", r.id),
+        "head_branch": "changes", "head_sha": r.head_sha,
+        "path": format!(".github/workflows/{}", r.workflow_file),
+        "display_title": "Update the guild", "run_number": r.id - 8999, "run_attempt": 1,
+        "event": r.event, "status": "completed", "conclusion": r.conclusion,
+        "workflow_id": 161335, "url": url,
+        "html_url": format!("https://github.com/{REPO}/actions/runs/{}", r.id),
+        "pull_requests": [], "created_at": TIME, "updated_at": TIME,
+        "jobs_url": format!("{url}/jobs"), "logs_url": format!("{url}/logs"),
+        "check_suite_url": format!("{base}/repos/{REPO}/check-suites/1"),
+        "artifacts_url": format!("{url}/artifacts"), "cancel_url": format!("{url}/cancel"),
+        "rerun_url": format!("{url}/rerun"),
+        "workflow_url": format!("{base}/repos/{REPO}/actions/workflows/161335"),
+        "head_commit": {
+            "id": r.head_sha, "tree_id": r.head_sha, "message": "Update the guild",
+            "timestamp": TIME,
+            "author": { "name": "Codertocat", "email": "codertocat@example.com" },
+            "committer": { "name": "Codertocat", "email": "codertocat@example.com" }
+        },
+        "repository": repo, "head_repository": repo
+    })
 }

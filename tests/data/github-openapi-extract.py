@@ -20,6 +20,8 @@ OPERATIONS = [
     ("/repos/{owner}/{repo}/issues", "get"),
     ("/repos/{owner}/{repo}/issues", "post"),
     ("/repos/{owner}/{repo}/issues/{issue_number}", "patch"),
+    ("/repos/{owner}/{repo}/commits/{commit_sha}/pulls", "get"),
+    ("/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", "get"),
 ]
 
 
