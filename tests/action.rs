@@ -678,13 +678,21 @@ async fn a_pull_request_gets_one_plan_comment_and_a_second_push_updates_it() {
 
     // A push that breaks the manifest: the comment says the plan failed, not the old plan.
     let good = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, "version: 1\nroles:\n  - name: Mods\n    colr: x\n").unwrap();
+    std::fs::write(
+        &manifest,
+        "version: 1\nroles:\n  - name: Mods\n    colr: x\n",
+    )
+    .unwrap();
     let broken = r.run().await;
     assert_eq!(broken.code, 1, "{}", broken.log);
     assert_eq!(broken.out("exit-code"), "1");
     let comments = gh.comments(PR_NUMBER);
     assert_eq!(comments.len(), 1, "still one comment");
-    assert!(comments[0].body.contains("### guildctl plan failed"), "{}", comments[0].body);
+    assert!(
+        comments[0].body.contains("### guildctl plan failed"),
+        "{}",
+        comments[0].body
+    );
     assert!(!comments[0].body.contains("#123456"));
     std::fs::write(&manifest, good).unwrap();
     assert_eq!(r.run().await.code, 0);
