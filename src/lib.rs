@@ -3,6 +3,7 @@
 //! The modules follow the data path: `manifest` (YAML → desired state),
 //! `snapshot` (live state read through `discord`), `plan` (the difference and
 //! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON).
+//! `github` talks to GitHub's REST API for the Action (plan comments, drift issues).
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
@@ -10,6 +11,7 @@ pub mod apply;
 pub mod discord;
 pub mod drift;
 pub mod export;
+pub mod github;
 pub mod manifest;
 /// Discord's permission bits and names, shared with the emulator.
 pub use discord_permissions as permissions;

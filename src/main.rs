@@ -140,6 +140,10 @@ enum Command {
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
     },
+    /// For the GitHub Action: the plan comment, the drift issue, a plan's digest
+    /// (docs/github.md).
+    #[command(hide = true)]
+    Github(guildctl::github::cli::GithubArgs),
     /// Run the local Discord API emulator.
     #[command(after_help = "Examples:
   guildctl emulator                       # prints {\"api_base\",\"token\",\"guild_id\"} on one line
@@ -498,6 +502,7 @@ async fn run(cli: Cli) -> Result<u8> {
             }
             Ok(0)
         }
+        Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
         Command::Emulator { listen, state } => {
             discord_emulator::run_cli(listen, state).await?;
             Ok(0)

@@ -1,120 +1,1051 @@
-//! The GitHub Action's script, run as GitHub would run it (bash, with its
-//! environment and output files) against the emulator.
+//! The GitHub Action (action.yml), run the way a runner runs a composite action: each
+//! `shell: bash` step in order as `bash --noprofile --norc -eo pipefail FILE`, its
+//! `${{ }}` expressions evaluated into its `env`, with fresh `GITHUB_OUTPUT`, `GITHUB_PATH`
+//! and a shared `GITHUB_STEP_SUMMARY`, a real `pull_request` event payload in
+//! `GITHUB_EVENT_PATH`, against the Discord emulator, a stand-in for GitHub's REST API
+//! (tests/common/github.rs) and a local folder of releases served over loopback.
+//! `uses:` steps (the build cache) are not run; whether the runner would run them is.
 
 mod common;
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use common::github::{FakeGitHub, PR_NUMBER, REPO};
 use common::{Harness, example};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
-/// The `run` script of the action step with id `run`.
-fn action_script() -> String {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/action.yml")).unwrap();
-    let action: Value = serde_saphyr::from_str(&text).expect("action.yml is YAML");
-    action["runs"]["steps"]
-        .as_array()
-        .unwrap()
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+const TARGET: &str = "x86_64-unknown-linux-musl";
+
+fn action() -> Value {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("action.yml")).unwrap();
+    serde_saphyr::from_str(&text).expect("action.yml is YAML")
+}
+
+// ---------------------------------------------------------------------------------------
+// A folder of releases on loopback, as GitHub serves `releases/download/vX.Y.Z/ASSET`.
+
+struct Releases {
+    url: String,
+    dir: PathBuf,
+    _keep: tempfile::TempDir,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Releases {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Releases {
+    /// Release `VERSION` for Linux x86_64 with a correct SHA256SUMS. Its "binary" is a
+    /// two-line script that runs the guildctl under test: the install step handles it
+    /// exactly like the real one (download, verify, unpack, install), at a fraction of the
+    /// size.
+    async fn start() -> Releases {
+        let keep = tempfile::tempdir().unwrap();
+        let dir = keep.path().to_owned();
+        let folder = format!("guildctl-{VERSION}-{TARGET}");
+        let stage = dir.join("stage").join(&folder);
+        std::fs::create_dir_all(&stage).unwrap();
+        std::fs::write(
+            stage.join("guildctl"),
+            format!(
+                "#!/bin/sh\nexec '{}' \"$@\"\n",
+                env!("CARGO_BIN_EXE_guildctl")
+            ),
+        )
+        .unwrap();
+        let release = dir.join(format!("v{VERSION}"));
+        std::fs::create_dir_all(&release).unwrap();
+        let asset = format!("{folder}.tar.gz");
+        let status = std::process::Command::new("tar")
+            .arg("-czf")
+            .arg(release.join(&asset))
+            .arg("-C")
+            .arg(dir.join("stage"))
+            .arg(&folder)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let sum = hex(&std::fs::read(release.join(&asset)).unwrap());
+        std::fs::write(
+            release.join("SHA256SUMS"),
+            format!(
+                "{}  guildctl-{VERSION}-aarch64-apple-darwin.tar.gz\n{sum}  {asset}\n",
+                "0".repeat(64)
+            ),
+        )
+        .unwrap();
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let root = Arc::new(dir.clone());
+        let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+            let root = root.clone();
+            async move {
+                let rel = uri.path().trim_start_matches('/');
+                if rel.split('/').any(|s| s == ".." || s.is_empty()) {
+                    return Err(axum::http::StatusCode::NOT_FOUND);
+                }
+                std::fs::read(root.join(rel)).map_err(|_| axum::http::StatusCode::NOT_FOUND)
+            }
+        });
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Releases {
+            url,
+            dir,
+            _keep: keep,
+            task,
+        }
+    }
+
+    fn sums(&self) -> PathBuf {
+        self.dir.join(format!("v{VERSION}/SHA256SUMS"))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
-        .find(|s| s["id"] == "run")
-        .and_then(|s| s["run"].as_str())
-        .expect("a step with id run")
-        .to_owned()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// The runner
+
+#[derive(Default)]
+struct Runner {
+    inputs: HashMap<String, String>,
+    /// `github.*` contexts: action_ref, action_repository, token, event_name.
+    github: HashMap<String, String>,
+    /// The job's environment (workflow `env:` and the runner's variables).
+    env: Vec<(String, String)>,
+    /// Outputs of `uses:` steps, which are not run.
+    uses_outputs: HashMap<String, HashMap<String, String>>,
+    /// Where `$RUNNER_TEMP` is: kept across runs in one job, like the runner's.
+    temp: PathBuf,
 }
 
 struct ActionRun {
     code: i32,
-    outputs: String,
+    outputs: HashMap<String, String>,
+    steps: HashMap<String, HashMap<String, String>>,
+    /// Names of the steps the runner would run, `uses:` ones included.
+    ran: Vec<String>,
     summary: String,
+    path: String,
     log: String,
 }
 
-async fn run_action(h: &Harness, command: &str, manifest: &str) -> ActionRun {
-    let temp = h.dir.path().join(format!("runner-{command}"));
-    std::fs::create_dir_all(temp.join("guildctl/bin")).unwrap();
-    let bin = temp.join("guildctl/bin/guildctl");
-    if !bin.exists() {
-        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_guildctl"), &bin).unwrap();
-    }
-    let outputs = temp.join("outputs");
-    let summary = temp.join("summary");
-    std::fs::write(&outputs, "").unwrap();
-    std::fs::write(&summary, "").unwrap();
-    let out = tokio::process::Command::new("bash")
-        .arg("-c")
-        .arg(action_script())
-        .env("RUNNER_TEMP", &temp)
-        .env("GITHUB_OUTPUT", &outputs)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("DISCORD_TOKEN", &h.emu.token)
-        .env("GUILDCTL_API_BASE", &h.emu.api_base)
-        .env("GUILDCTL_GUILD", &h.emu.guild_id)
-        .env("GUILDCTL_COMMAND", command)
-        .env("GUILDCTL_MANIFEST", manifest)
-        .env("GUILDCTL_REASON", "")
-        .output()
-        .await
-        .unwrap();
-    ActionRun {
-        code: out.status.code().unwrap_or(-1),
-        outputs: std::fs::read_to_string(&outputs).unwrap(),
-        summary: std::fs::read_to_string(&summary).unwrap(),
-        log: format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
+impl ActionRun {
+    fn out(&self, name: &str) -> &str {
+        self.outputs.get(name).map(String::as_str).unwrap_or("")
     }
 }
 
-#[tokio::test]
-async fn the_action_validates_plans_applies_and_reports_drift() {
-    let h = Harness::start().await;
-    let m = example("community.yaml");
-    let m = m.to_str().unwrap();
+impl Runner {
+    fn new(temp: &Path) -> Runner {
+        std::fs::create_dir_all(temp).unwrap();
+        let mut r = Runner {
+            temp: temp.to_owned(),
+            ..Runner::default()
+        };
+        r.github("token", "ghs_defaultTokenNotForThisRepo");
+        r.github("action_repository", "guildctl/guildctl");
+        r.github("event_name", "pull_request");
+        // No test builds guildctl for real: a stand-in `cargo` records its arguments and
+        // "installs" the binary under test.
+        let fake = temp.join("fakebin");
+        std::fs::create_dir_all(&fake).unwrap();
+        let script = fake.join("cargo");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"$@\" >> '{calls}'\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=$2; shift; done\nmkdir -p \"$root/bin\" && cp '{bin}' \"$root/bin/guildctl\"\n",
+                calls = temp.join("cargo-calls").display(),
+                bin = env!("CARGO_BIN_EXE_guildctl")
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = format!(
+            "{}:{}",
+            fake.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        r.env("PATH", &path);
+        r.env("RUNNER_OS", "Linux");
+        r.env("RUNNER_ARCH", "X64");
+        r.env("GITHUB_ACTION_PATH", ROOT);
+        r.env("GITHUB_SHA", "ec26c3e57ca3a959ca5aad62de7213c562f8c821");
+        r.env("GITHUB_EVENT_NAME", "pull_request");
+        r.env("GITHUB_REPOSITORY", REPO);
+        r.env("GITHUB_SERVER_URL", "https://github.com");
+        r.env("GITHUB_RUN_ID", "4242");
+        r
+    }
 
-    let validate = run_action(&h, "validate", m).await;
-    assert_eq!(validate.code, 0, "{}", validate.log);
+    fn input(&mut self, k: &str, v: &str) -> &mut Self {
+        self.inputs.insert(k.into(), v.into());
+        self
+    }
 
-    let plan = run_action(&h, "plan", m).await;
-    assert_eq!(plan.code, 0, "{}", plan.log);
-    assert!(plan.outputs.contains("changes=true"), "{}", plan.outputs);
-    assert!(
-        plan.summary.starts_with("### guildctl plan"),
-        "{}",
-        plan.summary
+    fn github(&mut self, k: &str, v: &str) -> &mut Self {
+        self.github.insert(k.into(), v.into());
+        self
+    }
+
+    fn env(&mut self, k: &str, v: &str) -> &mut Self {
+        self.env.retain(|(n, _)| n != k);
+        self.env.push((k.into(), v.into()));
+        self
+    }
+
+    fn event(&mut self, name: &str, payload: &Path) -> &mut Self {
+        self.github("event_name", name);
+        self.env("GITHUB_EVENT_NAME", name);
+        self.env("GITHUB_EVENT_PATH", payload.to_str().unwrap())
+    }
+
+    /// The arguments of each `cargo` the steps ran.
+    fn cargo_calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.temp.join("cargo-calls"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn for_services(&mut self, h: &Harness, gh: &FakeGitHub, releases: &Releases) -> &mut Self {
+        for (k, v) in gh.env() {
+            if k != "GITHUB_TOKEN" {
+                self.env(k, &v);
+            }
+        }
+        self.github("token", &gh.token);
+        self.env("GUILDCTL_API_BASE", &h.emu.api_base);
+        self.env("GUILDCTL_RELEASES_URL", &releases.url);
+        self.input("token", &h.emu.token);
+        self.input("guild", &h.emu.guild_id);
+        self.input("version", VERSION)
+    }
+
+    /// `${{ ... }}` in `text`, evaluated.
+    fn eval(
+        &self,
+        action: &Value,
+        steps: &HashMap<String, HashMap<String, String>>,
+        text: &str,
+    ) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find("${{") {
+            out.push_str(&rest[..start]);
+            let end = rest[start..].find("}}").expect("closed expression") + start;
+            out.push_str(&self.value(action, steps, rest[start + 3..end].trim()));
+            rest = &rest[end + 2..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    fn value(
+        &self,
+        action: &Value,
+        steps: &HashMap<String, HashMap<String, String>>,
+        expr: &str,
+    ) -> String {
+        let parts: Vec<&str> = expr.split('.').collect();
+        match parts.as_slice() {
+            ["inputs", name] => match self.inputs.get(*name) {
+                Some(v) => v.clone(),
+                None => {
+                    let input = &action["inputs"][*name];
+                    assert!(input.is_object(), "no input {name} in action.yml");
+                    let default = input["default"].as_str().unwrap_or("");
+                    self.eval(action, steps, default)
+                }
+            },
+            ["github", name] => self.github.get(*name).cloned().unwrap_or_default(),
+            ["runner", "temp"] => self.temp.to_str().unwrap().to_owned(),
+            ["runner", "os"] => "Linux".into(),
+            ["steps", id, "outputs", name] => steps
+                .get(*id)
+                .and_then(|o| o.get(*name))
+                .cloned()
+                .unwrap_or_default(),
+            _ => panic!("tests/action.rs cannot evaluate ${{{{ {expr} }}}}"),
+        }
+    }
+
+    /// A step's `if:`: `EXPR == 'literal'` or nothing.
+    fn condition(
+        &self,
+        action: &Value,
+        steps: &HashMap<String, HashMap<String, String>>,
+        cond: Option<&str>,
+    ) -> bool {
+        let Some(cond) = cond else { return true };
+        let (left, right) = cond.split_once("==").expect("an `A == 'b'` condition");
+        let right = right.trim().trim_matches('\'');
+        self.value(action, steps, left.trim()) == right
+    }
+
+    async fn run(&self) -> ActionRun {
+        let action = action();
+        let summary = self.temp.join("step-summary.md");
+        std::fs::write(&summary, "").unwrap();
+        let mut steps: HashMap<String, HashMap<String, String>> = HashMap::new();
+        let mut ran = Vec::new();
+        let mut log = String::new();
+        let mut path_file = String::new();
+        let mut code = 0;
+        for (n, step) in action["runs"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            let name = step["name"].as_str().unwrap_or("?").to_owned();
+            if !self.condition(&action, &steps, step["if"].as_str()) {
+                continue;
+            }
+            ran.push(name.clone());
+            let id = step["id"].as_str().map(str::to_owned);
+            if step["uses"].is_string() {
+                if let Some(id) = id {
+                    let outs = self.uses_outputs.get(&id).cloned().unwrap_or_default();
+                    steps.insert(id, outs);
+                }
+                continue;
+            }
+            assert_eq!(step["shell"], "bash", "step {name}: shell bash");
+            assert!(
+                step["if"].is_null(),
+                "a run step's condition lives in its script"
+            );
+            let script = step["run"].as_str().expect("run");
+            assert!(
+                !script.contains("${{"),
+                "step {name}: expressions go through env"
+            );
+            let dir = self.temp.join(format!("step-{n}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("script.sh");
+            std::fs::write(&file, script).unwrap();
+            let output = dir.join("output");
+            let path = dir.join("path");
+            std::fs::write(&output, "").unwrap();
+            std::fs::write(&path, "").unwrap();
+            let mut cmd = tokio::process::Command::new("bash");
+            cmd.args(["--noprofile", "--norc", "-eo", "pipefail"])
+                .arg(&file)
+                .env_clear()
+                .env("HOME", std::env::var("HOME").unwrap_or_default())
+                .env("RUNNER_TEMP", &self.temp)
+                .env("GITHUB_OUTPUT", &output)
+                .env("GITHUB_PATH", &path)
+                .env("GITHUB_STEP_SUMMARY", &summary)
+                .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+            if let Some(env) = step["env"].as_object() {
+                for (k, v) in env {
+                    let v = match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    cmd.env(k, self.eval(&action, &steps, &v));
+                }
+            }
+            let out = cmd.output().await.unwrap();
+            log.push_str(&format!("== {name}\n"));
+            log.push_str(&String::from_utf8_lossy(&out.stdout));
+            log.push_str(&String::from_utf8_lossy(&out.stderr));
+            path_file.push_str(&std::fs::read_to_string(&path).unwrap());
+            if let Some(id) = id {
+                steps.insert(
+                    id,
+                    parse_outputs(&std::fs::read_to_string(&output).unwrap()),
+                );
+            }
+            code = out.status.code().unwrap_or(-1);
+            if code != 0 {
+                break;
+            }
+        }
+        let mut outputs = HashMap::new();
+        for (k, v) in action["outputs"].as_object().unwrap() {
+            let value = self.eval(&action, &steps, v["value"].as_str().unwrap());
+            outputs.insert(k.clone(), value);
+        }
+        ActionRun {
+            code,
+            outputs,
+            steps,
+            ran,
+            summary: std::fs::read_to_string(&summary).unwrap(),
+            path: path_file,
+            log,
+        }
+    }
+}
+
+/// `GITHUB_OUTPUT`'s format: `name=value` lines, or `name<<DELIMITER` blocks.
+fn parse_outputs(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((k, delim)) = line.split_once("<<") {
+            let mut value = Vec::new();
+            for l in lines.by_ref() {
+                if l == delim {
+                    break;
+                }
+                value.push(l);
+            }
+            out.insert(k.to_owned(), value.join("\n"));
+        } else if let Some((k, v)) = line.split_once('=') {
+            out.insert(k.to_owned(), v.to_owned());
+        }
+    }
+    out
+}
+
+/// What the runner's log shows: the tokens only in `::add-mask::` lines, which the runner
+/// swallows (and masks everywhere after).
+fn assert_secrets_hidden(run: &ActionRun, secrets: &[&str]) {
+    for s in secrets {
+        assert!(
+            run.log.contains(&format!("::add-mask::{s}")),
+            "the first step masks every token"
+        );
+        for line in run.log.lines().filter(|l| !l.starts_with("::add-mask::")) {
+            assert!(!line.contains(s), "a token in the log: {line}");
+        }
+        assert!(!run.summary.contains(s));
+        assert!(run.outputs.values().all(|v| !v.contains(s)));
+    }
+}
+
+fn event(name: &str) -> PathBuf {
+    Path::new(ROOT).join(format!("tests/data/github-event-{name}.json"))
+}
+
+/// community.yaml and its assets in the harness's folder, as a config repository has them.
+fn config_repo(h: &Harness) -> PathBuf {
+    let assets = h.dir.path().join("assets");
+    std::fs::create_dir_all(&assets).unwrap();
+    std::fs::copy(example("assets/ci.png"), assets.join("ci.png")).unwrap();
+    // The example, plus what people made by hand in the sandbox guild with power
+    // (the Admin role, two webhooks): a config repository that declares everything
+    // has no high-risk drift left once it is applied.
+    let manifest = h.dir.path().join("guild.yaml");
+    let text = std::fs::read_to_string(example("community.yaml")).unwrap();
+    let declared = text.replacen(
+        "webhooks:\n",
+        "webhooks:\n  - { name: GitHub, channel: bot-spam }\n  - { name: Mod Mail, channel: mod-log }\n",
+        1,
     );
-    assert!(h.writes().is_empty(), "plan writes nothing");
+    assert_ne!(declared, text, "the example has a webhooks section");
+    let declared = declared.replacen("roles:\n", "roles:\n  - name: Admin\n", 1);
+    std::fs::write(&manifest, declared).unwrap();
+    manifest
+}
 
-    let apply = run_action(&h, "apply", m).await;
-    assert_eq!(apply.code, 0, "{}", apply.log);
+// ---------------------------------------------------------------------------------------
+// Installing
+
+#[tokio::test]
+async fn a_release_installs_only_when_its_checksum_matches() {
+    let releases = Releases::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = Runner::new(&dir.path().join("good"));
+    r.env("GUILDCTL_RELEASES_URL", &releases.url)
+        .input("command", "validate")
+        .input("manifest", example("minimal.yaml").to_str().unwrap())
+        .github("action_ref", &format!("v{VERSION}"));
+    let good = r.run().await;
+    assert_eq!(good.code, 0, "{}", good.log);
+    assert_eq!(good.steps["install"]["mode"], "download");
+    assert_eq!(good.steps["install"]["version"], VERSION);
+    assert!(good.log.contains("SHA-256"), "{}", good.log);
+    assert!(
+        !good.ran.iter().any(|s| s.contains("Restore")),
+        "no cache for a release"
+    );
+    let bin = dir.path().join("good/guildctl/bin");
+    assert_eq!(good.path.trim(), bin.to_str().unwrap());
+    let v = std::process::Command::new(bin.join("guildctl"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&v.stdout).contains(VERSION));
+
+    // One byte off in SHA256SUMS: refused, nothing installed, guildctl never run.
+    let sums = std::fs::read_to_string(releases.sums()).unwrap();
+    let tampered: String = sums
+        .lines()
+        .map(|l| match l.strip_prefix('f') {
+            _ if !l.contains(TARGET) => format!("{l}\n"),
+            Some(rest) => format!("e{rest}\n"),
+            None => format!("f{}\n", &l[1..]),
+        })
+        .collect();
+    assert_ne!(tampered, sums);
+    std::fs::write(releases.sums(), &tampered).unwrap();
+    let mut bad = Runner::new(&dir.path().join("bad"));
+    bad.env("GUILDCTL_RELEASES_URL", &releases.url)
+        .input("command", "validate")
+        .input("manifest", example("minimal.yaml").to_str().unwrap())
+        .input("version", VERSION);
+    let refused = bad.run().await;
+    assert_eq!(refused.code, 1, "{}", refused.log);
+    assert!(
+        refused.log.contains("refusing to install"),
+        "{}",
+        refused.log
+    );
+    assert!(!dir.path().join("bad/guildctl/bin/guildctl").exists());
+    assert!(!refused.ran.iter().any(|s| s.starts_with("Run")));
+
+    // SHA256SUMS without a line for the asset: refused too.
+    std::fs::write(
+        releases.sums(),
+        format!("{}  other.tar.gz\n", "0".repeat(64)),
+    )
+    .unwrap();
+    let missing = bad.run().await;
+    assert_eq!(missing.code, 1, "{}", missing.log);
+    assert!(missing.log.contains("has no line for"), "{}", missing.log);
+}
+
+#[tokio::test]
+async fn the_version_follows_the_actions_ref_and_a_branch_builds_from_source() {
+    let releases = Releases::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let install = |r: &mut Runner, temp: &str| {
+        let inputs = std::mem::take(&mut r.inputs);
+        let github = std::mem::take(&mut r.github);
+        *r = Runner::new(&dir.path().join(temp));
+        r.inputs = inputs;
+        r.github = github;
+        r.env("GUILDCTL_RELEASES_URL", &releases.url);
+        // Stop after installing: validate a manifest that cannot be read.
+        r.input("command", "validate")
+            .input("manifest", "/nonexistent.yaml");
+    };
+    let mut r = Runner::new(dir.path());
+
+    // A moving major tag (v0): the release of the version in the action's Cargo.toml.
+    let major = VERSION.split('.').next().unwrap();
+    install(&mut r, "major");
+    r.github("action_ref", &format!("v{major}"));
+    let run = r.run().await;
+    assert_eq!(run.steps["install"]["mode"], "download", "{}", run.log);
+    assert_eq!(run.steps["install"]["version"], VERSION);
+    assert!(r.cargo_calls().is_empty(), "a release is not built");
+
+    // A branch: built from source, with the cache step the runner would run first.
+    install(&mut r, "branch");
+    r.github("action_ref", "main");
+    let run = r.run().await;
+    assert_eq!(run.steps["install"]["mode"], "build", "{}", run.log);
+    assert!(run.ran.iter().any(|s| s.starts_with("Restore")));
+    assert_eq!(r.cargo_calls().len(), 1, "{}", run.log);
+    let key = &run.steps["install"]["cache-key"];
+    assert!(
+        key.starts_with(&run.steps["install"]["cache-prefix"])
+            && key.len() > "guildctl-build-Linux-X64-".len() + 20,
+        "{key}"
+    );
+
+    // Asked to build: built, whatever the ref.
+    install(&mut r, "asked");
+    r.github("action_ref", &format!("v{VERSION}"))
+        .input("build-from-source", "true");
+    let run = r.run().await;
+    assert_eq!(run.steps["install"]["mode"], "build", "{}", run.log);
+
+    // A version tag without a release asset: built from source, with a warning.
+    install(&mut r, "norelease");
+    r.input("build-from-source", "false")
+        .github("action_ref", "v9.9.9");
+    let run = r.run().await;
+    assert_eq!(run.steps["install"]["mode"], "build", "{}", run.log);
+    assert!(
+        run.log
+            .contains("::warning::guildctl 9.9.9 has no release asset"),
+        "{}",
+        run.log
+    );
+}
+
+#[tokio::test]
+async fn the_build_step_runs_cargo_only_without_an_exact_cache_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = Runner::new(&dir.path().join("temp"));
+    r.github("action_ref", "main")
+        .input("command", "validate")
+        .input("manifest", example("minimal.yaml").to_str().unwrap());
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    let calls = r.cargo_calls();
+    assert_eq!(calls.len(), 1);
+    let args = &calls[0];
+    assert!(args.starts_with("install --locked --force"), "{args}");
+    assert!(args.contains(&format!("--path {ROOT}")), "{args}");
+    assert!(run.path.contains("guildctl/bin"));
+
+    // An exact cache hit restored the build: cargo is not run again.
+    r.uses_outputs.insert(
+        "cache".into(),
+        HashMap::from([("cache-hit".into(), "true".into())]),
+    );
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert_eq!(r.cargo_calls().len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Running
+
+#[tokio::test]
+async fn a_pull_request_gets_one_plan_comment_and_a_second_push_updates_it() {
+    let h = Harness::start().await;
+    let gh = FakeGitHub::start().await;
+    let releases = Releases::start().await;
+    let manifest = config_repo(&h);
+    let mut r = Runner::new(&h.dir.path().join("runner"));
+    r.for_services(&h, &gh, &releases)
+        .event("pull_request", &event("pull_request-opened"))
+        .input("command", "plan")
+        .input("manifest", manifest.to_str().unwrap());
+
+    let first = r.run().await;
+    assert_eq!(first.code, 0, "{}", first.log);
+    assert_eq!(first.out("exit-code"), "2");
+    assert_eq!(first.out("changes"), "true");
+    let plan_path = first.out("plan").to_owned();
+    let plan_text = std::fs::read_to_string(&plan_path).expect("the plan file");
+    let plan: Value = serde_json::from_str(&plan_text).unwrap();
+    let expected = plan["changes_sha256"]
+        .as_str()
+        .filter(|d| !d.is_empty())
+        .map(str::to_owned)
+        .unwrap_or_else(|| hex(plan_text.as_bytes()));
+    assert_eq!(first.out("plan-digest"), expected);
+    assert!(
+        first.summary.starts_with("### guildctl plan"),
+        "{}",
+        first.summary
+    );
+    assert!(h.writes().is_empty(), "plan writes nothing to Discord");
+
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 1);
+    let body = &comments[0].body;
+    assert!(body.starts_with("<!-- guildctl:plan:"), "{body}");
+    assert!(body.contains("### guildctl plan"), "{body}");
+    assert!(
+        body.contains(&format!("Plan digest `{expected}`")),
+        "{body}"
+    );
+    assert!(body.contains("https://github.com/Codertocat/Hello-World/actions/runs/4242"));
+    assert_eq!(
+        first.out("comment-url"),
+        format!(
+            "https://github.com/{REPO}/pull/{PR_NUMBER}#issuecomment-{}",
+            comments[0].id
+        )
+    );
+    let report = std::fs::read_to_string(first.out("report")).unwrap();
+    assert!(report.contains(&expected));
+
+    // A second push changes the manifest: the same comment shows the new plan.
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replacen("#e67e22", "#123456", 1)).unwrap();
+    r.event("pull_request", &event("pull_request-synchronize"));
+    let second = r.run().await;
+    assert_eq!(second.code, 0, "{}", second.log);
+    assert!(
+        second.log.contains("is already installed"),
+        "{}",
+        second.log
+    );
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 1, "still one comment");
+    assert!(comments[0].body.contains("#123456"), "{}", comments[0].body);
+    assert_ne!(second.out("plan-digest"), first.out("plan-digest"));
+    assert_eq!(second.out("comment-url"), first.out("comment-url"));
+
+    // A push that breaks the manifest: the comment says the plan failed, not the old plan.
+    let good = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        "version: 1\nroles:\n  - name: Mods\n    colr: x\n",
+    )
+    .unwrap();
+    let broken = r.run().await;
+    assert_eq!(broken.code, 1, "{}", broken.log);
+    assert_eq!(broken.out("exit-code"), "1");
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 1, "still one comment");
+    assert!(
+        comments[0].body.contains("### guildctl plan failed"),
+        "{}",
+        comments[0].body
+    );
+    assert!(!comments[0].body.contains("#123456"));
+    std::fs::write(&manifest, good).unwrap();
+    assert_eq!(r.run().await.code, 0);
+    assert!(gh.comments(PR_NUMBER)[0].body.contains("#123456"));
+
+    // comment: false, or a push: no comment is touched.
+    let writes = gh.writes().len();
+    r.input("comment", "false");
+    assert_eq!(r.run().await.code, 0);
+    r.input("comment", "true")
+        .event("push", &event("pull_request-opened"));
+    let push = r.run().await;
+    assert_eq!(push.code, 0, "{}", push.log);
+    assert_eq!(push.out("comment-url"), "");
+    assert_eq!(gh.writes().len(), writes);
+
+    assert_secrets_hidden(&first, &[&h.emu.token, &gh.token]);
+    assert_secrets_hidden(&second, &[&h.emu.token, &gh.token]);
+    gh.assert_conforms();
+}
+
+#[tokio::test]
+async fn drift_opens_updates_and_closes_one_issue_and_apply_converges() {
+    let h = Harness::start().await;
+    let gh = FakeGitHub::start().await;
+    let releases = Releases::start().await;
+    let manifest = config_repo(&h);
+    let schedule = h.dir.path().join("schedule.json");
+    std::fs::write(&schedule, r#"{"schedule": "17 6 * * *"}"#).unwrap();
+    let mut r = Runner::new(&h.dir.path().join("runner"));
+    r.for_services(&h, &gh, &releases)
+        .event("schedule", &schedule)
+        .input("command", "drift")
+        .input("manifest", manifest.to_str().unwrap());
+    let ours = || {
+        gh.issues()
+            .into_iter()
+            .filter(|i| i.labels.contains(&"guildctl-drift".to_owned()))
+            .collect::<Vec<_>>()
+    };
+
+    // Drift: the job fails (exit 2, captured under -eo pipefail) and one issue opens.
+    let first = r.run().await;
+    assert_eq!(first.code, 2, "{}", first.log);
+    assert_eq!(first.out("exit-code"), "2");
+    assert_eq!(first.out("changes"), "true");
+    let issues = ours();
+    assert_eq!(issues.len(), 1);
+    assert_eq!(
+        first.out("comment-url"),
+        format!("https://github.com/{REPO}/issues/{}", issues[0].number)
+    );
+    assert!(
+        issues[0].body.contains("guildctl drift report"),
+        "{}",
+        issues[0].body
+    );
+
+    // Drift that changed: the same issue, updated; fail-on-drift false keeps the job green.
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replacen("#e67e22", "#654321", 1)).unwrap();
+    r.input("fail-on-drift", "false");
+    let second = r.run().await;
+    assert_eq!(second.code, 0, "{}", second.log);
+    assert_eq!(second.out("changes"), "true");
+    let again = ours();
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].number, issues[0].number);
+    assert!(again[0].body.contains("#654321"), "{}", again[0].body);
+
+    // Merge: apply; then drift finds none, and the issue closes with a comment.
+    let mut apply = Runner::new(&h.dir.path().join("runner-apply"));
+    apply
+        .for_services(&h, &gh, &releases)
+        .event("push", &schedule)
+        .input("command", "apply")
+        .input("manifest", manifest.to_str().unwrap());
+    let applied = apply.run().await;
+    assert_eq!(applied.code, 0, "{}", applied.log);
+    assert_eq!(applied.out("exit-code"), "0");
     assert!(!h.writes().is_empty());
 
-    // Nothing managed drifted, but the default guild has hand-made high-risk objects
-    // the manifest does not declare (the Admin role, two webhooks): drift fails on them.
-    let drift = run_action(&h, "drift", m).await;
-    assert_eq!(drift.code, 2, "{}", drift.log);
-    assert!(drift.outputs.contains("changes=true"), "{}", drift.outputs);
-    assert!(drift.summary.contains("No changes"), "{}", drift.summary);
-    assert!(drift.summary.contains("HIGH"), "{}", drift.summary);
-    for run in [&validate, &plan, &apply, &drift] {
-        assert!(!run.log.contains(&h.emu.token));
-        assert!(!run.summary.contains(&h.emu.token));
+    let third = r.run().await;
+    assert_eq!(third.code, 0, "{}", third.log);
+    assert_eq!(third.out("changes"), "false");
+    assert!(third.summary.contains("No changes"), "{}", third.summary);
+    let closed = ours();
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0].state, "closed");
+    assert_eq!(closed[0].state_reason.as_deref(), Some("completed"));
+    assert_eq!(gh.comments(closed[0].number).len(), 1);
+
+    // No drift, no open issue: nothing written.
+    let writes = gh.writes().len();
+    let fourth = r.run().await;
+    assert_eq!(fourth.code, 0, "{}", fourth.log);
+    assert_eq!(fourth.out("comment-url"), "");
+    assert_eq!(gh.writes().len(), writes);
+
+    for run in [&first, &second, &applied, &third] {
+        assert_secrets_hidden(run, &[&h.emu.token, &gh.token]);
     }
+    gh.assert_conforms();
 }
 
 #[tokio::test]
-async fn drift_fails_the_job_and_bad_manifests_are_annotated() {
+async fn validate_annotates_lines_and_apply_takes_a_saved_plan() {
     let h = Harness::start().await;
-    let m = example("community.yaml");
-    let drift = run_action(&h, "drift", m.to_str().unwrap()).await;
-    assert_eq!(drift.code, 2, "{}", drift.log);
-    assert!(drift.outputs.contains("changes=true"));
-
+    let gh = FakeGitHub::start().await;
+    let releases = Releases::start().await;
     let bad = h.manifest(
         "bad.yaml",
         "version: 1\nroles:\n  - name: Mods\n    colr: \"#ffffff\"\n",
     );
-    let validate = run_action(&h, "validate", bad.to_str().unwrap()).await;
+    let mut r = Runner::new(&h.dir.path().join("runner"));
+    r.for_services(&h, &gh, &releases)
+        .input("command", "validate")
+        .input("manifest", bad.to_str().unwrap());
+    let validate = r.run().await;
     assert_eq!(validate.code, 1, "{}", validate.log);
+    assert_eq!(validate.out("exit-code"), "1");
     assert!(validate.log.contains("::error file="), "{}", validate.log);
     assert!(validate.log.contains("line=4"), "{}", validate.log);
+
+    // plan (not on a pull request) then apply that very plan file.
+    let manifest = config_repo(&h);
+    r.event("push", &event("pull_request-opened"))
+        .input("command", "plan")
+        .input("manifest", manifest.to_str().unwrap());
+    let plan = r.run().await;
+    assert_eq!(plan.code, 0, "{}", plan.log);
+    assert!(
+        gh.requests().is_empty(),
+        "no comment outside a pull request"
+    );
+    r.input("command", "apply").input("plan", plan.out("plan"));
+    let apply = r.run().await;
+    assert_eq!(apply.code, 0, "{}", apply.log);
+    assert!(!h.writes().is_empty());
+    r.input("command", "drift")
+        .input("drift-issue", "false")
+        .input("plan", "");
+    let drift = r.run().await;
+    assert_eq!(drift.code, 0, "{}", drift.log);
+    assert_eq!(drift.out("changes"), "false");
+
+    // install: guildctl on PATH for later steps, nothing else run.
+    r.input("command", "install");
+    let install = r.run().await;
+    assert_eq!(install.code, 0, "{}", install.log);
+    assert_eq!(install.out("exit-code"), "0");
+    assert!(install.path.contains("guildctl/bin"), "{}", install.path);
+    assert!(
+        install.log.contains(&format!("guildctl {VERSION}")),
+        "{}",
+        install.log
+    );
+
+    // An unknown command says so.
+    r.input("command", "destroy");
+    let unknown = r.run().await;
+    assert_eq!(unknown.code, 1);
+    assert!(unknown.log.contains("::error::unknown command 'destroy'"));
+}
+
+/// The release workflow, the Action and `cargo binstall` agree on the assets' names.
+#[test]
+fn release_assets_are_named_as_the_action_and_binstall_expect() {
+    let read = |p: &str| std::fs::read_to_string(Path::new(ROOT).join(p)).unwrap();
+    let release: Value = serde_saphyr::from_str(&read(".github/workflows/release.yml")).unwrap();
+    let build = &release["jobs"]["build"];
+    let targets: Vec<&str> = build["strategy"]["matrix"]["include"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(targets.len(), 5);
+    let steps = build["steps"].as_array().unwrap();
+    let package = steps
+        .iter()
+        .find(|s| s["name"] == "Package")
+        .and_then(|s| s["run"].as_str())
+        .unwrap();
+    assert!(
+        package.contains(r#"name="guildctl-$version-$TARGET""#),
+        "{package}"
+    );
+    assert!(package.contains(r#""$name.zip""#) && package.contains(r#""dist/$name.tar.gz""#));
+
+    let action = action();
+    let install = action["runs"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "install")
+        .and_then(|s| s["run"].as_str())
+        .unwrap();
+    for t in &targets {
+        assert!(
+            install.contains(&format!("target={t};")),
+            "the Action knows {t}"
+        );
+    }
+    assert!(install.contains(r#"asset="guildctl-$version-$target.$ext""#));
+    assert!(install.contains(r#""$base/v$version/$asset""#));
+
+    // binstall's template, filled in as binstall fills it, is the Action's URL.
+    let cargo = read("Cargo.toml");
+    let field = |key: &str| {
+        cargo
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} = \"")))
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("{key} in [package.metadata.binstall]"))
+            .to_owned()
+    };
+    let fill = |t: &str| {
+        t.replace("{ repo }", "https://github.com/guildctl/guildctl")
+            .replace("{ name }", "guildctl")
+            .replace("{ version }", VERSION)
+            .replace("{ target }", TARGET)
+            .replace("{ archive-suffix }", ".tar.gz")
+            .replace("{ bin }", "guildctl")
+            .replace("{ binary-ext }", "")
+    };
+    assert_eq!(
+        fill(&field("pkg-url")),
+        format!(
+            "https://github.com/guildctl/guildctl/releases/download/v{VERSION}/guildctl-{VERSION}-{TARGET}.tar.gz"
+        )
+    );
+    assert_eq!(
+        fill(&field("bin-dir")),
+        format!("guildctl-{VERSION}-{TARGET}/guildctl")
+    );
+}
+
+/// The example workflows use the Action as it is: inputs it has, outputs it gives, least
+/// permissions, a concurrency group per guild, and no bot token for forks' pull requests.
+#[test]
+fn the_example_workflows_fit_the_action() {
+    let action = action();
+    let inputs = action["inputs"].as_object().unwrap();
+    let outputs = action["outputs"].as_object().unwrap();
+    for name in ["plan", "apply", "drift"] {
+        let path = Path::new(ROOT).join(format!("examples/github/{name}.yml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let wf: Value = serde_saphyr::from_str(&text).unwrap();
+        assert_eq!(
+            wf["permissions"]["contents"], "read",
+            "{name}: read-only by default"
+        );
+        assert_eq!(wf["permissions"].as_object().unwrap().len(), 1, "{name}");
+        let group = wf["concurrency"]["group"].as_str().unwrap();
+        assert!(
+            group.starts_with("guildctl-${{ vars.DISCORD_GUILD_ID"),
+            "{name}: {group}"
+        );
+        let mut used = 0;
+        for (job_name, job) in wf["jobs"].as_object().unwrap() {
+            let mut ids = Vec::new();
+            for step in job["steps"].as_array().unwrap() {
+                let uses = step["uses"].as_str().unwrap_or("");
+                if uses.starts_with("guildctl/guildctl@") {
+                    used += 1;
+                    for k in step["with"].as_object().unwrap().keys() {
+                        assert!(inputs.contains_key(k), "{name}/{job_name}: no input {k}");
+                    }
+                    if let Some(id) = step["id"].as_str() {
+                        ids.push(id.to_owned());
+                    }
+                }
+            }
+            for id in ids {
+                let prefix = format!("steps.{id}.outputs.");
+                for (i, _) in text.match_indices(&prefix) {
+                    let rest = &text[i + prefix.len()..];
+                    let out: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '-')
+                        .collect();
+                    assert!(outputs.contains_key(&out), "{name}: no output {out}");
+                }
+            }
+        }
+        assert!(used > 0, "{name} uses the Action");
+    }
+    let plan: Value = serde_saphyr::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("examples/github/plan.yml")).unwrap(),
+    )
+    .unwrap();
+    let same_repo = "github.event.pull_request.head.repo.full_name == github.repository";
+    assert_eq!(plan["jobs"]["plan"]["if"], same_repo);
+    assert!(
+        !serde_json::to_string(&plan["jobs"]["validate-fork"])
+            .unwrap()
+            .contains("secrets.")
+    );
+    assert!(
+        !std::fs::read_to_string(Path::new(ROOT).join("examples/github/plan.yml"))
+            .unwrap()
+            .contains("pull_request_target")
+    );
+}
+
+#[tokio::test]
+async fn the_merge_run_refuses_a_reviewed_plan_when_the_guild_changed_since_review() {
+    let h = Harness::start().await;
+    let gh = FakeGitHub::start().await;
+    let releases = Releases::start().await;
+    let manifest = config_repo(&h);
+    let mut r = Runner::new(&h.dir.path().join("runner"));
+    r.for_services(&h, &gh, &releases)
+        .event("push", &event("pull_request-opened"))
+        .input("command", "plan")
+        .input("manifest", manifest.to_str().unwrap());
+    let reviewed = r.run().await;
+    assert_eq!(reviewed.code, 0, "{}", reviewed.log);
+
+    // Someone edits the guild by hand between review and merge.
+    let mut state = h.emu.state();
+    let guild = state
+        .guilds
+        .iter_mut()
+        .find(|g| g.id == h.emu.guild_id)
+        .unwrap();
+    let role = guild.roles.iter_mut().find(|r| r.name == "Helper").unwrap();
+    role.color ^= 0x00ff00;
+    h.emu.set_state(state);
+    h.emu.clear_requests();
+
+    r.input("command", "apply")
+        .input("plan", reviewed.out("plan"));
+    let merged = r.run().await;
+    assert_eq!(merged.code, 1, "{}", merged.log);
+    assert_eq!(merged.out("exit-code"), "1");
+    assert!(
+        merged.log.contains("changed since") && merged.log.contains("plan"),
+        "{}",
+        merged.log
+    );
+    assert!(h.writes().is_empty(), "{:?}", h.writes());
+    assert_secrets_hidden(&merged, &[&h.emu.token, &gh.token]);
 }

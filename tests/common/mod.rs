@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+pub mod github;
+
 use discord_emulator::{EmulatorOptions, RequestRecord, RunningEmulator, State};
 
 pub struct Harness {

@@ -1,0 +1,242 @@
+//! `guildctl github ...`: the steps of the Action call these; they print the URL of
+//! what they made on stdout and say what they did on stderr.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Subcommand};
+use sha2::{Digest, Sha256};
+
+use super::client::GitHub;
+use super::comment::{CommentAction, upsert_comment};
+use super::error::GithubError;
+use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
+use super::reviewed::reviewed_plan_run;
+use super::types::{marker, pull_request_from_event, read};
+
+#[derive(Args)]
+pub struct GithubArgs {
+    #[command(subcommand)]
+    pub command: GithubCommand,
+}
+
+#[derive(Subcommand)]
+pub enum GithubCommand {
+    /// Create the pull request's comment carrying `<!-- guildctl:MARKER -->`, or update
+    /// the one that already does; print its URL.
+    #[command(
+        after_help = "Example:\n  guildctl github comment --marker plan:guild.yaml --body-file report.md"
+    )]
+    Comment {
+        /// What the comment is about, e.g. `plan:guild.yaml`.
+        #[arg(long)]
+        marker: String,
+        /// The comment's markdown.
+        #[arg(long)]
+        body_file: PathBuf,
+        /// The pull request's number (default: the pull request of GITHUB_EVENT_PATH).
+        #[arg(long)]
+        pr: Option<u64>,
+    },
+    /// Open, update or close the issue carrying `<!-- guildctl:MARKER -->`; print its URL.
+    #[command(
+        after_help = "Example:\n  guildctl github drift-issue --marker drift:guild.yaml --body-file drift.md --drifted true"
+    )]
+    DriftIssue {
+        /// What the issue is about, e.g. `drift:guild.yaml`.
+        #[arg(long)]
+        marker: String,
+        /// The drift report's markdown.
+        #[arg(long)]
+        body_file: PathBuf,
+        /// `true`: drift was found, open or update the issue; `false`: close it.
+        #[arg(long, action = ArgAction::Set)]
+        drifted: bool,
+        /// The label the issue carries, and is found by.
+        #[arg(long, default_value = "guildctl-drift")]
+        label: String,
+        #[arg(
+            long,
+            default_value = "guildctl: the Discord guild drifted from its manifest"
+        )]
+        title: String,
+    },
+    /// Find the plan reviewed for a commit on the default branch: the pull request it
+    /// merged and the newest successful run of the plan workflow for that pull request's
+    /// head. Prints `pull-request=`, `head-sha=` and `run-id=` lines (empty when there is
+    /// none, as for a direct push), for `>> "$GITHUB_OUTPUT"`.
+    #[command(
+        after_help = "Example:\n  guildctl github reviewed-plan --workflow guild-plan.yml >> \"$GITHUB_OUTPUT\""
+    )]
+    ReviewedPlan {
+        /// The plan workflow's file name (or id).
+        #[arg(long)]
+        workflow: String,
+        /// The commit (default: GITHUB_SHA).
+        #[arg(long, env = "GITHUB_SHA")]
+        sha: String,
+    },
+    /// Print a saved plan's digest: its `changes_sha256` when it has one, otherwise the
+    /// SHA-256 of the file.
+    #[command(after_help = "Example:\n  guildctl github plan-digest plan.json")]
+    PlanDigest {
+        /// The plan file from `guildctl plan --out`.
+        plan: PathBuf,
+    },
+}
+
+pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
+    match args.command {
+        GithubCommand::Comment {
+            marker: key,
+            body_file,
+            pr,
+        } => {
+            let marker = marker(&key)?;
+            let body = read(&body_file)?;
+            let gh = GitHub::from_env()?;
+            let number = match pr {
+                Some(n) => n,
+                None => {
+                    let path = std::env::var_os("GITHUB_EVENT_PATH")
+                        .ok_or(GithubError::MissingEnv("GITHUB_EVENT_PATH"))?;
+                    let pr = pull_request_from_event(path.as_ref())?;
+                    if from_fork(&pr.head_repo, &gh.repo().to_string()) {
+                        // A pull_request run from a fork gets a read-only token: say why
+                        // nothing is posted instead of failing on GitHub's 403.
+                        eprintln!(
+                            "::notice::guildctl: pull request #{} comes from a fork ({}); its token cannot comment, so the plan is in the job summary only",
+                            pr.number,
+                            pr.head_repo.as_deref().unwrap_or("?")
+                        );
+                        return Ok(0);
+                    }
+                    pr.number
+                }
+            };
+            let done = upsert_comment(&gh, number, &marker, &body).await?;
+            let verb = match done.action {
+                CommentAction::Created => "Commented on",
+                CommentAction::Updated => "Updated the comment on",
+                CommentAction::Unchanged => "The comment is already current on",
+            };
+            eprintln!("{verb} #{number}: {}", done.url);
+            println!("{}", done.url);
+            Ok(0)
+        }
+        GithubCommand::DriftIssue {
+            marker: key,
+            body_file,
+            drifted,
+            label,
+            title,
+        } => {
+            let marker = marker(&key)?;
+            let body = read(&body_file)?;
+            let gh = GitHub::from_env()?;
+            let closing = closing_comment();
+            let done = sync_drift_issue(
+                &gh,
+                &DriftReport {
+                    marker: &marker,
+                    label: &label,
+                    title: &title,
+                    body: &body,
+                    drifted,
+                    closing_comment: &closing,
+                },
+            )
+            .await?;
+            match &done {
+                DriftIssue::Opened { number, url } => {
+                    eprintln!("Opened drift issue #{number}: {url}")
+                }
+                DriftIssue::Updated { number, url } => {
+                    eprintln!("Updated drift issue #{number}: {url}")
+                }
+                DriftIssue::Unchanged { number, url } => {
+                    eprintln!("Drift issue #{number} is already current: {url}")
+                }
+                DriftIssue::Closed { number, url } => {
+                    eprintln!("Closed drift issue #{number}: {url}")
+                }
+                DriftIssue::Nothing => eprintln!("No drift and no open drift issue."),
+            }
+            if let Some(url) = done.url() {
+                println!("{url}");
+            }
+            Ok(0)
+        }
+        GithubCommand::ReviewedPlan { workflow, sha } => {
+            let gh = GitHub::from_env()?;
+            let found = reviewed_plan_run(&gh, &sha, &workflow).await?;
+            let (pr, head, run) = match &found {
+                Some(r) => (
+                    r.pull_request.to_string(),
+                    r.head_sha.clone(),
+                    r.run_id.map(|i| i.to_string()).unwrap_or_default(),
+                ),
+                None => Default::default(),
+            };
+            match &found {
+                None => eprintln!("Commit {sha} merged no pull request: no reviewed plan."),
+                Some(r) if r.run_id.is_none() => eprintln!(
+                    "Pull request #{pr} (head {head}) has no successful {workflow} run: no reviewed plan."
+                ),
+                Some(_) => eprintln!("Pull request #{pr} (head {head}): plan run {run}."),
+            }
+            println!("pull-request={pr}\nhead-sha={head}\nrun-id={run}");
+            Ok(0)
+        }
+        GithubCommand::PlanDigest { plan } => {
+            println!("{}", plan_digest(&plan)?);
+            Ok(0)
+        }
+    }
+}
+
+/// Whether the pull request's branch lives in another repository than the workflow's.
+fn from_fork(head_repo: &Option<String>, repo: &str) -> bool {
+    let event = std::env::var("GITHUB_EVENT_NAME").unwrap_or_default();
+    event == "pull_request"
+        && head_repo
+            .as_deref()
+            .is_some_and(|h| !h.eq_ignore_ascii_case(repo))
+}
+
+/// The comment left on a drift issue as it is closed, linking the run that saw the
+/// guild match again.
+fn closing_comment() -> String {
+    let run = match (
+        std::env::var("GITHUB_SERVER_URL"),
+        std::env::var("GITHUB_REPOSITORY"),
+        std::env::var("GITHUB_RUN_ID"),
+    ) {
+        (Ok(server), Ok(repo), Ok(id)) if !id.is_empty() => {
+            format!(" ([run {id}]({server}/{repo}/actions/runs/{id}))")
+        }
+        _ => String::new(),
+    };
+    format!("The guild matches its manifest again{run}; closing this issue.")
+}
+
+/// The digest reviewers see next to a plan: the plan's own `changes_sha256` (the digest
+/// of its changes and operations) when it carries one, else the SHA-256 of the file.
+pub fn plan_digest(path: &std::path::Path) -> Result<String, GithubError> {
+    let text = read(path)?;
+    let plan: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| GithubError::Plan {
+            path: path.to_owned(),
+            source,
+        })?;
+    if let Some(d) = plan
+        .get("changes_sha256")
+        .and_then(serde_json::Value::as_str)
+        .filter(|d| !d.is_empty())
+    {
+        return Ok(d.to_owned());
+    }
+    Ok(Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}

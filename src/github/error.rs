@@ -1,0 +1,56 @@
+//! What can go wrong talking to GitHub, each saying what to do about it.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GithubError {
+    #[error("{0} is not set (it is set on GitHub Actions runners)")]
+    MissingEnv(&'static str),
+    #[error("GITHUB_REPOSITORY must be OWNER/NAME, not {0:?}")]
+    BadRepository(String),
+    #[error("GITHUB_API_URL must be an http(s) URL, not {0:?}")]
+    BadApiUrl(String),
+    #[error("the GitHub token is empty or has spaces in it")]
+    BadToken,
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a JSON event payload: {source}")]
+    Event {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("the event in GITHUB_EVENT_PATH is not about a pull request; pass --pr NUMBER")]
+    NoPullRequest,
+    #[error("{path} is not a saved plan (JSON): {source}")]
+    Plan {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{0:?} is not a commit sha")]
+    BadSha(String),
+    #[error("the marker must not be empty")]
+    EmptyMarker,
+    #[error("GitHub API {method} {path}: {status}: {message}{hint}")]
+    Api {
+        method: String,
+        path: String,
+        status: u16,
+        message: String,
+        hint: &'static str,
+    },
+    #[error("GitHub API {method} {path}: {source}")]
+    Transport {
+        method: String,
+        path: String,
+        source: reqwest::Error,
+    },
+    #[error("GitHub API {method} {path}: unexpected response: {detail}")]
+    Decode {
+        method: String,
+        path: String,
+        detail: String,
+    },
+}
