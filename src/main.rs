@@ -422,7 +422,7 @@ async fn run(cli: Cli) -> Result<u8> {
             format,
             detailed_exitcode,
         } => {
-            let (_session, plan) = plan_for(&target).await?;
+            let (_session, plan) = plan_for(&target, format).await?;
             if let Some(path) = out {
                 let json = serde_json::to_string_pretty(&plan)?;
                 std::fs::write(&path, json + "\n")
@@ -586,10 +586,20 @@ async fn fetch(session: &Session) -> Result<Snapshot> {
         .context("reading the live guild")
 }
 
-async fn plan_for(target: &Target) -> Result<(Session, Plan)> {
+async fn plan_for(target: &Target, format: Format) -> Result<(Session, Plan)> {
     let (loaded, session, snap) = read_guild(target).await?;
-    let plan = plan::diff_loaded(&loaded, &snap, &target.plan_options())
-        .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?;
+    let plan = plan::diff_loaded(&loaded, &snap, &target.plan_options()).map_err(|e| {
+        // Machine output says why too: a pull request comment is made from it.
+        match format {
+            Format::Markdown => print!("{}", report::refusal_markdown(&e)),
+            Format::Json => println!(
+                "{}",
+                serde_json::json!({ "refused": true, "problems": e.problems })
+            ),
+            Format::Text => {}
+        }
+        refused(&loaded, &e, target.conn.color_err())
+    })?;
     Ok((session, plan))
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
-use crate::plan::{Action, Change, FieldChange, Plan};
+use crate::plan::{Action, Change, FieldChange, Plan, PlanError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -326,6 +326,17 @@ fn write_notes(out: &mut String, plan: &Plan, st: Style) {
     }
 }
 
+/// A pull-request comment or issue body holds at most 65,536 characters; the
+/// markdown stays under this, leaving room for the marker and links the Action adds.
+pub const MARKDOWN_BUDGET: usize = 60_000;
+
+/// Items shown of a long list (warnings, unmanaged objects, refusals) before
+/// "… and N more".
+const LIST_ITEMS: usize = 50;
+
+/// Markdown for a pull request or an issue: the verdict line first, the details
+/// folded, and never more than [`MARKDOWN_BUDGET`] characters whatever the plan's
+/// size (the whole plan stays in the text and JSON formats).
 fn markdown(plan: &Plan, heading: Heading) -> String {
     let mut out = String::new();
     let title = match heading {
@@ -338,7 +349,7 @@ fn markdown(plan: &Plan, heading: Heading) -> String {
         escape_md(&plan.guild_name),
         plan.guild_id
     );
-    let _ = writeln!(out, "{}\n", summary_line(plan));
+    let _ = writeln!(out, "**{}**\n", summary_line(plan));
     if heading == Heading::Plan {
         // The gate's messages hold numbers and fixed words only, no names to escape.
         if let Some(refusal) = plan.deletion_gate.refusal() {
@@ -347,39 +358,128 @@ fn markdown(plan: &Plan, heading: Heading) -> String {
             let _ = writeln!(out, "**Deletion gate:** passes; {passed}\n");
         }
     }
+
+    let mut tail = String::new();
+    if !plan.warnings.is_empty() {
+        let items: Vec<String> = plan
+            .warnings
+            .iter()
+            .map(|w| escape_md(&w.message))
+            .collect();
+        folded_list(&mut tail, &format!("Warnings ({})", items.len()), &items);
+    }
+    if !plan.unmanaged.is_empty() {
+        let items: Vec<String> = plan
+            .unmanaged
+            .iter()
+            .map(|o| format!("{} {}", o.kind.label(), escape_md(&o.name)))
+            .collect();
+        let summary = format!("Not in the manifest, kept as they are ({})", items.len());
+        folded_list(&mut tail, &summary, &items);
+    }
+    if heading == Heading::Plan {
+        // Two trailing spaces: a line break in markdown.
+        for line in digest_lines(plan, |v| format!("`{v}`")) {
+            let _ = writeln!(tail, "{line}  ");
+        }
+    }
+
     if !plan.changes.is_empty() {
         let mut body = String::new();
         for c in &plan.changes {
             write_change(&mut body, c, Style { color: false });
         }
         // A diff block colours + and - lines on GitHub; fences inside values cannot close it.
-        let _ = writeln!(out, "```diff\n{}```\n", body.replace("```", "'''"));
-    }
-    if !plan.warnings.is_empty() {
-        let _ = writeln!(out, "**Warnings**\n");
-        for w in &plan.warnings {
-            let _ = writeln!(out, "- {}", escape_md(&w.message));
-        }
-        out.push('\n');
-    }
-    if !plan.unmanaged.is_empty() {
+        let body = body.replace("```", "'''");
+        // What surrounds the diff, with room for the line saying what was left out.
+        let frame = 400;
+        let room =
+            MARKDOWN_BUDGET.saturating_sub(out.chars().count() + tail.chars().count() + frame);
+        let (shown, cut) = cut_lines(&body, room);
         let _ = writeln!(
             out,
-            "<details><summary>Not in the manifest, kept as they are ({})</summary>\n",
-            plan.unmanaged.len()
+            "<details><summary>Changes ({})</summary>\n\n```diff\n{shown}```",
+            plan.changes.len()
         );
-        for o in &plan.unmanaged {
-            let _ = writeln!(out, "- {} {}", o.kind.label(), escape_md(&o.name));
+        if cut > 0 {
+            let _ = writeln!(
+                out,
+                "\n… {cut} more line(s) left out to fit a GitHub comment; the whole plan is in \
+                 `guildctl plan --format text` and in the saved plan (`--out`)."
+            );
         }
-        let _ = writeln!(out, "\n</details>");
+        let _ = writeln!(out, "\n</details>\n");
     }
-    if heading == Heading::Plan {
-        out.push('\n');
-        // Two trailing spaces: a line break in markdown.
-        for line in digest_lines(plan, |v| format!("`{v}`")) {
-            let _ = writeln!(out, "{line}  ");
+    out.push_str(&tail);
+    out
+}
+
+/// A `<details>` list of at most [`LIST_ITEMS`] items, saying how many were left out.
+fn folded_list(out: &mut String, summary: &str, items: &[String]) {
+    let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
+    bullets(out, items);
+    let _ = writeln!(out, "\n</details>\n");
+}
+
+/// At most [`LIST_ITEMS`] bullets, then how many more there are.
+fn bullets(out: &mut String, items: &[String]) {
+    for item in items.iter().take(LIST_ITEMS) {
+        let _ = writeln!(out, "- {item}");
+    }
+    if items.len() > LIST_ITEMS {
+        let _ = writeln!(out, "- … and {} more", items.len() - LIST_ITEMS);
+    }
+}
+
+/// The whole lines of `text` that fit in `room` characters, and how many were left out.
+fn cut_lines(text: &str, room: usize) -> (String, usize) {
+    let mut shown = String::new();
+    let mut used = 0;
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        let n = line.chars().count();
+        if used + n > room {
+            return (shown, lines.len() - i);
         }
+        used += n;
+        shown.push_str(line);
     }
+    (shown, 0)
+}
+
+/// A refused plan as markdown: the verdict, then every problem with where it is in
+/// the manifest and what to do, so a pull request shows why instead of nothing.
+pub fn refusal_markdown(e: &PlanError) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "### guildctl plan for **{}** (`{}`)\n",
+        escape_md(&e.partial.guild_name),
+        e.partial.guild_id
+    );
+    let _ = writeln!(
+        out,
+        "> [!CAUTION]\n> **The plan was refused: {} problem(s), before any change was made.**\n",
+        e.problems.len()
+    );
+    let items: Vec<String> = e
+        .problems
+        .iter()
+        .map(|p| {
+            let place = p
+                .source
+                .as_deref()
+                .map(|s| format!(" (`{s}`)"))
+                .unwrap_or_default();
+            let help = p
+                .help
+                .as_deref()
+                .map(|h| format!(": {}", escape_md(h)))
+                .unwrap_or_default();
+            format!("**{}**{place}{help}", escape_md(&p.message))
+        })
+        .collect();
+    bullets(&mut out, &items);
     out
 }
 
