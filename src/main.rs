@@ -841,6 +841,25 @@ fn webhook_urls_report(outcome: &apply::Outcome) -> Option<String> {
     }
 }
 
+/// The output of `git ARGS` run in the manifest's folder, trimmed; `None` outside Git
+/// or when it prints nothing.
+fn git_beside(manifest: &Path, args: &[&str]) -> Option<String> {
+    let dir = manifest
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
 /// The manifest's current commit: GITHUB_SHA in a workflow, else `git rev-parse HEAD`
 /// of the manifest's repository; `None` outside Git.
 fn current_commit(manifest: &Path) -> Option<String> {
@@ -849,20 +868,7 @@ fn current_commit(manifest: &Path) -> Option<String> {
     {
         return Some(sha.trim().to_owned());
     }
-    let dir = manifest
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["rev-parse", "HEAD"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?;
-    let sha = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    (!sha.is_empty()).then_some(sha)
+    git_beside(manifest, &["rev-parse", "HEAD"])
 }
 
 /// "guildctl apply" with the commit and its author, so each audit-log entry points
@@ -873,19 +879,7 @@ fn default_reason(manifest: &Path) -> String {
         (sha.chars().take(12).collect::<String>(), actor)
     });
     let from_git = || {
-        let dir = manifest
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(["log", "-1", "--format=%h%x09%an"])
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())?;
-        let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let text = git_beside(manifest, &["log", "-1", "--format=%h%x09%an"])?;
         let (sha, author) = text.split_once('\t')?;
         Some((sha.to_owned(), author.to_owned()))
     };
