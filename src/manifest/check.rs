@@ -277,26 +277,10 @@ impl<'a> Ctx<'a> {
                 })
                 .collect()
         };
-        let (cat, mut name) = split_channel_ref(r);
-        let mut found = find(cat, name);
-        if found.is_empty() && cat.is_some() {
-            name = r;
-            found = find(None, r);
-        }
-        if found.len() > 1 {
-            let exact: Vec<usize> = found
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    let c = self.channels[i].channel;
-                    stored_name(c.channel_type(), &c.name) == name
-                })
-                .collect();
-            if exact.len() == 1 {
-                return exact;
-            }
-        }
-        found
+        resolve_channel_ref(r, find, |i| {
+            let c = self.channels[i].channel;
+            stored_name(c.channel_type(), &c.name)
+        })
     }
 
     /// The name of the category holding `c`, if any.
@@ -730,6 +714,18 @@ pub fn match_channel_ref<'a>(
             })
             .collect()
     };
+    resolve_channel_ref(r, find, |i| stored_name(cands[i].kind, cands[i].name))
+}
+
+/// The rule of [`match_channel_ref`] over any way of finding candidates: `find(category,
+/// name)` lists those a (possibly qualified) name matches, `stored(i)` is candidate `i`'s
+/// name as Discord stores it. A qualified reference that matches nothing is tried whole
+/// as a plain name; of several matches, the only one named exactly as written wins.
+fn resolve_channel_ref(
+    r: &str,
+    find: impl Fn(Option<&str>, &str) -> Vec<usize>,
+    stored: impl Fn(usize) -> String,
+) -> Vec<usize> {
     let (cat, mut name) = split_channel_ref(r);
     let mut found = find(cat, name);
     if found.is_empty() && cat.is_some() {
@@ -740,7 +736,7 @@ pub fn match_channel_ref<'a>(
         let exact: Vec<usize> = found
             .iter()
             .copied()
-            .filter(|&i| stored_name(cands[i].kind, cands[i].name) == name)
+            .filter(|&i| stored(i) == name)
             .collect();
         if exact.len() == 1 {
             return exact;
