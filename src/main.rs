@@ -204,6 +204,11 @@ struct Target {
     /// picks one in a category.
     #[arg(long = "create-unseen", value_name = "CHANNEL")]
     create_unseen: Vec<String>,
+    /// Also write the manifest's errors and the plan's refusals to FILE as GitHub
+    /// workflow annotations (`::error file=…,line=…::…`), for a workflow to print, so
+    /// they show on the manifest's lines in the pull request.
+    #[arg(long, value_name = "FILE")]
+    annotations: Option<PathBuf>,
     #[command(flatten)]
     conn: Connection,
 }
@@ -213,6 +218,24 @@ impl Target {
         PlanOptions {
             create_unseen: self.create_unseen.clone(),
         }
+    }
+
+    /// Shows a report on the manifest: text on stderr, and annotations in the
+    /// `--annotations` file when asked for one.
+    fn show(&self, report: &manifest::Report) -> Result<()> {
+        if report.items.is_empty() {
+            return Ok(());
+        }
+        eprint!("{}", report.render_text(self.conn.color_err()));
+        if let Some(path) = &self.annotations {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(report.render_github().as_bytes()))
+                .with_context(|| format!("cannot write annotations to {}", path.display()))?;
+        }
+        Ok(())
     }
 }
 
@@ -536,11 +559,10 @@ fn validate(files: &[PathBuf], format: manifest::ReportFormat, color: ColorChoic
 
 /// Loads a manifest (a file or a folder) and runs every check; warnings are printed, errors
 /// refuse it before anything is sent to Discord.
-fn load_checked(path: &Path, color: bool) -> Result<LoadedManifest> {
+fn load_checked(target: &Target) -> Result<LoadedManifest> {
+    let path = &target.file;
     let (loaded, report) = manifest::validate(path);
-    if !report.items.is_empty() {
-        eprint!("{}", report.render_text(color));
-    }
+    target.show(&report)?;
     match loaded {
         Some(loaded) if !report.has_errors() => Ok(loaded),
         _ => bail!(
@@ -554,7 +576,7 @@ fn load_checked(path: &Path, color: bool) -> Result<LoadedManifest> {
 /// Loads and checks the manifest and connects, without a request yet: a manifest that
 /// names its guild is refused with --guild or GUILDCTL_GUILD naming another.
 async fn connect(target: &Target) -> Result<(LoadedManifest, Session)> {
-    let loaded = load_checked(&target.file, target.conn.color_err())?;
+    let loaded = load_checked(target)?;
     let manifest_guild = loaded.manifest.guild.as_ref().map(|g| g.0.as_str());
     if let (Some(declared), Some(given)) = (manifest_guild, target.conn.guild.as_deref())
         && declared != given
@@ -598,13 +620,13 @@ async fn plan_for(target: &Target, format: Format) -> Result<(Session, Plan)> {
             ),
             Format::Text => {}
         }
-        refused(&loaded, &e, target.conn.color_err())
+        refused(target, &loaded, &e)
     })?;
     Ok((session, plan))
 }
 
-/// Renders a refused plan's problems against the manifest's lines.
-fn refused(loaded: &LoadedManifest, e: &PlanError, color: bool) -> anyhow::Error {
+/// Shows a refused plan's problems on the manifest's lines.
+fn refused(target: &Target, loaded: &LoadedManifest, e: &PlanError) -> anyhow::Error {
     let diags: Vec<Diagnostic> = e
         .problems
         .iter()
@@ -615,7 +637,9 @@ fn refused(loaded: &LoadedManifest, e: &PlanError, color: bool) -> anyhow::Error
             help: p.help.clone(),
         })
         .collect();
-    eprint!("{}", manifest::render(loaded, &diags, color));
+    if let Err(shown) = target.show(&manifest::report_on(loaded, &diags)) {
+        return shown;
+    }
     anyhow!(
         "the plan was refused ({} problem(s)) before any change was made",
         e.problems.len()
@@ -685,12 +709,12 @@ async fn apply_cmd(
                     problems,
                     partial: Box::new(plan),
                 };
-                return Err(refused(&loaded, &e, target.conn.color_err()));
+                return Err(refused(target, &loaded, &e));
             }
             plan
         }
         None => plan::diff_loaded(&loaded, &snap, &target.plan_options())
-            .map_err(|e| refused(&loaded, &e, target.conn.color_err()))?,
+            .map_err(|e| refused(target, &loaded, &e))?,
     };
     // The gate is judged again here, with this run's --allow-deletes and the live guild,
     // never taken from a saved file.

@@ -45,8 +45,48 @@ pub fn render(plan: &Plan, format: Format, heading: Heading, color: bool) -> Str
             s
         }
         Format::Text => text(plan, heading, Style { color }),
-        Format::Markdown => markdown(plan, heading),
+        Format::Markdown => markdown(plan, heading, MarkdownRoom::Comment),
     }
+}
+
+/// Where a markdown plan goes, which bounds its size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkdownRoom {
+    /// A pull-request comment or issue body: at most 65,536 characters.
+    Comment,
+    /// A GitHub Actions job summary: at most 1 MiB per step; the Action puts the whole
+    /// plan there and links it from the comment.
+    JobSummary,
+}
+
+impl MarkdownRoom {
+    /// The most bytes the markdown takes (bytes, not characters: never more characters).
+    pub fn bytes(self) -> usize {
+        match self {
+            MarkdownRoom::Comment => MARKDOWN_BUDGET,
+            MarkdownRoom::JobSummary => JOB_SUMMARY_BUDGET,
+        }
+    }
+
+    fn left_out(self, lines: usize) -> String {
+        match self {
+            MarkdownRoom::Comment => format!(
+                "… {lines} more line(s) left out to fit a GitHub comment; the whole plan is in \
+                 the run's job summary when the Action made this, in \
+                 `guildctl plan --format text`, and in the saved plan (`--out`)."
+            ),
+            MarkdownRoom::JobSummary => format!(
+                "… {lines} more line(s) left out to stay within a job summary's 1 MiB; the \
+                 saved plan (`--out`, the run's plan file) holds every change."
+            ),
+        }
+    }
+}
+
+/// Renders a plan as markdown for `room` (`render` with [`Format::Markdown`] is for a
+/// comment).
+pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> String {
+    markdown(plan, heading, room)
 }
 
 fn symbol(action: Action) -> (&'static str, &'static str, &'static str) {
@@ -327,17 +367,22 @@ fn write_notes(out: &mut String, plan: &Plan, st: Style) {
 }
 
 /// A pull-request comment or issue body holds at most 65,536 characters; the
-/// markdown stays under this, leaving room for the marker and links the Action adds.
+/// markdown stays under this many bytes, leaving room for the marker and links the
+/// Action adds.
 pub const MARKDOWN_BUDGET: usize = 60_000;
+
+/// A job summary takes at most 1 MiB per step; the rest is room for the digest line
+/// the Action appends.
+pub const JOB_SUMMARY_BUDGET: usize = 1_040_000;
 
 /// Items shown of a long list (warnings, unmanaged objects, refusals) before
 /// "… and N more".
 const LIST_ITEMS: usize = 50;
 
 /// Markdown for a pull request or an issue: the verdict line first, the details
-/// folded, and never more than [`MARKDOWN_BUDGET`] characters whatever the plan's
-/// size (the whole plan stays in the text and JSON formats).
-fn markdown(plan: &Plan, heading: Heading) -> String {
+/// folded, and never more than `room`'s bytes whatever the plan's size (the whole plan
+/// stays in the text and JSON formats).
+fn markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> String {
     let mut out = String::new();
     let title = match heading {
         Heading::Plan => "guildctl plan",
@@ -393,20 +438,15 @@ fn markdown(plan: &Plan, heading: Heading) -> String {
         let body = body.replace("```", "'''");
         // What surrounds the diff, with room for the line saying what was left out.
         let frame = 400;
-        let room =
-            MARKDOWN_BUDGET.saturating_sub(out.chars().count() + tail.chars().count() + frame);
-        let (shown, cut) = cut_lines(&body, room);
+        let left = room.bytes().saturating_sub(out.len() + tail.len() + frame);
+        let (shown, cut) = cut_lines(&body, left);
         let _ = writeln!(
             out,
             "<details><summary>Changes ({})</summary>\n\n```diff\n{shown}```",
             plan.changes.len()
         );
         if cut > 0 {
-            let _ = writeln!(
-                out,
-                "\n… {cut} more line(s) left out to fit a GitHub comment; the whole plan is in \
-                 `guildctl plan --format text` and in the saved plan (`--out`)."
-            );
+            let _ = writeln!(out, "\n{}", room.left_out(cut));
         }
         let _ = writeln!(out, "\n</details>\n");
     }
@@ -431,13 +471,13 @@ fn bullets(out: &mut String, items: &[String]) {
     }
 }
 
-/// The whole lines of `text` that fit in `room` characters, and how many were left out.
+/// The whole lines of `text` that fit in `room` bytes, and how many were left out.
 fn cut_lines(text: &str, room: usize) -> (String, usize) {
     let mut shown = String::new();
     let mut used = 0;
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     for (i, line) in lines.iter().enumerate() {
-        let n = line.chars().count();
+        let n = line.len();
         if used + n > room {
             return (shown, lines.len() - i);
         }

@@ -1049,3 +1049,88 @@ async fn the_merge_run_refuses_a_reviewed_plan_when_the_guild_changed_since_revi
     assert!(h.writes().is_empty(), "{:?}", h.writes());
     assert_secrets_hidden(&merged, &[&h.emu.token, &gh.token]);
 }
+
+/// A plan too large for a comment is whole in the job summary, which the comment points
+/// to; a refused plan shows its refusals in the comment and on the manifest's lines.
+#[tokio::test]
+async fn a_huge_plan_is_whole_in_the_summary_and_refusals_land_on_the_lines() {
+    let h = Harness::start().await;
+    let gh = FakeGitHub::start().await;
+    let releases = Releases::start().await;
+    let permissions = guildctl::permissions::NAMED
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut yaml = String::from("version: 1\nroles:\n");
+    for i in 0..240 {
+        yaml += &format!(
+            "  - {{ name: \"Role {i:03} {}\", permissions: [{permissions}] }}\n",
+            "x".repeat(80)
+        );
+    }
+    let huge = h.manifest("huge.yaml", &yaml);
+    let mut r = Runner::new(&h.dir.path().join("runner"));
+    r.for_services(&h, &gh, &releases)
+        .event("pull_request", &event("pull_request-opened"))
+        .input("command", "plan")
+        .input("manifest", huge.to_str().unwrap());
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    let comment = &gh.comments(PR_NUMBER)[0].body;
+    assert!(comment.chars().count() <= 65_536, "{}", comment.len());
+    assert!(comment.contains("left out to fit a GitHub comment"));
+    assert!(comment.contains("the run's job summary"));
+    assert!(!comment.contains("Role 239"), "the comment is cut");
+    // Every change is in the summary, within its 1 MiB, with the digest line.
+    assert!(run.summary.len() > 65_536, "{}", run.summary.len());
+    assert!(run.summary.len() <= 1 << 20);
+    assert!(run.summary.contains("Role 000") && run.summary.contains("Role 239"));
+    assert!(!run.summary.contains("left out"));
+    assert!(
+        run.summary
+            .contains(&format!("Plan digest `{}`", run.out("plan-digest")))
+    );
+
+    // Refused: the widget names a channel nobody declared or made.
+    let refused = h.manifest(
+        "refused.yaml",
+        "version: 1\nwidget:\n  enabled: true\n  channel: no-such-channel\n",
+    );
+    r.input("manifest", refused.to_str().unwrap());
+    let run = r.run().await;
+    assert_eq!(run.code, 1, "{}", run.log);
+    // One comment per manifest: this one is refused.yaml's.
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 2);
+    let comment = &comments[1].body;
+    assert!(comment.contains("refused.yaml -->"), "{comment}");
+    assert!(comment.contains("The plan was refused"), "{comment}");
+    assert!(comment.contains("widget.channel"), "{comment}");
+    assert!(run.summary.contains("The plan was refused"));
+    let annotation = run
+        .log
+        .lines()
+        .find(|l| l.starts_with("::error file=") && l.contains("refused.yaml"))
+        .unwrap_or_else(|| panic!("no annotation in {}", run.log));
+    assert!(annotation.contains("line=4"), "{annotation}");
+    assert!(annotation.contains("no-such-channel"), "{annotation}");
+
+    // A manifest error in a plan run is annotated on its line too.
+    let broken = h.manifest(
+        "broken.yaml",
+        "version: 1\nroles:\n  - name: Mods\n    colr: x\n",
+    );
+    r.input("manifest", broken.to_str().unwrap());
+    let run = r.run().await;
+    assert_eq!(run.code, 1, "{}", run.log);
+    assert!(
+        run.log
+            .lines()
+            .any(|l| l.starts_with("::error file=") && l.contains("line=4")),
+        "{}",
+        run.log
+    );
+    assert!(h.writes().is_empty(), "nothing was sent to Discord");
+    gh.assert_conforms();
+}

@@ -6,6 +6,9 @@ use std::path::PathBuf;
 use clap::{ArgAction, Args, Subcommand};
 use sha2::{Digest, Sha256};
 
+use crate::plan::Plan;
+use crate::report::{self, Heading, MarkdownRoom};
+
 use super::client::GitHub;
 use super::comment::{CommentAction, upsert_comment};
 use super::error::GithubError;
@@ -79,6 +82,15 @@ pub enum GithubCommand {
     /// SHA-256 of the file.
     #[command(after_help = "Example:\n  guildctl github plan-digest plan.json")]
     PlanDigest {
+        /// The plan file from `guildctl plan --out`.
+        plan: PathBuf,
+    },
+    /// Print a saved plan as markdown for the job summary: the whole plan, up to the
+    /// summary's 1 MiB (the comment carries a cut version that points here).
+    #[command(
+        after_help = "Example:\n  guildctl github plan-summary plan.json >> \"$GITHUB_STEP_SUMMARY\""
+    )]
+    PlanSummary {
         /// The plan file from `guildctl plan --out`.
         plan: PathBuf,
     },
@@ -189,6 +201,18 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
         }
         GithubCommand::PlanDigest { plan } => {
             println!("{}", plan_digest(&plan)?);
+            Ok(0)
+        }
+        GithubCommand::PlanSummary { plan: path } => {
+            let plan: Plan =
+                serde_json::from_str(&read(&path)?).map_err(|source| GithubError::Plan {
+                    path: path.clone(),
+                    source,
+                })?;
+            print!(
+                "{}",
+                report::render_markdown(&plan, Heading::Plan, MarkdownRoom::JobSummary)
+            );
             Ok(0)
         }
     }

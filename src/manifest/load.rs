@@ -785,14 +785,19 @@ fn merge(report: &mut Report, trees: &[(usize, Spanned<Node>)]) -> (Value, Sourc
     (Value::Object(root), map)
 }
 
-/// Renders diagnostics about a loaded manifest compiler-style, sorted by position (the planner's
-/// refusals use this too). `color` adds ANSI colours.
-pub fn render(loaded: &LoadedManifest, diags: &[Diagnostic], color: bool) -> String {
+/// Diagnostics about a loaded manifest (the planner's refusals), placed on its lines and
+/// sorted by position, to render as text or GitHub annotations.
+pub fn report_on(loaded: &LoadedManifest, diags: &[Diagnostic]) -> Report {
     let mut report = loaded.report();
     report.add_diagnostics(
         &loaded.locations,
         diags.iter().map(|d| (Cow::Borrowed("plan"), d)),
     );
     report.sort();
-    report.render_text(color)
+    report
+}
+
+/// Renders diagnostics about a loaded manifest compiler-style; `color` adds ANSI colours.
+pub fn render(loaded: &LoadedManifest, diags: &[Diagnostic], color: bool) -> String {
+    report_on(loaded, diags).render_text(color)
 }
