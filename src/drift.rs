@@ -798,7 +798,22 @@ fn field_question(
     };
     match c.object.kind {
         Kind::WelcomeScreen => Question::unaudited("Discord does not audit welcome-screen edits"),
-        Kind::Onboarding => Question::new(&[163, 164, 165, 166, 167], None, Matcher::Any),
+        Kind::Onboarding => match field {
+            // Each prompt is an object of its own in the log (§7.2).
+            "prompts" => Question::new(&[163, 164, 165], None, Matcher::Any),
+            _ => {
+                let key = match field {
+                    "default_channels" => "default_channel_ids",
+                    other => other,
+                };
+                let live = snap
+                    .onboarding
+                    .as_ref()
+                    .and_then(|o| serde_json::to_value(o).ok())
+                    .and_then(|o| o.get(key).cloned());
+                Question::new(&[166, 167], Some(snap.guild.id.clone()), keyed(key, live))
+            }
+        },
         Kind::Widget => {
             let key = if field == "enabled" {
                 "widget_enabled"
@@ -819,7 +834,7 @@ fn field_question(
             let (key, live) = live_key(obj.and_then(|o| serde_json::to_value(o).ok()), field);
             Question::new(&[update, create], id, keyed(&key, live))
         }
-        Kind::Category | Kind::Channel => {
+        Kind::Category | Kind::Channel | Kind::Overwrites => {
             let ch = id.as_deref().and_then(|i| snap.channel(i));
             if field.starts_with("overwrites") {
                 let live = ch
@@ -965,39 +980,50 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
                     Question::new(&[10], Some(id.to_owned()), Matcher::Any),
                 ));
                 // Its overwrites are unmanaged too; those granting power are the risk.
-                for ow in snap
-                    .channel(id)
-                    .map(|c| c.permission_overwrites.as_slice())
-                    .unwrap_or_default()
-                {
-                    let bad = dangerous(ow.allow);
-                    if bad.is_empty() {
-                        continue;
-                    }
-                    let target = snap
-                        .role(&ow.id)
-                        .map(|r| format!("role {}", r.name))
-                        .unwrap_or_else(|| format!("member {}", ow.id));
-                    out.push((
-                        item(
-                            "overwrite",
-                            format!("{} for {target}", o.name),
-                            &ow.id,
-                            true,
-                            format!("allows {}", bad.join(", ")),
-                        ),
-                        Question::new(
-                            &[13],
-                            Some(id.to_owned()),
-                            Matcher::OverwriteFor { id: ow.id.clone() },
-                        ),
-                    ));
-                }
+                out.extend(powerful_overwrites(snap, id, &o.name));
             }
+            // A declared channel whose overwrites the manifest leaves alone.
+            Kind::Overwrites => out.extend(powerful_overwrites(snap, id, &o.name)),
             _ => {}
         }
     }
     out
+}
+
+/// The overwrites on channel `id` that grant a dangerous permission: high risk when
+/// nothing in the manifest manages them, with the question that finds who made each.
+fn powerful_overwrites(snap: &Snapshot, id: &str, channel: &str) -> Vec<(Unmanaged, Question)> {
+    let overwrites = snap
+        .channel(id)
+        .map(|c| c.permission_overwrites.as_slice())
+        .unwrap_or_default();
+    overwrites
+        .iter()
+        .filter_map(|ow| {
+            let bad = dangerous(ow.allow);
+            if bad.is_empty() {
+                return None;
+            }
+            let target = snap
+                .role(&ow.id)
+                .map(|r| format!("role {}", r.name))
+                .unwrap_or_else(|| format!("member {}", ow.id));
+            let found = Unmanaged {
+                kind: "overwrite".to_owned(),
+                name: format!("{channel} for {target}"),
+                id: ow.id.clone(),
+                high_risk: true,
+                risk: format!("allows {}", bad.join(", ")),
+                blame: Blame::none(""),
+            };
+            let question = Question::new(
+                &[13],
+                Some(id.to_owned()),
+                Matcher::OverwriteFor { id: ow.id.clone() },
+            );
+            Some((found, question))
+        })
+        .collect()
 }
 
 /// What Discord did not show the bot, inferred from its permissions.

@@ -533,3 +533,118 @@ async fn drift_on_a_large_guild_makes_a_bounded_number_of_requests() {
     );
     assert!(requests.iter().all(|q| q.method == "GET"));
 }
+
+/// A declared channel that leaves `overwrites` out leaves them alone, so a hand-made
+/// overwrite granting power there is an unmanaged, high-risk object, with its author.
+#[tokio::test]
+async fn a_powerful_overwrite_on_a_declared_channel_without_overwrites_is_high_risk() {
+    let h = harness(state()).await;
+    let manifest = format!("{MANIFEST}channels:\n  - name: bot-spam\n");
+    let (code, r) = drift_json(&h, &manifest, &[], &[]).await;
+    assert_eq!(code, 0, "the baseline is clean: {r:#}");
+    let channel = h
+        .guild()
+        .channels
+        .iter()
+        .find(|c| c.name == "bot-spam")
+        .expect("bot-spam")
+        .id
+        .clone();
+    let moderator = role_id(&h, "Moderator");
+    // manage_roles (1 << 28) through the channel, for a role the manifest manages.
+    as_human(
+        &h,
+        reqwest::Method::PUT,
+        &format!("/channels/{channel}/permissions/{moderator}"),
+        json!({"type": 0, "allow": (1u64 << 28).to_string(), "deny": "0"}),
+        "mods need it here",
+    )
+    .await;
+    let (code, r) = drift_json(&h, &manifest, &[], &[]).await;
+    assert_eq!(code, 2, "{r:#}");
+    let first = &r["unmanaged"][0];
+    assert_eq!(first["kind"], "overwrite", "{r:#}");
+    assert_eq!(first["name"], "#bot-spam for role Moderator");
+    assert_eq!(first["high_risk"], true);
+    assert_eq!(first["risk"], "allows manage_roles");
+    assert_eq!(first["blame"]["entry"]["user"]["name"], "ferris");
+    assert_eq!(first["blame"]["entry"]["reason"], "mods need it here");
+
+    // Declaring the overwrites manages them: the powerful one is then drift of a
+    // managed field, blamed on the same member, and no longer an unmanaged object.
+    let (code, r) = drift_json(&h, &format!("{manifest}    overwrites: []\n"), &[], &[]).await;
+    assert_eq!(code, 2);
+    assert!(
+        !r["unmanaged"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u["kind"] == "overwrite"),
+        "{r:#}"
+    );
+    let b = field_blame(&r, "#bot-spam", "overwrites");
+    assert_eq!(b["entry"]["user"]["name"], "ferris", "{r:#}");
+    let plan = h
+        .run(&[
+            "plan",
+            "-f",
+            h.manifest("p.yaml", &manifest).to_str().unwrap(),
+        ])
+        .await;
+    assert!(
+        plan.stdout.contains("overwrites on #bot-spam"),
+        "the plan names the overwrites it keeps: {}",
+        plan.stdout
+    );
+}
+
+/// Onboarding is blamed per field: the guild-level entry (166/167) for `mode`, the
+/// prompt entries (163–165) for `prompts`, each with its own reason.
+#[tokio::test]
+async fn onboarding_fields_are_blamed_on_their_own_entries() {
+    let h = harness(state()).await;
+    let assets = h.dir.path().join("assets");
+    std::fs::create_dir_all(&assets).unwrap();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::fs::copy(examples.join("assets/ci.png"), assets.join("ci.png")).unwrap();
+    let manifest = std::fs::read_to_string(examples.join("community.yaml")).unwrap();
+    let m = h.manifest("guild.yaml", &manifest);
+    h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"])
+        .await
+        .assert_code(0);
+
+    let g = h.emu.guild_id.clone();
+    let path = format!("/guilds/{g}/onboarding");
+    let read = || async {
+        reqwest::Client::new()
+            .get(format!("{}{path}", h.emu.api_base))
+            .header("Authorization", format!("Bot {HUMAN_TOKEN}"))
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()
+    };
+    let mut onboarding = read().await;
+    onboarding["mode"] = json!(1);
+    as_human(&h, reqwest::Method::PUT, &path, onboarding, "advanced mode").await;
+    let mut onboarding = read().await;
+    onboarding["prompts"][0]["title"] = json!("Why are you here?");
+    as_human(
+        &h,
+        reqwest::Method::PUT,
+        &path,
+        onboarding,
+        "shorter question",
+    )
+    .await;
+
+    let (code, r) = drift_json(&h, &manifest, &[], &[]).await;
+    assert_eq!(code, 2, "{r:#}");
+    let mode = field_blame(&r, "", "mode");
+    assert_eq!(mode["entry"]["reason"], "advanced mode", "{r:#}");
+    assert_eq!(mode["entry"]["user"]["name"], "ferris");
+    let prompts = field_blame(&r, "", "prompts");
+    assert_eq!(prompts["entry"]["reason"], "shorter question", "{r:#}");
+}

@@ -193,6 +193,16 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         };
         check_bitrate(cx, d);
         let synced_by_parent = follows_parent_sync(&decls, &matches, &desired_ows, i);
+        if let Some(live) = matches[i]
+            && desired_ows[i].is_none()
+            && !live.permission_overwrites.is_empty()
+        {
+            // Left alone, so reported: drift ranks those that grant power.
+            cx.unmanaged.push(ObjectRef {
+                kind: Kind::Overwrites,
+                ..live_ref(snap, live)
+            });
+        }
         match matches[i] {
             Some(live) => plan_update(
                 cx,

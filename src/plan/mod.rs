@@ -144,6 +144,9 @@ pub enum Kind {
     Onboarding,
     Widget,
     Webhook,
+    /// A channel's permission overwrites as a set: unmanaged when a declared channel
+    /// leaves `overwrites` out (the object named is the channel).
+    Overwrites,
 }
 
 impl Kind {
@@ -157,6 +160,7 @@ impl Kind {
             Kind::Onboarding => "onboarding",
             Kind::Widget => "widget",
             Kind::Webhook => "webhook",
+            Kind::Overwrites => "overwrites on",
         }
     }
 }
