@@ -42,6 +42,27 @@ pub fn stored_channel_name(kind: u8, name: &str) -> String {
     out.trim_matches('-').to_owned()
 }
 
+/// Whether a channel of type `kind` called `name` answers to the (unqualified) name
+/// `wanted` in a manifest's reference: text-like channels compare in the form Discord
+/// stores (`General Chat` = `general-chat`), other channels and categories exactly.
+pub fn channel_answers_to(kind: u8, name: &str, wanted: &str) -> bool {
+    if is_normalised_type(kind) {
+        stored_channel_name(kind, name) == stored_channel_name(kind, wanted)
+    } else {
+        name == wanted
+    }
+}
+
+/// The form a reference's exact-name tie-break compares: the stored name of a
+/// text-like channel, any other name as written.
+pub fn reference_name(kind: u8, name: &str) -> String {
+    if is_normalised_type(kind) {
+        stored_channel_name(kind, name)
+    } else {
+        name.to_owned()
+    }
+}
+
 /// A role, webhook, voice or category name as Discord stores it: "trimmed of
 /// leading, trailing, and excessive internal whitespace" (§9.2), every run of
 /// whitespace inside becoming one space.

@@ -26,6 +26,7 @@ use super::types::{
     Snowflake, VerificationLevel,
 };
 use crate::discord::models::LOCALES;
+use crate::discord::names::{channel_answers_to, reference_name};
 use crate::permissions::{NAMED, Permissions};
 
 pub use image::{IMAGE_MAX_BYTES, read_image};
@@ -680,11 +681,7 @@ pub struct ChannelKey<'a> {
 /// text-like channels compare in the form Discord stores (`General Chat` = `general-chat`),
 /// other channels and categories exactly.
 pub fn channel_name_matches(kind: ChannelType, name: &str, wanted: &str) -> bool {
-    if kind.is_text_like() {
-        text_name(name) == text_name(wanted)
-    } else {
-        name == wanted
-    }
+    channel_answers_to(kind.value() as u8, name, wanted)
 }
 
 /// The channel reference rule, for the checks and the planner alike. Returns the indices of
@@ -721,7 +718,7 @@ pub fn match_channel_ref<'a>(
 /// name)` lists those a (possibly qualified) name matches, `stored(i)` is candidate `i`'s
 /// name as Discord stores it. A qualified reference that matches nothing is tried whole
 /// as a plain name; of several matches, the only one named exactly as written wins.
-fn resolve_channel_ref(
+pub(crate) fn resolve_channel_ref(
     r: &str,
     find: impl Fn(Option<&str>, &str) -> Vec<usize>,
     stored: impl Fn(usize) -> String,
@@ -745,13 +742,9 @@ fn resolve_channel_ref(
     found
 }
 
-/// A channel's name as Discord stores it.
+/// A channel's name in the form a reference's exact-name tie-break compares.
 fn stored_name(kind: ChannelType, name: &str) -> String {
-    if kind.is_text_like() {
-        text_name(name)
-    } else {
-        name.to_string()
-    }
+    reference_name(kind.value() as u8, name)
 }
 
 fn len(s: &str) -> usize {

@@ -20,6 +20,7 @@ pub mod types;
 use std::borrow::Cow;
 use std::path::Path;
 
+pub(crate) use check::resolve_channel_ref;
 pub use check::{check, check_loaded, read_image, split_channel_ref};
 pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
 pub use load::{LoadError, LoadedManifest, load, load_folder_sources, load_str, render, report_on};

@@ -153,7 +153,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         .collect();
     for (d, id) in decls.iter().zip(&ids) {
         let parent = d.parent.map(|p| decls[p].ch.name.as_str());
-        cx.add_channel_ref(id, d.kind, &[&d.ch.name], parent);
+        cx.add_channel_ref(id, d.kind, &d.ch.name, parent);
     }
     for c in &snap.channels {
         if !matches.iter().flatten().any(|m| m.id == c.id) {
@@ -310,7 +310,7 @@ fn add_live_ref(cx: &mut Ctx, c: &LiveChannel) {
     cx.add_channel_ref(
         &IdRef::Live(c.id.clone()),
         c.kind,
-        &[&c.name],
+        &c.name,
         parent.as_deref(),
     );
 }

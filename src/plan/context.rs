@@ -14,8 +14,8 @@ use super::{
     created_ref,
 };
 use crate::discord::models::channel_type;
-use crate::discord::names::stored_channel_name;
-use crate::manifest::Manifest;
+use crate::discord::names::{channel_answers_to, reference_name, stored_channel_name};
+use crate::manifest::{Manifest, resolve_channel_ref};
 use crate::snapshot::Snapshot;
 
 /// A reason the plan cannot be carried out, found before any call is made.
@@ -122,9 +122,91 @@ pub(crate) struct Ctx<'a> {
     pub role_ids: HashMap<String, IdRef>,
     /// Live role id → the name it has once the plan is applied (for display).
     pub role_names: HashMap<String, String>,
-    /// Channel references (`name` and `Category/name`, as written and as Discord
-    /// stores them) → every channel they may mean, with its type.
-    pub channel_refs: HashMap<String, Vec<(IdRef, u8)>>,
+    /// The channels a reference may name: declared ones, and live ones no declaration
+    /// matched.
+    pub channel_refs: ChannelRefs,
+}
+
+/// Every channel type, to ask whether a reference names a channel of another type.
+const ALL_TYPES: &[u8] = &[
+    channel_type::TEXT,
+    channel_type::VOICE,
+    channel_type::CATEGORY,
+    channel_type::ANNOUNCEMENT,
+    channel_type::STAGE,
+    channel_type::FORUM,
+    channel_type::MEDIA,
+];
+
+/// One channel a reference may name.
+#[derive(Debug, Clone)]
+struct RefTarget {
+    id: IdRef,
+    kind: u8,
+    name: String,
+    category: Option<String>,
+}
+
+/// The channels references may name, indexed so that each reference costs a lookup;
+/// resolved with the checks' rule ([`crate::manifest::resolve_channel_ref`]), so the
+/// plan means by a reference what validation said it means.
+#[derive(Debug, Default)]
+pub struct ChannelRefs {
+    targets: Vec<RefTarget>,
+    /// Every name in the form Discord stores a text channel's → the targets so named:
+    /// names that answer to one another (as text or exactly) share this form.
+    by_name: HashMap<String, Vec<usize>>,
+    by_live_id: HashMap<String, usize>,
+}
+
+impl ChannelRefs {
+    fn add(&mut self, id: &IdRef, kind: u8, name: &str, category: Option<&str>) {
+        let i = self.targets.len();
+        if let IdRef::Live(live) = id {
+            self.by_live_id.insert(live.clone(), i);
+        }
+        self.by_name
+            .entry(stored_channel_name(channel_type::TEXT, name))
+            .or_default()
+            .push(i);
+        self.targets.push(RefTarget {
+            id: id.clone(),
+            kind,
+            name: name.to_owned(),
+            category: category.map(str::to_owned),
+        });
+    }
+
+    /// The targets of a type in `kinds` that `reference` names: a live id, or a
+    /// (possibly `Category/`-qualified) name.
+    fn find(&self, reference: &str, kinds: &[u8]) -> Vec<usize> {
+        if let Some(&i) = self.by_live_id.get(reference) {
+            return if kinds.contains(&self.targets[i].kind) {
+                vec![i]
+            } else {
+                Vec::new()
+            };
+        }
+        let named = |category: Option<&str>, name: &str| -> Vec<usize> {
+            let key = stored_channel_name(channel_type::TEXT, name);
+            let Some(found) = self.by_name.get(&key) else {
+                return Vec::new();
+            };
+            found
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let t = &self.targets[i];
+                    kinds.contains(&t.kind)
+                        && channel_answers_to(t.kind, &t.name, name)
+                        && (category.is_none() || t.category.as_deref() == category)
+                })
+                .collect()
+        };
+        resolve_channel_ref(reference, named, |i| {
+            reference_name(self.targets[i].kind, &self.targets[i].name)
+        })
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -146,7 +228,7 @@ impl<'a> Ctx<'a> {
                 .map(|r| r.permissions)
                 .unwrap_or_default(),
             everyone_can_send: HashMap::new(),
-            channel_refs: HashMap::new(),
+            channel_refs: ChannelRefs::default(),
         }
     }
 
@@ -198,29 +280,10 @@ impl<'a> Ctx<'a> {
         self.warnings.push(Warning { message, source });
     }
 
-    /// Makes a channel referable by its name and, in a category, `Category/name`.
-    pub fn add_channel_ref(&mut self, id: &IdRef, kind: u8, names: &[&str], parent: Option<&str>) {
-        let mut keys: Vec<String> = Vec::new();
-        // A live channel may be referenced by its id too.
-        if let IdRef::Live(live) = id {
-            keys.push(live.clone());
-        }
-        for n in names {
-            keys.push((*n).to_owned());
-            keys.push(stored_channel_name(kind, n));
-            if let Some(p) = parent {
-                keys.push(format!("{p}/{n}"));
-                keys.push(format!("{p}/{}", stored_channel_name(kind, n)));
-            }
-        }
-        keys.sort();
-        keys.dedup();
-        for k in keys {
-            let entry = self.channel_refs.entry(k).or_default();
-            if !entry.iter().any(|(i, _)| i == id) {
-                entry.push((id.clone(), kind));
-            }
-        }
+    /// Makes channel `id` of type `kind`, called `name` in category `parent`, one a
+    /// reference may name.
+    pub fn add_channel_ref(&mut self, id: &IdRef, kind: u8, name: &str, parent: Option<&str>) {
+        self.channel_refs.add(id, kind, name, parent);
     }
 
     /// Resolves a channel reference written in the manifest at `source`, reporting a
@@ -231,22 +294,13 @@ impl<'a> Ctx<'a> {
         source: &str,
         kinds: &[u8],
     ) -> Option<IdRef> {
-        let (parent, name) = match reference.rsplit_once('/') {
-            Some((p, n)) => (Some(p), n),
-            None => (None, reference),
+        let fitting = self.channel_refs.find(reference, kinds);
+        let found = if fitting.is_empty() {
+            // Asked again with every type, to tell "wrong type" from "missing".
+            self.channel_refs.find(reference, ALL_TYPES)
+        } else {
+            fitting.clone()
         };
-        let normalised = |n: &str| stored_channel_name(channel_type::TEXT, n);
-        let key_of = |n: String| match parent {
-            Some(p) => format!("{p}/{n}"),
-            None => n,
-        };
-        let found = self
-            .channel_refs
-            .get(reference)
-            .or_else(|| self.channel_refs.get(&key_of(normalised(name))))
-            .cloned()
-            .unwrap_or_default();
-        let fitting: Vec<&(IdRef, u8)> = found.iter().filter(|(_, k)| kinds.contains(k)).collect();
         match (found.len(), fitting.as_slice()) {
             (0, _) if self.snap.sees_every_channel() => self.problem(
                 Some(source.to_owned()),
@@ -261,7 +315,7 @@ impl<'a> Ctx<'a> {
                 ),
                 Some(UNSEEN_HELP),
             ),
-            (_, [one]) => return Some(one.0.clone()),
+            (_, [one]) => return Some(self.channel_refs.targets[*one].id.clone()),
             (_, []) => self.problem(
                 Some(source.to_owned()),
                 format!("`{reference}` is not a {} channel", kinds_label(kinds)),
