@@ -17,6 +17,7 @@ use guildctl::manifest::stored::as_stored;
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
 use guildctl::plan::{self, Allowance, Plan, PlanError, PlanOptions};
 use guildctl::private_file::write_private;
+use guildctl::progress::{self, ApplyProgress, Console};
 use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
@@ -254,9 +255,25 @@ struct Session {
     guild_id: String,
     /// The in-process emulator of `--sandbox`, kept alive for the session.
     sandbox: Option<RunningEmulator>,
+    /// Where progress and rate-limit notices go (stderr).
+    console: Console,
 }
 
 impl Session {
+    /// A session whose rate-limit waits of a second or more (of the API's clock) are
+    /// announced on stderr.
+    fn new(client: Client, guild_id: String, sandbox: Option<RunningEmulator>) -> Result<Session> {
+        let console = Console::stderr(progress::NOTICE_AFTER / clock_scale()?);
+        let notices = console.clone();
+        client.on_rate_limit_wait(move |wait| notices.rate_limit_wait(wait));
+        Ok(Session {
+            client,
+            guild_id,
+            sandbox,
+            console,
+        })
+    }
+
     /// Writes the sandbox's state to `--sandbox-state FILE`, if both are in use, whole
     /// or not at all.
     fn save_sandbox(&self, conn: &Connection) -> Result<()> {
@@ -291,11 +308,7 @@ impl Connection {
                 Token::new(emu.token.clone())?,
                 client_options()?,
             )?;
-            return Ok(Session {
-                client,
-                guild_id,
-                sandbox: Some(emu),
-            });
+            return Session::new(client, guild_id, Some(emu));
         }
         let token = match &self.token_file {
             Some(p) => std::fs::read_to_string(p)
@@ -314,11 +327,7 @@ impl Connection {
                 anyhow!("no guild id: set `guild:` in the manifest, --guild or GUILDCTL_GUILD")
             })?;
         let client = Client::with_options(&self.api_base, Token::new(token)?, client_options()?)?;
-        Ok(Session {
-            client,
-            guild_id,
-            sandbox: None,
-        })
+        Session::new(client, guild_id, None)
     }
 
     fn color_out(&self) -> bool {
@@ -332,31 +341,41 @@ impl Connection {
 
 /// Client tuning from the environment, for unusual setups and scaled emulators:
 /// `GUILDCTL_CLOCK_SCALE` (an emulator's `time_scale`: the global limit's one-second
-/// window shrinks by it), `GUILDCTL_TIMEOUT_MS`
+/// window shrinks by it, as does the one second a wait lasts before it is announced),
+/// `GUILDCTL_TIMEOUT_MS`
 /// (per request, default 30000), `GUILDCTL_INVALID_BUDGET` (401/403/429 responses
 /// before a run stops, default 100).
 fn client_options() -> Result<ClientOptions> {
-    let mut o = ClientOptions::default();
-    let var = |name: &str| -> Result<Option<u64>> {
-        match std::env::var(name) {
-            Ok(v) => v
-                .trim()
-                .parse::<u64>()
-                .map(Some)
-                .map_err(|_| anyhow!("{name} must be a whole number, not {v:?}")),
-            Err(_) => Ok(None),
-        }
+    let mut o = ClientOptions {
+        global_window: std::time::Duration::from_secs(1) / clock_scale()?,
+        ..ClientOptions::default()
     };
-    if let Some(v) = var("GUILDCTL_CLOCK_SCALE")? {
-        o.global_window = std::time::Duration::from_secs(1) / u32::try_from(v.max(1))?;
-    }
-    if let Some(v) = var("GUILDCTL_TIMEOUT_MS")? {
+    if let Some(v) = env_number("GUILDCTL_TIMEOUT_MS")? {
         o.timeout = std::time::Duration::from_millis(v);
     }
-    if let Some(v) = var("GUILDCTL_INVALID_BUDGET")? {
+    if let Some(v) = env_number("GUILDCTL_INVALID_BUDGET")? {
         o.invalid_budget = usize::try_from(v)?;
     }
     Ok(o)
+}
+
+/// `GUILDCTL_CLOCK_SCALE`: how much faster than Discord's the API's clock runs (an
+/// emulator's `time_scale`), 1 without it.
+fn clock_scale() -> Result<u32> {
+    Ok(u32::try_from(
+        env_number("GUILDCTL_CLOCK_SCALE")?.unwrap_or(1).max(1),
+    )?)
+}
+
+fn env_number(name: &str) -> Result<Option<u64>> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| anyhow!("{name} must be a whole number, not {v:?}")),
+        Err(_) => Ok(None),
+    }
 }
 
 impl Command {
@@ -728,22 +747,13 @@ async fn apply_cmd(
         webhook_urls,
         ..apply::ApplyOptions::new(reason, loaded.dir())
     };
-    let mut done = 0;
-    let outcome = apply::apply(&session.client, &plan, &options, |p| {
-        let mark = match p.status {
-            Status::Done => "done",
-            Status::Failed => "FAILED",
-            _ => "skipped",
-        };
-        if p.status == Status::Done {
-            done += 1;
-        }
-        eprintln!("[{done}/{}] {}: {mark}", p.total, p.operation.summary);
-        if let Some(e) = p.error {
-            eprintln!("        {e}");
-        }
-    })
-    .await;
+    let mut shown = ApplyProgress::new(
+        &session.console,
+        plan.operations.len(),
+        progress::stderr_wants_bar(),
+    );
+    let outcome = apply::apply(&session.client, &plan, &options, |p| shown.event(p)).await;
+    shown.finish();
     // Saved whatever the outcome: the calls that were made changed the guild.
     session.save_sandbox(&target.conn)?;
     let urls_lost = webhook_urls_report(&outcome);
