@@ -395,6 +395,36 @@ mod tests {
         );
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_bucket_wait_is_told_by_the_request_that_sleeps_not_those_queued_behind_it() {
+        use crate::discord::ratelimit::{Limiter, WaitHook};
+        let out = Captured::default();
+        let console = Console::to_writer(Box::new(out.clone()), NOTICE_AFTER);
+        let limiter = Arc::new(Limiter::new(50, Duration::from_secs(1), 100));
+        let notices = console.clone();
+        limiter.on_wait(WaitHook(Arc::new(move |w| notices.rate_limit_wait(w))));
+        let route = Route::of(&reqwest::Method::PATCH, "/channels/42");
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-ratelimit-remaining", "0".parse().unwrap());
+        headers.insert("x-ratelimit-reset-after", "2.5".parse().unwrap());
+        let mut permit = limiter.acquire(&route).await;
+        limiter.update(&route, &mut permit, &headers);
+        drop(permit);
+        let queued: Vec<_> = (0..4)
+            .map(|_| {
+                let (limiter, route) = (limiter.clone(), route.clone());
+                tokio::spawn(async move { drop(limiter.acquire(&route).await) })
+            })
+            .collect();
+        for q in queued {
+            q.await.unwrap();
+        }
+        assert_eq!(
+            out.text(),
+            "waiting 2.5 s for Discord's rate limit on PATCH /channels/42\n"
+        );
+    }
+
     #[test]
     fn plain_progress_is_one_line_per_finished_call() {
         let out = Captured::default();
