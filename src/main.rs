@@ -968,7 +968,14 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
         .await;
     let mut after = emu.state();
     emu.shutdown().await;
-    let response = result.map_err(|e| anyhow!("{e}; {} is unchanged", file.display()))?;
+    // A token route's path holds the token the user typed: not echoed in the error.
+    let response = result.map_err(|e| {
+        anyhow!(
+            "{}; {} is unchanged",
+            progress::redact(&e.to_string()),
+            file.display()
+        )
+    })?;
     after.tokens.retain(|t| t.token != token);
     write_state(&file, &after)?;
     if let Some(mut value) = response {
