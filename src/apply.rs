@@ -34,7 +34,8 @@ pub enum Status {
     Skipped,
 }
 
-/// Progress reported once per operation, as it finishes or is skipped.
+/// Progress reported for each operation as it starts (`Running`), and once more as it
+/// finishes or is skipped.
 pub struct Progress<'a> {
     pub index: usize,
     pub total: usize,
@@ -161,6 +162,7 @@ pub async fn apply(
                 continue;
             }
             out.statuses[j] = Status::Running;
+            report(&mut progress, ops, j, Status::Running, None);
             let call = prepare(&ops[j], &out.created, options);
             let client = client.clone();
             running.spawn(async move {

@@ -3,7 +3,8 @@
 //! The modules follow the data path: `manifest` (YAML → desired state),
 //! `snapshot` (live state read through `discord`), `plan` (the difference and
 //! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON).
-//! `github` talks to GitHub's REST API for the Action (plan comments, drift issues).
+//! `github` talks to GitHub's REST API for the Action (plan comments, drift issues);
+//! `progress` is what a person sees on stderr while `apply` runs.
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
@@ -17,5 +18,6 @@ pub mod manifest;
 pub use discord_permissions as permissions;
 pub mod plan;
 pub mod private_file;
+pub mod progress;
 pub mod report;
 pub mod snapshot;

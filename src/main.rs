@@ -17,6 +17,7 @@ use guildctl::manifest::stored::as_stored;
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
 use guildctl::plan::{self, Allowance, Plan, PlanError, PlanOptions};
 use guildctl::private_file::write_private;
+use guildctl::progress::{self, ApplyProgress, Console};
 use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
@@ -144,11 +145,18 @@ enum Command {
     /// (docs/github.md).
     #[command(hide = true)]
     Github(guildctl::github::cli::GithubArgs),
-    /// Run the local Discord API emulator.
-    #[command(after_help = "Examples:
+    /// Run the local Discord API emulator, or make a hand change in a saved sandbox
+    /// guild (`emulator call`).
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Examples:
   guildctl emulator                       # prints {\"api_base\",\"token\",\"guild_id\"} on one line
-  guildctl emulator --listen 127.0.0.1:9000 --state saved.json")]
+  guildctl emulator --listen 127.0.0.1:9000 --state saved.json
+  guildctl emulator call --state sandbox.json --as ferris PATCH /channels/849074915901440000 '{\"rate_limit_per_user\": 30}'"
+    )]
     Emulator {
+        #[command(subcommand)]
+        action: Option<EmulatorAction>,
         /// The loopback address to serve on.
         #[arg(long, default_value = "127.0.0.1:8787")]
         listen: SocketAddr,
@@ -168,6 +176,37 @@ enum Command {
     #[command(after_help = "Example:
   guildctl man > /usr/local/share/man/man1/guildctl.1")]
     Man,
+}
+
+#[derive(Subcommand)]
+enum EmulatorAction {
+    /// Make one Discord API call as a member of the saved sandbox guild, as if they had
+    /// done it by hand in Discord (their permissions apply, the audit log records them
+    /// and the reason), and save the guild back: a hand change for `drift` to find.
+    /// Prints the response; webhook tokens in it are hidden.
+    #[command(after_help = "Examples:
+  # ferris, the owner, turns on slow mode in #general (ids as in an exported manifest)
+  guildctl emulator call --state sandbox.json --as ferris --reason 'too busy' \\
+    PATCH /channels/849074915901440000 '{\"rate_limit_per_user\": 30}'
+  guildctl emulator call --state sandbox.json GET /guilds/849074769100800000/audit-logs")]
+    Call {
+        /// The sandbox state (as `--sandbox-state` writes it); the default guild when the
+        /// file does not exist yet. Written back after a successful call.
+        #[arg(long, value_name = "FILE")]
+        state: PathBuf,
+        /// Who makes the call: a user name or id of the state (default: the guild's owner).
+        #[arg(long = "as", value_name = "USER")]
+        user: Option<String>,
+        /// The audit-log reason, as someone would type it in Discord.
+        #[arg(long)]
+        reason: Option<String>,
+        /// GET, POST, PATCH, PUT or DELETE.
+        method: String,
+        /// The API path, such as /channels/ID (with or without /api/v10).
+        path: String,
+        /// The JSON body.
+        body: Option<String>,
+    },
 }
 
 #[derive(Args)]
@@ -277,22 +316,43 @@ struct Session {
     guild_id: String,
     /// The in-process emulator of `--sandbox`, kept alive for the session.
     sandbox: Option<RunningEmulator>,
+    /// Where progress and rate-limit notices go (stderr).
+    console: Console,
 }
 
 impl Session {
+    /// A session whose rate-limit waits of a second or more (of the API's clock) are
+    /// announced on stderr.
+    fn new(client: Client, guild_id: String, sandbox: Option<RunningEmulator>) -> Result<Session> {
+        let console = Console::stderr(progress::NOTICE_AFTER / clock_scale()?);
+        let notices = console.clone();
+        client.on_rate_limit_wait(move |wait| notices.rate_limit_wait(wait));
+        Ok(Session {
+            client,
+            guild_id,
+            sandbox,
+            console,
+        })
+    }
+
     /// Writes the sandbox's state to `--sandbox-state FILE`, if both are in use, whole
     /// or not at all.
     fn save_sandbox(&self, conn: &Connection) -> Result<()> {
         let (Some(emu), Some(path)) = (&self.sandbox, &conn.sandbox_state) else {
             return Ok(());
         };
-        let mut json = serde_json::to_string_pretty(&emu.state())?;
-        json.push('\n');
-        write_private(path, json.as_bytes())
-            .with_context(|| format!("cannot write the sandbox state to {}", path.display()))?;
+        write_state(path, &emu.state())?;
         eprintln!("Sandbox state saved to {}", path.display());
         Ok(())
     }
+}
+
+/// Writes a sandbox state, readable by the user alone (it holds the webhooks' tokens).
+fn write_state(path: &Path, state: &discord_emulator::State) -> Result<()> {
+    let mut json = serde_json::to_string_pretty(state)?;
+    json.push('\n');
+    write_private(path, json.as_bytes())
+        .with_context(|| format!("cannot write the sandbox state to {}", path.display()))
 }
 
 impl Connection {
@@ -314,11 +374,7 @@ impl Connection {
                 Token::new(emu.token.clone())?,
                 client_options()?,
             )?;
-            return Ok(Session {
-                client,
-                guild_id,
-                sandbox: Some(emu),
-            });
+            return Session::new(client, guild_id, Some(emu));
         }
         let token = match &self.token_file {
             Some(p) => std::fs::read_to_string(p)
@@ -337,11 +393,7 @@ impl Connection {
                 anyhow!("no guild id: set `guild:` in the manifest, --guild or GUILDCTL_GUILD")
             })?;
         let client = Client::with_options(&self.api_base, Token::new(token)?, client_options()?)?;
-        Ok(Session {
-            client,
-            guild_id,
-            sandbox: None,
-        })
+        Session::new(client, guild_id, None)
     }
 
     fn color_out(&self) -> bool {
@@ -355,31 +407,41 @@ impl Connection {
 
 /// Client tuning from the environment, for unusual setups and scaled emulators:
 /// `GUILDCTL_CLOCK_SCALE` (an emulator's `time_scale`: the global limit's one-second
-/// window shrinks by it), `GUILDCTL_TIMEOUT_MS`
+/// window shrinks by it, as does the one second a wait lasts before it is announced),
+/// `GUILDCTL_TIMEOUT_MS`
 /// (per request, default 30000), `GUILDCTL_INVALID_BUDGET` (401/403/429 responses
 /// before a run stops, default 100).
 fn client_options() -> Result<ClientOptions> {
-    let mut o = ClientOptions::default();
-    let var = |name: &str| -> Result<Option<u64>> {
-        match std::env::var(name) {
-            Ok(v) => v
-                .trim()
-                .parse::<u64>()
-                .map(Some)
-                .map_err(|_| anyhow!("{name} must be a whole number, not {v:?}")),
-            Err(_) => Ok(None),
-        }
+    let mut o = ClientOptions {
+        global_window: std::time::Duration::from_secs(1) / clock_scale()?,
+        ..ClientOptions::default()
     };
-    if let Some(v) = var("GUILDCTL_CLOCK_SCALE")? {
-        o.global_window = std::time::Duration::from_secs(1) / u32::try_from(v.max(1))?;
-    }
-    if let Some(v) = var("GUILDCTL_TIMEOUT_MS")? {
+    if let Some(v) = env_number("GUILDCTL_TIMEOUT_MS")? {
         o.timeout = std::time::Duration::from_millis(v);
     }
-    if let Some(v) = var("GUILDCTL_INVALID_BUDGET")? {
+    if let Some(v) = env_number("GUILDCTL_INVALID_BUDGET")? {
         o.invalid_budget = usize::try_from(v)?;
     }
     Ok(o)
+}
+
+/// `GUILDCTL_CLOCK_SCALE`: how much faster than Discord's the API's clock runs (an
+/// emulator's `time_scale`), 1 without it.
+fn clock_scale() -> Result<u32> {
+    Ok(u32::try_from(
+        env_number("GUILDCTL_CLOCK_SCALE")?.unwrap_or(1).max(1),
+    )?)
+}
+
+fn env_number(name: &str) -> Result<Option<u64>> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| anyhow!("{name} must be a whole number, not {v:?}")),
+        Err(_) => Ok(None),
+    }
 }
 
 impl Command {
@@ -526,7 +588,14 @@ async fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
-        Command::Emulator { listen, state } => {
+        Command::Emulator {
+            action: Some(call), ..
+        } => emulator_call(call).await,
+        Command::Emulator {
+            action: None,
+            listen,
+            state,
+        } => {
             discord_emulator::run_cli(listen, state).await?;
             Ok(0)
         }
@@ -752,22 +821,13 @@ async fn apply_cmd(
         webhook_urls,
         ..apply::ApplyOptions::new(reason, loaded.dir())
     };
-    let mut done = 0;
-    let outcome = apply::apply(&session.client, &plan, &options, |p| {
-        let mark = match p.status {
-            Status::Done => "done",
-            Status::Failed => "FAILED",
-            _ => "skipped",
-        };
-        if p.status == Status::Done {
-            done += 1;
-        }
-        eprintln!("[{done}/{}] {}: {mark}", p.total, p.operation.summary);
-        if let Some(e) = p.error {
-            eprintln!("        {e}");
-        }
-    })
-    .await;
+    let mut shown = ApplyProgress::new(
+        &session.console,
+        plan.operations.len(),
+        progress::stderr_wants_bar(),
+    );
+    let outcome = apply::apply(&session.client, &plan, &options, |p| shown.event(p)).await;
+    shown.finish();
     // Saved whatever the outcome: the calls that were made changed the guild.
     session.save_sandbox(&target.conn)?;
     let urls_lost = webhook_urls_report(&outcome);
@@ -862,6 +922,115 @@ fn webhook_urls_report(outcome: &apply::Outcome) -> Option<String> {
                 hooks.join(", ")
             ))
         }
+    }
+}
+
+/// `guildctl emulator call`: one API call as a member of the saved sandbox guild,
+/// through the emulator's whole stack (permissions, audit log, rate limits), so a hand
+/// change looks to `drift` as one made in Discord's app would.
+async fn emulator_call(action: EmulatorAction) -> Result<u8> {
+    let EmulatorAction::Call {
+        state: file,
+        user,
+        reason,
+        method,
+        path,
+        body,
+    } = action;
+    let method = reqwest::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+        .map_err(|_| anyhow!("{method:?} is not an HTTP method"))?;
+    let path = path.strip_prefix("/api/v10").unwrap_or(&path).to_owned();
+    if !path.starts_with('/') {
+        bail!("the path must start with /, like /channels/ID");
+    }
+    let body: Option<serde_json::Value> = body
+        .map(|b| serde_json::from_str(&b))
+        .transpose()
+        .context("the body is not JSON")?;
+    let mut state = if file.exists() {
+        discord_emulator::load_state_file(&file)?
+    } else {
+        discord_emulator::default_state()
+    };
+    let owner = state
+        .guilds
+        .first()
+        .map(|g| g.owner_id.clone())
+        .ok_or_else(|| anyhow!("{} has no guild", file.display()))?;
+    let user_id = match &user {
+        None => owner,
+        Some(who) => state
+            .users
+            .iter()
+            .find(|u| u.username == *who || u.id == *who)
+            .map(|u| u.id.clone())
+            .ok_or_else(|| {
+                let names: Vec<&str> = state.users.iter().map(|u| u.username.as_str()).collect();
+                anyhow!(
+                    "no user {who:?} in {}; its users are {}",
+                    file.display(),
+                    names.join(", ")
+                )
+            })?,
+    };
+    let name = state
+        .users
+        .iter()
+        .find(|u| u.id == user_id)
+        .map_or_else(|| user_id.clone(), |u| u.username.clone());
+    // A token for this one call, never saved: the saved state keeps only its own.
+    let token = format!("hand-change-{user_id}-{}", std::process::id());
+    state.tokens.push(discord_emulator::state::BotToken {
+        token: token.clone(),
+        user_id,
+    });
+    let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) }).await?;
+    let client =
+        Client::with_options(&emu.api_base, Token::new(token.clone())?, client_options()?)?;
+    let result = client
+        .send(method.clone(), &path, body.as_ref(), reason.as_deref())
+        .await;
+    let mut after = emu.state();
+    emu.shutdown().await;
+    // A token route's path holds the token the user typed: not echoed in the error.
+    let response = result.map_err(|e| {
+        anyhow!(
+            "{}; {} is unchanged",
+            progress::redact(&e.to_string()),
+            file.display()
+        )
+    })?;
+    after.tokens.retain(|t| t.token != token);
+    write_state(&file, &after)?;
+    if let Some(mut value) = response {
+        hide_tokens(&mut value);
+        println!(
+            "{}",
+            progress::redact(&serde_json::to_string_pretty(&value)?)
+        );
+    }
+    eprintln!(
+        "{method} {} as {name}: done; saved to {}",
+        progress::redact(&path),
+        file.display()
+    );
+    Ok(0)
+}
+
+/// Replaces every `token` value in a response (a webhook's secret) with a mark.
+fn hide_tokens(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if key == "token" && value.is_string() {
+                    *value = serde_json::Value::from("(hidden)");
+                } else {
+                    hide_tokens(value);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(hide_tokens),
+        _ => {}
     }
 }
 

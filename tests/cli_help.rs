@@ -12,7 +12,7 @@ fn guildctl(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
-const COMMANDS: [&str; 10] = [
+const COMMANDS: [&str; 11] = [
     "validate",
     "schema",
     "plan",
@@ -20,6 +20,7 @@ const COMMANDS: [&str; 10] = [
     "drift",
     "export",
     "emulator",
+    "emulator call",
     "completions",
     "man",
     "help",
@@ -28,7 +29,9 @@ const COMMANDS: [&str; 10] = [
 #[test]
 fn every_command_ends_its_help_with_examples_and_describes_every_option() {
     for command in COMMANDS.iter().filter(|c| **c != "help") {
-        let help = guildctl(&[command, "-h"]);
+        let mut args: Vec<&str> = command.split(' ').collect();
+        args.push("-h");
+        let help = guildctl(&args);
         assert!(
             help.contains("\nExample"),
             "{command} -h has no examples:\n{help}"

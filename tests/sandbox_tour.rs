@@ -1,5 +1,6 @@
 //! The sandbox remembers across commands with `--sandbox-state FILE`: export,
-//! edit, plan, apply, and a later plan sees what the apply did.
+//! edit, plan, apply, and a later plan sees what the apply did; `guildctl emulator
+//! call` makes a hand change in it. (tests/readme_tour.rs runs the README's tour.)
 
 use std::process::Command;
 
@@ -74,4 +75,81 @@ fn a_tour_across_separate_commands_keeps_the_sandbox_guild() {
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("No changes"), "{out}");
+}
+
+/// `guildctl emulator call`: a hand change as a member of the saved guild, with their
+/// permissions, recorded in the audit log, saved back without the call's token.
+#[test]
+fn a_hand_change_is_made_as_a_member_and_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let general = "/channels/849074915901440000";
+    let slowmode = r#"{"rate_limit_per_user": 30}"#;
+    let call = |who: &str, args: &[&str]| {
+        let base = ["emulator", "call", "--state", "sandbox.json", "--as", who];
+        guildctl(d, &[&base[..], args].concat())
+    };
+
+    // alice moderates but may not manage channels: Discord refuses, nothing is written.
+    let (code, out, err) = call("alice", &["PATCH", general, slowmode]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("403") && err.contains("is unchanged"), "{err}");
+    assert!(!d.join("sandbox.json").exists());
+
+    let (code, out, err) = call("nobody", &["GET", general]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no user \"nobody\"") && err.contains("ferris"),
+        "{out}{err}"
+    );
+    let (code, _, err) = call("ferris", &["PATCH", general, "{not json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("the body is not JSON"), "{err}");
+
+    let (code, out, err) = call(
+        "ferris",
+        &["--reason", "too busy tonight", "PATCH", general, slowmode],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\"rate_limit_per_user\": 30"), "{out}");
+    assert!(
+        err.contains("as ferris: done; saved to sandbox.json"),
+        "{err}"
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("sandbox.json")).unwrap()).unwrap();
+    let guild = &state["guilds"][0];
+    let entry = guild["audit_log"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(entry["user_id"], guild["owner_id"], "{entry}");
+    assert_eq!(entry["reason"], "too busy tonight");
+    let tokens = state["tokens"].as_array().cloned().unwrap_or_default();
+    assert!(
+        tokens
+            .iter()
+            .all(|t| !t["token"].as_str().unwrap_or("").starts_with("hand-change")),
+        "the call's token is not kept: {tokens:?}"
+    );
+
+    // A webhook made by hand: its token is in the state, never in the output.
+    let (code, out, err) = call(
+        "ferris",
+        &[
+            "POST",
+            "/channels/849074962038784000/webhooks",
+            r#"{"name": "By Hand"}"#,
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\"token\": \"(hidden)\""), "{out}");
+    let state = std::fs::read_to_string(d.join("sandbox.json")).unwrap();
+    let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+    let hooks = state["guilds"][0]["webhooks"].as_array().unwrap();
+    for token in hooks.iter().filter_map(|w| w["token"].as_str()) {
+        assert!(!out.contains(token) && !err.contains(token));
+    }
 }

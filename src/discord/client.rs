@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::models::ErrorBody;
-use super::ratelimit::{Limiter, Route, secs};
+use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
 const USER_AGENT: &str = concat!(
@@ -260,6 +260,12 @@ impl Client {
 
     pub fn api_base(&self) -> &str {
         &self.api_base
+    }
+
+    /// Calls `hook` before each rate-limit wait (every clone of this client shares it);
+    /// only the first hook set takes effect.
+    pub fn on_rate_limit_wait(&self, hook: impl Fn(Wait<'_>) + Send + Sync + 'static) {
+        self.limiter.on_wait(WaitHook(Arc::new(hook)));
     }
 
     /// Invalid responses (401, 403, 429) counted in the last ten minutes.

@@ -4,7 +4,7 @@
 //! per second, and a budget of invalid (401, 403, 429) responses.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use reqwest::Method;
@@ -87,6 +87,27 @@ pub struct Limiter {
     buckets: Mutex<HashMap<String, Arc<Bucket>>>,
     global: Arc<GlobalLimit>,
     invalid: Mutex<InvalidBudget>,
+    on_wait: OnceLock<WaitHook>,
+}
+
+/// A wait the limiter is about to start: on a route's bucket (`route`) or on the
+/// global limit after a global 429 (`None`), until `until`.
+#[derive(Debug, Clone, Copy)]
+pub struct Wait<'a> {
+    pub route: Option<&'a Route>,
+    pub until: Instant,
+}
+
+/// Told of each wait before it starts, so a person can be told why nothing moves.
+/// A bucket's wait is announced by the one request that sleeps (the others queue
+/// on its lock); every request waiting out one global 429 announces the same `until`.
+#[derive(Clone)]
+pub struct WaitHook(pub Arc<dyn Fn(Wait<'_>) + Send + Sync>);
+
+impl std::fmt::Debug for WaitHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WaitHook")
+    }
 }
 
 /// The global limit counts a request from the moment Discord receives it, which the
@@ -152,6 +173,18 @@ impl Limiter {
                 limit: invalid_budget.max(1),
                 seen: VecDeque::new(),
             }),
+            on_wait: OnceLock::new(),
+        }
+    }
+
+    /// Sets the hook told of waits; only the first call takes effect.
+    pub fn on_wait(&self, hook: WaitHook) {
+        let _ = self.on_wait.set(hook);
+    }
+
+    fn announce(&self, route: Option<&Route>, until: Instant) {
+        if let Some(hook) = self.on_wait.get() {
+            (hook.0)(Wait { route, until });
         }
     }
 
@@ -172,6 +205,7 @@ impl Limiter {
         if let (Some(0), Some(reset)) = (guard.remaining, guard.reset_at)
             && reset > Instant::now()
         {
+            self.announce(Some(route), reset);
             tokio::time::sleep_until(reset).await;
         }
         let global = self.global_slot().await;
@@ -186,6 +220,7 @@ impl Limiter {
             // Registered before the check, so an end between the check and the wait
             // still wakes it.
             let ended = self.global.ended.notified();
+            let mut locked = None;
             let wait = {
                 let mut g = lock(&self.global.state);
                 let now = Instant::now();
@@ -198,7 +233,10 @@ impl Limiter {
                     g.ended.pop_front();
                 }
                 match g.locked_until.filter(|u| *u > now) {
-                    Some(until) => Some(Some(until)),
+                    Some(until) => {
+                        locked = Some(until);
+                        Some(Some(until))
+                    }
                     // Full: wait for the oldest end to leave the window, or, with every
                     // slot in flight, for one to end.
                     None if g.in_flight + g.ended.len() >= g.limit => {
@@ -210,6 +248,9 @@ impl Limiter {
                     }
                 }
             };
+            if let Some(until) = locked {
+                self.announce(None, until);
+            }
             match wait {
                 Some(Some(until)) => {
                     tokio::select! {
