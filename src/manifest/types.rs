@@ -480,6 +480,26 @@ named_enum!(
     }
 );
 
+named_enum!(
+    /// How a forum or media channel sorts its posts for members who have not chosen.
+    SortOrder {
+        /// Posts with the most recent activity first.
+        LatestActivity = 0 => "latest_activity",
+        /// The newest posts first.
+        CreationDate = 1 => "creation_date",
+    }
+);
+named_enum!(
+    /// How a forum channel shows its posts for members who have not chosen. (Discord reports
+    /// a forum that never had one set as "not set", 0, which a manifest cannot ask for.)
+    ForumLayout {
+        /// One post per row.
+        List = 1 => "list",
+        /// A collection of tiles.
+        Gallery = 2 => "gallery",
+    }
+);
+
 impl ChannelType {
     /// Text-like channels are sorted together above voice-like ones in each parent,
     /// and Discord normalises their names.
@@ -491,6 +511,10 @@ impl ChannelType {
     }
     pub fn is_voice_like(self) -> bool {
         matches!(self, ChannelType::Voice | ChannelType::Stage)
+    }
+    /// Forum and media channels hold posts, with tags (discord-behaviour.md §9.5).
+    pub fn is_forum_like(self) -> bool {
+        matches!(self, ChannelType::Forum | ChannelType::Media)
     }
 }
 
@@ -652,9 +676,37 @@ pub struct Channel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("enum" = [60, 1440, 4320, 10080]))]
     pub default_auto_archive_duration: Option<u32>,
-    /// Slowmode copied to new threads, 0-21600 seconds.
+    /// Slowmode copied to new threads (and to new posts of a forum or media channel),
+    /// 0-21600 seconds (text, announcement, forum, media).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_thread_slowmode: Option<u32>,
+    /// Forum and media channels: the tags a post can carry, in the order Discord shows them
+    /// (at most 20, names unique). Authoritative when present: a live tag not listed is
+    /// deleted, and posts lose it. Tags are matched to live ones by a pinned `id`, then by
+    /// name, then by `previous_names`; a matched tag keeps its id, so posts that carry it
+    /// keep it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<ForumTag>>,
+    /// Forum and media channels: the emoji on the reaction button of every post (a standard
+    /// emoji as the character, or a custom emoji of the guild by `id`); `null` for none.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub default_reaction: Option<Option<Emoji>>,
+    /// Forum and media channels: how posts are sorted for members who have not chosen:
+    /// `latest_activity` or `creation_date`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort_order: Option<SortOrder>,
+    /// Forum channels only (not media): how posts are shown for members who have not chosen:
+    /// `list` or `gallery`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<ForumLayout>,
+    /// Forum and media channels: a new post must carry at least one of `tags` (Discord's
+    /// REQUIRE_TAG channel flag). Needs at least one tag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_tag: Option<bool>,
     /// Permission overwrites. When present the list is authoritative for this channel:
     /// overwrites not listed are removed. Mutually exclusive with `sync_permissions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -676,6 +728,34 @@ impl Channel {
     pub fn channel_type(&self) -> ChannelType {
         self.kind.unwrap_or(ChannelType::Text)
     }
+}
+
+/// A tag of a forum or media channel. Every field is sent whenever the channel's tags change,
+/// so a field left out takes its default.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ForumTag {
+    /// Pin this entry to a live tag of the channel by its id (`export` writes it). Matching is
+    /// by id, then name, then `previous_names`; a pinned tag the channel no longer has is
+    /// matched by name instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Snowflake>,
+    /// The tag's name, 1-20 characters, unique among the channel's tags. Tags are matched to
+    /// live ones by name (after a pinned `id`).
+    #[schemars(extend("examples" = ["bug", "question", "solved"]))]
+    pub name: String,
+    /// Names this tag had before: a live tag found under one of them is renamed in place and
+    /// keeps its id, so the posts that carry it keep it. Without them a renamed tag is a new
+    /// tag, and the old one is deleted (from its posts too).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_names: Vec<String>,
+    /// An emoji shown with the tag: a standard one as the character (`"🐛"`), or a custom one
+    /// of the guild by `id` (Discord keeps only the id of a custom tag emoji).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<Emoji>,
+    /// Only members with `manage_threads` may put this tag on a post (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moderated: bool,
 }
 
 /// A permission overwrite for one role or one member.
