@@ -14,7 +14,7 @@ use crate::discord::models::{
 use crate::manifest::{
     Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, ForumLayout, ForumTag,
     Manifest, MessageNotifications, Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt,
-    PromptOption, PromptType, Role, Settings, Snowflake, SortOrder, SystemChannelFlag,
+    PromptOption, PromptType, Role, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
     VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::permissions::Permissions;
@@ -389,6 +389,9 @@ fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
 /// YAML, one section at a time, with a comment above each.
 fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
+    // First, where yaml-language-server looks for it: editors validate and complete the
+    // file against the schema at the schema's own `$id` (docs/editor.md).
+    let _ = writeln!(out, "# yaml-language-server: $schema={SCHEMA_ID}");
     let _ = writeln!(
         out,
         "# Exported by `guildctl export` from guild {} ({}).\n\

@@ -262,6 +262,14 @@ async fn export_of_forum_settings_plans_back_to_no_changes() {
         .assert_code(0);
     let path = h.dir.path().join("exported.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
+    let first = text.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "# yaml-language-server: $schema={}",
+            guildctl::manifest::SCHEMA_ID
+        )
+    );
     for written in [
         "require_tag: true",
         "name: answered",

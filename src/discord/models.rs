@@ -176,6 +176,43 @@ pub const LOCALES: [&str; 32] = [
     "zh-CN", "ja", "zh-TW", "ko",
 ];
 
+/// The language of each of [`LOCALES`], in the same order (Discord's names, with the
+/// language's own name), for the JSON schema's descriptions.
+pub const LOCALE_LANGUAGES: [&str; 32] = [
+    "Indonesian (Bahasa Indonesia)",
+    "Danish (Dansk)",
+    "German (Deutsch)",
+    "English, UK",
+    "English, US",
+    "Spanish (Español)",
+    "Spanish, Latin America (Español, LATAM)",
+    "French (Français)",
+    "Croatian (Hrvatski)",
+    "Italian (Italiano)",
+    "Lithuanian (Lietuviškai)",
+    "Hungarian (Magyar)",
+    "Dutch (Nederlands)",
+    "Norwegian (Norsk)",
+    "Polish (Polski)",
+    "Portuguese, Brazilian (Português do Brasil)",
+    "Romanian (Română)",
+    "Finnish (Suomi)",
+    "Swedish (Svenska)",
+    "Vietnamese (Tiếng Việt)",
+    "Turkish (Türkçe)",
+    "Czech (Čeština)",
+    "Greek (Ελληνικά)",
+    "Bulgarian (български)",
+    "Russian (Русский)",
+    "Ukrainian (Українська)",
+    "Hindi (हिन्दी)",
+    "Thai (ไทย)",
+    "Chinese, China (中文)",
+    "Japanese (日本語)",
+    "Chinese, Taiwan (繁體中文)",
+    "Korean (한국어)",
+];
+
 /// Overwrite target types.
 pub const OVERWRITE_ROLE: u8 = 0;
 pub const OVERWRITE_MEMBER: u8 = 1;
