@@ -214,6 +214,14 @@ channels:
     tags: [{ name: bug, emoji: \"🐞\", moderated: true }, { name: enhancement }, { name: wontfix }]
 ";
     h.manifest("forum.yaml", replaced);
+    let plan = h.run(&["plan", "-f", m]).await;
+    plan.assert_code(0);
+    assert!(
+        plan.stdout
+            .contains("tag `feature-request` of `ideas` is deleted"),
+        "{}",
+        plan.stdout
+    );
     h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
     let third = tag_ids(&channel(&h, "ideas"));
     let enhancement = id_of(&third, "enhancement");
@@ -403,4 +411,57 @@ async fn drift_reports_a_hand_edit_of_the_tags() {
     let tags = tag_ids(&channel(&h, "questions"));
     assert_eq!(id_of(&tags, "rust"), "950000000000000011");
     plan_is_empty(&h, p).await;
+}
+
+/// `default_thread_slowmode`: changed in place on text, forum and media channels; on an
+/// existing announcement channel Discord ignores a change (it is set only on create), so
+/// the plan refuses one rather than send it on every apply.
+#[tokio::test]
+async fn thread_slowmode_of_an_announcement_channel_is_set_only_on_create() {
+    let mut state = discord_emulator::default_state();
+    let g = &mut state.guilds[0];
+    g.features.push("NEWS".into());
+    g.channels.push(emu_channel(json!({
+        "id": "950000000000000004", "type": 5, "name": "news", "position": 8,
+        "flags": 0, "default_thread_rate_limit_per_user": 30,
+    })));
+    let h = Harness::with_state(Some(state)).await;
+    let m = h.manifest(
+        "m.yaml",
+        "version: 1\nchannels:\n  - { name: news, type: announcement, default_thread_slowmode: 60 }\n",
+    );
+    let m = m.to_str().unwrap();
+    let plan = h.run(&["plan", "-f", m]).await;
+    plan.assert_code(1);
+    assert!(
+        plan.stderr
+            .contains("Discord sets only when the channel is created"),
+        "{}",
+        plan.stderr
+    );
+    assert!(
+        plan.stderr.contains("default_thread_slowmode: 30"),
+        "{}",
+        plan.stderr
+    );
+    // The live value plans to nothing; a new announcement channel gets it on create, and a
+    // text channel's changes in place.
+    h.manifest(
+        "m.yaml",
+        "version: 1\nchannels:
+  - { name: news, type: announcement, default_thread_slowmode: 30 }
+  - { name: releases, type: announcement, default_thread_slowmode: 120 }
+  - { name: bot-spam, default_thread_slowmode: 90 }
+",
+    );
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    assert_eq!(
+        channel(&h, "releases").default_thread_rate_limit_per_user,
+        Some(120)
+    );
+    assert_eq!(
+        channel(&h, "bot-spam").default_thread_rate_limit_per_user,
+        Some(90)
+    );
+    plan_is_empty(&h, m).await;
 }

@@ -193,6 +193,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         };
         check_bitrate(cx, d);
         check_require_tag(cx, d, matches[i]);
+        check_announcement_thread_slowmode(cx, d, matches[i]);
         let synced_by_parent = follows_parent_sync(&decls, &matches, &desired_ows, i);
         match matches[i] {
             Some(live) => plan_update(
@@ -1088,6 +1089,29 @@ fn check_require_tag(cx: &mut Ctx, d: &Decl, live: Option<&LiveChannel>) {
         Some(format!("{}.require_tag", d.source)),
         format!("`{}` requires a tag on every post, but {has}", d.ch.name),
         Some("declare its `tags`, or remove `require_tag`"),
+    );
+}
+
+/// Discord sets `default_thread_rate_limit_per_user` of an announcement channel only when
+/// creating it: Modify Channel ignores it there (discord-behaviour.md §4.2), so a change
+/// would be sent on every apply and never made.
+fn check_announcement_thread_slowmode(cx: &mut Ctx, d: &Decl, live: Option<&LiveChannel>) {
+    let (Some(want), Some(live)) = (d.ch.default_thread_slowmode, live) else {
+        return;
+    };
+    let have = live.default_thread_rate_limit_per_user.unwrap_or(0);
+    if d.kind != channel_type::ANNOUNCEMENT || have == want {
+        return;
+    }
+    cx.problem(
+        Some(format!("{}.default_thread_slowmode", d.source)),
+        format!(
+            "`{}` would be an existing announcement channel, whose default_thread_slowmode              ({have}) Discord sets only when the channel is created",
+            d.ch.name
+        ),
+        Some(&format!(
+            "write `default_thread_slowmode: {have}` (the live value), or leave it out"
+        )),
     );
 }
 

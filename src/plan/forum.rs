@@ -181,6 +181,16 @@ pub(super) fn forum_fields(
         let want = match_tags(tags, live_tags, &mut warnings);
         // A new channel has no tags: an empty list needs nothing sent.
         if want != have && !(live.is_none() && want.is_empty()) {
+            for gone in live_tags
+                .iter()
+                .filter(|l| !want.iter().any(|w| w.id.as_deref() == Some(l.id.as_str())))
+            {
+                warnings.push(format!(
+                    "tag `{}` of `{}` is deleted: the posts that carry it lose it (a renamed tag \
+                     keeps them when its old name is in `previous_names`)",
+                    gone.name, ch.name
+                ));
+            }
             let labels =
                 |list: &[StoredTag]| json!(list.iter().map(StoredTag::label).collect::<Vec<_>>());
             b.set(
