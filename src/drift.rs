@@ -876,6 +876,12 @@ fn live_key(obj: Option<Value>, field: &str) -> (String, Option<Value>) {
     let key = match field {
         "slowmode" => "rate_limit_per_user",
         "default_thread_slowmode" => "default_thread_rate_limit_per_user",
+        "require_tag" => "flags",
+        "sort_order" => "default_sort_order",
+        "layout" => "default_forum_layout",
+        // Objects whose form in the log (key order, ids) is Discord's: matched by key.
+        "tags" => return ("available_tags".to_owned(), None),
+        "default_reaction" => return ("default_reaction_emoji".to_owned(), None),
         "category" | "parent" => "parent_id",
         "channel" => "channel_id",
         "icon" | "banner" | "splash" => return (format!("{field}_hash"), None),

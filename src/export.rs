@@ -9,13 +9,13 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::discord::models::{
-    self, Channel as LiveChannel, OVERWRITE_MEMBER, WEBHOOK_INCOMING, channel_type,
+    self, Channel as LiveChannel, OVERWRITE_MEMBER, REQUIRE_TAG, WEBHOOK_INCOMING, channel_type,
 };
 use crate::manifest::{
-    Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, Manifest,
-    MessageNotifications, Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt,
-    PromptOption, PromptType, Role, Settings, Snowflake, SystemChannelFlag, VerificationLevel,
-    VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
+    Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, ForumLayout, ForumTag,
+    Manifest, MessageNotifications, Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt,
+    PromptOption, PromptType, Role, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
+    VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::permissions::Permissions;
 use crate::snapshot::{Snapshot, snowflake_cmp};
@@ -248,6 +248,39 @@ fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Ch
         sync_permissions: synced.then_some(true),
         channels: None,
         protect: false,
+        ..forum_settings(c)
+    }
+}
+
+/// The fields of a forum or media channel (none for other types). A sort order or layout
+/// Discord reports as never set is left out (unmanaged): a manifest cannot ask for "not set".
+fn forum_settings(c: &LiveChannel) -> Channel {
+    if !matches!(c.kind, channel_type::FORUM | channel_type::MEDIA) {
+        return Channel::default();
+    }
+    let tag = |t: &models::ForumTag| ForumTag {
+        id: Some(Snowflake(t.id.clone())),
+        name: t.name.clone(),
+        previous_names: vec![],
+        emoji: emoji(t.emoji_id.as_ref(), t.emoji_name.as_ref(), false),
+        moderated: t.moderated,
+    };
+    Channel {
+        tags: Some(c.available_tags.iter().flatten().map(tag).collect()),
+        default_reaction: Some(
+            c.default_reaction_emoji
+                .as_ref()
+                .and_then(|r| emoji(r.emoji_id.as_ref(), r.emoji_name.as_ref(), false)),
+        ),
+        sort_order: c
+            .default_sort_order
+            .and_then(|v| SortOrder::from_value(v.into())),
+        layout: c
+            .default_forum_layout
+            .filter(|_| c.kind == channel_type::FORUM)
+            .and_then(|v| ForumLayout::from_value(v.into())),
+        require_tag: Some(c.flags & REQUIRE_TAG != 0),
+        ..Channel::default()
     }
 }
 
@@ -356,6 +389,9 @@ fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
 /// YAML, one section at a time, with a comment above each.
 fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
+    // First, where yaml-language-server looks for it: editors validate and complete the
+    // file against the schema at the schema's own `$id` (docs/editor.md).
+    let _ = writeln!(out, "# yaml-language-server: $schema={SCHEMA_ID}");
     let _ = writeln!(
         out,
         "# Exported by `guildctl export` from guild {} ({}).\n\

@@ -1933,3 +1933,120 @@ fn the_preferred_locale_is_one_discord_accepts() {
         "not a locale Discord accepts",
     );
 }
+
+#[test]
+fn forum_settings_belong_to_forum_and_media_channels() {
+    clean(&diags(
+        r#"
+channels:
+  - name: support
+    type: forum
+    tags: [{ name: bug, emoji: "🐛" }, { name: solved, moderated: true }]
+    default_reaction: { id: "123456789012345678", name: ferris }
+    sort_order: creation_date
+    layout: gallery
+    require_tag: true
+    default_thread_slowmode: 60
+  - name: clips
+    type: media
+    tags: [{ name: video }]
+    default_reaction: null
+    sort_order: latest_activity
+    require_tag: false
+"#,
+    ));
+    let ds = diags("channels: [{ name: clips, type: media, layout: list }]");
+    has(
+        &ds,
+        Error,
+        "channels[0].layout",
+        "`layout` does not apply to a media channel",
+    );
+    for field in [
+        "tags: []",
+        "default_reaction: null",
+        "sort_order: creation_date",
+        "require_tag: true",
+    ] {
+        let name = field.split(':').next().unwrap();
+        let ds = diags(&format!(
+            "channels: [{{ name: lounge, type: voice, {field} }}]"
+        ));
+        has(
+            &ds,
+            Error,
+            &format!("channels[0].{name}"),
+            &format!("`{name}` does not apply to a voice channel"),
+        );
+    }
+}
+
+#[test]
+fn forum_tags_are_few_unique_and_short() {
+    let ds = diags(
+        r#"
+channels:
+  - name: support
+    type: forum
+    require_tag: true
+    tags: []
+"#,
+    );
+    has(
+        &ds,
+        Error,
+        "channels[0].require_tag",
+        "requires a tag on every post but declares no tags",
+    );
+    let ds = diags(
+        r#"
+channels:
+  - name: support
+    type: forum
+    tags:
+      - { id: "950000000000000011", name: bug }
+      - { id: "950000000000000011", name: question, previous_names: [question] }
+      - { name: bug }
+      - { name: "", emoji: "<:ferris:123456789012345678>" }
+      - { name: idea, previous_names: [old] }
+      - { name: feature, previous_names: [old] }
+"#,
+    );
+    has(&ds, Error, "channels[0].tags[1].id", "pinned twice");
+    has(
+        &ds,
+        Error,
+        "channels[0].tags[1].previous_names[0]",
+        "lists its own name",
+    );
+    has(
+        &ds,
+        Error,
+        "channels[0].tags[2].name",
+        "duplicate tag name \"bug\"",
+    );
+    has(
+        &ds,
+        Error,
+        "channels[0].tags[3].name",
+        "tag name is 0 characters",
+    );
+    has(
+        &ds,
+        Error,
+        "channels[0].tags[3].emoji",
+        "custom emoji written as message text",
+    );
+    has(
+        &ds,
+        Error,
+        "channels[0].tags[5].previous_names[0]",
+        "also listed by channels[0].tags[4]",
+    );
+    let many: Vec<String> = (0..21).map(|i| format!("{{ name: t{i} }}")).collect();
+    let ds = diags(&format!(
+        "channels: [{{ name: support, type: forum, tags: [{}] }}]",
+        many.join(", ")
+    ));
+    has(&ds, Error, "channels[0].tags", "21 tags");
+}

@@ -118,12 +118,14 @@ fn non_mapping_and_empty_documents_are_rejected() {
 fn yaml_1_2_no_on_off_are_strings() {
     // The Norway problem: `no`, `on`, `off`, `yes` are strings in YAML 1.2.
     let l = load_text(
-        "version: 1\nsettings:\n  name: no\n  preferred_locale: off\nroles:\n  - name: on\n  - name: yes\n",
+        "version: 1\nsettings:\n  name: no\n  description: off\n  preferred_locale: no\nroles:\n  - name: on\n  - name: yes\n",
     )
     .unwrap();
     let s = l.manifest.settings.unwrap();
     assert_eq!(s.name.as_deref(), Some("no"));
-    assert_eq!(s.preferred_locale.as_deref(), Some("off"));
+    assert_eq!(s.description, Some(Some("off".to_owned())));
+    // Norwegian: the Norway problem itself.
+    assert_eq!(s.preferred_locale.as_deref(), Some("no"));
     let roles = l.manifest.roles.unwrap();
     assert_eq!(roles[0].name, "on");
     assert_eq!(roles[1].name, "yes");
@@ -466,8 +468,9 @@ fn unclosed_quotes_and_brackets_are_reported_where_they_open() {
     let e = err("version: 1\nroles:\n  - permissions: [a, b\n  - name: x\n");
     assert_eq!(e.location(), Some((3, 18)), "{e}");
     // A bracket that spans lines legitimately is not blamed.
-    let e =
-        err("version: 1\nroles:\n  - name: x\n    permissions: [\n      a,\n      b: c\n    ]\n");
+    let e = err(
+        "version: 1\nroles:\n  - name: x\n    permissions: [\n      view_channel,\n      b: c\n    ]\n",
+    );
     assert_eq!(e.location().map(|l| l.0), Some(6), "{e}");
 }
 

@@ -32,28 +32,147 @@ fn checked_in_schema_is_up_to_date() {
 fn schema_is_valid_json_with_descriptions() {
     let schema: serde_json::Value = serde_json::from_str(&schema_json()).unwrap();
     assert_eq!(schema["title"], "guildctl manifest");
-    // Every property of every object definition has a description (what editors show).
+    // Every property anywhere in the schema (top level, definitions, inline objects, the
+    // branches of `anyOf`) and every definition has a description: it is what editors show.
     let mut missing = Vec::new();
     fn walk(v: &serde_json::Value, at: &str, missing: &mut Vec<String>) {
-        if let Some(props) = v.get("properties").and_then(|p| p.as_object()) {
-            for (name, p) in props {
-                if p.get("description").is_none() {
-                    missing.push(format!("{at}.{name}"));
+        match v {
+            serde_json::Value::Object(o) => {
+                if let Some(props) = o.get("properties").and_then(|p| p.as_object()) {
+                    for (name, p) in props {
+                        if p.get("description").is_none() {
+                            missing.push(format!("{at}/properties/{name}"));
+                        }
+                    }
+                }
+                for (k, child) in o {
+                    walk(child, &format!("{at}/{k}"), missing);
                 }
             }
-        }
-        if let Some(defs) = v.get("$defs").and_then(|d| d.as_object()) {
-            for (name, d) in defs {
-                walk(d, name, missing);
+            serde_json::Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, &format!("{at}/{i}"), missing);
+                }
             }
+            _ => {}
         }
     }
-    walk(&schema, "Manifest", &mut missing);
+    walk(&schema, "#", &mut missing);
+    for (name, def) in schema["$defs"].as_object().unwrap() {
+        if def.get("description").is_none() {
+            missing.push(format!("#/$defs/{name}"));
+        }
+    }
     assert!(
         missing.is_empty(),
-        "properties without a description: {missing:?}"
+        "properties or definitions without a description: {missing:#?}"
     );
     assert!(schema_json().ends_with("}\n"));
+}
+
+/// Every `examples` value is valid where it stands, so an editor never suggests what the
+/// schema then refuses.
+#[test]
+fn examples_in_the_schema_are_valid() {
+    let schema: serde_json::Value = serde_json::from_str(&schema_json()).unwrap();
+    let mut found = Vec::new();
+    fn walk(v: &serde_json::Value, at: String, found: &mut Vec<(String, serde_json::Value)>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                if o.contains_key("examples") {
+                    found.push((at.clone(), v.clone()));
+                }
+                for (k, child) in o {
+                    walk(child, format!("{at}/{k}"), found);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, format!("{at}/{i}"), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(&schema, "#".into(), &mut found);
+    assert!(found.len() >= 10, "{} nodes with examples", found.len());
+    for (at, node) in found {
+        let mut sub = node.clone();
+        sub["$defs"] = schema["$defs"].clone();
+        let validator = jsonschema::validator_for(&sub).unwrap();
+        for example in node["examples"].as_array().unwrap() {
+            assert!(
+                validator.is_valid(example),
+                "{at}: example {example} is not valid there"
+            );
+        }
+    }
+}
+
+#[test]
+fn schema_has_its_id() {
+    let schema: serde_json::Value = serde_json::from_str(&schema_json()).unwrap();
+    assert_eq!(schema["$id"], guildctl::manifest::SCHEMA_ID);
+    assert!(guildctl::manifest::SCHEMA_ID.starts_with("https://"));
+    assert!(guildctl::manifest::SCHEMA_ID.ends_with("/schema/guildctl.schema.json"));
+}
+
+/// Permission names are an enumeration an editor completes, each with what it allows;
+/// `bit_N` is the one documented way to name another bit.
+#[test]
+fn permission_names_are_an_enumeration_with_bit_n_beside_it() {
+    let schema: serde_json::Value = serde_json::from_str(&schema_json()).unwrap();
+    let def = &schema["$defs"]["PermissionName"];
+    let branches = def["anyOf"].as_array().expect("anyOf of names and bit_N");
+    assert_eq!(branches.len(), 2, "{def:#}");
+    let names: Vec<&str> = branches[0]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            assert!(b["description"].is_string(), "{b}");
+            b["const"].as_str().unwrap()
+        })
+        .collect();
+    let known: Vec<&str> = guildctl::permissions::NAMED
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(names, known);
+    assert_eq!(branches[1]["pattern"], "^bit_[0-9]{1,2}$");
+    assert!(branches[1]["description"].is_string());
+
+    let manifest = |perm: &str| serde_json::json!({"version": 1, "roles": [{"name": "Mod", "permissions": [perm]}]});
+    assert!(validate_against_schema(&manifest("manage_roles")).is_empty());
+    assert!(validate_against_schema(&manifest("bit_53")).is_empty());
+    let diags = validate_against_schema(&manifest("mange_roles"));
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert_eq!(diags[0].path, "roles[0].permissions[0]");
+    assert_eq!(diags[0].message, "unknown permission `mange_roles`");
+    assert_eq!(
+        diags[0].help.as_deref(),
+        Some("did you mean `manage_roles`?")
+    );
+    assert!(!validate_against_schema(&manifest("bit_x")).is_empty());
+}
+
+#[test]
+fn preferred_locale_is_an_enumeration_of_discords_locales() {
+    let schema: serde_json::Value = serde_json::from_str(&schema_json()).unwrap();
+    let locales: Vec<&str> = schema["$defs"]["Locale"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["const"].as_str().unwrap())
+        .collect();
+    assert_eq!(locales, guildctl::discord::models::LOCALES);
+    let manifest =
+        |locale: &str| serde_json::json!({"version": 1, "settings": {"preferred_locale": locale}});
+    assert!(validate_against_schema(&manifest("pt-BR")).is_empty());
+    let diags = validate_against_schema(&manifest("en-us"));
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert_eq!(diags[0].path, "settings.preferred_locale");
+    assert_eq!(diags[0].help.as_deref(), Some("did you mean `en-US`?"));
 }
 
 fn examples() -> Vec<PathBuf> {

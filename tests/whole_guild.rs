@@ -29,6 +29,12 @@ async fn export_round_trip(h: &Harness) {
     let path = h.dir.path().join("exported.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     assert_no_secret(h, "the export", &text);
+    // Editors find the schema from the first line (docs/editor.md).
+    let modeline = format!(
+        "# yaml-language-server: $schema={}\n",
+        guildctl::manifest::SCHEMA_ID
+    );
+    assert!(text.starts_with(&modeline), "{text}");
     let p = path.to_str().unwrap();
     h.run(&["validate", "-f", p]).await.assert_code(0);
     h.emu.clear_requests();

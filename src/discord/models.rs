@@ -126,12 +126,48 @@ pub struct Channel {
     pub default_auto_archive_duration: Option<u32>,
     #[serde(default)]
     pub default_thread_rate_limit_per_user: Option<u32>,
+    /// Channel flags; guildctl manages only REQUIRE_TAG ([`REQUIRE_TAG`]) and keeps the rest.
+    pub flags: u64,
+    /// Forum and media channels only, like the next three (discord-behaviour.md §9.5).
+    #[serde(default)]
+    pub available_tags: Option<Vec<ForumTag>>,
+    #[serde(default)]
+    pub default_reaction_emoji: Option<DefaultReaction>,
+    /// 0 latest activity, 1 creation date; `null` when never set.
+    #[serde(default)]
+    pub default_sort_order: Option<u8>,
+    /// Forum channels: 0 not set, 1 list, 2 gallery.
+    #[serde(default)]
+    pub default_forum_layout: Option<u8>,
     /// Required although the OpenAPI marks it optional (a DM has none): Discord sends it
     /// for every guild channel, and read as none a locked channel would look open.
     pub permission_overwrites: Vec<Overwrite>,
 }
 
-/// Overwrite target types.
+/// The channel flag that makes a post in a forum or media channel carry a tag.
+pub const REQUIRE_TAG: u64 = 1 << 4;
+
+/// A tag of a forum or media channel. Discord sets at most one of the emoji fields.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct ForumTag {
+    pub id: String,
+    pub name: String,
+    pub moderated: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub emoji_id: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub emoji_name: Option<String>,
+}
+
+/// The emoji of a forum or media channel's reaction button.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct DefaultReaction {
+    #[serde(deserialize_with = "nullable")]
+    pub emoji_id: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub emoji_name: Option<String>,
+}
+
 /// The locales Discord accepts as a guild's `preferred_locale`
 /// (discord-behaviour.md §9.4); anything else is refused with 400 50035.
 pub const LOCALES: [&str; 32] = [
@@ -140,6 +176,44 @@ pub const LOCALES: [&str; 32] = [
     "zh-CN", "ja", "zh-TW", "ko",
 ];
 
+/// The language of each of [`LOCALES`], in the same order (Discord's names, with the
+/// language's own name), for the JSON schema's descriptions.
+pub const LOCALE_LANGUAGES: [&str; 32] = [
+    "Indonesian (Bahasa Indonesia)",
+    "Danish (Dansk)",
+    "German (Deutsch)",
+    "English, UK",
+    "English, US",
+    "Spanish (Español)",
+    "Spanish, Latin America (Español, LATAM)",
+    "French (Français)",
+    "Croatian (Hrvatski)",
+    "Italian (Italiano)",
+    "Lithuanian (Lietuviškai)",
+    "Hungarian (Magyar)",
+    "Dutch (Nederlands)",
+    "Norwegian (Norsk)",
+    "Polish (Polski)",
+    "Portuguese, Brazilian (Português do Brasil)",
+    "Romanian (Română)",
+    "Finnish (Suomi)",
+    "Swedish (Svenska)",
+    "Vietnamese (Tiếng Việt)",
+    "Turkish (Türkçe)",
+    "Czech (Čeština)",
+    "Greek (Ελληνικά)",
+    "Bulgarian (български)",
+    "Russian (Русский)",
+    "Ukrainian (Українська)",
+    "Hindi (हिन्दी)",
+    "Thai (ไทย)",
+    "Chinese, China (中文)",
+    "Japanese (日本語)",
+    "Chinese, Taiwan (繁體中文)",
+    "Korean (한국어)",
+];
+
+/// Overwrite target types.
 pub const OVERWRITE_ROLE: u8 = 0;
 pub const OVERWRITE_MEMBER: u8 = 1;
 

@@ -12,6 +12,7 @@
 //! channels, `webhooks[].channel`) all follow one rule, shared with the planner:
 //! [`split_channel_ref`] and [`match_channel_ref`].
 
+mod forum;
 mod image;
 mod sections;
 
@@ -73,6 +74,9 @@ pub const WEBHOOK_NAME_LEN: (usize, usize) = (1, 80);
 /// Substrings Discord refuses in webhook names, in any case.
 pub const WEBHOOK_NAME_FORBIDDEN: [&str; 2] = ["clyde", "discord"];
 pub const WEBHOOKS_PER_CHANNEL_MAX: usize = 15;
+// discord-behaviour.md §9.5.
+pub const TAGS_MAX: usize = 20;
+pub const TAG_NAME_LEN: (usize, usize) = (1, 20);
 
 /// A rule: a name (used in docs and tests) and the function that appends its findings.
 pub type Rule = fn(&Ctx<'_>, &mut Vec<Diagnostic>);
@@ -92,6 +96,7 @@ pub const RULES: &[(&str, Rule)] = &[
     ("channel-limits", channel_limits),
     ("channel-structure", channel_structure),
     ("channel-field-applicability", channel_field_applicability),
+    ("forum-tags", forum::forum_tags),
     ("sync-permissions", sync_permissions),
     ("channel-name-normalisation", channel_name_normalisation),
     ("community-prerequisites", community_prerequisites),
@@ -1413,10 +1418,11 @@ fn channel_field_applicability(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     // discord-behaviour.md §4.2
     const TEXTISH: &[ChannelType] = &[Text, Announcement, Forum, Media];
     const VOICEISH: &[ChannelType] = &[Voice, Stage];
+    const FORUMISH: &[ChannelType] = &[Forum, Media];
     for c in &ctx.channels {
         let ch = c.channel;
         let t = ch.channel_type();
-        let fields: [(&str, bool, &[ChannelType]); 9] = [
+        let fields: [(&str, bool, &[ChannelType]); 14] = [
             ("topic", ch.topic.is_some(), TEXTISH),
             (
                 "nsfw",
@@ -1446,6 +1452,12 @@ fn channel_field_applicability(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 ch.default_thread_slowmode.is_some(),
                 TEXTISH,
             ),
+            ("tags", ch.tags.is_some(), FORUMISH),
+            ("default_reaction", ch.default_reaction.is_some(), FORUMISH),
+            ("sort_order", ch.sort_order.is_some(), FORUMISH),
+            // §9.5: forum channels only.
+            ("layout", ch.layout.is_some(), &[Forum]),
+            ("require_tag", ch.require_tag.is_some(), FORUMISH),
         ];
         for (field, set, types) in fields {
             if set && !types.contains(&t) {

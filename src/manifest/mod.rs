@@ -24,7 +24,7 @@ pub(crate) use check::resolve_channel_ref;
 pub use check::{check, check_loaded, read_image, split_channel_ref};
 pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
 pub use load::{LoadError, LoadedManifest, load, load_folder_sources, load_str, render, report_on};
-pub use schema::{schema_json, validate_against_schema};
+pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};
 pub use source::SourceFile;
 pub use source_map::{SourceMap, Span};
 pub use suggest::closest;

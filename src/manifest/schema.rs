@@ -8,6 +8,13 @@ use serde_json::Value;
 use super::diagnostic::Diagnostic;
 use super::types::Manifest;
 
+/// The schema's `$id`: where the schema of the main branch is served, so that a manifest's
+/// `# yaml-language-server: $schema=` line naming it works in an editor without a copy of
+/// the file (docs/editor.md). guildctl itself never fetches it: the schema it validates
+/// with is compiled in.
+pub const SCHEMA_ID: &str =
+    "https://raw.githubusercontent.com/guildctl/guildctl/main/schema/guildctl.schema.json";
+
 /// The JSON schema of a manifest, pretty-printed, with a trailing newline. This is what
 /// `schema/guildctl.schema.json` holds (`cargo run -- schema > schema/guildctl.schema.json`).
 pub fn schema_json() -> String {
@@ -24,6 +31,21 @@ fn schema_value() -> &'static Value {
         let schema = schemars::schema_for!(Manifest);
         let mut v = serde_json::to_value(&schema).unwrap_or(Value::Null);
         bound_u32(&mut v);
+        if let Value::Object(o) = &mut v {
+            // After `$schema`, where readers look for it.
+            let mut with_id = serde_json::Map::new();
+            for (k, val) in std::mem::take(o) {
+                let is_schema = k == "$schema";
+                with_id.insert(k, val);
+                if is_schema {
+                    with_id.insert("$id".into(), Value::from(SCHEMA_ID));
+                }
+            }
+            if !with_id.contains_key("$id") {
+                with_id.insert("$id".into(), Value::from(SCHEMA_ID));
+            }
+            *o = with_id;
+        }
         v
     })
 }

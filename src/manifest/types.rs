@@ -15,6 +15,7 @@ pub struct Manifest {
     /// applied against this guild only: `--guild` or `GUILDCTL_GUILD` naming another guild is
     /// refused. Left out, the guild comes from `--guild` or `GUILDCTL_GUILD`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["81384788765712384"]))]
     pub guild: Option<Snowflake>,
     /// Guild settings. Any subset: a field left out is not managed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +88,7 @@ pub struct WelcomeScreen {
 pub struct WelcomeChannel {
     /// The channel, by name (or id); `Category/name` picks the one in that category when several
     /// channels share the name.
+    #[schemars(extend("examples" = ["rules", "Information/rules"]))]
     pub channel: String,
     /// What the channel is for, 1-50 characters.
     pub description: String,
@@ -147,6 +149,7 @@ pub struct Onboarding {
 #[serde(deny_unknown_fields)]
 pub struct Prompt {
     /// The question, 1-100 characters. Prompts are matched to live ones by title.
+    #[schemars(extend("examples" = ["What brings you here?"]))]
     pub title: String,
     /// `multiple_choice` (the default) or `dropdown`.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
@@ -215,12 +218,14 @@ pub struct Webhook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Snowflake>,
     /// The webhook's name, 1-80 characters, never containing "clyde" or "discord".
+    #[schemars(extend("examples" = ["CI", "Releases"]))]
     pub name: String,
     /// Names this webhook had before: renamed in place (its URL keeps working).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub previous_names: Vec<String>,
     /// The text, announcement, forum or media channel it posts to, by name, as
     /// `Category/name` or by id. Changing it moves the webhook (its URL keeps working).
+    #[schemars(extend("examples" = ["announcements", "Dev/ci"]))]
     pub channel: String,
     /// An image file for its avatar: PNG, JPEG or GIF, at most 8 MiB, by its path relative to
     /// the manifest's folder and inside it (`assets/ci.png`); `null` removes the avatar. Discord reports only whether an avatar is set, so a webhook
@@ -230,6 +235,7 @@ pub struct Webhook {
         deserialize_with = "double_option",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(extend("examples" = ["assets/ci.png"]))]
     pub avatar: Option<Option<String>>,
     /// Never delete this webhook (its URL would stop working), whatever `prune` says: nor any
     /// other incoming webhook this entry names (by `id`, `name` or `previous_names`). A plan
@@ -278,6 +284,7 @@ impl std::fmt::Display for Snowflake {
 pub struct Settings {
     /// Guild name, 2-100 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["Rust Tools"]))]
     pub name: Option<String>,
     /// Guild description (at most 300 characters); `null` clears it.
     #[serde(
@@ -339,8 +346,10 @@ pub struct Settings {
         skip_serializing_if = "Option::is_none"
     )]
     pub safety_alerts_channel: Option<Option<String>>,
-    /// Preferred locale of a community guild, for example `en-US`.
+    /// Preferred locale of a community guild, for example `en-US`: the language of Discord's
+    /// messages to it, and how Discovery lists it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Locale>")]
     pub preferred_locale: Option<String>,
     /// Show the boost progress bar.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -480,6 +489,26 @@ named_enum!(
     }
 );
 
+named_enum!(
+    /// How a forum or media channel sorts its posts for members who have not chosen.
+    SortOrder {
+        /// Posts with the most recent activity first.
+        LatestActivity = 0 => "latest_activity",
+        /// The newest posts first.
+        CreationDate = 1 => "creation_date",
+    }
+);
+named_enum!(
+    /// How a forum channel shows its posts for members who have not chosen. (Discord reports
+    /// a forum that never had one set as "not set", 0, which a manifest cannot ask for.)
+    ForumLayout {
+        /// One post per row.
+        List = 1 => "list",
+        /// A collection of tiles.
+        Gallery = 2 => "gallery",
+    }
+);
+
 impl ChannelType {
     /// Text-like channels are sorted together above voice-like ones in each parent,
     /// and Discord normalises their names.
@@ -492,6 +521,10 @@ impl ChannelType {
     pub fn is_voice_like(self) -> bool {
         matches!(self, ChannelType::Voice | ChannelType::Stage)
     }
+    /// Forum and media channels hold posts, with tags (discord-behaviour.md §9.5).
+    pub fn is_forum_like(self) -> bool {
+        matches!(self, ChannelType::Forum | ChannelType::Media)
+    }
 }
 
 /// A role. Only `name` is required; a field left out is not managed.
@@ -503,6 +536,7 @@ pub struct Role {
     pub id: Option<Snowflake>,
     /// Role name (at most 100 characters). `@everyone` manages the default role, of which only
     /// `permissions` can be set.
+    #[schemars(extend("examples" = ["Moderator", "@everyone"]))]
     pub name: String,
     /// Names this role had before: a role found under one of them is renamed in place (it keeps
     /// its id and members), never deleted and recreated.
@@ -540,13 +574,68 @@ pub struct Role {
 
 /// A permission name in snake_case, as Discord names them (`view_channel`,
 /// `send_messages`, ...); `bit_N` names a bit guildctl has no name for.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(transparent)]
-pub struct PermissionName(
-    #[schemars(regex(pattern = r"^([a-z_]+|bit_[0-9]{1,2})$"))]
-    #[schemars(extend("examples" = ["view_channel", "send_messages", "manage_roles"]))]
-    pub String,
-);
+pub struct PermissionName(pub String);
+
+/// The schema lists every name (so an editor completes them and flags `mange_roles`), each
+/// with what it allows; `bit_N` is the separate, documented way to name any other bit.
+impl JsonSchema for PermissionName {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PermissionName".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<serde_json::Value> = crate::permissions::NAMED
+            .iter()
+            .map(|(name, bit)| {
+                let what = crate::permissions::description(name).unwrap_or("");
+                serde_json::json!({
+                    "const": name,
+                    "description": format!("{} (bit {bit}).", what.trim_end_matches('.')),
+                })
+            })
+            .collect();
+        schemars::json_schema!({
+            "description": "A permission: Discord's name for it in snake_case, or `bit_N` for a bit guildctl has no name for.",
+            "anyOf": [
+                {
+                    "description": "A permission by its name.",
+                    "oneOf": names,
+                },
+                {
+                    "description": "A permission bit guildctl has no name for, by its number (`bit_53`): it is kept as it is.",
+                    "type": "string",
+                    "pattern": "^bit_[0-9]{1,2}$",
+                },
+            ],
+            "examples": ["view_channel", "send_messages", "manage_roles"],
+        })
+    }
+}
+
+/// A locale Discord knows, for `settings.preferred_locale` (only the schema uses this type).
+pub struct Locale;
+
+impl JsonSchema for Locale {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Locale".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        use crate::discord::models::{LOCALE_LANGUAGES, LOCALES};
+        let locales: Vec<serde_json::Value> = LOCALES
+            .iter()
+            .zip(LOCALE_LANGUAGES)
+            .map(|(code, language)| serde_json::json!({"const": code, "description": language}))
+            .collect();
+        schemars::json_schema!({
+            "description": "A locale Discord accepts (discord-behaviour.md §9.4), written as Discord writes it (`en-US`, not `en-us`).",
+            "type": "string",
+            "oneOf": locales,
+        })
+    }
+}
 
 /// An RGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
@@ -608,6 +697,7 @@ pub struct Channel {
     pub id: Option<Snowflake>,
     /// Channel name, 1-100 characters. Discord lowercases text-like channel names and turns
     /// spaces into dashes; write them that way to avoid a warning.
+    #[schemars(extend("examples" = ["general", "Voice Lounge"]))]
     pub name: String,
     /// Channel type: text (when left out), voice, category, announcement (community guilds),
     /// stage, forum or media. A channel's type is not changed by apply.
@@ -622,6 +712,7 @@ pub struct Channel {
         deserialize_with = "double_option",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(extend("examples" = ["Read the rules before posting"]))]
     pub topic: Option<Option<String>>,
     /// Age-restricted: Discord asks members to confirm they are adults before showing it
     /// (text, voice, announcement, stage, forum, media).
@@ -629,6 +720,7 @@ pub struct Channel {
     pub nsfw: Option<bool>,
     /// Slowmode: seconds a member waits between messages, 0-21600 (text, voice, stage, forum, media).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = [0, 5, 60]))]
     pub slowmode: Option<u32>,
     /// Voice and stage bitrate in bits per second: 8000 up to 96000 (128000 at boost tier 1,
     /// 256000 at tier 2, 384000 at tier 3); stage channels up to 64000.
@@ -652,9 +744,37 @@ pub struct Channel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("enum" = [60, 1440, 4320, 10080]))]
     pub default_auto_archive_duration: Option<u32>,
-    /// Slowmode copied to new threads, 0-21600 seconds.
+    /// Slowmode copied to new threads (and to new posts of a forum or media channel),
+    /// 0-21600 seconds (text, announcement, forum, media).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_thread_slowmode: Option<u32>,
+    /// Forum and media channels: the tags a post can carry, in the order Discord shows them
+    /// (at most 20, names unique). Authoritative when present: a live tag not listed is
+    /// deleted, and posts lose it. Tags are matched to live ones by a pinned `id`, then by
+    /// name, then by `previous_names`; a matched tag keeps its id, so posts that carry it
+    /// keep it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<ForumTag>>,
+    /// Forum and media channels: the emoji on the reaction button of every post (a standard
+    /// emoji as the character, or a custom emoji of the guild by `id`); `null` for none.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub default_reaction: Option<Option<Emoji>>,
+    /// Forum and media channels: how posts are sorted for members who have not chosen:
+    /// `latest_activity` or `creation_date`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort_order: Option<SortOrder>,
+    /// Forum channels only (not media): how posts are shown for members who have not chosen:
+    /// `list` or `gallery`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<ForumLayout>,
+    /// Forum and media channels: a new post must carry at least one of `tags` (Discord's
+    /// REQUIRE_TAG channel flag). Needs at least one tag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_tag: Option<bool>,
     /// Permission overwrites. When present the list is authoritative for this channel:
     /// overwrites not listed are removed. Mutually exclusive with `sync_permissions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -676,6 +796,34 @@ impl Channel {
     pub fn channel_type(&self) -> ChannelType {
         self.kind.unwrap_or(ChannelType::Text)
     }
+}
+
+/// A tag of a forum or media channel. Every field is sent whenever the channel's tags change,
+/// so a field left out takes its default.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ForumTag {
+    /// Pin this entry to a live tag of the channel by its id (`export` writes it). Matching is
+    /// by id, then name, then `previous_names`; a pinned tag the channel no longer has is
+    /// matched by name instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Snowflake>,
+    /// The tag's name, 1-20 characters, unique among the channel's tags. Tags are matched to
+    /// live ones by name (after a pinned `id`).
+    #[schemars(extend("examples" = ["bug", "question", "solved"]))]
+    pub name: String,
+    /// Names this tag had before: a live tag found under one of them is renamed in place and
+    /// keeps its id, so the posts that carry it keep it. Without them a renamed tag is a new
+    /// tag, and the old one is deleted (from its posts too).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_names: Vec<String>,
+    /// An emoji shown with the tag: a standard one as the character (`"🐛"`), or a custom one
+    /// of the guild by `id` (Discord keeps only the id of a custom tag emoji).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<Emoji>,
+    /// Only members with `manage_threads` may put this tag on a post (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moderated: bool,
 }
 
 /// A permission overwrite for one role or one member.

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase, UNSEEN_HELP, change};
 use super::order::target_order;
 use super::roles::{perm_names, permission_bits};
-use super::{Action, FieldChange, Kind, ObjectRef};
+use super::{Action, FieldChange, Kind, ObjectRef, created_path_ref};
 use crate::discord::models::{
     Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
     channel_type,
@@ -192,6 +192,8 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
             Phase::ChannelWrite
         };
         check_bitrate(cx, d);
+        check_require_tag(cx, d, matches[i]);
+        check_announcement_thread_slowmode(cx, d, matches[i]);
         let synced_by_parent = follows_parent_sync(&decls, &matches, &desired_ows, i);
         if let Some(live) = matches[i]
             && desired_ows[i].is_none()
@@ -557,8 +559,9 @@ fn vqm_name(v: u64) -> Value {
         .unwrap_or(json!(v))
 }
 
-/// Field changes of a channel against its live state (`None` for a new one).
-fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> ChangeBuilder {
+/// Field changes of a channel against its live state (`None` for a new one), and warnings
+/// about them for the plan.
+fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<String>) {
     let mut b = ChangeBuilder::new();
     let ch = d.ch;
     let stored = d.stored_name();
@@ -653,7 +656,8 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> ChangeBuilder {
             );
         }
     }
-    b
+    let warnings = super::forum::forum_fields(&mut b, ch, d.kind, live);
+    (b, warnings)
 }
 
 /// Whether Discord itself will give channel `i` its desired overwrites: it is
@@ -715,7 +719,10 @@ fn plan_update(
             return;
         }
     }
-    let mut b = channel_fields(d, Some(live));
+    let (mut b, warnings) = channel_fields(d, Some(live));
+    for w in warnings {
+        cx.warn(Some(format!("{}.tags", d.source)), w);
+    }
     if let Some(want) = ows {
         let have: Vec<Ow> = live
             .permission_overwrites
@@ -805,7 +812,10 @@ fn plan_create(
     phase: Phase,
 ) {
     let d = &decls[i];
-    let mut b = channel_fields(d, None);
+    let (mut b, _) = channel_fields(d, None);
+    // Discord's create route takes no `flags` (OpenAPI `CreateGuildChannelRequest`): they
+    // are set by an update of the new channel.
+    let flags = b.body.remove("flags");
     b.body.insert("type".into(), json!(d.kind));
     if let Some(p) = &parent {
         b.body.insert("parent_id".into(), p.to_value());
@@ -852,6 +862,17 @@ fn plan_create(
         Some(d.key.clone()),
         format!("create {} {display}", kind.label()),
     );
+    if let Some(flags) = flags {
+        cx.push_op(
+            phase,
+            idx,
+            "PATCH",
+            format!("/channels/{}", created_path_ref(&d.key)),
+            Some(json!({ "flags": flags })),
+            None,
+            format!("set the flags of new {} {display}", kind.label()),
+        );
+    }
 }
 
 fn type_label(kind: u8) -> &'static str {
@@ -1059,6 +1080,48 @@ fn plan_order(
         Some(Value::Array(entries)),
         None,
         "reorder channels".into(),
+    );
+}
+
+/// `require_tag: true` on a channel left without tags would make every post impossible.
+/// The checks refuse `tags: []`; with `tags` unmanaged, the live tags count.
+fn check_require_tag(cx: &mut Ctx, d: &Decl, live: Option<&LiveChannel>) {
+    let forum_like = matches!(d.kind, channel_type::FORUM | channel_type::MEDIA);
+    if !forum_like || d.ch.require_tag != Some(true) || super::forum::tags_after(d.ch, live) > 0 {
+        return;
+    }
+    let has = match (&d.ch.tags, live) {
+        (Some(_), _) => "its `tags` list is empty",
+        (None, Some(_)) => "it has no tags live and `tags` is not declared",
+        (None, None) => "it is new and `tags` is not declared",
+    };
+    cx.problem(
+        Some(format!("{}.require_tag", d.source)),
+        format!("`{}` requires a tag on every post, but {has}", d.ch.name),
+        Some("declare its `tags`, or remove `require_tag`"),
+    );
+}
+
+/// Discord sets `default_thread_rate_limit_per_user` of an announcement channel only when
+/// creating it: Modify Channel ignores it there (discord-behaviour.md §4.2), so a change
+/// would be sent on every apply and never made.
+fn check_announcement_thread_slowmode(cx: &mut Ctx, d: &Decl, live: Option<&LiveChannel>) {
+    let (Some(want), Some(live)) = (d.ch.default_thread_slowmode, live) else {
+        return;
+    };
+    let have = live.default_thread_rate_limit_per_user.unwrap_or(0);
+    if d.kind != channel_type::ANNOUNCEMENT || have == want {
+        return;
+    }
+    cx.problem(
+        Some(format!("{}.default_thread_slowmode", d.source)),
+        format!(
+            "`{}` would be an existing announcement channel, whose default_thread_slowmode              ({have}) Discord sets only when the channel is created",
+            d.ch.name
+        ),
+        Some(&format!(
+            "write `default_thread_slowmode: {have}` (the live value), or leave it out"
+        )),
     );
 }
 

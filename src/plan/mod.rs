@@ -11,6 +11,7 @@ mod channels;
 mod context;
 mod diff;
 mod features;
+mod forum;
 pub mod gates;
 mod order;
 mod roles;

@@ -64,6 +64,131 @@ pub const NAMED: &[(&str, u32)] = &[
     ("bypass_slowmode", 52),
 ];
 
+/// What each permission of [`NAMED`] allows, in the same order (after Discord's permission
+/// table), for the JSON schema that editors show.
+pub const DESCRIPTIONS: &[(&str, &str)] = &[
+    ("create_instant_invite", "Create invites."),
+    ("kick_members", "Kick members."),
+    ("ban_members", "Ban members."),
+    (
+        "administrator",
+        "Every permission, bypassing channel overwrites.",
+    ),
+    ("manage_channels", "Create, edit and delete channels."),
+    ("manage_guild", "Edit the guild's settings."),
+    ("add_reactions", "Add new reactions to messages."),
+    ("view_audit_log", "Read the audit log."),
+    (
+        "priority_speaker",
+        "Use priority speaker in a voice channel.",
+    ),
+    ("stream", "Go live (stream video) in a voice channel."),
+    (
+        "view_channel",
+        "See a channel: read its messages, join it if it is voice.",
+    ),
+    (
+        "send_messages",
+        "Send messages in a channel, and create posts in a forum or media channel.",
+    ),
+    ("send_tts_messages", "Send text-to-speech (/tts) messages."),
+    ("manage_messages", "Delete other members' messages."),
+    ("embed_links", "Links the member sends show a preview."),
+    ("attach_files", "Upload files and images."),
+    ("read_message_history", "Read a channel's earlier messages."),
+    (
+        "mention_everyone",
+        "Mention @everyone, @here and every role, even those not mentionable.",
+    ),
+    ("use_external_emojis", "Use custom emoji from other guilds."),
+    ("view_guild_insights", "See the guild's insights."),
+    ("connect", "Join a voice channel."),
+    ("speak", "Speak in a voice channel."),
+    ("mute_members", "Mute members in voice channels."),
+    ("deafen_members", "Deafen members in voice channels."),
+    ("move_members", "Move members between voice channels."),
+    ("use_vad", "Speak by voice activity (without push-to-talk)."),
+    ("change_nickname", "Change one's own nickname."),
+    ("manage_nicknames", "Change other members' nicknames."),
+    (
+        "manage_roles",
+        "Create, edit and delete roles below one's highest, and edit channel overwrites.",
+    ),
+    ("manage_webhooks", "Create, edit and delete webhooks."),
+    (
+        "manage_guild_expressions",
+        "Edit and delete emoji, stickers and soundboard sounds created by anyone.",
+    ),
+    (
+        "use_application_commands",
+        "Use apps' commands (slash and context-menu commands).",
+    ),
+    ("request_to_speak", "Ask to speak in a stage channel."),
+    (
+        "manage_events",
+        "Edit and delete scheduled events created by anyone.",
+    ),
+    (
+        "manage_threads",
+        "Delete and archive threads and posts, and see every private thread.",
+    ),
+    (
+        "create_public_threads",
+        "Create public and announcement threads.",
+    ),
+    ("create_private_threads", "Create private threads."),
+    (
+        "use_external_stickers",
+        "Use custom stickers from other guilds.",
+    ),
+    (
+        "send_messages_in_threads",
+        "Send messages in threads and posts.",
+    ),
+    (
+        "use_embedded_activities",
+        "Start Activities in voice channels.",
+    ),
+    (
+        "moderate_members",
+        "Time members out (they cannot send, react or speak meanwhile).",
+    ),
+    (
+        "view_creator_monetization_analytics",
+        "See role subscription insights.",
+    ),
+    ("use_soundboard", "Use the soundboard in a voice channel."),
+    (
+        "create_guild_expressions",
+        "Create emoji, stickers and soundboard sounds, and edit or delete one's own.",
+    ),
+    (
+        "create_events",
+        "Create scheduled events, and edit or delete one's own.",
+    ),
+    (
+        "use_external_sounds",
+        "Use soundboard sounds from other guilds.",
+    ),
+    ("send_voice_messages", "Send voice messages."),
+    ("set_voice_channel_status", "Set a voice channel's status."),
+    ("send_polls", "Send polls."),
+    (
+        "use_external_apps",
+        "Let apps the member installed reply for everyone to see (else only the member sees).",
+    ),
+    ("pin_messages", "Pin and unpin messages."),
+    ("bypass_slowmode", "Send without waiting for slowmode."),
+];
+
+/// What the permission called `name` allows, if it has a name.
+pub fn description(name: &str) -> Option<&'static str> {
+    DESCRIPTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, d)| *d)
+}
+
 /// A permission bit set. Serialised as Discord does: a decimal string.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Permissions(pub u64);
@@ -215,6 +340,14 @@ mod tests {
     fn documented_bits_or_to_the_reference_total() {
         // discord-behaviour.md §3.5: OR of all documented bits = 8866461766385663.
         assert_eq!(Permissions::known_mask(), 8866461766385663);
+    }
+
+    #[test]
+    fn every_name_has_a_description_in_the_same_order() {
+        let names: Vec<&str> = NAMED.iter().map(|(n, _)| *n).collect();
+        let described: Vec<&str> = DESCRIPTIONS.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, described);
+        assert!(DESCRIPTIONS.iter().all(|(_, d)| d.ends_with('.')));
     }
 
     #[test]

@@ -260,7 +260,11 @@ fn read_channel(
         ) {
             f.auto_archive = Some(d as u32);
         }
-        if let Field::Set(d) = r.int_range("default_thread_rate_limit_per_user", 0, 21600) {
+        // On create for every text-like type; on modify not for announcement channels
+        // (§4.2), where Discord ignores it like any field that does not apply.
+        if (create || kind != 5)
+            && let Field::Set(d) = r.int_range("default_thread_rate_limit_per_user", 0, 21600)
+        {
             f.thread_rate_limit = Some(d as u32);
         }
     }

@@ -920,6 +920,51 @@ async fn community_needs_rules_and_updates_channels() {
     assert_eq!(c["type"], 5);
 }
 
+/// §4.2: `default_thread_rate_limit_per_user` is set on creating an announcement channel,
+/// but Modify Channel takes it only for text, forum and media channels.
+#[tokio::test]
+async fn announcement_thread_slowmode_is_set_on_create_only() {
+    let t = T::new().await;
+    let g = t.g();
+    let (s, v) = t
+        .patch(
+            &format!("/guilds/{g}"),
+            json!({"features": ["COMMUNITY"], "rules_channel_id": t.chan("rules"),
+                   "public_updates_channel_id": t.chan("mod-log"), "verification_level": 1,
+                   "explicit_content_filter": 2}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    let (s, news) = t
+        .post(
+            &format!("/guilds/{g}/channels"),
+            json!({"name": "news", "type": 5, "default_thread_rate_limit_per_user": 60}),
+        )
+        .await;
+    assert_eq!(s, 201, "{news}");
+    assert_eq!(news["default_thread_rate_limit_per_user"], 60);
+    let id = news["id"].as_str().unwrap().to_owned();
+    let (s, news) = t
+        .patch(
+            &format!("/channels/{id}"),
+            json!({"default_thread_rate_limit_per_user": 120}),
+        )
+        .await;
+    assert_eq!(s, 200, "{news}");
+    assert_eq!(news["default_thread_rate_limit_per_user"], 60, "ignored");
+    let general = t.chan("general");
+    let (s, text) = t
+        .patch(
+            &format!("/channels/{general}"),
+            json!({"default_thread_rate_limit_per_user": 120}),
+        )
+        .await;
+    assert_eq!(
+        (s, &text["default_thread_rate_limit_per_user"]),
+        (200, &json!(120))
+    );
+}
+
 #[tokio::test]
 async fn community_needs_administrator() {
     let p = Permissions::MANAGE_GUILD | Permissions::VIEW_CHANNEL;

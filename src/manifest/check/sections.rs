@@ -47,7 +47,7 @@ fn no_repeated_channels(
     }
 }
 
-fn length_error(
+pub(super) fn length_error(
     out: &mut Vec<Diagnostic>,
     path: String,
     what: &str,
@@ -89,7 +89,7 @@ fn parse_custom_emoji_text(s: &str) -> Option<(&str, &str, bool)> {
     Some((name, id, animated))
 }
 
-fn check_emoji(path: String, e: &Emoji, out: &mut Vec<Diagnostic>) {
+pub(super) fn check_emoji(path: String, e: &Emoji, out: &mut Vec<Diagnostic>) {
     match e {
         Emoji::Unicode(s) => {
             if let Some((name, id, animated)) = parse_custom_emoji_text(s) {
