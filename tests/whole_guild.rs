@@ -29,6 +29,9 @@ async fn export_round_trip(h: &Harness) {
     let path = h.dir.path().join("exported.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     assert_no_secret(h, "the export", &text);
+    // What guildctl writes loads by the fast parse, to the tree serde-saphyr would build.
+    assert!(guildctl::manifest::load::parses_fast(&text));
+    guildctl::manifest::load::assert_parses_agree(&text);
     let p = path.to_str().unwrap();
     h.run(&["validate", "-f", p]).await.assert_code(0);
     h.emu.clear_requests();
