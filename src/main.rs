@@ -474,7 +474,16 @@ fn parse() -> Cli {
 
 fn main() -> ExitCode {
     let cli = parse();
-    let runtime = match tokio::runtime::Runtime::new() {
+    // One thread does for a command: its work is waiting on a few connections at a time, and
+    // worker threads would only add their stacks and allocator arenas to its memory. The
+    // emulator, a server for others, keeps a thread per core.
+    let runtime = match &cli.command {
+        Command::Emulator { .. } => tokio::runtime::Runtime::new(),
+        _ => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+    };
+    let runtime = match runtime {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

@@ -1,5 +1,8 @@
 //! The live guild, read in a constant number of calls whatever its size.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -25,6 +28,18 @@ pub struct Snapshot {
     pub onboarding: Option<Onboarding>,
     /// Every webhook of the guild, without tokens.
     pub webhooks: Option<Vec<Webhook>>,
+    /// Roles and channels by id, built on the first lookup: planning looks objects up by id
+    /// thousands of times in a large guild. A snapshot is not changed once read.
+    #[serde(skip)]
+    index: OnceLock<Index>,
+}
+
+/// Positions in [`Snapshot::guild`]'s roles and in [`Snapshot::channels`] by id (the first,
+/// should an id repeat).
+#[derive(Debug, Clone, Default)]
+struct Index {
+    roles: HashMap<String, usize>,
+    channels: HashMap<String, usize>,
 }
 
 impl Snapshot {
@@ -56,6 +71,7 @@ impl Snapshot {
             welcome_screen,
             onboarding,
             webhooks,
+            index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
         Ok(snap)
@@ -132,23 +148,47 @@ impl Snapshot {
     /// A hash of the live configuration, so a saved plan can tell whether the guild
     /// changed since it was made.
     pub fn fingerprint(&self) -> String {
-        let mut channels = self.channels.clone();
+        // Written straight into the hash: the JSON of a large guild is a megabyte.
+        #[derive(Serialize)]
+        struct Canonical<'a> {
+            guild: &'a Guild,
+            channels: Vec<&'a Channel>,
+            welcome_screen: &'a Option<WelcomeScreen>,
+            onboarding: &'a Option<Onboarding>,
+            webhooks: &'a Option<Vec<Webhook>>,
+        }
+        struct Hasher(Sha256);
+        impl std::io::Write for Hasher {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.update(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut channels: Vec<&Channel> = self.channels.iter().collect();
         channels.sort_by(|a, b| a.id.cmp(&b.id));
         let mut guild = self.guild.clone();
         guild.roles.sort_by(|a, b| a.id.cmp(&b.id));
-        let canonical = serde_json::json!({
-            "guild": guild,
-            "channels": channels,
-            "welcome_screen": self.welcome_screen,
-            "onboarding": self.onboarding,
-            "webhooks": self.webhooks,
-        });
-        let digest = Sha256::digest(canonical.to_string().as_bytes());
+        let mut h = Hasher(Sha256::new());
+        // Writing to a hash cannot fail, nor can serialising these types.
+        let _ = serde_json::to_writer(
+            &mut h,
+            &Canonical {
+                guild: &guild,
+                channels,
+                welcome_screen: &self.welcome_screen,
+                onboarding: &self.onboarding,
+                webhooks: &self.webhooks,
+            },
+        );
+        let digest = h.0.finalize();
         digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
     }
 
     pub fn everyone_role(&self) -> Option<&Role> {
-        self.guild.roles.iter().find(|r| r.id == self.guild.id)
+        self.role(&self.guild.id)
     }
 
     /// Roles from highest to lowest, `@everyone` last. Equal positions: the older
@@ -160,11 +200,26 @@ impl Snapshot {
     }
 
     pub fn role(&self, id: &str) -> Option<&Role> {
-        self.guild.roles.iter().find(|r| r.id == id)
+        let at = *self.index().roles.get(id)?;
+        self.guild.roles.get(at).filter(|r| r.id == id)
     }
 
     pub fn channel(&self, id: &str) -> Option<&Channel> {
-        self.channels.iter().find(|c| c.id == id)
+        let at = *self.index().channels.get(id)?;
+        self.channels.get(at).filter(|c| c.id == id)
+    }
+
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let mut index = Index::default();
+            for (i, r) in self.guild.roles.iter().enumerate() {
+                index.roles.entry(r.id.clone()).or_insert(i);
+            }
+            for (i, c) in self.channels.iter().enumerate() {
+                index.channels.entry(c.id.clone()).or_insert(i);
+            }
+            index
+        })
     }
 
     pub fn is_bot_owner(&self) -> bool {

@@ -516,3 +516,52 @@ fn fuzz_findings_stay_fixed() {
             .as_bytes(),
     );
 }
+
+#[test]
+fn the_examples_load_by_the_fast_parse_to_the_same_tree() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "yaml") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert!(
+                guildctl::manifest::load::parses_fast(&text),
+                "{} takes the slow parse",
+                p.display()
+            );
+            guildctl::manifest::load::assert_parses_agree(&text);
+            n += 1;
+        }
+    }
+    assert!(n >= 3);
+}
+
+#[test]
+fn the_fast_parse_leaves_what_it_does_not_know_to_serde_saphyr() {
+    for text in [
+        "version: 1\nroles: &r []\nchannels: *r\n",
+        "version: 1\nsettings: !!map {}\n",
+        "version: 1\nsettings:\n  afk_timeout: 1.5e2\n",
+        "version: 1\nsettings:\n  afk_timeout: 0x10\n",
+        "version: 1\nsettings:\n  afk_timeout: 0300\n",
+        "version: 1\nsettings:\n  afk_timeout: 99999999999999999999\n",
+        "version: 1\nsettings:\n  afk_timeout: -5\n",
+        "version: 1\nsettings:\n  <<: {name: x}\n",
+        "version: 1\nversion: 1\n",
+        "version: 1\n---\nversion: 1\n",
+        "%YAML 1.2\n---\nversion: 1\n",
+        "",
+    ] {
+        assert!(!guildctl::manifest::load::parses_fast(text), "{text:?}");
+    }
+    for text in [
+        "version: 1\nsettings:\n  name: \"x\"\n  afk_timeout: 300\n  description: ~\n",
+        "---\nversion: 1\nroles: [{name: A, hoist: True}, {name: 'B', color: NULL}]\n",
+        "version: 1\nsettings:\n  description: |\n    two\n    lines\n  name: >-\n    folded\n    text\n",
+        "version: 1 # c\nsettings: {name: \"1.5\", description: 'yes'}\n",
+    ] {
+        assert!(guildctl::manifest::load::parses_fast(text), "{text:?}");
+        guildctl::manifest::load::assert_parses_agree(text);
+    }
+}

@@ -1,6 +1,15 @@
 //! Rate limits at Discord's real speed: a large apply meets no 429 and takes
 //! about the least time the limits allow. The emulator's clock runs at scale 1, so
 //! the client's timing races the emulator's windows as it would Discord's.
+//!
+//! Discord counts a request against the global limit when it arrives, which a client
+//! never sees: only that it lies between sending and the response. Each run makes the
+//! request that opens the emulator's first global window arrive late (a latency fault,
+//! lifted as soon as that request is answered), and the requests after it arrive at
+//! once. A client that counted a request from when it was sent would send the 51st a
+//! second after the first was sent, inside the window the first opened on arrival: a
+//! global 429 (the client before `538de71` did, in every run). Counted from the
+//! response, the 51st waits until the first's window has closed.
 
 #[path = "common/lower_bound.rs"]
 mod lower_bound;
@@ -8,7 +17,9 @@ mod lower_bound;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
-use discord_emulator::{EmulatorOptions, RunningEmulator, default_state};
+use discord_emulator::{
+    EmulatorOptions, FaultKind, FaultRule, FaultSet, RunningEmulator, default_state,
+};
 use guildctl::apply::{self, ApplyOptions};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
@@ -18,6 +29,9 @@ use guildctl::snapshot::Snapshot;
 /// Creates this many roles: about three windows of the global limit (50 a second).
 const ROLES: usize = 150;
 const RUNS: usize = 3;
+/// How late the first role create arrives: far more than loopback's jitter, so the race
+/// is certain, and little against the run.
+const LATE: Duration = Duration::from_millis(60);
 
 /// One apply of `ROLES` role creates against a fresh emulator at real time: the 429s
 /// the emulator served, the wall time and the lower bound.
@@ -51,21 +65,41 @@ async fn one_run() -> (usize, Duration, Duration) {
         .count();
     assert_eq!(creates, ROLES, "the plan creates every role");
     let bound = lower_bound::lower_bound(&plan, &config);
+    // The apply's first request opens a global window of its own: the snapshot's
+    // window (in the emulator and in the client) has closed.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    emu.set_faults(FaultSet {
+        seed: Some(12),
+        rules: vec![FaultRule {
+            method: "POST".into(),
+            path: "/guilds/*/roles".into(),
+            probability: 1.0,
+            kind: FaultKind::LatencyMs(LATE.as_millis() as u64),
+        }],
+    })
+    .expect("faults");
     emu.clear_requests();
     let start = Instant::now();
+    // Reported before the next call starts: only the first create is late.
     let outcome = apply::apply(
         &client,
         &plan,
         &ApplyOptions::new("rate limits", dir),
-        |_| {},
+        |_| emu.clear_faults(),
     )
     .await;
     let elapsed = start.elapsed();
     assert!(outcome.succeeded(), "apply failed: {:?}", outcome.failures);
     let requests = emu.requests();
     assert!(requests.len() >= ROLES);
+    let late: Vec<usize> = (0..requests.len())
+        .filter(|&i| requests[i].fault.is_some())
+        .collect();
+    assert_eq!(late, [0], "the first create, and only it, arrived late");
     let too_many = requests.iter().filter(|r| r.status == 429).count();
-    (too_many, elapsed, bound)
+    // The first create's latency is time no client can save: it cannot know the create
+    // arrived before its response.
+    (too_many, elapsed, bound + LATE)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -35,6 +35,9 @@ async fn export_round_trip(h: &Harness) {
         guildctl::manifest::SCHEMA_ID
     );
     assert!(text.starts_with(&modeline), "{text}");
+    // What guildctl writes loads by the fast parse, to the tree serde-saphyr would build.
+    assert!(guildctl::manifest::load::parses_fast(&text));
+    guildctl::manifest::load::assert_parses_agree(&text);
     let p = path.to_str().unwrap();
     h.run(&["validate", "-f", p]).await.assert_code(0);
     h.emu.clear_requests();

@@ -219,7 +219,8 @@ impl Default for ClientOptions {
 
 /// What one attempt came to.
 enum Attempt {
-    Done(Option<Value>),
+    /// The body, when there is one (not 204, not empty).
+    Done(Option<bytes::Bytes>),
     /// Try again after this long.
     Retry(Duration, ClientError),
     Fail(ClientError),
@@ -281,9 +282,15 @@ impl Client {
             path: path.to_owned(),
             detail,
         };
-        let Some(value) = self.send(Method::GET, path, None, None).await? else {
+        let Some(body) = self.send_raw(Method::GET, path, None, None).await? else {
             return Err(decode("the body is empty".into()));
         };
+        // Straight from the bytes, not through a `Value` as large again as the body; a body
+        // that does not fit is read again as a `Value` to say where and why.
+        if let Ok(v) = serde_json::from_slice::<T>(&body) {
+            return Ok(v);
+        }
+        let value = json_body(&Method::GET, path, &body)?;
         serde_path_to_error::deserialize(value).map_err(|e| {
             let at = e.path().to_string();
             let inner = e.into_inner();
@@ -309,6 +316,20 @@ impl Client {
         body: Option<&Value>,
         reason: Option<&str>,
     ) -> Result<Option<Value>, ClientError> {
+        match self.send_raw(method.clone(), path, body, reason).await? {
+            Some(bytes) => json_body(&method, path, &bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Client::send`], returning the body's bytes.
+    async fn send_raw(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        reason: Option<&str>,
+    ) -> Result<Option<bytes::Bytes>, ClientError> {
         let route = Route::of(&method, path);
         let mut failures = 0;
         loop {
@@ -398,18 +419,7 @@ impl Client {
             if bytes.is_empty() || status == StatusCode::NO_CONTENT {
                 return Attempt::Done(None);
             }
-            return match serde_json::from_slice(&bytes) {
-                Ok(v) => Attempt::Done(Some(v)),
-                Err(e) => Attempt::Fail(ClientError::Decode {
-                    method: method.clone(),
-                    path: path.to_owned(),
-                    detail: if e.is_eof() {
-                        format!("the body ends early, cut off ({e})")
-                    } else {
-                        format!("the body is not JSON ({e})")
-                    },
-                }),
-            };
+            return Attempt::Done(Some(bytes));
         }
         let error_body: Option<ErrorBody> = serde_json::from_slice(&bytes).ok();
         let api_error = || {
@@ -471,6 +481,19 @@ impl Client {
         let unit = (x % 1000) as f64 / 1000.0;
         Duration::from_secs_f64(base * step * (0.5 + unit))
     }
+}
+
+/// A successful response's body as JSON.
+fn json_body(method: &Method, path: &str, bytes: &[u8]) -> Result<Value, ClientError> {
+    serde_json::from_slice(bytes).map_err(|e| ClientError::Decode {
+        method: method.clone(),
+        path: path.to_owned(),
+        detail: if e.is_eof() {
+            format!("the body ends early, cut off ({e})")
+        } else {
+            format!("the body is not JSON ({e})")
+        },
+    })
 }
 
 fn seed() -> u64 {

@@ -18,12 +18,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use serde_saphyr::Spanned;
 
 use super::diagnostic::{Diagnostic, Located, Report, Severity};
 use super::source::{self, SourceFile};
-use super::source_map::{SourceMap, Span, key_span, span_of};
-use super::tree::{Node, Scalar, ScalarNode, to_json};
+use super::source_map::{Part, SourceMap, Span, Trees, key_span, span_of};
+use super::tree::{At, Limits, Node, Scalar, ScalarNode, parse_fast, to_json};
 use super::types::Manifest;
 
 /// The only manifest format version.
@@ -51,7 +50,6 @@ pub struct LoadedManifest {
     pub files: Vec<SourceFile>,
     pub manifest: Manifest,
     pub locations: SourceMap,
-    value: Value,
 }
 
 impl LoadedManifest {
@@ -67,9 +65,10 @@ impl LoadedManifest {
         }
     }
 
-    /// The manifest as JSON (its files merged), as validated against the schema.
+    /// The manifest as JSON (its files merged), as validated against the schema. Made anew
+    /// from the files' trees: nothing needs it after loading, so it is not kept.
     pub fn json_value(&self) -> Option<Value> {
-        Some(self.value.clone())
+        Some(merged_value(self.locations.trees()))
     }
 
     /// An empty report about this manifest, to add diagnostics to.
@@ -234,12 +233,12 @@ fn load_files(
         }
     }
     // 2. Syntax, file by file: a broken file does not hide the problems of the others.
-    let mut trees: Vec<(usize, Spanned<Node>)> = Vec::new();
+    let mut trees: Vec<(usize, At<Node>)> = Vec::new();
     for (i, f) in report.files.iter().enumerate() {
         if !usable.get(i).copied().unwrap_or(false) {
             continue;
         }
-        match serde_saphyr::from_str_with_options::<Spanned<Node>>(&f.text, tree_options()) {
+        match parse(&f.text) {
             Ok(tree) => trees.push((i, tree)),
             Err(e) => {
                 let (rule, mut message, mut help) = describe_parse_error(&e);
@@ -284,10 +283,11 @@ fn load_files(
     }
 
     // 4. Merge into one value, with the source map.
-    let (value, locations) = merge(&mut report, &trees);
+    let locations = merge(&mut report, trees);
     if report.has_errors() {
         return Err(fail(report));
     }
+    let value = merged_value(locations.trees());
 
     // 5. The JSON schema: every violation at once.
     let violations = super::schema::violations(&value);
@@ -335,8 +335,45 @@ fn load_files(
         files: report.files,
         manifest,
         locations,
-        value,
     })
+}
+
+/// The loader's budget, as the fast parse keeps to it.
+const LIMITS: Limits = Limits {
+    max_depth: MAX_DEPTH,
+    max_nodes: MAX_NODES,
+    max_events: 4 * MAX_NODES,
+    max_bytes: source::MAX_FILE_BYTES as usize,
+    max_buffered_comments: 32,
+};
+
+/// A file's YAML tree: built from the parser's events where the text is a plain manifest
+/// ([`parse_fast`]), else by serde-saphyr, which also says what is wrong with a broken one.
+fn parse(text: &str) -> Result<At<Node>, serde_saphyr::Error> {
+    match parse_fast(text, &LIMITS) {
+        Some(tree) => Ok(tree),
+        None => serde_saphyr::from_str_with_options::<At<Node>>(text, tree_options()),
+    }
+}
+
+/// Whether the text parses by the fast path (for tests: the manifests guildctl writes and
+/// the examples should).
+#[doc(hidden)]
+pub fn parses_fast(text: &str) -> bool {
+    parse_fast(text, &LIMITS).is_some()
+}
+
+/// Panics unless the fast parse, where it answers, gives serde-saphyr's tree (places
+/// included). For the fuzz harness.
+#[doc(hidden)]
+pub fn assert_parses_agree(text: &str) {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    if let Some(fast) = parse_fast(&text, &LIMITS) {
+        match serde_saphyr::from_str_with_options::<At<Node>>(&text, tree_options()) {
+            Ok(slow) => assert_eq!(fast, slow, "the two parses differ on {text:?}"),
+            Err(e) => panic!("the fast parse accepted what serde-saphyr refuses ({e}): {text:?}"),
+        }
+    }
 }
 
 /// YAML 1.2 core schema: only `true`/`false` are booleans, so `no`, `on`, `off`, `yes` are
@@ -579,7 +616,7 @@ fn serde_path(p: &serde_path_to_error::Path) -> String {
 
 /// Each file must be a mapping of sections; `version` must be 1 wherever it is written, and
 /// written at least once (in a file manifest: in the file).
-fn check_files(report: &mut Report, is_dir: bool, trees: &[(usize, Spanned<Node>)]) {
+fn check_files(report: &mut Report, is_dir: bool, trees: &[(usize, At<Node>)]) {
     let help_version = format!(
         "start the manifest with `version: {MANIFEST_VERSION}`; this guildctl reads only version {MANIFEST_VERSION}"
     );
@@ -695,30 +732,30 @@ fn check_files(report: &mut Report, is_dir: bool, trees: &[(usize, Spanned<Node>
 
 /// Merges the files' trees by top-level section: list sections ([`LIST_SECTIONS`]) are
 /// concatenated in file order; any other section may be written in one file only
-/// (`version` may be repeated, and is checked by [`check_files`]).
-fn merge(report: &mut Report, trees: &[(usize, Spanned<Node>)]) -> (Value, SourceMap) {
-    let mut map = SourceMap::default();
-    let mut root = serde_json::Map::new();
+/// (`version` may be repeated, and is checked by [`check_files`]). The source map keeps the
+/// trees and which entries were taken.
+fn merge(report: &mut Report, trees: Vec<(usize, At<Node>)>) -> SourceMap {
+    let mut merged = Trees::default();
     // Section → where it was first written (file, key span).
     let mut first: HashMap<String, Span> = HashMap::new();
     let mut list_len: HashMap<String, usize> = HashMap::new();
-    for (i, tree) in trees {
-        if let Some(s) = span_of(*i, tree) {
-            map.nodes.entry(String::new()).or_insert(s);
+    for (t, (i, tree)) in trees.iter().enumerate() {
+        if merged.root.is_none() {
+            merged.root = span_of(*i, tree);
         }
         let Node::Map(entries) = &tree.value else {
             continue;
         };
-        for (key, value) in entries {
-            let name = key.value.0.clone();
+        for (entry, (key, value)) in entries.iter().enumerate() {
+            let name = &key.value.0;
             let key_span = key_span(*i, key);
             let is_list =
                 LIST_SECTIONS.contains(&name.as_str()) && matches!(value.value, Node::Seq(_));
-            if let Some(prev) = first.get(&name).copied() {
+            if let Some(prev) = first.get(name).copied() {
                 if name == "version" {
                     continue;
                 }
-                let both_lists = is_list && list_len.contains_key(&name);
+                let both_lists = is_list && list_len.contains_key(name);
                 if !both_lists {
                     let here = key_span.unwrap_or(Span {
                         file: *i,
@@ -752,37 +789,59 @@ fn merge(report: &mut Report, trees: &[(usize, Spanned<Node>)]) -> (Value, Sourc
             } else if let Some(s) = key_span {
                 first.insert(name.clone(), s);
             }
-            if let Some(s) = key_span {
-                map.keys.entry(name.clone()).or_insert(s);
+            if let Some(s) = key_span
+                && !merged.keys.iter().any(|(k, _)| k == name)
+            {
+                merged.keys.push((name.clone(), s));
             }
-            if is_list {
-                let Node::Seq(items) = &value.value else {
-                    continue;
-                };
-                let offset = list_len.get(&name).copied().unwrap_or(0);
-                if offset == 0 {
-                    map.record_value(&name, *i, key_span, value);
+            let list_offset = match &value.value {
+                Node::Seq(items) if is_list => {
+                    let offset = list_len.get(name).copied().unwrap_or(0);
+                    list_len.insert(name.clone(), offset + items.len());
+                    Some(offset)
                 }
+                _ => None,
+            };
+            merged.parts.push(Part {
+                tree: t,
+                entry,
+                list_offset,
+            });
+        }
+    }
+    merged.trees = trees;
+    SourceMap::new(merged)
+}
+
+/// The merged manifest as JSON: each part's value, list sections' items appended in order.
+fn merged_value(trees: &Trees) -> Value {
+    let mut root = serde_json::Map::new();
+    for part in &trees.parts {
+        let Some((_, tree)) = trees.trees.get(part.tree) else {
+            continue;
+        };
+        let Node::Map(entries) = &tree.value else {
+            continue;
+        };
+        let Some((key, value)) = entries.get(part.entry) else {
+            continue;
+        };
+        let name = &key.value.0;
+        match (&value.value, part.list_offset) {
+            (Node::Seq(items), Some(_)) => {
                 let list = root
                     .entry(name.clone())
                     .or_insert_with(|| Value::Array(Vec::new()));
-                for (k, item) in items.iter().enumerate() {
-                    let child = format!("{name}[{}]", offset + k);
-                    map.insert(child.clone(), *i, item);
-                    map.walk(*i, item, child);
-                    if let Value::Array(a) = list {
-                        a.push(to_json(&item.value));
-                    }
+                if let Value::Array(a) = list {
+                    a.extend(items.iter().map(|item| to_json(&item.value)));
                 }
-                list_len.insert(name, offset + items.len());
-            } else {
-                map.record_value(&name, *i, key_span, value);
-                map.walk(*i, value, name.clone());
-                root.insert(name, to_json(&value.value));
+            }
+            _ => {
+                root.insert(name.clone(), to_json(&value.value));
             }
         }
     }
-    (Value::Object(root), map)
+    Value::Object(root)
 }
 
 /// Diagnostics about a loaded manifest (the planner's refusals), placed on its lines and

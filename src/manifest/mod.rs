@@ -71,12 +71,11 @@ pub fn fuzz_one(data: &[u8]) {
         None => (0, data),
     };
     let result = if mode % 2 == 0 {
-        load_str(
-            &root.join("guild.yaml"),
-            String::from_utf8_lossy(rest).into_owned(),
-        )
+        let text = String::from_utf8_lossy(rest).into_owned();
+        load::assert_parses_agree(&text);
+        load_str(&root.join("guild.yaml"), text)
     } else {
-        let files = rest
+        let files: Vec<SourceFile> = rest
             .split(|b| *b == 0x1e)
             .take(8)
             .enumerate()
@@ -85,11 +84,15 @@ pub fn fuzz_one(data: &[u8]) {
                 text: String::from_utf8_lossy(chunk).into_owned(),
             })
             .collect();
+        for f in &files {
+            load::assert_parses_agree(&f.text);
+        }
         load_folder_sources(root, files)
     };
     let report = match result {
         Ok(loaded) => {
             let _ = loaded.json_value();
+            loaded.locations.assert_lookups_agree();
             check_report(&loaded)
         }
         Err(e) => {

@@ -52,39 +52,42 @@ pub fn changes_digest(changes: &[Change], operations: &[Operation]) -> String {
         operations,
     })
     .unwrap_or(Value::Null);
-    let mut out = String::new();
+    let mut out = Vec::new();
     canonical(&value, &mut out);
-    hex(&Sha256::digest(out.as_bytes()))
+    hex(&Sha256::digest(&out))
 }
 
 /// JSON with object keys sorted at every level (serde_json keeps insertion order here).
-fn canonical(v: &Value, out: &mut String) {
+fn canonical(v: &Value, out: &mut Vec<u8>) {
     match v {
         Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
+            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+            entries.sort_by_key(|(k, _)| *k);
+            out.push(b'{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                canonical(&m[k], out);
+                // Writing JSON into a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut *out, k);
+                out.push(b':');
+                canonical(v, out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
     }
 }
 
@@ -231,9 +234,12 @@ mod tests {
     fn canonical_json_sorts_keys_at_every_level() {
         let v: Value =
             serde_json::from_str(r#"{"b":1,"a":{"d":[{"z":1,"y":"é"}],"c":null}}"#).unwrap();
-        let mut out = String::new();
+        let mut out = Vec::new();
         canonical(&v, &mut out);
-        assert_eq!(out, r#"{"a":{"c":null,"d":[{"y":"é","z":1}]},"b":1}"#);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":{"c":null,"d":[{"y":"é","z":1}]},"b":1}"#
+        );
     }
 
     #[test]

@@ -155,8 +155,9 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         let parent = d.parent.map(|p| decls[p].ch.name.as_str());
         cx.add_channel_ref(id, d.kind, &d.ch.name, parent);
     }
+    let matched: HashSet<&str> = matches.iter().flatten().map(|m| m.id.as_str()).collect();
     for c in &snap.channels {
-        if !matches.iter().flatten().any(|m| m.id == c.id) {
+        if !matched.contains(c.id.as_str()) {
             add_live_ref(cx, c);
         }
     }
@@ -343,7 +344,7 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
     let mut used: HashSet<&str> = HashSet::new();
     for (i, d) in decls.iter().enumerate() {
         if let Some(id) = &d.ch.id {
-            match live.iter().find(|c| c.id == id.0) {
+            match cx.snap.channel(&id.0) {
                 Some(c) => {
                     out[i] = Some(c);
                     used.insert(&c.id);

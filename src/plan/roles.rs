@@ -153,7 +153,8 @@ fn match_roles<'s>(
             continue;
         }
         if let Some(id) = &d.id {
-            match ranked.iter().find(|r| r.id == id.0) {
+            // `ranked` is every role but @everyone.
+            match cx.snap.role(&id.0).filter(|r| r.id != cx.guild_id) {
                 Some(r) => {
                     out[i] = Some(r);
                     used.insert(r.id.clone());

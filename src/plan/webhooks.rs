@@ -1,7 +1,7 @@
 //! Incoming webhooks: create, rename, move, change avatar, prune. Their tokens
 //! never enter a plan: guildctl reads webhooks without them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -107,9 +107,20 @@ fn match_webhooks<'s>(
 ) -> Vec<Option<&'s LiveWebhook>> {
     let mut out: Vec<Option<&'s LiveWebhook>> = vec![None; declared.len()];
     let mut used: HashSet<&str> = HashSet::new();
+    // A guild has up to a thousand webhooks: index them once by id and by name (positions in
+    // `incoming`, in order, so the first unused one is found as a scan would).
+    let mut by_id: HashMap<&str, &'s LiveWebhook> = HashMap::new();
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, w) in incoming.iter().enumerate() {
+        by_id.entry(w.id.as_str()).or_insert(w);
+        by_name
+            .entry(w.name.as_deref().unwrap_or_default())
+            .or_default()
+            .push(k);
+    }
     for (i, d) in declared.iter().enumerate() {
         if let Some(id) = &d.id {
-            match incoming.iter().find(|w| w.id == id.0) {
+            match by_id.get(id.0.as_str()) {
                 Some(w) => {
                     out[i] = Some(w);
                     used.insert(&w.id);
@@ -122,18 +133,29 @@ fn match_webhooks<'s>(
             }
         }
     }
-    let passes: [fn(&Webhook, &str) -> bool; 2] = [
-        |d, n| d.name == n,
-        |d, n| d.previous_names.iter().any(|p| p == n),
-    ];
-    for pass in passes {
+    // By name, then by previous names: the first unused webhook bearing one of them.
+    let first_unused = |names: &mut dyn Iterator<Item = &str>, used: &HashSet<&str>| {
+        names
+            .filter_map(|n| by_name.get(n))
+            .filter_map(|at| {
+                at.iter()
+                    .copied()
+                    .find(|&k| !used.contains(incoming[k].id.as_str()))
+            })
+            .min()
+    };
+    for previous in [false, true] {
         for (i, d) in declared.iter().enumerate() {
             if out[i].is_some() || d.id.is_some() {
                 continue;
             }
-            if let Some(w) = incoming.iter().find(|w| {
-                !used.contains(w.id.as_str()) && pass(d, w.name.as_deref().unwrap_or_default())
-            }) {
+            let found = if previous {
+                first_unused(&mut d.previous_names.iter().map(String::as_str), &used)
+            } else {
+                first_unused(&mut std::iter::once(d.name.as_str()), &used)
+            };
+            if let Some(k) = found {
+                let w = incoming[k];
                 out[i] = Some(w);
                 used.insert(&w.id);
             }

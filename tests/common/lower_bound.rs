@@ -9,7 +9,8 @@ use guildctl::plan::{Plan, barrier_stage};
 
 /// The least time the emulator's limits allow for this plan: for each group of
 /// stages that runs together, the slowest bucket's full windows or the global
-/// limit, whichever is longer; groups run one after another.
+/// limit's (a second for each 50 calls after the first 50), whichever is longer;
+/// groups run one after another.
 pub fn lower_bound(plan: &Plan, config: &discord_emulator::state::EmulatorConfig) -> Duration {
     let scale = config.time_scale;
     let mut segments: HashMap<u8, Vec<&guildctl::plan::Operation>> = HashMap::new();
@@ -55,7 +56,9 @@ pub fn lower_bound(plan: &Plan, config: &discord_emulator::state::EmulatorConfig
                 ((*n as f64 / f64::from(*limit)).ceil() - 1.0).max(0.0) * window / scale
             })
             .fold(0.0, f64::max);
-        let global = ops.len() as f64 / (f64::from(config.global_per_second) * scale);
+        // As for a bucket: the last window need not end, only begin.
+        let per_second = f64::from(config.global_per_second);
+        let global = ((ops.len() as f64 / per_second).ceil() - 1.0).max(0.0) / scale;
         total += buckets.max(global);
     }
     Duration::from_secs_f64(total)
