@@ -18,6 +18,12 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
     let bot = snap.bot_permissions();
     let admin = bot == Permissions::ALL;
     let ranked = snap.roles_by_rank();
+    let rank_of: std::collections::HashMap<&str, usize> = ranked
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, r)| (r.id.as_str(), i))
+        .collect();
     let top = snap.bot_top_rank();
     let bot_role = top.and_then(|t| ranked.get(t)).map(|r| r.name.clone());
     let guild = &snap.guild.id;
@@ -50,7 +56,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         if is_role_route && op.method != "POST" {
             let target_id = op.path[roles_path.len()..].trim_start_matches('/');
             if !target_id.is_empty() && target_id != guild.as_str() {
-                let rank = ranked.iter().position(|r| r.id == target_id);
+                let rank = rank_of.get(target_id).copied();
                 if let (Some(rank), Some(top)) = (rank, top)
                     && rank <= top
                 {
