@@ -45,7 +45,7 @@ pub fn render(plan: &Plan, format: Format, heading: Heading, color: bool) -> Str
             s
         }
         Format::Text => text(plan, heading, Style { color }),
-        Format::Markdown => markdown(plan, heading, MarkdownRoom::Comment),
+        Format::Markdown => render_markdown(plan, heading, MarkdownRoom::Comment),
     }
 }
 
@@ -81,12 +81,6 @@ impl MarkdownRoom {
             ),
         }
     }
-}
-
-/// Renders a plan as markdown for `room` (`render` with [`Format::Markdown`] is for a
-/// comment).
-pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> String {
-    markdown(plan, heading, room)
 }
 
 fn symbol(action: Action) -> (&'static str, &'static str, &'static str) {
@@ -381,8 +375,8 @@ const LIST_ITEMS: usize = 50;
 
 /// Markdown for a pull request or an issue: the verdict line first, the details
 /// folded, and never more than `room`'s bytes whatever the plan's size (the whole plan
-/// stays in the text and JSON formats).
-fn markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> String {
+/// stays in the text and JSON formats). `render` with [`Format::Markdown`] is for a comment.
+pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> String {
     let mut out = String::new();
     let title = match heading {
         Heading::Plan => "guildctl plan",
