@@ -240,11 +240,9 @@ fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Ch
         } else {
             None
         },
-        overwrites: if synced || (parent.is_none() && overwrites.is_empty()) {
-            None
-        } else {
-            Some(overwrites)
-        },
+        // Stated even when empty (`[]`): an overwrite added by hand later is then drift,
+        // with its author, instead of an unmanaged object nobody is told about.
+        overwrites: (!synced).then_some(overwrites),
         sync_permissions: synced.then_some(true),
         channels: None,
         protect: false,
