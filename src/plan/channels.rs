@@ -939,7 +939,8 @@ fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
             name.clone(),
             Some(c.id.clone()),
             vec![],
-            None,
+            // Pointed at the `prune:` line that asks for it.
+            Some("prune.channels".into()),
         ));
         cx.push_op(
             if category {

@@ -111,7 +111,8 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
                 r.name.clone(),
                 Some(r.id.clone()),
                 vec![],
-                None,
+                // Pointed at the `prune:` line that asks for it.
+                Some("prune.roles".into()),
             ));
             cx.push_op(
                 Phase::RoleDelete,
