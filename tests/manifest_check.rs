@@ -2050,3 +2050,20 @@ channels:
     ));
     has(&ds, Error, "channels[0].tags", "21 tags");
 }
+
+#[test]
+fn voice_listed_above_text_in_a_category_is_a_warning_saying_what_members_see() {
+    let ds = diags(
+        "channels:\n  - name: General\n    type: category\n    channels:\n      - { name: Lounge, type: voice }\n      - { name: general }\n      - { name: memes }\n",
+    );
+    has(
+        &ds,
+        Severity::Warning,
+        "channels[0].channels[0]",
+        "\"Lounge\" (voice) is listed above text channels in category \"General\", but Discord shows text channels above voice channels; members will see: general, memes, Lounge",
+    );
+    // Text first, voice after: as members see it, nothing to say.
+    clean(&diags(
+        "channels:\n  - name: General\n    type: category\n    channels:\n      - { name: general }\n      - { name: Lounge, type: voice }\n",
+    ));
+}

@@ -95,6 +95,7 @@ pub const RULES: &[(&str, Rule)] = &[
     ("role-limits", role_limits),
     ("channel-limits", channel_limits),
     ("channel-structure", channel_structure),
+    ("channel-display-order", channel_display_order),
     ("channel-field-applicability", channel_field_applicability),
     ("forum-tags", forum::forum_tags),
     ("sync-permissions", sync_permissions),
@@ -1401,6 +1402,57 @@ fn channel_structure(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 .with_help("categories cannot be nested: move it to the top-level `channels` list"),
             );
         }
+    }
+}
+
+/// Discord shows a category's (and the top level's) text-like channels above its voice
+/// channels, whatever their positions: a list that puts voice first plans to "no changes"
+/// while members see another order, so it is said where it starts.
+fn channel_display_order(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let siblings = groups(ctx.channels.iter().map(|c| c.parent).collect::<Vec<_>>());
+    for (parent, members) in siblings {
+        let listed: Vec<&ChannelRef> = members
+            .iter()
+            .map(|&i| &ctx.channels[i])
+            .filter(|c| c.channel.channel_type() != ChannelType::Category)
+            .collect();
+        let Some(first_voice) = listed
+            .iter()
+            .position(|c| c.channel.channel_type().is_voice_like())
+        else {
+            continue;
+        };
+        if !listed[first_voice..]
+            .iter()
+            .any(|c| !c.channel.channel_type().is_voice_like())
+        {
+            continue;
+        }
+        let (text, voice): (Vec<&&ChannelRef>, Vec<&&ChannelRef>) = listed
+            .iter()
+            .partition(|c| !c.channel.channel_type().is_voice_like());
+        let shown: Vec<&str> = text
+            .iter()
+            .chain(voice.iter())
+            .map(|c| c.channel.name.as_str())
+            .collect();
+        let place = match parent {
+            Some(p) => format!("category \"{}\"", ctx.channels[p].channel.name),
+            None => "the channels outside categories".to_owned(),
+        };
+        let v = listed[first_voice];
+        out.push(
+            Diagnostic::warning(
+                v.path.clone(),
+                format!(
+                    "\"{}\" ({}) is listed above text channels in {place}, but Discord shows text channels above voice channels; members will see: {}",
+                    v.channel.name,
+                    type_name(v.channel.channel_type()),
+                    shown.join(", ")
+                ),
+            )
+            .with_help("list the text channels first: the manifest then reads as members see it"),
+        );
     }
 }
 

@@ -75,7 +75,10 @@ async fn roles_create_update_reorder_delete() {
         .model()
         .await
         .expect("twilight parses the role");
-    assert_eq!(role.name, "Twilight Team", "stored trimmed and collapsed");
+    assert_eq!(
+        role.name, "Twilight   Team",
+        "stored trimmed, inner whitespace kept"
+    );
     assert_eq!(role.colors.primary_color, 0x00_AA_FF);
     assert!(role.hoist && !role.managed && !role.mentionable);
     assert_eq!(
