@@ -120,7 +120,10 @@ async fn an_oversized_body_is_announced_in_content_length_and_starts_like_json()
     oversize(&t, MB200, true).await;
     let mut resp = t
         .http
-        .get(format!("{}/guilds/{}/channels", t.emu.api_base, t.emu.guild_id))
+        .get(format!(
+            "{}/guilds/{}/channels",
+            t.emu.api_base, t.emu.guild_id
+        ))
         .header("Authorization", format!("Bot {}", t.emu.token))
         .send()
         .await
@@ -145,7 +148,10 @@ async fn an_oversized_body_is_announced_in_content_length_and_starts_like_json()
     oversize(&t, 100_000, true).await;
     let body = t
         .http
-        .get(format!("{}/guilds/{}/channels", t.emu.api_base, t.emu.guild_id))
+        .get(format!(
+            "{}/guilds/{}/channels",
+            t.emu.api_base, t.emu.guild_id
+        ))
         .header("Authorization", format!("Bot {}", t.emu.token))
         .send()
         .await
@@ -164,7 +170,10 @@ async fn an_unannounced_oversized_body_streams_200_mb_chunked_without_holding_it
     let before = peak_rss();
     let mut resp = t
         .http
-        .get(format!("{}/guilds/{}/channels", t.emu.api_base, t.emu.guild_id))
+        .get(format!(
+            "{}/guilds/{}/channels",
+            t.emu.api_base, t.emu.guild_id
+        ))
         .header("Authorization", format!("Bot {}", t.emu.token))
         .send()
         .await
