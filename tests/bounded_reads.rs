@@ -387,7 +387,7 @@ async fn an_endless_429_of_any_scope_stops_after_its_retries() {
         }
         let text = e.to_string();
         assert!(
-            text.starts_with("GET /users/@me: gave up after 11 tries, each answered 429; the last answer: 429 Too Many Requests"),
+            text.starts_with("GET /users/@me: gave up after 11 tries, each answered 429 (the last answer: 429 Too Many Requests"),
             "{text}"
         );
         assert!(text.contains("wait a few minutes and run again"), "{text}");
@@ -414,7 +414,7 @@ async fn plan_stops_at_an_endless_shared_429_naming_the_call() {
         .await;
     run.assert_code(1);
     assert!(
-        run.stderr.contains("GET /users/@me: gave up after 11 tries, each answered 429; the last answer: 429 Too Many Requests, scope shared"),
+        run.stderr.contains("GET /users/@me: gave up after 11 tries, each answered 429 (the last answer: 429 Too Many Requests, scope shared"),
         "{}",
         run.stderr
     );
@@ -459,7 +459,7 @@ async fn server_errors_timeouts_and_dropped_connections_stop_after_their_retries
         let text = e.to_string();
         assert!(
             text.starts_with(
-                "GET /users/@me: gave up after 5 tries, each failing; the last answer: "
+                "GET /users/@me: gave up after 5 tries, each failing (the last answer: "
             ),
             "{text}"
         );
@@ -507,7 +507,7 @@ async fn a_call_ends_at_its_deadline_whatever_keeps_it_waiting() {
     assert!(took <= Duration::from_millis(1200), "{took:?}");
     let text = e.to_string();
     assert!(
-        text.starts_with("GET /users/@me: gave up: Discord asked to wait 0.2 s, past the call's deadline of 1.0 s; the last answer: 429 Too Many Requests, scope shared"),
+        text.starts_with("GET /users/@me: gave up: Discord asked to wait 0.2 s, past the call's deadline of 1.0 s (the last answer: 429 Too Many Requests, scope shared"),
         "{text}"
     );
     assert!(

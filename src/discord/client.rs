@@ -125,7 +125,7 @@ pub enum ClientError {
         announced: Option<u64>,
     },
     /// A call still failing when one of its bounds ran out: its retries, or its deadline.
-    #[error("{method} {path}: {why}; the last answer: {last}; {advice}")]
+    #[error("{method} {path}: {why} (the last answer: {last}); {advice}")]
     GaveUp {
         method: Method,
         path: String,
