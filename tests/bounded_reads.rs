@@ -504,14 +504,14 @@ async fn a_call_ends_at_its_deadline_whatever_keeps_it_waiting() {
         "the wait that would pass it"
     );
     assert!(took >= Duration::from_millis(750), "{took:?}");
-    assert!(took <= Duration::from_millis(1200), "{took:?}");
+    assert!(took <= Duration::from_millis(1500), "{took:?}");
     let text = e.to_string();
     assert!(
         text.starts_with("GET /users/@me: gave up: Discord asked to wait 0.2 s, past the call's deadline of 1.0 s (the last answer: 429 Too Many Requests, scope shared"),
         "{text}"
     );
     assert!(
-        (4..=6).contains(&h.requests().len()),
+        (3..=6).contains(&h.requests().len()),
         "{:?}",
         h.requests().len()
     );
@@ -595,7 +595,7 @@ async fn the_deadline_runs_on_the_apis_clock() {
     );
     assert!(took < Duration::from_secs(5), "{took:?}");
     assert!(
-        (4..=6).contains(&h.requests().len()),
+        (3..=6).contains(&h.requests().len()),
         "{}",
         h.requests().len()
     );
