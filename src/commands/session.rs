@@ -218,15 +218,22 @@ impl Connection {
 
 /// Client tuning from the environment, for unusual setups and scaled emulators:
 /// `GUILDCTL_CLOCK_SCALE` (an emulator's `time_scale`: the global limit's one-second
-/// window shrinks by it, as does the one second a wait lasts before it is announced),
-/// `GUILDCTL_TIMEOUT_MS`
+/// window shrinks by it, as do the one second a wait lasts before it is announced and
+/// a call's deadline), `GUILDCTL_TIMEOUT_MS`
 /// (per request, default 30000), `GUILDCTL_INVALID_BUDGET` (401/403/429 responses
-/// before a run stops, default 100).
+/// before a run stops, default 100), `GUILDCTL_MAX_BODY_MB` (the response body cap,
+/// default 64).
 pub(crate) fn client_options() -> Result<ClientOptions> {
+    let scale = clock_scale()?;
+    let defaults = ClientOptions::default();
     let mut o = ClientOptions {
-        global_window: std::time::Duration::from_secs(1) / clock_scale()?,
-        ..ClientOptions::default()
+        global_window: std::time::Duration::from_secs(1) / scale,
+        deadline: defaults.deadline / scale,
+        ..defaults
     };
+    if let Some(v) = env_number("GUILDCTL_MAX_BODY_MB")? {
+        o.max_body_bytes = usize::try_from(v.saturating_mul(1 << 20))?;
+    }
     if let Some(v) = env_number("GUILDCTL_TIMEOUT_MS")? {
         o.timeout = std::time::Duration::from_millis(v);
     }

@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::models::ErrorBody;
 use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
+use crate::progress::{human_duration, redact};
+use tokio::time::Instant;
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
 const USER_AGENT: &str = concat!(
@@ -109,6 +111,76 @@ pub enum ClientError {
         path: String,
         detail: String,
     },
+    /// A response body over [`ClientOptions::max_body_bytes`], refused before it is
+    /// read whole: announced in `Content-Length`, or counted as it arrived.
+    #[error(
+        "{method} {path}: the response is larger than the {} guildctl reads ({}); a guild at Discord's limits answers in far less, so check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's (if it is, raise the cap with GUILDCTL_MAX_BODY_MB)",
+        mib(*.cap),
+        match .announced { Some(n) => format!("Content-Length: {n}"), None => "more than that arrived".to_owned() }
+    )]
+    BodyTooLarge {
+        method: Method,
+        path: String,
+        cap: usize,
+        announced: Option<u64>,
+    },
+    /// A call still failing when one of its bounds ran out: its retries, or its deadline.
+    #[error("{method} {path}: {why} (the last answer: {last}); {advice}")]
+    GaveUp {
+        method: Method,
+        path: String,
+        why: GaveUp,
+        last: String,
+        advice: &'static str,
+    },
+}
+
+/// Which bound a call reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GaveUp {
+    /// Answered 429 more than [`ClientOptions::max_rate_limited`] times.
+    RateLimited { tries: u32 },
+    /// Failed (5xx, timeout, dropped connection) more than [`ClientOptions::max_retries`] times.
+    Failing { tries: u32 },
+    /// [`ClientOptions::deadline`] passed, or the next wait would pass it (`wait`).
+    Deadline {
+        deadline: Duration,
+        wait: Option<Duration>,
+    },
+}
+
+impl fmt::Display for GaveUp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GaveUp::RateLimited { tries } => {
+                write!(f, "gave up after {tries} tries, each answered 429")
+            }
+            GaveUp::Failing { tries } => write!(f, "gave up after {tries} tries, each failing"),
+            GaveUp::Deadline {
+                deadline,
+                wait: Some(wait),
+            } => write!(
+                f,
+                "gave up: Discord asked to wait {}, past the call's deadline of {}",
+                human_duration(*wait),
+                human_duration(*deadline)
+            ),
+            GaveUp::Deadline { deadline, .. } => write!(
+                f,
+                "gave up at the call's deadline of {}",
+                human_duration(*deadline)
+            ),
+        }
+    }
+}
+
+/// `32 MiB`, or bytes when it is not a whole number of MiB.
+fn mib(bytes: usize) -> String {
+    if bytes > 0 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// A call that Discord answered with an error status.
@@ -119,6 +191,8 @@ pub struct ApiError {
     pub path: String,
     pub status: StatusCode,
     pub body: Option<ErrorBody>,
+    /// A 429's `X-RateLimit-Scope` (`user`, `global`, `shared`).
+    pub scope: Option<String>,
 }
 
 impl ApiError {
@@ -198,11 +272,30 @@ pub struct ClientOptions {
     /// Invalid responses (401, 403, 429) after which the run stops, far below the
     /// 10,000 in ten minutes that gets a bot's address banned.
     pub invalid_budget: usize,
-    /// Retries of a call that is safe to repeat after a server error or a dropped connection.
+    /// Retries of a call that is safe to repeat after a server error, a timeout or a
+    /// dropped connection.
     pub max_retries: u32,
     /// The first backoff before a retry; it doubles each time, with jitter.
     pub backoff: Duration,
+    /// Retries of one call after a 429 of any scope (its route, a sublimit, the global
+    /// limit, or a `shared` resource), on top of `max_retries`. A `shared` 429 does not
+    /// count toward the invalid-request budget, so without this bound it could repeat
+    /// forever.
+    pub max_rate_limited: u32,
+    /// The longest one call may take, from asking for its bucket to its last answer,
+    /// every wait and retry included. A 429 asking for a longer wait than is left ends
+    /// the call at once.
+    pub deadline: Duration,
+    /// The largest response body read: one that announces more, or sends more, is
+    /// refused as it arrives, never held whole.
+    pub max_body_bytes: usize,
 }
+
+/// The default body cap: 64 MiB. The largest answer of a guild at Discord's limits with
+/// every name and topic at its longest and an overwrite for each of 250 roles on every
+/// channel is 12.3 MB; 1,000 overwrites (Discord's most) on each of 500 channels, 46 MB
+/// (`tests/bounded_reads.rs`; docs/rate-limits.md, "Bounds").
+pub const MAX_BODY_BYTES: usize = 64 << 20;
 
 impl Default for ClientOptions {
     fn default() -> Self {
@@ -213,6 +306,11 @@ impl Default for ClientOptions {
             invalid_budget: 100,
             max_retries: 4,
             backoff: Duration::from_millis(250),
+            max_rate_limited: 10,
+            // Room for the longest wait Discord asks of a well-behaved client (the channel
+            // name and topic sublimit: ten minutes) and then a few retries.
+            deadline: Duration::from_secs(15 * 60),
+            max_body_bytes: MAX_BODY_BYTES,
         }
     }
 }
@@ -221,8 +319,13 @@ impl Default for ClientOptions {
 enum Attempt {
     /// The body, when there is one (not 204, not empty).
     Done(Option<bytes::Bytes>),
-    /// Try again after this long.
-    Retry(Duration, ClientError),
+    /// Worth another try, no sooner than `after` from now. After a 429 the limiter
+    /// holds the next attempt (`rate_limited`); otherwise the caller sleeps.
+    Retry {
+        after: Duration,
+        rate_limited: bool,
+        error: ClientError,
+    },
     Fail(ClientError),
 }
 
@@ -331,48 +434,93 @@ impl Client {
         reason: Option<&str>,
     ) -> Result<Option<bytes::Bytes>, ClientError> {
         let route = Route::of(&method, path);
-        let mut failures = 0;
+        let deadline = Instant::now() + self.options.deadline;
+        let (mut failures, mut limited) = (0, 0);
         loop {
-            match self
-                .attempt(&method, path, &route, body, reason, failures > 0)
-                .await
-            {
+            let call = Call {
+                method: &method,
+                path,
+                route: &route,
+                deadline,
+            };
+            match self.attempt(&call, body, reason, failures > 0).await {
                 Attempt::Done(v) => return Ok(v),
                 Attempt::Fail(e) => return Err(e),
-                Attempt::Retry(wait, e) => {
-                    let rate_limited = matches!(&e, ClientError::Api(a) if a.status == StatusCode::TOO_MANY_REQUESTS);
-                    if !rate_limited {
+                Attempt::Retry {
+                    after,
+                    rate_limited,
+                    error,
+                } => {
+                    let why = if rate_limited {
+                        limited += 1;
+                        (limited > self.options.max_rate_limited).then_some(GaveUp::RateLimited {
+                            tries: failures + limited,
+                        })
+                    } else {
                         failures += 1;
-                        if failures > self.options.max_retries {
-                            return Err(e);
-                        }
+                        (failures > self.options.max_retries).then_some(GaveUp::Failing {
+                            tries: failures + limited,
+                        })
+                    };
+                    if let Some(why) = why {
+                        return Err(call.gave_up(why, &error));
                     }
-                    tokio::time::sleep(wait).await;
+                    if Instant::now() + after > deadline {
+                        let wait = rate_limited.then_some(after);
+                        return Err(call.gave_up(self.deadline_passed(wait), &error));
+                    }
+                    if !rate_limited {
+                        tokio::time::sleep(after).await;
+                    }
                 }
             }
         }
     }
 
+    fn deadline_passed(&self, wait: Option<Duration>) -> GaveUp {
+        GaveUp::Deadline {
+            deadline: self.options.deadline,
+            wait,
+        }
+    }
+
     async fn attempt(
         &self,
-        method: &Method,
-        path: &str,
-        route: &Route,
+        call: &Call<'_>,
         body: Option<&Value>,
         reason: Option<&str>,
         retrying: bool,
     ) -> Attempt {
+        let Call {
+            method,
+            path,
+            route,
+            deadline,
+        } = *call;
         let idempotent = method != Method::POST;
-        let mut permit = self.limiter.acquire(route).await;
+        // Waiting for the bucket or the global limit counts toward the deadline too;
+        // nothing has been sent yet, so giving up here is safe for any call.
+        let Ok(mut permit) = tokio::time::timeout_at(deadline, self.limiter.acquire(route)).await
+        else {
+            let last = "none yet: the call was still waiting for its rate limit".to_owned();
+            return Attempt::Fail(call.gave_up_with(self.deadline_passed(None), last));
+        };
         // Once the budget is spent no request starts; only those already in flight finish.
         if self.limiter.budget_spent() {
             return Attempt::Fail(ClientError::InvalidBudget {
                 spent: self.limiter.invalid_spent(),
             });
         }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            let last = "no time left to send it".to_owned();
+            return Attempt::Fail(call.gave_up_with(self.deadline_passed(None), last));
+        }
         let mut req = self
             .http
             .request(method.clone(), format!("{}{}", self.api_base, path))
+            // The request may take its timeout, or what is left of the call's deadline.
+            .timeout(left.min(self.options.timeout))
             .header("Authorization", format!("Bot {}", self.token.expose()));
         if let Some(r) = reason.filter(|r| !r.is_empty()) {
             req = req.header("X-Audit-Log-Reason", encode_reason(r));
@@ -387,7 +535,11 @@ impl Client {
         };
         let unknown_outcome = |detail: String| {
             if idempotent {
-                Attempt::Retry(self.backoff(retrying), transport(detail))
+                Attempt::Retry {
+                    after: self.backoff(retrying),
+                    rate_limited: false,
+                    error: transport(detail),
+                }
             } else {
                 Attempt::Fail(ClientError::Ambiguous {
                     method: method.clone(),
@@ -401,19 +553,21 @@ impl Client {
             Ok(r) => r,
             Err(e) if e.is_connect() && !e.is_timeout() => {
                 // Refused before anything was sent: safe to repeat, even a create.
-                return Attempt::Retry(
-                    self.backoff(retrying),
-                    transport(e.without_url().to_string()),
-                );
+                return Attempt::Retry {
+                    after: self.backoff(retrying),
+                    rate_limited: false,
+                    error: transport(e.without_url().to_string()),
+                };
             }
             Err(e) => return unknown_outcome(e.without_url().to_string()),
         };
         let status = resp.status();
         let headers = resp.headers().clone();
         self.limiter.update(route, &mut permit, &headers);
-        let bytes = match resp.bytes().await {
+        let bytes = match self.read_body(call, resp).await {
             Ok(b) => b,
-            Err(e) => return unknown_outcome(e.without_url().to_string()),
+            Err(Unread::TooLarge(e)) => return Attempt::Fail(e),
+            Err(Unread::Transport(e)) => return unknown_outcome(e.without_url().to_string()),
         };
         if status.is_success() {
             if bytes.is_empty() || status == StatusCode::NO_CONTENT {
@@ -422,16 +576,18 @@ impl Client {
             return Attempt::Done(Some(bytes));
         }
         let error_body: Option<ErrorBody> = serde_json::from_slice(&bytes).ok();
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let scope = header("x-ratelimit-scope");
         let api_error = || {
             ClientError::Api(Box::new(ApiError {
                 method: method.clone(),
                 path: path.to_owned(),
                 status,
                 body: error_body.clone(),
+                scope: scope.map(str::to_owned),
             }))
         };
-        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        let shared = header("x-ratelimit-scope") == Some("shared");
+        let shared = scope == Some("shared");
         let invalid = matches!(status.as_u16(), 401 | 403) || (status == 429 && !shared);
         if invalid && !self.limiter.spend_invalid() {
             return Attempt::Fail(ClientError::InvalidBudget {
@@ -456,16 +612,47 @@ impl Client {
                 if global {
                     self.limiter.block_global(wait);
                 } else {
-                    // A route 429, or a sublimit (429 while the bucket had room): wait it out.
+                    // A route 429, a sublimit (429 while the bucket had room) or a shared
+                    // resource: wait it out.
                     self.limiter.block_bucket(&mut permit, wait);
                 }
                 // Not processed: safe to send again, creates included.
-                Attempt::Retry(Duration::ZERO, api_error())
+                Attempt::Retry {
+                    after: wait,
+                    rate_limited: true,
+                    error: api_error(),
+                }
             }
             404 if retrying && method == Method::DELETE => Attempt::Done(None),
             500..=599 => unknown_outcome(format!("{status}")),
             _ => Attempt::Fail(api_error()),
         }
+    }
+
+    /// The body, read chunk by chunk up to [`ClientOptions::max_body_bytes`]: a body
+    /// announced or found larger is dropped (and its connection with it) unread.
+    async fn read_body(
+        &self,
+        call: &Call<'_>,
+        mut resp: reqwest::Response,
+    ) -> Result<bytes::Bytes, Unread> {
+        let cap = self.options.max_body_bytes;
+        let too_large = |announced| Unread::TooLarge(call.too_large(cap, announced));
+        let announced = resp.content_length();
+        if let Some(n) = announced
+            && n > cap as u64
+        {
+            return Err(too_large(Some(n)));
+        }
+        // An announced length is only a promise: the bytes are counted either way.
+        let mut body = bytes::BytesMut::with_capacity(announced.unwrap_or(0) as usize);
+        while let Some(chunk) = resp.chunk().await.map_err(Unread::Transport)? {
+            if body.len() + chunk.len() > cap {
+                return Err(too_large(None));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body.freeze())
     }
 
     /// Exponential backoff with jitter, so retries from many calls do not align.
@@ -480,6 +667,81 @@ impl Client {
         self.jitter.store(x, Ordering::Relaxed);
         let unit = (x % 1000) as f64 / 1000.0;
         Duration::from_secs_f64(base * step * (0.5 + unit))
+    }
+}
+
+/// One call as its attempts see it: what it is and when it must be over.
+#[derive(Clone, Copy)]
+struct Call<'a> {
+    method: &'a Method,
+    path: &'a str,
+    route: &'a Route,
+    deadline: Instant,
+}
+
+impl Call<'_> {
+    /// The path as errors show it: a webhook token route's token replaced.
+    fn shown_path(&self) -> String {
+        redact(self.path)
+    }
+
+    fn gave_up(&self, why: GaveUp, last: &ClientError) -> ClientError {
+        self.gave_up_with(why, last_answer(last))
+    }
+
+    fn gave_up_with(&self, why: GaveUp, last: String) -> ClientError {
+        let advice = match &why {
+            GaveUp::RateLimited { .. } => {
+                "Discord kept rate-limiting this call: wait a few minutes and run again"
+            }
+            GaveUp::Failing { .. } => {
+                "Discord or the network kept failing: check the API base (--api-base, GUILDCTL_API_BASE) and run again later"
+            }
+            GaveUp::Deadline { .. } => {
+                "nothing more is sent for it: wait a few minutes and run again"
+            }
+        };
+        ClientError::GaveUp {
+            method: self.method.clone(),
+            path: self.shown_path(),
+            why,
+            last,
+            advice,
+        }
+    }
+
+    fn too_large(&self, cap: usize, announced: Option<u64>) -> ClientError {
+        ClientError::BodyTooLarge {
+            method: self.method.clone(),
+            path: self.shown_path(),
+            cap,
+            announced,
+        }
+    }
+}
+
+/// Why a body was not read.
+enum Unread {
+    TooLarge(ClientError),
+    Transport(reqwest::Error),
+}
+
+/// What a retried call last got, without the call's name (the error names it).
+fn last_answer(e: &ClientError) -> String {
+    match e {
+        ClientError::Api(a) if a.status == StatusCode::TOO_MANY_REQUESTS => {
+            let scope = a
+                .scope
+                .as_deref()
+                .map(|s| format!(", scope {s}"))
+                .unwrap_or_default();
+            format!("{}{scope}{}", a.status, describe(&a.body))
+        }
+        ClientError::Api(a) => format!("{}{}", a.status, describe(&a.body)),
+        ClientError::Transport { detail, .. } | ClientError::Ambiguous { detail, .. } => {
+            detail.clone()
+        }
+        other => other.to_string(),
     }
 }
 
@@ -545,6 +807,7 @@ mod tests {
             path: "/channels/1".into(),
             status: StatusCode::BAD_REQUEST,
             body: Some(body),
+            scope: None,
         };
         assert_eq!(
             e.to_string(),

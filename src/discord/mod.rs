@@ -5,4 +5,6 @@ pub mod models;
 pub mod names;
 pub mod ratelimit;
 
-pub use client::{ApiError, Client, ClientError, ClientOptions, Secret, Token};
+pub use client::{
+    ApiError, Client, ClientError, ClientOptions, GaveUp, MAX_BODY_BYTES, Secret, Token,
+};

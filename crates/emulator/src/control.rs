@@ -1,10 +1,14 @@
 //! The `/_emulator/*` control endpoints: request log, state, config, faults,
-//! clock and rate-limit counters.
+//! clock and rate-limit counters, behind [`guard`].
+
+use std::net::IpAddr;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State as AxState;
-use axum::http::StatusCode;
+use axum::extract::{Request, State as AxState};
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, TRANSFER_ENCODING};
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
@@ -13,6 +17,118 @@ use crate::config::EmulatorConfig;
 use crate::faults::{FaultSet, Faults};
 use crate::request_log::RequestRecord;
 use crate::state::State;
+
+/// In front of every control endpoint. They take no token, and the state they
+/// serve holds the bot's token and webhook tokens, so only a caller on this
+/// machine that means to call them gets through:
+/// - the request must be addressed to a loopback host (`Host` of 127.0.0.0/8,
+///   `[::1]` or `localhost`, with or without a port), reads included: a page
+///   whose own name was re-pointed at 127.0.0.1 (DNS rebinding) sends its own
+///   name, and is refused;
+/// - a request with a body (and every POST, PUT and PATCH) must declare it
+///   `Content-Type: application/json`: a browser sends that cross-site only
+///   after a preflight, which the emulator never grants, while a form or a
+///   plain `fetch` can send `text/plain`.
+///
+/// API routes are not guarded: they want the bot token, as Discord's do.
+pub(crate) async fn guard(req: Request, next: Next) -> Response {
+    if let Err(e) = check_host(&req) {
+        return refuse(StatusCode::FORBIDDEN, e);
+    }
+    if let Err(e) = check_json(req.method(), req.headers()) {
+        return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, e);
+    }
+    next.run(req).await
+}
+
+fn refuse(status: StatusCode, message: String) -> Response {
+    (
+        status,
+        Json(serde_json::json!({"message": message, "code": 0})),
+    )
+        .into_response()
+}
+
+/// Every host the request names (its `Host` header, and the authority of an
+/// absolute URI) must be a loopback one; a request naming none is refused too.
+fn check_host(req: &Request) -> Result<(), String> {
+    let header = req.headers().get(HOST);
+    let named = header.is_some() || req.uri().authority().is_some();
+    let refused = |host: &str| {
+        let shown: String = host.chars().take(100).collect();
+        format!(
+            "the emulator's control endpoints answer only requests addressed to a loopback host (127.0.0.1, [::1] or localhost, with or without a port), not Host: {shown:?}"
+        )
+    };
+    if let Some(h) = header {
+        let host = h.to_str().map_err(|_| refused("(not text)"))?;
+        if !loopback_host(host) {
+            return Err(refused(host));
+        }
+    }
+    if let Some(a) = req.uri().authority()
+        && !loopback_host(a.as_str())
+    {
+        return Err(refused(a.as_str()));
+    }
+    if named {
+        Ok(())
+    } else {
+        Err("the emulator's control endpoints answer only requests that name their host (a Host header of 127.0.0.1, [::1] or localhost)".into())
+    }
+}
+
+/// `127.0.0.1`, `127.1.2.3:8080`, `[::1]:80`, `localhost`, `LocalHost:3000`; not
+/// `localhost.` or `127.0.0.1.example`, nor a bare `::1` (not a valid Host).
+pub(crate) fn loopback_host(host: &str) -> bool {
+    let port_ok = |p: &str| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((ip, "")) => ip,
+            Some((ip, tail)) if tail.strip_prefix(':').is_some_and(port_ok) => ip,
+            _ => return false,
+        }
+    } else {
+        match host.split_once(':') {
+            None => host,
+            Some((name, port)) if port_ok(port) => name,
+            Some(_) => return false,
+        }
+    };
+    if host.starts_with('[') {
+        return name
+            .parse::<std::net::Ipv6Addr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    }
+    name.eq_ignore_ascii_case("localhost")
+        || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A request that writes, or carries a body, must say the body is JSON.
+fn check_json(method: &Method, headers: &HeaderMap) -> Result<(), String> {
+    let has_body = headers.contains_key(TRANSFER_ENCODING)
+        || headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0");
+    let writes = matches!(*method, Method::POST | Method::PUT | Method::PATCH);
+    if !(writes || has_body) {
+        return Ok(());
+    }
+    let declared = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let json = declared.is_some_and(|t| {
+        t.split(';')
+            .next()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if json {
+        return Ok(());
+    }
+    let declared: String = declared.unwrap_or("none").chars().take(100).collect();
+    Err(format!(
+        "the emulator's control endpoints take a body only as JSON: send Content-Type: application/json (this request's Content-Type: {declared})"
+    ))
+}
 
 pub(crate) async fn get_requests(AxState(app): AxState<App>) -> Json<Vec<RequestRecord>> {
     Json(lock(&app.requests).clone())
@@ -143,4 +259,44 @@ pub(crate) async fn post_clock(AxState(app): AxState<App>, body: Bytes) -> Respo
 pub(crate) async fn reset_ratelimits(AxState(app): AxState<App>) -> StatusCode {
     lock(&app.limiter).reset();
     StatusCode::NO_CONTENT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loopback_host;
+
+    #[test]
+    fn loopback_hosts_with_or_without_a_port() {
+        for ok in [
+            "127.0.0.1",
+            "127.0.0.1:8080",
+            "127.1.2.3:1",
+            "localhost",
+            "LocalHost:3000",
+            "[::1]",
+            "[::1]:443",
+        ] {
+            assert!(loopback_host(ok), "{ok}");
+        }
+        for no in [
+            "evil.example",
+            "evil.example:80",
+            "127.0.0.1.evil.example",
+            "localhost.evil.example",
+            "localhost.",
+            "10.0.0.1",
+            "0.0.0.0",
+            "[::]:80",
+            "[::2]",
+            "::1",
+            "127.0.0.1:",
+            "127.0.0.1:80:80",
+            "127.0.0.1:http",
+            "[::1]x",
+            "[127.0.0.1]",
+            "",
+        ] {
+            assert!(!loopback_host(no), "{no}");
+        }
+    }
 }

@@ -1,8 +1,9 @@
 //! Fault injection (`POST /_emulator/faults`, `RunningEmulator::set_faults`):
 //! per method and path glob, with a probability drawn from a seeded PRNG, an
 //! API request gets an error status, extra latency, a dropped connection
-//! (before or after the write), a 429 storm, a hang, or a 200 with a body of
-//! the test's choosing (a malformed response).
+//! (before or after the write), a 429 storm, a hang, a 200 with a body of
+//! the test's choosing (a malformed response), or a 200 with a body of any size,
+//! streamed without being held in memory (an oversized response).
 //!
 //! The layer sits between the invalid-request counter and the rate limits, so
 //! injected 401/403/429s count as invalid requests and `drop_after` writes go
@@ -97,6 +98,25 @@ pub enum FaultKind {
     /// response Discord would never send (truncated, not JSON, a field
     /// missing), for testing what a client does with one.
     Body(String),
+    /// `{"oversized_body": {"bytes": 200000000, "content_length": true}}`: answer
+    /// 200 with a JSON-looking body of exactly `bytes` bytes (an array that never
+    /// closes), streamed in chunks so the emulator never holds it, without running
+    /// the handler (no write). With `content_length` the size is announced in
+    /// `Content-Length`; without, the body is sent chunked and its size shows only
+    /// as it arrives.
+    OversizedBody(Oversized),
+}
+
+/// The size of an `oversized_body` answer and whether it is announced.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Oversized {
+    pub bytes: u64,
+    #[serde(default = "announced")]
+    pub content_length: bool,
+}
+
+fn announced() -> bool {
+    true
 }
 
 /// A run of 429s.
@@ -135,6 +155,11 @@ impl FaultSet {
                 FaultKind::Storm429(s) if s.count == 0 => {
                     return Err(format!(
                         "rules[{i}].kind.storm_429.count must be at least 1"
+                    ));
+                }
+                FaultKind::OversizedBody(o) if o.bytes == 0 => {
+                    return Err(format!(
+                        "rules[{i}].kind.oversized_body.bytes must be at least 1"
                     ));
                 }
                 FaultKind::Storm429(s) if !(s.retry_after.is_finite() && s.retry_after >= 0.0) => {
@@ -185,6 +210,7 @@ pub(crate) enum Action {
     Storm(Storm),
     Timeout,
     Body(String),
+    Oversized(Oversized),
 }
 
 #[derive(Debug, Default)]
@@ -243,6 +269,7 @@ impl Faults {
                 }
                 FaultKind::Timeout => Action::Timeout,
                 FaultKind::Body(text) => Action::Body(text.clone()),
+                FaultKind::OversizedBody(o) => Action::Oversized(*o),
             });
             return d;
         }
@@ -326,6 +353,82 @@ pub(crate) fn status_response(code: u16) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
+/// What an `oversized_body` answer is made of: `[` and then this element again and
+/// again, one shared buffer handed out as many times as needed.
+const FILLER_ELEMENT: &[u8] = br#"{"id": "0", "name": "filler"}, "#;
+const FILLER_CHUNK: usize = 64 * 1024;
+
+/// A body of `left` bytes made of one 64 KiB chunk sent again and again: sending
+/// 200 MB costs the emulator 64 KiB. Its size hint is exact when announced, so
+/// hyper sends `Content-Length`; otherwise unknown, so hyper sends it chunked.
+struct Filler {
+    first: bool,
+    left: u64,
+    chunk: Bytes,
+    announced: bool,
+}
+
+impl Filler {
+    fn new(o: Oversized) -> Filler {
+        let mut chunk = Vec::with_capacity(FILLER_CHUNK);
+        while chunk.len() < FILLER_CHUNK {
+            chunk.extend_from_slice(FILLER_ELEMENT);
+        }
+        chunk.truncate(FILLER_CHUNK);
+        Filler {
+            first: true,
+            left: o.bytes,
+            chunk: Bytes::from(chunk),
+            announced: o.content_length,
+        }
+    }
+}
+
+impl axum::body::HttpBody for Filler {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        if self.left == 0 {
+            return Poll::Ready(None);
+        }
+        let data = if self.first {
+            self.first = false;
+            Bytes::from_static(b"[")
+        } else {
+            let n = usize::try_from(self.left).map_or(FILLER_CHUNK, |l| l.min(FILLER_CHUNK));
+            self.chunk.slice(..n)
+        };
+        self.left -= data.len() as u64;
+        Poll::Ready(Some(Ok(http_body::Frame::data(data))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.left == 0
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        if self.announced {
+            http_body::SizeHint::with_exact(self.left)
+        } else {
+            http_body::SizeHint::default()
+        }
+    }
+}
+
+/// A 200 with an `oversized_body` of `o.bytes` bytes, streamed.
+pub(crate) fn oversized_response(o: Oversized) -> Response {
+    let mut resp = Response::new(Body::new(Filler::new(o)));
+    resp.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
 /// A 200 whose body is `text`, as it is: it need not be JSON.
 pub(crate) fn body_response(text: String) -> Response {
     (
@@ -363,7 +466,9 @@ mod tests {
                 {"path": "/**", "kind": "drop_after"},
                 {"path": "/**", "kind": {"storm_429": {"count": 50, "retry_after": 0.05, "scope": "shared"}}},
                 {"path": "/**", "kind": "timeout"},
-                {"method": "GET", "path": "/guilds/*/channels", "kind": {"body": "[{\"id\": 1}"}}
+                {"method": "GET", "path": "/guilds/*/channels", "kind": {"body": "[{\"id\": 1}"}},
+                {"path": "/**", "kind": {"oversized_body": {"bytes": 200000000, "content_length": false}}},
+                {"path": "/**", "kind": {"oversized_body": {"bytes": 5}}}
             ]
         }))
         .unwrap();
@@ -382,6 +487,21 @@ mod tests {
         ));
         assert_eq!(set.rules[5].kind, FaultKind::Timeout);
         assert_eq!(set.rules[6].kind, FaultKind::Body("[{\"id\": 1}".into()));
+        assert_eq!(
+            set.rules[7].kind,
+            FaultKind::OversizedBody(Oversized {
+                bytes: 200_000_000,
+                content_length: false
+            })
+        );
+        assert_eq!(
+            set.rules[8].kind,
+            FaultKind::OversizedBody(Oversized {
+                bytes: 5,
+                content_length: true
+            }),
+            "the size is announced unless said otherwise"
+        );
         let back: FaultSet = serde_json::from_value(serde_json::to_value(&set).unwrap()).unwrap();
         assert_eq!(back, set);
     }

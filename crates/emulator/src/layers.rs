@@ -17,7 +17,8 @@ use serde_json::Value;
 
 use crate::app::{App, MAX_BODY, decode_reason, lock};
 use crate::faults::{
-    Action, FaultMark, TIMEOUT_HANG, body_response, dropped, marked, status_response,
+    Action, FaultMark, TIMEOUT_HANG, body_response, dropped, marked, oversized_response,
+    status_response,
 };
 use crate::ratelimit::{
     BucketInfo, Decision, Passed, Scope, api_path, decide, put_bucket_headers, refusal,
@@ -133,6 +134,7 @@ pub(crate) async fn inject(AxState(app): AxState<App>, req: Request, next: Next)
         None => next.run(req).await,
         Some(Action::Status(code)) => marked(status_response(code), "status"),
         Some(Action::Body(text)) => marked(body_response(text), "body"),
+        Some(Action::Oversized(o)) => marked(oversized_response(o), "oversized_body"),
         Some(Action::DropBefore) => dropped("drop_before"),
         Some(Action::DropAfter) => {
             drop(next.run(req).await);

@@ -41,7 +41,7 @@ use sha2::{Digest, Sha256};
 
 pub use config::{EmulatorConfig, Limit, RouteBucket};
 pub use default_state::default_state;
-pub use faults::{FaultKind, FaultRule, FaultSet, Storm};
+pub use faults::{FaultKind, FaultRule, FaultSet, Oversized, Storm};
 pub use large_state::{LargeStateOptions, large_state};
 pub use names::stored_channel_name;
 pub use ratelimit::Scope;

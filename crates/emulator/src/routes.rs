@@ -5,7 +5,8 @@
 //! first: `via` (the `Via` header), then the four of [`layers`]: `record` (the
 //! request log), `invalid_requests` (the invalid-request counter and its refusal),
 //! `inject` (fault injection) and `limit` (global limit, route buckets,
-//! sublimits). Handlers know nothing of them.
+//! sublimits). Handlers know nothing of them. Control routes pass one layer of
+//! their own, `control::guard` (loopback `Host`, JSON bodies).
 
 use axum::Router;
 use axum::extract::Request;
@@ -191,7 +192,9 @@ pub fn router(app: App) -> Router {
         .route("/clock", get(control::get_clock).post(control::post_clock))
         .route("/ratelimits", delete(control::reset_ratelimits))
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed);
+        .method_not_allowed_fallback(method_not_allowed)
+        // After the fallbacks, so that unknown control paths are guarded too.
+        .layer(middleware::from_fn(control::guard));
 
     Router::new()
         .nest("/api/v10", api)

@@ -1391,6 +1391,7 @@ async fn control_endpoints_record_requests_and_swap_state() {
 
     let r = http
         .put(format!("{base}/_emulator/state"))
+        .header("content-type", "application/json")
         .body("{\"guilds\": 3}")
         .send()
         .await
