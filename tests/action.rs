@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use common::github::{FakeGitHub, PR_NUMBER, REPO};
+use common::github::{BOT_LOGIN, FakeGitHub, OTHER_LOGIN, PR_NUMBER, REPO, USER_LOGIN};
 use common::{Harness, example};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -217,6 +217,32 @@ impl Runner {
         self.env("GITHUB_EVENT_PATH", payload.to_str().unwrap())
     }
 
+    /// Puts a stand-in `gh` on the steps' PATH: it records each call's arguments (and
+    /// whether it had a token) in `gh-calls`, answers `attestation verify --help`, and
+    /// ends a verification with `verify_code`.
+    fn fake_gh(&mut self, verify_code: i32) -> &mut Self {
+        let script = self.temp.join("fakebin/gh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"token=${{GH_TOKEN:+set}} $*\" >> '{calls}'\ncase \"$*\" in *--help*) exit 0 ;; esac\nexit {verify_code}\n",
+                calls = self.temp.join("gh-calls").display(),
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self
+    }
+
+    fn gh_calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.temp.join("gh-calls"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The arguments of each `cargo` the steps ran.
     fn cargo_calls(&self) -> Vec<String> {
         std::fs::read_to_string(self.temp.join("cargo-calls"))
@@ -265,6 +291,14 @@ impl Runner {
         steps: &HashMap<String, HashMap<String, String>>,
         expr: &str,
     ) -> String {
+        // `A == B`, each side an expression or a quoted literal: "true" or "false".
+        if let Some((left, right)) = expr.split_once("==") {
+            let side = |s: &str| match s.trim() {
+                s if s.starts_with('\'') => s.trim_matches('\'').to_owned(),
+                s => self.value(action, steps, s),
+            };
+            return (side(left) == side(right)).to_string();
+        }
         let parts: Vec<&str> = expr.split('.').collect();
         match parts.as_slice() {
             ["inputs", name] => match self.inputs.get(*name) {
@@ -477,7 +511,21 @@ async fn a_release_installs_only_when_its_checksum_matches() {
     assert_eq!(good.code, 0, "{}", good.log);
     assert_eq!(good.steps["install"]["mode"], "download");
     assert_eq!(good.steps["install"]["version"], VERSION);
-    assert!(good.log.contains("SHA-256"), "{}", good.log);
+    // No gh here (the stand-in runner has none): the checksum alone, and the log says so.
+    assert!(
+        !std::env::var("PATH")
+            .unwrap_or_default()
+            .split(':')
+            .any(|d| Path::new(d).join("gh").exists()),
+        "this test expects no gh on PATH"
+    );
+    assert!(
+        good.log.contains(
+            "Checked: SHA-256 against SHA256SUMS only: build provenance not checked, gh is not installed."
+        ),
+        "{}",
+        good.log
+    );
     assert!(
         !good.ran.iter().any(|s| s.contains("Restore")),
         "no cache for a release"
@@ -526,6 +574,73 @@ async fn a_release_installs_only_when_its_checksum_matches() {
     let missing = bad.run().await;
     assert_eq!(missing.code, 1, "{}", missing.log);
     assert!(missing.log.contains("has no line for"), "{}", missing.log);
+}
+
+/// Where gh is there and has a token, a release is installed only when gh verifies its
+/// build-provenance attestation for the action's repository, on top of the checksum.
+#[tokio::test]
+async fn a_release_is_installed_only_when_gh_verifies_its_provenance() {
+    let releases = Releases::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let asset = format!("guildctl-{VERSION}-{TARGET}.tar.gz");
+    let runner = |name: &str, verify_code: i32| {
+        let mut r = Runner::new(&dir.path().join(name));
+        r.env("GUILDCTL_RELEASES_URL", &releases.url)
+            .input("command", "install")
+            .input("version", VERSION)
+            .fake_gh(verify_code);
+        r
+    };
+
+    let r = runner("verified", 0);
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert_eq!(run.steps["install"]["mode"], "download");
+    let calls = r.gh_calls();
+    let verify: Vec<&String> = calls.iter().filter(|c| !c.contains("--help")).collect();
+    assert_eq!(verify.len(), 1, "{calls:?}");
+    let words: Vec<&str> = verify[0].split(' ').collect();
+    assert_eq!(
+        words[..3],
+        ["token=set", "attestation", "verify"],
+        "{calls:?}"
+    );
+    assert!(words[3].ends_with(&format!("/{asset}")), "{calls:?}");
+    assert_eq!(words[4..], ["--repo", "guildctl/guildctl"], "{calls:?}");
+    assert!(
+        run.log.contains(
+            "Checked: SHA-256 against SHA256SUMS and its build provenance (gh attestation verify --repo guildctl/guildctl)."
+        ),
+        "{}",
+        run.log
+    );
+    assert!(dir.path().join("verified/guildctl/bin/guildctl").exists());
+
+    // gh says no: refused, nothing installed.
+    let r = runner("forged", 1);
+    let run = r.run().await;
+    assert_eq!(run.code, 1, "{}", run.log);
+    assert!(
+        run.log
+            .contains("no valid build-provenance attestation from guildctl/guildctl"),
+        "{}",
+        run.log
+    );
+    assert!(!dir.path().join("forged/guildctl/bin/guildctl").exists());
+
+    // gh without a token cannot ask GitHub: the checksum alone, said so, gh never called
+    // to verify.
+    let mut r = runner("no-token", 1);
+    r.input("github-token", "");
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert!(
+        run.log
+            .contains("build provenance not checked, gh has no token"),
+        "{}",
+        run.log
+    );
+    assert!(r.gh_calls().is_empty(), "{:?}", r.gh_calls());
 }
 
 #[tokio::test]
@@ -1132,5 +1247,73 @@ async fn a_huge_plan_is_whole_in_the_summary_and_refusals_land_on_the_lines() {
         run.log
     );
     assert!(h.writes().is_empty(), "nothing was sent to Discord");
+    gh.assert_conforms();
+}
+
+/// The Action tells guildctl whose comments are its own: `github-actions[bot]` for the
+/// workflow's token, the person GitHub names for another token, or `github-author`. A
+/// comment carrying the marker that someone else wrote is left alone.
+#[tokio::test]
+async fn the_action_edits_only_comments_its_token_wrote() {
+    let h = Harness::start().await;
+    let gh = FakeGitHub::start().await;
+    let releases = Releases::start().await;
+    let manifest = config_repo(&h);
+    let marker = format!("<!-- guildctl:plan:{} -->", manifest.display());
+    let planted = format!("{marker}\nNo changes.");
+    let theirs = gh.add_comment(PR_NUMBER, &planted);
+    let mut r = Runner::new(&h.dir.path().join("runner"));
+    r.for_services(&h, &gh, &releases)
+        .event("pull_request", &event("pull_request-opened"))
+        .input("command", "plan")
+        .input("manifest", manifest.to_str().unwrap());
+
+    // The workflow's own token: github-actions[bot], told by the Action (no GET /user).
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert!(
+        run.log
+            .contains("writes on GitHub as github-actions[bot] (as given)"),
+        "{}",
+        run.log
+    );
+    assert!(!gh.requests().iter().any(|q| q.path == "/user"));
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 2, "{comments:?}");
+    assert_eq!((comments[0].id, &comments[0].body), (theirs, &planted));
+    assert_eq!(comments[0].author, OTHER_LOGIN);
+    assert_eq!(comments[1].author, BOT_LOGIN);
+    assert!(
+        run.log
+            .contains(&format!("Left alone: comment {theirs} by {OTHER_LOGIN}"))
+    );
+
+    // A person's token: GitHub names the person, whose comment is a new one.
+    r.input("github-token", &gh.user_token.clone());
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert!(
+        run.log.contains(&format!(
+            "writes on GitHub as {USER_LOGIN} (the token's user)"
+        )),
+        "{}",
+        run.log
+    );
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 3);
+    assert_eq!(comments[2].author, USER_LOGIN);
+    assert_secrets_hidden(&run, &[&gh.user_token, &h.emu.token]);
+
+    // github-author is taken as given.
+    r.input("github-author", USER_LOGIN);
+    let before = gh.requests().iter().filter(|q| q.path == "/user").count();
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert_eq!(
+        gh.requests().iter().filter(|q| q.path == "/user").count(),
+        before
+    );
+    assert_eq!(gh.comments(PR_NUMBER).len(), 3, "its own comment, updated");
+    assert_eq!(gh.comments(PR_NUMBER)[0].body, planted);
     gh.assert_conforms();
 }
