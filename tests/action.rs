@@ -984,6 +984,207 @@ async fn validate_annotates_lines_and_apply_takes_a_saved_plan() {
     assert!(unknown.log.contains("::error::unknown command 'destroy'"));
 }
 
+// ---------------------------------------------------------------------------------------
+// Supply chain
+
+/// action.yml, the release workflow and the example workflows.
+fn workflow_files() -> Vec<PathBuf> {
+    let mut files = vec![Path::new(ROOT).join("action.yml")];
+    for dir in [".github/workflows", "examples/github"] {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
+            .collect();
+        found.sort();
+        files.extend(found);
+    }
+    files
+}
+
+/// Every `uses:` value in a YAML document.
+fn uses_values(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                match (k.as_str(), child) {
+                    ("uses", Value::String(u)) => out.push(u.clone()),
+                    _ => uses_values(child, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| uses_values(i, out)),
+        _ => {}
+    }
+}
+
+/// Every third-party action is pinned to a full commit, its version in a comment beside
+/// it (`uses: owner/repo@<40 hex> # vX.Y.Z`): a tag can be moved to other code, a commit
+/// cannot. Not pinned, by choice: local actions (`./`), which are this repository's own
+/// code, and the examples' `guildctl/guildctl@v0`, which users replace with the release
+/// they adopt (docs/github.md, "Pinning").
+#[test]
+fn every_action_is_pinned_to_a_commit_with_its_version_beside_it() {
+    let mut pinned = 0;
+    for file in workflow_files() {
+        let name = file.strip_prefix(ROOT).unwrap().display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc: Value = serde_saphyr::from_str(&text).unwrap();
+        let mut in_yaml = Vec::new();
+        uses_values(&doc, &mut in_yaml);
+        // The lines, for the comments YAML drops.
+        let mut on_lines = Vec::new();
+        for line in text.lines() {
+            let code = line.trim_start().trim_start_matches("- ");
+            let Some(rest) = code.strip_prefix("uses:") else {
+                continue;
+            };
+            let (value, comment) = match rest.split_once(" #") {
+                Some((v, c)) => (v.trim(), Some(c.trim())),
+                None => (rest.trim(), None),
+            };
+            let value = value.trim_matches(|c| c == '"' || c == '\'');
+            on_lines.push(value.to_owned());
+            if value.starts_with("./") {
+                continue;
+            }
+            if name.starts_with("examples/") && value.starts_with("guildctl/guildctl@") {
+                continue;
+            }
+            let (action, reference) = value
+                .split_once('@')
+                .unwrap_or_else(|| panic!("{name}: `{value}` names no version"));
+            assert!(
+                action.split('/').count() >= 2 && !action.contains(char::is_whitespace),
+                "{name}: `{value}`"
+            );
+            assert!(
+                reference.len() == 40
+                    && reference
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)),
+                "{name}: `{value}` is not pinned to a full commit sha"
+            );
+            let version =
+                comment.unwrap_or_else(|| panic!("{name}: `{value}` has no version comment"));
+            let v = version.strip_prefix('v').unwrap_or("");
+            assert!(
+                !v.is_empty()
+                    && v.split('.')
+                        .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())),
+                "{name}: `{value}`: the comment `# {version}` is not a version like v4.2.2"
+            );
+            pinned += 1;
+        }
+        on_lines.sort();
+        in_yaml.sort();
+        assert_eq!(
+            on_lines, in_yaml,
+            "{name}: every `uses:` was read from its line"
+        );
+    }
+    assert!(pinned >= 10, "only {pinned} pinned actions found");
+}
+
+/// rust-toolchain.toml pins the toolchain; the release workflow builds with it (each job
+/// that runs cargo installs the channel the file names, before its first cargo call, and
+/// checks rustc is that version), and installs its tools at pinned versions.
+#[test]
+fn the_release_builds_with_the_pinned_toolchain_and_pinned_tools() {
+    let toolchain = std::fs::read_to_string(Path::new(ROOT).join("rust-toolchain.toml")).unwrap();
+    let lines: Vec<&str> = toolchain
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "[toolchain]",
+            "channel = \"1.95.0\"",
+            "components = [\"rustfmt\", \"clippy\"]",
+            "profile = \"minimal\"",
+        ]
+    );
+    let text =
+        std::fs::read_to_string(Path::new(ROOT).join(".github/workflows/release.yml")).unwrap();
+    let wf: Value = serde_saphyr::from_str(&text).unwrap();
+    for bad in [
+        "+stable",
+        "+nightly",
+        "dtolnay/rust-toolchain",
+        "toolchain: stable",
+    ] {
+        assert!(!text.contains(bad), "release.yml: {bad}");
+    }
+    let mut jobs_with_cargo = 0;
+    for (job, j) in wf["jobs"].as_object().unwrap() {
+        let runs: Vec<&str> = j["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["run"].as_str())
+            .collect();
+        let Some(first_cargo) = runs.iter().position(|r| r.contains("cargo ")) else {
+            continue;
+        };
+        jobs_with_cargo += 1;
+        let install = runs
+            .iter()
+            .position(|r| {
+                r.contains("rust-toolchain.toml") && r.contains("rustup toolchain install")
+            })
+            .unwrap_or_else(|| panic!("{job}: no step installs the pinned toolchain"));
+        assert!(
+            install < first_cargo,
+            "{job}: cargo runs before the toolchain is installed"
+        );
+        assert!(
+            runs[install].contains("rustc --version"),
+            "{job}: the version is checked"
+        );
+        for r in &runs {
+            for line in r.lines().filter(|l| l.contains("pip install")) {
+                let packages = line.split("pip install").nth(1).unwrap().split_whitespace();
+                for p in packages.filter(|p| !p.starts_with('-')) {
+                    assert!(p.contains("=="), "{job}: `{p}` is not pinned to a version");
+                }
+            }
+        }
+    }
+    assert_eq!(jobs_with_cargo, 2, "cargo package and the builds");
+
+    // Provenance: one job may sign and store attestations, with nothing else to write,
+    // and nothing is published before it attested.
+    for (job, j) in wf["jobs"].as_object().unwrap() {
+        let perms = &j["permissions"];
+        if job == "attest" {
+            assert_eq!(
+                perms,
+                &serde_json::json!({ "contents": "read", "id-token": "write", "attestations": "write" })
+            );
+            let attest = serde_json::to_string(&j["steps"]).unwrap();
+            assert!(
+                attest.contains("actions/attest-build-provenance@"),
+                "{attest}"
+            );
+            assert!(attest.contains("dist/guildctl-*"), "{attest}");
+        } else {
+            assert!(
+                perms.get("id-token").is_none() && perms.get("attestations").is_none(),
+                "{job}: {perms}"
+            );
+        }
+    }
+    assert_eq!(wf["permissions"], serde_json::json!({ "contents": "read" }));
+    assert!(
+        serde_json::to_string(&wf["jobs"]["release"]["needs"])
+            .unwrap()
+            .contains("attest"),
+        "the release waits for the attestations"
+    );
+}
+
 /// The release workflow, the Action and `cargo binstall` agree on the assets' names.
 #[test]
 fn release_assets_are_named_as_the_action_and_binstall_expect() {
