@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use common::github::{FakeGitHub, PR_NUMBER, REPO};
+use common::github::{BOT_LOGIN, FakeGitHub, OTHER_LOGIN, PR_NUMBER, REPO, USER_LOGIN};
 use common::{Harness, example};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -217,6 +217,32 @@ impl Runner {
         self.env("GITHUB_EVENT_PATH", payload.to_str().unwrap())
     }
 
+    /// Puts a stand-in `gh` on the steps' PATH: it records each call's arguments (and
+    /// whether it had a token) in `gh-calls`, answers `attestation verify --help`, and
+    /// ends a verification with `verify_code`.
+    fn fake_gh(&mut self, verify_code: i32) -> &mut Self {
+        let script = self.temp.join("fakebin/gh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"token=${{GH_TOKEN:+set}} $*\" >> '{calls}'\ncase \"$*\" in *--help*) exit 0 ;; esac\nexit {verify_code}\n",
+                calls = self.temp.join("gh-calls").display(),
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self
+    }
+
+    fn gh_calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.temp.join("gh-calls"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The arguments of each `cargo` the steps ran.
     fn cargo_calls(&self) -> Vec<String> {
         std::fs::read_to_string(self.temp.join("cargo-calls"))
@@ -265,6 +291,14 @@ impl Runner {
         steps: &HashMap<String, HashMap<String, String>>,
         expr: &str,
     ) -> String {
+        // `A == B`, each side an expression or a quoted literal: "true" or "false".
+        if let Some((left, right)) = expr.split_once("==") {
+            let side = |s: &str| match s.trim() {
+                s if s.starts_with('\'') => s.trim_matches('\'').to_owned(),
+                s => self.value(action, steps, s),
+            };
+            return (side(left) == side(right)).to_string();
+        }
         let parts: Vec<&str> = expr.split('.').collect();
         match parts.as_slice() {
             ["inputs", name] => match self.inputs.get(*name) {
@@ -477,7 +511,21 @@ async fn a_release_installs_only_when_its_checksum_matches() {
     assert_eq!(good.code, 0, "{}", good.log);
     assert_eq!(good.steps["install"]["mode"], "download");
     assert_eq!(good.steps["install"]["version"], VERSION);
-    assert!(good.log.contains("SHA-256"), "{}", good.log);
+    // No gh here (the stand-in runner has none): the checksum alone, and the log says so.
+    assert!(
+        !std::env::var("PATH")
+            .unwrap_or_default()
+            .split(':')
+            .any(|d| Path::new(d).join("gh").exists()),
+        "this test expects no gh on PATH"
+    );
+    assert!(
+        good.log.contains(
+            "Checked: SHA-256 against SHA256SUMS only: build provenance not checked, gh is not installed."
+        ),
+        "{}",
+        good.log
+    );
     assert!(
         !good.ran.iter().any(|s| s.contains("Restore")),
         "no cache for a release"
@@ -526,6 +574,73 @@ async fn a_release_installs_only_when_its_checksum_matches() {
     let missing = bad.run().await;
     assert_eq!(missing.code, 1, "{}", missing.log);
     assert!(missing.log.contains("has no line for"), "{}", missing.log);
+}
+
+/// Where gh is there and has a token, a release is installed only when gh verifies its
+/// build-provenance attestation for the action's repository, on top of the checksum.
+#[tokio::test]
+async fn a_release_is_installed_only_when_gh_verifies_its_provenance() {
+    let releases = Releases::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let asset = format!("guildctl-{VERSION}-{TARGET}.tar.gz");
+    let runner = |name: &str, verify_code: i32| {
+        let mut r = Runner::new(&dir.path().join(name));
+        r.env("GUILDCTL_RELEASES_URL", &releases.url)
+            .input("command", "install")
+            .input("version", VERSION)
+            .fake_gh(verify_code);
+        r
+    };
+
+    let r = runner("verified", 0);
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert_eq!(run.steps["install"]["mode"], "download");
+    let calls = r.gh_calls();
+    let verify: Vec<&String> = calls.iter().filter(|c| !c.contains("--help")).collect();
+    assert_eq!(verify.len(), 1, "{calls:?}");
+    let words: Vec<&str> = verify[0].split(' ').collect();
+    assert_eq!(
+        words[..3],
+        ["token=set", "attestation", "verify"],
+        "{calls:?}"
+    );
+    assert!(words[3].ends_with(&format!("/{asset}")), "{calls:?}");
+    assert_eq!(words[4..], ["--repo", "guildctl/guildctl"], "{calls:?}");
+    assert!(
+        run.log.contains(
+            "Checked: SHA-256 against SHA256SUMS and its build provenance (gh attestation verify --repo guildctl/guildctl)."
+        ),
+        "{}",
+        run.log
+    );
+    assert!(dir.path().join("verified/guildctl/bin/guildctl").exists());
+
+    // gh says no: refused, nothing installed.
+    let r = runner("forged", 1);
+    let run = r.run().await;
+    assert_eq!(run.code, 1, "{}", run.log);
+    assert!(
+        run.log
+            .contains("no valid build-provenance attestation from guildctl/guildctl"),
+        "{}",
+        run.log
+    );
+    assert!(!dir.path().join("forged/guildctl/bin/guildctl").exists());
+
+    // gh without a token cannot ask GitHub: the checksum alone, said so, gh never called
+    // to verify.
+    let mut r = runner("no-token", 1);
+    r.input("github-token", "");
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert!(
+        run.log
+            .contains("build provenance not checked, gh has no token"),
+        "{}",
+        run.log
+    );
+    assert!(r.gh_calls().is_empty(), "{:?}", r.gh_calls());
 }
 
 #[tokio::test]
@@ -869,6 +984,207 @@ async fn validate_annotates_lines_and_apply_takes_a_saved_plan() {
     assert!(unknown.log.contains("::error::unknown command 'destroy'"));
 }
 
+// ---------------------------------------------------------------------------------------
+// Supply chain
+
+/// action.yml, the release workflow and the example workflows.
+fn workflow_files() -> Vec<PathBuf> {
+    let mut files = vec![Path::new(ROOT).join("action.yml")];
+    for dir in [".github/workflows", "examples/github"] {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
+            .collect();
+        found.sort();
+        files.extend(found);
+    }
+    files
+}
+
+/// Every `uses:` value in a YAML document.
+fn uses_values(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                match (k.as_str(), child) {
+                    ("uses", Value::String(u)) => out.push(u.clone()),
+                    _ => uses_values(child, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| uses_values(i, out)),
+        _ => {}
+    }
+}
+
+/// Every third-party action is pinned to a full commit, its version in a comment beside
+/// it (`uses: owner/repo@<40 hex> # vX.Y.Z`): a tag can be moved to other code, a commit
+/// cannot. Not pinned, by choice: local actions (`./`), which are this repository's own
+/// code, and the examples' `guildctl/guildctl@v0`, which users replace with the release
+/// they adopt (docs/github.md, "Pinning").
+#[test]
+fn every_action_is_pinned_to_a_commit_with_its_version_beside_it() {
+    let mut pinned = 0;
+    for file in workflow_files() {
+        let name = file.strip_prefix(ROOT).unwrap().display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc: Value = serde_saphyr::from_str(&text).unwrap();
+        let mut in_yaml = Vec::new();
+        uses_values(&doc, &mut in_yaml);
+        // The lines, for the comments YAML drops.
+        let mut on_lines = Vec::new();
+        for line in text.lines() {
+            let code = line.trim_start().trim_start_matches("- ");
+            let Some(rest) = code.strip_prefix("uses:") else {
+                continue;
+            };
+            let (value, comment) = match rest.split_once(" #") {
+                Some((v, c)) => (v.trim(), Some(c.trim())),
+                None => (rest.trim(), None),
+            };
+            let value = value.trim_matches(|c| c == '"' || c == '\'');
+            on_lines.push(value.to_owned());
+            if value.starts_with("./") {
+                continue;
+            }
+            if name.starts_with("examples/") && value.starts_with("guildctl/guildctl@") {
+                continue;
+            }
+            let (action, reference) = value
+                .split_once('@')
+                .unwrap_or_else(|| panic!("{name}: `{value}` names no version"));
+            assert!(
+                action.split('/').count() >= 2 && !action.contains(char::is_whitespace),
+                "{name}: `{value}`"
+            );
+            assert!(
+                reference.len() == 40
+                    && reference
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)),
+                "{name}: `{value}` is not pinned to a full commit sha"
+            );
+            let version =
+                comment.unwrap_or_else(|| panic!("{name}: `{value}` has no version comment"));
+            let v = version.strip_prefix('v').unwrap_or("");
+            assert!(
+                !v.is_empty()
+                    && v.split('.')
+                        .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())),
+                "{name}: `{value}`: the comment `# {version}` is not a version like v4.2.2"
+            );
+            pinned += 1;
+        }
+        on_lines.sort();
+        in_yaml.sort();
+        assert_eq!(
+            on_lines, in_yaml,
+            "{name}: every `uses:` was read from its line"
+        );
+    }
+    assert!(pinned >= 10, "only {pinned} pinned actions found");
+}
+
+/// rust-toolchain.toml pins the toolchain; the release workflow builds with it (each job
+/// that runs cargo installs the channel the file names, before its first cargo call, and
+/// checks rustc is that version), and installs its tools at pinned versions.
+#[test]
+fn the_release_builds_with_the_pinned_toolchain_and_pinned_tools() {
+    let toolchain = std::fs::read_to_string(Path::new(ROOT).join("rust-toolchain.toml")).unwrap();
+    let lines: Vec<&str> = toolchain
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "[toolchain]",
+            "channel = \"1.95.0\"",
+            "components = [\"rustfmt\", \"clippy\"]",
+            "profile = \"minimal\"",
+        ]
+    );
+    let text =
+        std::fs::read_to_string(Path::new(ROOT).join(".github/workflows/release.yml")).unwrap();
+    let wf: Value = serde_saphyr::from_str(&text).unwrap();
+    for bad in [
+        "+stable",
+        "+nightly",
+        "dtolnay/rust-toolchain",
+        "toolchain: stable",
+    ] {
+        assert!(!text.contains(bad), "release.yml: {bad}");
+    }
+    let mut jobs_with_cargo = 0;
+    for (job, j) in wf["jobs"].as_object().unwrap() {
+        let runs: Vec<&str> = j["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["run"].as_str())
+            .collect();
+        let Some(first_cargo) = runs.iter().position(|r| r.contains("cargo ")) else {
+            continue;
+        };
+        jobs_with_cargo += 1;
+        let install = runs
+            .iter()
+            .position(|r| {
+                r.contains("rust-toolchain.toml") && r.contains("rustup toolchain install")
+            })
+            .unwrap_or_else(|| panic!("{job}: no step installs the pinned toolchain"));
+        assert!(
+            install < first_cargo,
+            "{job}: cargo runs before the toolchain is installed"
+        );
+        assert!(
+            runs[install].contains("rustc --version"),
+            "{job}: the version is checked"
+        );
+        for r in &runs {
+            for line in r.lines().filter(|l| l.contains("pip install")) {
+                let packages = line.split("pip install").nth(1).unwrap().split_whitespace();
+                for p in packages.filter(|p| !p.starts_with('-')) {
+                    assert!(p.contains("=="), "{job}: `{p}` is not pinned to a version");
+                }
+            }
+        }
+    }
+    assert_eq!(jobs_with_cargo, 2, "cargo package and the builds");
+
+    // Provenance: one job may sign and store attestations, with nothing else to write,
+    // and nothing is published before it attested.
+    for (job, j) in wf["jobs"].as_object().unwrap() {
+        let perms = &j["permissions"];
+        if job == "attest" {
+            assert_eq!(
+                perms,
+                &serde_json::json!({ "contents": "read", "id-token": "write", "attestations": "write" })
+            );
+            let attest = serde_json::to_string(&j["steps"]).unwrap();
+            assert!(
+                attest.contains("actions/attest-build-provenance@"),
+                "{attest}"
+            );
+            assert!(attest.contains("dist/guildctl-*"), "{attest}");
+        } else {
+            assert!(
+                perms.get("id-token").is_none() && perms.get("attestations").is_none(),
+                "{job}: {perms}"
+            );
+        }
+    }
+    assert_eq!(wf["permissions"], serde_json::json!({ "contents": "read" }));
+    assert!(
+        serde_json::to_string(&wf["jobs"]["release"]["needs"])
+            .unwrap()
+            .contains("attest"),
+        "the release waits for the attestations"
+    );
+}
+
 /// The release workflow, the Action and `cargo binstall` agree on the assets' names.
 #[test]
 fn release_assets_are_named_as_the_action_and_binstall_expect() {
@@ -1132,5 +1448,73 @@ async fn a_huge_plan_is_whole_in_the_summary_and_refusals_land_on_the_lines() {
         run.log
     );
     assert!(h.writes().is_empty(), "nothing was sent to Discord");
+    gh.assert_conforms();
+}
+
+/// The Action tells guildctl whose comments are its own: `github-actions[bot]` for the
+/// workflow's token, the person GitHub names for another token, or `github-author`. A
+/// comment carrying the marker that someone else wrote is left alone.
+#[tokio::test]
+async fn the_action_edits_only_comments_its_token_wrote() {
+    let h = Harness::start().await;
+    let gh = FakeGitHub::start().await;
+    let releases = Releases::start().await;
+    let manifest = config_repo(&h);
+    let marker = format!("<!-- guildctl:plan:{} -->", manifest.display());
+    let planted = format!("{marker}\nNo changes.");
+    let theirs = gh.add_comment(PR_NUMBER, &planted);
+    let mut r = Runner::new(&h.dir.path().join("runner"));
+    r.for_services(&h, &gh, &releases)
+        .event("pull_request", &event("pull_request-opened"))
+        .input("command", "plan")
+        .input("manifest", manifest.to_str().unwrap());
+
+    // The workflow's own token: github-actions[bot], told by the Action (no GET /user).
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert!(
+        run.log
+            .contains("writes on GitHub as github-actions[bot] (as given)"),
+        "{}",
+        run.log
+    );
+    assert!(!gh.requests().iter().any(|q| q.path == "/user"));
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 2, "{comments:?}");
+    assert_eq!((comments[0].id, &comments[0].body), (theirs, &planted));
+    assert_eq!(comments[0].author, OTHER_LOGIN);
+    assert_eq!(comments[1].author, BOT_LOGIN);
+    assert!(
+        run.log
+            .contains(&format!("Left alone: comment {theirs} by {OTHER_LOGIN}"))
+    );
+
+    // A person's token: GitHub names the person, whose comment is a new one.
+    r.input("github-token", &gh.user_token.clone());
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert!(
+        run.log.contains(&format!(
+            "writes on GitHub as {USER_LOGIN} (the token's user)"
+        )),
+        "{}",
+        run.log
+    );
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 3);
+    assert_eq!(comments[2].author, USER_LOGIN);
+    assert_secrets_hidden(&run, &[&gh.user_token, &h.emu.token]);
+
+    // github-author is taken as given.
+    r.input("github-author", USER_LOGIN);
+    let before = gh.requests().iter().filter(|q| q.path == "/user").count();
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert_eq!(
+        gh.requests().iter().filter(|q| q.path == "/user").count(),
+        before
+    );
+    assert_eq!(gh.comments(PR_NUMBER).len(), 3, "its own comment, updated");
+    assert_eq!(gh.comments(PR_NUMBER)[0].body, planted);
     gh.assert_conforms();
 }

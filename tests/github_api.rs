@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::github::{FakeGitHub, PR_NUMBER, REPO};
+use common::github::{BOT_LOGIN, FakeGitHub, OTHER_LOGIN, PR_NUMBER, REPO, USER_LOGIN};
 
 struct Out {
     code: i32,
@@ -20,9 +20,23 @@ fn event(name: &str) -> PathBuf {
 }
 
 async fn github(gh: &FakeGitHub, event_path: &Path, args: &[&str]) -> Out {
+    github_with(gh, event_path, args, &[]).await
+}
+
+/// `github`, with variables set over the runner's (another token, an author).
+async fn github_with(
+    gh: &FakeGitHub,
+    event_path: &Path,
+    args: &[&str],
+    vars: &[(&str, &str)],
+) -> Out {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"));
     cmd.arg("github").args(args);
     for (k, v) in gh.env() {
+        cmd.env(k, v);
+    }
+    cmd.env_remove("GUILDCTL_GITHUB_AUTHOR");
+    for (k, v) in vars {
         cmd.env(k, v);
     }
     let out = cmd
@@ -36,10 +50,12 @@ async fn github(gh: &FakeGitHub, event_path: &Path, args: &[&str]) -> Out {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     };
-    assert!(
-        !out.stdout.contains(&gh.token) && !out.stderr.contains(&gh.token),
-        "the token was printed"
-    );
+    for token in [&gh.token, &gh.user_token] {
+        assert!(
+            !out.stdout.contains(token.as_str()) && !out.stderr.contains(token.as_str()),
+            "a token was printed"
+        );
+    }
     out
 }
 
@@ -486,5 +502,315 @@ async fn the_reviewed_plan_is_the_plan_run_for_the_merged_pull_requests_head() {
     let out = github(&gh, &ev, &args("main/../x")).await;
     assert_eq!(out.code, 1);
     assert_eq!(gh.requests().len(), sent);
+    gh.assert_conforms();
+}
+
+/// A run for the merged pull request's head is the reviewed plan only when GitHub lists
+/// it as that pull request's own and it ran from this repository: not a run of another
+/// pull request with the same head, not a run from a fork, not a run listing another
+/// repository's pull request of the same number. The right one is found past newer
+/// ones, on a later page.
+#[tokio::test]
+async fn the_reviewed_plan_run_belongs_to_the_merged_pull_request_and_this_repository() {
+    let gh = FakeGitHub::start().await;
+    let ev = event("pull_request-opened");
+    let head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+    let merge = "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed";
+    gh.merge_pull(PR_NUMBER, head, merge);
+    let ours = vec![(PR_NUMBER, REPO.to_owned())];
+    let wf = "guild-plan.yml";
+    let own = gh.add_run_with(wf, head, "pull_request", "success", ours.clone(), REPO);
+    // Newer, and each with the same head: 100 runs of pull request #9 (a page's worth),
+    // then a fork's run that even lists #2, and a run of another repository's #2.
+    let mut others = Vec::new();
+    for _ in 0..100 {
+        others.push(gh.add_run_with(
+            wf,
+            head,
+            "pull_request",
+            "success",
+            vec![(9, REPO.to_owned())],
+            REPO,
+        ));
+    }
+    let fork = gh.add_run_with(
+        wf,
+        head,
+        "pull_request",
+        "success",
+        ours,
+        "mallory/Hello-World",
+    );
+    let elsewhere = gh.add_run_with(
+        wf,
+        head,
+        "pull_request",
+        "success",
+        vec![(PR_NUMBER, "mallory/Other".to_owned())],
+        REPO,
+    );
+    let args = ["reviewed-plan", "--workflow", wf, "--sha", merge];
+
+    let out = github(&gh, &ev, &args).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!("pull-request={PR_NUMBER}\nhead-sha={head}\nrun-id={own}\n")
+    );
+    for line in [
+        format!(
+            "Passed over: run {elsewhere} is for pull request #{PR_NUMBER} of another repository."
+        ),
+        format!("Passed over: run {fork} came from fork mallory/Hello-World."),
+        format!("Passed over: run {} is for pull request #9.", others[99]),
+        "Passed over 82 more runs.".to_owned(),
+    ] {
+        assert!(out.stderr.contains(&line), "{line}\n{}", out.stderr);
+    }
+    assert!(
+        gh.requests()
+            .iter()
+            .any(|r| r.path.contains("/runs?") && r.path.contains("page=2")),
+        "the second page of runs was read"
+    );
+
+    // A merged pull request with only others' runs for its head: no reviewed plan, and
+    // the message says why each was passed over.
+    let (head2, merge2) = ("3333333333", "4444444444");
+    gh.merge_pull(7, head2, merge2);
+    let nine = gh.add_run_with(
+        wf,
+        head2,
+        "pull_request",
+        "success",
+        vec![(9, REPO.to_owned())],
+        REPO,
+    );
+    let forked = gh.add_run_with(
+        wf,
+        head2,
+        "pull_request",
+        "success",
+        vec![],
+        "mallory/Hello-World",
+    );
+    let out = github(
+        &gh,
+        &ev,
+        &["reviewed-plan", "--workflow", wf, "--sha", merge2],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!("pull-request=7\nhead-sha={head2}\nrun-id=\n")
+    );
+    assert!(
+        out.stderr
+            .contains(&format!("run {nine} is for pull request #9"))
+            && out
+                .stderr
+                .contains(&format!("run {forked} came from fork mallory/Hello-World"))
+            && out
+                .stderr
+                .contains("no successful guild-plan.yml run of its own"),
+        "{}",
+        out.stderr
+    );
+    gh.assert_conforms();
+}
+
+/// Anyone can write guildctl's marker into a comment. Only a comment the token's own
+/// identity wrote is edited: a marker comment by someone else is left as it is, and
+/// guildctl's own comment is created beside it, then kept current.
+#[tokio::test]
+async fn a_marker_comment_by_someone_else_is_left_alone() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ev = event("pull_request-opened");
+    let planted =
+        "<!-- guildctl:plan:guild.yaml -->\n### guildctl plan\n\nNo changes. Approve away.";
+    let theirs = gh.add_comment(PR_NUMBER, planted);
+    let body = write(dir.path(), "a.md", "### guildctl plan\n\n3 to delete.\n");
+    let args = [
+        "comment",
+        "--marker",
+        "plan:guild.yaml",
+        "--body-file",
+        body.to_str().unwrap(),
+    ];
+
+    let out = github(&gh, &ev, &args).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "Left alone: comment {theirs} by {OTHER_LOGIN} carries guildctl's marker"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("writes on GitHub as github-actions[bot]"),
+        "{}",
+        out.stderr
+    );
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 2, "{comments:?}");
+    assert_eq!(
+        (comments[0].id, comments[0].body.as_str()),
+        (theirs, planted)
+    );
+    assert_eq!(comments[1].author, BOT_LOGIN);
+    assert!(comments[1].body.ends_with("3 to delete.\n"));
+    assert!(
+        !gh.writes()
+            .iter()
+            .any(|w| w.path.ends_with(&format!("/comments/{theirs}"))),
+        "the planted comment was never written to"
+    );
+
+    // The next push updates guildctl's comment, still not theirs.
+    std::fs::write(&body, "### guildctl plan\n\n4 to delete.\n").unwrap();
+    let out = github(&gh, &ev, &args).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 2);
+    assert_eq!(comments[0].body, planted);
+    assert!(comments[1].body.ends_with("4 to delete.\n"));
+
+    // With a person's token, GitHub names the person, and the Actions bot's comment is
+    // not theirs either: a third comment, by the person.
+    let out = github_with(&gh, &ev, &args, &[("GITHUB_TOKEN", &gh.user_token)]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "writes on GitHub as {USER_LOGIN} (the token's user)"
+        )),
+        "{}",
+        out.stderr
+    );
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 3);
+    assert_eq!(comments[2].author, USER_LOGIN);
+    assert!(
+        comments[1].body.ends_with("4 to delete.\n"),
+        "the bot's comment is untouched"
+    );
+
+    // An author given (the Action gives it for its own token) is taken without asking
+    // GitHub; one GitHub does not write as is warned about at once.
+    let users = |gh: &FakeGitHub| gh.requests().iter().filter(|r| r.path == "/user").count();
+    let asked = users(&gh);
+    std::fs::write(&body, "### guildctl plan\n\n5 to delete.\n").unwrap();
+    let out = github_with(&gh, &ev, &args, &[("GUILDCTL_GITHUB_AUTHOR", BOT_LOGIN)]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(users(&gh), asked, "no GET /user");
+    assert!(gh.comments(PR_NUMBER)[1].body.ends_with("5 to delete.\n"));
+    let out = github_with(
+        &gh,
+        &ev,
+        &[&args[..], &["--author", "my-app[bot]"]].concat(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("::warning::guildctl: GitHub wrote this comment as github-actions[bot], not as my-app[bot]"),
+        "{}",
+        out.stderr
+    );
+    let out = github_with(&gh, &ev, &[&args[..], &["--author", "a b"]].concat(), &[]).await;
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("is not a GitHub login"),
+        "{}",
+        out.stderr
+    );
+    gh.assert_conforms();
+}
+
+/// The same for drift issues: an open, labelled issue with guildctl's marker that
+/// someone else opened is neither updated nor closed; guildctl opens its own.
+#[tokio::test]
+async fn a_drift_issue_opened_by_someone_else_is_left_alone() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ev = event("pull_request-opened");
+    let planted = "<!-- guildctl:drift:guild.yaml -->\nAll good, close me.";
+    let theirs = gh.add_issue_by(OTHER_LOGIN, "guildctl: drift", planted, &["guildctl-drift"]);
+    let report = write(
+        dir.path(),
+        "drift.md",
+        "### guildctl drift report\n\n1 to update.\n",
+    );
+    let args = |drifted: &'static str| {
+        vec![
+            "drift-issue".to_owned(),
+            "--marker".into(),
+            "drift:guild.yaml".into(),
+            "--body-file".into(),
+            report.to_str().unwrap().to_owned(),
+            "--drifted".into(),
+            drifted.into(),
+        ]
+    };
+    let run = |a: Vec<String>| {
+        let (gh, ev) = (&gh, ev.clone());
+        async move {
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            github(gh, &ev, &a).await
+        }
+    };
+    let planted_issue = |gh: &FakeGitHub| {
+        gh.issues()
+            .into_iter()
+            .find(|i| i.number == theirs)
+            .unwrap()
+    };
+
+    // No drift: their issue is not closed (nothing is written at all).
+    let out = run(args("false")).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(gh.writes().is_empty(), "{:?}", gh.writes());
+    assert!(
+        out.stderr
+            .contains(&format!("Left alone: issue {theirs} by {OTHER_LOGIN}")),
+        "{}",
+        out.stderr
+    );
+
+    // Drift: a new issue by guildctl, theirs untouched.
+    let out = run(args("true")).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let ours: Vec<_> = gh
+        .issues()
+        .into_iter()
+        .filter(|i| i.author == BOT_LOGIN)
+        .collect();
+    assert_eq!(ours.len(), 1);
+    assert_ne!(ours[0].number, theirs);
+    assert!(ours[0].body.ends_with("1 to update.\n"));
+    let p = planted_issue(&gh);
+    assert_eq!((p.state.as_str(), p.body.as_str()), ("open", planted));
+
+    // Drift ends: guildctl closes its own issue, and only that one.
+    let out = run(args("false")).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let closed = gh
+        .issues()
+        .into_iter()
+        .find(|i| i.number == ours[0].number)
+        .unwrap();
+    assert_eq!(closed.state, "closed");
+    let p = planted_issue(&gh);
+    assert_eq!((p.state.as_str(), p.body.as_str()), ("open", planted));
+    assert!(gh.comments(theirs).is_empty());
+    assert!(
+        !gh.writes()
+            .iter()
+            .any(|w| w.path.contains(&format!("/issues/{theirs}"))),
+        "the planted issue was never written to"
+    );
     gh.assert_conforms();
 }

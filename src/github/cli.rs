@@ -10,8 +10,9 @@ use crate::plan::Plan;
 use crate::report::{self, Heading, MarkdownRoom};
 
 use super::client::GitHub;
-use super::comment::{CommentAction, upsert_comment};
+use super::comment::{CommentAction, Foreign, upsert_comment};
 use super::error::GithubError;
+use super::identity::{Identity, identity};
 use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
 use super::reviewed::reviewed_plan_run;
 use super::types::{marker, pull_request_from_event, read};
@@ -25,7 +26,7 @@ pub struct GithubArgs {
 #[derive(Subcommand)]
 pub enum GithubCommand {
     /// Create the pull request's comment carrying `<!-- guildctl:MARKER -->`, or update
-    /// the one that already does; print its URL.
+    /// the one that already does and that guildctl's identity wrote; print its URL.
     #[command(
         after_help = "Example:\n  guildctl github comment --marker plan:guild.yaml --body-file report.md"
     )]
@@ -39,8 +40,11 @@ pub enum GithubCommand {
         /// The pull request's number (default: the pull request of GITHUB_EVENT_PATH).
         #[arg(long)]
         pr: Option<u64>,
+        #[command(flatten)]
+        author: AuthorArg,
     },
-    /// Open, update or close the issue carrying `<!-- guildctl:MARKER -->`; print its URL.
+    /// Open, update or close the issue carrying `<!-- guildctl:MARKER -->` that
+    /// guildctl's identity opened; print its URL.
     #[command(
         after_help = "Example:\n  guildctl github drift-issue --marker drift:guild.yaml --body-file drift.md --drifted true"
     )]
@@ -62,11 +66,14 @@ pub enum GithubCommand {
             default_value = "guildctl: the Discord guild drifted from its manifest"
         )]
         title: String,
+        #[command(flatten)]
+        author: AuthorArg,
     },
     /// Find the plan reviewed for a commit on the default branch: the pull request it
     /// merged and the newest successful run of the plan workflow for that pull request's
-    /// head. Prints `pull-request=`, `head-sha=` and `run-id=` lines (empty when there is
-    /// none, as for a direct push), for `>> "$GITHUB_OUTPUT"`.
+    /// head that GitHub lists as that pull request's and that ran from this repository
+    /// (not a fork). Prints `pull-request=`, `head-sha=` and `run-id=` lines (empty when
+    /// there is none, as for a direct push), for `>> "$GITHUB_OUTPUT"`.
     #[command(
         after_help = "Example:\n  guildctl github reviewed-plan --workflow guild-plan.yml >> \"$GITHUB_OUTPUT\""
     )]
@@ -96,12 +103,47 @@ pub enum GithubCommand {
     },
 }
 
+/// Whose comments and issues are guildctl's own.
+#[derive(Args)]
+pub struct AuthorArg {
+    /// The login the token writes as, e.g. `my-app[bot]` for a GitHub App's token
+    /// (default: the token's user from GitHub, or `github-actions[bot]` for an
+    /// installation token such as the workflow's GITHUB_TOKEN). Only a comment or issue
+    /// this login wrote is ever edited.
+    #[arg(long = "author", env = "GUILDCTL_GITHUB_AUTHOR", value_name = "LOGIN")]
+    login: Option<String>,
+}
+
+async fn whoami(gh: &GitHub, author: &AuthorArg) -> Result<Identity, GithubError> {
+    let me = identity(gh, author.login.as_deref()).await?;
+    eprintln!("guildctl writes on GitHub as {}.", me.describe());
+    Ok(me)
+}
+
+/// Says what was left alone, and warns when GitHub wrote what guildctl created under
+/// another login than the one it looks for (the next run would not find it).
+fn report_foreign(kind: &str, foreign: &[Foreign], written_as: Option<&str>, me: &Identity) {
+    for f in foreign {
+        eprintln!(
+            "Left alone: {kind} {} by {} carries guildctl's marker, but guildctl writes as {}.",
+            f.id, f.author, me.login
+        );
+    }
+    if let Some(actual) = written_as {
+        eprintln!(
+            "::warning::guildctl: GitHub wrote this {kind} as {actual}, not as {}: the next run will not know it as its own; pass --author {actual} (the Action's github-author input)",
+            me.login
+        );
+    }
+}
+
 pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
     match args.command {
         GithubCommand::Comment {
             marker: key,
             body_file,
             pr,
+            author,
         } => {
             let marker = marker(&key)?;
             let body = read(&body_file)?;
@@ -125,7 +167,9 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                     pr.number
                 }
             };
-            let done = upsert_comment(&gh, number, &marker, &body).await?;
+            let me = whoami(&gh, &author).await?;
+            let done = upsert_comment(&gh, &me, number, &marker, &body).await?;
+            report_foreign("comment", &done.foreign, done.written_as.as_deref(), &me);
             let verb = match done.action {
                 CommentAction::Created => "Commented on",
                 CommentAction::Updated => "Updated the comment on",
@@ -141,13 +185,16 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             drifted,
             label,
             title,
+            author,
         } => {
             let marker = marker(&key)?;
             let body = read(&body_file)?;
             let gh = GitHub::from_env()?;
             let closing = closing_comment();
-            let done = sync_drift_issue(
+            let me = whoami(&gh, &author).await?;
+            let sync = sync_drift_issue(
                 &gh,
+                &me,
                 &DriftReport {
                     marker: &marker,
                     label: &label,
@@ -158,6 +205,8 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 },
             )
             .await?;
+            report_foreign("issue", &sync.foreign, sync.written_as.as_deref(), &me);
+            let done = sync.issue;
             match &done {
                 DriftIssue::Opened { number, url } => {
                     eprintln!("Opened drift issue #{number}: {url}")
@@ -189,10 +238,20 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 ),
                 None => Default::default(),
             };
+            if let Some(r) = &found {
+                // Newest first, as GitHub listed them; a long tail is counted, not listed.
+                const SHOWN: usize = 20;
+                for p in r.passed_over.iter().take(SHOWN) {
+                    eprintln!("Passed over: {p}.");
+                }
+                if r.passed_over.len() > SHOWN {
+                    eprintln!("Passed over {} more runs.", r.passed_over.len() - SHOWN);
+                }
+            }
             match &found {
                 None => eprintln!("Commit {sha} merged no pull request: no reviewed plan."),
                 Some(r) if r.run_id.is_none() => eprintln!(
-                    "Pull request #{pr} (head {head}) has no successful {workflow} run: no reviewed plan."
+                    "Pull request #{pr} (head {head}) has no successful {workflow} run of its own from this repository: no reviewed plan."
                 ),
                 Some(_) => eprintln!("Pull request #{pr} (head {head}): plan run {run}."),
             }

@@ -13,7 +13,7 @@ const USER_AGENT: &str = concat!("guildctl/", env!("CARGO_PKG_VERSION"));
 /// The REST API version the requests are written for.
 const API_VERSION: &str = "2022-11-28";
 /// At 100 items a page, enough for any pull request's comments or open labelled issues.
-const MAX_PAGES: usize = 50;
+pub(crate) const MAX_PAGES: usize = 50;
 
 pub struct GitHub {
     http: reqwest::Client,

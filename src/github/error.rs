@@ -33,6 +33,8 @@ pub enum GithubError {
     BadSha(String),
     #[error("the marker must not be empty")]
     EmptyMarker,
+    #[error("{0:?} is not a GitHub login (letters, digits and hyphens, an App's ending in [bot])")]
+    BadAuthor(String),
     #[error("GitHub API {method} {path}: {status}: {message}{hint}")]
     Api {
         method: String,

@@ -1,6 +1,6 @@
 //! GitHub's REST API, for the Action in a config repository: one plan comment per
 //! manifest on a pull request, kept current; one drift issue per manifest, opened,
-//! updated and closed. `guildctl github ...` (see `cli`) is how the Action's steps
+//! updated and closed; only ever guildctl's own (written by the token's identity). `guildctl github ...` (see `cli`) is how the Action's steps
 //! call it; docs/github.md describes the whole flow.
 //!
 //! Everything comes from the variables a GitHub Actions runner sets: `GITHUB_API_URL`,
@@ -11,15 +11,17 @@ pub mod cli;
 mod client;
 mod comment;
 mod error;
+mod identity;
 mod issue;
 mod reviewed;
 mod types;
 
 pub use client::GitHub;
-pub use comment::{CommentAction, Upserted, upsert_comment};
+pub use comment::{CommentAction, Foreign, Upserted, upsert_comment};
 pub use error::GithubError;
+pub use identity::{ACTIONS_BOT, Identity, IdentitySource, identity};
 pub use issue::{DriftIssue, DriftReport, sync_drift_issue};
-pub use reviewed::{Reviewed, reviewed_plan_run};
+pub use reviewed::{PassedOver, Reviewed, reviewed_plan_run};
 pub use types::{
     GithubToken, MAX_BODY_CHARS, PullRequest, Repo, body_with_marker, marker,
     pull_request_from_event,

@@ -3,6 +3,11 @@
 //! description (tests/data/github-openapi-subset.json: path, method, parameters, request
 //! body) and every answer it gives is checked against the same description's response
 //! schema for its status. What does not conform is recorded; tests assert there is none.
+//!
+//! Two tokens are known, as on GitHub: `token`, an installation token like a workflow's
+//! `GITHUB_TOKEN` (it writes as `github-actions[bot]`, and `GET /user` answers it 403
+//! "Resource not accessible by integration"), and `user_token`, a person's token
+//! (`USER_LOGIN`, whom `GET /user` names). Every comment and issue has an author.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,6 +22,12 @@ use serde_json::{Value, json};
 pub const REPO: &str = "Codertocat/Hello-World";
 /// Its pull request, and an ordinary issue beside it.
 pub const PR_NUMBER: u64 = 2;
+/// Who writes with the installation token (a workflow's `GITHUB_TOKEN`).
+pub const BOT_LOGIN: &str = "github-actions[bot]";
+/// Who writes with the user token.
+pub const USER_LOGIN: &str = "Codertocat";
+/// Someone else: the author of `add_comment`'s comments.
+pub const OTHER_LOGIN: &str = "octocat";
 
 #[derive(Debug, Clone)]
 pub struct GhIssue {
@@ -27,6 +38,7 @@ pub struct GhIssue {
     pub state: String,
     pub state_reason: Option<String>,
     pub is_pull_request: bool,
+    pub author: String,
 }
 
 #[derive(Debug, Clone)]
@@ -34,6 +46,7 @@ pub struct GhComment {
     pub id: u64,
     pub issue: u64,
     pub body: String,
+    pub author: String,
 }
 
 /// A merged pull request: what `GET /repos/.../commits/{sha}/pulls` finds.
@@ -52,6 +65,11 @@ pub struct GhRun {
     pub head_sha: String,
     pub event: String,
     pub conclusion: String,
+    /// The run's `pull_requests`: numbers of pull requests, and the repository each
+    /// belongs to (`REPO`, or another one's of the same number).
+    pub pull_requests: Vec<(u64, String)>,
+    /// `head_repository.full_name`: `REPO`, or a fork's.
+    pub head_repo: String,
 }
 
 #[derive(Debug, Clone)]
@@ -78,13 +96,17 @@ struct Shared {
     /// The event payload's pull request and repository, the shapes answers are cut from.
     event: Value,
     token: String,
+    user_token: String,
     base: Mutex<String>,
     data: Mutex<Data>,
 }
 
 pub struct FakeGitHub {
     pub api_url: String,
+    /// The installation token (`BOT_LOGIN` writes with it).
     pub token: String,
+    /// A person's token (`USER_LOGIN` writes with it).
+    pub user_token: String,
     shared: Arc<Shared>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -99,6 +121,7 @@ impl FakeGitHub {
     /// Serves `REPO` with pull request #2 open and issue #1 (labelled `bug`) beside it.
     pub async fn start() -> FakeGitHub {
         let token = "ghs_fakeGitHubTokenForTests0123456789".to_owned();
+        let user_token = "ghp_fakeUserTokenForTests0123456789ab".to_owned();
         let data = Data {
             issues: vec![
                 GhIssue {
@@ -109,6 +132,7 @@ impl FakeGitHub {
                     state: "open".into(),
                     state_reason: None,
                     is_pull_request: false,
+                    author: OTHER_LOGIN.into(),
                 },
                 GhIssue {
                     number: PR_NUMBER,
@@ -118,6 +142,7 @@ impl FakeGitHub {
                     state: "open".into(),
                     state_reason: None,
                     is_pull_request: true,
+                    author: USER_LOGIN.into(),
                 },
             ],
             next_comment: 1000,
@@ -132,6 +157,7 @@ impl FakeGitHub {
             spec: Spec::load(),
             event: serde_json::from_str(&event).expect("it parses"),
             token: token.clone(),
+            user_token: user_token.clone(),
             base: Mutex::new(String::new()),
             data: Mutex::new(data),
         });
@@ -149,12 +175,14 @@ impl FakeGitHub {
         FakeGitHub {
             api_url,
             token,
+            user_token,
             shared,
             task,
         }
     }
 
-    /// The variables a runner sets for guildctl to find this API.
+    /// The variables a runner sets for guildctl to find this API (with the
+    /// installation token).
     pub fn env(&self) -> Vec<(&'static str, String)> {
         vec![
             ("GITHUB_API_URL", self.api_url.clone()),
@@ -174,8 +202,13 @@ impl FakeGitHub {
             .collect()
     }
 
-    /// Someone else's comment on an issue or pull request.
-    pub fn add_comment(&self, issue: u64, body: &str) {
+    /// Someone else's (`OTHER_LOGIN`'s) comment on an issue or pull request.
+    pub fn add_comment(&self, issue: u64, body: &str) -> u64 {
+        self.add_comment_by(OTHER_LOGIN, issue, body)
+    }
+
+    /// `author`'s comment on an issue or pull request; returns its id.
+    pub fn add_comment_by(&self, author: &str, issue: u64, body: &str) -> u64 {
         let mut d = self.shared.data.lock().unwrap();
         let id = d.next_comment;
         d.next_comment += 1;
@@ -183,7 +216,26 @@ impl FakeGitHub {
             id,
             issue,
             body: body.to_owned(),
+            author: author.to_owned(),
         });
+        id
+    }
+
+    /// `author`'s open issue with `labels`; returns its number.
+    pub fn add_issue_by(&self, author: &str, title: &str, body: &str, labels: &[&str]) -> u64 {
+        let mut d = self.shared.data.lock().unwrap();
+        let number = d.issues.iter().map(|i| i.number).max().unwrap_or(0) + 1;
+        d.issues.push(GhIssue {
+            number,
+            title: title.to_owned(),
+            body: body.to_owned(),
+            labels: labels.iter().map(|l| l.to_string()).collect(),
+            state: "open".into(),
+            state_reason: None,
+            is_pull_request: false,
+            author: author.to_owned(),
+        });
+        number
     }
 
     /// Records that `number`, with head `head_sha`, was merged as `merge_commit_sha`.
@@ -195,13 +247,37 @@ impl FakeGitHub {
         });
     }
 
-    /// A finished run of `.github/workflows/{workflow_file}`; returns its id.
+    /// A finished run of `.github/workflows/{workflow_file}` from a branch of `REPO`;
+    /// its `pull_requests` are the merged pull requests recorded with this head, as
+    /// GitHub lists the pull requests whose head a run is for. Returns its id.
     pub fn add_run(
         &self,
         workflow_file: &str,
         head_sha: &str,
         event: &str,
         conclusion: &str,
+    ) -> u64 {
+        let prs: Vec<(u64, String)> = {
+            let d = self.shared.data.lock().unwrap();
+            d.pulls
+                .iter()
+                .filter(|p| p.head_sha == head_sha)
+                .map(|p| (p.number, REPO.to_owned()))
+                .collect()
+        };
+        self.add_run_with(workflow_file, head_sha, event, conclusion, prs, REPO)
+    }
+
+    /// A finished run whose `pull_requests` and head repository are given: a run of
+    /// another pull request with the same head, or a run from a fork.
+    pub fn add_run_with(
+        &self,
+        workflow_file: &str,
+        head_sha: &str,
+        event: &str,
+        conclusion: &str,
+        pull_requests: Vec<(u64, String)>,
+        head_repo: &str,
     ) -> u64 {
         let mut d = self.shared.data.lock().unwrap();
         let id = 9000 + d.runs.len() as u64;
@@ -211,6 +287,8 @@ impl FakeGitHub {
             head_sha: head_sha.to_owned(),
             event: event.to_owned(),
             conclusion: conclusion.to_owned(),
+            pull_requests,
+            head_repo: head_repo.to_owned(),
         });
         id
     }
@@ -490,9 +568,13 @@ fn serve(
             "Request forbidden by administrative rules.",
         );
     }
-    if authorization.as_deref() != Some(&format!("Bearer {}", s.token)) {
+    let login = if authorization.as_deref() == Some(&format!("Bearer {}", s.token)) {
+        BOT_LOGIN
+    } else if authorization.as_deref() == Some(&format!("Bearer {}", s.user_token)) {
+        USER_LOGIN
+    } else {
         return error(StatusCode::UNAUTHORIZED, "Bad credentials");
-    }
+    };
     if headers.get("accept").and_then(|v| v.to_str().ok()) != Some("application/vnd.github+json") {
         violations.push("Accept is not application/vnd.github+json".into());
     }
@@ -539,8 +621,10 @@ fn serve(
             violations.push(format!("path {name}: {e}"));
         }
     }
-    if params.get("owner").map(String::as_str) != REPO.split('/').next()
-        || params.get("repo").map(String::as_str) != REPO.split('/').nth(1)
+    let in_repo = template.starts_with("/repos/");
+    if in_repo
+        && (params.get("owner").map(String::as_str) != REPO.split('/').next()
+            || params.get("repo").map(String::as_str) != REPO.split('/').nth(1))
     {
         return checked(
             s,
@@ -602,7 +686,7 @@ fn serve(
     let answer = {
         let mut d = s.data.lock().unwrap();
         behave(
-            &mut d, &s.event, &base, method, &template, &params, &query, &json_body,
+            &mut d, &s.event, &base, login, method, &template, &params, &query, &json_body,
         )
     };
     checked(s, op, &op_key, answer, violations)
@@ -643,18 +727,71 @@ fn checked(
 
 const TIME: &str = "2026-11-01T12:00:00Z";
 
-fn user() -> Value {
-    let u = "https://api.github.com/users/github-actions%5Bbot%5D";
+/// A `simple-user`: the Actions bot as GitHub shows it, anyone else as a user.
+fn user(login: &str) -> Value {
+    let bot = login == BOT_LOGIN;
+    let u = format!(
+        "https://api.github.com/users/{}",
+        login.replace('[', "%5B").replace(']', "%5D")
+    );
+    let (id, node_id, avatar, html) = if bot {
+        (
+            41898282,
+            "MDM6Qm90NDE4OTgyODI=".to_owned(),
+            "https://avatars.githubusercontent.com/in/15368?v=4".to_owned(),
+            "https://github.com/apps/github-actions".to_owned(),
+        )
+    } else {
+        let id = 21031067 + login.bytes().map(u64::from).sum::<u64>();
+        (
+            id,
+            format!("MDQ6VXNlcj{id}"),
+            format!("https://avatars.githubusercontent.com/u/{id}?v=4"),
+            format!("https://github.com/{login}"),
+        )
+    };
     json!({
-        "login": "github-actions[bot]", "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=",
-        "avatar_url": "https://avatars.githubusercontent.com/in/15368?v=4", "gravatar_id": "",
-        "url": u, "html_url": "https://github.com/apps/github-actions",
+        "login": login, "id": id, "node_id": node_id,
+        "avatar_url": avatar, "gravatar_id": "",
+        "url": u, "html_url": html,
         "followers_url": format!("{u}/followers"), "following_url": format!("{u}/following{{/other_user}}"),
         "gists_url": format!("{u}/gists{{/gist_id}}"), "starred_url": format!("{u}/starred{{/owner}}{{/repo}}"),
         "subscriptions_url": format!("{u}/subscriptions"), "organizations_url": format!("{u}/orgs"),
         "repos_url": format!("{u}/repos"), "events_url": format!("{u}/events{{/privacy}}"),
-        "received_events_url": format!("{u}/received_events"), "type": "Bot", "site_admin": false
+        "received_events_url": format!("{u}/received_events"),
+        "type": if bot { "Bot" } else { "User" }, "site_admin": false
     })
+}
+
+/// `GET /user`'s `private-user`: the authenticated person.
+fn private_user(login: &str) -> Value {
+    let mut v = user(login);
+    let m = v.as_object_mut().expect("an object");
+    for (k, val) in [
+        ("name", json!("Monalisa Octocat")),
+        ("company", Value::Null),
+        ("blog", json!("")),
+        ("location", Value::Null),
+        ("email", Value::Null),
+        ("hireable", Value::Null),
+        ("bio", Value::Null),
+        ("public_repos", json!(2)),
+        ("public_gists", json!(0)),
+        ("followers", json!(0)),
+        ("following", json!(0)),
+        ("created_at", json!(TIME)),
+        ("updated_at", json!(TIME)),
+        ("private_gists", json!(0)),
+        ("total_private_repos", json!(0)),
+        ("owned_private_repos", json!(0)),
+        ("disk_usage", json!(0)),
+        ("collaborators", json!(0)),
+        ("two_factor_authentication", json!(true)),
+        ("user_view_type", json!("private")),
+    ] {
+        m.insert(k.into(), val);
+    }
+    v
 }
 
 fn comment_json(base: &str, c: &GhComment) -> Value {
@@ -663,7 +800,7 @@ fn comment_json(base: &str, c: &GhComment) -> Value {
         "url": format!("{base}/repos/{REPO}/issues/comments/{}", c.id),
         "html_url": format!("https://github.com/{REPO}/pull/{}#issuecomment-{}", c.issue, c.id),
         "issue_url": format!("{base}/repos/{REPO}/issues/{}", c.issue),
-        "body": c.body, "user": user(), "created_at": TIME, "updated_at": TIME,
+        "body": c.body, "user": user(&c.author), "created_at": TIME, "updated_at": TIME,
         "author_association": "NONE"
     })
 }
@@ -688,7 +825,7 @@ fn issue_json(base: &str, d: &Data, i: &GhIssue) -> Value {
         "events_url": format!("{api}/events"),
         "html_url": format!("https://github.com/{REPO}/{kind}/{}", i.number),
         "number": i.number, "state": i.state, "state_reason": i.state_reason,
-        "title": i.title, "body": i.body, "user": user(), "labels": labels,
+        "title": i.title, "body": i.body, "user": user(&i.author), "labels": labels,
         "assignee": null, "assignees": [], "milestone": null, "locked": false,
         "active_lock_reason": null,
         "comments": d.comments.iter().filter(|c| c.issue == i.number).count(),
@@ -751,6 +888,7 @@ fn behave(
     d: &mut Data,
     event: &Value,
     base: &str,
+    login: &str,
     method: &Method,
     template: &str,
     params: &HashMap<String, String>,
@@ -782,6 +920,7 @@ fn behave(
                 id: d.next_comment,
                 issue: n,
                 body: body["body"].as_str().unwrap_or_default().to_owned(),
+                author: login.to_owned(),
             };
             d.next_comment += 1;
             d.comments.push(c.clone());
@@ -842,6 +981,7 @@ fn behave(
                 state: "open".into(),
                 state_reason: None,
                 is_pull_request: false,
+                author: login.to_owned(),
             };
             d.issues.push(i.clone());
             (StatusCode::CREATED, issue_json(base, d, &i), None)
@@ -912,6 +1052,12 @@ fn behave(
                 link,
             )
         }
+        // An installation token has no user behind it: GitHub refuses to say who it is.
+        ("GET", "/user") if login == BOT_LOGIN => error(
+            StatusCode::FORBIDDEN,
+            "Resource not accessible by integration",
+        ),
+        ("GET", "/user") => (StatusCode::OK, private_user(login), None),
         _ => error(StatusCode::NOT_FOUND, "Not Found"),
     }
 }
@@ -946,9 +1092,46 @@ fn pull_json(event: &Value, p: &GhPull) -> Value {
     v
 }
 
+/// A `minimal-repository` named `full_name`, cut from the event payload's repository.
+fn repository_json(event: &Value, full_name: &str) -> Value {
+    let mut repo = event["repository"].clone();
+    if full_name == REPO {
+        return repo;
+    }
+    let (owner, name) = full_name.split_once('/').expect("OWNER/NAME");
+    let api = format!("https://api.github.com/repos/{full_name}");
+    repo["full_name"] = json!(full_name);
+    repo["name"] = json!(name);
+    repo["id"] = json!(186853003 + full_name.len());
+    repo["node_id"] = json!(format!("R_{full_name}"));
+    repo["fork"] = json!(true);
+    repo["html_url"] = json!(format!("https://github.com/{full_name}"));
+    repo["url"] = json!(api);
+    repo["owner"] = user(owner);
+    repo
+}
+
+/// A run's `pull_requests` entry, a `pull-request-minimal`.
+fn run_pull_json(base: &str, r: &GhRun, number: u64, repo: &str) -> Value {
+    let name = repo.split('/').nth(1).unwrap_or(repo);
+    let repo_ref = json!({ "id": 186853002 + repo.len(), "url": format!("{base}/repos/{repo}"), "name": name });
+    json!({
+        "id": 191568743 + number, "number": number,
+        "url": format!("{base}/repos/{repo}/pulls/{number}"),
+        "head": { "ref": "changes", "sha": r.head_sha, "repo": repo_ref.clone() },
+        "base": { "ref": "master", "sha": "f95f852bd8fca8fcc58a9a2d6c842781e32a215e", "repo": repo_ref }
+    })
+}
+
 /// A `workflow-run`, its repositories cut from the event payload's.
 fn run_json(event: &Value, base: &str, r: &GhRun) -> Value {
     let repo = event["repository"].clone();
+    let head_repo = repository_json(event, &r.head_repo);
+    let pulls: Vec<Value> = r
+        .pull_requests
+        .iter()
+        .map(|(n, repo)| run_pull_json(base, r, *n, repo))
+        .collect();
     let url = format!("{base}/repos/{REPO}/actions/runs/{}", r.id);
     json!({
         "id": r.id, "name": "guild plan", "node_id": format!("WFR_{}", r.id),
@@ -958,7 +1141,7 @@ fn run_json(event: &Value, base: &str, r: &GhRun) -> Value {
         "event": r.event, "status": "completed", "conclusion": r.conclusion,
         "workflow_id": 161335, "url": url,
         "html_url": format!("https://github.com/{REPO}/actions/runs/{}", r.id),
-        "pull_requests": [], "created_at": TIME, "updated_at": TIME,
+        "pull_requests": pulls, "created_at": TIME, "updated_at": TIME,
         "jobs_url": format!("{url}/jobs"), "logs_url": format!("{url}/logs"),
         "check_suite_url": format!("{base}/repos/{REPO}/check-suites/1"),
         "artifacts_url": format!("{url}/artifacts"), "cancel_url": format!("{url}/cancel"),
@@ -970,6 +1153,6 @@ fn run_json(event: &Value, base: &str, r: &GhRun) -> Value {
             "author": { "name": "Codertocat", "email": "codertocat@example.com" },
             "committer": { "name": "Codertocat", "email": "codertocat@example.com" }
         },
-        "repository": repo, "head_repository": repo
+        "repository": repo, "head_repository": head_repo
     })
 }
