@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::models::ErrorBody;
 use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
+use crate::inert;
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
 const USER_AGENT: &str = concat!(
@@ -79,7 +80,8 @@ pub enum ClientError {
         "the bot token is empty or malformed: set DISCORD_TOKEN or pass --token-file with the bot's token"
     )]
     BadToken,
-    #[error("{method} {path}: {detail}")]
+    // Details and bodies are what a server said: shown inert (crate::inert).
+    #[error("{method} {path}: {}", inert::terminal(.detail))]
     Transport {
         method: Method,
         path: String,
@@ -95,14 +97,18 @@ pub enum ClientError {
         "stopped after {spent} rate-limited or refused responses, far below the 10,000 in ten minutes that gets a bot banned; wait a few minutes and run again"
     )]
     InvalidBudget { spent: usize },
-    #[error("{method} {path}: the outcome is unknown ({detail}); the object may or may not exist")]
+    #[error(
+        "{method} {path}: the outcome is unknown ({}); the object may or may not exist",
+        inert::terminal(.detail)
+    )]
     Ambiguous {
         method: Method,
         path: String,
         detail: String,
     },
     #[error(
-        "{method} {path}: the response was not what Discord sends ({detail}); guildctl does not act on it: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's, and try again"
+        "{method} {path}: the response was not what Discord sends ({}); guildctl does not act on it: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's, and try again",
+        inert::terminal(.detail)
     )]
     Decode {
         method: Method,
@@ -139,7 +145,8 @@ fn describe(body: &Option<ErrorBody>) -> String {
             s.push_str(&format!(" ({})", leaves.join("; ")));
         }
     }
-    s
+    // The body is the server's words, field names included: shown inert.
+    inert::terminal(&s).into_owned()
 }
 
 /// Flattens Discord's nested `errors` tree into `field.path: message` lines.
