@@ -319,8 +319,8 @@ impl Report {
 
     /// Lines `lo..=hi` (1-based) of a file, without the final line break. annotate-snippets
     /// shows C0, DEL and bidi controls in excerpts as symbols; the other characters a
-    /// terminal acts on (C1, line separators) become U+FFFD here, one for one, so columns
-    /// still count right.
+    /// terminal acts on (C1, bidi marks, line separators) become U+FFFD here, one for one,
+    /// so columns still count right.
     fn excerpt(&self, file: usize, lo: usize, hi: usize) -> Cow<'_, str> {
         let text = self.files.get(file).map(|f| f.text.as_str()).unwrap_or("");
         let start = line_start(text, lo.max(1));
@@ -328,7 +328,15 @@ impl Report {
         let chunk = &text[start..end];
         let chunk = chunk.strip_suffix('\n').unwrap_or(chunk);
         let chunk = chunk.strip_suffix('\r').unwrap_or(chunk);
-        let acted_on = |c: char| c != '\n' && inert::is_display_control(c);
+        // What annotate-snippets leaves (it handles C0, tabs included, DEL and the bidi
+        // embeddings, overrides and isolates itself).
+        let acted_on = |c: char| {
+            matches!(
+                c,
+                '\u{80}'
+                    ..='\u{9f}' | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+            )
+        };
         if chunk.chars().any(acted_on) {
             Cow::Owned(
                 chunk
