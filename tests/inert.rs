@@ -17,6 +17,7 @@ use std::path::Path;
 use common::github::{FakeGitHub, PR_NUMBER};
 use common::{Harness, Run};
 use discord_emulator::State;
+use discord_emulator::faults::{FaultKind, FaultRule, FaultSet};
 use discord_emulator::state::BotToken;
 use guildctl::inert;
 use proptest::prelude::*;
@@ -606,4 +607,48 @@ async fn a_file_name_cannot_inject_a_workflow_command_through_diagnostics() {
         "{}",
         r.stderr
     );
+}
+
+#[tokio::test]
+async fn apply_progress_and_failures_are_inert() {
+    let h = Harness::with_state(Some(hostile_state())).await;
+    // The hostile role's deletion fails: its name is in a progress line, a failure line
+    // and the error under it.
+    h.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![FaultRule {
+                method: "DELETE".into(),
+                path: "/guilds/*/roles/*".into(),
+                probability: 1.0,
+                kind: FaultKind::Status(403),
+            }],
+        })
+        .expect("faults set");
+    let m = h.manifest("guild.yaml", MANIFEST);
+    let run = h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"]).await;
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_terminal_inert("apply (stdout)", &run.stdout);
+    assert_terminal_inert("apply (stderr)", &run.stderr);
+    let escaped = inert::terminal(HOSTILE).into_owned();
+    assert!(
+        run.stderr
+            .contains(&format!("delete role {escaped}: FAILED")),
+        "a progress line names the role, escaped: {}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("  delete role {escaped}: DELETE")),
+        "the failure names the role, escaped: {}",
+        run.stdout
+    );
+    // The other calls were made: the topic is Welcome now.
+    let general = h
+        .guild()
+        .channels
+        .into_iter()
+        .find(|c| c.name == "general")
+        .unwrap();
+    assert_eq!(general.topic.as_deref(), Some("Welcome"));
 }

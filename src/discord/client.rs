@@ -558,4 +558,31 @@ mod tests {
             "PATCH /channels/1 failed: 400 Bad Request, Discord error 50035: Invalid Form Body (name: Must be 100 or fewer in length.)"
         );
     }
+
+    #[test]
+    fn error_bodies_are_shown_inert() {
+        // What a hostile or broken server may answer: terminal escapes and a line that
+        // would be a workflow command, in the message and in a field's name.
+        let body: ErrorBody = serde_json::from_value(serde_json::json!({
+            "code": 0, "message": "no\u{1b}]52;c;aGk=\u{7}\n::warning::owned",
+            "errors": {"x\n::error::y": {"_errors": [{"code": "X", "message": "\u{202e}##[error]z"}]}}
+        }))
+        .unwrap();
+        let e = ClientError::Api(Box::new(ApiError {
+            method: Method::GET,
+            path: "/guilds/1".into(),
+            status: StatusCode::BAD_REQUEST,
+            body: Some(body),
+        }));
+        assert_eq!(
+            e.to_string(),
+            "GET /guilds/1 failed: 400 Bad Request, Discord error 0: no\\u{1b}]52;c;aGk=\\u{7}\\n::warning::owned (x\\n::error::y: \\u{202e}\\u{23}#[error]z)"
+        );
+        let e = ClientError::Decode {
+            method: Method::GET,
+            path: "/guilds/1".into(),
+            detail: "\u{1b}[2K".into(),
+        };
+        assert!(e.to_string().contains("(\\u{1b}[2K)"), "{e}");
+    }
 }
