@@ -206,7 +206,8 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             Ok(0)
         }
         GithubCommand::PlanDigest { plan } => {
-            println!("{}", plan_digest(&plan)?);
+            // The digest a plan file carries: one inert line, whatever the file says.
+            println!("{}", inert::terminal(&plan_digest(&plan)?));
             Ok(0)
         }
         GithubCommand::PlanSummary { plan: path } => {
