@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::discord::models::{
     self, Channel as LiveChannel, OVERWRITE_MEMBER, REQUIRE_TAG, WEBHOOK_INCOMING, channel_type,
 };
+use crate::inert;
 use crate::manifest::{
     Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, ForumLayout, ForumTag,
     Manifest, MessageNotifications, Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt,
@@ -406,7 +407,10 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
         "# Exported by `guildctl export` from guild {} ({}).\n\
          # Ids are pinned so renames stay renames. Webhook tokens and avatars are not exported.\n\
          # `guildctl validate -f FILE` checks it; `guildctl schema` prints the schema for editors.\n",
-        snap.guild.name, snap.guild.id
+        // A comment is one line: the name inert, or a line break in it would end the
+        // comment and put the rest in the YAML (and in a CI log, a workflow command).
+        inert::terminal(&snap.guild.name),
+        inert::terminal(&snap.guild.id)
     );
     section(&mut out, None, "version", &m.version)?;
     section(&mut out, None, "guild", &m.guild)?;

@@ -4,7 +4,8 @@
 //! `snapshot` (live state read through `discord`), `plan` (the difference and
 //! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON).
 //! `github` talks to GitHub's REST API for the Action (plan comments, drift issues);
-//! `progress` is what a person sees on stderr while `apply` runs.
+//! `progress` is what a person sees on stderr while `apply` runs; `inert` is how text
+//! from outside (names, reasons, error bodies, file names) is shown anywhere.
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
@@ -13,6 +14,7 @@ pub mod discord;
 pub mod drift;
 pub mod export;
 pub mod github;
+pub mod inert;
 pub mod manifest;
 /// Discord's permission bits and names, shared with the emulator.
 pub use discord_permissions as permissions;

@@ -15,6 +15,7 @@ use commands::emulator::EmulatorArgs;
 use commands::export::ExportArgs;
 use commands::plan::PlanArgs;
 use commands::validate::ValidateArgs;
+use guildctl::inert;
 use guildctl::manifest;
 
 #[derive(Parser)]
@@ -143,7 +144,8 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Errors carry file names, names and servers' words: one inert line.
+            eprintln!("error: {}", inert::terminal(&format!("{e:#}")));
             ExitCode::from(1)
         }
     }

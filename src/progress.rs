@@ -6,7 +6,9 @@
 //! done|FAILED|skipped` (a failure's error on the next line, indented), and `waiting
 //! 4.2 s for Discord's rate limit on METHOD /path` before a wait of a second or more.
 //! No colour, no `\r`, no cursor movement. Nothing printed here ever holds a token:
-//! webhook token segments of paths are replaced with `{token}` on the way out.
+//! webhook token segments of paths are replaced with `{token}` on the way out. Nor a
+//! control character or a workflow command from a name or an error body: every line is
+//! made inert ([`crate::inert::terminal`]) on the way out.
 
 use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex};
@@ -17,6 +19,7 @@ use tokio::time::Instant;
 
 use crate::apply::{Progress, Status};
 use crate::discord::ratelimit::Wait;
+use crate::inert;
 
 /// Waits shorter than this pass without a notice: below a second nobody wonders
 /// whether guildctl hangs, and Discord's global limit alone causes many such waits.
@@ -68,9 +71,10 @@ impl Console {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Prints one line (tokens redacted), whole, whatever else prints at the same time.
+    /// Prints one line (tokens redacted, inert), whole, whatever else prints at the same
+    /// time.
     pub fn line(&self, text: &str) {
-        let text = redact(text);
+        let text = inert::terminal(&redact(text)).into_owned();
         let mut inner = self.inner();
         match &inner.bar {
             Some(bar) => bar.println(text),
@@ -223,7 +227,8 @@ impl ApplyProgress {
     /// Takes one event from [`crate::apply::apply`].
     pub fn event(&mut self, p: Progress<'_>) {
         if p.status == Status::Running {
-            self.running.push((p.index, redact(&p.operation.summary)));
+            let summary = inert::terminal(&redact(&p.operation.summary)).into_owned();
+            self.running.push((p.index, summary));
             self.show_running();
             return;
         }

@@ -1,11 +1,15 @@
 //! Renders plans (and drift, which is a plan read the other way) as text for
 //! terminals, markdown for pull-request comments, and JSON for machines.
+//!
+//! Every name, value, message and id in a plan may come from outside (the live guild, a
+//! manifest in a pull request, a saved plan file): each is shown through [`inert`].
 
 use std::fmt::Write;
 
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
+use crate::inert;
 use crate::plan::{Action, Change, FieldChange, Plan, PlanError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -40,7 +44,7 @@ impl Style {
 pub fn render(plan: &Plan, format: Format, heading: Heading, color: bool) -> String {
     match format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(plan).unwrap_or_default();
+            let mut s = inert::json_pretty(plan);
             s.push('\n');
             s
         }
@@ -111,7 +115,12 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
         Heading::Plan => "Plan for guild",
         Heading::Drift => "Drift in guild",
     };
-    let _ = writeln!(out, "{title} {} ({})\n", plan.guild_name, plan.guild_id);
+    let _ = writeln!(
+        out,
+        "{title} {} ({})\n",
+        inert::terminal(&plan.guild_name),
+        inert::terminal(&plan.guild_id)
+    );
     for c in &plan.changes {
         write_change(&mut out, c, st);
     }
@@ -123,16 +132,21 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
         if let Some(refusal) = plan.deletion_gate.refusal() {
             let _ = writeln!(
                 out,
-                "\n{} {refusal}",
-                st.paint("1;31", "Apply will refuse:")
+                "\n{} {}",
+                st.paint("1;31", "Apply will refuse:"),
+                inert::terminal(&refusal)
             );
         } else if let Some(passed) = plan.deletion_gate.passed() {
-            let _ = writeln!(out, "\nDeletion gate: passes; {passed}");
+            let _ = writeln!(out, "\nDeletion gate: passes; {}", inert::terminal(&passed));
         }
     }
     write_notes(&mut out, plan, st);
     if heading == Heading::Plan {
-        let _ = writeln!(out, "\n{}", digest_lines(plan, str::to_owned).join("\n"));
+        let _ = writeln!(
+            out,
+            "\n{}",
+            digest_lines(plan, |v| inert::terminal(v).into_owned()).join("\n")
+        );
     }
     out
 }
@@ -165,7 +179,7 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
         .object
         .id
         .as_ref()
-        .map(|i| format!("  (id {i})"))
+        .map(|i| format!("  (id {})", inert::terminal(i)))
         .unwrap_or_default();
     // A reorder's name already says what is reordered ("role hierarchy"), and
     // guild-wide objects (welcome screen, onboarding, widget) have no name of their own.
@@ -174,7 +188,7 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
         words.push(c.object.kind.label().to_owned());
     }
     if !c.object.name.is_empty() {
-        words.push(st.paint("1", &c.object.name));
+        words.push(st.paint("1", &inert::terminal(&c.object.name)));
     }
     let _ = writeln!(out, "  {}{id}", words.join(" "));
     // A create's heading already names the object.
@@ -189,9 +203,10 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
 
 fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
     let indent = "      ";
+    let field = inert::terminal(&f.field);
     match (&f.before, &f.after) {
         (Value::Array(before), Value::Array(after)) if action == Action::Reorder => {
-            let _ = writeln!(out, "{indent}{}:", f.field);
+            let _ = writeln!(out, "{indent}{field}:");
             let b: Vec<String> = before.iter().map(plain).collect();
             let a: Vec<String> = after.iter().map(plain).collect();
             write_line_diff(
@@ -216,16 +231,16 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
             if !removed.is_empty() {
                 parts.push(st.paint("31", &format!("- {}", join(&removed))));
             }
-            let _ = writeln!(out, "{indent}{}: {}", f.field, parts.join("  "));
+            let _ = writeln!(out, "{indent}{field}: {}", parts.join("  "));
         }
         (Value::Null, Value::Array(after)) if SET_FIELDS.contains(&f.field.as_str()) => {
             let a: Vec<String> = after.iter().map(plain).collect();
-            let _ = writeln!(out, "{indent}{}: {}", f.field, a.join(", "));
+            let _ = writeln!(out, "{indent}{field}: {}", a.join(", "));
         }
         (before, after)
             if is_long(before) || is_long(after) || before.is_array() || after.is_array() =>
         {
-            let _ = writeln!(out, "{indent}{}:", f.field);
+            let _ = writeln!(out, "{indent}{field}:");
             write_line_diff(
                 out,
                 &block(before),
@@ -235,16 +250,10 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
             );
         }
         (Value::Null, after) => {
-            let _ = writeln!(out, "{indent}{}: {}", f.field, show(after));
+            let _ = writeln!(out, "{indent}{field}: {}", show(after));
         }
         (before, after) => {
-            let _ = writeln!(
-                out,
-                "{indent}{}: {} → {}",
-                f.field,
-                show(before),
-                show(after)
-            );
+            let _ = writeln!(out, "{indent}{field}: {} → {}", show(before), show(after));
         }
     }
 }
@@ -252,6 +261,8 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
 /// Lists whose order means nothing: shown as what is added and removed.
 const SET_FIELDS: &[&str] = &["permissions", "system_channel_flags", "default_channels"];
 
+/// A line diff of two texts; each line is shown inert (a value's own line breaks make the
+/// lines, so a name or topic cannot add a line of its own choosing elsewhere).
 fn write_line_diff(out: &mut String, before: &str, after: &str, st: Style, indent: &str) {
     // Every line ends with a newline, so a last line is not reported as changed.
     let terminate = |s: &str| {
@@ -264,7 +275,7 @@ fn write_line_diff(out: &mut String, before: &str, after: &str, st: Style, inden
     let (before, after) = (terminate(before), terminate(after));
     let diff = TextDiff::from_lines(&before, &after);
     for change in diff.iter_all_changes() {
-        let line = change.value().trim_end_matches('\n');
+        let line = inert::terminal(change.value().trim_end_matches('\n'));
         let (sign, code) = match change.tag() {
             ChangeTag::Delete => ("-", "31"),
             ChangeTag::Insert => ("+", "32"),
@@ -282,10 +293,11 @@ fn is_long(v: &Value) -> bool {
     v.as_str().is_some_and(|s| s.len() > 60 || s.contains('\n'))
 }
 
+/// A value on one line, inert.
 fn plain(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => inert::terminal(s).into_owned(),
+        other => inert::terminal(&other.to_string()).into_owned(),
     }
 }
 
@@ -300,12 +312,13 @@ fn join(items: &[&String]) -> String {
 fn show(v: &Value) -> String {
     match v {
         Value::Null => "(none)".to_owned(),
-        Value::String(s) => format!("{s:?}"),
-        other => other.to_string(),
+        Value::String(s) => inert::terminal(&format!("{s:?}")).into_owned(),
+        other => inert::terminal(&other.to_string()).into_owned(),
     }
 }
 
-/// One line per list item or overwrite, so a line diff reads well.
+/// One line per list item or overwrite, so a line diff reads well (made inert line by
+/// line there).
 fn block(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
@@ -340,16 +353,21 @@ fn write_notes(out: &mut String, plan: &Plan, st: Style) {
             let at = w
                 .source
                 .as_ref()
-                .map(|s| format!(" ({s})"))
+                .map(|s| format!(" ({})", inert::terminal(s)))
                 .unwrap_or_default();
-            let _ = writeln!(out, "  {} {}{at}", st.paint("33", "!"), w.message);
+            let _ = writeln!(
+                out,
+                "  {} {}{at}",
+                st.paint("33", "!"),
+                inert::terminal(&w.message)
+            );
         }
     }
     if !plan.unmanaged.is_empty() {
         let names: Vec<String> = plan
             .unmanaged
             .iter()
-            .map(|o| format!("{} {}", o.kind.label(), o.name))
+            .map(|o| format!("{} {}", o.kind.label(), inert::terminal(&o.name)))
             .collect();
         let _ = writeln!(
             out,
@@ -384,17 +402,26 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
     };
     let _ = writeln!(
         out,
-        "### {title} for **{}** (`{}`)\n",
-        escape_md(&plan.guild_name),
-        plan.guild_id
+        "### {title} for **{}** ({})\n",
+        inert::markdown(&plan.guild_name),
+        inert::markdown_code(&plan.guild_id)
     );
     let _ = writeln!(out, "**{}**\n", summary_line(plan));
     if heading == Heading::Plan {
-        // The gate's messages hold numbers and fixed words only, no names to escape.
+        // The gate's own messages hold numbers and fixed words, but a saved plan file
+        // may say anything.
         if let Some(refusal) = plan.deletion_gate.refusal() {
-            let _ = writeln!(out, "> [!CAUTION]\n> **Apply will refuse:** {refusal}\n");
+            let _ = writeln!(
+                out,
+                "> [!CAUTION]\n> **Apply will refuse:** {}\n",
+                inert::markdown(&refusal)
+            );
         } else if let Some(passed) = plan.deletion_gate.passed() {
-            let _ = writeln!(out, "**Deletion gate:** passes; {passed}\n");
+            let _ = writeln!(
+                out,
+                "**Deletion gate:** passes; {}\n",
+                inert::markdown(&passed)
+            );
         }
     }
 
@@ -403,7 +430,7 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         let items: Vec<String> = plan
             .warnings
             .iter()
-            .map(|w| escape_md(&w.message))
+            .map(|w| inert::markdown(&w.message))
             .collect();
         folded_list(&mut tail, &format!("Warnings ({})", items.len()), &items);
     }
@@ -411,14 +438,14 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         let items: Vec<String> = plan
             .unmanaged
             .iter()
-            .map(|o| format!("{} {}", o.kind.label(), escape_md(&o.name)))
+            .map(|o| format!("{} {}", o.kind.label(), inert::markdown(&o.name)))
             .collect();
         let summary = format!("Not in the manifest, kept as they are ({})", items.len());
         folded_list(&mut tail, &summary, &items);
     }
     if heading == Heading::Plan {
         // Two trailing spaces: a line break in markdown.
-        for line in digest_lines(plan, |v| format!("`{v}`")) {
+        for line in digest_lines(plan, inert::markdown_code) {
             let _ = writeln!(tail, "{line}  ");
         }
     }
@@ -428,7 +455,9 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         for c in &plan.changes {
             write_change(&mut body, c, Style { color: false });
         }
-        // A diff block colours + and - lines on GitHub; fences inside values cannot close it.
+        // A diff block colours + and - lines on GitHub. Inside it GitHub neither mentions
+        // nor links, and the text renderer made every value inert and one line; what is
+        // left is that no run of backticks may close the fence.
         let body = body.replace("```", "'''");
         // What surrounds the diff, with room for the line saying what was left out.
         let frame = 400;
@@ -487,9 +516,9 @@ pub fn refusal_markdown(e: &PlanError) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "### guildctl plan for **{}** (`{}`)\n",
-        escape_md(&e.partial.guild_name),
-        e.partial.guild_id
+        "### guildctl plan for **{}** ({})\n",
+        inert::markdown(&e.partial.guild_name),
+        inert::markdown_code(&e.partial.guild_id)
     );
     let _ = writeln!(
         out,
@@ -503,27 +532,16 @@ pub fn refusal_markdown(e: &PlanError) -> String {
             let place = p
                 .source
                 .as_deref()
-                .map(|s| format!(" (`{s}`)"))
+                .map(|s| format!(" ({})", inert::markdown_code(s)))
                 .unwrap_or_default();
             let help = p
                 .help
                 .as_deref()
-                .map(|h| format!(": {}", escape_md(h)))
+                .map(|h| format!(": {}", inert::markdown(h)))
                 .unwrap_or_default();
-            format!("**{}**{place}{help}", escape_md(&p.message))
+            format!("**{}**{place}{help}", inert::markdown(&p.message))
         })
         .collect();
     bullets(&mut out, &items);
-    out
-}
-
-fn escape_md(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\`*_{}[]<>()#+-.!|".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
     out
 }

@@ -887,7 +887,12 @@ async fn drift_opens_updates_and_closes_one_issue_and_apply_converges() {
     let again = ours();
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].number, issues[0].number);
-    assert!(again[0].body.contains("#654321"), "{}", again[0].body);
+    // Inert in markdown: `#654321` would link issue 654321, so a zero-width space follows `#`.
+    assert!(
+        again[0].body.contains("\\#\u{200b}654321"),
+        "{}",
+        again[0].body
+    );
 
     // Merge: apply; then drift finds none, and the issue closes with a comment.
     let mut apply = Runner::new(&h.dir.path().join("runner-apply"));

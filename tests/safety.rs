@@ -95,7 +95,7 @@ async fn plan_shows_in_every_format_that_apply_will_refuse_a_mass_deletion() {
     md.assert_code(0);
     assert!(
         md.stdout
-            .contains("> [!CAUTION]\n> **Apply will refuse:** deletes 17 of 18 channels (94%)"),
+            .contains("> [!CAUTION]\n> **Apply will refuse:** deletes 17 of 18 channels \\(94%\\)"),
         "{}",
         md.stdout
     );

@@ -13,6 +13,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 
 use guildctl::apply::{self, Status};
+use guildctl::inert;
 use guildctl::manifest::LoadedManifest;
 use guildctl::plan::{self, Allowance, Plan};
 use guildctl::progress::{self, ApplyProgress};
@@ -127,7 +128,10 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         if !std::io::stdin().is_terminal() {
             bail!("apply needs confirmation: run it in a terminal, or pass --yes");
         }
-        eprint!("Apply these changes to {}? [y/N] ", plan.guild_name);
+        eprint!(
+            "Apply these changes to {}? [y/N] ",
+            inert::terminal(&plan.guild_name)
+        );
         std::io::stderr().flush()?;
         let mut answer = String::new();
         std::io::stdin().read_line(&mut answer)?;
@@ -164,7 +168,8 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             println!("Failed:");
         }
         for (i, e) in &outcome.failures {
-            println!("  {}: {e}", plan.operations[*i].summary);
+            let line = format!("{}: {e}", plan.operations[*i].summary);
+            println!("  {}", inert::terminal(&line));
         }
         let skipped: Vec<&str> = outcome
             .statuses
@@ -174,7 +179,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             .map(|(i, _)| plan.operations[i].summary.as_str())
             .collect();
         if !skipped.is_empty() {
-            println!("Skipped: {}", skipped.join(", "));
+            println!("Skipped: {}", inert::terminal(&skipped.join(", ")));
         }
         if let Some(message) = urls_lost {
             bail!("{message}");
@@ -190,7 +195,10 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         match plan::diff_loaded(&loaded, &after, &target.plan_options()) {
             Ok(p) if p.is_empty() => println!("A fresh plan against the sandbox shows no changes."),
             Ok(p) => println!("A fresh plan still shows: {}", report::summary_line(&p)),
-            Err(e) => println!("A fresh plan was refused: {e}"),
+            Err(e) => println!(
+                "A fresh plan was refused: {}",
+                inert::terminal(&e.to_string())
+            ),
         }
     }
     Ok(0)
@@ -211,7 +219,7 @@ fn webhook_urls_report(outcome: &apply::Outcome) -> Option<String> {
                 .collect();
             eprintln!(
                 "Created {count} webhook(s) ({}); their URLs were not saved (no --webhook-urls): copy them from Discord (the channel's settings > Integrations > Webhooks).",
-                names.join(", ")
+                inert::terminal(&names.join(", "))
             );
             None
         }

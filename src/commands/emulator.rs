@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 
 use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::discord::{Client, Token};
+use guildctl::inert;
 use guildctl::progress;
 
 use super::{client_options, write_state};
@@ -145,14 +146,12 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
     write_state(&file, &after)?;
     if let Some(mut value) = response {
         hide_tokens(&mut value);
-        println!(
-            "{}",
-            progress::redact(&serde_json::to_string_pretty(&value)?)
-        );
+        println!("{}", progress::redact(&inert::json_pretty(&value)));
     }
     eprintln!(
-        "{method} {} as {name}: done; saved to {}",
+        "{method} {} as {}: done; saved to {}",
         progress::redact(&path),
+        inert::terminal(&name),
         file.display()
     );
     Ok(0)

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use guildctl::inert;
 use guildctl::plan::{self, Plan};
 use guildctl::report::{self, Format, Heading};
 
@@ -62,7 +63,7 @@ async fn plan_for(target: &Target, format: Format) -> Result<(Session, Plan)> {
             Format::Markdown => print!("{}", report::refusal_markdown(&e)),
             Format::Json => println!(
                 "{}",
-                serde_json::json!({ "refused": true, "problems": e.problems })
+                inert::json_pretty(&serde_json::json!({ "refused": true, "problems": e.problems }))
             ),
             Format::Text => {}
         }

@@ -16,6 +16,7 @@ use super::models::ErrorBody;
 use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
 use crate::progress::{human_duration, redact};
 use tokio::time::Instant;
+use crate::inert;
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
 const USER_AGENT: &str = concat!(
@@ -81,7 +82,8 @@ pub enum ClientError {
         "the bot token is empty or malformed: set DISCORD_TOKEN or pass --token-file with the bot's token"
     )]
     BadToken,
-    #[error("{method} {path}: {detail}")]
+    // Details and bodies are what a server said: shown inert (crate::inert).
+    #[error("{method} {path}: {}", inert::terminal(.detail))]
     Transport {
         method: Method,
         path: String,
@@ -97,14 +99,18 @@ pub enum ClientError {
         "stopped after {spent} rate-limited or refused responses, far below the 10,000 in ten minutes that gets a bot banned; wait a few minutes and run again"
     )]
     InvalidBudget { spent: usize },
-    #[error("{method} {path}: the outcome is unknown ({detail}); the object may or may not exist")]
+    #[error(
+        "{method} {path}: the outcome is unknown ({}); the object may or may not exist",
+        inert::terminal(.detail)
+    )]
     Ambiguous {
         method: Method,
         path: String,
         detail: String,
     },
     #[error(
-        "{method} {path}: the response was not what Discord sends ({detail}); guildctl does not act on it: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's, and try again"
+        "{method} {path}: the response was not what Discord sends ({}); guildctl does not act on it: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's, and try again",
+        inert::terminal(.detail)
     )]
     Decode {
         method: Method,
@@ -213,7 +219,8 @@ fn describe(body: &Option<ErrorBody>) -> String {
             s.push_str(&format!(" ({})", leaves.join("; ")));
         }
     }
-    s
+    // The body is the server's words, field names included: shown inert.
+    inert::terminal(&s).into_owned()
 }
 
 /// Flattens Discord's nested `errors` tree into `field.path: message` lines.
@@ -813,5 +820,32 @@ mod tests {
             e.to_string(),
             "PATCH /channels/1 failed: 400 Bad Request, Discord error 50035: Invalid Form Body (name: Must be 100 or fewer in length.)"
         );
+    }
+
+    #[test]
+    fn error_bodies_are_shown_inert() {
+        // What a hostile or broken server may answer: terminal escapes and a line that
+        // would be a workflow command, in the message and in a field's name.
+        let body: ErrorBody = serde_json::from_value(serde_json::json!({
+            "code": 0, "message": "no\u{1b}]52;c;aGk=\u{7}\n::warning::owned",
+            "errors": {"x\n::error::y": {"_errors": [{"code": "X", "message": "\u{202e}##[error]z"}]}}
+        }))
+        .unwrap();
+        let e = ClientError::Api(Box::new(ApiError {
+            method: Method::GET,
+            path: "/guilds/1".into(),
+            status: StatusCode::BAD_REQUEST,
+            body: Some(body),
+        }));
+        assert_eq!(
+            e.to_string(),
+            "GET /guilds/1 failed: 400 Bad Request, Discord error 0: no\\u{1b}]52;c;aGk=\\u{7}\\n::warning::owned (x\\n::error::y: \\u{202e}\\u{23}#[error]z)"
+        );
+        let e = ClientError::Decode {
+            method: Method::GET,
+            path: "/guilds/1".into(),
+            detail: "\u{1b}[2K".into(),
+        };
+        assert!(e.to_string().contains("(\\u{1b}[2K)"), "{e}");
     }
 }

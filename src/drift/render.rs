@@ -1,11 +1,15 @@
 //! The drift report as text (a who / when / why line under each drifted field),
 //! markdown (one table, high risk first, sized for one GitHub comment) and JSON.
+//!
+//! Names, usernames, reasons, values and the errors of reads that failed come from
+//! outside: each is shown through [`inert`] (`t` for text, `cell` for markdown).
 
 use std::fmt::Write;
 
 use serde_json::Value;
 
 use super::{Attribution, Blame, DriftReport};
+use crate::inert;
 use crate::plan::Action;
 use crate::report::Format;
 
@@ -15,7 +19,7 @@ pub const MARKDOWN_MAX_ROWS: usize = 60;
 
 pub fn render(r: &DriftReport, format: Format) -> String {
     match format {
-        Format::Json => serde_json::to_string_pretty(r).unwrap_or_default() + "\n",
+        Format::Json => inert::json_pretty(r) + "\n",
         Format::Text => text(r),
         Format::Markdown => markdown(r),
     }
@@ -30,6 +34,7 @@ fn verb(a: Action) -> &'static str {
     }
 }
 
+/// A value on one line, as it reads (made inert where it is shown).
 fn show(v: &Value) -> String {
     match v {
         Value::Null => "(none)".to_owned(),
@@ -46,6 +51,13 @@ fn show(v: &Value) -> String {
         }
         other => other.to_string(),
     }
+}
+
+/// One line of the text report: made inert whole, since every value in it may come from
+/// outside and none of it is meant to hold a control character or a line break.
+fn put(out: &mut String, line: &str) {
+    out.push_str(&inert::terminal(line));
+    out.push('\n');
 }
 
 /// "alice (id 1, human) · 2025-… (3 minutes ago) · reason "…"".
@@ -95,13 +107,26 @@ fn blame_line(b: &Blame) -> String {
 
 fn text(r: &DriftReport) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "Drift in guild {} ({})\n", r.guild_name, r.guild_id);
+    put(
+        &mut out,
+        &format!("Drift in guild {} ({})", r.guild_name, r.guild_id),
+    );
+    out.push('\n');
     let high: Vec<_> = r.unmanaged.iter().filter(|u| u.high_risk).collect();
     if !high.is_empty() {
-        let _ = writeln!(out, "HIGH RISK, not in the manifest ({}):", high.len());
+        put(
+            &mut out,
+            &format!("HIGH RISK, not in the manifest ({}):", high.len()),
+        );
         for u in &high {
-            let _ = writeln!(out, "  ! {} {} (id {}): {}", u.kind, u.name, u.id, u.risk);
-            let _ = writeln!(out, "      created by: {}", blame_line(&u.blame));
+            put(
+                &mut out,
+                &format!("  ! {} {} (id {}): {}", u.kind, u.name, u.id, u.risk),
+            );
+            put(
+                &mut out,
+                &format!("      created by: {}", blame_line(&u.blame)),
+            );
         }
         out.push('\n');
     }
@@ -110,12 +135,9 @@ fn text(r: &DriftReport) -> String {
             d.id.as_deref()
                 .map(|i| format!(" (id {i})"))
                 .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  ~ {} {}{id}: {}",
-            d.kind.label(),
-            d.name,
-            verb(d.action)
+        put(
+            &mut out,
+            &format!("  ~ {} {}{id}: {}", d.kind.label(), d.name, verb(d.action)),
         );
         if let Some(b) = &d.blame {
             let label = if d.action == Action::Create {
@@ -123,20 +145,25 @@ fn text(r: &DriftReport) -> String {
             } else {
                 "created by"
             };
-            let _ = writeln!(out, "      {label}: {}", blame_line(b));
+            put(&mut out, &format!("      {label}: {}", blame_line(b)));
         }
         for f in &d.fields {
             if d.action == Action::Create {
                 continue;
             }
-            let _ = writeln!(
-                out,
-                "      {}: live {} ≠ manifest {}",
-                f.field,
-                show(&f.live),
-                show(&f.manifest)
+            put(
+                &mut out,
+                &format!(
+                    "      {}: live {} ≠ manifest {}",
+                    f.field,
+                    show(&f.live),
+                    show(&f.manifest)
+                ),
             );
-            let _ = writeln!(out, "        who / when / why: {}", blame_line(&f.blame));
+            put(
+                &mut out,
+                &format!("        who / when / why: {}", blame_line(&f.blame)),
+            );
         }
     }
     if !r.drifted.is_empty() {
@@ -144,31 +171,39 @@ fn text(r: &DriftReport) -> String {
     }
     let low: Vec<_> = r.unmanaged.iter().filter(|u| !u.high_risk).collect();
     if !low.is_empty() {
-        let _ = writeln!(out, "Not in the manifest, low risk ({}):", low.len());
+        put(
+            &mut out,
+            &format!("Not in the manifest, low risk ({}):", low.len()),
+        );
         for u in &low {
             let made = match &u.blame.entry {
                 Some(a) => format!("created by {} {}", a.user.name, a.ago),
                 None => "creator unknown".to_owned(),
             };
-            let _ = writeln!(
-                out,
-                "  - {} {} (id {}): {}; {made}",
-                u.kind, u.name, u.id, u.risk
+            put(
+                &mut out,
+                &format!(
+                    "  - {} {} (id {}): {}; {made}",
+                    u.kind, u.name, u.id, u.risk
+                ),
             );
         }
         out.push('\n');
     }
     if !r.unreadable.is_empty() {
-        let _ = writeln!(out, "Not read:");
+        put(&mut out, "Not read:");
         for u in &r.unreadable {
-            let _ = writeln!(out, "  - {}: {}", u.part, u.why);
+            put(&mut out, &format!("  - {}: {}", u.part, u.why));
         }
         out.push('\n');
     }
     for p in &r.problems {
-        let _ = writeln!(out, "Manifest problem (apply would refuse): {p}");
+        put(
+            &mut out,
+            &format!("Manifest problem (apply would refuse): {p}"),
+        );
     }
-    let _ = writeln!(out, "{}", summary(r));
+    put(&mut out, &summary(r));
     out
 }
 
@@ -191,23 +226,15 @@ fn summary(r: &DriftReport) -> String {
     )
 }
 
-/// A table cell: one line, pipes escaped, cut to `max` characters.
+/// A table cell: cut to `max` characters, then inert markdown on one line (pipes
+/// escaped, line breaks shown as `\n`).
 fn cell(s: &str, max: usize) -> String {
-    let one: String = s.replace(['\n', '\r'], " ");
-    let cut: String = one.chars().take(max).collect();
-    let cut = if one.chars().count() > max {
-        format!("{cut}…")
+    let cut: String = s.chars().take(max).collect();
+    if s.chars().count() > max {
+        inert::markdown(&format!("{cut}…"))
     } else {
-        cut
-    };
-    let mut out = String::with_capacity(cut.len());
-    for c in cut.chars() {
-        if "\\`*_[]<>|".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
+        inert::markdown(&cut)
     }
-    out
 }
 
 fn md_who(b: &Blame) -> (String, String, String) {
@@ -254,9 +281,9 @@ fn markdown(r: &DriftReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "### guildctl drift report for **{}** (`{}`)\n",
+        "### guildctl drift report for **{}** ({})\n",
         cell(&r.guild_name, 100),
-        r.guild_id
+        inert::markdown_code(&r.guild_id)
     );
     let _ = writeln!(out, "{}\n", summary(r));
     let mut rows: Vec<String> = Vec::new();

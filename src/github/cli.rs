@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{ArgAction, Args, Subcommand};
 use sha2::{Digest, Sha256};
 
+use crate::inert;
 use crate::plan::Plan;
 use crate::report::{self, Heading, MarkdownRoom};
 
@@ -160,7 +161,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                         eprintln!(
                             "::notice::guildctl: pull request #{} comes from a fork ({}); its token cannot comment, so the plan is in the job summary only",
                             pr.number,
-                            pr.head_repo.as_deref().unwrap_or("?")
+                            inert::terminal(pr.head_repo.as_deref().unwrap_or("?"))
                         );
                         return Ok(0);
                     }
@@ -175,8 +176,10 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 CommentAction::Updated => "Updated the comment on",
                 CommentAction::Unchanged => "The comment is already current on",
             };
-            eprintln!("{verb} #{number}: {}", done.url);
-            println!("{}", done.url);
+            // The URL is GitHub's answer: shown inert.
+            let url = inert::terminal(&done.url);
+            eprintln!("{verb} #{number}: {url}");
+            println!("{url}");
             Ok(0)
         }
         GithubCommand::DriftIssue {
@@ -207,22 +210,24 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             .await?;
             report_foreign("issue", &sync.foreign, sync.written_as.as_deref(), &me);
             let done = sync.issue;
+            let url = done.url().map(inert::terminal);
+            let url = url.as_deref().unwrap_or_default();
             match &done {
-                DriftIssue::Opened { number, url } => {
+                DriftIssue::Opened { number, .. } => {
                     eprintln!("Opened drift issue #{number}: {url}")
                 }
-                DriftIssue::Updated { number, url } => {
+                DriftIssue::Updated { number, .. } => {
                     eprintln!("Updated drift issue #{number}: {url}")
                 }
-                DriftIssue::Unchanged { number, url } => {
+                DriftIssue::Unchanged { number, .. } => {
                     eprintln!("Drift issue #{number} is already current: {url}")
                 }
-                DriftIssue::Closed { number, url } => {
+                DriftIssue::Closed { number, .. } => {
                     eprintln!("Closed drift issue #{number}: {url}")
                 }
                 DriftIssue::Nothing => eprintln!("No drift and no open drift issue."),
             }
-            if let Some(url) = done.url() {
+            if done.url().is_some() {
                 println!("{url}");
             }
             Ok(0)
@@ -231,9 +236,10 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             let gh = GitHub::from_env()?;
             let found = reviewed_plan_run(&gh, &sha, &workflow).await?;
             let (pr, head, run) = match &found {
+                // GitHub's answer, printed as `key=value` lines a step reads: one line each.
                 Some(r) => (
                     r.pull_request.to_string(),
-                    r.head_sha.clone(),
+                    inert::terminal(&r.head_sha).into_owned(),
                     r.run_id.map(|i| i.to_string()).unwrap_or_default(),
                 ),
                 None => Default::default(),
@@ -259,7 +265,8 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             Ok(0)
         }
         GithubCommand::PlanDigest { plan } => {
-            println!("{}", plan_digest(&plan)?);
+            // The digest a plan file carries: one inert line, whatever the file says.
+            println!("{}", inert::terminal(&plan_digest(&plan)?));
             Ok(0)
         }
         GithubCommand::PlanSummary { plan: path } => {

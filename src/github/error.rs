@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::inert;
+
 #[derive(Debug, thiserror::Error)]
 pub enum GithubError {
     #[error("{0} is not set (it is set on GitHub Actions runners)")]
@@ -12,19 +14,19 @@ pub enum GithubError {
     BadApiUrl(String),
     #[error("the GitHub token is empty or has spaces in it")]
     BadToken,
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}: {source}", inert::terminal(&.path.display().to_string()))]
     Read {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is not a JSON event payload: {source}")]
+    #[error("{} is not a JSON event payload: {source}", inert::terminal(&.path.display().to_string()))]
     Event {
         path: PathBuf,
         source: serde_json::Error,
     },
     #[error("the event in GITHUB_EVENT_PATH is not about a pull request; pass --pr NUMBER")]
     NoPullRequest,
-    #[error("{path} is not a saved plan (JSON): {source}")]
+    #[error("{} is not a saved plan (JSON): {source}", inert::terminal(&.path.display().to_string()))]
     Plan {
         path: PathBuf,
         source: serde_json::Error,
@@ -35,7 +37,8 @@ pub enum GithubError {
     EmptyMarker,
     #[error("{0:?} is not a GitHub login (letters, digits and hyphens, an App's ending in [bot])")]
     BadAuthor(String),
-    #[error("GitHub API {method} {path}: {status}: {message}{hint}")]
+    // GitHub's message is the server's words: shown inert.
+    #[error("GitHub API {method} {path}: {status}: {}{hint}", inert::terminal(.message))]
     Api {
         method: String,
         path: String,
@@ -49,7 +52,7 @@ pub enum GithubError {
         path: String,
         source: reqwest::Error,
     },
-    #[error("GitHub API {method} {path}: unexpected response: {detail}")]
+    #[error("GitHub API {method} {path}: unexpected response: {}", inert::terminal(.detail))]
     Decode {
         method: String,
         path: String,

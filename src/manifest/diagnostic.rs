@@ -30,6 +30,7 @@ use serde::Serialize;
 
 use super::source::SourceFile;
 use super::source_map::{SourceMap, Span};
+use crate::inert;
 
 /// How bad a diagnostic is: errors stop `validate`, `plan` and `apply`; warnings do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -223,6 +224,12 @@ impl Report {
             .unwrap_or(&self.root)
     }
 
+    /// That file's name as shown: file names come from outside (a pull request names
+    /// them), so the name is made inert ([`inert::terminal`]).
+    fn shown_file(&self, span: Option<Span>) -> String {
+        inert::terminal(&self.file_of(span).display().to_string()).into_owned()
+    }
+
     /// Compiler-style text, one block per diagnostic separated by blank lines, with ANSI
     /// colours if `color`.
     pub fn render_text(&self, color: bool) -> String {
@@ -259,12 +266,12 @@ impl Report {
                 let hi = same.iter().map(|(_, r)| r.line).fold(s.line, usize::max);
                 let mut snippet = self.snippet(s.file, lo, hi);
                 let excerpt = self.excerpt(s.file, lo, hi);
-                snippet =
-                    snippet.annotation(AnnotationKind::Primary.span(self.range_in(excerpt, lo, s)));
+                snippet = snippet
+                    .annotation(AnnotationKind::Primary.span(self.range_in(&excerpt, lo, s)));
                 for (label, r) in &same {
                     snippet = snippet.annotation(
                         AnnotationKind::Context
-                            .span(self.range_in(excerpt, lo, *r))
+                            .span(self.range_in(&excerpt, lo, *r))
                             .label(Cow::Owned(clean(label))),
                     );
                 }
@@ -275,14 +282,14 @@ impl Report {
                         self.snippet(r.file, r.line, r.line)
                             .annotation(
                                 AnnotationKind::Context
-                                    .span(self.range_in(excerpt, r.line, *r))
+                                    .span(self.range_in(&excerpt, r.line, *r))
                                     .label(Cow::Owned(clean(label))),
                             )
                             .into(),
                     );
                 }
             }
-            None => elements.push(Origin::path(self.file_of(None).display().to_string()).into()),
+            None => elements.push(Origin::path(self.shown_file(None)).into()),
         }
         if !d.path.is_empty() {
             elements.push(Level::NOTE.message(format!("at {}", clean(&d.path))).into());
@@ -302,26 +309,44 @@ impl Report {
     ) -> Snippet<'_, annotate_snippets::Annotation<'_>> {
         Snippet::source(self.excerpt(file, lo, hi))
             .line_start(lo.max(1))
-            .path(
-                self.file_of(Some(Span {
-                    file,
-                    line: lo,
-                    column: 1,
-                    len: 1,
-                }))
-                .display()
-                .to_string(),
-            )
+            .path(self.shown_file(Some(Span {
+                file,
+                line: lo,
+                column: 1,
+                len: 1,
+            })))
     }
 
-    /// Lines `lo..=hi` (1-based) of a file, without the final line break.
-    fn excerpt(&self, file: usize, lo: usize, hi: usize) -> &str {
+    /// Lines `lo..=hi` (1-based) of a file, without the final line break. annotate-snippets
+    /// shows C0, DEL and bidi controls in excerpts as symbols; the other characters a
+    /// terminal acts on (C1, bidi marks, line separators) become U+FFFD here, one for one,
+    /// so columns still count right.
+    fn excerpt(&self, file: usize, lo: usize, hi: usize) -> Cow<'_, str> {
         let text = self.files.get(file).map(|f| f.text.as_str()).unwrap_or("");
         let start = line_start(text, lo.max(1));
         let end = line_start(text, hi.max(1) + 1).max(start);
         let chunk = &text[start..end];
         let chunk = chunk.strip_suffix('\n').unwrap_or(chunk);
-        chunk.strip_suffix('\r').unwrap_or(chunk)
+        let chunk = chunk.strip_suffix('\r').unwrap_or(chunk);
+        // What annotate-snippets leaves (it handles C0, tabs included, DEL and the bidi
+        // embeddings, overrides and isolates itself).
+        let acted_on = |c: char| {
+            matches!(
+                c,
+                '\u{80}'
+                    ..='\u{9f}' | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+            )
+        };
+        if chunk.chars().any(acted_on) {
+            Cow::Owned(
+                chunk
+                    .chars()
+                    .map(|c| if acted_on(c) { '\u{fffd}' } else { c })
+                    .collect(),
+            )
+        } else {
+            Cow::Borrowed(chunk)
+        }
     }
 
     /// The byte range of place `s` in an excerpt that starts at line `lo`; columns and
@@ -345,10 +370,7 @@ impl Report {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
             };
-            let mut props = vec![format!(
-                "file={}",
-                gh_property(&self.file_of(d.span).display().to_string())
-            )];
+            let mut props = vec![format!("file={}", gh_property(&self.shown_file(d.span)))];
             if let Some(s) = d.span {
                 props.push(format!("line={}", s.line));
                 props.push(format!("col={}", s.column));
@@ -359,20 +381,23 @@ impl Report {
                 "title={}",
                 gh_property(&format!("guildctl ({})", d.rule))
             ));
-            let mut message = d.message.clone();
+            // Lines of the annotation: each made inert, then joined with line breaks the
+            // runner decodes (%0A).
+            let mut message = inert::terminal(&d.message).into_owned();
             for (label, r) in &d.related {
                 message.push_str(&format!(
-                    "\n{label} is at {}:{}:{}",
-                    self.file_of(Some(*r)).display(),
+                    "\n{} is at {}:{}:{}",
+                    inert::terminal(label),
+                    self.shown_file(Some(*r)),
                     r.line,
                     r.column
                 ));
             }
             if !d.path.is_empty() {
-                message.push_str(&format!("\nat {}", d.path));
+                message.push_str(&format!("\nat {}", inert::terminal(&d.path)));
             }
             if let Some(help) = &d.help {
-                message.push_str(&format!("\nhelp: {help}"));
+                message.push_str(&format!("\nhelp: {}", inert::terminal(help)));
             }
             out.push_str(&format!(
                 "::{kind} {}::{}\n",
@@ -445,19 +470,10 @@ fn byte_of_char(line: &str, n: usize) -> usize {
     line.char_indices().nth(n).map_or(line.len(), |(i, _)| i)
 }
 
-/// Text from the manifest (names, values) may hold control characters: keep them from
-/// reaching the terminal.
+/// Text from the manifest (names, values, file names) may hold control characters and
+/// line breaks: shown escaped, on one line ([`inert::terminal`]).
 fn clean(s: &str) -> String {
-    annotate_snippets::normalize_untrusted_str(s)
-        .chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect()
+    inert::terminal(s).into_owned()
 }
 
 fn gh_data(s: &str) -> String {
@@ -585,12 +601,14 @@ pub struct Output {
 pub fn render_reports(reports: &[Report], format: ReportFormat, color: bool) -> Output {
     let mut out = Output::default();
     let summary_line = |r: &Report| {
+        // The line opens with the file name: made inert, it cannot open a workflow command.
+        let root = inert::terminal(&r.root.display().to_string()).into_owned();
         if r.has_errors() {
-            format!("{}: invalid ({})\n", r.root.display(), r.summary())
+            format!("{root}: invalid ({})\n", r.summary())
         } else if r.warnings() > 0 {
-            format!("{}: valid ({})\n", r.root.display(), r.summary())
+            format!("{root}: valid ({})\n", r.summary())
         } else {
-            format!("{}: valid\n", r.root.display())
+            format!("{root}: valid\n")
         }
     };
     match format {
@@ -624,7 +642,7 @@ pub fn render_reports(reports: &[Report], format: ReportFormat, color: bool) -> 
                 })).collect::<Vec<_>>(),
                 "diagnostics": reports.iter().flat_map(Report::json_items).collect::<Vec<_>>(),
             });
-            out.stdout = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            out.stdout = inert::json_pretty(&doc);
             out.stdout.push('\n');
         }
     }
