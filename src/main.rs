@@ -518,8 +518,7 @@ async fn run(cli: Cli) -> Result<u8> {
         } => {
             let (_session, plan) = plan_for(&target, format).await?;
             if let Some(path) = out {
-                let json = serde_json::to_string_pretty(&plan)?;
-                std::fs::write(&path, json + "\n")
+                std::fs::write(&path, report::plan_json(&plan))
                     .with_context(|| format!("cannot write the plan to {}", path.display()))?;
                 eprintln!(
                     "Plan saved to {} (changes sha256:{})",

@@ -3,8 +3,8 @@
 //!
 //! A plan is a plain serialisable value. `diff` builds it, `gates` refuse it when
 //! Discord would refuse one of its calls, `safety` judges what it deletes, `binding`
-//! ties a saved plan to its manifest, guild and guildctl version, and `apply` executes
-//! its operations.
+//! ties a saved plan to its manifest, guild and guildctl version, `risk` reads what it
+//! widens or destroys, and `apply` executes its operations.
 
 pub mod binding;
 mod channels;
@@ -15,6 +15,7 @@ mod forum;
 pub mod gates;
 mod order;
 mod roles;
+pub mod risk;
 pub mod safety;
 mod settings;
 mod webhooks;
@@ -24,6 +25,7 @@ use serde_json::Value;
 
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
+pub use risk::{Risk, Widening};
 pub use diff::{diff, diff_loaded, diff_with, differences};
 pub use safety::{Allowance, DeletionGate};
 
@@ -103,6 +105,11 @@ impl Plan {
 
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
+    }
+
+    /// What the plan widens or destroys ([`risk::assess`]), read from its changes.
+    pub fn risks(&self) -> Vec<Risk> {
+        risk::assess(self)
     }
 
     pub fn count(&self, action: Action) -> usize {
