@@ -485,8 +485,7 @@ async fn ask(
             for (i, q) in questions.iter().enumerate() {
                 if a.found[i].is_none() && q.matches(&e) {
                     a.found[i] = Some(e.clone());
-                } else if a.guildctl[i].is_none() && is_guildctl(&e, appliers) && q.same_field(&e)
-                {
+                } else if a.guildctl[i].is_none() && is_guildctl(&e, appliers) && q.same_field(&e) {
                     a.guildctl[i] = Some(e.clone());
                 }
             }

@@ -602,7 +602,11 @@ fn changes_markdown(plan: &Plan, left: usize, room: MarkdownRoom) -> String {
         // The note's words first, then names in what is left.
         let bare = left_out_note(plan, &left_out, 0, room).len();
         let names_room = left.saturating_sub(out.len() + 2 + bare + close.len());
-        let _ = writeln!(out, "\n{}", left_out_note(plan, &left_out, names_room, room));
+        let _ = writeln!(
+            out,
+            "\n{}",
+            left_out_note(plan, &left_out, names_room, room)
+        );
     }
     out.push_str(close);
     out

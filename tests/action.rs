@@ -817,7 +817,11 @@ async fn drift_opens_updates_and_closes_one_issue_and_apply_converges() {
     r.input("applier", &format!("1234, {bot}"));
     let credited = r.run().await;
     assert_eq!(credited.code, 0, "{}", credited.log);
-    assert!(body().contains("(guildctl, commit ec26c3e57ca3"), "{}", body());
+    assert!(
+        body().contains("(guildctl, commit ec26c3e57ca3"),
+        "{}",
+        body()
+    );
     r.input("applier", "1234,5678");
     let others = r.run().await;
     assert_eq!(others.code, 0, "{}", others.log);
@@ -1111,7 +1115,10 @@ async fn a_huge_plan_is_whole_in_the_summary_and_refusals_land_on_the_lines() {
         "the comment is cut"
     );
     assert!(
-        comment.contains(&format!("- role Role 239 {} gains administrator", "x".repeat(80))),
+        comment.contains(&format!(
+            "- role Role 239 {} gains administrator",
+            "x".repeat(80)
+        )),
         "{comment}"
     );
     // Every change is in the summary, within its 1 MiB, with the digest line.

@@ -725,7 +725,11 @@ roles:
     text.assert_code(2);
     let lines: Vec<&str> = text.stdout.lines().collect();
     assert_eq!(lines[2], "HIGH RISK, managed but widened by hand (1):");
-    assert!(lines[3].starts_with("  ! role Moderator (id "), "{}", text.stdout);
+    assert!(
+        lines[3].starts_with("  ! role Moderator (id "),
+        "{}",
+        text.stdout
+    );
     assert!(
         text.stdout
             .contains("        HIGH RISK: live grants administrator, which the manifest does not"),
@@ -752,7 +756,11 @@ roles:
         "{}",
         md.stdout
     );
-    assert!(rows[2].starts_with("| drift | role Admin |"), "{}", md.stdout);
+    assert!(
+        rows[2].starts_with("| drift | role Admin |"),
+        "{}",
+        md.stdout
+    );
 }
 
 /// The reason is text anyone can type: "guildctl apply: commit …" from a member is that
@@ -783,11 +791,11 @@ async fn a_reason_claiming_guildctl_is_guildctls_only_from_the_bot_that_applies(
     let m = h.manifest("m.yaml", MANIFEST);
     let text = run_env(&h, &["drift", "-f", m.to_str().unwrap()], &[]).await;
     assert!(
-        text.stdout.contains(
-            "who / when / why: ferris (id 849074773295104000, human) · "
-        ) && text
-            .stdout
-            .contains("· the reason claims guildctl, but the entry is not the applying bot's"),
+        text.stdout
+            .contains("who / when / why: ferris (id 849074773295104000, human) · ")
+            && text
+                .stdout
+                .contains("· the reason claims guildctl, but the entry is not the applying bot's"),
         "{}",
         text.stdout
     );
@@ -798,7 +806,14 @@ async fn a_reason_claiming_guildctl_is_guildctls_only_from_the_bot_that_applies(
     let m = h.manifest("green.yaml", &green);
     run_env(
         &h,
-        &["apply", "-f", m.to_str().unwrap(), "--yes", "--reason", spoof],
+        &[
+            "apply",
+            "-f",
+            m.to_str().unwrap(),
+            "--yes",
+            "--reason",
+            spoof,
+        ],
         &[],
     )
     .await
@@ -849,7 +864,14 @@ async fn drift_as_another_bot_credits_guildctl_only_to_the_applier_it_is_told() 
     let m = h.manifest("red.yaml", &red);
     run_env(
         &h,
-        &["apply", "-f", m.to_str().unwrap(), "--yes", "--reason", reason],
+        &[
+            "apply",
+            "-f",
+            m.to_str().unwrap(),
+            "--yes",
+            "--reason",
+            reason,
+        ],
         &[],
     )
     .await

@@ -61,7 +61,12 @@ async fn a_huge_plan_fits_one_comment_with_its_verdict_first() {
         md.stdout
             .contains("changes left out to fit a GitHub comment: "),
         "{}",
-        md.stdout.lines().rev().take(20).collect::<Vec<_>>().join("\n")
+        md.stdout
+            .lines()
+            .rev()
+            .take(20)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     // The digests a reviewer matches still close it.
     assert!(

@@ -64,14 +64,20 @@ async fn a_comment_cut_to_size_keeps_the_risk_that_opens_mod_log() {
           - { role: Admin, allow: [view_channel, send_messages] }
 ";
     let text = plan(&h, &yaml, "text").await;
-    assert!(text.stdout.len() > MARKDOWN_BUDGET, "the whole plan is larger than a comment");
+    assert!(
+        text.stdout.len() > MARKDOWN_BUDGET,
+        "the whole plan is larger than a comment"
+    );
 
     let comment = plan(&h, &yaml, "markdown").await.stdout;
     assert!(comment.len() <= MARKDOWN_BUDGET, "{} bytes", comment.len());
     assert!(comment.chars().count() <= 65_536);
     let lines: Vec<&str> = comment.lines().collect();
     // Verdict, then the risks, before any change.
-    assert_eq!(lines[4], "**Widens access or destroys (1):** 1 channel opened");
+    assert_eq!(
+        lines[4],
+        "**Widens access or destroys (1):** 1 channel opened"
+    );
     assert_eq!(
         lines[6],
         "- channel Staff/\\#mod\\-log opens view_channel to @everyone"
@@ -173,7 +179,12 @@ roles:
     let r = risks(&h, yaml).await;
     let lines: Vec<(String, Value)> = r
         .iter()
-        .map(|x| (x["object"]["name"].as_str().unwrap().to_owned(), x["permissions"].clone()))
+        .map(|x| {
+            (
+                x["object"]["name"].as_str().unwrap().to_owned(),
+                x["permissions"].clone(),
+            )
+        })
         .collect();
     // Helper gains only harmless permissions; Contributor a manage_* one.
     assert_eq!(
@@ -281,7 +292,11 @@ prune: { roles: true, channels: true, webhooks: true }
     let r = risks(&h, yaml).await;
     assert!(r.len() > 1000, "{}", r.len());
     assert!(r.iter().all(|x| x["kind"] == "delete"));
-    let counts = format!("**Widens access or destroys ({}):** {} deletions", r.len(), r.len());
+    let counts = format!(
+        "**Widens access or destroys ({}):** {} deletions",
+        r.len(),
+        r.len()
+    );
 
     let comment = plan(&h, yaml, "markdown").await.stdout;
     assert!(comment.len() <= MARKDOWN_BUDGET, "{} bytes", comment.len());
@@ -305,9 +320,15 @@ prune: { roles: true, channels: true, webhooks: true }
     // The job summary (1 MiB) holds every risk.
     let m = h.manifest("guild.yaml", yaml);
     let saved = h.dir.path().join("plan.json");
-    h.run(&["plan", "-f", m.to_str().unwrap(), "--out", saved.to_str().unwrap()])
-        .await
-        .assert_code(0);
+    h.run(&[
+        "plan",
+        "-f",
+        m.to_str().unwrap(),
+        "--out",
+        saved.to_str().unwrap(),
+    ])
+    .await
+    .assert_code(0);
     let saved_json: Value =
         serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
     assert_eq!(saved_json["risks"].as_array().map(Vec::len), Some(r.len()));

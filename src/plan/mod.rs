@@ -14,8 +14,8 @@ mod features;
 mod forum;
 pub mod gates;
 mod order;
-mod roles;
 pub mod risk;
+mod roles;
 pub mod safety;
 mod settings;
 mod webhooks;
@@ -25,8 +25,8 @@ use serde_json::Value;
 
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
-pub use risk::{Risk, Widening};
 pub use diff::{diff, diff_loaded, diff_with, differences};
+pub use risk::{Risk, Widening};
 pub use safety::{Allowance, DeletionGate};
 
 /// Choices a user makes for one plan, beyond the manifest.

@@ -154,9 +154,7 @@ pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
                     names(gained.dangerous_names())
                 };
                 if !shown.is_empty() {
-                    out.push(risk(Widening::Grant {
-                        permissions: shown,
-                    }));
+                    out.push(risk(Widening::Grant { permissions: shown }));
                 }
             }
             (Kind::Category | Kind::Channel, field) if field.starts_with("overwrites") => {
@@ -293,7 +291,10 @@ mod tests {
         );
         let r = of_change(0, &c, "1");
         assert_eq!(r.len(), 1);
-        assert_eq!(r[0].describe(&|s| s.to_owned()), "role @everyone gains add_reactions");
+        assert_eq!(
+            r[0].describe(&|s| s.to_owned()),
+            "role @everyone gains add_reactions"
+        );
         let c = change(
             Action::Update,
             Kind::Role,
@@ -303,7 +304,10 @@ mod tests {
             json!(["add_reactions", "manage_messages"]),
         );
         let r = of_change(0, &c, "1");
-        assert_eq!(r[0].describe(&|s| s.to_owned()), "role Helper gains manage_messages");
+        assert_eq!(
+            r[0].describe(&|s| s.to_owned()),
+            "role Helper gains manage_messages"
+        );
         // A role losing power is no risk.
         assert!(of_change(0, &reversed(&c), "1").is_empty());
     }

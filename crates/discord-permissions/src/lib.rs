@@ -394,7 +394,11 @@ mod tests {
         for (name, _) in NAMED.iter().filter(|(n, _)| n.starts_with("manage_")) {
             assert!(DANGEROUS.contains(name), "{name}");
         }
-        assert!(DANGEROUS.iter().all(|n| Permissions::from_name(n).is_some()));
+        assert!(
+            DANGEROUS
+                .iter()
+                .all(|n| Permissions::from_name(n).is_some())
+        );
         let kick_and_send = Permissions((1 << 1) | (1 << 11));
         assert_eq!(kick_and_send.dangerous_names(), vec!["kick_members"]);
         assert_eq!(Permissions::ALL.dangerous_names(), vec!["administrator"]);
