@@ -737,7 +737,8 @@ roles:
         text.stdout
     );
     assert!(
-        text.stdout.contains("(2 field(s), 1 of them high risk)"),
+        text.stdout
+            .contains("2 drifted object(s) (2 field(s)), 1 of them high risk, 0 high-risk and "),
         "{}",
         text.stdout
     );

@@ -76,7 +76,7 @@ async fn a_comment_cut_to_size_keeps_the_risk_that_opens_mod_log() {
     // Verdict, then the risks, before any change.
     assert_eq!(
         lines[4],
-        "**Widens access or destroys (1):** 1 channel opened"
+        "**Widens access or destroys (1):** 1 channel opening"
     );
     assert_eq!(
         lines[6],

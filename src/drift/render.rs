@@ -210,7 +210,7 @@ fn summary(r: &DriftReport) -> String {
     };
     let a = &r.audit_log;
     format!(
-        "{head}{} drifted object(s) ({fields} field(s){widened}), {} high-risk and {} other unmanaged object(s). Audit log: {} page(s), {} entries read (stopped: {}).",
+        "{head}{} drifted object(s) ({fields} field(s)){widened}, {} high-risk and {} other unmanaged object(s). Audit log: {} page(s), {} entries read (stopped: {}).",
         r.drifted.len(),
         r.high_risk(),
         r.unmanaged.len() - r.high_risk(),

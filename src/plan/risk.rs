@@ -55,6 +55,7 @@ pub enum Widening {
     /// A channel's overwrites let `who` (`@everyone`, `role NAME`, `member ID`) see, write
     /// or hold a dangerous permission where they could not: an allow added, a deny removed,
     /// or a whole overwrite that denied taken away (by an edit or a sync with the category).
+    /// On a new channel only dangerous permissions count.
     Opens {
         who: String,
         permissions: Vec<String>,
@@ -70,7 +71,7 @@ impl Widening {
     pub fn label(&self, n: usize) -> String {
         let (one, many) = match self {
             Widening::Grant { .. } => ("role grant", "role grants"),
-            Widening::Opens { .. } => ("channel opened", "channels opened"),
+            Widening::Opens { .. } => ("channel opening", "channel openings"),
             Widening::Delete => ("deletion", "deletions"),
             Widening::WebhookMove { .. } => ("webhook move", "webhook moves"),
         };
@@ -158,7 +159,14 @@ pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
                 }
             }
             (Kind::Category | Kind::Channel, field) if field.starts_with("overwrites") => {
-                for (who, permissions) in opened(&f.before, &f.after) {
+                // A new channel shows nothing that was hidden: only a dangerous grant
+                // in its overwrites counts, not who may see or write there.
+                let watched = if c.action == Action::Create {
+                    Permissions::dangerous_mask()
+                } else {
+                    access_mask() | Permissions::dangerous_mask()
+                };
+                for (who, permissions) in opened(&f.before, &f.after, watched) {
                     out.push(risk(Widening::Opens { who, permissions }));
                 }
             }
@@ -212,13 +220,16 @@ fn plain(v: &Value) -> String {
     }
 }
 
-/// Per overwrite target, the access or dangerous permissions it gains from `before` to
-/// `after` (overwrite lists in manifest terms: `{role|member, allow?, deny?}`).
-fn opened(before: &Value, after: &Value) -> Vec<(String, Vec<String>)> {
-    let watched = ACCESS
+fn access_mask() -> Permissions {
+    ACCESS
         .iter()
         .filter_map(|n| Permissions::from_name(n))
-        .fold(Permissions::dangerous_mask(), |a, b| a | b);
+        .fold(Permissions::NONE, |a, b| a | b)
+}
+
+/// Per overwrite target, the `watched` permissions it gains from `before` to `after`
+/// (overwrite lists in manifest terms: `{role|member, allow?, deny?}`).
+fn opened(before: &Value, after: &Value, watched: Permissions) -> Vec<(String, Vec<String>)> {
     let b = targets(before);
     let a = targets(after);
     let mut seen: Vec<&String> = Vec::new();
@@ -334,6 +345,25 @@ mod tests {
         assert_eq!(v["kind"], "opens");
         assert_eq!(v["who"], "@everyone");
         assert_eq!(v["object"]["name"], "Staff/#mod-log");
+    }
+
+    #[test]
+    fn a_new_channel_counts_only_dangerous_grants() {
+        let c = change(
+            Action::Create,
+            Kind::Channel,
+            "#events",
+            "overwrites",
+            Value::Null,
+            json!([{ "role": "@everyone", "allow": ["view_channel"] },
+                   { "role": "Events", "allow": ["send_messages", "mention_everyone"] }]),
+        );
+        let r = of_change(0, &c, "1");
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(
+            r[0].describe(&|s| s.to_owned()),
+            "channel #events opens mention_everyone to role Events"
+        );
     }
 
     #[test]
