@@ -473,20 +473,22 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
 
     // The risks take what they need before the changes; the changes' frame and the note
     // on what was left out are kept free for them.
-    if heading == Heading::Plan {
-        let reserved = if plan.changes.is_empty() {
-            0
-        } else {
-            CHANGES_FRAME + LEFT_OUT_NOTE
-        };
-        let for_risks = room
-            .bytes()
-            .saturating_sub(out.len() + tail.len() + reserved);
-        out.push_str(&risks_markdown(&plan.risks(), for_risks, room));
-    }
+    let risks = match heading {
+        Heading::Plan => plan.risks(),
+        Heading::Drift => Vec::new(),
+    };
+    let reserved = if plan.changes.is_empty() {
+        0
+    } else {
+        CHANGES_FRAME + LEFT_OUT_NOTE
+    };
+    let for_risks = room
+        .bytes()
+        .saturating_sub(out.len() + tail.len() + reserved);
+    out.push_str(&risks_markdown(&risks, for_risks, room));
     if !plan.changes.is_empty() {
         let left = room.bytes().saturating_sub(out.len() + tail.len());
-        out.push_str(&changes_markdown(plan, left, room));
+        out.push_str(&changes_markdown(plan, &risks, left, room));
     }
     out.push_str(&tail);
     out
@@ -558,7 +560,7 @@ fn risks_markdown(risks: &[Risk], budget: usize, room: MarkdownRoom) -> String {
 /// The changes, folded, at most `left` bytes: whole changes in the plan's order, those
 /// carrying a risk chosen first; those that do not fit are left out and named in a note
 /// (counts per kind, then as many names as the room holds).
-fn changes_markdown(plan: &Plan, left: usize, room: MarkdownRoom) -> String {
+fn changes_markdown(plan: &Plan, risks: &[Risk], left: usize, room: MarkdownRoom) -> String {
     let blocks: Vec<String> = plan
         .changes
         .iter()
@@ -579,8 +581,7 @@ fn changes_markdown(plan: &Plan, left: usize, room: MarkdownRoom) -> String {
     let mut shown = vec![true; blocks.len()];
     if open.len() + all + fence.len() + close.len() > left {
         let budget = left.saturating_sub(open.len() + fence.len() + close.len() + LEFT_OUT_NOTE);
-        let risky: std::collections::HashSet<usize> =
-            plan.risks().iter().map(|r| r.change).collect();
+        let risky: std::collections::HashSet<usize> = risks.iter().map(|r| r.change).collect();
         let order = (0..blocks.len())
             .filter(|i| risky.contains(i))
             .chain((0..blocks.len()).filter(|i| !risky.contains(i)));
