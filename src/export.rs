@@ -103,7 +103,7 @@ fn settings(snap: &Snapshot, names: &Names) -> Settings {
         .filter(|bit| g.system_channel_flags & bit != 0)
         .filter_map(SystemChannelFlag::from_value)
         .collect();
-    Settings {
+    let settings = Settings {
         name: Some(g.name.clone()),
         description: Some(g.description.clone()),
         verification_level: VerificationLevel::from_value(g.verification_level),
@@ -123,7 +123,18 @@ fn settings(snap: &Snapshot, names: &Names) -> Settings {
         community: Some(g.has_feature("COMMUNITY")),
         invites_disabled: Some(g.has_feature("INVITES_DISABLED")),
         raid_alerts_disabled: Some(g.has_feature("RAID_ALERTS_DISABLED")),
+    };
+    if g.unknown.is_empty() {
+        return settings;
     }
+    // What the guild did not say is left out (unmanaged), not written as its stand-in.
+    let mut value = serde_json::to_value(&settings).unwrap_or_default();
+    if let Some(fields) = value.as_object_mut() {
+        for field in &g.unknown {
+            fields.remove(field.setting);
+        }
+    }
+    serde_json::from_value(value).unwrap_or(settings)
 }
 
 fn permission_names(p: Permissions) -> Vec<PermissionName> {
@@ -240,11 +251,9 @@ fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Ch
         } else {
             None
         },
-        overwrites: if synced || (parent.is_none() && overwrites.is_empty()) {
-            None
-        } else {
-            Some(overwrites)
-        },
+        // Stated even when empty (`[]`): an overwrite added by hand later is then drift,
+        // with its author, instead of an unmanaged object nobody is told about.
+        overwrites: (!synced).then_some(overwrites),
         sync_permissions: synced.then_some(true),
         channels: None,
         protect: false,

@@ -42,6 +42,17 @@ struct Index {
     channels: HashMap<String, usize>,
 }
 
+/// The guild, with the settings fields a Discord-compatible server left out marked unknown
+/// ([`Guild::decode`]).
+async fn read_guild(client: &Client, path: &str) -> Result<Guild, ClientError> {
+    let value: serde_json::Value = client.get(path).await?;
+    Guild::decode(value).map_err(|detail| ClientError::Decode {
+        method: reqwest::Method::GET,
+        path: path.to_owned(),
+        detail,
+    })
+}
+
 impl Snapshot {
     /// Reads the guild in seven GET calls whatever its size: the bot user, then at
     /// once its membership, the guild (with roles), the channels (with overwrites),
@@ -56,7 +67,7 @@ impl Snapshot {
         let onboarding_path = format!("{guild_path}/onboarding");
         let webhooks_path = format!("{guild_path}/webhooks");
         let (guild, channels, bot_member, welcome_screen, onboarding, webhooks) = tokio::try_join!(
-            client.get::<Guild>(&guild_path),
+            read_guild(client, &guild_path),
             client.get::<Vec<Channel>>(&channels_path),
             client.get::<Member>(&member_path),
             optional(client.get::<WelcomeScreen>(&welcome_path)),

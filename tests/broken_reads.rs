@@ -263,3 +263,64 @@ async fn the_bot_user_without_its_id() {
     );
     refused(&h, "GET /users/@me", "missing field `id`").await;
 }
+
+/// A Discord-compatible server that leaves out a settings field (Spacebar omits
+/// `safety_alerts_channel_id`): the guild is read, the field is unknown and said once, and
+/// only a manifest that manages it is refused (issue 20, point 9).
+#[tokio::test]
+async fn a_guild_without_a_setting_the_manifest_leaves_alone_is_read() {
+    let h = Harness::start().await;
+    let path = format!("/guilds/{}", h.emu.guild_id);
+    let mut guild = real(&h, &path).await;
+    guild
+        .as_object_mut()
+        .unwrap()
+        .remove("safety_alerts_channel_id");
+    break_route(&h, "/guilds/*", guild.to_string());
+
+    let leaves_it = h.manifest(
+        "leaves.yaml",
+        "version: 1\nsettings:\n  afk_timeout: 300\nroles:\n  - name: Moderator\n",
+    );
+    let run = h.run(&["plan", "-f", leaves_it.to_str().unwrap()]).await;
+    assert_ne!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let said = format!(
+        "GET {path} did not return `safety_alerts_channel_id`; the manifest does not manage `settings.safety_alerts_channel`, so it is left as it is, unknown"
+    );
+    assert_eq!(run.stdout.matches(&said).count(), 1, "{}", run.stdout);
+
+    // Export leaves it out rather than writing a value it never read, and plans back clean.
+    let export = h.run(&["export", "-o", "exported.yaml"]).await;
+    export.assert_code(0);
+    let text = std::fs::read_to_string(h.dir.path().join("exported.yaml")).unwrap();
+    assert!(!text.contains("safety_alerts_channel"), "{text}");
+    assert!(
+        text.contains("rules_channel"),
+        "the other settings are written: {text}"
+    );
+    h.run(&["plan", "-f", "exported.yaml", "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+
+    // Managing it is refused, on its line, before any write.
+    let manages_it = h.manifest(
+        "manages.yaml",
+        "version: 1\nsettings:\n  safety_alerts_channel: mod-log\n",
+    );
+    for args in [
+        vec!["plan", "-f", manages_it.to_str().unwrap()],
+        vec!["apply", "-f", manages_it.to_str().unwrap(), "--yes"],
+    ] {
+        let run = h.run(&args).await;
+        run.assert_code(1);
+        assert!(
+            run.stderr.contains(&format!(
+                "the live guild's `safety_alerts_channel` is unknown: GET {path} did not return `safety_alerts_channel_id`"
+            )),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("manages.yaml:3:"), "{}", run.stderr);
+    }
+    assert!(h.writes().is_empty(), "{:?}", h.writes());
+}

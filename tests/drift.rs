@@ -903,3 +903,56 @@ async fn drift_as_another_bot_credits_guildctl_only_to_the_applier_it_is_told() 
     assert!(bad.stderr.contains("1 to 20 digits"), "{}", bad.stderr);
     assert!(h.requests().is_empty());
 }
+
+/// Export states every channel's overwrites, `[]` when it has none (issue 20, point 2): an
+/// overwrite added by hand afterwards is drift of a managed field, with its author.
+#[tokio::test]
+async fn an_exported_guild_sees_a_hand_overwrite_on_a_channel_that_had_none() {
+    let h = harness(state()).await;
+    let export = h.run(&["export", "-o", "exported.yaml"]).await;
+    export.assert_code(0);
+    let text = std::fs::read_to_string(h.dir.path().join("exported.yaml")).unwrap();
+    assert!(text.contains("overwrites: []"), "{text}");
+    // A channel that has no overwrites and does not follow a category.
+    let g = h.guild();
+    let bare = g
+        .channels
+        .iter()
+        .find(|c| c.kind == 0 && c.permission_overwrites.is_empty() && c.parent_id.is_none())
+        .or_else(|| {
+            g.channels
+                .iter()
+                .find(|c| c.kind == 4 && c.permission_overwrites.is_empty())
+        })
+        .expect("a channel or category without overwrites")
+        .clone();
+    let exported = std::fs::read_to_string(h.dir.path().join("exported.yaml")).unwrap();
+    let (code, r) = drift_json(&h, &exported, &[], &[]).await;
+    assert_eq!(code, 0, "the export is clean: {r:#}");
+
+    // @everyone loses sight of it, by hand.
+    as_human(
+        &h,
+        reqwest::Method::PUT,
+        &format!("/channels/{}/permissions/{}", bare.id, g.id),
+        json!({"type": 0, "allow": "0", "deny": (1u64 << 10).to_string()}),
+        "hide it for now",
+    )
+    .await;
+    let (code, r) = drift_json(&h, &exported, &[], &[]).await;
+    assert_eq!(code, 2, "{r:#}");
+    let drifted = r["drifted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == bare.id.as_str())
+        .unwrap_or_else(|| panic!("{} not drifted: {r:#}", bare.name));
+    let field = drifted["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["field"].as_str().unwrap().starts_with("overwrites"))
+        .unwrap_or_else(|| panic!("no overwrites drift: {drifted:#}"));
+    assert_eq!(field["blame"]["entry"]["user"]["name"], "ferris", "{r:#}");
+    assert_eq!(field["blame"]["entry"]["reason"], "hide it for now");
+}

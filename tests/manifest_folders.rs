@@ -252,3 +252,103 @@ async fn links_inside_the_folder_are_followed_and_read_once() {
         twice.stderr
     );
 }
+
+// The path given with -f itself, file or folder, follows the same rules (issue 19, point 3).
+
+#[tokio::test]
+async fn a_manifest_file_linked_out_of_its_folder_is_refused_unread() {
+    let h = Harness::start().await;
+    let outside = h.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("x.yaml"), "version: 1\nsecret: hunter2\n").unwrap();
+    let repo = h.dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    symlink("../outside/x.yaml", repo.join("guild.yaml")).unwrap();
+    let stderr = refused(
+        &h,
+        &repo.join("guild.yaml"),
+        &[
+            "repo/guild.yaml is a symbolic link to",
+            "outside the folder",
+        ],
+    )
+    .await;
+    assert!(!stderr.contains("hunter2"), "the file was read: {stderr}");
+
+    // The runner's environment, through a committed link: never read, never shown.
+    symlink("/proc/self/environ", repo.join("env.yaml")).unwrap();
+    let run = run(
+        &h,
+        &["validate", "-f", repo.join("env.yaml").to_str().unwrap()],
+    )
+    .await;
+    run.assert_code(1);
+    assert!(
+        run.stderr
+            .contains("on a system file system, not a manifest"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("PATH="), "{}", run.stderr);
+
+    // A folder given with -f that is a link out of where it is given in.
+    symlink("../outside", repo.join("guild")).unwrap();
+    refused(&h, &repo.join("guild"), &["outside the folder"]).await;
+}
+
+#[tokio::test]
+async fn a_fifo_or_device_given_with_f_is_refused_within_a_second() {
+    let h = Harness::start().await;
+    let fifo = h.dir.path().join("guild.yaml");
+    mkfifo(&fifo);
+    let started = std::time::Instant::now();
+    let stderr = refused(
+        &h,
+        &fifo,
+        &["guild.yaml is a FIFO (named pipe), not a manifest file or folder"],
+    )
+    .await;
+    // Five runs (validate twice, plan twice, apply): none waited on the pipe.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        stderr.contains("nothing is read") || stderr.contains("is not read"),
+        "{stderr}"
+    );
+
+    let run = run(&h, &["validate", "-f", "/dev/zero"]).await;
+    run.assert_code(1);
+    assert!(
+        run.stderr.contains("/dev/zero is a character device"),
+        "{}",
+        run.stderr
+    );
+    let run = self::run(&h, &["validate", "-f", "/proc/self/environ"]).await;
+    run.assert_code(1);
+    assert!(
+        run.stderr.contains("on a system file system"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_manifest_file_linked_inside_its_folder_is_read() {
+    let h = Harness::start().await;
+    let repo = h.dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("guilds")).unwrap();
+    std::fs::write(repo.join("guilds/main.yaml"), GUILD).unwrap();
+    symlink("guilds/main.yaml", repo.join("guild.yaml")).unwrap();
+    run(
+        &h,
+        &["validate", "-f", repo.join("guild.yaml").to_str().unwrap()],
+    )
+    .await
+    .assert_code(0);
+    // Given from inside the folder, by a relative path.
+    let r = run(&h, &["validate", "-f", "repo/guild.yaml"]).await;
+    r.assert_code(0);
+}

@@ -640,3 +640,36 @@ async fn a_saved_plan_keeps_its_deletion_gate_at_apply() {
     .assert_code(0);
     assert_eq!(channel_count(&h), 1);
 }
+
+/// A prune the bot cannot carry out points at the `prune:` line, names the role and offers
+/// both ways out (issue 20, point 4); the first way out plans.
+#[tokio::test]
+async fn a_prune_of_a_role_above_the_bot_points_at_prune_and_offers_protect() {
+    let h = Harness::start().await;
+    let m = h.manifest(
+        "g.yaml",
+        "version: 1\nroles:\n  - name: Moderator\nprune: { roles: true }\n",
+    );
+    let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
+    run.assert_code(1);
+    for expected in [
+        "error: `prune.roles` would delete role `Admin`, which is at or above the bot's highest role `guildctl`, so the bot cannot delete it",
+        "g.yaml:4:17",
+        "prune: { roles: true }",
+        "declare it at the top of `roles` with `protect: true` (`- { name: \"Admin\", protect: true }`)",
+        "move the bot's role above it in Discord",
+    ] {
+        assert!(
+            run.stderr.contains(expected),
+            "{expected:?} in\n{}",
+            run.stderr
+        );
+    }
+    let fixed = h.manifest(
+        "fixed.yaml",
+        "version: 1\nroles:\n  - { name: \"Admin\", protect: true }\n  - name: Moderator\nprune: { roles: true }\n",
+    );
+    let run = h.run(&["plan", "-f", fixed.to_str().unwrap()]).await;
+    run.assert_code(0);
+    assert!(!run.stdout.contains("delete role Admin"), "{}", run.stdout);
+}

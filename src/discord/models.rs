@@ -74,9 +74,108 @@ pub struct Guild {
     pub widget_enabled: bool,
     #[serde(default)]
     pub widget_channel_id: Option<String>,
+    /// Settings fields the response left out ([`LENIENT_GUILD_FIELDS`]), read as unknown.
+    #[serde(skip)]
+    pub unknown: Vec<&'static LenientField>,
+}
+
+/// A settings field a Discord-compatible server may leave out of a guild (Spacebar, which
+/// people self-host, omits `safety_alerts_channel_id`).
+#[derive(Debug)]
+pub struct LenientField {
+    /// Its name in the guild object.
+    pub api: &'static str,
+    /// The manifest's `settings` field read from it.
+    pub setting: &'static str,
+    /// What is read in its place; never compared, since the field is marked unknown.
+    pub stand_in: fn() -> serde_json::Value,
+}
+
+const fn lenient(
+    api: &'static str,
+    setting: &'static str,
+    stand_in: fn() -> serde_json::Value,
+) -> LenientField {
+    LenientField {
+        api,
+        setting,
+        stand_in,
+    }
+}
+
+/// The settings fields a guild read may lack: a guild without one of them is still read,
+/// the field marked unknown ([`Guild::unknown`]), and the plan refuses only a manifest that
+/// manages it. Every other field stays required: without its roles, features or id a guild
+/// cannot be planned against at all.
+pub const LENIENT_GUILD_FIELDS: &[LenientField] = &[
+    lenient("description", "description", || serde_json::Value::Null),
+    lenient("verification_level", "verification_level", || 0.into()),
+    lenient(
+        "default_message_notifications",
+        "default_message_notifications",
+        || 0.into(),
+    ),
+    lenient("explicit_content_filter", "explicit_content_filter", || {
+        0.into()
+    }),
+    lenient("afk_channel_id", "afk_channel", || serde_json::Value::Null),
+    lenient("afk_timeout", "afk_timeout", || 0.into()),
+    lenient("system_channel_id", "system_channel", || {
+        serde_json::Value::Null
+    }),
+    lenient("system_channel_flags", "system_channel_flags", || 0.into()),
+    lenient("rules_channel_id", "rules_channel", || {
+        serde_json::Value::Null
+    }),
+    lenient(
+        "public_updates_channel_id",
+        "public_updates_channel",
+        || serde_json::Value::Null,
+    ),
+    lenient("safety_alerts_channel_id", "safety_alerts_channel", || {
+        serde_json::Value::Null
+    }),
+    lenient("preferred_locale", "preferred_locale", || "en-US".into()),
+    lenient(
+        "premium_progress_bar_enabled",
+        "premium_progress_bar_enabled",
+        || false.into(),
+    ),
+];
+
+/// Two fields are the same when they name the same API field.
+impl PartialEq for LenientField {
+    fn eq(&self, other: &Self) -> bool {
+        self.api == other.api
+    }
 }
 
 impl Guild {
+    /// Decodes a guild read, marking the [`LENIENT_GUILD_FIELDS`] it lacks as unknown; the
+    /// error says where the body does not fit.
+    pub fn decode(mut value: serde_json::Value) -> Result<Guild, String> {
+        let mut unknown = Vec::new();
+        if let serde_json::Value::Object(fields) = &mut value {
+            for field in LENIENT_GUILD_FIELDS {
+                if !fields.contains_key(field.api) {
+                    fields.insert(field.api.to_owned(), (field.stand_in)());
+                    unknown.push(field);
+                }
+            }
+        }
+        let mut guild: Guild = serde_path_to_error::deserialize(value).map_err(|e| {
+            let at = e.path().to_string();
+            let inner = e.into_inner();
+            if at == "." {
+                inner.to_string()
+            } else {
+                format!("at {at}: {inner}")
+            }
+        })?;
+        guild.unknown = unknown;
+        Ok(guild)
+    }
+
     pub fn has_feature(&self, feature: &str) -> bool {
         self.features.iter().any(|f| f == feature)
     }

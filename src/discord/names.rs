@@ -44,28 +44,24 @@ pub fn stored_channel_name(kind: u8, name: &str) -> String {
 
 /// Whether a channel of type `kind` called `name` answers to the (unqualified) name
 /// `wanted` in a manifest's reference: text-like channels compare in the form Discord
-/// stores (`General Chat` = `general-chat`), other channels and categories exactly.
+/// stores (`General Chat` = `general-chat`), other channels and categories by their
+/// names with whitespace collapsed (a live `Mod  Team` answers to `Mod Team`).
 pub fn channel_answers_to(kind: u8, name: &str, wanted: &str) -> bool {
-    if is_normalised_type(kind) {
-        stored_channel_name(kind, name) == stored_channel_name(kind, wanted)
-    } else {
-        name == wanted
-    }
+    stored_channel_name(kind, name) == stored_channel_name(kind, wanted)
 }
 
 /// The form a reference's exact-name tie-break compares: the stored name of a
-/// text-like channel, any other name as written.
+/// text-like channel, any other name with its whitespace collapsed.
 pub fn reference_name(kind: u8, name: &str) -> String {
-    if is_normalised_type(kind) {
-        stored_channel_name(kind, name)
-    } else {
-        name.to_owned()
-    }
+    stored_channel_name(kind, name)
 }
 
-/// A role, webhook, voice or category name as Discord stores it: "trimmed of
-/// leading, trailing, and excessive internal whitespace" (§9.2), every run of
-/// whitespace inside becoming one space.
+/// The key a role, webhook, voice or category name is matched by, and the form
+/// guildctl sends: trimmed, every run of whitespace inside becoming one space.
+/// Discord stores nicknames and webhook names so (§9.2); roles, categories and voice
+/// channels may keep inner runs (`Mod  Team` in Discord's own templates), so live names
+/// are reduced to this key before they are compared, and names that differ only in
+/// whitespace are one name (docs/decisions.md).
 pub fn stored_display_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for word in name.split_whitespace() {

@@ -28,7 +28,7 @@ use super::types::{
 };
 use crate::discord::models::LOCALES;
 use crate::discord::names::{channel_answers_to, reference_name};
-use crate::permissions::{NAMED, Permissions};
+use crate::permissions::Permissions;
 
 pub use image::{IMAGE_MAX_BYTES, read_image};
 
@@ -1003,16 +1003,7 @@ fn unknown_permission(path: String, p: &PermissionName) -> Option<Diagnostic> {
     if Permissions::parse_name(&p.0).is_some() {
         return None;
     }
-    let lower = p.0.to_lowercase().replace([' ', '-'], "_");
-    let help = if Permissions::parse_name(&lower).is_some() {
-        format!("permission names are snake_case: write `{lower}`")
-    } else if let Some(best) = closest(&p.0, NAMED.iter().map(|(n, _)| *n)) {
-        format!("did you mean `{best}`?")
-    } else {
-        "use Discord's permission names in snake_case (`view_channel`, `send_messages`), \
-         or `bit_N` for a bit guildctl has no name for"
-            .to_string()
-    };
+    let help = super::suggest::permission_help(&p.0);
     Some(Diagnostic::error(path, format!("unknown permission `{}`", p.0)).with_help(help))
 }
 

@@ -393,7 +393,14 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> Vec<Violation> {
             }
             let expected_text = join_or(&expected);
             let found = describe_value(instance);
-            let help = match instance {
+            let integer = match instance {
+                Value::Number(n) if is_permission_field(&path) => {
+                    super::suggest::integer_names(&n.to_string())
+                }
+                Value::String(s) if is_permission_field(&path) => super::suggest::integer_names(s),
+                _ => None,
+            };
+            let help = integer.unwrap_or_else(|| match instance {
                 Value::Number(n) if expected.contains(&"a string") => {
                     format!(
                         "YAML reads `{n}` as a number: quote it to make it text (`{field}: \"{n}\"`)"
@@ -433,7 +440,7 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> Vec<Violation> {
                     "`{field}` is a mapping of `key: value` lines, not a list: remove the `- `"
                 ),
                 _ => format!("write {expected_text} here"),
-            };
+            });
             vec![error(
                 format!("expected {expected_text}, found {found}"),
                 help,
@@ -479,6 +486,18 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> Vec<Violation> {
             "see schema/guildctl.schema.json or docs/manifest.md".to_string(),
         )],
     }
+}
+
+/// Whether `path` is a list of permissions (`roles[0].permissions`, `…overwrites[1].deny`)
+/// or one of its entries.
+fn is_permission_field(path: &str) -> bool {
+    let list = path
+        .strip_suffix(']')
+        .and_then(|p| p.rsplit_once('['))
+        .map_or(path, |(l, _)| l);
+    ["permissions", "allow", "deny"]
+        .iter()
+        .any(|f| list == *f || list.ends_with(&format!(".{f}")))
 }
 
 /// The values a `oneOf`/`anyOf` of constants allows (a documented enum: `type: txt`).
@@ -547,18 +566,7 @@ fn pattern_violation(path: &str, field: &str, instance: &Value, pattern: &str) -
             "write a colour as \"#rrggbb\", for example \"#3498db\"".to_string(),
         )
     } else if pattern.contains("bit_") {
-        let lower = s.to_lowercase().replace([' ', '-'], "_");
-        let help = if crate::permissions::Permissions::parse_name(&lower).is_some() {
-            format!("permission names are snake_case: write `{lower}`")
-        } else if let Some(best) =
-            super::suggest::closest(s, crate::permissions::NAMED.iter().map(|(n, _)| *n))
-        {
-            format!("did you mean `{best}`?")
-        } else {
-            "use Discord's permission names in snake_case (`view_channel`, `send_messages`), or \
-             `bit_N` for a bit guildctl has no name for"
-                .to_string()
-        };
+        let help = super::suggest::permission_help(s);
         (format!("unknown permission `{s}`"), help)
     } else {
         (

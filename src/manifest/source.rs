@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The largest manifest file read, in bytes (checked before reading, and while reading for
 /// files whose size is not known in advance). A guild at Discord's limits (250 roles, 500
@@ -67,6 +67,8 @@ fn problem(message: String, help: &str) -> ReadProblem {
 /// YAML files and folders, which would be read), a FIFO, socket or device, a name that is
 /// not UTF-8 — is a problem naming the path, never a silent skip; and nothing but a regular
 /// file is ever opened, so a FIFO cannot make a run hang. Each file and folder is read once.
+/// The path given with -f itself must be a regular file or a folder inside the folder it is
+/// given in ([`refuse_given`]).
 pub(crate) fn read(path: &Path) -> ReadOutcome {
     let mut out = ReadOutcome::default();
     let meta = match std::fs::metadata(path) {
@@ -79,8 +81,11 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
             return out;
         }
     };
+    if let Some(refused) = refuse_given(path, &meta) {
+        out.problems.push(refused);
+        return out;
+    }
     if !meta.is_dir() {
-        // A file named with -f is read as given (`-f <(generate)` or `-f /dev/stdin` work).
         let (text, p) = read_file(path, MAX_FILE_BYTES);
         out.files.push(SourceFile {
             path: path.to_path_buf(),
@@ -166,6 +171,70 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
     }
     out
 }
+
+/// Checks the path given with `-f` before anything is opened: it must be a regular file or
+/// a folder (a FIFO would make the run hang, a device or `/proc` file is no manifest), and
+/// through any symbolic links it must stay inside the folder it is given in, so a manifest
+/// committed as a link cannot make a run read, and show, a file from elsewhere on the
+/// machine (`guild.yaml -> /proc/self/environ` would print the runner's secrets).
+fn refuse_given(path: &Path, meta: &std::fs::Metadata) -> Option<ReadProblem> {
+    if !meta.is_file() && !meta.is_dir() {
+        return Some(problem(
+            format!(
+                "{} is {}, not a manifest file or folder",
+                path.display(),
+                special_kind(&meta.file_type())
+            ),
+            "give -f a YAML file or a folder of them (a pipe, socket or device is not read)",
+        ));
+    }
+    let real = match std::fs::canonicalize(path) {
+        Ok(r) => r,
+        Err(e) => {
+            return Some(problem(
+                format!("cannot resolve {}: {e}", path.display()),
+                "check the path given with -f",
+            ));
+        }
+    };
+    if SYSTEM_FILE_SYSTEMS.iter().any(|sys| real.starts_with(sys)) {
+        return Some(problem(
+            format!(
+                "{} is {}, on a system file system, not a manifest",
+                path.display(),
+                real.display()
+            ),
+            "give -f a YAML file or a folder of them",
+        ));
+    }
+    // The folder it is given in: `guild.yaml` is given in `.`, `cfg/guild.yaml` in `cfg`.
+    // A path ending in `..` or a root names its folder outright.
+    if !matches!(path.components().next_back(), Some(Component::Normal(_))) {
+        return None;
+    }
+    let given_in = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let real_dir = std::fs::canonicalize(given_in).ok()?;
+    if real.starts_with(&real_dir) {
+        return None;
+    }
+    Some(problem(
+        format!(
+            "{} is a symbolic link to {}, outside the folder {} it is given in",
+            path.display(),
+            real.display(),
+            given_in.display()
+        ),
+        "copy the file or folder here instead of linking to it: a manifest is read only from \
+         the folder it is given in, so a reviewed change cannot pull in a file from elsewhere on \
+         the machine that runs it",
+    ))
+}
+
+/// Linux's file systems of the kernel's own: nothing on them is a manifest.
+const SYSTEM_FILE_SYSTEMS: [&str; 3] = ["/proc", "/sys", "/dev"];
 
 /// What to do about an entry a folder manifest cannot hold.
 const HELP_ENTRY: &str = "a manifest folder holds YAML files, folders and the files they name \

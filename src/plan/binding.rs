@@ -120,7 +120,21 @@ pub enum Mismatch {
     Malformed {
         operation: usize,
     },
+    /// The live guild is not the one the reviewed plan was made from.
+    GuildMoved,
+    /// The plan this run derives is not the reviewed one.
+    Differs {
+        reviewed: String,
+        derived: String,
+        /// Changes the reviewed plan shows that this run would not make.
+        only_reviewed: Vec<String>,
+        /// Changes this run would make that the reviewed plan does not show.
+        only_derived: Vec<String>,
+    },
 }
+
+/// At most this many differing changes are named in a refusal, each way.
+const NAMED_DIFFERENCES: usize = 10;
 
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,6 +167,50 @@ impl std::fmt::Display for Mismatch {
                 f,
                 "its operation {operation} refers to a change or an operation it does not have"
             ),
+            Mismatch::GuildMoved => write!(f, "the guild changed since the reviewed plan was made"),
+            Mismatch::Differs {
+                reviewed,
+                derived,
+                only_reviewed,
+                only_derived,
+            } => {
+                write!(
+                    f,
+                    "the plan this run derives from the manifest and the live guild (changes sha256 {derived}) is not the reviewed plan (changes sha256 {reviewed})"
+                )?;
+                let mut said = false;
+                for (changes, what) in [
+                    (
+                        only_reviewed,
+                        "the reviewed plan shows, and this run would not make",
+                    ),
+                    (
+                        only_derived,
+                        "this run would make, and the reviewed plan does not show",
+                    ),
+                ] {
+                    if changes.is_empty() {
+                        continue;
+                    }
+                    let named: Vec<&str> = changes
+                        .iter()
+                        .take(NAMED_DIFFERENCES)
+                        .map(String::as_str)
+                        .collect();
+                    let more = changes.len().saturating_sub(NAMED_DIFFERENCES);
+                    let more = if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    };
+                    write!(f, "; {what}: {}{more}", named.join("; "))?;
+                    said = true;
+                }
+                if !said {
+                    write!(f, "; its changes are the same, its calls are not")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -224,6 +282,59 @@ impl Plan {
             Err(BindingError { mismatches })
         }
     }
+}
+
+impl Plan {
+    /// Checks that this plan, derived by the run applying it, is the reviewed plan: made
+    /// from the same guild state, with the same changes digest. The reviewed plan's
+    /// digest is the one shown where it was reviewed; its changes serve only to say what
+    /// differs, and its operations are never used.
+    pub fn matches_reviewed(&self, reviewed: &Plan) -> Result<(), BindingError> {
+        if reviewed.base_fingerprint != self.base_fingerprint {
+            return Err(BindingError {
+                mismatches: vec![Mismatch::GuildMoved],
+            });
+        }
+        if reviewed.changes_sha256 == self.changes_sha256 {
+            return Ok(());
+        }
+        let only_in = |these: &[Change], those: &[Change]| -> Vec<String> {
+            these
+                .iter()
+                .filter(|c| !those.contains(c))
+                .map(describe_change)
+                .collect()
+        };
+        Err(BindingError {
+            mismatches: vec![Mismatch::Differs {
+                reviewed: reviewed.changes_sha256.clone(),
+                derived: self.changes_sha256.clone(),
+                only_reviewed: only_in(&reviewed.changes, &self.changes),
+                only_derived: only_in(&self.changes, &reviewed.changes),
+            }],
+        })
+    }
+}
+
+/// "update role Moderator (permissions, color)", for a refusal.
+fn describe_change(c: &Change) -> String {
+    let action = match c.action {
+        super::Action::Create => "create",
+        super::Action::Update => "update",
+        super::Action::Reorder => "reorder",
+        super::Action::Delete => "delete",
+    };
+    let fields: Vec<&str> = c.fields.iter().map(|f| f.field.as_str()).collect();
+    let fields = if fields.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", fields.join(", "))
+    };
+    format!(
+        "{action} {} {}{fields}",
+        c.object.kind.label(),
+        c.object.name
+    )
 }
 
 #[cfg(test)]

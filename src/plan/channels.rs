@@ -370,11 +370,15 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
             }
         }
     }
-    let same_name = |d: &Decl, c: &LiveChannel| d.stored_name() == c.name;
+    // Live names reduced to the key the declared ones are (a live category `Mod  Team` is
+    // the declared `Mod Team`).
+    let same_name =
+        |d: &Decl, c: &LiveChannel| d.stored_name() == stored_channel_name(d.kind, &c.name);
     let was_named = |d: &Decl, c: &LiveChannel| {
+        let live = stored_channel_name(d.kind, &c.name);
         d.ch.previous_names
             .iter()
-            .any(|p| stored_channel_name(d.kind, p) == c.name)
+            .any(|p| stored_channel_name(d.kind, p) == live)
     };
     // Categories first, so children can be matched within their category.
     for name_test in [
@@ -566,7 +570,8 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
     let mut b = ChangeBuilder::new();
     let ch = d.ch;
     let stored = d.stored_name();
-    if live.map(|l| &l.name) != Some(&stored) {
+    let mut notes = Vec::new();
+    if live.map(|l| stored_channel_name(d.kind, &l.name)) != Some(stored.clone()) {
         b.set(
             "name",
             json!(live.map(|l| &l.name)),
@@ -574,6 +579,8 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
             "name",
             json!(ch.name),
         );
+    } else if let Some(l) = live.filter(|l| l.name != stored) {
+        notes.push(super::roles::whitespace_note("channel", &l.name, &stored));
     }
     if let Some(l) = live
         && l.kind != d.kind
@@ -657,8 +664,8 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
             );
         }
     }
-    let warnings = super::forum::forum_fields(&mut b, ch, d.kind, live);
-    (b, warnings)
+    notes.extend(super::forum::forum_fields(&mut b, ch, d.kind, live));
+    (b, notes)
 }
 
 /// Whether Discord itself will give channel `i` its desired overwrites: it is
@@ -939,7 +946,8 @@ fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
             name.clone(),
             Some(c.id.clone()),
             vec![],
-            None,
+            // Pointed at the `prune:` line that asks for it.
+            Some("prune.channels".into()),
         ));
         cx.push_op(
             if category {

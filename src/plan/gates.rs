@@ -60,18 +60,25 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
                 if let (Some(rank), Some(top)) = (rank, top)
                     && rank <= top
                 {
-                    fail(
-                        format!(
-                            "{object} is at or above the bot's highest role `{}`, so the bot cannot {}",
-                            bot_role.clone().unwrap_or_default(),
-                            if op.method == "DELETE" {
-                                "delete it"
-                            } else {
-                                "edit it"
-                            }
-                        ),
-                        "leave this role's fields out of the manifest, or move the bot's role above it in Discord",
-                    );
+                    let bot_role = bot_role.clone().unwrap_or_default();
+                    if op.method == "DELETE" {
+                        fail(
+                            format!(
+                                "`prune.roles` would delete {object}, which is at or above the bot's highest role `{bot_role}`, so the bot cannot delete it"
+                            ),
+                            &format!(
+                                "to keep it, declare it at the top of `roles` with `protect: true` (`- {{ name: {:?}, protect: true }}`); to let guildctl delete it, move the bot's role above it in Discord",
+                                change.object.name
+                            ),
+                        );
+                    } else {
+                        fail(
+                            format!(
+                                "{object} is at or above the bot's highest role `{bot_role}`, so the bot cannot edit it"
+                            ),
+                            "leave this role's fields out of the manifest, or move the bot's role above it in Discord",
+                        );
+                    }
                 }
                 if op.method == "DELETE" && snap.role(target_id).is_some_and(|r| r.managed) {
                     fail(

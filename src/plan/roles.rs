@@ -8,6 +8,7 @@ use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
 use super::order::target_order;
 use super::{Action, FieldChange, Kind, ObjectRef};
 use crate::discord::models::Role as LiveRole;
+use crate::discord::names::stored_display_name;
 use crate::manifest::{PermissionName, Role};
 use crate::permissions::Permissions;
 
@@ -50,11 +51,12 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
     for r in &snap.guild.roles {
         cx.role_ids.insert(r.id.clone(), IdRef::Live(r.id.clone()));
     }
-    // Live names are resolvable in overwrites even when the manifest does not declare them.
+    // Live names are resolvable in overwrites even when the manifest does not declare them,
+    // by the key both sides are reduced to (whitespace collapsed, as the manifest's names are).
     for r in snap.guild.roles.iter().rev() {
         let name = if r.id == guild_id { EVERYONE } else { &r.name };
         cx.role_ids
-            .insert(name.to_owned(), IdRef::Live(r.id.clone()));
+            .insert(stored_display_name(name), IdRef::Live(r.id.clone()));
         cx.role_names.insert(r.id.clone(), name.to_owned());
     }
     let ranked: Vec<&LiveRole> = snap
@@ -111,7 +113,8 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
                 r.name.clone(),
                 Some(r.id.clone()),
                 vec![],
-                None,
+                // Pointed at the `prune:` line that asks for it.
+                Some("prune.roles".into()),
             ));
             cx.push_op(
                 Phase::RoleDelete,
@@ -170,9 +173,11 @@ fn match_roles<'s>(
             }
         }
     }
+    // The manifest's names are already in this form (`as_stored`); live names are reduced to
+    // it here, so a live `Mod  Team` is the declared `Mod Team`, never a second role.
     let passes: [fn(&Role, &LiveRole) -> bool; 2] = [
-        |d, r| d.name == r.name,
-        |d, r| d.previous_names.contains(&r.name),
+        |d, r| d.name == stored_display_name(&r.name),
+        |d, r| d.previous_names.contains(&stored_display_name(&r.name)),
     ];
     for pass in passes {
         for (i, d) in declared.iter().enumerate() {
@@ -188,18 +193,32 @@ fn match_roles<'s>(
     out
 }
 
+/// The plan's note for a live name that differs from the declared one only in whitespace,
+/// which is the same name to guildctl (docs/decisions.md): kept, never renamed back and forth.
+pub(super) fn whitespace_note(kind: &str, live: &str, declared: &str) -> String {
+    format!(
+        "{kind} {live:?} differs from the manifest's {declared:?} only in whitespace; it is the same {kind} and is kept as it is"
+    )
+}
+
 fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) -> ChangeBuilder {
     let mut b = ChangeBuilder::new();
     // `@everyone` manages only its permissions; its name is Discord's.
     let everyone = d.name == EVERYONE;
     let live_name = live.map(|l| l.name.clone());
-    if !everyone && live_name.as_deref() != Some(d.name.as_str()) {
+    let live_key = live_name.as_deref().map(stored_display_name);
+    if !everyone && live_key.as_deref() != Some(d.name.as_str()) {
         b.set(
             "name",
             json!(live_name),
             json!(d.name),
             "name",
             json!(d.name),
+        );
+    } else if let Some(live_name) = live_name.filter(|n| !everyone && *n != d.name) {
+        cx.warn(
+            Some(source.to_owned()),
+            whitespace_note("role", &live_name, &d.name),
         );
     }
     if let Some(names) = &d.permissions {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::context::Problem;
 use super::{Action, Kind, Plan, created_key};
-use crate::discord::names::stored_channel_name;
+use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::manifest::{Channel, Manifest};
 use crate::snapshot::Snapshot;
 
@@ -457,15 +457,18 @@ fn naming_entry(
     channel_kind: u8,
     protected_only: bool,
 ) -> Option<String> {
+    // The manifest's names are stored already; the live one is reduced to the same key.
+    let key = stored_display_name(name);
+    let channel_key = stored_channel_name(channel_kind, name);
     entries(m)
         .into_iter()
         .filter(|e| e.kind == kind && (e.protect || !protected_only))
         .find(|e| {
             e.id == Some(id)
                 || e.names.iter().any(|n| {
-                    *n == name
+                    *n == key
                         || (kind == DeleteKind::Channels
-                            && stored_channel_name(channel_kind, n) == name)
+                            && stored_channel_name(channel_kind, n) == channel_key)
                 })
         })
         .map(|e| e.source)

@@ -12,6 +12,41 @@ use crate::manifest::{
 
 const COMMUNITY: &str = "COMMUNITY";
 
+/// Checks the settings the live guild did not say (a Discord-compatible server may leave
+/// some out): one the manifest manages refuses the plan, since guildctl will not change a
+/// value it cannot read; the others are said once. False when the plan is refused.
+fn unknown_fields_known(cx: &mut Ctx, settings: Option<&Settings>) -> bool {
+    // Every settings field is left out of the serialised settings when unmanaged.
+    let managed = settings
+        .and_then(|s| serde_json::to_value(s).ok())
+        .unwrap_or_default();
+    let guild_path = cx.guild_path();
+    let mut known = true;
+    for field in cx.snap.guild.unknown.clone() {
+        let (setting, api) = (field.setting, field.api);
+        if managed.get(setting).is_some() {
+            known = false;
+            cx.problem(
+                Some(format!("settings.{setting}")),
+                format!(
+                    "the live guild's `{setting}` is unknown: GET {guild_path} did not return `{api}`, so guildctl cannot tell what it would change"
+                ),
+                Some(
+                    "leave this setting out of the manifest for this server (a Discord-compatible server may not have it), or set it in the server's own settings",
+                ),
+            );
+        } else {
+            cx.warn(
+                None,
+                format!(
+                    "GET {guild_path} did not return `{api}`; the manifest does not manage `settings.{setting}`, so it is left as it is, unknown"
+                ),
+            );
+        }
+    }
+    known
+}
+
 /// A channel setting: manifest field, API field, desired name, live id, allowed types.
 type ChannelSetting<'a> = (
     &'static str,
@@ -22,7 +57,11 @@ type ChannelSetting<'a> = (
 );
 
 pub(super) fn plan_settings(cx: &mut Ctx) {
-    let Some(s) = cx.manifest.settings.clone() else {
+    let settings = cx.manifest.settings.clone();
+    if !unknown_fields_known(cx, settings.as_ref()) {
+        return;
+    }
+    let Some(s) = settings else {
         return;
     };
     let g = &cx.snap.guild;

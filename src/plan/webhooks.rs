@@ -82,7 +82,8 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
                 name.clone(),
                 Some(w.id.clone()),
                 vec![],
-                None,
+                // Pointed at the `prune:` line that asks for it.
+                Some("prune.webhooks".into()),
             ));
             cx.push_op(
                 Phase::WebhookDelete,

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+pub mod aliases;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Every documented permission, by bit number (discord-behaviour.md §3.5).

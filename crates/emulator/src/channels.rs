@@ -13,7 +13,7 @@ use crate::app::{App, Ctx, JsonBody, R, lock, no_content, ok};
 use crate::audit_log::{audit, change, diff, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::form::{self, Field, Reader};
-use crate::names::stored_channel_name;
+use crate::names::stored_channel_name_with;
 use crate::overwrites::{
     check_overwrite_grants, check_overwrite_targets, log_overwrite_diff, read_overwrites,
     set_overwrites,
@@ -203,11 +203,14 @@ fn read_channel(
     kind: u8,
     create: bool,
     moving: Option<&str>,
+    collapse_inner: bool,
 ) -> ChanFields {
     let mut f = ChanFields::default();
     // Every type's name is stored normalised (§4.2, §9.2); the 1–100 limit
     // applies to what is stored.
-    match r.stored_name("name", 1, 100, |n| stored_channel_name(kind, n)) {
+    match r.stored_name("name", 1, 100, |n| {
+        stored_channel_name_with(kind, n, collapse_inner)
+    }) {
         Field::Set(n) => f.name = Some(n),
         Field::Null => r.required("name"),
         Field::Absent if create && !r.has("name") => r.required("name"),
@@ -369,6 +372,7 @@ pub async fn post_channel(
 ) -> R {
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
+    let collapse = st.config.collapse_inner_whitespace;
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_CHANNELS)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
@@ -378,7 +382,7 @@ pub async fn post_channel(
         Field::Set(k) => k as u8,
         _ => 0,
     };
-    let f = read_channel(&mut r, g, kind, true, None);
+    let f = read_channel(&mut r, g, kind, true, None, collapse);
     errs.check()?;
     if g.channels.len() >= MAX_CHANNELS {
         return Err(ApiError::bad_request(
@@ -487,8 +491,12 @@ pub async fn patch_channel(
     let mut st = lock(&app.state);
     let (gi, ci) = channel_loc(&st, &cid, &ctx.user_id)?;
     let State {
-        guilds, snowflake, ..
+        guilds,
+        snowflake,
+        config,
+        ..
     } = &mut *st;
+    let collapse = config.collapse_inner_whitespace;
     let g = &mut guilds[gi];
     let actor = ctx.user_id.as_str();
     need_in_channel(g, &g.channels[ci], actor, Permissions::MANAGE_CHANNELS)?;
@@ -519,7 +527,7 @@ pub async fn patch_channel(
             }
         }
     }
-    let f = read_channel(&mut r, g, new_kind, false, Some(&cid));
+    let f = read_channel(&mut r, g, new_kind, false, Some(&cid), collapse);
     errs.check()?;
     if new_kind == 5 && is_community_channel(g, &cid) {
         return Err(ApiError::bad_request(

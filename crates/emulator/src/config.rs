@@ -50,6 +50,11 @@ pub struct EmulatorConfig {
     /// (twilight ≥0.17 reads bucket headers only when a scope is present,
     /// §1.2). Discord's documented behaviour is not to.
     pub scope_header_on_success: bool,
+    /// Role, category and voice names are stored trimmed with their inner whitespace as
+    /// sent (`Mod  Team`), as Discord's own data shows (server templates keep such names);
+    /// true collapses every inner run to one space, as nicknames and webhook names are
+    /// (§9.2). Clients must work either way.
+    pub collapse_inner_whitespace: bool,
 }
 
 /// One per-route bucket: `limit` requests per `window_seconds` for each major
@@ -93,6 +98,7 @@ impl Default for EmulatorConfig {
             invalid_requests_window_seconds: 600.0,
             invalid_requests_block_seconds: 24.0 * 3600.0,
             scope_header_on_success: false,
+            collapse_inner_whitespace: false,
         }
     }
 }

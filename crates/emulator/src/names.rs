@@ -16,11 +16,17 @@ const TEXT_LIKE: [u8; 4] = [0, 5, 15, 16];
 /// stand at either end: "Joey's Cool Channel" → "joeys-cool-channel". Letters
 /// outside ASCII and emoji are kept.
 ///
-/// Other channels (voice, stage, category) keep case and punctuation; their
-/// surrounding and repeated whitespace goes, as for every display name (§9.2).
+/// Other channels (voice, stage, category) keep case and punctuation and are
+/// stored as [`stored_object_name`] says, with inner whitespace kept.
 pub fn stored_channel_name(kind: u8, sent: &str) -> String {
+    stored_channel_name_with(kind, sent, false)
+}
+
+/// [`stored_channel_name`], with inner whitespace of voice, stage and category names
+/// collapsed when `collapse_inner` ([`crate::EmulatorConfig::collapse_inner_whitespace`]).
+pub fn stored_channel_name_with(kind: u8, sent: &str, collapse_inner: bool) -> String {
     if !TEXT_LIKE.contains(&kind) {
-        return stored_display_name(sent);
+        return stored_object_name(sent, collapse_inner);
     }
     let lowered = sent.to_lowercase();
     let spaced: String = lowered
@@ -36,7 +42,18 @@ pub fn stored_channel_name(kind: u8, sent: &str) -> String {
         .join("-")
 }
 
-/// A display name (role, webhook, voice channel, category) as Discord stores
+/// A role, category or voice channel name as stored: trimmed, its inner whitespace
+/// kept as sent (Discord's own server templates hold names such as `Mod  Team`), or
+/// collapsed like a nickname's when `collapse_inner`.
+pub fn stored_object_name(sent: &str, collapse_inner: bool) -> String {
+    if collapse_inner {
+        stored_display_name(sent)
+    } else {
+        sent.trim().to_owned()
+    }
+}
+
+/// A nickname or webhook name as Discord stores
 /// it: "trimmed of leading, trailing, and excessive internal whitespace"
 /// (§9.2; webhook names follow the nickname rules of §6). Every run of
 /// whitespace inside becomes one space.
@@ -64,7 +81,13 @@ mod tests {
     #[test]
     fn other_channels_keep_case_and_punctuation_but_not_extra_whitespace() {
         assert_eq!(stored_channel_name(2, "Lounge Room!"), "Lounge Room!");
-        assert_eq!(stored_channel_name(4, "  Staff \t Only "), "Staff Only");
+        assert_eq!(stored_channel_name(4, "  Staff \t Only "), "Staff \t Only");
+        assert_eq!(
+            stored_channel_name_with(4, "  Staff \t Only ", true),
+            "Staff Only"
+        );
+        assert_eq!(stored_object_name(" Mod  Team ", false), "Mod  Team");
+        assert_eq!(stored_object_name(" Mod  Team ", true), "Mod Team");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::app::{App, Ctx, JsonBody, R, lock, no_content, ok};
 use crate::audit_log::{audit, change, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::form::{self, Field, Reader};
-use crate::names::stored_display_name;
+use crate::names::stored_object_name;
 use crate::perms::{can_manage_role, guild_permissions, highest_rank, is_owner, rank};
 use crate::render;
 use crate::state::{Guild, Role};
@@ -49,13 +49,13 @@ struct RoleFields {
     unicode_emoji: Option<Option<String>>,
 }
 
-fn read_role(obj: &Map<String, Value>) -> Result<RoleFields, ApiError> {
+fn read_role(obj: &Map<String, Value>, collapse_inner: bool) -> Result<RoleFields, ApiError> {
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(obj, &mut errs);
-    // Stored trimmed and collapsed (§9.2), at most 100 characters once
+    // Stored trimmed, inner whitespace as configured (names.rs), at most 100 characters once
     // stored. The docs give only the maximum, the spec also minLength 1: an
     // empty (or all-whitespace) name is refused as a missing one.
-    let name = match r.stored_name("name", 0, 100, stored_display_name) {
+    let name = match r.stored_name("name", 0, 100, |n| stored_object_name(n, collapse_inner)) {
         Field::Set(n) if n.is_empty() => {
             r.required("name");
             None
@@ -120,8 +120,9 @@ pub async fn post_role(
 ) -> R {
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
+    let collapse = st.config.collapse_inner_whitespace;
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
-    let f = read_role(&form::object(&body)?)?;
+    let f = read_role(&form::object(&body)?, collapse)?;
     if g.roles.len() >= MAX_ROLES {
         return Err(ApiError::bad_request(
             30005,
@@ -176,6 +177,7 @@ pub async fn patch_role(
 ) -> R {
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
+    let collapse = st.config.collapse_inner_whitespace;
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
     digits(&rid)?;
     let idx = g
@@ -186,7 +188,7 @@ pub async fn patch_role(
     if !can_manage_role(g, actor, &g.roles[idx]) {
         return Err(ApiError::missing_permissions());
     }
-    let f = read_role(&form::object(&body)?)?;
+    let f = read_role(&form::object(&body)?, collapse)?;
     if let Some(p) = f.permissions {
         check_grant(g, actor, p)?;
     }

@@ -1,7 +1,8 @@
-//! Names as Discord stores them (discord-behaviour.md §9.2): role, webhook and
-//! channel names of every type come back trimmed and collapsed (text-like
-//! channels normalised further, §4.2), lengths are checked on the stored
-//! form, and audit-log entries record what was stored. Over real HTTP.
+//! Names as Discord stores them (discord-behaviour.md §9.2): webhook names come back
+//! trimmed and collapsed, role, category and voice names trimmed with their inner
+//! whitespace kept (or collapsed, with `collapse_inner_whitespace`), text-like channels
+//! normalised further (§4.2); lengths are checked on the stored form, and audit-log
+//! entries record what was stored. Over real HTTP.
 
 mod emulator_support;
 
@@ -46,53 +47,57 @@ async fn logged(t: &T, action_type: u32, target: &str, key: &str, side: &str) ->
 
 // ------------------------------------------------------------------ roles
 
+/// A test state whose role, category and voice names keep their inner whitespace
+/// (Discord's own data) or collapse it (`collapse_inner_whitespace`).
+fn spacing(collapse: bool) -> discord_emulator::State {
+    let mut st = default_state();
+    st.config.collapse_inner_whitespace = collapse;
+    st
+}
+
 #[tokio::test]
-async fn role_names_are_stored_trimmed_and_collapsed() {
-    let t = T::new().await;
-    let g = t.g();
-    let (s, r) = t
-        .post(
-            &format!("/guilds/{g}/roles"),
-            json!({"name": "  Release \t  Team  "}),
-        )
-        .await;
-    assert_eq!(s, 200, "{r}");
-    assert_eq!(r["name"], "Release Team");
-    let rid = r["id"].as_str().unwrap().to_owned();
-    let (_, back) = t.get(&format!("/guilds/{g}/roles/{rid}")).await;
-    assert_eq!(
-        back["name"], "Release Team",
-        "a read returns the stored name"
-    );
-    assert_eq!(
-        logged(&t, 30, &rid, "name", "new_value").await,
-        "Release Team"
-    );
+async fn role_names_are_stored_trimmed_with_inner_whitespace_as_configured() {
+    for (collapse, created, renamed) in [
+        (false, "Release \t  Team", "Ops \n\n Crew"),
+        (true, "Release Team", "Ops Crew"),
+    ] {
+        let t = T::with(spacing(collapse)).await;
+        let g = t.g();
+        let (s, r) = t
+            .post(
+                &format!("/guilds/{g}/roles"),
+                json!({"name": "  Release \t  Team  "}),
+            )
+            .await;
+        assert_eq!(s, 200, "{r}");
+        assert_eq!(r["name"], created);
+        let rid = r["id"].as_str().unwrap().to_owned();
+        let (_, back) = t.get(&format!("/guilds/{g}/roles/{rid}")).await;
+        assert_eq!(back["name"], created, "a read returns the stored name");
+        assert_eq!(logged(&t, 30, &rid, "name", "new_value").await, created);
 
-    let (s, r) = t
-        .patch(
-            &format!("/guilds/{g}/roles/{rid}"),
-            json!({"name": "\nOps \n\n Crew "}),
-        )
-        .await;
-    assert_eq!(s, 200, "{r}");
-    assert_eq!(r["name"], "Ops Crew");
-    assert_eq!(
-        logged(&t, 31, &rid, "name", "old_value").await,
-        "Release Team"
-    );
-    assert_eq!(logged(&t, 31, &rid, "name", "new_value").await, "Ops Crew");
+        let (s, r) = t
+            .patch(
+                &format!("/guilds/{g}/roles/{rid}"),
+                json!({"name": "\nOps \n\n Crew "}),
+            )
+            .await;
+        assert_eq!(s, 200, "{r}");
+        assert_eq!(r["name"], renamed);
+        assert_eq!(logged(&t, 31, &rid, "name", "old_value").await, created);
+        assert_eq!(logged(&t, 31, &rid, "name", "new_value").await, renamed);
 
-    // Sending the stored form again is no change: no new entry.
-    let before = t.audit("?action_type=31").await.len();
-    let (s, _) = t
-        .patch(
-            &format!("/guilds/{g}/roles/{rid}"),
-            json!({"name": " Ops  Crew"}),
-        )
-        .await;
-    assert_eq!(s, 200);
-    assert_eq!(t.audit("?action_type=31").await.len(), before);
+        // Sending the stored form again is no change: no new entry.
+        let before = t.audit("?action_type=31").await.len();
+        let (s, _) = t
+            .patch(
+                &format!("/guilds/{g}/roles/{rid}"),
+                json!({"name": renamed}),
+            )
+            .await;
+        assert_eq!(s, 200);
+        assert_eq!(t.audit("?action_type=31").await.len(), before);
+    }
 }
 
 /// Asserts a 400 50035 with BASE_TYPE_REQUIRED on `name`.
@@ -233,18 +238,26 @@ async fn webhook_names_are_stored_collapsed_on_every_route() {
 
 #[tokio::test]
 async fn channel_names_of_every_type_are_stored_normalised() {
-    let mut st = default_state();
+    for collapse in [false, true] {
+        channel_names_stored(collapse).await;
+    }
+}
+
+async fn channel_names_stored(collapse: bool) {
+    let mut st = spacing(collapse);
     // Announcement channels need NEWS (§4.1).
     st.guilds[0].features.push("NEWS".into());
     let t = T::with(st).await;
     let g = t.g();
+    let kept =
+        |kept: &'static str, collapsed: &'static str| if collapse { collapsed } else { kept };
     let cases = [
         (0, "  Big   News!  ", "big-news"),
         (5, " Release  Notes ", "release-notes"),
         (15, "Q&A  Help", "qa-help"),
-        (2, "  Voice \t Chat ", "Voice Chat"),
-        (13, " Town   Hall ", "Town Hall"),
-        (4, "  Staff   Area ", "Staff Area"),
+        (2, "  Voice \t Chat ", kept("Voice \t Chat", "Voice Chat")),
+        (13, " Town   Hall ", kept("Town   Hall", "Town Hall")),
+        (4, "  Staff   Area ", kept("Staff   Area", "Staff Area")),
     ];
     for (kind, sent, stored) in cases {
         let (s, c) = t
@@ -267,11 +280,27 @@ async fn channel_names_of_every_type_are_stored_normalised() {
 
 #[tokio::test]
 async fn channel_renames_are_stored_normalised_and_logged_so() {
-    let t = T::new().await;
+    for collapse in [false, true] {
+        channel_renames(collapse).await;
+    }
+}
+
+async fn channel_renames(collapse: bool) {
+    let t = T::with(spacing(collapse)).await;
+    let kept =
+        |kept: &'static str, collapsed: &'static str| if collapse { collapsed } else { kept };
     let renames = [
         ("general", "  Main   Hall ", "main-hall"),
-        ("Lounge", "  Chill \n Zone ", "Chill Zone"),
-        ("General", " Common   Room", "Common Room"),
+        (
+            "Lounge",
+            "  Chill \n Zone ",
+            kept("Chill \n Zone", "Chill Zone"),
+        ),
+        (
+            "General",
+            " Common   Room",
+            kept("Common   Room", "Common Room"),
+        ),
     ];
     for (old, sent, stored) in renames {
         let cid = t.chan(old);

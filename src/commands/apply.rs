@@ -1,0 +1,247 @@
+//! `guildctl apply`: make the guild match the manifest.
+//!
+//! Apply runs only calls it derived itself, from the manifest and the live guild it has
+//! just read. A saved plan (`--plan`, the one reviewed on a pull request) is never a
+//! script: it is a digest to match. Apply refuses, before any write, when the plan it
+//! derives is not the reviewed one, and the deletion gate and `protect` are judged on
+//! the derived plan.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+
+use guildctl::apply::{self, Status};
+use guildctl::manifest::LoadedManifest;
+use guildctl::plan::{self, Allowance, Plan};
+use guildctl::progress::{self, ApplyProgress};
+use guildctl::report::{self, Format, Heading};
+use guildctl::snapshot::Snapshot;
+
+use super::git::default_reason;
+use super::{Target, connect, fetch, refused};
+
+#[derive(Args)]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// The plan reviewed for this change (from `plan --out`). Apply plans again and
+    /// proceeds only if its plan is this one (the same changes digest, manifest, guild
+    /// and guildctl version); it then runs the calls it derived itself, never the
+    /// file's.
+    #[arg(long)]
+    plan: Option<PathBuf>,
+    /// Do not ask for confirmation. It does not lift the deletion gate.
+    #[arg(long)]
+    yes: bool,
+    /// Allow the plan to delete up to N objects in total (roles, channels, categories,
+    /// webhooks), in place of the default limits and of the manifest's
+    /// `safety.allow_deletes`; apply refuses a plan that deletes more.
+    #[arg(long, value_name = "N")]
+    allow_deletes: Option<usize>,
+    /// The audit-log reason; by default "guildctl apply" with the Git commit and author.
+    #[arg(long)]
+    reason: Option<String>,
+    /// After a failed call, go on with the calls that do not depend on it (by
+    /// default no new call starts after a failure).
+    #[arg(long)]
+    keep_going: bool,
+    /// Write the URLs of webhooks this run creates (they contain their secret tokens)
+    /// to this file, created readable by you alone, for your secret store.
+    #[arg(long)]
+    webhook_urls: Option<PathBuf>,
+}
+
+/// Reads a saved plan and checks, before any request, that it was made from this
+/// manifest, for this guild, by this guildctl, and that its digest is its own. What it
+/// says is trusted no further: only its digest is used, to match the plan apply derives.
+fn read_reviewed_plan(path: &Path, loaded: &LoadedManifest, guild_id: &str) -> Result<Plan> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the plan {}", path.display()))?;
+    let plan: Plan = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a guildctl plan", path.display()))?;
+    let digest = plan::binding::manifest_digest(loaded);
+    plan.verify_binding(&digest, guild_id).map_err(|e| {
+        anyhow!(
+            "refusing to apply {} with {}: {e}. Apply it with the manifest and guild it was made for, or make and review a new plan; nothing was sent to Discord",
+            path.display(),
+            loaded.path.display(),
+        )
+    })?;
+    Ok(plan)
+}
+
+pub async fn run(args: ApplyArgs) -> Result<u8> {
+    let ApplyArgs {
+        target,
+        plan: reviewed_path,
+        yes,
+        allow_deletes,
+        reason,
+        keep_going,
+        webhook_urls,
+    } = args;
+    let target = &target;
+    // Before the first call: a file that could not take the URLs is found now, not
+    // after the webhooks exist.
+    let webhook_urls = webhook_urls
+        .as_deref()
+        .map(apply::WebhookUrlFile::prepare)
+        .transpose()
+        .map_err(|e| anyhow!("--webhook-urls {e}; nothing was sent to Discord"))?;
+    let (loaded, session) = connect(target).await?;
+    let reviewed = match &reviewed_path {
+        Some(path) => Some(read_reviewed_plan(path, &loaded, &session.guild_id)?),
+        None => None,
+    };
+    let snap = fetch(&session).await?;
+    // The plan this run executes is always the one it derives here.
+    let mut plan = plan::diff_loaded(&loaded, &snap, &target.plan_options())
+        .map_err(|e| refused(target, &loaded, &e))?;
+    if let (Some(path), Some(reviewed)) = (&reviewed_path, &reviewed) {
+        plan.matches_reviewed(reviewed).map_err(|e| {
+            anyhow!(
+                "refusing to apply: {e}. Make and review a new plan (`guildctl plan`); nothing was sent to Discord (reviewed plan: {})",
+                path.display()
+            )
+        })?;
+    }
+    // The gate is judged here, with this run's --allow-deletes and the live guild.
+    plan.deletion_gate = plan::safety::deletion_gate(
+        &plan,
+        &snap,
+        Allowance::resolve(allow_deletes, &loaded.manifest),
+    );
+    let color = target.conn.color_out();
+    print!(
+        "{}",
+        report::render(&plan, Format::Text, Heading::Plan, color)
+    );
+    if plan.is_empty() {
+        return Ok(0);
+    }
+    plan.raise_if_unsafe()
+        .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            bail!("apply needs confirmation: run it in a terminal, or pass --yes");
+        }
+        eprint!("Apply these changes to {}? [y/N] ", plan.guild_name);
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            eprintln!("Nothing was changed.");
+            return Ok(1);
+        }
+    }
+    let reason = reason.unwrap_or_else(|| default_reason(&target.file));
+    let options = apply::ApplyOptions {
+        keep_going,
+        webhook_urls,
+        ..apply::ApplyOptions::new(reason, loaded.dir())
+    };
+    let mut shown = ApplyProgress::new(
+        &session.console,
+        plan.operations.len(),
+        progress::stderr_wants_bar(),
+    );
+    let outcome = apply::apply(&session.client, &plan, &options, |p| shown.event(p)).await;
+    shown.finish();
+    // Saved whatever the outcome: the calls that were made changed the guild.
+    session.save_sandbox(&target.conn)?;
+    let urls_lost = webhook_urls_report(&outcome);
+    println!(
+        "\nApplied {} of {} calls; {} failed, {} skipped.",
+        outcome.count(Status::Done),
+        plan.operations.len(),
+        outcome.count(Status::Failed),
+        outcome.count(Status::Skipped)
+    );
+    if !outcome.succeeded() {
+        if !outcome.failures.is_empty() {
+            println!("Failed:");
+        }
+        for (i, e) in &outcome.failures {
+            println!("  {}: {e}", plan.operations[*i].summary);
+        }
+        let skipped: Vec<&str> = outcome
+            .statuses
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s == Status::Skipped)
+            .map(|(i, _)| plan.operations[i].summary.as_str())
+            .collect();
+        if !skipped.is_empty() {
+            println!("Skipped: {}", skipped.join(", "));
+        }
+        if let Some(message) = urls_lost {
+            bail!("{message}");
+        }
+        bail!(
+            "{} call(s) failed; the calls marked done were made. Run `guildctl apply` again once the cause is fixed to finish",
+            outcome.failures.len()
+        );
+    }
+    if session.sandbox.is_some() {
+        // In the sandbox, show that one apply converges.
+        let after = Snapshot::fetch(&session.client, &session.guild_id).await?;
+        match plan::diff_loaded(&loaded, &after, &target.plan_options()) {
+            Ok(p) if p.is_empty() => println!("A fresh plan against the sandbox shows no changes."),
+            Ok(p) => println!("A fresh plan still shows: {}", report::summary_line(&p)),
+            Err(e) => println!("A fresh plan was refused: {e}"),
+        }
+    }
+    Ok(0)
+}
+
+/// Says where the URLs of the webhooks created are, never what they are (each holds
+/// its webhook's token). Returns the error to end with when they are not where the
+/// user asked.
+fn webhook_urls_report(outcome: &apply::Outcome) -> Option<String> {
+    use apply::UrlsKept;
+    let count = outcome.webhook_urls.len();
+    match &outcome.webhook_urls_kept {
+        None if count > 0 => {
+            let names: Vec<&str> = outcome
+                .webhook_urls
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect();
+            eprintln!(
+                "Created {count} webhook(s) ({}); their URLs were not saved (no --webhook-urls): copy them from Discord (the channel's settings > Integrations > Webhooks).",
+                names.join(", ")
+            );
+            None
+        }
+        None => None,
+        Some(UrlsKept::File(path)) => {
+            eprintln!(
+                "The URLs of {count} new webhook(s) are in {} (readable by you alone); put them in your secret store.",
+                path.display()
+            );
+            None
+        }
+        Some(UrlsKept::Fallback { path, error }) => Some(format!(
+            "could not write the webhook URLs to {error}, so apply stopped there. The URLs of the {count} webhook(s) it created are kept in {} (readable by you alone): put them in your secret store, then delete that file",
+            path.display()
+        )),
+        Some(UrlsKept::Nowhere {
+            error,
+            fallback_errors,
+            webhooks,
+        }) => {
+            let tried: Vec<String> = fallback_errors.iter().map(ToString::to_string).collect();
+            let hooks: Vec<String> = webhooks
+                .iter()
+                .map(|(name, id)| format!("{name} (id {id})"))
+                .collect();
+            Some(format!(
+                "could not write the webhook URLs to {error}, nor to a fallback file ({}), so apply stopped there. The URLs are secrets and are not printed; the webhooks exist, and Discord shows their URLs in the channel's settings > Integrations > Webhooks: {}",
+                tried.join("; "),
+                hooks.join(", ")
+            ))
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! `guildctl drift`: where the live guild differs from the manifest, who changed it,
+//! and what unmanaged object is dangerous. Reads only.
+
+use anyhow::Result;
+use clap::Args;
+
+use guildctl::drift::{self, DriftOptions};
+use guildctl::plan;
+use guildctl::report::Format;
+
+use super::git::current_commit;
+use super::{Target, read_guild};
+
+#[derive(Args)]
+pub struct DriftArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// text for a terminal, markdown for an issue, json for tools.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Audit-log pages (100 entries each) read at most to attribute changes.
+    #[arg(long, value_name = "N", default_value_t = guildctl::drift::DEFAULT_MAX_PAGES)]
+    audit_pages: usize,
+    /// Also exit 2 for low-risk objects that are not in the manifest.
+    #[arg(long)]
+    fail_on_unmanaged: bool,
+    /// The user id of the bot that applies, when drift runs as another (repeatable):
+    /// only its entries count as guildctl's. Default: the bot drift runs as.
+    #[arg(long, value_name = "USER_ID", value_parser = drift::parse_user_id)]
+    applier: Vec<String>,
+}
+
+pub async fn run(args: DriftArgs) -> Result<u8> {
+    let DriftArgs {
+        target,
+        format,
+        audit_pages,
+        fail_on_unmanaged,
+        applier,
+    } = args;
+    let (loaded, session, snap) = read_guild(&target).await?;
+    // Drift needs only eyes: the differences without apply's gates.
+    let (plan, problems) = plan::differences(&loaded, &snap, &target.plan_options());
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let mut options = DriftOptions::new(now_ms, current_commit(&target.file));
+    options.max_pages = audit_pages;
+    options.appliers = applier;
+    let report = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
+    print!("{}", drift::render(&report, format));
+    Ok(report.exit_code(fail_on_unmanaged))
+}

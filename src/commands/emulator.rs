@@ -1,0 +1,176 @@
+//! `guildctl emulator`: serve the local Discord API, or make one hand change in a saved
+//! sandbox guild (`emulator call`) for `drift` to find.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args, Subcommand};
+
+use discord_emulator::{EmulatorOptions, RunningEmulator};
+use guildctl::discord::{Client, Token};
+use guildctl::progress;
+
+use super::{client_options, write_state};
+
+#[derive(Args)]
+pub struct EmulatorArgs {
+    #[command(subcommand)]
+    action: Option<EmulatorAction>,
+    /// The loopback address to serve on.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    listen: SocketAddr,
+    /// A saved emulator state (JSON) to start from.
+    #[arg(long)]
+    state: Option<PathBuf>,
+}
+
+pub async fn run(args: EmulatorArgs) -> Result<u8> {
+    match args.action {
+        Some(call) => emulator_call(call).await,
+        None => {
+            discord_emulator::run_cli(args.listen, args.state).await?;
+            Ok(0)
+        }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum EmulatorAction {
+    /// Make one Discord API call as a member of the saved sandbox guild, as if they had
+    /// done it by hand in Discord (their permissions apply, the audit log records them
+    /// and the reason), and save the guild back: a hand change for `drift` to find.
+    /// Prints the response; webhook tokens in it are hidden.
+    #[command(after_help = "Examples:
+  # ferris, the owner, turns on slow mode in #general (ids as in an exported manifest)
+  guildctl emulator call --state sandbox.json --as ferris --reason 'too busy' \\
+    PATCH /channels/849074915901440000 '{\"rate_limit_per_user\": 30}'
+  guildctl emulator call --state sandbox.json GET /guilds/849074769100800000/audit-logs")]
+    Call {
+        /// The sandbox state (as `--sandbox-state` writes it); the default guild when the
+        /// file does not exist yet. Written back after a successful call.
+        #[arg(long, value_name = "FILE")]
+        state: PathBuf,
+        /// Who makes the call: a user name or id of the state (default: the guild's owner).
+        #[arg(long = "as", value_name = "USER")]
+        user: Option<String>,
+        /// The audit-log reason, as someone would type it in Discord.
+        #[arg(long)]
+        reason: Option<String>,
+        /// GET, POST, PATCH, PUT or DELETE.
+        method: String,
+        /// The API path, such as /channels/ID (with or without /api/v10).
+        path: String,
+        /// The JSON body.
+        body: Option<String>,
+    },
+}
+
+/// `guildctl emulator call`: one API call as a member of the saved sandbox guild,
+/// through the emulator's whole stack (permissions, audit log, rate limits), so a hand
+/// change looks to `drift` as one made in Discord's app would.
+async fn emulator_call(action: EmulatorAction) -> Result<u8> {
+    let EmulatorAction::Call {
+        state: file,
+        user,
+        reason,
+        method,
+        path,
+        body,
+    } = action;
+    let method = reqwest::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+        .map_err(|_| anyhow!("{method:?} is not an HTTP method"))?;
+    let path = path.strip_prefix("/api/v10").unwrap_or(&path).to_owned();
+    if !path.starts_with('/') {
+        bail!("the path must start with /, like /channels/ID");
+    }
+    let body: Option<serde_json::Value> = body
+        .map(|b| serde_json::from_str(&b))
+        .transpose()
+        .context("the body is not JSON")?;
+    let mut state = if file.exists() {
+        discord_emulator::load_state_file(&file)?
+    } else {
+        discord_emulator::default_state()
+    };
+    let owner = state
+        .guilds
+        .first()
+        .map(|g| g.owner_id.clone())
+        .ok_or_else(|| anyhow!("{} has no guild", file.display()))?;
+    let user_id = match &user {
+        None => owner,
+        Some(who) => state
+            .users
+            .iter()
+            .find(|u| u.username == *who || u.id == *who)
+            .map(|u| u.id.clone())
+            .ok_or_else(|| {
+                let names: Vec<&str> = state.users.iter().map(|u| u.username.as_str()).collect();
+                anyhow!(
+                    "no user {who:?} in {}; its users are {}",
+                    file.display(),
+                    names.join(", ")
+                )
+            })?,
+    };
+    let name = state
+        .users
+        .iter()
+        .find(|u| u.id == user_id)
+        .map_or_else(|| user_id.clone(), |u| u.username.clone());
+    // A token for this one call, never saved: the saved state keeps only its own.
+    let token = format!("hand-change-{user_id}-{}", std::process::id());
+    state.tokens.push(discord_emulator::state::BotToken {
+        token: token.clone(),
+        user_id,
+    });
+    let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) }).await?;
+    let client =
+        Client::with_options(&emu.api_base, Token::new(token.clone())?, client_options()?)?;
+    let result = client
+        .send(method.clone(), &path, body.as_ref(), reason.as_deref())
+        .await;
+    let mut after = emu.state();
+    emu.shutdown().await;
+    // A token route's path holds the token the user typed: not echoed in the error.
+    let response = result.map_err(|e| {
+        anyhow!(
+            "{}; {} is unchanged",
+            progress::redact(&e.to_string()),
+            file.display()
+        )
+    })?;
+    after.tokens.retain(|t| t.token != token);
+    write_state(&file, &after)?;
+    if let Some(mut value) = response {
+        hide_tokens(&mut value);
+        println!(
+            "{}",
+            progress::redact(&serde_json::to_string_pretty(&value)?)
+        );
+    }
+    eprintln!(
+        "{method} {} as {name}: done; saved to {}",
+        progress::redact(&path),
+        file.display()
+    );
+    Ok(0)
+}
+
+/// Replaces every `token` value in a response (a webhook's secret) with a mark.
+fn hide_tokens(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if key == "token" && value.is_string() {
+                    *value = serde_json::Value::from("(hidden)");
+                } else {
+                    hide_tokens(value);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(hide_tokens),
+        _ => {}
+    }
+}

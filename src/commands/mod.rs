@@ -1,0 +1,17 @@
+//! One module per command, as cargo's `commands/`: each holds its arguments and runs
+//! them. `session` is what the commands that read a manifest or the guild share; `git`
+//! the commit facts an apply records.
+
+pub mod apply;
+pub mod drift;
+pub mod emulator;
+pub mod export;
+mod git;
+pub mod plan;
+mod session;
+pub mod validate;
+
+pub(crate) use session::*;
+
+/// Exit codes (DESIGN.md): 0 nothing to change, 1 error, 2 changes pending.
+pub(crate) const EXIT_CHANGES: u8 = 2;

@@ -1,0 +1,71 @@
+//! `guildctl plan`: what apply would change, for a terminal, a pull request or tools.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use guildctl::plan::{self, Plan};
+use guildctl::report::{self, Format, Heading};
+
+use super::{EXIT_CHANGES, Session, Target, read_guild, refused};
+
+#[derive(Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// Also write the plan as JSON, for `apply --plan`.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// text for a terminal, markdown for a pull request, json for tools.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Exit 2 when there are changes, 0 when there are none.
+    #[arg(long)]
+    detailed_exitcode: bool,
+}
+
+pub async fn run(args: PlanArgs) -> Result<u8> {
+    let PlanArgs {
+        target,
+        out,
+        format,
+        detailed_exitcode,
+    } = args;
+    let (_session, plan) = plan_for(&target, format).await?;
+    if let Some(path) = out {
+        std::fs::write(&path, report::plan_json(&plan))
+            .with_context(|| format!("cannot write the plan to {}", path.display()))?;
+        eprintln!(
+            "Plan saved to {} (changes sha256:{})",
+            path.display(),
+            plan.changes_sha256
+        );
+    }
+    print!(
+        "{}",
+        report::render(&plan, format, Heading::Plan, target.conn.color_out())
+    );
+    Ok(if detailed_exitcode && !plan.is_empty() {
+        EXIT_CHANGES
+    } else {
+        0
+    })
+}
+
+async fn plan_for(target: &Target, format: Format) -> Result<(Session, Plan)> {
+    let (loaded, session, snap) = read_guild(target).await?;
+    let plan = plan::diff_loaded(&loaded, &snap, &target.plan_options()).map_err(|e| {
+        // Machine output says why too: a pull request comment is made from it.
+        match format {
+            Format::Markdown => print!("{}", report::refusal_markdown(&e)),
+            Format::Json => println!(
+                "{}",
+                serde_json::json!({ "refused": true, "problems": e.problems })
+            ),
+            Format::Text => {}
+        }
+        refused(target, &loaded, &e)
+    })?;
+    Ok((session, plan))
+}

@@ -1,0 +1,328 @@
+//! What every command that reads a manifest or the guild shares: the manifest and
+//! connection arguments, the session (client, guild id, sandbox), and loading a manifest
+//! with its checks shown on its lines.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+
+use discord_emulator::{EmulatorOptions, RunningEmulator};
+use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
+use guildctl::plan::{PlanError, PlanOptions};
+use guildctl::private_file::write_private;
+use guildctl::progress::{self, Console};
+use guildctl::snapshot::Snapshot;
+
+#[derive(Args)]
+pub(crate) struct ColorArg {
+    /// Colour output: auto (a terminal without NO_COLOR), always or never.
+    #[arg(long, value_enum, default_value = "auto", global = true)]
+    pub(crate) color: ColorChoice,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    pub(crate) fn enabled(self, stream_is_terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => stream_is_terminal && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct Target {
+    /// The manifest file.
+    #[arg(short = 'f', long = "file")]
+    pub(crate) file: PathBuf,
+    /// Create this declared channel even though the bot cannot see whether it exists
+    /// (Discord hides channels a bot cannot view). Repeat for several; `Category/name`
+    /// picks one in a category.
+    #[arg(long = "create-unseen", value_name = "CHANNEL")]
+    pub(crate) create_unseen: Vec<String>,
+    /// Also write the manifest's errors and the plan's refusals to FILE as GitHub
+    /// workflow annotations (`::error file=…,line=…::…`), for a workflow to print, so
+    /// they show on the manifest's lines in the pull request.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) annotations: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) conn: Connection,
+}
+
+impl Target {
+    pub(crate) fn plan_options(&self) -> PlanOptions {
+        PlanOptions {
+            create_unseen: self.create_unseen.clone(),
+        }
+    }
+
+    /// Shows a report on the manifest: text on stderr, and annotations in the
+    /// `--annotations` file when asked for one.
+    pub(crate) fn show(&self, report: &manifest::Report) -> Result<()> {
+        if report.items.is_empty() {
+            return Ok(());
+        }
+        eprint!("{}", report.render_text(self.conn.color_err()));
+        if let Some(path) = &self.annotations {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(report.render_github().as_bytes()))
+                .with_context(|| format!("cannot write annotations to {}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct Connection {
+    /// The guild id, for a manifest without `guild:` (refused when it names another guild
+    /// than the manifest's).
+    #[arg(long, env = "GUILDCTL_GUILD")]
+    pub(crate) guild: Option<String>,
+    /// Whether `guild` came from GUILDCTL_GUILD rather than --guild, for messages.
+    #[arg(skip)]
+    pub(crate) guild_from_env: bool,
+    /// Base URL of the Discord API.
+    #[arg(
+        long,
+        env = "GUILDCTL_API_BASE",
+        default_value = "https://discord.com/api/v10"
+    )]
+    pub(crate) api_base: String,
+    /// Read the bot token from this file (otherwise from DISCORD_TOKEN).
+    #[arg(long)]
+    pub(crate) token_file: Option<PathBuf>,
+    /// Run against an in-process emulator instead of Discord.
+    #[arg(long)]
+    pub(crate) sandbox: bool,
+    /// With --sandbox: the sandbox's guild lives in this file (JSON). Loaded when it
+    /// exists (otherwise the default guild), written back after `apply`, so a tour
+    /// across separate commands works.
+    #[arg(long, requires = "sandbox")]
+    pub(crate) sandbox_state: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) color: ColorArg,
+}
+
+/// A connection to the guild: the client, the guild id, and the in-process
+/// emulator kept alive for `--sandbox`.
+pub(crate) struct Session {
+    pub(crate) client: Client,
+    pub(crate) guild_id: String,
+    /// The in-process emulator of `--sandbox`, kept alive for the session.
+    pub(crate) sandbox: Option<RunningEmulator>,
+    /// Where progress and rate-limit notices go (stderr).
+    pub(crate) console: Console,
+}
+
+impl Session {
+    /// A session whose rate-limit waits of a second or more (of the API's clock) are
+    /// announced on stderr.
+    pub(crate) fn new(
+        client: Client,
+        guild_id: String,
+        sandbox: Option<RunningEmulator>,
+    ) -> Result<Session> {
+        let console = Console::stderr(progress::NOTICE_AFTER / clock_scale()?);
+        let notices = console.clone();
+        client.on_rate_limit_wait(move |wait| notices.rate_limit_wait(wait));
+        Ok(Session {
+            client,
+            guild_id,
+            sandbox,
+            console,
+        })
+    }
+
+    /// Writes the sandbox's state to `--sandbox-state FILE`, if both are in use, whole
+    /// or not at all.
+    pub(crate) fn save_sandbox(&self, conn: &Connection) -> Result<()> {
+        let (Some(emu), Some(path)) = (&self.sandbox, &conn.sandbox_state) else {
+            return Ok(());
+        };
+        write_state(path, &emu.state())?;
+        eprintln!("Sandbox state saved to {}", path.display());
+        Ok(())
+    }
+}
+
+/// Writes a sandbox state, readable by the user alone (it holds the webhooks' tokens).
+pub(crate) fn write_state(path: &Path, state: &discord_emulator::State) -> Result<()> {
+    let mut json = serde_json::to_string_pretty(state)?;
+    json.push('\n');
+    write_private(path, json.as_bytes())
+        .with_context(|| format!("cannot write the sandbox state to {}", path.display()))
+}
+
+impl Connection {
+    pub(crate) async fn open(&self, manifest_guild: Option<&str>) -> Result<Session> {
+        if self.sandbox {
+            let state = match &self.sandbox_state {
+                Some(p) if p.exists() => Some(discord_emulator::load_state_file(p)?),
+                _ => None,
+            };
+            let emu = RunningEmulator::start(EmulatorOptions { state }).await?;
+            eprintln!(
+                "Sandbox: an in-process Discord API emulator at {}",
+                emu.api_base
+            );
+            // The sandbox has its own guild; --guild still wins when given.
+            let guild_id = self.guild.clone().unwrap_or_else(|| emu.guild_id.clone());
+            let client = Client::with_options(
+                &emu.api_base,
+                Token::new(emu.token.clone())?,
+                client_options()?,
+            )?;
+            return Session::new(client, guild_id, Some(emu));
+        }
+        let token = match &self.token_file {
+            Some(p) => std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read the token file {}", p.display()))?,
+            None => std::env::var("DISCORD_TOKEN").map_err(|_| {
+                anyhow!(
+                    "no bot token: set DISCORD_TOKEN or pass --token-file PATH (or try --sandbox)"
+                )
+            })?,
+        };
+        let guild_id = self
+            .guild
+            .clone()
+            .or_else(|| manifest_guild.map(str::to_owned))
+            .ok_or_else(|| {
+                anyhow!("no guild id: set `guild:` in the manifest, --guild or GUILDCTL_GUILD")
+            })?;
+        let client = Client::with_options(&self.api_base, Token::new(token)?, client_options()?)?;
+        Session::new(client, guild_id, None)
+    }
+
+    pub(crate) fn color_out(&self) -> bool {
+        self.color.color.enabled(std::io::stdout().is_terminal())
+    }
+
+    pub(crate) fn color_err(&self) -> bool {
+        self.color.color.enabled(std::io::stderr().is_terminal())
+    }
+}
+
+/// Client tuning from the environment, for unusual setups and scaled emulators:
+/// `GUILDCTL_CLOCK_SCALE` (an emulator's `time_scale`: the global limit's one-second
+/// window shrinks by it, as does the one second a wait lasts before it is announced),
+/// `GUILDCTL_TIMEOUT_MS`
+/// (per request, default 30000), `GUILDCTL_INVALID_BUDGET` (401/403/429 responses
+/// before a run stops, default 100).
+pub(crate) fn client_options() -> Result<ClientOptions> {
+    let mut o = ClientOptions {
+        global_window: std::time::Duration::from_secs(1) / clock_scale()?,
+        ..ClientOptions::default()
+    };
+    if let Some(v) = env_number("GUILDCTL_TIMEOUT_MS")? {
+        o.timeout = std::time::Duration::from_millis(v);
+    }
+    if let Some(v) = env_number("GUILDCTL_INVALID_BUDGET")? {
+        o.invalid_budget = usize::try_from(v)?;
+    }
+    Ok(o)
+}
+
+/// `GUILDCTL_CLOCK_SCALE`: how much faster than Discord's the API's clock runs (an
+/// emulator's `time_scale`), 1 without it.
+pub(crate) fn clock_scale() -> Result<u32> {
+    Ok(u32::try_from(
+        env_number("GUILDCTL_CLOCK_SCALE")?.unwrap_or(1).max(1),
+    )?)
+}
+
+pub(crate) fn env_number(name: &str) -> Result<Option<u64>> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| anyhow!("{name} must be a whole number, not {v:?}")),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Loads a manifest (a file or a folder) and runs every check; warnings are printed, errors
+/// refuse it before anything is sent to Discord.
+pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
+    let path = &target.file;
+    let (loaded, report) = manifest::validate(path);
+    target.show(&report)?;
+    match loaded {
+        Some(loaded) if !report.has_errors() => Ok(loaded),
+        _ => bail!(
+            "{}: {}; nothing was sent to Discord",
+            path.display(),
+            report.summary()
+        ),
+    }
+}
+
+/// Loads and checks the manifest and connects, without a request yet: a manifest that
+/// names its guild is refused with --guild or GUILDCTL_GUILD naming another.
+pub(crate) async fn connect(target: &Target) -> Result<(LoadedManifest, Session)> {
+    let loaded = load_checked(target)?;
+    let manifest_guild = loaded.manifest.guild.as_ref().map(|g| g.0.as_str());
+    if let (Some(declared), Some(given)) = (manifest_guild, target.conn.guild.as_deref())
+        && declared != given
+    {
+        let (source, fix) = if target.conn.guild_from_env {
+            ("GUILDCTL_GUILD", "unset GUILDCTL_GUILD")
+        } else {
+            ("--guild", "drop --guild")
+        };
+        bail!(
+            "{} is for guild {declared} (its `guild:`), but {source} names guild {given}; a manifest that names its guild is applied to that guild only: {fix}, or remove `guild:` from the manifest to choose the guild when running. Nothing was sent to Discord",
+            target.file.display()
+        );
+    }
+    let session = target.conn.open(manifest_guild).await?;
+    Ok((loaded, session))
+}
+
+/// Loads and checks the manifest, connects, and reads the live guild.
+pub(crate) async fn read_guild(target: &Target) -> Result<(LoadedManifest, Session, Snapshot)> {
+    let (loaded, session) = connect(target).await?;
+    let snap = fetch(&session).await?;
+    Ok((loaded, session, snap))
+}
+
+pub(crate) async fn fetch(session: &Session) -> Result<Snapshot> {
+    Snapshot::fetch(&session.client, &session.guild_id)
+        .await
+        .context("reading the live guild")
+}
+
+/// Shows a refused plan's problems on the manifest's lines.
+pub(crate) fn refused(target: &Target, loaded: &LoadedManifest, e: &PlanError) -> anyhow::Error {
+    let diags: Vec<Diagnostic> = e
+        .problems
+        .iter()
+        .map(|p| Diagnostic {
+            severity: Severity::Error,
+            path: p.source.clone().unwrap_or_default(),
+            message: p.message.clone(),
+            help: p.help.clone(),
+        })
+        .collect();
+    if let Err(shown) = target.show(&manifest::report_on(loaded, &diags)) {
+        return shown;
+    }
+    anyhow!(
+        "the plan was refused ({} problem(s)) before any change was made",
+        e.problems.len()
+    )
+}
