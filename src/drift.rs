@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::discord::models::WEBHOOK_INCOMING;
 use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
-use crate::plan::{Action, Change, Kind, Plan, Problem};
+use crate::plan::{Action, Change, FieldChange, Kind, Plan, Problem, Widening, risk};
 use crate::snapshot::Snapshot;
 
 mod render;
@@ -28,20 +28,6 @@ pub const DEFAULT_MAX_PAGES: usize = 10;
 const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
 const DAY_MS: u64 = 86_400_000;
 
-/// Permissions that let a holder take over or damage the guild: a role or overwrite
-/// granting any of them and not in the manifest is high risk.
-pub const DANGEROUS: &[&str] = &[
-    "administrator",
-    "manage_guild",
-    "manage_roles",
-    "manage_channels",
-    "ban_members",
-    "kick_members",
-    "manage_webhooks",
-    "mention_everyone",
-    "moderate_members",
-];
-
 #[derive(Debug, Clone)]
 pub struct DriftOptions {
     /// Audit-log pages read at most (of [`PAGE_SIZE`] entries).
@@ -51,6 +37,19 @@ pub struct DriftOptions {
     /// The manifest repository's current commit, to tell whether a guildctl change
     /// came from it.
     pub current_commit: Option<String>,
+    /// User ids of the bots that apply (`--applier`): only their entries with a
+    /// `guildctl apply` reason are guildctl's. Empty: the bot drift runs as.
+    pub appliers: Vec<String>,
+}
+
+/// A user id for `--applier`: a snowflake, digits only.
+pub fn parse_user_id(s: &str) -> Result<String, String> {
+    let ok = !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+    if ok {
+        Ok(s.to_owned())
+    } else {
+        Err("a Discord user id is 1 to 20 digits (the bot's id, as in its profile)".to_owned())
+    }
 }
 
 impl DriftOptions {
@@ -59,6 +58,7 @@ impl DriftOptions {
             max_pages: DEFAULT_MAX_PAGES,
             now_ms,
             current_commit,
+            appliers: Vec::new(),
         }
     }
 }
@@ -94,6 +94,10 @@ pub struct DriftedObject {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     pub fields: Vec<DriftedField>,
+    /// Set when a live field widens access beyond the manifest (see the field's `risk`):
+    /// listed first, like a high-risk unmanaged object.
+    #[serde(default)]
+    pub high_risk: bool,
     /// For a missing object, who deleted it; for one to be deleted, who created it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blame: Option<Blame>,
@@ -106,6 +110,10 @@ pub struct DriftedField {
     pub live: Value,
     /// The manifest's value.
     pub manifest: Value,
+    /// What the live value grants beyond the manifest's, when that is a dangerous
+    /// permission for a role (any permission for `@everyone`) or access to a channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<String>,
     pub blame: Blame,
 }
 
@@ -134,9 +142,14 @@ pub struct Attribution {
     pub ago: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Set when the reason says the change was guildctl's (`guildctl apply…`).
+    /// Set when the change was guildctl's: made by the bot that applies, with a
+    /// `guildctl apply…` reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guildctl: Option<GuildctlChange>,
+    /// The reason says `guildctl apply…` but the entry is another user's: a reason
+    /// anyone can type proves nothing, so the change is that user's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub claims_guildctl: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -194,8 +207,14 @@ pub struct AuditSummary {
 }
 
 impl DriftReport {
+    /// High-risk unmanaged objects.
     pub fn high_risk(&self) -> usize {
         self.unmanaged.iter().filter(|u| u.high_risk).count()
+    }
+
+    /// Managed objects whose live values widen access beyond the manifest.
+    pub fn high_risk_drift(&self) -> usize {
+        self.drifted.iter().filter(|d| d.high_risk).count()
     }
 
     /// 2 when something managed drifted or a high-risk object is unmanaged (or any
@@ -402,6 +421,7 @@ async fn ask(
     guild_id: &str,
     questions: &[Question],
     options: &DriftOptions,
+    appliers: &[String],
 ) -> Answers {
     let mut a = Answers {
         found: vec![None; questions.len()],
@@ -465,7 +485,7 @@ async fn ask(
             for (i, q) in questions.iter().enumerate() {
                 if a.found[i].is_none() && q.matches(&e) {
                     a.found[i] = Some(e.clone());
-                } else if a.guildctl[i].is_none() && is_guildctl(&e) && q.same_field(&e) {
+                } else if a.guildctl[i].is_none() && is_guildctl(&e, appliers) && q.same_field(&e) {
                     a.guildctl[i] = Some(e.clone());
                 }
             }
@@ -487,10 +507,16 @@ async fn ask(
     a
 }
 
-fn is_guildctl(e: &AuditEntry) -> bool {
+/// Whether the reason says the change was guildctl's; anyone can write it.
+fn claims_guildctl(e: &AuditEntry) -> bool {
     e.reason
         .as_deref()
         .is_some_and(|r| r.starts_with("guildctl apply"))
+}
+
+/// An entry is guildctl's only when the bot that applies made it, with guildctl's reason.
+fn is_guildctl(e: &AuditEntry, appliers: &[String]) -> bool {
+    claims_guildctl(e) && e.user_id.as_ref().is_some_and(|u| appliers.contains(u))
 }
 
 // ---------------------------------------------------------------------------
@@ -528,15 +554,26 @@ pub async fn investigate(
     let unmanaged_first = questions.len();
     questions.extend(unmanaged.iter().map(|(_, q)| q.clone()));
 
-    let answers = ask(client, &snap.guild.id, &questions, options).await;
-    let blame = |i: usize| make_blame(&questions[i], i, &answers, snap, options);
+    let appliers = if options.appliers.is_empty() {
+        vec![snap.bot.id.clone()]
+    } else {
+        options.appliers.clone()
+    };
+    let answers = ask(client, &snap.guild.id, &questions, options, &appliers).await;
+    let who = Who {
+        answers: &answers,
+        snap,
+        options,
+        appliers: &appliers,
+    };
+    let blame = |i: usize| make_blame(&questions[i], i, &who);
 
-    let drifted = plan
+    let mut drifted: Vec<DriftedObject> = plan
         .changes
         .iter()
         .zip(&object_q)
         .map(|(c, (oi, fis))| {
-            let fields = if fis.len() == c.fields.len() {
+            let fields: Vec<DriftedField> = if fis.len() == c.fields.len() {
                 c.fields
                     .iter()
                     .zip(fis)
@@ -544,6 +581,7 @@ pub async fn investigate(
                         field: f.field.clone(),
                         live: f.before.clone(),
                         manifest: f.after.clone(),
+                        risk: field_risk(c, f, &snap.guild.id),
                         blame: blame(qi),
                     })
                     .collect()
@@ -554,6 +592,7 @@ pub async fn investigate(
                         field: f.field.clone(),
                         live: f.before.clone(),
                         manifest: f.after.clone(),
+                        risk: field_risk(c, f, &snap.guild.id),
                         blame: Blame::none("see the object's line"),
                     })
                     .collect()
@@ -564,11 +603,14 @@ pub async fn investigate(
                 name: c.object.name.clone(),
                 id: c.object.id.clone(),
                 source: c.source.clone(),
+                high_risk: fields.iter().any(|f| f.risk.is_some()),
                 fields,
                 blame: oi.map(blame),
             }
         })
         .collect();
+    // High risk first, as for unmanaged objects; otherwise the plan's order.
+    drifted.sort_by_key(|d| !d.high_risk);
     let mut unmanaged: Vec<Unmanaged> = unmanaged
         .drain(..)
         .enumerate()
@@ -617,22 +659,26 @@ impl Blame {
     }
 }
 
-fn make_blame(
-    q: &Question,
-    i: usize,
-    a: &Answers,
-    snap: &Snapshot,
-    options: &DriftOptions,
-) -> Blame {
+/// What attributing an entry needs: the log as read, the guild, the options, and the
+/// bots whose entries are guildctl's.
+struct Who<'a> {
+    answers: &'a Answers,
+    snap: &'a Snapshot,
+    options: &'a DriftOptions,
+    appliers: &'a [String],
+}
+
+fn make_blame(q: &Question, i: usize, who: &Who) -> Blame {
     if let Some(why) = q.unaudited {
         return Blame::none(why);
     }
-    let attribution = |e: &AuditEntry| attribute(e, a, snap, options);
+    let a = who.answers;
+    let attribution = |e: &AuditEntry| attribute(e, who);
     match &a.found[i] {
         Some(e) => Blame {
             entry: Some(attribution(e)),
             not_found: None,
-            previous_guildctl: if is_guildctl(e) {
+            previous_guildctl: if is_guildctl(e, who.appliers) {
                 None
             } else {
                 a.guildctl[i].as_ref().map(attribution)
@@ -660,7 +706,8 @@ fn make_blame(
     }
 }
 
-fn attribute(e: &AuditEntry, a: &Answers, snap: &Snapshot, options: &DriftOptions) -> Attribution {
+fn attribute(e: &AuditEntry, who: &Who) -> Attribution {
+    let (a, snap, options) = (who.answers, who.snap, who.options);
     let ms = snowflake_ms(&e.id).unwrap_or(0);
     let user = match &e.user_id {
         None => Actor {
@@ -708,7 +755,7 @@ fn attribute(e: &AuditEntry, a: &Answers, snap: &Snapshot, options: &DriftOption
             }
         }
     };
-    let guildctl = is_guildctl(e).then(|| {
+    let guildctl = is_guildctl(e, who.appliers).then(|| {
         let commit = e.reason.as_deref().and_then(commit_in_reason);
         let current = match (&commit, &options.current_commit) {
             (Some(c), Some(head)) => {
@@ -725,6 +772,7 @@ fn attribute(e: &AuditEntry, a: &Answers, snap: &Snapshot, options: &DriftOption
         at: rfc3339(ms),
         ago: ago(options.now_ms.saturating_sub(ms)),
         reason: e.reason.clone(),
+        claims_guildctl: guildctl.is_none() && claims_guildctl(e),
         guildctl,
     }
 }
@@ -907,15 +955,32 @@ fn bare_name(display: &str) -> String {
     last.trim_start_matches('#').to_owned()
 }
 
-fn dangerous(p: Permissions) -> Vec<&'static str> {
-    if p.contains(Permissions::ADMINISTRATOR) {
-        return vec!["administrator"];
+/// What a drifted field's live value widens beyond the manifest's: the plan's risk
+/// rules ([`risk::of_change`]) on the change read the other way, keeping grants and
+/// openings (a deletion or a webhook move by hand is drift, not access).
+fn field_risk(c: &Change, f: &FieldChange, guild_id: &str) -> Option<String> {
+    if c.action != Action::Update {
+        return None;
     }
-    DANGEROUS
-        .iter()
-        .filter(|n| Permissions::from_name(n).is_some_and(|bit| p.contains(bit)))
-        .copied()
-        .collect()
+    let one = Change {
+        fields: vec![f.clone()],
+        ..c.clone()
+    };
+    let found: Vec<String> = risk::of_change(0, &risk::reversed(&one), guild_id)
+        .into_iter()
+        .filter_map(|r| match r.what {
+            Widening::Grant { permissions } => Some(format!(
+                "live grants {}, which the manifest does not",
+                permissions.join(", ")
+            )),
+            Widening::Opens { who, permissions } => Some(format!(
+                "live opens {} to {who}, which the manifest does not",
+                permissions.join(", ")
+            )),
+            Widening::Delete | Widening::WebhookMove { .. } => None,
+        })
+        .collect();
+    (!found.is_empty()).then(|| found.join("; "))
 }
 
 /// Unmanaged objects with their risk and the question that finds their creator.
@@ -934,7 +999,7 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
         match o.kind {
             Kind::Role => {
                 let Some(r) = snap.role(id) else { continue };
-                let bad = dangerous(r.permissions);
+                let bad = r.permissions.dangerous_names();
                 let (high, risk) = if r.managed {
                     (
                         false,
@@ -1006,7 +1071,7 @@ fn powerful_overwrites(snap: &Snapshot, id: &str, channel: &str) -> Vec<(Unmanag
     overwrites
         .iter()
         .filter_map(|ow| {
-            let bad = dangerous(ow.allow);
+            let bad = ow.allow.dangerous_names();
             if bad.is_empty() {
                 return None;
             }

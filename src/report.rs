@@ -6,11 +6,12 @@
 
 use std::fmt::Write;
 
+use serde::Serialize;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
 use crate::inert;
-use crate::plan::{Action, Change, FieldChange, Plan, PlanError};
+use crate::plan::{Action, Change, FieldChange, Plan, PlanError, Risk, risk};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -43,14 +44,29 @@ impl Style {
 
 pub fn render(plan: &Plan, format: Format, heading: Heading, color: bool) -> String {
     match format {
-        Format::Json => {
-            let mut s = inert::json_pretty(plan);
-            s.push('\n');
-            s
-        }
+        Format::Json => plan_json(plan),
         Format::Text => text(plan, heading, Style { color }),
         Format::Markdown => render_markdown(plan, heading, MarkdownRoom::Comment),
     }
+}
+
+/// The plan as JSON, opening with its `risks` (what it widens or destroys, read from its
+/// changes): the form of `plan --format json` and of the saved plan (`--out`). Reading a
+/// plan back ignores `risks`: they are always read again from the changes.
+pub fn plan_json(plan: &Plan) -> String {
+    #[derive(Serialize)]
+    struct WithRisks<'a> {
+        risks: Vec<Risk>,
+        #[serde(flatten)]
+        plan: &'a Plan,
+    }
+    let with = WithRisks {
+        risks: plan.risks(),
+        plan,
+    };
+    let mut s = inert::json_pretty(&with);
+    s.push('\n');
+    s
 }
 
 /// Where a markdown plan goes, which bounds its size.
@@ -72,17 +88,24 @@ impl MarkdownRoom {
         }
     }
 
-    fn left_out(self, lines: usize) -> String {
+    /// Where the whole plan is, after a cut.
+    fn whole_plan(self) -> &'static str {
         match self {
-            MarkdownRoom::Comment => format!(
-                "… {lines} more line(s) left out to fit a GitHub comment; the whole plan is in \
-                 the run's job summary when the Action made this, in \
+            MarkdownRoom::Comment => {
+                "The whole plan is in the run's job summary when the Action made this, in \
                  `guildctl plan --format text`, and in the saved plan (`--out`)."
-            ),
-            MarkdownRoom::JobSummary => format!(
-                "… {lines} more line(s) left out to stay within a job summary's 1 MiB; the \
-                 saved plan (`--out`, the run's plan file) holds every change."
-            ),
+            }
+            MarkdownRoom::JobSummary => {
+                "The saved plan (`--out`, the run's plan file) holds every change."
+            }
+        }
+    }
+
+    /// Why something was cut.
+    fn to_fit(self) -> &'static str {
+        match self {
+            MarkdownRoom::Comment => "to fit a GitHub comment",
+            MarkdownRoom::JobSummary => "to stay within a job summary's 1 MiB",
         }
     }
 }
@@ -121,6 +144,9 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
         inert::terminal(&plan.guild_name),
         inert::terminal(&plan.guild_id)
     );
+    if heading == Heading::Plan {
+        write_risks(&mut out, &plan.risks(), st);
+    }
     for c in &plan.changes {
         write_change(&mut out, c, st);
     }
@@ -171,6 +197,28 @@ fn digest_lines(plan: &Plan, code: fn(&str) -> String) -> Vec<String> {
             code(&plan.guildctl_version)
         ),
     ]
+}
+
+/// Names from the guild or the manifest, as a terminal shows them.
+fn text_name(s: &str) -> String {
+    inert::terminal(s).into_owned()
+}
+
+/// The risks first, each on its own line, never cut: what widens access or destroys.
+fn write_risks(out: &mut String, risks: &[Risk], st: Style) {
+    if risks.is_empty() {
+        return;
+    }
+    let head = format!(
+        "Widens access or destroys ({}): {}",
+        risks.len(),
+        risk::counts(risks)
+    );
+    let _ = writeln!(out, "{}", st.paint("1;31", &head));
+    for r in risks {
+        let _ = writeln!(out, "  {} {}", st.paint("31", "!"), r.describe(&text_name));
+    }
+    out.push('\n');
 }
 
 fn write_change(out: &mut String, c: &Change, st: Style) {
@@ -450,31 +498,200 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         }
     }
 
+    // The risks take what they need before the changes; the changes' frame and the note
+    // on what was left out are kept free for them.
+    let risks = match heading {
+        Heading::Plan => plan.risks(),
+        Heading::Drift => Vec::new(),
+    };
+    let reserved = if plan.changes.is_empty() {
+        0
+    } else {
+        CHANGES_FRAME + LEFT_OUT_NOTE
+    };
+    let for_risks = room
+        .bytes()
+        .saturating_sub(out.len() + tail.len() + reserved);
+    out.push_str(&risks_markdown(&risks, for_risks, room));
     if !plan.changes.is_empty() {
-        let mut body = String::new();
-        for c in &plan.changes {
-            write_change(&mut body, c, Style { color: false });
-        }
-        // A diff block colours + and - lines on GitHub. Inside it GitHub neither mentions
-        // nor links, and the text renderer made every value inert and one line; what is
-        // left is that no run of backticks may close the fence.
-        let body = body.replace("```", "'''");
-        // What surrounds the diff, with room for the line saying what was left out.
-        let frame = 400;
-        let left = room.bytes().saturating_sub(out.len() + tail.len() + frame);
-        let (shown, cut) = cut_lines(&body, left);
-        let _ = writeln!(
-            out,
-            "<details><summary>Changes ({})</summary>\n\n```diff\n{shown}```",
-            plan.changes.len()
-        );
-        if cut > 0 {
-            let _ = writeln!(out, "\n{}", room.left_out(cut));
-        }
-        let _ = writeln!(out, "\n</details>\n");
+        let left = room.bytes().saturating_sub(out.len() + tail.len());
+        out.push_str(&changes_markdown(plan, &risks, left, room));
     }
     out.push_str(&tail);
     out
+}
+
+/// Bytes of the changes' `<details>` and diff fence around the changes shown.
+const CHANGES_FRAME: usize = 120;
+/// Bytes kept for the note saying which changes were left out, before any names: its
+/// fixed words and a count for each kind of change (9 kinds of object × 4 actions at most).
+const LEFT_OUT_NOTE: usize = 400 + 40 * 36;
+
+/// Names from the guild or the manifest in markdown: inert text.
+fn markdown_name(s: &str) -> String {
+    inert::markdown(s)
+}
+
+/// The risks, at most `budget` bytes: the count per kind always, then every line that
+/// fits; when some do not, how many were left out and where the whole list is.
+fn risks_markdown(risks: &[Risk], budget: usize, room: MarkdownRoom) -> String {
+    if risks.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "**Widens access or destroys ({}):** {}\n\n",
+        risks.len(),
+        risk::counts(risks)
+    );
+    let lines: Vec<String> = risks
+        .iter()
+        .map(|r| format!("- {}\n", r.describe(&markdown_name)))
+        .collect();
+    let all: usize = lines.iter().map(String::len).sum();
+    if out.len() + all < budget {
+        lines.iter().for_each(|l| out.push_str(l));
+        out.push('\n');
+        return out;
+    }
+    let whole = match room {
+        MarkdownRoom::Comment => {
+            "every one is in the run's job summary when the Action made this, and in \
+             `guildctl plan --format text`"
+        }
+        MarkdownRoom::JobSummary => {
+            "every one is in `guildctl plan --format text` and in the saved plan's `risks`"
+        }
+    };
+    let footer = |n: usize| {
+        format!(
+            "- … and {n} more left out {} (all {} are counted above); {whole}.\n\n",
+            room.to_fit(),
+            risks.len()
+        )
+    };
+    let keep = budget.saturating_sub(out.len() + footer(risks.len()).len());
+    let mut used = 0;
+    let mut shown = 0;
+    for l in &lines {
+        if used + l.len() > keep {
+            break;
+        }
+        used += l.len();
+        shown += 1;
+        out.push_str(l);
+    }
+    out.push_str(&footer(risks.len() - shown));
+    out
+}
+
+/// The changes, folded, at most `left` bytes: whole changes in the plan's order, those
+/// carrying a risk chosen first; those that do not fit are left out and named in a note
+/// (counts per kind, then as many names as the room holds).
+fn changes_markdown(plan: &Plan, risks: &[Risk], left: usize, room: MarkdownRoom) -> String {
+    let blocks: Vec<String> = plan
+        .changes
+        .iter()
+        .map(|c| {
+            let mut b = String::new();
+            write_change(&mut b, c, Style { color: false });
+            // A diff block colours + and - lines on GitHub; fences inside values cannot close it.
+            b.replace("```", "'''")
+        })
+        .collect();
+    let open = format!(
+        "<details><summary>Changes ({})</summary>\n\n```diff\n",
+        plan.changes.len()
+    );
+    let close = "\n</details>\n\n";
+    let fence = "```\n";
+    let all: usize = blocks.iter().map(String::len).sum();
+    let mut shown = vec![true; blocks.len()];
+    if open.len() + all + fence.len() + close.len() > left {
+        let budget = left.saturating_sub(open.len() + fence.len() + close.len() + LEFT_OUT_NOTE);
+        let risky: std::collections::HashSet<usize> = risks.iter().map(|r| r.change).collect();
+        let order = (0..blocks.len())
+            .filter(|i| risky.contains(i))
+            .chain((0..blocks.len()).filter(|i| !risky.contains(i)));
+        let mut used = 0;
+        for i in order {
+            shown[i] = used + blocks[i].len() <= budget;
+            if shown[i] {
+                used += blocks[i].len();
+            }
+        }
+    }
+    let mut out = open;
+    for (b, _) in blocks.iter().zip(&shown).filter(|(_, s)| **s) {
+        out.push_str(b);
+    }
+    out.push_str(fence);
+    let left_out: Vec<usize> = (0..blocks.len()).filter(|&i| !shown[i]).collect();
+    if !left_out.is_empty() {
+        // The note's words first, then names in what is left.
+        let bare = left_out_note(plan, &left_out, 0, room).len();
+        let names_room = left.saturating_sub(out.len() + 2 + bare + close.len());
+        let _ = writeln!(
+            out,
+            "\n{}",
+            left_out_note(plan, &left_out, names_room, room)
+        );
+    }
+    out.push_str(close);
+    out
+}
+
+/// "… 57 of 71 changes left out to fit a GitHub comment: 57 channel creates (#a, #b, …
+/// and 40 more). The whole plan is in …"
+fn left_out_note(plan: &Plan, left_out: &[usize], names_room: usize, room: MarkdownRoom) -> String {
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    for &i in left_out {
+        let c = &plan.changes[i];
+        let (_, _, verb) = symbol(c.action);
+        let kind = match c.action {
+            Action::Reorder => verb.to_owned(),
+            _ => format!("{} {verb}", c.object.kind.label()),
+        };
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((kind, 1)),
+        }
+    }
+    let counts: Vec<String> = kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}{}", if *n == 1 { "" } else { "s" }))
+        .collect();
+    let mut names = String::new();
+    let mut named = 0;
+    for &i in left_out {
+        let o = &plan.changes[i].object;
+        let name = if o.name.is_empty() {
+            o.kind.label().to_owned()
+        } else {
+            markdown_name(&o.name)
+        };
+        let sep = if named == 0 { "" } else { ", " };
+        // Room for this name, the brackets and the words saying how many more there are.
+        if names.len() + sep.len() + name.len() + 32 > names_room {
+            break;
+        }
+        names.push_str(sep);
+        names.push_str(&name);
+        named += 1;
+    }
+    let rest = left_out.len() - named;
+    let names = match (named, rest) {
+        (0, _) => String::new(),
+        (_, 0) => format!(" ({names})"),
+        (_, n) => format!(" ({names} and {n} more)"),
+    };
+    format!(
+        "… {} of {} changes left out {}: {}{names}. {}",
+        left_out.len(),
+        plan.changes.len(),
+        room.to_fit(),
+        counts.join(", "),
+        room.whole_plan()
+    )
 }
 
 /// A `<details>` list of at most [`LIST_ITEMS`] items, saying how many were left out.
@@ -492,22 +709,6 @@ fn bullets(out: &mut String, items: &[String]) {
     if items.len() > LIST_ITEMS {
         let _ = writeln!(out, "- … and {} more", items.len() - LIST_ITEMS);
     }
-}
-
-/// The whole lines of `text` that fit in `room` bytes, and how many were left out.
-fn cut_lines(text: &str, room: usize) -> (String, usize) {
-    let mut shown = String::new();
-    let mut used = 0;
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    for (i, line) in lines.iter().enumerate() {
-        let n = line.len();
-        if used + n > room {
-            return (shown, lines.len() - i);
-        }
-        used += n;
-        shown.push_str(line);
-    }
-    (shown, 0)
 }
 
 /// A refused plan as markdown: the verdict, then every problem with where it is in

@@ -923,7 +923,35 @@ async fn drift_opens_updates_and_closes_one_issue_and_apply_converges() {
     assert_eq!(fourth.out("comment-url"), "");
     assert_eq!(gh.writes().len(), writes);
 
-    for run in [&first, &second, &applied, &third] {
+    // The manifest goes back; the live colour is the apply's. `applier` reaches `drift
+    // --applier` (split on commas and spaces): naming the bot that applied credits
+    // guildctl, naming others leaves the entry the bot's own, whose reason only claims it.
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replacen("#654321", "#e67e22", 1)).unwrap();
+    let body = || {
+        let open: Vec<_> = ours().into_iter().filter(|i| i.state == "open").collect();
+        assert_eq!(open.len(), 1);
+        open[0].body.clone()
+    };
+    let bot = h.emu.state().bot_user_id;
+    r.input("applier", &format!("1234, {bot}"));
+    let credited = r.run().await;
+    assert_eq!(credited.code, 0, "{}", credited.log);
+    assert!(
+        body().contains("(guildctl, commit ec26c3e57ca3"),
+        "{}",
+        body()
+    );
+    r.input("applier", "1234,5678");
+    let others = r.run().await;
+    assert_eq!(others.code, 0, "{}", others.log);
+    assert!(
+        body().contains("(claims guildctl, but not the applying bot's change)"),
+        "{}",
+        body()
+    );
+
+    for run in [&first, &second, &applied, &third, &credited, &others] {
         assert_secrets_hidden(run, &[&h.emu.token, &gh.token]);
     }
     gh.assert_conforms();
@@ -1402,7 +1430,18 @@ async fn a_huge_plan_is_whole_in_the_summary_and_refusals_land_on_the_lines() {
     assert!(comment.chars().count() <= 65_536, "{}", comment.len());
     assert!(comment.contains("left out to fit a GitHub comment"));
     assert!(comment.contains("the run's job summary"));
-    assert!(!comment.contains("Role 239"), "the comment is cut");
+    // The diff is cut; the risk every new administrator role carries is not.
+    assert!(
+        !comment.contains("+ create role Role 239"),
+        "the comment is cut"
+    );
+    assert!(
+        comment.contains(&format!(
+            "- role Role 239 {} gains administrator",
+            "x".repeat(80)
+        )),
+        "{comment}"
+    );
     // Every change is in the summary, within its 1 MiB, with the digest line.
     assert!(run.summary.len() > 65_536, "{}", run.summary.len());
     assert!(run.summary.len() <= 1 << 20);

@@ -34,12 +34,15 @@ async fn harness(st: State) -> Harness {
     h
 }
 
-/// The manifest's roles match the default guild; only what a test changes drifts.
+/// The manifest's roles match the default guild; only what a test changes drifts. Helper
+/// is declared because, left out, its manage_messages would make it a high-risk unmanaged
+/// role in every report.
 const MANIFEST: &str = "version: 1
 roles:
   - name: Admin
   - name: Moderator
     color: \"#3498db\"
+  - name: Helper
 ";
 
 fn role_id(h: &Harness, name: &str) -> String {
@@ -647,6 +650,258 @@ async fn onboarding_fields_are_blamed_on_their_own_entries() {
     assert_eq!(mode["entry"]["user"]["name"], "ferris");
     let prompts = field_blame(&r, "", "prompts");
     assert_eq!(prompts["entry"]["reason"], "shorter question", "{r:#}");
+}
+
+/// Moderator's live permissions in the default guild, as the manifest declares them.
+const MODERATOR_PERMISSIONS: &str = "[kick_members, ban_members, view_audit_log, \
+    manage_messages, mute_members, deafen_members, move_members, manage_nicknames, \
+    manage_threads, moderate_members]";
+
+/// A managed role given administrator by hand is high risk like an unmanaged one: listed
+/// first (before drift the plan finds earlier), in every format, with who gave it.
+#[tokio::test]
+async fn a_hand_given_administrator_on_a_managed_role_is_high_risk_and_listed_first() {
+    let h = harness(state()).await;
+    let manifest = format!(
+        "version: 1
+roles:
+  - name: Admin
+    color: \"#e74c3c\"
+  - name: Moderator
+    permissions: {MODERATOR_PERMISSIONS}
+  - name: Helper
+"
+    );
+    let (code, r) = drift_json(&h, &manifest, &[], &[]).await;
+    assert_eq!(code, 0, "the baseline is clean: {r:#}");
+    let g = h.emu.guild_id.clone();
+    // Admin's colour first (earlier in the plan), then administrator for Moderator.
+    let admin = role_id(&h, "Admin");
+    as_human(
+        &h,
+        reqwest::Method::PATCH,
+        &format!("/guilds/{g}/roles/{admin}"),
+        json!({"color": 0x123456}),
+        "darker",
+    )
+    .await;
+    let moderator = role_id(&h, "Moderator");
+    let live = h
+        .guild()
+        .roles
+        .iter()
+        .find(|r| r.name == "Moderator")
+        .unwrap()
+        .permissions;
+    as_human(
+        &h,
+        reqwest::Method::PATCH,
+        &format!("/guilds/{g}/roles/{moderator}"),
+        json!({"permissions": (live.0 | 8).to_string()}),
+        "just for tonight",
+    )
+    .await;
+
+    let (code, r) = drift_json(&h, &manifest, &[], &[]).await;
+    assert_eq!(code, 2);
+    let drifted = r["drifted"].as_array().unwrap();
+    assert_eq!(drifted.len(), 2, "{r:#}");
+    assert_eq!(drifted[0]["name"], "Moderator", "high risk first: {r:#}");
+    assert_eq!(drifted[0]["high_risk"], true);
+    let field = &drifted[0]["fields"][0];
+    assert_eq!(field["field"], "permissions");
+    assert_eq!(
+        field["risk"],
+        "live grants administrator, which the manifest does not"
+    );
+    assert_eq!(field["blame"]["entry"]["user"]["name"], "ferris");
+    assert_eq!(field["blame"]["entry"]["reason"], "just for tonight");
+    assert_eq!(drifted[1]["name"], "Admin");
+    assert_eq!(drifted[1]["high_risk"], false);
+    assert!(drifted[1]["fields"][0].get("risk").is_none());
+
+    let m = h.manifest("m.yaml", &manifest);
+    let text = run_env(&h, &["drift", "-f", m.to_str().unwrap()], &[]).await;
+    text.assert_code(2);
+    let lines: Vec<&str> = text.stdout.lines().collect();
+    assert_eq!(lines[2], "HIGH RISK, managed but widened by hand (1):");
+    assert!(
+        lines[3].starts_with("  ! role Moderator (id "),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("        HIGH RISK: live grants administrator, which the manifest does not"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("2 drifted object(s) (2 field(s)), 1 of them high risk, 0 high-risk and "),
+        "{}",
+        text.stdout
+    );
+
+    let md = run_env(
+        &h,
+        &["drift", "-f", m.to_str().unwrap(), "--format", "markdown"],
+        &[],
+    )
+    .await;
+    let rows: Vec<&str> = md.stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    assert!(
+        rows[1].starts_with("| 🔴 HIGH | role Moderator | permissions: ")
+            && rows[1].contains("live grants administrator")
+            && rows[1].contains("ferris"),
+        "{}",
+        md.stdout
+    );
+    assert!(
+        rows[2].starts_with("| drift | role Admin |"),
+        "{}",
+        md.stdout
+    );
+}
+
+/// The reason is text anyone can type: "guildctl apply: commit …" from a member is that
+/// member's change (the report says the reason claims guildctl); from the bot that
+/// applies, the same reason is guildctl's.
+#[tokio::test]
+async fn a_reason_claiming_guildctl_is_guildctls_only_from_the_bot_that_applies() {
+    let h = harness(state()).await;
+    let g = h.emu.guild_id.clone();
+    let moderator = role_id(&h, "Moderator");
+    let spoof = "guildctl apply: commit abc1234 by x";
+    as_human(
+        &h,
+        reqwest::Method::PATCH,
+        &format!("/guilds/{g}/roles/{moderator}"),
+        json!({"color": 0xff0000}),
+        spoof,
+    )
+    .await;
+    let (code, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    assert_eq!(code, 2);
+    let b = field_blame(&r, "Moderator", "color");
+    assert_eq!(b["entry"]["user"]["name"], "ferris", "{b:#}");
+    assert_eq!(b["entry"]["user"]["kind"], "human");
+    assert_eq!(b["entry"]["reason"], spoof);
+    assert!(b["entry"]["guildctl"].is_null(), "{b:#}");
+    assert_eq!(b["entry"]["claims_guildctl"], true);
+    let m = h.manifest("m.yaml", MANIFEST);
+    let text = run_env(&h, &["drift", "-f", m.to_str().unwrap()], &[]).await;
+    assert!(
+        text.stdout
+            .contains("who / when / why: ferris (id 849074773295104000, human) · ")
+            && text
+                .stdout
+                .contains("· the reason claims guildctl, but the entry is not the applying bot's"),
+        "{}",
+        text.stdout
+    );
+    assert!(!text.stdout.contains("guildctl apply from commit"));
+
+    // The bot applies a colour with the very same reason: that entry is guildctl's.
+    let green = MANIFEST.replace("#3498db", "#00ff00");
+    let m = h.manifest("green.yaml", &green);
+    run_env(
+        &h,
+        &[
+            "apply",
+            "-f",
+            m.to_str().unwrap(),
+            "--yes",
+            "--reason",
+            spoof,
+        ],
+        &[],
+    )
+    .await
+    .assert_code(0);
+    let (_, r) = drift_json(&h, MANIFEST, &[], &[]).await;
+    let b = field_blame(&r, "Moderator", "color");
+    assert_eq!(b["entry"]["user"]["kind"], "this_bot", "{b:#}");
+    assert_eq!(b["entry"]["guildctl"]["commit"], "abc1234");
+    assert!(b["entry"].get("claims_guildctl").is_none());
+}
+
+/// Drift may run as a read-only bot while another applies: by default only the drift
+/// bot's entries are guildctl's, so the applier's are not credited until `--applier`
+/// names it.
+#[tokio::test]
+async fn drift_as_another_bot_credits_guildctl_only_to_the_applier_it_is_told() {
+    const READER_TOKEN: &str = "read-only-drift-bot-token";
+    const READER_ID: &str = "849074999999999999";
+    let mut st = state();
+    let applier = st.bot_user_id.clone();
+    st.users.push(discord_emulator::state::User {
+        id: READER_ID.into(),
+        username: "guildctl-drift".into(),
+        bot: true,
+        ..Default::default()
+    });
+    st.tokens.push(BotToken {
+        token: READER_TOKEN.into(),
+        user_id: READER_ID.into(),
+    });
+    // Moderator sees the channels and reads the audit log.
+    let moderator = st.guilds[0]
+        .roles
+        .iter()
+        .find(|r| r.name == "Moderator")
+        .unwrap()
+        .id
+        .clone();
+    st.guilds[0].members.push(discord_emulator::state::Member {
+        user_id: READER_ID.into(),
+        roles: vec![moderator],
+        nick: None,
+        joined_at: "2024-01-01T00:00:00.000000+00:00".into(),
+    });
+    let h = harness(st).await;
+    let reason = "guildctl apply: commit abc1234 by Ann";
+    let red = MANIFEST.replace("#3498db", "#e74c3c");
+    let m = h.manifest("red.yaml", &red);
+    run_env(
+        &h,
+        &[
+            "apply",
+            "-f",
+            m.to_str().unwrap(),
+            "--yes",
+            "--reason",
+            reason,
+        ],
+        &[],
+    )
+    .await
+    .assert_code(0);
+
+    let as_reader = [("DISCORD_TOKEN", READER_TOKEN)];
+    let (_, r) = drift_json(&h, MANIFEST, &[], &as_reader).await;
+    let b = field_blame(&r, "Moderator", "color");
+    assert_eq!(b["entry"]["user"]["id"], applier.as_str(), "{b:#}");
+    assert_eq!(b["entry"]["user"]["kind"], "bot");
+    assert!(b["entry"]["guildctl"].is_null(), "{b:#}");
+    assert_eq!(b["entry"]["claims_guildctl"], true);
+
+    let (_, r) = drift_json(&h, MANIFEST, &["--applier", &applier], &as_reader).await;
+    let b = field_blame(&r, "Moderator", "color");
+    assert_eq!(b["entry"]["guildctl"]["commit"], "abc1234", "{b:#}");
+    assert!(b["entry"].get("claims_guildctl").is_none());
+
+    // A user id is digits; anything else is refused before any request.
+    h.emu.clear_requests();
+    let bad = run_env(
+        &h,
+        &["drift", "-f", m.to_str().unwrap(), "--applier", "@guildctl"],
+        &as_reader,
+    )
+    .await;
+    assert_ne!(bad.code, 0);
+    assert!(bad.stderr.contains("1 to 20 digits"), "{}", bad.stderr);
+    assert!(h.requests().is_empty());
 }
 
 /// Export states every channel's overwrites, `[]` when it has none (issue 20, point 2): an

@@ -43,9 +43,30 @@ async fn a_huge_plan_fits_one_comment_with_its_verdict_first() {
         md.stdout
             .contains("<details><summary>Changes (240)</summary>")
     );
+    // Every role is created with administrator: 240 risks, all listed first, never cut;
+    // the changes' diff is what is cut, saying how many of which kind it left out.
     assert!(
         md.stdout
-            .contains("more line(s) left out to fit a GitHub comment")
+            .contains("**Widens access or destroys (240):** 240 role grants"),
+        "{}",
+        &md.stdout[..400]
+    );
+    let granted = md
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("- role Role ") && l.ends_with(" gains administrator"))
+        .count();
+    assert_eq!(granted, 240);
+    assert!(
+        md.stdout
+            .contains("changes left out to fit a GitHub comment: "),
+        "{}",
+        md.stdout
+            .lines()
+            .rev()
+            .take(20)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     // The digests a reviewer matches still close it.
     assert!(

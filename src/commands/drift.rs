@@ -24,6 +24,10 @@ pub struct DriftArgs {
     /// Also exit 2 for low-risk objects that are not in the manifest.
     #[arg(long)]
     fail_on_unmanaged: bool,
+    /// The user id of the bot that applies, when drift runs as another (repeatable):
+    /// only its entries count as guildctl's. Default: the bot drift runs as.
+    #[arg(long, value_name = "USER_ID", value_parser = drift::parse_user_id)]
+    applier: Vec<String>,
 }
 
 pub async fn run(args: DriftArgs) -> Result<u8> {
@@ -32,6 +36,7 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         format,
         audit_pages,
         fail_on_unmanaged,
+        applier,
     } = args;
     let (loaded, session, snap) = read_guild(&target).await?;
     // Drift needs only eyes: the differences without apply's gates.
@@ -42,6 +47,7 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         .unwrap_or(0);
     let mut options = DriftOptions::new(now_ms, current_commit(&target.file));
     options.max_pages = audit_pages;
+    options.appliers = applier;
     let report = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
     print!("{}", drift::render(&report, format));
     Ok(report.exit_code(fail_on_unmanaged))

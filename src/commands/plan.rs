@@ -35,8 +35,7 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
     } = args;
     let (_session, plan) = plan_for(&target, format).await?;
     if let Some(path) = out {
-        let json = serde_json::to_string_pretty(&plan)?;
-        std::fs::write(&path, json + "\n")
+        std::fs::write(&path, report::plan_json(&plan))
             .with_context(|| format!("cannot write the plan to {}", path.display()))?;
         eprintln!(
             "Plan saved to {} (changes sha256:{})",

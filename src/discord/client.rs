@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::models::ErrorBody;
 use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
+use crate::inert;
 use crate::progress::{human_duration, redact};
 use tokio::time::Instant;
-use crate::inert;
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
 const USER_AGENT: &str = concat!(

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::{Attribution, Blame, DriftReport};
+use super::{Attribution, Blame, DriftReport, DriftedObject};
 use crate::inert;
 use crate::plan::Action;
 use crate::report::Format;
@@ -90,6 +90,9 @@ fn who_when_why(a: &Attribution) -> String {
         };
         let _ = write!(s, " · guildctl apply from commit {commit}{current}");
     }
+    if a.claims_guildctl {
+        s.push_str(" · the reason claims guildctl, but the entry is not the applying bot's");
+    }
     s
 }
 
@@ -112,6 +115,20 @@ fn text(r: &DriftReport) -> String {
         &format!("Drift in guild {} ({})", r.guild_name, r.guild_id),
     );
     out.push('\n');
+    let widened: Vec<_> = r.drifted.iter().filter(|d| d.high_risk).collect();
+    if !widened.is_empty() {
+        put(
+            &mut out,
+            &format!(
+                "HIGH RISK, managed but widened by hand ({}):",
+                widened.len()
+            ),
+        );
+        for d in &widened {
+            write_drifted(&mut out, d, "!");
+        }
+        out.push('\n');
+    }
     let high: Vec<_> = r.unmanaged.iter().filter(|u| u.high_risk).collect();
     if !high.is_empty() {
         put(
@@ -130,43 +147,11 @@ fn text(r: &DriftReport) -> String {
         }
         out.push('\n');
     }
-    for d in &r.drifted {
-        let id =
-            d.id.as_deref()
-                .map(|i| format!(" (id {i})"))
-                .unwrap_or_default();
-        put(
-            &mut out,
-            &format!("  ~ {} {}{id}: {}", d.kind.label(), d.name, verb(d.action)),
-        );
-        if let Some(b) = &d.blame {
-            let label = if d.action == Action::Create {
-                "deleted by"
-            } else {
-                "created by"
-            };
-            put(&mut out, &format!("      {label}: {}", blame_line(b)));
-        }
-        for f in &d.fields {
-            if d.action == Action::Create {
-                continue;
-            }
-            put(
-                &mut out,
-                &format!(
-                    "      {}: live {} ≠ manifest {}",
-                    f.field,
-                    show(&f.live),
-                    show(&f.manifest)
-                ),
-            );
-            put(
-                &mut out,
-                &format!("        who / when / why: {}", blame_line(&f.blame)),
-            );
-        }
+    let rest: Vec<_> = r.drifted.iter().filter(|d| !d.high_risk).collect();
+    for d in &rest {
+        write_drifted(&mut out, d, "~");
     }
-    if !r.drifted.is_empty() {
+    if !rest.is_empty() {
         out.push('\n');
     }
     let low: Vec<_> = r.unmanaged.iter().filter(|u| !u.high_risk).collect();
@@ -207,6 +192,53 @@ fn text(r: &DriftReport) -> String {
     out
 }
 
+/// One drifted object: its line, who made or removed it, and each field with who / when
+/// / why and, where the live value widens access, the risk.
+fn write_drifted(out: &mut String, d: &DriftedObject, marker: &str) {
+    let id =
+        d.id.as_deref()
+            .map(|i| format!(" (id {i})"))
+            .unwrap_or_default();
+    put(
+        out,
+        &format!(
+            "  {marker} {} {}{id}: {}",
+            d.kind.label(),
+            d.name,
+            verb(d.action)
+        ),
+    );
+    if let Some(b) = &d.blame {
+        let label = if d.action == Action::Create {
+            "deleted by"
+        } else {
+            "created by"
+        };
+        put(out, &format!("      {label}: {}", blame_line(b)));
+    }
+    if d.action == Action::Create {
+        return;
+    }
+    for f in &d.fields {
+        put(
+            out,
+            &format!(
+                "      {}: live {} ≠ manifest {}",
+                f.field,
+                show(&f.live),
+                show(&f.manifest)
+            ),
+        );
+        if let Some(risk) = &f.risk {
+            put(out, &format!("        HIGH RISK: {risk}"));
+        }
+        put(
+            out,
+            &format!("        who / when / why: {}", blame_line(&f.blame)),
+        );
+    }
+}
+
 fn summary(r: &DriftReport) -> String {
     let head = if r.drifted.is_empty() {
         "No changes: the guild matches the manifest. "
@@ -214,9 +246,13 @@ fn summary(r: &DriftReport) -> String {
         ""
     };
     let fields: usize = r.drifted.iter().map(|d| d.fields.len().max(1)).sum();
+    let widened = match r.high_risk_drift() {
+        0 => String::new(),
+        n => format!(", {n} of them high risk"),
+    };
     let a = &r.audit_log;
     format!(
-        "{head}{} drifted object(s) ({fields} field(s)), {} high-risk and {} other unmanaged object(s). Audit log: {} page(s), {} entries read (stopped: {}).",
+        "{head}{} drifted object(s) ({fields} field(s)){widened}, {} high-risk and {} other unmanaged object(s). Audit log: {} page(s), {} entries read (stopped: {}).",
         r.drifted.len(),
         r.high_risk(),
         r.unmanaged.len() - r.high_risk(),
@@ -267,6 +303,9 @@ fn md_who(b: &Blame) -> (String, String, String) {
                     }
                 );
             }
+            if a.claims_guildctl {
+                why.push_str(" (claims guildctl, but not the applying bot's change)");
+            }
             (who, when, why)
         }
         None => (
@@ -274,6 +313,35 @@ fn md_who(b: &Blame) -> (String, String, String) {
             "—".into(),
             cell(b.not_found.as_deref().unwrap_or(""), 160),
         ),
+    }
+}
+
+/// A drifted object's rows: who made or removed it, then one per field; a field whose
+/// live value widens access is marked high risk and says what it grants.
+fn drifted_rows(rows: &mut Vec<String>, d: &DriftedObject) {
+    let name = format!("{} {}", d.kind.label(), cell(&d.name, 80));
+    if let Some(b) = &d.blame {
+        let (who, when, why) = md_who(b);
+        rows.push(format!(
+            "| drift | {name} | {} | {who} | {when} | {why} |",
+            verb(d.action)
+        ));
+    }
+    if d.action == Action::Create {
+        return;
+    }
+    for f in &d.fields {
+        let (who, when, why) = md_who(&f.blame);
+        let (level, risk) = match &f.risk {
+            Some(r) => ("🔴 HIGH", format!("; {}", cell(r, 120))),
+            None => ("drift", String::new()),
+        };
+        rows.push(format!(
+            "| {level} | {name} | {}: {} → manifest {}{risk} | {who} | {when} | {why} |",
+            cell(&f.field, 40),
+            cell(&show(&f.live), 60),
+            cell(&show(&f.manifest), 60)
+        ));
     }
 }
 
@@ -287,6 +355,9 @@ fn markdown(r: &DriftReport) -> String {
     );
     let _ = writeln!(out, "{}\n", summary(r));
     let mut rows: Vec<String> = Vec::new();
+    for d in r.drifted.iter().filter(|d| d.high_risk) {
+        drifted_rows(&mut rows, d);
+    }
     for u in r.unmanaged.iter().filter(|u| u.high_risk) {
         let (who, when, why) = md_who(&u.blame);
         rows.push(format!(
@@ -296,27 +367,8 @@ fn markdown(r: &DriftReport) -> String {
             cell(&u.risk, 100)
         ));
     }
-    for d in &r.drifted {
-        let name = format!("{} {}", d.kind.label(), cell(&d.name, 80));
-        if let Some(b) = &d.blame {
-            let (who, when, why) = md_who(b);
-            rows.push(format!(
-                "| drift | {name} | {} | {who} | {when} | {why} |",
-                verb(d.action)
-            ));
-        }
-        if d.action == Action::Create {
-            continue;
-        }
-        for f in &d.fields {
-            let (who, when, why) = md_who(&f.blame);
-            rows.push(format!(
-                "| drift | {name} | {}: {} → manifest {} | {who} | {when} | {why} |",
-                cell(&f.field, 40),
-                cell(&show(&f.live), 60),
-                cell(&show(&f.manifest), 60)
-            ));
-        }
+    for d in r.drifted.iter().filter(|d| !d.high_risk) {
+        drifted_rows(&mut rows, d);
     }
     for u in r.unmanaged.iter().filter(|u| !u.high_risk) {
         let (who, when, why) = md_who(&u.blame);

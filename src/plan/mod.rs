@@ -3,8 +3,8 @@
 //!
 //! A plan is a plain serialisable value. `diff` builds it, `gates` refuse it when
 //! Discord would refuse one of its calls, `safety` judges what it deletes, `binding`
-//! ties a saved plan to its manifest, guild and guildctl version, and `apply` executes
-//! its operations.
+//! ties a saved plan to its manifest, guild and guildctl version, `risk` reads what it
+//! widens or destroys, and `apply` executes its operations.
 
 pub mod binding;
 mod channels;
@@ -14,6 +14,7 @@ mod features;
 mod forum;
 pub mod gates;
 mod order;
+pub mod risk;
 mod roles;
 pub mod safety;
 mod settings;
@@ -25,6 +26,7 @@ use serde_json::Value;
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
 pub use diff::{diff, diff_loaded, diff_with, differences};
+pub use risk::{Risk, Widening};
 pub use safety::{Allowance, DeletionGate};
 
 /// Choices a user makes for one plan, beyond the manifest.
@@ -103,6 +105,11 @@ impl Plan {
 
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
+    }
+
+    /// What the plan widens or destroys ([`risk::assess`]), read from its changes.
+    pub fn risks(&self) -> Vec<Risk> {
+        risk::assess(self)
     }
 
     pub fn count(&self, action: Action) -> usize {

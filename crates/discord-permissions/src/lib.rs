@@ -66,6 +66,28 @@ pub const NAMED: &[(&str, u32)] = &[
     ("bypass_slowmode", 52),
 ];
 
+/// Permissions that let a holder take the guild over, expel, silence or mass-ping its
+/// members: administrator, every `manage_*` permission, ban, kick, timeout
+/// (`moderate_members`) and `mention_everyone`. guildctl's one definition of "dangerous":
+/// a plan that grants one is a risk shown first, and drift ranks a role or overwrite
+/// holding one beyond the manifest as high risk.
+pub const DANGEROUS: &[&str] = &[
+    "administrator",
+    "manage_guild",
+    "manage_roles",
+    "manage_channels",
+    "manage_webhooks",
+    "manage_messages",
+    "manage_threads",
+    "manage_nicknames",
+    "manage_guild_expressions",
+    "manage_events",
+    "ban_members",
+    "kick_members",
+    "moderate_members",
+    "mention_everyone",
+];
+
 /// What each permission of [`NAMED`] allows, in the same order (after Discord's permission
 /// table), for the JSON schema that editors show.
 pub const DESCRIPTIONS: &[(&str, &str)] = &[
@@ -258,6 +280,23 @@ impl Permissions {
         out
     }
 
+    /// The bits of [`DANGEROUS`].
+    pub fn dangerous_mask() -> Permissions {
+        DANGEROUS
+            .iter()
+            .filter_map(|n| Permissions::from_name(n))
+            .fold(Permissions::NONE, |a, b| a | b)
+    }
+
+    /// The dangerous permissions this set holds, by name: `administrator` alone when it
+    /// is set (it implies every other), else those of [`DANGEROUS`] in bit order.
+    pub fn dangerous_names(self) -> Vec<&'static str> {
+        if self.contains(Permissions::ADMINISTRATOR) {
+            return vec!["administrator"];
+        }
+        (self & Permissions::dangerous_mask()).names()
+    }
+
     /// Parses a name, or `bit_N` for a bit guildctl has no name for.
     pub fn parse_name(name: &str) -> Option<Permissions> {
         if let Some(n) = name.strip_prefix("bit_") {
@@ -350,6 +389,22 @@ mod tests {
         let described: Vec<&str> = DESCRIPTIONS.iter().map(|(n, _)| *n).collect();
         assert_eq!(names, described);
         assert!(DESCRIPTIONS.iter().all(|(_, d)| d.ends_with('.')));
+    }
+
+    #[test]
+    fn every_manage_permission_is_dangerous_and_administrator_says_it_all() {
+        for (name, _) in NAMED.iter().filter(|(n, _)| n.starts_with("manage_")) {
+            assert!(DANGEROUS.contains(name), "{name}");
+        }
+        assert!(
+            DANGEROUS
+                .iter()
+                .all(|n| Permissions::from_name(n).is_some())
+        );
+        let kick_and_send = Permissions((1 << 1) | (1 << 11));
+        assert_eq!(kick_and_send.dangerous_names(), vec!["kick_members"]);
+        assert_eq!(Permissions::ALL.dangerous_names(), vec!["administrator"]);
+        assert!(Permissions(1 << 11).dangerous_names().is_empty());
     }
 
     #[test]

@@ -1,0 +1,387 @@
+//! What in a plan widens access or destroys, computed once from its changes so that text,
+//! markdown and JSON open with the same list, and the pull-request comment never cuts it.
+//!
+//! A risk is read from a change's before/after values in manifest terms (the values a
+//! reviewer sees), never from a plan file's own say: a saved plan's risks are those of
+//! its changes. The one definition of a dangerous permission is
+//! [`Permissions::dangerous_names`], shared with drift.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Action, Change, Kind, ObjectRef, Plan};
+use crate::permissions::Permissions;
+
+/// The `@everyone` role's name in plans and manifests.
+const EVERYONE: &str = "@everyone";
+
+/// Overwrite permissions that make a channel visible or writable: who gains one of these
+/// (or a dangerous one) on a channel sees or says more there.
+const ACCESS: &[&str] = &[
+    "view_channel",
+    "read_message_history",
+    "send_messages",
+    "send_messages_in_threads",
+    "create_public_threads",
+    "create_private_threads",
+    "send_voice_messages",
+    "send_polls",
+    "connect",
+    "speak",
+    "stream",
+    "request_to_speak",
+];
+
+/// One change that widens access or destroys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Risk {
+    /// Index into [`Plan::changes`] of the change that carries it.
+    pub change: usize,
+    /// The object changed.
+    pub object: ObjectRef,
+    #[serde(flatten)]
+    pub what: Widening,
+}
+
+/// What widens, and for whom.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Widening {
+    /// A role gains permissions guild-wide: any permission for `@everyone`, a dangerous
+    /// one for any other role (a new role holding one counts).
+    Grant { permissions: Vec<String> },
+    /// A channel's overwrites let `who` (`@everyone`, `role NAME`, `member ID`) see, write
+    /// or hold a dangerous permission where they could not: an allow added, a deny removed,
+    /// or a whole overwrite that denied taken away (by an edit or a sync with the category).
+    /// On a new channel only dangerous permissions count.
+    Opens {
+        who: String,
+        permissions: Vec<String>,
+    },
+    /// The object is deleted.
+    Delete,
+    /// A webhook posts into another channel.
+    WebhookMove { from: String, to: String },
+}
+
+impl Widening {
+    /// The label of the kind, for counts ("2 deletions").
+    pub fn label(&self, n: usize) -> String {
+        let (one, many) = match self {
+            Widening::Grant { .. } => ("role grant", "role grants"),
+            Widening::Opens { .. } => ("channel opening", "channel openings"),
+            Widening::Delete => ("deletion", "deletions"),
+            Widening::WebhookMove { .. } => ("webhook move", "webhook moves"),
+        };
+        format!("{n} {}", if n == 1 { one } else { many })
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Widening::Grant { .. } => 0,
+            Widening::Opens { .. } => 1,
+            Widening::Delete => 2,
+            Widening::WebhookMove { .. } => 3,
+        }
+    }
+}
+
+impl Risk {
+    /// One line saying what widens, for whom; `name` renders the names that come from the
+    /// guild or the manifest (escaping them for markdown, as they are for a terminal).
+    pub fn describe(&self, name: &dyn Fn(&str) -> String) -> String {
+        let object = format!("{} {}", self.object.kind.label(), name(&self.object.name));
+        match &self.what {
+            Widening::Grant { permissions } => {
+                format!("{object} gains {}", permissions.join(", "))
+            }
+            Widening::Opens { who, permissions } => {
+                format!("{object} opens {} to {}", permissions.join(", "), name(who))
+            }
+            Widening::Delete => format!("delete {object}"),
+            Widening::WebhookMove { from, to } => {
+                format!("{object} moves from {} to {}", name(from), name(to))
+            }
+        }
+    }
+}
+
+/// Every risk of `plan`, in the order of its changes.
+pub fn assess(plan: &Plan) -> Vec<Risk> {
+    plan.changes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| of_change(i, c, &plan.guild_id))
+        .collect()
+}
+
+/// Counts per kind, in a fixed order: "1 role grant, 2 deletions".
+pub fn counts(risks: &[Risk]) -> String {
+    let mut by: BTreeMap<u8, (usize, &Widening)> = BTreeMap::new();
+    for r in risks {
+        by.entry(r.what.rank()).or_insert((0, &r.what)).0 += 1;
+    }
+    by.values()
+        .map(|(n, w)| w.label(*n))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The risks of one change; `guild_id` is the `@everyone` role's id.
+pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
+    let risk = |what: Widening| Risk {
+        change: index,
+        object: c.object.clone(),
+        what,
+    };
+    if c.action == Action::Delete {
+        return vec![risk(Widening::Delete)];
+    }
+    if matches!(c.action, Action::Reorder) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for f in &c.fields {
+        match (c.object.kind, f.field.as_str()) {
+            (Kind::Role, "permissions") => {
+                let gained = permissions(&f.after) & !permissions(&f.before);
+                let everyone = c.object.name == EVERYONE
+                    || c.object.id.as_deref() == Some(guild_id) && !guild_id.is_empty();
+                let shown = if everyone && !gained.contains(Permissions::ADMINISTRATOR) {
+                    gained.display_names()
+                } else {
+                    names(gained.dangerous_names())
+                };
+                if !shown.is_empty() {
+                    out.push(risk(Widening::Grant { permissions: shown }));
+                }
+            }
+            (Kind::Category | Kind::Channel, field) if field.starts_with("overwrites") => {
+                // A new channel shows nothing that was hidden: only a dangerous grant
+                // in its overwrites counts, not who may see or write there.
+                let watched = if c.action == Action::Create {
+                    Permissions::dangerous_mask()
+                } else {
+                    access_mask() | Permissions::dangerous_mask()
+                };
+                for (who, permissions) in opened(&f.before, &f.after, watched) {
+                    out.push(risk(Widening::Opens { who, permissions }));
+                }
+            }
+            (Kind::Webhook, "channel") if !f.before.is_null() => {
+                out.push(risk(Widening::WebhookMove {
+                    from: plain(&f.before),
+                    to: plain(&f.after),
+                }));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The same change read the other way (before and after swapped): what the live guild
+/// holds beyond the manifest, for drift.
+pub fn reversed(c: &Change) -> Change {
+    let mut r = c.clone();
+    for f in &mut r.fields {
+        std::mem::swap(&mut f.before, &mut f.after);
+    }
+    r.action = match c.action {
+        Action::Create => Action::Delete,
+        Action::Delete => Action::Create,
+        other => other,
+    };
+    r
+}
+
+/// A list of permission names as bits; names guildctl does not know are left out (a
+/// plan from elsewhere cannot smuggle text through them).
+fn permissions(v: &Value) -> Permissions {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter_map(Permissions::parse_name)
+        .fold(Permissions::NONE, |a, b| a | b)
+}
+
+fn names(list: Vec<&str>) -> Vec<String> {
+    list.into_iter().map(str::to_owned).collect()
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "(none)".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+fn access_mask() -> Permissions {
+    ACCESS
+        .iter()
+        .filter_map(|n| Permissions::from_name(n))
+        .fold(Permissions::NONE, |a, b| a | b)
+}
+
+/// Per overwrite target, the `watched` permissions it gains from `before` to `after`
+/// (overwrite lists in manifest terms: `{role|member, allow?, deny?}`).
+fn opened(before: &Value, after: &Value, watched: Permissions) -> Vec<(String, Vec<String>)> {
+    let b = targets(before);
+    let a = targets(after);
+    let mut seen: Vec<&String> = Vec::new();
+    let mut out = Vec::new();
+    for who in a.keys().chain(b.keys()) {
+        if seen.contains(&who) {
+            continue;
+        }
+        seen.push(who);
+        let none = (Permissions::NONE, Permissions::NONE);
+        let (allow_b, deny_b) = b.get(who).copied().unwrap_or(none);
+        let (allow_a, deny_a) = a.get(who).copied().unwrap_or(none);
+        let gained = ((allow_a & !allow_b) | (deny_b & !deny_a)) & watched;
+        if !gained.is_empty() {
+            out.push((who.clone(), gained.display_names()));
+        }
+    }
+    out
+}
+
+/// Overwrites by target label (`@everyone`, `role NAME`, `member ID`): (allow, deny).
+fn targets(v: &Value) -> BTreeMap<String, (Permissions, Permissions)> {
+    let mut out = BTreeMap::new();
+    for o in v.as_array().into_iter().flatten() {
+        let who = match (o.get("role").and_then(Value::as_str), o.get("member")) {
+            (Some(EVERYONE), _) => EVERYONE.to_owned(),
+            (Some(role), _) => format!("role {role}"),
+            (None, Some(m)) => format!("member {}", plain(m)),
+            (None, None) => continue,
+        };
+        let allow = permissions(o.get("allow").unwrap_or(&Value::Null));
+        let deny = permissions(o.get("deny").unwrap_or(&Value::Null));
+        out.insert(who, (allow, deny));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::FieldChange;
+    use serde_json::json;
+
+    fn change(action: Action, kind: Kind, name: &str, field: &str, b: Value, a: Value) -> Change {
+        Change {
+            action,
+            object: ObjectRef {
+                kind,
+                name: name.into(),
+                id: None,
+            },
+            fields: vec![FieldChange {
+                field: field.into(),
+                before: b,
+                after: a,
+            }],
+            source: None,
+        }
+    }
+
+    #[test]
+    fn everyone_gains_anything_other_roles_only_danger() {
+        let c = change(
+            Action::Update,
+            Kind::Role,
+            "@everyone",
+            "permissions",
+            json!(["view_channel"]),
+            json!(["view_channel", "add_reactions"]),
+        );
+        let r = of_change(0, &c, "1");
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            r[0].describe(&|s| s.to_owned()),
+            "role @everyone gains add_reactions"
+        );
+        let c = change(
+            Action::Update,
+            Kind::Role,
+            "Helper",
+            "permissions",
+            json!([]),
+            json!(["add_reactions", "manage_messages"]),
+        );
+        let r = of_change(0, &c, "1");
+        assert_eq!(
+            r[0].describe(&|s| s.to_owned()),
+            "role Helper gains manage_messages"
+        );
+        // A role losing power is no risk.
+        assert!(of_change(0, &reversed(&c), "1").is_empty());
+    }
+
+    #[test]
+    fn an_overwrite_that_denied_taken_away_opens_the_channel() {
+        let c = change(
+            Action::Update,
+            Kind::Channel,
+            "Staff/#mod-log",
+            "overwrites",
+            json!([{ "role": "@everyone", "deny": ["view_channel", "add_reactions"] },
+                   { "role": "Mods", "allow": ["view_channel"] }]),
+            json!([{ "role": "Mods", "allow": ["view_channel"] }]),
+        );
+        let r = of_change(3, &c, "1");
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(r[0].change, 3);
+        assert_eq!(
+            r[0].describe(&|s| s.to_owned()),
+            "channel Staff/#mod-log opens view_channel to @everyone"
+        );
+        let v = serde_json::to_value(&r[0]).unwrap();
+        assert_eq!(v["kind"], "opens");
+        assert_eq!(v["who"], "@everyone");
+        assert_eq!(v["object"]["name"], "Staff/#mod-log");
+    }
+
+    #[test]
+    fn a_new_channel_counts_only_dangerous_grants() {
+        let c = change(
+            Action::Create,
+            Kind::Channel,
+            "#events",
+            "overwrites",
+            Value::Null,
+            json!([{ "role": "@everyone", "allow": ["view_channel"] },
+                   { "role": "Events", "allow": ["send_messages", "mention_everyone"] }]),
+        );
+        let r = of_change(0, &c, "1");
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(
+            r[0].describe(&|s| s.to_owned()),
+            "channel #events opens mention_everyone to role Events"
+        );
+    }
+
+    #[test]
+    fn unknown_permission_names_are_not_carried() {
+        let c = change(
+            Action::Update,
+            Kind::Role,
+            "@everyone",
+            "permissions",
+            json!([]),
+            json!(["<script>", "bit_60"]),
+        );
+        let r = of_change(0, &c, "1");
+        assert_eq!(
+            r[0].what,
+            Widening::Grant {
+                permissions: vec!["bit_60".into()]
+            }
+        );
+    }
+}
