@@ -4,7 +4,8 @@
 //! `snapshot` (live state read through `discord`), `plan` (the difference and
 //! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON).
 //! `github` talks to GitHub's REST API for the Action (plan comments, drift issues);
-//! `progress` is what a person sees on stderr while `apply` runs.
+//! `progress` is what a person sees on stderr while `apply` runs; `import` makes a
+//! manifest from a Discord server template.
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
@@ -13,6 +14,7 @@ pub mod discord;
 pub mod drift;
 pub mod export;
 pub mod github;
+pub mod import;
 pub mod manifest;
 /// Discord's permission bits and names, shared with the emulator.
 pub use discord_permissions as permissions;
