@@ -26,9 +26,9 @@ use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::export::{ExportError, permission_names, schema_modeline, section};
 use crate::manifest::check::{
     AFK_TIMEOUTS, AUTO_ARCHIVE_DURATIONS, BITRATE_MIN, CHANNEL_NAME_MAX, ChannelLookup, Ctx,
-    EVERYONE, FORUM_TOPIC_MAX, GUILD_DESCRIPTION_MAX, GUILD_NAME_LEN, ROLE_NAME_MAX,
-    SLOWMODE_MAX, STAGE_BITRATE_MAX, STAGE_USER_LIMIT_MAX, TAG_NAME_LEN, TAGS_MAX, TOPIC_MAX,
-    VOICE_BITRATE_MAX, VOICE_USER_LIMIT_MAX,
+    EVERYONE, FORUM_TOPIC_MAX, GUILD_DESCRIPTION_MAX, GUILD_NAME_LEN, ROLE_NAME_MAX, SLOWMODE_MAX,
+    STAGE_BITRATE_MAX, STAGE_USER_LIMIT_MAX, TAG_NAME_LEN, TAGS_MAX, TOPIC_MAX, VOICE_BITRATE_MAX,
+    VOICE_USER_LIMIT_MAX,
 };
 use crate::manifest::stored::as_stored;
 use crate::manifest::{
@@ -367,10 +367,9 @@ impl Convert {
             Some(d) if !d.is_empty() => s.description = Some(Some(d.clone())),
             _ => s.description = Some(None),
         }
-        s.verification_level =
-            self.named("verification_level", g.verification_level, |v| {
-                VerificationLevel::from_value(v)
-            });
+        s.verification_level = self.named("verification_level", g.verification_level, |v| {
+            VerificationLevel::from_value(v)
+        });
         s.default_message_notifications = self.named(
             "default_message_notifications",
             g.default_message_notifications,
@@ -826,7 +825,9 @@ impl Convert {
                     self.note(
                         NoteKind::LeftOut,
                         here,
-                        format!("an overwrite for member {id}: a template's member ids name no one"),
+                        format!(
+                            "an overwrite for member {id}: a template's member ids name no one"
+                        ),
                     );
                     continue;
                 }
@@ -941,7 +942,12 @@ impl Convert {
             }
         };
         if matches!(t, Text | Voice | Stage | Forum | Media) {
-            out.slowmode = range("rate_limit_per_user", c.rate_limit_per_user, SLOWMODE_MAX, 0);
+            out.slowmode = range(
+                "rate_limit_per_user",
+                c.rate_limit_per_user,
+                SLOWMODE_MAX,
+                0,
+            );
         }
         if voiceish {
             let (bitrate_max, users_max) = if t == Stage {
@@ -985,7 +991,10 @@ impl Convert {
             );
         }
         for (field, set) in [
-            ("template", c.template.as_deref().is_some_and(|t| !t.is_empty())),
+            (
+                "template",
+                c.template.as_deref().is_some_and(|t| !t.is_empty()),
+            ),
             ("default_tag_setting", c.default_tag_setting.is_some()),
             ("theme_color", c.theme_color.is_some()),
         ] {
@@ -1054,7 +1063,10 @@ impl Convert {
             self.note(
                 NoteKind::Changed,
                 format!("{path}.name"),
-                format!("{} channel \"{written}\" is written \"{base}\", as Discord stores it", t.name()),
+                format!(
+                    "{} channel \"{written}\" is written \"{base}\", as Discord stores it",
+                    t.name()
+                ),
             );
         }
         let group = if t == ChannelType::Category {
@@ -1072,17 +1084,14 @@ impl Convert {
         );
         if name != base {
             let what = if t == ChannelType::Category {
-                "category"
+                "category".to_owned()
             } else {
-                "channel"
+                format!("{} channel", t.name())
             };
             self.note(
                 NoteKind::Renamed,
                 format!("{path}.name"),
-                format!(
-                    "{} {what} \"{base}\" is \"{name}\": another in the same place has that name",
-                    t.name()
-                ),
+                format!("{what} \"{base}\" is \"{name}\": another in the same place has that name"),
             );
         }
         name
@@ -1330,12 +1339,24 @@ mod tests {
     #[test]
     fn names_are_made_distinct_within_their_length() {
         let mut taken = HashSet::new();
-        assert_eq!(distinct("Member", 100, Style::Display, &mut taken), "Member");
-        assert_eq!(distinct("Member", 100, Style::Display, &mut taken), "Member (2)");
-        assert_eq!(distinct("Member", 100, Style::Display, &mut taken), "Member (3)");
+        assert_eq!(
+            distinct("Member", 100, Style::Display, &mut taken),
+            "Member"
+        );
+        assert_eq!(
+            distinct("Member", 100, Style::Display, &mut taken),
+            "Member (2)"
+        );
+        assert_eq!(
+            distinct("Member", 100, Style::Display, &mut taken),
+            "Member (3)"
+        );
         let mut taken = HashSet::new();
         assert_eq!(distinct("general", 100, Style::Text, &mut taken), "general");
-        assert_eq!(distinct("general", 100, Style::Text, &mut taken), "general-2");
+        assert_eq!(
+            distinct("general", 100, Style::Text, &mut taken),
+            "general-2"
+        );
         let long = "x".repeat(20);
         let mut taken = HashSet::new();
         distinct(&long, 20, Style::Display, &mut taken);
@@ -1353,7 +1374,10 @@ mod tests {
         assert_eq!(t.allow, Some(Bits(Permissions(1024))));
         assert_eq!(t.deny, Some(Bits(Permissions(2048))));
         for bad in [r#"{"id": -1}"#, r#"{"id": "x"}"#, r#"{"id": 1.5}"#] {
-            assert!(serde_json::from_str::<TemplateOverwrite>(bad).is_err(), "{bad}");
+            assert!(
+                serde_json::from_str::<TemplateOverwrite>(bad).is_err(),
+                "{bad}"
+            );
         }
     }
 }
