@@ -15,6 +15,7 @@
 //! `bitrate`) are ignored, as Discord ignores them; fields this reader does not know are
 //! ignored too (docs/manifest.md, "Start from a template").
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::{self, Write};
 
@@ -308,6 +309,10 @@ struct Convert {
 
 /// A channel of the template placed in the manifest: where it is in the template, its
 /// type, and its overwrites by role name (for telling synced channels).
+/// Where a template channel went in the manifest: its index in the top-level list, and its
+/// index among its category's channels.
+type Place = (usize, Option<usize>);
+
 struct Placed<'t> {
     at: usize,
     source: &'t TemplateChannel,
@@ -339,16 +344,12 @@ impl Convert {
 
     // -- Settings
 
-    fn settings(
-        &mut self,
-        g: &SourceGuild,
-        m: &Manifest,
-        ids: &HashMap<u64, (usize, Option<usize>)>,
-    ) -> Settings {
+    fn settings(&mut self, g: &SourceGuild, m: &Manifest, ids: &HashMap<u64, Place>) -> Settings {
         let mut s = Settings::default();
         if let Some(name) = &g.name {
+            // Discord counts without surrounding whitespace; the checks count all of it.
             let n = name.trim().chars().count();
-            if (GUILD_NAME_LEN.0..=GUILD_NAME_LEN.1).contains(&n) {
+            if n >= GUILD_NAME_LEN.0 && name.chars().count() <= GUILD_NAME_LEN.1 {
                 s.name = Some(name.clone());
             } else {
                 self.note(
@@ -482,7 +483,7 @@ impl Convert {
         id: Option<Id>,
         want: ChannelType,
         m: &Manifest,
-        ids: &HashMap<u64, (usize, Option<usize>)>,
+        ids: &HashMap<u64, Place>,
     ) -> Option<Option<String>> {
         let path = format!("{GUILD}.{field}");
         let Some(Id(id)) = id else {
@@ -689,10 +690,7 @@ impl Convert {
     /// The manifest's channels (top-level ones, then categories with theirs, each list in
     /// Discord's display order) and where each template channel id went: (index in the
     /// top-level list, index among its category's channels).
-    fn channels(
-        &mut self,
-        channels: &[TemplateChannel],
-    ) -> (Vec<Channel>, HashMap<u64, (usize, Option<usize>)>) {
+    fn channels(&mut self, channels: &[TemplateChannel]) -> (Vec<Channel>, HashMap<u64, Place>) {
         // Which template entry each id means: the first that has it.
         let mut by_id: HashMap<u64, usize> = HashMap::new();
         let mut placed: Vec<Placed> = Vec::new();
@@ -713,14 +711,15 @@ impl Convert {
                 continue;
             };
             if let Some(Id(id)) = c.id {
-                if by_id.contains_key(&id) {
-                    self.note(
+                match by_id.entry(id) {
+                    Entry::Occupied(_) => self.note(
                         NoteKind::Changed,
                         format!("{path}.id"),
                         format!("channel id {id} is used twice: references to it are to the first"),
-                    );
-                } else {
-                    by_id.insert(id, placed.len());
+                    ),
+                    Entry::Vacant(v) => {
+                        v.insert(placed.len());
+                    }
                 }
             }
             let overwrites = self.overwrites(c, &path);
@@ -776,7 +775,7 @@ impl Convert {
         order(&mut categories);
 
         let mut out: Vec<Channel> = Vec::new();
-        let mut where_: HashMap<usize, (usize, Option<usize>)> = HashMap::new();
+        let mut where_: HashMap<usize, Place> = HashMap::new();
         // Names are distinct per parent and type group (the checks' rule); the top level
         // has its channels and the categories.
         let mut top_names: HashMap<&'static str, HashSet<String>> = HashMap::new();
