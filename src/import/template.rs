@@ -1270,16 +1270,16 @@ fn distinct(base: &str, max: usize, style: Style, taken: &mut HashSet<String>) -
 fn render(t: &Template, m: &Manifest, notes: &[Note]) -> Result<String, TemplateError> {
     let mut out = String::new();
     let _ = writeln!(out, "{}", schema_modeline());
-    let source = t
-        .serialized_source_guild
+    // The template's name, or its guild's when it has none.
+    let name = t
         .name
         .as_deref()
-        .or(t.name.as_deref())
+        .or(t.serialized_source_guild.name.as_deref())
         .unwrap_or("");
     let _ = writeln!(
         out,
         "# Imported by `guildctl import template` from template \"{}\" (code {}) of guild {}.",
-        shown(t.name.as_deref().unwrap_or(source)),
+        shown(name),
         shown(t.code.as_deref().unwrap_or("unknown")),
         t.source_guild_id
             .map_or("unknown".to_owned(), |Id(id)| id.to_string()),
