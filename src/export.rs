@@ -138,7 +138,8 @@ fn settings(snap: &Snapshot, names: &Names) -> Settings {
     serde_json::from_value(value).unwrap_or(settings)
 }
 
-fn permission_names(p: Permissions) -> Vec<PermissionName> {
+/// A permission set as the manifest writes it: names, then `bit_N` for bits without one.
+pub(crate) fn permission_names(p: Permissions) -> Vec<PermissionName> {
     p.display_names().into_iter().map(PermissionName).collect()
 }
 
@@ -399,9 +400,7 @@ fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
 /// YAML, one section at a time, with a comment above each.
 fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
-    // First, where yaml-language-server looks for it: editors validate and complete the
-    // file against the schema at the schema's own `$id` (docs/editor.md).
-    let _ = writeln!(out, "# yaml-language-server: $schema={SCHEMA_ID}");
+    let _ = writeln!(out, "{}", schema_modeline());
     let _ = writeln!(
         out,
         "# Exported by `guildctl export` from guild {} ({}).\n\
@@ -473,8 +472,16 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     Ok(out)
 }
 
-/// Writes `key: value` as YAML, with a comment above it.
-fn section<T: Serialize>(
+/// The first line of every manifest guildctl writes, where yaml-language-server looks for
+/// it: editors validate and complete the file against the schema at the schema's own `$id`
+/// (docs/editor.md).
+pub(crate) fn schema_modeline() -> String {
+    format!("# yaml-language-server: $schema={SCHEMA_ID}")
+}
+
+/// Writes `key: value` as YAML, with a comment above it (each line of `comment` becomes a
+/// `# ` line; the caller keeps outside text in it to one line each).
+pub(crate) fn section<T: Serialize>(
     out: &mut String,
     comment: Option<&str>,
     key: &str,

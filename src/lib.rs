@@ -5,7 +5,8 @@
 //! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON).
 //! `github` talks to GitHub's REST API for the Action (plan comments, drift issues);
 //! `progress` is what a person sees on stderr while `apply` runs; `inert` is how text
-//! from outside (names, reasons, error bodies, file names) is shown anywhere.
+//! from outside (names, reasons, error bodies, file names) is shown anywhere; `import`
+//! makes a manifest from a Discord server template.
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
@@ -14,6 +15,7 @@ pub mod discord;
 pub mod drift;
 pub mod export;
 pub mod github;
+pub mod import;
 pub mod inert;
 pub mod manifest;
 /// Discord's permission bits and names, shared with the emulator.

@@ -13,6 +13,7 @@ use commands::apply::ApplyArgs;
 use commands::drift::DriftArgs;
 use commands::emulator::EmulatorArgs;
 use commands::export::ExportArgs;
+use commands::import::ImportArgs;
 use commands::plan::PlanArgs;
 use commands::validate::ValidateArgs;
 use guildctl::inert;
@@ -68,6 +69,11 @@ enum Command {
   guildctl export --guild 81384788765712384 -o guild.yaml
   guildctl export --sandbox")]
     Export(ExportArgs),
+    /// Make a manifest from a Discord server template (no network).
+    #[command(after_help = "Examples:
+  guildctl import template template.json -o guild.yaml
+  guildctl import template template.json > guild.yaml && guildctl validate -f guild.yaml")]
+    Import(ImportArgs),
     /// For the GitHub Action: the plan comment, the drift issue, a plan's digest
     /// (docs/github.md).
     #[command(hide = true)]
@@ -162,6 +168,7 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Apply(args) => commands::apply::run(args).await,
         Command::Drift(args) => commands::drift::run(args).await,
         Command::Export(args) => commands::export::run(args).await,
+        Command::Import(args) => commands::import::run(args),
         Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
         Command::Emulator(args) => commands::emulator::run(args).await,
         Command::Man => {

@@ -12,13 +12,15 @@ fn guildctl(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
-const COMMANDS: [&str; 11] = [
+const COMMANDS: [&str; 13] = [
     "validate",
     "schema",
     "plan",
     "apply",
     "drift",
     "export",
+    "import",
+    "import template",
     "emulator",
     "emulator call",
     "completions",

@@ -7,6 +7,7 @@ pub mod drift;
 pub mod emulator;
 pub mod export;
 mod git;
+pub mod import;
 pub mod plan;
 mod session;
 pub mod validate;

@@ -90,6 +90,32 @@ impl Harness {
     }
 }
 
+/// The default guild emptied as a new guild is, to apply a whole manifest to: only
+/// @everyone and the bot's own role, no channels, webhooks or member roles; with the NEWS
+/// feature, so announcement channels can be created.
+pub fn bare_guild_state() -> State {
+    let mut state = discord_emulator::default_state();
+    let g = &mut state.guilds[0];
+    let bot_member = g
+        .members
+        .iter()
+        .find(|m| m.user_id == state.bot_user_id)
+        .expect("the bot is a member");
+    let keep: Vec<String> = bot_member.roles.clone();
+    let gid = g.id.clone();
+    g.roles.retain(|r| r.id == gid || keep.contains(&r.id));
+    for m in &mut g.members {
+        m.roles.retain(|r| keep.contains(r));
+    }
+    g.channels.clear();
+    g.webhooks.clear();
+    g.afk_channel_id = None;
+    g.system_channel_id = None;
+    g.widget_channel_id = None;
+    g.features.push("NEWS".into());
+    state
+}
+
 pub fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples")
