@@ -836,6 +836,7 @@ mod tests {
             path: "/guilds/1".into(),
             status: StatusCode::BAD_REQUEST,
             body: Some(body),
+            scope: None,
         }));
         assert_eq!(
             e.to_string(),
