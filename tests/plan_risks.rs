@@ -35,7 +35,7 @@ fn text_risks(stdout: &str) -> Vec<&str> {
 
 /// The markdown lines that escape_md leaves a name as, for `#name-with-dashes`.
 fn md(name: &str) -> String {
-    name.replace('#', "\\#").replace('-', "\\-")
+    guildctl::inert::markdown(name)
 }
 
 /// The case: 70 channels with long topics and one overwrite opening Staff/#mod-log
@@ -80,7 +80,8 @@ async fn a_comment_cut_to_size_keeps_the_risk_that_opens_mod_log() {
     );
     assert_eq!(
         lines[6],
-        "- channel Staff/\\#mod\\-log opens view_channel to @everyone"
+        // Names are inert in markdown: no `#` reference, no `@` mention (src/inert.rs).
+        "- channel Staff/\\#\u{200b}mod\\-log opens view_channel to @\u{200b}everyone"
     );
     assert!(lines[8].starts_with("<details><summary>Changes (71)"));
     // The risky change's own diff is kept in preference to a topic's.
@@ -148,8 +149,9 @@ roles:
     let text = plan(&h, yaml, "text").await;
     assert_eq!(text_risks(&text.stdout), vec![format!("  ! {line}")]);
     let markdown = plan(&h, yaml, "markdown").await;
+    let md_line = line.replace('@', "@\u{200b}");
     assert!(
-        markdown.stdout.contains(&format!("\n- {line}\n")),
+        markdown.stdout.contains(&format!("\n- {md_line}\n")),
         "{}",
         markdown.stdout
     );
