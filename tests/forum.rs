@@ -184,7 +184,14 @@ channels:
     let plan = h.run(&["plan", "-f", m]).await;
     plan.assert_code(0);
     assert!(plan.stdout.contains("- idea"), "{}", plan.stdout);
-    assert!(plan.stdout.contains("+ feature-request"), "{}", plan.stdout);
+    // A rename says it is one, on its own line; a new tag does not.
+    assert!(
+        plan.stdout
+            .contains("+ feature-request (renamed from idea; its posts keep it)"),
+        "{}",
+        plan.stdout
+    );
+    assert!(!plan.stdout.contains("wontfix (renamed"), "{}", plan.stdout);
     h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
     let second = tag_ids(&channel(&h, "ideas"));
     assert_eq!(id_of(&second, "bug"), id_of(&first, "bug"));

@@ -193,10 +193,23 @@ pub(super) fn forum_fields(
             }
             let labels =
                 |list: &[StoredTag]| json!(list.iter().map(StoredTag::label).collect::<Vec<_>>());
+            // A tag that keeps its id under a new name is a rename, not a delete and a
+            // create: its posts keep it, and the plan says so on its line.
+            let renamed = |t: &StoredTag| {
+                let was = live_tags
+                    .iter()
+                    .find(|l| t.id.as_deref() == Some(l.id.as_str()) && l.name != t.name);
+                match was {
+                    Some(l) => {
+                        format!("{} (renamed from {}; its posts keep it)", t.label(), l.name)
+                    }
+                    None => t.label(),
+                }
+            };
             b.set(
                 "tags",
                 before(labels(&have)),
-                labels(&want),
+                json!(want.iter().map(renamed).collect::<Vec<_>>()),
                 "available_tags",
                 Value::Array(want.iter().map(StoredTag::api).collect()),
             );
