@@ -105,3 +105,38 @@ async fn overwrites_get_the_same_help() {
         run.stderr
     );
 }
+
+/// Since 2026-02-23 `manage_messages` no longer pins and `manage_channels` no longer
+/// bypasses slowmode (issue 20, point 8): the plan says what such a role no longer allows,
+/// and when a manifest written before the split would undo Discord's migration.
+#[tokio::test]
+async fn the_2026_permission_split_is_noted_in_plans() {
+    let h = Harness::start().await;
+    let before_split =
+        "version: 1\nroles:\n  - name: Janitor\n    permissions: [manage_messages, pin_messages]\n";
+    let m = h.manifest("guild.yaml", before_split);
+    h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"])
+        .await
+        .assert_code(0);
+    // The manifest as it was written before the split, against the migrated role.
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nroles:\n  - name: Janitor\n    permissions: [manage_messages]\n  - name: Tidy\n    permissions: [manage_channels]\n",
+    );
+    let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
+    run.assert_code(0);
+    assert!(
+        run.stdout.contains("role `Janitor`: the plan takes away `pin_messages`, which Discord gave it on 2026-02-23 when `manage_messages` stopped allowing members to pin messages"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("role `Tidy` grants `manage_channels`, which since 2026-02-23 no longer lets members send without waiting for slowmode: that is `bypass_slowmode` now"),
+        "{}",
+        run.stdout
+    );
+    // Listing the new bit says nothing more.
+    let m = h.manifest("guild.yaml", before_split);
+    let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
+    assert!(!run.stdout.contains("2026-02-23"), "{}", run.stdout);
+}

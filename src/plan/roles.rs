@@ -201,6 +201,45 @@ pub(super) fn whitespace_note(kind: &str, live: &str, declared: &str) -> String 
     )
 }
 
+/// Since 2026-02-23 `manage_messages` no longer lets members pin (that is `pin_messages`)
+/// and `manage_channels`/`manage_threads` no longer bypass slowmode (`bypass_slowmode`);
+/// Discord gave the new bits to the roles that had the old ones. The notes say what a
+/// role the manifest grants no longer allows, and when a manifest written before the split
+/// would take back what Discord's migration gave.
+fn split_notes(role: &str, live: Option<Permissions>, desired: Permissions) -> Vec<String> {
+    let bit = |name| Permissions::from_name(name).unwrap_or_default();
+    let splits = [
+        ("pin_messages", &["manage_messages"][..], "pin messages"),
+        (
+            "bypass_slowmode",
+            &["manage_channels", "manage_threads"][..],
+            "send without waiting for slowmode",
+        ),
+    ];
+    let mut notes = Vec::new();
+    for (new, old, what) in splits {
+        let granted: Vec<&str> = old
+            .iter()
+            .copied()
+            .filter(|o| desired.contains(bit(o)))
+            .collect();
+        if granted.is_empty() || desired.contains(bit(new)) {
+            continue;
+        }
+        let granted = granted.join(" and ");
+        if live.is_some_and(|l| l.contains(bit(new))) {
+            notes.push(format!(
+                "role `{role}`: the plan takes away `{new}`, which Discord gave it on 2026-02-23 when `{granted}` stopped allowing members to {what}; list `{new}` to keep what the role can do today, or leave it out to take it away"
+            ));
+        } else {
+            notes.push(format!(
+                "role `{role}` grants `{granted}`, which since 2026-02-23 no longer lets members {what}: that is `{new}` now"
+            ));
+        }
+    }
+    notes
+}
+
 fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) -> ChangeBuilder {
     let mut b = ChangeBuilder::new();
     // `@everyone` manages only its permissions; its name is Discord's.
@@ -224,6 +263,9 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
     if let Some(names) = &d.permissions {
         let keep = live.map(|l| l.permissions).unwrap_or_default();
         let desired = permission_bits(cx, names, keep, &format!("{source}.permissions"));
+        for note in split_notes(&d.name, live.map(|l| l.permissions), desired) {
+            cx.warn(Some(format!("{source}.permissions")), note);
+        }
         if live.map(|l| l.permissions) != Some(desired) {
             b.set(
                 "permissions",
