@@ -32,6 +32,12 @@ fn write_with_recomputed_digest(h: &Harness, name: &str, mut plan: Value) {
     std::fs::write(h.dir.path().join(name), plan.to_string()).unwrap();
 }
 
+/// `guildctl apply --plan PLAN -f MANIFEST --yes`.
+async fn apply_reviewed(h: &Harness, plan: &str, manifest: &str) -> common::Run {
+    h.run(&["apply", "--plan", plan, "-f", manifest, "--yes"])
+        .await
+}
+
 fn everyone_is_admin(h: &Harness) -> bool {
     let g = h.guild();
     let everyone = g.roles.iter().find(|r| r.id == g.id).unwrap();
@@ -56,16 +62,7 @@ async fn operations_that_differ_from_the_shown_changes_are_never_run() {
     forged["operations"] = calls;
     write_with_recomputed_digest(&h, "forged.json", forged);
     h.emu.clear_requests();
-    let run = h
-        .run(&[
-            "apply",
-            "--plan",
-            "forged.json",
-            "-f",
-            "reviewed.yaml",
-            "--yes",
-        ])
-        .await;
+    let run = apply_reviewed(&h, "forged.json", "reviewed.yaml").await;
     run.assert_code(1);
     assert!(
         run.stderr.contains(&format!(
@@ -99,16 +96,7 @@ async fn changes_and_operations_both_edited_with_the_digest_recomputed_are_refus
     forged["manifest_sha256"] = reviewed["manifest_sha256"].clone();
     write_with_recomputed_digest(&h, "forged.json", forged);
     h.emu.clear_requests();
-    let run = h
-        .run(&[
-            "apply",
-            "--plan",
-            "forged.json",
-            "-f",
-            "reviewed.yaml",
-            "--yes",
-        ])
-        .await;
+    let run = apply_reviewed(&h, "forged.json", "reviewed.yaml").await;
     run.assert_code(1);
     // The refusal says which changes differ, both ways.
     assert!(
@@ -158,31 +146,13 @@ async fn forged_deletions_meet_the_gate_and_protect_of_the_derived_plan() {
     forged["deletion_gate"] = json!({"refused": false, "deletes": 0, "kinds": []});
     write_with_recomputed_digest(&h, "forged.json", forged);
     h.emu.clear_requests();
-    let run = h
-        .run(&[
-            "apply",
-            "--plan",
-            "forged.json",
-            "-f",
-            "guarded.yaml",
-            "--yes",
-        ])
-        .await;
+    let run = apply_reviewed(&h, "forged.json", "guarded.yaml").await;
     run.assert_code(1);
     assert!(h.writes().is_empty(), "{}", run.stderr);
     assert_eq!(h.guild().channels.len(), channels_before);
 
     // The reviewed file itself applies, and runs the derived call: one role created.
-    let run = h
-        .run(&[
-            "apply",
-            "--plan",
-            "guarded.json",
-            "-f",
-            "guarded.yaml",
-            "--yes",
-        ])
-        .await;
+    let run = apply_reviewed(&h, "guarded.json", "guarded.yaml").await;
     run.assert_code(0);
     let writes = h.writes();
     assert_eq!(writes.len(), 1, "{writes:?}");
@@ -202,16 +172,7 @@ async fn a_plan_reviewed_before_the_guild_moved_is_refused() {
         .await
         .assert_code(0);
     h.emu.clear_requests();
-    let run = h
-        .run(&[
-            "apply",
-            "--plan",
-            "reviewed.json",
-            "-f",
-            "reviewed.yaml",
-            "--yes",
-        ])
-        .await;
+    let run = apply_reviewed(&h, "reviewed.json", "reviewed.yaml").await;
     run.assert_code(1);
     assert!(
         run.stderr
