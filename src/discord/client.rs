@@ -401,15 +401,7 @@ impl Client {
             return Ok(v);
         }
         let value = json_body(&Method::GET, path, &body)?;
-        serde_path_to_error::deserialize(value).map_err(|e| {
-            let at = e.path().to_string();
-            let inner = e.into_inner();
-            decode(if at == "." {
-                inner.to_string()
-            } else {
-                format!("at {at}: {inner}")
-            })
-        })
+        super::models::decode_at(value).map_err(decode)
     }
 
     /// Sends one request, waiting for its rate-limit bucket and the global limit,

@@ -150,6 +150,20 @@ impl PartialEq for LenientField {
     }
 }
 
+/// Decodes a response body into `T`; the error says where it does not fit (`at
+/// roles[1].position: …`).
+pub fn decode_at<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let at = e.path().to_string();
+        let inner = e.into_inner();
+        if at == "." {
+            inner.to_string()
+        } else {
+            format!("at {at}: {inner}")
+        }
+    })
+}
+
 impl Guild {
     /// Decodes a guild read, marking the [`LENIENT_GUILD_FIELDS`] it lacks as unknown; the
     /// error says where the body does not fit.
@@ -163,15 +177,7 @@ impl Guild {
                 }
             }
         }
-        let mut guild: Guild = serde_path_to_error::deserialize(value).map_err(|e| {
-            let at = e.path().to_string();
-            let inner = e.into_inner();
-            if at == "." {
-                inner.to_string()
-            } else {
-                format!("at {at}: {inner}")
-            }
-        })?;
+        let mut guild: Guild = decode_at(value)?;
         guild.unknown = unknown;
         Ok(guild)
     }

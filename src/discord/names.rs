@@ -50,12 +50,6 @@ pub fn channel_answers_to(kind: u8, name: &str, wanted: &str) -> bool {
     stored_channel_name(kind, name) == stored_channel_name(kind, wanted)
 }
 
-/// The form a reference's exact-name tie-break compares: the stored name of a
-/// text-like channel, any other name with its whitespace collapsed.
-pub fn reference_name(kind: u8, name: &str) -> String {
-    stored_channel_name(kind, name)
-}
-
 /// The key a role, webhook, voice or category name is matched by, and the form
 /// guildctl sends: trimmed, every run of whitespace inside becoming one space.
 /// Discord stores nicknames and webhook names so (§9.2); roles, categories and voice

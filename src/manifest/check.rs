@@ -27,7 +27,7 @@ use super::types::{
     Snowflake, VerificationLevel,
 };
 use crate::discord::models::LOCALES;
-use crate::discord::names::{channel_answers_to, reference_name};
+use crate::discord::names::{channel_answers_to, stored_channel_name};
 use crate::permissions::Permissions;
 
 pub use image::{IMAGE_MAX_BYTES, read_image};
@@ -750,7 +750,7 @@ pub(crate) fn resolve_channel_ref(
 
 /// A channel's name in the form a reference's exact-name tie-break compares.
 fn stored_name(kind: ChannelType, name: &str) -> String {
-    reference_name(kind.value() as u8, name)
+    stored_channel_name(kind.value() as u8, name)
 }
 
 fn len(s: &str) -> usize {

@@ -14,7 +14,7 @@ use super::{
     created_ref,
 };
 use crate::discord::models::channel_type;
-use crate::discord::names::{channel_answers_to, reference_name, stored_channel_name};
+use crate::discord::names::{channel_answers_to, stored_channel_name};
 use crate::manifest::{Manifest, resolve_channel_ref};
 use crate::snapshot::Snapshot;
 
@@ -204,7 +204,7 @@ impl ChannelRefs {
                 .collect()
         };
         resolve_channel_ref(reference, named, |i| {
-            reference_name(self.targets[i].kind, &self.targets[i].name)
+            stored_channel_name(self.targets[i].kind, &self.targets[i].name)
         })
     }
 }
