@@ -222,11 +222,10 @@ fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Ch
     let voice_like = matches!(k, channel_type::VOICE | channel_type::STAGE);
     let slowmode_types = text_like && k != channel_type::ANNOUNCEMENT || voice_like;
     let synced = parent.is_some_and(|p| p.overwrite_set() == c.overwrite_set());
-    let overwrites: Vec<Overwrite> = c
-        .overwrite_set()
-        .iter()
-        .map(|o| overwrite(snap, o))
-        .collect();
+    // Every entry, all-zero ones too: the manifest states the list as it is.
+    let mut listed = c.permission_overwrites.clone();
+    listed.sort();
+    let overwrites: Vec<Overwrite> = listed.iter().map(|o| overwrite(snap, o)).collect();
     Channel {
         id: Some(Snowflake(c.id.clone())),
         name: c.name.clone(),

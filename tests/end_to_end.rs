@@ -349,6 +349,83 @@ channels:
         .assert_code(0);
 }
 
+/// An overwrite that allows and denies nothing changes no permission, but Discord keeps it
+/// and lists the role in the channel's permissions: the plan shows it being added (issue
+/// 20, point 5), apply creates it, and it then converges.
+#[tokio::test]
+async fn an_empty_overwrite_is_shown_created_and_converges() {
+    let h = Harness::start().await;
+    let mod_log = channel_id(&h, "mod-log");
+    let m = h.manifest(
+        "m.yaml",
+        r#"version: 1
+channels:
+  - name: Staff
+    type: category
+    channels:
+      - name: mod-log
+        overwrites:
+          - { role: "@everyone", deny: [view_channel] }
+          - { role: Helper }
+"#,
+    );
+    let m = m.to_str().unwrap();
+    let plan = h.run(&["plan", "-f", m, "--format", "json"]).await;
+    plan.assert_code(0);
+    let json: serde_json::Value = serde_json::from_str(&plan.stdout).unwrap();
+    let change = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["object"]["name"] == "Staff/#mod-log")
+        .unwrap_or_else(|| panic!("mod-log is not changed: {json:#}"));
+    let after = change["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["field"] == "overwrites")
+        .unwrap_or_else(|| panic!("{change:#}"))["after"]
+        .clone();
+    assert!(
+        after
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!({"role": "Helper"})),
+        "the empty overwrite is shown: {after:#}"
+    );
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let live = h
+        .guild()
+        .channels
+        .into_iter()
+        .find(|c| c.id == mod_log)
+        .unwrap();
+    let helper = role_id(&h, "Helper");
+    assert!(
+        live.permission_overwrites.iter().any(|o| o.id == helper),
+        "{:?}",
+        live.permission_overwrites
+    );
+    h.run(&["plan", "-f", m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+    // Export keeps it, so the exported manifest plans to nothing as well.
+    h.run(&["export", "-o", "exported.yaml"])
+        .await
+        .assert_code(0);
+    let exported = h.dir.path().join("exported.yaml");
+    let text = std::fs::read_to_string(&exported).unwrap();
+    assert!(text.contains("role: Helper"), "{text}");
+    h.run(&[
+        "plan",
+        "-f",
+        exported.to_str().unwrap(),
+        "--detailed-exitcode",
+    ])
+    .await
+    .assert_code(0);
+}
+
 #[tokio::test]
 async fn editing_a_role_above_the_bot_fails_at_plan_time_naming_it() {
     let h = Harness::start().await;

@@ -119,15 +119,20 @@ impl Ow {
     }
 }
 
-/// The comparable form of a set: all-zero overwrites dropped (they change nothing,
-/// and Discord's sync check treats a missing one as all-zero), sorted by target.
-fn canonical(set: &[Ow]) -> Vec<Ow> {
-    let mut v: Vec<Ow> = set
-        .iter()
-        .filter(|o| !(o.allow.is_empty() && o.deny.is_empty()))
-        .cloned()
-        .collect();
+/// A channel's overwrites as they are listed, sorted by target. An all-zero overwrite
+/// changes no permission, but it is an entry Discord keeps and shows in the channel's
+/// permission list, so it is created, shown and compared like any other.
+fn listed(set: &[Ow]) -> Vec<Ow> {
+    let mut v = set.to_vec();
     v.sort_by_key(|o| format!("{:?}", o.target));
+    v
+}
+
+/// The overwrites as Discord's sync check sees them: all-zero ones dropped (a missing
+/// overwrite counts as all-zero there).
+fn effective(set: &[Ow]) -> Vec<Ow> {
+    let mut v = listed(set);
+    v.retain(|o| !(o.allow.is_empty() && o.deny.is_empty()));
     v
 }
 
@@ -540,7 +545,7 @@ fn overwrites_display(cx: &Ctx, set: &[Ow]) -> Value {
         ("role".into(), cx.role_label(t))
     };
     Value::Array(
-        canonical(set)
+        listed(set)
             .iter()
             .map(|o| {
                 let (k, v) = name_of(&o.target, o.kind);
@@ -684,7 +689,7 @@ fn follows_parent_sync(
         return false;
     };
     let live_set = |c: &LiveChannel| -> Vec<Ow> {
-        canonical(
+        effective(
             &c.permission_overwrites
                 .iter()
                 .map(Ow::from_live)
@@ -696,7 +701,7 @@ fn follows_parent_sync(
         && live_set(child) == live_set(parent)
         && desired[p]
             .as_deref()
-            .is_some_and(|want| canonical(want) != live_set(parent))
+            .is_some_and(|want| effective(want) != live_set(parent))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -737,7 +742,13 @@ fn plan_update(
             .iter()
             .map(Ow::from_live)
             .collect();
-        if canonical(want) != canonical(&have) {
+        // Synced means what Discord's sync check means: all-zero entries do not count.
+        let differs = if d.ch.sync_permissions == Some(true) {
+            effective(want) != effective(&have)
+        } else {
+            listed(want) != listed(&have)
+        };
+        if differs {
             if synced_by_parent {
                 // Shown, but no call: the category's update carries it over.
                 b.fields.push(FieldChange {
