@@ -129,7 +129,9 @@ async fn three_guilds_share_a_base_plan_apply_and_converge() {
         assert_eq!(changes.len(), 1, "{g}");
     }
     // --guilds runs only those named.
-    let some = h.run(&["plan", "--guilds", "b", "--detailed-exitcode"]).await;
+    let some = h
+        .run(&["plan", "--guilds", "b", "--detailed-exitcode"])
+        .await;
     some.assert_code(2);
     assert!(some.stdout.contains("\n== b ("));
     assert!(!some.stdout.contains("\n== a ("));
@@ -174,15 +176,15 @@ async fn diagnostics_name_the_file_a_value_came_from() {
         run.stderr
     );
     // A base may not name a guild; a missing base is shown on the `extends:` line.
-    h.manifest("base.yaml", &format!("{BASE}guild: \"81384788765712384\"\n"));
+    h.manifest(
+        "base.yaml",
+        &format!("{BASE}guild: \"81384788765712384\"\n"),
+    );
     let run = h.run(&["validate", "--guilds", "a"]).await;
     run.assert_code(1);
     assert!(run.stderr.contains("base.yaml:6:"), "{}", run.stderr);
     assert!(run.stderr.contains("names a guild"), "{}", run.stderr);
-    h.manifest(
-        "guilds/a.yaml",
-        "version: 1\nextends: [../nope.yaml]\n",
-    );
+    h.manifest("guilds/a.yaml", "version: 1\nextends: [../nope.yaml]\n");
     let run = h.run(&["validate", "--guilds", "a"]).await;
     run.assert_code(1);
     assert!(run.stderr.contains("a.yaml:2:"), "{}", run.stderr);
@@ -190,4 +192,60 @@ async fn diagnostics_name_the_file_a_value_came_from() {
     let run = h.run(&["plan", "--guilds", "zzz"]).await;
     run.assert_code(1);
     assert!(run.stderr.contains("a, b, c"), "{}", run.stderr);
+}
+
+/// One bot, one budget: 20 guilds planned through one client against the emulator's
+/// global limit on a scaled clock (50 a second, ten times faster). The 140 GETs meet no
+/// 429, and take at least the time the global limit sets (140 / 500 per second).
+#[tokio::test(flavor = "multi_thread")]
+async fn many_guilds_share_one_global_limit_without_a_429() {
+    const GUILDS: usize = 20;
+    const SCALE: u32 = 10;
+    let mut state = with_guild_copies(default_state(), GUILDS);
+    state.config.time_scale = f64::from(SCALE);
+    let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
+    let h = Harness::with_state(Some(state)).await;
+    let mut ws = String::from("guilds:\n");
+    for (i, id) in ids.iter().enumerate() {
+        h.manifest(&format!("g{i}.yaml"), "version: 1\n");
+        ws.push_str(&format!(
+            "  g{i}: {{ id: \"{id}\", manifest: g{i}.yaml }}\n"
+        ));
+    }
+    h.manifest("guildctl.yaml", &ws);
+    let start = std::time::Instant::now();
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"))
+        .args(["plan", "--all", "--detailed-exitcode"])
+        .env("DISCORD_TOKEN", &h.emu.token)
+        .env("GUILDCTL_API_BASE", &h.emu.api_base)
+        .env("GUILDCTL_CLOCK_SCALE", SCALE.to_string())
+        .env("NO_COLOR", "1")
+        .current_dir(h.dir.path())
+        .output()
+        .await
+        .expect("guildctl runs");
+    let wall = start.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = h.requests();
+    assert_eq!(
+        requests.iter().filter(|r| r.method == "GET").count(),
+        7 * GUILDS
+    );
+    let limited: Vec<_> = requests.iter().filter(|r| r.status == 429).collect();
+    assert!(limited.is_empty(), "429s: {limited:?}");
+    let (per, _) = gets_per_guild(&h, &ids);
+    assert!(ids.iter().all(|id| per.get(id) == Some(&6)), "{per:?}");
+    // The global limit held: 140 requests at 50 per window of 0.1 s need three windows,
+    // so at least two whole windows pass (they were not all let through at once).
+    let window = 1.0 / f64::from(SCALE);
+    let windows = (7 * GUILDS).div_ceil(50) as f64;
+    assert!(
+        wall.as_secs_f64() >= (windows - 1.0) * window,
+        "wall {wall:?}: faster than the global limit allows"
+    );
 }

@@ -58,7 +58,11 @@ pub struct ApplyArgs {
 /// Reads a saved plan and checks, before any request, that it was made from this
 /// manifest, for this guild, by this guildctl, and that its digest is its own. What it
 /// says is trusted no further: only its digest is used, to match the plan apply derives.
-pub(super) fn read_reviewed_plan(path: &Path, loaded: &LoadedManifest, guild_id: &str) -> Result<Plan> {
+pub(super) fn read_reviewed_plan(
+    path: &Path,
+    loaded: &LoadedManifest,
+    guild_id: &str,
+) -> Result<Plan> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the plan {}", path.display()))?;
     let plan: Plan = serde_json::from_str(&text)
@@ -87,7 +91,9 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     let target = &target;
     if target.selection.active() {
         if webhook_urls.is_some() {
-            bail!("--webhook-urls takes one guild's URLs: apply the guilds that create webhooks one at a time (-f)");
+            bail!(
+                "--webhook-urls takes one guild's URLs: apply the guilds that create webhooks one at a time (-f)"
+            );
         }
         return super::workspace::apply(super::workspace::ApplyAll {
             target,

@@ -98,17 +98,18 @@ where
     F: Fn(WorkspaceGuild) -> Fut,
     Fut: std::future::Future<Output = Result<Outcome>>,
 {
-    let mut out: Vec<(usize, Outcome)> = futures_util::stream::iter(guilds.iter().cloned().enumerate())
-        .map(|(i, g)| {
-            let run = job(g.clone());
-            async move {
-                let o = run.await.unwrap_or_else(|e| Outcome::failed(&g, &e));
-                (i, o)
-            }
-        })
-        .buffer_unordered(CONCURRENCY)
-        .collect()
-        .await;
+    let mut out: Vec<(usize, Outcome)> =
+        futures_util::stream::iter(guilds.iter().cloned().enumerate())
+            .map(|(i, g)| {
+                let run = job(g.clone());
+                async move {
+                    let o = run.await.unwrap_or_else(|e| Outcome::failed(&g, &e));
+                    (i, o)
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await;
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, o)| o).collect()
 }
@@ -219,11 +220,7 @@ async fn read(session: &Session, id: &str) -> Result<Snapshot> {
 
 // --- validate
 
-pub(crate) fn validate(
-    sel: &Selection,
-    format: manifest::ReportFormat,
-    color: bool,
-) -> Result<u8> {
+pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: bool) -> Result<u8> {
     let (_, guilds) = sel.resolve()?;
     let outcomes: Vec<Outcome> = guilds
         .iter()
@@ -477,7 +474,9 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         .map_err(|e| refused(&t, &loaded, &e))?;
     if let Some(reviewed) = &reviewed {
         plan.matches_reviewed(reviewed).map_err(|e| {
-            anyhow!("refusing to apply: {e}. Make and review a new plan; nothing was sent to Discord")
+            anyhow!(
+                "refusing to apply: {e}. Make and review a new plan; nothing was sent to Discord"
+            )
         })?;
     }
     plan.deletion_gate = plan::safety::deletion_gate(
@@ -579,7 +578,9 @@ pub(crate) async fn drift(
 
 pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path>) -> Result<u8> {
     let Some(dir) = out else {
-        bail!("export --all writes one manifest per guild: give the folder with -o DIR (DIR/NAME.yaml)");
+        bail!(
+            "export --all writes one manifest per guild: give the folder with -o DIR (DIR/NAME.yaml)"
+        );
     };
     let (_, guilds) = sel.resolve()?;
     std::fs::create_dir_all(dir)

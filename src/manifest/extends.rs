@@ -29,6 +29,9 @@ pub const MAX_BASES: usize = 16;
 /// Lists whose items merge by identity (paths without their indexes).
 const IDENTITY_LISTS: [&str; 4] = ["roles", "channels", "channels.channels", "webhooks"];
 
+/// Where a merged node is shown: a node of one file.
+type Origin<'a> = Option<(usize, &'a At<Node>)>;
+
 /// One node of the merged manifest: taken whole from one file, or merged from several.
 enum L<'a> {
     One(usize, &'a At<Node>),
@@ -53,7 +56,7 @@ impl<'a> L<'a> {
     }
 
     /// The entries of a mapping, each taken whole from its file.
-    fn into_map(self) -> Result<(Option<(usize, &'a At<Node>)>, Vec<Entry<'a>>), L<'a>> {
+    fn into_map(self) -> Result<(Origin<'a>, Vec<Entry<'a>>), L<'a>> {
         match self {
             L::One(f, node) => match &node.value {
                 Node::Map(entries) => Ok((
@@ -74,10 +77,13 @@ impl<'a> L<'a> {
         }
     }
 
-    fn into_seq(self) -> Result<(Option<(usize, &'a At<Node>)>, Vec<L<'a>>), L<'a>> {
+    fn into_seq(self) -> Result<(Origin<'a>, Vec<L<'a>>), L<'a>> {
         match self {
             L::One(f, node) => match &node.value {
-                Node::Seq(items) => Ok((Some((f, node)), items.iter().map(|i| L::One(f, i)).collect())),
+                Node::Seq(items) => Ok((
+                    Some((f, node)),
+                    items.iter().map(|i| L::One(f, i)).collect(),
+                )),
                 _ => Err(L::One(f, node)),
             },
             L::Seq(o, i) => Ok((o, i)),
@@ -102,13 +108,15 @@ impl<'a> L<'a> {
                     .and_then(|(_, v)| str_of(v)),
                 _ => None,
             },
-            L::Map(_, entries) => entries
-                .iter()
-                .find(|e| e.name == name)
-                .and_then(|e| match &e.value {
-                    L::One(_, v) => str_of(v),
-                    _ => None,
-                }),
+            L::Map(_, entries) => {
+                entries
+                    .iter()
+                    .find(|e| e.name == name)
+                    .and_then(|e| match &e.value {
+                        L::One(_, v) => str_of(v),
+                        _ => None,
+                    })
+            }
             L::Seq(..) => None,
         }
     }
@@ -177,7 +185,8 @@ fn merge<'a>(base: L<'a>, over: L<'a>, kind: &str) -> L<'a> {
             for e in over_entries {
                 match entries.iter().position(|b| b.name == e.name) {
                     Some(i) => {
-                        let old = std::mem::replace(&mut entries[i].value, L::Seq(None, Vec::new()));
+                        let old =
+                            std::mem::replace(&mut entries[i].value, L::Seq(None, Vec::new()));
                         let child = child_kind(kind, e.name);
                         entries[i].value = merge(old, e.value, &child);
                         entries[i].key = e.key;
@@ -371,6 +380,8 @@ pub(super) fn extends_of(trees: &Trees) -> Result<Vec<(String, Span)>, Option<Sp
 pub(super) fn guild_in(trees: &Trees) -> Option<Span> {
     trees.parts.iter().find_map(|p| {
         let (file, key, _) = entry(trees, p)?;
-        (key.value.0 == "guild").then(|| key_span(file, key)).flatten()
+        (key.value.0 == "guild")
+            .then(|| key_span(file, key))
+            .flatten()
     })
 }

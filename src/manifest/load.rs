@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, Located, Report, Severity};
-use super::source::{self, SourceFile};
 use super::extends;
+use super::source::{self, SourceFile};
 use super::source_map::{Part, SourceMap, Span, Trees, key_span, span_of};
 use super::tree::{At, Limits, Node, Scalar, ScalarNode, parse_fast, to_json};
 use super::types::Manifest;
@@ -919,7 +919,10 @@ fn add_bases(
         if layers.len() > extends::MAX_BASES {
             refuse(
                 report,
-                format!("a manifest may be built on at most {} bases", extends::MAX_BASES),
+                format!(
+                    "a manifest may be built on at most {} bases",
+                    extends::MAX_BASES
+                ),
                 "merge some of the bases",
             );
             return;
@@ -934,7 +937,10 @@ fn add_bases(
             Err(e) => {
                 refuse(
                     report,
-                    format!("cannot read the base manifest {rel} ({}): {e}", path.display()),
+                    format!(
+                        "cannot read the base manifest {rel} ({}): {e}",
+                        path.display()
+                    ),
                     "the path is relative to the file that writes `extends:`",
                 );
                 continue;

@@ -140,7 +140,10 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
         let (line, column) = e
             .location()
             .map_or((1, 1), |l| (l.line() as u32, l.column() as u32));
-        invalid((line, column), format!("invalid YAML: {}", e.without_snippet()))
+        invalid(
+            (line, column),
+            format!("invalid YAML: {}", e.without_snippet()),
+        )
     })?;
     let Node::Map(top) = &tree.value else {
         return Err(invalid(
@@ -169,7 +172,10 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
         }
     }
     let Some(guilds) = guilds_node else {
-        return Err(invalid(at(&tree), "the workspace file has no `guilds:`".into()));
+        return Err(invalid(
+            at(&tree),
+            "the workspace file has no `guilds:`".into(),
+        ));
     };
     let Node::Map(entries) = &guilds.value else {
         return Err(invalid(
@@ -254,7 +260,9 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
                 other => {
                     return Err(invalid(
                         (fk.loc.line, fk.loc.column),
-                        format!("guild `{name}`: unknown key `{other}` (a guild has `id` and `manifest`)"),
+                        format!(
+                            "guild `{name}`: unknown key `{other}` (a guild has `id` and `manifest`)"
+                        ),
                     ));
                 }
             }
@@ -268,7 +276,10 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
         if let Some(other) = out.iter().find(|g| g.id == id) {
             return Err(invalid(
                 at(v),
-                format!("guild `{name}` has the id of `{}`: one guild, one manifest", other.name),
+                format!(
+                    "guild `{name}` has the id of `{}`: one guild, one manifest",
+                    other.name
+                ),
             ));
         }
         out.push(WorkspaceGuild { name, id, manifest });

@@ -111,7 +111,11 @@ mod tests {
         // Parents point inside the copy.
         for c in &b.channels {
             if let Some(p) = &c.parent_id {
-                assert!(b.channel(p).is_some(), "parent {p} of {} in the copy", c.name);
+                assert!(
+                    b.channel(p).is_some(),
+                    "parent {p} of {} in the copy",
+                    c.name
+                );
             }
         }
         // The members are the same users, with the copy's roles.
