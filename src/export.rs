@@ -32,6 +32,7 @@ pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
     let manifest = Manifest {
         version: 1,
         guild: Some(Snowflake(snap.guild.id.clone())),
+        extends: None,
         settings: Some(settings(snap, &names)),
         roles: Some(roles(snap)),
         channels: Some(channels(snap)),

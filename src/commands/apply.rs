@@ -27,7 +27,8 @@ use super::{Target, connect, fetch, refused};
 pub struct ApplyArgs {
     #[command(flatten)]
     pub target: Target,
-    /// The plan reviewed for this change (from `plan --out`). Apply plans again and
+    /// The plan reviewed for this change (from `plan --out`); with --all or --guilds, the
+    /// folder `plan --all --out DIR` wrote (DIR/NAME.json per guild). Apply plans again and
     /// proceeds only if its plan is this one (the same changes digest, manifest, guild
     /// and guildctl version); it then runs the calls it derived itself, never the
     /// file's.
@@ -57,7 +58,11 @@ pub struct ApplyArgs {
 /// Reads a saved plan and checks, before any request, that it was made from this
 /// manifest, for this guild, by this guildctl, and that its digest is its own. What it
 /// says is trusted no further: only its digest is used, to match the plan apply derives.
-fn read_reviewed_plan(path: &Path, loaded: &LoadedManifest, guild_id: &str) -> Result<Plan> {
+pub(super) fn read_reviewed_plan(
+    path: &Path,
+    loaded: &LoadedManifest,
+    guild_id: &str,
+) -> Result<Plan> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the plan {}", path.display()))?;
     let plan: Plan = serde_json::from_str(&text)
@@ -84,6 +89,22 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         webhook_urls,
     } = args;
     let target = &target;
+    if target.selection.active() {
+        if webhook_urls.is_some() {
+            bail!(
+                "--webhook-urls takes one guild's URLs: apply the guilds that create webhooks one at a time (-f)"
+            );
+        }
+        return super::workspace::apply(super::workspace::ApplyAll {
+            target,
+            plans: reviewed_path.as_deref(),
+            yes,
+            allow_deletes,
+            reason,
+            keep_going,
+        })
+        .await;
+    }
     // Before the first call: a file that could not take the URLs is found now, not
     // after the webhooks exist.
     let webhook_urls = webhook_urls
@@ -140,7 +161,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             return Ok(1);
         }
     }
-    let reason = reason.unwrap_or_else(|| default_reason(&target.file));
+    let reason = reason.unwrap_or_else(|| default_reason(target.file()));
     let options = apply::ApplyOptions {
         keep_going,
         webhook_urls,

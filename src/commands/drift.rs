@@ -38,6 +38,10 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         fail_on_unmanaged,
         applier,
     } = args;
+    if target.selection.active() {
+        return super::workspace::drift(&target, format, audit_pages, fail_on_unmanaged, &applier)
+            .await;
+    }
     let (loaded, session, snap) = read_guild(&target).await?;
     // Drift needs only eyes: the differences without apply's gates.
     let (plan, problems) = plan::differences(&loaded, &snap, &target.plan_options());
@@ -45,7 +49,7 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
-    let mut options = DriftOptions::new(now_ms, current_commit(&target.file));
+    let mut options = DriftOptions::new(now_ms, current_commit(target.file()));
     options.max_pages = audit_pages;
     options.appliers = applier;
     let report = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;

@@ -13,13 +13,23 @@ use super::Connection;
 pub struct ExportArgs {
     #[command(flatten)]
     pub conn: Connection,
-    /// The file to write (standard output without it).
+    #[command(flatten)]
+    selection: super::workspace::Selection,
+    /// The file to write (standard output without it); with --all or --guilds, the folder
+    /// that gets NAME.yaml per guild.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
 }
 
 pub async fn run(args: ExportArgs) -> Result<u8> {
-    let ExportArgs { conn, output } = args;
+    let ExportArgs {
+        conn,
+        selection,
+        output,
+    } = args;
+    if selection.active() {
+        return super::workspace::export(&selection, &conn, output.as_deref()).await;
+    }
     let session = conn.open(None).await?;
     let snap = Snapshot::fetch(&session.client, &session.guild_id)
         .await

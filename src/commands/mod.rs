@@ -11,6 +11,7 @@ pub mod import;
 pub mod plan;
 mod session;
 pub mod validate;
+mod workspace;
 
 pub(crate) use session::*;
 

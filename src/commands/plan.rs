@@ -15,7 +15,8 @@ use super::{EXIT_CHANGES, Session, Target, read_guild, refused};
 pub struct PlanArgs {
     #[command(flatten)]
     pub target: Target,
-    /// Also write the plan as JSON, for `apply --plan`.
+    /// Also write the plan as JSON, for `apply --plan`; with --all or --guilds, a folder
+    /// that gets NAME.json per guild.
     #[arg(long)]
     out: Option<PathBuf>,
     /// text for a terminal, markdown for a pull request, json for tools.
@@ -33,6 +34,9 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         format,
         detailed_exitcode,
     } = args;
+    if target.selection.active() {
+        return super::workspace::plan(&target, out.as_deref(), format, detailed_exitcode).await;
+    }
     let (_session, plan) = plan_for(&target, format).await?;
     if let Some(path) = out {
         std::fs::write(&path, report::plan_json(&plan))

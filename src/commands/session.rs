@@ -16,7 +16,7 @@ use guildctl::private_file::write_private;
 use guildctl::progress::{self, Console};
 use guildctl::snapshot::Snapshot;
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub(crate) struct ColorArg {
     /// Colour output: auto (a terminal without NO_COLOR), always or never.
     #[arg(long, value_enum, default_value = "auto", global = true)]
@@ -40,11 +40,18 @@ impl ColorChoice {
     }
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub(crate) struct Target {
-    /// The manifest file.
-    #[arg(short = 'f', long = "file")]
-    pub(crate) file: PathBuf,
+    /// The manifest file (or folder); or --all / --guilds for a workspace's guilds.
+    #[arg(
+        short = 'f',
+        long = "file",
+        required_unless_present_any = ["all", "guilds"],
+        conflicts_with_all = ["all", "guilds"]
+    )]
+    pub(crate) file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) selection: super::workspace::Selection,
     /// Create this declared channel even though the bot cannot see whether it exists
     /// (Discord hides channels a bot cannot view). Repeat for several; `Category/name`
     /// picks one in a category.
@@ -60,6 +67,11 @@ pub(crate) struct Target {
 }
 
 impl Target {
+    /// The manifest given with -f (clap requires it unless a workspace's guilds are run).
+    pub(crate) fn file(&self) -> &Path {
+        self.file.as_deref().unwrap_or(Path::new("."))
+    }
+
     pub(crate) fn plan_options(&self) -> PlanOptions {
         PlanOptions {
             create_unseen: self.create_unseen.clone(),
@@ -85,7 +97,7 @@ impl Target {
     }
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub(crate) struct Connection {
     /// The guild id, for a manifest without `guild:` (refused when it names another guild
     /// than the manifest's).
@@ -265,7 +277,7 @@ pub(crate) fn env_number(name: &str) -> Result<Option<u64>> {
 /// Loads a manifest (a file or a folder) and runs every check; warnings are printed, errors
 /// refuse it before anything is sent to Discord.
 pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
-    let path = &target.file;
+    let path = target.file();
     let (loaded, report) = manifest::validate(path);
     target.show(&report)?;
     match loaded {
@@ -293,7 +305,7 @@ pub(crate) async fn connect(target: &Target) -> Result<(LoadedManifest, Session)
         };
         bail!(
             "{} is for guild {declared} (its `guild:`), but {source} names guild {given}; a manifest that names its guild is applied to that guild only: {fix}, or remove `guild:` from the manifest to choose the guild when running. Nothing was sent to Discord",
-            target.file.display()
+            target.file().display()
         );
     }
     let session = target.conn.open(manifest_guild).await?;

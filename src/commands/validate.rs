@@ -13,8 +13,15 @@ use super::ColorArg;
 #[derive(Args)]
 pub struct ValidateArgs {
     /// Manifests: YAML files, or folders of them merged by section.
-    #[arg(short = 'f', long = "file", required = true)]
+    #[arg(
+        short = 'f',
+        long = "file",
+        required_unless_present_any = ["all", "guilds"],
+        conflicts_with_all = ["all", "guilds"]
+    )]
     files: Vec<PathBuf>,
+    #[command(flatten)]
+    selection: super::workspace::Selection,
     /// text: compiler-style on stderr; github: workflow annotations on stdout; json: one
     /// document on stdout.
     #[arg(long, value_enum, default_value = "text")]
@@ -27,6 +34,9 @@ pub struct ValidateArgs {
 /// alone do not fail).
 pub fn run(args: ValidateArgs) -> Result<u8> {
     let color = args.output.color.enabled(std::io::stderr().is_terminal());
+    if args.selection.active() {
+        return super::workspace::validate(&args.selection, args.format, color);
+    }
     let reports: Vec<manifest::Report> =
         args.files.iter().map(|f| manifest::validate(f).1).collect();
     let out = manifest::render_reports(&reports, args.format, color);

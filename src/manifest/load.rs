@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, Located, Report, Severity};
+use super::extends;
 use super::source::{self, SourceFile};
 use super::source_map::{Part, SourceMap, Span, Trees, key_span, span_of};
 use super::tree::{At, Limits, Node, Scalar, ScalarNode, parse_fast, to_json};
@@ -68,7 +69,7 @@ impl LoadedManifest {
     /// The manifest as JSON (its files merged), as validated against the schema. Made anew
     /// from the files' trees: nothing needs it after loading, so it is not kept.
     pub fn json_value(&self) -> Option<Value> {
-        Some(merged_value(self.locations.trees()))
+        Some(value_of(&self.locations))
     }
 
     /// An empty report about this manifest, to add diagnostics to.
@@ -225,53 +226,9 @@ fn load_files(
     is_dir: bool,
     usable: &[bool],
 ) -> Result<LoadedManifest, LoadError> {
-    // YAML breaks lines at CR LF, CR and LF; positions count lines that way, so the text
-    // shown in excerpts does too.
-    for f in &mut report.files {
-        if f.text.contains('\r') {
-            f.text = f.text.replace("\r\n", "\n").replace('\r', "\n");
-        }
-    }
+    normalize_breaks(&mut report.files);
     // 2. Syntax, file by file: a broken file does not hide the problems of the others.
-    let mut trees: Vec<(usize, At<Node>)> = Vec::new();
-    for (i, f) in report.files.iter().enumerate() {
-        if !usable.get(i).copied().unwrap_or(false) {
-            continue;
-        }
-        match parse(&f.text) {
-            Ok(tree) => trees.push((i, tree)),
-            Err(e) => {
-                let (rule, mut message, mut help) = describe_parse_error(&e);
-                let mut span = error_span(&e, i, &f.text);
-                if rule == "syntax"
-                    && let Some((line, column, what)) =
-                        unclosed_before(&f.text, span.line, span.column)
-                {
-                    message = format!(
-                        "invalid YAML: this {what} is never closed (the parser stopped at line {}: {})",
-                        span.line,
-                        message.trim_start_matches("invalid YAML: ")
-                    );
-                    help = format!("close the {what} on this line");
-                    span = Span {
-                        file: i,
-                        line,
-                        column,
-                        len: 1,
-                    };
-                }
-                report.items.push(Located {
-                    severity: Severity::Error,
-                    rule: Cow::Borrowed(rule),
-                    message,
-                    help: Some(help),
-                    path: String::new(),
-                    span: Some(span),
-                    related: Vec::new(),
-                });
-            }
-        }
-    }
+    let trees = parse_files(&mut report, 0, usable);
     if report.has_errors() {
         return Err(fail(report));
     }
@@ -282,12 +239,16 @@ fn load_files(
         return Err(fail(report));
     }
 
-    // 4. Merge into one value, with the source map.
-    let locations = merge(&mut report, trees);
+    // 4. Merge into one value, with the source map; then the bases it extends, if any.
+    let merged = merge(&mut report, trees);
     if report.has_errors() {
         return Err(fail(report));
     }
-    let value = merged_value(locations.trees());
+    let locations = match extend(&mut report, merged) {
+        Some(l) if !report.has_errors() => l,
+        _ => return Err(fail(report)),
+    };
+    let value = value_of(&locations);
 
     // 5. The JSON schema: every violation at once.
     let violations = super::schema::violations(&value);
@@ -354,6 +315,12 @@ fn parse(text: &str) -> Result<At<Node>, serde_saphyr::Error> {
         Some(tree) => Ok(tree),
         None => serde_saphyr::from_str_with_options::<At<Node>>(text, tree_options()),
     }
+}
+
+/// A YAML text's tree with places, by the manifest's parser and within its limits (for the
+/// workspace file).
+pub(super) fn parse_tree(text: &str) -> Result<At<Node>, serde_saphyr::Error> {
+    parse(text)
 }
 
 /// Whether the text parses by the fast path (for tests: the manifests guildctl writes and
@@ -734,7 +701,7 @@ fn check_files(report: &mut Report, is_dir: bool, trees: &[(usize, At<Node>)]) {
 /// concatenated in file order; any other section may be written in one file only
 /// (`version` may be repeated, and is checked by [`check_files`]). The source map keeps the
 /// trees and which entries were taken.
-fn merge(report: &mut Report, trees: Vec<(usize, At<Node>)>) -> SourceMap {
+fn merge(report: &mut Report, trees: Vec<(usize, At<Node>)>) -> Trees {
     let mut merged = Trees::default();
     // Section → where it was first written (file, key span).
     let mut first: HashMap<String, Span> = HashMap::new();
@@ -810,7 +777,254 @@ fn merge(report: &mut Report, trees: Vec<(usize, At<Node>)>) -> SourceMap {
         }
     }
     merged.trees = trees;
-    SourceMap::new(merged)
+    merged
+}
+
+/// The manifest as JSON: merged from its bases (`extends:`), or from its files' trees.
+fn value_of(locations: &SourceMap) -> Value {
+    match locations.merged_value() {
+        Some(v) => v.clone(),
+        None => merged_value(locations.trees()),
+    }
+}
+
+/// Files' text with line breaks as YAML counts them: CR LF and CR become LF, so places and
+/// the text shown in excerpts agree.
+fn normalize_breaks(files: &mut [SourceFile]) {
+    for f in files {
+        if f.text.contains('\r') {
+            f.text = f.text.replace("\r\n", "\n").replace('\r', "\n");
+        }
+    }
+}
+
+/// Stage 2 on the files from `first` on (`usable[i - first]`: file `i` was read): their
+/// trees, and a problem for each that does not parse.
+fn parse_files(report: &mut Report, first: usize, usable: &[bool]) -> Vec<(usize, At<Node>)> {
+    let mut trees: Vec<(usize, At<Node>)> = Vec::new();
+    let mut problems = Vec::new();
+    for (i, f) in report.files.iter().enumerate().skip(first) {
+        if !usable.get(i - first).copied().unwrap_or(false) {
+            continue;
+        }
+        match parse(&f.text) {
+            Ok(tree) => trees.push((i, tree)),
+            Err(e) => {
+                let (rule, mut message, mut help) = describe_parse_error(&e);
+                let mut span = error_span(&e, i, &f.text);
+                if rule == "syntax"
+                    && let Some((line, column, what)) =
+                        unclosed_before(&f.text, span.line, span.column)
+                {
+                    message = format!(
+                        "invalid YAML: this {what} is never closed (the parser stopped at line {}: {})",
+                        span.line,
+                        message.trim_start_matches("invalid YAML: ")
+                    );
+                    help = format!("close the {what} on this line");
+                    span = Span {
+                        file: i,
+                        line,
+                        column,
+                        len: 1,
+                    };
+                }
+                problems.push(Located {
+                    severity: Severity::Error,
+                    rule: Cow::Borrowed(rule),
+                    message,
+                    help: Some(help),
+                    path: String::new(),
+                    span: Some(span),
+                    related: Vec::new(),
+                });
+            }
+        }
+    }
+    report.items.extend(problems);
+    trees
+}
+
+/// The source map of a manifest: its own files' (`top`), or, when it `extends:` bases, the
+/// bases read and loaded by the same stages and merged under it (`super::extends`). None
+/// when a base could not be loaded (the report says why, on the `extends:` line or in the
+/// base).
+fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
+    let bases = match extends::extends_of(&top) {
+        Ok(b) => b,
+        Err(span) => {
+            push(
+                report,
+                "extends",
+                span,
+                "`extends` must be the path of a base manifest, or a list of them".into(),
+                "write `extends: base.yaml` or `extends: [layout.yaml, bans.yaml]`, paths relative to this file".into(),
+            );
+            return None;
+        }
+    };
+    if bases.is_empty() {
+        return Some(SourceMap::new(top));
+    }
+    let root = extends_root(&report.root);
+    let mut chain: Vec<PathBuf> = std::fs::canonicalize(&report.root).into_iter().collect();
+    let mut layers = vec![extends::Layer {
+        trees: top,
+        bases: Vec::new(),
+    }];
+    add_bases(report, &mut layers, 0, bases, &mut chain, &root);
+    if report.has_errors() {
+        return None;
+    }
+    let (value, table) = extends::merge_layers(&layers);
+    let mut layers = layers.into_iter();
+    let mut all = layers.next()?.trees;
+    for l in layers {
+        all.trees.extend(l.trees.trees);
+    }
+    Some(SourceMap::merged(all, table, value))
+}
+
+/// The folder bases must lie in: the nearest folder above the manifest holding a workspace
+/// file (`guildctl.yaml`), else the manifest's own folder.
+fn extends_root(manifest: &Path) -> PathBuf {
+    let start = if manifest.is_dir() {
+        manifest.to_path_buf()
+    } else {
+        match manifest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    };
+    let start = std::fs::canonicalize(&start).unwrap_or(start);
+    start
+        .ancestors()
+        .find(|d| d.join(super::workspace::WORKSPACE_FILE).is_file())
+        .map_or_else(|| start.clone(), Path::to_path_buf)
+}
+
+/// Reads and loads the bases of layer `at`, and theirs, adding them as layers.
+fn add_bases(
+    report: &mut Report,
+    layers: &mut Vec<extends::Layer>,
+    at: usize,
+    bases: Vec<(String, Span)>,
+    chain: &mut Vec<PathBuf>,
+    root: &Path,
+) {
+    for (rel, span) in bases {
+        let refuse = |report: &mut Report, message: String, help: &str| {
+            push(report, "extends", Some(span), message, help.to_string());
+        };
+        if layers.len() > extends::MAX_BASES {
+            refuse(
+                report,
+                format!(
+                    "a manifest may be built on at most {} bases",
+                    extends::MAX_BASES
+                ),
+                "merge some of the bases",
+            );
+            return;
+        }
+        let from = report.files[span.file]
+            .path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let path = from.join(&rel);
+        let real = match std::fs::canonicalize(&path) {
+            Ok(r) => r,
+            Err(e) => {
+                refuse(
+                    report,
+                    format!(
+                        "cannot read the base manifest {rel} ({}): {e}",
+                        path.display()
+                    ),
+                    "the path is relative to the file that writes `extends:`",
+                );
+                continue;
+            }
+        };
+        if !real.starts_with(root) {
+            refuse(
+                report,
+                format!(
+                    "the base manifest {rel} lies outside {}, the folder of the workspace (or of this manifest)",
+                    root.display()
+                ),
+                "keep bases in the repository, beside guildctl.yaml; a base is read only from there",
+            );
+            continue;
+        }
+        if chain.contains(&real) {
+            refuse(
+                report,
+                format!("the base manifest {rel} extends itself (through its bases)"),
+                "remove the `extends:` that closes the circle",
+            );
+            continue;
+        }
+        let read = source::read(&path);
+        let first = report.files.len();
+        report.files.extend(read.files);
+        normalize_breaks(&mut report.files[first..]);
+        let read_problems = !read.problems.is_empty();
+        for p in read.problems {
+            let at = match (p.file, p.at) {
+                (Some(file), Some((line, column))) => Some(Span {
+                    file: first + file,
+                    line,
+                    column,
+                    len: 1,
+                }),
+                _ => Some(span),
+            };
+            push(report, "read", at, p.message, p.help);
+        }
+        if read_problems {
+            continue;
+        }
+        let trees = parse_files(report, first, &read.usable);
+        let before = report.items.len();
+        check_files(report, read.is_dir, &trees);
+        if report.items.len() > before || report.has_errors() {
+            continue;
+        }
+        let trees = merge(report, trees);
+        if let Some(g) = extends::guild_in(&trees) {
+            push(
+                report,
+                "extends",
+                Some(g),
+                format!("the base manifest {rel} names a guild; a base is shared by the guilds that extend it"),
+                "remove `guild:` from the base; each guild's own manifest (or guildctl.yaml) names its guild".into(),
+            );
+            continue;
+        }
+        let sub = match extends::extends_of(&trees) {
+            Ok(s) => s,
+            Err(s) => {
+                push(
+                    report,
+                    "extends",
+                    s,
+                    "`extends` must be the path of a base manifest, or a list of them".into(),
+                    "write `extends: base.yaml`".into(),
+                );
+                continue;
+            }
+        };
+        let index = layers.len();
+        layers.push(extends::Layer {
+            trees,
+            bases: Vec::new(),
+        });
+        layers[at].bases.push(index);
+        chain.push(real);
+        add_bases(report, layers, index, sub, chain, root);
+        chain.pop();
+    }
 }
 
 /// The merged manifest as JSON: each part's value, list sections' items appended in order.

@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod diagnostic;
+mod extends;
 pub mod load;
 pub mod schema;
 pub mod source;
@@ -16,6 +17,7 @@ pub mod stored;
 mod suggest;
 mod tree;
 pub mod types;
+pub mod workspace;
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -29,6 +31,7 @@ pub use source::SourceFile;
 pub use source_map::{SourceMap, Span};
 pub use suggest::closest;
 pub use types::*;
+pub use workspace::{WORKSPACE_FILE, Workspace, WorkspaceError, WorkspaceGuild};
 
 /// Loads the manifest at `path` (a file or a folder) and runs every check: the loaded
 /// manifest (if it loaded) and the report of everything found, sorted by position. The

@@ -70,13 +70,16 @@ struct Inner {
     /// Every key is a plain name, so a path names one node.
     plain_keys: bool,
     all: OnceLock<Table>,
+    /// A manifest that `extends:` bases: the value merged across their files (the trees
+    /// alone cannot say how), its paths written out in `all`.
+    merged: Option<serde_json::Value>,
 }
 
 /// Every path written out.
 #[derive(Debug, Default)]
-struct Table {
-    nodes: HashMap<String, Span>,
-    keys: HashMap<String, Span>,
+pub(super) struct Table {
+    pub(super) nodes: HashMap<String, Span>,
+    pub(super) keys: HashMap<String, Span>,
 }
 
 impl SourceMap {
@@ -88,8 +91,29 @@ impl SourceMap {
                 trees,
                 plain_keys,
                 all: OnceLock::new(),
+                merged: None,
             }),
         }
+    }
+
+    /// The map of a manifest merged from several layers (`extends:`): every path written
+    /// out beforehand, each to the file its value came from, and the merged value.
+    pub(super) fn merged(trees: Trees, table: Table, value: serde_json::Value) -> SourceMap {
+        let all = OnceLock::new();
+        let _ = all.set(table);
+        SourceMap {
+            inner: Arc::new(Inner {
+                trees,
+                plain_keys: false,
+                all,
+                merged: Some(value),
+            }),
+        }
+    }
+
+    /// The merged value of a manifest that extends bases (None: the trees' merge is it).
+    pub(super) fn merged_value(&self) -> Option<&serde_json::Value> {
+        self.inner.merged.as_ref()
     }
 
     pub(super) fn trees(&self) -> &Trees {
@@ -356,19 +380,25 @@ fn record_value(file: usize, key: Option<Span>, value: &At<Node>) -> Option<Span
 }
 
 impl Table {
-    fn insert(&mut self, path: String, file: usize, node: &At<Node>) {
+    pub(super) fn insert(&mut self, path: String, file: usize, node: &At<Node>) {
         if let Some(s) = span_of(file, node) {
             self.nodes.insert(path, s);
         }
     }
 
-    fn record_value(&mut self, path: &str, file: usize, key: Option<Span>, value: &At<Node>) {
+    pub(super) fn record_value(
+        &mut self,
+        path: &str,
+        file: usize,
+        key: Option<Span>,
+        value: &At<Node>,
+    ) {
         if let Some(s) = record_value(file, key, value) {
             self.nodes.insert(path.to_string(), s);
         }
     }
 
-    fn walk(&mut self, file: usize, node: &At<Node>, path: String) {
+    pub(super) fn walk(&mut self, file: usize, node: &At<Node>, path: String) {
         match &node.value {
             Node::Map(entries) => {
                 for (key, value) in entries {

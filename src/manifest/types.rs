@@ -17,6 +17,13 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["81384788765712384"]))]
     pub guild: Option<Snowflake>,
+    /// Base manifests this one is built on (a layout shared by several guilds): a path, or a
+    /// list merged in order, relative to this file. This manifest wins per field; roles,
+    /// channels and webhooks merge by name; other lists are taken whole (docs/manifest.md,
+    /// "Bases").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["../base.yaml"]))]
+    pub extends: Option<Extends>,
     /// Guild settings. Any subset: a field left out is not managed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Settings>,
@@ -47,6 +54,14 @@ pub struct Manifest {
     /// Limits on what one apply may delete. Left out, the default limits hold (see `safety`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub safety: Option<Safety>,
+}
+
+/// `extends:`: one base manifest, or several merged in order.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum Extends {
+    One(String),
+    Many(Vec<String>),
 }
 
 /// Limits on what one apply may delete (docs/safety.md). By default apply refuses a plan

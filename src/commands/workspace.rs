@@ -1,0 +1,622 @@
+//! `--all` and `--guilds NAME,...`: `validate`, `plan`, `apply`, `drift` and `export` run
+//! for every (or the named) guild of the workspace file (`guildctl.yaml`).
+//!
+//! - One bot, one budget: every guild is read and written through one client, so
+//!   Discord's global limit (50 requests a second per bot) is counted once across them,
+//!   while each guild's routes have their own buckets (keyed by the guild or channel in
+//!   the path) and run side by side. At most [`CONCURRENCY`] guilds are worked on at a
+//!   time: enough requests in flight to keep to the global limit, few enough guilds held
+//!   in memory at once (they are planned as a stream and only their reports kept).
+//! - A guild that fails (invalid manifest, refused plan, API error) is reported and the
+//!   others go on. `apply` plans every guild first, and applies each guild whose plan
+//!   passed its gates, whole: no guild is half-applied because another failed.
+//! - Output: a one-line summary per guild first, then each guild's report under its name;
+//!   JSON is one document with one result per guild. Exit codes combine as one run's would:
+//!   1 if any guild failed, else 2 if any has changes (where the command reports them),
+//!   else 0.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use guildctl::apply::{self, Status};
+use guildctl::drift::{self, DriftOptions};
+use guildctl::inert;
+use guildctl::manifest::{self, LoadedManifest, Workspace, WorkspaceGuild};
+use guildctl::plan::{self, Allowance, Plan};
+use guildctl::report::{self, Format, Heading};
+use guildctl::snapshot::Snapshot;
+
+use super::git::{current_commit, default_reason};
+use super::{Connection, EXIT_CHANGES, Session, Target, load_checked, refused};
+
+/// Guilds worked on at once. Each reads its guild with 6 requests side by side, so 8
+/// guilds keep up to ~48 requests in flight: the global limit of 50 a second is reached
+/// with responses slower than a second, and no more than 8 guilds' snapshots are held.
+pub(crate) const CONCURRENCY: usize = 8;
+
+/// Which guilds of the workspace to run.
+#[derive(Args, Clone, Default)]
+pub(crate) struct Selection {
+    /// Run for every guild of the workspace file (guildctl.yaml, in this folder or above).
+    #[arg(long, conflicts_with = "guilds")]
+    pub(crate) all: bool,
+    /// Run for these guilds of the workspace file (names, comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    pub(crate) guilds: Vec<String>,
+}
+
+impl Selection {
+    pub(crate) fn active(&self) -> bool {
+        self.all || !self.guilds.is_empty()
+    }
+
+    /// The workspace and the guilds chosen, in the workspace's order for `--all`.
+    fn resolve(&self) -> Result<(Workspace, Vec<WorkspaceGuild>)> {
+        let ws = Workspace::find(Path::new("."))?;
+        let names = (!self.all).then_some(self.guilds.as_slice());
+        let guilds = ws.select(names)?;
+        Ok((ws, guilds))
+    }
+}
+
+/// What one guild's run came to.
+struct Outcome {
+    name: String,
+    id: String,
+    code: u8,
+    /// One line for the summary table.
+    summary: String,
+    /// The guild's report as the single-guild command prints it (text or markdown).
+    text: String,
+    /// The same for `--format json`.
+    json: Value,
+}
+
+impl Outcome {
+    fn failed(g: &WorkspaceGuild, e: &anyhow::Error) -> Outcome {
+        let message = format!("{e:#}");
+        Outcome {
+            name: g.name.clone(),
+            id: g.id.clone(),
+            code: 1,
+            summary: format!("error: {message}"),
+            text: format!("error: {}\n", inert::terminal(&message)),
+            json: json!({ "error": message }),
+        }
+    }
+}
+
+/// Runs `job` for each guild, at most [`CONCURRENCY`] at a time, and returns the outcomes
+/// in the guilds' order. A job's error is that guild's failure, not the run's.
+async fn each<F, Fut>(guilds: &[WorkspaceGuild], job: F) -> Vec<Outcome>
+where
+    F: Fn(WorkspaceGuild) -> Fut,
+    Fut: std::future::Future<Output = Result<Outcome>>,
+{
+    let mut out: Vec<(usize, Outcome)> =
+        futures_util::stream::iter(guilds.iter().cloned().enumerate())
+            .map(|(i, g)| {
+                let run = job(g.clone());
+                async move {
+                    let o = run.await.unwrap_or_else(|e| Outcome::failed(&g, &e));
+                    (i, o)
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await;
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, o)| o).collect()
+}
+
+/// Prints the outcomes: the summary table, then each guild's report (or one JSON
+/// document), and returns the combined exit code.
+fn finish(outcomes: &[Outcome], json_out: bool) -> u8 {
+    let code = combined(outcomes.iter().map(|o| o.code));
+    if json_out {
+        let guilds: Vec<Value> = outcomes
+            .iter()
+            .map(|o| {
+                json!({
+                    "name": o.name,
+                    "id": o.id,
+                    "exit_code": o.code,
+                    "summary": o.summary,
+                    "result": o.json,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            inert::json_pretty(&json!({ "exit_code": code, "guilds": guilds }))
+        );
+        return code;
+    }
+    print!("{}", summary_table(outcomes));
+    for o in outcomes {
+        println!("\n== {} ({}) ==", o.name, o.id);
+        print!("{}", o.text);
+    }
+    code
+}
+
+/// 1 if any failed, else 2 if any has changes, else 0.
+fn combined(codes: impl Iterator<Item = u8>) -> u8 {
+    codes.fold(0, |acc, c| match (acc, c) {
+        (1, _) | (_, 1) => 1,
+        (2, _) | (_, 2) => 2,
+        _ => 0,
+    })
+}
+
+/// One line per guild: name, id, exit code and what happened; then the counts.
+fn summary_table(outcomes: &[Outcome]) -> String {
+    let width = outcomes
+        .iter()
+        .map(|o| o.name.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let mut out = format!("{:width$}  {:20}  exit  result\n", "guild", "id");
+    for o in outcomes {
+        out.push_str(&format!(
+            "{:width$}  {:20}  {:<4}  {}\n",
+            o.name,
+            o.id,
+            o.code,
+            inert::terminal(&o.summary)
+        ));
+    }
+    let count = |c: u8| outcomes.iter().filter(|o| o.code == c).count();
+    out.push_str(&format!(
+        "{} guild(s): {} failed, {} with changes, {} unchanged.\n",
+        outcomes.len(),
+        count(1),
+        count(EXIT_CHANGES),
+        count(0)
+    ));
+    out
+}
+
+/// Loads a guild's manifest with its checks (shown on stderr) and refuses one whose
+/// `guild:` names another guild than the workspace gives it.
+fn load_for(target: &Target, g: &WorkspaceGuild) -> Result<(Target, LoadedManifest)> {
+    let mut t = target.clone();
+    t.file = Some(g.manifest.clone());
+    t.conn.guild = Some(g.id.clone());
+    let loaded = load_checked(&t)?;
+    if let Some(declared) = &loaded.manifest.guild
+        && declared.0 != g.id
+    {
+        bail!(
+            "{} is for guild {} (its `guild:`), but the workspace gives `{}` the id {}; nothing was sent to Discord",
+            g.manifest.display(),
+            declared.0,
+            g.name,
+            g.id
+        );
+    }
+    Ok((t, loaded))
+}
+
+/// One session (one client, one rate-limit budget) for every guild.
+async fn open(conn: &Connection, guilds: &[WorkspaceGuild]) -> Result<Session> {
+    let first = guilds.first().map(|g| g.id.as_str());
+    let mut conn = conn.clone();
+    conn.guild = None;
+    conn.open(first).await
+}
+
+async fn read(session: &Session, id: &str) -> Result<Snapshot> {
+    Snapshot::fetch(&session.client, id)
+        .await
+        .context("reading the live guild")
+}
+
+// --- validate
+
+pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: bool) -> Result<u8> {
+    let (_, guilds) = sel.resolve()?;
+    let outcomes: Vec<Outcome> = guilds
+        .iter()
+        .map(|g| {
+            let (loaded, mut report) = manifest::validate(&g.manifest);
+            if let Some(declared) = loaded.as_ref().and_then(|l| l.manifest.guild.as_ref())
+                && declared.0 != g.id
+            {
+                report.items.push(manifest::Located {
+                    severity: manifest::Severity::Error,
+                    rule: "workspace".into(),
+                    message: format!(
+                        "the manifest is for guild {}, but the workspace gives `{}` the id {}",
+                        declared.0, g.name, g.id
+                    ),
+                    help: Some("make `guild:` and the workspace's `id` the same guild".into()),
+                    path: "guild".into(),
+                    span: loaded.as_ref().and_then(|l| l.locations.span("guild")),
+                    related: Vec::new(),
+                });
+            }
+            let errors = report.has_errors();
+            let rendered = manifest::render_reports(std::slice::from_ref(&report), format, color);
+            let json = match format {
+                manifest::ReportFormat::Json => {
+                    serde_json::from_str(&rendered.stdout).unwrap_or(Value::Null)
+                }
+                _ => Value::Null,
+            };
+            // Text goes where `validate` puts it: diagnostics on stderr, annotations on stdout.
+            eprint!("{}", rendered.stderr);
+            Outcome {
+                name: g.name.clone(),
+                id: g.id.clone(),
+                code: u8::from(errors),
+                summary: if errors {
+                    format!("invalid ({})", report.summary())
+                } else {
+                    "valid".into()
+                },
+                text: rendered.stdout,
+                json,
+            }
+        })
+        .collect();
+    Ok(finish(&outcomes, format == manifest::ReportFormat::Json))
+}
+
+// --- plan
+
+pub(crate) async fn plan(
+    target: &Target,
+    out: Option<&Path>,
+    format: Format,
+    detailed_exitcode: bool,
+) -> Result<u8> {
+    let (_, guilds) = target.selection.resolve()?;
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the plan folder {}", dir.display()))?;
+    }
+    let session = open(&target.conn, &guilds).await?;
+    let color = target.conn.color_out();
+    let outcomes = each(&guilds, |g| {
+        let session = &session;
+        async move {
+            let (t, loaded) = load_for(target, &g)?;
+            let snap = read(session, &g.id).await?;
+            let plan = match plan::diff_loaded(&loaded, &snap, &t.plan_options()) {
+                Ok(p) => p,
+                Err(e) => {
+                    let err = refused(&t, &loaded, &e);
+                    return Ok(Outcome {
+                        name: g.name.clone(),
+                        id: g.id.clone(),
+                        code: 1,
+                        summary: format!("refused: {} problem(s)", e.problems.len()),
+                        text: match format {
+                            Format::Markdown => report::refusal_markdown(&e),
+                            _ => format!("error: {err}\n"),
+                        },
+                        json: json!({ "refused": true, "problems": e.problems }),
+                    });
+                }
+            };
+            drop(snap);
+            if let Some(dir) = out {
+                let path = dir.join(format!("{}.json", g.name));
+                std::fs::write(&path, report::plan_json(&plan))
+                    .with_context(|| format!("cannot write the plan to {}", path.display()))?;
+            }
+            Ok(plan_outcome(&g, &plan, format, color, detailed_exitcode))
+        }
+    })
+    .await;
+    Ok(finish(&outcomes, format == Format::Json))
+}
+
+fn plan_outcome(
+    g: &WorkspaceGuild,
+    plan: &Plan,
+    format: Format,
+    color: bool,
+    detailed_exitcode: bool,
+) -> Outcome {
+    let rendered = report::render(plan, format, Heading::Plan, color);
+    Outcome {
+        name: g.name.clone(),
+        id: g.id.clone(),
+        code: if detailed_exitcode && !plan.is_empty() {
+            EXIT_CHANGES
+        } else {
+            0
+        },
+        summary: report::summary_line(plan),
+        json: match format {
+            Format::Json => serde_json::from_str(&rendered).unwrap_or(Value::Null),
+            _ => Value::Null,
+        },
+        text: rendered,
+    }
+}
+
+// --- apply
+
+/// `apply --all`'s arguments (the single-guild ones that apply to many).
+pub(crate) struct ApplyAll<'a> {
+    pub(crate) target: &'a Target,
+    /// A folder of reviewed plans, `NAME.json` per guild (`plan --all --out DIR`).
+    pub(crate) plans: Option<&'a Path>,
+    pub(crate) yes: bool,
+    pub(crate) allow_deletes: Option<usize>,
+    pub(crate) reason: Option<String>,
+    pub(crate) keep_going: bool,
+}
+
+/// A guild ready to apply: its plan passed every gate.
+struct Ready {
+    guild: WorkspaceGuild,
+    manifest: PathBuf,
+    dir: PathBuf,
+    plan: Plan,
+}
+
+pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
+    let target = args.target;
+    let (_, guilds) = target.selection.resolve()?;
+    let session = open(&target.conn, &guilds).await?;
+    let color = target.conn.color_out();
+    // 1. Plan every guild and judge its gates; nothing is written yet.
+    let mut ready: Vec<Option<Ready>> = Vec::new();
+    let mut planned: Vec<Outcome> = Vec::new();
+    let results = {
+        let session = &session;
+        let args = &args;
+        let mut results: Vec<(usize, Result<Ready>)> =
+            futures_util::stream::iter(guilds.iter().cloned().enumerate())
+                .map(|(i, g)| async move { (i, plan_to_apply(args, session, g).await) })
+                .buffer_unordered(CONCURRENCY)
+                .collect()
+                .await;
+        results.sort_by_key(|(i, _)| *i);
+        results
+    };
+    for ((_, r), g) in results.into_iter().zip(&guilds) {
+        match r {
+            Ok(r) => {
+                let mut o = plan_outcome(g, &r.plan, Format::Text, color, false);
+                if !r.plan.is_empty() {
+                    o.code = EXIT_CHANGES;
+                }
+                planned.push(o);
+                ready.push(Some(r));
+            }
+            Err(e) => {
+                planned.push(Outcome::failed(g, &e));
+                ready.push(None);
+            }
+        }
+    }
+    let to_apply = ready
+        .iter()
+        .flatten()
+        .filter(|r| !r.plan.is_empty())
+        .count();
+    if to_apply > 0 && !args.yes {
+        print!("{}", summary_table(&planned));
+        if !std::io::stdin().is_terminal() {
+            bail!("apply needs confirmation: run it in a terminal, or pass --yes");
+        }
+        eprint!("Apply the changes to {to_apply} guild(s)? [y/N] ");
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            eprintln!("Nothing was changed.");
+            return Ok(1);
+        }
+    }
+    // 2. Apply each guild that is ready, whole, whatever happens to the others.
+    let session = &session;
+    let reason = args.reason.clone();
+    let keep_going = args.keep_going;
+    let mut applied: Vec<(usize, (u8, String, String))> =
+        futures_util::stream::iter(ready.iter().enumerate())
+            .filter_map(|(i, r)| async move { r.as_ref().map(|r| (i, r)) })
+            .map(|(i, r)| {
+                let reason = reason
+                    .clone()
+                    .unwrap_or_else(|| default_reason(&r.manifest));
+                async move {
+                    if r.plan.is_empty() {
+                        return (i, (0, report::summary_line(&r.plan), String::new()));
+                    }
+                    let options = apply::ApplyOptions {
+                        keep_going,
+                        ..apply::ApplyOptions::new(reason, r.dir.clone())
+                    };
+                    let outcome = apply::apply(&session.client, &r.plan, &options, |_| {}).await;
+                    (i, applied_report(&r.guild, &r.plan, &outcome))
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await;
+    applied.sort_by_key(|(i, _)| *i);
+    for (i, (code, summary, detail)) in applied {
+        let o = &mut planned[i];
+        o.code = code;
+        o.summary = summary;
+        o.text.push_str(&detail);
+    }
+    session.save_sandbox(&target.conn)?;
+    Ok(finish(&planned, false))
+}
+
+/// Plans one guild for `apply --all`: its manifest, its live guild, the reviewed plan if
+/// given, the deletion gate and the other gates.
+async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild) -> Result<Ready> {
+    let (t, loaded) = load_for(args.target, &g)?;
+    let reviewed = match args.plans {
+        Some(dir) => Some(super::apply::read_reviewed_plan(
+            &dir.join(format!("{}.json", g.name)),
+            &loaded,
+            &g.id,
+        )?),
+        None => None,
+    };
+    let snap = read(session, &g.id).await?;
+    let mut plan = plan::diff_loaded(&loaded, &snap, &t.plan_options())
+        .map_err(|e| refused(&t, &loaded, &e))?;
+    if let Some(reviewed) = &reviewed {
+        plan.matches_reviewed(reviewed).map_err(|e| {
+            anyhow!(
+                "refusing to apply: {e}. Make and review a new plan; nothing was sent to Discord"
+            )
+        })?;
+    }
+    plan.deletion_gate = plan::safety::deletion_gate(
+        &plan,
+        &snap,
+        Allowance::resolve(args.allow_deletes, &loaded.manifest),
+    );
+    plan.raise_if_unsafe()
+        .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
+    Ok(Ready {
+        guild: g,
+        manifest: loaded.path.clone(),
+        dir: loaded.dir(),
+        plan,
+    })
+}
+
+/// (exit code, summary, details) of one guild's apply.
+fn applied_report(
+    g: &WorkspaceGuild,
+    plan: &Plan,
+    outcome: &apply::Outcome,
+) -> (u8, String, String) {
+    let total = plan.operations.len();
+    let done = outcome.count(Status::Done);
+    let mut detail = format!(
+        "\nApplied {done} of {total} calls; {} failed, {} skipped.\n",
+        outcome.count(Status::Failed),
+        outcome.count(Status::Skipped)
+    );
+    for (i, e) in &outcome.failures {
+        let line = format!("{}: {e}", plan.operations[*i].summary);
+        detail.push_str(&format!("  failed: {}\n", inert::terminal(&line)));
+    }
+    let _ = g;
+    if outcome.succeeded() {
+        (0, format!("applied {done} call(s)"), detail)
+    } else {
+        (
+            1,
+            format!(
+                "apply failed: {} of {total} call(s) failed; run apply again once fixed",
+                outcome.failures.len()
+            ),
+            detail,
+        )
+    }
+}
+
+// --- drift
+
+pub(crate) async fn drift(
+    target: &Target,
+    format: Format,
+    audit_pages: usize,
+    fail_on_unmanaged: bool,
+    appliers: &[String],
+) -> Result<u8> {
+    let (_, guilds) = target.selection.resolve()?;
+    let session = open(&target.conn, &guilds).await?;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let outcomes = each(&guilds, |g| {
+        let session = &session;
+        async move {
+            let (t, loaded) = load_for(target, &g)?;
+            let snap = read(session, &g.id).await?;
+            let (plan, problems) = plan::differences(&loaded, &snap, &t.plan_options());
+            let mut options = DriftOptions::new(now_ms, current_commit(&g.manifest));
+            options.max_pages = audit_pages;
+            options.appliers = appliers.to_vec();
+            let r = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
+            let rendered = drift::render(&r, format);
+            let code = r.exit_code(fail_on_unmanaged);
+            Ok(Outcome {
+                name: g.name.clone(),
+                id: g.id.clone(),
+                code,
+                summary: if code == 0 {
+                    "no drift".into()
+                } else {
+                    format!("drift: {}", report::summary_line(&plan))
+                },
+                json: match format {
+                    Format::Json => serde_json::from_str(&rendered).unwrap_or(Value::Null),
+                    _ => Value::Null,
+                },
+                text: rendered,
+            })
+        }
+    })
+    .await;
+    Ok(finish(&outcomes, format == Format::Json))
+}
+
+// --- export
+
+pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path>) -> Result<u8> {
+    let Some(dir) = out else {
+        bail!(
+            "export --all writes one manifest per guild: give the folder with -o DIR (DIR/NAME.yaml)"
+        );
+    };
+    let (_, guilds) = sel.resolve()?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the folder {}", dir.display()))?;
+    let session = open(conn, &guilds).await?;
+    let outcomes = each(&guilds, |g| {
+        let session = &session;
+        async move {
+            let snap = read(session, &g.id).await?;
+            let yaml = guildctl::export::export(&snap)?;
+            let path = dir.join(format!("{}.yaml", g.name));
+            std::fs::write(&path, yaml)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Ok(Outcome {
+                name: g.name.clone(),
+                id: g.id.clone(),
+                code: 0,
+                summary: format!("wrote {}", path.display()),
+                text: String::new(),
+                json: json!({ "file": path }),
+            })
+        }
+    })
+    .await;
+    Ok(finish(&outcomes, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::combined;
+
+    #[test]
+    fn exit_codes_combine() {
+        assert_eq!(combined([0, 0].into_iter()), 0);
+        assert_eq!(combined([0, 2, 0].into_iter()), 2);
+        assert_eq!(combined([2, 1, 0].into_iter()), 1);
+        assert_eq!(combined([1, 2].into_iter()), 1);
+    }
+}

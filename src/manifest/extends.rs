@@ -1,0 +1,387 @@
+//! `extends:`: a manifest built on base manifests (a layout shared by several guilds).
+//!
+//! Each base is a manifest of its own (a file or a folder, `version: 1`, loaded by the same
+//! stages), and may extend further bases. The layers are merged in order — the bases as
+//! listed, then the extending manifest — by these rules (docs/manifest.md, "Bases"):
+//!
+//! - mappings (`settings`, `welcome_screen`, a role, a channel, ...) merge field by field,
+//!   the extending file winning per field;
+//! - the lists of objects `roles`, `channels` (and a category's `channels`) and `webhooks`
+//!   merge by identity: an item of the extending file with the `name` (for channels, and
+//!   the `type` when both give one) of a base item is merged into it, in the base's place;
+//!   the others follow the base's items (new roles go above a base's `@everyone`);
+//! - every other list (`permissions`, `overwrites`, `prompts`, ...) is taken whole from the
+//!   last layer that writes it: a list that is authoritative stays so;
+//! - a base may not name a `guild:` (it is shared), and `extends` itself is not inherited.
+//!
+//! Every node of the merged manifest keeps the file and place it was written in, so every
+//! diagnostic names the base or the guild's file. The merge walks the layers' YAML trees
+//! (the places live there) and writes the merged value and its source map in one pass.
+
+use serde_json::Value;
+
+use super::source_map::{Part, Span, Table, Trees, key_span, span_of};
+use super::tree::{At, Key, Node, Scalar, ScalarNode, to_json};
+
+/// The most bases a manifest may be built on, all levels together.
+pub const MAX_BASES: usize = 16;
+
+/// Lists whose items merge by identity (paths without their indexes).
+const IDENTITY_LISTS: [&str; 4] = ["roles", "channels", "channels.channels", "webhooks"];
+
+/// Where a merged node is shown: a node of one file.
+type Origin<'a> = Option<(usize, &'a At<Node>)>;
+
+/// One node of the merged manifest: taken whole from one file, or merged from several.
+enum L<'a> {
+    One(usize, &'a At<Node>),
+    /// A mapping merged across layers; `origin` is where it is shown (the extending file's).
+    Map(Option<(usize, &'a At<Node>)>, Vec<Entry<'a>>),
+    /// A list merged across layers or files.
+    Seq(Option<(usize, &'a At<Node>)>, Vec<L<'a>>),
+}
+
+struct Entry<'a> {
+    name: &'a str,
+    key: (usize, &'a At<Key>),
+    value: L<'a>,
+}
+
+impl<'a> L<'a> {
+    fn origin(&self) -> Option<(usize, &'a At<Node>)> {
+        match self {
+            L::One(f, n) => Some((*f, *n)),
+            L::Map(o, _) | L::Seq(o, _) => *o,
+        }
+    }
+
+    /// The entries of a mapping, each taken whole from its file.
+    fn into_map(self) -> Result<(Origin<'a>, Vec<Entry<'a>>), L<'a>> {
+        match self {
+            L::One(f, node) => match &node.value {
+                Node::Map(entries) => Ok((
+                    Some((f, node)),
+                    entries
+                        .iter()
+                        .map(|(k, v)| Entry {
+                            name: k.value.0.as_str(),
+                            key: (f, k),
+                            value: L::One(f, v),
+                        })
+                        .collect(),
+                )),
+                _ => Err(L::One(f, node)),
+            },
+            L::Map(o, e) => Ok((o, e)),
+            other => Err(other),
+        }
+    }
+
+    fn into_seq(self) -> Result<(Origin<'a>, Vec<L<'a>>), L<'a>> {
+        match self {
+            L::One(f, node) => match &node.value {
+                Node::Seq(items) => Ok((
+                    Some((f, node)),
+                    items.iter().map(|i| L::One(f, i)).collect(),
+                )),
+                _ => Err(L::One(f, node)),
+            },
+            L::Seq(o, i) => Ok((o, i)),
+            other => Err(other),
+        }
+    }
+
+    /// The text of field `name` of a mapping item, if it is a string.
+    fn field(&self, name: &str) -> Option<&'a str> {
+        let str_of = |n: &'a At<Node>| match &n.value {
+            Node::Scalar(ScalarNode {
+                kind: Scalar::Str(s),
+                ..
+            }) => Some(s.as_str()),
+            _ => None,
+        };
+        match self {
+            L::One(_, node) => match &node.value {
+                Node::Map(entries) => entries
+                    .iter()
+                    .find(|(k, _)| k.value.0 == name)
+                    .and_then(|(_, v)| str_of(v)),
+                _ => None,
+            },
+            L::Map(_, entries) => {
+                entries
+                    .iter()
+                    .find(|e| e.name == name)
+                    .and_then(|e| match &e.value {
+                        L::One(_, v) => str_of(v),
+                        _ => None,
+                    })
+            }
+            L::Seq(..) => None,
+        }
+    }
+}
+
+/// A layer's top level as the folder merge took it: list sections split across files are
+/// one list of items from several files.
+fn layer_root(trees: &Trees) -> L<'_> {
+    let mut entries: Vec<Entry<'_>> = Vec::new();
+    for part in &trees.parts {
+        let Some((file, key, value)) = entry(trees, part) else {
+            continue;
+        };
+        let name = key.value.0.as_str();
+        match (&value.value, part.list_offset) {
+            (Node::Seq(items), Some(_)) => {
+                if let Some(Entry {
+                    value: L::Seq(_, list),
+                    ..
+                }) = entries.iter_mut().find(|e| e.name == name)
+                {
+                    list.extend(items.iter().map(|i| L::One(file, i)));
+                } else {
+                    entries.push(Entry {
+                        name,
+                        key: (file, key),
+                        value: L::Seq(
+                            Some((file, value)),
+                            items.iter().map(|i| L::One(file, i)).collect(),
+                        ),
+                    });
+                }
+            }
+            _ => entries.push(Entry {
+                name,
+                key: (file, key),
+                value: L::One(file, value),
+            }),
+        }
+    }
+    L::Map(None, entries)
+}
+
+fn entry<'a>(trees: &'a Trees, part: &Part) -> Option<(usize, &'a At<Key>, &'a At<Node>)> {
+    let (file, tree) = trees.trees.get(part.tree)?;
+    let Node::Map(entries) = &tree.value else {
+        return None;
+    };
+    let (k, v) = entries.get(part.entry)?;
+    Some((*file, k, v))
+}
+
+/// Merges `over` onto `base` at `kind` (the path without indexes).
+fn merge<'a>(base: L<'a>, over: L<'a>, kind: &str) -> L<'a> {
+    if IDENTITY_LISTS.contains(&kind) {
+        return match (base.into_seq(), over.into_seq()) {
+            (Ok((_, base_items)), Ok((origin, over_items))) => {
+                L::Seq(origin, merge_by_identity(base_items, over_items, kind))
+            }
+            (_, Ok((o, items))) => L::Seq(o, items),
+            (_, Err(over)) => over,
+        };
+    }
+    match (base.into_map(), over.into_map()) {
+        (Ok((_, mut entries)), Ok((origin, over_entries))) => {
+            for e in over_entries {
+                match entries.iter().position(|b| b.name == e.name) {
+                    Some(i) => {
+                        let old =
+                            std::mem::replace(&mut entries[i].value, L::Seq(None, Vec::new()));
+                        let child = child_kind(kind, e.name);
+                        entries[i].value = merge(old, e.value, &child);
+                        entries[i].key = e.key;
+                    }
+                    None => entries.push(e),
+                }
+            }
+            L::Map(origin, entries)
+        }
+        // Anything else (a list, a value, a mapping over a value): the later layer's.
+        (_, Ok((o, e))) => L::Map(o, e),
+        (_, Err(over)) => over,
+    }
+}
+
+fn child_kind(kind: &str, name: &str) -> String {
+    let kind = item_kind(kind);
+    if kind.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{kind}.{name}")
+    }
+}
+
+/// Items of an identity list: the base's in order, each merged with the extending item of
+/// the same identity, then the extending layer's new items (roles: above `@everyone`).
+fn merge_by_identity<'a>(base: Vec<L<'a>>, over: Vec<L<'a>>, kind: &str) -> Vec<L<'a>> {
+    let channels = kind.starts_with("channels");
+    let same = |a: &L<'_>, b: &L<'_>| {
+        let (Some(na), Some(nb)) = (a.field("name"), b.field("name")) else {
+            return false;
+        };
+        na == nb
+            && (!channels
+                || match (a.field("type"), b.field("type")) {
+                    (Some(ta), Some(tb)) => ta == tb,
+                    _ => true,
+                })
+    };
+    let mut over: Vec<Option<L<'a>>> = over.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(base.len() + over.len());
+    for b in base {
+        let found = over
+            .iter()
+            .position(|o| o.as_ref().is_some_and(|o| same(&b, o)));
+        match found.and_then(|i| over[i].take()) {
+            Some(o) => out.push(merge(b, o, &format!("{kind}[]"))),
+            None => out.push(b),
+        }
+    }
+    let fresh: Vec<L<'a>> = over.into_iter().flatten().collect();
+    let at = if kind == "roles" {
+        out.iter()
+            .position(|r| r.field("name") == Some("@everyone"))
+            .unwrap_or(out.len())
+    } else {
+        out.len()
+    };
+    out.splice(at..at, fresh);
+    out
+}
+
+/// An item's kind: `channels[]` is an item of `channels`, whose fields are `channels.x`.
+fn item_kind(kind: &str) -> &str {
+    kind.strip_suffix("[]").unwrap_or(kind)
+}
+
+/// One layer to merge: its trees and the layers (indexes) it extends, in order.
+pub(super) struct Layer {
+    pub(super) trees: Trees,
+    pub(super) bases: Vec<usize>,
+}
+
+/// Merges the layers (layer 0 is the manifest itself) into the value and the table of every
+/// path's place. Layers form a tree without cycles (the loader refuses cycles).
+pub(super) fn merge_layers(layers: &[Layer]) -> (Value, Table) {
+    fn resolved<'a>(layers: &'a [Layer], i: usize) -> L<'a> {
+        let own = layer_root(&layers[i].trees);
+        let mut acc: Option<L<'a>> = None;
+        for &b in &layers[i].bases {
+            let base = without(resolved(layers, b), &["extends"]);
+            acc = Some(match acc {
+                None => base,
+                Some(a) => merge(a, base, ""),
+            });
+        }
+        match acc {
+            None => own,
+            Some(a) => merge(a, own, ""),
+        }
+    }
+    let merged = resolved(layers, 0);
+    let mut table = Table::default();
+    if let Some(root) = layers[0].trees.root {
+        table.nodes.insert(String::new(), root);
+    }
+    let value = emit(&merged, String::new(), &mut table);
+    (value, table)
+}
+
+/// The mapping without the named top-level entries.
+fn without<'a>(l: L<'a>, names: &[&str]) -> L<'a> {
+    match l.into_map() {
+        Ok((o, mut e)) => {
+            e.retain(|e| !names.contains(&e.name));
+            L::Map(o, e)
+        }
+        Err(l) => l,
+    }
+}
+
+/// The merged value of `l` at `path`, writing every path below it into `t`.
+fn emit(l: &L<'_>, path: String, t: &mut Table) -> Value {
+    match l {
+        L::One(file, node) => {
+            t.walk(*file, node, path);
+            to_json(&node.value)
+        }
+        L::Map(_, entries) => {
+            let mut out = serde_json::Map::new();
+            for e in entries {
+                let child = if path.is_empty() {
+                    e.name.to_owned()
+                } else {
+                    format!("{path}.{}", e.name)
+                };
+                let (kfile, key) = e.key;
+                let ks = key_span(kfile, key);
+                if let Some(ks) = ks {
+                    t.keys.insert(child.clone(), ks);
+                }
+                match &e.value {
+                    L::One(f, node) => t.record_value(&child, *f, ks, node),
+                    _ => {
+                        if let Some(s) = ks {
+                            t.nodes.insert(child.clone(), s);
+                        }
+                    }
+                }
+                out.insert(e.name.to_owned(), emit(&e.value, child, t));
+            }
+            Value::Object(out)
+        }
+        L::Seq(_, items) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let child = format!("{path}[{i}]");
+                    if let Some((f, node)) = item.origin() {
+                        t.insert(child.clone(), f, node);
+                    }
+                    emit(item, child, t)
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// The `extends:` entry of a layer: the bases named, each with its place, or the place of a
+/// value that is not a name or list of names.
+pub(super) fn extends_of(trees: &Trees) -> Result<Vec<(String, Span)>, Option<Span>> {
+    let mut out = Vec::new();
+    for part in &trees.parts {
+        let Some((file, key, value)) = entry(trees, part) else {
+            continue;
+        };
+        if key.value.0 != "extends" {
+            continue;
+        }
+        let one = |n: &At<Node>| match &n.value {
+            Node::Scalar(ScalarNode {
+                kind: Scalar::Str(s),
+                ..
+            }) if !s.trim().is_empty() => span_of(file, n).map(|sp| (s.clone(), sp)),
+            _ => None,
+        };
+        match &value.value {
+            Node::Seq(items) => {
+                for item in items {
+                    out.push(one(item).ok_or_else(|| span_of(file, item))?);
+                }
+            }
+            _ => out.push(one(value).ok_or_else(|| span_of(file, value).or(key_span(file, key)))?),
+        }
+    }
+    Ok(out)
+}
+
+/// Where a base names a `guild:` (refused: a base is shared by guilds).
+pub(super) fn guild_in(trees: &Trees) -> Option<Span> {
+    trees.parts.iter().find_map(|p| {
+        let (file, key, _) = entry(trees, p)?;
+        (key.value.0 == "guild")
+            .then(|| key_span(file, key))
+            .flatten()
+    })
+}

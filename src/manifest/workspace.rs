@@ -1,0 +1,318 @@
+//! The workspace file, `guildctl.yaml` at a repository's root: the guilds one repository
+//! governs, each with its id and manifest.
+//!
+//! ```yaml
+//! guilds:
+//!   main:  { id: "81384788765712384", manifest: guilds/main.yaml }
+//!   staff: { id: "81384788765712385", manifest: guilds/staff/ }
+//! ```
+//!
+//! The file is read with the manifest's YAML parser and limits, so its errors name the line.
+
+use std::path::{Path, PathBuf};
+
+use super::source::{self, SourceFile};
+use super::tree::{At, Node, Scalar, ScalarNode};
+
+/// The workspace file's name, looked for in the current folder and the folders above it.
+pub const WORKSPACE_FILE: &str = "guildctl.yaml";
+
+/// A workspace: where its file is and its guilds, in the file's order.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The workspace file.
+    pub path: PathBuf,
+    /// Its folder: manifests' paths are relative to it, and bases must lie in it.
+    pub root: PathBuf,
+    pub guilds: Vec<WorkspaceGuild>,
+}
+
+/// One guild of a workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceGuild {
+    /// Its name in the workspace (`main`): letters, digits, `-` and `_`.
+    pub name: String,
+    /// The guild's id.
+    pub id: String,
+    /// The manifest (a file or a folder), joined to the workspace's folder.
+    pub manifest: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error(
+        "no workspace file: --all and --guilds need a {WORKSPACE_FILE} in this folder or one above it (guilds: {{ NAME: {{ id: \"…\", manifest: PATH }} }})"
+    )]
+    NotFound,
+    #[error("cannot read {path}: {message}")]
+    Read { path: PathBuf, message: String },
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("the workspace {path} has no guild named {name:?} (it has: {known})")]
+    UnknownGuild {
+        path: PathBuf,
+        name: String,
+        known: String,
+    },
+}
+
+impl Workspace {
+    /// Finds the workspace file in `start` or the nearest folder above it, and reads it.
+    pub fn find(start: &Path) -> Result<Workspace, WorkspaceError> {
+        let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+        let file = start
+            .ancestors()
+            .map(|d| d.join(WORKSPACE_FILE))
+            .find(|f| f.is_file())
+            .ok_or(WorkspaceError::NotFound)?;
+        Workspace::read(&file)
+    }
+
+    /// Reads the workspace file at `path`.
+    pub fn read(path: &Path) -> Result<Workspace, WorkspaceError> {
+        let read = source::read(path);
+        if let Some(p) = read.problems.first() {
+            return Err(WorkspaceError::Read {
+                path: path.to_path_buf(),
+                message: p.message.clone(),
+            });
+        }
+        let text = read
+            .files
+            .into_iter()
+            .next()
+            .map(|SourceFile { text, .. }| text)
+            .unwrap_or_default();
+        let root = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let guilds = parse(path, &root, &text)?;
+        Ok(Workspace {
+            path: path.to_path_buf(),
+            root,
+            guilds,
+        })
+    }
+
+    /// The guilds named (each once, in the order given), or all of them for `None`.
+    pub fn select(&self, names: Option<&[String]>) -> Result<Vec<WorkspaceGuild>, WorkspaceError> {
+        let Some(names) = names else {
+            return Ok(self.guilds.clone());
+        };
+        let mut out: Vec<WorkspaceGuild> = Vec::new();
+        for name in names {
+            let name = name.trim();
+            let g = self.guilds.iter().find(|g| g.name == name).ok_or_else(|| {
+                WorkspaceError::UnknownGuild {
+                    path: self.path.clone(),
+                    name: name.to_owned(),
+                    known: self
+                        .guilds
+                        .iter()
+                        .map(|g| g.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+            })?;
+            if !out.contains(g) {
+                out.push(g.clone());
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, WorkspaceError> {
+    let invalid = |loc: (u32, u32), message: String| WorkspaceError::Invalid {
+        path: path.to_path_buf(),
+        line: loc.0.max(1) as usize,
+        column: loc.1.max(1) as usize,
+        message,
+    };
+    let at = |n: &At<Node>| (n.loc.line, n.loc.column);
+    let tree = super::load::parse_tree(text).map_err(|e| {
+        let (line, column) = e
+            .location()
+            .map_or((1, 1), |l| (l.line() as u32, l.column() as u32));
+        invalid(
+            (line, column),
+            format!("invalid YAML: {}", e.without_snippet()),
+        )
+    })?;
+    let Node::Map(top) = &tree.value else {
+        return Err(invalid(
+            at(&tree),
+            "a workspace file is a mapping: `guilds: { NAME: { id: \"…\", manifest: PATH } }`"
+                .into(),
+        ));
+    };
+    let mut guilds_node = None;
+    for (k, v) in top {
+        match k.value.0.as_str() {
+            "guilds" => guilds_node = Some(v),
+            "version" => match &v.value {
+                Node::Scalar(ScalarNode {
+                    kind: Scalar::Int(1),
+                    ..
+                }) => {}
+                _ => return Err(invalid(at(v), "`version` is 1, the only version".into())),
+            },
+            other => {
+                return Err(invalid(
+                    (k.loc.line, k.loc.column),
+                    format!("unknown key `{other}`: a workspace file has `version` and `guilds`"),
+                ));
+            }
+        }
+    }
+    let Some(guilds) = guilds_node else {
+        return Err(invalid(
+            at(&tree),
+            "the workspace file has no `guilds:`".into(),
+        ));
+    };
+    let Node::Map(entries) = &guilds.value else {
+        return Err(invalid(
+            at(guilds),
+            "`guilds` maps each guild's name to its `id` and `manifest`".into(),
+        ));
+    };
+    if entries.is_empty() {
+        return Err(invalid(at(guilds), "`guilds` is empty".into()));
+    }
+    let mut out: Vec<WorkspaceGuild> = Vec::new();
+    for (k, v) in entries {
+        let name = k.value.0.clone();
+        let kloc = (k.loc.line, k.loc.column);
+        if name.is_empty()
+            || name.len() > 64
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(invalid(
+                kloc,
+                format!(
+                    "guild name {name:?}: use letters, digits, `-` and `_` (at most 64); it names the guild's plan and comment"
+                ),
+            ));
+        }
+        if out.iter().any(|g| g.name == name) {
+            return Err(invalid(kloc, format!("guild `{name}` is listed twice")));
+        }
+        let Node::Map(fields) = &v.value else {
+            return Err(invalid(
+                at(v),
+                format!("guild `{name}` needs `id` and `manifest`"),
+            ));
+        };
+        let (mut id, mut manifest) = (None, None);
+        for (fk, fv) in fields {
+            let text = match &fv.value {
+                Node::Scalar(ScalarNode {
+                    kind: Scalar::Str(s),
+                    ..
+                }) => Some(s.clone()),
+                _ => None,
+            };
+            match fk.value.0.as_str() {
+                "id" => {
+                    let id_text = text.filter(|s| {
+                        (17..=20).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())
+                    });
+                    id = Some(id_text.ok_or_else(|| {
+                        invalid(
+                            at(fv),
+                            format!(
+                                "guild `{name}`: `id` is the guild's id as a quoted string of 17 to 20 digits"
+                            ),
+                        )
+                    })?);
+                }
+                "manifest" => {
+                    let rel = text.filter(|s| !s.trim().is_empty()).ok_or_else(|| {
+                        invalid(
+                            at(fv),
+                            format!("guild `{name}`: `manifest` is the path of its manifest file or folder"),
+                        )
+                    })?;
+                    let rel_path = Path::new(&rel);
+                    if rel_path.is_absolute()
+                        || rel_path
+                            .components()
+                            .any(|c| matches!(c, std::path::Component::ParentDir))
+                    {
+                        return Err(invalid(
+                            at(fv),
+                            format!(
+                                "guild `{name}`: `manifest` is a path inside the workspace's folder, relative to it"
+                            ),
+                        ));
+                    }
+                    manifest = Some(root.join(rel_path));
+                }
+                other => {
+                    return Err(invalid(
+                        (fk.loc.line, fk.loc.column),
+                        format!(
+                            "guild `{name}`: unknown key `{other}` (a guild has `id` and `manifest`)"
+                        ),
+                    ));
+                }
+            }
+        }
+        let (Some(id), Some(manifest)) = (id, manifest) else {
+            return Err(invalid(
+                at(v),
+                format!("guild `{name}` needs both `id` and `manifest`"),
+            ));
+        };
+        if let Some(other) = out.iter().find(|g| g.id == id) {
+            return Err(invalid(
+                at(v),
+                format!(
+                    "guild `{name}` has the id of `{}`: one guild, one manifest",
+                    other.name
+                ),
+            ));
+        }
+        out.push(WorkspaceGuild { name, id, manifest });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws(text: &str) -> Result<Vec<WorkspaceGuild>, WorkspaceError> {
+        parse(Path::new("guildctl.yaml"), Path::new("repo"), text)
+    }
+
+    #[test]
+    fn reads_guilds_in_order() {
+        let g = ws("guilds:\n  main: { id: \"81384788765712384\", manifest: guilds/main.yaml }\n  staff:\n    id: \"81384788765712385\"\n    manifest: guilds/staff/\n").unwrap();
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].name, "main");
+        assert_eq!(g[1].manifest, Path::new("repo/guilds/staff/"));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = ws("guilds:\n  main: { id: 5, manifest: a.yaml }\n").unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("guildctl.yaml:2:"), "{text}");
+        assert!(text.contains("quoted string"), "{text}");
+        let e = ws("guilds:\n  main: { id: \"81384788765712384\", manifest: ../x.yaml }\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("inside the workspace"), "{e}");
+        let e = ws("guilds:\n  a: { id: \"81384788765712384\", manifest: a.yaml }\n  b: { id: \"81384788765712384\", manifest: b.yaml }\n").unwrap_err();
+        assert!(e.to_string().starts_with("guildctl.yaml:3:"), "{e}");
+    }
+}

@@ -1,0 +1,251 @@
+//! Many guilds from one repository: a workspace file (`guildctl.yaml`) of three guilds
+//! that extend one base, run with `--all` / `--guilds` against one emulator serving the
+//! three guilds for one bot, over HTTP.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::Harness;
+use discord_emulator::{State, default_state, with_guild_copies};
+
+const BASE: &str = "version: 1
+roles:
+  - { name: Shared Helper, color: \"#123456\", permissions: [send_messages] }
+channels:
+  - { name: shared-news, type: text, topic: From the base }
+";
+
+/// Three guilds (copies of the default one), a base, and a workspace whose guild `a`
+/// overrides the base's topic, `b` adds a channel and `c` takes the base as it is.
+async fn workspace(c_extra: &str) -> (Harness, Vec<String>) {
+    let state: State = with_guild_copies(default_state(), 3);
+    let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
+    let h = Harness::with_state(Some(state)).await;
+    std::fs::create_dir_all(h.dir.path().join("guilds")).unwrap();
+    h.manifest("base.yaml", BASE);
+    h.manifest(
+        "guilds/a.yaml",
+        "version: 1\nextends: ../base.yaml\nchannels:\n  - { name: shared-news, topic: A's own news }\n",
+    );
+    h.manifest(
+        "guilds/b.yaml",
+        "version: 1\nextends: ../base.yaml\nchannels:\n  - { name: b-only, type: text }\n",
+    );
+    h.manifest(
+        "guilds/c.yaml",
+        &format!("version: 1\nextends: ../base.yaml\n{c_extra}"),
+    );
+    h.manifest(
+        "guildctl.yaml",
+        &format!(
+            "guilds:\n  a: {{ id: \"{}\", manifest: guilds/a.yaml }}\n  b: {{ id: \"{}\", manifest: guilds/b.yaml }}\n  c: {{ id: \"{}\", manifest: guilds/c.yaml }}\n",
+            ids[0], ids[1], ids[2]
+        ),
+    );
+    (h, ids)
+}
+
+fn guild(h: &Harness, id: &str) -> discord_emulator::state::Guild {
+    h.emu.state().guild(id).expect("guild").clone()
+}
+
+/// GET requests per guild id in the path (`/users/@me` is counted apart).
+fn gets_per_guild(h: &Harness, ids: &[String]) -> (HashMap<String, usize>, usize) {
+    let mut per = HashMap::new();
+    let mut me = 0;
+    for r in h.requests().into_iter().filter(|r| r.method == "GET") {
+        if r.path.ends_with("/users/@me") {
+            me += 1;
+        }
+        for id in ids {
+            if r.path.contains(&format!("/guilds/{id}")) {
+                *per.entry(id.clone()).or_insert(0) += 1;
+            }
+        }
+    }
+    (per, me)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_guilds_share_a_base_plan_apply_and_converge() {
+    let (h, ids) = workspace("").await;
+    h.run(&["validate", "--all"]).await.assert_code(0);
+
+    let plan = h.run(&["plan", "--all", "--detailed-exitcode"]).await;
+    plan.assert_code(2);
+    // The summary table comes first, one line per guild, then each guild's plan.
+    let lines: Vec<&str> = plan.stdout.lines().collect();
+    assert!(lines[0].starts_with("guild"), "{}", plan.stdout);
+    for (i, name) in ["a", "b", "c"].iter().enumerate() {
+        assert!(lines[1 + i].starts_with(name), "{}", plan.stdout);
+        assert!(lines[1 + i].contains(&ids[i]), "{}", plan.stdout);
+        assert!(lines[1 + i].contains("to create"), "{}", plan.stdout);
+    }
+    assert!(plan.stdout.contains("\n== b ("), "{}", plan.stdout);
+    // 7 GETs per guild, and no 429 across them.
+    let (per, me) = gets_per_guild(&h, &ids);
+    for id in &ids {
+        assert_eq!(per.get(id), Some(&6), "GETs naming guild {id}");
+    }
+    assert_eq!(me, 3, "GET /users/@me once per guild");
+    assert!(h.requests().iter().all(|r| r.status != 429));
+
+    h.emu.clear_requests();
+    h.run(&["apply", "--all", "--yes"]).await.assert_code(0);
+    assert!(h.requests().iter().all(|r| r.status != 429));
+    // Each guild got the merge of the base and its own file.
+    let topic = |g: &discord_emulator::state::Guild, name: &str| {
+        g.channels
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.topic.clone())
+    };
+    let (a, b, c) = (guild(&h, &ids[0]), guild(&h, &ids[1]), guild(&h, &ids[2]));
+    assert_eq!(topic(&a, "shared-news"), Some(Some("A's own news".into())));
+    assert_eq!(topic(&b, "shared-news"), Some(Some("From the base".into())));
+    assert!(topic(&b, "b-only").is_some());
+    assert!(topic(&a, "b-only").is_none());
+    assert_eq!(topic(&c, "shared-news"), Some(Some("From the base".into())));
+    for g in [&a, &b, &c] {
+        assert!(g.roles.iter().any(|r| r.name == "Shared Helper"));
+    }
+    h.run(&["plan", "--all", "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+
+    // A change to the base plans every guild that extends it; JSON has one result each.
+    h.manifest("base.yaml", &BASE.replace("#123456", "#654321"));
+    let json = h
+        .run(&["plan", "--all", "--detailed-exitcode", "--format", "json"])
+        .await;
+    json.assert_code(2);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("one JSON document");
+    let guilds = doc["guilds"].as_array().expect("guilds");
+    assert_eq!(guilds.len(), 3);
+    for g in guilds {
+        assert_eq!(g["exit_code"], 2, "{g}");
+        let changes = g["result"]["changes"].as_array().expect("changes");
+        assert_eq!(changes.len(), 1, "{g}");
+    }
+    // --guilds runs only those named.
+    let some = h
+        .run(&["plan", "--guilds", "b", "--detailed-exitcode"])
+        .await;
+    some.assert_code(2);
+    assert!(some.stdout.contains("\n== b ("));
+    assert!(!some.stdout.contains("\n== a ("));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_guild_refused_leaves_the_others_applied_and_reported() {
+    // c prunes channels the base does not declare: more than the deletion gate allows.
+    let (h, ids) = workspace("prune: { channels: true }\n").await;
+    let before_c = guild(&h, &ids[2]);
+    let run = h.run(&["apply", "--all", "--yes"]).await;
+    run.assert_code(1);
+    let c_line = run.stdout.lines().find(|l| l.starts_with("c ")).unwrap();
+    assert!(c_line.contains("error"), "{}", run.stdout);
+    assert!(run.stdout.contains("1 failed"), "{}", run.stdout);
+    // c is untouched; a and b are applied whole.
+    assert_eq!(guild(&h, &ids[2]), before_c);
+    h.run(&["plan", "--guilds", "a,b", "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn diagnostics_name_the_file_a_value_came_from() {
+    let (h, _) = workspace("").await;
+    // A bad value in the base is shown in the base, one in the guild's file in that file.
+    h.manifest("base.yaml", &BASE.replace("send_messages", "send_mesages"));
+    h.manifest(
+        "guilds/b.yaml",
+        "version: 1\nextends: ../base.yaml\nchannels:\n  - { name: b-only, type: text, topik: typo }\n",
+    );
+    let run = h.run(&["validate", "--guilds", "b"]).await;
+    run.assert_code(1);
+    assert!(
+        run.stderr.contains("base.yaml:3:"),
+        "the base's line: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("b.yaml:4:"),
+        "the guild's line: {}",
+        run.stderr
+    );
+    // A base may not name a guild; a missing base is shown on the `extends:` line.
+    h.manifest(
+        "base.yaml",
+        &format!("{BASE}guild: \"81384788765712384\"\n"),
+    );
+    let run = h.run(&["validate", "--guilds", "a"]).await;
+    run.assert_code(1);
+    assert!(run.stderr.contains("base.yaml:6:"), "{}", run.stderr);
+    assert!(run.stderr.contains("names a guild"), "{}", run.stderr);
+    h.manifest("guilds/a.yaml", "version: 1\nextends: [../nope.yaml]\n");
+    let run = h.run(&["validate", "--guilds", "a"]).await;
+    run.assert_code(1);
+    assert!(run.stderr.contains("a.yaml:2:"), "{}", run.stderr);
+    // An unknown guild name is an error naming the known ones.
+    let run = h.run(&["plan", "--guilds", "zzz"]).await;
+    run.assert_code(1);
+    assert!(run.stderr.contains("a, b, c"), "{}", run.stderr);
+}
+
+/// One bot, one budget: 20 guilds planned through one client against the emulator's
+/// global limit on a scaled clock (50 a second, ten times faster). The 140 GETs meet no
+/// 429, and take at least the time the global limit sets (140 / 500 per second).
+#[tokio::test(flavor = "multi_thread")]
+async fn many_guilds_share_one_global_limit_without_a_429() {
+    const GUILDS: usize = 20;
+    const SCALE: u32 = 10;
+    let mut state = with_guild_copies(default_state(), GUILDS);
+    state.config.time_scale = f64::from(SCALE);
+    let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
+    let h = Harness::with_state(Some(state)).await;
+    let mut ws = String::from("guilds:\n");
+    for (i, id) in ids.iter().enumerate() {
+        h.manifest(&format!("g{i}.yaml"), "version: 1\n");
+        ws.push_str(&format!(
+            "  g{i}: {{ id: \"{id}\", manifest: g{i}.yaml }}\n"
+        ));
+    }
+    h.manifest("guildctl.yaml", &ws);
+    let start = std::time::Instant::now();
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"))
+        .args(["plan", "--all", "--detailed-exitcode"])
+        .env("DISCORD_TOKEN", &h.emu.token)
+        .env("GUILDCTL_API_BASE", &h.emu.api_base)
+        .env("GUILDCTL_CLOCK_SCALE", SCALE.to_string())
+        .env("NO_COLOR", "1")
+        .current_dir(h.dir.path())
+        .output()
+        .await
+        .expect("guildctl runs");
+    let wall = start.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = h.requests();
+    assert_eq!(
+        requests.iter().filter(|r| r.method == "GET").count(),
+        7 * GUILDS
+    );
+    let limited: Vec<_> = requests.iter().filter(|r| r.status == 429).collect();
+    assert!(limited.is_empty(), "429s: {limited:?}");
+    let (per, _) = gets_per_guild(&h, &ids);
+    assert!(ids.iter().all(|id| per.get(id) == Some(&6)), "{per:?}");
+    // The global limit held: 140 requests at 50 per window of 0.1 s need three windows,
+    // so at least two whole windows pass (they were not all let through at once).
+    let window = 1.0 / f64::from(SCALE);
+    let windows = (7 * GUILDS).div_ceil(50) as f64;
+    assert!(
+        wall.as_secs_f64() >= (windows - 1.0) * window,
+        "wall {wall:?}: faster than the global limit allows"
+    );
+}
