@@ -1,10 +1,11 @@
 //! `guildctl export`: the live guild as a manifest.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
 
+use guildctl::export::{ExportedImages, image_file_name};
 use guildctl::snapshot::Snapshot;
 
 use super::Connection;
@@ -24,14 +25,55 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
     let snap = Snapshot::fetch(&session.client, &session.guild_id)
         .await
         .context("reading the live guild")?;
-    let yaml = guildctl::export::export(&snap)?;
     match output {
         Some(path) => {
+            let images = write_images(&session.client, &snap, &path).await?;
+            let yaml = guildctl::export::export_with_images(&snap, &images)?;
             std::fs::write(&path, yaml)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!("Wrote {}", path.display());
         }
-        None => print!("{yaml}"),
+        None => {
+            if !snap.live_images().is_empty() {
+                eprintln!(
+                    "note: the guild's and roles' images are left out (unmanaged): they are written as files beside the manifest with -o FILE"
+                );
+            }
+            print!("{}", guildctl::export::export(&snap)?);
+        }
     }
     Ok(0)
+}
+
+/// Writes each live image from the CDN into `images/` beside `manifest`, and returns the
+/// manifest's path for each. An image the CDN does not give is left out (unmanaged), said.
+async fn write_images(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    manifest: &Path,
+) -> Result<ExportedImages> {
+    let mut out = ExportedImages::new();
+    let live = snap.live_images();
+    if live.is_empty() {
+        return Ok(out);
+    }
+    let dir = manifest.parent().unwrap_or(Path::new("")).join("images");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for image in &live {
+        match client.cdn_image(image).await {
+            Ok(bytes) => {
+                let name = image_file_name(image);
+                let file = dir.join(&name);
+                std::fs::write(&file, bytes)
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+                out.insert(image.path(), format!("images/{name}"));
+            }
+            Err(e) => eprintln!(
+                "note: {} is left out (unmanaged): {e}",
+                guildctl::inert::terminal(&image.path())
+            ),
+        }
+    }
+    eprintln!("Wrote {} image(s) to {}", out.len(), dir.display());
+    Ok(out)
 }

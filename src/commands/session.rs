@@ -63,6 +63,7 @@ impl Target {
     pub(crate) fn plan_options(&self) -> PlanOptions {
         PlanOptions {
             create_unseen: self.create_unseen.clone(),
+            ..PlanOptions::default()
         }
     }
 
