@@ -228,8 +228,9 @@ pub struct Webhook {
     #[schemars(extend("examples" = ["announcements", "Dev/ci"]))]
     pub channel: String,
     /// An image file for its avatar: PNG, JPEG or GIF, at most 8 MiB, by its path relative to
-    /// the manifest's folder and inside it (`assets/ci.png`); `null` removes the avatar. Discord reports only whether an avatar is set, so a webhook
-    /// that already has one keeps it until this changes to `null` and back.
+    /// the manifest's folder and inside it (`assets/ci.png`); `null` removes the avatar. A webhook
+    /// that already has an avatar keeps it until this changes to `null` and back (the guild's
+    /// and roles' images are compared by content instead).
     #[serde(
         default,
         deserialize_with = "double_option",

@@ -49,16 +49,14 @@ pub(super) struct Slot<'s> {
     pub live: Option<LiveImage<'s>>,
 }
 
-/// A feature an image needs: `needs(animated)` names it, or `None` when none is needed.
-pub(super) type Needs = fn(bool) -> Option<&'static str>;
-
 /// Adds the change of one image to `b`, refusing (at the field's line) an image the guild
 /// lacks the feature for, as Discord would (50101).
 pub(super) fn image_change(
     cx: &mut Ctx,
     b: &mut ChangeBuilder,
     slot: Slot<'_>,
-    needs: Needs,
+    // The feature the image needs, by whether it is animated.
+    needs: impl Fn(bool) -> Option<&'static str>,
     features: &[String],
 ) {
     let live_shown = slot
@@ -67,12 +65,10 @@ pub(super) fn image_change(
         .map(|l| json!(format!("(image {})", l.hash)))
         .unwrap_or(Value::Null);
     match slot.declared {
-        None => {}
-        Some(None) => {
-            if slot.live.is_some() {
-                b.set(slot.field, live_shown, Value::Null, slot.api, Value::Null);
-            }
+        Some(None) if slot.live.is_some() => {
+            b.set(slot.field, live_shown, Value::Null, slot.api, Value::Null);
         }
+        None | Some(None) => {}
         Some(Some(rel)) => {
             let file = match cx.options.images.get(rel) {
                 Some(Ok(f)) => f.clone(),
@@ -128,46 +124,31 @@ fn live_of<'a>(kind: &'static str, id: &'a str, hash: &'a Option<String>) -> Opt
     hash.as_deref().map(|hash| LiveImage { kind, id, hash })
 }
 
-/// The guild's four images, into the settings PATCH (Modify Guild's table says which feature
-/// each needs; an animated banner needs BANNER and ANIMATED_BANNER).
+/// The guild's four images, into the settings PATCH. Modify Guild's table says which feature
+/// each needs; an animated banner needs BANNER and ANIMATED_BANNER, so BANNER is named first.
 pub(super) fn guild_images(cx: &mut Ctx, s: &crate::manifest::Settings, b: &mut ChangeBuilder) {
     let snap = cx.snap;
     let g = &snap.guild;
     let id = g.id.as_str();
-    let banner_feature = if g.has_feature("BANNER") {
-        "ANIMATED_BANNER"
-    } else {
-        "BANNER"
-    };
-    let slots: [(
-        &'static str,
-        &Option<Option<String>>,
-        Option<LiveImage>,
-        Needs,
-    ); 4] = [
-        ("icon", &s.icon, live_of("icons", id, &g.icon), |animated| {
-            animated.then_some("ANIMATED_ICON")
-        }),
-        (
-            "banner",
-            &s.banner,
-            live_of("banners", id, &g.banner),
-            |_| None,
-        ),
-        (
-            "splash",
-            &s.splash,
-            live_of("splashes", id, &g.splash),
-            |_| Some("INVITE_SPLASH"),
-        ),
+    let has_banner = g.has_feature("BANNER");
+    let slots = [
+        ("icon", &s.icon, live_of("icons", id, &g.icon)),
+        ("banner", &s.banner, live_of("banners", id, &g.banner)),
+        ("splash", &s.splash, live_of("splashes", id, &g.splash)),
         (
             "discovery_splash",
             &s.discovery_splash,
             live_of("discovery-splashes", id, &g.discovery_splash),
-            |_| Some("DISCOVERABLE"),
         ),
     ];
-    for (field, declared, live, needs) in slots {
+    for (field, declared, live) in slots {
+        let needs = move |animated: bool| match field {
+            "icon" => animated.then_some("ANIMATED_ICON"),
+            "banner" if !has_banner => Some("BANNER"),
+            "banner" => animated.then_some("ANIMATED_BANNER"),
+            "splash" => Some("INVITE_SPLASH"),
+            _ => Some("DISCOVERABLE"),
+        };
         let slot = Slot {
             field,
             api: field,
@@ -175,16 +156,6 @@ pub(super) fn guild_images(cx: &mut Ctx, s: &crate::manifest::Settings, b: &mut 
             declared,
             live,
         };
-        if field == "banner" {
-            // The feature depends on the guild as well as the file: not a plain `fn`.
-            let needs: Needs = if banner_feature == "BANNER" {
-                |_| Some("BANNER")
-            } else {
-                |animated| animated.then_some("ANIMATED_BANNER")
-            };
-            image_change(cx, b, slot, needs, &g.features);
-        } else {
-            image_change(cx, b, slot, needs, &g.features);
-        }
+        image_change(cx, b, slot, needs, &g.features);
     }
 }
