@@ -13,10 +13,11 @@ use crate::discord::models::{
 };
 use crate::inert;
 use crate::manifest::{
-    Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, ForumLayout, ForumTag,
-    Manifest, MessageNotifications, Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt,
-    PromptOption, PromptType, Role, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
-    VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
+    Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
+    ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications, Onboarding,
+    OnboardingMode, Overwrite, PermissionName, Prompt, PromptOption, PromptType, Role, RoleColors,
+    SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag, VerificationLevel,
+    VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::permissions::Permissions;
 use crate::snapshot::{Snapshot, snowflake_cmp};
@@ -25,16 +26,37 @@ use crate::snapshot::{Snapshot, snowflake_cmp};
 #[error("cannot write the manifest as YAML: {0}")]
 pub struct ExportError(String);
 
-/// The manifest for `snap`, as YAML with explanatory comments.
+/// The live images written beside the manifest: the manifest's path for each image (by its
+/// CDN path, [`crate::discord::cdn::LiveImage::path`]).
+pub type ExportedImages = HashMap<String, String>;
+
+/// The manifest for `snap`, as YAML with explanatory comments; images are left out.
 pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
+    export_with_images(snap, &ExportedImages::new())
+}
+
+/// The file name (in the images folder) for a live image: `icon.png`, `role-ID.png`.
+pub fn image_file_name(image: &crate::discord::cdn::LiveImage<'_>) -> String {
+    let ext = if image.animated() { "gif" } else { "png" };
+    match image.kind {
+        "role-icons" => format!("role-{}.{ext}", image.id),
+        "icons" => format!("icon.{ext}"),
+        "banners" => format!("banner.{ext}"),
+        "splashes" => format!("splash.{ext}"),
+        _ => format!("discovery-splash.{ext}"),
+    }
+}
+
+/// [`export`], naming the images in `images` (written by the caller) as files.
+pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<String, ExportError> {
     let names = Names::new(snap);
     let community = snap.guild.has_feature("COMMUNITY");
     let manifest = Manifest {
         version: 1,
         guild: Some(Snowflake(snap.guild.id.clone())),
         extends: None,
-        settings: Some(settings(snap, &names)),
-        roles: Some(roles(snap)),
+        settings: Some(settings(snap, &names, images)),
+        roles: Some(roles(snap, images)),
         channels: Some(channels(snap)),
         // Both exist only in community guilds.
         welcome_screen: snap
@@ -97,7 +119,19 @@ impl<'a> Names<'a> {
     }
 }
 
-fn settings(snap: &Snapshot, names: &Names) -> Settings {
+/// The file written for a live image, if it was: managed only then.
+fn image_file(
+    images: &ExportedImages,
+    kind: &'static str,
+    id: &str,
+    hash: &Option<String>,
+) -> Option<Option<String>> {
+    let hash = hash.as_deref()?;
+    let path = crate::discord::cdn::LiveImage { kind, id, hash }.path();
+    images.get(&path).map(|f| Some(f.clone()))
+}
+
+fn settings(snap: &Snapshot, names: &Names, images: &ExportedImages) -> Settings {
     let g = &snap.guild;
     let channel = |id: &Option<String>| Some(id.as_deref().map(|i| names.channel(i)));
     let flags: Vec<SystemChannelFlag> = [1u64, 2, 4, 8, 16, 32]
@@ -125,6 +159,10 @@ fn settings(snap: &Snapshot, names: &Names) -> Settings {
         community: Some(g.has_feature("COMMUNITY")),
         invites_disabled: Some(g.has_feature("INVITES_DISABLED")),
         raid_alerts_disabled: Some(g.has_feature("RAID_ALERTS_DISABLED")),
+        icon: image_file(images, "icons", &g.id, &g.icon),
+        banner: image_file(images, "banners", &g.id, &g.banner),
+        splash: image_file(images, "splashes", &g.id, &g.splash),
+        discovery_splash: image_file(images, "discovery-splashes", &g.id, &g.discovery_splash),
     };
     if g.unknown.is_empty() {
         return settings;
@@ -144,7 +182,25 @@ pub(crate) fn permission_names(p: Permissions) -> Vec<PermissionName> {
     p.display_names().into_iter().map(PermissionName).collect()
 }
 
-fn roles(snap: &Snapshot) -> Vec<Role> {
+/// A role's colours as the manifest writes them: `color` for a solid one, else `colors`.
+fn role_colors(r: &models::Role) -> (Option<Color>, Option<RoleColors>) {
+    match r.color_triple() {
+        (p, None, None) => (Some(Color(p)), None),
+        (p, Some(s), Some(t)) if [p, s, t] == HOLOGRAPHIC => {
+            (None, Some(RoleColors::Style(ColorStyle::Holographic)))
+        }
+        // Discord makes any third colour the holographic style's: a gradient has two.
+        (p, s, _) => (
+            None,
+            Some(RoleColors::Gradient(Gradient {
+                primary: Color(p),
+                secondary: Color(s.unwrap_or(p)),
+            })),
+        ),
+    }
+}
+
+fn roles(snap: &Snapshot, images: &ExportedImages) -> Vec<Role> {
     snap.roles_by_rank()
         .into_iter()
         .map(|r| {
@@ -163,15 +219,18 @@ fn roles(snap: &Snapshot) -> Vec<Role> {
                     ..Role::default()
                 };
             }
+            let (color, colors) = role_colors(r);
             Role {
                 id: Some(Snowflake(r.id.clone())),
                 name: r.name.clone(),
                 previous_names: vec![],
                 permissions: Some(permission_names(r.permissions)),
-                color: Some(Color(r.color)),
+                color,
+                colors,
                 hoist: Some(r.hoist),
                 mentionable: Some(r.mentionable),
                 unicode_emoji: r.unicode_emoji.clone().map(Some),
+                icon: image_file(images, "role-icons", &r.id, &r.icon),
                 protect: false,
             }
         })
@@ -404,7 +463,8 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let _ = writeln!(
         out,
         "# Exported by `guildctl export` from guild {} ({}).\n\
-         # Ids are pinned so renames stay renames. Webhook tokens and avatars are not exported.\n\
+         # Ids are pinned so renames stay renames. Webhook tokens and avatars are not exported;\n\
+         # the guild's and roles' images are files beside it when it is written with -o.\n\
          # `guildctl validate -f FILE` checks it; `guildctl schema` prints the schema for editors.\n",
         // A comment is one line: the name inert, or a line break in it would end the
         // comment and put the rest in the YAML (and in a CI log, a workflow command).

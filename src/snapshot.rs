@@ -1,11 +1,12 @@
 //! The live guild, read in a constant number of calls whatever its size.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::discord::cdn::{LiveImage, digest};
 use crate::discord::models::{
     Channel, Guild, Member, Onboarding, Role, User, Webhook, WelcomeScreen,
 };
@@ -28,6 +29,10 @@ pub struct Snapshot {
     pub onboarding: Option<Onboarding>,
     /// Every webhook of the guild, without tokens.
     pub webhooks: Option<Vec<Webhook>>,
+    /// The SHA-256 of each live image (guild icon, banner, splashes, role icons) by its CDN
+    /// path ([`LiveImage::path`]); an image the CDN would not give is missing.
+    #[serde(default)]
+    pub images: BTreeMap<String, String>,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -40,6 +45,19 @@ pub struct Snapshot {
 struct Index {
     roles: HashMap<String, usize>,
     channels: HashMap<String, usize>,
+}
+
+/// The SHA-256 of each image, read from the CDN one after another (a guild has a few); one
+/// that cannot be read is left out (the plan then replaces it, since it cannot tell it is the
+/// declared file).
+async fn read_images(client: &Client, images: &[LiveImage<'_>]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for i in images {
+        if let Ok(bytes) = client.cdn_image(i).await {
+            out.insert(i.path(), digest(&bytes));
+        }
+    }
+    out
 }
 
 /// The guild, with the settings fields a Discord-compatible server left out marked unknown
@@ -82,10 +100,53 @@ impl Snapshot {
             welcome_screen,
             onboarding,
             webhooks,
+            images: BTreeMap::new(),
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
+        let mut snap = snap;
+        snap.images = read_images(client, &snap.live_images()).await;
         Ok(snap)
+    }
+
+    /// The guild's images and its roles' icons that are set.
+    pub fn live_images(&self) -> Vec<LiveImage<'_>> {
+        let g = &self.guild;
+        let mut out: Vec<LiveImage<'_>> = [
+            ("icons", &g.icon),
+            ("banners", &g.banner),
+            ("splashes", &g.splash),
+            ("discovery-splashes", &g.discovery_splash),
+        ]
+        .into_iter()
+        .filter_map(|(kind, hash)| {
+            hash.as_deref().map(|hash| LiveImage {
+                kind,
+                id: &g.id,
+                hash,
+            })
+        })
+        .collect();
+        out.extend(g.roles.iter().filter_map(|r| {
+            r.icon.as_deref().map(|hash| LiveImage {
+                kind: "role-icons",
+                id: &r.id,
+                hash,
+            })
+        }));
+        // A hash is hex, `a_` first when animated: anything else would be a path on the CDN.
+        out.retain(|i| {
+            !i.hash.is_empty()
+                && i.hash
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        });
+        out
+    }
+
+    /// The SHA-256 of a live image, when the CDN gave it.
+    pub fn image_digest(&self, image: &LiveImage<'_>) -> Option<&str> {
+        self.images.get(&image.path()).map(String::as_str)
     }
 
     /// Refuses a read whose parts parsed but cannot describe a real guild: planning from it

@@ -1,10 +1,11 @@
 //! `guildctl export`: the live guild as a manifest.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
 
+use guildctl::export::{ExportedImages, image_file_name};
 use guildctl::snapshot::Snapshot;
 
 use super::Connection;
@@ -34,14 +35,58 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
     let snap = Snapshot::fetch(&session.client, &session.guild_id)
         .await
         .context("reading the live guild")?;
-    let yaml = guildctl::export::export(&snap)?;
     match output {
         Some(path) => {
+            let beside = path.parent().unwrap_or(Path::new(""));
+            let images = write_images(&session.client, &snap, beside, "images").await?;
+            let yaml = guildctl::export::export_with_images(&snap, &images)?;
             std::fs::write(&path, yaml)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!("Wrote {}", path.display());
         }
-        None => print!("{yaml}"),
+        None => {
+            if !snap.live_images().is_empty() {
+                eprintln!(
+                    "note: the guild's and roles' images are left out (unmanaged): they are written as files beside the manifest with -o FILE"
+                );
+            }
+            print!("{}", guildctl::export::export(&snap)?);
+        }
     }
     Ok(0)
+}
+
+/// Writes each live image from the CDN into the folder `sub` (a relative path with `/`)
+/// of `base`, the manifest's folder, and returns the manifest's path for each. An image
+/// the CDN does not give is left out (unmanaged), said.
+pub(super) async fn write_images(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+) -> Result<ExportedImages> {
+    let mut out = ExportedImages::new();
+    let live = snap.live_images();
+    if live.is_empty() {
+        return Ok(out);
+    }
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for image in &live {
+        match client.cdn_image(image).await {
+            Ok(bytes) => {
+                let name = image_file_name(image);
+                let file = dir.join(&name);
+                std::fs::write(&file, bytes)
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+                out.insert(image.path(), format!("{sub}/{name}"));
+            }
+            Err(e) => eprintln!(
+                "note: {} is left out (unmanaged): {e}",
+                guildctl::inert::terminal(&image.path())
+            ),
+        }
+    }
+    eprintln!("Wrote {} image(s) to {}", out.len(), dir.display());
+    Ok(out)
 }

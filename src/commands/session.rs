@@ -75,6 +75,7 @@ impl Target {
     pub(crate) fn plan_options(&self) -> PlanOptions {
         PlanOptions {
             create_unseen: self.create_unseen.clone(),
+            ..PlanOptions::default()
         }
     }
 

@@ -590,7 +590,15 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
         let session = &session;
         async move {
             let snap = read(session, &g.id).await?;
-            let yaml = guildctl::export::export(&snap)?;
+            // Each guild's images in a folder of its own: guilds' icons share file names.
+            let images = super::export::write_images(
+                &session.client,
+                &snap,
+                dir,
+                &format!("images/{}", g.name),
+            )
+            .await?;
+            let yaml = guildctl::export::export_with_images(&snap, &images)?;
             let path = dir.join(format!("{}.yaml", g.name));
             std::fs::write(&path, yaml)
                 .with_context(|| format!("cannot write {}", path.display()))?;

@@ -373,6 +373,11 @@ impl Client {
         &self.api_base
     }
 
+    /// The HTTP client without the token, for the CDN ([`super::cdn`]).
+    pub(super) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
     /// Calls `hook` before each rate-limit wait (every clone of this client shares it);
     /// only the first hook set takes effect.
     pub fn on_rate_limit_wait(&self, hook: impl Fn(Wait<'_>) + Send + Sync + 'static) {

@@ -1,5 +1,6 @@
 //! Talking to Discord: the HTTP client and the API models.
 
+pub mod cdn;
 pub mod client;
 pub mod models;
 pub mod names;

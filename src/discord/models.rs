@@ -66,6 +66,15 @@ pub struct Guild {
     pub safety_alerts_channel_id: Option<String>,
     pub preferred_locale: String,
     pub premium_progress_bar_enabled: bool,
+    /// Image hashes (`a_` first when animated); the image itself is on the CDN.
+    #[serde(deserialize_with = "nullable")]
+    pub icon: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub banner: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub splash: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub discovery_splash: Option<String>,
     pub premium_tier: u64,
     pub features: Vec<String>,
     pub roles: Vec<Role>,
@@ -141,6 +150,12 @@ pub const LENIENT_GUILD_FIELDS: &[LenientField] = &[
         "premium_progress_bar_enabled",
         || false.into(),
     ),
+    lenient("icon", "icon", || serde_json::Value::Null),
+    lenient("banner", "banner", || serde_json::Value::Null),
+    lenient("splash", "splash", || serde_json::Value::Null),
+    lenient("discovery_splash", "discovery_splash", || {
+        serde_json::Value::Null
+    }),
 ];
 
 /// Two fields are the same when they name the same API field.
@@ -193,15 +208,43 @@ pub struct Role {
     pub name: String,
     pub permissions: Permissions,
     pub position: i64,
+    /// The primary colour (deprecated in favour of `colors`, still sent).
     pub color: u32,
+    /// Primary, secondary and tertiary colour; older servers may leave it out (then `color`
+    /// is all there is).
+    #[serde(default)]
+    pub colors: Option<RoleColors>,
     pub hoist: bool,
     pub managed: bool,
     pub mentionable: bool,
     // Optional in Discord's own documentation.
     #[serde(default)]
     pub unicode_emoji: Option<String>,
+    /// The role icon's image hash.
+    #[serde(default)]
+    pub icon: Option<String>,
     #[serde(default)]
     pub tags: Option<serde_json::Value>,
+}
+
+/// A role's colours (the Role object's `colors`).
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub struct RoleColors {
+    pub primary_color: u32,
+    #[serde(default)]
+    pub secondary_color: Option<u32>,
+    #[serde(default)]
+    pub tertiary_color: Option<u32>,
+}
+
+impl Role {
+    /// Primary, secondary and tertiary colour as the role has them now.
+    pub fn color_triple(&self) -> (u32, Option<u32>, Option<u32>) {
+        match self.colors {
+            Some(c) => (c.primary_color, c.secondary_color, c.tertiary_color),
+            None => (self.color, None, None),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]

@@ -31,6 +31,7 @@ use crate::discord::names::{channel_answers_to, stored_channel_name};
 use crate::permissions::Permissions;
 
 pub use image::{IMAGE_MAX_BYTES, read_image};
+pub use sections::image_fields;
 
 /// The name of the default role.
 pub const EVERYONE: &str = "@everyone";
@@ -970,9 +971,11 @@ fn everyone_role(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let help = "of @everyone only `permissions` can be managed; remove the field";
-        let fields: [(&str, bool); 5] = [
+        let fields: [(&str, bool); 7] = [
             ("previous_names", !r.previous_names.is_empty()),
             ("color", r.color.is_some()),
+            ("colors", r.colors.is_some()),
+            ("icon", r.icon.is_some()),
             ("hoist", r.hoist.is_some()),
             ("mentionable", r.mentionable.is_some()),
             ("unicode_emoji", r.unicode_emoji.is_some()),
@@ -1252,6 +1255,15 @@ fn role_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::error(format!("{path}.color"), "colour is larger than #ffffff")
                     .with_help("write colours as \"#rrggbb\""),
+            );
+        }
+        if r.color.is_some() && r.colors.is_some() {
+            out.push(
+                Diagnostic::error(
+                    format!("{path}.colors"),
+                    "a role has `color` (a solid colour) or `colors` (a gradient or `holographic`), not both",
+                )
+                .with_help("keep `color` for a solid colour, or only `colors`"),
             );
         }
     }

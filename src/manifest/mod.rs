@@ -23,7 +23,9 @@ use std::borrow::Cow;
 use std::path::Path;
 
 pub(crate) use check::resolve_channel_ref;
-pub use check::{check, check_loaded, read_image, split_channel_ref};
+pub use check::{
+    IMAGE_MAX_BYTES, check, check_loaded, image_fields, read_image, split_channel_ref,
+};
 pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
 pub use load::{LoadError, LoadedManifest, load, load_folder_sources, load_str, render, report_on};
 pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};

@@ -243,8 +243,9 @@ pub struct Webhook {
     #[schemars(extend("examples" = ["announcements", "Dev/ci"]))]
     pub channel: String,
     /// An image file for its avatar: PNG, JPEG or GIF, at most 8 MiB, by its path relative to
-    /// the manifest's folder and inside it (`assets/ci.png`); `null` removes the avatar. Discord reports only whether an avatar is set, so a webhook
-    /// that already has one keeps it until this changes to `null` and back.
+    /// the manifest's folder and inside it (`assets/ci.png`); `null` removes the avatar. A webhook
+    /// that already has an avatar keeps it until this changes to `null` and back (the guild's
+    /// and roles' images are compared by content instead).
     #[serde(
         default,
         deserialize_with = "double_option",
@@ -380,6 +381,38 @@ pub struct Settings {
     /// Turn off join-raid alerts (the RAID_ALERTS_DISABLED feature).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raid_alerts_disabled: Option<bool>,
+    /// The guild's icon: an image file (PNG, JPEG or GIF, at most 8 MiB) by its path relative to the manifest's folder and inside it; `null` removes it. An animated (GIF) icon needs the ANIMATED_ICON feature.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(extend("examples" = ["images/icon.png"]))]
+    pub icon: Option<Option<String>>,
+    /// The guild's banner, an image file like `icon`; needs the BANNER feature (a GIF, ANIMATED_BANNER too).
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(extend("examples" = ["images/banner.png"]))]
+    pub banner: Option<Option<String>>,
+    /// The invite background, an image file like `icon` (PNG or JPEG); needs the INVITE_SPLASH feature.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(extend("examples" = ["images/splash.png"]))]
+    pub splash: Option<Option<String>>,
+    /// The Discovery background, an image file like `icon` (PNG or JPEG); needs the DISCOVERABLE feature.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(extend("examples" = ["images/discovery_splash.png"]))]
+    pub discovery_splash: Option<Option<String>>,
 }
 
 macro_rules! named_enum {
@@ -565,9 +598,24 @@ pub struct Role {
         serialize_with = "flow_opt"
     )]
     pub permissions: Option<Vec<PermissionName>>,
-    /// Role colour as `#rrggbb`, or `0`/`"#000000"` for none.
+    /// Role colour as `#rrggbb`, or `0`/`"#000000"` for none: a solid colour. For a gradient
+    /// or the holographic style, write `colors` instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<Color>,
+    /// A gradient (`{ primary: "#..", secondary: "#.." }`) or `holographic`; needs the
+    /// ENHANCED_ROLE_COLORS feature. Instead of `color`, never beside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colors: Option<RoleColors>,
+    /// An image beside the role's name, a file like a webhook's `avatar` (PNG, JPEG or GIF,
+    /// at most 8 MiB, inside the manifest's folder); needs the ROLE_ICONS feature; `null`
+    /// removes it.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(extend("examples" = ["images/moderator.png"]))]
+    pub icon: Option<Option<String>>,
     /// Show members with this role separately in the member list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hoist: Option<bool>,
@@ -649,6 +697,50 @@ impl JsonSchema for Locale {
             "type": "string",
             "oneOf": locales,
         })
+    }
+}
+
+/// A role's colours beyond a solid one: a two-colour gradient, or Discord's holographic style
+/// (its fixed three colours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RoleColors {
+    /// `holographic`: Discord's own three colours (11127295, 16759788, 16761760).
+    Style(ColorStyle),
+    /// A gradient from `primary` to `secondary`.
+    Gradient(Gradient),
+}
+
+/// A named colour style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorStyle {
+    /// Discord's holographic style.
+    Holographic,
+}
+
+/// A two-colour gradient.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Gradient {
+    /// The first colour (also what older clients show as the role's colour).
+    pub primary: Color,
+    /// The second colour.
+    pub secondary: Color,
+}
+
+/// Discord's holographic style: primary, secondary, tertiary (the Role object's docs).
+pub const HOLOGRAPHIC: [u32; 3] = [11_127_295, 16_759_788, 16_761_760];
+
+impl RoleColors {
+    /// Primary, secondary and tertiary as Discord stores them.
+    pub fn triple(self) -> (u32, Option<u32>, Option<u32>) {
+        match self {
+            RoleColors::Style(ColorStyle::Holographic) => {
+                (HOLOGRAPHIC[0], Some(HOLOGRAPHIC[1]), Some(HOLOGRAPHIC[2]))
+            }
+            RoleColors::Gradient(g) => (g.primary.0, Some(g.secondary.0), None),
+        }
     }
 }
 

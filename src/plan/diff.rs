@@ -16,6 +16,7 @@ pub fn diff_loaded(
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     let digest = binding::manifest_digest(loaded);
+    let options = &with_images(loaded, options);
     match diff_with(&loaded.manifest, snap, options) {
         Ok(mut plan) => {
             plan.manifest_sha256 = digest;
@@ -67,9 +68,17 @@ pub fn differences(
     options: &PlanOptions,
 ) -> (Plan, Vec<Problem>) {
     let desired = as_stored(&loaded.manifest);
-    let (mut plan, problems) = build(&desired, snap, options);
+    let (mut plan, problems) = build(&desired, snap, &with_images(loaded, options));
     plan.manifest_sha256 = binding::manifest_digest(loaded);
     (plan, problems)
+}
+
+/// `options` with the manifest's image files read from its folder.
+fn with_images(loaded: &LoadedManifest, options: &PlanOptions) -> PlanOptions {
+    PlanOptions {
+        images: super::images::read_image_files(&loaded.manifest, &loaded.dir()),
+        ..options.clone()
+    }
 }
 
 /// Runs the planners: the plan with its cascade notes, and the problems they found.

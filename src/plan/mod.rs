@@ -13,8 +13,10 @@ mod diff;
 mod features;
 mod forum;
 pub mod gates;
+pub mod images;
 mod order;
 pub mod risk;
+mod role_style;
 mod roles;
 pub mod safety;
 mod settings;
@@ -35,6 +37,9 @@ pub struct PlanOptions {
     /// Declared channels the bot cannot see that may be created anyway, because the
     /// user says they do not exist hidden (`--create-unseen`): `name` or `Category/name`.
     pub create_unseen: Vec<String>,
+    /// The manifest's image files, read by [`diff_loaded`] and [`differences`] from the
+    /// manifest's folder ([`images::read_image_files`]).
+    pub images: images::ImageFiles,
 }
 
 /// Format version of serialised plans (2 added the binding digests and the deletion gate).

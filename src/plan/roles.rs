@@ -40,10 +40,6 @@ pub(crate) fn perm_names(p: Permissions) -> Value {
     json!(p.display_names())
 }
 
-fn color_hex(c: u32) -> Value {
-    Value::String(format!("#{c:06x}"))
-}
-
 pub(super) fn plan_roles(cx: &mut Ctx) {
     let snap = cx.snap;
     let guild_id = cx.guild_id.clone();
@@ -277,17 +273,7 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
             );
         }
     }
-    if let Some(c) = d.color
-        && live.map(|l| l.color) != Some(c.0)
-    {
-        b.set(
-            "color",
-            live.map(|l| color_hex(l.color)).unwrap_or(Value::Null),
-            color_hex(c.0),
-            "color",
-            json!(c.0),
-        );
-    }
+    super::role_style::role_style(cx, &mut b, d, live, source);
     let flags: [(&str, Option<bool>, Option<bool>); 2] = [
         ("hoist", d.hoist, live.map(|l| l.hoist)),
         ("mentionable", d.mentionable, live.map(|l| l.mentionable)),

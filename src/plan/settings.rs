@@ -217,6 +217,7 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         s.premium_progress_bar_enabled,
         "premium_progress_bar_enabled",
     );
+    super::images::guild_images(cx, &s, &mut b);
     let enabling = plan_features(cx, &s, &mut b);
     if enabling {
         check_community_prerequisites(cx, &s, &resolved, &mut b);

@@ -40,6 +40,8 @@ pub(super) fn role(
         permissions: p,
         position,
         color,
+        secondary_color: None,
+        tertiary_color: None,
         hoist,
         managed: false,
         mentionable: false,
@@ -369,6 +371,7 @@ pub fn default_state() -> State {
         welcome_screen: WelcomeScreen::default(),
         onboarding: Onboarding::default(),
         webhooks,
+        images: Default::default(),
     };
 
     State {

@@ -9,7 +9,8 @@ use crate::access::{guild_for_write, guild_idx};
 use crate::app::{App, Ctx, JsonBody, R, lock, ok, query_params};
 use crate::audit_log::{audit, diff};
 use crate::error::{ApiError, FieldErrors};
-use crate::form::{self, Field, Reader, image_hash};
+use crate::form::{self, Field, Reader};
+use crate::images;
 use crate::perms::is_admin;
 use crate::render;
 
@@ -69,7 +70,10 @@ pub async fn patch_guild(
     let shown = format!("{{{}}}", LOCALES.map(|l| format!("'{l}'")).join(", "));
     let locale = r.string_choice("preferred_locale", &LOCALES, &shown);
     let progress = r.boolean("premium_progress_bar_enabled");
-    let icon = r.string("icon");
+    let icon = r.image("icon");
+    let banner = r.image("banner");
+    let splash = r.image("splash");
+    let discovery_splash = r.image("discovery_splash");
     let features = r.array("features");
     let chan_field = |r: &mut Reader, key: &str, kinds: &[u8], code: &str, msg: &str| {
         let f = r.snowflake(key);
@@ -143,6 +147,24 @@ pub async fn patch_guild(
         }
     }
     errs.check()?;
+    // Images need the guild's features (Modify Guild's table); clearing one needs none.
+    let wants = |f: &Field<String>| matches!(f, Field::Set(_));
+    let animated = |f: &Field<String>| matches!(f, Field::Set(d) if images::is_animated(d));
+    if animated(&icon) {
+        images::require_feature(g, "ANIMATED_ICON")?;
+    }
+    if wants(&banner) {
+        images::require_feature(g, "BANNER")?;
+    }
+    if animated(&banner) {
+        images::require_feature(g, "ANIMATED_BANNER")?;
+    }
+    if wants(&splash) {
+        images::require_feature(g, "INVITE_SPLASH")?;
+    }
+    if wants(&discovery_splash) {
+        images::require_feature(g, "DISCOVERABLE")?;
+    }
 
     // Features: keep the immutable ones, take the mutable ones from the body.
     let mut new_features = g.features.clone();
@@ -242,11 +264,25 @@ pub async fn patch_guild(
         g.premium_progress_bar_enabled,
         |v| v
     );
-    if let Some(v) = icon.into_option() {
-        // Discord stores a hash of the uploaded image; the audit key is icon_hash.
-        let hash = v.map(|data| image_hash(&data));
-        diff(&mut ch, "icon_hash", json!(g.icon), json!(hash));
-        g.icon = hash;
+    // Discord stores a hash of the uploaded image; the audit keys are `*_hash`.
+    for (field, key) in [
+        (icon, "icon_hash"),
+        (banner, "banner_hash"),
+        (splash, "splash_hash"),
+        (discovery_splash, "discovery_splash_hash"),
+    ] {
+        if let Some(v) = field.into_option() {
+            let hash = v.map(|data| images::store(g, &data));
+            let slot = match key {
+                "icon_hash" => &mut g.icon,
+                "banner_hash" => &mut g.banner,
+                "splash_hash" => &mut g.splash,
+                _ => &mut g.discovery_splash,
+            };
+            let before = json!(slot);
+            *slot = hash.clone();
+            diff(&mut ch, key, before, json!(hash));
+        }
     }
     apply!(afk_channel, "afk_channel_id", g.afk_channel_id, |v| v);
     apply!(

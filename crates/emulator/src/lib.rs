@@ -16,6 +16,7 @@ pub mod error;
 pub mod faults;
 mod form;
 mod guild;
+mod images;
 mod large_state;
 mod layers;
 mod many_guilds;

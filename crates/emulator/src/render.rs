@@ -50,7 +50,11 @@ pub fn role(r: &Role) -> Value {
         "position": r.position,
         "color": r.color,
         // colors.primary_color always equals color (§3.1).
-        "colors": { "primary_color": r.color, "secondary_color": null, "tertiary_color": null },
+        "colors": {
+            "primary_color": r.color,
+            "secondary_color": r.secondary_color,
+            "tertiary_color": r.tertiary_color,
+        },
         "hoist": r.hoist,
         "icon": r.icon,
         "unicode_emoji": r.unicode_emoji,

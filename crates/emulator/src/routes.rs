@@ -22,8 +22,8 @@ use tower::util::{MapRequest, MapRequestLayer};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::{
-    application, audit_log, channels, control, guild, layers, onboarding, overwrites, roles, users,
-    webhooks, welcome, widget,
+    application, audit_log, channels, control, guild, images, layers, onboarding, overwrites,
+    roles, users, webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -199,6 +199,8 @@ pub fn router(app: App) -> Router {
     Router::new()
         .nest("/api/v10", api)
         .nest("/_emulator", control)
+        // The CDN's paths, for the images the API answers with hashes (images.rs).
+        .route("/cdn/{kind}/{id}/{file}", get(images::get_image))
         // Other paths (`/api/v9/…`) are Discord's 404s too, with its `Via`.
         .fallback_service(any(not_found).layer(middleware::map_response(via)))
         .with_state(app)

@@ -221,6 +221,9 @@ pub struct Guild {
     pub onboarding: Onboarding,
     #[serde(default)]
     pub webhooks: Vec<Webhook>,
+    /// Uploaded images by the hash the guild and its roles hold (images.rs).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub images: std::collections::BTreeMap<String, String>,
 }
 
 fn default_region() -> String {
@@ -250,8 +253,14 @@ pub struct Role {
     pub permissions: Permissions,
     #[serde(default)]
     pub position: i64,
+    /// The primary colour (`colors.primary_color`, and the deprecated `color`).
     #[serde(default)]
     pub color: u32,
+    /// A gradient's second colour, and the holographic style's third (§3.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secondary_color: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tertiary_color: Option<u32>,
     #[serde(default)]
     pub hoist: bool,
     #[serde(default)]

@@ -597,25 +597,52 @@ pub(super) fn webhook_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Every image file the manifest names, with the node path of its field: webhook avatars,
+/// the guild's icon, banner and splashes, role icons. One list, so every image gets the same
+/// checks here and at apply.
+pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
+    let mut out = Vec::new();
+    if let Some(s) = &m.settings {
+        for (field, v) in [
+            ("icon", &s.icon),
+            ("banner", &s.banner),
+            ("splash", &s.splash),
+            ("discovery_splash", &s.discovery_splash),
+        ] {
+            if let Some(Some(rel)) = v {
+                out.push((format!("settings.{field}"), rel.as_str()));
+            }
+        }
+    }
+    for (i, r) in m.roles.iter().flatten().enumerate() {
+        if let Some(Some(rel)) = &r.icon {
+            out.push((format!("roles[{i}].icon"), rel.as_str()));
+        }
+    }
+    for (path, w) in webhook_list(m) {
+        if let Some(Some(rel)) = &w.avatar {
+            out.push((format!("{path}.avatar"), rel.as_str()));
+        }
+    }
+    out
+}
+
 pub(super) fn webhook_avatar_paths(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    for (path, w) in webhook_list(ctx.manifest) {
-        if let Some(Some(rel)) = &w.avatar
-            && let Err(e) = normalise_rel(rel)
-        {
-            out.push(Diagnostic::error(format!("{path}.avatar"), e.message).with_help(e.help));
+    for (path, rel) in image_fields(ctx.manifest) {
+        if let Err(e) = normalise_rel(rel) {
+            out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
     }
 }
 
-/// The file half of the avatar checks (see [`super::check_loaded`]): paths the pure rule
+/// The file half of the image checks (see [`super::check_loaded`]): paths the pure rule
 /// accepted must name a readable image inside `dir`.
 pub(super) fn webhook_avatar_files(m: &Manifest, dir: &Path, out: &mut Vec<Diagnostic>) {
-    for (path, w) in webhook_list(m) {
-        if let Some(Some(rel)) = &w.avatar
-            && normalise_rel(rel).is_ok()
+    for (path, rel) in image_fields(m) {
+        if normalise_rel(rel).is_ok()
             && let Err(e) = load_image(dir, rel)
         {
-            out.push(Diagnostic::error(format!("{path}.avatar"), e.message).with_help(e.help));
+            out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
     }
 }

@@ -1,0 +1,136 @@
+//! Uploaded images: the guild's icon, banner, splash and discovery splash, and role icons
+//! (discord-behaviour.md §3.1, §5.1). Discord keeps a hash in the object and serves the image
+//! from its CDN at `{kind}/{id}/{hash}.{ext}`; the emulator keeps the data URI under its hash
+//! in the guild and serves it at `/cdn/{kind}/{id}/{hash}.{ext}` (no token, as the CDN), so a
+//! client can read back what it uploaded.
+
+use axum::body::Body;
+use axum::extract::{Path, State as AxState};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::app::{App, lock};
+use crate::error::ApiError;
+use crate::form::image_hash;
+use crate::state::Guild;
+
+/// The image formats a data URI names, and whether the image may be animated.
+fn format_of(data_uri: &str) -> Option<&str> {
+    let head = data_uri.split_once(',')?.0;
+    head.strip_prefix("data:image/")?.strip_suffix(";base64")
+}
+
+/// Whether an uploaded image is animated. Discord prefixes the hash of an animated image with
+/// `a_`; the emulator takes every GIF for animated (it does not count frames).
+pub(crate) fn is_animated(data_uri: &str) -> bool {
+    format_of(data_uri) == Some("gif")
+}
+
+/// Keeps `data_uri` (already checked by [`crate::form::Reader::image`]) in the guild and
+/// returns the hash the object stores: `a_` first for an animated image, as Discord's.
+pub(crate) fn store(g: &mut Guild, data_uri: &str) -> String {
+    let hash = image_hash(data_uri);
+    let hash = if is_animated(data_uri) {
+        format!("a_{hash}")
+    } else {
+        hash
+    };
+    g.images.insert(hash.clone(), data_uri.to_owned());
+    hash
+}
+
+/// Refuses an image the guild lacks the feature for: Discord answers 50101 ("needs more
+/// boosts", §2) for role icons and banners; the same for the splashes and animated images.
+pub(crate) fn require_feature(g: &Guild, feature: &str) -> Result<(), ApiError> {
+    if g.has_feature(feature) {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(
+            50101,
+            "This server needs more boosts to perform this action",
+        ))
+    }
+}
+
+fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    fn val(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let s = s.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    for chunk in s.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= val(c)? << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+/// `GET /cdn/{kind}/{id}/{file}`: the image whose hash `file` names (its extension is
+/// ignored: the emulator serves the upload as it was, where Discord would convert), if the
+/// object `id` of kind `kind` holds it now.
+pub async fn get_image(
+    AxState(app): AxState<App>,
+    Path((kind, id, file)): Path<(String, String, String)>,
+) -> Response {
+    let hash = file.split_once('.').map_or(file.as_str(), |(h, _)| h);
+    let st = lock(&app.state);
+    let found = st.guilds.iter().find_map(|g| {
+        let holds = match kind.as_str() {
+            "icons" => g.id == id && g.icon.as_deref() == Some(hash),
+            "banners" => g.id == id && g.banner.as_deref() == Some(hash),
+            "splashes" => g.id == id && g.splash.as_deref() == Some(hash),
+            "discovery-splashes" => g.id == id && g.discovery_splash.as_deref() == Some(hash),
+            "role-icons" => g
+                .roles
+                .iter()
+                .any(|r| r.id == id && r.icon.as_deref() == Some(hash)),
+            _ => false,
+        };
+        holds.then(|| g.images.get(hash)).flatten()
+    });
+    let Some(uri) = found else {
+        return (StatusCode::NOT_FOUND, "404: Not Found").into_response();
+    };
+    let mime = format!("image/{}", format_of(uri).unwrap_or("png"));
+    match uri.split_once(',').and_then(|(_, d)| decode_base64(d)) {
+        Some(bytes) => ([(header::CONTENT_TYPE, mime)], Body::from(bytes)).into_response(),
+        None => (StatusCode::NOT_FOUND, "404: Not Found").into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trip() {
+        assert_eq!(decode_base64("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(decode_base64("aGk=").unwrap(), b"hi");
+        assert_eq!(decode_base64("YWJj").unwrap(), b"abc");
+        assert!(decode_base64("a$c=").is_none());
+    }
+
+    #[test]
+    fn animated_hashes_start_with_a_() {
+        let mut g: Guild = serde_json::from_value(serde_json::json!({
+            "id": "1", "name": "g", "owner_id": "2"
+        }))
+        .unwrap();
+        let h = store(&mut g, "data:image/gif;base64,R0lGODlh");
+        assert!(h.starts_with("a_"));
+        let h = store(&mut g, "data:image/png;base64,iVBORw0K");
+        assert!(!h.starts_with("a_"));
+        assert_eq!(g.images.len(), 2);
+    }
+}

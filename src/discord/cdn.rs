@@ -1,0 +1,111 @@
+//! Images: the API answers with a hash; the image itself is read from Discord's CDN at
+//! `{kind}/{id}/{hash}.{ext}` (no token). guildctl reads live images to tell whether a
+//! declared file is already the live image (by the SHA-256 of both) and to export them.
+
+use reqwest::Method;
+
+use super::{Client, ClientError};
+use crate::manifest::IMAGE_MAX_BYTES;
+
+/// Discord's CDN, for the default API base.
+const DISCORD_CDN: &str = "https://cdn.discordapp.com";
+
+/// Where the CDN is for an API base: Discord's for Discord's API (`https://discord.com/api…`),
+/// otherwise `/cdn` at the API base's origin (the emulator serves it there).
+pub fn cdn_base(api_base: &str) -> String {
+    let origin_end = api_base
+        .find("://")
+        .map(|s| s + 3)
+        .and_then(|s| api_base[s..].find('/').map(|e| s + e))
+        .unwrap_or(api_base.len());
+    let origin = &api_base[..origin_end];
+    match origin {
+        "https://discord.com"
+        | "https://discordapp.com"
+        | "https://canary.discord.com"
+        | "https://ptb.discord.com" => DISCORD_CDN.to_owned(),
+        _ => format!("{origin}/cdn"),
+    }
+}
+
+/// One image of the live guild: the CDN folder (`icons`, `banners`, `splashes`,
+/// `discovery-splashes`, `role-icons`), the id of the guild or role, and its hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveImage<'a> {
+    pub kind: &'static str,
+    pub id: &'a str,
+    pub hash: &'a str,
+}
+
+impl LiveImage<'_> {
+    /// Whether Discord marks it animated (`a_` before the hash).
+    pub fn animated(&self) -> bool {
+        self.hash.starts_with("a_")
+    }
+
+    /// Its path on the CDN: GIF for an animated image, PNG otherwise (Discord converts on
+    /// request; a hash holds no file type).
+    pub fn path(&self) -> String {
+        let ext = if self.animated() { "gif" } else { "png" };
+        format!("{}/{}/{}.{ext}", self.kind, self.id, self.hash)
+    }
+}
+
+/// The hex SHA-256 of an image's bytes: what a declared file and a live image are compared by.
+pub fn digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+impl Client {
+    /// Reads a live image from the CDN (no token is sent there), at most 8 MiB.
+    pub async fn cdn_image(&self, image: &LiveImage<'_>) -> Result<Vec<u8>, ClientError> {
+        let path = image.path();
+        let url = format!("{}/{path}", cdn_base(self.api_base()));
+        let fail = |detail: String| ClientError::Transport {
+            method: Method::GET,
+            path: format!("(CDN) /{path}"),
+            detail,
+        };
+        let resp = self
+            .http()
+            .get(&url)
+            .send()
+            .await
+            .map_err(|e| fail(e.without_url().to_string()))?;
+        if !resp.status().is_success() {
+            return Err(fail(format!("the CDN answered {}", resp.status())));
+        }
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| fail(e.without_url().to_string()))?;
+        if bytes.len() as u64 > IMAGE_MAX_BYTES {
+            return Err(fail(format!("the image is {} bytes", bytes.len())));
+        }
+        Ok(bytes.to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cdn_is_discords_for_discords_api_and_the_emulators_otherwise() {
+        assert_eq!(cdn_base("https://discord.com/api/v10"), DISCORD_CDN);
+        assert_eq!(
+            cdn_base("http://127.0.0.1:4000/api/v10"),
+            "http://127.0.0.1:4000/cdn"
+        );
+        let gif = LiveImage {
+            kind: "icons",
+            id: "1",
+            hash: "a_ff",
+        };
+        assert_eq!(gif.path(), "icons/1/a_ff.gif");
+    }
+}

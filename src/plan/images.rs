@@ -1,0 +1,161 @@
+//! Images the manifest names (the guild's icon, banner and splashes, role icons): one rule
+//! for all. Discord answers only with a hash, so the plan compares the SHA-256 of the
+//! declared file with that of the live image as the CDN gives it (read with the snapshot):
+//! an unchanged image is not sent again, a changed one is one field of one PATCH.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::context::{ChangeBuilder, Ctx};
+use super::image_ref;
+use crate::discord::cdn::{LiveImage, digest};
+use crate::manifest::{Manifest, read_image};
+
+/// A declared image file as the plan sees it: its SHA-256 and whether it is a GIF (Discord
+/// takes a GIF for animated), or why it could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageFile {
+    pub digest: String,
+    pub animated: bool,
+}
+
+/// The manifest's image files by their path as written, read once before planning (with
+/// `validate`'s checks, [`read_image`]).
+pub type ImageFiles = BTreeMap<String, Result<ImageFile, String>>;
+
+/// Reads every image file `manifest` names, relative to `dir`.
+pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
+    crate::manifest::image_fields(manifest)
+        .into_iter()
+        .map(|(_, rel)| {
+            let file = read_image(dir, rel).map(|(mime, bytes)| ImageFile {
+                digest: digest(&bytes),
+                animated: mime == "image/gif",
+            });
+            (rel.to_owned(), file)
+        })
+        .collect()
+}
+
+/// One image field: `field` in the manifest (and the plan), `api` in the request body.
+pub(super) struct Slot<'s> {
+    pub field: &'static str,
+    pub api: &'static str,
+    /// The manifest path of the field, for problems.
+    pub source: String,
+    pub declared: &'s Option<Option<String>>,
+    pub live: Option<LiveImage<'s>>,
+}
+
+/// Adds the change of one image to `b`, refusing (at the field's line) an image the guild
+/// lacks the feature for, as Discord would (50101).
+pub(super) fn image_change(
+    cx: &mut Ctx,
+    b: &mut ChangeBuilder,
+    slot: Slot<'_>,
+    // The feature the image needs, by whether it is animated.
+    needs: impl Fn(bool) -> Option<&'static str>,
+    features: &[String],
+) {
+    let live_shown = slot
+        .live
+        .as_ref()
+        .map(|l| json!(format!("(image {})", l.hash)))
+        .unwrap_or(Value::Null);
+    match slot.declared {
+        Some(None) if slot.live.is_some() => {
+            b.set(slot.field, live_shown, Value::Null, slot.api, Value::Null);
+        }
+        None | Some(None) => {}
+        Some(Some(rel)) => {
+            let file = match cx.options.images.get(rel) {
+                Some(Ok(f)) => f.clone(),
+                Some(Err(e)) => {
+                    cx.problem(
+                        Some(slot.source),
+                        e.clone(),
+                        Some("run `guildctl validate` for the image checks"),
+                    );
+                    return;
+                }
+                None => {
+                    cx.problem(
+                        Some(slot.source),
+                        format!("image \"{rel}\" was not read: this plan was made without the manifest's folder"),
+                        None,
+                    );
+                    return;
+                }
+            };
+            let same = slot
+                .live
+                .as_ref()
+                .and_then(|l| cx.snap.image_digest(l))
+                .is_some_and(|d| d == file.digest);
+            if same {
+                return;
+            }
+            if let Some(feature) = needs(file.animated)
+                && !features.iter().any(|f| f == feature)
+            {
+                let what = if file.animated {
+                    "an animated (GIF) "
+                } else {
+                    "a "
+                };
+                cx.problem(
+                    Some(slot.source),
+                    format!(
+                        "{what}`{}` needs the guild feature {feature}, which this guild does not have (Discord refuses it: 50101)",
+                        slot.field
+                    ),
+                    Some("remove the field, use a PNG or JPEG where the feature is for animation, or boost the guild to the level that gives the feature"),
+                );
+                return;
+            }
+            b.set(slot.field, live_shown, json!(rel), slot.api, image_ref(rel));
+        }
+    }
+}
+
+fn live_of<'a>(kind: &'static str, id: &'a str, hash: &'a Option<String>) -> Option<LiveImage<'a>> {
+    hash.as_deref().map(|hash| LiveImage { kind, id, hash })
+}
+
+/// The guild's four images, into the settings PATCH. Modify Guild's table says which feature
+/// each needs; an animated banner needs BANNER and ANIMATED_BANNER, so BANNER is named first.
+pub(super) fn guild_images(cx: &mut Ctx, s: &crate::manifest::Settings, b: &mut ChangeBuilder) {
+    let snap = cx.snap;
+    let g = &snap.guild;
+    let id = g.id.as_str();
+    let has_banner = g.has_feature("BANNER");
+    let slots = [
+        ("icon", &s.icon, live_of("icons", id, &g.icon)),
+        ("banner", &s.banner, live_of("banners", id, &g.banner)),
+        ("splash", &s.splash, live_of("splashes", id, &g.splash)),
+        (
+            "discovery_splash",
+            &s.discovery_splash,
+            live_of("discovery-splashes", id, &g.discovery_splash),
+        ),
+    ];
+    for (field, declared, live) in slots {
+        let needs = move |animated: bool| match field {
+            "icon" => animated.then_some("ANIMATED_ICON"),
+            "banner" if !has_banner => Some("BANNER"),
+            "banner" => animated.then_some("ANIMATED_BANNER"),
+            "splash" => Some("INVITE_SPLASH"),
+            _ => Some("DISCOVERABLE"),
+        };
+        let slot = Slot {
+            field,
+            api: field,
+            source: format!("settings.{field}"),
+            declared,
+            live,
+        };
+        image_change(cx, b, slot, needs, &g.features);
+    }
+}
