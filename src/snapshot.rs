@@ -12,6 +12,9 @@ use crate::discord::models::{
 use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
 
+pub mod doors;
+pub use doors::{Doors, Wants};
+
 /// Everything guildctl knows about a guild at one moment.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -28,6 +31,11 @@ pub struct Snapshot {
     pub onboarding: Option<Onboarding>,
     /// Every webhook of the guild, without tokens.
     pub webhooks: Option<Vec<Webhook>>,
+    /// Integrations, invites and voice regions, when the manifest asks about them
+    /// ([`Snapshot::read_doors`]); not part of the fingerprint, since an invite's uses
+    /// change whenever someone joins.
+    #[serde(default)]
+    pub doors: Doors,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -82,10 +90,19 @@ impl Snapshot {
             welcome_screen,
             onboarding,
             webhooks,
+            doors: Doors::default(),
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
         Ok(snap)
+    }
+
+    /// Reads the integrations, invites and voice regions `wants` asks for: one GET each.
+    pub async fn read_doors(&mut self, client: &Client, wants: Wants) -> Result<(), ClientError> {
+        if wants.any() {
+            self.doors = Doors::fetch(client, &self.guild.id, wants).await?;
+        }
+        Ok(())
     }
 
     /// Refuses a read whose parts parsed but cannot describe a real guild: planning from it

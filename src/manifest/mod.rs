@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod diagnostic;
+pub mod doors;
 pub mod load;
 pub mod schema;
 pub mod source;
@@ -28,6 +29,7 @@ pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};
 pub use source::SourceFile;
 pub use source_map::{SourceMap, Span};
 pub use suggest::closest;
+pub use doors::{AllowedIntegration, InviteRule, Invites};
 pub use types::*;
 
 /// Loads the manifest at `path` (a file or a folder) and runs every check: the loaded

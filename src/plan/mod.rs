@@ -12,6 +12,8 @@ mod context;
 mod diff;
 mod features;
 mod forum;
+mod integrations;
+mod invites;
 pub mod gates;
 mod order;
 pub mod risk;
@@ -155,6 +157,10 @@ pub enum Kind {
     /// A channel's permission overwrites as a set: unmanaged when a declared channel
     /// leaves `overwrites` out (the object named is the channel).
     Overwrites,
+    /// An application (bot or app) added to the guild; its id is the integration's.
+    Integration,
+    /// An invite; its id is the invite's code.
+    Invite,
 }
 
 impl Kind {
@@ -169,6 +175,8 @@ impl Kind {
             Kind::Widget => "widget",
             Kind::Webhook => "webhook",
             Kind::Overwrites => "overwrites on",
+            Kind::Integration => "integration",
+            Kind::Invite => "invite",
         }
     }
 }
