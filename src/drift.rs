@@ -16,7 +16,7 @@ use crate::snapshot::Snapshot;
 
 mod doors;
 mod render;
-pub use doors::{Lockdown, PruneCount, lockdown};
+pub use doors::{Lockdown, PruneCount, lockdown, prune_count};
 pub use render::render;
 
 /// The JSON report's format version; bump it when a field changes meaning.

@@ -30,12 +30,42 @@ pub struct PruneCount {
     pub unreadable: Option<String>,
 }
 
+/// Asks Discord how many members a prune of `days` would remove (Get Guild Prune
+/// Count): a read, nothing is pruned.
+pub async fn prune_count(
+    client: &crate::discord::Client,
+    guild_id: &str,
+    days: u8,
+) -> Result<PruneCount, crate::discord::ClientError> {
+    #[derive(Deserialize)]
+    struct Answer {
+        pruned: Option<u64>,
+    }
+    let path = format!("/guilds/{guild_id}/prune?days={days}");
+    match client.get::<Answer>(&path).await {
+        Ok(a) => Ok(PruneCount {
+            days,
+            members: a.pruned,
+            unreadable: None,
+        }),
+        Err(crate::discord::ClientError::Api(e)) if e.status.as_u16() == 403 => Ok(PruneCount {
+            days,
+            members: None,
+            unreadable: Some("needs manage_guild and kick_members (Discord answered 403)".into()),
+        }),
+        Err(e) => Err(e),
+    }
+}
+
 /// The lockdown in force at `now_ms`, from the guild's `incidents_data`; `None` when
 /// neither action is (an end in the past is over).
 pub fn lockdown(snap: &Snapshot, now_ms: u64) -> Option<Lockdown> {
     let data = snap.guild.incidents_data.as_ref()?;
     let until = |key: &str| {
-        let ms = data.get(key).and_then(Value::as_str).and_then(parse_timestamp)?;
+        let ms = data
+            .get(key)
+            .and_then(Value::as_str)
+            .and_then(parse_timestamp)?;
         (ms > now_ms).then(|| rfc3339(ms))
     };
     let l = Lockdown {
@@ -47,7 +77,12 @@ pub fn lockdown(snap: &Snapshot, now_ms: u64) -> Option<Lockdown> {
 
 /// An integration the manifest does not list, with the question that finds who added it.
 pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unmanaged, Question)> {
-    let i = snap.doors.integrations.iter().flatten().find(|i| i.id == id)?;
+    let i = snap
+        .doors
+        .integrations
+        .iter()
+        .flatten()
+        .find(|i| i.id == id)?;
     let bot = i.application.as_ref().and_then(|a| a.bot.as_ref());
     let added = i
         .user
@@ -65,7 +100,9 @@ pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unma
                         .and_then(Value::as_str)
                         == Some(b.id.as_str())
             });
-            let bad = role.map(|r| r.permissions.dangerous_names()).unwrap_or_default();
+            let bad = role
+                .map(|r| r.permissions.dangerous_names())
+                .unwrap_or_default();
             match role {
                 Some(r) if !bad.is_empty() => (
                     true,
@@ -78,7 +115,10 @@ pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unma
                 ),
                 _ => (
                     false,
-                    format!("its bot {} holds no dangerous permission{added}", b.username),
+                    format!(
+                        "its bot {} holds no dangerous permission{added}",
+                        b.username
+                    ),
                 ),
             }
         }
@@ -100,7 +140,12 @@ pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unma
 
 /// An invite the rules reject (or cannot judge), with its inviter and uses.
 pub(super) fn invite(snap: &Snapshot, code: &str) -> Option<(Unmanaged, Question)> {
-    let inv = snap.doors.invites.iter().flatten().find(|i| i.code == code)?;
+    let inv = snap
+        .doors
+        .invites
+        .iter()
+        .flatten()
+        .find(|i| i.code == code)?;
     let by_hand = inv.inviter.as_ref().is_some_and(|u| !u.bot);
     let mut facts = Vec::new();
     facts.push(match &inv.expires_at {

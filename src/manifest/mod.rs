@@ -24,12 +24,12 @@ use std::path::Path;
 pub(crate) use check::resolve_channel_ref;
 pub use check::{check, check_loaded, read_image, split_channel_ref};
 pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
+pub use doors::{AllowedIntegration, InviteRule, Invites};
 pub use load::{LoadError, LoadedManifest, load, load_folder_sources, load_str, render, report_on};
 pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};
 pub use source::SourceFile;
 pub use source_map::{SourceMap, Span};
 pub use suggest::closest;
-pub use doors::{AllowedIntegration, InviteRule, Invites};
 pub use types::*;
 
 /// Loads the manifest at `path` (a file or a folder) and runs every check: the loaded

@@ -86,6 +86,7 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
     super::webhooks::plan_webhooks(&mut cx);
     super::integrations::plan_integrations(&mut cx);
     super::invites::plan_invites(&mut cx);
+    super::regions::check_regions(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);

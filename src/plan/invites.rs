@@ -102,7 +102,8 @@ pub(super) fn plan_invites(cx: &mut Ctx) {
     {
         cx.problem(
             Some("prune.invites".into()),
-            "deleting invites anywhere in the guild needs `manage_guild`, which the bot lacks".into(),
+            "deleting invites anywhere in the guild needs `manage_guild`, which the bot lacks"
+                .into(),
             Some("grant the bot's role `manage_guild`, or turn `prune.invites` off"),
         );
         return;
@@ -218,7 +219,10 @@ fn describe(cx: &Ctx, inv: &Invite, why: &str) -> Vec<FieldChange> {
     };
     let mut out = vec![gone("rejected", json!(why))];
     if let Some(c) = inv.channel_id() {
-        out.push(gone("channel", json!(cx.channel_label(&IdRef::Live(c.to_owned())))));
+        out.push(gone(
+            "channel",
+            json!(cx.channel_label(&IdRef::Live(c.to_owned()))),
+        ));
     }
     if let Some(u) = &inv.inviter {
         out.push(gone("inviter", json!(u.username)));

@@ -154,7 +154,11 @@ impl Wants {
 impl Doors {
     /// Reads what `wants` asks for, at once: one GET per part. A part the bot may not
     /// read (403) is recorded in `unreadable`; other failures fail the read.
-    pub async fn fetch(client: &Client, guild_id: &str, wants: Wants) -> Result<Doors, ClientError> {
+    pub async fn fetch(
+        client: &Client,
+        guild_id: &str,
+        wants: Wants,
+    ) -> Result<Doors, ClientError> {
         let base = format!("/guilds/{guild_id}");
         let when = |yes: bool, path: String| async move {
             if yes {
@@ -289,8 +293,17 @@ mod tests {
             parse_timestamp("2021-06-01T14:00:00.5+02:00"),
             Some(1_622_548_800_500)
         );
-        assert_eq!(parse_timestamp("2021-06-01T12:00:00Z"), Some(1_622_548_800_000));
-        for bad in ["", "soon", "2021-06-01", "2021-06-01T12:00:00", "2021-06-01T12:00:00+0200"] {
+        assert_eq!(
+            parse_timestamp("2021-06-01T12:00:00Z"),
+            Some(1_622_548_800_000)
+        );
+        for bad in [
+            "",
+            "soon",
+            "2021-06-01",
+            "2021-06-01T12:00:00",
+            "2021-06-01T12:00:00+0200",
+        ] {
             assert_eq!(parse_timestamp(bad), None, "{bad}");
         }
     }
