@@ -14,7 +14,9 @@ use crate::permissions::Permissions;
 use crate::plan::{Action, Change, FieldChange, Kind, Plan, Problem, Widening, risk};
 use crate::snapshot::Snapshot;
 
+mod doors;
 mod render;
+pub use doors::{Lockdown, PruneCount, lockdown, prune_count};
 pub use render::render;
 
 /// The JSON report's format version; bump it when a field changes meaning.
@@ -80,6 +82,12 @@ pub struct DriftReport {
     /// Problems the manifest has against this guild (apply would refuse them).
     pub problems: Vec<String>,
     pub audit_log: AuditSummary,
+    /// Incident actions in force (`guildctl lockdown`), from the guild object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lockdown: Option<Lockdown>,
+    /// Members a prune would remove (`drift --prune-days N`), read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prune_count: Option<PruneCount>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -182,6 +190,9 @@ pub struct Unmanaged {
     pub name: String,
     pub id: String,
     pub high_risk: bool,
+    /// Flagged, though not high risk: an invite made by hand that never expires.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub medium_risk: bool,
     /// Why it is (or is not) high risk.
     pub risk: String,
     /// Who created it.
@@ -217,11 +228,12 @@ impl DriftReport {
         self.drifted.iter().filter(|d| d.high_risk).count()
     }
 
-    /// 2 when something managed drifted or a high-risk object is unmanaged (or any
-    /// unmanaged object with `fail_on_unmanaged`), else 0.
+    /// 2 when something managed drifted or a high- or medium-risk object is unmanaged (or
+    /// any unmanaged object with `fail_on_unmanaged`), else 0.
     pub fn exit_code(&self, fail_on_unmanaged: bool) -> u8 {
         let fail = !self.drifted.is_empty()
             || self.high_risk() > 0
+            || self.unmanaged.iter().any(|u| u.medium_risk)
             || (fail_on_unmanaged && !self.unmanaged.is_empty());
         if fail { 2 } else { 0 }
     }
@@ -623,6 +635,10 @@ pub async fn investigate(
     unmanaged.sort_by_key(|u| !u.high_risk);
 
     let mut unreadable = unreadable_parts(snap);
+    unreadable.extend(snap.doors.unreadable.iter().map(|(part, why)| Unreadable {
+        part: part.clone(),
+        why: why.clone(),
+    }));
     match answers.summary.stopped.as_str() {
         "forbidden" if !unreadable.iter().any(|u| u.part == "audit log permission") => unreadable
             .push(Unreadable {
@@ -646,6 +662,8 @@ pub async fn investigate(
         unreadable,
         problems: problems.iter().map(|p| p.message.clone()).collect(),
         audit_log: answers.summary,
+        lockdown: lockdown(snap, options.now_ms),
+        prune_count: None,
     }
 }
 
@@ -791,6 +809,8 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Kind::Role => (30, 31, 32),
         Kind::Category | Kind::Channel => (10, 11, 12),
         Kind::Webhook => (50, 51, 52),
+        Kind::Integration => (80, 81, 82),
+        Kind::Invite => (40, 41, 42),
         _ => (0, 1, 0),
     };
     match c.action {
@@ -811,6 +831,10 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
             };
             let fields = c.fields.iter().map(|_| q.clone()).collect();
             (Some(q), fields)
+        }
+        // An invite has no id: its entries name it by code.
+        Action::Delete if c.object.kind == Kind::Invite => {
+            (Some(doors::invite_question(&c.object.name)), Vec::new())
         }
         Action::Delete => {
             let q = Question::new(&[create], id, Matcher::Any);
@@ -846,6 +870,8 @@ fn field_question(
     };
     match c.object.kind {
         Kind::WelcomeScreen => Question::unaudited("Discord does not audit welcome-screen edits"),
+        // Only ever deleted, never updated, by a plan.
+        Kind::Integration | Kind::Invite => Question::new(&[create], id, Matcher::Any),
         Kind::Onboarding => match field {
             // Each prompt is an object of its own in the log (§7.2).
             "prompts" => Question::new(&[163, 164, 165], None, Matcher::Any),
@@ -991,6 +1017,7 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
         name,
         id: id.to_owned(),
         high_risk: high,
+        medium_risk: false,
         risk,
         blame: Blame::none(""),
     };
@@ -1055,6 +1082,8 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
             }
             // A declared channel whose overwrites the manifest leaves alone.
             Kind::Overwrites => out.extend(powerful_overwrites(snap, id, &o.name)),
+            Kind::Integration => out.extend(doors::integration(snap, id, &o.name)),
+            Kind::Invite => out.extend(doors::invite(snap, id)),
             _ => {}
         }
     }
@@ -1084,6 +1113,7 @@ fn powerful_overwrites(snap: &Snapshot, id: &str, channel: &str) -> Vec<(Unmanag
                 name: format!("{channel} for {target}"),
                 id: ow.id.clone(),
                 high_risk: true,
+                medium_risk: false,
                 risk: format!("allows {}", bad.join(", ")),
                 blame: Blame::none(""),
             };

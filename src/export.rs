@@ -19,6 +19,7 @@ use crate::manifest::{
     SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag, VerificationLevel,
     VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
+use crate::manifest::{InviteRule, Invites};
 use crate::permissions::Permissions;
 use crate::snapshot::{Snapshot, snowflake_cmp};
 
@@ -79,6 +80,14 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
             ),
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
+        integrations: None,
+        // The vanity code, with one empty rule (any invite may exist): adopting a guild
+        // changes nothing about its invites until someone writes rules.
+        invites: snap.guild.vanity_url_code.as_ref().map(|code| Invites {
+            vanity: Some(code.clone()),
+            rules: vec![InviteRule::default()],
+            codes: Vec::new(),
+        }),
         prune: Default::default(),
         safety: None,
     };

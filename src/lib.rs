@@ -17,6 +17,7 @@ pub mod export;
 pub mod github;
 pub mod import;
 pub mod inert;
+pub mod lockdown;
 pub mod manifest;
 /// Discord's permission bits and names, shared with the emulator.
 pub use discord_permissions as permissions;

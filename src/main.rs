@@ -14,6 +14,7 @@ use commands::drift::DriftArgs;
 use commands::emulator::EmulatorArgs;
 use commands::export::ExportArgs;
 use commands::import::ImportArgs;
+use commands::lockdown::LockdownArgs;
 use commands::plan::PlanArgs;
 use commands::validate::ValidateArgs;
 use guildctl::inert;
@@ -64,6 +65,13 @@ enum Command {
   guildctl drift -f guild.yaml --format markdown > drift.md
   guildctl drift -f guild.yaml --fail-on-unmanaged --audit-pages 20")]
     Drift(DriftArgs),
+    /// Pause joins (invites) and direct messages during a raid, for at most 24 hours, or
+    /// lift the pause (Modify Guild Incident Actions). Sent with --reason as the
+    /// audit-log reason; drift shows a lockdown in force.
+    #[command(after_help = "Examples:
+  guildctl lockdown --invites 6h --dms 6h --reason \"raid in #general\"
+  guildctl lockdown --lift --reason \"raid over\"")]
+    Lockdown(LockdownArgs),
     /// Write the live guild as a manifest.
     #[command(after_help = "Examples:
   guildctl export --guild 81384788765712384 -o guild.yaml
@@ -108,7 +116,8 @@ impl Command {
             Command::Plan(PlanArgs { target, .. })
             | Command::Apply(ApplyArgs { target, .. })
             | Command::Drift(DriftArgs { target, .. }) => Some(&mut target.conn),
-            Command::Export(ExportArgs { conn, .. }) => Some(conn),
+            Command::Export(ExportArgs { conn, .. })
+            | Command::Lockdown(LockdownArgs { conn, .. }) => Some(conn),
             _ => None,
         }
     }
@@ -168,6 +177,7 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Apply(args) => commands::apply::run(args).await,
         Command::Drift(args) => commands::drift::run(args).await,
         Command::Export(args) => commands::export::run(args).await,
+        Command::Lockdown(args) => commands::lockdown::run(args).await,
         Command::Import(args) => commands::import::run(args),
         Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
         Command::Emulator(args) => commands::emulator::run(args).await,

@@ -13,6 +13,9 @@ use crate::discord::models::{
 use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
 
+pub mod doors;
+pub use doors::{Doors, Wants};
+
 /// Everything guildctl knows about a guild at one moment.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -33,6 +36,11 @@ pub struct Snapshot {
     /// path ([`LiveImage::path`]); an image the CDN would not give is missing.
     #[serde(default)]
     pub images: BTreeMap<String, String>,
+    /// Integrations, invites and voice regions, when the manifest asks about them
+    /// ([`Snapshot::read_doors`]); not part of the fingerprint, since an invite's uses
+    /// change whenever someone joins.
+    #[serde(default)]
+    pub doors: Doors,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -101,6 +109,7 @@ impl Snapshot {
             onboarding,
             webhooks,
             images: BTreeMap::new(),
+            doors: Doors::default(),
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
@@ -147,6 +156,14 @@ impl Snapshot {
     /// The SHA-256 of a live image, when the CDN gave it.
     pub fn image_digest(&self, image: &LiveImage<'_>) -> Option<&str> {
         self.images.get(&image.path()).map(String::as_str)
+    }
+
+    /// Reads the integrations, invites and voice regions `wants` asks for: one GET each.
+    pub async fn read_doors(&mut self, client: &Client, wants: Wants) -> Result<(), ClientError> {
+        if wants.any() {
+            self.doors = Doors::fetch(client, &self.guild.id, wants).await?;
+        }
+        Ok(())
     }
 
     /// Refuses a read whose parts parsed but cannot describe a real guild: planning from it

@@ -28,6 +28,10 @@ pub struct DriftArgs {
     /// only its entries count as guildctl's. Default: the bot drift runs as.
     #[arg(long, value_name = "USER_ID", value_parser = drift::parse_user_id)]
     applier: Vec<String>,
+    /// Also show how many members a prune of N days' inactivity would remove (1-30; one
+    /// more read, nothing is pruned).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=30))]
+    prune_days: Option<u8>,
 }
 
 pub async fn run(args: DriftArgs) -> Result<u8> {
@@ -37,6 +41,7 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         audit_pages,
         fail_on_unmanaged,
         applier,
+        prune_days,
     } = args;
     if target.selection.active() {
         return super::workspace::drift(&target, format, audit_pages, fail_on_unmanaged, &applier)
@@ -52,7 +57,11 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
     let mut options = DriftOptions::new(now_ms, current_commit(target.file()));
     options.max_pages = audit_pages;
     options.appliers = applier;
-    let report = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
+    let mut report = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
+    if let Some(days) = prune_days {
+        report.prune_count =
+            Some(drift::prune_count(&session.client, &session.guild_id, days).await?);
+    }
     print!("{}", drift::render(&report, format));
     Ok(report.exit_code(fail_on_unmanaged))
 }

@@ -8,6 +8,7 @@ pub mod emulator;
 pub mod export;
 mod git;
 pub mod import;
+pub mod lockdown;
 pub mod plan;
 mod session;
 pub mod validate;

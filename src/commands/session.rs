@@ -316,14 +316,19 @@ pub(crate) async fn connect(target: &Target) -> Result<(LoadedManifest, Session)
 /// Loads and checks the manifest, connects, and reads the live guild.
 pub(crate) async fn read_guild(target: &Target) -> Result<(LoadedManifest, Session, Snapshot)> {
     let (loaded, session) = connect(target).await?;
-    let snap = fetch(&session).await?;
+    let snap = fetch(&session, &loaded.manifest).await?;
     Ok((loaded, session, snap))
 }
 
-pub(crate) async fn fetch(session: &Session) -> Result<Snapshot> {
-    Snapshot::fetch(&session.client, &session.guild_id)
+/// The live guild, with the integrations, invites and voice regions `manifest` asks about.
+pub(crate) async fn fetch(session: &Session, manifest: &manifest::Manifest) -> Result<Snapshot> {
+    let mut snap = Snapshot::fetch(&session.client, &session.guild_id)
         .await
-        .context("reading the live guild")
+        .context("reading the live guild")?;
+    snap.read_doors(&session.client, guildctl::snapshot::Wants::of(manifest))
+        .await
+        .context("reading the guild's integrations, invites or voice regions")?;
+    Ok(snap)
 }
 
 /// Shows a refused plan's problems on the manifest's lines.

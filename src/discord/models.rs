@@ -83,6 +83,12 @@ pub struct Guild {
     pub widget_enabled: bool,
     #[serde(default)]
     pub widget_channel_id: Option<String>,
+    /// The vanity URL code (discord.gg/CODE), when the guild has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vanity_url_code: Option<String>,
+    /// Incident actions in force (lockdown): `invites_disabled_until`, `dms_disabled_until`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incidents_data: Option<serde_json::Value>,
     /// Settings fields the response left out ([`LENIENT_GUILD_FIELDS`]), read as unknown.
     #[serde(skip)]
     pub unknown: Vec<&'static LenientField>,

@@ -165,15 +165,19 @@ fn text(r: &DriftReport) -> String {
                 Some(a) => format!("created by {} {}", a.user.name, a.ago),
                 None => "creator unknown".to_owned(),
             };
+            let marker = if u.medium_risk { "*" } else { "-" };
             put(
                 &mut out,
                 &format!(
-                    "  - {} {} (id {}): {}; {made}",
+                    "  {marker} {} {} (id {}): {}; {made}",
                     u.kind, u.name, u.id, u.risk
                 ),
             );
         }
         out.push('\n');
+    }
+    for line in doors_lines(r) {
+        put(&mut out, &line);
     }
     if !r.unreadable.is_empty() {
         put(&mut out, "Not read:");
@@ -189,6 +193,38 @@ fn text(r: &DriftReport) -> String {
         );
     }
     put(&mut out, &summary(r));
+    out
+}
+
+/// The lockdown in force and the prune count, one line each.
+fn doors_lines(r: &DriftReport) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(l) = &r.lockdown {
+        let mut parts = Vec::new();
+        if let Some(t) = &l.invites_until {
+            parts.push(format!("joins (invites) paused until {t}"));
+        }
+        if let Some(t) = &l.dms_until {
+            parts.push(format!("DMs paused until {t}"));
+        }
+        out.push(format!(
+            "Lockdown in force: {} (`guildctl lockdown --lift` ends it)",
+            parts.join("; ")
+        ));
+    }
+    if let Some(p) = &r.prune_count {
+        out.push(match (p.members, &p.unreadable) {
+            (Some(n), _) => format!(
+                "Prune count: {n} member(s) without roles inactive for {} day(s) would be removed by a prune (read only)",
+                p.days
+            ),
+            (None, why) => format!(
+                "Prune count for {} day(s) not read: {}",
+                p.days,
+                why.as_deref().unwrap_or("unknown")
+            ),
+        });
+    }
     out
 }
 
@@ -354,6 +390,9 @@ fn markdown(r: &DriftReport) -> String {
         inert::markdown_code(&r.guild_id)
     );
     let _ = writeln!(out, "{}\n", summary(r));
+    for line in doors_lines(r) {
+        let _ = writeln!(out, "{}\n", inert::markdown(&line));
+    }
     let mut rows: Vec<String> = Vec::new();
     for d in r.drifted.iter().filter(|d| d.high_risk) {
         drifted_rows(&mut rows, d);
@@ -372,8 +411,9 @@ fn markdown(r: &DriftReport) -> String {
     }
     for u in r.unmanaged.iter().filter(|u| !u.high_risk) {
         let (who, when, why) = md_who(&u.blame);
+        let level = if u.medium_risk { "🟠 medium" } else { "low" };
         rows.push(format!(
-            "| low | {} {} | not in the manifest: {} | {who} | {when} | {why} |",
+            "| {level} | {} {} | not in the manifest: {} | {who} | {when} | {why} |",
             u.kind,
             cell(&u.name, 80),
             cell(&u.risk, 100)

@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod diagnostic;
+pub mod doors;
 mod extends;
 pub mod load;
 pub mod schema;
@@ -27,6 +28,7 @@ pub use check::{
     IMAGE_MAX_BYTES, check, check_loaded, image_fields, read_image, split_channel_ref,
 };
 pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
+pub use doors::{AllowedIntegration, InviteRule, Invites};
 pub use load::{LoadError, LoadedManifest, load, load_folder_sources, load_str, render, report_on};
 pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};
 pub use source::SourceFile;

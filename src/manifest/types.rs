@@ -48,6 +48,15 @@ pub struct Manifest {
     /// `apply --webhook-urls FILE` writes the URLs of new ones to a private file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhooks: Option<Vec<Webhook>>,
+    /// Applications (bots and apps) allowed in the guild; drift reports every other, and
+    /// `prune.integrations` removes them. The bot guildctl runs as is always allowed.
+    /// Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrations: Option<Vec<super::doors::AllowedIntegration>>,
+    /// Which invites may exist (by code or by rule); drift reports the others, and
+    /// `prune.invites` deletes them. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invites: Option<super::doors::Invites>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -976,6 +985,13 @@ pub struct Prune {
     /// Delete incoming webhooks the manifest does not declare (their URLs stop working).
     #[serde(default)]
     pub webhooks: bool,
+    /// Remove applications `integrations` does not list (Delete Guild Integration: their
+    /// bot, its role and their webhooks go too).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integrations: bool,
+    /// Delete invites that `invites` does not allow.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub invites: bool,
 }
 
 impl Prune {

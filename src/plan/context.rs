@@ -66,6 +66,10 @@ pub(crate) enum Phase {
     ChannelDelete,
     CategoryDelete,
     RoleDelete,
+    /// Last, so the stages of earlier kinds keep their numbers: an integration takes
+    /// its bot, role and webhooks with it.
+    IntegrationDelete,
+    InviteDelete,
 }
 
 impl Phase {

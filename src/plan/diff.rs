@@ -93,6 +93,9 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
     super::features::plan_onboarding(&mut cx);
     super::features::plan_widget(&mut cx);
     super::webhooks::plan_webhooks(&mut cx);
+    super::integrations::plan_integrations(&mut cx);
+    super::invites::plan_invites(&mut cx);
+    super::regions::check_regions(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);

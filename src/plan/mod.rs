@@ -14,7 +14,10 @@ mod features;
 mod forum;
 pub mod gates;
 pub mod images;
+mod integrations;
+mod invites;
 mod order;
+mod regions;
 pub mod risk;
 mod role_style;
 mod roles;
@@ -160,6 +163,10 @@ pub enum Kind {
     /// A channel's permission overwrites as a set: unmanaged when a declared channel
     /// leaves `overwrites` out (the object named is the channel).
     Overwrites,
+    /// An application (bot or app) added to the guild; its id is the integration's.
+    Integration,
+    /// An invite; its id is the invite's code.
+    Invite,
 }
 
 impl Kind {
@@ -174,6 +181,8 @@ impl Kind {
             Kind::Widget => "widget",
             Kind::Webhook => "webhook",
             Kind::Overwrites => "overwrites on",
+            Kind::Integration => "integration",
+            Kind::Invite => "invite",
         }
     }
 }

@@ -35,6 +35,9 @@ pub enum DeleteKind {
     /// Channels and categories together, as `prune.channels` deletes both.
     Channels,
     Webhooks,
+    /// Applications removed by `prune.integrations` (their bots, roles and webhooks go too).
+    Integrations,
+    Invites,
 }
 
 impl DeleteKind {
@@ -43,6 +46,8 @@ impl DeleteKind {
             DeleteKind::Roles => "roles",
             DeleteKind::Channels => "channels",
             DeleteKind::Webhooks => "webhooks",
+            DeleteKind::Integrations => "integrations",
+            DeleteKind::Invites => "invites",
         }
     }
 
@@ -51,6 +56,8 @@ impl DeleteKind {
             Kind::Role => Some(DeleteKind::Roles),
             Kind::Category | Kind::Channel => Some(DeleteKind::Channels),
             Kind::Webhook => Some(DeleteKind::Webhooks),
+            Kind::Integration => Some(DeleteKind::Integrations),
+            Kind::Invite => Some(DeleteKind::Invites),
             _ => None,
         }
     }
@@ -73,6 +80,10 @@ pub struct KindDeletions {
     /// channel's webhooks with it).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub with_channels: usize,
+    /// Of `deletes`, webhooks that go with an integration the plan removes (Delete Guild
+    /// Integration deletes its application's webhooks).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub with_integrations: usize,
     /// The default limit for this kind ([`default_limit`]).
     pub limit: usize,
 }
@@ -88,11 +99,16 @@ impl KindDeletions {
 
     /// "17 of 18 channels (94%)"
     fn describe(&self) -> String {
-        let with = if self.with_channels > 0 {
-            format!(", {} with their channels", self.with_channels)
-        } else {
-            String::new()
-        };
+        let mut with = String::new();
+        if self.with_channels > 0 {
+            with.push_str(&format!(", {} with their channels", self.with_channels));
+        }
+        if self.with_integrations > 0 {
+            with.push_str(&format!(
+                ", {} with their integrations",
+                self.with_integrations
+            ));
+        }
         format!(
             "{} of {} {} ({}%{with})",
             self.deletes,
@@ -213,6 +229,7 @@ struct Lost {
 /// Evaluates the deletion gate for `plan` against the guild it was made from.
 pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>) -> DeletionGate {
     let lost = lost_with_channels(plan, snap);
+    let with_integrations = lost_with_integrations(plan, snap, &lost).len();
     let live = |k: DeleteKind| match k {
         DeleteKind::Roles => snap
             .guild
@@ -222,22 +239,26 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
             .count(),
         DeleteKind::Channels => snap.channels.len(),
         DeleteKind::Webhooks => snap.webhooks.as_ref().map_or(0, Vec::len),
+        DeleteKind::Integrations => snap.doors.integrations.as_ref().map_or(0, Vec::len),
+        DeleteKind::Invites => snap.doors.invites.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
     for kind in [
         DeleteKind::Roles,
         DeleteKind::Channels,
         DeleteKind::Webhooks,
+        DeleteKind::Integrations,
+        DeleteKind::Invites,
     ] {
         let direct = plan
             .changes
             .iter()
             .filter(|c| c.action == Action::Delete && DeleteKind::of(c.object.kind) == Some(kind))
             .count();
-        let with_channels = if kind == DeleteKind::Webhooks {
-            lost.len()
+        let (with_channels, with_integrations) = if kind == DeleteKind::Webhooks {
+            (lost.len(), with_integrations)
         } else {
-            0
+            (0, 0)
         };
         let live = live(kind);
         if live == 0 && direct == 0 {
@@ -246,8 +267,9 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         kinds.push(KindDeletions {
             kind,
             live,
-            deletes: direct + with_channels,
+            deletes: direct + with_channels + with_integrations,
             with_channels,
+            with_integrations,
             limit: default_limit(live),
         });
     }
@@ -277,10 +299,15 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         let parts: Vec<String> = kinds
             .iter()
             .filter(|k| k.deletes > 0)
-            .map(|k| match k.with_channels {
-                0 => format!("{} {}", k.deletes, k.kind.label()),
-                n if n == k.deletes => format!("{n} {} with their channels", k.kind.label()),
-                n => format!("{} {}, {n} of them with their channels", k.deletes, k.kind.label()),
+            .map(|k| match (k.with_channels, k.with_integrations) {
+                (0, 0) => format!("{} {}", k.deletes, k.kind.label()),
+                (n, 0) if n == k.deletes => format!("{n} {} with their channels", k.kind.label()),
+                (n, 0) => format!("{} {}, {n} of them with their channels", k.deletes, k.kind.label()),
+                (c, i) => format!(
+                    "{} {}, {c} of them with their channels and {i} with their integrations",
+                    k.deletes,
+                    k.kind.label()
+                ),
             })
             .collect();
         let how = match allowance.map(|a| a.source) {
@@ -306,6 +333,49 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         reasons,
         help,
     }
+}
+
+/// Live webhooks that a removed integration takes with it (those of its application),
+/// beyond those deleted directly or with a channel: the gate counts them.
+fn lost_with_integrations<'s>(
+    plan: &Plan,
+    snap: &'s Snapshot,
+    lost: &[Lost],
+) -> Vec<&'s crate::discord::models::Webhook> {
+    let removed: HashSet<&str> = plan
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Delete && c.object.kind == Kind::Integration)
+        .filter_map(|c| c.object.id.as_deref())
+        .filter_map(|id| {
+            snap.doors
+                .integrations
+                .iter()
+                .flatten()
+                .find(|i| i.id == id)
+                .and_then(|i| i.application_id())
+        })
+        .collect();
+    if removed.is_empty() {
+        return Vec::new();
+    }
+    let deleted_directly: HashSet<&str> = plan
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Delete && c.object.kind == Kind::Webhook)
+        .filter_map(|c| c.object.id.as_deref())
+        .collect();
+    snap.webhooks
+        .iter()
+        .flatten()
+        .filter(|w| {
+            w.application_id
+                .as_deref()
+                .is_some_and(|a| removed.contains(a))
+                && !deleted_directly.contains(w.id.as_str())
+                && !lost.iter().any(|l| l.id == w.id)
+        })
+        .collect()
 }
 
 /// Channels the plan deletes, by id.

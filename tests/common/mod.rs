@@ -109,6 +109,7 @@ pub fn bare_guild_state() -> State {
     }
     g.channels.clear();
     g.webhooks.clear();
+    g.invites.clear();
     g.afk_channel_id = None;
     g.system_channel_id = None;
     g.widget_channel_id = None;

@@ -220,6 +220,7 @@ pub struct Permissions(pub u64);
 impl Permissions {
     pub const NONE: Permissions = Permissions(0);
     pub const ALL: Permissions = Permissions(u64::MAX);
+    pub const KICK_MEMBERS: Permissions = Permissions(1 << 1);
     pub const ADMINISTRATOR: Permissions = Permissions(1 << 3);
     pub const MANAGE_CHANNELS: Permissions = Permissions(1 << 4);
     pub const MANAGE_GUILD: Permissions = Permissions(1 << 5);

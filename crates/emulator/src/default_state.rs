@@ -7,6 +7,8 @@ use super::state::{
     Channel, EmulatorConfig, Guild, Member, Onboarding, Overwrite, Role, SnowflakeGen, State, User,
     Webhook, WelcomeScreen,
 };
+use crate::integrations::{Integration, IntegrationApplication};
+use crate::invites::Invite;
 use discord_permissions::Permissions;
 
 /// A fixed snowflake: 2021-06-01T00:00:00Z plus `n` seconds.
@@ -313,6 +315,53 @@ pub fn default_state() -> State {
         webhook(53, "CI", 46, &bot, true),
     ];
 
+    // Integrations (ids 60..): guildctl's own bot, and an app with commands only
+    // (no bot user, no role).
+    let integration = |n: u64, name: &str, app_id: &str, bot_id: Option<&str>, by: &User| {
+        let mut scopes = vec!["applications.commands".to_owned()];
+        if bot_id.is_some() {
+            scopes.insert(0, "bot".to_owned());
+        }
+        Integration {
+            id: sf(n),
+            name: name.into(),
+            kind: "discord".into(),
+            enabled: true,
+            application: Some(IntegrationApplication {
+                id: app_id.into(),
+                name: name.into(),
+                icon: None,
+                description: String::new(),
+                bot_id: bot_id.map(str::to_owned),
+            }),
+            account: None,
+            user_id: Some(by.id.clone()),
+            scopes,
+            role_id: None,
+        }
+    };
+    let integrations = vec![
+        integration(60, "guildctl", &bot.id, Some(&bot.id), &ferris),
+        integration(61, "Ferris Polls", &sf(62), None, &alice),
+    ];
+    // Invites: one that never expires nor runs out, made by hand long ago, and one
+    // limited to 100 uses.
+    let invite = |code: &str, channel: u64, by: &User, uses: u32, max_uses: u32| Invite {
+        code: code.into(),
+        channel_id: sf(channel),
+        inviter_id: Some(by.id.clone()),
+        uses,
+        max_uses,
+        max_age: 0,
+        temporary: false,
+        created_at: "2021-06-02T10:00:00.000000+00:00".into(),
+        flags: 0,
+    };
+    let invites = vec![
+        invite("ferrisfans", 31, &ferris, 412, 0),
+        invite("helpdesk", 41, &alice, 12, 100),
+    ];
+
     let guild = Guild {
         id: gid.clone(),
         name: "Ferris Fans".into(),
@@ -372,6 +421,9 @@ pub fn default_state() -> State {
         onboarding: Onboarding::default(),
         webhooks,
         images: Default::default(),
+        integrations,
+        invites,
+        vanity_uses: 0,
     };
 
     State {

@@ -141,6 +141,9 @@ pub fn guild(g: &Guild, with_counts: bool) -> Value {
         o.remove("welcome_screen");
         o.remove("onboarding");
         o.remove("webhooks");
+        o.remove("integrations");
+        o.remove("invites");
+        o.remove("vanity_uses");
         o.insert("roles".into(), roles(g));
         if with_counts {
             o.insert("approximate_member_count".into(), json!(g.members.len()));

@@ -22,8 +22,8 @@ use tower::util::{MapRequest, MapRequestLayer};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::{
-    application, audit_log, channels, control, guild, images, layers, onboarding, overwrites,
-    roles, users, webhooks, welcome, widget,
+    application, audit_log, channels, control, guild, images, incidents, integrations, invites,
+    layers, onboarding, overwrites, regions, roles, users, webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -146,6 +146,28 @@ pub fn router(app: App) -> Router {
         )
         // Public: no Authorization needed.
         .route("/guilds/{g}/widget.json", get(widget::get_widget_json))
+        // Public: no Authorization needed.
+        .route("/guilds/{g}/widget.png", get(widget::get_widget_png))
+        .route(
+            "/guilds/{g}/integrations",
+            get(integrations::get_integrations),
+        )
+        .route(
+            "/guilds/{g}/integrations/{i}",
+            delete(integrations::delete_integration),
+        )
+        .route("/guilds/{g}/invites", get(invites::get_guild_invites))
+        .route(
+            "/invites/{code}",
+            get(invites::get_invite).delete(invites::delete_invite),
+        )
+        .route("/guilds/{g}/vanity-url", get(invites::get_vanity_url))
+        .route(
+            "/guilds/{g}/incident-actions",
+            put(incidents::put_incident_actions),
+        )
+        .route("/guilds/{g}/regions", get(regions::get_regions))
+        .route("/guilds/{g}/prune", get(regions::get_prune_count))
         .route(
             "/guilds/{g}/onboarding",
             get(onboarding::get_onboarding).put(onboarding::put_onboarding),

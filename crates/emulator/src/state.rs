@@ -224,6 +224,18 @@ pub struct Guild {
     /// Uploaded images by the hash the guild and its roles hold (images.rs).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub images: std::collections::BTreeMap<String, String>,
+    /// Bots, apps and linked services (the first 50 are readable).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub integrations: Vec<crate::integrations::Integration>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invites: Vec<crate::invites::Invite>,
+    /// Joins through the vanity URL (`vanity_url_code`).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub vanity_uses: u32,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 fn default_region() -> String {
@@ -577,6 +589,7 @@ impl Guild {
         }
         self.webhooks
             .retain(|w| w.channel_id.as_deref() != Some(id));
+        self.invites.retain(|i| i.channel_id != id);
     }
 
     /// Drops every reference to a deleted role: member roles, role

@@ -132,3 +132,43 @@ pub async fn get_widget_json(AxState(app): AxState<App>, Path(gid): Path<String>
         "presence_count": 0,
     }))
 }
+
+/// A 1×1 PNG: the emulator does not draw widgets, but answers with a real image.
+const WIDGET_PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x00, 0x02, 0x00,
+    0x00, 0x05, 0x00, 0x01, 0x7a, 0x5e, 0xab, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44,
+    0xae, 0x42, 0x60, 0x82,
+];
+
+/// `GET /guilds/{g}/widget.png?style=…`: no authentication; `style` one of shield
+/// (default), banner1-banner4; a disabled widget is 403 50004 as for widget.json.
+pub async fn get_widget_png(
+    AxState(app): AxState<App>,
+    Path(gid): Path<String>,
+    axum::extract::RawQuery(q): axum::extract::RawQuery,
+) -> R {
+    use axum::response::IntoResponse;
+    let st = lock(&app.state);
+    digits(&gid)?;
+    let g = st.guild(&gid).ok_or_else(ApiError::unknown_guild)?;
+    let styles = ["shield", "banner1", "banner2", "banner3", "banner4"];
+    if let Some(s) = crate::app::query_params(q).get("style")
+        && !styles.contains(&s.as_str())
+    {
+        return Err(ApiError::field(
+            &["style"],
+            "BASE_TYPE_CHOICES",
+            "Value must be one of ('shield', 'banner1', 'banner2', 'banner3', 'banner4').",
+        ));
+    }
+    if !g.widget_enabled {
+        return Err(ApiError::widget_disabled());
+    }
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "image/png")],
+        WIDGET_PNG,
+    )
+        .into_response())
+}

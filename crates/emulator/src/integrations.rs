@@ -1,0 +1,212 @@
+//! Guild integrations (the reference's Integration object, Get Guild Integrations,
+//! Delete Guild Integration): bots and apps added to the guild, and the
+//! streaming or subscription services linked to it.
+//!
+//! A bot integration's bot is a member with a managed role (`tags.bot_id`);
+//! deleting the integration removes the bot, that role and the webhooks its
+//! application made, as the reference says.
+
+use axum::extract::{Path, State as AxState};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::error::ApiError;
+use super::render;
+use super::state::{AuditChange, Guild, State};
+use crate::access::{digits, guild_for_write, guild_idx, need};
+use crate::app::{App, Ctx, R, lock, no_content, ok};
+use crate::audit_log::audit;
+use crate::perms::guild_permissions;
+use discord_permissions::Permissions;
+
+/// Discord returns at most 50; any beyond cannot be retrieved (reference, Limits).
+pub const MAX_LISTED: usize = 50;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Integration {
+    pub id: String,
+    pub name: String,
+    /// `discord` for an application (bot or commands), else the service's own type
+    /// (`twitch`, `youtube`, `guild_subscription`).
+    #[serde(rename = "type", default = "discord")]
+    pub kind: String,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// The application, for `discord` integrations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application: Option<IntegrationApplication>,
+    /// The account: for an application, its id and name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<Value>,
+    /// The user who added it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// The subscriber role of a service integration (absent for bots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct IntegrationApplication {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub icon: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    /// The application's bot user, when it was added with the `bot` scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot_id: Option<String>,
+}
+
+fn discord() -> String {
+    "discord".into()
+}
+fn yes() -> bool {
+    true
+}
+
+fn show(st: &State, i: &Integration) -> Value {
+    let mut o = serde_json::Map::new();
+    o.insert("id".into(), json!(i.id));
+    o.insert("name".into(), json!(i.name));
+    o.insert("type".into(), json!(i.kind));
+    o.insert("enabled".into(), json!(i.enabled));
+    let account = i.account.clone().unwrap_or_else(|| match &i.application {
+        Some(a) => json!({"id": a.id, "name": a.name}),
+        None => json!({"id": i.id, "name": i.name}),
+    });
+    o.insert("account".into(), account);
+    if let Some(a) = &i.application {
+        let mut app = json!({
+            "id": a.id, "name": a.name, "icon": a.icon,
+            "description": a.description, "type": null,
+        });
+        if let (Some(bot), Some(m)) = (
+            a.bot_id.as_deref().and_then(|b| st.user(b)),
+            app.as_object_mut(),
+        ) {
+            m.insert("bot".into(), render::user(bot));
+        }
+        o.insert("application".into(), app);
+        o.insert("scopes".into(), json!(i.scopes));
+    } else {
+        // Service integrations carry the subscription fields (absent for bots).
+        o.insert("syncing".into(), json!(false));
+        o.insert("role_id".into(), json!(i.role_id));
+        o.insert("expire_behavior".into(), json!(0));
+        o.insert("expire_grace_period".into(), json!(1));
+        o.insert("revoked".into(), json!(false));
+        o.insert("subscriber_count".into(), json!(0));
+    }
+    if let Some(u) = i.user_id.as_deref().and_then(|u| st.user(u)) {
+        o.insert("user".into(), render::user(u));
+    }
+    Value::Object(o)
+}
+
+/// `GET /guilds/{g}/integrations`: MANAGE_GUILD; the first 50.
+pub async fn get_integrations(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
+    let st = lock(&app.state);
+    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    let g = &st.guilds[gi];
+    need(
+        guild_permissions(g, &ctx.user_id),
+        Permissions::MANAGE_GUILD,
+    )?;
+    ok(Value::Array(
+        g.integrations
+            .iter()
+            .take(MAX_LISTED)
+            .map(|i| show(&st, i))
+            .collect(),
+    ))
+}
+
+/// Removes what an application brought: its bot's membership and managed role, and
+/// the webhooks it made.
+fn remove_application(g: &mut Guild, app_id: &str, bot_id: Option<&str>) {
+    g.webhooks
+        .retain(|w| w.application_id.as_deref() != Some(app_id));
+    let Some(bot) = bot_id else { return };
+    g.members.retain(|m| m.user_id != bot);
+    let roles: Vec<String> = g
+        .roles
+        .iter()
+        .filter(|r| {
+            r.managed
+                && r.tags
+                    .as_ref()
+                    .and_then(|t| t.get("bot_id"))
+                    .and_then(Value::as_str)
+                    == Some(bot)
+        })
+        .map(|r| r.id.clone())
+        .collect();
+    for rid in roles {
+        if let Some(at) = g.roles.iter().position(|r| r.id == rid) {
+            let gone = g.roles.remove(at);
+            for r in g.roles.iter_mut() {
+                if r.id != g.id && r.position > gone.position {
+                    r.position -= 1;
+                }
+            }
+        }
+        g.forget_role(&rid);
+    }
+}
+
+/// `DELETE /guilds/{g}/integrations/{i}`: MANAGE_GUILD; also deletes its webhooks and
+/// removes its bot → 204, INTEGRATION_DELETE (82).
+pub async fn delete_integration(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path((gid, iid)): Path<(String, String)>,
+) -> R {
+    let mut st = lock(&app.state);
+    let actor = ctx.user_id.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
+    digits(&iid)?;
+    let at = g
+        .integrations
+        .iter()
+        .position(|i| i.id == iid)
+        .ok_or_else(unknown_integration)?;
+    let gone = g.integrations.remove(at);
+    if let Some(a) = &gone.application {
+        remove_application(g, &a.id, a.bot_id.as_deref());
+    }
+    let changes = vec![
+        AuditChange {
+            key: "name".into(),
+            old_value: Some(json!(gone.name)),
+            new_value: None,
+        },
+        AuditChange {
+            key: "type".into(),
+            old_value: Some(json!(gone.kind)),
+            new_value: None,
+        },
+    ];
+    audit(
+        g,
+        snowflake,
+        actor,
+        ctx.reason.as_deref(),
+        82,
+        &iid,
+        changes,
+        None,
+    );
+    no_content()
+}
+
+pub fn unknown_integration() -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::NOT_FOUND,
+        10005,
+        "Unknown Integration",
+    )
+}

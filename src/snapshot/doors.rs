@@ -1,0 +1,310 @@
+//! The ways into the guild as read live: integrations (bots and apps), invites and
+//! voice regions. Read only when the manifest asks about them (`integrations:`,
+//! `invites:`, a channel's `rtc_region`), so a manifest that does not keeps the
+//! snapshot's seven reads.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::optional;
+use crate::discord::models::User;
+use crate::discord::{Client, ClientError};
+use crate::manifest::{Channel, Manifest};
+
+/// Discord lists at most this many integrations; any beyond cannot be read.
+pub const MAX_INTEGRATIONS: usize = 50;
+
+/// What was read of the ways in; `None` where it was not asked for or not readable
+/// (then `unreadable` says why).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Doors {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrations: Option<Vec<Integration>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invites: Option<Vec<Invite>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regions: Option<Vec<VoiceRegion>>,
+    /// (part, why) for each part asked for and not read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Integration {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub application: Option<IntegrationApplication>,
+    /// Who added it.
+    #[serde(default)]
+    pub user: Option<User>,
+    #[serde(default)]
+    pub scopes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct IntegrationApplication {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub bot: Option<User>,
+}
+
+impl Integration {
+    /// The application id, for `discord` integrations.
+    pub fn application_id(&self) -> Option<&str> {
+        self.application.as_ref().map(|a| a.id.as_str())
+    }
+
+    pub fn display_name(&self) -> String {
+        self.application
+            .as_ref()
+            .map(|a| a.name.clone())
+            .or_else(|| self.name.clone())
+            .unwrap_or_else(|| self.id.clone())
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Invite {
+    pub code: String,
+    #[serde(default)]
+    pub channel: Option<InviteChannel>,
+    #[serde(default)]
+    pub inviter: Option<User>,
+    #[serde(default)]
+    pub expires_at: Option<String>,
+    /// The metadata, present only when the bot holds `manage_guild`.
+    #[serde(default)]
+    pub uses: Option<u64>,
+    #[serde(default)]
+    pub max_uses: Option<u64>,
+    #[serde(default)]
+    pub max_age: Option<u64>,
+    #[serde(default)]
+    pub temporary: Option<bool>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct InviteChannel {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+impl Invite {
+    /// Whether the metadata (uses, limits) came with it.
+    pub fn has_metadata(&self) -> bool {
+        self.uses.is_some()
+    }
+
+    pub fn channel_id(&self) -> Option<&str> {
+        self.channel.as_ref().map(|c| c.id.as_str())
+    }
+
+    /// Never expires: no expiry time (Discord's `expires_at: null`).
+    pub fn permanent(&self) -> bool {
+        self.expires_at.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct VoiceRegion {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub deprecated: bool,
+}
+
+/// Which parts to read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wants {
+    pub integrations: bool,
+    pub invites: bool,
+    pub regions: bool,
+}
+
+impl Wants {
+    /// What `m` asks about: its `integrations:` and `invites:` sections, and the voice
+    /// regions when a channel sets `rtc_region` to a region.
+    pub fn of(m: &Manifest) -> Wants {
+        fn sets_region(list: &[Channel]) -> bool {
+            list.iter().any(|c| {
+                matches!(c.rtc_region, Some(Some(_)))
+                    || c.channels.as_deref().is_some_and(sets_region)
+            })
+        }
+        Wants {
+            integrations: m.integrations.is_some() || m.prune.integrations,
+            invites: m.invites.is_some() || m.prune.invites,
+            regions: m.channels.as_deref().is_some_and(sets_region),
+        }
+    }
+
+    pub fn any(self) -> bool {
+        self.integrations || self.invites || self.regions
+    }
+}
+
+impl Doors {
+    /// Reads what `wants` asks for, at once: one GET per part. A part the bot may not
+    /// read (403) is recorded in `unreadable`; other failures fail the read.
+    pub async fn fetch(
+        client: &Client,
+        guild_id: &str,
+        wants: Wants,
+    ) -> Result<Doors, ClientError> {
+        let base = format!("/guilds/{guild_id}");
+        let when = |yes: bool, path: String| async move {
+            if yes {
+                optional(client.get::<Value>(&path)).await.map(Some)
+            } else {
+                Ok(None)
+            }
+        };
+        let (integrations, invites, regions) = tokio::try_join!(
+            when(wants.integrations, format!("{base}/integrations")),
+            when(wants.invites, format!("{base}/invites")),
+            when(wants.regions, format!("{base}/regions")),
+        )?;
+        let mut doors = Doors::default();
+        match integrations {
+            Some(Some(v)) => doors.integrations = Some(decode(format!("{base}/integrations"), v)?),
+            Some(None) => doors.unreadable.push((
+                "integrations".into(),
+                "needs manage_guild (Discord answered 403)".into(),
+            )),
+            None => {}
+        }
+        match invites {
+            Some(Some(v)) => doors.invites = Some(decode(format!("{base}/invites"), v)?),
+            Some(None) => doors.unreadable.push((
+                "invites".into(),
+                "needs manage_guild or view_audit_log (Discord answered 403)".into(),
+            )),
+            None => {}
+        }
+        match regions {
+            Some(Some(v)) => doors.regions = Some(decode(format!("{base}/regions"), v)?),
+            Some(None) => doors
+                .unreadable
+                .push(("voice regions".into(), "Discord answered 403".into())),
+            None => {}
+        }
+        if doors
+            .invites
+            .as_ref()
+            .is_some_and(|l| l.iter().any(|i| !i.has_metadata()))
+        {
+            doors.unreadable.push((
+                "invite metadata".into(),
+                "uses and limits need manage_guild; with view_audit_log alone Discord leaves them out, so rules on uses are not judged".into(),
+            ));
+        }
+        Ok(doors)
+    }
+
+    /// Whether Discord's cap on listed integrations was reached: more may exist unseen.
+    pub fn integrations_capped(&self) -> bool {
+        self.integrations
+            .as_ref()
+            .is_some_and(|l| l.len() >= MAX_INTEGRATIONS)
+    }
+}
+
+/// A list read as `T`, or the read's failure naming the call and where in the body.
+fn decode<T: serde::de::DeserializeOwned>(path: String, v: Value) -> Result<T, ClientError> {
+    crate::discord::models::decode_at(v).map_err(|detail| ClientError::Decode {
+        method: reqwest::Method::GET,
+        path,
+        detail,
+    })
+}
+
+/// Unix milliseconds of an ISO 8601 timestamp as Discord writes them
+/// (`2021-06-01T12:00:00.000000+00:00`, or with `Z`); `None` for anything else.
+pub fn parse_timestamp(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let part = s.get(from..from + len)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (h, mi, se) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    let mut i = 19;
+    let mut frac_ms = 0i64;
+    if b.get(i) == Some(&b'.') {
+        let start = i + 1;
+        i = start;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        let digits = s.get(start..i.min(start + 3))?;
+        if digits.is_empty() {
+            return None;
+        }
+        frac_ms = digits.parse::<i64>().ok()? * 10i64.pow(3 - digits.len() as u32);
+    }
+    let offset = match s.get(i..)? {
+        "Z" | "z" => 0,
+        rest if rest.len() == 6 && rest.as_bytes()[3] == b':' => {
+            let sign = match rest.as_bytes()[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            sign * (num(i + 1, 2)? * 3600 + num(i + 4, 2)? * 60)
+        }
+        _ => return None,
+    };
+    // Howard Hinnant's days-from-civil.
+    let yy = if mo <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * ((mo + 9) % 12) + 2) / 5 + d - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    u64::try_from((days * 86_400 + h * 3600 + mi * 60 + se - offset) * 1000 + frac_ms).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_timestamp;
+
+    #[test]
+    fn discord_timestamps_are_read_with_their_offset() {
+        assert_eq!(
+            parse_timestamp("2021-06-01T12:00:00.000000+00:00"),
+            Some(1_622_548_800_000)
+        );
+        assert_eq!(
+            parse_timestamp("2021-06-01T14:00:00.5+02:00"),
+            Some(1_622_548_800_500)
+        );
+        assert_eq!(
+            parse_timestamp("2021-06-01T12:00:00Z"),
+            Some(1_622_548_800_000)
+        );
+        for bad in [
+            "",
+            "soon",
+            "2021-06-01",
+            "2021-06-01T12:00:00",
+            "2021-06-01T12:00:00+0200",
+        ] {
+            assert_eq!(parse_timestamp(bad), None, "{bad}");
+        }
+    }
+}
