@@ -13,9 +13,9 @@ use crate::discord::models::{
 };
 use crate::inert;
 use crate::manifest::{
-    Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, ForumLayout, ForumTag,
+    Ban, Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, ForumLayout, ForumTag,
     Manifest, MessageNotifications, Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt,
-    PromptOption, PromptType, Role, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
+    PromptOption, PromptType, Role, RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
     VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::permissions::Permissions;
@@ -56,6 +56,7 @@ pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
             ),
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
+        bans: bans(snap),
         prune: Default::default(),
         safety: None,
     };
@@ -143,6 +144,44 @@ pub(crate) fn permission_names(p: Permissions) -> Vec<PermissionName> {
     p.display_names().into_iter().map(PermissionName).collect()
 }
 
+/// Roles held by at most this many members are exported with their roster
+/// (`export --members`); a role held by more is a membership tier, not a staff list.
+pub const ROSTER_EXPORT_MAX: usize = 25;
+
+/// The roster of role `id` when its holders were listed and number 1 to
+/// [`ROSTER_EXPORT_MAX`].
+fn roster(snap: &Snapshot, id: &str) -> Option<Vec<RosterMember>> {
+    let people = snap.people.as_ref()?;
+    let holders = people.holders.as_ref()?.get(id)?;
+    if holders.is_empty() || holders.len() > ROSTER_EXPORT_MAX {
+        return None;
+    }
+    Some(
+        holders
+            .iter()
+            .map(|u| RosterMember {
+                id: Snowflake(u.clone()),
+                name: people.usernames.get(u).cloned(),
+            })
+            .collect(),
+    )
+}
+
+/// The ban list, when it was read (`export --bans`).
+fn bans(snap: &Snapshot) -> Option<Vec<Ban>> {
+    let people = snap.people.as_ref()?;
+    let bans = people.bans.as_ref()?;
+    Some(
+        bans.iter()
+            .map(|(u, reason)| Ban {
+                id: Snowflake(u.clone()),
+                name: people.usernames.get(u).cloned(),
+                reason: reason.clone().filter(|r| !r.is_empty()),
+            })
+            .collect(),
+    )
+}
+
 fn roles(snap: &Snapshot) -> Vec<Role> {
     snap.roles_by_rank()
         .into_iter()
@@ -172,6 +211,7 @@ fn roles(snap: &Snapshot) -> Vec<Role> {
                 mentionable: Some(r.mentionable),
                 unicode_emoji: r.unicode_emoji.clone().map(Some),
                 protect: false,
+                members: roster(snap, &r.id),
             }
         })
         .collect()

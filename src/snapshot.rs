@@ -1,4 +1,7 @@
-//! The live guild, read in a constant number of calls whatever its size.
+//! The live guild, read in a constant number of calls whatever its size; rosters and bans
+//! ([`people`]) only when the manifest declares them.
+
+pub mod people;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -28,6 +31,10 @@ pub struct Snapshot {
     pub onboarding: Option<Onboarding>,
     /// Every webhook of the guild, without tokens.
     pub webhooks: Option<Vec<Webhook>>,
+    /// Roster holders and bans, read only for a manifest that declares them
+    /// ([`Snapshot::read_people`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub people: Option<people::People>,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -82,10 +89,24 @@ impl Snapshot {
             welcome_screen,
             onboarding,
             webhooks,
+            people: None,
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
         Ok(snap)
+    }
+
+    /// Adds the roster and ban reads `q` asks for; nothing is read for an empty query, so a
+    /// manifest without rosters or bans costs the seven reads alone.
+    pub async fn read_people(
+        &mut self,
+        client: &Client,
+        q: &people::PeopleQuery,
+    ) -> Result<(), ClientError> {
+        if !q.is_empty() {
+            self.people = Some(people::read(client, &self.guild.id.clone(), q).await?);
+        }
+        Ok(())
     }
 
     /// Refuses a read whose parts parsed but cannot describe a real guild: planning from it
@@ -167,6 +188,9 @@ impl Snapshot {
             welcome_screen: &'a Option<WelcomeScreen>,
             onboarding: &'a Option<Onboarding>,
             webhooks: &'a Option<Vec<Webhook>>,
+            // Left out when not read, so plans without rosters or bans keep their fingerprint.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            people: &'a Option<people::People>,
         }
         struct Hasher(Sha256);
         impl std::io::Write for Hasher {
@@ -192,6 +216,7 @@ impl Snapshot {
                 welcome_screen: &self.welcome_screen,
                 onboarding: &self.onboarding,
                 webhooks: &self.webhooks,
+                people: &self.people,
             },
         );
         let digest = h.0.finalize();

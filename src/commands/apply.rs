@@ -18,7 +18,6 @@ use guildctl::manifest::LoadedManifest;
 use guildctl::plan::{self, Allowance, Plan};
 use guildctl::progress::{self, ApplyProgress};
 use guildctl::report::{self, Format, Heading};
-use guildctl::snapshot::Snapshot;
 
 use super::git::default_reason;
 use super::{Target, connect, fetch, refused};
@@ -96,7 +95,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         Some(path) => Some(read_reviewed_plan(path, &loaded, &session.guild_id)?),
         None => None,
     };
-    let snap = fetch(&session).await?;
+    let snap = fetch(&session, &loaded.manifest).await?;
     // The plan this run executes is always the one it derives here.
     let mut plan = plan::diff_loaded(&loaded, &snap, &target.plan_options())
         .map_err(|e| refused(target, &loaded, &e))?;
@@ -163,6 +162,10 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         outcome.count(Status::Failed),
         outcome.count(Status::Skipped)
     );
+    for (i, note) in &outcome.notes {
+        let line = format!("{}: {note}", plan.operations[*i].summary);
+        println!("Note: {}", inert::terminal(&line));
+    }
     if !outcome.succeeded() {
         if !outcome.failures.is_empty() {
             println!("Failed:");
@@ -191,7 +194,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     }
     if session.sandbox.is_some() {
         // In the sandbox, show that one apply converges.
-        let after = Snapshot::fetch(&session.client, &session.guild_id).await?;
+        let after = fetch(&session, &loaded.manifest).await?;
         match plan::diff_loaded(&loaded, &after, &target.plan_options()) {
             Ok(p) if p.is_empty() => println!("A fresh plan against the sandbox shows no changes."),
             Ok(p) => println!("A fresh plan still shows: {}", report::summary_line(&p)),

@@ -303,14 +303,21 @@ pub(crate) async fn connect(target: &Target) -> Result<(LoadedManifest, Session)
 /// Loads and checks the manifest, connects, and reads the live guild.
 pub(crate) async fn read_guild(target: &Target) -> Result<(LoadedManifest, Session, Snapshot)> {
     let (loaded, session) = connect(target).await?;
-    let snap = fetch(&session).await?;
+    let snap = fetch(&session, &loaded.manifest).await?;
     Ok((loaded, session, snap))
 }
 
-pub(crate) async fn fetch(session: &Session) -> Result<Snapshot> {
-    Snapshot::fetch(&session.client, &session.guild_id)
+/// Reads the live guild: its seven reads, then the members and bans the manifest's rosters
+/// and ban list need (none for a manifest without them).
+pub(crate) async fn fetch(session: &Session, manifest: &manifest::Manifest) -> Result<Snapshot> {
+    let mut snap = Snapshot::fetch(&session.client, &session.guild_id)
         .await
-        .context("reading the live guild")
+        .context("reading the live guild")?;
+    let wanted = guildctl::plan::people_query(manifest, &snap);
+    snap.read_people(&session.client, &wanted)
+        .await
+        .context("reading the guild's roster members and bans")?;
+    Ok(snap)
 }
 
 /// Shows a refused plan's problems on the manifest's lines.

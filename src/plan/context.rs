@@ -66,6 +66,10 @@ pub(crate) enum Phase {
     ChannelDelete,
     CategoryDelete,
     RoleDelete,
+    /// Roster roles given and taken, once the roles exist with their permissions.
+    Rosters,
+    /// Bans and lifted bans.
+    Bans,
 }
 
 impl Phase {
@@ -260,6 +264,7 @@ impl<'a> Ctx<'a> {
                 body,
                 creates,
                 audited,
+                reason: None,
                 summary,
                 change,
                 after: Vec::new(),

@@ -84,6 +84,8 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
     super::features::plan_onboarding(&mut cx);
     super::features::plan_widget(&mut cx);
     super::webhooks::plan_webhooks(&mut cx);
+    super::members::plan_rosters(&mut cx);
+    super::members::plan_bans(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);

@@ -13,6 +13,7 @@ mod diff;
 mod features;
 mod forum;
 pub mod gates;
+mod members;
 mod order;
 pub mod risk;
 mod roles;
@@ -26,6 +27,7 @@ use serde_json::Value;
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
 pub use diff::{diff, diff_loaded, diff_with, differences};
+pub use members::{BULK_BAN_MAX, people_query};
 pub use risk::{Risk, Widening};
 pub use safety::{Allowance, DeletionGate};
 
@@ -155,6 +157,11 @@ pub enum Kind {
     /// A channel's permission overwrites as a set: unmanaged when a declared channel
     /// leaves `overwrites` out (the object named is the channel).
     Overwrites,
+    /// One user holding a roster role: created when given, deleted when taken
+    /// (named `Role ← user`, the id is the user's).
+    RosterEntry,
+    /// One banned user: created when banned, deleted when the ban is lifted.
+    Ban,
 }
 
 impl Kind {
@@ -169,6 +176,8 @@ impl Kind {
             Kind::Widget => "widget",
             Kind::Webhook => "webhook",
             Kind::Overwrites => "overwrites on",
+            Kind::RosterEntry => "roster entry",
+            Kind::Ban => "ban",
         }
     }
 }
@@ -214,6 +223,9 @@ pub struct Operation {
     pub creates: Option<String>,
     /// Whether the route records an audit-log reason (the channel positions route does not).
     pub audited: bool,
+    /// The audit-log reason this call sends instead of apply's (a ban's own reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// A short human description, for progress output.
     pub summary: String,
     /// Index into `Plan::changes` of the change this call implements.

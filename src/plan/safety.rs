@@ -35,6 +35,10 @@ pub enum DeleteKind {
     /// Channels and categories together, as `prune.channels` deletes both.
     Channels,
     Webhooks,
+    /// Members taken off a roster role.
+    RosterEntries,
+    /// Bans lifted (`prune.bans`).
+    Bans,
 }
 
 impl DeleteKind {
@@ -43,6 +47,8 @@ impl DeleteKind {
             DeleteKind::Roles => "roles",
             DeleteKind::Channels => "channels",
             DeleteKind::Webhooks => "webhooks",
+            DeleteKind::RosterEntries => "roster removals",
+            DeleteKind::Bans => "bans lifted",
         }
     }
 
@@ -51,9 +57,23 @@ impl DeleteKind {
             Kind::Role => Some(DeleteKind::Roles),
             Kind::Category | Kind::Channel => Some(DeleteKind::Channels),
             Kind::Webhook => Some(DeleteKind::Webhooks),
+            Kind::RosterEntry => Some(DeleteKind::RosterEntries),
+            Kind::Ban => Some(DeleteKind::Bans),
             _ => None,
         }
     }
+}
+
+/// Members holding a roster role before the plan, as far as they were read.
+fn roster_holders(snap: &Snapshot) -> usize {
+    let Some(people) = &snap.people else {
+        return 0;
+    };
+    people
+        .rosters
+        .iter()
+        .map(|r| people.known_holders(r).len())
+        .sum()
 }
 
 /// The default limit for a kind with `live` objects: 30% of them, at least 2, at most 10.
@@ -222,12 +242,20 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
             .count(),
         DeleteKind::Channels => snap.channels.len(),
         DeleteKind::Webhooks => snap.webhooks.as_ref().map_or(0, Vec::len),
+        DeleteKind::RosterEntries => roster_holders(snap),
+        DeleteKind::Bans => snap
+            .people
+            .as_ref()
+            .and_then(|p| p.bans.as_ref())
+            .map_or(0, |b| b.len()),
     };
     let mut kinds = Vec::new();
     for kind in [
         DeleteKind::Roles,
         DeleteKind::Channels,
         DeleteKind::Webhooks,
+        DeleteKind::RosterEntries,
+        DeleteKind::Bans,
     ] {
         let direct = plan
             .changes
