@@ -382,9 +382,17 @@ struct Ran {
 impl Call {
     async fn run(self, client: &Client) -> Result<Ran, ClientError> {
         if people::is_bulk_ban(&self.method, &self.path) {
-            let note = people::bulk_ban(client, &self.path, self.body.as_ref(), self.reason.as_deref())
-                .await?;
-            return Ok(Ran { response: None, note });
+            let note = people::bulk_ban(
+                client,
+                &self.path,
+                self.body.as_ref(),
+                self.reason.as_deref(),
+            )
+            .await?;
+            return Ok(Ran {
+                response: None,
+                note,
+            });
         }
         match self.send(client).await {
             Ok(response) => Ok(Ran {

@@ -249,7 +249,11 @@ enum Matcher {
     OverwriteFor { id: String },
     /// A member role update (25) that gave (`$add`) or took (`$remove`) this role, known
     /// by its live id or, once renamed or gone, the name it had.
-    RoleGiven { key: &'static str, role: Option<String>, name: String },
+    RoleGiven {
+        key: &'static str,
+        role: Option<String>,
+        name: String,
+    },
     /// Any entry of the actions on the target.
     Any,
 }
@@ -309,10 +313,16 @@ impl Question {
             Matcher::OverwriteFor { id } => option(e, "id").as_deref() == Some(id.as_str()),
             Matcher::RoleGiven { key, role, name } => e.changes.iter().any(|c| {
                 c.key == *key
-                    && c.new_value.iter().flat_map(|v| v.as_array()).flatten().any(|r| {
-                        let is = |k: &str, want: &str| r.get(k).and_then(Value::as_str) == Some(want);
-                        role.as_deref().is_some_and(|id| is("id", id)) || is("name", name)
-                    })
+                    && c.new_value
+                        .iter()
+                        .flat_map(|v| v.as_array())
+                        .flatten()
+                        .any(|r| {
+                            let is = |k: &str, want: &str| {
+                                r.get(k).and_then(Value::as_str) == Some(want)
+                            };
+                            role.as_deref().is_some_and(|id| is("id", id)) || is("name", name)
+                        })
             }),
             Matcher::Overwrites { live } => {
                 let Some(id) = option(e, "id") else {
@@ -1005,7 +1015,13 @@ fn people_question(c: &Change, snap: &Snapshot) -> Option<Question> {
     let user = c.object.id.clone();
     match (c.object.kind, c.action) {
         (Kind::RosterEntry, action) => {
-            let name = c.object.name.split(" ← ").next().unwrap_or_default().to_owned();
+            let name = c
+                .object
+                .name
+                .split(" ← ")
+                .next()
+                .unwrap_or_default()
+                .to_owned();
             let role = snap
                 .guild
                 .roles
@@ -1013,8 +1029,16 @@ fn people_question(c: &Change, snap: &Snapshot) -> Option<Question> {
                 .find(|r| r.name == name)
                 .map(|r| r.id.clone());
             // Taken off the roster by the plan: someone gave it; missing: someone took it.
-            let key = if action == Action::Delete { "$add" } else { "$remove" };
-            Some(Question::new(&[25], user, Matcher::RoleGiven { key, role, name }))
+            let key = if action == Action::Delete {
+                "$add"
+            } else {
+                "$remove"
+            };
+            Some(Question::new(
+                &[25],
+                user,
+                Matcher::RoleGiven { key, role, name },
+            ))
         }
         (Kind::Ban, Action::Create) => Some(Question::new(&[23], user, Matcher::Any)),
         (Kind::Ban, _) => Some(Question::new(&[22], user, Matcher::Any)),

@@ -13,10 +13,11 @@ use crate::discord::models::{
 };
 use crate::inert;
 use crate::manifest::{
-    Ban, Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, ForumLayout, ForumTag,
-    Manifest, MessageNotifications, Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt,
-    PromptOption, PromptType, Role, RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
-    VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
+    Ban, Channel, ChannelType, Color, CustomEmoji, Emoji, ExplicitContentFilter, ForumLayout,
+    ForumTag, Manifest, MessageNotifications, Onboarding, OnboardingMode, Overwrite,
+    PermissionName, Prompt, PromptOption, PromptType, Role, RosterMember, SCHEMA_ID, Settings,
+    Snowflake, SortOrder, SystemChannelFlag, VerificationLevel, VideoQualityMode, Webhook,
+    WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::permissions::Permissions;
 use crate::snapshot::{Snapshot, snowflake_cmp};
@@ -507,6 +508,14 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             Some("Incoming webhooks (channel-follower and application webhooks are not managed)."),
             "webhooks",
             &m.webhooks,
+        )?;
+    }
+    if m.bans.is_some() {
+        section(
+            &mut out,
+            Some("Banned users, with the reasons they were banned for (`export --bans`)."),
+            "bans",
+            &m.bans,
         )?;
     }
     Ok(out)

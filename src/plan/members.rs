@@ -192,7 +192,8 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
         None => {
             cx.problem(
                 Some("bans".into()),
-                "the guild's bans could not be read (the bot needs `ban_members` to read them)".into(),
+                "the guild's bans could not be read (the bot needs `ban_members` to read them)"
+                    .into(),
                 Some("grant the bot's role `ban_members`, or leave `bans` out of the manifest"),
             );
             return;

@@ -174,7 +174,8 @@ async fn read_members(
     loop {
         while running.len() < CONCURRENT_READS {
             let Some(user) = pending.next() else { break };
-            let (client, path, user) = (client.clone(), format!("{g}/members/{user}"), user.clone());
+            let (client, path, user) =
+                (client.clone(), format!("{g}/members/{user}"), user.clone());
             running.spawn(async move {
                 let read = match client.get::<Member>(&path).await {
                     Ok(m) => Ok(Some(m)),
@@ -205,8 +206,11 @@ async fn list_holders(
     q: &PeopleQuery,
     people: &mut People,
 ) -> Result<(), ClientError> {
-    let mut holders: BTreeMap<String, BTreeSet<String>> =
-        q.rosters.keys().map(|r| (r.clone(), BTreeSet::new())).collect();
+    let mut holders: BTreeMap<String, BTreeSet<String>> = q
+        .rosters
+        .keys()
+        .map(|r| (r.clone(), BTreeSet::new()))
+        .collect();
     let mut after = "0".to_owned();
     loop {
         let page: Vec<Member> = match client
@@ -229,7 +233,9 @@ async fn list_holders(
             for role in &m.roles {
                 if let Some(set) = holders.get_mut(role) {
                     set.insert(user.id.clone());
-                    people.usernames.insert(user.id.clone(), user.username.clone());
+                    people
+                        .usernames
+                        .insert(user.id.clone(), user.username.clone());
                 }
             }
         }
