@@ -496,3 +496,56 @@ async fn export_writes_small_rosters_and_the_ban_list_that_plan_back_empty() {
     run.assert_code(1);
     assert!(run.stderr.contains("GUILD_MEMBERS"), "{}", run.stderr);
 }
+
+/// The README's second tour ("who holds what"), run as written: its sh block with this
+/// build's `guildctl` first on PATH, in an empty folder.
+#[test]
+fn the_readme_roster_tour_runs_as_written() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let tour = readme
+        .split("<!-- roster-tour:start -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- roster-tour:end -->").next())
+        .expect("the roster tour's markers");
+    let script = tour
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("an sh block");
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_guildctl"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", script])
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .current_dir(dir.path())
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    for needle in [
+        "+ create roster entry Moderator ← heidi",
+        "- delete roster entry Moderator ← erin",
+        "+ create ban ivan",
+        "drift exited 2",
+        "she asked",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "{needle:?} not in\n{stdout}{stderr}"
+        );
+    }
+    let state = std::fs::read_to_string(dir.path().join("people.json")).unwrap();
+    let state: State = serde_json::from_str(&state).unwrap();
+    assert_eq!(state.guilds[0].bans.len(), 3);
+}
