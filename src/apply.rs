@@ -550,6 +550,7 @@ mod tests {
             body: Some(body),
             creates: None,
             audited: true,
+            reason: None,
             summary: format!("{method} {path}"),
             change,
             after: Vec::new(),

@@ -336,9 +336,9 @@ async fn bulk_ban_partial_failure_counts_only_users_still_not_banned() {
     let run = h.run(&["apply", "-f", f.to_str().unwrap(), "--yes"]).await;
     run.assert_code(1);
     assert!(
-        run.stdout.contains(&format!(
-            "Discord banned 1 of 2 user(s); these are not banned"
-        )) && run.stdout.contains(&owner),
+        run.stdout
+            .contains("Discord banned 1 of 2 user(s); these are not banned")
+            && run.stdout.contains(&owner),
         "{}",
         run.stdout
     );

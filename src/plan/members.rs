@@ -183,6 +183,9 @@ fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
     );
 }
 
+/// New bans sharing a reason: (change index, user id) each.
+type ReasonGroup = (Option<String>, Vec<(usize, String)>);
+
 pub(super) fn plan_bans(cx: &mut Ctx) {
     let Some(declared) = cx.manifest.bans.clone() else {
         return;
@@ -200,7 +203,7 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
         }
     };
     // New bans grouped by reason, in declaration order: one audit-log reason per call.
-    let mut by_reason: Vec<(Option<String>, Vec<(usize, String)>)> = Vec::new();
+    let mut by_reason: Vec<ReasonGroup> = Vec::new();
     let mut listed: BTreeSet<&str> = BTreeSet::new();
     for (k, b) in declared.iter().enumerate() {
         listed.insert(b.id.0.as_str());

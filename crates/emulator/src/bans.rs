@@ -119,11 +119,11 @@ pub async fn get_ban(
 /// Why `actor` may not ban `uid` now, if it may not: the user does not exist (10013), owns
 /// the guild, or is a member whose highest role is not below the caller's (403 50013,
 /// §3.4); already banned is `Ok(false)`.
-fn may_ban(g: &Guild, known: bool, actor: &str, uid: &str) -> Result<bool, ApiError> {
+fn may_ban(g: &Guild, known: bool, banned: bool, actor: &str, uid: &str) -> Result<bool, ApiError> {
     if !known {
         return Err(ApiError::unknown_user());
     }
-    if g.bans.iter().any(|b| b.user_id == uid) {
+    if banned {
         return Ok(false);
     }
     let outranked = g.member(uid).is_some()
@@ -184,7 +184,8 @@ pub async fn put_ban(
     let mut r = Reader::new(&obj, &mut errs);
     read_delete_window(&obj, &mut r, true);
     errs.check()?;
-    if may_ban(g, known, actor, &uid)? {
+    let banned = g.bans.iter().any(|b| b.user_id == uid);
+    if may_ban(g, known, banned, actor, &uid)? {
         ban(g, snowflake, actor, ctx.reason.as_deref(), &uid);
     }
     no_content()
@@ -238,16 +239,30 @@ pub async fn bulk_ban(
     read_delete_window(&obj, &mut r, false);
     errs.check()?;
     let ids = ids.unwrap_or_default();
-    let known: Vec<bool> = ids.iter().map(|u| st.user(u).is_some()).collect();
+    let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+    let users: std::collections::HashSet<&str> = st
+        .users
+        .iter()
+        .map(|u| u.id.as_str())
+        .filter(|id| wanted.contains(id))
+        .collect();
+    let known: Vec<bool> = ids.iter().map(|u| users.contains(u.as_str())).collect();
     let (g, snowflake) = guild_for_write(
         &mut st,
         &gid,
         actor,
         Permissions::BAN_MEMBERS | Permissions::MANAGE_GUILD,
     )?;
+    // A set, not a scan per user: a guild may hold hundreds of thousands of bans.
+    let mut already: std::collections::HashSet<String> =
+        g.bans.iter().map(|b| b.user_id.clone()).collect();
     let (mut banned, mut failed) = (Vec::new(), Vec::new());
     for (uid, known) in ids.iter().zip(known) {
-        if matches!(may_ban(g, known, actor, uid), Ok(true)) {
+        if matches!(
+            may_ban(g, known, already.contains(uid), actor, uid),
+            Ok(true)
+        ) {
+            already.insert(uid.clone());
             ban(g, snowflake, actor, ctx.reason.as_deref(), uid);
             banned.push(uid.clone());
         } else {
