@@ -4,6 +4,7 @@
 //! audit-log reason on every call that takes one. After a failure nothing that
 //! needs it starts; with `keep_going` everything else still runs.
 
+mod people;
 mod webhook_urls;
 
 pub use webhook_urls::{UrlFileError, UrlFileProblem, UrlsKept, WebhookUrlFile};
@@ -84,6 +85,9 @@ pub struct Outcome {
     pub webhook_urls: Vec<(String, Secret)>,
     /// With [`ApplyOptions::webhook_urls`], where those URLs were written.
     pub webhook_urls_kept: Option<UrlsKept>,
+    /// What calls that succeeded left undone on purpose (a roster member who left the guild
+    /// in the meantime), by operation.
+    pub notes: Vec<(usize, String)>,
 }
 
 impl Outcome {
@@ -136,7 +140,7 @@ pub async fn apply(
         .webhook_urls
         .as_ref()
         .map(|file| Keeper::new(file, &plan.guild_id));
-    let mut running: JoinSet<(usize, Result<Option<Value>, ClientError>)> = JoinSet::new();
+    let mut running: JoinSet<(usize, Result<Ran, ClientError>)> = JoinSet::new();
     let mut stopped = false;
     loop {
         // Skip what can no longer run; start what is ready. Prerequisites come
@@ -185,7 +189,10 @@ pub async fn apply(
             }
         };
         match result {
-            Ok(response) => {
+            Ok(Ran { response, note }) => {
+                if let Some(note) = note {
+                    out.notes.push((j, note));
+                }
                 let op = &ops[j];
                 if let (Some(key), Some(id)) = (
                     &op.creates,
@@ -356,7 +363,9 @@ fn prepare(
         method,
         path,
         body,
-        reason: op.audited.then(|| options.reason.clone()),
+        reason: op
+            .audited
+            .then(|| op.reason.clone().unwrap_or_else(|| options.reason.clone())),
         creates: op.creates.is_some(),
     })
 }
@@ -364,8 +373,43 @@ fn prepare(
 /// How often a create whose outcome was unknown is looked for and sent again.
 const CREATE_ATTEMPTS: usize = 3;
 
+/// What a call that succeeded returned, and what it has to say beside.
+struct Ran {
+    response: Option<Value>,
+    note: Option<String>,
+}
+
 impl Call {
-    async fn run(self, client: &Client) -> Result<Option<Value>, ClientError> {
+    async fn run(self, client: &Client) -> Result<Ran, ClientError> {
+        if people::is_bulk_ban(&self.method, &self.path) {
+            let note = people::bulk_ban(
+                client,
+                &self.path,
+                self.body.as_ref(),
+                self.reason.as_deref(),
+            )
+            .await?;
+            return Ok(Ran {
+                response: None,
+                note,
+            });
+        }
+        match self.send(client).await {
+            Ok(response) => Ok(Ran {
+                response,
+                note: None,
+            }),
+            Err(e) => match people::member_gone(&self.path, &e) {
+                Some(note) => Ok(Ran {
+                    response: None,
+                    note: Some(note),
+                }),
+                None => Err(e),
+            },
+        }
+    }
+
+    async fn send(&self, client: &Client) -> Result<Option<Value>, ClientError> {
         let mut attempts = 0;
         loop {
             let result = client
@@ -506,6 +550,7 @@ mod tests {
             body: Some(body),
             creates: None,
             audited: true,
+            reason: None,
             summary: format!("{method} {path}"),
             change,
             after: Vec::new(),

@@ -259,6 +259,13 @@ enum Matcher {
     DeletedNamed { name: String },
     /// A create of an overwrite for this role or member.
     OverwriteFor { id: String },
+    /// A member role update (25) that gave (`$add`) or took (`$remove`) this role, known
+    /// by its live id or, once renamed or gone, the name it had.
+    RoleGiven {
+        key: &'static str,
+        role: Option<String>,
+        name: String,
+    },
     /// Any entry of the actions on the target.
     Any,
 }
@@ -316,6 +323,19 @@ impl Question {
                 .iter()
                 .any(|c| c.key == "name" && same(&Value::String(name.clone()), &c.old_value)),
             Matcher::OverwriteFor { id } => option(e, "id").as_deref() == Some(id.as_str()),
+            Matcher::RoleGiven { key, role, name } => e.changes.iter().any(|c| {
+                c.key == *key
+                    && c.new_value
+                        .iter()
+                        .flat_map(|v| v.as_array())
+                        .flatten()
+                        .any(|r| {
+                            let is = |k: &str, want: &str| {
+                                r.get(k).and_then(Value::as_str) == Some(want)
+                            };
+                            role.as_deref().is_some_and(|id| is("id", id)) || is("name", name)
+                        })
+            }),
             Matcher::Overwrites { live } => {
                 let Some(id) = option(e, "id") else {
                     return false;
@@ -615,7 +635,8 @@ pub async fn investigate(
                 name: c.object.name.clone(),
                 id: c.object.id.clone(),
                 source: c.source.clone(),
-                high_risk: fields.iter().any(|f| f.risk.is_some()),
+                high_risk: fields.iter().any(|f| f.risk.is_some())
+                    || dangerous_holding(c, snap).is_some(),
                 fields,
                 blame: oi.map(blame),
             }
@@ -813,6 +834,9 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Kind::Invite => (40, 41, 42),
         _ => (0, 1, 0),
     };
+    if let Some(q) = people_question(c, snap) {
+        return (Some(q), Vec::new());
+    }
     match c.action {
         Action::Create => {
             // Declared but missing: who deleted it (by its name; the id is gone).
@@ -924,6 +948,8 @@ fn field_question(
             let (key, live) = live_key(ch.and_then(|o| serde_json::to_value(o).ok()), field);
             Question::new(&[update, create], id, keyed(&key, live))
         }
+        // Asked about as whole objects ([`people_question`]).
+        Kind::RosterEntry | Kind::Ban => Question::unaudited("asked about as a whole"),
         Kind::Webhook => {
             let w = snap
                 .webhooks
@@ -1009,6 +1035,54 @@ fn field_risk(c: &Change, f: &FieldChange, guild_id: &str) -> Option<String> {
     (!found.is_empty()).then(|| found.join("; "))
 }
 
+/// Who gave or took a roster role (MEMBER_ROLE_UPDATE 25, on the user), or banned or lifted
+/// a ban (MEMBER_BAN_ADD 22 / MEMBER_BAN_REMOVE 23): the object's id is the user's.
+fn people_question(c: &Change, snap: &Snapshot) -> Option<Question> {
+    let user = c.object.id.clone();
+    match (c.object.kind, c.action) {
+        (Kind::RosterEntry, action) => {
+            let name = c
+                .object
+                .name
+                .split(" ← ")
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            let role = snap
+                .guild
+                .roles
+                .iter()
+                .find(|r| r.name == name)
+                .map(|r| r.id.clone());
+            // Taken off the roster by the plan: someone gave it; missing: someone took it.
+            let key = if action == Action::Delete {
+                "$add"
+            } else {
+                "$remove"
+            };
+            Some(Question::new(
+                &[25],
+                user,
+                Matcher::RoleGiven { key, role, name },
+            ))
+        }
+        (Kind::Ban, Action::Create) => Some(Question::new(&[23], user, Matcher::Any)),
+        (Kind::Ban, _) => Some(Question::new(&[22], user, Matcher::Any)),
+        _ => None,
+    }
+}
+
+/// Whether a roster entry the plan would take was a dangerous role given by hand.
+fn dangerous_holding(c: &Change, snap: &Snapshot) -> Option<String> {
+    if c.object.kind != Kind::RosterEntry || c.action != Action::Delete {
+        return None;
+    }
+    let name = c.object.name.split(" ← ").next()?;
+    let role = snap.guild.roles.iter().find(|r| r.name == name)?;
+    let bad = role.permissions.dangerous_names();
+    (!bad.is_empty()).then(|| format!("holds a role granting {}", bad.join(", ")))
+}
+
 /// Unmanaged objects with their risk and the question that finds their creator.
 fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)> {
     let mut out = Vec::new();
@@ -1084,6 +1158,17 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
             Kind::Overwrites => out.extend(powerful_overwrites(snap, id, &o.name)),
             Kind::Integration => out.extend(doors::integration(snap, id, &o.name)),
             Kind::Invite => out.extend(doors::invite(snap, id)),
+            // A ban made by hand that the ban list does not have (kept without prune.bans).
+            Kind::Ban => out.push((
+                item(
+                    "ban",
+                    o.name.clone(),
+                    id,
+                    false,
+                    "a ban the manifest's list does not have".to_owned(),
+                ),
+                Question::new(&[22], Some(id.to_owned()), Matcher::Any),
+            )),
             _ => {}
         }
     }

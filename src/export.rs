@@ -13,10 +13,10 @@ use crate::discord::models::{
 };
 use crate::inert;
 use crate::manifest::{
-    Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
+    Ban, Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
     ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications, Onboarding,
     OnboardingMode, Overwrite, PermissionName, Prompt, PromptOption, PromptType, Role, RoleColors,
-    SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag, VerificationLevel,
+    RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag, VerificationLevel,
     VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::manifest::{InviteRule, Invites};
@@ -88,6 +88,7 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
             rules: vec![InviteRule::default()],
             codes: Vec::new(),
         }),
+        bans: bans(snap),
         prune: Default::default(),
         safety: None,
     };
@@ -209,6 +210,44 @@ fn role_colors(r: &models::Role) -> (Option<Color>, Option<RoleColors>) {
     }
 }
 
+/// Roles held by at most this many members are exported with their roster
+/// (`export --members`); a role held by more is a membership tier, not a staff list.
+pub const ROSTER_EXPORT_MAX: usize = 25;
+
+/// The roster of role `id` when its holders were listed and number 1 to
+/// [`ROSTER_EXPORT_MAX`].
+fn roster(snap: &Snapshot, id: &str) -> Option<Vec<RosterMember>> {
+    let people = snap.people.as_ref()?;
+    let holders = people.holders.as_ref()?.get(id)?;
+    if holders.is_empty() || holders.len() > ROSTER_EXPORT_MAX {
+        return None;
+    }
+    Some(
+        holders
+            .iter()
+            .map(|u| RosterMember {
+                id: Snowflake(u.clone()),
+                name: people.usernames.get(u).cloned(),
+            })
+            .collect(),
+    )
+}
+
+/// The ban list, when it was read (`export --bans`).
+fn bans(snap: &Snapshot) -> Option<Vec<Ban>> {
+    let people = snap.people.as_ref()?;
+    let bans = people.bans.as_ref()?;
+    Some(
+        bans.iter()
+            .map(|(u, reason)| Ban {
+                id: Snowflake(u.clone()),
+                name: people.usernames.get(u).cloned(),
+                reason: reason.clone().filter(|r| !r.is_empty()),
+            })
+            .collect(),
+    )
+}
+
 fn roles(snap: &Snapshot, images: &ExportedImages) -> Vec<Role> {
     snap.roles_by_rank()
         .into_iter()
@@ -241,6 +280,7 @@ fn roles(snap: &Snapshot, images: &ExportedImages) -> Vec<Role> {
                 unicode_emoji: r.unicode_emoji.clone().map(Some),
                 icon: image_file(images, "role-icons", &r.id, &r.icon),
                 protect: false,
+                members: roster(snap, &r.id),
             }
         })
         .collect()
@@ -536,6 +576,14 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             Some("Incoming webhooks (channel-follower and application webhooks are not managed)."),
             "webhooks",
             &m.webhooks,
+        )?;
+    }
+    if m.bans.is_some() {
+        section(
+            &mut out,
+            Some("Banned users, with the reasons they were banned for (`export --bans`)."),
+            "bans",
+            &m.bans,
         )?;
     }
     Ok(out)

@@ -440,6 +440,7 @@ mod tests {
             body: None,
             creates: None,
             audited: true,
+            reason: None,
             summary: summary.into(),
             change: 0,
             after: Vec::new(),

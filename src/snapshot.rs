@@ -1,4 +1,7 @@
-//! The live guild, read in a constant number of calls whatever its size.
+//! The live guild, read in a constant number of calls whatever its size; rosters and bans
+//! ([`people`]) only when the manifest declares them.
+
+pub mod people;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
@@ -41,6 +44,10 @@ pub struct Snapshot {
     /// change whenever someone joins.
     #[serde(default)]
     pub doors: Doors,
+    /// Roster holders and bans, read only for a manifest that declares them
+    /// ([`Snapshot::read_people`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub people: Option<people::People>,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -110,6 +117,7 @@ impl Snapshot {
             webhooks,
             images: BTreeMap::new(),
             doors: Doors::default(),
+            people: None,
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
@@ -162,6 +170,19 @@ impl Snapshot {
     pub async fn read_doors(&mut self, client: &Client, wants: Wants) -> Result<(), ClientError> {
         if wants.any() {
             self.doors = Doors::fetch(client, &self.guild.id, wants).await?;
+        }
+        Ok(())
+    }
+
+    /// Adds the roster and ban reads `q` asks for; nothing is read for an empty query, so a
+    /// manifest without rosters or bans costs the seven reads alone.
+    pub async fn read_people(
+        &mut self,
+        client: &Client,
+        q: &people::PeopleQuery,
+    ) -> Result<(), ClientError> {
+        if !q.is_empty() {
+            self.people = Some(people::read(client, &self.guild.id.clone(), q).await?);
         }
         Ok(())
     }
@@ -245,6 +266,9 @@ impl Snapshot {
             welcome_screen: &'a Option<WelcomeScreen>,
             onboarding: &'a Option<Onboarding>,
             webhooks: &'a Option<Vec<Webhook>>,
+            // Left out when not read, so plans without rosters or bans keep their fingerprint.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            people: &'a Option<people::People>,
         }
         struct Hasher(Sha256);
         impl std::io::Write for Hasher {
@@ -270,6 +294,7 @@ impl Snapshot {
                 welcome_screen: &self.welcome_screen,
                 onboarding: &self.onboarding,
                 webhooks: &self.webhooks,
+                people: &self.people,
             },
         );
         let digest = h.0.finalize();

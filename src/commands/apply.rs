@@ -183,6 +183,10 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         outcome.count(Status::Failed),
         outcome.count(Status::Skipped)
     );
+    for (i, note) in &outcome.notes {
+        let line = format!("{}: {note}", plan.operations[*i].summary);
+        println!("Note: {}", inert::terminal(&line));
+    }
     if !outcome.succeeded() {
         if !outcome.failures.is_empty() {
             println!("Failed:");

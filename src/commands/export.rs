@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use guildctl::export::{ExportedImages, image_file_name};
 use guildctl::snapshot::Snapshot;
+use guildctl::snapshot::people::PeopleQuery;
 
 use super::Connection;
 
@@ -20,6 +21,13 @@ pub struct ExportArgs {
     /// that gets NAME.yaml per guild.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+    /// Also write rosters: `members:` for each role held by 1 to 25 members (lists the
+    /// guild's members, 1,000 a read; needs the GUILD_MEMBERS intent).
+    #[arg(long)]
+    members: bool,
+    /// Also write the ban list (`bans:`, 1,000 bans a read; needs ban_members).
+    #[arg(long)]
+    bans: bool,
 }
 
 pub async fn run(args: ExportArgs) -> Result<u8> {
@@ -27,14 +35,44 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
         conn,
         selection,
         output,
+        members,
+        bans,
     } = args;
     if selection.active() {
+        if members || bans {
+            bail!(
+                "--members and --bans export one guild at a time: run `export -o FILE --guild ID` for the guild whose rosters or bans you want. Nothing was written"
+            );
+        }
         return super::workspace::export(&selection, &conn, output.as_deref()).await;
     }
     let session = conn.open(None).await?;
-    let snap = Snapshot::fetch(&session.client, &session.guild_id)
+    let mut snap = Snapshot::fetch(&session.client, &session.guild_id)
         .await
         .context("reading the live guild")?;
+    let mut wanted = PeopleQuery {
+        bans,
+        ..PeopleQuery::default()
+    };
+    if members {
+        // Every role a roster could be exported for; the listing names their holders.
+        let guild = snap.guild.id.clone();
+        wanted.rosters = snap
+            .guild
+            .roles
+            .iter()
+            .filter(|r| r.id != guild && !r.managed)
+            .map(|r| (r.id.clone(), Default::default()))
+            .collect();
+    }
+    snap.read_people(&session.client, &wanted)
+        .await
+        .context("reading the guild's members and bans")?;
+    if members && snap.people.as_ref().is_some_and(|p| p.listing_refused) {
+        bail!(
+            "export --members lists the guild's members, which Discord refused: the bot's application lacks the GUILD_MEMBERS privileged intent (Developer Portal > Bot > Server Members Intent). Nothing was written"
+        );
+    }
     match output {
         Some(path) => {
             let beside = path.parent().unwrap_or(Path::new(""));

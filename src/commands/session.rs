@@ -320,14 +320,29 @@ pub(crate) async fn read_guild(target: &Target) -> Result<(LoadedManifest, Sessi
     Ok((loaded, session, snap))
 }
 
-/// The live guild, with the integrations, invites and voice regions `manifest` asks about.
+/// The live guild the session is for, as `manifest` needs it ([`read_guild_for`]).
 pub(crate) async fn fetch(session: &Session, manifest: &manifest::Manifest) -> Result<Snapshot> {
-    let mut snap = Snapshot::fetch(&session.client, &session.guild_id)
+    read_guild_for(&session.client, &session.guild_id, manifest).await
+}
+
+/// Reads a guild: its seven reads, then only what `manifest` asks about besides — the
+/// integrations, invites and voice regions, the members and bans of its rosters and ban
+/// list (none for a manifest without them).
+pub(crate) async fn read_guild_for(
+    client: &Client,
+    guild_id: &str,
+    manifest: &manifest::Manifest,
+) -> Result<Snapshot> {
+    let mut snap = Snapshot::fetch(client, guild_id)
         .await
         .context("reading the live guild")?;
-    snap.read_doors(&session.client, guildctl::snapshot::Wants::of(manifest))
+    snap.read_doors(client, guildctl::snapshot::Wants::of(manifest))
         .await
         .context("reading the guild's integrations, invites or voice regions")?;
+    let wanted = guildctl::plan::people_query(manifest, &snap);
+    snap.read_people(client, &wanted)
+        .await
+        .context("reading the guild's roster members and bans")?;
     Ok(snap)
 }
 

@@ -212,10 +212,9 @@ async fn open(conn: &Connection, guilds: &[WorkspaceGuild]) -> Result<Session> {
     conn.open(first).await
 }
 
-async fn read(session: &Session, id: &str) -> Result<Snapshot> {
-    Snapshot::fetch(&session.client, id)
-        .await
-        .context("reading the live guild")
+/// A guild as its manifest needs it: the same reads as one guild's command makes.
+async fn read(session: &Session, id: &str, loaded: &LoadedManifest) -> Result<Snapshot> {
+    super::read_guild_for(&session.client, id, &loaded.manifest).await
 }
 
 // --- validate
@@ -288,7 +287,7 @@ pub(crate) async fn plan(
         let session = &session;
         async move {
             let (t, loaded) = load_for(target, &g)?;
-            let snap = read(session, &g.id).await?;
+            let snap = read(session, &g.id, &loaded).await?;
             let plan = match plan::diff_loaded(&loaded, &snap, &t.plan_options()) {
                 Ok(p) => p,
                 Err(e) => {
@@ -469,7 +468,7 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         )?),
         None => None,
     };
-    let snap = read(session, &g.id).await?;
+    let snap = read(session, &g.id, &loaded).await?;
     let mut plan = plan::diff_loaded(&loaded, &snap, &t.plan_options())
         .map_err(|e| refused(&t, &loaded, &e))?;
     if let Some(reviewed) = &reviewed {
@@ -545,7 +544,7 @@ pub(crate) async fn drift(
         let session = &session;
         async move {
             let (t, loaded) = load_for(target, &g)?;
-            let snap = read(session, &g.id).await?;
+            let snap = read(session, &g.id, &loaded).await?;
             let (plan, problems) = plan::differences(&loaded, &snap, &t.plan_options());
             let mut options = DriftOptions::new(now_ms, current_commit(&g.manifest));
             options.max_pages = audit_pages;
@@ -589,7 +588,9 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
     let outcomes = each(&guilds, |g| {
         let session = &session;
         async move {
-            let snap = read(session, &g.id).await?;
+            let snap = Snapshot::fetch(&session.client, &g.id)
+                .await
+                .context("reading the live guild")?;
             // Each guild's images in a folder of its own: guilds' icons share file names.
             let images = super::export::write_images(
                 &session.client,

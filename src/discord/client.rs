@@ -91,6 +91,13 @@ pub enum ClientError {
     },
     #[error("{0}")]
     Api(Box<ApiError>),
+    /// A bulk call Discord carried out for only some of what it named.
+    #[error("{method} {path}: {}", inert::terminal(.detail))]
+    Partial {
+        method: Method,
+        path: String,
+        detail: String,
+    },
     #[error(
         "{method} {path}: Discord rejected the bot token (401); check DISCORD_TOKEN or --token-file"
     )]

@@ -14,6 +14,7 @@
 
 mod forum;
 mod image;
+mod people;
 mod sections;
 
 use std::collections::HashMap;
@@ -114,6 +115,7 @@ pub const RULES: &[(&str, Rule)] = &[
     ("webhook-names", sections::webhook_names),
     ("webhook-channels", sections::webhook_channels),
     ("webhook-avatar-paths", sections::webhook_avatar_paths),
+    ("rosters-and-bans", people::rosters_and_bans),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

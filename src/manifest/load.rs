@@ -38,7 +38,7 @@ pub const MAX_NODES: usize = 250_000;
 pub const MAX_ALIASES: usize = 1_000;
 
 /// Top-level sections that are lists: a folder's files may each hold part of them.
-pub const LIST_SECTIONS: [&str; 3] = ["roles", "channels", "webhooks"];
+pub const LIST_SECTIONS: [&str; 4] = ["roles", "channels", "webhooks", "bans"];
 
 /// A parsed manifest with its files' text and node locations.
 #[derive(Debug, Clone)]

@@ -57,6 +57,11 @@ pub struct Manifest {
     /// `prune.invites` deletes them. Left out: not managed (and not read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invites: Option<super::doors::Invites>,
+    /// Users banned from the guild, each with the reason sent to the audit log. Bans made
+    /// live but not listed are kept unless `prune.bans`. In a folder manifest this list may be
+    /// split across files (a shared ban list in its own file). Left out: bans are not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bans: Option<Vec<Ban>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -642,6 +647,40 @@ pub struct Role {
     /// (by `id`, `name` or `previous_names`), such as a second role of the same name.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub protect: bool,
+    /// The roster: exactly these users hold the role. Members not listed lose it, listed
+    /// members who are in the guild get it (a listed user who is not a member is reported).
+    /// Left out: who holds the role is not managed. Not on `@everyone` or managed roles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub members: Option<Vec<RosterMember>>,
+}
+
+/// One user on a role's roster.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RosterMember {
+    /// The user's id.
+    pub id: Snowflake,
+    /// Who this is, for readers of the manifest and the plan; never compared with Discord.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["alice"]))]
+    pub name: Option<String>,
+}
+
+/// One banned user.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Ban {
+    /// The user's id (a user who never joined may be banned too).
+    pub id: Snowflake,
+    /// Who this is, for readers of the manifest and the plan; never compared with Discord.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Why, at most 512 characters: sent as the audit-log reason of the ban, which Discord
+    /// keeps as the ban's reason. A live ban's reason is never changed (that would take an
+    /// unban).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["Spam links in #general"]))]
+    pub reason: Option<String>,
 }
 
 /// A permission name in snake_case, as Discord names them (`view_channel`,
@@ -992,6 +1031,10 @@ pub struct Prune {
     /// Delete invites that `invites` does not allow.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub invites: bool,
+    /// Lift bans the manifest's `bans` does not list (each counts as a deletion for the
+    /// deletion gate). Needs `bans`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bans: bool,
 }
 
 impl Prune {

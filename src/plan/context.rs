@@ -70,6 +70,10 @@ pub(crate) enum Phase {
     /// its bot, role and webhooks with it.
     IntegrationDelete,
     InviteDelete,
+    /// Roster roles given and taken, once the roles exist with their permissions.
+    Rosters,
+    /// Bans and lifted bans.
+    Bans,
 }
 
 impl Phase {
@@ -264,6 +268,7 @@ impl<'a> Ctx<'a> {
                 body,
                 creates,
                 audited,
+                reason: None,
                 summary,
                 change,
                 after: Vec::new(),

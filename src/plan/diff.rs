@@ -96,6 +96,8 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
     super::integrations::plan_integrations(&mut cx);
     super::invites::plan_invites(&mut cx);
     super::regions::check_regions(&mut cx);
+    super::members::plan_rosters(&mut cx);
+    super::members::plan_bans(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);

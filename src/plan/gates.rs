@@ -174,6 +174,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             help: Some("declare fewer channels, or prune unused ones".into()),
         });
     }
+    problems.extend(super::members::gate(plan, snap));
     problems
 }
 
@@ -189,6 +190,7 @@ fn route_permissions(path: &str, guild: &str) -> &'static [(&'static str, Permis
     const CHANNELS: &[(&str, Permissions)] = &[("manage_channels", Permissions::MANAGE_CHANNELS)];
     let guild_path = format!("/guilds/{guild}");
     match path.strip_prefix(&guild_path) {
+        Some(rest) if let Some(needed) = super::members::route_permissions(rest) => needed,
         Some(rest) if rest.starts_with("/roles") => ROLES,
         Some("" | "/welcome-screen" | "/widget") => GUILD,
         Some("/onboarding") => ONBOARDING,

@@ -16,6 +16,7 @@ pub mod gates;
 pub mod images;
 mod integrations;
 mod invites;
+mod members;
 mod order;
 mod regions;
 pub mod risk;
@@ -31,6 +32,7 @@ use serde_json::Value;
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
 pub use diff::{diff, diff_loaded, diff_with, differences};
+pub use members::{BULK_BAN_MAX, people_query};
 pub use risk::{Risk, Widening};
 pub use safety::{Allowance, DeletionGate};
 
@@ -167,6 +169,11 @@ pub enum Kind {
     Integration,
     /// An invite; its id is the invite's code.
     Invite,
+    /// One user holding a roster role: created when given, deleted when taken
+    /// (named `Role ← user`, the id is the user's).
+    RosterEntry,
+    /// One banned user: created when banned, deleted when the ban is lifted.
+    Ban,
 }
 
 impl Kind {
@@ -183,6 +190,8 @@ impl Kind {
             Kind::Overwrites => "overwrites on",
             Kind::Integration => "integration",
             Kind::Invite => "invite",
+            Kind::RosterEntry => "roster entry",
+            Kind::Ban => "ban",
         }
     }
 }
@@ -228,6 +237,9 @@ pub struct Operation {
     pub creates: Option<String>,
     /// Whether the route records an audit-log reason (the channel positions route does not).
     pub audited: bool,
+    /// The audit-log reason this call sends instead of apply's (a ban's own reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// A short human description, for progress output.
     pub summary: String,
     /// Index into `Plan::changes` of the change this call implements.

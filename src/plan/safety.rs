@@ -38,6 +38,10 @@ pub enum DeleteKind {
     /// Applications removed by `prune.integrations` (their bots, roles and webhooks go too).
     Integrations,
     Invites,
+    /// Members taken off a roster role.
+    RosterEntries,
+    /// Bans lifted (`prune.bans`).
+    Bans,
 }
 
 impl DeleteKind {
@@ -48,6 +52,8 @@ impl DeleteKind {
             DeleteKind::Webhooks => "webhooks",
             DeleteKind::Integrations => "integrations",
             DeleteKind::Invites => "invites",
+            DeleteKind::RosterEntries => "roster removals",
+            DeleteKind::Bans => "bans lifted",
         }
     }
 
@@ -58,9 +64,23 @@ impl DeleteKind {
             Kind::Webhook => Some(DeleteKind::Webhooks),
             Kind::Integration => Some(DeleteKind::Integrations),
             Kind::Invite => Some(DeleteKind::Invites),
+            Kind::RosterEntry => Some(DeleteKind::RosterEntries),
+            Kind::Ban => Some(DeleteKind::Bans),
             _ => None,
         }
     }
+}
+
+/// Members holding a roster role before the plan, as far as they were read.
+fn roster_holders(snap: &Snapshot) -> usize {
+    let Some(people) = &snap.people else {
+        return 0;
+    };
+    people
+        .rosters
+        .iter()
+        .map(|r| people.known_holders(r).len())
+        .sum()
 }
 
 /// The default limit for a kind with `live` objects: 30% of them, at least 2, at most 10.
@@ -241,6 +261,12 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::Webhooks => snap.webhooks.as_ref().map_or(0, Vec::len),
         DeleteKind::Integrations => snap.doors.integrations.as_ref().map_or(0, Vec::len),
         DeleteKind::Invites => snap.doors.invites.as_ref().map_or(0, Vec::len),
+        DeleteKind::RosterEntries => roster_holders(snap),
+        DeleteKind::Bans => snap
+            .people
+            .as_ref()
+            .and_then(|p| p.bans.as_ref())
+            .map_or(0, |b| b.len()),
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -249,6 +275,8 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::Webhooks,
         DeleteKind::Integrations,
         DeleteKind::Invites,
+        DeleteKind::RosterEntries,
+        DeleteKind::Bans,
     ] {
         let direct = plan
             .changes

@@ -227,6 +227,7 @@ impl Permissions {
     pub const VIEW_AUDIT_LOG: Permissions = Permissions(1 << 7);
     pub const VIEW_CHANNEL: Permissions = Permissions(1 << 10);
     pub const SEND_MESSAGES: Permissions = Permissions(1 << 11);
+    pub const BAN_MEMBERS: Permissions = Permissions(1 << 2);
     pub const MANAGE_ROLES: Permissions = Permissions(1 << 28);
     pub const MANAGE_WEBHOOKS: Permissions = Permissions(1 << 29);
 

@@ -55,6 +55,10 @@ pub struct EmulatorConfig {
     /// true collapses every inner run to one space, as nicknames and webhook names are
     /// (§9.2). Clients must work either way.
     pub collapse_inner_whitespace: bool,
+    /// Whether the bot's application has the GUILD_MEMBERS privileged intent, which
+    /// `GET /guilds/{id}/members` needs (reference, "Authentication" 3); without it the
+    /// listing is refused with 403 50001. On by default, as a bot that manages rosters has it.
+    pub guild_members_intent: bool,
 }
 
 /// One per-route bucket: `limit` requests per `window_seconds` for each major
@@ -99,6 +103,7 @@ impl Default for EmulatorConfig {
             invalid_requests_block_seconds: 24.0 * 3600.0,
             scope_header_on_success: false,
             collapse_inner_whitespace: false,
+            guild_members_intent: true,
         }
     }
 }
@@ -211,6 +216,23 @@ pub fn default_route_buckets() -> Vec<RouteBucket> {
             1.0,
             "member-get",
         ),
+        b(
+            "PUT",
+            "/guilds/{guild_id}/members/{user_id}/roles/{role_id}",
+            10,
+            10.0,
+            "member-role",
+        ),
+        b(
+            "DELETE",
+            "/guilds/{guild_id}/members/{user_id}/roles/{role_id}",
+            10,
+            10.0,
+            "member-role",
+        ),
+        b("PUT", "/guilds/{guild_id}/bans/{user_id}", 5, 5.0, "ban"),
+        b("DELETE", "/guilds/{guild_id}/bans/{user_id}", 5, 5.0, "ban"),
+        b("POST", "/guilds/{guild_id}/bulk-ban", 5, 5.0, "bulk-ban"),
     ]
 }
 

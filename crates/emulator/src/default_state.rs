@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::state::{
-    Channel, EmulatorConfig, Guild, Member, Onboarding, Overwrite, Role, SnowflakeGen, State, User,
-    Webhook, WelcomeScreen,
+    Ban, Channel, EmulatorConfig, Guild, Member, Onboarding, Overwrite, Role, SnowflakeGen, State,
+    User, Webhook, WelcomeScreen,
 };
 use crate::integrations::{Integration, IntegrationApplication};
 use crate::invites::Invite;
@@ -115,6 +115,15 @@ pub fn default_state() -> State {
     let bob = user(4, "bob", false);
     let carol = user(5, "carol", false);
     let dave = user(6, "dave", false);
+    // More members, so that rosters have holders to show (erin is a second moderator,
+    // given the role by hand), and two users banned by hand who are no longer members.
+    let erin = user(7, "erin", false);
+    let frank = user(8, "frank", false);
+    let grace = user(9, "grace", false);
+    let heidi = user(18, "heidi", false);
+    let ivan = user(19, "ivan", false);
+    let spammer = user(20, "free_nitro_4u", false);
+    let raider = user(21, "raid_leader", false);
 
     // Roles, highest first (ids 10..).
     let everyone_perms = perms(&[
@@ -284,6 +293,46 @@ pub fn default_state() -> State {
             nick: None,
             joined_at: "2023-03-05T21:00:00.000000+00:00".into(),
         },
+        Member {
+            user_id: erin.id.clone(),
+            roles: vec![moderator.id.clone(), member.id.clone()],
+            nick: None,
+            joined_at: "2023-08-14T16:20:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: frank.id.clone(),
+            roles: vec![helper.id.clone(), member.id.clone()],
+            nick: None,
+            joined_at: "2024-02-02T11:00:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: grace.id.clone(),
+            roles: vec![contributor.id.clone(), member.id.clone()],
+            nick: None,
+            joined_at: "2024-05-30T07:45:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: heidi.id.clone(),
+            roles: vec![member.id.clone()],
+            nick: None,
+            joined_at: "2024-09-09T19:10:00.000000+00:00".into(),
+        },
+        Member {
+            user_id: ivan.id.clone(),
+            roles: vec![member.id.clone()],
+            nick: None,
+            joined_at: "2025-01-12T13:30:00.000000+00:00".into(),
+        },
+    ];
+    let bans = vec![
+        Ban {
+            user_id: spammer.id.clone(),
+            reason: Some("Spam links in #general".into()),
+        },
+        Ban {
+            user_id: raider.id.clone(),
+            reason: None,
+        },
     ];
 
     // Webhooks (ids 50..): two made by hand, one following an announcement
@@ -415,6 +464,7 @@ pub fn default_state() -> State {
         ],
         channels,
         members,
+        bans,
         audit_log: Vec::new(),
         // Welcome screen and onboarding need COMMUNITY, which this guild lacks.
         welcome_screen: WelcomeScreen::default(),
@@ -429,7 +479,9 @@ pub fn default_state() -> State {
     State {
         guilds: vec![guild],
         bot_user_id: bot.id.clone(),
-        users: vec![ferris, bot, alice, bob, carol, dave],
+        users: vec![
+            ferris, bot, alice, bob, carol, dave, erin, frank, grace, heidi, ivan, spammer, raider,
+        ],
         tokens: Vec::new(),
         snowflake: SnowflakeGen { last: fixed(100) },
         config: EmulatorConfig::default(),

@@ -379,7 +379,8 @@ mod tests {
         assert_eq!(g.channels.len(), MAX_CHANNELS);
         assert_eq!(g.webhooks.len(), MAX_WEBHOOKS);
         assert_eq!(g.members.len(), 1000);
-        assert_eq!(st.users.len(), 1000);
+        // The default guild's two banned users are users but not members.
+        assert_eq!(st.users.len(), 1002);
         assert_eq!(g.onboarding.prompts.len(), MAX_PROMPTS);
         assert!(
             g.onboarding
@@ -500,7 +501,7 @@ mod tests {
             roles: 20,
             channels: 40,
             webhooks: 10,
-            members: 10,
+            members: 12,
             community: false,
         };
         let st = large_state(small);
@@ -512,7 +513,7 @@ mod tests {
                 g.webhooks.len(),
                 g.members.len()
             ),
-            (20, 40, 10, 10)
+            (20, 40, 10, 12)
         );
         assert!(!g.has_feature("COMMUNITY"));
         assert!(

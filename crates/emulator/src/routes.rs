@@ -15,15 +15,16 @@ use axum::http::uri::PathAndQuery;
 use axum::http::{HeaderValue, Uri};
 use axum::middleware;
 use axum::response::Response;
-use axum::routing::{any, delete, get, put};
+use axum::routing::{any, delete, get, post, put};
 use tower::Layer;
 use tower::util::{MapRequest, MapRequestLayer};
 
 use crate::app::App;
 use crate::error::ApiError;
 use crate::{
-    application, audit_log, channels, control, guild, images, incidents, integrations, invites,
-    layers, onboarding, overwrites, regions, roles, users, webhooks, welcome, widget,
+    application, audit_log, bans, channels, control, guild, images, incidents, integrations,
+    invites, layers, members, onboarding, overwrites, regions, roles, users, webhooks, welcome,
+    widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -101,7 +102,24 @@ pub fn router(app: App) -> Router {
             "/guilds/{g}",
             get(guild::get_guild).patch(guild::patch_guild),
         )
+        .route("/guilds/{g}/members", get(members::list_members))
         .route("/guilds/{g}/members/{u}", get(users::get_member))
+        .route(
+            "/guilds/{g}/members/{u}/roles/{r}",
+            put(members::add_member_role).delete(members::remove_member_role),
+        )
+        .route(
+            "/guilds/{g}/roles/member-counts",
+            get(members::role_member_counts),
+        )
+        .route("/guilds/{g}/bans", get(bans::list_bans))
+        .route(
+            "/guilds/{g}/bans/{u}",
+            get(bans::get_ban)
+                .put(bans::put_ban)
+                .delete(bans::delete_ban),
+        )
+        .route("/guilds/{g}/bulk-ban", post(bans::bulk_ban))
         .route(
             "/guilds/{g}/roles",
             get(roles::get_roles)

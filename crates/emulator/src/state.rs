@@ -211,6 +211,9 @@ pub struct Guild {
     pub channels: Vec<Channel>,
     #[serde(default)]
     pub members: Vec<Member>,
+    /// Banned users, in no particular order (`GET …/bans` sorts by user id).
+    #[serde(default)]
+    pub bans: Vec<Ban>,
     /// Oldest first (ids increase).
     #[serde(default)]
     pub audit_log: Vec<AuditEntry>,
@@ -383,6 +386,14 @@ pub struct Member {
     pub nick: Option<String>,
     #[serde(default = "default_joined")]
     pub joined_at: String,
+}
+
+/// A ban: the user and the reason it was made with (the audit-log reason).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Ban {
+    pub user_id: String,
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 fn default_joined() -> String {

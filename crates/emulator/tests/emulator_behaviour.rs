@@ -198,7 +198,7 @@ async fn guild_and_member_reads() {
     let (s, g) = t.get(&format!("/guilds/{}?with_counts=true", t.g())).await;
     assert_eq!(s, 200);
     assert_eq!(g["name"], "Ferris Fans");
-    assert_eq!(g["approximate_member_count"], 6);
+    assert_eq!(g["approximate_member_count"], 11);
     assert_eq!(g["roles"].as_array().unwrap().len(), 9);
     let everyone = g["roles"]
         .as_array()

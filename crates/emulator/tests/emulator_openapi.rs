@@ -742,6 +742,114 @@ async fn a_large_guild_reads_match_the_spec() {
 }
 
 #[tokio::test]
+async fn member_and_ban_routes_match_the_spec() {
+    let c = Client::start(None).await;
+    let g = c.emu.guild_id.clone();
+    let st = c.emu.state();
+    let uid = |name: &str| {
+        st.users
+            .iter()
+            .find(|u| u.username == name)
+            .unwrap()
+            .id
+            .clone()
+    };
+    let helper = st.guilds[0]
+        .roles
+        .iter()
+        .find(|r| r.name == "Helper")
+        .unwrap()
+        .id
+        .clone();
+    let (heidi, ivan, spammer) = (uid("heidi"), uid("ivan"), uid("free_nitro_4u"));
+    use Method as M;
+    let calls: Vec<(M, &str, String, Option<Value>, u16)> = vec![
+        (
+            M::GET,
+            "/guilds/{guild_id}/members",
+            format!("/guilds/{g}/members?limit=1000"),
+            None,
+            200,
+        ),
+        (
+            M::GET,
+            "/guilds/{guild_id}/roles/member-counts",
+            format!("/guilds/{g}/roles/member-counts"),
+            None,
+            200,
+        ),
+        (
+            M::PUT,
+            "/guilds/{guild_id}/members/{user_id}/roles/{role_id}",
+            format!("/guilds/{g}/members/{heidi}/roles/{helper}"),
+            None,
+            204,
+        ),
+        (
+            M::DELETE,
+            "/guilds/{guild_id}/members/{user_id}/roles/{role_id}",
+            format!("/guilds/{g}/members/{heidi}/roles/{helper}"),
+            None,
+            204,
+        ),
+        (
+            M::GET,
+            "/guilds/{guild_id}/bans",
+            format!("/guilds/{g}/bans"),
+            None,
+            200,
+        ),
+        (
+            M::GET,
+            "/guilds/{guild_id}/bans/{user_id}",
+            format!("/guilds/{g}/bans/{spammer}"),
+            None,
+            200,
+        ),
+        (
+            M::GET,
+            "/guilds/{guild_id}/bans/{user_id}",
+            format!("/guilds/{g}/bans/{heidi}"),
+            None,
+            404,
+        ),
+        (
+            M::PUT,
+            "/guilds/{guild_id}/bans/{user_id}",
+            format!("/guilds/{g}/bans/{heidi}"),
+            Some(json!({})),
+            204,
+        ),
+        (
+            M::DELETE,
+            "/guilds/{guild_id}/bans/{user_id}",
+            format!("/guilds/{g}/bans/{heidi}"),
+            None,
+            204,
+        ),
+        (
+            M::POST,
+            "/guilds/{guild_id}/bulk-ban",
+            format!("/guilds/{g}/bulk-ban"),
+            Some(json!({"user_ids": [ivan, spammer]})),
+            200,
+        ),
+        (
+            M::POST,
+            "/guilds/{guild_id}/bulk-ban",
+            format!("/guilds/{g}/bulk-ban"),
+            Some(json!({"user_ids": [spammer]})),
+            400,
+        ),
+    ];
+    for (method, template, path, body, want) in calls {
+        let (s, v) = c.call(method.clone(), template, &path, body).await;
+        assert_eq!(s, want, "{method} {path}: {v}");
+    }
+    c.emu.shutdown().await;
+}
+
+#[tokio::test]
 async fn rate_limited_responses_match_the_spec() {
     use discord_emulator::{FaultKind, FaultRule, FaultSet, RouteBucket, Scope, Storm};
     let c = Client::start(None).await;

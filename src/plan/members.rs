@@ -1,0 +1,360 @@
+//! Rosters (`roles[].members`: exactly these users hold the role) and bans (`bans:`, lifted
+//! only under `prune.bans`), planned from the reads of [`crate::snapshot::people`].
+//!
+//! Each user given or taken a role is one change (a roster entry, named `Role ← user`), each
+//! ban or unban one change, so the deletion gate counts roster removals and unbans one by
+//! one. Roles are given and taken one call each; new bans go out in bulk calls of at most 200
+//! users sharing a reason (the audit-log reason is per call), a lone ban with Create Guild Ban.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::json;
+
+use super::context::{Ctx, IdRef, Phase, Problem, change};
+use super::{Action, Kind, Plan};
+use crate::manifest::{Manifest, RosterMember};
+use crate::permissions::Permissions;
+use crate::snapshot::Snapshot;
+use crate::snapshot::people::PeopleQuery;
+
+/// Users one Bulk Guild Ban may name (reference, Limits).
+pub const BULK_BAN_MAX: usize = 200;
+
+/// What the snapshot must read for this manifest's rosters and bans: the live id of each
+/// roster role (matched as the role planner matches) with its declared users. Empty for a
+/// manifest without rosters or bans, which then costs no read more.
+pub fn people_query(manifest: &Manifest, snap: &Snapshot) -> PeopleQuery {
+    let mut q = PeopleQuery {
+        bans: manifest.bans.is_some(),
+        ..PeopleQuery::default()
+    };
+    let Some(roles) = &manifest.roles else {
+        return q;
+    };
+    if roles.iter().all(|r| r.members.is_none()) {
+        return q;
+    }
+    let desired = crate::manifest::stored::as_stored(manifest);
+    let options = super::PlanOptions::default();
+    let mut cx = Ctx::new(&desired, snap, &options);
+    super::roles::plan_roles(&mut cx);
+    for d in desired.roles.iter().flatten() {
+        let Some(members) = &d.members else { continue };
+        let users: BTreeSet<String> = members.iter().map(|m| m.id.0.clone()).collect();
+        q.users.extend(users.iter().cloned());
+        if let Some(IdRef::Live(id)) = cx.role_ids.get(&d.name) {
+            q.rosters.insert(id.clone(), users);
+        }
+    }
+    q
+}
+
+/// The name a user is shown by: the manifest's `name`, else the username read, else the id.
+fn shown(cx: &Ctx, declared: Option<&str>, user: &str) -> String {
+    if let Some(n) = declared {
+        return n.to_owned();
+    }
+    cx.snap
+        .people
+        .as_ref()
+        .and_then(|p| p.usernames.get(user))
+        .cloned()
+        .unwrap_or_else(|| user.to_owned())
+}
+
+pub(super) fn plan_rosters(cx: &mut Ctx) {
+    let Some(roles) = cx.manifest.roles.clone() else {
+        return;
+    };
+    for (i, d) in roles.iter().enumerate() {
+        let Some(members) = &d.members else { continue };
+        let source = format!("roles[{i}].members");
+        let Some(people) = cx.snap.people.clone() else {
+            cx.problem(
+                Some(source),
+                format!("the roster of `{}` was not read from the guild", d.name),
+                Some("plan through `guildctl plan`, which reads the members a roster names"),
+            );
+            continue;
+        };
+        let Some(role) = cx.role_ids.get(&d.name).cloned() else {
+            continue;
+        };
+        if let IdRef::Live(id) = &role
+            && cx.snap.role(id).is_some_and(|r| r.managed)
+        {
+            cx.problem(
+                Some(source),
+                format!(
+                    "`{}` is a managed role (a bot's, an integration's or the booster role): Discord gives and takes it, so it cannot have a roster",
+                    d.name
+                ),
+                Some("remove `members` from this role"),
+            );
+            continue;
+        }
+        let declared: BTreeMap<&str, &RosterMember> =
+            members.iter().map(|m| (m.id.0.as_str(), m)).collect();
+        let held = match &role {
+            IdRef::Live(id) => people.known_holders(id),
+            IdRef::New(_) => BTreeSet::new(),
+        };
+        for (user, m) in &declared {
+            match people.declared.get(*user) {
+                Some(Some(_)) if held.contains(*user) => {}
+                Some(Some(_)) => give(cx, &role, &d.name, user, m.name.as_deref(), &source),
+                _ => cx.warn(
+                    Some(source.clone()),
+                    format!(
+                        "{} (user {user}) on the roster of `{}` is not a member of the guild (left, or never joined): nothing to give",
+                        shown(cx, m.name.as_deref(), user),
+                        d.name
+                    ),
+                ),
+            }
+        }
+        for user in held.iter().filter(|u| !declared.contains_key(u.as_str())) {
+            take(cx, &role, &d.name, user, &source);
+        }
+        if let IdRef::Live(id) = &role {
+            let unnamed = people.unnamed_holders(id);
+            if unnamed > 0 {
+                cx.warn(
+                    Some(source.clone()),
+                    format!(
+                        "{unnamed} member(s) hold `{}` without being on its roster, and the bot cannot list members to name them: its application lacks the GUILD_MEMBERS privileged intent. Only the declared members are managed; they keep the role until the intent is enabled (Developer Portal > Bot > Server Members Intent) and a plan takes it from them",
+                        d.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn member_role_path(cx: &Ctx, user: &str, role: &IdRef) -> String {
+    let role = match role {
+        IdRef::Live(id) => id.clone(),
+        IdRef::New(key) => super::created_path_ref(key),
+    };
+    format!("{}/members/{user}/roles/{role}", cx.guild_path())
+}
+
+fn give(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, declared: Option<&str>, src: &str) {
+    let who = shown(cx, declared, user);
+    let idx = cx.push_change(change(
+        Action::Create,
+        Kind::RosterEntry,
+        format!("{name} ← {who}"),
+        Some(user.to_owned()),
+        vec![],
+        Some(src.to_owned()),
+    ));
+    let path = member_role_path(cx, user, role);
+    cx.push_op(
+        Phase::Rosters,
+        idx,
+        "PUT",
+        path,
+        None,
+        None,
+        format!("give {name} to {who}"),
+    );
+}
+
+fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
+    let who = shown(cx, None, user);
+    let idx = cx.push_change(change(
+        Action::Delete,
+        Kind::RosterEntry,
+        format!("{name} ← {who}"),
+        Some(user.to_owned()),
+        vec![],
+        Some(src.to_owned()),
+    ));
+    let path = member_role_path(cx, user, role);
+    cx.push_op(
+        Phase::Rosters,
+        idx,
+        "DELETE",
+        path,
+        None,
+        None,
+        format!("take {name} from {who}"),
+    );
+}
+
+/// New bans sharing a reason: (change index, user id) each.
+type ReasonGroup = (Option<String>, Vec<(usize, String)>);
+
+pub(super) fn plan_bans(cx: &mut Ctx) {
+    let Some(declared) = cx.manifest.bans.clone() else {
+        return;
+    };
+    let live = match cx.snap.people.as_ref().and_then(|p| p.bans.clone()) {
+        Some(live) => live,
+        None => {
+            cx.problem(
+                Some("bans".into()),
+                "the guild's bans could not be read (the bot needs `ban_members` to read them)"
+                    .into(),
+                Some("grant the bot's role `ban_members`, or leave `bans` out of the manifest"),
+            );
+            return;
+        }
+    };
+    // New bans grouped by reason, in declaration order: one audit-log reason per call.
+    let mut by_reason: Vec<ReasonGroup> = Vec::new();
+    let mut listed: BTreeSet<&str> = BTreeSet::new();
+    for (k, b) in declared.iter().enumerate() {
+        listed.insert(b.id.0.as_str());
+        if live.contains_key(&b.id.0) {
+            continue;
+        }
+        let who = shown(cx, b.name.as_deref(), &b.id.0);
+        let fields = match &b.reason {
+            Some(r) => vec![super::FieldChange {
+                field: "reason".into(),
+                before: serde_json::Value::Null,
+                after: json!(r),
+            }],
+            None => vec![],
+        };
+        let idx = cx.push_change(change(
+            Action::Create,
+            Kind::Ban,
+            who,
+            Some(b.id.0.clone()),
+            fields,
+            Some(format!("bans[{k}]")),
+        ));
+        match by_reason.iter_mut().find(|(r, _)| *r == b.reason) {
+            Some((_, list)) => list.push((idx, b.id.0.clone())),
+            None => by_reason.push((b.reason.clone(), vec![(idx, b.id.0.clone())])),
+        }
+    }
+    let g = cx.guild_path();
+    for (reason, list) in by_reason {
+        for batch in list.chunks(BULK_BAN_MAX) {
+            let (first, _) = batch[0];
+            let (path, method, body, summary) = if let [(_, user)] = batch {
+                (
+                    format!("{g}/bans/{user}"),
+                    "PUT",
+                    json!({}),
+                    format!("ban {}", cx.changes[first].object.name),
+                )
+            } else {
+                let ids: Vec<&str> = batch.iter().map(|(_, u)| u.as_str()).collect();
+                (
+                    format!("{g}/bulk-ban"),
+                    "POST",
+                    json!({ "user_ids": ids }),
+                    format!("ban {} users", ids.len()),
+                )
+            };
+            cx.push_op(Phase::Bans, first, method, path, Some(body), None, summary);
+            // The ban's reason is the call's audit-log reason, which Discord keeps as the
+            // ban's reason.
+            if let Some(op) = cx.ops.last_mut() {
+                op.1.reason = reason.clone();
+            }
+        }
+    }
+    let unlisted: Vec<(&String, &Option<String>)> = live
+        .iter()
+        .filter(|(u, _)| !listed.contains(u.as_str()))
+        .collect();
+    if unlisted.is_empty() {
+        return;
+    }
+    if !cx.manifest.prune.bans {
+        for (user, _) in unlisted {
+            let name = shown(cx, None, user);
+            cx.unmanaged.push(super::ObjectRef {
+                kind: Kind::Ban,
+                name,
+                id: Some(user.clone()),
+            });
+        }
+        return;
+    }
+    for (user, _) in unlisted {
+        let who = shown(cx, None, user);
+        let idx = cx.push_change(change(
+            Action::Delete,
+            Kind::Ban,
+            who.clone(),
+            Some(user.clone()),
+            vec![],
+            Some("prune.bans".into()),
+        ));
+        cx.push_op(
+            Phase::Bans,
+            idx,
+            "DELETE",
+            format!("{g}/bans/{user}"),
+            None,
+            None,
+            format!("lift the ban of {who}"),
+        );
+    }
+}
+
+/// What Discord would refuse of the roster calls: the bot gives and takes only roles strictly
+/// below its highest role (discord-behaviour.md §3.4).
+pub(super) fn gate(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
+    let Some(top) = snap.bot_top_rank() else {
+        return Vec::new();
+    };
+    let ranked = snap.roles_by_rank();
+    let bot_role = ranked.get(top).map(|r| r.name.as_str()).unwrap_or("");
+    let marker = format!("/guilds/{}/members/", snap.guild.id);
+    let mut refused: BTreeSet<&str> = BTreeSet::new();
+    let mut problems = Vec::new();
+    for op in &plan.operations {
+        let Some(rest) = op.path.strip_prefix(&marker) else {
+            continue;
+        };
+        let Some((_, role)) = rest.split_once("/roles/") else {
+            continue;
+        };
+        let Some(rank) = ranked.iter().position(|r| r.id == role) else {
+            continue;
+        };
+        if rank > top || !refused.insert(role) {
+            continue;
+        }
+        let change = &plan.changes[op.change];
+        problems.push(Problem {
+            message: format!(
+                "the roster of `{}` cannot be applied: the role is at or above the bot's highest role `{bot_role}`, so the bot can neither give nor take it",
+                ranked[rank].name
+            ),
+            source: change.source.clone(),
+            help: Some(
+                "move the bot's role above this role in Discord, or remove `members` from it"
+                    .into(),
+            ),
+        });
+    }
+    problems
+}
+
+/// The permissions a roster or ban call needs, for the gates' permission check.
+pub(super) fn route_permissions(rest: &str) -> Option<&'static [(&'static str, Permissions)]> {
+    const ROLES: &[(&str, Permissions)] = &[("manage_roles", Permissions::MANAGE_ROLES)];
+    const BANS: &[(&str, Permissions)] = &[("ban_members", Permissions::BAN_MEMBERS)];
+    const BULK: &[(&str, Permissions)] = &[
+        ("ban_members", Permissions::BAN_MEMBERS),
+        ("manage_guild", Permissions::MANAGE_GUILD),
+    ];
+    if rest.starts_with("/members/") {
+        Some(ROLES)
+    } else if rest.starts_with("/bans/") {
+        Some(BANS)
+    } else if rest == "/bulk-ban" {
+        Some(BULK)
+    } else {
+        None
+    }
+}

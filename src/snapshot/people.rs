@@ -1,0 +1,248 @@
+//! Who holds the roster roles and who is banned: read only when the manifest declares
+//! rosters or bans, and bounded by what it declares rather than by the guild's size.
+//!
+//! Rosters cost one read of the role member counts and one read per declared user; the member
+//! listing (1,000 a page, behind the GUILD_MEMBERS intent) is read only when the counts show a
+//! roster role held by more members than the declared users who hold it. Bans cost one read
+//! per 1,000 bans, paged by user id.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+use tokio::task::JoinSet;
+
+use crate::discord::models::{Member, User};
+use crate::discord::{Client, ClientError};
+
+/// Members and bans a page holds at most (Discord's limits).
+pub const PAGE: usize = 1000;
+/// Member reads in flight at once.
+const CONCURRENT_READS: usize = 8;
+
+/// What to read: the roster roles (live id → the users declared for it) and whether bans
+/// are managed.
+#[derive(Debug, Clone, Default)]
+pub struct PeopleQuery {
+    pub rosters: BTreeMap<String, BTreeSet<String>>,
+    /// Every user a roster declares, also those of roles not yet created.
+    pub users: BTreeSet<String>,
+    pub bans: bool,
+}
+
+impl PeopleQuery {
+    pub fn is_empty(&self) -> bool {
+        self.rosters.is_empty() && self.users.is_empty() && !self.bans
+    }
+}
+
+/// Members and bans as read for the manifest's rosters and ban list.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct People {
+    /// The live ids of the roster roles read.
+    #[serde(default)]
+    pub rosters: BTreeSet<String>,
+    /// Role id → members holding it (@everyone left out), when rosters are declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_counts: Option<BTreeMap<String, u64>>,
+    /// Each declared user → their roles, or `None` when they are not a member.
+    #[serde(default)]
+    pub declared: BTreeMap<String, Option<Vec<String>>>,
+    /// Roster role id → every member holding it, when the listing was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holders: Option<BTreeMap<String, BTreeSet<String>>>,
+    /// The listing was needed and Discord refused it (no GUILD_MEMBERS intent).
+    #[serde(default)]
+    pub listing_refused: bool,
+    /// Member listing pages read.
+    #[serde(default)]
+    pub listing_pages: usize,
+    /// Banned user id → the ban's reason, when bans are managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bans: Option<BTreeMap<String, Option<String>>>,
+    /// User id → username, for the users read (display only).
+    #[serde(default)]
+    pub usernames: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LiveBan {
+    user: User,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl People {
+    /// The members holding `role`, as far as they are known: every holder when the listing
+    /// was read, else the declared users who hold it.
+    pub fn known_holders(&self, role: &str) -> BTreeSet<String> {
+        if let Some(all) = self.holders.as_ref().and_then(|h| h.get(role)) {
+            return all.clone();
+        }
+        self.declared
+            .iter()
+            .filter(|(_, roles)| roles.as_ref().is_some_and(|r| r.iter().any(|x| x == role)))
+            .map(|(u, _)| u.clone())
+            .collect()
+    }
+
+    /// Holders of `role` the reads could not name: the listing was refused while the counts
+    /// show more holders than are known.
+    pub fn unnamed_holders(&self, role: &str) -> u64 {
+        if self.holders.as_ref().is_some_and(|h| h.contains_key(role)) {
+            return 0;
+        }
+        let count = self
+            .role_counts
+            .as_ref()
+            .and_then(|c| c.get(role))
+            .copied()
+            .unwrap_or(0);
+        count.saturating_sub(self.known_holders(role).len() as u64)
+    }
+}
+
+/// Reads what `q` asks for (see the module's comment for the cost).
+pub async fn read(client: &Client, guild_id: &str, q: &PeopleQuery) -> Result<People, ClientError> {
+    let mut people = People {
+        rosters: q.rosters.keys().cloned().collect(),
+        ..People::default()
+    };
+    let g = format!("/guilds/{guild_id}");
+    if !q.rosters.is_empty() || !q.users.is_empty() {
+        let counts: HashMap<String, u64> = client.get(&format!("{g}/roles/member-counts")).await?;
+        people.role_counts = Some(counts.into_iter().collect());
+        for (user, member) in read_members(client, &g, &q.users).await? {
+            if let Some(u) = member.as_ref().and_then(|m| m.user.as_ref()) {
+                people.usernames.insert(user.clone(), u.username.clone());
+            }
+            people.declared.insert(user, member.map(|m| m.roles));
+        }
+        let undeclared = q
+            .rosters
+            .keys()
+            .any(|role| people.unnamed_holders(role) > 0);
+        if undeclared {
+            list_holders(client, &g, q, &mut people).await?;
+        }
+    }
+    if q.bans {
+        let mut bans = BTreeMap::new();
+        let mut after = "0".to_owned();
+        loop {
+            let page: Vec<LiveBan> = match client
+                .get(&format!("{g}/bans?limit={PAGE}&after={after}"))
+                .await
+            {
+                Ok(page) => page,
+                // The bot lacks ban_members: bans stay unknown, and a plan says so.
+                Err(ClientError::Api(e)) if e.status.as_u16() == 403 => return Ok(people),
+                Err(e) => return Err(e),
+            };
+            let full = page.len() >= PAGE;
+            for b in page {
+                after = max_id(&after, &b.user.id);
+                people.usernames.insert(b.user.id.clone(), b.user.username);
+                bans.insert(b.user.id, b.reason);
+            }
+            if !full {
+                break;
+            }
+        }
+        people.bans = Some(bans);
+    }
+    Ok(people)
+}
+
+/// The larger of two snowflakes (strings of digits).
+fn max_id(a: &str, b: &str) -> String {
+    if crate::snapshot::snowflake_cmp(a, b).is_lt() {
+        b.to_owned()
+    } else {
+        a.to_owned()
+    }
+}
+
+/// Each user's membership, `None` for a user who is not a member (404).
+async fn read_members(
+    client: &Client,
+    g: &str,
+    users: &BTreeSet<String>,
+) -> Result<Vec<(String, Option<Member>)>, ClientError> {
+    let mut out = Vec::with_capacity(users.len());
+    let mut pending = users.iter();
+    let mut running: JoinSet<(String, Result<Option<Member>, ClientError>)> = JoinSet::new();
+    loop {
+        while running.len() < CONCURRENT_READS {
+            let Some(user) = pending.next() else { break };
+            let (client, path, user) =
+                (client.clone(), format!("{g}/members/{user}"), user.clone());
+            running.spawn(async move {
+                let read = match client.get::<Member>(&path).await {
+                    Ok(m) => Ok(Some(m)),
+                    // 10007 Unknown Member (left, or never joined), 10013 Unknown User.
+                    Err(ClientError::Api(e)) if e.status.as_u16() == 404 => Ok(None),
+                    Err(e) => Err(e),
+                };
+                (user, read)
+            });
+        }
+        let Some(joined) = running.join_next().await else {
+            break;
+        };
+        let Ok((user, read)) = joined else {
+            continue;
+        };
+        out.push((user, read?));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// Pages through the members to name every holder of the roster roles; keeps nothing else,
+/// so a guild of a million members costs 1,000 reads but not the memory of a million.
+async fn list_holders(
+    client: &Client,
+    g: &str,
+    q: &PeopleQuery,
+    people: &mut People,
+) -> Result<(), ClientError> {
+    let mut holders: BTreeMap<String, BTreeSet<String>> = q
+        .rosters
+        .keys()
+        .map(|r| (r.clone(), BTreeSet::new()))
+        .collect();
+    let mut after = "0".to_owned();
+    loop {
+        let page: Vec<Member> = match client
+            .get(&format!("{g}/members?limit={PAGE}&after={after}"))
+            .await
+        {
+            Ok(page) => page,
+            // 50001: the application lacks the GUILD_MEMBERS intent.
+            Err(ClientError::Api(e)) if e.status.as_u16() == 403 => {
+                people.listing_refused = true;
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        people.listing_pages += 1;
+        let full = page.len() >= PAGE;
+        for m in page {
+            let Some(user) = m.user else { continue };
+            after = max_id(&after, &user.id);
+            for role in &m.roles {
+                if let Some(set) = holders.get_mut(role) {
+                    set.insert(user.id.clone());
+                    people
+                        .usernames
+                        .insert(user.id.clone(), user.username.clone());
+                }
+            }
+        }
+        if !full {
+            break;
+        }
+    }
+    people.holders = Some(holders);
+    Ok(())
+}
