@@ -14,6 +14,7 @@ mod features;
 mod forum;
 pub mod gates;
 mod order;
+pub mod rehearsal;
 pub mod risk;
 mod roles;
 pub mod safety;
@@ -26,6 +27,7 @@ use serde_json::Value;
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
 pub use diff::{diff, diff_loaded, diff_with, differences};
+pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
 pub use safety::{Allowance, DeletionGate};
 
@@ -71,6 +73,10 @@ pub struct Plan {
     /// What the plan deletes against the limits, and whether apply will refuse it.
     #[serde(default)]
     pub deletion_gate: DeletionGate,
+    /// The verdict of applying the plan first to a copy of the guild, when it was
+    /// rehearsed (`plan --rehearse`, `apply`); not part of the changes digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rehearsal: Option<Rehearsal>,
 }
 
 /// Operations of this stage and later wait for every operation of an earlier stage.
