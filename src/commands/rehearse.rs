@@ -48,6 +48,6 @@ pub(crate) fn failed(plan: &Plan) -> Option<anyhow::Error> {
     let show = |s: &str| guildctl::inert::terminal(s).into_owned();
     Some(anyhow!(
         "{}; nothing was sent to Discord",
-        r.headline(&show)
+        r.headline(&show, &show)
     ))
 }

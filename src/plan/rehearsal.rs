@@ -55,13 +55,14 @@ pub struct RehearsalRefusal {
 
 impl Rehearsal {
     /// The verdict in one line: "rehearsed: 12 calls accepted, converges", or the refusal.
-    /// `show` makes each value from outside (names, Discord's message) safe where it goes.
-    pub fn headline(&self, show: &dyn Fn(&str) -> String) -> String {
+    /// `show` makes each value from outside (names, Discord's message) safe where it goes,
+    /// `code` the manifest places.
+    pub fn headline(&self, show: &dyn Fn(&str) -> String, code: &dyn Fn(&str) -> String) -> String {
         let calls = |n: usize| format!("{n} call{}", if n == 1 { "" } else { "s" });
         if let Some(r) = &self.refusal {
             let place = match (&r.source, &r.line) {
-                (Some(s), Some(l)) => format!(" (manifest {}, {})", show(s), show(l)),
-                (Some(s), None) => format!(" (manifest {})", show(s)),
+                (Some(s), Some(l)) => format!(" (manifest {} at {})", code(s), code(l)),
+                (Some(s), None) => format!(" (manifest {})", code(s)),
                 _ => String::new(),
             };
             return format!(

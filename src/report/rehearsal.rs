@@ -26,7 +26,12 @@ pub(super) fn text(out: &mut String, r: &Rehearsal, paint: &dyn Fn(&str, &str) -
     } else {
         ("Rehearsal failed:", "1;31")
     };
-    let _ = writeln!(out, "\n{} {}", paint(colour, label), r.headline(&show));
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        paint(colour, label),
+        r.headline(&show, &show)
+    );
     if !r.left_undone.is_empty() {
         let _ = writeln!(out, "  Left undone: {}", some(&r.left_undone, &show));
     }
@@ -45,13 +50,14 @@ pub(super) fn text(out: &mut String, r: &Rehearsal, paint: &dyn Fn(&str, &str) -
 /// For a pull request, right under the summary line.
 pub(super) fn markdown(out: &mut String, r: &Rehearsal) {
     let show = |s: &str| inert::markdown(s);
+    let code = |s: &str| inert::markdown_code(s);
     if r.ok {
-        let _ = writeln!(out, "**Rehearsal:** {}\n", r.headline(&show));
+        let _ = writeln!(out, "**Rehearsal:** {}\n", r.headline(&show, &code));
     } else {
         let _ = writeln!(
             out,
             "> [!CAUTION]\n> **Rehearsal failed, apply will refuse:** {}",
-            r.headline(&show)
+            r.headline(&show, &code)
         );
         if !r.left_undone.is_empty() {
             let _ = writeln!(out, ">\n> Left undone: {}", some(&r.left_undone, &show));

@@ -55,6 +55,11 @@ pub struct EmulatorConfig {
     /// true collapses every inner run to one space, as nicknames and webhook names are
     /// (§9.2). Clients must work either way.
     pub collapse_inner_whitespace: bool,
+    /// Categories a guild may have, refused past it with 400 30030 "Maximum number of
+    /// server categories has been reached (N)". Unverified (§2.3: the docs' text says 5,
+    /// userdoccers 50 of the 500 channels), so off (`null`) by default: a server-side limit
+    /// to set when a guild is known to have one.
+    pub max_categories: Option<usize>,
 }
 
 /// One per-route bucket: `limit` requests per `window_seconds` for each major
@@ -99,6 +104,7 @@ impl Default for EmulatorConfig {
             invalid_requests_block_seconds: 24.0 * 3600.0,
             scope_header_on_success: false,
             collapse_inner_whitespace: false,
+            max_categories: None,
         }
     }
 }
