@@ -172,11 +172,7 @@ fn main() {
     );
     println!("| | CPU ms | peak heap MiB |");
     println!("|---|---:|---:|");
-    println!(
-        "| plan | {:.2} | {:.1} |",
-        ms(plan_ms),
-        mib(plan_peak)
-    );
+    println!("| plan | {:.2} | {:.1} |", ms(plan_ms), mib(plan_peak));
     println!(
         "| plan + rehearsal | {:.2} | {:.1} |",
         ms(plan_ms + rehearse_ms),
