@@ -580,6 +580,7 @@ mod tests {
             manifest_sha256: String::new(),
             changes_sha256: String::new(),
             deletion_gate: Default::default(),
+            rehearsal: None,
             guild_id: "9".into(),
             guild_name: "g".into(),
             base_fingerprint: String::new(),

@@ -24,5 +24,6 @@ pub use discord_permissions as permissions;
 pub mod plan;
 pub mod private_file;
 pub mod progress;
+pub mod rehearse;
 pub mod report;
 pub mod snapshot;

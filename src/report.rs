@@ -10,6 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
+mod rehearsal;
+
 use crate::inert;
 use crate::plan::{Action, Change, FieldChange, Plan, PlanError, Risk, risk};
 
@@ -164,6 +166,9 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
             );
         } else if let Some(passed) = plan.deletion_gate.passed() {
             let _ = writeln!(out, "\nDeletion gate: passes; {}", inert::terminal(&passed));
+        }
+        if let Some(r) = &plan.rehearsal {
+            rehearsal::text(&mut out, r, &|code, s| st.paint(code, s));
         }
     }
     write_notes(&mut out, plan, st);
@@ -456,6 +461,9 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
     );
     let _ = writeln!(out, "**{}**\n", summary_line(plan));
     if heading == Heading::Plan {
+        if let Some(r) = &plan.rehearsal {
+            rehearsal::markdown(&mut out, r);
+        }
         // The gate's own messages hold numbers and fixed words, but a saved plan file
         // may say anything.
         if let Some(refusal) = plan.deletion_gate.refusal() {

@@ -763,13 +763,24 @@ async fn a_pull_request_gets_one_plan_comment_and_a_second_push_updates_it() {
         "{}",
         first.summary
     );
-    assert!(h.writes().is_empty(), "plan writes nothing to Discord");
+    assert!(
+        h.writes().is_empty(),
+        "plan, and its rehearsal, write nothing to Discord"
+    );
+    assert_eq!(first.out("rehearsal"), "passed");
 
     let comments = gh.comments(PR_NUMBER);
     assert_eq!(comments.len(), 1);
     let body = &comments[0].body;
     assert!(body.starts_with("<!-- guildctl:plan:"), "{body}");
     assert!(body.contains("### guildctl plan"), "{body}");
+    // The rehearsal's verdict is among the comment's first lines.
+    assert!(
+        body.lines()
+            .take(8)
+            .any(|l| l.starts_with("**Rehearsal:** rehearsed: ") && l.ends_with("converges")),
+        "{body}"
+    );
     assert!(
         body.contains(&format!("Plan digest `{expected}`")),
         "{body}"

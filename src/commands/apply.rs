@@ -20,7 +20,7 @@ use guildctl::progress::{self, ApplyProgress};
 use guildctl::report::{self, Format, Heading};
 
 use super::git::default_reason;
-use super::{Target, connect, fetch, refused};
+use super::{Target, connect, fetch, refused, rehearsal_failed, rehearse_plan};
 
 #[derive(Args)]
 pub struct ApplyArgs {
@@ -52,6 +52,11 @@ pub struct ApplyArgs {
     /// to this file, created readable by you alone, for your secret store.
     #[arg(long)]
     webhook_urls: Option<PathBuf>,
+    /// Skip the rehearsal: by default the plan is applied first to an in-process copy
+    /// of the guild, and apply refuses before any write when the copy refuses a call
+    /// or does not converge.
+    #[arg(long)]
+    no_rehearse: bool,
 }
 
 /// Reads a saved plan and checks, before any request, that it was made from this
@@ -86,6 +91,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         reason,
         keep_going,
         webhook_urls,
+        no_rehearse,
     } = args;
     let target = &target;
     if target.selection.active() {
@@ -134,6 +140,9 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         &snap,
         Allowance::resolve(allow_deletes, &loaded.manifest),
     );
+    if !no_rehearse && !plan.is_empty() {
+        rehearse_plan(target, &loaded, &snap, &mut plan).await?;
+    }
     let color = target.conn.color_out();
     print!(
         "{}",
@@ -144,6 +153,9 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     }
     plan.raise_if_unsafe()
         .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
+    if let Some(e) = rehearsal_failed(&plan) {
+        return Err(anyhow!("refusing to apply: {e}"));
+    }
     if !yes {
         if !std::io::stdin().is_terminal() {
             bail!("apply needs confirmation: run it in a terminal, or pass --yes");

@@ -10,10 +10,12 @@ mod git;
 pub mod import;
 pub mod lockdown;
 pub mod plan;
+mod rehearse;
 mod session;
 pub mod validate;
 mod workspace;
 
+pub(crate) use rehearse::{failed as rehearsal_failed, rehearse_plan};
 pub(crate) use session::*;
 
 /// Exit codes (DESIGN.md): 0 nothing to change, 1 error, 2 changes pending.

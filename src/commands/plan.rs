@@ -9,7 +9,7 @@ use guildctl::inert;
 use guildctl::plan::{self, Plan};
 use guildctl::report::{self, Format, Heading};
 
-use super::{EXIT_CHANGES, Session, Target, read_guild, refused};
+use super::{EXIT_CHANGES, Session, Target, read_guild, refused, rehearsal_failed, rehearse_plan};
 
 #[derive(Args)]
 pub struct PlanArgs {
@@ -25,6 +25,10 @@ pub struct PlanArgs {
     /// Exit 2 when there are changes, 0 when there are none.
     #[arg(long)]
     detailed_exitcode: bool,
+    /// Apply the plan first to an in-process copy of the guild (no request to Discord)
+    /// and show the verdict; exit 1 when the copy refuses a call or does not converge.
+    #[arg(long)]
+    rehearse: bool,
 }
 
 pub async fn run(args: PlanArgs) -> Result<u8> {
@@ -33,11 +37,12 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         out,
         format,
         detailed_exitcode,
+        rehearse,
     } = args;
     if target.selection.active() {
         return super::workspace::plan(&target, out.as_deref(), format, detailed_exitcode).await;
     }
-    let (_session, plan) = plan_for(&target, format).await?;
+    let (_session, plan) = plan_for(&target, format, rehearse).await?;
     if let Some(path) = out {
         std::fs::write(&path, report::plan_json(&plan))
             .with_context(|| format!("cannot write the plan to {}", path.display()))?;
@@ -51,6 +56,9 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         "{}",
         report::render(&plan, format, Heading::Plan, target.conn.color_out())
     );
+    if let Some(e) = rehearsal_failed(&plan) {
+        return Err(e);
+    }
     Ok(if detailed_exitcode && !plan.is_empty() {
         EXIT_CHANGES
     } else {
@@ -58,9 +66,9 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
     })
 }
 
-async fn plan_for(target: &Target, format: Format) -> Result<(Session, Plan)> {
+async fn plan_for(target: &Target, format: Format, rehearse: bool) -> Result<(Session, Plan)> {
     let (loaded, session, snap) = read_guild(target).await?;
-    let plan = plan::diff_loaded(&loaded, &snap, &target.plan_options()).map_err(|e| {
+    let mut plan = plan::diff_loaded(&loaded, &snap, &target.plan_options()).map_err(|e| {
         // Machine output says why too: a pull request comment is made from it.
         match format {
             Format::Markdown => print!("{}", report::refusal_markdown(&e)),
@@ -72,5 +80,8 @@ async fn plan_for(target: &Target, format: Format) -> Result<(Session, Plan)> {
         }
         refused(target, &loaded, &e)
     })?;
+    if rehearse {
+        rehearse_plan(target, &loaded, &snap, &mut plan).await?;
+    }
     Ok((session, plan))
 }

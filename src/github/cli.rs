@@ -102,6 +102,13 @@ pub enum GithubCommand {
         /// The plan file from `guildctl plan --out`.
         plan: PathBuf,
     },
+    /// Print a saved plan's rehearsal verdict as one word: `passed`, `failed`, or
+    /// `none` when it was not rehearsed (`plan --rehearse`).
+    #[command(after_help = "Example:\n  guildctl github plan-rehearsal plan.json")]
+    PlanRehearsal {
+        /// The plan file from `guildctl plan --out`.
+        plan: PathBuf,
+    },
 }
 
 /// Whose comments and issues are guildctl's own.
@@ -269,6 +276,10 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             println!("{}", inert::terminal(&plan_digest(&plan)?));
             Ok(0)
         }
+        GithubCommand::PlanRehearsal { plan } => {
+            println!("{}", plan_rehearsal(&plan)?);
+            Ok(0)
+        }
         GithubCommand::PlanSummary { plan: path } => {
             let plan: Plan =
                 serde_json::from_str(&read(&path)?).map_err(|source| GithubError::Plan {
@@ -311,6 +322,27 @@ fn closing_comment() -> String {
 
 /// The digest reviewers see next to a plan: the plan's own `changes_sha256` (the digest
 /// of its changes and operations) when it carries one, else the SHA-256 of the file.
+/// A saved plan's rehearsal verdict: `passed`, `failed` or `none`; a fixed word whatever
+/// the file says.
+pub fn plan_rehearsal(path: &std::path::Path) -> Result<&'static str, GithubError> {
+    let plan: serde_json::Value =
+        serde_json::from_str(&read(path)?).map_err(|source| GithubError::Plan {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok(
+        match plan
+            .get("rehearsal")
+            .and_then(|r| r.get("ok"))
+            .and_then(serde_json::Value::as_bool)
+        {
+            Some(true) => "passed",
+            Some(false) => "failed",
+            None => "none",
+        },
+    )
+}
+
 pub fn plan_digest(path: &std::path::Path) -> Result<String, GithubError> {
     let text = read(path)?;
     let plan: serde_json::Value =

@@ -120,6 +120,7 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
         warnings: cx.warnings,
         unmanaged: cx.unmanaged,
         deletion_gate: Default::default(),
+        rehearsal: None,
     };
     safety::note_cascades(&mut plan, snap);
     (plan, cx.problems)

@@ -41,7 +41,9 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             })
         };
         let is_role_route = op.path.starts_with(&roles_path);
-        let needed = route_permissions(&op.path, guild);
+        let needed = route_permissions(&op.path, guild)
+            .iter()
+            .chain(overwrite_permissions(op));
         for (name, perm) in needed {
             if !bot.contains(*perm) && !seen_need.contains(name) {
                 seen_need.push(name);
@@ -197,6 +199,25 @@ fn route_permissions(path: &str, guild: &str) -> &'static [(&'static str, Permis
         _ if path.starts_with("/webhooks/") || path.ends_with("/webhooks") => WEBHOOKS,
         _ => CHANNELS,
     }
+}
+
+/// What a channel call needs beyond its route: setting overwrites needs `manage_roles`
+/// (Discord's Modify Channel: "If modifying permission overwrites, the MANAGE_ROLES
+/// permission is required"; on create, when there are any), and so does syncing a moved
+/// channel with its category (`lock_permissions`).
+fn overwrite_permissions(op: &super::Operation) -> &'static [(&'static str, Permissions)] {
+    const ROLES: &[(&str, Permissions)] = &[("manage_roles", Permissions::MANAGE_ROLES)];
+    let body = op.body.as_ref();
+    let overwrites = body
+        .and_then(|b| b.get("permission_overwrites"))
+        .and_then(Value::as_array)
+        .is_some_and(|o| op.method == "PATCH" || !o.is_empty());
+    let locks = body.and_then(Value::as_array).is_some_and(|items| {
+        items
+            .iter()
+            .any(|i| i.get("lock_permissions") == Some(&Value::Bool(true)))
+    });
+    if overwrites || locks { ROLES } else { &[] }
 }
 
 /// A permission value in a request body; `{"$created": ..}` placeholders are never permissions.

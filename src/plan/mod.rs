@@ -19,6 +19,7 @@ mod invites;
 mod members;
 mod order;
 mod regions;
+pub mod rehearsal;
 pub mod risk;
 mod role_style;
 mod roles;
@@ -33,6 +34,7 @@ pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
 pub use diff::{diff, diff_loaded, diff_with, differences};
 pub use members::{BULK_BAN_MAX, people_query};
+pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
 pub use safety::{Allowance, DeletionGate};
 
@@ -81,6 +83,10 @@ pub struct Plan {
     /// What the plan deletes against the limits, and whether apply will refuse it.
     #[serde(default)]
     pub deletion_gate: DeletionGate,
+    /// The verdict of applying the plan first to a copy of the guild, when it was
+    /// rehearsed (`plan --rehearse`, `apply`); not part of the changes digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rehearsal: Option<Rehearsal>,
 }
 
 /// Operations of this stage and later wait for every operation of an earlier stage.

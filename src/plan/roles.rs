@@ -392,9 +392,29 @@ fn plan_role_order(
     if target == after_create {
         return;
     }
+    // The roles below the bot get positions n..1, each strictly under the bot's own
+    // position number (discord-behaviour.md §3.4), which creates raise by one each. A role
+    // sharing the bot's number (an old tie, §3.3) leaves too few numbers below it.
+    let fixed = cx.snap.bot_top_rank().map(|t| t + 1).unwrap_or(0);
+    let n = target.len().saturating_sub(fixed);
+    if let Some(top) = fixed.checked_sub(1).and_then(|i| ranked.get(i)) {
+        let created = declared_keys.iter().filter(|k| k.live().is_none()).count();
+        let room = top.position + i64::try_from(created).unwrap_or(i64::MAX) - 1;
+        if i64::try_from(n).unwrap_or(i64::MAX) > room {
+            cx.problem(
+                Some("roles".into()),
+                format!(
+                    "the role order needs {n} places below the bot's highest role `{}`, but its position number leaves {room}: a role shares its number (Discord refuses the reorder)",
+                    top.name
+                ),
+                Some("move any role once in Discord's role settings (a drag renumbers every role), then plan again"),
+            );
+            // The call stays in the (refused) plan: it is the one Discord would refuse.
+        }
+    }
     let name_of = |k: &IdRef| cx.role_label(k);
     // Roles at or above the bot's highest role cannot move, nor can others pass them.
-    let fixed = cx.snap.bot_top_rank().map(|t| t + 1).unwrap_or(0);
+    let mut past_bot = None;
     if target[..fixed.min(target.len())] != after_create[..fixed.min(after_create.len())] {
         let bot_role = fixed
             .checked_sub(1)
@@ -411,17 +431,25 @@ fn plan_role_order(
             .iter()
             .position(|d| moved.first() == Some(&d.name))
             .map(|i| format!("roles[{i}]"));
-        cx.problem(
+        past_bot = Some((
             source,
             format!(
                 "the role order would move {} at or above the bot's highest role `{bot_role}`, which Discord refuses",
-                moved.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                moved
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
-            Some("list roles above the bot's role in their live order, or move the bot's role higher in Discord"),
-        );
-        return;
+        ));
     }
-    let movable = &target[fixed.min(target.len())..];
+    // A refused plan keeps the call that order needs, moving the roles above the bot too:
+    // it is the one Discord would refuse (a rehearsal of the refused plan shows it).
+    let movable = if past_bot.is_some() {
+        &target[..]
+    } else {
+        &target[fixed.min(target.len())..]
+    };
     let n = movable.len();
     let body: Vec<Value> = movable
         .iter()
@@ -433,6 +461,13 @@ fn plan_role_order(
         before: json!(live_keys.iter().map(&name_of).collect::<Vec<_>>()),
         after: json!(target.iter().map(&name_of).collect::<Vec<_>>()),
     }];
+    if let Some((source, message)) = past_bot {
+        cx.problem(
+            source,
+            message,
+            Some("list roles above the bot's role in their live order, or move the bot's role higher in Discord"),
+        );
+    }
     let idx = cx.push_change(change(
         Action::Reorder,
         Kind::Role,

@@ -51,8 +51,14 @@ impl Harness {
 
     /// Runs `guildctl ARGS` against the emulator.
     pub async fn run(&self, args: &[&str]) -> Run {
+        self.run_env(args, &[]).await
+    }
+
+    /// Runs `guildctl ARGS` against the emulator with more environment variables.
+    pub async fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let out: Output = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"))
             .args(args)
+            .envs(env.iter().copied())
             .env("DISCORD_TOKEN", &self.emu.token)
             .env("GUILDCTL_API_BASE", &self.emu.api_base)
             .env("GUILDCTL_GUILD", &self.emu.guild_id)

@@ -373,6 +373,7 @@ pub async fn post_channel(
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
     let collapse = st.config.collapse_inner_whitespace;
+    let max_categories = st.config.max_categories;
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_CHANNELS)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
@@ -388,6 +389,15 @@ pub async fn post_channel(
         return Err(ApiError::bad_request(
             30013,
             "Maximum number of guild channels reached (500)",
+        ));
+    }
+    if let Some(max) = max_categories
+        && kind == 4
+        && g.channels.iter().filter(|c| c.kind == 4).count() >= max
+    {
+        return Err(ApiError::bad_request(
+            30030,
+            &format!("Maximum number of server categories has been reached ({max})"),
         ));
     }
     let parent = f.parent_id.clone().flatten();

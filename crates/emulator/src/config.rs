@@ -59,6 +59,11 @@ pub struct EmulatorConfig {
     /// `GET /guilds/{id}/members` needs (reference, "Authentication" 3); without it the
     /// listing is refused with 403 50001. On by default, as a bot that manages rosters has it.
     pub guild_members_intent: bool,
+    /// Categories a guild may have, refused past it with 400 30030 "Maximum number of
+    /// server categories has been reached (N)". Unverified (§2.3: the docs' text says 5,
+    /// userdoccers 50 of the 500 channels), so off (`null`) by default: a server-side limit
+    /// to set when a guild is known to have one.
+    pub max_categories: Option<usize>,
 }
 
 /// One per-route bucket: `limit` requests per `window_seconds` for each major
@@ -104,6 +109,7 @@ impl Default for EmulatorConfig {
             scope_header_on_success: false,
             collapse_inner_whitespace: false,
             guild_members_intent: true,
+            max_categories: None,
         }
     }
 }

@@ -1,0 +1,186 @@
+//! What rehearsal adds to `plan` for the largest guild of the scale bench (250 roles, 500
+//! channels, 1,000 webhooks, 750 onboarding options): CPU time and peak heap, plan alone
+//! against plan then rehearsal. Everything runs on this thread (a current-thread runtime
+//! serves the rehearsal's in-process emulator), so this thread's CPU time holds all of it.
+//! See docs/rehearsal.md.
+//!
+//! Run: `cargo bench --bench rehearsal` (`-- --quick` for one iteration).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use discord_emulator::{EmulatorOptions, LargeStateOptions, RunningEmulator, large_state};
+use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::manifest;
+use guildctl::plan::{self, PlanOptions};
+use guildctl::rehearse::{RehearseOptions, rehearse};
+use guildctl::report::{self, Format, Heading};
+use guildctl::snapshot::Snapshot;
+
+/// Counts the heap in use and its peak since the last reset.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed to the system allocator unchanged; only counters are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let grow = new_size - layout.size();
+                let now = IN_USE.fetch_add(grow, Ordering::Relaxed) + grow;
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn cpu_now() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime");
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn mib(bytes: usize) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick") || !args.iter().any(|a| a == "--bench");
+    let iters = if quick { 1 } else { 9 };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    // The live guild, read once, as the scale bench reads it.
+    let mut state = large_state(LargeStateOptions {
+        roles: 250,
+        channels: 500,
+        webhooks: 1000,
+        members: 10,
+        community: true,
+    });
+    state.config.time_scale = 1e6;
+    let snap = runtime.block_on(async {
+        let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
+            .await
+            .expect("emulator");
+        let client = Client::with_options(
+            &emu.api_base,
+            Token::new(emu.token.clone()).expect("token"),
+            ClientOptions::default(),
+        )
+        .expect("client");
+        let snap = Snapshot::fetch(&client, &emu.guild_id)
+            .await
+            .expect("snapshot");
+        emu.shutdown().await;
+        snap
+    });
+    // The export with a new topic in every text channel: hundreds of calls to rehearse.
+    let exported = guildctl::export::export(&snap).expect("export");
+    let edited = exported.replace("topic: Channel ", "topic: Changed ");
+    let path = dir.path().join("changed-250.yaml");
+    std::fs::write(&path, edited).expect("write");
+    let (loaded, report) = manifest::validate(&path);
+    assert!(!report.has_errors(), "{}", report.render_text(false));
+    let loaded = loaded.expect("loaded");
+    let options = PlanOptions::default();
+    let the_plan = plan::diff_loaded(&loaded, &snap, &options).expect("plan");
+    let calls = the_plan.operations.len();
+    assert!(calls > 100, "{calls} calls");
+
+    let plan_once = || {
+        let p = plan::diff_loaded(&loaded, &snap, &options).expect("plan");
+        std::hint::black_box(report::render(&p, Format::Text, Heading::Plan, false));
+        p
+    };
+    let rehearse_once = |p: &plan::Plan| {
+        let verdict = runtime
+            .block_on(rehearse(&loaded, &snap, p, &RehearseOptions::default()))
+            .expect("rehearsal");
+        assert!(verdict.ok, "{verdict:?}");
+        assert_eq!(verdict.calls, calls);
+    };
+    // Warm-up, then timed runs of plan alone and of the rehearsal of its plan.
+    rehearse_once(&plan_once());
+    let mut plan_times = Vec::new();
+    let mut rehearsal_times = Vec::new();
+    for _ in 0..iters {
+        let start = cpu_now();
+        let p = plan_once();
+        let planned = cpu_now();
+        rehearse_once(&p);
+        let rehearsed = cpu_now();
+        plan_times.push(planned - start);
+        rehearsal_times.push(rehearsed - planned);
+    }
+
+    // Peak heap: what is held while planning (the snapshot and manifest included), and
+    // while planning then rehearsing.
+    let base = IN_USE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let p = plan_once();
+    let plan_peak = PEAK.load(Ordering::Relaxed);
+    PEAK.store(IN_USE.load(Ordering::Relaxed), Ordering::Relaxed);
+    rehearse_once(&p);
+    let rehearse_peak = PEAK.load(Ordering::Relaxed);
+    drop(p);
+
+    let (plan_ms, rehearse_ms) = (median(plan_times), median(rehearsal_times));
+    println!(
+        "Rehearsal of the largest guild (250 roles, 500 channels, 1,000 webhooks, 750 onboarding options), {calls} calls; CPU ms, median of {iters}{}:",
+        if quick { ", --quick" } else { "" }
+    );
+    println!("| | CPU ms | peak heap MiB |");
+    println!("|---|---:|---:|");
+    println!("| plan | {:.2} | {:.1} |", ms(plan_ms), mib(plan_peak));
+    println!(
+        "| plan + rehearsal | {:.2} | {:.1} |",
+        ms(plan_ms + rehearse_ms),
+        mib(plan_peak.max(rehearse_peak))
+    );
+    println!(
+        "rehearsal adds {:.2} ms CPU (target ≤ 150); memory {:.2}× the plan's (target < 2×)",
+        ms(rehearse_ms),
+        plan_peak.max(rehearse_peak) as f64 / plan_peak as f64
+    );
+}

@@ -1,0 +1,53 @@
+//! What `plan --rehearse` and `apply` share: the plan applied first to an in-process copy
+//! of the guild (guildctl::rehearse), its verdict put on the plan, and a refusal shown on
+//! the manifest line that caused it.
+
+use anyhow::{Context, Result, anyhow};
+
+use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
+use guildctl::plan::Plan;
+use guildctl::rehearse::{self, RehearseOptions};
+use guildctl::snapshot::Snapshot;
+
+use super::Target;
+
+/// Rehearses `plan` and records the verdict on it; a refused call is shown on its
+/// manifest line (and in `--annotations`). Whether the rehearsal passed is the verdict's
+/// `ok`: callers decide what a failure means.
+pub(crate) async fn rehearse_plan(
+    target: &Target,
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    plan: &mut Plan,
+) -> Result<()> {
+    let options = RehearseOptions {
+        plan: target.plan_options(),
+        rules: RehearseOptions::rules_from_env()?,
+    };
+    let verdict = rehearse::rehearse(loaded, snap, plan, &options)
+        .await
+        .context("rehearsing the plan on a copy of the guild (--no-rehearse skips it)")?;
+    if let Some(r) = &verdict.refusal {
+        let diag = Diagnostic {
+            severity: Severity::Error,
+            path: r.source.clone().unwrap_or_default(),
+            message: format!("the rehearsal's copy refused {}: {}", r.call, r.answer(&|s| s.to_owned())),
+            help: Some(
+                "Discord would refuse this call: change the manifest (or the guild) so it is accepted; nothing was sent to Discord".to_owned(),
+            ),
+        };
+        target.show(&manifest::report_on(loaded, &[diag]))?;
+    }
+    plan.rehearsal = Some(verdict);
+    Ok(())
+}
+
+/// The error a failed rehearsal ends a command with.
+pub(crate) fn failed(plan: &Plan) -> Option<anyhow::Error> {
+    let r = plan.rehearsal.as_ref().filter(|r| !r.ok)?;
+    let show = |s: &str| guildctl::inert::terminal(s).into_owned();
+    Some(anyhow!(
+        "{}; nothing was sent to Discord",
+        r.headline(&show, &show)
+    ))
+}

@@ -1,0 +1,404 @@
+//! Rehearsal: a plan applied first to an in-process copy of the live guild.
+//!
+//! The copy is the snapshot guildctl already read (no request to Discord), loaded into
+//! the emulator as its state: roles and their order, channels and overwrites, the bot's
+//! own user, member, roles and permissions, the guild's features and boost tier, the
+//! welcome screen, onboarding and webhooks. The plan's own operations then run there
+//! through apply's engine ([`crate::apply::apply`]), over loopback HTTP with guildctl's
+//! client, so the copy sees exactly the calls apply will send, in apply's order. A second
+//! plan against the copy says whether the first one converges.
+//!
+//! What the snapshot cannot hold (members other than the bot, channels hidden from the
+//! bot, rules the emulator does not model) is named in the verdict's `not_rehearsed`.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use discord_emulator::{EmulatorConfig, EmulatorOptions, RunningEmulator, State};
+
+use crate::apply::{self, ApplyOptions, Status};
+use crate::discord::{Client, ClientError, ClientOptions, Token};
+use crate::manifest::LoadedManifest;
+use crate::plan::{self, Plan, PlanOptions, Rehearsal, RehearsalRefusal};
+use crate::snapshot::Snapshot;
+
+/// Why a rehearsal could not be run at all (as opposed to a plan it refused).
+#[derive(Debug, thiserror::Error)]
+pub enum RehearseError {
+    #[error("the guild's copy could not be built: {0}")]
+    Copy(String),
+    #[error("the copy could not start: {0}")]
+    Start(#[from] discord_emulator::EmulatorError),
+    #[error("the copy could not be read back after the calls: {0}")]
+    ReadBack(ClientError),
+    #[error("the rehearsal's client: {0}")]
+    Client(ClientError),
+    #[error("cannot read the rehearsal rules {path}: {detail}")]
+    Rules { path: PathBuf, detail: String },
+}
+
+/// How a rehearsal runs.
+#[derive(Debug, Clone, Default)]
+pub struct RehearseOptions {
+    /// The plan's own options, for the second plan.
+    pub plan: PlanOptions,
+    /// Rules for the copy beyond the emulator's defaults (its `EmulatorConfig`), e.g. a
+    /// server-side limit Discord set for this guild. Rate limits are always off in the
+    /// copy: waits are not what a rehearsal tests.
+    pub rules: Option<EmulatorConfig>,
+}
+
+impl RehearseOptions {
+    /// Reads the copy's rules from the JSON file named by `GUILDCTL_REHEARSAL_RULES`
+    /// (an emulator config: only the fields given change), when it is set.
+    pub fn rules_from_env() -> Result<Option<EmulatorConfig>, RehearseError> {
+        let Some(path) = std::env::var_os("GUILDCTL_REHEARSAL_RULES").map(PathBuf::from) else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| RehearseError::Rules {
+            path: path.clone(),
+            detail: e.to_string(),
+        })?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| RehearseError::Rules {
+                path,
+                detail: e.to_string(),
+            })
+    }
+}
+
+/// The audit-log reason the copy records; it never leaves the process.
+const REASON: &str = "guildctl rehearsal";
+
+/// Applies `plan` to a copy of `snap` and plans `loaded` again against the copy.
+pub async fn rehearse(
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    plan: &Plan,
+    options: &RehearseOptions,
+) -> Result<Rehearsal, RehearseError> {
+    let not_rehearsed = not_rehearsed(snap, options);
+    if plan.operations.is_empty() {
+        // Nothing to send: the copy would be the snapshot itself, and so its plan.
+        return Ok(Rehearsal {
+            ok: plan.changes.is_empty(),
+            calls: 0,
+            converges: plan.changes.is_empty(),
+            refusal: None,
+            total: 0,
+            left_undone: Vec::new(),
+            still_changes: plan.changes.iter().map(describe_change).collect(),
+            not_rehearsed,
+        });
+    }
+    let state = copy_of(snap, options.rules.clone())?;
+    let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) }).await?;
+    let outcome = run(&emu, loaded, snap, plan, options).await;
+    emu.shutdown().await;
+    let mut verdict = outcome?;
+    verdict.not_rehearsed = not_rehearsed;
+    Ok(verdict)
+}
+
+async fn run(
+    emu: &RunningEmulator,
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    plan: &Plan,
+    options: &RehearseOptions,
+) -> Result<Rehearsal, RehearseError> {
+    let token = Token::new(emu.token.clone()).map_err(RehearseError::Client)?;
+    let client = Client::with_options(&emu.api_base, token, ClientOptions::default())
+        .map_err(RehearseError::Client)?;
+    // One call at a time: the same calls in the same order as apply, and a verdict
+    // that is the same on every run of the same plan.
+    let apply_options = ApplyOptions {
+        concurrency: 1,
+        ..ApplyOptions::new(REASON, loaded.dir())
+    };
+    let outcome = apply::apply(&client, plan, &apply_options, |_| {}).await;
+    let calls = outcome.count(Status::Done);
+    let total = plan.operations.len();
+    if let Some((i, error)) = outcome.failures.first() {
+        let op = &plan.operations[*i];
+        let source = plan.changes.get(op.change).and_then(|c| c.source.clone());
+        let line = source.as_deref().and_then(|s| line_of(loaded, s));
+        let (status, code, message, path) = match error {
+            ClientError::Api(e) => (
+                e.status.as_u16(),
+                e.code(),
+                e.body
+                    .as_ref()
+                    .map(|b| b.message.clone())
+                    .unwrap_or_default(),
+                e.path.clone(),
+            ),
+            other => (0, None, other.to_string(), op.path.clone()),
+        };
+        let left_undone = outcome
+            .statuses
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !matches!(s, Status::Done | Status::Failed))
+            .map(|(j, _)| plan.operations[j].summary.clone())
+            .collect();
+        return Ok(Rehearsal {
+            ok: false,
+            calls,
+            converges: false,
+            refusal: Some(RehearsalRefusal {
+                call: op.summary.clone(),
+                method: op.method.clone(),
+                path,
+                status,
+                code,
+                message,
+                source,
+                line,
+            }),
+            total,
+            left_undone,
+            still_changes: Vec::new(),
+            not_rehearsed: Vec::new(),
+        });
+    }
+    let after = Snapshot::fetch(&client, &snap.guild.id)
+        .await
+        .map_err(RehearseError::ReadBack)?;
+    // The second plan's changes, refused or not: convergence is about what differs.
+    let again = match plan::diff_with(&loaded.manifest, &after, &options.plan) {
+        Ok(p) => p,
+        Err(e) => *e.partial,
+    };
+    let still_changes: Vec<String> = again.changes.iter().map(describe_change).collect();
+    Ok(Rehearsal {
+        ok: still_changes.is_empty(),
+        calls,
+        converges: still_changes.is_empty(),
+        refusal: None,
+        total,
+        left_undone: Vec::new(),
+        still_changes,
+        not_rehearsed: Vec::new(),
+    })
+}
+
+/// `update role Moderator (color)`.
+fn describe_change(c: &plan::Change) -> String {
+    let fields: Vec<&str> = c.fields.iter().map(|f| f.field.as_str()).collect();
+    let verb = match c.action {
+        plan::Action::Create => "create",
+        plan::Action::Update => "update",
+        plan::Action::Reorder => "reorder",
+        plan::Action::Delete => "delete",
+    };
+    let mut s = format!("{verb} {} {}", c.object.kind.label(), c.object.name);
+    if !fields.is_empty() {
+        s.push_str(&format!(" ({})", fields.join(", ")));
+    }
+    s
+}
+
+/// `guild.yaml:23` for a manifest path.
+fn line_of(loaded: &LoadedManifest, source: &str) -> Option<String> {
+    let span = loaded.locations.span(source)?;
+    let file = loaded.files.get(span.file)?;
+    Some(format!("{}:{}", file.path.display(), span.line))
+}
+
+/// What the copy does not hold, so the rehearsal cannot vouch for it.
+fn not_rehearsed(snap: &Snapshot, options: &RehearseOptions) -> Vec<String> {
+    let mut out = Vec::new();
+    if !snap.sees_every_channel() {
+        out.push(
+            "channels the bot cannot view: Discord hides them, so the copy has none of them"
+                .to_owned(),
+        );
+    }
+    if snap.webhooks.is_none() {
+        out.push("webhooks: the bot cannot read them, so the copy has none".to_owned());
+    }
+    if snap.welcome_screen.is_none() {
+        out.push(
+            "the welcome screen: the guild read got none (none is set, or the bot cannot read it), so the copy starts without one"
+                .to_owned(),
+        );
+    }
+    if snap.onboarding.is_none() {
+        out.push(
+            "onboarding: the guild read got none (the bot cannot read it), so the copy starts with it off"
+                .to_owned(),
+        );
+    }
+    if !snap.guild.unknown.is_empty() {
+        let names: Vec<&str> = snap.guild.unknown.iter().map(|f| f.api).collect();
+        out.push(format!(
+            "settings the guild read left out ({}): the copy has stand-ins",
+            names.join(", ")
+        ));
+    }
+    out.push(
+        "members other than the bot: the copy has the bot alone, so who holds a role is not checked"
+            .to_owned(),
+    );
+    out.push(
+        "rate limits: the copy has none, so the calls' waits (and Discord's slower limits such as role creations per day) are not rehearsed"
+            .to_owned(),
+    );
+    if options.rules.is_none() {
+        out.push(
+            "limits Discord sets per guild beyond its documented ones (GUILDCTL_REHEARSAL_RULES can name them)"
+                .to_owned(),
+        );
+    }
+    out
+}
+
+/// The emulator state of a snapshot: the guild as the bot saw it, the bot's user and
+/// membership, and a token for it. Written as the emulator's own state format (every
+/// field it does not get keeps the emulator's default).
+pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, RehearseError> {
+    let g = &snap.guild;
+    let roles: Vec<Value> = g
+        .roles
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.id, "name": r.name, "permissions": r.permissions,
+                "position": r.position, "color": r.color, "hoist": r.hoist,
+                "managed": r.managed, "mentionable": r.mentionable,
+                "unicode_emoji": r.unicode_emoji, "tags": r.tags,
+            })
+        })
+        .collect();
+    let channels: Vec<Value> = snap.channels.iter().map(channel).collect();
+    let welcome = snap.welcome_screen.as_ref().map(|w| {
+        json!({
+            "description": w.description,
+            "welcome_channels": w.welcome_channels.iter().map(|c| json!({
+                "channel_id": c.channel_id, "description": c.description,
+                "emoji_id": c.emoji_id, "emoji_name": c.emoji_name,
+            })).collect::<Vec<_>>(),
+        })
+    });
+    let onboarding = snap.onboarding.as_ref().map(|o| {
+        json!({
+            "enabled": o.enabled, "mode": o.mode,
+            "default_channel_ids": o.default_channel_ids,
+            "prompts": o.prompts.iter().map(|p| json!({
+                "id": p.id, "type": p.kind, "title": p.title,
+                "single_select": p.single_select, "required": p.required,
+                "in_onboarding": p.in_onboarding,
+                "options": p.options.iter().map(|x| {
+                    let emoji = x.emoji.clone().unwrap_or_default();
+                    json!({
+                        "id": x.id, "title": x.title, "description": x.description,
+                        "channel_ids": x.channel_ids, "role_ids": x.role_ids,
+                        "emoji_id": emoji.id, "emoji_name": emoji.name,
+                        "emoji_animated": emoji.animated.unwrap_or(false),
+                    })
+                }).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    });
+    let webhooks: Vec<Value> = snap
+        .webhooks
+        .iter()
+        .flatten()
+        .map(|w| {
+            json!({
+                "id": w.id, "type": w.kind, "channel_id": w.channel_id,
+                "name": w.name.clone().unwrap_or_default(), "avatar": w.avatar,
+                "application_id": w.application_id,
+            })
+        })
+        .collect();
+    // The tier is what Discord checks; the count only has to reach it.
+    let boosts = [0, 2, 7, 14][usize::try_from(g.premium_tier.min(3)).unwrap_or(0)];
+    let mut guild = json!({
+        "id": g.id, "name": g.name, "owner_id": g.owner_id, "description": g.description,
+        "features": g.features,
+        "afk_channel_id": g.afk_channel_id, "afk_timeout": g.afk_timeout,
+        "system_channel_id": g.system_channel_id,
+        "system_channel_flags": g.system_channel_flags,
+        "widget_enabled": g.widget_enabled, "widget_channel_id": g.widget_channel_id,
+        "verification_level": g.verification_level,
+        "default_message_notifications": g.default_message_notifications,
+        "explicit_content_filter": g.explicit_content_filter,
+        "premium_tier": g.premium_tier,
+        "premium_subscription_count": boosts,
+        "preferred_locale": g.preferred_locale,
+        "rules_channel_id": g.rules_channel_id,
+        "public_updates_channel_id": g.public_updates_channel_id,
+        "safety_alerts_channel_id": g.safety_alerts_channel_id,
+        "premium_progress_bar_enabled": g.premium_progress_bar_enabled,
+        "roles": roles,
+        "channels": channels,
+        "members": [{ "user_id": snap.bot.id, "roles": snap.bot_member.roles }],
+        "webhooks": webhooks,
+    });
+    if let Some(w) = welcome {
+        guild["welcome_screen"] = w;
+    }
+    if let Some(o) = onboarding {
+        guild["onboarding"] = o;
+    }
+    let mut config = serde_json::to_value(rules.unwrap_or_default())
+        .map_err(|e| RehearseError::Copy(e.to_string()))?;
+    config["rate_limits_enabled"] = json!(false);
+    // New ids come after every id of the guild.
+    let last = std::iter::once(g.id.as_str())
+        .chain(g.roles.iter().map(|r| r.id.as_str()))
+        .chain(snap.channels.iter().map(|c| c.id.as_str()))
+        .chain(snap.webhooks.iter().flatten().map(|w| w.id.as_str()))
+        .filter_map(|id| id.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
+    let state = json!({
+        "guilds": [guild],
+        "users": [{ "id": snap.bot.id, "username": snap.bot.username, "bot": snap.bot.bot }],
+        "bot_user_id": snap.bot.id,
+        "snowflake": { "last": last },
+        "config": config,
+    });
+    serde_json::from_value(state).map_err(|e| RehearseError::Copy(e.to_string()))
+}
+
+fn channel(c: &crate::discord::models::Channel) -> Value {
+    let mut v = json!({
+        "id": c.id, "type": c.kind, "name": c.name, "position": c.position,
+        "parent_id": c.parent_id, "permission_overwrites": c.permission_overwrites,
+        "topic": c.topic, "nsfw": c.nsfw.unwrap_or(false), "flags": c.flags,
+        "available_tags": c.available_tags.clone().unwrap_or_default(),
+        "default_reaction_emoji": c.default_reaction_emoji,
+        "default_sort_order": c.default_sort_order,
+        "default_forum_layout": c.default_forum_layout.unwrap_or(0),
+    });
+    // Fields a kind of channel does not have stay absent, as the emulator keeps them.
+    let optional = [
+        (
+            "rate_limit_per_user",
+            c.rate_limit_per_user.map(Value::from),
+        ),
+        ("bitrate", c.bitrate.map(Value::from)),
+        ("user_limit", c.user_limit.map(Value::from)),
+        ("rtc_region", c.rtc_region.clone().map(Value::from)),
+        ("video_quality_mode", c.video_quality_mode.map(Value::from)),
+        (
+            "default_auto_archive_duration",
+            c.default_auto_archive_duration.map(Value::from),
+        ),
+        (
+            "default_thread_rate_limit_per_user",
+            c.default_thread_rate_limit_per_user.map(Value::from),
+        ),
+    ];
+    for (key, value) in optional {
+        if let Some(value) = value {
+            v[key] = value;
+        }
+    }
+    v
+}

@@ -1,0 +1,85 @@
+//! The rehearsal's verdict in the plan's text and markdown (JSON carries the value as is):
+//! one line beside the plan's own verdict, then what was left undone or still differs,
+//! and what the copy could not know.
+
+use std::fmt::Write;
+
+use crate::inert;
+use crate::plan::Rehearsal;
+
+/// Names shown of a long list before "… and N more"; the JSON has them all.
+const SHOWN: usize = 10;
+
+fn some(items: &[String], show: &dyn Fn(&str) -> String) -> String {
+    let mut s: Vec<String> = items.iter().take(SHOWN).map(|i| show(i)).collect();
+    if items.len() > SHOWN {
+        s.push(format!("… and {} more", items.len() - SHOWN));
+    }
+    s.join("; ")
+}
+
+/// For a terminal, after the summary line.
+pub(super) fn text(out: &mut String, r: &Rehearsal, paint: &dyn Fn(&str, &str) -> String) {
+    let show = |s: &str| inert::terminal(s).into_owned();
+    let (label, colour) = if r.ok {
+        ("Rehearsal:", "32")
+    } else {
+        ("Rehearsal failed:", "1;31")
+    };
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        paint(colour, label),
+        r.headline(&show, &show)
+    );
+    if !r.left_undone.is_empty() {
+        let _ = writeln!(out, "  Left undone: {}", some(&r.left_undone, &show));
+    }
+    if !r.still_changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "  A second plan still shows: {}",
+            some(&r.still_changes, &show)
+        );
+    }
+    if !r.not_rehearsed.is_empty() {
+        let _ = writeln!(out, "  Not rehearsed: {}", some(&r.not_rehearsed, &show));
+    }
+}
+
+/// For a pull request, right under the summary line.
+pub(super) fn markdown(out: &mut String, r: &Rehearsal) {
+    let show = |s: &str| inert::markdown(s);
+    let code = |s: &str| inert::markdown_code(s);
+    if r.ok {
+        let _ = writeln!(out, "**Rehearsal:** {}\n", r.headline(&show, &code));
+    } else {
+        let _ = writeln!(
+            out,
+            "> [!CAUTION]\n> **Rehearsal failed, apply will refuse:** {}",
+            r.headline(&show, &code)
+        );
+        if !r.left_undone.is_empty() {
+            let _ = writeln!(out, ">\n> Left undone: {}", some(&r.left_undone, &show));
+        }
+        if !r.still_changes.is_empty() {
+            let _ = writeln!(
+                out,
+                ">\n> A second plan still shows: {}",
+                some(&r.still_changes, &show)
+            );
+        }
+        out.push('\n');
+    }
+    if !r.not_rehearsed.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details><summary>Not rehearsed ({})</summary>\n",
+            r.not_rehearsed.len()
+        );
+        for item in &r.not_rehearsed {
+            let _ = writeln!(out, "- {}", show(item));
+        }
+        let _ = writeln!(out, "\n</details>\n");
+    }
+}
