@@ -249,3 +249,54 @@ async fn many_guilds_share_one_global_limit_without_a_429() {
         "wall {wall:?}: faster than the global limit allows"
     );
 }
+
+/// A network's ban list lives in one base; each guild adds its own bans on top, merged by
+/// user id (docs/manifest.md, "Bases"), and `apply --all` bans each list in its guild.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shared_ban_list_merges_by_user_with_each_guilds_own() {
+    let (h, ids) = workspace("").await;
+    let user = |name: &str| {
+        h.emu
+            .state()
+            .users
+            .iter()
+            .find(|u| u.username == name)
+            .unwrap_or_else(|| panic!("user {name}"))
+            .id
+            .clone()
+    };
+    let (frank, ivan) = (user("frank"), user("ivan"));
+    h.manifest(
+        "bans.yaml",
+        &format!("version: 1\nbans:\n  - {{ id: \"{frank}\", reason: Network-wide spam }}\n"),
+    );
+    for (name, extra) in [
+        (
+            "a",
+            format!("bans:\n  - {{ id: \"{ivan}\", reason: Raid in a }}\n"),
+        ),
+        ("b", String::new()),
+        ("c", String::new()),
+    ] {
+        h.manifest(
+            &format!("guilds/{name}.yaml"),
+            &format!("version: 1\nextends: [../base.yaml, ../bans.yaml]\n{extra}"),
+        );
+    }
+    h.run(&["apply", "--all", "--yes"]).await.assert_code(0);
+    let banned = |id: &str| -> Vec<String> {
+        guild(&h, id)
+            .bans
+            .iter()
+            .map(|b| b.user_id.clone())
+            .collect()
+    };
+    for id in &ids {
+        assert!(banned(id).contains(&frank), "the shared ban in {id}");
+    }
+    assert!(banned(&ids[0]).contains(&ivan), "a's own ban");
+    assert!(!banned(&ids[1]).contains(&ivan), "b does not have a's ban");
+    h.run(&["plan", "--all", "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}

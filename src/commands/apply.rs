@@ -7,20 +7,19 @@
 //! the derived plan.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use clap::Args;
 
 use guildctl::apply::{self, Status};
 use guildctl::inert;
-use guildctl::manifest::LoadedManifest;
-use guildctl::plan::{self, Allowance, Plan};
+use guildctl::plan::{self, Allowance};
 use guildctl::progress::{self, ApplyProgress};
 use guildctl::report::{self, Format, Heading};
 
 use super::git::default_reason;
-use super::{Target, connect, fetch, refused, rehearsal_failed, rehearse_plan};
+use super::{Target, connect, fetch, read_reviewed_plan, refused, rehearsal_failed, rehearse_plan};
 
 #[derive(Args)]
 pub struct ApplyArgs {
@@ -57,29 +56,6 @@ pub struct ApplyArgs {
     /// or does not converge.
     #[arg(long)]
     no_rehearse: bool,
-}
-
-/// Reads a saved plan and checks, before any request, that it was made from this
-/// manifest, for this guild, by this guildctl, and that its digest is its own. What it
-/// says is trusted no further: only its digest is used, to match the plan apply derives.
-pub(super) fn read_reviewed_plan(
-    path: &Path,
-    loaded: &LoadedManifest,
-    guild_id: &str,
-) -> Result<Plan> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the plan {}", path.display()))?;
-    let plan: Plan = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a guildctl plan", path.display()))?;
-    let digest = plan::binding::manifest_digest(loaded);
-    plan.verify_binding(&digest, guild_id).map_err(|e| {
-        anyhow!(
-            "refusing to apply {} with {}: {e}. Apply it with the manifest and guild it was made for, or make and review a new plan; nothing was sent to Discord",
-            path.display(),
-            loaded.path.display(),
-        )
-    })?;
-    Ok(plan)
 }
 
 pub async fn run(args: ApplyArgs) -> Result<u8> {

@@ -5,11 +5,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use guildctl::export::{ExportedImages, image_file_name};
 use guildctl::snapshot::Snapshot;
 use guildctl::snapshot::people::PeopleQuery;
 
-use super::Connection;
+use super::{Connection, write_images};
 
 #[derive(Args)]
 pub struct ExportArgs {
@@ -92,39 +91,4 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
         }
     }
     Ok(0)
-}
-
-/// Writes each live image from the CDN into the folder `sub` (a relative path with `/`)
-/// of `base`, the manifest's folder, and returns the manifest's path for each. An image
-/// the CDN does not give is left out (unmanaged), said.
-pub(super) async fn write_images(
-    client: &guildctl::discord::Client,
-    snap: &Snapshot,
-    base: &Path,
-    sub: &str,
-) -> Result<ExportedImages> {
-    let mut out = ExportedImages::new();
-    let live = snap.live_images();
-    if live.is_empty() {
-        return Ok(out);
-    }
-    let dir = base.join(sub);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for image in &live {
-        match client.cdn_image(image).await {
-            Ok(bytes) => {
-                let name = image_file_name(image);
-                let file = dir.join(&name);
-                std::fs::write(&file, bytes)
-                    .with_context(|| format!("cannot write {}", file.display()))?;
-                out.insert(image.path(), format!("{sub}/{name}"));
-            }
-            Err(e) => eprintln!(
-                "note: {} is left out (unmanaged): {e}",
-                guildctl::inert::terminal(&image.path())
-            ),
-        }
-    }
-    eprintln!("Wrote {} image(s) to {}", out.len(), dir.display());
-    Ok(out)
 }

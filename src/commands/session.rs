@@ -366,3 +366,61 @@ pub(crate) fn refused(target: &Target, loaded: &LoadedManifest, e: &PlanError) -
         e.problems.len()
     )
 }
+
+/// Reads a saved plan and checks, before any request, that it was made from this
+/// manifest, for this guild, by this guildctl, and that its digest is its own. What it
+/// says is trusted no further: only its digest is used, to match the plan apply derives.
+pub(crate) fn read_reviewed_plan(
+    path: &Path,
+    loaded: &LoadedManifest,
+    guild_id: &str,
+) -> Result<guildctl::plan::Plan> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the plan {}", path.display()))?;
+    let plan: guildctl::plan::Plan = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a guildctl plan", path.display()))?;
+    let digest = guildctl::plan::binding::manifest_digest(loaded);
+    plan.verify_binding(&digest, guild_id).map_err(|e| {
+        anyhow!(
+            "refusing to apply {} with {}: {e}. Apply it with the manifest and guild it was made for, or make and review a new plan; nothing was sent to Discord",
+            path.display(),
+            loaded.path.display(),
+        )
+    })?;
+    Ok(plan)
+}
+
+/// Writes each live image from the CDN into the folder `sub` (a relative path with `/`)
+/// of `base`, the manifest's folder, and returns the manifest's path for each. An image
+/// the CDN does not give is left out (unmanaged), said.
+pub(crate) async fn write_images(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut out = guildctl::export::ExportedImages::new();
+    let live = snap.live_images();
+    if live.is_empty() {
+        return Ok(out);
+    }
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for image in &live {
+        match client.cdn_image(image).await {
+            Ok(bytes) => {
+                let name = guildctl::export::image_file_name(image);
+                let file = dir.join(&name);
+                std::fs::write(&file, bytes)
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+                out.insert(image.path(), format!("{sub}/{name}"));
+            }
+            Err(e) => eprintln!(
+                "note: {} is left out (unmanaged): {e}",
+                guildctl::inert::terminal(&image.path())
+            ),
+        }
+    }
+    eprintln!("Wrote {} image(s) to {}", out.len(), dir.display());
+    Ok(out)
+}

@@ -461,7 +461,7 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
 async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild) -> Result<Ready> {
     let (t, loaded) = load_for(args.target, &g)?;
     let reviewed = match args.plans {
-        Some(dir) => Some(super::apply::read_reviewed_plan(
+        Some(dir) => Some(super::read_reviewed_plan(
             &dir.join(format!("{}.json", g.name)),
             &loaded,
             &g.id,
@@ -592,13 +592,9 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
                 .await
                 .context("reading the live guild")?;
             // Each guild's images in a folder of its own: guilds' icons share file names.
-            let images = super::export::write_images(
-                &session.client,
-                &snap,
-                dir,
-                &format!("images/{}", g.name),
-            )
-            .await?;
+            let images =
+                super::write_images(&session.client, &snap, dir, &format!("images/{}", g.name))
+                    .await?;
             let yaml = guildctl::export::export_with_images(&snap, &images)?;
             let path = dir.join(format!("{}.yaml", g.name));
             std::fs::write(&path, yaml)

@@ -9,7 +9,8 @@
 //! - the lists of objects `roles`, `channels` (and a category's `channels`) and `webhooks`
 //!   merge by identity: an item of the extending file with the `name` (for channels, and
 //!   the `type` when both give one) of a base item is merged into it, in the base's place;
-//!   the others follow the base's items (new roles go above a base's `@everyone`);
+//!   the others follow the base's items (new roles go above a base's `@everyone`); `bans`
+//!   merge likewise by `id`, `integrations` by `application`;
 //! - every other list (`permissions`, `overwrites`, `prompts`, ...) is taken whole from the
 //!   last layer that writes it: a list that is authoritative stays so;
 //! - a base may not name a `guild:` (it is shared), and `extends` itself is not inherited.
@@ -26,8 +27,24 @@ use super::tree::{At, Key, Node, Scalar, ScalarNode, to_json};
 /// The most bases a manifest may be built on, all levels together.
 pub const MAX_BASES: usize = 16;
 
-/// Lists whose items merge by identity (paths without their indexes).
-const IDENTITY_LISTS: [&str; 4] = ["roles", "channels", "channels.channels", "webhooks"];
+/// Lists whose items merge by identity (paths without their indexes), and the field that
+/// is an item's identity. A shared ban list merges by user, so a guild adds its own bans
+/// to the network's (or overrides one's reason) without repeating the list.
+const IDENTITY_LISTS: [(&str, &str); 6] = [
+    ("roles", "name"),
+    ("channels", "name"),
+    ("channels.channels", "name"),
+    ("webhooks", "name"),
+    ("bans", "id"),
+    ("integrations", "application"),
+];
+
+fn identity_key(kind: &str) -> Option<&'static str> {
+    IDENTITY_LISTS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, key)| *key)
+}
 
 /// Where a merged node is shown: a node of one file.
 type Origin<'a> = Option<(usize, &'a At<Node>)>;
@@ -171,7 +188,7 @@ fn entry<'a>(trees: &'a Trees, part: &Part) -> Option<(usize, &'a At<Key>, &'a A
 
 /// Merges `over` onto `base` at `kind` (the path without indexes).
 fn merge<'a>(base: L<'a>, over: L<'a>, kind: &str) -> L<'a> {
-    if IDENTITY_LISTS.contains(&kind) {
+    if identity_key(kind).is_some() {
         return match (base.into_seq(), over.into_seq()) {
             (Ok((_, base_items)), Ok((origin, over_items))) => {
                 L::Seq(origin, merge_by_identity(base_items, over_items, kind))
@@ -215,8 +232,9 @@ fn child_kind(kind: &str, name: &str) -> String {
 /// the same identity, then the extending layer's new items (roles: above `@everyone`).
 fn merge_by_identity<'a>(base: Vec<L<'a>>, over: Vec<L<'a>>, kind: &str) -> Vec<L<'a>> {
     let channels = kind.starts_with("channels");
+    let key = identity_key(kind).unwrap_or("name");
     let same = |a: &L<'_>, b: &L<'_>| {
-        let (Some(na), Some(nb)) = (a.field("name"), b.field("name")) else {
+        let (Some(na), Some(nb)) = (a.field(key), b.field(key)) else {
             return false;
         };
         na == nb

@@ -899,7 +899,7 @@ fn extends_root(manifest: &Path) -> PathBuf {
     let start = std::fs::canonicalize(&start).unwrap_or(start);
     start
         .ancestors()
-        .find(|d| d.join(super::workspace::WORKSPACE_FILE).is_file())
+        .find(|d| d.join(super::source::WORKSPACE_FILE).is_file())
         .map_or_else(|| start.clone(), Path::to_path_buf)
 }
 

@@ -8,7 +8,6 @@
 
 pub mod check;
 pub mod diagnostic;
-pub mod doors;
 mod extends;
 pub mod load;
 pub mod schema;
@@ -28,14 +27,13 @@ pub use check::{
     IMAGE_MAX_BYTES, check, check_loaded, image_fields, read_image, split_channel_ref,
 };
 pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
-pub use doors::{AllowedIntegration, InviteRule, Invites};
 pub use load::{LoadError, LoadedManifest, load, load_folder_sources, load_str, render, report_on};
 pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};
-pub use source::SourceFile;
+pub use source::{SourceFile, WORKSPACE_FILE};
 pub use source_map::{SourceMap, Span};
 pub use suggest::closest;
 pub use types::*;
-pub use workspace::{WORKSPACE_FILE, Workspace, WorkspaceError, WorkspaceGuild};
+pub use workspace::{Workspace, WorkspaceError, WorkspaceGuild};
 
 /// Loads the manifest at `path` (a file or a folder) and runs every check: the loaded
 /// manifest (if it loaded) and the report of everything found, sorted by position. The

@@ -7,6 +7,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+/// The workspace file (`manifest::workspace`): its folder bounds where bases are read from.
+pub const WORKSPACE_FILE: &str = "guildctl.yaml";
+
 /// The largest manifest file read, in bytes (checked before reading, and while reading for
 /// files whose size is not known in advance). A guild at Discord's limits (250 roles, 500
 /// channels with overwrites, onboarding, 1000 webhooks) takes well under 1 MiB of YAML.

@@ -52,11 +52,11 @@ pub struct Manifest {
     /// `prune.integrations` removes them. The bot guildctl runs as is always allowed.
     /// Left out: not managed (and not read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub integrations: Option<Vec<super::doors::AllowedIntegration>>,
+    pub integrations: Option<Vec<AllowedIntegration>>,
     /// Which invites may exist (by code or by rule); drift reports the others, and
     /// `prune.invites` deletes them. Left out: not managed (and not read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invites: Option<super::doors::Invites>,
+    pub invites: Option<Invites>,
     /// Users banned from the guild, each with the reason sent to the audit log. Bans made
     /// live but not listed are kept unless `prune.bans`. In a folder manifest this list may be
     /// split across files (a shared ban list in its own file). Left out: bans are not managed.
@@ -1063,4 +1063,57 @@ where
     T: Deserialize<'de>,
 {
     Option::<T>::deserialize(d).map(Some)
+}
+
+// The ways into the guild: the applications allowed in it and the invites that may
+// exist (docs/manifest.md, "Integrations, invites and lockdown").
+
+/// An application (bot or app) allowed in the guild.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedIntegration {
+    /// The application's id (in the Developer Portal, or drift's report).
+    #[schemars(extend("examples" = ["1234567890123456789"]))]
+    pub application: Snowflake,
+    /// A name for people reading the manifest; not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["GitHub"]))]
+    pub name: Option<String>,
+}
+
+/// Which invites may exist. An invite may exist when its code is listed, or when it
+/// matches one of the rules (every condition the rule sets). Left out: not managed.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Invites {
+    /// Invite codes that may exist whatever the rules say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("examples" = [["rust"]]))]
+    pub codes: Vec<String>,
+    /// Rules an invite not listed by code must match one of. No rules and no codes: no
+    /// invite may exist.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<InviteRule>,
+    /// The guild's vanity URL code (discord.gg/CODE). Discord sets it in the server's
+    /// settings, not through the API: guildctl reads it and reports when it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vanity: Option<String>,
+}
+
+/// Conditions on an invite; an invite matches the rule when it meets every one set.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InviteRule {
+    /// Only invites that expire (`true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<bool>,
+    /// Only invites that expire within this many seconds of their creation (1-604800).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_age: Option<u32>,
+    /// Only invites limited to at most this many uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_uses: Option<u32>,
+    /// Only invites into these channels, by name, `Category/name` or id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<String>>,
 }

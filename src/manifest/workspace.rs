@@ -11,11 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::source::{self, SourceFile};
+use super::source::{self, SourceFile, WORKSPACE_FILE};
 use super::tree::{At, Node, Scalar, ScalarNode};
-
-/// The workspace file's name, looked for in the current folder and the folders above it.
-pub const WORKSPACE_FILE: &str = "guildctl.yaml";
 
 /// A workspace: where its file is and its guilds, in the file's order.
 #[derive(Debug, Clone)]

@@ -4,11 +4,9 @@
 use serde_json::json;
 
 use super::state::{
-    Ban, Channel, EmulatorConfig, Guild, Member, Onboarding, Overwrite, Role, SnowflakeGen, State,
-    User, Webhook, WelcomeScreen,
+    Ban, Channel, EmulatorConfig, Guild, Integration, IntegrationApplication, Invite, Member,
+    Onboarding, Overwrite, Role, SnowflakeGen, State, User, Webhook, WelcomeScreen,
 };
-use crate::integrations::{Integration, IntegrationApplication};
-use crate::invites::Invite;
 use discord_permissions::Permissions;
 
 /// A fixed snowflake: 2021-06-01T00:00:00Z plus `n` seconds.

@@ -7,12 +7,11 @@
 //! application made, as the reference says.
 
 use axum::extract::{Path, State as AxState};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::render;
-use super::state::{AuditChange, Guild, State};
+use super::state::{AuditChange, Guild, Integration, State};
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, R, lock, no_content, ok};
 use crate::audit_log::audit;
@@ -21,52 +20,6 @@ use discord_permissions::Permissions;
 
 /// Discord returns at most 50; any beyond cannot be retrieved (reference, Limits).
 pub const MAX_LISTED: usize = 50;
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Integration {
-    pub id: String,
-    pub name: String,
-    /// `discord` for an application (bot or commands), else the service's own type
-    /// (`twitch`, `youtube`, `guild_subscription`).
-    #[serde(rename = "type", default = "discord")]
-    pub kind: String,
-    #[serde(default = "yes")]
-    pub enabled: bool,
-    /// The application, for `discord` integrations.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub application: Option<IntegrationApplication>,
-    /// The account: for an application, its id and name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account: Option<Value>,
-    /// The user who added it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_id: Option<String>,
-    #[serde(default)]
-    pub scopes: Vec<String>,
-    /// The subscriber role of a service integration (absent for bots).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role_id: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct IntegrationApplication {
-    pub id: String,
-    pub name: String,
-    #[serde(default)]
-    pub icon: Option<String>,
-    #[serde(default)]
-    pub description: String,
-    /// The application's bot user, when it was added with the `bot` scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bot_id: Option<String>,
-}
-
-fn discord() -> String {
-    "discord".into()
-}
-fn yes() -> bool {
-    true
-}
 
 fn show(st: &State, i: &Integration) -> Value {
     let mut o = serde_json::Map::new();

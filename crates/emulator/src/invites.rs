@@ -6,40 +6,16 @@
 //! `DELETE /invites/{code}` (discord-openapi.json `invite_revoke`).
 
 use axum::extract::{Path, RawQuery, State as AxState};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::error::ApiError;
 use super::render;
-use super::state::{AuditChange, AuditEntry, Guild, State};
+use super::state::{AuditChange, AuditEntry, Guild, Invite, State};
 use crate::access::{guild_idx, need};
 use crate::app::{App, Ctx, R, lock, ok, query_params};
 use crate::perms::{channel_permissions, guild_permissions, is_owner};
 use crate::time::{now_ms, parse_timestamp, timestamp};
 use discord_permissions::Permissions;
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Invite {
-    pub code: String,
-    pub channel_id: String,
-    /// The user who made it; `None` for invites Discord made (the widget's).
-    #[serde(default)]
-    pub inviter_id: Option<String>,
-    #[serde(default)]
-    pub uses: u32,
-    /// 0 = unlimited.
-    #[serde(default)]
-    pub max_uses: u32,
-    /// Seconds until it expires; 0 = never.
-    #[serde(default)]
-    pub max_age: u32,
-    #[serde(default)]
-    pub temporary: bool,
-    /// ISO 8601.
-    pub created_at: String,
-    #[serde(default)]
-    pub flags: u32,
-}
 
 impl Invite {
     /// When it expires (Unix ms), if it does.

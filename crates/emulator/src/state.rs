@@ -229,9 +229,9 @@ pub struct Guild {
     pub images: std::collections::BTreeMap<String, String>,
     /// Bots, apps and linked services (the first 50 are readable).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub integrations: Vec<crate::integrations::Integration>,
+    pub integrations: Vec<Integration>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub invites: Vec<crate::invites::Invite>,
+    pub invites: Vec<Invite>,
     /// Joins through the vanity URL (`vanity_url_code`).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub vanity_uses: u32,
@@ -622,4 +622,72 @@ impl Guild {
             o.role_ids.retain(|r| r != id);
         }
     }
+}
+
+/// A bot, app or linked service of a guild (integrations.rs serves them).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Integration {
+    pub id: String,
+    pub name: String,
+    /// `discord` for an application (bot or commands), else the service's own type
+    /// (`twitch`, `youtube`, `guild_subscription`).
+    #[serde(rename = "type", default = "discord")]
+    pub kind: String,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// The application, for `discord` integrations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application: Option<IntegrationApplication>,
+    /// The account: for an application, its id and name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<Value>,
+    /// The user who added it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// The subscriber role of a service integration (absent for bots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct IntegrationApplication {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub icon: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    /// The application's bot user, when it was added with the `bot` scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot_id: Option<String>,
+}
+
+fn discord() -> String {
+    "discord".into()
+}
+
+/// An invite into one of a guild's channels (invites.rs serves them).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Invite {
+    pub code: String,
+    pub channel_id: String,
+    /// The user who made it; `None` for invites Discord made (the widget's).
+    #[serde(default)]
+    pub inviter_id: Option<String>,
+    #[serde(default)]
+    pub uses: u32,
+    /// 0 = unlimited.
+    #[serde(default)]
+    pub max_uses: u32,
+    /// Seconds until it expires; 0 = never.
+    #[serde(default)]
+    pub max_age: u32,
+    #[serde(default)]
+    pub temporary: bool,
+    /// ISO 8601.
+    pub created_at: String,
+    #[serde(default)]
+    pub flags: u32,
 }

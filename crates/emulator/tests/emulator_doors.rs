@@ -38,6 +38,8 @@ fn with_raidbot(extra_apps: usize) -> State {
         permissions: Permissions::ADMINISTRATOR,
         position: 1,
         color: 0,
+        secondary_color: None,
+        tertiary_color: None,
         hoist: false,
         managed: true,
         mentionable: false,
