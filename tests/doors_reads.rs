@@ -13,7 +13,12 @@ async fn plans(h: &Harness, manifest: &str) -> (String, String, Value) {
     let mut out = Vec::new();
     for format in ["text", "markdown", "json"] {
         let run = h.run(&["plan", "-f", m, "--format", format]).await;
-        assert!(run.code == 0 || run.code == 2, "{}{}", run.stdout, run.stderr);
+        assert!(
+            run.code == 0 || run.code == 2,
+            "{}{}",
+            run.stdout,
+            run.stderr
+        );
         out.push(run.stdout);
     }
     let json = serde_json::from_str(&out[2]).unwrap_or_else(|e| panic!("{e}: {}", out[2]));
@@ -55,7 +60,10 @@ async fn plan_shows_the_widget_image_url_once_the_manifest_turns_it_on() {
     let url = format!("{}/guilds/{}/widget.png", h.emu.api_base, h.emu.guild_id);
 
     let (text, _, json) = plans(&h, "version: 1\n").await;
-    assert!(!text.contains("Widget image"), "off live, not managed: {text}");
+    assert!(
+        !text.contains("Widget image"),
+        "off live, not managed: {text}"
+    );
     assert!(json.get("widget_image_url").is_none(), "{json}");
     // Off now, the image is refused: the URL is only worth showing once it is on.
     let resp = reqwest::get(&url).await.unwrap();
@@ -87,10 +95,7 @@ async fn export_writes_the_vanity_code_and_plans_to_no_changes() {
         .await
         .assert_code(0);
     let yaml = std::fs::read_to_string(&out).unwrap();
-    assert!(
-        yaml.lines().any(|l| l.trim() == "vanity: ferris"),
-        "{yaml}"
-    );
+    assert!(yaml.lines().any(|l| l.trim() == "vanity: ferris"), "{yaml}");
 
     h.emu.clear_requests();
     let run = h
@@ -111,7 +116,8 @@ async fn export_writes_the_vanity_code_and_plans_to_no_changes() {
     let m = h.manifest("other.yaml", &other);
     let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
     assert!(
-        run.stdout.contains("the vanity URL is `ferris`, not `crabs`"),
+        run.stdout
+            .contains("the vanity URL is `ferris`, not `crabs`"),
         "{}{}",
         run.stdout,
         run.stderr

@@ -925,7 +925,9 @@ async fn doors_routes_match_the_spec() {
             M::PUT,
             "/guilds/{guild_id}/incident-actions",
             format!("/guilds/{g}/incident-actions"),
-            Some(json!({"invites_disabled_until": rfc3339_in(6.0), "dms_disabled_until": rfc3339_in(2.0)})),
+            Some(
+                json!({"invites_disabled_until": rfc3339_in(6.0), "dms_disabled_until": rfc3339_in(2.0)}),
+            ),
             200,
         ),
         (
@@ -983,7 +985,10 @@ async fn doors_routes_match_the_spec() {
     assert!(content.get("image/png").is_some(), "{content}");
     let resp = c
         .http
-        .get(format!("{}/guilds/{g}/widget.png?style=banner2", c.emu.api_base))
+        .get(format!(
+            "{}/guilds/{g}/widget.png?style=banner2",
+            c.emu.api_base
+        ))
         .send()
         .await
         .unwrap();
