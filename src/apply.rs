@@ -581,6 +581,7 @@ mod tests {
             changes_sha256: String::new(),
             deletion_gate: Default::default(),
             rehearsal: None,
+            widget_image_url: None,
             guild_id: "9".into(),
             guild_name: "g".into(),
             base_fingerprint: String::new(),

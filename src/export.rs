@@ -578,6 +578,16 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             &m.webhooks,
         )?;
     }
+    if m.invites.is_some() {
+        section(
+            &mut out,
+            Some(
+                "Invites: the vanity URL code (set in Discord's server settings) and which invites may exist (one empty rule: any).",
+            ),
+            "invites",
+            &m.invites,
+        )?;
+    }
     if m.bans.is_some() {
         section(
             &mut out,

@@ -170,6 +170,9 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
         if let Some(r) = &plan.rehearsal {
             rehearsal::text(&mut out, r, &|code, s| st.paint(code, s));
         }
+        if let Some(url) = &plan.widget_image_url {
+            let _ = writeln!(out, "\nWidget image: {}", inert::terminal(url));
+        }
     }
     write_notes(&mut out, plan, st);
     if heading == Heading::Plan {
@@ -500,6 +503,9 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         folded_list(&mut tail, &summary, &items);
     }
     if heading == Heading::Plan {
+        if let Some(url) = &plan.widget_image_url {
+            let _ = writeln!(tail, "Widget image: {}\n", inert::markdown_code(url));
+        }
         // Two trailing spaces: a line break in markdown.
         for line in digest_lines(plan, inert::markdown_code) {
             let _ = writeln!(tail, "{line}  ");

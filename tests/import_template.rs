@@ -353,7 +353,7 @@ async fn a_small_template_imports_as_written_here() {
         .lines()
         .filter(|l| l.starts_with("note: "))
         .collect();
-    assert_eq!(notes.len(), 6, "{}", run.stderr);
+    assert_eq!(notes.len(), 7, "{}", run.stderr);
     assert!(notes.contains(
         &"note: renamed: role \"Member\" is \"Member (2)\": another role has that name (at serialized_source_guild.roles[1].name)"
     ), "{notes:#?}");
@@ -381,7 +381,9 @@ async fn a_small_template_imports_as_written_here() {
 #[tokio::test]
 async fn a_small_template_applies_to_the_sandbox_guild_and_converges() {
     // The default guild already has roles and channels of these names: apply adopts them.
-    let h = Harness::start().await;
+    // The template's role emoji needs ROLE_ICONS, which the guild is given here (without it,
+    // see the test below).
+    let h = Harness::with_state(Some(with_role_icons(discord_emulator::default_state()))).await;
     let m = h.dir.path().join("book-club.yaml");
     let m = m.to_str().unwrap();
     h.run(&[
@@ -411,6 +413,65 @@ async fn a_small_template_applies_to_the_sandbox_guild_and_converges() {
     assert_eq!(forum.available_tags.len(), 3);
 }
 
+/// `state` with the guild feature a role's `unicode_emoji` needs.
+fn with_role_icons(mut state: discord_emulator::State) -> discord_emulator::State {
+    state.guilds[0].features.push("ROLE_ICONS".into());
+    state
+}
+
+#[tokio::test]
+async fn a_template_role_emoji_is_kept_and_refused_at_plan_on_a_guild_without_role_icons() {
+    let h = Harness::start().await;
+    let m = h.dir.path().join("book-club.yaml");
+    let m = m.to_str().unwrap();
+    let run = h
+        .run(&[
+            "import",
+            "template",
+            data(BOOK_CLUB).to_str().unwrap(),
+            "-o",
+            m,
+        ])
+        .await;
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains("note: needs a guild feature: role \"Member\" keeps its emoji 📚, which needs the guild feature ROLE_ICONS"),
+        "{}",
+        run.stderr
+    );
+    let yaml = std::fs::read_to_string(m).unwrap();
+    let line = 1 + yaml
+        .lines()
+        .position(|l| l.contains("unicode_emoji: 📚") || l.contains("unicode_emoji: \"📚\""))
+        .unwrap_or_else(|| panic!("the emoji is kept: {yaml}"));
+
+    let plan = h.run(&["plan", "-f", m]).await;
+    plan.assert_code(1);
+    assert!(
+        plan.stderr
+            .contains("`unicode_emoji` needs the guild feature ROLE_ICONS"),
+        "{}",
+        plan.stderr
+    );
+    assert!(
+        plan.stderr.contains(&format!("book-club.yaml:{line}:")),
+        "at line {line}: {}",
+        plan.stderr
+    );
+    assert!(h.writes().is_empty());
+
+    // As the help says: without the line, it applies and converges.
+    let kept: Vec<&str> = yaml
+        .lines()
+        .filter(|l| !l.contains("unicode_emoji: "))
+        .collect();
+    std::fs::write(m, kept.join("\n") + "\n").unwrap();
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    h.run(&["plan", "-f", m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
+
 #[tokio::test]
 async fn a_realistic_template_imports_validates_applies_and_converges() {
     let (template, role_overwrites) = big_template();
@@ -418,7 +479,8 @@ async fn a_realistic_template_imports_validates_applies_and_converges() {
         (1400..=1600).contains(&role_overwrites),
         "{role_overwrites} overwrites"
     );
-    let h = Harness::with_state(Some(bare_guild_state())).await;
+    // Role 12's emoji needs ROLE_ICONS.
+    let h = Harness::with_state(Some(with_role_icons(bare_guild_state()))).await;
     let file = write(&h, "big.json", &template);
     let m = h.dir.path().join("big.yaml");
     let m = m.to_str().unwrap();

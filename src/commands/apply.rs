@@ -100,8 +100,14 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     };
     let snap = fetch(&session, &loaded.manifest).await?;
     // The plan this run executes is always the one it derives here.
-    let mut plan = plan::diff_loaded(&loaded, &snap, &target.plan_options())
-        .map_err(|e| refused(target, &loaded, &e))?;
+    let mut plan = plan::diff_loaded(
+        &loaded,
+        &snap,
+        &target
+            .plan_options()
+            .with_api_base(session.client.api_base()),
+    )
+    .map_err(|e| refused(target, &loaded, &e))?;
     if let (Some(path), Some(reviewed)) = (&reviewed_path, &reviewed) {
         plan.matches_reviewed(reviewed).map_err(|e| {
             anyhow!(

@@ -68,7 +68,14 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
 
 async fn plan_for(target: &Target, format: Format, rehearse: bool) -> Result<(Session, Plan)> {
     let (loaded, session, snap) = read_guild(target).await?;
-    let mut plan = plan::diff_loaded(&loaded, &snap, &target.plan_options()).map_err(|e| {
+    let mut plan = plan::diff_loaded(
+        &loaded,
+        &snap,
+        &target
+            .plan_options()
+            .with_api_base(session.client.api_base()),
+    )
+    .map_err(|e| {
         // Machine output says why too: a pull request comment is made from it.
         match format {
             Format::Markdown => print!("{}", report::refusal_markdown(&e)),

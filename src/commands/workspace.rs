@@ -288,7 +288,8 @@ pub(crate) async fn plan(
         async move {
             let (t, loaded) = load_for(target, &g)?;
             let snap = read(session, &g.id, &loaded).await?;
-            let plan = match plan::diff_loaded(&loaded, &snap, &t.plan_options()) {
+            let options = t.plan_options().with_api_base(session.client.api_base());
+            let plan = match plan::diff_loaded(&loaded, &snap, &options) {
                 Ok(p) => p,
                 Err(e) => {
                     let err = refused(&t, &loaded, &e);
@@ -469,8 +470,12 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         None => None,
     };
     let snap = read(session, &g.id, &loaded).await?;
-    let mut plan = plan::diff_loaded(&loaded, &snap, &t.plan_options())
-        .map_err(|e| refused(&t, &loaded, &e))?;
+    let mut plan = plan::diff_loaded(
+        &loaded,
+        &snap,
+        &t.plan_options().with_api_base(session.client.api_base()),
+    )
+    .map_err(|e| refused(&t, &loaded, &e))?;
     if let Some(reviewed) = &reviewed {
         plan.matches_reviewed(reviewed).map_err(|e| {
             anyhow!(

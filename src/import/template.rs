@@ -229,6 +229,9 @@ pub enum NoteKind {
     Changed,
     /// Not in the manifest: it cannot express it.
     LeftOut,
+    /// Kept as the template has it, but a guild without the feature it needs refuses it:
+    /// `plan` says so at its line there (a role's `unicode_emoji` needs ROLE_ICONS).
+    NeedsFeature,
 }
 
 /// Something the import changed or left out, at a JSON path of the template. The message
@@ -246,6 +249,7 @@ impl fmt::Display for Note {
             NoteKind::Renamed => "renamed",
             NoteKind::Changed => "changed",
             NoteKind::LeftOut => "left out",
+            NoteKind::NeedsFeature => "needs a guild feature",
         };
         write!(f, "{what}: {} (at {})", self.message, self.path)
     }
@@ -580,7 +584,18 @@ impl Convert {
                 );
             }
             let unicode_emoji = match r.unicode_emoji.as_deref() {
-                Some(e) if is_emoji_text(e) => Some(Some(e.to_owned())),
+                Some(e) if is_emoji_text(e) => {
+                    // Kept: the manifest says what the template says, and the guild it is
+                    // applied to may have the feature; plan refuses it there if not.
+                    self.note(
+                        NoteKind::NeedsFeature,
+                        format!("{path}.unicode_emoji"),
+                        format!(
+                            "role \"{name}\" keeps its emoji {e}, which needs the guild feature ROLE_ICONS: a guild without it refuses it at plan; remove `unicode_emoji` there"
+                        ),
+                    );
+                    Some(Some(e.to_owned()))
+                }
                 Some(e) if !e.is_empty() => {
                     self.note(
                         NoteKind::LeftOut,
@@ -1295,6 +1310,10 @@ fn render(t: &Template, m: &Manifest, notes: &[Note]) -> Result<String, Template
         (
             NoteKind::LeftOut,
             "Left out (the manifest cannot express them):",
+        ),
+        (
+            NoteKind::NeedsFeature,
+            "Kept, needing a guild feature (plan refuses them on a guild without it):",
         ),
     ] {
         let mut these = notes.iter().filter(|n| n.kind == kind).peekable();

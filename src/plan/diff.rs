@@ -121,6 +121,7 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
         unmanaged: cx.unmanaged,
         deletion_gate: Default::default(),
         rehearsal: None,
+        widget_image_url: super::features::widget_image_url(desired, snap, options),
     };
     safety::note_cascades(&mut plan, snap);
     (plan, cx.problems)

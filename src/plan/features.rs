@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
-use super::{Action, Kind};
+use super::{Action, Kind, PlanOptions};
 use crate::discord::models::{self, channel_type};
-use crate::manifest::{Emoji, OnboardingMode, PromptType};
+use crate::manifest::{Emoji, Manifest, OnboardingMode, PromptType};
+use crate::snapshot::Snapshot;
 
 /// Channel types a welcome screen, onboarding or a webhook may point at.
 const TEXT_LIKE: &[u8] = &[
@@ -164,6 +165,22 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
     }
     let path = format!("{}/welcome-screen", cx.guild_path());
     push_single(cx, Kind::WelcomeScreen, "PATCH", path, b, "welcome_screen");
+}
+
+/// Get Guild Widget Image (`/guilds/{id}/widget.png`) on the API base in use, when the
+/// widget is enabled once the plan is applied: as declared, else as it is live.
+pub(super) fn widget_image_url(
+    manifest: &Manifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+) -> Option<String> {
+    let base = options.api_base.as_deref()?;
+    let enabled = manifest
+        .widget
+        .as_ref()
+        .and_then(|w| w.enabled)
+        .unwrap_or(snap.guild.widget_enabled);
+    enabled.then(|| format!("{base}/guilds/{}/widget.png", snap.guild.id))
 }
 
 pub(super) fn plan_widget(cx: &mut Ctx) {

@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::json;
 
 use super::context::{Ctx, IdRef, Phase, Problem, change};
-use super::{Action, Kind, Plan};
-use crate::manifest::{Manifest, RosterMember};
+use super::{Action, FieldChange, Kind, Plan};
+use crate::manifest::{Manifest, Role, RosterMember};
 use crate::permissions::Permissions;
 use crate::snapshot::Snapshot;
 use crate::snapshot::people::PeopleQuery;
@@ -95,6 +95,7 @@ pub(super) fn plan_rosters(cx: &mut Ctx) {
         }
         let declared: BTreeMap<&str, &RosterMember> =
             members.iter().map(|m| (m.id.0.as_str(), m)).collect();
+        let grants = dangerous_after(cx, d, &role);
         let held = match &role {
             IdRef::Live(id) => people.known_holders(id),
             IdRef::New(_) => BTreeSet::new(),
@@ -102,7 +103,10 @@ pub(super) fn plan_rosters(cx: &mut Ctx) {
         for (user, m) in &declared {
             match people.declared.get(*user) {
                 Some(Some(_)) if held.contains(*user) => {}
-                Some(Some(_)) => give(cx, &role, &d.name, user, m.name.as_deref(), &source),
+                Some(Some(_)) => {
+                    let who = (*user, m.name.as_deref());
+                    give(cx, &role, &d.name, who, &grants, &source)
+                }
                 _ => cx.warn(
                     Some(source.clone()),
                     format!(
@@ -139,14 +143,51 @@ fn member_role_path(cx: &Ctx, user: &str, role: &IdRef) -> String {
     format!("{}/members/{user}/roles/{role}", cx.guild_path())
 }
 
-fn give(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, declared: Option<&str>, src: &str) {
+/// The dangerous permissions roster role `d` holds once the plan is applied (as declared,
+/// else as live), which a member given it gains: the change says so, and the plan's risks
+/// read it from there.
+fn dangerous_after(cx: &Ctx, d: &Role, role: &IdRef) -> Vec<&'static str> {
+    let live = role
+        .live()
+        .and_then(|id| cx.snap.role(id))
+        .map(|r| r.permissions)
+        .unwrap_or_default();
+    let after = match &d.permissions {
+        // Unknown names are the role planner's problem to report.
+        Some(names) => names
+            .iter()
+            .filter_map(|n| Permissions::parse_name(&n.0))
+            .fold(live.unnamed(), |a, b| a | b),
+        None => live,
+    };
+    after.dangerous_names()
+}
+
+/// Gives roster role `name` to `user` (with the name the manifest shows them by).
+fn give(
+    cx: &mut Ctx,
+    role: &IdRef,
+    name: &str,
+    (user, declared): (&str, Option<&str>),
+    grants: &[&str],
+    src: &str,
+) {
     let who = shown(cx, declared, user);
+    let fields = if grants.is_empty() {
+        vec![]
+    } else {
+        vec![FieldChange {
+            field: "grants".into(),
+            before: serde_json::Value::Null,
+            after: json!(grants),
+        }]
+    };
     let idx = cx.push_change(change(
         Action::Create,
         Kind::RosterEntry,
         format!("{name} ← {who}"),
         Some(user.to_owned()),
-        vec![],
+        fields,
         Some(src.to_owned()),
     ));
     let path = member_role_path(cx, user, role);

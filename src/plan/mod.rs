@@ -47,6 +47,18 @@ pub struct PlanOptions {
     /// The manifest's image files, read by [`diff_loaded`] and [`differences`] from the
     /// manifest's folder ([`images::read_image_files`]).
     pub images: images::ImageFiles,
+    /// The API base in use, for the links a plan shows (the widget image); none, none shown.
+    pub api_base: Option<String>,
+}
+
+impl PlanOptions {
+    /// These options with the API base the session talks to.
+    pub fn with_api_base(self, api_base: &str) -> PlanOptions {
+        PlanOptions {
+            api_base: Some(api_base.to_owned()),
+            ..self
+        }
+    }
 }
 
 /// Format version of serialised plans (2 added the binding digests and the deletion gate).
@@ -87,6 +99,10 @@ pub struct Plan {
     /// rehearsed (`plan --rehearse`, `apply`); not part of the changes digest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rehearsal: Option<Rehearsal>,
+    /// Get Guild Widget Image on the API base in use, when the widget is on once the plan
+    /// is applied; not part of the changes digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widget_image_url: Option<String>,
 }
 
 /// Operations of this stage and later wait for every operation of an earlier stage.

@@ -50,7 +50,8 @@ pub struct Risk {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Widening {
     /// A role gains permissions guild-wide: any permission for `@everyone`, a dangerous
-    /// one for any other role (a new role holding one counts).
+    /// one for any other role (a new role holding one counts); or a member given a roster
+    /// role gains the dangerous permissions it holds.
     Grant { permissions: Vec<String> },
     /// A channel's overwrites let `who` (`@everyone`, `role NAME`, `member ID`) see, write
     /// or hold a dangerous permission where they could not: an allow added, a deny removed,
@@ -154,6 +155,13 @@ pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
                 } else {
                     names(gained.dangerous_names())
                 };
+                if !shown.is_empty() {
+                    out.push(risk(Widening::Grant { permissions: shown }));
+                }
+            }
+            // A member given a roster role gains what the role grants that is dangerous.
+            (Kind::RosterEntry, "grants") => {
+                let shown = names(permissions(&f.after).dangerous_names());
                 if !shown.is_empty() {
                     out.push(risk(Widening::Grant { permissions: shown }));
                 }
@@ -321,6 +329,34 @@ mod tests {
         );
         // A role losing power is no risk.
         assert!(of_change(0, &reversed(&c), "1").is_empty());
+    }
+
+    #[test]
+    fn a_member_given_a_dangerous_roster_role_gains_it() {
+        let c = change(
+            Action::Create,
+            Kind::RosterEntry,
+            "Moderator ← heidi",
+            "grants",
+            Value::Null,
+            // Names guildctl does not know, or harmless ones, are never shown.
+            json!(["ban_members", "add_reactions", "no such name"]),
+        );
+        let r = of_change(0, &c, "1");
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            r[0].describe(&|s| s.to_owned()),
+            "roster entry Moderator ← heidi gains ban_members"
+        );
+        let harmless = change(
+            Action::Create,
+            Kind::RosterEntry,
+            "Member ← heidi",
+            "grants",
+            Value::Null,
+            json!(["add_reactions"]),
+        );
+        assert!(of_change(0, &harmless, "1").is_empty());
     }
 
     #[test]

@@ -287,8 +287,19 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
     }
     if let Some(emoji) = &d.unicode_emoji {
         let have = live.and_then(|l| l.unicode_emoji.clone());
+        let unboosted = !cx.snap.guild.features.iter().any(|f| f == "ROLE_ICONS");
         if live.is_none() && emoji.is_none() {
             // A new role has no emoji anyway.
+        } else if have != *emoji && emoji.is_some() && unboosted {
+            // Taking an emoji off (null) needs no feature; setting one does.
+            cx.problem(
+                Some(format!("{source}.unicode_emoji")),
+                format!(
+                    "role `{}`: `unicode_emoji` needs the guild feature ROLE_ICONS, which this guild does not have (Discord refuses it: 50101)",
+                    d.name
+                ),
+                Some("remove `unicode_emoji` from this role, or boost the guild to the level that gives role icons"),
+            );
         } else if have != *emoji {
             b.set(
                 "unicode_emoji",

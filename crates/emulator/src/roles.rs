@@ -116,14 +116,14 @@ fn read_role(obj: &Map<String, Value>, collapse_inner: bool) -> Result<RoleField
     Ok(f)
 }
 
-/// Gradients and the holographic style need ENHANCED_ROLE_COLORS, an icon image ROLE_ICONS
-/// (§3.1, Create Guild Role's table). The emulator does not hold `unicode_emoji` to
-/// ROLE_ICONS, which the reference also asks: guilds adopted from templates keep theirs.
+/// Gradients and the holographic style need ENHANCED_ROLE_COLORS, an icon image or a
+/// `unicode_emoji` ROLE_ICONS (§3.1, Create Guild Role's table). Clearing either (null) is
+/// allowed without the feature, so a guild that lost it can still take them off.
 fn check_features(g: &Guild, f: &RoleFields) -> Result<(), ApiError> {
     if matches!(f.colors, Some((_, Some(_), _) | (_, _, Some(_)))) {
         images::require_feature(g, "ENHANCED_ROLE_COLORS")?;
     }
-    if matches!(f.icon, Some(Some(_))) {
+    if matches!(f.icon, Some(Some(_))) || matches!(f.unicode_emoji, Some(Some(_))) {
         images::require_feature(g, "ROLE_ICONS")?;
     }
     Ok(())

@@ -7,7 +7,7 @@ mod emulator_support;
 use discord_emulator::default_state;
 use discord_emulator::state::{Member, Role, State, User, Webhook};
 use discord_permissions::Permissions;
-use emulator_support::{T, err_code};
+use emulator_support::{T, err_code, rfc3339_in};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -226,33 +226,6 @@ async fn an_expired_invite_is_gone() {
     assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
     let (s, _) = t.get("/invites/ferrisfans").await;
     assert_eq!(s, 404);
-}
-
-/// An RFC 3339 time `h` hours from now.
-fn rfc3339_in(h: f64) -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    let secs = now + (h * 3600.0) as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil from days (Howard Hinnant).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }
 
 #[tokio::test]
