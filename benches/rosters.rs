@@ -138,6 +138,10 @@ async fn plan_reads(b: &Bench, yaml: String) -> (guildctl::plan::Plan, Vec<Strin
 }
 
 fn main() {
+    // `cargo test --all-targets` runs this too (without `--bench`): the counts hold there,
+    // but a debug build on a loaded machine says nothing about time, so only `cargo bench`
+    // holds the ratio.
+    let timed = std::env::args().any(|a| a == "--bench");
     let scale: f64 = std::env::var("GUILDCTL_BENCH_SCALE")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -254,7 +258,9 @@ fn main() {
         assert_eq!(too_many, 0);
         assert_eq!(b.emu.state().guilds[0].bans.len(), BANS as usize);
         // Loose, so a loaded machine does not fail the bench; the figure is the ratio shown.
-        assert!(ratio <= 1.2, "wall time {ratio:.3}x the lower bound");
+        if timed {
+            assert!(ratio <= 1.2, "wall time {ratio:.3}x the lower bound");
+        }
         b.emu.shutdown().await;
     });
 }
