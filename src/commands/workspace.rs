@@ -32,7 +32,10 @@ use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
 use super::git::{current_commit, default_reason};
-use super::{Connection, EXIT_CHANGES, Session, Target, load_checked, refused};
+use super::{
+    Connection, EXIT_CHANGES, Session, Target, load_checked, refused, rehearsal_failed,
+    rehearse_plan,
+};
 
 /// Guilds worked on at once. Each reads its guild with 6 requests side by side, so 8
 /// guilds keep up to ~48 requests in flight: the global limit of 50 a second is reached
@@ -275,6 +278,7 @@ pub(crate) async fn plan(
     out: Option<&Path>,
     format: Format,
     detailed_exitcode: bool,
+    rehearse: bool,
 ) -> Result<u8> {
     let (_, guilds) = target.selection.resolve()?;
     if let Some(dir) = out {
@@ -288,7 +292,7 @@ pub(crate) async fn plan(
         async move {
             let (t, loaded) = load_for(target, &g)?;
             let snap = read(session, &g.id, &loaded).await?;
-            let plan = match plan::diff_loaded(&loaded, &snap, &t.plan_options()) {
+            let mut plan = match plan::diff_loaded(&loaded, &snap, &t.plan_options()) {
                 Ok(p) => p,
                 Err(e) => {
                     let err = refused(&t, &loaded, &e);
@@ -305,13 +309,23 @@ pub(crate) async fn plan(
                     });
                 }
             };
+            if rehearse {
+                rehearse_plan(&t, &loaded, &snap, &mut plan).await?;
+            }
             drop(snap);
+            // Written with its verdict, as one guild's `plan --out` writes it.
             if let Some(dir) = out {
                 let path = dir.join(format!("{}.json", g.name));
                 std::fs::write(&path, report::plan_json(&plan))
                     .with_context(|| format!("cannot write the plan to {}", path.display()))?;
             }
-            Ok(plan_outcome(&g, &plan, format, color, detailed_exitcode))
+            let mut o = plan_outcome(&g, &plan, format, color, detailed_exitcode);
+            // A failed rehearsal is this guild's failure, as `plan --rehearse` exits 1.
+            if let Some(e) = rehearsal_failed(&plan) {
+                o.code = 1;
+                o.summary = format!("rehearsal failed: {e}");
+            }
+            Ok(o)
         }
     })
     .await;
@@ -354,6 +368,8 @@ pub(crate) struct ApplyAll<'a> {
     pub(crate) allow_deletes: Option<usize>,
     pub(crate) reason: Option<String>,
     pub(crate) keep_going: bool,
+    /// Skip each guild's rehearsal (`--no-rehearse`).
+    pub(crate) no_rehearse: bool,
 }
 
 /// A guild ready to apply: its plan passed every gate.
@@ -483,8 +499,16 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         &snap,
         Allowance::resolve(args.allow_deletes, &loaded.manifest),
     );
+    // Each guild is rehearsed before its first write, as one guild's apply is; a
+    // guild whose copy refuses is that guild's failure, and the others go on.
+    if !args.no_rehearse && !plan.is_empty() {
+        rehearse_plan(&t, &loaded, &snap, &mut plan).await?;
+    }
     plan.raise_if_unsafe()
         .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
+    if let Some(e) = rehearsal_failed(&plan) {
+        return Err(anyhow!("refusing to apply: {e}"));
+    }
     Ok(Ready {
         guild: g,
         manifest: loaded.path.clone(),
