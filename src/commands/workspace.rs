@@ -46,16 +46,34 @@ pub(crate) const CONCURRENCY: usize = 8;
 #[derive(Args, Clone, Default)]
 pub(crate) struct Selection {
     /// Run for every guild of the workspace file (guildctl.yaml, in this folder or above).
-    #[arg(long, conflicts_with = "guilds")]
+    #[arg(long, conflicts_with = "guilds", group = "workspace_run")]
     pub(crate) all: bool,
     /// Run for these guilds of the workspace file (names, comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAME,...",
+        group = "workspace_run"
+    )]
     pub(crate) guilds: Vec<String>,
+    /// With --all or --guilds: also write each guild's report to DIR/NAME.md (or .txt,
+    /// .json, as --format says) and one line per guild, `NAME<TAB>EXIT CODE`, to
+    /// DIR/guilds.tsv, for a step that posts one comment or issue per guild.
+    #[arg(long, value_name = "DIR", requires = "workspace_run")]
+    pub(crate) reports: Option<PathBuf>,
 }
 
 impl Selection {
     pub(crate) fn active(&self) -> bool {
         self.all || !self.guilds.is_empty()
+    }
+
+    /// Refuses `--reports` where a command does not write them.
+    fn no_reports(&self, command: &str) -> Result<()> {
+        if self.reports.is_some() {
+            bail!("--reports is for plan and drift; {command} --all prints its reports");
+        }
+        Ok(())
     }
 
     /// The workspace and the guilds chosen, in the workspace's order for `--all`.
@@ -115,6 +133,37 @@ where
             .await;
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, o)| o).collect()
+}
+
+/// Writes each guild's report to `DIR/NAME.EXT` and the exit codes to `DIR/guilds.tsv`
+/// (`--reports DIR`). A guild that failed before it had a report gets one saying why,
+/// in markdown when the reports are.
+fn write_reports(dir: &Path, outcomes: &[Outcome], format: Format, command: &str) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the reports folder {}", dir.display()))?;
+    let ext = match format {
+        Format::Markdown => "md",
+        Format::Json => "json",
+        Format::Text => "txt",
+    };
+    let mut index = String::new();
+    for o in outcomes {
+        let body = match (format, o.json.get("error").and_then(Value::as_str)) {
+            (Format::Markdown, Some(message)) => format!(
+                "### guildctl {command} failed for `{}`\n\n{}\n",
+                o.name,
+                inert::markdown(message)
+            ),
+            (Format::Json, _) => inert::json_pretty(&o.json),
+            _ => o.text.clone(),
+        };
+        let path = dir.join(format!("{}.{ext}", o.name));
+        std::fs::write(&path, body)
+            .with_context(|| format!("cannot write the report {}", path.display()))?;
+        index.push_str(&format!("{}\t{}\n", o.name, o.code));
+    }
+    let path = dir.join("guilds.tsv");
+    std::fs::write(&path, index).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Prints the outcomes: the summary table, then each guild's report (or one JSON
@@ -223,6 +272,7 @@ async fn read(session: &Session, id: &str, loaded: &LoadedManifest) -> Result<Sn
 // --- validate
 
 pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: bool) -> Result<u8> {
+    sel.no_reports("validate")?;
     let (_, guilds) = sel.resolve()?;
     let outcomes: Vec<Outcome> = guilds
         .iter()
@@ -329,6 +379,9 @@ pub(crate) async fn plan(
         }
     })
     .await;
+    if let Some(dir) = &target.selection.reports {
+        write_reports(dir, &outcomes, format, "plan")?;
+    }
     Ok(finish(&outcomes, format == Format::Json))
 }
 
@@ -382,6 +435,7 @@ struct Ready {
 
 pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
     let target = args.target;
+    target.selection.no_reports("apply")?;
     let (_, guilds) = target.selection.resolve()?;
     let session = open(&target.conn, &guilds).await?;
     let color = target.conn.color_out();
@@ -594,6 +648,9 @@ pub(crate) async fn drift(
         }
     })
     .await;
+    if let Some(dir) = &target.selection.reports {
+        write_reports(dir, &outcomes, format, "drift")?;
+    }
     Ok(finish(&outcomes, format == Format::Json))
 }
 
@@ -605,6 +662,7 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
             "export --all writes one manifest per guild: give the folder with -o DIR (DIR/NAME.yaml)"
         );
     };
+    sel.no_reports("export")?;
     let (_, guilds) = sel.resolve()?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the folder {}", dir.display()))?;
