@@ -1039,7 +1039,11 @@ async fn validate_annotates_lines_and_apply_takes_a_saved_plan() {
 /// action.yml, the release workflow and the example workflows.
 fn workflow_files() -> Vec<PathBuf> {
     let mut files = vec![Path::new(ROOT).join("action.yml")];
-    for dir in [".github/workflows", "examples/github"] {
+    for dir in [
+        ".github/workflows",
+        "examples/github",
+        "examples/github/workspace",
+    ] {
         let mut found: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join(dir))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -1314,7 +1318,14 @@ fn the_example_workflows_fit_the_action() {
     let action = action();
     let inputs = action["inputs"].as_object().unwrap();
     let outputs = action["outputs"].as_object().unwrap();
-    for name in ["plan", "apply", "drift"] {
+    for name in [
+        "plan",
+        "apply",
+        "drift",
+        "workspace/plan",
+        "workspace/apply",
+        "workspace/drift",
+    ] {
         let path = Path::new(ROOT).join(format!("examples/github/{name}.yml"));
         let text = std::fs::read_to_string(&path).unwrap();
         let wf: Value = serde_saphyr::from_str(&text).unwrap();
@@ -1324,10 +1335,13 @@ fn the_example_workflows_fit_the_action() {
         );
         assert_eq!(wf["permissions"].as_object().unwrap().len(), 1, "{name}");
         let group = wf["concurrency"]["group"].as_str().unwrap();
-        assert!(
-            group.starts_with("guildctl-${{ vars.DISCORD_GUILD_ID"),
-            "{name}: {group}"
-        );
+        // One group per guild; a workspace's runs share one group for all its guilds.
+        let prefix = if name.starts_with("workspace/") {
+            "guildctl-workspace"
+        } else {
+            "guildctl-${{ vars.DISCORD_GUILD_ID"
+        };
+        assert!(group.starts_with(prefix), "{name}: {group}");
         let mut used = 0;
         for (job_name, job) in wf["jobs"].as_object().unwrap() {
             let mut ids = Vec::new();
