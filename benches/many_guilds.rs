@@ -195,6 +195,18 @@ fn main() {
     std::fs::write(dir.path().join("guildctl.yaml"), ws).unwrap();
     emu.clear_requests();
 
+    // 0. validate --all: loading and checking every guild's manifest (its base
+    // included) with no request, the part of plan's CPU that is not the guild.
+    let validate = run(dir.path(), &emu, scale, &["validate", "--all"]);
+    assert_eq!(validate.code, 0, "{}", validate.stdout);
+    println!(
+        "validate --all:     cpu {:.3} s, wall {:.3} s, peak {:.1} MB",
+        validate.cpu.as_secs_f64(),
+        validate.wall.as_secs_f64(),
+        validate.peak_mb
+    );
+    emu.clear_requests();
+
     // 1. plan --all: the base matches every guild, so each plan is empty.
     let plan = run(
         dir.path(),
@@ -241,7 +253,18 @@ fn main() {
     assert_eq!(limited, 0, "no 429");
 
     // 2. A change to the base: two roles recoloured and one channel's topic, in every
-    // guild. apply --all plans each guild (7 GETs), rehearses it, and makes 3 writes.
+    // guild. apply --all plans each guild (7 GETs), rehearses it, and makes 3 writes;
+    // plan --all --rehearse of the change first, to show what reading, planning and
+    // rehearsing cost without the writes.
+    std::fs::write(dir.path().join("base.yaml"), change(&base)).unwrap();
+    let rehearsed = run(dir.path(), &emu, scale, &["plan", "--all", "--rehearse"]);
+    assert_eq!(rehearsed.code, 0, "{}", rehearsed.stdout);
+    println!(
+        "plan --all --rehearse of the change: cpu {:.3} s, wall {:.3} s, peak {:.1} MB",
+        rehearsed.cpu.as_secs_f64(),
+        rehearsed.wall.as_secs_f64(),
+        rehearsed.peak_mb
+    );
     let changed = change(&base);
     std::fs::write(dir.path().join("base.yaml"), &changed).unwrap();
     emu.clear_requests();
