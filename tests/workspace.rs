@@ -300,3 +300,83 @@ async fn a_shared_ban_list_merges_by_user_with_each_guilds_own() {
         .await
         .assert_code(0);
 }
+
+/// Each guild is rehearsed before its first write, as one guild's apply is: guild `c`
+/// adds two categories to a guild of four where Discord allows five (a server-side
+/// limit preflight does not model, given to the rehearsal's copy by
+/// GUILDCTL_REHEARSAL_RULES). `c`'s rehearsal fails and `c` gets no request that
+/// writes; `a` and `b` are applied. `plan --all --rehearse` says the same per guild.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_guild_whose_rehearsal_fails_is_refused_and_the_others_apply() {
+    let (h, ids) = workspace(
+        "channels:\n  - { name: Archive, type: category }\n  - { name: Events, type: category }\n",
+    )
+    .await;
+    let rules = h.manifest("rules.json", r#"{"max_categories": 5}"#);
+    let env = [("GUILDCTL_REHEARSAL_RULES", rules.to_str().unwrap())];
+
+    let plan = h
+        .run_env(&["plan", "--all", "--rehearse", "--format", "json"], &env)
+        .await;
+    plan.assert_code(1);
+    let doc: serde_json::Value = serde_json::from_str(&plan.stdout).expect("one JSON document");
+    let codes: Vec<(String, i64, bool)> = doc["guilds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["name"].as_str().unwrap().to_owned(),
+                g["exit_code"].as_i64().unwrap(),
+                g["result"]["rehearsal"]["ok"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("a".to_owned(), 0, true),
+            ("b".to_owned(), 0, true),
+            ("c".to_owned(), 1, false)
+        ]
+    );
+    assert_eq!(
+        doc["guilds"][2]["result"]["rehearsal"]["refusal"]["code"], 30030,
+        "{}",
+        plan.stdout
+    );
+    assert!(h.writes().is_empty(), "plan --rehearse writes nothing");
+
+    let before_c = guild(&h, &ids[2]);
+    let applied = h.run_env(&["apply", "--all", "--yes"], &env).await;
+    applied.assert_code(1);
+    let c_line = applied
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("c "))
+        .unwrap();
+    assert!(
+        c_line.contains("refusing to apply") && c_line.contains("30030"),
+        "{}",
+        applied.stdout
+    );
+    assert!(applied.stdout.contains("1 failed"), "{}", applied.stdout);
+    // c got no write at all; a and b were applied and converge.
+    let writes = h.writes();
+    assert!(!writes.is_empty());
+    assert!(
+        writes.iter().all(|w| !w.path.contains(&ids[2])),
+        "{writes:?}"
+    );
+    assert_eq!(guild(&h, &ids[2]), before_c);
+    h.run(&["plan", "--guilds", "a,b", "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+
+    // --no-rehearse skips the copy: c's apply goes to the live guild (which has no such
+    // limit here) and is made.
+    h.run_env(&["apply", "--guilds", "c", "--yes", "--no-rehearse"], &env)
+        .await
+        .assert_code(0);
+    assert_ne!(guild(&h, &ids[2]), before_c);
+}

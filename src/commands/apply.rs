@@ -83,6 +83,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             allow_deletes,
             reason,
             keep_going,
+            no_rehearse,
         })
         .await;
     }

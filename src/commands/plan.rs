@@ -40,7 +40,14 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         rehearse,
     } = args;
     if target.selection.active() {
-        return super::workspace::plan(&target, out.as_deref(), format, detailed_exitcode).await;
+        return super::workspace::plan(
+            &target,
+            out.as_deref(),
+            format,
+            detailed_exitcode,
+            rehearse,
+        )
+        .await;
     }
     let (_session, plan) = plan_for(&target, format, rehearse).await?;
     if let Some(path) = out {

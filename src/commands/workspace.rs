@@ -32,7 +32,10 @@ use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
 use super::git::{current_commit, default_reason};
-use super::{Connection, EXIT_CHANGES, Session, Target, load_checked, refused};
+use super::{
+    Connection, EXIT_CHANGES, Session, Target, load_checked, refused, rehearsal_failed,
+    rehearse_plan,
+};
 
 /// Guilds worked on at once. Each reads its guild with 6 requests side by side, so 8
 /// guilds keep up to ~48 requests in flight: the global limit of 50 a second is reached
@@ -43,16 +46,34 @@ pub(crate) const CONCURRENCY: usize = 8;
 #[derive(Args, Clone, Default)]
 pub(crate) struct Selection {
     /// Run for every guild of the workspace file (guildctl.yaml, in this folder or above).
-    #[arg(long, conflicts_with = "guilds")]
+    #[arg(long, conflicts_with = "guilds", group = "workspace_run")]
     pub(crate) all: bool,
     /// Run for these guilds of the workspace file (names, comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAME,...",
+        group = "workspace_run"
+    )]
     pub(crate) guilds: Vec<String>,
+    /// With --all or --guilds: also write each guild's report to DIR/NAME.md (or .txt,
+    /// .json, as --format says) and one line per guild, `NAME<TAB>EXIT CODE`, to
+    /// DIR/guilds.tsv, for a step that posts one comment or issue per guild.
+    #[arg(long, value_name = "DIR", requires = "workspace_run")]
+    pub(crate) reports: Option<PathBuf>,
 }
 
 impl Selection {
     pub(crate) fn active(&self) -> bool {
         self.all || !self.guilds.is_empty()
+    }
+
+    /// Refuses `--reports` where a command does not write them.
+    fn no_reports(&self, command: &str) -> Result<()> {
+        if self.reports.is_some() {
+            bail!("--reports is for plan and drift; {command} --all prints its reports");
+        }
+        Ok(())
     }
 
     /// The workspace and the guilds chosen, in the workspace's order for `--all`.
@@ -112,6 +133,37 @@ where
             .await;
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, o)| o).collect()
+}
+
+/// Writes each guild's report to `DIR/NAME.EXT` and the exit codes to `DIR/guilds.tsv`
+/// (`--reports DIR`). A guild that failed before it had a report gets one saying why,
+/// in markdown when the reports are.
+fn write_reports(dir: &Path, outcomes: &[Outcome], format: Format, command: &str) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the reports folder {}", dir.display()))?;
+    let ext = match format {
+        Format::Markdown => "md",
+        Format::Json => "json",
+        Format::Text => "txt",
+    };
+    let mut index = String::new();
+    for o in outcomes {
+        let body = match (format, o.json.get("error").and_then(Value::as_str)) {
+            (Format::Markdown, Some(message)) => format!(
+                "### guildctl {command} failed for `{}`\n\n{}\n",
+                o.name,
+                inert::markdown(message)
+            ),
+            (Format::Json, _) => inert::json_pretty(&o.json),
+            _ => o.text.clone(),
+        };
+        let path = dir.join(format!("{}.{ext}", o.name));
+        std::fs::write(&path, body)
+            .with_context(|| format!("cannot write the report {}", path.display()))?;
+        index.push_str(&format!("{}\t{}\n", o.name, o.code));
+    }
+    let path = dir.join("guilds.tsv");
+    std::fs::write(&path, index).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Prints the outcomes: the summary table, then each guild's report (or one JSON
@@ -220,6 +272,7 @@ async fn read(session: &Session, id: &str, loaded: &LoadedManifest) -> Result<Sn
 // --- validate
 
 pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: bool) -> Result<u8> {
+    sel.no_reports("validate")?;
     let (_, guilds) = sel.resolve()?;
     let outcomes: Vec<Outcome> = guilds
         .iter()
@@ -275,6 +328,7 @@ pub(crate) async fn plan(
     out: Option<&Path>,
     format: Format,
     detailed_exitcode: bool,
+    rehearse: bool,
 ) -> Result<u8> {
     let (_, guilds) = target.selection.resolve()?;
     if let Some(dir) = out {
@@ -289,7 +343,7 @@ pub(crate) async fn plan(
             let (t, loaded) = load_for(target, &g)?;
             let snap = read(session, &g.id, &loaded).await?;
             let options = t.plan_options().with_api_base(session.client.api_base());
-            let plan = match plan::diff_loaded(&loaded, &snap, &options) {
+            let mut plan = match plan::diff_loaded(&loaded, &snap, &options) {
                 Ok(p) => p,
                 Err(e) => {
                     let err = refused(&t, &loaded, &e);
@@ -306,16 +360,29 @@ pub(crate) async fn plan(
                     });
                 }
             };
+            if rehearse {
+                rehearse_plan(&t, &loaded, &snap, &mut plan).await?;
+            }
             drop(snap);
+            // Written with its verdict, as one guild's `plan --out` writes it.
             if let Some(dir) = out {
                 let path = dir.join(format!("{}.json", g.name));
                 std::fs::write(&path, report::plan_json(&plan))
                     .with_context(|| format!("cannot write the plan to {}", path.display()))?;
             }
-            Ok(plan_outcome(&g, &plan, format, color, detailed_exitcode))
+            let mut o = plan_outcome(&g, &plan, format, color, detailed_exitcode);
+            // A failed rehearsal is this guild's failure, as `plan --rehearse` exits 1.
+            if let Some(e) = rehearsal_failed(&plan) {
+                o.code = 1;
+                o.summary = format!("rehearsal failed: {e}");
+            }
+            Ok(o)
         }
     })
     .await;
+    if let Some(dir) = &target.selection.reports {
+        write_reports(dir, &outcomes, format, "plan")?;
+    }
     Ok(finish(&outcomes, format == Format::Json))
 }
 
@@ -355,6 +422,8 @@ pub(crate) struct ApplyAll<'a> {
     pub(crate) allow_deletes: Option<usize>,
     pub(crate) reason: Option<String>,
     pub(crate) keep_going: bool,
+    /// Skip each guild's rehearsal (`--no-rehearse`).
+    pub(crate) no_rehearse: bool,
 }
 
 /// A guild ready to apply: its plan passed every gate.
@@ -367,6 +436,7 @@ struct Ready {
 
 pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
     let target = args.target;
+    target.selection.no_reports("apply")?;
     let (_, guilds) = target.selection.resolve()?;
     let session = open(&target.conn, &guilds).await?;
     let color = target.conn.color_out();
@@ -488,8 +558,16 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         &snap,
         Allowance::resolve(args.allow_deletes, &loaded.manifest),
     );
+    // Each guild is rehearsed before its first write, as one guild's apply is; a
+    // guild whose copy refuses is that guild's failure, and the others go on.
+    if !args.no_rehearse && !plan.is_empty() {
+        rehearse_plan(&t, &loaded, &snap, &mut plan).await?;
+    }
     plan.raise_if_unsafe()
         .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
+    if let Some(e) = rehearsal_failed(&plan) {
+        return Err(anyhow!("refusing to apply: {e}"));
+    }
     Ok(Ready {
         guild: g,
         manifest: loaded.path.clone(),
@@ -575,6 +653,9 @@ pub(crate) async fn drift(
         }
     })
     .await;
+    if let Some(dir) = &target.selection.reports {
+        write_reports(dir, &outcomes, format, "drift")?;
+    }
     Ok(finish(&outcomes, format == Format::Json))
 }
 
@@ -586,6 +667,7 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
             "export --all writes one manifest per guild: give the folder with -o DIR (DIR/NAME.yaml)"
         );
     };
+    sel.no_reports("export")?;
     let (_, guilds) = sel.resolve()?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the folder {}", dir.display()))?;

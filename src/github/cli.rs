@@ -16,6 +16,7 @@ use super::error::GithubError;
 use super::identity::{Identity, identity};
 use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
 use super::reviewed::reviewed_plan_run;
+use super::touched::{every_guild, pull_request_files, touched_guilds};
 use super::types::{marker, pull_request_from_event, read};
 
 #[derive(Args)]
@@ -85,6 +86,21 @@ pub enum GithubCommand {
         /// The commit (default: GITHUB_SHA).
         #[arg(long, env = "GITHUB_SHA")]
         sha: String,
+    },
+    /// Print the names of the workspace's guilds (guildctl.yaml) that the pull request
+    /// touches, comma-separated on one line for `--guilds` (empty when none): those with
+    /// a changed file among their manifest's files, bases included, so a change to a base
+    /// touches every guild that extends it. Says on stderr why each is touched.
+    #[command(
+        after_help = "Example:\n  guilds=$(guildctl github changed-guilds)\n  guildctl plan --guilds \"$guilds\" --out plans"
+    )]
+    ChangedGuilds {
+        /// The pull request's number (default: the pull request of GITHUB_EVENT_PATH).
+        #[arg(long)]
+        pr: Option<u64>,
+        /// The repository's folder, which the pull request's paths are relative to.
+        #[arg(long, env = "GITHUB_WORKSPACE", default_value = ".")]
+        repo_root: PathBuf,
     },
     /// Print a saved plan's digest: its `changes_sha256` when it has one, otherwise the
     /// SHA-256 of the file.
@@ -269,6 +285,39 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 Some(_) => eprintln!("Pull request #{pr} (head {head}): plan run {run}."),
             }
             println!("pull-request={pr}\nhead-sha={head}\nrun-id={run}");
+            Ok(0)
+        }
+        GithubCommand::ChangedGuilds { pr, repo_root } => {
+            let ws = crate::manifest::Workspace::find(&repo_root)?;
+            let number = match pr {
+                Some(n) => n,
+                None => {
+                    let path = std::env::var_os("GITHUB_EVENT_PATH")
+                        .ok_or(GithubError::MissingEnv("GITHUB_EVENT_PATH"))?;
+                    pull_request_from_event(path.as_ref())?.number
+                }
+            };
+            let gh = GitHub::from_env()?;
+            let files = pull_request_files(&gh, number).await?;
+            let touched = if files.complete {
+                touched_guilds(&ws, &repo_root, &files)
+            } else {
+                every_guild(
+                    &ws,
+                    "GitHub lists only the first 3,000 files of this pull request",
+                )
+            };
+            for t in &touched {
+                eprintln!("Guild {} is touched: {}.", t.name, inert::terminal(&t.why));
+            }
+            if touched.is_empty() {
+                eprintln!(
+                    "Pull request #{number} changes no guild's manifest ({} file(s) changed).",
+                    files.paths.len()
+                );
+            }
+            let names: Vec<&str> = touched.iter().map(|t| t.name.as_str()).collect();
+            println!("{}", names.join(","));
             Ok(0)
         }
         GithubCommand::PlanDigest { plan } => {

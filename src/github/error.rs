@@ -52,6 +52,8 @@ pub enum GithubError {
         path: String,
         source: reqwest::Error,
     },
+    #[error(transparent)]
+    Workspace(#[from] crate::manifest::WorkspaceError),
     #[error("GitHub API {method} {path}: unexpected response: {}", inert::terminal(.detail))]
     Decode {
         method: String,

@@ -14,6 +14,7 @@ mod error;
 mod identity;
 mod issue;
 mod reviewed;
+mod touched;
 mod types;
 
 pub use client::GitHub;
@@ -22,6 +23,7 @@ pub use error::GithubError;
 pub use identity::{ACTIONS_BOT, Identity, IdentitySource, identity};
 pub use issue::{DriftIssue, DriftReport, sync_drift_issue};
 pub use reviewed::{PassedOver, Reviewed, reviewed_plan_run};
+pub use touched::{PullFiles, Touched, pull_request_files, touched_guilds};
 pub use types::{
     GithubToken, MAX_BODY_CHARS, PullRequest, Repo, body_with_marker, marker,
     pull_request_from_event,

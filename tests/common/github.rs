@@ -87,6 +87,8 @@ struct Data {
     next_comment: u64,
     pulls: Vec<GhPull>,
     runs: Vec<GhRun>,
+    /// The files each pull request changes: (path, status, previous path of a rename).
+    pull_files: HashMap<u64, Vec<(String, String, Option<String>)>>,
     log: Vec<Logged>,
     violations: Vec<String>,
 }
@@ -291,6 +293,28 @@ impl FakeGitHub {
             head_repo: head_repo.to_owned(),
         });
         id
+    }
+
+    /// The files pull request `number` changes, as `GET .../pulls/{n}/files` lists them:
+    /// `(path, status)` with status `added`, `modified`, `removed` or `renamed FROM`.
+    pub fn set_pull_files(&self, number: u64, files: &[(&str, &str)]) {
+        let files = files
+            .iter()
+            .map(|(path, status)| match status.strip_prefix("renamed ") {
+                Some(from) => (
+                    (*path).to_owned(),
+                    "renamed".to_owned(),
+                    Some(from.to_owned()),
+                ),
+                None => ((*path).to_owned(), (*status).to_owned(), None),
+            })
+            .collect();
+        self.shared
+            .data
+            .lock()
+            .unwrap()
+            .pull_files
+            .insert(number, files);
     }
 
     pub fn issues(&self) -> Vec<GhIssue> {
@@ -1051,6 +1075,36 @@ fn behave(
                 json!({ "total_count": total, "workflow_runs": list }),
                 link,
             )
+        }
+        ("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/files") => {
+            let n = params
+                .get("pull_number")
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or_default();
+            let Some(files) = d.pull_files.get(&n) else {
+                return error(StatusCode::NOT_FOUND, "Not Found");
+            };
+            let items = files
+                .iter()
+                .map(|(name, status, previous)| {
+                    let mut f = json!({
+                        "sha": "bbcd538c8e72b8c175046e27cc8f907076331401",
+                        "filename": name,
+                        "status": status,
+                        "additions": 1,
+                        "deletions": 1,
+                        "changes": 2,
+                        "blob_url": format!("https://github.com/{REPO}/blob/x/{name}"),
+                        "raw_url": format!("https://github.com/{REPO}/raw/x/{name}"),
+                        "contents_url": format!("{base}{path}/contents/{name}"),
+                    });
+                    if let Some(p) = previous {
+                        f["previous_filename"] = json!(p);
+                    }
+                    f
+                })
+                .collect();
+            page(base, &format!("{path}/pulls/{n}/files"), query, items)
         }
         // An installation token has no user behind it: GitHub refuses to say who it is.
         ("GET", "/user") if login == BOT_LOGIN => error(

@@ -22,6 +22,7 @@ OPERATIONS = [
     ("/repos/{owner}/{repo}/issues/{issue_number}", "patch"),
     ("/repos/{owner}/{repo}/commits/{commit_sha}/pulls", "get"),
     ("/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", "get"),
+    ("/repos/{owner}/{repo}/pulls/{pull_number}/files", "get"),
     ("/user", "get"),
 ]
 

@@ -1,0 +1,352 @@
+//! Many guilds from one workspace (issue 22): `guildctl plan --all` over 100 guilds at
+//! Discord's limits (250 roles, 500 channels, 1,000 webhooks and a full onboarding
+//! each), then `guildctl apply --all` of a change to the base they all extend, against
+//! an in-process emulator with its Discord-like limits on a scaled clock.
+//!
+//! guildctl runs as its own process (the release or debug binary of this build), so its
+//! CPU time and peak memory are its own (`wait4`'s rusage), not the emulator's.
+//! Prints requests, 429s, wall time against the bound the limits set, CPU and peak
+//! memory; asserts the issue's targets. See docs/performance.md, "Many guilds".
+//!
+//! Run: `cargo bench --bench many_guilds` (GUILDCTL_BENCH_SCALE sets the clock's
+//! speed-up, default 5; GUILDCTL_BENCH_GUILDS the number of guilds, default 100).
+//! Without `--bench` (as `cargo test --all-targets` runs it) it is a smoke test of
+//! 4 guilds that asserts only what does not depend on the machine.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use discord_emulator::{
+    EmulatorOptions, LargeStateOptions, RunningEmulator, large_state, with_guild_copies,
+};
+use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::snapshot::Snapshot;
+
+/// What one guildctl process cost.
+struct Cost {
+    code: i32,
+    wall: Duration,
+    cpu: Duration,
+    peak_mb: f64,
+    stdout: String,
+}
+
+/// Runs guildctl in `dir` and measures it: wall time from spawn to exit, user + system
+/// CPU and peak resident memory from the kernel's accounting of that one child.
+// The child is reaped by `wait4`, which also gives its rusage; clippy sees no `wait()`.
+#[allow(clippy::zombie_processes)]
+fn run(dir: &Path, emu: &RunningEmulator, scale: f64, args: &[&str]) -> Cost {
+    let out = dir.join("stdout.txt");
+    let start = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_guildctl"))
+        .args(args)
+        .env("DISCORD_TOKEN", &emu.token)
+        .env("GUILDCTL_API_BASE", &emu.api_base)
+        .env("GUILDCTL_CLOCK_SCALE", format!("{scale}"))
+        .env("NO_COLOR", "1")
+        .env_remove("GUILDCTL_GUILD")
+        .current_dir(dir)
+        .stdout(std::fs::File::create(&out).expect("stdout file"))
+        .spawn()
+        .expect("guildctl runs");
+    let mut status = 0;
+    // SAFETY: rusage is plain data for wait4 to fill; the pid is our own child's.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    assert_eq!(rc, pid, "wait4");
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    Cost {
+        code: if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        },
+        wall,
+        cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+        // ru_maxrss is in KiB on Linux.
+        peak_mb: usage.ru_maxrss as f64 * 1024.0 / 1e6,
+        stdout: std::fs::read_to_string(&out).unwrap_or_default(),
+    }
+}
+
+/// The least time the global limit allows for `n` requests: a window for each 50 after
+/// the first 50 (the last window need not end, only begin), on the scaled clock.
+fn global_bound(n: usize, per_second: u32, scale: f64) -> Duration {
+    let windows = (n as f64 / f64::from(per_second)).ceil() - 1.0;
+    Duration::from_secs_f64(windows.max(0.0) / scale)
+}
+
+/// The export of the first guild as the shared base: ids dropped (every guild has its
+/// own) and the guild's name left to each; names kept, so it declares the same layout in each copy; no `guild:`.
+fn base_of(export: &str) -> String {
+    let mut out = String::with_capacity(export.len());
+    // The indent of a `- id: …` item dropped: its next key opens the item instead.
+    let mut dash: Option<usize> = None;
+    let mut section = "";
+    for line in export.lines() {
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        if indent == 0 {
+            section = line;
+        }
+        // The guild's own id and name stay each guild's.
+        let guild_name = section == "settings:" && line.starts_with("  name: ");
+        if line.starts_with("guild:") || guild_name || t.starts_with("id: ") {
+            continue;
+        }
+        if t.starts_with("- id: ") {
+            dash = Some(indent);
+            continue;
+        }
+        if let Some(d) = dash.take() {
+            let _ = writeln!(out, "{}- {t}", " ".repeat(d));
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let bench = args.iter().any(|a| a == "--bench");
+    let env_num = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<f64>().ok());
+    let guilds = if bench {
+        env_num("GUILDCTL_BENCH_GUILDS").map_or(100, |n| n as usize)
+    } else {
+        4
+    };
+    let scale = if bench {
+        env_num("GUILDCTL_BENCH_SCALE").unwrap_or(5.0)
+    } else {
+        50.0
+    };
+    let (roles, channels) = if bench { (250, 500) } else { (50, 100) };
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+
+    // The emulator serves on its own runtime's threads; this thread only waits.
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let mut state = with_guild_copies(
+        large_state(LargeStateOptions {
+            roles,
+            channels,
+            ..LargeStateOptions::default()
+        }),
+        guilds,
+    );
+    state.config.time_scale = scale;
+    let config = state.config.clone();
+    let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
+    // Which guild a write is for: its guild's id in the path, or its channel's.
+    let mut guild_of: HashMap<String, String> = HashMap::new();
+    for g in &state.guilds {
+        guild_of.insert(g.id.clone(), g.id.clone());
+        for c in &g.channels {
+            guild_of.insert(c.id.clone(), g.id.clone());
+        }
+    }
+    let emu = runtime
+        .block_on(RunningEmulator::start(EmulatorOptions {
+            state: Some(state),
+        }))
+        .expect("emulator");
+
+    // The workspace: one base (the first guild's layout, by name) and one small file
+    // per guild that extends it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let export = runtime.block_on(async {
+        let client = Client::with_options(
+            &emu.api_base,
+            Token::new(emu.token.clone()).unwrap(),
+            ClientOptions {
+                global_window: Duration::from_secs_f64(1.0 / scale),
+                ..ClientOptions::default()
+            },
+        )
+        .unwrap();
+        let snap = Snapshot::fetch(&client, &ids[0]).await.expect("snapshot");
+        guildctl::export::export(&snap).expect("export")
+    });
+    let base = base_of(&export);
+    std::fs::write(dir.path().join("base.yaml"), &base).unwrap();
+    std::fs::create_dir_all(dir.path().join("guilds")).unwrap();
+    let mut ws = String::from("guilds:\n");
+    for (i, id) in ids.iter().enumerate() {
+        std::fs::write(
+            dir.path().join(format!("guilds/g{i:03}.yaml")),
+            "version: 1\nextends: ../base.yaml\n",
+        )
+        .unwrap();
+        let _ = writeln!(
+            ws,
+            "  g{i:03}: {{ id: \"{id}\", manifest: guilds/g{i:03}.yaml }}"
+        );
+    }
+    std::fs::write(dir.path().join("guildctl.yaml"), ws).unwrap();
+    emu.clear_requests();
+
+    // 0. validate --all: loading and checking every guild's manifest (its base
+    // included) with no request, the part of plan's CPU that is not the guild.
+    let validate = run(dir.path(), &emu, scale, &["validate", "--all"]);
+    assert_eq!(validate.code, 0, "{}", validate.stdout);
+    println!(
+        "validate --all:     cpu {:.3} s, wall {:.3} s, peak {:.1} MB",
+        validate.cpu.as_secs_f64(),
+        validate.wall.as_secs_f64(),
+        validate.peak_mb
+    );
+    emu.clear_requests();
+
+    // 1. plan --all: the base matches every guild, so each plan is empty.
+    let plan = run(
+        dir.path(),
+        &emu,
+        scale,
+        &["plan", "--all", "--detailed-exitcode"],
+    );
+    let requests = emu.requests();
+    let gets = requests.iter().filter(|r| r.method == "GET").count();
+    let limited = requests.iter().filter(|r| r.status == 429).count();
+    let bound = global_bound(requests.len(), config.global_per_second, scale);
+    let paper = Duration::from_secs_f64(requests.len() as f64 / 50.0 / scale);
+    let ratio = plan.wall.as_secs_f64() / bound.as_secs_f64().max(1e-3);
+    println!(
+        "guildctl {profile} build; {guilds} guilds of {roles} roles, {channels} channels; clock {scale}x"
+    );
+    println!("base manifest: {} lines", base.lines().count());
+    println!("plan --all:");
+    println!("  exit code:        {}", plan.code);
+    println!(
+        "  GETs:             {gets} ({:.2} per guild), requests {}",
+        gets as f64 / guilds as f64,
+        requests.len()
+    );
+    println!("  429 responses:    {limited}");
+    println!(
+        "  wall:             {:.3} s ({:.1} s at Discord's speed)",
+        plan.wall.as_secs_f64(),
+        plan.wall.as_secs_f64() * scale
+    );
+    println!(
+        "  global bound:     {:.3} s (windows begun; {:.3} s as requests / 50 per s)",
+        bound.as_secs_f64(),
+        paper.as_secs_f64()
+    );
+    println!("  ratio:            {ratio:.3} (target <= 1.05)");
+    println!(
+        "  cpu:              {:.3} s (target <= 1.5)",
+        plan.cpu.as_secs_f64()
+    );
+    println!("  peak memory:      {:.1} MB (target <= 150)", plan.peak_mb);
+    assert_eq!(plan.code, 0, "{}", plan.stdout);
+    assert_eq!(gets, 7 * guilds, "7 GETs per guild");
+    assert_eq!(limited, 0, "no 429");
+
+    // 2. A change to the base: two roles recoloured and one channel's topic, in every
+    // guild. apply --all plans each guild (7 GETs), rehearses it, and makes 3 writes;
+    // plan --all --rehearse of the change first, to show what reading, planning and
+    // rehearsing cost without the writes.
+    std::fs::write(dir.path().join("base.yaml"), change(&base)).unwrap();
+    let rehearsed = run(dir.path(), &emu, scale, &["plan", "--all", "--rehearse"]);
+    assert_eq!(rehearsed.code, 0, "{}", rehearsed.stdout);
+    println!(
+        "plan --all --rehearse of the change: cpu {:.3} s, wall {:.3} s, peak {:.1} MB",
+        rehearsed.cpu.as_secs_f64(),
+        rehearsed.wall.as_secs_f64(),
+        rehearsed.peak_mb
+    );
+    let changed = change(&base);
+    std::fs::write(dir.path().join("base.yaml"), &changed).unwrap();
+    emu.clear_requests();
+    let apply = run(dir.path(), &emu, scale, &["apply", "--all", "--yes"]);
+    let requests = emu.requests();
+    let limited = requests.iter().filter(|r| r.status == 429).count();
+    let mut writes: HashMap<&str, usize> = HashMap::new();
+    for r in requests.iter().filter(|r| r.method != "GET") {
+        let id = r
+            .path
+            .split('/')
+            .find_map(|part| guild_of.get(part))
+            .map(String::as_str)
+            .unwrap_or("?");
+        *writes.entry(id).or_insert(0) += 1;
+    }
+    let total_writes: usize = writes.values().sum();
+    // Reads then writes, all under one global limit; each guild's writes go to three
+    // buckets of their own (a role's, another role's, a channel's: one call each), so
+    // the route buckets add nothing to the global bound here.
+    let bound = global_bound(requests.len(), config.global_per_second, scale);
+    let ratio = apply.wall.as_secs_f64() / bound.as_secs_f64().max(1e-3);
+    println!("apply --all of a base change:");
+    println!("  exit code:        {}", apply.code);
+    println!(
+        "  requests:         {} ({} writes, {:.2} per guild)",
+        requests.len(),
+        total_writes,
+        total_writes as f64 / guilds as f64
+    );
+    println!("  429 responses:    {limited}");
+    println!(
+        "  wall:             {:.3} s ({:.1} s at Discord's speed)",
+        apply.wall.as_secs_f64(),
+        apply.wall.as_secs_f64() * scale
+    );
+    println!("  bound:            {:.3} s", bound.as_secs_f64());
+    println!("  ratio:            {ratio:.3} (target <= 1.05)");
+    println!("  cpu:              {:.3} s", apply.cpu.as_secs_f64());
+    println!("  peak memory:      {:.1} MB", apply.peak_mb);
+    assert_eq!(apply.code, 0, "{}", apply.stdout);
+    assert_eq!(limited, 0, "no 429");
+    assert_eq!(writes.len(), guilds, "every guild written: {writes:?}");
+    assert!(
+        writes.values().all(|n| *n == 3),
+        "3 writes per guild: {writes:?}"
+    );
+
+    // Converged: the next plan is empty everywhere.
+    let again = run(
+        dir.path(),
+        &emu,
+        scale,
+        &["plan", "--all", "--detailed-exitcode"],
+    );
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    drop(emu);
+}
+
+/// The base with the colour of its first two generated roles ("Team …", below the
+/// bot's role) and the topic of its first generated channel changed.
+fn change(base: &str) -> String {
+    let mut out = String::with_capacity(base.len());
+    let (mut colours, mut topics) = (0, 0);
+    let mut team = false;
+    for line in base.lines() {
+        let t = line.trim_start().trim_start_matches("- ");
+        let indent = &line[..line.len() - t.len()];
+        if let Some(name) = t.strip_prefix("name: ") {
+            team = name.trim_matches('"').starts_with("Team ");
+        }
+        if colours < 2 && team && t.starts_with("color: ") {
+            let _ = writeln!(out, "{indent}color: \"#0f0e0d\"");
+            colours += 1;
+        } else if topics < 1 && t.starts_with("topic: Channel ") {
+            let _ = writeln!(out, "{indent}topic: Changed by the bench");
+            topics += 1;
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    assert_eq!((colours, topics), (2, 1), "the base has colours and topics");
+    out
+}
