@@ -128,7 +128,10 @@ fn main() {
     let new_channels = 500usize.saturating_sub(snap.channels.len()).min(10);
     let edits = [
         // A new topic in every text channel.
-        ("topics", exported.replace("topic: Channel ", "topic: Changed ")),
+        (
+            "topics",
+            exported.replace("topic: Channel ", "topic: Changed "),
+        ),
         // The scale bench's edit: topics, every generated role's colour, new roles and
         // channels where the limits leave room.
         ("scale", changed(&exported, new_roles, new_channels)),
@@ -137,7 +140,9 @@ fn main() {
         "Rehearsal of the largest guild (250 roles, 500 channels, 1,000 webhooks, 750 onboarding options); CPU ms, median of {iters}{}:",
         if quick { ", --quick" } else { "" }
     );
-    println!("| edit | changes | calls | plan CPU ms | plan + rehearsal CPU ms | rehearsal adds | peak heap MiB plan | with rehearsal | × |");
+    println!(
+        "| edit | changes | calls | plan CPU ms | plan + rehearsal CPU ms | rehearsal adds | peak heap MiB plan | with rehearsal | × |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, edited) in edits {
         let path = dir.path().join(format!("{name}.yaml"));
