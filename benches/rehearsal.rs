@@ -4,6 +4,10 @@
 //! serves the rehearsal's in-process emulator), so this thread's CPU time holds all of it.
 //! See docs/rehearsal.md.
 //!
+//! Two edits: a new topic in every text channel, and the scale bench's edit (benches/scale.rs:
+//! topics, role colours; the largest plan of that bench). Targets: rehearsal adds ≤ 150 ms
+//! CPU, and memory stays under 2× the plan's.
+//!
 //! Run: `cargo bench --bench rehearsal` (`-- --quick` for one iteration).
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -17,6 +21,10 @@ use guildctl::plan::{self, PlanOptions};
 use guildctl::rehearse::{RehearseOptions, rehearse};
 use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
+
+#[path = "common/edit.rs"]
+mod edit;
+use edit::changed;
 
 /// Counts the heap in use and its peak since the last reset.
 struct Counting;
@@ -115,27 +123,58 @@ fn main() {
         emu.shutdown().await;
         snap
     });
-    // The export with a new topic in every text channel: hundreds of calls to rehearse.
     let exported = guildctl::export::export(&snap).expect("export");
-    let edited = exported.replace("topic: Channel ", "topic: Changed ");
-    let path = dir.path().join("changed-250.yaml");
-    std::fs::write(&path, edited).expect("write");
-    let (loaded, report) = manifest::validate(&path);
+    let new_roles = 250usize.saturating_sub(snap.guild.roles.len()).min(10);
+    let new_channels = 500usize.saturating_sub(snap.channels.len()).min(10);
+    let edits = [
+        // A new topic in every text channel.
+        (
+            "topics",
+            exported.replace("topic: Channel ", "topic: Changed "),
+        ),
+        // The scale bench's edit: topics, every generated role's colour, new roles and
+        // channels where the limits leave room.
+        ("scale", changed(&exported, new_roles, new_channels)),
+    ];
+    println!(
+        "Rehearsal of the largest guild (250 roles, 500 channels, 1,000 webhooks, 750 onboarding options); CPU ms, median of {iters}{}:",
+        if quick { ", --quick" } else { "" }
+    );
+    println!(
+        "| edit | changes | calls | plan CPU ms | plan + rehearsal CPU ms | rehearsal adds | peak heap MiB plan | with rehearsal | × |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (name, edited) in edits {
+        let path = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(&path, edited).expect("write");
+        measure(&runtime, &snap, &path, name, iters);
+    }
+}
+
+/// Times plan alone and plan then rehearsal of the manifest at `path`, and prints a row.
+fn measure(
+    runtime: &tokio::runtime::Runtime,
+    snap: &Snapshot,
+    path: &std::path::Path,
+    name: &str,
+    iters: usize,
+) {
+    let (loaded, report) = manifest::validate(path);
     assert!(!report.has_errors(), "{}", report.render_text(false));
     let loaded = loaded.expect("loaded");
     let options = PlanOptions::default();
-    let the_plan = plan::diff_loaded(&loaded, &snap, &options).expect("plan");
+    let the_plan = plan::diff_loaded(&loaded, snap, &options).expect("plan");
     let calls = the_plan.operations.len();
     assert!(calls > 100, "{calls} calls");
 
     let plan_once = || {
-        let p = plan::diff_loaded(&loaded, &snap, &options).expect("plan");
+        let p = plan::diff_loaded(&loaded, snap, &options).expect("plan");
         std::hint::black_box(report::render(&p, Format::Text, Heading::Plan, false));
         p
     };
     let rehearse_once = |p: &plan::Plan| {
         let verdict = runtime
-            .block_on(rehearse(&loaded, &snap, p, &RehearseOptions::default()))
+            .block_on(rehearse(&loaded, snap, p, &RehearseOptions::default()))
             .expect("rehearsal");
         assert!(verdict.ok, "{verdict:?}");
         assert_eq!(verdict.calls, calls);
@@ -163,24 +202,18 @@ fn main() {
     PEAK.store(IN_USE.load(Ordering::Relaxed), Ordering::Relaxed);
     rehearse_once(&p);
     let rehearse_peak = PEAK.load(Ordering::Relaxed);
+    let changes = p.changes.len();
     drop(p);
 
     let (plan_ms, rehearse_ms) = (median(plan_times), median(rehearsal_times));
+    let both_peak = plan_peak.max(rehearse_peak);
     println!(
-        "Rehearsal of the largest guild (250 roles, 500 channels, 1,000 webhooks, 750 onboarding options), {calls} calls; CPU ms, median of {iters}{}:",
-        if quick { ", --quick" } else { "" }
-    );
-    println!("| | CPU ms | peak heap MiB |");
-    println!("|---|---:|---:|");
-    println!("| plan | {:.2} | {:.1} |", ms(plan_ms), mib(plan_peak));
-    println!(
-        "| plan + rehearsal | {:.2} | {:.1} |",
+        "| {name} | {changes} | {calls} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1} | {:.2} |",
+        ms(plan_ms),
         ms(plan_ms + rehearse_ms),
-        mib(plan_peak.max(rehearse_peak))
-    );
-    println!(
-        "rehearsal adds {:.2} ms CPU (target ≤ 150); memory {:.2}× the plan's (target < 2×)",
         ms(rehearse_ms),
-        plan_peak.max(rehearse_peak) as f64 / plan_peak as f64
+        mib(plan_peak),
+        mib(both_peak),
+        both_peak as f64 / plan_peak as f64
     );
 }

@@ -11,6 +11,7 @@
 //! What the snapshot cannot hold (members other than the bot, channels hidden from the
 //! bot, rules the emulator does not model) is named in the verdict's `not_rehearsed`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
@@ -19,9 +20,10 @@ use discord_emulator::{EmulatorConfig, EmulatorOptions, RunningEmulator, State};
 
 use crate::apply::{self, ApplyOptions, Status};
 use crate::discord::{Client, ClientError, ClientOptions, Token};
-use crate::manifest::LoadedManifest;
+use crate::manifest::{LoadedManifest, Manifest};
 use crate::plan::{self, Plan, PlanOptions, Rehearsal, RehearsalRefusal};
-use crate::snapshot::Snapshot;
+use crate::snapshot::doors::parse_timestamp;
+use crate::snapshot::{Snapshot, Wants};
 
 /// Why a rehearsal could not be run at all (as opposed to a plan it refused).
 #[derive(Debug, thiserror::Error)]
@@ -79,7 +81,7 @@ pub async fn rehearse(
     plan: &Plan,
     options: &RehearseOptions,
 ) -> Result<Rehearsal, RehearseError> {
-    let not_rehearsed = not_rehearsed(snap, options);
+    let not_rehearsed = not_rehearsed(snap, plan, options);
     if plan.operations.is_empty() {
         // Nothing to send: the copy would be the snapshot itself, and so its plan.
         return Ok(Rehearsal {
@@ -93,7 +95,7 @@ pub async fn rehearse(
             not_rehearsed,
         });
     }
-    let state = copy_of(snap, options.rules.clone())?;
+    let state = copy_of(snap, &loaded.manifest, options.rules.clone())?;
     let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) }).await?;
     let outcome = run(&emu, loaded, snap, plan, options).await;
     emu.shutdown().await;
@@ -110,7 +112,14 @@ async fn run(
     options: &RehearseOptions,
 ) -> Result<Rehearsal, RehearseError> {
     let token = Token::new(emu.token.clone()).map_err(RehearseError::Client)?;
-    let client = Client::with_options(&emu.api_base, token, ClientOptions::default())
+    // No global limit of 50 calls a second: the copy is not Discord, and pacing it made a
+    // rehearsal of 650 calls wait 13 s (docs/rehearsal.md, Costs).
+    let client_options = ClientOptions {
+        global_limit: usize::MAX,
+        global_window: std::time::Duration::ZERO,
+        ..ClientOptions::default()
+    };
+    let client = Client::with_options(&emu.api_base, token, client_options)
         .map_err(RehearseError::Client)?;
     // One call at a time: the same calls in the same order as apply, and a verdict
     // that is the same on every run of the same plan.
@@ -164,15 +173,30 @@ async fn run(
             not_rehearsed: Vec::new(),
         });
     }
-    let after = Snapshot::fetch(&client, &snap.guild.id)
+    let after = read_back(&client, loaded, snap)
         .await
         .map_err(RehearseError::ReadBack)?;
-    // The second plan's changes, refused or not: convergence is about what differs.
-    let again = match plan::diff_with(&loaded.manifest, &after, &options.plan) {
-        Ok(p) => p,
-        Err(e) => *e.partial,
+    // The second plan's changes, refused or not: convergence is about what differs. A
+    // refusal the first plan did not have is itself a difference (the copy is not what the
+    // manifest asks for); one it had already is the first plan's, and rehearsal judges
+    // that plan by its calls.
+    let (again, refused_again) = match plan::diff_loaded(loaded, &after, &options.plan) {
+        Ok(p) => (p, Vec::new()),
+        Err(e) => {
+            let first_passed = plan::diff_loaded(loaded, snap, &options.plan).is_ok();
+            let problems = if first_passed {
+                e.problems
+                    .iter()
+                    .map(|p| format!("the second plan is refused: {}", p.message))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            (*e.partial, problems)
+        }
     };
-    let still_changes: Vec<String> = again.changes.iter().map(describe_change).collect();
+    let mut still_changes: Vec<String> = again.changes.iter().map(describe_change).collect();
+    still_changes.extend(refused_again);
     Ok(Rehearsal {
         ok: still_changes.is_empty(),
         calls,
@@ -183,6 +207,34 @@ async fn run(
         still_changes,
         not_rehearsed: Vec::new(),
     })
+}
+
+/// The copy read as `plan` reads the live guild: the seven reads, then the integrations,
+/// invites, members and bans the manifest asks about. Two things come from the snapshot
+/// instead, as apply cannot change them: Discord's voice regions (the copy's are the
+/// emulator's own list), and the digests of images the copy kept by hash alone (a CDN path
+/// names its content, so an unchanged hash is an unchanged image).
+async fn read_back(
+    client: &Client,
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+) -> Result<Snapshot, ClientError> {
+    let mut after = Snapshot::fetch(client, &snap.guild.id).await?;
+    let wants = Wants {
+        regions: false,
+        ..Wants::of(&loaded.manifest)
+    };
+    after.read_doors(client, wants).await?;
+    after.doors.regions.clone_from(&snap.doors.regions);
+    let q = plan::people_query(&loaded.manifest, &after);
+    after.read_people(client, &q).await?;
+    let paths: Vec<String> = after.live_images().iter().map(|i| i.path()).collect();
+    for path in paths {
+        if let (None, Some(digest)) = (after.images.get(&path), snap.images.get(&path)) {
+            after.images.insert(path, digest.clone());
+        }
+    }
+    Ok(after)
 }
 
 /// `update role Moderator (color)`.
@@ -209,7 +261,7 @@ fn line_of(loaded: &LoadedManifest, source: &str) -> Option<String> {
 }
 
 /// What the copy does not hold, so the rehearsal cannot vouch for it.
-fn not_rehearsed(snap: &Snapshot, options: &RehearseOptions) -> Vec<String> {
+fn not_rehearsed(snap: &Snapshot, plan: &Plan, options: &RehearseOptions) -> Vec<String> {
     let mut out = Vec::new();
     if !snap.sees_every_channel() {
         out.push(
@@ -239,10 +291,24 @@ fn not_rehearsed(snap: &Snapshot, options: &RehearseOptions) -> Vec<String> {
             names.join(", ")
         ));
     }
-    out.push(
-        "members other than the bot: the copy has the bot alone, so who holds a role is not checked"
-            .to_owned(),
-    );
+    out.extend(people_not_rehearsed(snap, plan));
+    for (part, why) in &snap.doors.unreadable {
+        out.push(format!("{part}: not read ({why}), so the copy has none"));
+    }
+    if snap.doors.integrations_capped() {
+        out.push(format!(
+            "integrations beyond the {} Discord lists: the copy has none of them",
+            crate::snapshot::doors::MAX_INTEGRATIONS
+        ));
+    }
+    for image in snap.live_images() {
+        if snap.image_digest(&image).is_none() {
+            out.push(format!(
+                "the image {}: the CDN did not give it, so neither the plan nor the copy knows what it shows",
+                image.path()
+            ));
+        }
+    }
     out.push(
         "rate limits: the copy has none, so the calls' waits (and Discord's slower limits such as role creations per day) are not rehearsed"
             .to_owned(),
@@ -259,17 +325,24 @@ fn not_rehearsed(snap: &Snapshot, options: &RehearseOptions) -> Vec<String> {
 /// The emulator state of a snapshot: the guild as the bot saw it, the bot's user and
 /// membership, and a token for it. Written as the emulator's own state format (every
 /// field it does not get keeps the emulator's default).
-pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, RehearseError> {
+pub fn copy_of(
+    snap: &Snapshot,
+    manifest: &Manifest,
+    rules: Option<EmulatorConfig>,
+) -> Result<State, RehearseError> {
     let g = &snap.guild;
     let roles: Vec<Value> = g
         .roles
         .iter()
         .map(|r| {
+            let colors = r.colors.as_ref();
             json!({
                 "id": r.id, "name": r.name, "permissions": r.permissions,
                 "position": r.position, "color": r.color, "hoist": r.hoist,
+                "secondary_color": colors.and_then(|c| c.secondary_color),
+                "tertiary_color": colors.and_then(|c| c.tertiary_color),
                 "managed": r.managed, "mentionable": r.mentionable,
-                "unicode_emoji": r.unicode_emoji, "tags": r.tags,
+                "icon": r.icon, "unicode_emoji": r.unicode_emoji, "tags": r.tags,
             })
         })
         .collect();
@@ -303,6 +376,10 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
             })).collect::<Vec<_>>(),
         })
     });
+    let people = people_of(snap, manifest);
+    let (members, bans) = (people.members, people.bans);
+    let mut users = people.users;
+    let (integrations, invites) = doors_of(snap, &mut users);
     let webhooks: Vec<Value> = snap
         .webhooks
         .iter()
@@ -320,6 +397,11 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
     let mut guild = json!({
         "id": g.id, "name": g.name, "owner_id": g.owner_id, "description": g.description,
         "features": g.features,
+        // Hashes only: the copy's CDN does not hold these images, and the read-back takes
+        // their digests from the snapshot ([`same_images_as_read`]).
+        "icon": g.icon, "banner": g.banner, "splash": g.splash,
+        "discovery_splash": g.discovery_splash,
+        "vanity_url_code": g.vanity_url_code, "incidents_data": g.incidents_data,
         "afk_channel_id": g.afk_channel_id, "afk_timeout": g.afk_timeout,
         "system_channel_id": g.system_channel_id,
         "system_channel_flags": g.system_channel_flags,
@@ -336,8 +418,11 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         "premium_progress_bar_enabled": g.premium_progress_bar_enabled,
         "roles": roles,
         "channels": channels,
-        "members": [{ "user_id": snap.bot.id, "roles": snap.bot_member.roles }],
+        "members": members,
+        "bans": bans,
         "webhooks": webhooks,
+        "integrations": integrations,
+        "invites": invites,
     });
     if let Some(w) = welcome {
         guild["welcome_screen"] = w;
@@ -348,17 +433,29 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
     let mut config = serde_json::to_value(rules.unwrap_or_default())
         .map_err(|e| RehearseError::Copy(e.to_string()))?;
     config["rate_limits_enabled"] = json!(false);
+    if snap.people.as_ref().is_some_and(|p| p.listing_refused) {
+        // The live guild refused the member listing: so does the copy.
+        config["guild_members_intent"] = json!(false);
+    }
     // New ids come after every id of the guild.
     let last = std::iter::once(g.id.as_str())
         .chain(g.roles.iter().map(|r| r.id.as_str()))
         .chain(snap.channels.iter().map(|c| c.id.as_str()))
         .chain(snap.webhooks.iter().flatten().map(|w| w.id.as_str()))
+        .chain(users.keys().map(String::as_str))
+        .chain(
+            snap.doors
+                .integrations
+                .iter()
+                .flatten()
+                .map(|i| i.id.as_str()),
+        )
         .filter_map(|id| id.parse::<u64>().ok())
         .max()
         .unwrap_or(0);
     let state = json!({
         "guilds": [guild],
-        "users": [{ "id": snap.bot.id, "username": snap.bot.username, "bot": snap.bot.bot }],
+        "users": users.into_values().collect::<Vec<_>>(),
         "bot_user_id": snap.bot.id,
         "snowflake": { "last": last },
         "config": config,
@@ -401,4 +498,202 @@ fn channel(c: &crate::discord::models::Channel) -> Value {
         }
     }
     v
+}
+
+/// What the copy does not know of the guild's members: those no read named, the roles of
+/// members the listing named beyond the rosters', holders the bot could not list, and the
+/// users a ban names.
+fn people_not_rehearsed(snap: &Snapshot, plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(p) = &snap.people else {
+        out.push(
+            "members other than the bot: the copy has the bot alone, so who holds a role is not checked"
+                .to_owned(),
+        );
+        return out;
+    };
+    let read = p.declared.values().filter(|r| r.is_some()).count();
+    out.push(format!(
+        "members the rosters did not read: the copy has the bot and the {read} declared member(s) read{}, so no other member is checked",
+        if p.holders.is_some() { " and the roster roles' holders" } else { "" }
+    ));
+    if p.holders
+        .as_ref()
+        .is_some_and(|h| h.values().any(|s| !s.is_empty()))
+    {
+        out.push(
+            "the other roles of roster holders the member listing named: the listing keeps roster roles alone, so in the copy they hold only those"
+                .to_owned(),
+        );
+    }
+    for role in &p.rosters {
+        let unnamed = p.unnamed_holders(role);
+        if unnamed > 0 {
+            let name = snap.role(role).map_or(role.as_str(), |r| r.name.as_str());
+            out.push(format!(
+                "{unnamed} member(s) holding `{name}` the bot cannot list (no GUILD_MEMBERS intent): the copy has none of them"
+            ));
+        }
+    }
+    let bans = plan.operations.iter().any(|op| {
+        (op.method == "PUT" && op.path.contains("/bans/")) || op.path.ends_with("/bulk-ban")
+    });
+    if bans {
+        out.push(
+            "the users to ban: the ban list was read, not these users, so the copy takes each for a user who exists and is not a member (Discord refuses an unknown user, and a member ranked at or above the bot)"
+                .to_owned(),
+        );
+    }
+    out
+}
+
+/// The members, bans and users of the copy: the bot, and what the rosters and ban list read.
+struct PeopleCopy {
+    members: Vec<Value>,
+    bans: Vec<Value>,
+    /// By id: every user a member, ban, integration or invite of the copy names.
+    users: BTreeMap<String, Value>,
+}
+
+fn user(id: &str, username: Option<&str>, bot: bool) -> Value {
+    json!({ "id": id, "username": username.unwrap_or(id), "bot": bot })
+}
+
+/// Members as the reads know them: the bot with its roles; each declared roster user who is a
+/// member, with every role they hold; each holder the member listing named, with the roster
+/// roles it was seen holding (the listing keeps no other role). Bans as read, with their
+/// reasons. Users the manifest bans are taken to exist: the plan's ban calls name them, and
+/// what the snapshot does not read is listed in [`not_rehearsed`].
+fn people_of(snap: &Snapshot, manifest: &Manifest) -> PeopleCopy {
+    let mut roles: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    roles
+        .entry(snap.bot.id.as_str())
+        .or_default()
+        .extend(snap.bot_member.roles.iter().map(String::as_str));
+    let mut users = BTreeMap::new();
+    users.insert(
+        snap.bot.id.clone(),
+        user(&snap.bot.id, Some(&snap.bot.username), snap.bot.bot),
+    );
+    let mut bans = Vec::new();
+    if let Some(p) = &snap.people {
+        for (id, held) in &p.declared {
+            if let Some(held) = held {
+                roles
+                    .entry(id.as_str())
+                    .or_default()
+                    .extend(held.iter().map(String::as_str));
+            }
+        }
+        for (role, holders) in p.holders.iter().flatten() {
+            for id in holders {
+                roles.entry(id.as_str()).or_default().insert(role.as_str());
+            }
+        }
+        for (id, reason) in p.bans.iter().flatten() {
+            bans.push(json!({ "user_id": id, "reason": reason }));
+        }
+        let named = p
+            .declared
+            .keys()
+            .chain(p.bans.iter().flatten().map(|(id, _)| id));
+        for id in named.chain(p.usernames.keys()) {
+            users
+                .entry(id.clone())
+                .or_insert_with(|| user(id, p.usernames.get(id).map(String::as_str), false));
+        }
+    }
+    for b in manifest.bans.iter().flatten() {
+        let id = &b.id.0;
+        users
+            .entry(id.clone())
+            .or_insert_with(|| user(id, b.name.as_deref(), false));
+    }
+    let members = roles
+        .into_iter()
+        .map(|(id, held)| {
+            users
+                .entry(id.to_owned())
+                .or_insert_with(|| user(id, None, false));
+            json!({ "user_id": id, "roles": held })
+        })
+        .collect();
+    PeopleCopy {
+        members,
+        bans,
+        users,
+    }
+}
+
+/// The integrations and invites as read (none when the manifest did not ask for them), with
+/// the users they name added to `users`.
+fn doors_of(snap: &Snapshot, users: &mut BTreeMap<String, Value>) -> (Vec<Value>, Vec<Value>) {
+    let mut add = |u: &crate::discord::models::User| {
+        users
+            .entry(u.id.clone())
+            .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
+    };
+    let integrations = snap
+        .doors
+        .integrations
+        .iter()
+        .flatten()
+        .map(|i| {
+            if let Some(u) = &i.user {
+                add(u);
+            }
+            let application = i.application.as_ref().map(|a| {
+                if let Some(b) = &a.bot {
+                    add(b);
+                }
+                json!({
+                    "id": a.id, "name": a.name,
+                    "bot_id": a.bot.as_ref().map(|b| b.id.clone()),
+                })
+            });
+            json!({
+                "id": i.id, "name": i.display_name(), "type": i.kind,
+                "application": application,
+                "user_id": i.user.as_ref().map(|u| u.id.clone()),
+                "scopes": i.scopes,
+            })
+        })
+        .collect();
+    let now = now_ms();
+    let invites = snap
+        .doors
+        .invites
+        .iter()
+        .flatten()
+        .filter_map(|i| {
+            let channel_id = i.channel_id()?;
+            if let Some(u) = &i.inviter {
+                add(u);
+            }
+            // Without the metadata (no manage_guild) the expiry is all there is: the copy's
+            // invite is made now and lasts until then, and lists without metadata as well.
+            let expires = i.expires_at.as_deref().and_then(parse_timestamp);
+            let (created_at, max_age) = match (&i.created_at, i.max_age) {
+                (Some(c), Some(age)) => (c.clone(), age),
+                _ => (
+                    crate::drift::rfc3339(now),
+                    expires.map_or(0, |e| e.saturating_sub(now).div_ceil(1000)),
+                ),
+            };
+            Some(json!({
+                "code": i.code, "channel_id": channel_id,
+                "inviter_id": i.inviter.as_ref().map(|u| u.id.clone()),
+                "uses": i.uses.unwrap_or(0), "max_uses": i.max_uses.unwrap_or(0),
+                "max_age": max_age, "temporary": i.temporary.unwrap_or(false),
+                "created_at": created_at,
+            }))
+        })
+        .collect();
+    (integrations, invites)
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

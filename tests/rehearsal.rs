@@ -290,3 +290,303 @@ async fn what_the_copy_cannot_know_is_listed_as_not_rehearsed() {
     assert!(listed.contains("members other than the bot"), "{listed}");
     assert!(listed.contains("rate limits"), "{listed}");
 }
+
+// Rosters, bans, images, role colours, integrations and invites: what the snapshot reads of
+// them is in the copy, so each plan rehearses, converges, and costs the live guild exactly
+// the reads the plan made.
+
+/// The live requests of one run, in a comparable order (the reads run concurrently).
+fn live_requests(h: &Harness) -> Vec<String> {
+    let mut out: Vec<String> = h
+        .requests()
+        .into_iter()
+        .map(|q| format!("{} {}", q.method, q.path))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Plans `manifest` without and then with the rehearsal: the rehearsal passes and
+/// converges with every call accepted, and the live guild saw the same reads both times
+/// (and no write). Then applies it for real: the next plan is empty, as rehearsed. Returns
+/// the rehearsal's verdict.
+async fn rehearses_and_converges(h: &Harness, manifest: &str) -> Value {
+    let path = h.manifest("guild.yaml", manifest);
+    let path = path.to_str().unwrap();
+    h.emu.clear_requests();
+    let plain = h.run(&["plan", "-f", path, "--format", "json"]).await;
+    plain.assert_code(0);
+    let plan_reads = live_requests(h);
+    h.emu.clear_requests();
+    let run = h
+        .run(&["plan", "-f", path, "--rehearse", "--format", "json"])
+        .await;
+    run.assert_code(0);
+    let plan = json_of(&run.stdout);
+    let r = plan["rehearsal"].clone();
+    let ops = plan["operations"].as_array().unwrap().len();
+    assert!(ops > 0, "the manifest changes something: {}", run.stdout);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["converges"], true, "{r}");
+    assert_eq!(r["calls"], ops, "{r}");
+    assert_eq!(
+        live_requests(h),
+        plan_reads,
+        "the rehearsal sends nothing to the live guild"
+    );
+    assert!(
+        plan_reads.iter().all(|q| q.starts_with("GET ")),
+        "{plan_reads:?}"
+    );
+    h.run(&["apply", "-f", path, "--yes"]).await.assert_code(0);
+    let again = h.run(&["plan", "-f", path, "--format", "json"]).await;
+    again.assert_code(0);
+    assert_eq!(
+        json_of(&again.stdout)["changes"],
+        serde_json::json!([]),
+        "the live guild converged as the copy did"
+    );
+    r
+}
+
+fn listed(r: &Value) -> String {
+    r["not_rehearsed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn user_id(h: &Harness, name: &str) -> String {
+    h.emu
+        .state()
+        .users
+        .iter()
+        .find(|u| u.username == name)
+        .unwrap_or_else(|| panic!("user {name}"))
+        .id
+        .clone()
+}
+
+/// Moderator's roster gives heidi the role and takes it from erin, whom only the member
+/// listing names: the copy holds the members read, with their roles.
+#[tokio::test]
+async fn a_roster_change_rehearses_on_the_members_read() {
+    let h = Harness::start().await;
+    let yaml = format!(
+        "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{}\" }}\n      - {{ id: \"{}\" }}\n",
+        user_id(&h, "alice"),
+        user_id(&h, "heidi")
+    );
+    let r = rehearses_and_converges(&h, &yaml).await;
+    let listed = listed(&r);
+    assert!(
+        listed.contains("members the rosters did not read")
+            && listed.contains("the other roles of roster holders"),
+        "{listed}"
+    );
+    assert!(!listed.contains("members other than the bot"), "{listed}");
+}
+
+/// Without the GUILD_MEMBERS intent the holders outside the roster are not known: the copy
+/// refuses the listing as the guild did, and the verdict names them.
+#[tokio::test]
+async fn holders_the_bot_cannot_list_are_not_rehearsed() {
+    let mut state = discord_emulator::default_state();
+    state.config.guild_members_intent = false;
+    let h = Harness::with_state(Some(state)).await;
+    let yaml = format!(
+        "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{}\" }}\n      - {{ id: \"{}\" }}\n",
+        user_id(&h, "alice"),
+        user_id(&h, "heidi")
+    );
+    let path = h.manifest("guild.yaml", &yaml);
+    let run = h
+        .run(&[
+            "plan",
+            "-f",
+            path.to_str().unwrap(),
+            "--rehearse",
+            "--format",
+            "json",
+        ])
+        .await;
+    run.assert_code(0);
+    let r = &json_of(&run.stdout)["rehearsal"];
+    assert_eq!(r["converges"], true, "{r}");
+    let listed = listed(r);
+    assert!(
+        listed.contains("1 member(s) holding `Moderator` the bot cannot list"),
+        "{listed}"
+    );
+}
+
+/// A ban list that adds ivan and lifts raid_leader's ban (prune.bans): the copy holds the
+/// bans read, and says it cannot know the users to ban.
+#[tokio::test]
+async fn a_ban_list_rehearses_on_the_bans_read() {
+    let h = Harness::start().await;
+    let yaml = format!(
+        "version: 1\nbans:\n  - {{ id: \"{}\" }}\n  - {{ id: \"{}\", reason: alt account }}\nprune: {{ bans: true }}\nsafety: {{ allow_deletes: 1 }}\n",
+        user_id(&h, "free_nitro_4u"),
+        user_id(&h, "ivan")
+    );
+    let r = rehearses_and_converges(&h, &yaml).await;
+    assert_eq!(r["calls"], 2, "one ban, one lifted: {r}");
+    assert!(listed(&r).contains("the users to ban"), "{r}");
+    assert_eq!(h.guild().bans.len(), 2);
+}
+
+fn put_png(h: &Harness, rel: &str, tag: &str) {
+    let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+    bytes.extend_from_slice(tag.as_bytes());
+    let path = h.dir.path().join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A new splash beside an icon and a role icon already set: the copy holds the live images'
+/// hashes (not their bytes), and the second plan sees the unchanged ones unchanged.
+#[tokio::test]
+async fn images_rehearse_beside_images_already_set() {
+    let mut state = discord_emulator::default_state();
+    state.guilds[0].features.push("ROLE_ICONS".into());
+    let h = Harness::with_state(Some(state)).await;
+    put_png(&h, "images/icon.png", "icon");
+    put_png(&h, "images/mod.png", "moderator");
+    let first = "version: 1\nsettings:\n  icon: images/icon.png\nroles:\n  - name: Moderator\n    icon: images/mod.png\n";
+    rehearses_and_converges(&h, first).await;
+    put_png(&h, "images/splash.png", "splash");
+    let second = "version: 1\nsettings:\n  icon: images/icon.png\n  splash: images/splash.png\nroles:\n  - name: Moderator\n    icon: images/mod.png\n";
+    let r = rehearses_and_converges(&h, second).await;
+    assert_eq!(r["calls"], 1, "the splash alone: {r}");
+}
+
+/// A gradient colour on an existing role and a new role, then a change beside the gradient:
+/// the copy keeps the live gradient.
+#[tokio::test]
+async fn a_gradient_role_colour_rehearses() {
+    let mut state = discord_emulator::default_state();
+    state.guilds[0].features.push("ENHANCED_ROLE_COLORS".into());
+    let h = Harness::with_state(Some(state)).await;
+    let gradient = r##"colors: { primary: "#5865f2", secondary: "#eb459e" }"##;
+    let first = format!(
+        "version: 1\nroles:\n  - name: Moderator\n    {gradient}\n  - name: Contributor\n    {gradient}\n"
+    );
+    rehearses_and_converges(&h, &first).await;
+    let second = format!(
+        "version: 1\nroles:\n  - name: Moderator\n    {gradient}\n  - name: Contributor\n    {gradient}\n    hoist: true\n"
+    );
+    let r = rehearses_and_converges(&h, &second).await;
+    assert_eq!(r["calls"], 1, "{r}");
+}
+
+/// A bot added by hand, with its managed role and a webhook: prune.integrations removes it
+/// in the copy as Discord would (the role and webhook go with it), and the second plan agrees.
+#[tokio::test]
+async fn prune_integrations_rehearses() {
+    let mut state = discord_emulator::default_state();
+    let raidbot = "900000000000000001";
+    state.users.push(
+        serde_json::from_value(
+            serde_json::json!({"id": raidbot, "username": "raidbot", "bot": true}),
+        )
+        .unwrap(),
+    );
+    let g = &mut state.guilds[0];
+    let general = g
+        .channels
+        .iter()
+        .find(|c| c.name == "general")
+        .unwrap()
+        .id
+        .clone();
+    g.roles.push(
+        serde_json::from_value(serde_json::json!({
+            "id": "900000000000000003", "name": "Raidbot", "permissions": "8", "position": 1,
+            "managed": true, "tags": {"bot_id": raidbot},
+        }))
+        .unwrap(),
+    );
+    g.members.push(
+        serde_json::from_value(
+            serde_json::json!({"user_id": raidbot, "roles": ["900000000000000003"]}),
+        )
+        .unwrap(),
+    );
+    g.webhooks.push(
+        serde_json::from_value(serde_json::json!({
+            "id": "900000000000000004", "type": 1, "channel_id": general, "name": "Raid",
+            "application_id": "900000000000000002", "user_id": raidbot,
+        }))
+        .unwrap(),
+    );
+    g.integrations.push(
+        serde_json::from_value(serde_json::json!({
+            "id": "900000000000000005", "name": "Raidbot", "type": "discord",
+            "application": {"id": "900000000000000002", "name": "Raidbot", "bot_id": raidbot},
+            "user_id": g.owner_id, "scopes": ["bot"],
+        }))
+        .unwrap(),
+    );
+    let h = Harness::with_state(Some(state)).await;
+    let polls = h
+        .guild()
+        .integrations
+        .iter()
+        .find(|i| i.name == "Ferris Polls")
+        .and_then(|i| i.application.clone())
+        .unwrap()
+        .id;
+    let yaml = format!(
+        "version: 1\nintegrations:\n  - {{ application: \"{polls}\", name: Ferris Polls }}\nprune: {{ integrations: true }}\nsafety: {{ allow_deletes: 2 }}\n"
+    );
+    let r = rehearses_and_converges(&h, &yaml).await;
+    assert_eq!(r["calls"], 1, "{r}");
+    let g = h.guild();
+    assert!(g.roles.iter().all(|r| r.name != "Raidbot"));
+    assert!(g.webhooks.iter().all(|w| w.name != "Raid"));
+}
+
+/// An invite rule and prune.invites: the permanent `ferrisfans` goes in the copy, `helpdesk`
+/// (limited to 100 uses) stays in both.
+#[tokio::test]
+async fn prune_invites_rehearses() {
+    let h = Harness::start().await;
+    let yaml = "version: 1\ninvites:\n  rules:\n    - { max_uses: 100 }\nprune: { invites: true }\nsafety: { allow_deletes: 1 }\n";
+    let r = rehearses_and_converges(&h, yaml).await;
+    assert_eq!(r["calls"], 1, "{r}");
+    let codes: Vec<String> = h.guild().invites.iter().map(|i| i.code.clone()).collect();
+    assert_eq!(codes, ["helpdesk"]);
+}
+
+/// Without manage_guild the invites come without their metadata: the verdict says so.
+#[tokio::test]
+async fn invites_read_without_metadata_are_listed_as_not_rehearsed() {
+    let mut state = discord_emulator::default_state();
+    let g = &mut state.guilds[0];
+    let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
+    bot_role.permissions =
+        Permissions::VIEW_AUDIT_LOG | Permissions::VIEW_CHANNEL | Permissions::MANAGE_ROLES;
+    let h = Harness::with_state(Some(state)).await;
+    let path = h.manifest(
+        "guild.yaml",
+        "version: 1\nroles:\n  - name: Readers\ninvites:\n  rules:\n    - { max_uses: 100 }\n",
+    );
+    let run = h
+        .run(&[
+            "plan",
+            "-f",
+            path.to_str().unwrap(),
+            "--rehearse",
+            "--format",
+            "json",
+        ])
+        .await;
+    run.assert_code(0);
+    let r = &json_of(&run.stdout)["rehearsal"];
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(listed(r).contains("invite metadata: not read"), "{r}");
+}
