@@ -193,6 +193,18 @@ fn main() {
         );
     }
     std::fs::write(dir.path().join("guildctl.yaml"), ws).unwrap();
+    // A copy of the workspace to profile `validate --all` with (it needs no emulator).
+    if let Ok(keep) = std::env::var("GUILDCTL_BENCH_KEEP") {
+        let keep = Path::new(&keep);
+        std::fs::create_dir_all(keep.join("guilds")).unwrap();
+        for f in ["base.yaml", "guildctl.yaml"] {
+            std::fs::copy(dir.path().join(f), keep.join(f)).unwrap();
+        }
+        for i in 0..ids.len() {
+            let f = format!("guilds/g{i:03}.yaml");
+            std::fs::copy(dir.path().join(&f), keep.join(&f)).unwrap();
+        }
+    }
     emu.clear_requests();
 
     // 0. validate --all: loading and checking every guild's manifest (its base
