@@ -35,14 +35,22 @@ struct Cost {
 }
 
 /// Runs guildctl in `dir` and measures it: wall time from spawn to exit, user + system
-/// CPU and peak resident memory from the kernel's accounting of that one child.
-// The child is reaped by `wait4`, which also gives its rusage; clippy sees no `wait()`.
-#[allow(clippy::zombie_processes)]
+/// CPU and peak resident memory from the kernel's accounting of that one process.
+///
+/// guildctl is started by a fresh copy of this bench (`--measure-child`), not by this
+/// process: Linux carries a process's peak RSS across `exec`, so a child forked from
+/// this process (which holds the emulator's 100 guilds, ~180 MB) would report this
+/// process's peak as its own. The copy is small when it forks, and reports its child's
+/// rusage in a file.
 fn run(dir: &Path, emu: &RunningEmulator, scale: f64, args: &[&str]) -> Cost {
     let out = dir.join("stdout.txt");
+    let usage_file = dir.join("rusage.txt");
     let start = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_guildctl"))
+    let status = Command::new(std::env::current_exe().expect("the bench's path"))
+        .arg("--measure-child")
+        .arg(env!("CARGO_BIN_EXE_guildctl"))
         .args(args)
+        .env("GUILDCTL_BENCH_RUSAGE", &usage_file)
         .env("DISCORD_TOKEN", &emu.token)
         .env("GUILDCTL_API_BASE", &emu.api_base)
         .env("GUILDCTL_CLOCK_SCALE", format!("{scale}"))
@@ -50,28 +58,55 @@ fn run(dir: &Path, emu: &RunningEmulator, scale: f64, args: &[&str]) -> Cost {
         .env_remove("GUILDCTL_GUILD")
         .current_dir(dir)
         .stdout(std::fs::File::create(&out).expect("stdout file"))
-        .spawn()
+        .status()
         .expect("guildctl runs");
+    let wall = start.elapsed();
+    let usage = std::fs::read_to_string(&usage_file).expect("the child's rusage");
+    let nums: Vec<u64> = usage
+        .split_whitespace()
+        .map(|n| n.parse().expect("a number"))
+        .collect();
+    Cost {
+        code: status.code().unwrap_or(-1),
+        wall,
+        cpu: Duration::from_micros(nums[0]),
+        // ru_maxrss is in KiB on Linux.
+        peak_mb: nums[1] as f64 * 1024.0 / 1e6,
+        stdout: std::fs::read_to_string(&out).unwrap_or_default(),
+    }
+}
+
+/// `--measure-child PROGRAM ARGS...`: runs the program, writes its CPU (µs, user +
+/// system) and peak RSS (KiB) to GUILDCTL_BENCH_RUSAGE, and exits with its exit code.
+// The child is reaped by `wait4`, which also gives its rusage; clippy sees no `wait()`.
+#[allow(clippy::zombie_processes)]
+fn measure_child(args: &[String]) -> ! {
+    let child = Command::new(&args[0])
+        .args(&args[1..])
+        .spawn()
+        .expect("the program runs");
     let mut status = 0;
     // SAFETY: rusage is plain data for wait4 to fill; the pid is our own child's.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let pid = child.id() as libc::pid_t;
     let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall = start.elapsed();
     assert_eq!(rc, pid, "wait4");
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    Cost {
-        code: if libc::WIFEXITED(status) {
-            libc::WEXITSTATUS(status)
-        } else {
-            -1
-        },
-        wall,
-        cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
-        // ru_maxrss is in KiB on Linux.
-        peak_mb: usage.ru_maxrss as f64 * 1024.0 / 1e6,
-        stdout: std::fs::read_to_string(&out).unwrap_or_default(),
-    }
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    let path = std::env::var("GUILDCTL_BENCH_RUSAGE").expect("GUILDCTL_BENCH_RUSAGE");
+    std::fs::write(
+        path,
+        format!(
+            "{} {}\n",
+            us(usage.ru_utime) + us(usage.ru_stime),
+            usage.ru_maxrss
+        ),
+    )
+    .expect("the rusage file");
+    std::process::exit(if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        101
+    });
 }
 
 /// The least time the global limit allows for `n` requests: a window for each 50 after
@@ -115,6 +150,9 @@ fn base_of(export: &str) -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--measure-child") {
+        measure_child(&args[2..]);
+    }
     let bench = args.iter().any(|a| a == "--bench");
     let env_num = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<f64>().ok());
     let guilds = if bench {
@@ -193,6 +231,18 @@ fn main() {
         );
     }
     std::fs::write(dir.path().join("guildctl.yaml"), ws).unwrap();
+    // A copy of the workspace to profile `validate --all` with (it needs no emulator).
+    if let Ok(keep) = std::env::var("GUILDCTL_BENCH_KEEP") {
+        let keep = Path::new(&keep);
+        std::fs::create_dir_all(keep.join("guilds")).unwrap();
+        for f in ["base.yaml", "guildctl.yaml"] {
+            std::fs::copy(dir.path().join(f), keep.join(f)).unwrap();
+        }
+        for i in 0..ids.len() {
+            let f = format!("guilds/g{i:03}.yaml");
+            std::fs::copy(dir.path().join(&f), keep.join(&f)).unwrap();
+        }
+    }
     emu.clear_requests();
 
     // 0. validate --all: loading and checking every guild's manifest (its base

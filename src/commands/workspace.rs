@@ -256,6 +256,31 @@ fn load_for(target: &Target, g: &WorkspaceGuild) -> Result<(Target, LoadedManife
     Ok((t, loaded))
 }
 
+/// Runs a guild's CPU-bound work (loading its manifest, planning, rehearsing, rendering)
+/// on tokio's blocking threads: the CLI's runtime has one thread, which then only sends
+/// requests and reads responses, while the guilds in flight are loaded and planned on the
+/// other cores as their requests wait on the rate limit.
+async fn off_thread<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(job)
+        .await
+        .map_err(|e| anyhow!("a worker thread failed: {e}"))
+}
+
+/// [`load_for`] on a blocking thread.
+async fn load_off_thread(target: &Target, g: &WorkspaceGuild) -> Result<(Target, LoadedManifest)> {
+    let (target, g) = (target.clone(), g.clone());
+    off_thread(move || load_for(&target, &g)).await?
+}
+
+/// A runtime for the rehearsal on a blocking thread: its in-process copy of the guild
+/// is served there, not on the thread that talks to Discord.
+fn local_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a runtime for the rehearsal")
+}
+
 /// One session (one client, one rate-limit budget) for every guild.
 async fn open(conn: &Connection, guilds: &[WorkspaceGuild]) -> Result<Session> {
     let first = guilds.first().map(|g| g.id.as_str());
@@ -339,44 +364,49 @@ pub(crate) async fn plan(
     let color = target.conn.color_out();
     let outcomes = each(&guilds, |g| {
         let session = &session;
+        let out = out.map(Path::to_path_buf);
         async move {
-            let (t, loaded) = load_for(target, &g)?;
+            let (t, loaded) = load_off_thread(target, &g).await?;
             let snap = read(session, &g.id, &loaded).await?;
-            let options = t.plan_options().with_api_base(session.client.api_base());
-            let mut plan = match plan::diff_loaded(&loaded, &snap, &options) {
-                Ok(p) => p,
-                Err(e) => {
-                    let err = refused(&t, &loaded, &e);
-                    return Ok(Outcome {
-                        name: g.name.clone(),
-                        id: g.id.clone(),
-                        code: 1,
-                        summary: format!("refused: {} problem(s)", e.problems.len()),
-                        text: match format {
-                            Format::Markdown => report::refusal_markdown(&e),
-                            _ => format!("error: {err}\n"),
-                        },
-                        json: json!({ "refused": true, "problems": e.problems }),
-                    });
+            let api_base = session.client.api_base().to_owned();
+            off_thread(move || {
+                let options = t.plan_options().with_api_base(&api_base);
+                let mut plan = match plan::diff_loaded(&loaded, &snap, &options) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let err = refused(&t, &loaded, &e);
+                        return Ok(Outcome {
+                            name: g.name.clone(),
+                            id: g.id.clone(),
+                            code: 1,
+                            summary: format!("refused: {} problem(s)", e.problems.len()),
+                            text: match format {
+                                Format::Markdown => report::refusal_markdown(&e),
+                                _ => format!("error: {err}\n"),
+                            },
+                            json: json!({ "refused": true, "problems": e.problems }),
+                        });
+                    }
+                };
+                if rehearse {
+                    local_runtime()?.block_on(rehearse_plan(&t, &loaded, &snap, &mut plan))?;
                 }
-            };
-            if rehearse {
-                rehearse_plan(&t, &loaded, &snap, &mut plan).await?;
-            }
-            drop(snap);
-            // Written with its verdict, as one guild's `plan --out` writes it.
-            if let Some(dir) = out {
-                let path = dir.join(format!("{}.json", g.name));
-                std::fs::write(&path, report::plan_json(&plan))
-                    .with_context(|| format!("cannot write the plan to {}", path.display()))?;
-            }
-            let mut o = plan_outcome(&g, &plan, format, color, detailed_exitcode);
-            // A failed rehearsal is this guild's failure, as `plan --rehearse` exits 1.
-            if let Some(e) = rehearsal_failed(&plan) {
-                o.code = 1;
-                o.summary = format!("rehearsal failed: {e}");
-            }
-            Ok(o)
+                drop(snap);
+                // Written with its verdict, as one guild's `plan --out` writes it.
+                if let Some(dir) = &out {
+                    let path = dir.join(format!("{}.json", g.name));
+                    std::fs::write(&path, report::plan_json(&plan))
+                        .with_context(|| format!("cannot write the plan to {}", path.display()))?;
+                }
+                let mut o = plan_outcome(&g, &plan, format, color, detailed_exitcode);
+                // A failed rehearsal is this guild's failure, as `plan --rehearse` exits 1.
+                if let Some(e) = rehearsal_failed(&plan) {
+                    o.code = 1;
+                    o.summary = format!("rehearsal failed: {e}");
+                }
+                Ok(o)
+            })
+            .await?
         }
     })
     .await;
@@ -530,7 +560,7 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
 /// Plans one guild for `apply --all`: its manifest, its live guild, the reviewed plan if
 /// given, the deletion gate and the other gates.
 async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild) -> Result<Ready> {
-    let (t, loaded) = load_for(args.target, &g)?;
+    let (t, loaded) = load_off_thread(args.target, &g).await?;
     let reviewed = match args.plans {
         Some(dir) => Some(super::read_reviewed_plan(
             &dir.join(format!("{}.json", g.name)),
@@ -540,40 +570,45 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         None => None,
     };
     let snap = read(session, &g.id, &loaded).await?;
-    let mut plan = plan::diff_loaded(
-        &loaded,
-        &snap,
-        &t.plan_options().with_api_base(session.client.api_base()),
-    )
-    .map_err(|e| refused(&t, &loaded, &e))?;
-    if let Some(reviewed) = &reviewed {
-        plan.matches_reviewed(reviewed).map_err(|e| {
-            anyhow!(
-                "refusing to apply: {e}. Make and review a new plan; nothing was sent to Discord"
-            )
-        })?;
-    }
-    plan.deletion_gate = plan::safety::deletion_gate(
-        &plan,
-        &snap,
-        Allowance::resolve(args.allow_deletes, &loaded.manifest),
-    );
-    // Each guild is rehearsed before its first write, as one guild's apply is; a
-    // guild whose copy refuses is that guild's failure, and the others go on.
-    if !args.no_rehearse && !plan.is_empty() {
-        rehearse_plan(&t, &loaded, &snap, &mut plan).await?;
-    }
-    plan.raise_if_unsafe()
-        .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
-    if let Some(e) = rehearsal_failed(&plan) {
-        return Err(anyhow!("refusing to apply: {e}"));
-    }
-    Ok(Ready {
-        guild: g,
-        manifest: loaded.path.clone(),
-        dir: loaded.dir(),
-        plan,
+    let api_base = session.client.api_base().to_owned();
+    let (allow_deletes, no_rehearse) = (args.allow_deletes, args.no_rehearse);
+    off_thread(move || {
+        let mut plan = plan::diff_loaded(
+            &loaded,
+            &snap,
+            &t.plan_options().with_api_base(&api_base),
+        )
+        .map_err(|e| refused(&t, &loaded, &e))?;
+        if let Some(reviewed) = &reviewed {
+            plan.matches_reviewed(reviewed).map_err(|e| {
+                anyhow!(
+                    "refusing to apply: {e}. Make and review a new plan; nothing was sent to Discord"
+                )
+            })?;
+        }
+        plan.deletion_gate = plan::safety::deletion_gate(
+            &plan,
+            &snap,
+            Allowance::resolve(allow_deletes, &loaded.manifest),
+        );
+        // Each guild is rehearsed before its first write, as one guild's apply is; a
+        // guild whose copy refuses is that guild's failure, and the others go on.
+        if !no_rehearse && !plan.is_empty() {
+            local_runtime()?.block_on(rehearse_plan(&t, &loaded, &snap, &mut plan))?;
+        }
+        plan.raise_if_unsafe()
+            .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
+        if let Some(e) = rehearsal_failed(&plan) {
+            return Err(anyhow!("refusing to apply: {e}"));
+        }
+        Ok(Ready {
+            guild: g,
+            manifest: loaded.path.clone(),
+            dir: loaded.dir(),
+            plan,
+        })
     })
+    .await?
 }
 
 /// (exit code, summary, details) of one guild's apply.
@@ -626,7 +661,7 @@ pub(crate) async fn drift(
     let outcomes = each(&guilds, |g| {
         let session = &session;
         async move {
-            let (t, loaded) = load_for(target, &g)?;
+            let (t, loaded) = load_off_thread(target, &g).await?;
             let snap = read(session, &g.id, &loaded).await?;
             let (plan, problems) = plan::differences(&loaded, &snap, &t.plan_options());
             let mut options = DriftOptions::new(now_ms, current_commit(&g.manifest));

@@ -273,36 +273,59 @@ fn item_kind(kind: &str) -> &str {
 }
 
 /// One layer to merge: its trees and the layers (indexes) it extends, in order.
+#[derive(Debug, Clone)]
 pub(super) struct Layer {
     pub(super) trees: Trees,
     pub(super) bases: Vec<usize>,
 }
 
-/// Merges the layers (layer 0 is the manifest itself) into the value and the table of every
-/// path's place. Layers form a tree without cycles (the loader refuses cycles).
-pub(super) fn merge_layers(layers: &[Layer]) -> (Value, Table) {
-    fn resolved<'a>(layers: &'a [Layer], i: usize) -> L<'a> {
-        let own = layer_root(&layers[i].trees);
-        let mut acc: Option<L<'a>> = None;
-        for &b in &layers[i].bases {
-            let base = without(resolved(layers, b), &["extends"]);
-            acc = Some(match acc {
-                None => base,
-                Some(a) => merge(a, base, ""),
-            });
-        }
-        match acc {
-            None => own,
-            Some(a) => merge(a, own, ""),
-        }
+/// The layers (layer 0 is the manifest itself) merged. Layers form a tree without cycles
+/// (the loader refuses cycles).
+fn resolved(layers: &[Layer], i: usize) -> L<'_> {
+    let own = layer_root(&layers[i].trees);
+    let mut acc: Option<L<'_>> = None;
+    for &b in &layers[i].bases {
+        let base = without(resolved(layers, b), &["extends"]);
+        acc = Some(match acc {
+            None => base,
+            Some(a) => merge(a, base, ""),
+        });
     }
+    match acc {
+        None => own,
+        Some(a) => merge(a, own, ""),
+    }
+}
+
+/// The merged value of the layers.
+pub(super) fn merge_layers(layers: &[Layer]) -> Value {
+    value(&resolved(layers, 0))
+}
+
+/// Every path of the merged value and its place, each in the file its value came from.
+/// Made only when a place is asked for (a diagnostic): a manifest built on a large base
+/// has tens of thousands of paths, and most loads place nothing.
+pub(super) fn table_of(layers: &[Layer]) -> Table {
     let merged = resolved(layers, 0);
     let mut table = Table::default();
     if let Some(root) = layers[0].trees.root {
         table.nodes.insert(String::new(), root);
     }
-    let value = emit(&merged, String::new(), &mut table);
-    (value, table)
+    emit(&merged, String::new(), &mut table);
+    table
+}
+
+fn value(l: &L<'_>) -> Value {
+    match l {
+        L::One(_, node) => to_json(&node.value),
+        L::Map(_, entries) => Value::Object(
+            entries
+                .iter()
+                .map(|e| (e.name.to_owned(), value(&e.value)))
+                .collect(),
+        ),
+        L::Seq(_, items) => Value::Array(items.iter().map(value).collect()),
+    }
 }
 
 /// The mapping without the named top-level entries.
@@ -316,15 +339,11 @@ fn without<'a>(l: L<'a>, names: &[&str]) -> L<'a> {
     }
 }
 
-/// The merged value of `l` at `path`, writing every path below it into `t`.
-fn emit(l: &L<'_>, path: String, t: &mut Table) -> Value {
+/// Writes every path at and below `l` (at `path`) into `t`.
+fn emit(l: &L<'_>, path: String, t: &mut Table) {
     match l {
-        L::One(file, node) => {
-            t.walk(*file, node, path);
-            to_json(&node.value)
-        }
+        L::One(file, node) => t.walk(*file, node, path),
         L::Map(_, entries) => {
-            let mut out = serde_json::Map::new();
             for e in entries {
                 let child = if path.is_empty() {
                     e.name.to_owned()
@@ -344,23 +363,18 @@ fn emit(l: &L<'_>, path: String, t: &mut Table) -> Value {
                         }
                     }
                 }
-                out.insert(e.name.to_owned(), emit(&e.value, child, t));
+                emit(&e.value, child, t);
             }
-            Value::Object(out)
         }
-        L::Seq(_, items) => Value::Array(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| {
-                    let child = format!("{path}[{i}]");
-                    if let Some((f, node)) = item.origin() {
-                        t.insert(child.clone(), f, node);
-                    }
-                    emit(item, child, t)
-                })
-                .collect(),
-        ),
+        L::Seq(_, items) => {
+            for (i, item) in items.iter().enumerate() {
+                let child = format!("{path}[{i}]");
+                if let Some((f, node)) = item.origin() {
+                    t.insert(child.clone(), f, node);
+                }
+                emit(item, child, t);
+            }
+        }
     }
 }
 

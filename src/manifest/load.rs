@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -776,16 +777,15 @@ fn merge(report: &mut Report, trees: Vec<(usize, At<Node>)>) -> Trees {
             });
         }
     }
-    merged.trees = trees;
+    merged.trees = trees.into_iter().map(|(i, t)| (i, Arc::new(t))).collect();
     merged
 }
 
 /// The manifest as JSON: merged from its bases (`extends:`), or from its files' trees.
 fn value_of(locations: &SourceMap) -> Value {
-    match locations.merged_value() {
-        Some(v) => v.clone(),
-        None => merged_value(locations.trees()),
-    }
+    locations
+        .merged_value()
+        .unwrap_or_else(|| merged_value(locations.trees()))
 }
 
 /// Files' text with line breaks as YAML counts them: CR LF and CR become LF, so places and
@@ -876,13 +876,11 @@ fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
     if report.has_errors() {
         return None;
     }
-    let (value, table) = extends::merge_layers(&layers);
-    let mut layers = layers.into_iter();
-    let mut all = layers.next()?.trees;
-    for l in layers {
-        all.trees.extend(l.trees.trees);
+    let mut all = layers.first()?.trees.clone();
+    for l in &layers[1..] {
+        all.trees.extend(l.trees.trees.iter().cloned());
     }
-    Some(SourceMap::merged(all, table, value))
+    Some(SourceMap::merged(all, layers))
 }
 
 /// The folder bases must lie in: the nearest folder above the manifest holding a workspace
@@ -901,6 +899,90 @@ fn extends_root(manifest: &Path) -> PathBuf {
         .ancestors()
         .find(|d| d.join(super::source::WORKSPACE_FILE).is_file())
         .map_or_else(|| start.clone(), Path::to_path_buf)
+}
+
+/// Bases parsed in this process, by canonical path: a workspace run loads the base that
+/// 100 guilds extend once, not 100 times. A base is still read for every guild (its text
+/// is the guild's report's and its plan's digest's), and its parse is reused only when
+/// the text read is the text parsed, so a base edited between two loads is parsed again.
+/// Only bases that loaded without a problem are kept: a broken one is reported in full
+/// by every guild that extends it.
+struct BaseCache {
+    is_dir: bool,
+    /// The files as parsed (line breaks normalized), in read order.
+    files: Vec<SourceFile>,
+    /// The base's trees and `extends:`, with file indexes counted from its first file.
+    trees: Trees,
+    sub: Vec<(String, Span)>,
+}
+
+/// The most bases kept: more distinct bases than this in one run are parsed again.
+const MAX_CACHED_BASES: usize = 64;
+
+static BASES: Mutex<Vec<(PathBuf, Arc<BaseCache>)>> = Mutex::new(Vec::new());
+
+impl BaseCache {
+    fn get(real: &Path, is_dir: bool, files: &[SourceFile]) -> Option<Arc<BaseCache>> {
+        let bases = BASES.lock().ok()?;
+        let (_, hit) = bases.iter().find(|(p, _)| p == real)?;
+        (hit.is_dir == is_dir && hit.files == files).then(|| Arc::clone(hit))
+    }
+
+    fn put(
+        real: PathBuf,
+        is_dir: bool,
+        files: &[SourceFile],
+        trees: &Trees,
+        sub: &[(String, Span)],
+        first: usize,
+    ) {
+        let Ok(mut bases) = BASES.lock() else {
+            return;
+        };
+        let entry = Arc::new(BaseCache {
+            is_dir,
+            files: files.to_vec(),
+            trees: shifted(trees, first, false),
+            sub: sub
+                .iter()
+                .map(|(rel, s)| (rel.clone(), shift(*s, first, false)))
+                .collect(),
+        });
+        bases.retain(|(p, _)| *p != real);
+        if bases.len() >= MAX_CACHED_BASES {
+            bases.remove(0);
+        }
+        bases.push((real, entry));
+    }
+
+    /// The trees and `extends:` for a report whose files from `first` on are this base's.
+    fn placed(&self, first: usize) -> (Trees, Vec<(String, Span)>) {
+        (
+            shifted(&self.trees, first, true),
+            self.sub
+                .iter()
+                .map(|(rel, s)| (rel.clone(), shift(*s, first, true)))
+                .collect(),
+        )
+    }
+}
+
+/// A span with its file index moved by `by` (up, or down to count from a base's first file).
+fn shift(mut s: Span, by: usize, up: bool) -> Span {
+    s.file = if up { s.file + by } else { s.file - by };
+    s
+}
+
+fn shifted(trees: &Trees, by: usize, up: bool) -> Trees {
+    let mut t = trees.clone();
+    for (file, _) in &mut t.trees {
+        *file = if up { *file + by } else { *file - by };
+    }
+    t.root = t.root.map(|s| shift(s, by, up));
+    for (_, s) in &mut t.keys {
+        *s = shift(*s, by, up);
+    }
+    t
 }
 
 /// Reads and loads the bases of layer `at`, and theirs, adding them as layers.
@@ -985,34 +1067,49 @@ fn add_bases(
         if read_problems {
             continue;
         }
-        let trees = parse_files(report, first, &read.usable);
-        let before = report.items.len();
-        check_files(report, read.is_dir, &trees);
-        if report.items.len() > before || report.has_errors() {
-            continue;
-        }
-        let trees = merge(report, trees);
-        if let Some(g) = extends::guild_in(&trees) {
-            push(
-                report,
-                "extends",
-                Some(g),
-                format!("the base manifest {rel} names a guild; a base is shared by the guilds that extend it"),
-                "remove `guild:` from the base; each guild's own manifest (or guildctl.yaml) names its guild".into(),
-            );
-            continue;
-        }
-        let sub = match extends::extends_of(&trees) {
-            Ok(s) => s,
-            Err(s) => {
-                push(
-                    report,
-                    "extends",
-                    s,
-                    "`extends` must be the path of a base manifest, or a list of them".into(),
-                    "write `extends: base.yaml`".into(),
+        let (trees, sub) = match BaseCache::get(&real, read.is_dir, &report.files[first..]) {
+            Some(hit) => hit.placed(first),
+            None => {
+                let trees = parse_files(report, first, &read.usable);
+                let before = report.items.len();
+                check_files(report, read.is_dir, &trees);
+                if report.items.len() > before || report.has_errors() {
+                    continue;
+                }
+                let trees = merge(report, trees);
+                if let Some(g) = extends::guild_in(&trees) {
+                    push(
+                        report,
+                        "extends",
+                        Some(g),
+                        format!("the base manifest {rel} names a guild; a base is shared by the guilds that extend it"),
+                        "remove `guild:` from the base; each guild's own manifest (or guildctl.yaml) names its guild".into(),
+                    );
+                    continue;
+                }
+                let sub = match extends::extends_of(&trees) {
+                    Ok(s) => s,
+                    Err(s) => {
+                        push(
+                            report,
+                            "extends",
+                            s,
+                            "`extends` must be the path of a base manifest, or a list of them"
+                                .into(),
+                            "write `extends: base.yaml`".into(),
+                        );
+                        continue;
+                    }
+                };
+                BaseCache::put(
+                    real.clone(),
+                    read.is_dir,
+                    &report.files[first..],
+                    &trees,
+                    &sub,
+                    first,
                 );
-                continue;
+                (trees, sub)
             }
         };
         let index = layers.len();

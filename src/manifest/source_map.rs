@@ -29,10 +29,12 @@ pub(super) struct Part {
 }
 
 /// The files' YAML trees and how they were merged: what a [`SourceMap`] looks paths up in.
-#[derive(Debug, Default)]
+/// The trees are shared: a base that many guilds extend is parsed once per run
+/// (`load::BaseCache`), and each guild's map holds the same trees.
+#[derive(Debug, Default, Clone)]
 pub(super) struct Trees {
     /// (file index, the file's tree), in merge order.
-    pub(super) trees: Vec<(usize, At<Node>)>,
+    pub(super) trees: Vec<(usize, Arc<At<Node>>)>,
     /// Where the manifest starts: the first file's root.
     pub(super) root: Option<Span>,
     /// Each top-level key where it was first written.
@@ -70,9 +72,9 @@ struct Inner {
     /// Every key is a plain name, so a path names one node.
     plain_keys: bool,
     all: OnceLock<Table>,
-    /// A manifest that `extends:` bases: the value merged across their files (the trees
-    /// alone cannot say how), its paths written out in `all`.
-    merged: Option<serde_json::Value>,
+    /// A manifest that `extends:` bases: its layers (the trees cannot say how they merge),
+    /// from which its value and `all` are made when asked for.
+    layers: Option<Vec<super::extends::Layer>>,
 }
 
 /// Every path written out.
@@ -91,29 +93,30 @@ impl SourceMap {
                 trees,
                 plain_keys,
                 all: OnceLock::new(),
-                merged: None,
+                layers: None,
             }),
         }
     }
 
-    /// The map of a manifest merged from several layers (`extends:`): every path written
-    /// out beforehand, each to the file its value came from, and the merged value.
-    pub(super) fn merged(trees: Trees, table: Table, value: serde_json::Value) -> SourceMap {
-        let all = OnceLock::new();
-        let _ = all.set(table);
+    /// The map of a manifest merged from several layers (`extends:`): every path is
+    /// placed in the file its value came from, written out when first asked for.
+    pub(super) fn merged(trees: Trees, layers: Vec<super::extends::Layer>) -> SourceMap {
         SourceMap {
             inner: Arc::new(Inner {
                 trees,
                 plain_keys: false,
-                all,
-                merged: Some(value),
+                all: OnceLock::new(),
+                layers: Some(layers),
             }),
         }
     }
 
     /// The merged value of a manifest that extends bases (None: the trees' merge is it).
-    pub(super) fn merged_value(&self) -> Option<&serde_json::Value> {
-        self.inner.merged.as_ref()
+    pub(super) fn merged_value(&self) -> Option<serde_json::Value> {
+        self.inner
+            .layers
+            .as_deref()
+            .map(super::extends::merge_layers)
     }
 
     pub(super) fn trees(&self) -> &Trees {
@@ -217,6 +220,9 @@ impl SourceMap {
 
     fn written_out(&self) -> &Table {
         self.inner.all.get_or_init(|| {
+            if let Some(layers) = &self.inner.layers {
+                return super::extends::table_of(layers);
+            }
             let trees = &self.inner.trees;
             let mut t = Table::default();
             if let Some(s) = trees.root {
