@@ -226,57 +226,11 @@ fn decode<T: serde::de::DeserializeOwned>(path: String, v: Value) -> Result<T, C
     })
 }
 
-/// Unix milliseconds of an ISO 8601 timestamp as Discord writes them
-/// (`2021-06-01T12:00:00.000000+00:00`, or with `Z`); `None` for anything else.
+/// Reads an RFC 3339 timestamp as Discord writes them (`2021-06-01T12:00:00.000000+00:00`,
+/// or with `Z`) as Unix milliseconds; `None` for anything else or before 1970.
 pub fn parse_timestamp(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    let num = |from: usize, len: usize| -> Option<i64> {
-        let part = s.get(from..from + len)?;
-        part.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| part.parse().ok())?
-    };
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (h, mi, se) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
-        return None;
-    }
-    let mut i = 19;
-    let mut frac_ms = 0i64;
-    if b.get(i) == Some(&b'.') {
-        let start = i + 1;
-        i = start;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        let digits = s.get(start..i.min(start + 3))?;
-        if digits.is_empty() {
-            return None;
-        }
-        frac_ms = digits.parse::<i64>().ok()? * 10i64.pow(3 - digits.len() as u32);
-    }
-    let offset = match s.get(i..)? {
-        "Z" | "z" => 0,
-        rest if rest.len() == 6 && rest.as_bytes()[3] == b':' => {
-            let sign = match rest.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            sign * (num(i + 1, 2)? * 3600 + num(i + 4, 2)? * 60)
-        }
-        _ => return None,
-    };
-    // Howard Hinnant's days-from-civil.
-    let yy = if mo <= 2 { y - 1 } else { y };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let doy = (153 * ((mo + 9) % 12) + 2) / 5 + d - 1;
-    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
-    u64::try_from((days * 86_400 + h * 3600 + mi * 60 + se - offset) * 1000 + frac_ms).ok()
+    let t = time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).ok()?;
+    u64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
 }
 
 #[cfg(test)]
