@@ -24,6 +24,18 @@ pub fn stored_channel_name(kind: u8, name: &str) -> String {
     if !is_normalised_type(kind) {
         return stored_display_name(name);
     }
+    // Most names are already stored so (every live one): kept as they are, without the
+    // per-character lowering below.
+    let b = name.as_bytes();
+    let already = b
+        .iter()
+        .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-')
+        && b.first() != Some(&b'-')
+        && b.last() != Some(&b'-')
+        && !name.contains("--");
+    if already {
+        return name.to_owned();
+    }
     let mut out = String::with_capacity(name.len());
     for c in name.chars().flat_map(char::to_lowercase) {
         let mapped = if c.is_whitespace() {
@@ -57,6 +69,16 @@ pub fn channel_answers_to(kind: u8, name: &str, wanted: &str) -> bool {
 /// are reduced to this key before they are compared, and names that differ only in
 /// whitespace are one name (docs/decisions.md).
 pub fn stored_display_name(name: &str) -> String {
+    // Already reduced (the common case): no whitespace but single inner spaces.
+    let b = name.as_bytes();
+    let already = !b.iter().any(|&c| c.is_ascii_whitespace() && c != b' ')
+        && !name.contains("  ")
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && (name.is_ascii() || !name.chars().any(|c| c.is_whitespace() && c != ' '));
+    if already {
+        return name.to_owned();
+    }
     let mut out = String::with_capacity(name.len());
     for word in name.split_whitespace() {
         if !out.is_empty() {
@@ -98,6 +120,19 @@ mod tests {
         assert_eq!(stored_display_name("a\n\n b"), "a b");
         assert_eq!(stored_display_name(" \t "), "");
         assert_eq!(stored_display_name("@everyone"), "@everyone");
+    }
+
+    #[test]
+    fn names_already_stored_are_kept_and_others_still_reduced() {
+        for kept in ["general", "help_desk", "a-b-c", "2024"] {
+            assert_eq!(stored_channel_name(0, kept), kept);
+        }
+        assert_eq!(stored_channel_name(0, "-x-"), "x");
+        assert_eq!(stored_channel_name(0, "a--b"), "a-b");
+        assert_eq!(stored_channel_name(0, "Ab"), "ab");
+        assert_eq!(stored_display_name("Mod Team"), "Mod Team");
+        assert_eq!(stored_display_name("Mod\u{a0}\u{a0}Team"), "Mod Team");
+        assert_eq!(stored_display_name("Mod\tTeam"), "Mod Team");
     }
 
     #[test]

@@ -127,8 +127,12 @@ pub fn check(m: &Manifest) -> Vec<Diagnostic> {
 pub fn check_by_rule(m: &Manifest) -> Vec<(&'static str, Diagnostic)> {
     // Checked as Discord will store it, like the planner plans it: names that differ
     // only in whitespace are the same name.
-    let stored = as_stored(m);
-    let ctx = Ctx::new(&stored);
+    check_stored(&as_stored(m))
+}
+
+/// [`check_by_rule`] on a manifest already in its stored form.
+fn check_stored(stored: &Manifest) -> Vec<(&'static str, Diagnostic)> {
+    let ctx = Ctx::new(stored);
     let mut out = Vec::new();
     let mut found = Vec::new();
     for (name, rule) in RULES {
@@ -152,7 +156,7 @@ pub fn check_loaded(loaded: &LoadedManifest) -> Vec<Diagnostic> {
 /// [`check_loaded`], with the name of the rule that found each diagnostic (`avatar-files`
 /// for the file checks).
 pub fn check_loaded_by_rule(loaded: &LoadedManifest) -> Vec<(&'static str, Diagnostic)> {
-    let mut out = check_by_rule(&loaded.manifest);
+    let mut out = check_stored(loaded.stored());
     let mut files = Vec::new();
     sections::webhook_avatar_files(&loaded.manifest, &loaded.dir(), &mut files);
     out.extend(files.into_iter().map(|d| ("avatar-files", d)));

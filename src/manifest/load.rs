@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -52,9 +52,18 @@ pub struct LoadedManifest {
     pub files: Vec<SourceFile>,
     pub manifest: Manifest,
     pub locations: SourceMap,
+    /// [`Self::stored`], made once: the checks and the plan both read it.
+    stored: OnceLock<Manifest>,
 }
 
 impl LoadedManifest {
+    /// The manifest as Discord will store it ([`super::stored::as_stored`]), which the
+    /// checks check and the plan plans.
+    pub fn stored(&self) -> &Manifest {
+        self.stored
+            .get_or_init(|| super::stored::as_stored(&self.manifest))
+    }
+
     /// The folder files the manifest names (webhook avatars) are relative to: the folder
     /// itself for a folder manifest, the file's folder otherwise (`.` for a bare file name).
     pub fn dir(&self) -> PathBuf {
@@ -276,7 +285,11 @@ fn load_files(
 
     // 6. The typed manifest. The schema accepted the value, so this fails only where the
     // types are stricter (a number too large for its field).
-    let manifest = match serde_path_to_error::deserialize::<_, Manifest>(&value) {
+    // Read without tracking the path first (a third of the cost); only a value the types
+    // refuse is read again to learn where.
+    let typed = <Manifest as serde::Deserialize>::deserialize(&value)
+        .or_else(|_| serde_path_to_error::deserialize::<_, Manifest>(&value));
+    let manifest = match typed {
         Ok(m) => m,
         Err(e) => {
             let path = serde_path(e.path());
@@ -297,6 +310,7 @@ fn load_files(
         files: report.files,
         manifest,
         locations,
+        stored: OnceLock::new(),
     })
 }
 
@@ -921,6 +935,9 @@ const MAX_CACHED_BASES: usize = 64;
 
 static BASES: Mutex<Vec<(PathBuf, Arc<BaseCache>)>> = Mutex::new(Vec::new());
 
+/// Held while a base that is not kept is parsed (see [`add_bases`]).
+static PARSING: Mutex<()> = Mutex::new(());
+
 impl BaseCache {
     fn get(real: &Path, is_dir: bool, files: &[SourceFile]) -> Option<Arc<BaseCache>> {
         let bases = BASES.lock().ok()?;
@@ -1067,7 +1084,14 @@ fn add_bases(
         if read_problems {
             continue;
         }
-        let (trees, sub) = match BaseCache::get(&real, read.is_dir, &report.files[first..]) {
+        // One parse of a base per run: guilds loaded side by side wait for the first
+        // to parse it rather than each parsing it too.
+        let mut cached = BaseCache::get(&real, read.is_dir, &report.files[first..]);
+        let one_parse = cached.is_none().then(|| PARSING.lock().ok()).flatten();
+        if one_parse.is_some() {
+            cached = BaseCache::get(&real, read.is_dir, &report.files[first..]);
+        }
+        let (trees, sub) = match cached {
             Some(hit) => hit.placed(first),
             None => {
                 let trees = parse_files(report, first, &read.usable);
@@ -1112,6 +1136,8 @@ fn add_bases(
                 (trees, sub)
             }
         };
+        // Released before its own bases are read, which take it again.
+        drop(one_parse);
         let index = layers.len();
         layers.push(extends::Layer {
             trees,

@@ -85,7 +85,7 @@ impl Phase {
 }
 
 /// An id known now (live) or only once an earlier call of the run has created the object.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum IdRef {
     Live(String),
     New(String),

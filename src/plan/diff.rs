@@ -17,7 +17,7 @@ pub fn diff_loaded(
 ) -> Result<Plan, PlanError> {
     let digest = binding::manifest_digest(loaded);
     let options = &with_images(loaded, options);
-    match diff_with(&loaded.manifest, snap, options) {
+    match diff_stored(loaded.stored(), snap, options) {
         Ok(mut plan) => {
             plan.manifest_sha256 = digest;
             Ok(plan)
@@ -41,12 +41,20 @@ pub fn diff_with(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
-    let desired = as_stored(manifest);
-    let (mut plan, mut problems) = build(&desired, snap, options);
+    diff_stored(&as_stored(manifest), snap, options)
+}
+
+/// [`diff_with`] for a manifest already in the form Discord stores ([`as_stored`]).
+fn diff_stored(
+    desired: &Manifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+) -> Result<Plan, PlanError> {
+    let (mut plan, mut problems) = build(desired, snap, options);
     plan.deletion_gate =
-        safety::deletion_gate(&plan, snap, safety::Allowance::from_manifest(&desired));
+        safety::deletion_gate(&plan, snap, safety::Allowance::from_manifest(desired));
     problems.extend(super::gates::check(&plan, snap));
-    problems.extend(safety::protect_problems(&plan, &desired, snap));
+    problems.extend(safety::protect_problems(&plan, desired, snap));
     if problems.is_empty() {
         Ok(plan)
     } else {
@@ -67,8 +75,7 @@ pub fn differences(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> (Plan, Vec<Problem>) {
-    let desired = as_stored(&loaded.manifest);
-    let (mut plan, problems) = build(&desired, snap, &with_images(loaded, options));
+    let (mut plan, problems) = build(loaded.stored(), snap, &with_images(loaded, options));
     plan.manifest_sha256 = binding::manifest_digest(loaded);
     (plan, problems)
 }
@@ -123,6 +130,7 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
         rehearsal: None,
         widget_image_url: super::features::widget_image_url(desired, snap, options),
     };
+
     safety::note_cascades(&mut plan, snap);
     (plan, cx.problems)
 }

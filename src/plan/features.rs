@@ -237,20 +237,22 @@ struct Pr {
     options: Vec<Opt>,
 }
 
+/// References in a stable order, to compare lists whose order Discord does not keep.
+fn sorted_refs(v: &[IdRef]) -> Vec<&IdRef> {
+    let mut s: Vec<&IdRef> = v.iter().collect();
+    s.sort();
+    s
+}
+
 impl Opt {
     /// Everything but the id, with reference lists in a stable order.
-    fn key(&self) -> (String, Option<String>, FlatEmoji, Vec<String>, Vec<String>) {
-        let sorted = |v: &[IdRef]| {
-            let mut s: Vec<String> = v.iter().map(|i| format!("{i:?}")).collect();
-            s.sort();
-            s
-        };
+    fn key(&self) -> (&str, Option<&str>, &FlatEmoji, Vec<&IdRef>, Vec<&IdRef>) {
         (
-            self.title.clone(),
-            self.description.clone().filter(|d| !d.is_empty()),
-            self.emoji.clone(),
-            sorted(&self.roles),
-            sorted(&self.channels),
+            &self.title,
+            self.description.as_deref().filter(|d| !d.is_empty()),
+            &self.emoji,
+            sorted_refs(&self.roles),
+            sorted_refs(&self.channels),
         )
     }
 }
@@ -312,10 +314,13 @@ fn prompts_display(cx: &Ctx, prompts: &[Pr]) -> Value {
 }
 
 pub(super) fn plan_onboarding(cx: &mut Ctx) {
-    let Some(o) = cx.manifest.onboarding.clone() else {
+    // Borrowed for the plan's lifetime rather than cloned (750 options at Discord's limits).
+    let (manifest, snap) = (cx.manifest, cx.snap);
+    let Some(o) = manifest.onboarding.as_ref() else {
         return;
     };
-    let live = cx.snap.onboarding.clone().unwrap_or_default();
+    let none = models::Onboarding::default();
+    let live = snap.onboarding.as_ref().unwrap_or(&none);
     let mut b = ChangeBuilder::new();
     b.compare("enabled", live.enabled, o.enabled, "enabled");
     if let Some(mode) = o.mode
@@ -348,12 +353,7 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
                 want.push(id);
             }
         }
-        let sorted = |v: &[IdRef]| {
-            let mut s: Vec<String> = v.iter().map(|i| format!("{i:?}")).collect();
-            s.sort();
-            s
-        };
-        if sorted(&want) != sorted(&default_after) {
+        if sorted_refs(&want) != sorted_refs(&default_after) {
             let show =
                 |v: &[IdRef]| json!(v.iter().map(|i| cx.channel_label(i)).collect::<Vec<_>>());
             b.set(
@@ -370,7 +370,7 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
     let live_prompts: Vec<Pr> = live.prompts.iter().map(live_prompt).collect();
     let mut prompts_after = live_prompts.clone();
     if let Some(prompts) = &o.prompts {
-        let want = desired_prompts(cx, prompts, &live);
+        let want = desired_prompts(cx, prompts, live);
         let same = want.len() == live_prompts.len()
             && want.iter().zip(&live_prompts).all(|(a, b)| a.same_as(b));
         if !same {
@@ -395,7 +395,7 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
     }
     let enabled_after = o.enabled.unwrap_or(live.enabled);
     if enabled_after {
-        check_requirements(cx, &o, &live, &default_after, &prompts_after);
+        check_requirements(cx, o, live, &default_after, &prompts_after);
     }
     let path = format!("{}/onboarding", cx.guild_path());
     push_single(cx, Kind::Onboarding, "PUT", path, b, "onboarding");

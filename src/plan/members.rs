@@ -228,10 +228,12 @@ fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
 type ReasonGroup = (Option<String>, Vec<(usize, String)>);
 
 pub(super) fn plan_bans(cx: &mut Ctx) {
-    let Some(declared) = cx.manifest.bans.clone() else {
+    // Borrowed, not cloned: a ban list may hold 10,000 users.
+    let (manifest, snap) = (cx.manifest, cx.snap);
+    let Some(declared) = manifest.bans.as_deref() else {
         return;
     };
-    let live = match cx.snap.people.as_ref().and_then(|p| p.bans.clone()) {
+    let live = match snap.people.as_ref().and_then(|p| p.bans.as_ref()) {
         Some(live) => live,
         None => {
             cx.problem(

@@ -60,14 +60,15 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
         .into_iter()
         .filter(|r| r.id != guild_id)
         .collect();
-    let Some(declared) = cx.manifest.roles.clone() else {
+    let manifest = cx.manifest;
+    let Some(declared) = manifest.roles.as_deref() else {
         for r in &ranked {
             cx.unmanaged.push(role_ref(r));
         }
         return;
     };
 
-    let matches = match_roles(cx, &declared, &ranked);
+    let matches = match_roles(cx, declared, &ranked);
     for (i, d) in declared.iter().enumerate() {
         let id = match matches[i] {
             Some(live) => IdRef::Live(live.id.clone()),
@@ -126,7 +127,7 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
         }
     }
 
-    plan_role_order(cx, &declared, &matches, &ranked);
+    plan_role_order(cx, declared, &matches, &ranked);
 }
 
 fn role_ref(r: &LiveRole) -> ObjectRef {

@@ -27,13 +27,16 @@ fn webhook_ref(w: &LiveWebhook) -> ObjectRef {
 }
 
 pub(super) fn plan_webhooks(cx: &mut Ctx) {
-    let Some(declared) = cx.manifest.webhooks.clone() else {
+    // Borrowed for the manifest's and the snapshot's lifetime, not cloned: a guild may
+    // have a thousand webhooks.
+    let (manifest, snap) = (cx.manifest, cx.snap);
+    let Some(declared) = manifest.webhooks.as_deref() else {
         for w in cx.snap.webhooks.iter().flatten() {
             cx.unmanaged.push(webhook_ref(w));
         }
         return;
     };
-    let Some(live) = cx.snap.webhooks.clone() else {
+    let Some(live) = snap.webhooks.as_deref() else {
         cx.problem(
             Some("webhooks".into()),
             "the bot cannot read this guild's webhooks".into(),
@@ -43,7 +46,7 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
     };
     // Only incoming webhooks are managed; channel-follower and application ones are not.
     let incoming: Vec<&LiveWebhook> = live.iter().filter(|w| w.kind == WEBHOOK_INCOMING).collect();
-    let matches = match_webhooks(cx, &declared, &incoming);
+    let matches = match_webhooks(cx, declared, &incoming);
     for (i, d) in declared.iter().enumerate() {
         let source = format!("webhooks[{i}]");
         let Some(channel) =
@@ -57,16 +60,17 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
         }
     }
     let matched: HashSet<&str> = matches.iter().flatten().map(|w| w.id.as_str()).collect();
-    for w in &live {
+    for w in live {
         if matched.contains(w.id.as_str()) {
             continue;
         }
         let name = w.name.clone().unwrap_or_default();
-        let protector = super::safety::protector(cx.manifest, Kind::Webhook, &w.id, &name, 0);
-        if let (true, Some(by)) = (
-            w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks,
-            &protector,
-        ) {
+        let prunable = w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks;
+        // Asked only where it decides something: it searches every entry of the manifest.
+        let protector = prunable
+            .then(|| super::safety::protector(cx.manifest, Kind::Webhook, &w.id, &name, 0))
+            .flatten();
+        if let Some(by) = &protector {
             cx.warn(
                 None,
                 format!(
@@ -75,7 +79,7 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
                 ),
             );
         }
-        if w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks && protector.is_none() {
+        if prunable && protector.is_none() {
             let idx = cx.push_change(change(
                 Action::Delete,
                 Kind::Webhook,
