@@ -124,7 +124,7 @@ impl Ow {
 /// permission list, so it is created, shown and compared like any other.
 fn listed(set: &[Ow]) -> Vec<Ow> {
     let mut v = set.to_vec();
-    v.sort_by_key(|o| format!("{:?}", o.target));
+    v.sort_by(|a, b| a.target.cmp(&b.target));
     v
 }
 
