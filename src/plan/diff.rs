@@ -130,7 +130,6 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
         rehearsal: None,
         widget_image_url: super::features::widget_image_url(desired, snap, options),
     };
-
     safety::note_cascades(&mut plan, snap);
     (plan, cx.problems)
 }
