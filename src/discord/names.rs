@@ -70,12 +70,10 @@ pub fn channel_answers_to(kind: u8, name: &str, wanted: &str) -> bool {
 /// whitespace are one name (docs/decisions.md).
 pub fn stored_display_name(name: &str) -> String {
     // Already reduced (the common case): no whitespace but single inner spaces.
-    let b = name.as_bytes();
-    let already = !b.iter().any(|&c| c.is_ascii_whitespace() && c != b' ')
+    let already = !name.chars().any(|c| c.is_whitespace() && c != ' ')
         && !name.contains("  ")
-        && b.first() != Some(&b' ')
-        && b.last() != Some(&b' ')
-        && (name.is_ascii() || !name.chars().any(|c| c.is_whitespace() && c != ' '));
+        && !name.starts_with(' ')
+        && !name.ends_with(' ');
     if already {
         return name.to_owned();
     }
@@ -133,6 +131,8 @@ mod tests {
         assert_eq!(stored_display_name("Mod Team"), "Mod Team");
         assert_eq!(stored_display_name("Mod\u{a0}\u{a0}Team"), "Mod Team");
         assert_eq!(stored_display_name("Mod\tTeam"), "Mod Team");
+        // A vertical tab is whitespace to `split_whitespace`, though not ASCII whitespace.
+        assert_eq!(stored_display_name("Mod\u{b}Team"), "Mod Team");
     }
 
     #[test]
