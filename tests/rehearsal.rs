@@ -27,6 +27,15 @@ fn json_of(stdout: &str) -> Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
+/// `plan --rehearse --format json` of the manifest at `path`, which must exit 0.
+async fn rehearsed_plan(h: &Harness, path: &str) -> Value {
+    let run = h
+        .run(&["plan", "-f", path, "--rehearse", "--format", "json"])
+        .await;
+    run.assert_code(0);
+    json_of(&run.stdout)
+}
+
 /// Each example plans with a passing rehearsal that sends nothing to the live guild but
 /// its seven reads; applying it for real then leaves nothing to change, as rehearsed.
 #[tokio::test]
@@ -40,11 +49,7 @@ async fn the_example_plans_rehearse_and_converge() {
         let h = Harness::with_state(state).await;
         let path = example(name);
         let path = path.to_str().unwrap();
-        let run = h
-            .run(&["plan", "-f", path, "--rehearse", "--format", "json"])
-            .await;
-        run.assert_code(0);
-        let plan = json_of(&run.stdout);
+        let plan = rehearsed_plan(&h, path).await;
         let r = &plan["rehearsal"];
         let ops = plan["operations"].as_array().unwrap().len();
         assert!(ops > 0, "{name}: the example changes something");
@@ -318,14 +323,10 @@ async fn rehearses_and_converges(h: &Harness, manifest: &str) -> Value {
     plain.assert_code(0);
     let plan_reads = live_requests(h);
     h.emu.clear_requests();
-    let run = h
-        .run(&["plan", "-f", path, "--rehearse", "--format", "json"])
-        .await;
-    run.assert_code(0);
-    let plan = json_of(&run.stdout);
+    let plan = rehearsed_plan(h, path).await;
     let r = plan["rehearsal"].clone();
     let ops = plan["operations"].as_array().unwrap().len();
-    assert!(ops > 0, "the manifest changes something: {}", run.stdout);
+    assert!(ops > 0, "the manifest changes something: {plan}");
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(r["converges"], true, "{r}");
     assert_eq!(r["calls"], ops, "{r}");
@@ -403,18 +404,8 @@ async fn holders_the_bot_cannot_list_are_not_rehearsed() {
         user_id(&h, "heidi")
     );
     let path = h.manifest("guild.yaml", &yaml);
-    let run = h
-        .run(&[
-            "plan",
-            "-f",
-            path.to_str().unwrap(),
-            "--rehearse",
-            "--format",
-            "json",
-        ])
-        .await;
-    run.assert_code(0);
-    let r = &json_of(&run.stdout)["rehearsal"];
+    let plan = rehearsed_plan(&h, path.to_str().unwrap()).await;
+    let r = &plan["rehearsal"];
     assert_eq!(r["converges"], true, "{r}");
     let listed = listed(r);
     assert!(
@@ -575,18 +566,8 @@ async fn invites_read_without_metadata_are_listed_as_not_rehearsed() {
         "guild.yaml",
         "version: 1\nroles:\n  - name: Readers\ninvites:\n  rules:\n    - { max_uses: 100 }\n",
     );
-    let run = h
-        .run(&[
-            "plan",
-            "-f",
-            path.to_str().unwrap(),
-            "--rehearse",
-            "--format",
-            "json",
-        ])
-        .await;
-    run.assert_code(0);
-    let r = &json_of(&run.stdout)["rehearsal"];
+    let plan = rehearsed_plan(&h, path.to_str().unwrap()).await;
+    let r = &plan["rehearsal"];
     assert_eq!(r["ok"], true, "{r}");
     assert!(listed(r).contains("invite metadata: not read"), "{r}");
 }

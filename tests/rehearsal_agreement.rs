@@ -449,6 +449,17 @@ fn preflight_and_rehearsal_agree() {
     );
 }
 
+/// A regression case: preflight and the rehearsal's copy agree, and both refuse it.
+fn assert_refused_by_both(c: &Case) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (disagreement, both) = runtime.block_on(judge(c)).unwrap();
+    assert!(disagreement.is_none(), "{disagreement:#?}");
+    assert!(both, "refused by both");
+}
+
 /// Regression (found by the property): the bot's role shares its position number with a
 /// role below it, so the reorder's numbers n..1 reach the bot's own and the copy refuses it
 /// (403 50013); preflight now refuses it too, at `roles`.
@@ -476,13 +487,7 @@ fn a_reorder_below_a_tied_bot_role_is_refused_by_both() {
         community_channels: false,
         onboarding: None,
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (disagreement, both) = runtime.block_on(judge(&c)).unwrap();
-    assert!(disagreement.is_none(), "{disagreement:#?}");
-    assert!(both, "refused by both");
+    assert_refused_by_both(&c);
 }
 
 /// Regression (found by the property): a bot with `manage_channels` but not `manage_roles`
@@ -506,13 +511,7 @@ fn overwrites_without_manage_roles_are_refused_by_both() {
         community_channels: false,
         onboarding: None,
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (disagreement, both) = runtime.block_on(judge(&c)).unwrap();
-    assert!(disagreement.is_none(), "{disagreement:#?}");
-    assert!(both, "refused by both");
+    assert_refused_by_both(&c);
 }
 
 /// Regression (found by the property): an order moving roles past the bot's highest role was
@@ -542,11 +541,5 @@ fn an_order_past_the_bots_role_is_refused_by_both() {
         community_channels: false,
         onboarding: None,
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (disagreement, both) = runtime.block_on(judge(&c)).unwrap();
-    assert!(disagreement.is_none(), "{disagreement:#?}");
-    assert!(both, "refused by both");
+    assert_refused_by_both(&c);
 }
