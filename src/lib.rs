@@ -19,6 +19,26 @@ pub mod import;
 pub mod inert;
 pub mod lockdown;
 pub mod manifest;
+/// `print!` that never panics: when standard output closes early (`guildctl plan | head`),
+/// the rest of the output is dropped and the command still finishes its work, with its exit
+/// code. (`print!` panics there, and an `apply` must not stop halfway because a pipe did.)
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::write!(::std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `println!` that never panics: see [`out!`].
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 /// Discord's permission bits and names, shared with the emulator.
 pub use discord_permissions as permissions;
 pub mod plan;

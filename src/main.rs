@@ -170,7 +170,7 @@ async fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Validate(args) => commands::validate::run(args),
         Command::Schema => {
-            print!("{}", manifest::schema::schema_json());
+            guildctl::out!("{}", manifest::schema::schema_json());
             Ok(0)
         }
         Command::Plan(args) => commands::plan::run(args).await,

@@ -127,7 +127,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         rehearse_plan(target, &loaded, &snap, &mut plan).await?;
     }
     let color = target.conn.color_out();
-    print!(
+    guildctl::out!(
         "{}",
         report::render(&plan, Format::Text, Heading::Plan, color)
     );
@@ -171,7 +171,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     // Saved whatever the outcome: the calls that were made changed the guild.
     session.save_sandbox(&target.conn)?;
     let urls_lost = webhook_urls_report(&outcome);
-    println!(
+    guildctl::outln!(
         "\nApplied {} of {} calls; {} failed, {} skipped.",
         outcome.count(Status::Done),
         plan.operations.len(),
@@ -180,15 +180,15 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     );
     for (i, note) in &outcome.notes {
         let line = format!("{}: {note}", plan.operations[*i].summary);
-        println!("Note: {}", inert::terminal(&line));
+        guildctl::outln!("Note: {}", inert::terminal(&line));
     }
     if !outcome.succeeded() {
         if !outcome.failures.is_empty() {
-            println!("Failed:");
+            guildctl::outln!("Failed:");
         }
         for (i, e) in &outcome.failures {
             let line = format!("{}: {e}", plan.operations[*i].summary);
-            println!("  {}", inert::terminal(&line));
+            guildctl::outln!("  {}", inert::terminal(&line));
         }
         let skipped: Vec<&str> = outcome
             .statuses
@@ -198,7 +198,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             .map(|(i, _)| plan.operations[i].summary.as_str())
             .collect();
         if !skipped.is_empty() {
-            println!("Skipped: {}", inert::terminal(&skipped.join(", ")));
+            guildctl::outln!("Skipped: {}", inert::terminal(&skipped.join(", ")));
         }
         if let Some(message) = urls_lost {
             bail!("{message}");
@@ -212,9 +212,11 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         // In the sandbox, show that one apply converges.
         let after = fetch(&session, &loaded.manifest).await?;
         match plan::diff_loaded(&loaded, &after, &target.plan_options()) {
-            Ok(p) if p.is_empty() => println!("A fresh plan against the sandbox shows no changes."),
-            Ok(p) => println!("A fresh plan still shows: {}", report::summary_line(&p)),
-            Err(e) => println!(
+            Ok(p) if p.is_empty() => {
+                guildctl::outln!("A fresh plan against the sandbox shows no changes.")
+            }
+            Ok(p) => guildctl::outln!("A fresh plan still shows: {}", report::summary_line(&p)),
+            Err(e) => guildctl::outln!(
                 "A fresh plan was refused: {}",
                 inert::terminal(&e.to_string())
             ),

@@ -62,6 +62,6 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         report.prune_count =
             Some(drift::prune_count(&session.client, &session.guild_id, days).await?);
     }
-    print!("{}", drift::render(&report, format));
+    guildctl::out!("{}", drift::render(&report, format));
     Ok(report.exit_code(fail_on_unmanaged))
 }

@@ -146,7 +146,7 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
     write_state(&file, &after)?;
     if let Some(mut value) = response {
         hide_tokens(&mut value);
-        println!("{}", progress::redact(&inert::json_pretty(&value)));
+        guildctl::outln!("{}", progress::redact(&inert::json_pretty(&value)));
     }
     eprintln!(
         "{method} {} as {}: done; saved to {}",

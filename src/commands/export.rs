@@ -87,7 +87,7 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
                     "note: the guild's and roles' images are left out (unmanaged): they are written as files beside the manifest with -o FILE"
                 );
             }
-            print!("{}", guildctl::export::export(&snap)?);
+            guildctl::out!("{}", guildctl::export::export(&snap)?);
         }
     }
     Ok(0)

@@ -65,7 +65,7 @@ pub fn run(args: ImportArgs) -> Result<u8> {
             path.clone()
         }
         None => {
-            print!("{}", imported.yaml);
+            guildctl::out!("{}", imported.yaml);
             PathBuf::from("<stdout>")
         }
     };

@@ -62,7 +62,7 @@ pub async fn run(args: LockdownArgs) -> Result<u8> {
         Some(t) => format!("paused until {}", inert::terminal(t)),
         None => "not paused".to_owned(),
     };
-    println!(
+    guildctl::outln!(
         "Guild {}: joins (invites) {}; DMs {}.",
         session.guild_id,
         show("invites_disabled_until"),

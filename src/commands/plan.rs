@@ -59,7 +59,7 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
             plan.changes_sha256
         );
     }
-    print!(
+    guildctl::out!(
         "{}",
         report::render(&plan, format, Heading::Plan, target.conn.color_out())
     );
@@ -85,8 +85,8 @@ async fn plan_for(target: &Target, format: Format, rehearse: bool) -> Result<(Se
     .map_err(|e| {
         // Machine output says why too: a pull request comment is made from it.
         match format {
-            Format::Markdown => print!("{}", report::refusal_markdown(&e)),
-            Format::Json => println!(
+            Format::Markdown => guildctl::out!("{}", report::refusal_markdown(&e)),
+            Format::Json => guildctl::outln!(
                 "{}",
                 inert::json_pretty(&serde_json::json!({ "refused": true, "problems": e.problems }))
             ),

@@ -40,7 +40,7 @@ pub fn run(args: ValidateArgs) -> Result<u8> {
     let reports: Vec<manifest::Report> =
         args.files.iter().map(|f| manifest::validate(f).1).collect();
     let out = manifest::render_reports(&reports, args.format, color);
-    print!("{}", out.stdout);
+    guildctl::out!("{}", out.stdout);
     eprint!("{}", out.stderr);
     Ok(u8::from(reports.iter().any(manifest::Report::has_errors)))
 }

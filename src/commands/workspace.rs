@@ -183,16 +183,16 @@ fn finish(outcomes: &[Outcome], json_out: bool) -> u8 {
                 })
             })
             .collect();
-        println!(
+        guildctl::outln!(
             "{}",
             inert::json_pretty(&json!({ "exit_code": code, "guilds": guilds }))
         );
         return code;
     }
-    print!("{}", summary_table(outcomes));
+    guildctl::out!("{}", summary_table(outcomes));
     for o in outcomes {
-        println!("\n== {} ({}) ==", o.name, o.id);
-        print!("{}", o.text);
+        guildctl::outln!("\n== {} ({}) ==", o.name, o.id);
+        guildctl::out!("{}", o.text);
     }
     code
 }
@@ -507,7 +507,7 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
         .filter(|r| !r.plan.is_empty())
         .count();
     if to_apply > 0 && !args.yes {
-        print!("{}", summary_table(&planned));
+        guildctl::out!("{}", summary_table(&planned));
         if !std::io::stdin().is_terminal() {
             bail!("apply needs confirmation: run it in a terminal, or pass --yes");
         }

@@ -202,7 +202,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             // The URL is GitHub's answer: shown inert.
             let url = inert::terminal(&done.url);
             eprintln!("{verb} #{number}: {url}");
-            println!("{url}");
+            crate::outln!("{url}");
             Ok(0)
         }
         GithubCommand::DriftIssue {
@@ -251,7 +251,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 DriftIssue::Nothing => eprintln!("No drift and no open drift issue."),
             }
             if done.url().is_some() {
-                println!("{url}");
+                crate::outln!("{url}");
             }
             Ok(0)
         }
@@ -284,7 +284,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 ),
                 Some(_) => eprintln!("Pull request #{pr} (head {head}): plan run {run}."),
             }
-            println!("pull-request={pr}\nhead-sha={head}\nrun-id={run}");
+            crate::outln!("pull-request={pr}\nhead-sha={head}\nrun-id={run}");
             Ok(0)
         }
         GithubCommand::ChangedGuilds { pr, repo_root } => {
@@ -317,16 +317,16 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 );
             }
             let names: Vec<&str> = touched.iter().map(|t| t.name.as_str()).collect();
-            println!("{}", names.join(","));
+            crate::outln!("{}", names.join(","));
             Ok(0)
         }
         GithubCommand::PlanDigest { plan } => {
             // The digest a plan file carries: one inert line, whatever the file says.
-            println!("{}", inert::terminal(&plan_digest(&plan)?));
+            crate::outln!("{}", inert::terminal(&plan_digest(&plan)?));
             Ok(0)
         }
         GithubCommand::PlanRehearsal { plan } => {
-            println!("{}", plan_rehearsal(&plan)?);
+            crate::outln!("{}", plan_rehearsal(&plan)?);
             Ok(0)
         }
         GithubCommand::PlanSummary { plan: path } => {
@@ -335,7 +335,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                     path: path.clone(),
                     source,
                 })?;
-            print!(
+            crate::out!(
                 "{}",
                 report::render_markdown(&plan, Heading::Plan, MarkdownRoom::JobSummary)
             );
