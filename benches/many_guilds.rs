@@ -192,6 +192,7 @@ fn main() {
     state.config.time_scale = scale;
     let config = state.config.clone();
     let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
+    let names: Vec<String> = state.guilds.iter().map(|g| g.name.clone()).collect();
     // Which guild a write is for: its guild's id in the path, or its channel's.
     let mut guild_of: HashMap<String, String> = HashMap::new();
     for g in &state.guilds {
@@ -308,6 +309,42 @@ fn main() {
     assert_eq!(plan.code, 0, "{}", plan.stdout);
     assert_eq!(gets, 7 * guilds, "7 GETs per guild");
     assert_eq!(limited, 0, "no 429");
+
+    // 1b. The same, with every guild's file declaring the guild's own name: no two
+    // manifests read alike, so nothing but the base's parse is shared (guilds whose
+    // manifests read the same are validated, typed and checked once: docs/performance.md).
+    let own = |i: usize| {
+        format!(
+            "version: 1\nextends: ../base.yaml\nsettings:\n  name: {:?}\n",
+            names[i]
+        )
+    };
+    for i in 0..guilds {
+        std::fs::write(dir.path().join(format!("guilds/g{i:03}.yaml")), own(i)).unwrap();
+    }
+    emu.clear_requests();
+    let distinct = run(
+        dir.path(),
+        &emu,
+        scale,
+        &["plan", "--all", "--detailed-exitcode"],
+    );
+    let limited = emu.requests().iter().filter(|r| r.status == 429).count();
+    println!(
+        "plan --all, each guild's file with its own name: cpu {:.3} s, wall {:.3} s, peak {:.1} MB, {limited} x 429",
+        distinct.cpu.as_secs_f64(),
+        distinct.wall.as_secs_f64(),
+        distinct.peak_mb
+    );
+    assert_eq!(distinct.code, 0, "{}", distinct.stdout);
+    assert_eq!(limited, 0, "no 429");
+    for i in 0..guilds {
+        std::fs::write(
+            dir.path().join(format!("guilds/g{i:03}.yaml")),
+            "version: 1\nextends: ../base.yaml\n",
+        )
+        .unwrap();
+    }
 
     // 2. A change to the base: two roles recoloured and one channel's topic, in every
     // guild. apply --all plans each guild (7 GETs), rehearses it, and makes 3 writes;

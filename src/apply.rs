@@ -9,10 +9,10 @@ mod webhook_urls;
 
 pub use webhook_urls::{UrlFileError, UrlFileProblem, UrlsKept, WebhookUrlFile};
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
+use hashbrown::HashMap;
 
 use reqwest::Method;
 use serde::Serialize;
@@ -455,7 +455,7 @@ fn same_object(body: &Value, item: &Value) -> bool {
         .get("name")
         .and_then(Value::as_str)
         .map(|n| match kind {
-            Some(k) => stored_channel_name(u8::try_from(k).unwrap_or(u8::MAX), n),
+            Some(k) => stored_channel_name(u8::try_from(k).unwrap_or(u8::MAX), n).into_owned(),
             None => n.to_owned(),
         });
     let same = |key: &str| body.get(key).is_none_or(|v| item.get(key) == Some(v));

@@ -3,9 +3,9 @@
 //! Every object is written with its id pinned, so renames made later in the file
 //! are understood as renames. Webhooks are written without tokens.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 
+use hashbrown::HashMap;
 use serde::Serialize;
 
 use crate::discord::models::{

@@ -622,7 +622,7 @@ fn changes_markdown(plan: &Plan, risks: &[Risk], left: usize, room: MarkdownRoom
     let mut shown = vec![true; blocks.len()];
     if open.len() + all + fence.len() + close.len() > left {
         let budget = left.saturating_sub(open.len() + fence.len() + close.len() + LEFT_OUT_NOTE);
-        let risky: std::collections::HashSet<usize> = risks.iter().map(|r| r.change).collect();
+        let risky: hashbrown::HashSet<usize> = risks.iter().map(|r| r.change).collect();
         let order = (0..blocks.len())
             .filter(|i| risky.contains(i))
             .chain((0..blocks.len()).filter(|i| !risky.contains(i)));

@@ -3,9 +3,10 @@
 
 pub mod people;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -78,12 +79,7 @@ async fn read_images(client: &Client, images: &[LiveImage<'_>]) -> BTreeMap<Stri
 /// The guild, with the settings fields a Discord-compatible server left out marked unknown
 /// ([`Guild::decode`]).
 async fn read_guild(client: &Client, path: &str) -> Result<Guild, ClientError> {
-    let value: serde_json::Value = client.get(path).await?;
-    Guild::decode(value).map_err(|detail| ClientError::Decode {
-        method: reqwest::Method::GET,
-        path: path.to_owned(),
-        detail,
-    })
+    client.get_or(path, Guild::decode).await
 }
 
 impl Snapshot {
@@ -238,7 +234,7 @@ impl Snapshot {
             ),
         ];
         for (path, field, ids) in lists {
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = hashbrown::HashSet::new();
             for (i, id) in ids.into_iter().enumerate() {
                 let at = format!("{field}[{i}].id");
                 if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
@@ -284,7 +280,9 @@ impl Snapshot {
         channels.sort_by(|a, b| a.id.cmp(&b.id));
         let mut guild = self.guild.clone();
         guild.roles.sort_by(|a, b| a.id.cmp(&b.id));
-        let mut h = Hasher(Sha256::new());
+        // Buffered: the serialiser writes a few bytes at a time, and each hash update has a cost
+        // of its own.
+        let mut h = std::io::BufWriter::with_capacity(1 << 16, Hasher(Sha256::new()));
         // Writing to a hash cannot fail, nor can serialising these types.
         let _ = serde_json::to_writer(
             &mut h,
@@ -297,7 +295,9 @@ impl Snapshot {
                 people: &self.people,
             },
         );
-        let digest = h.0.finalize();
+        let _ = std::io::Write::flush(&mut h);
+        let (Hasher(sha), _) = h.into_parts();
+        let digest = sha.finalize();
         digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
     }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use guildctl::manifest::check::RULES;
 
 fn normalize_channel_name(name: &str) -> String {
-    guildctl::discord::names::stored_channel_name(0, name)
+    guildctl::discord::names::stored_channel_name(0, name).into_owned()
 }
 use guildctl::manifest::check::{ChannelKey, match_channel_ref};
 use guildctl::manifest::{

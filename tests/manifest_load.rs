@@ -121,12 +121,12 @@ fn yaml_1_2_no_on_off_are_strings() {
         "version: 1\nsettings:\n  name: no\n  description: off\n  preferred_locale: no\nroles:\n  - name: on\n  - name: yes\n",
     )
     .unwrap();
-    let s = l.manifest.settings.unwrap();
+    let s = l.manifest.settings.as_ref().unwrap();
     assert_eq!(s.name.as_deref(), Some("no"));
     assert_eq!(s.description, Some(Some("off".to_owned())));
     // Norwegian: the Norway problem itself.
     assert_eq!(s.preferred_locale.as_deref(), Some("no"));
-    let roles = l.manifest.roles.unwrap();
+    let roles = l.manifest.roles.as_ref().unwrap();
     assert_eq!(roles[0].name, "on");
     assert_eq!(roles[1].name, "yes");
 }
@@ -141,13 +141,13 @@ fn yaml_1_1_booleans_are_rejected_in_boolean_fields() {
         assert!(e.hint().unwrap().contains("YAML 1.2"), "{word}: {e:?}");
     }
     let l = load_text("version: 1\nroles:\n  - name: A\n    hoist: true\n").unwrap();
-    assert_eq!(l.manifest.roles.unwrap()[0].hoist, Some(true));
+    assert_eq!(l.manifest.roles.as_ref().unwrap()[0].hoist, Some(true));
 }
 
 #[test]
 fn null_clears_and_absent_leaves_unmanaged() {
     let l = load_text("version: 1\nsettings:\n  afk_channel: null\n  system_channel:\n").unwrap();
-    let s = l.manifest.settings.unwrap();
+    let s = l.manifest.settings.as_ref().unwrap();
     assert_eq!(s.afk_channel, Some(None));
     assert_eq!(s.system_channel, Some(None));
     assert_eq!(s.rules_channel, None);
@@ -288,7 +288,7 @@ fn garbage_input_never_panics() {
 #[test]
 fn special_floats_in_string_fields_load() {
     let l = load_text("version: 1\nroles:\n  - name: .nan\n  - name: .inf\n").unwrap();
-    let roles = l.manifest.roles.unwrap();
+    let roles = l.manifest.roles.as_ref().unwrap();
     assert_eq!(roles[0].name, ".nan");
     assert_eq!(l.locations.locate("roles[1].name"), Some((4, 11)));
 }
@@ -414,7 +414,7 @@ fn in_memory_folders_load_like_folders() {
     ];
     let l = load_folder_sources(Path::new("g"), files).unwrap();
     assert_eq!(l.dir(), Path::new("g"));
-    assert_eq!(l.manifest.roles.unwrap().len(), 2);
+    assert_eq!(l.manifest.roles.as_ref().unwrap().len(), 2);
 }
 
 #[test]

@@ -380,3 +380,70 @@ async fn a_guild_whose_rehearsal_fails_is_refused_and_the_others_apply() {
         .assert_code(0);
     assert_ne!(guild(&h, &ids[2]), before_c);
 }
+
+/// Guilds whose files read alike are loaded, validated and checked once (`manifest::shared`),
+/// yet each guild's report names its own file: a warning the checks find and an error the
+/// schema finds, both on line 4 of a file the three guilds' files repeat word for word.
+#[tokio::test(flavor = "multi_thread")]
+async fn guilds_whose_files_read_alike_each_see_their_own_file_named() {
+    let (h, _) = workspace("").await;
+    let same = |own: &str| {
+        for g in ["a", "b", "c"] {
+            h.manifest(&format!("guilds/{g}.yaml"), own);
+        }
+    };
+    same("version: 1\nextends: ../base.yaml\nsettings:\n  afk_channel: nowhere\n");
+    let run = h.run(&["validate", "--all"]).await;
+    run.assert_code(0);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    for g in ["a", "b", "c"] {
+        assert_eq!(
+            out.matches(&format!("guilds/{g}.yaml:4:")).count(),
+            1,
+            "{g}'s warning in its own file: {out}"
+        );
+    }
+    assert_eq!(out.matches("is not declared").count(), 3, "{out}");
+
+    same("version: 1\nextends: ../base.yaml\nsettings:\n  afk_timeout: soon\n");
+    let run = h.run(&["validate", "--all"]).await;
+    run.assert_code(1);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    for g in ["a", "b", "c"] {
+        assert_eq!(
+            out.matches(&format!("guilds/{g}.yaml:4:")).count(),
+            1,
+            "{g}'s error in its own file: {out}"
+        );
+    }
+}
+
+/// Files that read alike in two folders are two manifests: the paths in them are relative
+/// to their folder, so the avatar one folder has and the other lacks is an error only there.
+#[tokio::test(flavor = "multi_thread")]
+async fn files_alike_in_two_folders_are_checked_each_in_its_own() {
+    let (h, ids) = workspace("").await;
+    // No `extends:`, so the folder is all that tells the two apart.
+    let own = "version: 1\nchannels:\n  - { name: news, type: text }\nwebhooks:\n  - { name: Hook, channel: news, avatar: hook.png }\n";
+    for g in ["x", "y"] {
+        std::fs::create_dir_all(h.dir.path().join(format!("guilds/{g}"))).unwrap();
+        h.manifest(&format!("guilds/{g}/main.yaml"), own);
+    }
+    std::fs::write(
+        h.dir.path().join("guilds/x/hook.png"),
+        b"\x89PNG\r\n\x1a\nhook",
+    )
+    .unwrap();
+    h.manifest(
+        "guildctl.yaml",
+        &format!(
+            "guilds:\n  x: {{ id: \"{}\", manifest: guilds/x/main.yaml }}\n  y: {{ id: \"{}\", manifest: guilds/y/main.yaml }}\n",
+            ids[0], ids[1]
+        ),
+    );
+    let run = h.run(&["validate", "--all"]).await;
+    run.assert_code(1);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(out.contains("guilds/y/main.yaml:5:"), "{out}");
+    assert!(!out.contains("guilds/x/main.yaml:5:"), "{out}");
+}

@@ -399,6 +399,19 @@ impl Client {
     /// Reads `path` as a `T`. A body that is empty, or not a `T` (a required field missing,
     /// a value of the wrong type) is [`ClientError::Decode`], naming where in the body.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
+        self.get_or(path, super::models::decode_at).await
+    }
+
+    /// [`Client::get`], with `fallback` reading a body that is not a `T` as it stands (a
+    /// guild without a field a Discord-compatible server leaves out, [`Guild::decode`]):
+    /// the common body is still read straight from its bytes.
+    ///
+    /// [`Guild::decode`]: super::models::Guild::decode
+    pub async fn get_or<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        fallback: fn(Value) -> Result<T, String>,
+    ) -> Result<T, ClientError> {
         let decode = |detail: String| ClientError::Decode {
             method: Method::GET,
             path: path.to_owned(),
@@ -413,7 +426,7 @@ impl Client {
             return Ok(v);
         }
         let value = json_body(&Method::GET, path, &body)?;
-        super::models::decode_at(value).map_err(decode)
+        fallback(value).map_err(decode)
     }
 
     /// Sends one request, waiting for its rate-limit bucket and the global limit,

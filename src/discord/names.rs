@@ -5,6 +5,8 @@
 //! The emulator has its own copy of these rules, written from the same reference:
 //! where the two disagree, the tests see it.
 
+use std::borrow::Cow;
+
 use super::models::channel_type;
 
 /// Whether Discord rewrites names of channels of this type.
@@ -20,7 +22,7 @@ pub fn is_normalised_type(kind: u8) -> bool {
 /// other than `-` and `_` is dropped, dashes collapse and are trimmed. Non-ASCII
 /// characters (accents, emoji) are kept. Other types keep case and punctuation
 /// and lose surrounding and repeated whitespace, as every display name does.
-pub fn stored_channel_name(kind: u8, name: &str) -> String {
+pub fn stored_channel_name(kind: u8, name: &str) -> Cow<'_, str> {
     if !is_normalised_type(kind) {
         return stored_display_name(name);
     }
@@ -34,7 +36,7 @@ pub fn stored_channel_name(kind: u8, name: &str) -> String {
         && b.last() != Some(&b'-')
         && !name.contains("--");
     if already {
-        return name.to_owned();
+        return Cow::Borrowed(name);
     }
     let mut out = String::with_capacity(name.len());
     for c in name.chars().flat_map(char::to_lowercase) {
@@ -51,7 +53,7 @@ pub fn stored_channel_name(kind: u8, name: &str) -> String {
             out.push(m);
         }
     }
-    out.trim_matches('-').to_owned()
+    Cow::Owned(out.trim_matches('-').to_owned())
 }
 
 /// Whether a channel of type `kind` called `name` answers to the (unqualified) name
@@ -68,14 +70,14 @@ pub fn channel_answers_to(kind: u8, name: &str, wanted: &str) -> bool {
 /// channels may keep inner runs (`Mod  Team` in Discord's own templates), so live names
 /// are reduced to this key before they are compared, and names that differ only in
 /// whitespace are one name (docs/decisions.md).
-pub fn stored_display_name(name: &str) -> String {
+pub fn stored_display_name(name: &str) -> Cow<'_, str> {
     // Already reduced (the common case): no whitespace but single inner spaces.
     let already = !name.chars().any(|c| c.is_whitespace() && c != ' ')
         && !name.contains("  ")
         && !name.starts_with(' ')
         && !name.ends_with(' ');
     if already {
-        return name.to_owned();
+        return Cow::Borrowed(name);
     }
     let mut out = String::with_capacity(name.len());
     for word in name.split_whitespace() {
@@ -84,7 +86,7 @@ pub fn stored_display_name(name: &str) -> String {
         }
         out.push_str(word);
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

@@ -3,10 +3,11 @@
 //! and the top-level resource, one request in flight per bucket, a global limit
 //! per second, and a budget of invalid (401, 403, 429) responses.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use hashbrown::HashMap;
 use reqwest::Method;
 use reqwest::header::HeaderMap;
 use tokio::time::Instant;

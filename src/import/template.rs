@@ -15,10 +15,11 @@
 //! `bitrate`) are ignored, as Discord ignores them; fields this reader does not know are
 //! ignored too (docs/manifest.md, "Start from a template").
 
-use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::fmt::{self, Write};
 
+use hashbrown::hash_map::Entry;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
@@ -529,7 +530,10 @@ impl Convert {
         let stored = as_stored(m);
         let ctx = Ctx::new(&stored);
         // Tried as the checks will read it: each part as Discord stores it.
-        let mut tries = vec![(entry.name.clone(), stored_display_name(&entry.name))];
+        let mut tries = vec![(
+            entry.name.clone(),
+            stored_display_name(&entry.name).into_owned(),
+        )];
         if let Some(cat) = category {
             tries.push((
                 format!("{}/{}", cat.name, entry.name),
@@ -1053,7 +1057,7 @@ impl Convert {
             Style::Display
         };
         let mut base = match style {
-            Style::Text => stored_channel_name(t.value() as u8, written),
+            Style::Text => stored_channel_name(t.value() as u8, written).into_owned(),
             Style::Display => written.to_owned(),
         };
         if style.key(&base).is_empty() {
@@ -1246,8 +1250,8 @@ enum Style {
 impl Style {
     fn key(self, name: &str) -> String {
         match self {
-            Style::Text => stored_channel_name(0, name),
-            Style::Display => stored_display_name(name),
+            Style::Text => stored_channel_name(0, name).into_owned(),
+            Style::Display => stored_display_name(name).into_owned(),
         }
     }
 }

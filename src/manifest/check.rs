@@ -17,7 +17,9 @@ mod image;
 mod people;
 mod sections;
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+
+use hashbrown::HashMap;
 
 use super::diagnostic::Diagnostic;
 use super::load::LoadedManifest;
@@ -155,12 +157,19 @@ pub fn check_loaded(loaded: &LoadedManifest) -> Vec<Diagnostic> {
 
 /// [`check_loaded`], with the name of the rule that found each diagnostic (`avatar-files`
 /// for the file checks).
+///
+/// Made once per manifest content ([`LoadedManifest::checked`]): the findings depend on the
+/// manifest and the folder its files are in, both part of the content.
 pub fn check_loaded_by_rule(loaded: &LoadedManifest) -> Vec<(&'static str, Diagnostic)> {
-    let mut out = check_stored(loaded.stored());
-    let mut files = Vec::new();
-    sections::webhook_avatar_files(&loaded.manifest, &loaded.dir(), &mut files);
-    out.extend(files.into_iter().map(|d| ("avatar-files", d)));
-    out
+    loaded
+        .checked(|loaded| {
+            let mut out = check_stored(loaded.stored());
+            let mut files = Vec::new();
+            sections::webhook_avatar_files(&loaded.manifest, &loaded.dir(), &mut files);
+            out.extend(files.into_iter().map(|d| ("avatar-files", d)));
+            out
+        })
+        .to_vec()
 }
 
 /// The manifest with its roles and channels flattened, each with its path.
@@ -244,7 +253,7 @@ impl<'a> Ctx<'a> {
             if ch.channel_type().is_text_like() {
                 index
                     .text_channels
-                    .entry(text_name(&ch.name))
+                    .entry(text_name(&ch.name).into_owned())
                     .or_default()
                     .push(i);
             } else {
@@ -272,7 +281,7 @@ impl<'a> Ctx<'a> {
     /// The declared channels whose name answers to `name` ([`channel_name_matches`]),
     /// in declaration order.
     fn channels_named(&self, name: &str) -> Vec<usize> {
-        let text = self.index.text_channels.get(&text_name(name));
+        let text = self.index.text_channels.get(&*text_name(name));
         let other = self.index.other_channels.get(name);
         let mut out: Vec<usize> = text.into_iter().chain(other).flatten().copied().collect();
         out.sort_unstable();
@@ -366,8 +375,13 @@ impl<'a> Ctx<'a> {
         accept: &[ChannelType],
         out: &mut Vec<Diagnostic>,
     ) -> Option<usize> {
+        let lookup = self.lookup_channel(r, accept);
+        if let ChannelLookup::Found(i) = lookup {
+            return Some(i);
+        }
+        // Only a reference with something to say needs the words.
         let kinds = kinds_text(accept);
-        match self.lookup_channel(r, accept) {
+        match lookup {
             ChannelLookup::Found(i) => Some(i),
             ChannelLookup::WrongType(i) => {
                 let c = &self.channels[i];
@@ -731,10 +745,10 @@ pub fn match_channel_ref<'a>(
 /// name)` lists those a (possibly qualified) name matches, `stored(i)` is candidate `i`'s
 /// name as Discord stores it. A qualified reference that matches nothing is tried whole
 /// as a plain name; of several matches, the only one named exactly as written wins.
-pub(crate) fn resolve_channel_ref(
+pub(crate) fn resolve_channel_ref<S: AsRef<str>>(
     r: &str,
     find: impl Fn(Option<&str>, &str) -> Vec<usize>,
-    stored: impl Fn(usize) -> String,
+    stored: impl Fn(usize) -> S,
 ) -> Vec<usize> {
     let (cat, mut name) = split_channel_ref(r);
     let mut found = find(cat, name);
@@ -746,7 +760,7 @@ pub(crate) fn resolve_channel_ref(
         let exact: Vec<usize> = found
             .iter()
             .copied()
-            .filter(|&i| stored(i) == name)
+            .filter(|&i| stored(i).as_ref() == name)
             .collect();
         if exact.len() == 1 {
             return exact;
@@ -756,7 +770,7 @@ pub(crate) fn resolve_channel_ref(
 }
 
 /// A channel's name in the form a reference's exact-name tie-break compares.
-fn stored_name(kind: ChannelType, name: &str) -> String {
+fn stored_name(kind: ChannelType, name: &str) -> Cow<'_, str> {
     stored_channel_name(kind.value() as u8, name)
 }
 
@@ -877,16 +891,16 @@ fn unique_role_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 fn unique_channel_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     // (parent, group, comparable name) → first path
-    let key = |c: &ChannelRef<'_>, name: &str| {
+    fn key<'n>(c: &ChannelRef<'_>, name: &'n str) -> (Option<usize>, &'static str, Cow<'n, str>) {
         let t = c.channel.channel_type();
         let cmp = if t.is_text_like() {
             text_name(name)
         } else {
-            name.to_string()
+            Cow::Borrowed(name)
         };
         (c.parent, group(t), cmp)
-    };
-    let mut names: HashMap<(Option<usize>, &str, String), &str> = HashMap::new();
+    }
+    let mut names: HashMap<(Option<usize>, &str, Cow<'_, str>), &str> = HashMap::new();
     for (k, idx) in groups(ctx.channels.iter().map(|c| key(c, &c.channel.name))) {
         let first = ctx.channels[idx[0]].path.as_str();
         names.insert(k, first);
@@ -926,7 +940,7 @@ fn unique_channel_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    let mut previous: HashMap<(Option<usize>, &str, String), &str> = HashMap::new();
+    let mut previous: HashMap<(Option<usize>, &str, Cow<'_, str>), &str> = HashMap::new();
     for c in &ctx.channels {
         for (k, old) in c.channel.previous_names.iter().enumerate() {
             let here = format!("{}.previous_names[{k}]", c.path);
@@ -1763,6 +1777,6 @@ pub(super) fn trimmed_note(len: usize) -> &'static str {
 }
 
 /// A text channel's name as Discord stores it.
-fn text_name(name: &str) -> String {
+fn text_name(name: &str) -> Cow<'_, str> {
     crate::discord::names::stored_channel_name(crate::discord::models::channel_type::TEXT, name)
 }

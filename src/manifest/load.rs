@@ -13,15 +13,16 @@
 //! The semantic checks ([`super::check`]) run on the result.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
+use hashbrown::HashMap;
 use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, Located, Report, Severity};
 use super::extends;
+use super::shared::Derived;
 use super::source::{self, SourceFile};
 use super::source_map::{Part, SourceMap, Span, Trees, key_span, span_of};
 use super::tree::{At, Limits, Node, Scalar, ScalarNode, parse_fast, to_json};
@@ -50,30 +51,36 @@ pub struct LoadedManifest {
     pub is_dir: bool,
     /// The files, in merge order (one for a file manifest).
     pub files: Vec<SourceFile>,
-    pub manifest: Manifest,
+    /// Shared with every load of the same content in this process ([`super::shared`]).
+    pub manifest: Arc<Manifest>,
     pub locations: SourceMap,
-    /// [`Self::stored`], made once: the checks and the plan both read it.
-    stored: OnceLock<Manifest>,
+    /// [`Self::stored`] and the checks' findings, made once per content: the checks and the
+    /// plan both read the stored form.
+    derived: Arc<Derived>,
 }
 
 impl LoadedManifest {
     /// The manifest as Discord will store it ([`super::stored::as_stored`]), which the
     /// checks check and the plan plans.
     pub fn stored(&self) -> &Manifest {
-        self.stored
+        self.derived
+            .stored
             .get_or_init(|| super::stored::as_stored(&self.manifest))
+    }
+
+    /// The checks' findings ([`super::check::check_loaded_by_rule`]), made by `check` the
+    /// first time any load of this content asks.
+    pub(super) fn checked(
+        &self,
+        check: impl FnOnce(&Self) -> Vec<(&'static str, Diagnostic)>,
+    ) -> &[(&'static str, Diagnostic)] {
+        self.derived.checks.get_or_init(|| check(self))
     }
 
     /// The folder files the manifest names (webhook avatars) are relative to: the folder
     /// itself for a folder manifest, the file's folder otherwise (`.` for a bare file name).
     pub fn dir(&self) -> PathBuf {
-        if self.is_dir {
-            return self.path.clone();
-        }
-        match self.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
+        manifest_dir(&self.path, self.is_dir)
     }
 
     /// The manifest as JSON (its files merged), as validated against the schema. Made anew
@@ -85,6 +92,17 @@ impl LoadedManifest {
     /// An empty report about this manifest, to add diagnostics to.
     pub fn report(&self) -> Report {
         Report::new(&self.path, self.files.clone())
+    }
+}
+
+/// The folder a manifest's relative paths start from ([`LoadedManifest::dir`]).
+fn manifest_dir(path: &Path, is_dir: bool) -> PathBuf {
+    if is_dir {
+        return path.to_path_buf();
+    }
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }
 
@@ -258,7 +276,35 @@ fn load_files(
         Some(l) if !report.has_errors() => l,
         _ => return Err(fail(report)),
     };
-    let value = value_of(&locations);
+    // 5 and 6, once per distinct content (`shared`): guilds that share a layout share them.
+    let dir = manifest_dir(&report.root, is_dir);
+    let derived = super::shared::derive(&dir, is_dir, &report.files, || {
+        let mut found = Report::new(&report.root, Vec::new());
+        match typed_manifest(&mut found, &locations) {
+            Some(m) => Ok(m),
+            None => Err(found.items),
+        }
+    });
+    match derived {
+        Ok(derived) => Ok(LoadedManifest {
+            path: report.root,
+            is_dir,
+            files: report.files,
+            manifest: Arc::clone(&derived.manifest),
+            locations,
+            derived,
+        }),
+        Err(items) => {
+            report.items.extend(items);
+            Err(fail(report))
+        }
+    }
+}
+
+/// Stages 5 and 6: the merged value against the schema, then the typed manifest; `None`
+/// with the problems in `report`.
+fn typed_manifest(report: &mut Report, locations: &SourceMap) -> Option<Manifest> {
+    let value = value_of(locations);
 
     // 5. The JSON schema: every violation at once.
     let violations = super::schema::violations(&value);
@@ -280,7 +326,7 @@ fn load_files(
                 related: Vec::new(),
             });
         }
-        return Err(fail(report));
+        return None;
     }
 
     // 6. The typed manifest. The schema accepted the value, so this fails only where the
@@ -289,8 +335,8 @@ fn load_files(
     // refuse is read again to learn where.
     let typed = <Manifest as serde::Deserialize>::deserialize(&value)
         .or_else(|_| serde_path_to_error::deserialize::<_, Manifest>(&value));
-    let manifest = match typed {
-        Ok(m) => m,
+    match typed {
+        Ok(m) => Some(m),
         Err(e) => {
             let path = serde_path(e.path());
             let inner = e.into_inner().to_string();
@@ -300,18 +346,10 @@ fn load_files(
                     "see schema/guildctl.schema.json or docs/manifest.md for what this field takes"
                         .into()
                 }));
-            report.add_diagnostics(&locations, [(Cow::Borrowed("type"), &d)]);
-            return Err(fail(report));
+            report.add_diagnostics(locations, [(Cow::Borrowed("type"), &d)]);
+            None
         }
-    };
-    Ok(LoadedManifest {
-        path: report.root,
-        is_dir,
-        files: report.files,
-        manifest,
-        locations,
-        stored: OnceLock::new(),
-    })
+    }
 }
 
 /// The loader's budget, as the fast parse keeps to it.

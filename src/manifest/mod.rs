@@ -11,6 +11,7 @@ pub mod diagnostic;
 mod extends;
 pub mod load;
 pub mod schema;
+mod shared;
 pub mod source;
 pub mod source_map;
 pub mod stored;

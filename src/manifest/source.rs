@@ -3,9 +3,10 @@
 //! Nothing here parses YAML: [`read`] returns the files' text (or the problems that kept a
 //! file from being read), and [`super::load`] parses and merges them.
 
-use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+
+use hashbrown::{HashMap, HashSet};
 
 /// The workspace file (`manifest::workspace`): its folder bounds where bases are read from.
 pub const WORKSPACE_FILE: &str = "guildctl.yaml";

@@ -1,8 +1,9 @@
 //! Where each node of a manifest is: node paths (`roles[2].name`) to places in its
 //! files, built from the YAML tree, used to place every diagnostic.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+
+use hashbrown::HashMap;
 
 use super::tree::{At, Key, Loc, Node, Scalar, ScalarNode};
 

@@ -10,6 +10,8 @@
 //!
 //! [`stored_channel_name`]: crate::discord::names::stored_channel_name
 
+use std::borrow::Cow;
+
 use super::types::{Channel, Manifest};
 use crate::discord::names::stored_display_name;
 
@@ -75,8 +77,7 @@ fn store_channel(c: &mut Channel) {
 }
 
 fn store(name: &mut String) {
-    let stored = stored_display_name(name);
-    if stored != *name {
+    if let Cow::Owned(stored) = stored_display_name(name) {
         *name = stored;
     }
 }
@@ -91,7 +92,7 @@ fn store_reference(reference: &mut String) {
                 stored_display_name(name)
             )
         }
-        None => stored_display_name(reference),
+        None => stored_display_name(reference).into_owned(),
     };
     if stored != *reference {
         *reference = stored;

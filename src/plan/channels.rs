@@ -1,7 +1,9 @@
 //! Channels and categories: matching, field and overwrite changes, moves
 //! between categories, order within Discord's sorting groups, pruning.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+
+use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -45,7 +47,7 @@ struct Decl<'m> {
 
 impl Decl<'_> {
     /// The name as Discord will store it.
-    fn stored_name(&self) -> String {
+    fn stored_name(&self) -> Cow<'_, str> {
         stored_channel_name(self.kind, &self.ch.name)
     }
 
@@ -255,7 +257,7 @@ fn may_create_unseen(cx: &Ctx, decls: &[Decl], i: usize) -> bool {
             None => (None, wanted.trim()),
         };
         (wanted_name == d.ch.name || stored_channel_name(d.kind, wanted_name) == stored)
-            && wanted_parent.is_none_or(|p| Some(stored_display_name(p).as_str()) == parent)
+            && wanted_parent.is_none_or(|p| Some(&*stored_display_name(p)) == parent)
     })
 }
 
@@ -389,13 +391,13 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
         by_text
             .entry(group)
             .or_default()
-            .entry(text)
+            .entry(text.into_owned())
             .or_default()
             .push(at);
         by_display
             .entry(group)
             .or_default()
-            .entry(display)
+            .entry(display.into_owned())
             .or_default()
             .push(at);
     }
@@ -412,7 +414,7 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
             .and_then(|names| names.get(key))
             .map_or(&[][..], Vec::as_slice)
     };
-    let decl_keys: Vec<String> = decls.iter().map(Decl::stored_name).collect();
+    let decl_keys: Vec<Cow<'_, str>> = decls.iter().map(Decl::stored_name).collect();
     let same_name = |i: usize| named(decls[i].kind, &decl_keys[i]).to_vec();
     let was_named = |i: usize| {
         let d = &decls[i];
@@ -615,7 +617,11 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
     let ch = d.ch;
     let stored = d.stored_name();
     let mut notes = Vec::new();
-    if live.map(|l| stored_channel_name(d.kind, &l.name)) != Some(stored.clone()) {
+    if live
+        .map(|l| stored_channel_name(d.kind, &l.name))
+        .as_deref()
+        != Some(&*stored)
+    {
         b.set(
             "name",
             json!(live.map(|l| &l.name)),
@@ -1062,15 +1068,13 @@ fn plan_order(
     }
     // Per group: the declared order, and the new channels in the order they are created.
     let mut declared_groups: Vec<(GroupKey, Vec<IdRef>, Vec<IdRef>)> = Vec::new();
+    let mut group_at: HashMap<GroupKey, usize> = HashMap::new();
     for (i, id) in ids.iter().enumerate() {
         let key = declared_group(i);
-        let pos = match declared_groups.iter().position(|(k, _, _)| *k == key) {
-            Some(p) => p,
-            None => {
-                declared_groups.push((key, Vec::new(), Vec::new()));
-                declared_groups.len() - 1
-            }
-        };
+        let pos = *group_at.entry(key.clone()).or_insert_with(|| {
+            declared_groups.push((key, Vec::new(), Vec::new()));
+            declared_groups.len() - 1
+        });
         declared_groups[pos].1.push(id.clone());
         if id.live().is_none() && !created_late.contains(&i) {
             declared_groups[pos].2.push(id.clone());
@@ -1217,21 +1221,28 @@ fn check_category_sizes(
     matches: &[Option<&LiveChannel>],
     matched: &HashSet<&str>,
 ) {
+    // Counted in one pass each, not once per category.
+    let mut declared_in: HashMap<usize, usize> = HashMap::new();
+    for d in decls {
+        if let Some(p) = d.parent {
+            *declared_in.entry(p).or_default() += 1;
+        }
+    }
+    let mut kept_in: HashMap<&str, usize> = HashMap::new();
+    for c in &cx.snap.channels {
+        if let Some(p) = c.parent_id.as_deref()
+            && !matched.contains(c.id.as_str())
+        {
+            *kept_in.entry(p).or_default() += 1;
+        }
+    }
     for (i, d) in decls.iter().enumerate() {
         if d.kind != channel_type::CATEGORY {
             continue;
         }
-        let declared = decls.iter().filter(|c| c.parent == Some(i)).count();
+        let declared = declared_in.get(&i).copied().unwrap_or(0);
         let kept = match (matches[i], cx.manifest.prune.channels) {
-            (Some(cat), false) => cx
-                .snap
-                .channels
-                .iter()
-                .filter(|c| {
-                    c.parent_id.as_deref() == Some(cat.id.as_str())
-                        && !matched.contains(c.id.as_str())
-                })
-                .count(),
+            (Some(cat), false) => kept_in.get(cat.id.as_str()).copied().unwrap_or(0),
             _ => 0,
         };
         if declared + kept > 50 {

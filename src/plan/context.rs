@@ -4,7 +4,7 @@
 //! The planners (roles, channels, settings, features, webhooks) and the gates
 //! import it; `diff` runs them in order.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -174,7 +174,7 @@ impl ChannelRefs {
             self.by_live_id.insert(live.clone(), i);
         }
         self.by_name
-            .entry(stored_channel_name(channel_type::TEXT, name))
+            .entry(stored_channel_name(channel_type::TEXT, name).into_owned())
             .or_default()
             .push(i);
         self.targets.push(RefTarget {
@@ -197,7 +197,7 @@ impl ChannelRefs {
         }
         let named = |category: Option<&str>, name: &str| -> Vec<usize> {
             let key = stored_channel_name(channel_type::TEXT, name);
-            let Some(found) = self.by_name.get(&key) else {
+            let Some(found) = self.by_name.get(&*key) else {
                 return Vec::new();
             };
             found

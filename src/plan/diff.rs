@@ -1,6 +1,6 @@
 //! Builds a plan from a manifest and a snapshot.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use super::context::{Ctx, Phase, PlanError, Problem};
 use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, safety};

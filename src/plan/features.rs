@@ -1,6 +1,6 @@
 //! The welcome screen, onboarding and the widget: each one call when it differs.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use serde_json::{Value, json};
 

@@ -6,7 +6,7 @@
 //! sent with its live id: Discord replaces the whole list on every update and keeps a tag
 //! (and every post's use of it) only when its id comes back.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 

@@ -18,7 +18,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
     let bot = snap.bot_permissions();
     let admin = bot == Permissions::ALL;
     let ranked = snap.roles_by_rank();
-    let rank_of: std::collections::HashMap<&str, usize> = ranked
+    let rank_of: hashbrown::HashMap<&str, usize> = ranked
         .iter()
         .enumerate()
         .rev()

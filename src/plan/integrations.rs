@@ -5,7 +5,7 @@
 //! Only applications are judged (type `discord`); services linked to the guild (Twitch,
 //! YouTube, role subscriptions) are left alone. The bot guildctl runs as is always allowed.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 

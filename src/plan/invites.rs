@@ -6,7 +6,7 @@
 //! `manage_guild`), a rule on uses or age cannot be judged: such an invite is reported,
 //! never deleted.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use serde_json::json;
 

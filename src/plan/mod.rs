@@ -124,7 +124,7 @@ impl Plan {
             return out;
         }
         // A set, not `out.contains`: a late stage waits for thousands of calls.
-        let named: std::collections::HashSet<usize> = op.after.iter().copied().collect();
+        let named: hashbrown::HashSet<usize> = op.after.iter().copied().collect();
         for (i, other) in self.operations.iter().enumerate().take(j) {
             let by_stage = (op.stage >= barrier && other.stage < op.stage)
                 || (op.stage == role_order && other.stage == role_create);

@@ -1,8 +1,9 @@
 //! Orderings: declared lists decide the relative order of what they declare;
 //! undeclared live objects keep their place next to their declared neighbour.
 
-use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
+
+use hashbrown::{HashMap, HashSet};
 
 /// The order a group should end up in: declared items in manifest order, each
 /// undeclared live item staying just below the declared item that precedes it

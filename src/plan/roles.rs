@@ -1,6 +1,6 @@
 //! Roles: matching, field changes, hierarchy order, pruning.
 
-use std::collections::HashSet;
+use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -51,8 +51,10 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
     // by the key both sides are reduced to (whitespace collapsed, as the manifest's names are).
     for r in snap.guild.roles.iter().rev() {
         let name = if r.id == guild_id { EVERYONE } else { &r.name };
-        cx.role_ids
-            .insert(stored_display_name(name), IdRef::Live(r.id.clone()));
+        cx.role_ids.insert(
+            stored_display_name(name).into_owned(),
+            IdRef::Live(r.id.clone()),
+        );
         cx.role_names.insert(r.id.clone(), name.to_owned());
     }
     let ranked: Vec<&LiveRole> = snap
@@ -171,19 +173,38 @@ fn match_roles<'s>(
         }
     }
     // The manifest's names are already in this form (`as_stored`); live names are reduced to
-    // it here, so a live `Mod  Team` is the declared `Mod Team`, never a second role.
-    let passes: [fn(&Role, &LiveRole) -> bool; 2] = [
-        |d, r| d.name == stored_display_name(&r.name),
-        |d, r| d.previous_names.contains(&stored_display_name(&r.name)),
-    ];
-    for pass in passes {
+    // it here, once each, so a live `Mod  Team` is the declared `Mod Team`, never a second
+    // role. Each name lists its live roles by rank, so a declared role takes the first unused.
+    let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+    for (at, r) in ranked.iter().enumerate() {
+        by_name
+            .entry(stored_display_name(&r.name).into_owned())
+            .or_default()
+            .push(at);
+    }
+    let first_unused = |names: &mut dyn Iterator<Item = &String>, used: &HashSet<String>| {
+        names
+            .filter_map(|n| by_name.get(n.as_str()))
+            .filter_map(|ats| {
+                ats.iter()
+                    .copied()
+                    .find(|&at| !used.contains(&ranked[at].id))
+            })
+            .min()
+    };
+    for previous in [false, true] {
         for (i, d) in declared.iter().enumerate() {
             if out[i].is_some() || d.name == EVERYONE || d.id.is_some() {
                 continue;
             }
-            if let Some(r) = ranked.iter().find(|r| !used.contains(&r.id) && pass(d, r)) {
-                out[i] = Some(r);
-                used.insert(r.id.clone());
+            let found = if previous {
+                first_unused(&mut d.previous_names.iter(), &used)
+            } else {
+                first_unused(&mut std::iter::once(&d.name), &used)
+            };
+            if let Some(at) = found {
+                out[i] = Some(ranked[at]);
+                used.insert(ranked[at].id.clone());
             }
         }
     }

@@ -6,7 +6,7 @@
 //! format shows in advance whether apply will refuse; apply evaluates it again with its
 //! own `--allow-deletes`, and refuses through [`super::Plan::raise_if_unsafe`].
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! Incoming webhooks: create, rename, move, change avatar, prune. Their tokens
 //! never enter a plan: guildctl reads webhooks without them.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 

@@ -6,8 +6,9 @@
 //! roster role held by more members than the declared users who hold it. Bans cost one read
 //! per 1,000 bans, paged by user id.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
+use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
 

@@ -1,7 +1,7 @@
 //! Rules for the tags of forum and media channels (discord-behaviour.md §9.5). Which
 //! channel types take the forum fields is `channel-field-applicability`'s.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use super::sections::{check_emoji, length_error};
 use super::*;

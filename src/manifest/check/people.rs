@@ -2,7 +2,7 @@
 //! banned and on a roster (a ban removes the member), no roster on @everyone, reasons Discord
 //! accepts, and `prune.bans` only beside a ban list.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use super::*;
 

@@ -1,8 +1,9 @@
 //! Rules for the welcome screen, onboarding, the widget and webhooks
 //! (discord-behaviour.md §5.3-§5.5, §6).
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
+
+use hashbrown::{HashMap, HashSet};
 
 use super::image::{load_image, normalise_rel};
 use super::*;
@@ -571,16 +572,19 @@ pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 pub(super) fn webhook_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut per_channel: HashMap<Identity, usize> = HashMap::new();
     for (path, w) in webhook_list(ctx.manifest) {
-        ctx.check_channel_ref(
+        let found = ctx.check_channel_ref(
             &format!("{path}.channel"),
             "a webhook's channel",
             &w.channel,
             WEBHOOK_CHANNELS,
             out,
         );
-        let n = per_channel
-            .entry(ctx.channel_identity(&w.channel, WEBHOOK_CHANNELS))
-            .or_default();
+        // The reference's identity ([`Ctx::channel_identity`]) from the lookup just made.
+        let identity = match found {
+            Some(i) => Identity::Channel(i),
+            None => Identity::Written(w.channel.clone()),
+        };
+        let n = per_channel.entry(identity).or_default();
         *n += 1;
         if *n == WEBHOOKS_PER_CHANNEL_MAX + 1 {
             out.push(
