@@ -83,6 +83,12 @@ async fn three_guilds_share_a_base_plan_apply_and_converge() {
         assert!(lines[1 + i].contains("to create"), "{}", plan.stdout);
     }
     assert!(plan.stdout.contains("\n== b ("), "{}", plan.stdout);
+    assert!(
+        plan.stdout
+            .contains("3 guild(s): 0 failed, 3 with changes, 0 unchanged."),
+        "{}",
+        plan.stdout
+    );
     // 7 GETs per guild, and no 429 across them.
     let (per, me) = gets_per_guild(&h, &ids);
     for id in &ids {
@@ -90,6 +96,18 @@ async fn three_guilds_share_a_base_plan_apply_and_converge() {
     }
     assert_eq!(me, 3, "GET /users/@me once per guild");
     assert!(h.requests().iter().all(|r| r.status != 429));
+
+    // Without `--detailed-exitcode` the exit code is 0, and the summary still counts the
+    // guilds that would change.
+    let plain = h.run(&["plan", "--all"]).await;
+    plain.assert_code(0);
+    assert!(
+        plain
+            .stdout
+            .contains("3 guild(s): 0 failed, 3 with changes, 0 unchanged."),
+        "{}",
+        plain.stdout
+    );
 
     h.emu.clear_requests();
     h.run(&["apply", "--all", "--yes"]).await.assert_code(0);

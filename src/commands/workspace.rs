@@ -90,6 +90,10 @@ struct Outcome {
     name: String,
     id: String,
     code: u8,
+    /// Whether the guild differs from its manifest (its plan or drift is not empty),
+    /// whatever the exit code says (`plan` exits 0 on changes without
+    /// `--detailed-exitcode`).
+    changed: bool,
     /// One line for the summary table.
     summary: String,
     /// The guild's report as the single-guild command prints it (text or markdown).
@@ -105,6 +109,7 @@ impl Outcome {
             name: g.name.clone(),
             id: g.id.clone(),
             code: 1,
+            changed: false,
             summary: format!("error: {message}"),
             text: format!("error: {}\n", inert::terminal(&message)),
             json: json!({ "error": message }),
@@ -224,13 +229,12 @@ fn summary_table(outcomes: &[Outcome]) -> String {
             inert::terminal(&o.summary)
         ));
     }
-    let count = |c: u8| outcomes.iter().filter(|o| o.code == c).count();
+    let failed = outcomes.iter().filter(|o| o.code == 1).count();
+    let changed = outcomes.iter().filter(|o| o.code != 1 && o.changed).count();
     out.push_str(&format!(
-        "{} guild(s): {} failed, {} with changes, {} unchanged.\n",
+        "{} guild(s): {failed} failed, {changed} with changes, {} unchanged.\n",
         outcomes.len(),
-        count(1),
-        count(EXIT_CHANGES),
-        count(0)
+        outcomes.len() - failed - changed
     ));
     out
 }
@@ -333,6 +337,7 @@ pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: b
                 name: g.name.clone(),
                 id: g.id.clone(),
                 code: u8::from(errors),
+                changed: false,
                 summary: if errors {
                     format!("invalid ({})", report.summary())
                 } else {
@@ -379,6 +384,7 @@ pub(crate) async fn plan(
                             name: g.name.clone(),
                             id: g.id.clone(),
                             code: 1,
+                            changed: false,
                             summary: format!("refused: {} problem(s)", e.problems.len()),
                             text: match format {
                                 Format::Markdown => report::refusal_markdown(&e),
@@ -432,6 +438,7 @@ fn plan_outcome(
         } else {
             0
         },
+        changed: !plan.is_empty(),
         summary: report::summary_line(plan),
         json: match format {
             Format::Json => serde_json::from_str(&rendered).unwrap_or(Value::Null),
@@ -674,6 +681,7 @@ pub(crate) async fn drift(
                 name: g.name.clone(),
                 id: g.id.clone(),
                 code,
+                changed: code != 0,
                 summary: if code == 0 {
                     "no drift".into()
                 } else {
@@ -725,6 +733,7 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
                 name: g.name.clone(),
                 id: g.id.clone(),
                 code: 0,
+                changed: false,
                 summary: format!("wrote {}", path.display()),
                 text: String::new(),
                 json: json!({ "file": path }),

@@ -14,7 +14,7 @@ use super::{
     created_ref,
 };
 use crate::discord::models::channel_type;
-use crate::discord::names::{channel_answers_to, stored_channel_name};
+use crate::discord::names::{is_normalised_type, stored_channel_name, stored_display_name};
 use crate::manifest::{Manifest, resolve_channel_ref};
 use crate::snapshot::Snapshot;
 
@@ -151,7 +151,9 @@ const ALL_TYPES: &[u8] = &[
 struct RefTarget {
     id: IdRef,
     kind: u8,
-    name: String,
+    /// The name as Discord stores it for this kind ([`stored_channel_name`]), what a
+    /// reference is compared with.
+    stored: String,
     category: Option<String>,
 }
 
@@ -180,7 +182,7 @@ impl ChannelRefs {
         self.targets.push(RefTarget {
             id: id.clone(),
             kind,
-            name: name.to_owned(),
+            stored: stored_channel_name(kind, name).into_owned(),
             category: category.map(str::to_owned),
         });
     }
@@ -196,24 +198,29 @@ impl ChannelRefs {
             };
         }
         let named = |category: Option<&str>, name: &str| -> Vec<usize> {
-            let key = stored_channel_name(channel_type::TEXT, name);
-            let Some(found) = self.by_name.get(&*key) else {
+            let text = stored_channel_name(channel_type::TEXT, name);
+            let Some(found) = self.by_name.get(&*text) else {
                 return Vec::new();
             };
+            // `name` as each kind of channel would store it (`names::channel_answers_to`).
+            let display = stored_display_name(name);
             found
                 .iter()
                 .copied()
                 .filter(|&i| {
                     let t = &self.targets[i];
+                    let wanted = if is_normalised_type(t.kind) {
+                        &text
+                    } else {
+                        &display
+                    };
                     kinds.contains(&t.kind)
-                        && channel_answers_to(t.kind, &t.name, name)
+                        && t.stored == **wanted
                         && (category.is_none() || t.category.as_deref() == category)
                 })
                 .collect()
         };
-        resolve_channel_ref(reference, named, |i| {
-            stored_channel_name(self.targets[i].kind, &self.targets[i].name)
-        })
+        resolve_channel_ref(reference, named, |i| self.targets[i].stored.as_str())
     }
 }
 

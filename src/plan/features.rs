@@ -245,16 +245,25 @@ fn sorted_refs(v: &[IdRef]) -> Vec<&IdRef> {
 }
 
 impl Opt {
-    /// Everything but the id, with reference lists in a stable order.
-    fn key(&self) -> (&str, Option<&str>, &FlatEmoji, Vec<&IdRef>, Vec<&IdRef>) {
-        (
-            &self.title,
-            self.description.as_deref().filter(|d| !d.is_empty()),
-            &self.emoji,
-            sorted_refs(&self.roles),
-            sorted_refs(&self.channels),
-        )
+    /// An empty description is none.
+    fn description(&self) -> Option<&str> {
+        self.description.as_deref().filter(|d| !d.is_empty())
     }
+
+    /// The same option but for its id, its reference lists in any order.
+    fn same_as(&self, other: &Opt) -> bool {
+        self.title == other.title
+            && self.description() == other.description()
+            && self.emoji == other.emoji
+            && same_refs(&self.roles, &other.roles)
+            && same_refs(&self.channels, &other.channels)
+    }
+}
+
+/// Whether two lists hold the same references in any order; sorted only when their
+/// orders differ (they seldom do).
+fn same_refs(a: &[IdRef], b: &[IdRef]) -> bool {
+    a == b || (a.len() == b.len() && sorted_refs(a) == sorted_refs(b))
 }
 
 impl Pr {
@@ -269,7 +278,7 @@ impl Pr {
                 .options
                 .iter()
                 .zip(&other.options)
-                .all(|(a, b)| a.key() == b.key())
+                .all(|(a, b)| a.same_as(b))
     }
 }
 
@@ -368,9 +377,8 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
     }
 
     let live_prompts: Vec<Pr> = live.prompts.iter().map(live_prompt).collect();
-    let mut prompts_after = live_prompts.clone();
-    if let Some(prompts) = &o.prompts {
-        let want = desired_prompts(cx, prompts, live);
+    let want = o.prompts.as_ref().map(|p| desired_prompts(cx, p, live));
+    if let Some(want) = &want {
         let same = want.len() == live_prompts.len()
             && want.iter().zip(&live_prompts).all(|(a, b)| a.same_as(b));
         if !same {
@@ -382,20 +390,20 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
             b.set(
                 "prompts",
                 prompts_display(cx, &live_prompts),
-                prompts_display(cx, &want),
+                prompts_display(cx, want),
                 "prompts",
                 json!(api),
             );
         }
-        prompts_after = want;
     }
+    let prompts_after = want.as_deref().unwrap_or(&live_prompts);
 
     if b.is_empty() {
         return;
     }
     let enabled_after = o.enabled.unwrap_or(live.enabled);
     if enabled_after {
-        check_requirements(cx, o, live, &default_after, &prompts_after);
+        check_requirements(cx, o, live, &default_after, prompts_after);
     }
     let path = format!("{}/onboarding", cx.guild_path());
     push_single(cx, Kind::Onboarding, "PUT", path, b, "onboarding");
