@@ -21,7 +21,7 @@
 
 use serde_json::Value;
 
-use super::source_map::{Part, Span, Table, Trees, key_span, span_of};
+use super::source_map::{Layered, Part, Span, Table, Trees, key_span, span_of};
 use super::tree::{At, Key, Node, Scalar, ScalarNode, to_json};
 
 /// The most bases a manifest may be built on, all levels together.
@@ -297,15 +297,25 @@ fn resolved(layers: &[Layer], i: usize) -> L<'_> {
     }
 }
 
-/// The merged value of the layers.
-pub(super) fn merge_layers(layers: &[Layer]) -> Value {
-    value(&resolved(layers, 0))
+/// A manifest's layers, the first its own: what its [`SourceMap`] asks how they merge.
+///
+/// [`SourceMap`]: super::source_map::SourceMap
+#[derive(Debug)]
+pub(super) struct Layers(pub(super) Vec<Layer>);
+
+impl Layered for Layers {
+    fn merged_value(&self) -> Value {
+        value(&resolved(&self.0, 0))
+    }
+
+    /// Made only when a place is asked for (a diagnostic): a manifest built on a large base
+    /// has tens of thousands of paths, and most loads place nothing.
+    fn table(&self) -> Table {
+        table_of(&self.0)
+    }
 }
 
-/// Every path of the merged value and its place, each in the file its value came from.
-/// Made only when a place is asked for (a diagnostic): a manifest built on a large base
-/// has tens of thousands of paths, and most loads place nothing.
-pub(super) fn table_of(layers: &[Layer]) -> Table {
+fn table_of(layers: &[Layer]) -> Table {
     let merged = resolved(layers, 0);
     let mut table = Table::default();
     if let Some(root) = layers[0].trees.root {

@@ -77,6 +77,12 @@ impl LoadedManifest {
         self.derived.checks.get_or_init(|| check(self))
     }
 
+    /// The content digest (`plan::binding::manifest_digest`), made by `digest` the first
+    /// time any load of this content asks: the same files in the same folder have one.
+    pub(crate) fn digest(&self, digest: impl FnOnce(&Self) -> String) -> &str {
+        self.derived.digest.get_or_init(|| digest(self))
+    }
+
     /// The folder files the manifest names (webhook avatars) are relative to: the folder
     /// itself for a folder manifest, the file's folder otherwise (`.` for a bare file name).
     pub fn dir(&self) -> PathBuf {
@@ -932,7 +938,7 @@ fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
     for l in &layers[1..] {
         all.trees.extend(l.trees.trees.iter().cloned());
     }
-    Some(SourceMap::merged(all, layers))
+    Some(SourceMap::merged(all, Box::new(extends::Layers(layers))))
 }
 
 /// The folder bases must lie in: the nearest folder above the manifest holding a workspace

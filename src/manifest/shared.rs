@@ -23,6 +23,8 @@ pub(super) struct Derived {
     pub(super) manifest: Arc<Manifest>,
     pub(super) stored: OnceLock<Manifest>,
     pub(super) checks: OnceLock<Vec<(&'static str, Diagnostic)>>,
+    /// The content digest a plan is bound to (`plan::binding::manifest_digest`).
+    pub(super) digest: OnceLock<String>,
 }
 
 /// What stages 5 and 6 made of a content: the manifest, or the problems that stopped them.
@@ -89,6 +91,7 @@ pub(super) fn derive(
                 manifest: Arc::new(manifest),
                 stored: OnceLock::new(),
                 checks: OnceLock::new(),
+                digest: OnceLock::new(),
             })
         })
     })

@@ -75,7 +75,16 @@ struct Inner {
     all: OnceLock<Table>,
     /// A manifest that `extends:` bases: its layers (the trees cannot say how they merge),
     /// from which its value and `all` are made when asked for.
-    layers: Option<Vec<super::extends::Layer>>,
+    layers: Option<Box<dyn Layered>>,
+}
+
+/// The layers of a manifest that `extends:` bases, which know how they merge (`extends`
+/// implements it; the map only asks, so it need not know the merge rules).
+pub(super) trait Layered: std::fmt::Debug + Send + Sync {
+    /// The merged value.
+    fn merged_value(&self) -> serde_json::Value;
+    /// Every path of the merged value and its place, each in the file its value came from.
+    fn table(&self) -> Table;
 }
 
 /// Every path written out.
@@ -101,7 +110,7 @@ impl SourceMap {
 
     /// The map of a manifest merged from several layers (`extends:`): every path is
     /// placed in the file its value came from, written out when first asked for.
-    pub(super) fn merged(trees: Trees, layers: Vec<super::extends::Layer>) -> SourceMap {
+    pub(super) fn merged(trees: Trees, layers: Box<dyn Layered>) -> SourceMap {
         SourceMap {
             inner: Arc::new(Inner {
                 trees,
@@ -114,10 +123,7 @@ impl SourceMap {
 
     /// The merged value of a manifest that extends bases (None: the trees' merge is it).
     pub(super) fn merged_value(&self) -> Option<serde_json::Value> {
-        self.inner
-            .layers
-            .as_deref()
-            .map(super::extends::merge_layers)
+        self.inner.layers.as_ref().map(|l| l.merged_value())
     }
 
     pub(super) fn trees(&self) -> &Trees {
@@ -222,7 +228,7 @@ impl SourceMap {
     fn written_out(&self) -> &Table {
         self.inner.all.get_or_init(|| {
             if let Some(layers) = &self.inner.layers {
-                return super::extends::table_of(layers);
+                return layers.table();
             }
             let trees = &self.inner.trees;
             let mut t = Table::default();

@@ -17,6 +17,10 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// (with `/`), a NUL, its length in bytes in decimal, a NUL and its bytes, so that renaming,
 /// moving or reordering files changes it too.
 pub fn manifest_digest(loaded: &LoadedManifest) -> String {
+    loaded.digest(digest_of).to_owned()
+}
+
+fn digest_of(loaded: &LoadedManifest) -> String {
     let mut h = Sha256::new();
     if !loaded.is_dir {
         for f in &loaded.files {
