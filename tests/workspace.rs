@@ -436,8 +436,8 @@ async fn guilds_whose_files_read_alike_each_see_their_own_file_named() {
     }
 }
 
-/// Files that read alike in two folders are two manifests: the paths in them are relative
-/// to their folder, so the avatar one folder has and the other lacks is an error only there.
+/// Files that read alike in two folders: the paths in them are relative to their folder, so
+/// the avatar one folder has and the other lacks is an error only there.
 #[tokio::test(flavor = "multi_thread")]
 async fn files_alike_in_two_folders_are_checked_each_in_its_own() {
     let (h, ids) = workspace("").await;

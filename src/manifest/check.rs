@@ -158,18 +158,17 @@ pub fn check_loaded(loaded: &LoadedManifest) -> Vec<Diagnostic> {
 /// [`check_loaded`], with the name of the rule that found each diagnostic (`avatar-files`
 /// for the file checks).
 ///
-/// Made once per manifest content ([`LoadedManifest::checked`]): the findings depend on the
-/// manifest and the folder its files are in, both part of the content.
+/// The rules' findings are made once per manifest content ([`LoadedManifest::checked`]):
+/// they depend on the manifest alone. The files are looked at by every load, since they may
+/// change while the manifest does not.
 pub fn check_loaded_by_rule(loaded: &LoadedManifest) -> Vec<(&'static str, Diagnostic)> {
-    loaded
-        .checked(|loaded| {
-            let mut out = check_stored(loaded.stored());
-            let mut files = Vec::new();
-            sections::webhook_avatar_files(&loaded.manifest, &loaded.dir(), &mut files);
-            out.extend(files.into_iter().map(|d| ("avatar-files", d)));
-            out
-        })
-        .to_vec()
+    let mut out = loaded
+        .checked(|loaded| check_stored(loaded.stored()))
+        .to_vec();
+    let mut files = Vec::new();
+    sections::webhook_avatar_files(&loaded.manifest, &loaded.dir(), &mut files);
+    out.extend(files.into_iter().map(|d| ("avatar-files", d)));
+    out
 }
 
 /// The manifest with its roles and channels flattened, each with its path.

@@ -68,8 +68,8 @@ impl LoadedManifest {
             .get_or_init(|| super::stored::as_stored(&self.manifest))
     }
 
-    /// The checks' findings ([`super::check::check_loaded_by_rule`]), made by `check` the
-    /// first time any load of this content asks.
+    /// The rules' findings ([`super::check::check_loaded_by_rule`] without the file
+    /// checks), made by `check` the first time any load of this content asks.
     pub(super) fn checked(
         &self,
         check: impl FnOnce(&Self) -> Vec<(&'static str, Diagnostic)>,

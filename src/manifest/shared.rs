@@ -1,11 +1,12 @@
-//! What a manifest's content decides (its typed value, the form Discord stores, the checks'
-//! findings), made once per distinct content in a process. A workspace whose guilds share a
+//! What a manifest's content decides (its typed value, the form Discord stores, the rules'
+//! findings, its digest), made once per distinct content in a process. A workspace whose guilds share a
 //! layout (`extends: ../base.yaml` and nothing else, or the same manifest named twice) has
 //! one content for many guilds; planning 100 of them should not validate, type and check
 //! 100 copies of the same 10,000 lines.
 //!
 //! Content is the files as read, in merge order, and the folder they are read from (paths in
-//! a manifest, `extends:` and avatar files, are relative to it). The manifest's own file
+//! a manifest are relative to it). Nothing here reads other files: the avatar checks, which
+//! do, run for every load. The manifest's own file
 //! counts by its text, not its name: two guilds' `g001.yaml` and `g002.yaml` that read the
 //! same in the same folder are one manifest. Every finding is placed by file index, line and
 //! column, which are the same for the same content; each guild's report names its own files.
