@@ -213,61 +213,53 @@ impl ser::Serializer for &mut Writer {
     }
 }
 
-/// Elements and entries: each is a whole tagged value, so only the end needs a mark.
-impl Writer {
-    fn end_seq(&mut self) -> Done {
-        self.tag(b']');
-        Ok(())
-    }
-    fn end_map(&mut self) -> Done {
-        self.tag(b'}');
-        Ok(())
-    }
+/// The compound forms whose parts are each a whole tagged value, so only the end needs a
+/// mark: `elements!` for sequences, tuples and tuple variants (closed by `]`), `fields!` for
+/// structs and struct variants, each field written as its name and value (closed by `}`).
+macro_rules! elements {
+    ($($form:ident :: $part:ident),*) => {$(
+        impl ser::$form for &mut Writer {
+            type Ok = ();
+            type Error = Error;
+            fn $part<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+                value.serialize(&mut **self)
+            }
+            fn end(self) -> Done {
+                self.tag(b']');
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeSeq for &mut Writer {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        self.end_seq()
-    }
+macro_rules! fields {
+    ($($form:ident),*) => {$(
+        impl ser::$form for &mut Writer {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Done {
+                self.str(key);
+                value.serialize(&mut **self)
+            }
+            fn end(self) -> Done {
+                self.tag(b'}');
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for &mut Writer {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        self.end_seq()
-    }
-}
-
-impl ser::SerializeTupleStruct for &mut Writer {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        self.end_seq()
-    }
-}
-
-impl ser::SerializeTupleVariant for &mut Writer {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        self.end_seq()
-    }
-}
+elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+fields!(SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for &mut Writer {
     type Ok = ();
@@ -279,31 +271,8 @@ impl ser::SerializeMap for &mut Writer {
         value.serialize(&mut **self)
     }
     fn end(self) -> Done {
-        self.end_map()
-    }
-}
-
-impl ser::SerializeStruct for &mut Writer {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-        self.str(key);
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        self.end_map()
-    }
-}
-
-impl ser::SerializeStructVariant for &mut Writer {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-        self.str(key);
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Done {
-        self.end_map()
+        self.tag(b'}');
+        Ok(())
     }
 }
 
