@@ -256,7 +256,10 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
                 d => format!(
                     "{} {}",
                     inert::terminal(&r.name),
-                    st.paint("31", &format!("(dangerous: {})", inert::terminal(&d.join(", "))))
+                    st.paint(
+                        "31",
+                        &format!("(dangerous: {})", inert::terminal(&d.join(", ")))
+                    )
                 ),
             })
             .collect();
@@ -285,7 +288,11 @@ fn person_notes(c: &Change, st: Style) -> String {
     };
     let mut out = String::new();
     if c.object.kind == Kind::Ban && c.action == Action::Create {
-        out.push_str(if p.member { "  member" } else { "  not a member" });
+        out.push_str(if p.member {
+            "  member"
+        } else {
+            "  not a member"
+        });
     }
     if let Some(called) = &p.named_in_manifest {
         let _ = write!(

@@ -355,7 +355,10 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
         if let Some(whom) = unbannable(snap, &b.id.0) {
             cx.problem(
                 Some(entry),
-                format!("`bans` names {}, {whom}: guildctl never bans them", who(&person, &b.id.0)),
+                format!(
+                    "`bans` names {}, {whom}: guildctl never bans them",
+                    who(&person, &b.id.0)
+                ),
                 Some("remove this entry from `bans`"),
             );
             continue;
@@ -469,11 +472,20 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
 /// a reviewer reading names would take them for one person.
 pub(super) fn check_names(cx: &mut Ctx) {
     let manifest = cx.manifest;
-    let rosters = manifest.roles.iter().flatten().enumerate().flat_map(|(i, r)| {
-        r.members.iter().flatten().enumerate().map(move |(k, m)| {
-            (format!("roles[{i}].members[{k}]"), &m.id.0, m.name.as_deref())
-        })
-    });
+    let rosters = manifest
+        .roles
+        .iter()
+        .flatten()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.members.iter().flatten().enumerate().map(move |(k, m)| {
+                (
+                    format!("roles[{i}].members[{k}]"),
+                    &m.id.0,
+                    m.name.as_deref(),
+                )
+            })
+        });
     let bans = manifest
         .bans
         .iter()

@@ -117,7 +117,9 @@ impl Risk {
                     .iter()
                     .map(|r| match r.dangerous.as_slice() {
                         [] => name(&r.name),
-                        dangerous => format!("{} (dangerous: {})", name(&r.name), dangerous.join(", ")),
+                        dangerous => {
+                            format!("{} (dangerous: {})", name(&r.name), dangerous.join(", "))
+                        }
                     })
                     .collect();
                 let held = if held.is_empty() {
@@ -172,7 +174,11 @@ pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
         named_in_manifest: c.person.as_ref().and_then(|p| p.named_in_manifest.clone()),
     };
     if c.bans_member() {
-        let roles = c.person.as_ref().map(|p| p.roles.clone()).unwrap_or_default();
+        let roles = c
+            .person
+            .as_ref()
+            .map(|p| p.roles.clone())
+            .unwrap_or_default();
         return vec![risk(Widening::BansMember { roles })];
     }
     if c.action == Action::Delete {

@@ -405,8 +405,13 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
                 "pass --allow-deletes {deletes} to apply, or set `safety: {{ allow_deletes: {deletes} }}` in the manifest"
             ),
         };
+        let noun = match member_bans(&kinds) {
+            0 => "deletion(s)",
+            b if b == deletes => "member ban(s)",
+            _ => "deletion(s) and member ban(s)",
+        };
         format!(
-            "to allow its {deletes} deletion(s) ({}), {how} (--yes does not)",
+            "to allow its {deletes} {noun} ({}), {how} (--yes does not)",
             parts.join(", ")
         )
     });

@@ -127,7 +127,12 @@ pub async fn read(client: &Client, guild_id: &str, q: &PeopleQuery) -> Result<Pe
     // Users to ban who are banned already are no members: the ban gave their username.
     let mut named = q.users.clone();
     if let Some(bans) = &people.bans {
-        named.extend(q.ban_list.iter().filter(|u| !bans.contains_key(*u)).cloned());
+        named.extend(
+            q.ban_list
+                .iter()
+                .filter(|u| !bans.contains_key(*u))
+                .cloned(),
+        );
     }
     if !q.rosters.is_empty() || !q.users.is_empty() {
         let counts: HashMap<String, u64> = client.get(&format!("{g}/roles/member-counts")).await?;
