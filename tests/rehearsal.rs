@@ -429,7 +429,10 @@ async fn a_ban_list_rehearses_on_the_bans_read() {
     assert_eq!(r["calls"], 2, "one ban, one lifted: {r}");
     let listed = listed(&r);
     assert!(!listed.contains("the users to ban"), "{listed}");
-    assert!(listed.contains("the 1 member(s) the manifest names"), "{listed}");
+    assert!(
+        listed.contains("the 1 member(s) the manifest names"),
+        "{listed}"
+    );
     assert_eq!(h.guild().bans.len(), 2);
     assert!(!h.guild().members.iter().any(|m| m.user_id == ivan));
 }
