@@ -20,8 +20,8 @@ use super::context::{Ctx, IdRef, Phase, Problem, change};
 use super::{Action, Change, FieldChange, HeldRole, Kind, Person, Plan};
 use crate::manifest::{Manifest, Role, RosterMember};
 use crate::permissions::Permissions;
-use crate::snapshot::Snapshot;
 use crate::snapshot::people::PeopleQuery;
+use crate::snapshot::{Snapshot, role_rank_cmp};
 
 /// Users one Bulk Guild Ban may name (reference, Limits).
 pub const BULK_BAN_MAX: usize = 200;
@@ -98,10 +98,11 @@ fn person(cx: &Ctx, user: &str, manifest_name: Option<&str>, ban: bool) -> Perso
 
 /// The roles among `ids` the guild has, highest first, with their dangerous permissions.
 fn held_roles(cx: &Ctx, ids: &[String]) -> Vec<HeldRole> {
-    cx.snap
-        .roles_by_rank()
+    // Sorted alone, not picked from the whole ranking: a ban list may name thousands.
+    let mut roles: Vec<_> = ids.iter().filter_map(|id| cx.snap.role(id)).collect();
+    roles.sort_by(|a, b| role_rank_cmp(&cx.snap.guild.id, a, b));
+    roles
         .into_iter()
-        .filter(|r| ids.contains(&r.id))
         .map(|r| HeldRole {
             name: r.name.clone(),
             dangerous: r
@@ -114,7 +115,7 @@ fn held_roles(cx: &Ctx, ids: &[String]) -> Vec<HeldRole> {
         .collect()
 }
 
-/// `ivan (user 19)`, or `user 19, whom Discord does not know,`: a user in a warning's words.
+/// `ivan (user 19)`, or `user 19 (no user Discord knows)`: a user in a warning's words.
 fn who(person: &Person, user: &str) -> String {
     match &person.username {
         Some(name) => format!("{name} (user {user})"),
