@@ -568,6 +568,7 @@ mod tests {
             },
             fields: Vec::new(),
             source: None,
+            person: None,
         }
     }
 

@@ -8,7 +8,7 @@
 //! client, so the copy sees exactly the calls apply will send, in apply's order. A second
 //! plan against the copy says whether the first one converges.
 //!
-//! What the snapshot cannot hold (members other than the bot, channels hidden from the
+//! What the snapshot cannot hold (members no read named, channels hidden from the
 //! bot, rules the emulator does not model) is named in the verdict's `not_rehearsed`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,7 +20,7 @@ use discord_emulator::{EmulatorConfig, EmulatorOptions, RunningEmulator, State};
 
 use crate::apply::{self, ApplyOptions, Status};
 use crate::discord::{Client, ClientError, ClientOptions, Token};
-use crate::manifest::{LoadedManifest, Manifest};
+use crate::manifest::LoadedManifest;
 use crate::plan::{self, Plan, PlanOptions, Rehearsal, RehearsalRefusal};
 use crate::snapshot::doors::parse_timestamp;
 use crate::snapshot::{Snapshot, Wants};
@@ -81,7 +81,7 @@ pub async fn rehearse(
     plan: &Plan,
     options: &RehearseOptions,
 ) -> Result<Rehearsal, RehearseError> {
-    let not_rehearsed = not_rehearsed(snap, plan, options);
+    let not_rehearsed = not_rehearsed(snap, options);
     if plan.operations.is_empty() {
         // Nothing to send: the copy would be the snapshot itself, and so its plan.
         return Ok(Rehearsal {
@@ -95,7 +95,7 @@ pub async fn rehearse(
             not_rehearsed,
         });
     }
-    let state = copy_of(snap, &loaded.manifest, options.rules.clone())?;
+    let state = copy_of(snap, options.rules.clone())?;
     let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) }).await?;
     let outcome = run(&emu, loaded, snap, plan, options).await;
     emu.shutdown().await;
@@ -261,7 +261,7 @@ fn line_of(loaded: &LoadedManifest, source: &str) -> Option<String> {
 }
 
 /// What the copy does not hold, so the rehearsal cannot vouch for it.
-fn not_rehearsed(snap: &Snapshot, plan: &Plan, options: &RehearseOptions) -> Vec<String> {
+fn not_rehearsed(snap: &Snapshot, options: &RehearseOptions) -> Vec<String> {
     let mut out = Vec::new();
     if !snap.sees_every_channel() {
         out.push(
@@ -291,7 +291,7 @@ fn not_rehearsed(snap: &Snapshot, plan: &Plan, options: &RehearseOptions) -> Vec
             names.join(", ")
         ));
     }
-    out.extend(people_not_rehearsed(snap, plan));
+    out.extend(people_not_rehearsed(snap));
     for (part, why) in &snap.doors.unreadable {
         out.push(format!("{part}: not read ({why}), so the copy has none"));
     }
@@ -325,11 +325,7 @@ fn not_rehearsed(snap: &Snapshot, plan: &Plan, options: &RehearseOptions) -> Vec
 /// The emulator state of a snapshot: the guild as the bot saw it, the bot's user and
 /// membership, and a token for it. Written as the emulator's own state format (every
 /// field it does not get keeps the emulator's default).
-pub fn copy_of(
-    snap: &Snapshot,
-    manifest: &Manifest,
-    rules: Option<EmulatorConfig>,
-) -> Result<State, RehearseError> {
+pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, RehearseError> {
     let g = &snap.guild;
     let roles: Vec<Value> = g
         .roles
@@ -376,7 +372,7 @@ pub fn copy_of(
             })).collect::<Vec<_>>(),
         })
     });
-    let people = people_of(snap, manifest);
+    let people = people_of(snap);
     let (members, bans) = (people.members, people.bans);
     let mut users = people.users;
     let (integrations, invites) = doors_of(snap, &mut users);
@@ -501,9 +497,8 @@ fn channel(c: &crate::discord::models::Channel) -> Value {
 }
 
 /// What the copy does not know of the guild's members: those no read named, the roles of
-/// members the listing named beyond the rosters', holders the bot could not list, and the
-/// users a ban names.
-fn people_not_rehearsed(snap: &Snapshot, plan: &Plan) -> Vec<String> {
+/// members the listing named beyond the rosters', and holders the bot could not list.
+fn people_not_rehearsed(snap: &Snapshot) -> Vec<String> {
     let mut out = Vec::new();
     let Some(p) = &snap.people else {
         out.push(
@@ -514,7 +509,7 @@ fn people_not_rehearsed(snap: &Snapshot, plan: &Plan) -> Vec<String> {
     };
     let read = p.declared.values().filter(|r| r.is_some()).count();
     out.push(format!(
-        "members the rosters did not read: the copy has the bot and the {read} declared member(s) read{}, so no other member is checked",
+        "members the plan did not read: the copy has the bot and the {read} member(s) the manifest names{}, so no other member is checked",
         if p.holders.is_some() { " and the roster roles' holders" } else { "" }
     ));
     if p.holders
@@ -535,15 +530,6 @@ fn people_not_rehearsed(snap: &Snapshot, plan: &Plan) -> Vec<String> {
             ));
         }
     }
-    let bans = plan.operations.iter().any(|op| {
-        (op.method == "PUT" && op.path.contains("/bans/")) || op.path.ends_with("/bulk-ban")
-    });
-    if bans {
-        out.push(
-            "the users to ban: the ban list was read, not these users, so the copy takes each for a user who exists and is not a member (Discord refuses an unknown user, and a member ranked at or above the bot)"
-                .to_owned(),
-        );
-    }
     out
 }
 
@@ -559,12 +545,13 @@ fn user(id: &str, username: Option<&str>, bot: bool) -> Value {
     json!({ "id": id, "username": username.unwrap_or(id), "bot": bot })
 }
 
-/// Members as the reads know them: the bot with its roles; each declared roster user who is a
-/// member, with every role they hold; each holder the member listing named, with the roster
-/// roles it was seen holding (the listing keeps no other role). Bans as read, with their
-/// reasons. Users the manifest bans are taken to exist: the plan's ban calls name them, and
-/// what the snapshot does not read is listed in [`not_rehearsed`].
-fn people_of(snap: &Snapshot, manifest: &Manifest) -> PeopleCopy {
+/// Members as the reads know them: the bot with its roles; each user the manifest names who
+/// is a member (on a roster, or to be banned), with every role they hold; each holder the
+/// member listing named, with the roster roles it was seen holding (the listing keeps no other
+/// role). Bans as read, with their reasons. Every user a read named exists in the copy, and no
+/// other, so a ban of a member is rehearsed as one (they leave the copy, or the copy refuses
+/// as Discord would when they outrank the bot).
+fn people_of(snap: &Snapshot) -> PeopleCopy {
     let mut roles: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     roles
         .entry(snap.bot.id.as_str())
@@ -602,12 +589,6 @@ fn people_of(snap: &Snapshot, manifest: &Manifest) -> PeopleCopy {
                 .entry(id.clone())
                 .or_insert_with(|| user(id, p.usernames.get(id).map(String::as_str), false));
         }
-    }
-    for b in manifest.bans.iter().flatten() {
-        let id = &b.id.0;
-        users
-            .entry(id.clone())
-            .or_insert_with(|| user(id, b.name.as_deref(), false));
     }
     let members = roles
         .into_iter()

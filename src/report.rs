@@ -13,7 +13,7 @@ use similar::{ChangeTag, TextDiff};
 mod rehearsal;
 
 use crate::inert;
-use crate::plan::{Action, Change, FieldChange, Plan, PlanError, Risk, risk};
+use crate::plan::{Action, Change, FieldChange, Kind, Plan, PlanError, Risk, risk};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -246,7 +246,30 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
     if !c.object.name.is_empty() {
         words.push(st.paint("1", &inert::terminal(&c.object.name)));
     }
-    let _ = writeln!(out, "  {}{id}", words.join(" "));
+    let _ = writeln!(out, "  {}{id}{}", words.join(" "), person_notes(c, st));
+    if let Some(p) = c.person.as_ref().filter(|_| c.bans_member()) {
+        let held: Vec<String> = p
+            .roles
+            .iter()
+            .map(|r| match r.dangerous.as_slice() {
+                [] => inert::terminal(&r.name).into_owned(),
+                d => format!(
+                    "{} {}",
+                    inert::terminal(&r.name),
+                    st.paint(
+                        "31",
+                        &format!("(dangerous: {})", inert::terminal(&d.join(", ")))
+                    )
+                ),
+            })
+            .collect();
+        let held = if held.is_empty() {
+            "no role".to_owned()
+        } else {
+            held.join(", ")
+        };
+        let _ = writeln!(out, "      holds: {held}");
+    }
     // A create's heading already names the object.
     let shown = c
         .fields
@@ -255,6 +278,31 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
     for f in shown {
         write_field(out, f, c.action, st);
     }
+}
+
+/// What a change's heading line says of the user it names: for a new ban whether they are
+/// a member, and a warning where the manifest's `name` for them is not their username.
+fn person_notes(c: &Change, st: Style) -> String {
+    let Some(p) = &c.person else {
+        return String::new();
+    };
+    let mut out = String::new();
+    if c.object.kind == Kind::Ban && c.action == Action::Create {
+        out.push_str(if p.member {
+            "  member"
+        } else {
+            "  not a member"
+        });
+    }
+    if let Some(called) = &p.named_in_manifest {
+        let _ = write!(
+            out,
+            "  {} the manifest calls them {}",
+            st.paint("33", "!"),
+            inert::terminal(&format!("{called:?}"))
+        );
+    }
+    out
 }
 
 fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {

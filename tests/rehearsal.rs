@@ -384,7 +384,7 @@ async fn a_roster_change_rehearses_on_the_members_read() {
     let r = rehearses_and_converges(&h, &yaml).await;
     let listed = listed(&r);
     assert!(
-        listed.contains("members the rosters did not read")
+        listed.contains("members the plan did not read")
             && listed.contains("the other roles of roster holders"),
         "{listed}"
     );
@@ -414,20 +414,27 @@ async fn holders_the_bot_cannot_list_are_not_rehearsed() {
     );
 }
 
-/// A ban list that adds ivan and lifts raid_leader's ban (prune.bans): the copy holds the
-/// bans read, and says it cannot know the users to ban.
+/// A ban list that adds ivan (a member) and lifts raid_leader's ban (prune.bans): the copy
+/// holds the bans read and ivan as a member with his roles, so his ban is rehearsed as a
+/// member's (the gate counts it beside the lifted ban).
 #[tokio::test]
 async fn a_ban_list_rehearses_on_the_bans_read() {
     let h = Harness::start().await;
+    let ivan = user_id(&h, "ivan");
     let yaml = format!(
-        "version: 1\nbans:\n  - {{ id: \"{}\" }}\n  - {{ id: \"{}\", reason: alt account }}\nprune: {{ bans: true }}\nsafety: {{ allow_deletes: 1 }}\n",
+        "version: 1\nbans:\n  - {{ id: \"{}\" }}\n  - {{ id: \"{ivan}\", reason: alt account }}\nprune: {{ bans: true }}\nsafety: {{ allow_deletes: 2 }}\n",
         user_id(&h, "free_nitro_4u"),
-        user_id(&h, "ivan")
     );
     let r = rehearses_and_converges(&h, &yaml).await;
     assert_eq!(r["calls"], 2, "one ban, one lifted: {r}");
-    assert!(listed(&r).contains("the users to ban"), "{r}");
+    let listed = listed(&r);
+    assert!(!listed.contains("the users to ban"), "{listed}");
+    assert!(
+        listed.contains("the 1 member(s) the manifest names"),
+        "{listed}"
+    );
     assert_eq!(h.guild().bans.len(), 2);
+    assert!(!h.guild().members.iter().any(|m| m.user_id == ivan));
 }
 
 fn put_png(h: &Harness, rel: &str, tag: &str) {

@@ -660,7 +660,8 @@ pub struct Role {
 pub struct RosterMember {
     /// The user's id.
     pub id: Snowflake,
-    /// Who this is, for readers of the manifest and the plan; never compared with Discord.
+    /// A comment for readers of the manifest: the plan shows the user by their live username
+    /// and id, and warns where this is not their username.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["alice"]))]
     pub name: Option<String>,
@@ -672,7 +673,8 @@ pub struct RosterMember {
 pub struct Ban {
     /// The user's id (a user who never joined may be banned too).
     pub id: Snowflake,
-    /// Who this is, for readers of the manifest and the plan; never compared with Discord.
+    /// A comment for readers of the manifest: the plan shows the user by their live username
+    /// and id, and warns where this is not their username.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Why, at most 512 characters: sent as the audit-log reason of the ban, which Discord

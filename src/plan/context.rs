@@ -488,5 +488,6 @@ pub(crate) fn change(
         object: ObjectRef { kind, name, id },
         fields,
         source,
+        person: None,
     }
 }

@@ -105,6 +105,7 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
     super::regions::check_regions(&mut cx);
     super::members::plan_rosters(&mut cx);
     super::members::plan_bans(&mut cx);
+    super::members::check_names(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);

@@ -2,20 +2,26 @@
 //! only under `prune.bans`), planned from the reads of [`crate::snapshot::people`].
 //!
 //! Each user given or taken a role is one change (a roster entry, named `Role ← user`), each
-//! ban or unban one change, so the deletion gate counts roster removals and unbans one by
-//! one. Roles are given and taken one call each; new bans go out in bulk calls of at most 200
-//! users sharing a reason (the audit-log reason is per call), a lone ban with Create Guild Ban.
+//! ban or unban one change, so the deletion gate counts roster removals, unbans and bans of
+//! members one by one. Roles are given and taken one call each; new bans go out in bulk calls
+//! of at most 200 users sharing a reason (the audit-log reason is per call), a lone ban with
+//! Create Guild Ban.
+//!
+//! Every user a change names is shown as Discord knows them ([`Person`]: live username, id,
+//! membership, and for a member to be banned the roles they hold): the manifest's `name` is a
+//! comment, and a plan warns where it is not the user's username or names two users. The
+//! guild's owner and the bot itself are never banned.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
 use super::context::{Ctx, IdRef, Phase, Problem, change};
-use super::{Action, FieldChange, Kind, Plan};
+use super::{Action, Change, FieldChange, HeldRole, Kind, Person, Plan};
 use crate::manifest::{Manifest, Role, RosterMember};
 use crate::permissions::Permissions;
-use crate::snapshot::Snapshot;
 use crate::snapshot::people::PeopleQuery;
+use crate::snapshot::{Snapshot, role_rank_cmp};
 
 /// Users one Bulk Guild Ban may name (reference, Limits).
 pub const BULK_BAN_MAX: usize = 200;
@@ -26,6 +32,12 @@ pub const BULK_BAN_MAX: usize = 200;
 pub fn people_query(manifest: &Manifest, snap: &Snapshot) -> PeopleQuery {
     let mut q = PeopleQuery {
         bans: manifest.bans.is_some(),
+        ban_list: manifest
+            .bans
+            .iter()
+            .flatten()
+            .map(|b| b.id.0.clone())
+            .collect(),
         ..PeopleQuery::default()
     };
     let Some(roles) = &manifest.roles else {
@@ -49,17 +61,83 @@ pub fn people_query(manifest: &Manifest, snap: &Snapshot) -> PeopleQuery {
     q
 }
 
-/// The name a user is shown by: the manifest's `name`, else the username read, else the id.
-fn shown(cx: &Ctx, declared: Option<&str>, user: &str) -> String {
-    if let Some(n) = declared {
-        return n.to_owned();
-    }
+/// The name a user is shown by: their username as read, else their id (Discord knows no
+/// such user). Never the manifest's `name`, which is a comment.
+fn shown(cx: &Ctx, user: &str) -> String {
     cx.snap
         .people
         .as_ref()
         .and_then(|p| p.usernames.get(user))
         .cloned()
         .unwrap_or_else(|| user.to_owned())
+}
+
+/// `user` as the plan read them: their username, whether they are a member, and the
+/// manifest's `name` for them when it is not their username (compared without case, as
+/// Discord's usernames are lower case). For a member to be banned, also the roles they hold.
+fn person(cx: &Ctx, user: &str, manifest_name: Option<&str>, ban: bool) -> Person {
+    let people = cx.snap.people.as_ref();
+    let username = people.and_then(|p| p.usernames.get(user)).cloned();
+    let held = people.and_then(|p| p.declared.get(user)).cloned().flatten();
+    let misnamed = |name: &&str| {
+        username
+            .as_deref()
+            .is_none_or(|u| !u.eq_ignore_ascii_case(name))
+    };
+    let roles = match (&held, ban) {
+        (Some(ids), true) => held_roles(cx, ids),
+        _ => Vec::new(),
+    };
+    Person {
+        member: held.is_some(),
+        roles,
+        named_in_manifest: manifest_name.filter(misnamed).map(str::to_owned),
+        username,
+    }
+}
+
+/// The roles among `ids` the guild has, highest first, with their dangerous permissions.
+fn held_roles(cx: &Ctx, ids: &[String]) -> Vec<HeldRole> {
+    // Sorted alone, not picked from the whole ranking: a ban list may name thousands.
+    let mut roles: Vec<_> = ids.iter().filter_map(|id| cx.snap.role(id)).collect();
+    roles.sort_by(|a, b| role_rank_cmp(&cx.snap.guild.id, a, b));
+    roles
+        .into_iter()
+        .map(|r| HeldRole {
+            name: r.name.clone(),
+            dangerous: r
+                .permissions
+                .dangerous_names()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        })
+        .collect()
+}
+
+/// `ivan (user 19)`, or `user 19 (no user Discord knows)`: a user in a warning's words.
+fn who(person: &Person, user: &str) -> String {
+    match &person.username {
+        Some(name) => format!("{name} (user {user})"),
+        None => format!("user {user} (no user Discord knows)"),
+    }
+}
+
+/// Warns, at the entry's `name`, that the manifest's name for `user` is not their username.
+fn warn_misnamed(cx: &mut Ctx, person: &Person, user: &str, entry: &str) {
+    let Some(name) = &person.named_in_manifest else {
+        return;
+    };
+    let live = match &person.username {
+        Some(u) => format!("their username is `{u}`"),
+        None => "Discord knows no user with this id".to_owned(),
+    };
+    cx.warn(
+        Some(format!("{entry}.name")),
+        format!(
+            "the manifest calls user {user} `{name}`, but {live}: `name` is a comment, and the plan shows them as Discord knows them"
+        ),
+    );
 }
 
 pub(super) fn plan_rosters(cx: &mut Ctx) {
@@ -93,28 +171,37 @@ pub(super) fn plan_rosters(cx: &mut Ctx) {
             );
             continue;
         }
-        let declared: BTreeMap<&str, &RosterMember> =
-            members.iter().map(|m| (m.id.0.as_str(), m)).collect();
+        // By id, each with its first entry (validation refuses a user listed twice).
+        let mut declared: BTreeMap<&str, (usize, &RosterMember)> = BTreeMap::new();
+        for (k, m) in members.iter().enumerate() {
+            declared.entry(m.id.0.as_str()).or_insert((k, m));
+        }
         let grants = dangerous_after(cx, d, &role);
         let held = match &role {
             IdRef::Live(id) => people.known_holders(id),
             IdRef::New(_) => BTreeSet::new(),
         };
-        for (user, m) in &declared {
-            match people.declared.get(*user) {
-                Some(Some(_)) if held.contains(*user) => {}
+        for (&user, &(k, m)) in &declared {
+            let entry = format!("{source}[{k}]");
+            match people.declared.get(user) {
+                Some(Some(_)) if held.contains(user) => {}
                 Some(Some(_)) => {
-                    let who = (*user, m.name.as_deref());
-                    give(cx, &role, &d.name, who, &grants, &source)
+                    let person = person(cx, user, m.name.as_deref(), false);
+                    warn_misnamed(cx, &person, user, &entry);
+                    give(cx, &role, &d.name, (user, person), &grants, &entry)
                 }
-                _ => cx.warn(
-                    Some(source.clone()),
-                    format!(
-                        "{} (user {user}) on the roster of `{}` is not a member of the guild (left, or never joined): nothing to give",
-                        shown(cx, m.name.as_deref(), user),
-                        d.name
-                    ),
-                ),
+                _ => {
+                    let person = person(cx, user, m.name.as_deref(), false);
+                    warn_misnamed(cx, &person, user, &entry);
+                    cx.warn(
+                        Some(entry),
+                        format!(
+                            "{} on the roster of `{}` is not a member of the guild (left, or never joined): nothing to give",
+                            who(&person, user),
+                            d.name
+                        ),
+                    );
+                }
             }
         }
         for user in held.iter().filter(|u| !declared.contains_key(u.as_str())) {
@@ -163,16 +250,16 @@ fn dangerous_after(cx: &Ctx, d: &Role, role: &IdRef) -> Vec<&'static str> {
     after.dangerous_names()
 }
 
-/// Gives roster role `name` to `user` (with the name the manifest shows them by).
+/// Gives roster role `name` to `user`, shown as the plan read them.
 fn give(
     cx: &mut Ctx,
     role: &IdRef,
     name: &str,
-    (user, declared): (&str, Option<&str>),
+    (user, person): (&str, Person),
     grants: &[&str],
     src: &str,
 ) {
-    let who = shown(cx, declared, user);
+    let who = shown(cx, user);
     let fields = if grants.is_empty() {
         vec![]
     } else {
@@ -182,14 +269,17 @@ fn give(
             after: json!(grants),
         }]
     };
-    let idx = cx.push_change(change(
-        Action::Create,
-        Kind::RosterEntry,
-        format!("{name} ← {who}"),
-        Some(user.to_owned()),
-        fields,
-        Some(src.to_owned()),
-    ));
+    let idx = cx.push_change(Change {
+        person: Some(person),
+        ..change(
+            Action::Create,
+            Kind::RosterEntry,
+            format!("{name} ← {who}"),
+            Some(user.to_owned()),
+            fields,
+            Some(src.to_owned()),
+        )
+    });
     let path = member_role_path(cx, user, role);
     cx.push_op(
         Phase::Rosters,
@@ -203,15 +293,23 @@ fn give(
 }
 
 fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
-    let who = shown(cx, None, user);
-    let idx = cx.push_change(change(
-        Action::Delete,
-        Kind::RosterEntry,
-        format!("{name} ← {who}"),
-        Some(user.to_owned()),
-        vec![],
-        Some(src.to_owned()),
-    ));
+    let who = shown(cx, user);
+    // A holder: a member, whether read on their own or named by the member listing.
+    let person = Person {
+        member: true,
+        ..person(cx, user, None, false)
+    };
+    let idx = cx.push_change(Change {
+        person: Some(person),
+        ..change(
+            Action::Delete,
+            Kind::RosterEntry,
+            format!("{name} ← {who}"),
+            Some(user.to_owned()),
+            vec![],
+            Some(src.to_owned()),
+        )
+    });
     let path = member_role_path(cx, user, role);
     cx.push_op(
         Phase::Rosters,
@@ -253,7 +351,29 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
         if live.contains_key(&b.id.0) {
             continue;
         }
-        let who = shown(cx, b.name.as_deref(), &b.id.0);
+        let entry = format!("bans[{k}]");
+        let person = person(cx, &b.id.0, b.name.as_deref(), true);
+        if let Some(whom) = unbannable(snap, &b.id.0) {
+            cx.problem(
+                Some(entry),
+                format!(
+                    "`bans` names {}, {whom}: guildctl never bans them",
+                    who(&person, &b.id.0)
+                ),
+                Some("remove this entry from `bans`"),
+            );
+            continue;
+        }
+        if person.username.is_none() && !person.member {
+            cx.problem(
+                Some(format!("{entry}.id")),
+                format!("`bans` names user {}, and Discord knows no user with this id: it would refuse the ban", b.id.0),
+                Some("correct the id (Discord's user ids: Developer Mode, right-click the user, Copy User ID), or remove this entry"),
+            );
+            continue;
+        }
+        warn_misnamed(cx, &person, &b.id.0, &entry);
+        let who = shown(cx, &b.id.0);
         let fields = match &b.reason {
             Some(r) => vec![super::FieldChange {
                 field: "reason".into(),
@@ -262,14 +382,17 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
             }],
             None => vec![],
         };
-        let idx = cx.push_change(change(
-            Action::Create,
-            Kind::Ban,
-            who,
-            Some(b.id.0.clone()),
-            fields,
-            Some(format!("bans[{k}]")),
-        ));
+        let idx = cx.push_change(Change {
+            person: Some(person),
+            ..change(
+                Action::Create,
+                Kind::Ban,
+                who,
+                Some(b.id.0.clone()),
+                fields,
+                Some(entry),
+            )
+        });
         match by_reason.iter_mut().find(|(r, _)| *r == b.reason) {
             Some((_, list)) => list.push((idx, b.id.0.clone())),
             None => by_reason.push((b.reason.clone(), vec![(idx, b.id.0.clone())])),
@@ -312,7 +435,7 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
     }
     if !cx.manifest.prune.bans {
         for (user, _) in unlisted {
-            let name = shown(cx, None, user);
+            let name = shown(cx, user);
             cx.unmanaged.push(super::ObjectRef {
                 kind: Kind::Ban,
                 name,
@@ -322,15 +445,18 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
         return;
     }
     for (user, _) in unlisted {
-        let who = shown(cx, None, user);
-        let idx = cx.push_change(change(
-            Action::Delete,
-            Kind::Ban,
-            who.clone(),
-            Some(user.clone()),
-            vec![],
-            Some("prune.bans".into()),
-        ));
+        let who = shown(cx, user);
+        let idx = cx.push_change(Change {
+            person: Some(person(cx, user, None, false)),
+            ..change(
+                Action::Delete,
+                Kind::Ban,
+                who.clone(),
+                Some(user.clone()),
+                vec![],
+                Some("prune.bans".into()),
+            )
+        });
         cx.push_op(
             Phase::Bans,
             idx,
@@ -340,6 +466,61 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
             None,
             format!("lift the ban of {who}"),
         );
+    }
+}
+
+/// Warns where the manifest gives one `name` to two users (roster entries and bans alike):
+/// a reviewer reading names would take them for one person.
+pub(super) fn check_names(cx: &mut Ctx) {
+    let manifest = cx.manifest;
+    let rosters = manifest
+        .roles
+        .iter()
+        .flatten()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.members.iter().flatten().enumerate().map(move |(k, m)| {
+                (
+                    format!("roles[{i}].members[{k}]"),
+                    &m.id.0,
+                    m.name.as_deref(),
+                )
+            })
+        });
+    let bans = manifest
+        .bans
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(k, b)| (format!("bans[{k}]"), &b.id.0, b.name.as_deref()));
+    // Lower case → the first user so named and where.
+    let mut first: BTreeMap<String, (&String, String)> = BTreeMap::new();
+    for (entry, id, name) in rosters.chain(bans) {
+        let Some(name) = name else { continue };
+        match first.get(&name.to_lowercase()) {
+            None => {
+                first.insert(name.to_lowercase(), (id, entry));
+            }
+            Some((other, at)) if *other != id => {
+                let message = format!(
+                    "the manifest calls two users `{name}`: {other} ({at}) and {id} ({entry}); `name` is a comment, and the plan shows each as Discord knows them"
+                );
+                cx.warn(Some(format!("{entry}.name")), message);
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// Whom guildctl never bans, and why: the guild's owner (Discord refuses it, and a ban list
+/// naming them is an attack or a mistake) and the bot itself (it would lock guildctl out).
+fn unbannable(snap: &Snapshot, user: &str) -> Option<&'static str> {
+    if user == snap.guild.owner_id {
+        Some("the guild's owner")
+    } else if user == snap.bot.id {
+        Some("the bot guildctl runs as")
+    } else {
+        None
     }
 }
 
@@ -378,6 +559,32 @@ pub(super) fn gate(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
                 "move the bot's role above this role in Discord, or remove `members` from it"
                     .into(),
             ),
+        });
+    }
+    // Discord refuses to ban a member whose highest role is not below the bot's (§3.4).
+    let people = snap.people.as_ref();
+    for c in plan.changes.iter().filter(|c| c.bans_member()) {
+        let Some(user) = c.object.id.as_deref() else {
+            continue;
+        };
+        let held = people
+            .and_then(|p| p.declared.get(user))
+            .cloned()
+            .flatten()
+            .unwrap_or_default();
+        let Some(rank) = ranked.iter().position(|r| held.contains(&r.id)) else {
+            continue;
+        };
+        if rank > top {
+            continue;
+        }
+        problems.push(Problem {
+            message: format!(
+                "`bans` cannot ban {} (user {user}): their role `{}` is at or above the bot's highest role `{bot_role}`, so Discord refuses",
+                c.object.name, ranked[rank].name
+            ),
+            source: c.source.clone(),
+            help: Some("remove this entry, or have someone ranked above them ban them by hand".into()),
         });
     }
     problems

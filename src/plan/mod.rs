@@ -61,8 +61,10 @@ impl PlanOptions {
     }
 }
 
-/// Format version of serialised plans (2 added the binding digests and the deletion gate).
-pub const PLAN_FORMAT: u32 = 2;
+/// Format version of serialised plans (2 added the binding digests and the deletion gate;
+/// 3 the user a roster entry or ban names, as Discord knows them: [`Change::person`], and
+/// the deletion gate's member bans).
+pub const PLAN_FORMAT: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
@@ -237,6 +239,45 @@ pub struct Change {
     /// Where in the manifest the object is declared, e.g. `roles[2]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// For a roster entry or a ban: the user it names, as the plan read them from Discord.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<Person>,
+}
+
+impl Change {
+    /// Whether this change bans someone who is a member now (destructive: they leave the
+    /// guild with every role they hold).
+    pub fn bans_member(&self) -> bool {
+        self.action == Action::Create
+            && self.object.kind == Kind::Ban
+            && self.person.as_ref().is_some_and(|p| p.member)
+    }
+}
+
+/// A user a plan names (a roster entry's, a ban's), as Discord knows them. The manifest's
+/// `name` for a user is a comment: the plan shows the live username, and the manifest's
+/// name only where it is not that.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Person {
+    /// Their username on Discord; `None` when Discord knows no user with this id.
+    pub username: Option<String>,
+    /// Whether they are a member of the guild now.
+    pub member: bool,
+    /// For a member to be banned: the roles they hold, highest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roles: Vec<HeldRole>,
+    /// The manifest's `name` for them, when it is not their username: a comment that would
+    /// mislead a reviewer, shown as a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub named_in_manifest: Option<String>,
+}
+
+/// A role a member holds, with the dangerous permissions it grants (none: empty).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldRole {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dangerous: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Action, Change, Kind, ObjectRef, Plan};
+use super::{Action, Change, HeldRole, Kind, ObjectRef, Plan};
 use crate::permissions::Permissions;
 
 /// The `@everyone` role's name in plans and manifests.
@@ -43,6 +43,10 @@ pub struct Risk {
     pub object: ObjectRef,
     #[serde(flatten)]
     pub what: Widening,
+    /// For a change naming a user: the manifest's `name` for them, when it is not their
+    /// username ([`super::Person::named_in_manifest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub named_in_manifest: Option<String>,
 }
 
 /// What widens, and for whom.
@@ -61,6 +65,9 @@ pub enum Widening {
         who: String,
         permissions: Vec<String>,
     },
+    /// A member is banned: they leave the guild with every role they hold (`roles`, highest
+    /// first, each with the dangerous permissions it grants).
+    BansMember { roles: Vec<HeldRole> },
     /// The object is deleted.
     Delete,
     /// A webhook posts into another channel.
@@ -73,6 +80,7 @@ impl Widening {
         let (one, many) = match self {
             Widening::Grant { .. } => ("role grant", "role grants"),
             Widening::Opens { .. } => ("channel opening", "channel openings"),
+            Widening::BansMember { .. } => ("member ban", "member bans"),
             Widening::Delete => ("deletion", "deletions"),
             Widening::WebhookMove { .. } => ("webhook move", "webhook moves"),
         };
@@ -83,29 +91,56 @@ impl Widening {
         match self {
             Widening::Grant { .. } => 0,
             Widening::Opens { .. } => 1,
-            Widening::Delete => 2,
-            Widening::WebhookMove { .. } => 3,
+            Widening::BansMember { .. } => 2,
+            Widening::Delete => 3,
+            Widening::WebhookMove { .. } => 4,
         }
     }
 }
 
 impl Risk {
     /// One line saying what widens, for whom; `name` renders the names that come from the
-    /// guild or the manifest (escaping them for markdown, as they are for a terminal).
+    /// guild or the manifest (escaping them for markdown, as they are for a terminal). A
+    /// change naming a user ends with their id, and with the manifest's name for them where
+    /// it is not their username.
     pub fn describe(&self, name: &dyn Fn(&str) -> String) -> String {
         let object = format!("{} {}", self.object.kind.label(), name(&self.object.name));
-        match &self.what {
+        let mut line = match &self.what {
             Widening::Grant { permissions } => {
                 format!("{object} gains {}", permissions.join(", "))
             }
             Widening::Opens { who, permissions } => {
                 format!("{object} opens {} to {}", permissions.join(", "), name(who))
             }
+            Widening::BansMember { roles } => {
+                let held: Vec<String> = roles
+                    .iter()
+                    .map(|r| match r.dangerous.as_slice() {
+                        [] => name(&r.name),
+                        dangerous => {
+                            format!("{} (dangerous: {})", name(&r.name), dangerous.join(", "))
+                        }
+                    })
+                    .collect();
+                let held = if held.is_empty() {
+                    "no role".to_owned()
+                } else {
+                    held.join(", ")
+                };
+                format!("ban {}, a member holding {held}", name(&self.object.name))
+            }
             Widening::Delete => format!("delete {object}"),
             Widening::WebhookMove { from, to } => {
                 format!("{object} moves from {} to {}", name(from), name(to))
             }
+        };
+        if let (Kind::RosterEntry | Kind::Ban, Some(id)) = (self.object.kind, &self.object.id) {
+            line.push_str(&format!(" (user {})", name(id)));
         }
+        if let Some(called) = &self.named_in_manifest {
+            line.push_str(&format!("; the manifest calls them \"{}\"", name(called)));
+        }
+        line
     }
 }
 
@@ -136,7 +171,16 @@ pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
         change: index,
         object: c.object.clone(),
         what,
+        named_in_manifest: c.person.as_ref().and_then(|p| p.named_in_manifest.clone()),
     };
+    if c.bans_member() {
+        let roles = c
+            .person
+            .as_ref()
+            .map(|p| p.roles.clone())
+            .unwrap_or_default();
+        return vec![risk(Widening::BansMember { roles })];
+    }
     if c.action == Action::Delete {
         return vec![risk(Widening::Delete)];
     }
@@ -295,6 +339,7 @@ mod tests {
                 after: a,
             }],
             source: None,
+            person: None,
         }
     }
 

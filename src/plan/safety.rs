@@ -1,6 +1,6 @@
 //! What keeps a plan from destroying much by accident: the deletion gate (how many
-//! objects of each kind a plan deletes, against a default limit or an explicit,
-//! numbered allowance) and `protect: true` (objects never deleted).
+//! objects of each kind a plan deletes, and how many members it bans, against a default
+//! limit or an explicit, numbered allowance) and `protect: true` (objects never deleted).
 //!
 //! The gate's verdict is stored on the plan ([`super::Plan::deletion_gate`]) so every
 //! format shows in advance whether apply will refuse; apply evaluates it again with its
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::context::Problem;
-use super::{Action, Kind, Plan, created_key};
+use super::{Action, Change, Kind, Plan, created_key};
 use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::manifest::{Channel, Manifest};
 use crate::snapshot::Snapshot;
@@ -42,6 +42,10 @@ pub enum DeleteKind {
     RosterEntries,
     /// Bans lifted (`prune.bans`).
     Bans,
+    /// Members banned: each leaves the guild with every role they hold. Counted apart from
+    /// the deletions of objects, with the default limit of [`MIN_DELETE_LIMIT`] whatever the
+    /// guild's size (guildctl does not read how many members it has).
+    MemberBans,
 }
 
 impl DeleteKind {
@@ -54,7 +58,19 @@ impl DeleteKind {
             DeleteKind::Invites => "invites",
             DeleteKind::RosterEntries => "roster removals",
             DeleteKind::Bans => "bans lifted",
+            DeleteKind::MemberBans => "members banned",
         }
+    }
+
+    /// The kind `c` counts as, if it is one the gate counts: a deletion of a kind `prune`
+    /// deletes, or a ban of a member.
+    fn of_change(c: &Change) -> Option<DeleteKind> {
+        if c.bans_member() {
+            return Some(DeleteKind::MemberBans);
+        }
+        (c.action == Action::Delete)
+            .then(|| DeleteKind::of(c.object.kind))
+            .flatten()
     }
 
     fn of(kind: Kind) -> Option<DeleteKind> {
@@ -117,8 +133,11 @@ impl KindDeletions {
         (self.deletes * 100 + self.live / 2) / self.live.max(1)
     }
 
-    /// "17 of 18 channels (94%)"
+    /// "17 of 18 channels (94%)"; "9 members banned" (their number is not read).
     fn describe(&self) -> String {
+        if self.kind == DeleteKind::MemberBans {
+            return format!("{} {}", self.deletes, self.kind.label());
+        }
         let mut with = String::new();
         if self.with_channels > 0 {
             with.push_str(&format!(", {} with their channels", self.with_channels));
@@ -190,7 +209,7 @@ impl Allowance {
 pub struct DeletionGate {
     /// Whether apply refuses the plan (`--yes` does not change this).
     pub refused: bool,
-    /// Objects the plan deletes, of every kind.
+    /// Objects the plan deletes, of every kind, and members it bans.
     pub deletes: usize,
     /// Per kind with live objects or deletions.
     pub kinds: Vec<KindDeletions>,
@@ -232,10 +251,38 @@ impl DeletionGate {
         let kinds: Vec<String> = self
             .kinds
             .iter()
-            .filter(|k| k.deletes > 0)
+            .filter(|k| k.deletes > 0 && k.kind != DeleteKind::MemberBans)
             .map(KindDeletions::describe)
             .collect();
-        Some(format!("deletes {}, {by}", kinds.join(" and ")))
+        let mut what = Vec::new();
+        if !kinds.is_empty() {
+            what.push(format!("deletes {}", kinds.join(" and ")));
+        }
+        let banned = member_bans(&self.kinds);
+        if banned > 0 {
+            what.push(format!("bans {banned} member(s)"));
+        }
+        Some(format!("{}, {by}", what.join(" and ")))
+    }
+}
+
+/// Members banned, of the kinds counted.
+fn member_bans(kinds: &[KindDeletions]) -> usize {
+    kinds
+        .iter()
+        .filter(|k| k.kind == DeleteKind::MemberBans)
+        .map(|k| k.deletes)
+        .sum()
+}
+
+/// What an allowance counts, in words: "deletes 3 object(s)", "bans 9 member(s)", or both.
+fn counted(kinds: &[KindDeletions]) -> String {
+    let banned = member_bans(kinds);
+    let deleted = kinds.iter().map(|k| k.deletes).sum::<usize>() - banned;
+    match (deleted, banned) {
+        (n, 0) => format!("deletes {n} object(s)"),
+        (0, b) => format!("bans {b} member(s)"),
+        (n, b) => format!("deletes {n} object(s) and bans {b} member(s)"),
     }
 }
 
@@ -267,6 +314,8 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
             .as_ref()
             .and_then(|p| p.bans.as_ref())
             .map_or(0, |b| b.len()),
+        // The guild's members are not counted; the limit is the least one.
+        DeleteKind::MemberBans => 0,
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -277,11 +326,12 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::Invites,
         DeleteKind::RosterEntries,
         DeleteKind::Bans,
+        DeleteKind::MemberBans,
     ] {
         let direct = plan
             .changes
             .iter()
-            .filter(|c| c.action == Action::Delete && DeleteKind::of(c.object.kind) == Some(kind))
+            .filter(|c| DeleteKind::of_change(c) == Some(kind))
             .count();
         let (with_channels, with_integrations) = if kind == DeleteKind::Webhooks {
             (lost.len(), with_integrations)
@@ -304,7 +354,8 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
     let deletes: usize = kinds.iter().map(|k| k.deletes).sum();
     let reasons: Vec<String> = match &allowance {
         Some(a) if deletes > a.deletes => vec![format!(
-            "deletes {deletes} object(s), more than the {} that {} allows",
+            "{}, more than the {} that {} allows",
+            counted(&kinds),
             a.deletes,
             a.describe()
         )],
@@ -313,6 +364,12 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
             .iter()
             .filter(|k| k.deletes > k.limit)
             .map(|k| {
+                if k.kind == DeleteKind::MemberBans {
+                    return format!(
+                        "bans {} members, above the default limit of {} members banned in one apply",
+                        k.deletes, k.limit
+                    );
+                }
                 format!(
                     "deletes {}, above the default limit of {} ({MAX_DELETE_PERCENT}% of {}, at least {MIN_DELETE_LIMIT}, at most {MAX_DELETE_LIMIT})",
                     k.describe(),
@@ -348,8 +405,13 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
                 "pass --allow-deletes {deletes} to apply, or set `safety: {{ allow_deletes: {deletes} }}` in the manifest"
             ),
         };
+        let noun = match member_bans(&kinds) {
+            0 => "deletion(s)",
+            b if b == deletes => "member ban(s)",
+            _ => "deletion(s) and member ban(s)",
+        };
         format!(
-            "to allow its {deletes} deletion(s) ({}), {how} (--yes does not)",
+            "to allow its {deletes} {noun} ({}), {how} (--yes does not)",
             parts.join(", ")
         )
     });

@@ -1,16 +1,22 @@
-//! Who holds the roster roles and who is banned: read only when the manifest declares
-//! rosters or bans, and bounded by what it declares rather than by the guild's size.
+//! Who holds the roster roles, who is banned, and who each user the manifest names is: read
+//! only when the manifest declares rosters or bans, and bounded by what it declares rather
+//! than by the guild's size.
 //!
 //! Rosters cost one read of the role member counts and one read per declared user; the member
 //! listing (1,000 a page, behind the GUILD_MEMBERS intent) is read only when the counts show a
 //! roster role held by more members than the declared users who hold it. Bans cost one read
-//! per 1,000 bans, paged by user id.
+//! per 1,000 bans, paged by user id, and one member read per user the ban list names who is
+//! not banned yet (a ban of a member is destructive: the plan must know). A named user who is
+//! not a member, and whom no ban names, costs one more read (Get User) for their username,
+//! so a plan shows every user it names as Discord knows them. No user is read twice.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
+
+use serde::de::DeserializeOwned;
 
 use crate::discord::models::{Member, User};
 use crate::discord::{Client, ClientError};
@@ -20,19 +26,21 @@ pub const PAGE: usize = 1000;
 /// Member reads in flight at once.
 const CONCURRENT_READS: usize = 8;
 
-/// What to read: the roster roles (live id → the users declared for it) and whether bans
-/// are managed.
+/// What to read: the roster roles (live id → the users declared for it), whether bans
+/// are managed, and the users the ban list names.
 #[derive(Debug, Clone, Default)]
 pub struct PeopleQuery {
     pub rosters: BTreeMap<String, BTreeSet<String>>,
     /// Every user a roster declares, also those of roles not yet created.
     pub users: BTreeSet<String>,
     pub bans: bool,
+    /// Every user the ban list names: those not banned yet are read as members are.
+    pub ban_list: BTreeSet<String>,
 }
 
 impl PeopleQuery {
     pub fn is_empty(&self) -> bool {
-        self.rosters.is_empty() && self.users.is_empty() && !self.bans
+        self.rosters.is_empty() && self.users.is_empty() && !self.bans && self.ban_list.is_empty()
     }
 }
 
@@ -45,7 +53,9 @@ pub struct People {
     /// Role id → members holding it (@everyone left out), when rosters are declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role_counts: Option<BTreeMap<String, u64>>,
-    /// Each declared user → their roles, or `None` when they are not a member.
+    /// Each user the manifest names whose membership was read (roster users, and users to
+    /// ban who are not banned yet) → the roles they hold, or `None` when they are not a
+    /// member.
     #[serde(default)]
     pub declared: BTreeMap<String, Option<Vec<String>>>,
     /// Roster role id → every member holding it, when the listing was read.
@@ -60,7 +70,9 @@ pub struct People {
     /// Banned user id → the ban's reason, when bans are managed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bans: Option<BTreeMap<String, Option<String>>>,
-    /// User id → username, for the users read (display only).
+    /// User id → username, for the users read: members, bans, holders listed, and named
+    /// users who are not members. A named user who is not a member and has none here is
+    /// no user Discord knows.
     #[serde(default)]
     pub usernames: BTreeMap<String, String>,
 }
@@ -109,49 +121,79 @@ pub async fn read(client: &Client, guild_id: &str, q: &PeopleQuery) -> Result<Pe
         ..People::default()
     };
     let g = format!("/guilds/{guild_id}");
+    if q.bans {
+        people.bans = read_bans(client, &g, &mut people.usernames).await?;
+    }
+    // Users to ban who are banned already are no members: the ban gave their username.
+    let mut named = q.users.clone();
+    if let Some(bans) = &people.bans {
+        named.extend(
+            q.ban_list
+                .iter()
+                .filter(|u| !bans.contains_key(*u))
+                .cloned(),
+        );
+    }
     if !q.rosters.is_empty() || !q.users.is_empty() {
         let counts: HashMap<String, u64> = client.get(&format!("{g}/roles/member-counts")).await?;
         people.role_counts = Some(counts.into_iter().collect());
-        for (user, member) in read_members(client, &g, &q.users).await? {
-            if let Some(u) = member.as_ref().and_then(|m| m.user.as_ref()) {
-                people.usernames.insert(user.clone(), u.username.clone());
-            }
-            people.declared.insert(user, member.map(|m| m.roles));
+    }
+    let members = read_each::<Member>(client, &named, |u| format!("{g}/members/{u}")).await?;
+    for (user, member) in members {
+        if let Some(u) = member.as_ref().and_then(|m| m.user.as_ref()) {
+            people.usernames.insert(user.clone(), u.username.clone());
         }
-        let undeclared = q
-            .rosters
-            .keys()
-            .any(|role| people.unnamed_holders(role) > 0);
-        if undeclared {
-            list_holders(client, &g, q, &mut people).await?;
+        people.declared.insert(user, member.map(|m| m.roles));
+    }
+    let strangers: BTreeSet<String> = people
+        .declared
+        .iter()
+        .filter(|(u, m)| m.is_none() && !people.usernames.contains_key(*u))
+        .map(|(u, _)| u.clone())
+        .collect();
+    for (user, found) in read_each::<User>(client, &strangers, |u| format!("/users/{u}")).await? {
+        if let Some(u) = found {
+            people.usernames.insert(user, u.username);
         }
     }
-    if q.bans {
-        let mut bans = BTreeMap::new();
-        let mut after = "0".to_owned();
-        loop {
-            let page: Vec<LiveBan> = match client
-                .get(&format!("{g}/bans?limit={PAGE}&after={after}"))
-                .await
-            {
-                Ok(page) => page,
-                // The bot lacks ban_members: bans stay unknown, and a plan says so.
-                Err(ClientError::Api(e)) if e.status.as_u16() == 403 => return Ok(people),
-                Err(e) => return Err(e),
-            };
-            let full = page.len() >= PAGE;
-            for b in page {
-                after = max_id(&after, &b.user.id);
-                people.usernames.insert(b.user.id.clone(), b.user.username);
-                bans.insert(b.user.id, b.reason);
-            }
-            if !full {
-                break;
-            }
-        }
-        people.bans = Some(bans);
+    let undeclared = q
+        .rosters
+        .keys()
+        .any(|role| people.unnamed_holders(role) > 0);
+    if undeclared {
+        list_holders(client, &g, q, &mut people).await?;
     }
     Ok(people)
+}
+
+/// Every ban, by user id with its reason (their usernames into `usernames`); `None` when
+/// the bot lacks ban_members to read them, which a plan then says.
+async fn read_bans(
+    client: &Client,
+    g: &str,
+    usernames: &mut BTreeMap<String, String>,
+) -> Result<Option<BTreeMap<String, Option<String>>>, ClientError> {
+    let mut bans = BTreeMap::new();
+    let mut after = "0".to_owned();
+    loop {
+        let page: Vec<LiveBan> = match client
+            .get(&format!("{g}/bans?limit={PAGE}&after={after}"))
+            .await
+        {
+            Ok(page) => page,
+            Err(ClientError::Api(e)) if e.status.as_u16() == 403 => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let full = page.len() >= PAGE;
+        for b in page {
+            after = max_id(&after, &b.user.id);
+            usernames.insert(b.user.id.clone(), b.user.username);
+            bans.insert(b.user.id, b.reason);
+        }
+        if !full {
+            return Ok(Some(bans));
+        }
+    }
 }
 
 /// The larger of two snowflakes (strings of digits).
@@ -163,24 +205,24 @@ fn max_id(a: &str, b: &str) -> String {
     }
 }
 
-/// Each user's membership, `None` for a user who is not a member (404).
-async fn read_members(
+/// One read per user (`path` of the user's id), 8 at a time: `None` for a 404 (for a
+/// member read: 10007 Unknown Member, who left or never joined, or 10013 Unknown User; for
+/// Get User, 10013).
+async fn read_each<T: DeserializeOwned + Send + 'static>(
     client: &Client,
-    g: &str,
     users: &BTreeSet<String>,
-) -> Result<Vec<(String, Option<Member>)>, ClientError> {
+    path: impl Fn(&str) -> String,
+) -> Result<Vec<(String, Option<T>)>, ClientError> {
     let mut out = Vec::with_capacity(users.len());
     let mut pending = users.iter();
-    let mut running: JoinSet<(String, Result<Option<Member>, ClientError>)> = JoinSet::new();
+    let mut running: JoinSet<(String, Result<Option<T>, ClientError>)> = JoinSet::new();
     loop {
         while running.len() < CONCURRENT_READS {
             let Some(user) = pending.next() else { break };
-            let (client, path, user) =
-                (client.clone(), format!("{g}/members/{user}"), user.clone());
+            let (client, path, user) = (client.clone(), path(user), user.clone());
             running.spawn(async move {
-                let read = match client.get::<Member>(&path).await {
-                    Ok(m) => Ok(Some(m)),
-                    // 10007 Unknown Member (left, or never joined), 10013 Unknown User.
+                let read = match client.get::<T>(&path).await {
+                    Ok(found) => Ok(Some(found)),
                     Err(ClientError::Api(e)) if e.status.as_u16() == 404 => Ok(None),
                     Err(e) => Err(e),
                 };

@@ -94,6 +94,7 @@ fn decoded_path(path: &str) -> Option<String> {
 pub fn router(app: App) -> Router {
     let api = Router::new()
         .route("/users/@me", get(users::get_me))
+        .route("/users/{u}", get(users::get_user))
         .route(
             "/oauth2/applications/@me",
             get(application::get_my_application),

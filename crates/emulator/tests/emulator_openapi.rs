@@ -774,6 +774,28 @@ async fn member_and_ban_routes_match_the_spec() {
             None,
             200,
         ),
+        // Get User: a member, a user banned (no member), and an id that is no user.
+        (
+            M::GET,
+            "/users/{user_id}",
+            format!("/users/{heidi}"),
+            None,
+            200,
+        ),
+        (
+            M::GET,
+            "/users/{user_id}",
+            format!("/users/{spammer}"),
+            None,
+            200,
+        ),
+        (
+            M::GET,
+            "/users/{user_id}",
+            "/users/123456789012345678".to_owned(),
+            None,
+            404,
+        ),
         (
             M::GET,
             "/guilds/{guild_id}/roles/member-counts",
