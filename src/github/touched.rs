@@ -96,7 +96,7 @@ pub fn every_guild(ws: &Workspace, why: &str) -> Vec<Touched> {
 }
 
 fn touched(g: &WorkspaceGuild, changed: &[(PathBuf, &str)]) -> Option<String> {
-    let loaded = match manifest::load(&g.manifest) {
+    let loaded = match manifest::load_in(&g.manifest, &g.within()) {
         Ok(l) => l,
         Err(_) => {
             return Some(format!(
