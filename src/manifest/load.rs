@@ -164,7 +164,7 @@ impl fmt::Display for LoadError {
                 Some(s) => write!(f, "{}:{}:{}: ", file.display(), s.line, s.column)?,
                 None => write!(f, "{}: ", file.display())?,
             }
-            write!(f, "{}: {}", d.severity, d.message)?;
+            write!(f, "{}: {}", d.severity, crate::inert::redact(&d.message))?;
         }
         Ok(())
     }
