@@ -61,8 +61,10 @@ impl PlanOptions {
     }
 }
 
-/// Format version of serialised plans (2 added the binding digests and the deletion gate).
-pub const PLAN_FORMAT: u32 = 2;
+/// Format version of serialised plans (2 added the binding digests and the deletion gate; 3
+/// binds an image change to the file's bytes: its `after` is the file with its SHA-256, size,
+/// type and dimensions, its upload placeholder carries the SHA-256).
+pub const PLAN_FORMAT: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
@@ -320,9 +322,10 @@ pub fn created_path_ref(key: &str) -> String {
     format!("{{$created:{key}}}")
 }
 
-/// The placeholder for an image file next to the manifest, sent as a data URI.
-pub fn image_ref(path: &str) -> Value {
-    serde_json::json!({ "$image": path })
+/// The placeholder for an image file next to the manifest, sent as a data URI of its bytes
+/// once apply has checked that their SHA-256 is `sha256`, the digest the plan was made with.
+pub fn image_ref(path: &str, sha256: &str) -> Value {
+    serde_json::json!({ "$image": path, "sha256": sha256 })
 }
 
 /// The key in a `{"$created": KEY}` placeholder, if `v` is one.
