@@ -178,6 +178,12 @@ impl PathRefusal {
 
     /// What to do about a path that leads out of its folder.
     pub fn help_outside(&self) -> String {
+        if let Refused::Outside { .. } = self.why {
+            return format!(
+                "keep the file inside {}: guildctl reads a manifest's files only from there",
+                self.within
+            );
+        }
         format!(
             "copy the file or folder into {} instead of linking to it: guildctl reads a \
              manifest's files only from there, so a reviewed change cannot pull in a file from \
@@ -333,6 +339,10 @@ pub(crate) fn read(path: &Path, within: &Within) -> ReadOutcome {
         Ok(r) => r,
         Err(refused) => {
             let help = match refused.why {
+                Refused::Outside { .. } => {
+                    "give -f a path inside the working folder, or the manifest's absolute path"
+                        .into()
+                }
                 _ if refused.is_outside() => refused.help_outside(),
                 Refused::Special { .. } | Refused::System { .. } => {
                     "give -f a YAML file or a folder of them (a pipe, socket or device is not read)"
