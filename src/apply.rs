@@ -109,7 +109,7 @@ impl Outcome {
 pub enum Unresolved {
     #[error("operation refers to {0}, which was not created in this run")]
     Created(String),
-    #[error("avatar {0}")]
+    #[error("{0}")]
     Image(String),
 }
 
@@ -502,6 +502,15 @@ pub fn resolve(
     if let Some(path) = v.get("$image").and_then(Value::as_str) {
         let (mime, bytes) =
             crate::manifest::read_image(manifest_dir, path).map_err(Unresolved::Image)?;
+        // The bytes the plan was made with, or none: a file replaced since is not sent.
+        let planned = v.get("sha256").and_then(Value::as_str);
+        let now = crate::discord::cdn::digest(&bytes);
+        if planned != Some(now.as_str()) {
+            return Err(Unresolved::Image(format!(
+                "image \"{path}\" is not the file the plan was made with (sha256 {}, now {now}): plan again",
+                planned.unwrap_or("not recorded")
+            )));
+        }
         let data = base64::engine::general_purpose::STANDARD.encode(bytes);
         return Ok(Value::String(format!("data:{mime};base64,{data}")));
     }
@@ -525,6 +534,39 @@ pub fn resolve(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_image_is_sent_only_as_the_bytes_the_plan_was_made_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let png = b"\x89PNG\r\n\x1a\nplanned";
+        std::fs::write(dir.path().join("icon.png"), png).unwrap();
+        let planned = crate::discord::cdn::digest(png);
+        let none = HashMap::new();
+        let sent = resolve(
+            &crate::plan::image_ref("icon.png", &planned),
+            &none,
+            dir.path(),
+        );
+        assert!(
+            sent.unwrap()
+                .as_str()
+                .is_some_and(|d| d.starts_with("data:image/png;base64,"))
+        );
+        // Replaced between the plan and the call: refused, naming both digests.
+        std::fs::write(dir.path().join("icon.png"), b"\x89PNG\r\n\x1a\nswapped").unwrap();
+        let e = resolve(
+            &crate::plan::image_ref("icon.png", &planned),
+            &none,
+            dir.path(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("is not the file the plan was made with"), "{e}");
+        assert!(e.contains(&planned), "{e}");
+        // A placeholder without a digest (a plan file edited to drop it) sends nothing.
+        let bare = json!({"$image": "icon.png"});
+        assert!(resolve(&bare, &none, dir.path()).is_err());
+    }
 
     #[test]
     fn placeholders_are_replaced_at_any_depth() {

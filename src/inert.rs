@@ -13,6 +13,7 @@
 //!   exactly as the value reads, and cannot mention, reference, link or format.
 //! - [`markdown_code`]: a value as an inline code span (not inside a table).
 //! - [`json_pretty`]: JSON whose strings hold no raw character that [`terminal`] escapes.
+//! - [`redact`]: webhook and interaction tokens in URLs and paths replaced by `{token}`.
 //!
 //! The rules, and why each is there, are in docs/architecture.md ("Text from outside").
 
@@ -21,6 +22,48 @@ use std::io;
 
 use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
+
+/// `text` with the token of every webhook (or interaction) URL or path replaced by
+/// `{token}`: `/webhooks/123/abc` → `/webhooks/123/{token}`. A token is the segment
+/// after the id; the id itself is kept (ids are not secrets). Any host's: a webhook URL
+/// pasted into a manifest (`https://discord.com/api/webhooks/ID/TOKEN`, discordapp.com,
+/// canary, ptb) is a secret wherever it is shown, diagnostics' excerpts included.
+pub fn redact(text: &str) -> String {
+    const MARKERS: [&str; 2] = ["webhooks/", "interactions/"];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let next = MARKERS
+            .iter()
+            .filter_map(|m| rest.find(m).map(|at| (at, m.len())))
+            .min();
+        let Some((at, len)) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        let after = at + len;
+        out.push_str(&rest[..after]);
+        rest = &rest[after..];
+        let id_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let token_len = if id_len > 0 && rest[id_len..].starts_with('/') {
+            rest[id_len + 1..]
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+                .count()
+        } else {
+            0
+        };
+        // A placeholder already there (`{token}`) is not a token; anything else is.
+        if token_len > 0 {
+            out.push_str(&rest[..=id_len]);
+            out.push_str("{token}");
+            rest = &rest[id_len + 1 + token_len..];
+        } else {
+            out.push_str(&rest[..id_len]);
+            rest = &rest[id_len..];
+        }
+    }
+}
 
 /// Put after `@`, `#` and the other starts of GitHub's autolinks in markdown prose: they
 /// are matched on the rendered text, where a backslash escape is already gone.

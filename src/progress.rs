@@ -146,45 +146,7 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
-/// `text` with the token of every webhook (or interaction) URL or path replaced by
-/// `{token}`: `/webhooks/123/abc` → `/webhooks/123/{token}`. A token is the segment
-/// after the id; the id itself is kept (ids are not secrets).
-pub fn redact(text: &str) -> String {
-    const MARKERS: [&str; 2] = ["webhooks/", "interactions/"];
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    loop {
-        let next = MARKERS
-            .iter()
-            .filter_map(|m| rest.find(m).map(|at| (at, m.len())))
-            .min();
-        let Some((at, len)) = next else {
-            out.push_str(rest);
-            return out;
-        };
-        let after = at + len;
-        out.push_str(&rest[..after]);
-        rest = &rest[after..];
-        let id_len = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let token_len = if id_len > 0 && rest[id_len..].starts_with('/') {
-            rest[id_len + 1..]
-                .bytes()
-                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-                .count()
-        } else {
-            0
-        };
-        // A placeholder already there (`{token}`) is not a token; anything else is.
-        if token_len > 0 {
-            out.push_str(&rest[..=id_len]);
-            out.push_str("{token}");
-            rest = &rest[id_len + 1 + token_len..];
-        } else {
-            out.push_str(&rest[..id_len]);
-            rest = &rest[id_len..];
-        }
-    }
-}
+pub use crate::inert::redact;
 
 /// Shows `apply`'s progress: a bar with the calls in flight and an ETA on a terminal,
 /// and on every output one line per finished call.

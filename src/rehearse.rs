@@ -96,12 +96,21 @@ pub async fn rehearse(
         });
     }
     let state = copy_of(snap, options.rules.clone())?;
-    let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) }).await?;
+    let emu = serve_copy(state).await?;
     let outcome = run(&emu, loaded, snap, plan, options).await;
     emu.shutdown().await;
     let mut verdict = outcome?;
     verdict.not_rehearsed = not_rehearsed;
     Ok(verdict)
+}
+
+/// Serves a copy of a guild for this process alone: on a loopback port, without the
+/// emulator's `/_emulator/*` control endpoints (another process on a shared runner could
+/// otherwise read or replace the copy's state mid-rehearsal and change the verdict), and
+/// behind a random bot token that only this process holds (the copy's state pins none).
+pub async fn serve_copy(mut state: State) -> Result<RunningEmulator, RehearseError> {
+    state.tokens.clear();
+    Ok(RunningEmulator::start_without_control(EmulatorOptions { state: Some(state) }).await?)
 }
 
 async fn run(

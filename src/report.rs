@@ -13,6 +13,7 @@ use similar::{ChangeTag, TextDiff};
 mod rehearsal;
 
 use crate::inert;
+use crate::plan::images::ImageValue;
 use crate::plan::{Action, Change, FieldChange, Kind, Plan, PlanError, Risk, risk};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -414,6 +415,9 @@ fn join(items: &[&String]) -> String {
 }
 
 fn show(v: &Value) -> String {
+    if let Some(image) = ImageValue::of(v) {
+        return inert::terminal(&image.to_string()).into_owned();
+    }
     match v {
         Value::Null => "(none)".to_owned(),
         Value::String(s) => inert::terminal(&format!("{s:?}")).into_owned(),

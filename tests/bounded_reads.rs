@@ -600,3 +600,244 @@ async fn the_deadline_runs_on_the_apis_clock() {
         h.requests().len()
     );
 }
+
+// The CDN's reads are bounded too, and nothing is followed elsewhere (issue 30, point 6).
+// The emulator's faults answer only its API routes, so a small server on loopback plays
+// the hostile origin: its CDN streams 100 MB, announced or not, and its API and CDN answer
+// with redirects to a second server that counts whoever comes.
+
+const MB100: u64 = 100_000_000;
+
+/// Counts the bytes allocated and not yet freed by each thread, and their peak: a
+/// `#[tokio::test]` runs the client and its connection on its one thread, so the peak
+/// during a call is what that call held, whatever other tests allocate meanwhile.
+struct PerThread;
+
+thread_local! {
+    static LIVE: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+    static PEAK: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+}
+
+fn counted(delta: i64) {
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + delta;
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+// SAFETY: every call is passed to the system allocator as it came.
+unsafe impl std::alloc::GlobalAlloc for PerThread {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        counted(layout.size() as i64);
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        counted(-(layout.size() as i64));
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        counted(new as i64 - layout.size() as i64);
+        unsafe { std::alloc::System.realloc(ptr, layout, new) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: PerThread = PerThread;
+
+/// The most this thread held above what it held at [`Held::start`].
+struct Held(i64);
+
+impl Held {
+    fn start() -> Held {
+        let live = LIVE.with(std::cell::Cell::get);
+        PEAK.with(|p| p.set(live));
+        Held(live)
+    }
+
+    fn peak(&self) -> u64 {
+        u64::try_from(PEAK.with(std::cell::Cell::get) - self.0).unwrap_or(0)
+    }
+}
+
+/// The hostile origin: what its CDN sent before the client hung up, and how many requests
+/// reached the server its redirects point to.
+struct Hostile {
+    api_base: String,
+    sent: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    followed: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+async fn serve(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}")
+}
+
+async fn hostile() -> Hostile {
+    use axum::body::Body;
+    use axum::extract::Path as AxPath;
+    use axum::http::{StatusCode, header};
+    use axum::response::{IntoResponse, Response};
+    use futures_util::StreamExt;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    let followed = Arc::new(AtomicU64::new(0));
+    let counted = followed.clone();
+    let elsewhere = serve(axum::Router::new().fallback(move || {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async { "you followed a redirect" }
+    }))
+    .await;
+    let sent = Arc::new(AtomicU64::new(0));
+    let sent_by_cdn = sent.clone();
+    let redirect =
+        move |to: String| (StatusCode::FOUND, [(header::LOCATION, to)], "moved").into_response();
+    let to_api = format!("{elsewhere}/api/v10/users/@me?token=webhooks/1/stolen-secret");
+    let to_cdn = format!("{elsewhere}/image.png");
+    let app = axum::Router::new()
+        .route(
+            "/api/v10/{*rest}",
+            axum::routing::any(move || {
+                let r = redirect(to_api.clone());
+                async move { r }
+            }),
+        )
+        .route(
+            "/cdn/{kind}/{id}/{file}",
+            axum::routing::get(
+                move |AxPath((_, _, file)): AxPath<(String, String, String)>| {
+                    let sent = sent_by_cdn.clone();
+                    let to_cdn = to_cdn.clone();
+                    async move {
+                        if file.starts_with("redirect") {
+                            return (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, to_cdn)])
+                                .into_response();
+                        }
+                        // 100 MB in 64 KiB chunks, each counted as it is handed to the socket.
+                        let chunk = bytes::Bytes::from(vec![0u8; 64 * 1024]);
+                        let chunks = MB100.div_ceil(chunk.len() as u64);
+                        let stream = futures_util::stream::iter(0..chunks).map(move |_| {
+                            sent.fetch_add(chunk.len() as u64, Ordering::SeqCst);
+                            Ok::<_, std::io::Error>(chunk.clone())
+                        });
+                        let mut resp = Response::new(Body::from_stream(stream));
+                        if file.starts_with("announced") {
+                            resp.headers_mut()
+                                .insert(header::CONTENT_LENGTH, MB100.into());
+                        }
+                        resp
+                    }
+                },
+            ),
+        );
+    let base = serve(app).await;
+    Hostile {
+        api_base: format!("{base}/api/v10"),
+        sent,
+        followed,
+    }
+}
+
+fn hostile_client(h: &Hostile) -> Client {
+    Client::with_options(
+        &h.api_base,
+        Token::new("MTE.aaaaaa.bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb").unwrap(),
+        ClientOptions {
+            max_retries: 0,
+            ..ClientOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_100_mb_cdn_image_is_refused_within_the_image_cap() {
+    use std::sync::atomic::Ordering;
+    let h = hostile().await;
+    let c = hostile_client(&h);
+    let cap = guildctl::manifest::IMAGE_MAX_BYTES;
+    for (hash, announced) in [("announced", true), ("streamed", false)] {
+        h.sent.store(0, Ordering::SeqCst);
+        let image = guildctl::discord::cdn::LiveImage {
+            kind: "icons",
+            id: "81384788765712384",
+            hash,
+        };
+        let held = Held::start();
+        let e = c.cdn_image(&image).await.expect_err("100 MB is refused");
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("GET (CDN) /icons/81384788765712384/{hash}.png: ")),
+            "{text}"
+        );
+        assert!(text.contains("an image is at most 8388608 bytes"), "{text}");
+        if announced {
+            assert!(
+                text.contains("the CDN announced 100000000 bytes (Content-Length)"),
+                "{text}"
+            );
+        } else {
+            assert!(text.contains("more than 8388608 bytes arrived"), "{text}");
+        }
+        let held = held.peak();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let sent = h.sent.load(Ordering::SeqCst);
+        eprintln!(
+            "{hash}: at most {held} bytes held on this thread; the CDN sent {sent} of {MB100} bytes before the client hung up"
+        );
+        // The image's bytes up to the cap, and the client's own buffers: never the body.
+        assert!(
+            held < cap + (4 << 20),
+            "{hash}: {held} bytes held, the body was read past the cap"
+        );
+        assert!(sent < MB100, "{hash}: the whole body was sent");
+    }
+}
+
+#[tokio::test]
+async fn a_redirect_from_the_api_or_the_cdn_is_refused_naming_the_call() {
+    use std::sync::atomic::Ordering;
+    let h = hostile().await;
+    let c = hostile_client(&h);
+    let e = c
+        .get::<serde_json::Value>("/users/@me")
+        .await
+        .expect_err("a redirect is no answer");
+    assert!(matches!(e, ClientError::Redirected { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.starts_with("GET /users/@me: answered 302 Found, a redirect to \"http://127.0.0.1:"),
+        "{text}"
+    );
+    assert!(text.contains("follows no redirect"), "{text}");
+    assert!(
+        !text.contains("stolen-secret") && text.contains("webhooks/1/{token}"),
+        "a token in the location is redacted: {text}"
+    );
+    let image = guildctl::discord::cdn::LiveImage {
+        kind: "icons",
+        id: "81384788765712384",
+        hash: "redirect",
+    };
+    let e = c
+        .cdn_image(&image)
+        .await
+        .expect_err("a redirect is no image");
+    let text = e.to_string();
+    assert!(
+        text.starts_with(
+            "GET (CDN) /icons/81384788765712384/redirect.png: answered 301 Moved Permanently, a redirect to"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        h.followed.load(Ordering::SeqCst),
+        0,
+        "no request reached where the redirects point"
+    );
+}

@@ -814,3 +814,71 @@ async fn a_drift_issue_opened_by_someone_else_is_left_alone() {
     );
     gh.assert_conforms();
 }
+
+/// `changed-guilds` counts every file a manifest reads as that guild's (issue 30, point 5):
+/// an image or an avatar a single-file manifest names, as much as the manifest itself and
+/// its bases, so a pull request that changes only an image is planned and commented.
+#[tokio::test]
+async fn changed_guilds_names_the_guild_whose_image_or_avatar_changed() {
+    let gh = FakeGitHub::start().await;
+    let opened = event("pull_request-opened");
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    std::fs::create_dir_all(root.join("guilds/images")).unwrap();
+    std::fs::write(root.join("guilds/images/a-icon.png"), b"\x89PNG\r\n\x1a\na").unwrap();
+    std::fs::write(root.join("guilds/images/b-hook.png"), b"\x89PNG\r\n\x1a\nb").unwrap();
+    write(root, "base.yaml", "version: 1\nroles:\n  - name: Member\n");
+    write(
+        root,
+        "guilds/a.yaml",
+        "version: 1\nextends: ../base.yaml\nsettings:\n  icon: images/a-icon.png\n",
+    );
+    write(
+        root,
+        "guilds/b.yaml",
+        "version: 1\nwebhooks:\n  - { name: CI, channel: general, avatar: ./images/b-hook.png }\n",
+    );
+    write(root, "guilds/c.yaml", "version: 1\nextends: ../base.yaml\n");
+    write(
+        root,
+        "guildctl.yaml",
+        "guilds:\n  a: { id: \"81384788765712384\", manifest: guilds/a.yaml }\n  b: { id: \"81384788765712385\", manifest: guilds/b.yaml }\n  c: { id: \"81384788765712386\", manifest: guilds/c.yaml }\n",
+    );
+    let root_arg = root.to_str().unwrap();
+    let pr = PR_NUMBER.to_string();
+    let args = ["changed-guilds", "--pr", &pr, "--repo-root", root_arg];
+    for (files, guilds, why) in [
+        (
+            vec![("guilds/images/a-icon.png", "modified")],
+            "a",
+            "Guild a is touched: guilds/images/a-icon.png is an image its manifest names.",
+        ),
+        (
+            vec![("guilds/images/b-hook.png", "removed")],
+            "b",
+            "Guild b is touched: guilds/images/b-hook.png is an image its manifest names.",
+        ),
+        (
+            vec![("guilds/images/new.png", "renamed guilds/images/a-icon.png")],
+            "a",
+            "guilds/images/a-icon.png is an image its manifest names",
+        ),
+        (
+            vec![("base.yaml", "modified")],
+            "a,c",
+            "Guild c is touched: base.yaml is one of its manifest's files.",
+        ),
+        (
+            vec![("guilds/images/unused.png", "added")],
+            "",
+            "changes no guild",
+        ),
+    ] {
+        gh.set_pull_files(PR_NUMBER, &files);
+        let out = github(&gh, &opened, &args).await;
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.stdout.trim_end(), guilds, "{files:?}: {}", out.stderr);
+        assert!(out.stderr.contains(why), "{files:?}: {}", out.stderr);
+    }
+    gh.assert_conforms();
+}

@@ -202,3 +202,113 @@ async fn export_writes_the_images_as_files_and_plans_back_to_no_changes() {
         .assert_code(0);
     assert!(h.writes().is_empty());
 }
+
+/// A PNG whose header says `width`×`height` (all the checks and the size reading look at);
+/// `tag` makes it unique.
+fn png_sized(width: u32, height: u32, tag: &str) -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    b.extend_from_slice(&width.to_be_bytes());
+    b.extend_from_slice(&height.to_be_bytes());
+    b.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    b.extend_from_slice(tag.as_bytes());
+    b
+}
+
+/// Images are bound by their bytes, not their names (issue 30, point 5): the plan shows
+/// the reviewed file's digest and dimensions and its changes digest covers them, so a file
+/// replaced after review is refused at `apply --plan` before any call is sent.
+#[tokio::test]
+async fn an_image_replaced_after_review_is_refused_at_apply_with_nothing_sent() {
+    let h = Harness::start().await;
+    let reviewed = png_sized(512, 256, "the reviewed icon");
+    put(&h, "images/icon.png", &reviewed);
+    put(
+        &h,
+        "images/ci.png",
+        &png_sized(128, 128, "the reviewed avatar"),
+    );
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nsettings:\n  icon: images/icon.png\nwebhooks:\n  - { name: Deploys, channel: general, avatar: images/ci.png }\n",
+    );
+    let m = m.to_str().unwrap();
+    let digest = guildctl::discord::cdn::digest(&reviewed);
+    let comment = h
+        .run(&[
+            "plan",
+            "-f",
+            m,
+            "--format",
+            "markdown",
+            "--out",
+            "plan.json",
+        ])
+        .await;
+    comment.assert_code(0);
+    assert!(
+        comment.stdout.contains(&format!(
+            "icon: \"images/icon.png\" (sha256 {}…, 512×256 image/png, {} bytes)",
+            &digest[..12],
+            reviewed.len()
+        )),
+        "the comment shows the digest's start and the dimensions:\n{}",
+        comment.stdout
+    );
+    assert!(
+        comment.stdout.contains("128×128 image/png"),
+        "{}",
+        comment.stdout
+    );
+    // The saved plan carries the whole digest, in the change and in the upload.
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(h.dir.path().join("plan.json")).unwrap()).unwrap();
+    let text = saved.to_string();
+    assert_eq!(saved["format"], 3, "the plan format was raised");
+    assert_eq!(text.matches(&digest).count(), 2, "{text}");
+    let reads = h.requests().len();
+    assert!(h.writes().is_empty());
+
+    // After review, the icon is replaced; the manifest is the same text.
+    put(
+        &h,
+        "images/icon.png",
+        &png_sized(512, 256, "swapped in after review"),
+    );
+    let r = h
+        .run(&["apply", "--plan", "plan.json", "-f", m, "--yes"])
+        .await;
+    r.assert_code(1);
+    assert!(
+        r.stderr.contains("is not the reviewed plan")
+            && r.stderr.contains("update guild Ferris Fans (icon)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("nothing was sent to Discord"),
+        "{}",
+        r.stderr
+    );
+    let requests = h.requests();
+    assert!(
+        requests[reads..].iter().all(|q| q.method == "GET"),
+        "only reads: {:#?}",
+        &requests[reads..]
+    );
+    assert_eq!(h.writes().len(), 0, "{:#?}", h.writes());
+    assert!(h.guild().icon.is_none());
+
+    // The reviewed bytes back in place: the reviewed plan applies, and sends them.
+    put(&h, "images/icon.png", &reviewed);
+    h.run(&["apply", "--plan", "plan.json", "-f", m, "--yes"])
+        .await
+        .assert_code(0);
+    let patches = guild_patches(&h);
+    assert_eq!(patches.len(), 1, "{patches:#?}");
+    let sent = patches[0]["icon"].as_str().unwrap();
+    use base64::Engine;
+    let sent = base64::engine::general_purpose::STANDARD
+        .decode(sent.trim_start_matches("data:image/png;base64,"))
+        .unwrap();
+    assert_eq!(sent, reviewed, "the reviewed bytes were sent");
+}

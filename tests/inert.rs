@@ -652,3 +652,71 @@ async fn apply_progress_and_failures_are_inert() {
         .unwrap();
     assert_eq!(general.topic.as_deref(), Some("Welcome"));
 }
+
+/// A webhook URL pasted into a manifest (issue 30, point 8): its token never reaches an
+/// excerpt, a message, an annotation or JSON, whichever Discord host it names; the id stays,
+/// and a place after it on the same line is still marked under its own text.
+#[tokio::test]
+async fn a_webhook_url_in_a_manifest_is_redacted_in_every_excerpt() {
+    let h = Harness::start().await;
+    let token = "Zx9-secretWebhookToken_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNO";
+    let hosts = [
+        "discord.com",
+        "discordapp.com",
+        "canary.discord.com",
+        "ptb.discord.com",
+    ];
+    let mut yaml = "version: 1\nwebhooks:\n".to_owned();
+    for (i, host) in hosts.iter().enumerate() {
+        yaml.push_str(&format!(
+            "  - {{ name: Hook{i}, channel: general, url: \"https://{host}/api/webhooks/11223344556677889{i}/{token}\", avatr: x }}\n"
+        ));
+    }
+    // A value that is itself the URL, where a message may echo the value.
+    yaml.push_str(&format!(
+        "  - \"https://discord.com/api/v10/webhooks/112233445566778899/{token}\"\n"
+    ));
+    let f = h.manifest("hooks.yaml", &yaml);
+    let f = f.to_str().unwrap();
+    let mut outputs = Vec::new();
+    for args in [
+        vec!["validate", "-f", f],
+        vec!["validate", "-f", f, "--format", "github"],
+        vec!["validate", "-f", f, "--format", "json"],
+        vec!["plan", "-f", f],
+    ] {
+        let r = h.run(&args).await;
+        assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+        for stream in [&r.stdout, &r.stderr] {
+            assert!(
+                !stream.contains(token),
+                "{args:?} shows the token:\n{stream}"
+            );
+            assert!(!stream.contains("Zx9-secret"), "{args:?}:\n{stream}");
+        }
+        outputs.push(r);
+    }
+    assert!(h.writes().is_empty());
+    let text = &outputs[0].stderr;
+    assert!(text.contains("unknown field `url`"), "{text}");
+    for (i, host) in hosts.iter().enumerate() {
+        assert!(
+            text.contains(&format!(
+                "https://{host}/api/webhooks/11223344556677889{i}/{{token}}"
+            )),
+            "{host}: the URL is shown with its token redacted:\n{text}"
+        );
+    }
+    // The caret of `avatr`, past the redacted token on its line, is under `avatr`.
+    let lines: Vec<&str> = text.lines().collect();
+    let marked = lines.windows(2).find(|w| {
+        w[0].contains("Hook0")
+            && w[1]
+                .find('^')
+                .is_some_and(|caret| w[0].get(caret..caret + 5) == Some("avatr"))
+    });
+    assert!(
+        marked.is_some(),
+        "a caret under `avatr` on the redacted line:\n{text}"
+    );
+}

@@ -305,7 +305,7 @@ async fn a_fifo_or_device_given_with_f_is_refused_within_a_second() {
     let stderr = refused(
         &h,
         &fifo,
-        &["guild.yaml is a FIFO (named pipe), not a manifest file or folder"],
+        &["guild.yaml is a FIFO (named pipe), not a file or folder"],
     )
     .await;
     // Five runs (validate twice, plan twice, apply): none waited on the pipe.
@@ -351,4 +351,162 @@ async fn a_manifest_file_linked_inside_its_folder_is_read() {
     // Given from inside the folder, by a relative path.
     let r = run(&h, &["validate", "-f", "repo/guild.yaml"]).await;
     r.assert_code(0);
+}
+
+// Every path read from a repository goes through one resolver (issue 30, point 4): a
+// directory link committed anywhere along the path, not only at its end, is refused before
+// the file is opened, so nothing of the file it leads to reaches stdout or stderr.
+
+/// A folder outside the harness's (the working folder's) with a file whose line would show
+/// in an excerpt if it were read: a valid YAML mapping with a key the schema refuses.
+const SECRET: &str = "version: 1\nsecret_line: hunter2-through-a-directory-link\n";
+
+fn outside_secret() -> tempfile::TempDir {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.yaml"), SECRET).unwrap();
+    std::fs::write(outside.path().join("icon.png"), b"\x89PNG\r\n\x1a\nhunter2").unwrap();
+    outside
+}
+
+fn assert_unread(r: &Run, what: &str) {
+    for stream in [&r.stdout, &r.stderr] {
+        assert!(
+            !stream.contains("hunter2"),
+            "{what}: the linked file was read and shown:\n{stream}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_directory_link_in_f_or_a_workspace_manifest_is_refused_unread() {
+    let h = Harness::start().await;
+    let outside = outside_secret();
+    std::fs::create_dir_all(h.dir.path().join("guilds")).unwrap();
+    symlink(outside.path(), h.dir.path().join("guilds/root")).unwrap();
+    // And the issue's own: a link to `/`, and /etc/passwd read through it.
+    symlink("/", h.dir.path().join("guilds/slash")).unwrap();
+    let passwd_line = std::fs::read_to_string("/etc/passwd")
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_owned));
+
+    // -f, relative: the working folder is its root.
+    for (path, link, passwd) in [
+        ("guilds/root/secret.yaml", "guilds/root", false),
+        ("guilds/slash/etc/passwd", "guilds/slash", true),
+    ] {
+        for args in [
+            vec!["validate", "-f", path],
+            vec!["validate", "-f", path, "--format", "json"],
+            vec!["plan", "-f", path],
+            vec!["apply", "-f", path, "--yes"],
+        ] {
+            let r = run(&h, &args).await;
+            r.assert_code(1);
+            assert_unread(&r, path);
+            if passwd && let Some(line) = &passwd_line {
+                assert!(!r.stdout.contains(line.as_str()), "{}", r.stdout);
+                assert!(!r.stderr.contains(line.as_str()), "{}", r.stderr);
+            }
+            let all = format!("{}{}", r.stdout, r.stderr);
+            assert!(
+                all.contains(&format!(
+                    "{path} leads through the symbolic link {link} (to "
+                )) && all.contains("outside the working folder"),
+                "{args:?}: the refusal names the path and the link:\n{all}"
+            );
+        }
+    }
+    assert!(h.requests().is_empty(), "{:?}", h.requests());
+
+    // The workspace file's `manifest:`: the workspace's folder is its root.
+    h.manifest(
+        "guildctl.yaml",
+        &format!(
+            "guilds:\n  main: {{ id: \"{}\", manifest: guilds/root/secret.yaml }}\n",
+            h.emu.guild_id
+        ),
+    );
+    for args in [
+        vec!["validate", "--all"],
+        vec!["plan", "--all"],
+        vec!["apply", "--all", "--yes"],
+    ] {
+        let r = run(&h, &args).await;
+        r.assert_code(1);
+        assert_unread(&r, "manifest:");
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(
+            all.contains("secret.yaml leads through the symbolic link ")
+                && all.contains("guilds/root (to ")
+                && all.contains("outside the workspace's folder"),
+            "{args:?}:\n{all}"
+        );
+    }
+    assert!(
+        h.writes().is_empty(),
+        "nothing was written: {:?}",
+        h.writes()
+    );
+
+    // A path a person types whole stays theirs: an absolute -f is read where it leads.
+    let typed = h.dir.path().join("guilds/root/secret.yaml");
+    let r = run(&h, &["validate", "-f", typed.to_str().unwrap()]).await;
+    r.assert_code(1);
+    assert!(
+        r.stderr.contains("secret_line") && !r.stderr.contains("symbolic link"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[tokio::test]
+async fn directory_links_in_extends_images_and_folder_entries_are_still_refused() {
+    let h = Harness::start().await;
+    let outside = outside_secret();
+    symlink(outside.path(), h.dir.path().join("shared")).unwrap();
+    std::fs::create_dir_all(h.dir.path().join("m")).unwrap();
+    std::fs::write(h.dir.path().join("m/guild.yaml"), GUILD).unwrap();
+    symlink(outside.path(), h.dir.path().join("m/more")).unwrap();
+    h.manifest(
+        "extends.yaml",
+        "version: 1\nextends: shared/secret.yaml\nroles:\n  - name: Member\n",
+    );
+    h.manifest(
+        "icon.yaml",
+        "version: 1\nsettings:\n  icon: shared/icon.png\n",
+    );
+    for (file, expected) in [
+        (
+            "extends.yaml",
+            vec![
+                "the base manifest shared/secret.yaml (",
+                "leads through the symbolic link ",
+                "outside the manifest's folder",
+            ],
+        ),
+        (
+            "icon.yaml",
+            vec![
+                "image \"shared/icon.png\" leads through the symbolic link ",
+                "outside the manifest's folder",
+            ],
+        ),
+        (
+            "m",
+            vec![
+                "m/more is a symbolic link to ",
+                "outside the manifest's folder",
+            ],
+        ),
+    ] {
+        for args in [vec!["validate", "-f", file], vec!["plan", "-f", file]] {
+            let r = run(&h, &args).await;
+            r.assert_code(1);
+            assert_unread(&r, file);
+            for e in &expected {
+                assert!(r.stderr.contains(e), "{args:?}: {e:?} in\n{}", r.stderr);
+            }
+        }
+    }
+    assert!(h.writes().is_empty(), "{:?}", h.writes());
 }

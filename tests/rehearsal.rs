@@ -578,3 +578,61 @@ async fn invites_read_without_metadata_are_listed_as_not_rehearsed() {
     assert_eq!(r["ok"], true, "{r}");
     assert!(listed(r).contains("invite metadata: not read"), "{r}");
 }
+
+/// The copy a rehearsal applies its plan to answers guildctl alone (issue 30, point 7): no
+/// control endpoint to read or replace its state, and an API that wants a random token
+/// only the rehearsing process holds (not the live bot's, not another copy's).
+#[tokio::test]
+async fn the_rehearsal_copy_refuses_control_requests_and_other_tokens() {
+    use guildctl::rehearse::{copy_of, serve_copy};
+    let h = Harness::start().await;
+    let snap = snapshot(&h).await;
+    let copy = serve_copy(copy_of(&snap, None).unwrap()).await.unwrap();
+    let other = serve_copy(copy_of(&snap, None).unwrap()).await.unwrap();
+    let http = reqwest::Client::new();
+    let base = &copy.base_url;
+    for (method, path) in [
+        (reqwest::Method::GET, "/_emulator/state"),
+        (reqwest::Method::PUT, "/_emulator/state"),
+        (reqwest::Method::GET, "/_emulator/requests"),
+        (reqwest::Method::POST, "/_emulator/faults"),
+        (reqwest::Method::GET, "/%5Femulator/state"),
+    ] {
+        let r = http
+            .request(method.clone(), format!("{base}{path}"))
+            .header("Content-Type", "application/json")
+            .body(r#"{"guilds": []}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 404, "{method} {path}");
+    }
+    assert_eq!(
+        copy.state().guilds.len(),
+        1,
+        "the copy's state is untouched"
+    );
+    let me = format!("{}/users/@me", copy.api_base);
+    let status = |token: Option<String>| {
+        let mut req = http.get(&me);
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bot {t}"));
+        }
+        async move { req.send().await.unwrap().status().as_u16() }
+    };
+    assert_eq!(status(None).await, 401, "no token");
+    assert_eq!(
+        status(Some(h.emu.token.clone())).await,
+        401,
+        "the live token"
+    );
+    assert_eq!(
+        status(Some(other.token.clone())).await,
+        401,
+        "another copy's"
+    );
+    assert_ne!(copy.token, other.token);
+    assert_eq!(status(Some(copy.token.clone())).await, 200, "its own token");
+    copy.shutdown().await;
+    other.shutdown().await;
+}

@@ -30,9 +30,11 @@ fn client(h: &Harness) -> Client {
     .unwrap()
 }
 
-async fn plan_for(c: &Client, h: &Harness, m: &manifest::Manifest) -> (Snapshot, Plan) {
+/// The plan of `loaded` (its avatar read from its folder, as the CLI reads it).
+async fn plan_for(c: &Client, h: &Harness, loaded: &manifest::LoadedManifest) -> (Snapshot, Plan) {
     let snap = Snapshot::fetch(c, &h.emu.guild_id).await.expect("snapshot");
-    let plan = plan::diff(m, &snap).expect("the plan is not refused");
+    let plan = plan::diff_loaded(loaded, &snap, &plan::PlanOptions::default())
+        .expect("the plan is not refused");
     (snap, plan)
 }
 
@@ -100,13 +102,12 @@ async fn two_hundred_seeded_runs_with_faults_end_cleanly_and_converge() {
     let text = text.replace("webhooks: false", "webhooks: true");
     let dir = example("community.yaml").parent().unwrap().to_path_buf();
     let loaded = manifest::load_str(&dir.join("community.yaml"), text).expect("example loads");
-    let m = &loaded.manifest;
     let mut failed_runs = 0;
     let mut faults_seen = 0;
     for seed in 0..200u64 {
         let h = Harness::start().await;
         let c = client(&h);
-        let (_, plan) = plan_for(&c, &h, m).await;
+        let (_, plan) = plan_for(&c, &h, &loaded).await;
         assert!(
             plan.operations.len() >= 30,
             "the plan exercises many routes"
@@ -146,14 +147,14 @@ async fn two_hundred_seeded_runs_with_faults_end_cleanly_and_converge() {
         h.emu.clear_faults();
 
         // A rerun without faults completes the job, and a plan then shows nothing.
-        let (_, rerun) = plan_for(&c, &h, m).await;
+        let (_, rerun) = plan_for(&c, &h, &loaded).await;
         let outcome = apply::apply(&c, &rerun, &options, |_| {}).await;
         assert!(
             outcome.succeeded(),
             "seed {seed}: rerun failed: {:?}",
             outcome.failures
         );
-        let (_, last) = plan_for(&c, &h, m).await;
+        let (_, last) = plan_for(&c, &h, &loaded).await;
         assert!(
             last.is_empty(),
             "seed {seed}: not converged: {:?}",
@@ -175,7 +176,7 @@ async fn two_hundred_seeded_runs_with_faults_end_cleanly_and_converge() {
     // create fails on the server, whatever the order.
     let h = Harness::start().await;
     let c = client(&h);
-    let (_, plan) = plan_for(&c, &h, m).await;
+    let (_, plan) = plan_for(&c, &h, &loaded).await;
     h.emu
         .set_faults(FaultSet {
             seed: Some(7),
@@ -201,9 +202,9 @@ async fn two_hundred_seeded_runs_with_faults_end_cleanly_and_converge() {
             .all(|s| matches!(s, Status::Done | Status::Failed | Status::Skipped))
     );
     h.emu.clear_faults();
-    let (_, rerun) = plan_for(&c, &h, m).await;
+    let (_, rerun) = plan_for(&c, &h, &loaded).await;
     assert!(apply::apply(&c, &rerun, &options, |_| {}).await.succeeded());
-    let (_, last) = plan_for(&c, &h, m).await;
+    let (_, last) = plan_for(&c, &h, &loaded).await;
     assert!(last.is_empty(), "not converged after the forced failure");
     assert_no_duplicates(&h, u64::MAX);
 }

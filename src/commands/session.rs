@@ -64,6 +64,10 @@ pub(crate) struct Target {
     pub(crate) annotations: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) conn: Connection,
+    /// Where the manifest must stay: set for a workspace's guild (its folder); else the
+    /// folder `-f` implies ([`manifest::Within::given`]).
+    #[arg(skip)]
+    pub(crate) within: Option<manifest::Within>,
 }
 
 impl Target {
@@ -279,7 +283,11 @@ pub(crate) fn env_number(name: &str) -> Result<Option<u64>> {
 /// refuse it before anything is sent to Discord.
 pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
     let path = target.file();
-    let (loaded, report) = manifest::validate(path);
+    let within = target
+        .within
+        .clone()
+        .unwrap_or_else(|| manifest::Within::given(path));
+    let (loaded, report) = manifest::validate_in(path, &within);
     target.show(&report)?;
     match loaded {
         Some(loaded) if !report.has_errors() => Ok(loaded),

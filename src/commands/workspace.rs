@@ -244,6 +244,7 @@ fn summary_table(outcomes: &[Outcome]) -> String {
 fn load_for(target: &Target, g: &WorkspaceGuild) -> Result<(Target, LoadedManifest)> {
     let mut t = target.clone();
     t.file = Some(g.manifest.clone());
+    t.within = Some(g.within());
     t.conn.guild = Some(g.id.clone());
     let loaded = load_checked(&t)?;
     if let Some(declared) = &loaded.manifest.guild
@@ -306,7 +307,7 @@ pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: b
     let outcomes: Vec<Outcome> = guilds
         .iter()
         .map(|g| {
-            let (loaded, mut report) = manifest::validate(&g.manifest);
+            let (loaded, mut report) = manifest::validate_in(&g.manifest, &g.within());
             if let Some(declared) = loaded.as_ref().and_then(|l| l.manifest.guild.as_ref())
                 && declared.0 != g.id
             {

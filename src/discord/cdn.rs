@@ -61,32 +61,62 @@ pub fn digest(bytes: &[u8]) -> String {
 }
 
 impl Client {
-    /// Reads a live image from the CDN (no token is sent there), at most 8 MiB.
+    /// Reads a live image from the CDN (no token is sent there), at most
+    /// [`IMAGE_MAX_BYTES`]: a larger `Content-Length` is refused before the body is read,
+    /// and the body is counted as it streams in and dropped, unread, past the cap. A
+    /// redirect is refused, never followed ([`ClientError::Redirected`]).
     pub async fn cdn_image(&self, image: &LiveImage<'_>) -> Result<Vec<u8>, ClientError> {
         let path = image.path();
         let url = format!("{}/{path}", cdn_base(self.api_base()));
+        let shown = format!("(CDN) /{path}");
         let fail = |detail: String| ClientError::Transport {
             method: Method::GET,
-            path: format!("(CDN) /{path}"),
+            path: shown.clone(),
             detail,
         };
-        let resp = self
+        let mut resp = self
             .http()
             .get(&url)
             .send()
             .await
             .map_err(|e| fail(e.without_url().to_string()))?;
+        if resp.status().is_redirection() {
+            return Err(super::client::redirected(&Method::GET, &shown, &resp));
+        }
         if !resp.status().is_success() {
             return Err(fail(format!("the CDN answered {}", resp.status())));
         }
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| fail(e.without_url().to_string()))?;
-        if bytes.len() as u64 > IMAGE_MAX_BYTES {
-            return Err(fail(format!("the image is {} bytes", bytes.len())));
+        let too_large = |size: String| {
+            fail(format!(
+                "{size}; an image is at most {IMAGE_MAX_BYTES} bytes (8 MiB), so the rest was not read"
+            ))
+        };
+        let announced = resp.content_length();
+        if let Some(n) = announced
+            && n > IMAGE_MAX_BYTES
+        {
+            return Err(too_large(format!(
+                "the CDN announced {n} bytes (Content-Length)"
+            )));
         }
-        Ok(bytes.to_vec())
+        // An announced length is only a promise: the bytes are counted either way. The
+        // chunks are kept as they came and joined once whole, so nothing past the cap is
+        // held, not even a buffer grown ahead of it.
+        let (mut chunks, mut total) = (Vec::new(), 0u64);
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| fail(e.without_url().to_string()))?
+        {
+            total += chunk.len() as u64;
+            if total > IMAGE_MAX_BYTES {
+                return Err(too_large(format!(
+                    "more than {IMAGE_MAX_BYTES} bytes arrived"
+                )));
+            }
+            chunks.push(chunk);
+        }
+        Ok(chunks.concat())
     }
 }
 

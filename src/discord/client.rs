@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::models::ErrorBody;
 use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
 use crate::inert;
-use crate::progress::{human_duration, redact};
+use crate::inert::redact;
+use crate::progress::human_duration;
 use tokio::time::Instant;
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
@@ -137,6 +138,18 @@ pub enum ClientError {
         cap: usize,
         announced: Option<u64>,
     },
+    /// A redirect (3xx) from the API or the CDN: never followed, so no request goes to a
+    /// host guildctl did not choose. `location` is where it pointed, as the server said it.
+    #[error(
+        "{method} {path}: answered {status}, a redirect to {}; guildctl follows no redirect, so nothing was asked of another host: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's",
+        shown_location(.location)
+    )]
+    Redirected {
+        method: Method,
+        path: String,
+        status: StatusCode,
+        location: Option<String>,
+    },
     /// A call still failing when one of its bounds ran out: its retries, or its deadline.
     #[error("{method} {path}: {why} (the last answer: {last}); {advice}")]
     GaveUp {
@@ -184,6 +197,31 @@ impl fmt::Display for GaveUp {
                 human_duration(*deadline)
             ),
         }
+    }
+}
+
+/// A redirect's `Location` as an error shows it: the server's text, tokens redacted, inert,
+/// at most 200 characters.
+fn shown_location(location: &Option<String>) -> String {
+    match location {
+        Some(l) => {
+            let short: String = l.chars().take(200).collect();
+            format!("\"{}\"", inert::terminal(&redact(&short)))
+        }
+        None => "nowhere (no Location)".to_owned(),
+    }
+}
+
+/// The error for a redirect answering `method path` (the API's or the CDN's).
+pub(super) fn redirected(method: &Method, path: &str, resp: &reqwest::Response) -> ClientError {
+    ClientError::Redirected {
+        method: method.clone(),
+        path: path.to_owned(),
+        status: resp.status(),
+        location: resp
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
     }
 }
 
@@ -356,6 +394,9 @@ impl Client {
         let http = reqwest::Client::builder()
             .user_agent(USER_AGENT)
             .timeout(options.timeout)
+            // A redirect is refused as an answer ([`ClientError::Redirected`]), never
+            // followed: the API and the CDN answer from where guildctl asked.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ClientError::Transport {
                 method: Method::GET,
@@ -588,6 +629,9 @@ impl Client {
         let status = resp.status();
         let headers = resp.headers().clone();
         self.limiter.update(route, &mut permit, &headers);
+        if status.is_redirection() {
+            return Attempt::Fail(redirected(method, &call.shown_path(), &resp));
+        }
         let bytes = match self.read_body(call, resp).await {
             Ok(b) => b,
             Err(Unread::TooLarge(e)) => return Attempt::Fail(e),

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::{Attribution, Blame, DriftReport, DriftedObject};
 use crate::inert;
 use crate::plan::Action;
+use crate::plan::images::ImageValue;
 use crate::report::Format;
 
 /// Rows of the markdown table at most; GitHub comments hold 65,536 characters and
@@ -36,6 +37,9 @@ fn verb(a: Action) -> &'static str {
 
 /// A value on one line, as it reads (made inert where it is shown).
 fn show(v: &Value) -> String {
+    if let Some(image) = ImageValue::of(v) {
+        return image.to_string();
+    }
     match v {
         Value::Null => "(none)".to_owned(),
         Value::String(s) => format!("{s:?}"),

@@ -1,6 +1,6 @@
 //! Which guilds of a workspace a pull request touches: those with a file the pull
-//! request changes among their manifest's files, bases included (a change to a base
-//! plans every guild that extends it). The pull request's files come from GitHub
+//! request changes among the files their manifest reads, bases included (a change to a
+//! base plans every guild that extends it), and the images and avatars it names. The pull request's files come from GitHub
 //! (`GET /repos/{owner}/{repo}/pulls/{n}/files`), so the checkout needs no history.
 //!
 //! Decisions the issue is silent on (docs/github.md, "A workspace"):
@@ -96,7 +96,7 @@ pub fn every_guild(ws: &Workspace, why: &str) -> Vec<Touched> {
 }
 
 fn touched(g: &WorkspaceGuild, changed: &[(PathBuf, &str)]) -> Option<String> {
-    let loaded = match manifest::load(&g.manifest) {
+    let loaded = match manifest::load_in(&g.manifest, &g.within()) {
         Ok(l) => l,
         Err(_) => {
             return Some(format!(
@@ -106,11 +106,20 @@ fn touched(g: &WorkspaceGuild, changed: &[(PathBuf, &str)]) -> Option<String> {
         }
     };
     let files: Vec<PathBuf> = loaded.files.iter().map(|f| absolute(&f.path)).collect();
+    // The images and avatars it names (its bases' too) are read with it: a new icon is a
+    // change of the guild, as much as a changed line.
+    let dir = loaded.dir();
+    let images: Vec<PathBuf> = manifest::image_fields(&loaded.manifest)
+        .into_iter()
+        .map(|(_, rel)| absolute(&dir.join(rel)))
+        .collect();
     // A folder manifest: a file added to the folder joins it.
     let folder = loaded.is_dir.then(|| absolute(&loaded.path));
     changed.iter().find_map(|(p, shown)| {
         if files.contains(p) {
             Some(format!("{shown} is one of its manifest's files"))
+        } else if images.contains(p) {
+            Some(format!("{shown} is an image its manifest names"))
         } else if folder.as_ref().is_some_and(|d| p.starts_with(d)) {
             Some(format!("{shown} is in its manifest's folder"))
         } else {

@@ -320,14 +320,16 @@ impl Report {
     /// Lines `lo..=hi` (1-based) of a file, without the final line break. annotate-snippets
     /// shows C0, DEL and bidi controls in excerpts as symbols; the other characters a
     /// terminal acts on (C1, bidi marks, line separators) become U+FFFD here, one for one,
-    /// so columns still count right.
+    /// so columns still count right. A webhook URL's token is redacted ([`inert::redact`]):
+    /// excerpts go to public job logs ([`Self::range_in`] moves columns past it).
     fn excerpt(&self, file: usize, lo: usize, hi: usize) -> Cow<'_, str> {
-        let text = self.files.get(file).map(|f| f.text.as_str()).unwrap_or("");
-        let start = line_start(text, lo.max(1));
-        let end = line_start(text, hi.max(1) + 1).max(start);
-        let chunk = &text[start..end];
-        let chunk = chunk.strip_suffix('\n').unwrap_or(chunk);
-        let chunk = chunk.strip_suffix('\r').unwrap_or(chunk);
+        let chunk = self.lines(file, lo, hi);
+        let redacted = inert::redact(chunk);
+        let chunk: Cow<'_, str> = if redacted == chunk {
+            Cow::Borrowed(chunk)
+        } else {
+            Cow::Owned(redacted)
+        };
         // What annotate-snippets leaves (it handles C0, tabs included, DEL and the bidi
         // embeddings, overrides and isolates itself).
         let acted_on = |c: char| {
@@ -345,19 +347,35 @@ impl Report {
                     .collect(),
             )
         } else {
-            Cow::Borrowed(chunk)
+            chunk
         }
     }
 
-    /// The byte range of place `s` in an excerpt that starts at line `lo`; columns and
-    /// lengths are characters, clamped to the line.
+    /// Lines `lo..=hi` (1-based) of a file as they are, without the final line break.
+    fn lines(&self, file: usize, lo: usize, hi: usize) -> &str {
+        let text = self.files.get(file).map(|f| f.text.as_str()).unwrap_or("");
+        let start = line_start(text, lo.max(1));
+        let end = line_start(text, hi.max(1) + 1).max(start);
+        let chunk = &text[start..end];
+        let chunk = chunk.strip_suffix('\n').unwrap_or(chunk);
+        chunk.strip_suffix('\r').unwrap_or(chunk)
+    }
+
+    /// The byte range of place `s` in an excerpt of its file that starts at line `lo`;
+    /// columns and lengths are the file's characters, clamped to the line, and moved as a
+    /// token redacted before them on the line moved the text.
     fn range_in(&self, excerpt: &str, lo: usize, s: Span) -> std::ops::Range<usize> {
         let at = line_start(excerpt, s.line.saturating_sub(lo) + 1);
         let rest = &excerpt[at..];
         let line = rest.split('\n').next().unwrap_or("");
         let line = line.strip_suffix('\r').unwrap_or(line);
-        let from = byte_of_char(line, s.column.saturating_sub(1));
-        let to = byte_of_char(line, s.column.saturating_sub(1) + s.len.max(1));
+        let original = self.lines(s.file, s.line, s.line);
+        let shown = |column: usize| {
+            let before = &original[..byte_of_char(original, column)];
+            inert::redact(before).chars().count()
+        };
+        let from = byte_of_char(line, shown(s.column.saturating_sub(1)));
+        let to = byte_of_char(line, shown(s.column.saturating_sub(1) + s.len.max(1)));
         (at + from)..(at + to.max(from))
     }
 
@@ -383,21 +401,21 @@ impl Report {
             ));
             // Lines of the annotation: each made inert, then joined with line breaks the
             // runner decodes (%0A).
-            let mut message = inert::terminal(&d.message).into_owned();
+            let mut message = clean(&d.message);
             for (label, r) in &d.related {
                 message.push_str(&format!(
                     "\n{} is at {}:{}:{}",
-                    inert::terminal(label),
+                    clean(label),
                     self.shown_file(Some(*r)),
                     r.line,
                     r.column
                 ));
             }
             if !d.path.is_empty() {
-                message.push_str(&format!("\nat {}", inert::terminal(&d.path)));
+                message.push_str(&format!("\nat {}", clean(&d.path)));
             }
             if let Some(help) = &d.help {
-                message.push_str(&format!("\nhelp: {}", inert::terminal(help)));
+                message.push_str(&format!("\nhelp: {}", clean(help)));
             }
             out.push_str(&format!(
                 "::{kind} {}::{}\n",
@@ -428,8 +446,14 @@ impl Report {
                 o.insert("severity".into(), serde_json::json!(d.severity));
                 o.insert("rule".into(), serde_json::json!(d.rule));
                 o.insert("path".into(), serde_json::json!(d.path));
-                o.insert("message".into(), serde_json::json!(d.message));
-                o.insert("help".into(), serde_json::json!(d.help));
+                o.insert(
+                    "message".into(),
+                    serde_json::json!(inert::redact(&d.message)),
+                );
+                o.insert(
+                    "help".into(),
+                    serde_json::json!(d.help.as_deref().map(inert::redact)),
+                );
                 let related: Vec<serde_json::Value> = d
                     .related
                     .iter()
@@ -437,7 +461,7 @@ impl Report {
                         let mut v = place(Some(*r));
                         v.as_object_mut()
                             .expect("an object")
-                            .insert("label".into(), serde_json::json!(label));
+                            .insert("label".into(), serde_json::json!(inert::redact(label)));
                         v
                     })
                     .collect();
@@ -473,7 +497,7 @@ fn byte_of_char(line: &str, n: usize) -> usize {
 /// Text from the manifest (names, values, file names) may hold control characters and
 /// line breaks: shown escaped, on one line ([`inert::terminal`]).
 fn clean(s: &str) -> String {
-    inert::terminal(s).into_owned()
+    inert::terminal(&inert::redact(s)).into_owned()
 }
 
 fn gh_data(s: &str) -> String {

@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::diagnostic::{Diagnostic, Located, Report, Severity};
 use super::extends;
 use super::shared::Derived;
-use super::source::{self, SourceFile};
+use super::source::{self, SourceFile, Within};
 use super::source_map::{Part, SourceMap, Span, Trees, key_span, span_of};
 use super::tree::{At, Limits, Node, Scalar, ScalarNode, parse_fast, to_json};
 use super::types::Manifest;
@@ -164,7 +164,7 @@ impl fmt::Display for LoadError {
                 Some(s) => write!(f, "{}:{}:{}: ", file.display(), s.line, s.column)?,
                 None => write!(f, "{}: ", file.display())?,
             }
-            write!(f, "{}: {}", d.severity, d.message)?;
+            write!(f, "{}: {}", d.severity, crate::inert::redact(&d.message))?;
         }
         Ok(())
     }
@@ -172,9 +172,16 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Reads and parses a manifest: a YAML file, or a folder of them merged by section.
+/// Reads and parses a manifest given with `-f`: a YAML file, or a folder of them merged by
+/// section. The path must stay inside the working folder if it is relative, inside the folder
+/// it is given in if it is absolute ([`Within::given`]).
 pub fn load(path: &Path) -> Result<LoadedManifest, LoadError> {
-    let read = source::read(path);
+    load_in(path, &Within::given(path))
+}
+
+/// [`load`] for a path that must stay `within` a folder (a workspace's guild: its folder).
+pub fn load_in(path: &Path, within: &Within) -> Result<LoadedManifest, LoadError> {
+    let read = source::read(path, within);
     let mut report = Report::new(path, read.files);
     for p in read.problems {
         report.items.push(Located {
@@ -943,7 +950,7 @@ fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
 
 /// The folder bases must lie in: the nearest folder above the manifest holding a workspace
 /// file (`guildctl.yaml`), else the manifest's own folder.
-fn extends_root(manifest: &Path) -> PathBuf {
+fn extends_root(manifest: &Path) -> Within {
     let start = if manifest.is_dir() {
         manifest.to_path_buf()
     } else {
@@ -953,10 +960,13 @@ fn extends_root(manifest: &Path) -> PathBuf {
         }
     };
     let start = std::fs::canonicalize(&start).unwrap_or(start);
-    start
+    match start
         .ancestors()
         .find(|d| d.join(super::source::WORKSPACE_FILE).is_file())
-        .map_or_else(|| start.clone(), Path::to_path_buf)
+    {
+        Some(workspace) => Within::workspace(workspace),
+        None => Within::manifest_folder(&start),
+    }
 }
 
 /// Bases parsed in this process, by canonical path: a workspace run loads the base that
@@ -1053,7 +1063,7 @@ fn add_bases(
     at: usize,
     bases: Vec<(String, Span)>,
     chain: &mut Vec<PathBuf>,
-    root: &Path,
+    root: &Within,
 ) {
     for (rel, span) in bases {
         let refuse = |report: &mut Report, message: String, help: &str| {
@@ -1075,31 +1085,19 @@ fn add_bases(
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let path = from.join(&rel);
-        let real = match std::fs::canonicalize(&path) {
-            Ok(r) => r,
-            Err(e) => {
-                refuse(
-                    report,
-                    format!(
-                        "cannot read the base manifest {rel} ({}): {e}",
-                        path.display()
-                    ),
-                    "the path is relative to the file that writes `extends:`",
-                );
+        let shown = format!("the base manifest {rel} ({})", path.display());
+        let real = match source::resolve(&path, &shown, root) {
+            Ok(r) => r.real,
+            Err(refused) => {
+                let help = if refused.is_outside() {
+                    refused.help_outside()
+                } else {
+                    "the path is relative to the file that writes `extends:`".into()
+                };
+                refuse(report, refused.to_string(), &help);
                 continue;
             }
         };
-        if !real.starts_with(root) {
-            refuse(
-                report,
-                format!(
-                    "the base manifest {rel} lies outside {}, the folder of the workspace (or of this manifest)",
-                    root.display()
-                ),
-                "keep bases in the repository, beside guildctl.yaml; a base is read only from there",
-            );
-            continue;
-        }
         if chain.contains(&real) {
             refuse(
                 report,
@@ -1108,7 +1106,7 @@ fn add_bases(
             );
             continue;
         }
-        let read = source::read(&path);
+        let read = source::read(&path, root);
         let first = report.files.len();
         report.files.extend(read.files);
         normalize_breaks(&mut report.files[first..]);

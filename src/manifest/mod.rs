@@ -28,9 +28,11 @@ pub use check::{
     IMAGE_MAX_BYTES, check, check_loaded, image_fields, read_image, split_channel_ref,
 };
 pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
-pub use load::{LoadError, LoadedManifest, load, load_folder_sources, load_str, render, report_on};
+pub use load::{
+    LoadError, LoadedManifest, load, load_folder_sources, load_in, load_str, render, report_on,
+};
 pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};
-pub use source::{SourceFile, WORKSPACE_FILE};
+pub use source::{SourceFile, WORKSPACE_FILE, Within};
 pub use source_map::{SourceMap, Span};
 pub use suggest::closest;
 pub use types::*;
@@ -40,7 +42,12 @@ pub use workspace::{Workspace, WorkspaceError, WorkspaceGuild};
 /// manifest (if it loaded) and the report of everything found, sorted by position. The
 /// manifest is usable when the report has no errors.
 pub fn validate(path: &Path) -> (Option<LoadedManifest>, Report) {
-    match load(path) {
+    validate_in(path, &Within::given(path))
+}
+
+/// [`validate`] for a path that must stay `within` a folder (a workspace guild's manifest).
+pub fn validate_in(path: &Path, within: &Within) -> (Option<LoadedManifest>, Report) {
+    match load_in(path, within) {
         Ok(loaded) => {
             let report = check_report(&loaded);
             (Some(loaded), report)

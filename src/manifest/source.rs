@@ -61,36 +61,306 @@ fn problem(message: String, help: &str) -> ReadProblem {
     }
 }
 
+/// The folder a path read from a repository must stay inside, and how a refusal names it.
+///
+/// Every path a manifest's content is read from (`-f`, a workspace's `manifest:`,
+/// `extends:`, a folder's entries, images) is resolved whole by [`resolve`] against one of
+/// these before anything is opened, so a symbolic link committed anywhere along the path
+/// (`guilds/root -> /`) cannot make a run read, and show, a file from elsewhere on the
+/// machine that runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Within {
+    folder: PathBuf,
+    named: String,
+}
+
+impl Within {
+    /// Where a path given with `-f` must stay. A relative path: the working folder (a
+    /// repository's checkout, whose links a pull request may have committed). An absolute
+    /// path names its folder as a person chose it: what it names there must stay in that
+    /// folder it is given in.
+    pub fn given(path: &Path) -> Within {
+        if !path.is_absolute() {
+            return Within {
+                folder: PathBuf::from("."),
+                named: "the working folder".into(),
+            };
+        }
+        // A path ending in `..` or a root names its folder outright.
+        let folder = match (path.components().next_back(), path.parent()) {
+            (Some(Component::Normal(_)), Some(parent)) => parent.to_path_buf(),
+            _ => path.to_path_buf(),
+        };
+        let named = format!("the folder {} it is given in", folder.display());
+        Within { folder, named }
+    }
+
+    /// A workspace's folder: its guilds' manifests stay inside it.
+    pub fn workspace(root: &Path) -> Within {
+        Within {
+            folder: root.to_path_buf(),
+            named: format!("the workspace's folder {}", root.display()),
+        }
+    }
+
+    /// A manifest's folder: the entries of a folder manifest and the images a manifest names
+    /// stay inside it.
+    pub fn manifest_folder(dir: &Path) -> Within {
+        Within {
+            folder: dir.to_path_buf(),
+            named: "the manifest's folder".into(),
+        }
+    }
+}
+
+/// A path [`resolve`] found inside its folder: where it really is, and whether it is a folder
+/// (else it is a regular file).
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    /// The path with every symbolic link and `..` resolved.
+    pub real: PathBuf,
+    pub is_dir: bool,
+}
+
+/// Why [`resolve`] refused a path.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// Nothing is there; `link` is where a symbolic link at the path points.
+    Missing {
+        link: Option<PathBuf>,
+    },
+    /// A symbolic link that leads back to itself through `link`.
+    Loops {
+        link: PathBuf,
+    },
+    /// A FIFO, socket or device, reached through a symbolic link to `link` when the path is one.
+    Special {
+        kind: &'static str,
+        link: Option<PathBuf>,
+    },
+    /// On `/proc`, `/sys` or `/dev`.
+    System {
+        real: PathBuf,
+    },
+    /// The path is itself a symbolic link, to `to`, outside the folder.
+    LinkOut {
+        to: PathBuf,
+    },
+    /// A symbolic link along the path (`link`, to `to`) leads it to `real`, outside the folder.
+    ThroughLink {
+        link: PathBuf,
+        to: PathBuf,
+        real: PathBuf,
+    },
+    /// Outside the folder with no symbolic link to blame (`..`, or an absolute path).
+    Outside {
+        real: PathBuf,
+    },
+    Unreadable(std::io::Error),
+}
+
+/// A refused path, named as it is shown, with the folder it had to stay in.
+#[derive(Debug)]
+pub(crate) struct PathRefusal {
+    pub shown: String,
+    pub within: String,
+    pub why: Refused,
+}
+
+impl PathRefusal {
+    /// Whether the path leads out of its folder (as opposed to not being readable at all).
+    pub fn is_outside(&self) -> bool {
+        matches!(
+            self.why,
+            Refused::LinkOut { .. } | Refused::ThroughLink { .. } | Refused::Outside { .. }
+        )
+    }
+
+    /// What to do about a path that leads out of its folder.
+    pub fn help_outside(&self) -> String {
+        if let Refused::Outside { .. } = self.why {
+            return format!(
+                "keep the file inside {}: guildctl reads a manifest's files only from there",
+                self.within
+            );
+        }
+        format!(
+            "copy the file or folder into {} instead of linking to it: guildctl reads a \
+             manifest's files only from there, so a reviewed change cannot pull in a file from \
+             elsewhere on the machine that runs it",
+            self.within
+        )
+    }
+}
+
+impl std::fmt::Display for PathRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (shown, within) = (&self.shown, &self.within);
+        match &self.why {
+            Refused::Missing { link: None } => write!(f, "{shown} does not exist"),
+            Refused::Missing { link: Some(t) } => write!(
+                f,
+                "{shown} is a symbolic link to {}, which does not exist",
+                t.display()
+            ),
+            Refused::Loops { link } => write!(
+                f,
+                "{shown} is a symbolic link that loops (it leads back to itself through {})",
+                link.display()
+            ),
+            Refused::Special { kind, link: None } => {
+                write!(f, "{shown} is {kind}, not a file or folder")
+            }
+            Refused::Special {
+                kind,
+                link: Some(t),
+            } => write!(
+                f,
+                "{shown} is a symbolic link to {}, which is {kind}",
+                t.display()
+            ),
+            Refused::System { real } => write!(
+                f,
+                "{shown} is {}, on a system file system, not a manifest or a file it names",
+                real.display()
+            ),
+            Refused::LinkOut { to } => write!(
+                f,
+                "{shown} is a symbolic link to {}, outside {within}",
+                to.display()
+            ),
+            Refused::ThroughLink { link, to, real } => write!(
+                f,
+                "{shown} leads through the symbolic link {} (to {}) to {}, outside {within}",
+                link.display(),
+                to.display(),
+                real.display()
+            ),
+            Refused::Outside { real } => {
+                write!(f, "{shown} is {}, outside {within}", real.display())
+            }
+            Refused::Unreadable(e) => write!(f, "cannot read {shown}: {e}"),
+        }
+    }
+}
+
+/// The one resolver of paths read from a repository: `path` with every symbolic link and
+/// `..` resolved, refused unless it exists, is a regular file or a folder (never a FIFO,
+/// socket or device, nothing on `/proc`, `/sys` or `/dev`), and stays inside `within`.
+/// Nothing is opened: only the path's entries are looked at. A refusal names the path as
+/// `shown`, and the symbolic link that leads out when one does.
+pub(crate) fn resolve(path: &Path, shown: &str, within: &Within) -> Result<Resolved, PathRefusal> {
+    let refuse = |why| PathRefusal {
+        shown: shown.to_owned(),
+        within: within.named.clone(),
+        why,
+    };
+    let link = || std::fs::read_link(path).ok();
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(refuse(Refused::Missing { link: link() }));
+        }
+        Err(_) if link().is_some() && link_loops(path) => {
+            return Err(refuse(Refused::Loops {
+                link: link().unwrap_or_default(),
+            }));
+        }
+        Err(e) => return Err(refuse(Refused::Unreadable(e))),
+    };
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(refuse(Refused::Special {
+            kind: special_kind(&meta.file_type()),
+            link: link(),
+        }));
+    }
+    let real = std::fs::canonicalize(path).map_err(|e| refuse(Refused::Unreadable(e)))?;
+    if SYSTEM_FILE_SYSTEMS.iter().any(|sys| real.starts_with(sys)) {
+        return Err(refuse(Refused::System { real }));
+    }
+    let folder = if within.folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        &within.folder
+    };
+    let real_folder = std::fs::canonicalize(folder).map_err(|e| refuse(Refused::Unreadable(e)))?;
+    if real.starts_with(&real_folder) {
+        return Ok(Resolved {
+            real,
+            is_dir: meta.is_dir(),
+        });
+    }
+    Err(refuse(match link_out(path, &real_folder) {
+        Some((at, to)) if at == path => Refused::LinkOut { to },
+        Some((link, to)) => Refused::ThroughLink { link, to, real },
+        None => Refused::Outside { real },
+    }))
+}
+
+/// The first symbolic link along `path` that leads out of `real_folder` from inside it: the
+/// link (a prefix of `path`) and where it points.
+fn link_out(path: &Path, real_folder: &Path) -> Option<(PathBuf, PathBuf)> {
+    let mut at = PathBuf::new();
+    for part in path.components() {
+        at.push(part);
+        let is_link = std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            continue;
+        }
+        let parent = match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let from_inside = std::fs::canonicalize(parent).is_ok_and(|p| p.starts_with(real_folder));
+        let leads_out = std::fs::canonicalize(&at).is_ok_and(|r| !r.starts_with(real_folder));
+        if from_inside && leads_out {
+            let to = std::fs::read_link(&at).unwrap_or_default();
+            return Some((at, to));
+        }
+    }
+    None
+}
+
 /// Reads the manifest at `path`: a file, or a folder whose `*.yaml` and `*.yml` files (in
 /// subfolders too; hidden ones, starting with `.`, skipped) are read in merge order: a
 /// folder's own files by name, then its subfolders by name, each the same way.
 ///
-/// In a folder, every entry that is not hidden must be something the loader can read or
-/// safely ignore: a regular file, a folder, or a symbolic link to one of those inside the
-/// folder. Anything else — a dangling or looping link, a link leading out of the folder (for
-/// YAML files and folders, which would be read), a FIFO, socket or device, a name that is
-/// not UTF-8 — is a problem naming the path, never a silent skip; and nothing but a regular
-/// file is ever opened, so a FIFO cannot make a run hang. Each file and folder is read once.
-/// The path given with -f itself must be a regular file or a folder inside the folder it is
-/// given in ([`refuse_given`]).
-pub(crate) fn read(path: &Path) -> ReadOutcome {
+/// The path itself is [`resolve`]d first and must stay `within` its folder (for `-f`,
+/// [`Within::given`]). In a folder, every entry that is not hidden must be something the
+/// loader can read or safely ignore: a regular file, a folder, or a symbolic link to one of
+/// those inside the folder. Anything else — a dangling or looping link, a link leading out of
+/// the folder (for YAML files and folders, which would be read), a FIFO, socket or device, a
+/// name that is not UTF-8 — is a problem naming the path, never a silent skip; and nothing
+/// but a regular file is ever opened, so a FIFO cannot make a run hang. Each file and folder
+/// is read once.
+pub(crate) fn read(path: &Path, within: &Within) -> ReadOutcome {
     let mut out = ReadOutcome::default();
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) => {
-            out.problems.push(problem(
-                format!("cannot read the manifest: {e}"),
-                "check the path given with -f: a manifest is a YAML file or a folder of them",
-            ));
+    let given = match resolve(path, &path.display().to_string(), within) {
+        Ok(r) => r,
+        Err(refused) => {
+            let help = match refused.why {
+                Refused::Outside { .. } => {
+                    "give -f a path inside the working folder, or the manifest's absolute path"
+                        .into()
+                }
+                _ if refused.is_outside() => refused.help_outside(),
+                Refused::Special { .. } | Refused::System { .. } => {
+                    "give -f a YAML file or a folder of them (a pipe, socket or device is not read)"
+                        .into()
+                }
+                _ => "check the path given with -f: a manifest is a YAML file or a folder of them"
+                    .into(),
+            };
+            let message = match refused.why {
+                Refused::Missing { link: None } => format!("cannot read the manifest: {refused}"),
+                _ => refused.to_string(),
+            };
+            out.problems.push(problem(message, &help));
             return out;
         }
     };
-    if let Some(refused) = refuse_given(path, &meta) {
-        out.problems.push(refused);
-        return out;
-    }
-    if !meta.is_dir() {
-        let (text, p) = read_file(path, MAX_FILE_BYTES);
+    if !given.is_dir {
+        let (text, p) = read_file(path, &given.real, MAX_FILE_BYTES);
         out.files.push(SourceFile {
             path: path.to_path_buf(),
             text,
@@ -101,19 +371,10 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
         return out;
     }
     out.is_dir = true;
-    let real_root = match std::fs::canonicalize(path) {
-        Ok(r) => r,
-        Err(e) => {
-            out.problems.push(problem(
-                format!("cannot resolve the folder {}: {e}", path.display()),
-                "check the folder's permissions",
-            ));
-            return out;
-        }
-    };
+    let real_root = given.real;
     let mut walker = Walker {
         root: path,
-        real_root: real_root.clone(),
+        within: Within::manifest_folder(&real_root),
         found: Vec::new(),
         problems: Vec::new(),
         seen: HashMap::new(),
@@ -157,7 +418,7 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
     for rel in found {
         let full = path.join(&rel);
         let budget = MAX_FILE_BYTES.min(MAX_TOTAL_BYTES.saturating_sub(total));
-        let (text, p) = read_file(&full, budget);
+        let (text, p) = read_file(&full, &full, budget);
         total += text.len() as u64;
         let index = out.files.len();
         out.files.push(SourceFile { path: full, text });
@@ -176,67 +437,6 @@ pub(crate) fn read(path: &Path) -> ReadOutcome {
     out
 }
 
-/// Checks the path given with `-f` before anything is opened: it must be a regular file or
-/// a folder (a FIFO would make the run hang, a device or `/proc` file is no manifest), and
-/// through any symbolic links it must stay inside the folder it is given in, so a manifest
-/// committed as a link cannot make a run read, and show, a file from elsewhere on the
-/// machine (`guild.yaml -> /proc/self/environ` would print the runner's secrets).
-fn refuse_given(path: &Path, meta: &std::fs::Metadata) -> Option<ReadProblem> {
-    if !meta.is_file() && !meta.is_dir() {
-        return Some(problem(
-            format!(
-                "{} is {}, not a manifest file or folder",
-                path.display(),
-                special_kind(&meta.file_type())
-            ),
-            "give -f a YAML file or a folder of them (a pipe, socket or device is not read)",
-        ));
-    }
-    let real = match std::fs::canonicalize(path) {
-        Ok(r) => r,
-        Err(e) => {
-            return Some(problem(
-                format!("cannot resolve {}: {e}", path.display()),
-                "check the path given with -f",
-            ));
-        }
-    };
-    if SYSTEM_FILE_SYSTEMS.iter().any(|sys| real.starts_with(sys)) {
-        return Some(problem(
-            format!(
-                "{} is {}, on a system file system, not a manifest",
-                path.display(),
-                real.display()
-            ),
-            "give -f a YAML file or a folder of them",
-        ));
-    }
-    // The folder it is given in: `guild.yaml` is given in `.`, `cfg/guild.yaml` in `cfg`.
-    // A path ending in `..` or a root names its folder outright.
-    if !matches!(path.components().next_back(), Some(Component::Normal(_))) {
-        return None;
-    }
-    let given_in = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let real_dir = std::fs::canonicalize(given_in).ok()?;
-    if real.starts_with(&real_dir) {
-        return None;
-    }
-    Some(problem(
-        format!(
-            "{} is a symbolic link to {}, outside the folder {} it is given in",
-            path.display(),
-            real.display(),
-            given_in.display()
-        ),
-        "copy the file or folder here instead of linking to it: a manifest is read only from \
-         the folder it is given in, so a reviewed change cannot pull in a file from elsewhere on \
-         the machine that runs it",
-    ))
-}
-
 /// Linux's file systems of the kernel's own: nothing on them is a manifest.
 const SYSTEM_FILE_SYSTEMS: [&str; 3] = ["/proc", "/sys", "/dev"];
 
@@ -251,7 +451,7 @@ struct Walker<'a> {
     /// The folder as given with -f (paths are shown under it).
     root: &'a Path,
     /// The folder with every symbolic link resolved: links must stay inside it.
-    real_root: PathBuf,
+    within: Within,
     /// YAML files, relative to `root`, in merge order.
     found: Vec<PathBuf>,
     problems: Vec<ReadProblem>,
@@ -454,85 +654,28 @@ impl Walker<'_> {
     /// Follows the symbolic link `shown`: `Some((resolved path, is a folder))` when it leads to
     /// a regular file or a folder that may be read. Links that dangle, loop or lead to a special
     /// file are refused; so are links out of the manifest's folder, unless `read` is false and
-    /// the target is a file (a link the loader never reads, such as an image).
+    /// the target is a file (a link the loader never reads, such as an image: an image is
+    /// resolved on its own when it is read).
     fn follow(&mut self, shown: &Path, read: bool) -> Option<(PathBuf, bool)> {
-        let target = std::fs::read_link(shown)
-            .map(|t| t.display().to_string())
-            .unwrap_or_else(|_| "?".into());
-        let meta = match std::fs::metadata(shown) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                self.refuse(
-                    format!(
-                        "{} is a symbolic link to {target}, which does not exist",
-                        shown.display()
-                    ),
-                    HELP_LINK,
-                );
-                return None;
+        match resolve(shown, &shown.display().to_string(), &self.within) {
+            Ok(r) => Some((r.real, r.is_dir)),
+            Err(refused)
+                if refused.is_outside()
+                    && !read
+                    && std::fs::metadata(shown).is_ok_and(|m| m.is_file()) =>
+            {
+                None
             }
-            Err(_) if link_loops(shown) => {
-                self.refuse(
-                    format!(
-                        "{} is a symbolic link that loops (it leads back to itself through {target})",
-                        shown.display()
-                    ),
-                    HELP_LINK,
-                );
-                return None;
+            Err(refused) => {
+                let help = match refused.why {
+                    _ if refused.is_outside() => refused.help_outside(),
+                    Refused::Special { .. } => HELP_ENTRY.into(),
+                    _ => HELP_LINK.into(),
+                };
+                self.refuse(refused.to_string(), &help);
+                None
             }
-            Err(e) => {
-                self.refuse(
-                    format!(
-                        "cannot follow the symbolic link {} (to {target}): {e}",
-                        shown.display()
-                    ),
-                    HELP_LINK,
-                );
-                return None;
-            }
-        };
-        if !meta.is_file() && !meta.is_dir() {
-            self.refuse(
-                format!(
-                    "{} is a symbolic link to {target}, which is {}",
-                    shown.display(),
-                    special_kind(&meta.file_type())
-                ),
-                HELP_ENTRY,
-            );
-            return None;
         }
-        let real = match std::fs::canonicalize(shown) {
-            Ok(r) => r,
-            Err(e) => {
-                self.refuse(
-                    format!(
-                        "cannot resolve the symbolic link {} (to {target}): {e}",
-                        shown.display()
-                    ),
-                    HELP_LINK,
-                );
-                return None;
-            }
-        };
-        if !real.starts_with(&self.real_root) {
-            if !read && meta.is_file() {
-                return None;
-            }
-            self.refuse(
-                format!(
-                    "{} is a symbolic link to {}, outside the manifest's folder",
-                    shown.display(),
-                    real.display()
-                ),
-                "copy the file or folder into the manifest's folder instead of linking to it: \
-                 a manifest reads only what is inside its folder, so a reviewed change cannot \
-                 pull in a file from elsewhere on the machine that runs it",
-            );
-            return None;
-        }
-        Some((real, meta.is_dir()))
     }
 }
 
@@ -541,9 +684,10 @@ fn is_yaml(name: &str) -> bool {
     lower.ends_with(".yaml") || lower.ends_with(".yml")
 }
 
-/// Reads one file of at most `limit` bytes as UTF-8. On a problem, the text is what could be
-/// shown of it (lossy), possibly empty.
-fn read_file(path: &Path, limit: u64) -> (String, Option<ReadProblem>) {
+/// Reads one file of at most `limit` bytes as UTF-8, opened at `open_at` (its resolved path,
+/// or `path` itself) and named `path`. On a problem, the text is what could be shown of it
+/// (lossy), possibly empty.
+fn read_file(path: &Path, open_at: &Path, limit: u64) -> (String, Option<ReadProblem>) {
     let too_big = |n: Option<u64>| {
         let size = match n {
             Some(n) => format!("{n} bytes"),
@@ -557,14 +701,14 @@ fn read_file(path: &Path, limit: u64) -> (String, Option<ReadProblem>) {
             "a guild's manifest is far smaller: did -f name the wrong file? Split a large manifest into a folder of files",
         )
     };
-    if let Ok(m) = std::fs::metadata(path)
+    if let Ok(m) = std::fs::metadata(open_at)
         && m.is_file()
         && m.len() > limit
     {
         return (String::new(), Some(too_big(Some(m.len()))));
     }
     let mut bytes = Vec::new();
-    let read = std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes));
+    let read = std::fs::File::open(open_at).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes));
     if let Err(e) = read {
         return (
             String::new(),

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::source::{self, SourceFile, WORKSPACE_FILE};
+use super::source::{self, SourceFile, WORKSPACE_FILE, Within};
 use super::tree::{At, Node, Scalar, ScalarNode};
 
 /// A workspace: where its file is and its guilds, in the file's order.
@@ -33,6 +33,15 @@ pub struct WorkspaceGuild {
     pub id: String,
     /// The manifest (a file or a folder), joined to the workspace's folder.
     pub manifest: PathBuf,
+    /// The workspace's folder: the manifest must stay inside it, symbolic links resolved.
+    pub workspace: PathBuf,
+}
+
+impl WorkspaceGuild {
+    /// Where the guild's manifest must stay: the workspace's folder.
+    pub fn within(&self) -> Within {
+        Within::workspace(&self.workspace)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -72,7 +81,7 @@ impl Workspace {
 
     /// Reads the workspace file at `path`.
     pub fn read(path: &Path) -> Result<Workspace, WorkspaceError> {
-        let read = source::read(path);
+        let read = source::read(path, &Within::given(path));
         if let Some(p) = read.problems.first() {
             return Err(WorkspaceError::Read {
                 path: path.to_path_buf(),
@@ -279,7 +288,12 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
                 ),
             ));
         }
-        out.push(WorkspaceGuild { name, id, manifest });
+        out.push(WorkspaceGuild {
+            name,
+            id,
+            manifest,
+            workspace: root.to_path_buf(),
+        });
     }
     Ok(out)
 }

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx};
@@ -13,12 +14,87 @@ use super::image_ref;
 use crate::discord::cdn::{LiveImage, digest};
 use crate::manifest::{Manifest, read_image};
 
-/// A declared image file as the plan sees it: its SHA-256 and whether it is a GIF (Discord
-/// takes a GIF for animated), or why it could not be read.
+/// A declared image file as the plan sees it: what its bytes are (SHA-256, size, type by
+/// its first bytes, width and height when its header says), and whether it is a GIF
+/// (Discord takes a GIF for animated).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageFile {
     pub digest: String,
     pub animated: bool,
+    pub bytes: u64,
+    pub mime: &'static str,
+    /// Width and height in pixels, when the header can be read.
+    pub size: Option<(u64, u64)>,
+}
+
+impl ImageFile {
+    pub fn of(mime: &'static str, bytes: &[u8]) -> ImageFile {
+        let size = imagesize::blob_size(bytes)
+            .ok()
+            .map(|s| (s.width as u64, s.height as u64));
+        ImageFile {
+            digest: digest(bytes),
+            animated: mime == "image/gif",
+            bytes: bytes.len() as u64,
+            mime,
+            size,
+        }
+    }
+
+    /// The image as a change's `after`: the file named `rel` and what it holds, so the
+    /// changes digest covers its bytes, not its name ([`ImageValue`]).
+    pub fn value(&self, rel: &str) -> Value {
+        json!(ImageValue {
+            file: rel.to_owned(),
+            sha256: self.digest.clone(),
+            bytes: self.bytes,
+            kind: self.mime.to_owned(),
+            width: self.size.map(|s| s.0),
+            height: self.size.map(|s| s.1),
+        })
+    }
+
+    /// The placeholder apply fills with the file's data URI, refusing bytes that are not
+    /// these ([`image_ref`]).
+    pub fn upload(&self, rel: &str) -> Value {
+        image_ref(rel, &self.digest)
+    }
+}
+
+/// A declared image as a plan's change shows it (its `after`): a file replaced after review
+/// changes the plan's changes digest, so `apply --plan` refuses it before any call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageValue {
+    pub file: String,
+    pub sha256: String,
+    pub bytes: u64,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub width: Option<u64>,
+    pub height: Option<u64>,
+}
+
+impl ImageValue {
+    /// `v` as an image value, if it is one.
+    pub fn of(v: &Value) -> Option<ImageValue> {
+        v.get("sha256")?;
+        serde_json::from_value(v.clone()).ok()
+    }
+}
+
+/// A declared image as a reviewer checks it: the file, the start of its SHA-256 (what the
+/// plan is bound to), its width and height, type and size:
+/// `"images/icon.png" (sha256 9f86d081884c…, 512×512 image/png, 20480 bytes)`.
+impl std::fmt::Display for ImageValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let prefix: String = self.sha256.chars().take(12).collect();
+        write!(f, "{:?} (sha256 {prefix}…, ", self.file)?;
+        if let (Some(w), Some(h)) = (self.width, self.height) {
+            write!(f, "{w}×{h} ")?;
+        }
+        write!(f, "{}, {} bytes)", self.kind, self.bytes)
+    }
 }
 
 /// The manifest's image files by their path as written, read once before planning (with
@@ -30,13 +106,36 @@ pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
     crate::manifest::image_fields(manifest)
         .into_iter()
         .map(|(_, rel)| {
-            let file = read_image(dir, rel).map(|(mime, bytes)| ImageFile {
-                digest: digest(&bytes),
-                animated: mime == "image/gif",
-            });
+            let file = read_image(dir, rel).map(|(mime, bytes)| ImageFile::of(mime, &bytes));
             (rel.to_owned(), file)
         })
         .collect()
+}
+
+/// The image file `rel` as read for the plan; a problem at `source` when it was not.
+pub(super) fn declared_file(cx: &mut Ctx, source: &str, rel: &str) -> Option<ImageFile> {
+    match cx.options.images.get(rel) {
+        Some(Ok(f)) => Some(f.clone()),
+        Some(Err(e)) => {
+            let e = e.clone();
+            cx.problem(
+                Some(source.to_owned()),
+                e,
+                Some("run `guildctl validate` for the image checks"),
+            );
+            None
+        }
+        None => {
+            cx.problem(
+                Some(source.to_owned()),
+                format!(
+                    "image \"{rel}\" was not read: this plan was made without the manifest's folder"
+                ),
+                None,
+            );
+            None
+        }
+    }
 }
 
 /// One image field: `field` in the manifest (and the plan), `api` in the request body.
@@ -70,24 +169,8 @@ pub(super) fn image_change(
         }
         None | Some(None) => {}
         Some(Some(rel)) => {
-            let file = match cx.options.images.get(rel) {
-                Some(Ok(f)) => f.clone(),
-                Some(Err(e)) => {
-                    cx.problem(
-                        Some(slot.source),
-                        e.clone(),
-                        Some("run `guildctl validate` for the image checks"),
-                    );
-                    return;
-                }
-                None => {
-                    cx.problem(
-                        Some(slot.source),
-                        format!("image \"{rel}\" was not read: this plan was made without the manifest's folder"),
-                        None,
-                    );
-                    return;
-                }
+            let Some(file) = declared_file(cx, &slot.source, rel) else {
+                return;
             };
             let same = slot
                 .live
@@ -115,7 +198,13 @@ pub(super) fn image_change(
                 );
                 return;
             }
-            b.set(slot.field, live_shown, json!(rel), slot.api, image_ref(rel));
+            b.set(
+                slot.field,
+                live_shown,
+                file.value(rel),
+                slot.api,
+                file.upload(rel),
+            );
         }
     }
 }

@@ -62,8 +62,10 @@ impl PlanOptions {
 }
 
 /// Format version of serialised plans (2 added the binding digests and the deletion gate;
-/// 3 the user a roster entry or ban names, as Discord knows them: [`Change::person`], and
-/// the deletion gate's member bans).
+/// 3 the user a roster entry or ban names, as Discord knows them: [`Change::person`], the
+/// deletion gate's member bans, and an image change bound to the file's bytes: its `after`
+/// is the file with its SHA-256, size, type and dimensions, its upload placeholder carries
+/// the SHA-256).
 pub const PLAN_FORMAT: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -361,9 +363,10 @@ pub fn created_path_ref(key: &str) -> String {
     format!("{{$created:{key}}}")
 }
 
-/// The placeholder for an image file next to the manifest, sent as a data URI.
-pub fn image_ref(path: &str) -> Value {
-    serde_json::json!({ "$image": path })
+/// The placeholder for an image file next to the manifest, sent as a data URI of its bytes
+/// once apply has checked that their SHA-256 is `sha256`, the digest the plan was made with.
+pub fn image_ref(path: &str, sha256: &str) -> Value {
+    serde_json::json!({ "$image": path, "sha256": sha256 })
 }
 
 /// The key in a `{"$created": KEY}` placeholder, if `v` is one.

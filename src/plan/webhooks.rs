@@ -6,7 +6,8 @@ use hashbrown::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
-use super::{Action, Kind, ObjectRef, created_path_ref, image_ref};
+use super::images::declared_file;
+use super::{Action, Kind, ObjectRef, created_path_ref};
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
 use crate::manifest::Webhook;
 
@@ -174,16 +175,26 @@ fn channel_display(cx: &Ctx, id: &IdRef) -> Value {
 }
 
 /// Discord reports only whether an avatar is set (an opaque hash), so guildctl sets
-/// one where none is, and removes it when the manifest says `null`.
-fn avatar_change(b: &mut ChangeBuilder, d: &Webhook, live_has_avatar: bool) {
+/// one where none is, and removes it when the manifest says `null`. The file is bound by
+/// its bytes, as every image is ([`super::images::ImageFile::value`]).
+fn avatar_change(
+    cx: &mut Ctx,
+    b: &mut ChangeBuilder,
+    d: &Webhook,
+    live_has_avatar: bool,
+    source: &str,
+) {
     match &d.avatar {
         Some(Some(path)) if !live_has_avatar => {
+            let Some(file) = declared_file(cx, &format!("{source}.avatar"), path) else {
+                return;
+            };
             b.set(
                 "avatar",
                 Value::Null,
-                json!(path),
+                file.value(path),
                 "avatar",
-                image_ref(path),
+                file.upload(path),
             );
         }
         Some(None) if live_has_avatar => {
@@ -219,7 +230,7 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
             channel.to_value(),
         );
     }
-    avatar_change(&mut b, d, live.avatar.is_some());
+    avatar_change(cx, &mut b, d, live.avatar.is_some(), &source);
     if b.is_empty() {
         return;
     }
@@ -250,7 +261,7 @@ fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
         before: Value::Null,
         after: channel_display(cx, &channel),
     });
-    avatar_change(&mut b, d, false);
+    avatar_change(cx, &mut b, d, false, &source);
     let channel_path = match &channel {
         IdRef::Live(id) => id.clone(),
         IdRef::New(key) => created_path_ref(key),

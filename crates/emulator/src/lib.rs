@@ -125,6 +125,25 @@ impl RunningEmulator {
         addr: SocketAddr,
         opts: EmulatorOptions,
     ) -> Result<RunningEmulator, EmulatorError> {
+        Self::serve(addr, opts, true).await
+    }
+
+    /// Starts on 127.0.0.1 with an ephemeral port, without the `/_emulator/*` control
+    /// endpoints (they answer 404): only the API is served, to callers holding the token.
+    /// For a server no other process on the machine should read or change (guildctl's
+    /// rehearsal copy); keep the state's `tokens` empty for a fresh random token. The
+    /// methods of [`RunningEmulator`] still control it from this process.
+    pub async fn start_without_control(
+        opts: EmulatorOptions,
+    ) -> Result<RunningEmulator, EmulatorError> {
+        Self::serve(SocketAddr::from(([127, 0, 0, 1], 0)), opts, false).await
+    }
+
+    async fn serve(
+        addr: SocketAddr,
+        opts: EmulatorOptions,
+        control: bool,
+    ) -> Result<RunningEmulator, EmulatorError> {
         if !addr.ip().is_loopback() {
             return Err(EmulatorError::NotLoopback(addr));
         }
@@ -140,7 +159,11 @@ impl RunningEmulator {
             .map_err(|source| EmulatorError::Bind { addr, source })?;
         let app: App = Arc::new(Shared::default());
         *lock(&app.state) = st;
-        let service = routes::service(app.clone());
+        let service = if control {
+            routes::service(app.clone())
+        } else {
+            routes::service_without_control(app.clone())
+        };
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let make = axum::ServiceExt::<axum::extract::Request>::into_make_service(service);

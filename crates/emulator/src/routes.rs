@@ -36,6 +36,21 @@ pub fn service(app: App) -> Service {
     MapRequestLayer::new(decode_path as fn(Request) -> Request).layer(router(app))
 }
 
+/// [`service`] without the `/_emulator/*` control endpoints: a path with an `_emulator`
+/// segment is Discord's 404, before any handler, so only the API (and its token) remains.
+/// For a server only its starter may reach (guildctl's rehearsal copy).
+pub fn service_without_control(app: App) -> Service {
+    let router = router(app).layer(middleware::from_fn(no_control));
+    MapRequestLayer::new(decode_path as fn(Request) -> Request).layer(router)
+}
+
+async fn no_control(req: Request, next: middleware::Next) -> Response {
+    if req.uri().path().split('/').any(|s| s == "_emulator") {
+        return axum::response::IntoResponse::into_response(not_found().await);
+    }
+    next.run(req).await
+}
+
 /// Discord decodes percent-encoded path segments (§9.6): `/users/%40me` is
 /// `/users/@me`. Everything after this (routes, rate-limit buckets, faults,
 /// the request log) sees the decoded path.

@@ -241,3 +241,66 @@ async fn api_routes_do_not_check_the_host_the_token_guards_them() {
     .await;
     assert_eq!(status, 401);
 }
+
+/// Started without its control endpoints, a server answers every `/_emulator/*` path, in
+/// any spelling its path decoding accepts, with Discord's 404, and still serves the API to
+/// its token; its owner controls it through its methods.
+#[tokio::test]
+async fn a_server_started_without_control_serves_only_the_api() {
+    let emu = discord_emulator::RunningEmulator::start_without_control(
+        discord_emulator::EmulatorOptions::default(),
+    )
+    .await
+    .unwrap();
+    let t = T {
+        emu,
+        http: reqwest::Client::new(),
+    };
+    let p = port(&t);
+    let state = serde_json::to_string(&t.emu.state()).unwrap();
+    for (head, body) in [
+        (
+            format!("GET /_emulator/state HTTP/1.1\r\nHost: 127.0.0.1:{p}"),
+            "",
+        ),
+        (
+            format!(
+                "PUT /_emulator/state HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nContent-Type: application/json"
+            ),
+            state.as_str(),
+        ),
+        (
+            format!(
+                "POST /_emulator/faults HTTP/1.1\r\nHost: localhost:{p}\r\nContent-Type: application/json"
+            ),
+            FAULTS,
+        ),
+        (
+            format!("GET /_emulator/requests HTTP/1.1\r\nHost: 127.0.0.1:{p}"),
+            "",
+        ),
+        (
+            format!("GET /%5Femulator/state HTTP/1.1\r\nHost: 127.0.0.1:{p}"),
+            "",
+        ),
+        (
+            format!("GET /%5femulator/config HTTP/1.1\r\nHost: [::1]:{p}"),
+            "",
+        ),
+    ] {
+        let (status, answer) = raw(&t, &head, body).await;
+        assert_eq!(status, 404, "{head}: {answer}");
+        assert_eq!(answer["code"], 0, "{head}: Discord's 404: {answer}");
+    }
+    assert!(t.emu.faults().rules.is_empty(), "no fault was installed");
+    let (status, me) = t.call(reqwest::Method::GET, "/users/@me", None, None).await;
+    assert_eq!(status, 200, "{me}");
+    let (status, _) = raw(
+        &t,
+        &format!("GET /api/v10/users/@me HTTP/1.1\r\nHost: 127.0.0.1:{p}"),
+        "",
+    )
+    .await;
+    assert_eq!(status, 401, "the API still wants the token");
+    t.emu.shutdown().await;
+}

@@ -6,6 +6,8 @@
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use crate::manifest::source::{PathRefusal, Refused, Within, resolve};
+
 /// Discord's limit on an uploaded image (8 MiB).
 pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
@@ -102,60 +104,39 @@ pub(super) fn load_image(
 ) -> Result<(&'static str, Vec<u8>), ImageError> {
     let norm = normalise_rel(rel)?;
     let full = manifest_dir.join(&norm);
-    let meta = match std::fs::metadata(&full) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let dangling = std::fs::symlink_metadata(&full).is_ok();
+    let shown = format!("image \"{rel}\"");
+    let resolved = match resolve(&full, &shown, &Within::manifest_folder(manifest_dir)) {
+        Ok(r) => r,
+        Err(PathRefusal {
+            why: Refused::Missing { link: None },
+            ..
+        }) => {
             return Err(err(
-                if dangling {
-                    format!(
-                        "image \"{rel}\" is a symbolic link to a file that does not exist ({})",
-                        full.display()
-                    )
-                } else {
-                    format!(
-                        "image \"{rel}\" does not exist (looked for {})",
-                        full.display()
-                    )
-                },
+                format!("{shown} does not exist (looked for {})", full.display()),
                 "create the file, or correct the path (it is relative to the manifest's folder)",
             ));
         }
-        Err(e) => {
-            return Err(err(
-                format!("cannot read image \"{rel}\": {e}"),
-                "check the file's permissions",
-            ));
+        Err(refused) => {
+            let help = if refused.is_outside() {
+                refused.help_outside()
+            } else {
+                "name an image file inside the manifest's folder (PNG, JPEG or GIF)".into()
+            };
+            return Err(err(refused.to_string(), &help));
         }
     };
-    // Symbolic links may point anywhere: the file itself must be inside the folder.
-    let inside = match (
-        std::fs::canonicalize(manifest_dir),
-        std::fs::canonicalize(&full),
-    ) {
-        (Ok(dir), Ok(file)) => file.starts_with(&dir).then_some(()).ok_or(file),
-        (Err(e), _) | (_, Err(e)) => {
-            return Err(err(
-                format!("cannot resolve image \"{rel}\": {e}"),
-                "check the path and the folder's permissions",
-            ));
-        }
-    };
-    if let Err(target) = inside {
+    if resolved.is_dir {
         return Err(err(
-            format!(
-                "image \"{rel}\" is a symbolic link to {}, outside the manifest's folder",
-                target.display()
-            ),
-            "copy the image into the manifest's folder instead of linking to it",
-        ));
-    }
-    if !meta.is_file() {
-        return Err(err(
-            format!("image \"{rel}\" is not a file"),
+            format!("{shown} is not a file"),
             "name an image file (PNG, JPEG or GIF)",
         ));
     }
+    let meta = std::fs::metadata(&resolved.real).map_err(|e| {
+        err(
+            format!("cannot read {shown}: {e}"),
+            "check the file's permissions",
+        )
+    })?;
     let too_big = |n: u64| {
         err(
             format!(
@@ -168,7 +149,7 @@ pub(super) fn load_image(
         return Err(too_big(meta.len()));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(&full)
+    std::fs::File::open(&resolved.real)
         .and_then(|f| f.take(IMAGE_MAX_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|e| {
             err(
