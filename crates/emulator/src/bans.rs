@@ -9,7 +9,8 @@ use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, R, lock, no_content, ok, query_params};
+use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_params};
+use crate::events;
 use crate::audit_log::audit;
 use crate::error::{ApiError, FieldErrors};
 use crate::form::{self, Reader};
@@ -187,6 +188,7 @@ pub async fn put_ban(
     let banned = g.bans.iter().any(|b| b.user_id == uid);
     if may_ban(g, known, banned, actor, &uid)? {
         ban(g, snowflake, actor, ctx.reason.as_deref(), &uid);
+        return fired(no_content(), [events::GUILD_BAN_ADD]);
     }
     no_content()
 }
@@ -217,7 +219,7 @@ pub async fn delete_ban(
         Vec::new(),
         None,
     );
-    no_content()
+    fired(no_content(), [events::GUILD_BAN_REMOVE])
 }
 
 /// `POST /guilds/{g}/bulk-ban`: BAN_MEMBERS and MANAGE_GUILD; `user_ids` (≤200, required).
@@ -272,5 +274,9 @@ pub async fn bulk_ban(
     if banned.is_empty() {
         return Err(failed_to_ban());
     }
-    ok(json!({ "banned_users": banned, "failed_users": failed }))
+    let fires = vec![events::GUILD_BAN_ADD; banned.len()];
+    fired(
+        ok(json!({ "banned_users": banned, "failed_users": failed })),
+        fires,
+    )
 }

@@ -481,7 +481,10 @@ pub fn default_state() -> State {
             ferris, bot, alice, bob, carol, dave, erin, frank, grace, heidi, ivan, spammer, raider,
         ],
         tokens: Vec::new(),
-        snowflake: SnowflakeGen { last: fixed(100) },
+        snowflake: SnowflakeGen {
+            last: fixed(100),
+            ..SnowflakeGen::default()
+        },
         config: EmulatorConfig::default(),
         application: Default::default(),
     }

@@ -6,7 +6,8 @@ use discord_permissions::Permissions;
 use serde_json::{Value, json};
 
 use crate::access::{guild_for_write, guild_idx};
-use crate::app::{App, Ctx, JsonBody, R, lock, ok, query_params};
+use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok, query_params};
+use crate::events;
 use crate::audit_log::{audit, diff};
 use crate::error::{ApiError, FieldErrors};
 use crate::form::{self, Field, Reader};
@@ -53,7 +54,9 @@ pub async fn patch_guild(
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
 
-    let name = r.string_len("name", 2, 100);
+    // 2–100 characters once leading and trailing whitespace is gone (the reference's
+    // Guild object), and stored so.
+    let name = r.stored_name("name", 2, 100, |s| s.trim().to_owned());
     if matches!(name, Field::Null) {
         r.required("name");
     }
@@ -324,5 +327,5 @@ pub async fn patch_guild(
             None,
         );
     }
-    ok(render::guild(g, false))
+    fired(ok(render::guild(g, false)), [events::GUILD_UPDATE])
 }

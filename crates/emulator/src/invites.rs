@@ -12,9 +12,10 @@ use super::error::ApiError;
 use super::render;
 use super::state::{AuditChange, AuditEntry, Guild, Invite, State};
 use crate::access::{guild_idx, need};
-use crate::app::{App, Ctx, R, lock, ok, query_params};
+use crate::app::{App, Ctx, R, fired, lock, ok, query_params};
+use crate::events;
 use crate::perms::{channel_permissions, guild_permissions, is_owner};
-use crate::time::{now_ms, parse_timestamp, timestamp};
+use crate::time::{parse_timestamp, timestamp};
 use discord_permissions::Permissions;
 
 impl Invite {
@@ -82,7 +83,7 @@ pub async fn get_guild_invites(AxState(app): AxState<App>, ctx: Ctx, Path(gid): 
     if !metadata {
         need(p, Permissions::VIEW_AUDIT_LOG)?;
     }
-    let now = now_ms();
+    let now = st.now_ms();
     ok(Value::Array(
         g.invites
             .iter()
@@ -94,7 +95,7 @@ pub async fn get_guild_invites(AxState(app): AxState<App>, ctx: Ctx, Path(gid): 
 
 /// (guild index, invite index) of a live invite.
 fn find(st: &State, code: &str) -> Result<(usize, usize), ApiError> {
-    let now = now_ms();
+    let now = st.now_ms();
     st.guilds
         .iter()
         .enumerate()
@@ -177,7 +178,7 @@ pub async fn delete_invite(AxState(app): AxState<App>, ctx: Ctx, Path(code): Pat
         options: None,
         reason: ctx.reason.clone(),
     });
-    ok(shown)
+    fired(ok(shown), [events::INVITE_DELETE])
 }
 
 /// `GET /guilds/{g}/vanity-url`: MANAGE_GUILD → `{code, uses}` (code null when unset).

@@ -14,6 +14,7 @@ pub mod config;
 mod control;
 mod default_state;
 pub mod error;
+mod events;
 pub mod faults;
 mod form;
 mod guild;
@@ -203,9 +204,10 @@ impl RunningEmulator {
     }
 
     /// Jumps the emulated clock forward: windows of the rate limits elapse
-    /// without waiting.
+    /// without waiting, and so does time for ids, timestamps and expiries (audit-log
+    /// retention, invites, timeouts).
     pub fn advance_clock(&self, seconds: f64) {
-        lock(&self.app.limiter).clock.advance(seconds);
+        control::advance_clock(&self.app, seconds);
     }
 
     /// Forgets every rate-limit counter and an invalid-request refusal.

@@ -10,7 +10,8 @@ use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx};
-use crate::app::{App, Ctx, R, lock, no_content, ok, query_params};
+use crate::app::{App, Ctx, R, fired, lock, no_content, ok, query_params};
+use crate::events;
 use crate::audit_log::{audit, change};
 use crate::error::{ApiError, FieldErrors};
 use crate::form::Reader;
@@ -158,5 +159,5 @@ fn member_role(app: App, ctx: Ctx, gid: String, uid: String, rid: String, add: b
         vec![change(key, Value::Null, entry)],
         None,
     );
-    no_content()
+    fired(no_content(), [events::GUILD_MEMBER_UPDATE])
 }

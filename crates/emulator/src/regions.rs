@@ -7,7 +7,7 @@ use super::error::ApiError;
 use crate::access::{guild_idx, need};
 use crate::app::{App, Ctx, R, lock, ok, query_params};
 use crate::perms::{guild_permissions, is_owner};
-use crate::time::{now_ms, parse_timestamp};
+use crate::time::parse_timestamp;
 use discord_permissions::Permissions;
 
 /// Discord's voice regions (ids as `rtc_region` takes them); the first is optimal here.
@@ -78,7 +78,7 @@ pub async fn get_prune_count(
         .get("include_roles")
         .map(|s| s.split(',').filter(|r| !r.is_empty()).collect())
         .unwrap_or_default();
-    let cutoff = now_ms().saturating_sub(days * 86_400_000);
+    let cutoff = st.now_ms().saturating_sub(days * 86_400_000);
     let pruned = g
         .members
         .iter()

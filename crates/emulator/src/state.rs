@@ -86,26 +86,46 @@ pub struct BotToken {
     pub user_id: String,
 }
 
-/// Issues timestamp-based snowflakes that never go backwards.
+/// Issues timestamp-based snowflakes that never go backwards, on the emulator's clock.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SnowflakeGen {
     /// The last id issued (0 = none yet).
     #[serde(default)]
     pub last: u64,
+    /// How far the emulator's clock runs ahead of the wall clock, in milliseconds: what
+    /// `POST /_emulator/clock` (`RunningEmulator::advance_clock`) advanced. Ids,
+    /// timestamps and every expiry (audit-log retention, invites, timeouts) read this
+    /// clock, so a test can let 45 days pass at once. It never goes back.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub clock_offset_ms: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 impl SnowflakeGen {
-    /// A fresh id: (ms since Discord epoch) << 22, bumped past the last issued id.
-    pub fn next_id(&mut self) -> String {
-        let now_ms = std::time::SystemTime::now()
+    /// The emulator's now, in Unix milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        let wall = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
             .unwrap_or(DISCORD_EPOCH_MS);
-        let ts = now_ms.saturating_sub(DISCORD_EPOCH_MS) << 22;
+        wall.saturating_add(self.clock_offset_ms)
+    }
+
+    /// A fresh id: (ms since Discord epoch) << 22, bumped past the last issued id.
+    pub fn next_id(&mut self) -> String {
+        let ts = self.now_ms().saturating_sub(DISCORD_EPOCH_MS) << 22;
         let id = ts.max(self.last.saturating_add(1));
         self.last = id;
         id.to_string()
     }
+}
+
+/// When a snowflake was made, in Unix milliseconds.
+pub fn snowflake_ms(id: &str) -> Option<u64> {
+    id.parse::<u64>().ok().map(|n| (n >> 22) + DISCORD_EPOCH_MS)
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -526,6 +546,10 @@ fn incoming() -> u8 {
 }
 
 impl State {
+    /// The emulator's now, in Unix milliseconds ([`SnowflakeGen::now_ms`]).
+    pub fn now_ms(&self) -> u64 {
+        self.snowflake.now_ms()
+    }
     pub fn guild(&self, id: &str) -> Option<&Guild> {
         self.guilds.iter().find(|g| g.id == id)
     }
