@@ -74,6 +74,30 @@ pub(crate) fn audit(
     changes: Vec<AuditChange>,
     options: Option<Map<String, Value>>,
 ) {
+    audit_entry(
+        g,
+        snow,
+        actor,
+        reason,
+        action,
+        Some(target),
+        changes,
+        options,
+    );
+}
+
+/// [`audit`] for entries that may name no target (member moves and disconnects).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn audit_entry(
+    g: &mut Guild,
+    snow: &mut SnowflakeGen,
+    actor: &str,
+    reason: Option<&str>,
+    action: u32,
+    target: Option<&str>,
+    changes: Vec<AuditChange>,
+    options: Option<Map<String, Value>>,
+) {
     // Entries past retention go as new ones come, so the log does not grow for ever.
     let now = snow.now_ms();
     g.audit_log.retain(|e| kept(e, now));
@@ -81,11 +105,21 @@ pub(crate) fn audit(
         id: snow.next_id(),
         action_type: action,
         user_id: Some(actor.into()),
-        target_id: Some(target.into()),
+        target_id: target.map(str::to_owned),
         changes,
         options,
         reason: reason.map(str::to_owned),
     });
+}
+
+/// Optional entry info (`options`): every value a string (reference, Audit Log Entry).
+pub(crate) fn options(pairs: &[(&str, String)]) -> Option<Map<String, Value>> {
+    Some(
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Value::String(v.clone())))
+            .collect(),
+    )
 }
 
 pub async fn get_audit_logs(

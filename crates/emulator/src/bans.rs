@@ -10,9 +10,9 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_params};
-use crate::events;
 use crate::audit_log::audit;
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Reader};
 use crate::perms::{guild_permissions, highest_rank, is_owner};
 use crate::render;

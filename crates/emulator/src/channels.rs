@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 
 use crate::access::{channel_loc, guild_for_write, guild_idx, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
-use crate::events;
 use crate::audit_log::{audit, change, diff, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::names::stored_channel_name_with;
 use crate::overwrites::{

@@ -176,7 +176,10 @@ pub fn install_state(app: &App, mut new: State) -> Result<(), String> {
     }
     new.snowflake.last = new.snowflake.last.max(st.snowflake.last);
     // The clock never goes back, whatever the new state says.
-    new.snowflake.clock_offset_ms = new.snowflake.clock_offset_ms.max(st.snowflake.clock_offset_ms);
+    new.snowflake.clock_offset_ms = new
+        .snowflake
+        .clock_offset_ms
+        .max(st.snowflake.clock_offset_ms);
     *st = new;
     lock(&app.limiter).reset();
     Ok(())

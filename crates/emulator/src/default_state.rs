@@ -403,6 +403,8 @@ pub fn default_state() -> State {
         temporary: false,
         created_at: "2021-06-02T10:00:00.000000+00:00".into(),
         flags: 0,
+        target_user_ids: Vec::new(),
+        target_users_job: None,
     };
     let invites = vec![
         invite("ferrisfans", 31, &ferris, 412, 0),
@@ -472,6 +474,9 @@ pub fn default_state() -> State {
         integrations,
         invites,
         vanity_uses: 0,
+        member_details: Default::default(),
+        threads: Vec::new(),
+        messages: Vec::new(),
     };
 
     State {
@@ -487,6 +492,7 @@ pub fn default_state() -> State {
         },
         config: EmulatorConfig::default(),
         application: Default::default(),
+        user_tokens: Vec::new(),
     }
 }
 

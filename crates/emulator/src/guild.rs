@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 
 use crate::access::{guild_for_write, guild_idx};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok, query_params};
-use crate::events;
 use crate::audit_log::{audit, diff};
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::images;
 use crate::perms::is_admin;

@@ -14,8 +14,8 @@ use super::render;
 use super::state::{AuditChange, Guild, Integration, State};
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, R, fired, lock, no_content, ok};
-use crate::events;
 use crate::audit_log::audit;
+use crate::events;
 use crate::perms::guild_permissions;
 use discord_permissions::Permissions;
 
@@ -156,7 +156,10 @@ pub async fn delete_integration(
     );
     fired(
         no_content(),
-        [events::GUILD_INTEGRATIONS_UPDATE, events::INTEGRATION_DELETE],
+        [
+            events::GUILD_INTEGRATIONS_UPDATE,
+            events::INTEGRATION_DELETE,
+        ],
     )
 }
 

@@ -7,9 +7,9 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{channel_loc, digits, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content};
-use crate::events;
 use crate::audit_log::{audit, change, diff};
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::perms::{guild_permissions, is_admin, same_overwrites};
 use crate::state::{Guild, Overwrite, SnowflakeGen, State};

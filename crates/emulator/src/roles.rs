@@ -8,9 +8,9 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
-use crate::events;
 use crate::audit_log::{audit, change, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::images;
 use crate::names::stored_object_name;

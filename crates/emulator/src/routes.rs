@@ -15,7 +15,7 @@ use axum::http::uri::PathAndQuery;
 use axum::http::{HeaderValue, Uri};
 use axum::middleware;
 use axum::response::Response;
-use axum::routing::{any, delete, get, post, put};
+use axum::routing::{any, delete, get, patch, post, put};
 use tower::Layer;
 use tower::util::{MapRequest, MapRequestLayer};
 
@@ -23,8 +23,8 @@ use crate::app::App;
 use crate::error::ApiError;
 use crate::{
     application, audit_log, bans, channels, control, guild, images, incidents, integrations,
-    invites, layers, members, onboarding, overwrites, regions, roles, users, webhooks, welcome,
-    widget,
+    invites, layers, member_edit, members, onboarding, overwrites, prune, regions, roles, users,
+    webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -103,7 +103,23 @@ pub fn router(app: App) -> Router {
             get(guild::get_guild).patch(guild::patch_guild),
         )
         .route("/guilds/{g}/members", get(members::list_members))
-        .route("/guilds/{g}/members/{u}", get(users::get_member))
+        .route("/guilds/{g}/members/search", get(members::search_members))
+        // discord.js sends `members/%40me`: decoded to `@me` before routing.
+        .route(
+            "/guilds/{g}/members/@me",
+            patch(member_edit::modify_current_member),
+        )
+        .route(
+            "/guilds/{g}/members/@me/nick",
+            patch(member_edit::modify_current_nick),
+        )
+        .route(
+            "/guilds/{g}/members/{u}",
+            get(users::get_member)
+                .put(members::add_member)
+                .patch(member_edit::modify_member)
+                .delete(members::remove_member),
+        )
         .route(
             "/guilds/{g}/members/{u}/roles/{r}",
             put(members::add_member_role).delete(members::remove_member_role),
@@ -185,7 +201,10 @@ pub fn router(app: App) -> Router {
             put(incidents::put_incident_actions),
         )
         .route("/guilds/{g}/regions", get(regions::get_regions))
-        .route("/guilds/{g}/prune", get(regions::get_prune_count))
+        .route(
+            "/guilds/{g}/prune",
+            get(prune::get_prune_count).post(prune::begin_prune),
+        )
         .route(
             "/guilds/{g}/onboarding",
             get(onboarding::get_onboarding).put(onboarding::put_onboarding),

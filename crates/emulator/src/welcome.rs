@@ -13,8 +13,8 @@ use super::state::{WelcomeChannel, WelcomeScreen};
 use crate::access::{guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, fired, ok};
-use crate::events;
 use crate::audit_log::{audit, change};
+use crate::events;
 use discord_permissions::Permissions;
 
 const ENABLED: &str = "WELCOME_SCREEN_ENABLED";

@@ -11,8 +11,8 @@ use super::state::Guild;
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, fired, ok};
-use crate::events;
 use crate::audit_log::{audit, diff};
+use crate::events;
 use discord_permissions::Permissions;
 
 fn settings(g: &Guild) -> Value {
