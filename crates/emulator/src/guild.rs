@@ -329,3 +329,30 @@ pub async fn patch_guild(
     }
     fired(ok(render::guild(g, false)), [events::GUILD_UPDATE])
 }
+
+/// `GET /guilds/{g}/preview`: a member of the guild, or anyone authenticated when the
+/// guild is DISCOVERABLE (else 404 10004, as for a guild one cannot see). No presences
+/// are emulated: `approximate_presence_count` is 0.
+pub async fn get_guild_preview(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
+    let st = lock(&app.state);
+    crate::access::digits(&gid)?;
+    let g = st.guild(&gid).ok_or_else(ApiError::unknown_guild)?;
+    let member = crate::perms::is_owner(g, &ctx.user_id) || g.member(&ctx.user_id).is_some();
+    if !member && !g.has_feature("DISCOVERABLE") {
+        return Err(ApiError::unknown_guild());
+    }
+    ok(json!({
+        "id": g.id,
+        "name": g.name,
+        "icon": g.icon,
+        "splash": g.splash,
+        "discovery_splash": g.discovery_splash,
+        "home_header": g.home_header,
+        "emojis": g.emojis,
+        "features": g.features,
+        "approximate_member_count": g.members.len(),
+        "approximate_presence_count": 0,
+        "description": g.description,
+        "stickers": g.stickers,
+    }))
+}

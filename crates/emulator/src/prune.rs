@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::access::{guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok, query_params};
 use crate::audit_log::{audit_entry, options};
-use crate::error::{ApiError, FieldErrors};
+use crate::error::FieldErrors;
 use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::perms::{guild_permissions, is_owner};

@@ -23,8 +23,8 @@ use crate::app::App;
 use crate::error::ApiError;
 use crate::{
     application, audit_log, bans, channels, control, guild, images, incidents, integrations,
-    invites, layers, member_edit, members, onboarding, overwrites, prune, regions, roles, users,
-    webhooks, welcome, widget,
+    invites, layers, member_edit, members, onboarding, overwrites, prune, regions, roles, threads,
+    users, webhook_messages, webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -101,6 +101,11 @@ pub fn router(app: App) -> Router {
         .route(
             "/guilds/{g}",
             get(guild::get_guild).patch(guild::patch_guild),
+        )
+        .route("/guilds/{g}/preview", get(guild::get_guild_preview))
+        .route(
+            "/guilds/{g}/threads/active",
+            get(threads::get_active_threads),
         )
         .route("/guilds/{g}/members", get(members::list_members))
         .route("/guilds/{g}/members/search", get(members::search_members))
@@ -219,8 +224,23 @@ pub fn router(app: App) -> Router {
         .route(
             "/webhooks/{w}/{t}",
             get(webhooks::get_webhook_with_token)
+                .post(webhook_messages::execute)
                 .patch(webhooks::patch_webhook_with_token)
                 .delete(webhooks::delete_webhook_with_token),
+        )
+        .route(
+            "/webhooks/{w}/{t}/slack",
+            post(webhook_messages::execute_chat_tool),
+        )
+        .route(
+            "/webhooks/{w}/{t}/github",
+            post(webhook_messages::execute_code_host),
+        )
+        .route(
+            "/webhooks/{w}/{t}/messages/{m}",
+            get(webhook_messages::get_message)
+                .patch(webhook_messages::edit_message)
+                .delete(webhook_messages::delete_message),
         )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -253,7 +253,11 @@ fn find_managed(
 
 /// (guild, webhook) indices for a token call: unknown id 10015, wrong token
 /// 401 50027 (§6).
-fn find_by_token(st: &State, wid: &str, token: &str) -> Result<(usize, usize), ApiError> {
+pub(crate) fn find_by_token(
+    st: &State,
+    wid: &str,
+    token: &str,
+) -> Result<(usize, usize), ApiError> {
     let (gi, wi) = find(st, wid)?;
     match &st.guilds[gi].webhooks[wi].token {
         Some(t) if t == token => Ok((gi, wi)),
