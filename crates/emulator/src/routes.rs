@@ -200,6 +200,14 @@ pub fn router(app: App) -> Router {
             "/invites/{code}",
             get(invites::get_invite).delete(invites::delete_invite),
         )
+        .route(
+            "/invites/{code}/target-users",
+            get(invites::get_target_users).put(invites::put_target_users),
+        )
+        .route(
+            "/invites/{code}/target-users/job-status",
+            get(invites::get_target_users_job),
+        )
         .route("/guilds/{g}/vanity-url", get(invites::get_vanity_url))
         .route(
             "/guilds/{g}/incident-actions",
