@@ -204,7 +204,6 @@ fn find_message(
     mid: &str,
     thread_id: Option<&str>,
 ) -> Result<usize, ApiError> {
-    crate::access::digits(mid).map_err(|_| unknown_message())?;
     let g = &st.guilds[gi];
     let w = &g.webhooks[wi];
     let place = thread_id.or(w.channel_id.as_deref());
@@ -220,6 +219,8 @@ pub async fn get_message(
     Path((wid, token, mid)): Path<(String, String, String)>,
     RawQuery(q): RawQuery,
 ) -> R {
+    // `@original` (an interaction's response) and other words are not routed here.
+    crate::access::digits(&mid)?;
     let st = lock(&app.state);
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     let q = read_query(q)?;
@@ -235,6 +236,8 @@ pub async fn edit_message(
     RawQuery(q): RawQuery,
     body: MessageBody,
 ) -> R {
+    // `@original` (an interaction's response) and other words are not routed here.
+    crate::access::digits(&mid)?;
     let mut st = lock(&app.state);
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     let q = read_query(q)?;
@@ -272,6 +275,8 @@ pub async fn delete_message(
     Path((wid, token, mid)): Path<(String, String, String)>,
     RawQuery(q): RawQuery,
 ) -> R {
+    // `@original` (an interaction's response) and other words are not routed here.
+    crate::access::digits(&mid)?;
     let mut st = lock(&app.state);
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     let q = read_query(q)?;
