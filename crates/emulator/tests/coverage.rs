@@ -40,10 +40,16 @@ fn parse_table(text: &str) -> Result<Vec<Line>, String> {
         }
         let cells: Vec<&str> = line.split(" | ").map(str::trim).collect();
         let [op, status, name, note] = cells[..] else {
-            return Err(format!("coverage.txt:{}: want 4 cells, got {line:?}", n + 1));
+            return Err(format!(
+                "coverage.txt:{}: want 4 cells, got {line:?}",
+                n + 1
+            ));
         };
         let Some((method, path)) = op.split_once(' ') else {
-            return Err(format!("coverage.txt:{}: want METHOD PATH, got {op:?}", n + 1));
+            return Err(format!(
+                "coverage.txt:{}: want METHOD PATH, got {op:?}",
+                n + 1
+            ));
         };
         let served = match status {
             "served" => true,
@@ -56,7 +62,10 @@ fn parse_table(text: &str) -> Result<Vec<Line>, String> {
             }
         };
         if name.is_empty() || note.is_empty() {
-            return Err(format!("coverage.txt:{}: a name and a note are needed", n + 1));
+            return Err(format!(
+                "coverage.txt:{}: a name and a note are needed",
+                n + 1
+            ));
         }
         out.push(Line {
             method: method.to_owned(),
@@ -165,7 +174,9 @@ fn shape(path: &str) -> String {
 /// ...)` of the `/api/v10` router with the methods its handlers are given.
 fn router_routes(src: &str) -> BTreeSet<(String, String)> {
     let start = src.find("let api = Router::new()").expect("the api router");
-    let end = src[start..].find("let control").map_or(src.len(), |e| start + e);
+    let end = src[start..]
+        .find("let control")
+        .map_or(src.len(), |e| start + e);
     let api = &src[start..end];
     let mut out = BTreeSet::new();
     let mut rest = api;
@@ -213,8 +224,14 @@ fn the_served_lines_are_the_routes_of_the_router() {
     assert!(routes.len() > 60, "the router was read: {routes:?}");
     let missing: Vec<_> = routes.difference(&table).collect();
     let extra: Vec<_> = table.difference(&routes).collect();
-    assert!(missing.is_empty(), "routed but not `served` in coverage.txt: {missing:?}");
-    assert!(extra.is_empty(), "`served` in coverage.txt but not routed: {extra:?}");
+    assert!(
+        missing.is_empty(),
+        "routed but not `served` in coverage.txt: {missing:?}"
+    );
+    assert!(
+        extra.is_empty(),
+        "`served` in coverage.txt but not routed: {extra:?}"
+    );
 }
 
 /// A concrete path for a template: ids become an unknown snowflake.
