@@ -582,7 +582,8 @@ fn code_host_embed(event: &str, p: &Value) -> Value {
         }
     };
     let mut e = json!({
-        "title": format!("[{repo}] {title}"),
+        // Pushes name the branch beside the repository: `[owner/repo:main]`.
+        "title": if event == "push" { title } else { format!("[{repo}] {title}") },
         "author": {"name": s("/sender/login"), "icon_url": s("/sender/avatar_url"), "url": s("/sender/html_url")},
     });
     if !url.is_empty() {
