@@ -121,7 +121,8 @@ fn read_compute(r: &mut Reader) -> bool {
     }
 }
 
-/// `POST /guilds/{g}/prune` (Begin Guild Prune): removes the members the count names;
+/// `POST /guilds/{g}/prune` (Begin Guild Prune), parameters in the body or the query:
+/// removes the members the count names;
 /// 200 `{pruned}`, null when `compute_prune_count` is false. MEMBER_PRUNE (21) with
 /// `delete_member_days` and `members_removed`, the reason from the header (or the
 /// deprecated body `reason`); one Guild Member Remove per member.
@@ -129,11 +130,17 @@ pub async fn begin_prune(
     AxState(app): AxState<App>,
     ctx: Ctx,
     Path(gid): Path<String>,
+    RawQuery(q): RawQuery,
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
-    let obj = form::object(&body)?;
+    let mut obj = form::object(&body)?;
+    // twilight sends the parameters in the query string, as the count takes them;
+    // Discord reads them there too. A body field wins over the query's.
+    for (k, v) in query_params(q) {
+        obj.entry(k).or_insert(Value::String(v));
+    }
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
     let days = read_days(&mut r);
