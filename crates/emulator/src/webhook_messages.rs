@@ -331,16 +331,15 @@ fn from_chat_tool(obj: &Map<String, Value>, r: &mut Reader) -> Map<String, Value
         put("title", s(a, "title").map(Value::String));
         put("url", s(a, "title_link").map(Value::String));
         put("description", s(a, "text").map(Value::String));
-        match s(a, "color") {
-            Some(c) => match hex_color(&c) {
+        if let Some(c) = s(a, "color") {
+            match hex_color(&c) {
                 Some(n) => put("color", Some(json!(n))),
                 None => r.err_at(
                     &["attachments", &i.to_string(), "color"],
                     "STRING_TYPE_REGEX",
                     "String value did not match validation regex.",
                 ),
-            },
-            None => {}
+            }
         }
         put(
             "timestamp",
