@@ -320,8 +320,7 @@ pub async fn add_member(
     if details != MemberDetails::default() {
         g.member_details.insert(uid.clone(), details);
     }
-    let st = &*st;
-    let g = &st.guilds[st.guilds.iter().position(|x| x.id == gid).unwrap_or(0)];
+    let g = st.guild(&gid).ok_or_else(ApiError::unknown_guild)?;
     let shown = match (g.member(&uid), st.user(&uid)) {
         (Some(m), Some(u)) => render::member(m, u, g.member_details.get(&uid)),
         _ => return Err(ApiError::unknown_member()),

@@ -755,7 +755,7 @@ impl Guild {
 
     /// Drops every reference to a deleted channel. What Discord does here is
     /// undocumented (§8 "Open questions"); settings, welcome screen and
-    /// onboarding lose the channel, and its webhooks go with it.
+    /// onboarding lose the channel, and its webhooks, threads and messages go with it.
     pub fn forget_channel(&mut self, id: &str) {
         for slot in [
             &mut self.afk_channel_id,
@@ -784,6 +784,21 @@ impl Guild {
         self.webhooks
             .retain(|w| w.channel_id.as_deref() != Some(id));
         self.invites.retain(|i| i.channel_id != id);
+        // Its threads and messages go with it; members in it are disconnected.
+        let threads: Vec<String> = self
+            .threads
+            .iter()
+            .filter(|t| t.parent_id == id)
+            .map(|t| t.id.clone())
+            .collect();
+        self.threads.retain(|t| t.parent_id != id);
+        self.messages
+            .retain(|m| m.channel_id != id && !threads.contains(&m.channel_id));
+        for d in self.member_details.values_mut() {
+            if d.voice_channel_id.as_deref() == Some(id) {
+                d.voice_channel_id = None;
+            }
+        }
     }
 
     /// Drops every reference to a deleted role: member roles, role

@@ -424,3 +424,44 @@ async fn target_users_go_in_as_csv_and_their_job_reports() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 403);
 }
+
+#[tokio::test]
+async fn a_deleted_channel_takes_its_threads_and_messages_and_a_ban_its_voice_state() {
+    let t = T::new().await;
+    let help = t.chan("help");
+    let (_, hook) = t
+        .post(
+            &format!("/channels/{help}/webhooks"),
+            json!({"name": "Help Hook"}),
+        )
+        .await;
+    let path = format!(
+        "/webhooks/{}/{}",
+        hook["id"].as_str().unwrap(),
+        hook["token"].as_str().unwrap()
+    );
+    let (s, _) = t
+        .anonymous(Method::POST, &path, Some(json!({"content": "hi"})))
+        .await;
+    assert_eq!(s, 204);
+    assert_eq!(t.emu.state().guilds[0].messages.len(), 1);
+    let (s, _) = t.delete(&format!("/channels/{help}")).await;
+    assert_eq!(s, 200);
+    let (_, v) = t.get(&format!("/guilds/{}/threads/active", t.g())).await;
+    assert_eq!(v["threads"], json!([]), "the #help thread went with it");
+    let st = t.emu.state();
+    assert!(st.guilds[0].messages.is_empty());
+    // bob was in Lounge; banned, he is gone with his voice state.
+    let bob = st
+        .users
+        .iter()
+        .find(|u| u.username == "bob")
+        .unwrap()
+        .id
+        .clone();
+    let (s, _) = t
+        .put(&format!("/guilds/{}/bans/{bob}", t.g()), json!({}))
+        .await;
+    assert_eq!(s, 204);
+    assert!(!t.emu.state().guilds[0].member_details.contains_key(&bob));
+}
