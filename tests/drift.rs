@@ -462,7 +462,8 @@ async fn changes_beyond_the_page_cap_or_retention_are_not_found_with_the_reason(
     assert_eq!(r["audit_log"]["pages_read"], 2);
     assert_eq!(b["entry"]["ago"], "1 hour ago");
 
-    // An entry older than 45 days is beyond retention.
+    // An entry older than 45 days is beyond retention: Discord (and the emulator) no longer
+    // serve it, so the log ends before the change is found, and drift says why.
     let mut st = h.emu.state();
     st.guilds[0].audit_log = vec![colour_entry(
         now_ms() - 50 * 86_400_000,
@@ -478,7 +479,7 @@ async fn changes_beyond_the_page_cap_or_retention_are_not_found_with_the_reason(
         b["not_found"].as_str().unwrap().contains("45 days"),
         "{b:#}"
     );
-    assert_eq!(r["audit_log"]["stopped"], "retention");
+    assert_eq!(r["audit_log"]["stopped"], "end_of_log");
 }
 
 /// Bounded reads on a guild at Discord's limits with 1,000 audit entries.

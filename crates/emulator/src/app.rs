@@ -132,6 +132,38 @@ pub(crate) fn no_content() -> R {
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
+/// The Gateway events a response's operation fired (`events.rs`), for the request log.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Fired(pub Vec<&'static str>);
+
+/// `r` with `events` attached when it succeeded (a refused request fires nothing).
+pub(crate) fn fired(r: R, events: impl IntoIterator<Item = &'static str>) -> R {
+    let mut resp = r?;
+    let events: Vec<&'static str> = events.into_iter().collect();
+    if !events.is_empty() {
+        resp.extensions_mut().insert(Fired(events));
+    }
+    Ok(resp)
+}
+
+/// A query parameter read as a boolean the way Discord reads one: `true`/`false` in any
+/// case, and `1`/`0` (discord.py sends `wait=1`, `with_components=0`); `None` when
+/// absent, `Err` when it is something else.
+pub(crate) fn query_bool(q: &HashMap<String, String>, key: &str) -> Result<Option<bool>, ApiError> {
+    let Some(v) = q.get(key) else {
+        return Ok(None);
+    };
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "1" => Ok(Some(true)),
+        "false" | "0" => Ok(Some(false)),
+        _ => Err(ApiError::field(
+            &[key],
+            "BASE_TYPE_BOOLEAN",
+            "Must be either true or false.",
+        )),
+    }
+}
+
 pub(crate) fn query_params(q: Option<String>) -> HashMap<String, String> {
     let mut out = HashMap::new();
     for pair in q.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {

@@ -1,5 +1,5 @@
 //! The audit log: the entries every write records (discord-behaviour.md §7.2)
-//! and `GET /guilds/{g}/audit-logs` (§7.3).
+//! and `GET /guilds/{g}/audit-logs` (§7.3), kept 45 days on the emulator's clock.
 
 use axum::extract::{Path, RawQuery, State as AxState};
 use discord_permissions::Permissions;
@@ -11,7 +11,7 @@ use crate::error::FieldErrors;
 use crate::form::Reader;
 use crate::perms::guild_permissions;
 use crate::render;
-use crate::state::{AuditChange, AuditEntry, Guild, SnowflakeGen, State};
+use crate::state::{AuditChange, AuditEntry, Guild, SnowflakeGen, State, snowflake_ms};
 
 pub(crate) fn change(key: &str, old: Value, new: Value) -> AuditChange {
     AuditChange {
@@ -55,6 +55,14 @@ pub(crate) fn diff_snapshots(
     out
 }
 
+/// How long entries are kept (the reference: "Entries are kept for 45 days").
+pub(crate) const RETENTION_MS: u64 = 45 * 86_400_000;
+
+/// Whether an entry is still kept at `now` (Unix ms): its id says when it was made.
+fn kept(e: &AuditEntry, now: u64) -> bool {
+    snowflake_ms(&e.id).is_none_or(|made| made.saturating_add(RETENTION_MS) >= now)
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn audit(
     g: &mut Guild,
@@ -66,15 +74,52 @@ pub(crate) fn audit(
     changes: Vec<AuditChange>,
     options: Option<Map<String, Value>>,
 ) {
+    audit_entry(
+        g,
+        snow,
+        actor,
+        reason,
+        action,
+        Some(target),
+        changes,
+        options,
+    );
+}
+
+/// [`audit`] for entries that may name no target (member moves and disconnects).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn audit_entry(
+    g: &mut Guild,
+    snow: &mut SnowflakeGen,
+    actor: &str,
+    reason: Option<&str>,
+    action: u32,
+    target: Option<&str>,
+    changes: Vec<AuditChange>,
+    options: Option<Map<String, Value>>,
+) {
+    // Entries past retention go as new ones come, so the log does not grow for ever.
+    let now = snow.now_ms();
+    g.audit_log.retain(|e| kept(e, now));
     g.audit_log.push(AuditEntry {
         id: snow.next_id(),
         action_type: action,
         user_id: Some(actor.into()),
-        target_id: Some(target.into()),
+        target_id: target.map(str::to_owned),
         changes,
         options,
         reason: reason.map(str::to_owned),
     });
+}
+
+/// Optional entry info (`options`): every value a string (reference, Audit Log Entry).
+pub(crate) fn options(pairs: &[(&str, String)]) -> Option<Map<String, Value>> {
+    Some(
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Value::String(v.clone())))
+            .collect(),
+    )
 }
 
 pub async fn get_audit_logs(
@@ -111,9 +156,11 @@ pub async fn get_audit_logs(
     let limit = r.int_range("limit", 1, 100).set().unwrap_or(50) as usize;
     errs.check()?;
     let id_of = |e: &AuditEntry| e.id.parse::<u64>().unwrap_or(0);
+    let now = st.now_ms();
     let mut entries: Vec<&AuditEntry> = g
         .audit_log
         .iter()
+        .filter(|e| kept(e, now))
         .filter(|e| {
             user_id
                 .as_ref()

@@ -9,9 +9,10 @@ use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, R, lock, no_content, ok, query_params};
+use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_params};
 use crate::audit_log::audit;
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Reader};
 use crate::perms::{guild_permissions, highest_rank, is_owner};
 use crate::render;
@@ -138,6 +139,7 @@ fn may_ban(g: &Guild, known: bool, banned: bool, actor: &str, uid: &str) -> Resu
 /// Bans `uid`: a member leaves the guild; audited with the reason, which the ban keeps.
 fn ban(g: &mut Guild, snow: &mut SnowflakeGen, actor: &str, reason: Option<&str>, uid: &str) {
     g.members.retain(|m| m.user_id != uid);
+    g.member_details.remove(uid);
     g.bans.push(Ban {
         user_id: uid.to_owned(),
         reason: reason.map(str::to_owned),
@@ -187,6 +189,7 @@ pub async fn put_ban(
     let banned = g.bans.iter().any(|b| b.user_id == uid);
     if may_ban(g, known, banned, actor, &uid)? {
         ban(g, snowflake, actor, ctx.reason.as_deref(), &uid);
+        return fired(no_content(), [events::GUILD_BAN_ADD]);
     }
     no_content()
 }
@@ -217,7 +220,7 @@ pub async fn delete_ban(
         Vec::new(),
         None,
     );
-    no_content()
+    fired(no_content(), [events::GUILD_BAN_REMOVE])
 }
 
 /// `POST /guilds/{g}/bulk-ban`: BAN_MEMBERS and MANAGE_GUILD; `user_ids` (≤200, required).
@@ -272,5 +275,9 @@ pub async fn bulk_ban(
     if banned.is_empty() {
         return Err(failed_to_ban());
     }
-    ok(json!({ "banned_users": banned, "failed_users": failed }))
+    let fires = vec![events::GUILD_BAN_ADD; banned.len()];
+    fired(
+        ok(json!({ "banned_users": banned, "failed_users": failed })),
+        fires,
+    )
 }

@@ -9,9 +9,10 @@ use discord_permissions::Permissions;
 use serde_json::{Value, json};
 
 use crate::access::{channel_loc, guild_for_write, guild_idx, need, need_in_channel};
-use crate::app::{App, Ctx, JsonBody, R, lock, no_content, ok};
+use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
 use crate::audit_log::{audit, change, diff, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::names::stored_channel_name_with;
 use crate::overwrites::{
@@ -470,7 +471,10 @@ pub async fn post_channel(
         changes,
         None,
     );
-    Ok((StatusCode::CREATED, Json(out)).into_response())
+    fired(
+        Ok((StatusCode::CREATED, Json(out)).into_response()),
+        [events::CHANNEL_CREATE],
+    )
 }
 
 pub async fn get_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Path<String>) -> R {
@@ -628,7 +632,10 @@ pub async fn patch_channel(
         set_overwrites(g, ci, ows.clone());
         log_overwrite_diff(g, snowflake, actor, ctx.reason.as_deref(), &cid, &old, &ows);
     }
-    ok(render::channel(&g.id, &g.channels[ci]))
+    fired(
+        ok(render::channel(&g.id, &g.channels[ci])),
+        [events::CHANNEL_UPDATE],
+    )
 }
 
 pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Path<String>) -> R {
@@ -680,7 +687,7 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
         }
     }
     g.forget_channel(&cid);
-    ok(render::channel(&g.id, &c))
+    fired(ok(render::channel(&g.id, &c)), [events::CHANNEL_DELETE])
 }
 
 /// `PATCH /guilds/{g}/channels`: positions, parents and lock_permissions.
@@ -770,6 +777,7 @@ pub async fn patch_channel_positions(
             need(guild_permissions(g, actor), Permissions::MANAGE_ROLES)?;
         }
     }
+    let mut fires = Vec::new();
     for m in moves {
         let cid = g.channels[m.ci].id.clone();
         let mut changes = Vec::new();
@@ -791,8 +799,13 @@ pub async fn patch_channel_positions(
             );
             g.channels[m.ci].parent_id = p;
         }
-        if !changes.is_empty() {
+        let moved = !changes.is_empty();
+        if moved {
             audit(g, snowflake, actor, None, 11, &cid, changes, None);
+        }
+        if moved || m.lock {
+            // Several Channel Update: one per channel that changed (the reference's Events).
+            fires.push(events::CHANNEL_UPDATE);
         }
         if m.lock
             && let Some(pid) = g.channels[m.ci].parent_id.clone()
@@ -805,5 +818,5 @@ pub async fn patch_channel_positions(
             log_overwrite_diff(g, snowflake, actor, None, &cid, &old, &new);
         }
     }
-    no_content()
+    fired(no_content(), fires)
 }

@@ -175,6 +175,11 @@ pub fn install_state(app: &App, mut new: State) -> Result<(), String> {
         new.bot_user_id = st.bot_user_id.clone();
     }
     new.snowflake.last = new.snowflake.last.max(st.snowflake.last);
+    // The clock never goes back, whatever the new state says.
+    new.snowflake.clock_offset_ms = new
+        .snowflake
+        .clock_offset_ms
+        .max(st.snowflake.clock_offset_ms);
     *st = new;
     lock(&app.limiter).reset();
     Ok(())
@@ -228,12 +233,27 @@ pub(crate) async fn clear_faults(AxState(app): AxState<App>) -> StatusCode {
     StatusCode::NO_CONTENT
 }
 
-/// The emulated clock: seconds since start and the scale in force.
+/// Moves both clocks forward by `seconds` (emulated): the rate limits' windows and the
+/// wall time ids, timestamps and expiries read (`SnowflakeGen::clock_offset_ms`).
+pub fn advance_clock(app: &App, seconds: f64) {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return;
+    }
+    let mut st = lock(&app.state);
+    let ms = (seconds * 1000.0).round() as u64;
+    st.snowflake.clock_offset_ms = st.snowflake.clock_offset_ms.saturating_add(ms);
+    lock(&app.limiter).clock.advance(seconds);
+}
+
+/// The emulated clock: seconds since start and the scale in force (rate limits), and
+/// the emulator's wall time (ids, timestamps, expiries).
 fn clock_json(app: &App) -> Value {
-    let scale = lock(&app.state).config.time_scale;
+    let st = lock(&app.state);
+    let scale = st.config.time_scale;
+    let wall = crate::time::timestamp(st.now_ms());
     let mut lim = lock(&app.limiter);
     lim.clock.set_scale(scale);
-    serde_json::json!({"now": lim.clock.now(), "time_scale": lim.clock.scale()})
+    serde_json::json!({"now": lim.clock.now(), "time_scale": lim.clock.scale(), "wall": wall})
 }
 
 pub(crate) async fn get_clock(AxState(app): AxState<App>) -> Json<Value> {
@@ -248,7 +268,7 @@ pub(crate) async fn post_clock(AxState(app): AxState<App>, body: Bytes) -> Respo
     }
     match serde_json::from_slice::<Advance>(&body) {
         Ok(a) if a.advance_seconds.is_finite() && a.advance_seconds >= 0.0 => {
-            lock(&app.limiter).clock.advance(a.advance_seconds);
+            advance_clock(&app, a.advance_seconds);
             Json(clock_json(&app)).into_response()
         }
         Ok(a) => bad_control("clock", format!("cannot advance by {}", a.advance_seconds)),

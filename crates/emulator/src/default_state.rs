@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::state::{
     Ban, Channel, EmulatorConfig, Guild, Integration, IntegrationApplication, Invite, Member,
-    Onboarding, Overwrite, Role, SnowflakeGen, State, User, Webhook, WelcomeScreen,
+    MemberDetails, Onboarding, Overwrite, Role, SnowflakeGen, State, Thread, User, Webhook,
+    WelcomeScreen,
 };
 use discord_permissions::Permissions;
 
@@ -403,6 +404,8 @@ pub fn default_state() -> State {
         temporary: false,
         created_at: "2021-06-02T10:00:00.000000+00:00".into(),
         flags: 0,
+        target_user_ids: Vec::new(),
+        target_users_job: None,
     };
     let invites = vec![
         invite("ferrisfans", 31, &ferris, 412, 0),
@@ -472,6 +475,33 @@ pub fn default_state() -> State {
         integrations,
         invites,
         vanity_uses: 0,
+        // bob sits in Lounge and dave in Gaming (voice state), so mute, deafen and
+        // moves have someone to act on; carol boosts since she joined.
+        member_details: [
+            (sf(4), in_voice(38)),
+            (sf(6), in_voice(39)),
+            (
+                sf(5),
+                MemberDetails {
+                    premium_since: Some("2022-01-20T09:00:00.000000+00:00".into()),
+                    ..MemberDetails::default()
+                },
+            ),
+        ]
+        .into_iter()
+        .collect(),
+        // A question in #help still open, and an old thread of #general, archived.
+        threads: vec![
+            thread(
+                70,
+                41,
+                "Why does the borrow checker hate me?",
+                &sf(5),
+                false,
+            ),
+            thread(71, 35, "Release party 2024", &sf(3), true),
+        ],
+        messages: Vec::new(),
     };
 
     State {
@@ -481,9 +511,41 @@ pub fn default_state() -> State {
             ferris, bot, alice, bob, carol, dave, erin, frank, grace, heidi, ivan, spammer, raider,
         ],
         tokens: Vec::new(),
-        snowflake: SnowflakeGen { last: fixed(100) },
+        snowflake: SnowflakeGen {
+            last: fixed(100),
+            ..SnowflakeGen::default()
+        },
         config: EmulatorConfig::default(),
         application: Default::default(),
+        user_tokens: Vec::new(),
+    }
+}
+
+/// A member connected to voice channel `n`.
+fn in_voice(n: u64) -> MemberDetails {
+    MemberDetails {
+        voice_channel_id: Some(sf(n)),
+        ..MemberDetails::default()
+    }
+}
+
+/// A public thread `n` of channel `parent`, started by `owner`, who joined it.
+fn thread(n: u64, parent: u64, name: &str, owner: &str, archived: bool) -> Thread {
+    Thread {
+        id: sf(n),
+        kind: 11,
+        parent_id: sf(parent),
+        name: name.into(),
+        owner_id: owner.into(),
+        archived,
+        locked: false,
+        auto_archive_duration: 1440,
+        archive_timestamp: Some("2024-06-01T12:00:00.000000+00:00".into()),
+        applied_tags: Vec::new(),
+        flags: 0,
+        rate_limit_per_user: 0,
+        member_ids: vec![owner.into()],
+        total_message_sent: 3,
     }
 }
 

@@ -6,9 +6,10 @@ use discord_permissions::Permissions;
 use serde_json::{Value, json};
 
 use crate::access::{guild_for_write, guild_idx};
-use crate::app::{App, Ctx, JsonBody, R, lock, ok, query_params};
+use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok, query_params};
 use crate::audit_log::{audit, diff};
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::images;
 use crate::perms::is_admin;
@@ -53,7 +54,9 @@ pub async fn patch_guild(
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
 
-    let name = r.string_len("name", 2, 100);
+    // 2–100 characters once leading and trailing whitespace is gone (the reference's
+    // Guild object), and stored so.
+    let name = r.stored_name("name", 2, 100, |s| s.trim().to_owned());
     if matches!(name, Field::Null) {
         r.required("name");
     }
@@ -324,5 +327,32 @@ pub async fn patch_guild(
             None,
         );
     }
-    ok(render::guild(g, false))
+    fired(ok(render::guild(g, false)), [events::GUILD_UPDATE])
+}
+
+/// `GET /guilds/{g}/preview`: a member of the guild, or anyone authenticated when the
+/// guild is DISCOVERABLE (else 404 10004, as for a guild one cannot see). No presences
+/// are emulated: `approximate_presence_count` is 0.
+pub async fn get_guild_preview(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
+    let st = lock(&app.state);
+    crate::access::digits(&gid)?;
+    let g = st.guild(&gid).ok_or_else(ApiError::unknown_guild)?;
+    let member = crate::perms::is_owner(g, &ctx.user_id) || g.member(&ctx.user_id).is_some();
+    if !member && !g.has_feature("DISCOVERABLE") {
+        return Err(ApiError::unknown_guild());
+    }
+    ok(json!({
+        "id": g.id,
+        "name": g.name,
+        "icon": g.icon,
+        "splash": g.splash,
+        "discovery_splash": g.discovery_splash,
+        "home_header": g.home_header,
+        "emojis": g.emojis,
+        "features": g.features,
+        "approximate_member_count": g.members.len(),
+        "approximate_presence_count": 0,
+        "description": g.description,
+        "stickers": g.stickers,
+    }))
 }

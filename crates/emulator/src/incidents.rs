@@ -13,7 +13,7 @@ use super::error::FieldErrors;
 use super::form::{self, Field, Reader};
 use crate::access::guild_for_write;
 use crate::app::{App, Ctx, JsonBody, R, lock, ok};
-use crate::time::{now_ms, parse_timestamp, timestamp};
+use crate::time::{parse_timestamp, timestamp};
 use discord_permissions::Permissions;
 
 /// Each action may end at most this far ahead (reference, Limits).
@@ -40,11 +40,11 @@ pub async fn put_incident_actions(
     JsonBody(body): JsonBody,
 ) -> R {
     let mut st = lock(&app.state);
+    let now = st.now_ms();
     let (g, _) = guild_for_write(&mut st, &gid, &ctx.user_id, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
-    let now = now_ms();
     let mut data = incidents_json(g.incidents_data.as_ref());
     for key in KEYS {
         match r.string(key) {

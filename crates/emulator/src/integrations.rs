@@ -13,8 +13,9 @@ use super::error::ApiError;
 use super::render;
 use super::state::{AuditChange, Guild, Integration, State};
 use crate::access::{digits, guild_for_write, guild_idx, need};
-use crate::app::{App, Ctx, R, lock, no_content, ok};
+use crate::app::{App, Ctx, R, fired, lock, no_content, ok};
 use crate::audit_log::audit;
+use crate::events;
 use crate::perms::guild_permissions;
 use discord_permissions::Permissions;
 
@@ -153,7 +154,13 @@ pub async fn delete_integration(
         changes,
         None,
     );
-    no_content()
+    fired(
+        no_content(),
+        [
+            events::GUILD_INTEGRATIONS_UPDATE,
+            events::INTEGRATION_DELETE,
+        ],
+    )
 }
 
 pub fn unknown_integration() -> ApiError {

@@ -1,20 +1,24 @@
 //! Invites (the reference's Invite object and metadata, Get Guild Invites, Get and
-//! Delete Invite, Get Guild Vanity URL).
+//! Delete Invite, Get Guild Vanity URL, Get and Update Target Users and the Target
+//! Users Job Status).
 //!
 //! An invite whose `max_age` has run out is gone, as on Discord: it is neither
 //! listed nor found. Delete Invite's path is not in the reference; Discord's is
 //! `DELETE /invites/{code}` (discord-openapi.json `invite_revoke`).
 
-use axum::extract::{Path, RawQuery, State as AxState};
+use axum::extract::{Multipart, Path, RawQuery, State as AxState};
+use axum::response::IntoResponse;
 use serde_json::{Map, Value, json};
 
 use super::error::ApiError;
 use super::render;
-use super::state::{AuditChange, AuditEntry, Guild, Invite, State};
+use super::state::{AuditChange, AuditEntry, Guild, Invite, State, TargetUsersJob};
 use crate::access::{guild_idx, need};
-use crate::app::{App, Ctx, R, lock, ok, query_params};
+use crate::app::{App, Ctx, R, fired, lock, ok, query_params};
+use crate::events;
+use crate::form;
 use crate::perms::{channel_permissions, guild_permissions, is_owner};
-use crate::time::{now_ms, parse_timestamp, timestamp};
+use crate::time::{parse_timestamp, timestamp};
 use discord_permissions::Permissions;
 
 impl Invite {
@@ -82,7 +86,7 @@ pub async fn get_guild_invites(AxState(app): AxState<App>, ctx: Ctx, Path(gid): 
     if !metadata {
         need(p, Permissions::VIEW_AUDIT_LOG)?;
     }
-    let now = now_ms();
+    let now = st.now_ms();
     ok(Value::Array(
         g.invites
             .iter()
@@ -94,7 +98,7 @@ pub async fn get_guild_invites(AxState(app): AxState<App>, ctx: Ctx, Path(gid): 
 
 /// (guild index, invite index) of a live invite.
 fn find(st: &State, code: &str) -> Result<(usize, usize), ApiError> {
-    let now = now_ms();
+    let now = st.now_ms();
     st.guilds
         .iter()
         .enumerate()
@@ -177,7 +181,7 @@ pub async fn delete_invite(AxState(app): AxState<App>, ctx: Ctx, Path(code): Pat
         options: None,
         reason: ctx.reason.clone(),
     });
-    ok(shown)
+    fired(ok(shown), [events::INVITE_DELETE])
 }
 
 /// `GET /guilds/{g}/vanity-url`: MANAGE_GUILD → `{code, uses}` (code null when unset).
@@ -194,4 +198,179 @@ pub async fn get_vanity_url(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Pat
 
 pub fn unknown_invite() -> ApiError {
     ApiError::new(axum::http::StatusCode::NOT_FOUND, 10006, "Unknown Invite")
+}
+
+/// Who may read an invite's target users or their job: its inviter, or a member with
+/// MANAGE_GUILD or (`or_audit`) VIEW_AUDIT_LOG.
+fn may_see_targets(
+    st: &State,
+    gi: usize,
+    ii: usize,
+    actor: &str,
+    or_audit: bool,
+) -> Result<(), ApiError> {
+    let g = &st.guilds[gi];
+    if g.invites[ii].inviter_id.as_deref() == Some(actor) {
+        return Ok(());
+    }
+    if !is_owner(g, actor) && g.member(actor).is_none() {
+        return Err(ApiError::missing_access());
+    }
+    let p = guild_permissions(g, actor);
+    if p.contains(Permissions::MANAGE_GUILD)
+        || (or_audit && p.contains(Permissions::VIEW_AUDIT_LOG))
+    {
+        Ok(())
+    } else {
+        Err(ApiError::missing_permissions())
+    }
+}
+
+/// `GET /invites/{code}/target-users`: a CSV file, header `user_id` and one id a line,
+/// the ids last supplied (just the header when none were).
+pub async fn get_target_users(AxState(app): AxState<App>, ctx: Ctx, Path(code): Path<String>) -> R {
+    let st = lock(&app.state);
+    let (gi, ii) = find(&st, &code)?;
+    may_see_targets(&st, gi, ii, &ctx.user_id, true)?;
+    let mut csv = String::from("user_id\n");
+    for id in &st.guilds[gi].invites[ii].target_user_ids {
+        csv.push_str(id);
+        csv.push('\n');
+    }
+    Ok(([(axum::http::header::CONTENT_TYPE, "text/csv")], csv).into_response())
+}
+
+/// The ids of a target-users CSV: one column, an optional `user_id` header, blank lines
+/// skipped; `Err` with the values that are not user ids.
+fn parse_target_csv(text: &str) -> Result<Vec<String>, Vec<String>> {
+    let (mut ids, mut bad) = (Vec::new(), Vec::new());
+    for (i, line) in text.lines().enumerate() {
+        let cell = line.trim().trim_matches('"').trim();
+        if cell.is_empty() || (i == 0 && cell.eq_ignore_ascii_case("user_id")) {
+            continue;
+        }
+        match form::as_snowflake(&Value::String(cell.to_owned())) {
+            Some(id) if !ids.contains(&id) => ids.push(id),
+            Some(_) => {}
+            None => bad.push(cell.chars().take(40).collect()),
+        }
+    }
+    if bad.is_empty() { Ok(ids) } else { Err(bad) }
+}
+
+/// `PUT /invites/{code}/target-users` (multipart, field `target_users_file`): the inviter
+/// or MANAGE_GUILD. A file with values that are not user ids is refused with 400 naming
+/// them; otherwise the list is replaced and a job runs (reference: asynchronously; here
+/// it is done at once): COMPLETED, or FAILED with `error_message` naming ids of users
+/// that do not exist. 204.
+pub async fn put_target_users(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path(code): Path<String>,
+    mut parts: Multipart,
+) -> R {
+    let mut file = None;
+    while let Some(field) = parts.next_field().await.map_err(|_| multipart_refused())? {
+        if field.name() == Some("target_users_file") {
+            let bytes = field.bytes().await.map_err(|_| multipart_refused())?;
+            file = Some(String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    let Some(file) = file else {
+        return Err(ApiError::field(
+            &["target_users_file"],
+            "BASE_TYPE_REQUIRED",
+            "This field is required",
+        ));
+    };
+    let mut st = lock(&app.state);
+    let (gi, ii) = find(&st, &code)?;
+    may_see_targets(&st, gi, ii, &ctx.user_id, false)?;
+    let ids = parse_target_csv(&file).map_err(|bad| {
+        ApiError::field(
+            &["target_users_file"],
+            "TARGET_USERS_INVALID_IDS",
+            &format!("Invalid user ids: {}", bad.join(", ")),
+        )
+    })?;
+    let unknown: Vec<&str> = ids
+        .iter()
+        .filter(|id| st.user(id).is_none())
+        .map(String::as_str)
+        .collect();
+    let now = timestamp(st.now_ms());
+    let total = ids.len() as u32;
+    let job = if unknown.is_empty() {
+        TargetUsersJob {
+            status: 2,
+            total_users: total,
+            processed_users: total,
+            created_at: now.clone(),
+            completed_at: Some(now),
+            error_message: None,
+        }
+    } else {
+        TargetUsersJob {
+            status: 3,
+            total_users: total,
+            processed_users: total - unknown.len() as u32,
+            created_at: now,
+            completed_at: None,
+            error_message: Some(format!("Unknown users: {}", unknown.join(", "))),
+        }
+    };
+    let invite = &mut st.guilds[gi].invites[ii];
+    invite.target_user_ids = ids;
+    invite.target_users_job = Some(job);
+    Ok(axum::http::StatusCode::NO_CONTENT.into_response())
+}
+
+fn multipart_refused() -> ApiError {
+    ApiError::field(
+        &[],
+        "MULTIPART_INVALID",
+        "Send target_users_file as multipart/form-data.",
+    )
+}
+
+/// `GET /invites/{code}/target-users/job-status`: the last job, or UNSPECIFIED (0) when
+/// there was none.
+pub async fn get_target_users_job(
+    AxState(app): AxState<App>,
+    ctx: Ctx,
+    Path(code): Path<String>,
+) -> R {
+    let st = lock(&app.state);
+    let (gi, ii) = find(&st, &code)?;
+    may_see_targets(&st, gi, ii, &ctx.user_id, true)?;
+    let job = st.guilds[gi].invites[ii].target_users_job.clone();
+    ok(match job {
+        Some(j) => json!({
+            "status": j.status, "total_users": j.total_users,
+            "processed_users": j.processed_users, "created_at": j.created_at,
+            "completed_at": j.completed_at, "error_message": j.error_message,
+        }),
+        None => json!({
+            "status": 0, "total_users": 0, "processed_users": 0,
+            "created_at": null, "completed_at": null, "error_message": null,
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_target_csv;
+
+    #[test]
+    fn target_csvs_have_one_column_and_an_optional_header() {
+        assert_eq!(
+            parse_target_csv("user_id\n123\n\n456\r\n123\n").unwrap(),
+            ["123", "456"]
+        );
+        assert_eq!(parse_target_csv("789").unwrap(), ["789"]);
+        assert_eq!(
+            parse_target_csv("user_id\n12\nbob\n3.5\n").unwrap_err(),
+            ["bob", "3.5"]
+        );
+    }
 }

@@ -15,14 +15,14 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use crate::app::{App, MAX_BODY, decode_reason, lock};
+use crate::app::{App, Fired, MAX_BODY, decode_reason, lock};
 use crate::faults::{
     Action, FaultMark, TIMEOUT_HANG, body_response, dropped, marked, oversized_response,
     status_response,
 };
 use crate::ratelimit::{
-    BucketInfo, Decision, Passed, Scope, api_path, decide, put_bucket_headers, refusal,
-    route_bucket, too_many,
+    BucketInfo, Decision, Passed, Scope, api_path, decide, is_webhook_token_route,
+    put_bucket_headers, refusal, route_bucket, too_many,
 };
 use crate::request_log::{RequestJson, RequestRecord, redact_webhook_token};
 
@@ -60,6 +60,11 @@ pub(crate) async fn record(AxState(app): AxState<App>, req: Request, next: Next)
     req.extensions_mut().insert(RequestJson(body_json.clone()));
     let resp = next.run(req).await;
     let mark = resp.extensions().get::<FaultMark>().copied();
+    let events = resp
+        .extensions()
+        .get::<Fired>()
+        .map(|f| f.0.iter().map(|e| (*e).to_owned()).collect())
+        .unwrap_or_default();
     lock(&app.requests).push(RequestRecord {
         method,
         path,
@@ -70,6 +75,7 @@ pub(crate) async fn record(AxState(app): AxState<App>, req: Request, next: Next)
         reason,
         body: body_json,
         fault: mark.map(|m| m.kind.to_owned()),
+        events,
     });
     resp
 }
@@ -173,12 +179,18 @@ pub(crate) async fn limit(AxState(app): AxState<App>, req: Request, next: Next) 
         .extensions()
         .get::<RequestJson>()
         .and_then(|b| b.0.clone());
+    let token = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bot "))
+        .map(|t| t.trim().to_owned());
 
     let Passed {
         info,
         reserved,
         scope_on_success,
-    } = match decide_locked(&app, &method, &path, body.as_ref()) {
+    } = match decide_locked(&app, &method, &path, body.as_ref(), token.as_deref()) {
         Decision::Refuse(resp) => return resp,
         Decision::Off => return next.run(req).await,
         Decision::Pass(p) => p,
@@ -203,8 +215,23 @@ pub(crate) async fn limit(AxState(app): AxState<App>, req: Request, next: Next) 
 }
 
 /// [`decide`] under the locks, in their order (state, then limiter).
-fn decide_locked(app: &App, method: &str, path: &str, body: Option<&Value>) -> Decision {
+///
+/// Authentication comes before the bot's limits: a request without one of the state's
+/// bot tokens (none, or a bogus one) uses none of the bot's counters and is never given
+/// the bot's 429; its handler answers it (401 where the token is needed). Webhook token
+/// routes carry their credential in the path and keep their own buckets.
+fn decide_locked(
+    app: &App,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    token: Option<&str>,
+) -> Decision {
     let st = lock(&app.state);
+    let the_bot = token.is_some_and(|t| st.tokens.iter().any(|k| k.token == t));
+    if !the_bot && !is_webhook_token_route(path) {
+        return Decision::Off;
+    }
     let mut lim = lock(&app.limiter);
     decide(&st, &mut lim, method, path, body)
 }

@@ -14,6 +14,7 @@ pub mod config;
 mod control;
 mod default_state;
 pub mod error;
+mod events;
 pub mod faults;
 mod form;
 mod guild;
@@ -24,11 +25,14 @@ mod invites;
 mod large_state;
 mod layers;
 mod many_guilds;
+mod member_edit;
 mod members;
+mod messages;
 mod names;
 mod onboarding;
 mod overwrites;
 pub mod perms;
+mod prune;
 pub mod ratelimit;
 mod regions;
 mod render;
@@ -36,8 +40,10 @@ mod request_log;
 mod roles;
 mod routes;
 pub mod state;
+mod threads;
 mod time;
 mod users;
+mod webhook_messages;
 mod webhooks;
 mod welcome;
 mod widget;
@@ -226,9 +232,10 @@ impl RunningEmulator {
     }
 
     /// Jumps the emulated clock forward: windows of the rate limits elapse
-    /// without waiting.
+    /// without waiting, and so does time for ids, timestamps and expiries (audit-log
+    /// retention, invites, timeouts).
     pub fn advance_clock(&self, seconds: f64) {
-        lock(&self.app.limiter).clock.advance(seconds);
+        control::advance_clock(&self.app, seconds);
     }
 
     /// Forgets every rate-limit counter and an invalid-request refusal.

@@ -6,9 +6,10 @@ use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
 use crate::access::{channel_loc, digits, need_in_channel};
-use crate::app::{App, Ctx, JsonBody, R, lock, no_content};
+use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content};
 use crate::audit_log::{audit, change, diff};
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::perms::{guild_permissions, is_admin, same_overwrites};
 use crate::state::{Guild, Overwrite, SnowflakeGen, State};
@@ -218,7 +219,7 @@ pub async fn put_overwrite(
     }
     set_overwrites(g, ci, new.clone());
     log_overwrite_diff(g, snowflake, actor, ctx.reason.as_deref(), &cid, &old, &new);
-    no_content()
+    fired(no_content(), [events::CHANNEL_UPDATE])
 }
 
 pub async fn delete_overwrite(
@@ -242,5 +243,5 @@ pub async fn delete_overwrite(
     let new: Vec<Overwrite> = old.iter().filter(|o| o.id != oid).cloned().collect();
     set_overwrites(g, ci, new.clone());
     log_overwrite_diff(g, snowflake, actor, ctx.reason.as_deref(), &cid, &old, &new);
-    no_content()
+    fired(no_content(), [events::CHANNEL_UPDATE])
 }

@@ -6,6 +6,20 @@ use std::collections::HashSet;
 use super::state::{Channel, Guild, Overwrite, Role};
 use discord_permissions::Permissions;
 
+/// Bits the shared `discord-permissions` crate has no constant for (values from
+/// discord-behaviour.md §3.5), named as it names its own.
+pub(crate) mod bits {
+    use discord_permissions::Permissions;
+    pub const CREATE_INSTANT_INVITE: Permissions = Permissions(1 << 0);
+    pub const CONNECT: Permissions = Permissions(1 << 20);
+    pub const MUTE_MEMBERS: Permissions = Permissions(1 << 22);
+    pub const DEAFEN_MEMBERS: Permissions = Permissions(1 << 23);
+    pub const MOVE_MEMBERS: Permissions = Permissions(1 << 24);
+    pub const CHANGE_NICKNAME: Permissions = Permissions(1 << 26);
+    pub const MANAGE_NICKNAMES: Permissions = Permissions(1 << 27);
+    pub const MODERATE_MEMBERS: Permissions = Permissions(1 << 40);
+}
+
 /// Where a role sits: @everyone lowest, then by position, and for equal
 /// positions the lower (older) id ranks higher (§3.3). Larger = higher.
 pub type Rank = (u8, i64, Reverse<u64>);
@@ -152,6 +166,16 @@ pub fn highest_rank(g: &Guild, user_id: &str) -> Rank {
 /// else only for roles strictly below their highest role (§3.4).
 pub fn can_manage_role(g: &Guild, user_id: &str, role: &Role) -> bool {
     is_owner(g, user_id) || rank(g, role) < highest_rank(g, user_id)
+}
+
+/// Whether `actor` may act on member `target` (kick, ban, time out, rename): the owner
+/// on anyone else; others only on members whose highest role is strictly below theirs,
+/// never on the owner (§3.4).
+pub fn outranks(g: &Guild, actor: &str, target: &str) -> bool {
+    if is_owner(g, target) {
+        return false;
+    }
+    is_owner(g, actor) || highest_rank(g, actor) > highest_rank(g, target)
 }
 
 /// Overwrite sets compared as discord.js does for "synced": order does not

@@ -247,7 +247,7 @@ pub fn major_id(path: &str) -> String {
 }
 
 /// `/webhooks/{id}/{token}…`: not bound by the global limit (§1.1).
-fn is_webhook_token_route(path: &str) -> bool {
+pub(crate) fn is_webhook_token_route(path: &str) -> bool {
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     segs.len() >= 3 && segs[0] == "webhooks"
 }

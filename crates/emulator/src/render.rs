@@ -3,7 +3,9 @@
 use serde_json::{Map, Value, json};
 
 use super::perms::rank;
-use super::state::{AuditEntry, Channel, Guild, Member, Role, User, Webhook};
+use super::state::{
+    AuditEntry, Channel, Guild, Member, MemberDetails, Role, Thread, User, Webhook,
+};
 
 pub fn user(u: &User) -> Value {
     let mut v = json!({
@@ -144,6 +146,9 @@ pub fn guild(g: &Guild, with_counts: bool) -> Value {
         o.remove("integrations");
         o.remove("invites");
         o.remove("vanity_uses");
+        o.remove("member_details");
+        o.remove("threads");
+        o.remove("messages");
         o.insert("roles".into(), roles(g));
         if with_counts {
             o.insert("approximate_member_count".into(), json!(g.members.len()));
@@ -153,21 +158,55 @@ pub fn guild(g: &Guild, with_counts: bool) -> Value {
     v
 }
 
-pub fn member(m: &Member, u: &User) -> Value {
+/// A member with its details (defaults when it has none).
+pub fn member(m: &Member, u: &User, d: Option<&MemberDetails>) -> Value {
+    let none = MemberDetails::default();
+    let d = d.unwrap_or(&none);
     json!({
-        "avatar": null,
-        "banner": null,
-        "communication_disabled_until": null,
-        "flags": 0,
+        "avatar": d.avatar,
+        "banner": d.banner,
+        "communication_disabled_until": d.communication_disabled_until,
+        "flags": d.flags,
         "joined_at": m.joined_at,
         "nick": m.nick,
-        "pending": false,
-        "premium_since": null,
+        "pending": d.pending,
+        "premium_since": d.premium_since,
         "roles": m.roles,
         "user": user(u),
-        "mute": false,
-        "deaf": false,
+        "mute": d.mute,
+        "deaf": d.deaf,
     })
+}
+
+/// A thread as channel reads return it; `me` adds the caller's thread member when it
+/// joined.
+pub fn thread(guild_id: &str, t: &Thread, message_count: usize) -> Value {
+    let mut o = Map::new();
+    o.insert("id".into(), json!(t.id));
+    o.insert("type".into(), json!(t.kind));
+    o.insert("guild_id".into(), json!(guild_id));
+    o.insert("parent_id".into(), json!(t.parent_id));
+    o.insert("name".into(), json!(t.name));
+    o.insert("owner_id".into(), json!(t.owner_id));
+    o.insert("flags".into(), json!(t.flags));
+    o.insert("last_message_id".into(), Value::Null);
+    o.insert("rate_limit_per_user".into(), json!(t.rate_limit_per_user));
+    o.insert("message_count".into(), json!(message_count));
+    o.insert("member_count".into(), json!(t.member_ids.len().min(50)));
+    o.insert("total_message_sent".into(), json!(t.total_message_sent));
+    o.insert(
+        "thread_metadata".into(),
+        json!({
+            "archived": t.archived,
+            "archive_timestamp": t.archive_timestamp,
+            "auto_archive_duration": t.auto_archive_duration,
+            "locked": t.locked,
+        }),
+    );
+    if !t.applied_tags.is_empty() {
+        o.insert("applied_tags".into(), json!(t.applied_tags));
+    }
+    Value::Object(o)
 }
 
 pub fn audit_entry(e: &AuditEntry) -> Value {

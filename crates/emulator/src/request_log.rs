@@ -23,6 +23,10 @@ pub struct RequestRecord {
     /// connections and timeouts are recorded with status 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<String>,
+    /// The Gateway events the operation fired (`GUILD_MEMBER_UPDATE`, ...), in order;
+    /// a refused request fires none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<String>,
 }
 
 /// The request log must not hold webhook tokens (credentials, §6): the

@@ -7,9 +7,10 @@ use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx};
-use crate::app::{App, Ctx, JsonBody, R, lock, no_content, ok};
+use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
 use crate::audit_log::{audit, change, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
+use crate::events;
 use crate::form::{self, Field, Reader};
 use crate::images;
 use crate::names::stored_object_name;
@@ -214,7 +215,7 @@ pub async fn post_role(
         changes,
         None,
     );
-    ok(out)
+    fired(ok(out), [events::GUILD_ROLE_CREATE])
 }
 
 pub async fn patch_role(
@@ -291,7 +292,7 @@ pub async fn patch_role(
             None,
         );
     }
-    ok(out)
+    fired(ok(out), [events::GUILD_ROLE_UPDATE])
 }
 
 pub async fn delete_role(
@@ -333,7 +334,7 @@ pub async fn delete_role(
         changes,
         None,
     );
-    no_content()
+    fired(no_content(), [events::GUILD_ROLE_DELETE])
 }
 
 /// `PATCH /guilds/{g}/roles`: apply the given positions, then renumber 1..n by
@@ -402,6 +403,8 @@ pub async fn patch_roles(
             (old != r.position).then(|| (r.id.clone(), old, r.position))
         })
         .collect();
+    // Several Guild Role Update: one per role that moved (the reference's Events).
+    let events = vec![events::GUILD_ROLE_UPDATE; changed.len()];
     // Unverified whether Discord logs reorders (§7.2); we log one ROLE_UPDATE
     // per moved role so every write leaves a trace.
     for (id, old, new) in changed {
@@ -417,7 +420,7 @@ pub async fn patch_roles(
             None,
         );
     }
-    ok(render::roles(g))
+    fired(ok(render::roles(g)), events)
 }
 
 fn renumber_roles(g: &mut Guild) {

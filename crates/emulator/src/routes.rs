@@ -15,7 +15,7 @@ use axum::http::uri::PathAndQuery;
 use axum::http::{HeaderValue, Uri};
 use axum::middleware;
 use axum::response::Response;
-use axum::routing::{any, delete, get, post, put};
+use axum::routing::{any, delete, get, patch, post, put};
 use tower::Layer;
 use tower::util::{MapRequest, MapRequestLayer};
 
@@ -23,8 +23,8 @@ use crate::app::App;
 use crate::error::ApiError;
 use crate::{
     application, audit_log, bans, channels, control, guild, images, incidents, integrations,
-    invites, layers, members, onboarding, overwrites, regions, roles, users, webhooks, welcome,
-    widget,
+    invites, layers, member_edit, members, onboarding, overwrites, prune, regions, roles, threads,
+    users, webhook_messages, webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -118,8 +118,29 @@ pub fn router(app: App) -> Router {
             "/guilds/{g}",
             get(guild::get_guild).patch(guild::patch_guild),
         )
+        .route("/guilds/{g}/preview", get(guild::get_guild_preview))
+        .route(
+            "/guilds/{g}/threads/active",
+            get(threads::get_active_threads),
+        )
         .route("/guilds/{g}/members", get(members::list_members))
-        .route("/guilds/{g}/members/{u}", get(users::get_member))
+        .route("/guilds/{g}/members/search", get(members::search_members))
+        // discord.js sends `members/%40me`: decoded to `@me` before routing.
+        .route(
+            "/guilds/{g}/members/@me",
+            patch(member_edit::modify_current_member),
+        )
+        .route(
+            "/guilds/{g}/members/@me/nick",
+            patch(member_edit::modify_current_nick),
+        )
+        .route(
+            "/guilds/{g}/members/{u}",
+            get(users::get_member)
+                .put(members::add_member)
+                .patch(member_edit::modify_member)
+                .delete(members::remove_member),
+        )
         .route(
             "/guilds/{g}/members/{u}/roles/{r}",
             put(members::add_member_role).delete(members::remove_member_role),
@@ -195,13 +216,24 @@ pub fn router(app: App) -> Router {
             "/invites/{code}",
             get(invites::get_invite).delete(invites::delete_invite),
         )
+        .route(
+            "/invites/{code}/target-users",
+            get(invites::get_target_users).put(invites::put_target_users),
+        )
+        .route(
+            "/invites/{code}/target-users/job-status",
+            get(invites::get_target_users_job),
+        )
         .route("/guilds/{g}/vanity-url", get(invites::get_vanity_url))
         .route(
             "/guilds/{g}/incident-actions",
             put(incidents::put_incident_actions),
         )
         .route("/guilds/{g}/regions", get(regions::get_regions))
-        .route("/guilds/{g}/prune", get(regions::get_prune_count))
+        .route(
+            "/guilds/{g}/prune",
+            get(prune::get_prune_count).post(prune::begin_prune),
+        )
         .route(
             "/guilds/{g}/onboarding",
             get(onboarding::get_onboarding).put(onboarding::put_onboarding),
@@ -216,8 +248,23 @@ pub fn router(app: App) -> Router {
         .route(
             "/webhooks/{w}/{t}",
             get(webhooks::get_webhook_with_token)
+                .post(webhook_messages::execute)
                 .patch(webhooks::patch_webhook_with_token)
                 .delete(webhooks::delete_webhook_with_token),
+        )
+        .route(
+            "/webhooks/{w}/{t}/slack",
+            post(webhook_messages::execute_chat_tool),
+        )
+        .route(
+            "/webhooks/{w}/{t}/github",
+            post(webhook_messages::execute_code_host),
+        )
+        .route(
+            "/webhooks/{w}/{t}/messages/{m}",
+            get(webhook_messages::get_message)
+                .patch(webhook_messages::edit_message)
+                .delete(webhook_messages::delete_message),
         )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

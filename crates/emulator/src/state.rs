@@ -35,6 +35,22 @@ pub struct State {
     /// The bot's application (`GET /oauth2/applications/@me`).
     #[serde(default)]
     pub application: Application,
+    /// Users' OAuth2 access tokens (what Add Guild Member's `access_token` names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_tokens: Vec<UserToken>,
+}
+
+/// An OAuth2 access token a user granted an application.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct UserToken {
+    pub token: String,
+    pub user_id: String,
+    /// The application it was granted to; "" = the bot's.
+    #[serde(default)]
+    pub application_id: String,
+    /// Granted scopes, e.g. `identify`, `guilds.join`.
+    #[serde(default)]
+    pub scopes: Vec<String>,
 }
 
 /// The application behind `bot_user_id`. Unset fields are derived: a bot's
@@ -86,26 +102,46 @@ pub struct BotToken {
     pub user_id: String,
 }
 
-/// Issues timestamp-based snowflakes that never go backwards.
+/// Issues timestamp-based snowflakes that never go backwards, on the emulator's clock.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SnowflakeGen {
     /// The last id issued (0 = none yet).
     #[serde(default)]
     pub last: u64,
+    /// How far the emulator's clock runs ahead of the wall clock, in milliseconds: what
+    /// `POST /_emulator/clock` (`RunningEmulator::advance_clock`) advanced. Ids,
+    /// timestamps and every expiry (audit-log retention, invites, timeouts) read this
+    /// clock, so a test can let 45 days pass at once. It never goes back.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub clock_offset_ms: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 impl SnowflakeGen {
-    /// A fresh id: (ms since Discord epoch) << 22, bumped past the last issued id.
-    pub fn next_id(&mut self) -> String {
-        let now_ms = std::time::SystemTime::now()
+    /// The emulator's now, in Unix milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        let wall = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
             .unwrap_or(DISCORD_EPOCH_MS);
-        let ts = now_ms.saturating_sub(DISCORD_EPOCH_MS) << 22;
+        wall.saturating_add(self.clock_offset_ms)
+    }
+
+    /// A fresh id: (ms since Discord epoch) << 22, bumped past the last issued id.
+    pub fn next_id(&mut self) -> String {
+        let ts = self.now_ms().saturating_sub(DISCORD_EPOCH_MS) << 22;
         let id = ts.max(self.last.saturating_add(1));
         self.last = id;
         id.to_string()
     }
+}
+
+/// When a snowflake was made, in Unix milliseconds.
+pub fn snowflake_ms(id: &str) -> Option<u64> {
+    id.parse::<u64>().ok().map(|n| (n >> 22) + DISCORD_EPOCH_MS)
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -235,6 +271,149 @@ pub struct Guild {
     /// Joins through the vanity URL (`vanity_url_code`).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub vanity_uses: u32,
+    /// What members carry beyond `members[]`'s user, roles, nick and join time: voice
+    /// state, mute and deaf, timeout, flags, guild profile. By user id; a member without
+    /// an entry has the defaults. Kept apart so `Member` values written before stay valid.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub member_details: std::collections::BTreeMap<String, MemberDetails>,
+    /// Threads of the guild's channels (types 10, 11, 12). Not in `channels`: Get Guild
+    /// Channels leaves threads out, and they count toward no channel limit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<Thread>,
+    /// Messages webhooks posted, in channels and threads, oldest first (the only
+    /// messages the emulator keeps).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<Message>,
+}
+
+/// A member's state beyond [`Member`] (reference: Guild Member).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct MemberDetails {
+    /// Server mute and deafen (voice).
+    #[serde(default)]
+    pub mute: bool,
+    #[serde(default)]
+    pub deaf: bool,
+    /// The voice or stage channel the member is connected to (its voice state); `None`
+    /// when not in voice. Mute, deaf and moves need one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voice_channel_id: Option<String>,
+    /// When a timeout ends (ISO 8601); a past time means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub communication_disabled_until: Option<String>,
+    /// Member flags (DID_REJOIN 1<<0 ... AUTOMOD_QUARANTINED_GUILD_TAG 1<<10).
+    #[serde(default)]
+    pub flags: u64,
+    /// Not past membership screening yet.
+    #[serde(default)]
+    pub pending: bool,
+    /// Guild avatar and banner hashes, and the guild bio (Modify Current Member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub banner: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bio: Option<String>,
+    /// When the member started boosting (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub premium_since: Option<String>,
+}
+
+/// A thread of a text, announcement, forum or media channel.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Thread {
+    pub id: String,
+    /// 10 announcement thread, 11 public, 12 private.
+    #[serde(rename = "type", default = "public_thread")]
+    pub kind: u8,
+    pub parent_id: String,
+    pub name: String,
+    /// Who made it (a webhook's id for a post a webhook started).
+    pub owner_id: String,
+    #[serde(default)]
+    pub archived: bool,
+    #[serde(default)]
+    pub locked: bool,
+    /// Minutes without activity before it archives: 60, 1440, 4320 or 10080.
+    #[serde(default = "day_minutes")]
+    pub auto_archive_duration: u32,
+    /// When it was last archived or unarchived (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive_timestamp: Option<String>,
+    /// Tags of its forum or media channel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_tags: Vec<String>,
+    #[serde(default)]
+    pub flags: u64,
+    #[serde(default)]
+    pub rate_limit_per_user: u32,
+    /// Users who joined it (thread members).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub member_ids: Vec<String>,
+    /// Messages ever sent in it (messages the emulator does not keep included).
+    #[serde(default)]
+    pub total_message_sent: u32,
+}
+
+fn public_thread() -> u8 {
+    11
+}
+fn day_minutes() -> u32 {
+    1440
+}
+
+/// A message a webhook posted.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Message {
+    pub id: String,
+    /// The channel or thread it is in.
+    pub channel_id: String,
+    pub webhook_id: String,
+    /// The name and avatar it was posted under (the webhook's, or the overrides sent).
+    pub username: String,
+    #[serde(default)]
+    pub avatar: Option<String>,
+    #[serde(default)]
+    pub content: String,
+    #[serde(default)]
+    pub embeds: Vec<Value>,
+    #[serde(default)]
+    pub components: Vec<Value>,
+    #[serde(default)]
+    pub attachments: Vec<Attachment>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll: Option<Value>,
+    #[serde(default)]
+    pub flags: u64,
+    #[serde(default)]
+    pub tts: bool,
+    /// Users, roles and @everyone the message mentions, as allowed_mentions let it.
+    #[serde(default)]
+    pub mentions: Vec<String>,
+    #[serde(default)]
+    pub mention_roles: Vec<String>,
+    #[serde(default)]
+    pub mention_everyone: bool,
+    /// ISO 8601.
+    pub timestamp: String,
+    #[serde(default)]
+    pub edited_timestamp: Option<String>,
+    /// The application of an application-owned webhook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application_id: Option<String>,
+}
+
+/// A file of a message: its description; the bytes are not kept.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Attachment {
+    pub id: String,
+    pub filename: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
 }
 
 fn is_zero_u32(n: &u32) -> bool {
@@ -526,6 +705,10 @@ fn incoming() -> u8 {
 }
 
 impl State {
+    /// The emulator's now, in Unix milliseconds ([`SnowflakeGen::now_ms`]).
+    pub fn now_ms(&self) -> u64 {
+        self.snowflake.now_ms()
+    }
     pub fn guild(&self, id: &str) -> Option<&Guild> {
         self.guilds.iter().find(|g| g.id == id)
     }
@@ -572,7 +755,7 @@ impl Guild {
 
     /// Drops every reference to a deleted channel. What Discord does here is
     /// undocumented (§8 "Open questions"); settings, welcome screen and
-    /// onboarding lose the channel, and its webhooks go with it.
+    /// onboarding lose the channel, and its webhooks, threads and messages go with it.
     pub fn forget_channel(&mut self, id: &str) {
         for slot in [
             &mut self.afk_channel_id,
@@ -601,6 +784,21 @@ impl Guild {
         self.webhooks
             .retain(|w| w.channel_id.as_deref() != Some(id));
         self.invites.retain(|i| i.channel_id != id);
+        // Its threads and messages go with it; members in it are disconnected.
+        let threads: Vec<String> = self
+            .threads
+            .iter()
+            .filter(|t| t.parent_id == id)
+            .map(|t| t.id.clone())
+            .collect();
+        self.threads.retain(|t| t.parent_id != id);
+        self.messages
+            .retain(|m| m.channel_id != id && !threads.contains(&m.channel_id));
+        for d in self.member_details.values_mut() {
+            if d.voice_channel_id.as_deref() == Some(id) {
+                d.voice_channel_id = None;
+            }
+        }
     }
 
     /// Drops every reference to a deleted role: member roles, role
@@ -690,4 +888,24 @@ pub struct Invite {
     pub created_at: String,
     #[serde(default)]
     pub flags: u32,
+    /// The users allowed to accept it (Update Target Users), if it is limited to some.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_user_ids: Vec<String>,
+    /// The last target-users job (Get Target Users Job Status).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_users_job: Option<TargetUsersJob>,
+}
+
+/// The processing of an invite's target users (reference: Target-users job status code).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TargetUsersJob {
+    /// 0 UNSPECIFIED, 1 PROCESSING, 2 COMPLETED, 3 FAILED.
+    pub status: u8,
+    pub total_users: u32,
+    pub processed_users: u32,
+    pub created_at: String,
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    #[serde(default)]
+    pub error_message: Option<String>,
 }

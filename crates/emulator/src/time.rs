@@ -1,18 +1,8 @@
-//! Wall-clock timestamps as Discord writes them (ISO 8601, UTC), for invites and
-//! incident actions.
-
-use std::time::{SystemTime, UNIX_EPOCH};
+//! Timestamps as Discord writes them (ISO 8601, UTC). The emulator's now is
+//! `State::now_ms` (the wall clock plus what the control clock advanced).
 
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
-
-/// Now, in Unix milliseconds.
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
 
 /// `2021-06-01T12:00:00.000000+00:00`, Discord's form.
 pub(crate) fn timestamp(ms: u64) -> String {

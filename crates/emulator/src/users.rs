@@ -35,5 +35,5 @@ pub async fn get_member(
     let m = st.guilds[gi]
         .member(&uid)
         .ok_or_else(ApiError::unknown_member)?;
-    ok(render::member(m, u))
+    ok(render::member(m, u, st.guilds[gi].member_details.get(&uid)))
 }

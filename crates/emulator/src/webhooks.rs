@@ -16,8 +16,9 @@ use super::render;
 use super::state::{AuditEntry, Guild, State, Webhook};
 use crate::access::{channel_loc, digits, guild_idx, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, lock};
-use crate::app::{R, no_content, ok};
+use crate::app::{R, fired, no_content, ok};
 use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::events;
 use crate::form::image_hash;
 use crate::names::stored_display_name;
 use discord_permissions::Permissions;
@@ -161,7 +162,7 @@ pub async fn post_webhook(
     );
     let g = &st.guilds[gi];
     let w = g.webhooks.last().ok_or_else(ApiError::unknown_webhook)?;
-    ok(show(&st, g, w, actor))
+    fired(ok(show(&st, g, w, actor)), [events::WEBHOOKS_UPDATE])
 }
 
 /// `GET /channels/{c}/webhooks`: MANAGE_WEBHOOKS in that channel.
@@ -252,7 +253,11 @@ fn find_managed(
 
 /// (guild, webhook) indices for a token call: unknown id 10015, wrong token
 /// 401 50027 (§6).
-fn find_by_token(st: &State, wid: &str, token: &str) -> Result<(usize, usize), ApiError> {
+pub(crate) fn find_by_token(
+    st: &State,
+    wid: &str,
+    token: &str,
+) -> Result<(usize, usize), ApiError> {
     let (gi, wi) = find(st, wid)?;
     match &st.guilds[gi].webhooks[wi].token {
         Some(t) if t == token => Ok((gi, wi)),
@@ -398,7 +403,10 @@ pub async fn patch_webhook(
     };
     apply_edit(&mut st, gi, wi, edit, who);
     let g = &st.guilds[gi];
-    ok(show(&st, g, &g.webhooks[wi], actor))
+    fired(
+        ok(show(&st, g, &g.webhooks[wi], actor)),
+        [events::WEBHOOKS_UPDATE],
+    )
 }
 
 pub async fn patch_webhook_with_token(
@@ -412,7 +420,10 @@ pub async fn patch_webhook_with_token(
     let edit = read_edit(&body, false)?;
     apply_edit(&mut st, gi, wi, edit, Who::Token);
     let g = &st.guilds[gi];
-    ok(token_view(&g.id, &g.webhooks[wi]))
+    fired(
+        ok(token_view(&g.id, &g.webhooks[wi])),
+        [events::WEBHOOKS_UPDATE],
+    )
 }
 
 fn remove(st: &mut State, gi: usize, wi: usize, who: Who) {
@@ -439,7 +450,7 @@ pub async fn delete_webhook(AxState(app): AxState<App>, ctx: Ctx, Path(wid): Pat
         reason: ctx.reason.as_deref(),
     };
     remove(&mut st, gi, wi, who);
-    no_content()
+    fired(no_content(), [events::WEBHOOKS_UPDATE])
 }
 
 pub async fn delete_webhook_with_token(
@@ -449,5 +460,5 @@ pub async fn delete_webhook_with_token(
     let mut st = lock(&app.state);
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     remove(&mut st, gi, wi, Who::Token);
-    no_content()
+    fired(no_content(), [events::WEBHOOKS_UPDATE])
 }

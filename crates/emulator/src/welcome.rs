@@ -12,8 +12,9 @@ use super::perms::guild_permissions;
 use super::state::{WelcomeChannel, WelcomeScreen};
 use crate::access::{guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, lock};
-use crate::app::{R, ok};
+use crate::app::{R, fired, ok};
 use crate::audit_log::{audit, change};
+use crate::events;
 use discord_permissions::Permissions;
 
 const ENABLED: &str = "WELCOME_SCREEN_ENABLED";
@@ -121,9 +122,12 @@ pub async fn patch_welcome_screen(
     if let Some(c) = channels {
         g.welcome_screen.welcome_channels = c;
     }
+    let mut fires = Vec::new();
     if let Some(on) = enabled
         && on != g.has_feature(ENABLED)
     {
+        // "May fire Guild Update": when the screen is shown or hidden, a feature changes.
+        fires.push(events::GUILD_UPDATE);
         let old = json!(g.features);
         if on {
             g.features.push(ENABLED.to_owned());
@@ -143,5 +147,5 @@ pub async fn patch_welcome_screen(
             None,
         );
     }
-    ok(render(&g.welcome_screen))
+    fired(ok(render(&g.welcome_screen)), fires)
 }

@@ -10,8 +10,9 @@ use super::perms::{everyone_permissions, guild_permissions};
 use super::state::Guild;
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, lock};
-use crate::app::{R, ok};
+use crate::app::{R, fired, ok};
 use crate::audit_log::{audit, diff};
+use crate::events;
 use discord_permissions::Permissions;
 
 fn settings(g: &Guild) -> Value {
@@ -87,7 +88,7 @@ pub async fn patch_widget(
             None,
         );
     }
-    ok(settings(g))
+    fired(ok(settings(g)), [events::GUILD_UPDATE])
 }
 
 /// A stable invite code for the widget's channel (the emulator has no
