@@ -14,6 +14,7 @@ pub mod apply;
 pub mod discord;
 pub mod drift;
 pub mod export;
+pub mod forge;
 pub mod github;
 pub mod import;
 pub mod inert;

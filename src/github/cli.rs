@@ -16,7 +16,8 @@ use super::error::GithubError;
 use super::identity::{Identity, identity};
 use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
 use super::reviewed::reviewed_plan_run;
-use super::touched::{every_guild, pull_request_files, touched_guilds};
+use super::files::pull_request_files;
+use crate::forge::{every_guild, touched_guilds};
 use super::types::{marker, pull_request_from_event, read};
 
 #[derive(Args)]

@@ -11,10 +11,10 @@ pub mod cli;
 mod client;
 mod comment;
 mod error;
+mod files;
 mod identity;
 mod issue;
 mod reviewed;
-mod touched;
 mod types;
 
 pub use client::GitHub;
@@ -23,7 +23,7 @@ pub use error::GithubError;
 pub use identity::{ACTIONS_BOT, Identity, IdentitySource, identity};
 pub use issue::{DriftIssue, DriftReport, sync_drift_issue};
 pub use reviewed::{PassedOver, Reviewed, reviewed_plan_run};
-pub use touched::{PullFiles, Touched, pull_request_files, touched_guilds};
+pub use files::pull_request_files;
 pub use types::{
     GithubToken, MAX_BODY_CHARS, PullRequest, Repo, body_with_marker, marker,
     pull_request_from_event,
