@@ -16,6 +16,7 @@ pub mod drift;
 pub mod export;
 pub mod forge;
 pub mod github;
+pub mod gitlab;
 pub mod import;
 pub mod inert;
 pub mod lockdown;

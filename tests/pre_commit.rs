@@ -35,12 +35,21 @@ fn pre_commit() -> Option<PathBuf> {
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
-        .args(["-c", "user.name=test", "-c", "user.email=test@example.invalid"])
+        .args([
+            "-c",
+            "user.name=test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
         .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
@@ -100,7 +109,11 @@ fn the_hook_passes_a_valid_workspace_and_fails_a_broken_base_at_its_line() {
         "guildctl.yaml",
         "guilds:\n  prod: { id: \"111111111111111111\", manifest: guilds/prod.yaml }\n",
     );
-    write(s, "guilds/base.yaml", "version: 1\nroles:\n  - name: Moderators\n");
+    write(
+        s,
+        "guilds/base.yaml",
+        "version: 1\nroles:\n  - name: Moderators\n",
+    );
     write(s, "guilds/prod.yaml", "version: 1\nextends: base.yaml\n");
     write(s, "README.md", "not a manifest\n");
     git(s, &["add", "."]);
@@ -108,17 +121,32 @@ fn the_hook_passes_a_valid_workspace_and_fails_a_broken_base_at_its_line() {
 
     let started = Instant::now();
     let (out, text) = try_repo(&pre_commit, home.path(), s, &["--all-files"]);
-    eprintln!("try-repo on a valid workspace: {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "try-repo on a valid workspace: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     assert!(out.status.success(), "{text}");
     assert!(text.contains("guildctl validate"), "{text}");
     assert!(text.contains("Passed"), "{text}");
 
     // A base breaks: the guild that extends it is validated, and fails at the base's line.
-    write(s, "guilds/base.yaml", "version: 1\nsettings:\n  afk_timeout: 7\n");
+    write(
+        s,
+        "guilds/base.yaml",
+        "version: 1\nsettings:\n  afk_timeout: 7\n",
+    );
     git(s, &["add", "."]);
     let started = Instant::now();
-    let (out, text) = try_repo(&pre_commit, home.path(), s, &["--files", "guilds/base.yaml"]);
-    eprintln!("try-repo on a broken base: {:.1} s", started.elapsed().as_secs_f64());
+    let (out, text) = try_repo(
+        &pre_commit,
+        home.path(),
+        s,
+        &["--files", "guilds/base.yaml"],
+    );
+    eprintln!(
+        "try-repo on a broken base: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("Failed"), "{text}");
     assert!(text.contains("Guild prod is touched"), "{text}");

@@ -67,7 +67,11 @@ fn validate_files(files: &[PathBuf], format: manifest::ReportFormat, color: bool
 /// guild's manifest (its own files or a base) validates that guild as `--guilds` does;
 /// a changed workspace file validates every guild; a changed file no guild uses is
 /// validated as a manifest of its own.
-fn validate_changed(changed: &[PathBuf], format: manifest::ReportFormat, color: bool) -> Result<u8> {
+fn validate_changed(
+    changed: &[PathBuf],
+    format: manifest::ReportFormat,
+    color: bool,
+) -> Result<u8> {
     if !Path::new(WORKSPACE_FILE).is_file() {
         if changed.is_empty() {
             eprintln!("No changed manifest to validate.");

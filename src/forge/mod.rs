@@ -8,9 +8,9 @@ mod plan_file;
 mod reviewed;
 mod touched;
 
-pub use touched::{
-    ChangedFiles, Touched, absolute, every_guild, is_same_file, touched_guilds, used_by_guilds,
-};
 pub use marker::{EmptyMarker, body_with_marker, carries, marker};
 pub use plan_file::{PlanFileError, plan_digest, plan_rehearsal, read};
 pub use reviewed::{PassedOver, Pick};
+pub use touched::{
+    ChangedFiles, Touched, absolute, every_guild, is_same_file, touched_guilds, used_by_guilds,
+};

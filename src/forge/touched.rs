@@ -102,7 +102,12 @@ pub fn used_by_guilds(ws: &Workspace) -> Vec<PathBuf> {
     ws.guilds
         .iter()
         .filter_map(|g| manifest::load(&g.manifest).ok())
-        .flat_map(|l| l.files.iter().map(|f| absolute(&f.path)).collect::<Vec<_>>())
+        .flat_map(|l| {
+            l.files
+                .iter()
+                .map(|f| absolute(&f.path))
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 

@@ -12,12 +12,12 @@ use crate::report::{self, Heading, MarkdownRoom};
 use super::client::GitHub;
 use super::comment::{CommentAction, Foreign, upsert_comment};
 use super::error::GithubError;
+use super::files::pull_request_files;
 use super::identity::{Identity, identity};
 use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
 use super::reviewed::reviewed_plan_run;
-use super::files::pull_request_files;
-use crate::forge::{every_guild, touched_guilds};
 use super::types::{marker, pull_request_from_event, read};
+use crate::forge::{every_guild, touched_guilds};
 use crate::forge::{plan_digest, plan_rehearsal};
 
 #[derive(Args)]
