@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Subcommand};
 
-use crate::forge::{marker, read};
+use crate::forge::{marker, plan_digest, read};
 use crate::inert;
 
 use super::client::{GitLab, Identity, identity};
@@ -93,6 +93,13 @@ pub enum GitlabCommand {
         /// The commit (default: CI_COMMIT_SHA).
         #[arg(long, env = "CI_COMMIT_SHA")]
         sha: String,
+    },
+    /// Print a saved plan's digest: its `changes_sha256` when it has one, otherwise the
+    /// SHA-256 of the file.
+    #[command(after_help = "Example:\n  guildctl gitlab plan-digest guildctl/plan.json")]
+    PlanDigest {
+        /// The plan file from `guildctl plan --out`.
+        plan: PathBuf,
     },
     /// Write one file of a job's artifacts (the reviewed plan) to OUT.
     #[command(
@@ -225,6 +232,11 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             crate::outln!(
                 "merge-request={mr}\nhead-sha={head}\npipeline-id={pipeline}\njob-id={job_id}"
             );
+            Ok(0)
+        }
+        GitlabCommand::PlanDigest { plan } => {
+            // The digest a plan file carries: one inert line, whatever the file says.
+            crate::outln!("{}", inert::terminal(&plan_digest(&plan)?));
             Ok(0)
         }
         GitlabCommand::Artifact { job, path, out } => {
