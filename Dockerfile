@@ -6,7 +6,7 @@
 #
 # Stage 1 builds the static binary: Alpine's Rust targets musl, and the release profile
 # (Cargo.toml) links it statically, as the release archives' x86_64-unknown-linux-musl is.
-FROM rust:1.95.0-alpine3.22 AS build
+FROM rust:1.95.0-alpine3.23 AS build
 # ring (under rustls) compiles C: musl-dev for its headers.
 RUN apk add --no-cache musl-dev
 WORKDIR /src
