@@ -153,3 +153,73 @@ fn the_hook_passes_a_valid_workspace_and_fails_a_broken_base_at_its_line() {
     assert!(text.contains("guilds/base.yaml:3:16"), "{text}");
     assert!(text.contains("is not a valid afk_timeout"), "{text}");
 }
+
+/// What the hook runs, without pre-commit: `validate --changed` picks what the files touch.
+#[test]
+fn validate_changed_checks_what_the_changed_files_touch() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let validate = |files: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_guildctl"))
+            .args(["validate", "--color", "never", "--changed"])
+            .args(files)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Without a workspace: each file is a manifest.
+    write(d, "guild.yaml", "version: 1\nroles:\n  - name: Mods\n");
+    write(
+        d,
+        "broken.yaml",
+        "version: 1\nsettings:\n  afk_timeout: 7\n",
+    );
+    let (code, err) = validate(&["guild.yaml"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("guild.yaml: valid"), "{err}");
+    let (code, err) = validate(&["guild.yaml", "broken.yaml"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--> broken.yaml:3:16"), "{err}");
+    let (code, err) = validate(&[]);
+    assert_eq!(code, Some(0), "{err}");
+
+    // A workspace: a base touches the guilds that extend it, the workspace file all.
+    write(
+        d,
+        "guildctl.yaml",
+        "guilds:\n  prod: { id: \"111111111111111111\", manifest: guilds/prod.yaml }\n  test: { id: \"222222222222222222\", manifest: guilds/test.yaml }\n",
+    );
+    write(
+        d,
+        "guilds/base.yaml",
+        "version: 1\nroles:\n  - name: Moderators\n",
+    );
+    write(d, "guilds/prod.yaml", "version: 1\nextends: base.yaml\n");
+    write(d, "guilds/test.yaml", "version: 1\n");
+    let (code, err) = validate(&["guilds/base.yaml"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("Guild prod is touched"), "{err}");
+    assert!(!err.contains("Guild test is touched"), "{err}");
+    let (_, err) = validate(&["guildctl.yaml"]);
+    assert!(
+        err.contains("Guild prod is touched") && err.contains("Guild test is touched"),
+        "{err}"
+    );
+    // A file no guild uses is a manifest of its own; one that is not YAML of a guild and
+    // not a manifest fails as one (the hook's `files:` keeps such files out).
+    let (code, err) = validate(&["broken.yaml"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("broken.yaml:3:16"), "{err}");
+    // The workspace's id check runs as `validate --all` runs it.
+    write(
+        d,
+        "guilds/test.yaml",
+        "version: 1\nguild: \"333333333333333333\"\n",
+    );
+    let (code, err) = validate(&["guilds/test.yaml"]);
+    assert_eq!(code, Some(1), "{err}");
+}
