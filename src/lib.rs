@@ -3,7 +3,9 @@
 //! The modules follow the data path: `manifest` (YAML → desired state),
 //! `snapshot` (live state read through `discord`), `plan` (the difference and
 //! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON).
-//! `github` talks to GitHub's REST API for the Action (plan comments, drift issues);
+//! `github` talks to GitHub's REST API for the Action (plan comments, drift issues),
+//! `gitlab` to GitLab's for the CI/CD component (plan notes, drift issues), and `forge`
+//! holds what they share;
 //! `progress` is what a person sees on stderr while `apply` runs; `inert` is how text
 //! from outside (names, reasons, error bodies, file names) is shown anywhere; `import`
 //! makes a manifest from a Discord server template.
@@ -14,7 +16,9 @@ pub mod apply;
 pub mod discord;
 pub mod drift;
 pub mod export;
+pub mod forge;
 pub mod github;
+pub mod gitlab;
 pub mod import;
 pub mod inert;
 pub mod lockdown;

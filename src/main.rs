@@ -86,6 +86,10 @@ enum Command {
     /// (docs/github.md).
     #[command(hide = true)]
     Github(guildctl::github::cli::GithubArgs),
+    /// For the GitLab CI/CD component: the plan note, the drift issue, the reviewed plan
+    /// (docs/gitlab.md).
+    #[command(hide = true)]
+    Gitlab(guildctl::gitlab::cli::GitlabArgs),
     /// Run the local Discord API emulator, or make a hand change in a saved sandbox
     /// guild (`emulator call`).
     #[command(
@@ -180,6 +184,7 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Lockdown(args) => commands::lockdown::run(args).await,
         Command::Import(args) => commands::import::run(args),
         Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
+        Command::Gitlab(args) => Ok(guildctl::gitlab::cli::run(args).await?),
         Command::Emulator(args) => commands::emulator::run(args).await,
         Command::Man => {
             clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;

@@ -11,6 +11,7 @@ use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
 mod rehearsal;
+pub mod sarif;
 
 use crate::inert;
 use crate::plan::images::ImageValue;

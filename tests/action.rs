@@ -1033,6 +1033,51 @@ async fn validate_annotates_lines_and_apply_takes_a_saved_plan() {
     assert!(unknown.log.contains("::error::unknown command 'destroy'"));
 }
 
+#[tokio::test]
+async fn the_sarif_input_writes_validate_and_plan_findings_for_code_scanning() {
+    let h = Harness::start().await;
+    let gh = FakeGitHub::start().await;
+    let releases = Releases::start().await;
+    let bad = h.manifest(
+        "bad.yaml",
+        "version: 1\nroles:\n  - name: Mods\n    colr: \"#ffffff\"\n",
+    );
+    let out = h.dir.path().join("validate.sarif");
+    let mut r = Runner::new(&h.dir.path().join("runner"));
+    r.for_services(&h, &gh, &releases)
+        .input("command", "validate")
+        .input("manifest", bad.to_str().unwrap())
+        .input("sarif", out.to_str().unwrap());
+    let validate = r.run().await;
+    assert_eq!(validate.code, 1, "{}", validate.log);
+    assert_eq!(validate.out("sarif"), out.to_str().unwrap());
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "schema");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        4
+    );
+
+    // plan: the risks of the example's plan, on its lines.
+    let manifest = config_repo(&h);
+    let out = h.dir.path().join("plan.sarif");
+    r.event("push", &event("pull_request-opened"))
+        .input("command", "plan")
+        .input("manifest", manifest.to_str().unwrap())
+        .input("sarif", out.to_str().unwrap());
+    let plan = r.run().await;
+    assert_eq!(plan.code, 0, "{}", plan.log);
+    assert_eq!(plan.out("sarif"), out.to_str().unwrap());
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(|r| r["ruleId"] == "risk-grant"),
+        "{results:?}"
+    );
+    assert!(h.writes().is_empty());
+}
+
 // ---------------------------------------------------------------------------------------
 // Supply chain
 
@@ -1207,11 +1252,27 @@ fn the_release_builds_with_the_pinned_toolchain_and_pinned_tools() {
     }
     assert_eq!(jobs_with_cargo, 2, "cargo package and the builds");
 
-    // Provenance: one job may sign and store attestations, with nothing else to write,
-    // and nothing is published before it attested.
+    // Provenance: two jobs may sign and store attestations, the archives' (nothing else to
+    // write) and the container image's (which writes only its package), and nothing is
+    // published before the archives are attested.
     for (job, j) in wf["jobs"].as_object().unwrap() {
         let perms = &j["permissions"];
-        if job == "attest" {
+        if job == "image" {
+            assert_eq!(
+                perms,
+                &serde_json::json!({ "contents": "read", "packages": "write", "id-token": "write", "attestations": "write" })
+            );
+            assert_eq!(j["needs"], "release", "the image follows the release");
+            let steps = serde_json::to_string(&j["steps"]).unwrap();
+            for part in [
+                "docker/build-push-action@",
+                "\"provenance\":\"mode=max\"",
+                "actions/attest-build-provenance@",
+                "\"push-to-registry\":true",
+            ] {
+                assert!(steps.contains(part), "image: {part}: {steps}");
+            }
+        } else if job == "attest" {
             assert_eq!(
                 perms,
                 &serde_json::json!({ "contents": "read", "id-token": "write", "attestations": "write" })

@@ -6,8 +6,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use guildctl::inert;
-use guildctl::plan::{self, Plan};
-use guildctl::report::{self, Format, Heading};
+use guildctl::manifest::LoadedManifest;
+use guildctl::plan::{self, Plan, PlanError};
+use guildctl::report::{self, Format, Heading, sarif};
 
 use super::{EXIT_CHANGES, Session, Target, read_guild, refused, rehearsal_failed, rehearse_plan};
 
@@ -19,9 +20,14 @@ pub struct PlanArgs {
     /// that gets NAME.json per guild.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// text for a terminal, markdown for a pull request, json for tools.
+    /// text for a terminal, markdown for a pull request, json for tools, sarif for
+    /// code-scanning views (refusals and risks on the manifest's lines).
     #[arg(long, value_enum, default_value = "text")]
-    format: Format,
+    format: PlanFormat,
+    /// Also write the refusals and risks as SARIF 2.1.0 to FILE (for
+    /// github/codeql-action/upload-sarif), whatever --format says; one manifest only.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
+    sarif: Option<PathBuf>,
     /// Exit 2 when there are changes, 0 when there are none.
     #[arg(long)]
     detailed_exitcode: bool,
@@ -31,15 +37,42 @@ pub struct PlanArgs {
     rehearse: bool,
 }
 
+/// `plan --format`: the report's formats, and SARIF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    Text,
+    Markdown,
+    Json,
+    Sarif,
+}
+
+impl PlanFormat {
+    /// The report format, or `None` for SARIF (written from the findings, not the plan).
+    fn report(self) -> Option<Format> {
+        match self {
+            PlanFormat::Text => Some(Format::Text),
+            PlanFormat::Markdown => Some(Format::Markdown),
+            PlanFormat::Json => Some(Format::Json),
+            PlanFormat::Sarif => None,
+        }
+    }
+}
+
 pub async fn run(args: PlanArgs) -> Result<u8> {
     let PlanArgs {
         target,
         out,
         format,
+        sarif: sarif_file,
         detailed_exitcode,
         rehearse,
     } = args;
     if target.selection.active() {
+        let Some(format) = format.report() else {
+            anyhow::bail!(
+                "--format sarif writes one manifest's findings: run `plan -f MANIFEST --format sarif` for each guild"
+            );
+        };
         return super::workspace::plan(
             &target,
             out.as_deref(),
@@ -49,7 +82,12 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         )
         .await;
     }
-    let (_session, plan) = plan_for(&target, format, rehearse).await?;
+    let sarif_out = SarifOut {
+        stdout: format == PlanFormat::Sarif,
+        file: sarif_file.as_deref(),
+    };
+    let (_session, loaded, plan) = plan_for(&target, format.report(), sarif_out, rehearse).await?;
+    sarif_out.write(&loaded, Some(&plan), None)?;
     if let Some(path) = out {
         std::fs::write(&path, report::plan_json(&plan))
             .with_context(|| format!("cannot write the plan to {}", path.display()))?;
@@ -59,10 +97,12 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
             plan.changes_sha256
         );
     }
-    guildctl::out!(
-        "{}",
-        report::render(&plan, format, Heading::Plan, target.conn.color_out())
-    );
+    if let Some(format) = format.report() {
+        guildctl::out!(
+            "{}",
+            report::render(&plan, format, Heading::Plan, target.conn.color_out())
+        );
+    }
     if let Some(e) = rehearsal_failed(&plan) {
         return Err(e);
     }
@@ -73,7 +113,41 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
     })
 }
 
-async fn plan_for(target: &Target, format: Format, rehearse: bool) -> Result<(Session, Plan)> {
+/// Where the plan's SARIF goes: stdout (`--format sarif`), a file (`--sarif`), both or neither.
+#[derive(Clone, Copy)]
+struct SarifOut<'a> {
+    stdout: bool,
+    file: Option<&'a std::path::Path>,
+}
+
+impl SarifOut<'_> {
+    fn write(
+        &self,
+        loaded: &LoadedManifest,
+        plan: Option<&Plan>,
+        refused: Option<&PlanError>,
+    ) -> Result<()> {
+        if !self.stdout && self.file.is_none() {
+            return Ok(());
+        }
+        let log = sarif::render(loaded, &sarif::plan_findings(plan, refused));
+        if let Some(path) = self.file {
+            std::fs::write(path, &log)
+                .with_context(|| format!("cannot write SARIF to {}", path.display()))?;
+        }
+        if self.stdout {
+            guildctl::out!("{log}");
+        }
+        Ok(())
+    }
+}
+
+async fn plan_for(
+    target: &Target,
+    format: Option<Format>,
+    sarif_out: SarifOut<'_>,
+    rehearse: bool,
+) -> Result<(Session, LoadedManifest, Plan)> {
     let (loaded, session, snap) = read_guild(target).await?;
     let mut plan = plan::diff_loaded(
         &loaded,
@@ -85,17 +159,20 @@ async fn plan_for(target: &Target, format: Format, rehearse: bool) -> Result<(Se
     .map_err(|e| {
         // Machine output says why too: a pull request comment is made from it.
         match format {
-            Format::Markdown => guildctl::out!("{}", report::refusal_markdown(&e)),
-            Format::Json => guildctl::outln!(
+            Some(Format::Markdown) => guildctl::out!("{}", report::refusal_markdown(&e)),
+            Some(Format::Json) => guildctl::outln!(
                 "{}",
                 inert::json_pretty(&serde_json::json!({ "refused": true, "problems": e.problems }))
             ),
-            Format::Text => {}
+            Some(Format::Text) | None => {}
+        }
+        if let Err(written) = sarif_out.write(&loaded, None, Some(&e)) {
+            return written;
         }
         refused(target, &loaded, &e)
     })?;
     if rehearse {
         rehearse_plan(target, &loaded, &snap, &mut plan).await?;
     }
-    Ok((session, plan))
+    Ok((session, loaded, plan))
 }

@@ -304,6 +304,8 @@ async fn read(session: &Session, id: &str, loaded: &LoadedManifest) -> Result<Sn
 pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: bool) -> Result<u8> {
     sel.no_reports("validate")?;
     let (_, guilds) = sel.resolve()?;
+    // SARIF is one log for the whole run: every guild's report in it, no summary table.
+    let mut sarif_reports: Vec<manifest::Report> = Vec::new();
     let outcomes: Vec<Outcome> = guilds
         .iter()
         .map(|g| {
@@ -334,21 +336,30 @@ pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: b
             };
             // Text goes where `validate` puts it: diagnostics on stderr, annotations on stdout.
             eprint!("{}", rendered.stderr);
+            let summary = if errors {
+                format!("invalid ({})", report.summary())
+            } else {
+                "valid".into()
+            };
+            if format == manifest::ReportFormat::Sarif {
+                sarif_reports.push(report);
+            }
             Outcome {
                 name: g.name.clone(),
                 id: g.id.clone(),
                 code: u8::from(errors),
                 changed: false,
-                summary: if errors {
-                    format!("invalid ({})", report.summary())
-                } else {
-                    "valid".into()
-                },
+                summary,
                 text: rendered.stdout,
                 json,
             }
         })
         .collect();
+    if format == manifest::ReportFormat::Sarif {
+        let all: Vec<&manifest::Report> = sarif_reports.iter().collect();
+        guildctl::out!("{}", manifest::sarif::render(&all, &[]));
+        return Ok(combined(outcomes.iter().map(|o| o.code)));
+    }
     Ok(finish(&outcomes, format == manifest::ReportFormat::Json))
 }
 

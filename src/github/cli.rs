@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Subcommand};
-use sha2::{Digest, Sha256};
 
 use crate::inert;
 use crate::plan::Plan;
@@ -13,11 +12,13 @@ use crate::report::{self, Heading, MarkdownRoom};
 use super::client::GitHub;
 use super::comment::{CommentAction, Foreign, upsert_comment};
 use super::error::GithubError;
+use super::files::pull_request_files;
 use super::identity::{Identity, identity};
 use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
 use super::reviewed::reviewed_plan_run;
-use super::touched::{every_guild, pull_request_files, touched_guilds};
 use super::types::{marker, pull_request_from_event, read};
+use crate::forge::{every_guild, touched_guilds};
+use crate::forge::{plan_digest, plan_rehearsal};
 
 #[derive(Args)]
 pub struct GithubArgs {
@@ -367,47 +368,4 @@ fn closing_comment() -> String {
         _ => String::new(),
     };
     format!("The guild matches its manifest again{run}; closing this issue.")
-}
-
-/// The digest reviewers see next to a plan: the plan's own `changes_sha256` (the digest
-/// of its changes and operations) when it carries one, else the SHA-256 of the file.
-/// A saved plan's rehearsal verdict: `passed`, `failed` or `none`; a fixed word whatever
-/// the file says.
-pub fn plan_rehearsal(path: &std::path::Path) -> Result<&'static str, GithubError> {
-    let plan: serde_json::Value =
-        serde_json::from_str(&read(path)?).map_err(|source| GithubError::Plan {
-            path: path.to_owned(),
-            source,
-        })?;
-    Ok(
-        match plan
-            .get("rehearsal")
-            .and_then(|r| r.get("ok"))
-            .and_then(serde_json::Value::as_bool)
-        {
-            Some(true) => "passed",
-            Some(false) => "failed",
-            None => "none",
-        },
-    )
-}
-
-pub fn plan_digest(path: &std::path::Path) -> Result<String, GithubError> {
-    let text = read(path)?;
-    let plan: serde_json::Value =
-        serde_json::from_str(&text).map_err(|source| GithubError::Plan {
-            path: path.to_owned(),
-            source,
-        })?;
-    if let Some(d) = plan
-        .get("changes_sha256")
-        .and_then(serde_json::Value::as_str)
-        .filter(|d| !d.is_empty())
-    {
-        return Ok(d.to_owned());
-    }
-    Ok(Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
 }

@@ -71,7 +71,7 @@ pub async fn upsert_comment(
         .filter(|c| {
             c.get("body")
                 .and_then(Value::as_str)
-                .is_some_and(|b| b.starts_with(marker) || b.contains(&format!("\n{marker}")))
+                .is_some_and(|b| crate::forge::carries(b, marker))
         })
         .partition(|c| me.wrote(c));
     let foreign: Vec<Foreign> = foreign.iter().map(|c| Foreign::of(c, "id")).collect();

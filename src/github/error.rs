@@ -33,8 +33,10 @@ pub enum GithubError {
     },
     #[error("{0:?} is not a commit sha")]
     BadSha(String),
-    #[error("the marker must not be empty")]
-    EmptyMarker,
+    #[error(transparent)]
+    Marker(#[from] crate::forge::EmptyMarker),
+    #[error(transparent)]
+    PlanFile(#[from] crate::forge::PlanFileError),
     #[error("{0:?} is not a GitHub login (letters, digits and hyphens, an App's ending in [bot])")]
     BadAuthor(String),
     // GitHub's message is the server's words: shown inert.

@@ -11,19 +11,20 @@ pub mod cli;
 mod client;
 mod comment;
 mod error;
+mod files;
 mod identity;
 mod issue;
 mod reviewed;
-mod touched;
 mod types;
 
+pub use crate::forge::PassedOver;
 pub use client::GitHub;
 pub use comment::{CommentAction, Foreign, Upserted, upsert_comment};
 pub use error::GithubError;
+pub use files::pull_request_files;
 pub use identity::{ACTIONS_BOT, Identity, IdentitySource, identity};
 pub use issue::{DriftIssue, DriftReport, sync_drift_issue};
-pub use reviewed::{PassedOver, Reviewed, reviewed_plan_run};
-pub use touched::{PullFiles, Touched, pull_request_files, touched_guilds};
+pub use reviewed::{Reviewed, reviewed_plan_run};
 pub use types::{
     GithubToken, MAX_BODY_CHARS, PullRequest, Repo, body_with_marker, marker,
     pull_request_from_event,

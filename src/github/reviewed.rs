@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::client::{GitHub, MAX_PAGES};
 use super::error::GithubError;
+use crate::forge::{PassedOver, Pick};
 
 /// The pull request a commit merged, and the plan run that reviewed its head.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,20 +24,6 @@ pub struct Reviewed {
     pub run_id: Option<u64>,
     /// Newer runs for the same head that were not taken, newest first, each with why.
     pub passed_over: Vec<PassedOver>,
-}
-
-/// A successful run for the head that is not the pull request's own.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PassedOver {
-    pub run_id: u64,
-    /// Why, e.g. "is for pull request #9" or "came from fork x/y".
-    pub why: String,
-}
-
-impl std::fmt::Display for PassedOver {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "run {} {}", self.run_id, self.why)
-    }
 }
 
 /// `None` when `sha` merged no pull request (a direct push).
@@ -76,8 +63,7 @@ pub async fn reviewed_plan_run(
         "/actions/workflows/{workflow}/runs?event=pull_request&status=success&head_sha={head_sha}&per_page=100"
     ));
     // GitHub lists runs newest first; the first one that is the pull request's own wins.
-    let mut passed_over = Vec::new();
-    let mut run_id = None;
+    let mut pick = Pick::default();
     let mut next = Some(first.clone());
     let mut pages = 0;
     'pages: while let Some(url) = next.take() {
@@ -95,12 +81,8 @@ pub async fn reviewed_plan_run(
             let Some(id) = run.get("id").and_then(Value::as_u64) else {
                 continue;
             };
-            match why_not(run, gh, pull_request, &head_sha) {
-                None => {
-                    run_id = Some(id);
-                    break 'pages;
-                }
-                Some(why) => passed_over.push(PassedOver { run_id: id, why }),
+            if pick.consider(id, why_not(run, gh, pull_request, &head_sha)) {
+                break 'pages;
             }
         }
         if pages < MAX_PAGES {
@@ -110,8 +92,8 @@ pub async fn reviewed_plan_run(
     Ok(Some(Reviewed {
         pull_request,
         head_sha,
-        run_id,
-        passed_over,
+        run_id: pick.chosen,
+        passed_over: pick.passed_over,
     }))
 }
 

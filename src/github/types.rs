@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::error::GithubError;
+use crate::forge;
 
 /// What a path segment or query value percent-encodes: all but RFC 3986's unreserved
 /// characters.
@@ -73,61 +74,19 @@ impl fmt::Debug for GithubToken {
     }
 }
 
-/// The hidden HTML comment that finds guildctl's own comment or issue again, e.g.
-/// `<!-- guildctl:plan:guild.yaml -->`. Characters that could end the HTML comment
-/// early or break the line (`>`, `--`, `%`, whitespace) are percent-encoded, so any
-/// manifest path makes one marker that stays hidden.
+/// The marker of `key` ([`forge::marker`]).
 pub fn marker(key: &str) -> Result<String, GithubError> {
-    if key.trim().is_empty() {
-        return Err(GithubError::EmptyMarker);
-    }
-    let mut out = String::from("<!-- guildctl:");
-    let mut prev_dash = false;
-    for c in key.chars() {
-        let encode = match c {
-            '<' | '>' | '%' | '!' => true,
-            '-' => prev_dash,
-            c => c.is_whitespace() || c.is_control(),
-        };
-        if encode {
-            let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
-            }
-            prev_dash = false;
-        } else {
-            out.push(c);
-            prev_dash = c == '-';
-        }
-    }
-    // A key ending in '-' would make "--" with the closing "-->" prefix.
-    if prev_dash {
-        out.pop();
-        out.push_str("%2D");
-    }
-    out.push_str(" -->");
-    Ok(out)
+    Ok(forge::marker(key)?)
 }
 
 /// `marker` on its own line, then the body, cut to GitHub's limit with a note saying so.
 pub fn body_with_marker(marker: &str, body: &str) -> String {
-    let full = format!("{marker}\n{body}");
-    if full.chars().count() <= MAX_BODY_CHARS {
-        return full;
-    }
-    let note = "\n\n… (cut to fit GitHub's limit; the whole report is in the job summary)\n";
-    let keep = MAX_BODY_CHARS - note.chars().count();
-    let mut cut: String = full.chars().take(keep).collect();
-    // An open ``` fence would swallow the note.
-    if cut.matches("```").count() % 2 == 1 {
-        // Room for the closing fence, counted in characters like the limit.
-        for _ in 0..4 {
-            cut.pop();
-        }
-        cut.push_str("\n```");
-    }
-    cut.push_str(note);
-    cut
+    forge::body_with_marker(
+        marker,
+        body,
+        MAX_BODY_CHARS,
+        "cut to fit GitHub's limit; the whole report is in the job summary",
+    )
 }
 
 /// Reads a file the Action wrote (a report, an event payload).
@@ -203,7 +162,7 @@ mod tests {
         let inner = &m["<!-- ".len()..m.len() - " -->".len()];
         assert!(!inner.contains("--") && !inner.contains('>') && !inner.contains(' '));
         assert!(!inner.ends_with('-'));
-        assert!(matches!(marker("  "), Err(GithubError::EmptyMarker)));
+        assert!(matches!(marker("  "), Err(GithubError::Marker(_))));
     }
 
     #[test]

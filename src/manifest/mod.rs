@@ -10,6 +10,8 @@ pub mod check;
 pub mod diagnostic;
 mod extends;
 pub mod load;
+mod output;
+pub mod sarif;
 pub mod schema;
 mod shared;
 pub mod source;
@@ -27,10 +29,11 @@ pub(crate) use check::resolve_channel_ref;
 pub use check::{
     IMAGE_MAX_BYTES, check, check_loaded, image_fields, read_image, split_channel_ref,
 };
-pub use diagnostic::{Diagnostic, Located, Output, Report, ReportFormat, Severity, render_reports};
+pub use diagnostic::{Diagnostic, Located, Report, Severity};
 pub use load::{
     LoadError, LoadedManifest, load, load_folder_sources, load_in, load_str, render, report_on,
 };
+pub use output::{Output, ReportFormat, render_reports};
 pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};
 pub use source::{SourceFile, WORKSPACE_FILE, Within};
 pub use source_map::{SourceMap, Span};

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 pub mod github;
+pub mod gitlab;
 
 use discord_emulator::{EmulatorOptions, RequestRecord, RunningEmulator, State};
 

@@ -1,47 +1,25 @@
-//! Which guilds of a workspace a pull request touches: those with a file the pull
-//! request changes among the files their manifest reads, bases included (a change to a
-//! base plans every guild that extends it), and the images and avatars it names. The pull request's files come from GitHub
-//! (`GET /repos/{owner}/{repo}/pulls/{n}/files`), so the checkout needs no history.
+//! Which guilds of a workspace a change touches: those with a changed file among the files
+//! their manifest reads, bases included (a change to a base touches every guild that extends
+//! it), and the images and avatars it names. The changed files come from GitHub (a pull
+//! request's files), GitLab (a merge request's diffs) or pre-commit (`validate --changed`),
+//! so a checkout needs no history.
 //!
 //! Decisions the issue is silent on (docs/github.md, "A workspace"):
 //! - a change to the workspace file itself touches every guild (a guild's id or
 //!   manifest may have moved);
 //! - a guild whose manifest does not load is touched, so its comment says why;
-//! - a list GitHub cuts short (it gives at most 3,000 files) touches every guild;
+//! - a list the forge cuts short touches every guild;
 //! - a renamed file counts under both names.
 
 use std::path::{Component, Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::manifest::{self, Workspace, WorkspaceGuild};
 
-use super::client::GitHub;
-use super::error::GithubError;
-
-/// GitHub lists at most this many files of a pull request.
-const GITHUB_FILE_CAP: usize = 3000;
-
-/// The files a pull request changes, as paths relative to the repository; `complete`
-/// is false when GitHub's list stops at its cap.
-pub struct PullFiles {
+/// The files a change touches, as paths relative to the repository; `complete` is false
+/// when the forge's list stops at its cap.
+pub struct ChangedFiles {
     pub paths: Vec<String>,
     pub complete: bool,
-}
-
-pub async fn pull_request_files(gh: &GitHub, number: u64) -> Result<PullFiles, GithubError> {
-    let path = gh.repo_path(&format!("/pulls/{number}/files?per_page=100"));
-    let files = gh.get_all(&path).await?;
-    let complete = files.len() < GITHUB_FILE_CAP;
-    let mut paths = Vec::new();
-    for f in &files {
-        for key in ["filename", "previous_filename"] {
-            if let Some(p) = f.get(key).and_then(Value::as_str) {
-                paths.push(p.to_owned());
-            }
-        }
-    }
-    Ok(PullFiles { paths, complete })
 }
 
 /// A guild the change touches, and why (for the log).
@@ -53,7 +31,7 @@ pub struct Touched {
 
 /// The guilds of `ws` that `changed` (paths relative to `repo_root`) touch, in the
 /// workspace's order.
-pub fn touched_guilds(ws: &Workspace, repo_root: &Path, changed: &PullFiles) -> Vec<Touched> {
+pub fn touched_guilds(ws: &Workspace, repo_root: &Path, changed: &ChangedFiles) -> Vec<Touched> {
     let root = absolute(repo_root);
     let changed: Vec<(PathBuf, &str)> = changed
         .paths
@@ -128,9 +106,29 @@ fn touched(g: &WorkspaceGuild, changed: &[(PathBuf, &str)]) -> Option<String> {
     })
 }
 
+/// Every file some guild's manifest is made of (absolute), bases included; a guild whose
+/// manifest does not load adds nothing.
+pub fn used_by_guilds(ws: &Workspace) -> Vec<PathBuf> {
+    ws.guilds
+        .iter()
+        .filter_map(|g| manifest::load(&g.manifest).ok())
+        .flat_map(|l| {
+            l.files
+                .iter()
+                .map(|f| absolute(&f.path))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Whether two paths name the same file, however they were written.
+pub fn is_same_file(a: &Path, b: &Path) -> bool {
+    absolute(a) == absolute(b)
+}
+
 /// `p` made absolute and its `.` and `..` resolved, through links where it exists (so
 /// a changed path and a manifest's file compare equal however they were reached).
-fn absolute(p: &Path) -> PathBuf {
+pub fn absolute(p: &Path) -> PathBuf {
     if let Ok(c) = std::fs::canonicalize(p) {
         return c;
     }

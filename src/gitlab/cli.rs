@@ -1,0 +1,263 @@
+//! `guildctl gitlab ...`: the component's jobs (templates/guildctl.yml) call these; they
+//! print what they made (a URL, or `key=value` lines for a dotenv report) on stdout and
+//! say what they did on stderr.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Subcommand};
+
+use crate::forge::{marker, plan_digest, read};
+use crate::inert;
+
+use super::client::{GitLab, Identity, identity};
+use super::error::GitlabError;
+use super::issue::{DriftIssue, sync_drift_issue};
+use super::note::{NoteAction, upsert_note};
+use super::reviewed::{download_artifact, reviewed_plan};
+
+#[derive(Args)]
+pub struct GitlabArgs {
+    #[command(subcommand)]
+    pub command: GitlabCommand,
+}
+
+/// Whose notes and issues are guildctl's own.
+#[derive(Args)]
+pub struct AuthorArg {
+    /// The username the token writes as (default: the token's user, from GET /user).
+    /// Only a note or issue this user wrote is ever edited.
+    #[arg(
+        long = "author",
+        env = "GUILDCTL_GITLAB_AUTHOR",
+        value_name = "USERNAME"
+    )]
+    username: Option<String>,
+}
+
+#[derive(Subcommand)]
+pub enum GitlabCommand {
+    /// Create the merge request's note carrying `<!-- guildctl:MARKER -->`, or update the
+    /// one that already does and that guildctl's user wrote; print its URL.
+    #[command(
+        after_help = "Example:\n  guildctl gitlab note --marker plan:guild.yaml --body-file report.md"
+    )]
+    Note {
+        /// What the note is about, e.g. `plan:guild.yaml`.
+        #[arg(long)]
+        marker: String,
+        /// The note's markdown.
+        #[arg(long)]
+        body_file: PathBuf,
+        /// The merge request's iid (default: CI_MERGE_REQUEST_IID).
+        #[arg(long, env = "CI_MERGE_REQUEST_IID")]
+        mr: Option<u64>,
+        #[command(flatten)]
+        author: AuthorArg,
+    },
+    /// Open, update or close the issue carrying `<!-- guildctl:MARKER -->` that guildctl's
+    /// user opened; print its URL.
+    #[command(
+        after_help = "Example:\n  guildctl gitlab drift-issue --marker drift:guild.yaml --body-file drift.md --drifted true"
+    )]
+    DriftIssue {
+        #[arg(long)]
+        marker: String,
+        #[arg(long)]
+        body_file: PathBuf,
+        /// `true`: drift was found, open or update the issue; `false`: close it.
+        #[arg(long, action = ArgAction::Set)]
+        drifted: bool,
+        /// The label the issue carries, and is found by.
+        #[arg(long, default_value = "guildctl-drift")]
+        label: String,
+        #[arg(
+            long,
+            default_value = "guildctl: the Discord guild drifted from its manifest"
+        )]
+        title: String,
+        #[command(flatten)]
+        author: AuthorArg,
+    },
+    /// Find the plan reviewed for a commit on the default branch: the merge request it
+    /// merged and the newest successful pipeline of that merge request that ran in this
+    /// project, for its head, on `refs/merge-requests/IID/head`, with a successful JOB.
+    /// Prints `merge-request=`, `head-sha=`, `pipeline-id=` and `job-id=` lines (empty
+    /// when there is none, as for a direct push).
+    #[command(
+        after_help = "Example:\n  guildctl gitlab reviewed-plan --job guildctl-plan > reviewed.env"
+    )]
+    ReviewedPlan {
+        /// The plan job's name.
+        #[arg(long)]
+        job: String,
+        /// The commit (default: CI_COMMIT_SHA).
+        #[arg(long, env = "CI_COMMIT_SHA")]
+        sha: String,
+    },
+    /// Print a saved plan's digest: its `changes_sha256` when it has one, otherwise the
+    /// SHA-256 of the file.
+    #[command(after_help = "Example:\n  guildctl gitlab plan-digest guildctl/plan.json")]
+    PlanDigest {
+        /// The plan file from `guildctl plan --out`.
+        plan: PathBuf,
+    },
+    /// Write one file of a job's artifacts (the reviewed plan) to OUT.
+    #[command(
+        after_help = "Example:\n  guildctl gitlab artifact --job 42 --path guildctl/plan.json --out reviewed-plan.json"
+    )]
+    Artifact {
+        /// The job's id.
+        #[arg(long)]
+        job: u64,
+        /// The file's path inside the job's artifacts.
+        #[arg(long)]
+        path: String,
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+async fn whoami(gl: &GitLab, author: &AuthorArg) -> Result<Identity, GitlabError> {
+    let me = identity(gl, author.username.as_deref()).await?;
+    eprintln!("guildctl writes on GitLab as {}.", me.describe());
+    Ok(me)
+}
+
+fn report_foreign(kind: &str, foreign: &[(u64, String)], me: &Identity) {
+    for (id, who) in foreign {
+        eprintln!(
+            "Left alone: {kind} {id} by {} carries guildctl's marker, but guildctl writes as {}.",
+            inert::terminal(who),
+            me.username
+        );
+    }
+}
+
+pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
+    match args.command {
+        GitlabCommand::Note {
+            marker: key,
+            body_file,
+            mr,
+            author,
+        } => {
+            let marker = marker(&key)?;
+            let body = read(&body_file)?;
+            let iid = mr.ok_or(GitlabError::NoMergeRequest)?;
+            let gl = GitLab::from_env()?;
+            let me = whoami(&gl, &author).await?;
+            let done = upsert_note(&gl, &me, iid, &marker, &body).await?;
+            report_foreign("note", &done.foreign, &me);
+            let verb = match done.action {
+                NoteAction::Created => "Noted on",
+                NoteAction::Updated => "Updated the note on",
+                NoteAction::Unchanged => "The note is already current on",
+            };
+            // The URL is GitLab's answer: shown inert.
+            let url = inert::terminal(&done.url);
+            eprintln!("{verb} !{iid}: {url}");
+            crate::outln!("{url}");
+            Ok(0)
+        }
+        GitlabCommand::DriftIssue {
+            marker: key,
+            body_file,
+            drifted,
+            label,
+            title,
+            author,
+        } => {
+            let marker = marker(&key)?;
+            let body = read(&body_file)?;
+            let gl = GitLab::from_env()?;
+            let me = whoami(&gl, &author).await?;
+            let closing = closing_note();
+            let (done, foreign) =
+                sync_drift_issue(&gl, &me, &marker, &label, &title, &body, drifted, &closing)
+                    .await?;
+            report_foreign("issue", &foreign, &me);
+            let url = done.url().map(inert::terminal).unwrap_or_default();
+            match &done {
+                DriftIssue::Opened { iid, .. } => eprintln!("Opened drift issue #{iid}: {url}"),
+                DriftIssue::Updated { iid, .. } => eprintln!("Updated drift issue #{iid}: {url}"),
+                DriftIssue::Unchanged { iid, .. } => {
+                    eprintln!("Drift issue #{iid} is already current: {url}")
+                }
+                DriftIssue::Closed { iid, .. } => eprintln!("Closed drift issue #{iid}: {url}"),
+                DriftIssue::Nothing => eprintln!("No drift and no open drift issue."),
+            }
+            if done.url().is_some() {
+                crate::outln!("{url}");
+            }
+            Ok(0)
+        }
+        GitlabCommand::ReviewedPlan { job, sha } => {
+            let gl = GitLab::from_env()?;
+            let found = reviewed_plan(&gl, &sha, &job).await?;
+            let num = |n: Option<u64>| n.map(|i| i.to_string()).unwrap_or_default();
+            let (mr, head, pipeline, job_id) = match &found {
+                Some(r) => (
+                    r.merge_request.to_string(),
+                    inert::terminal(&r.head_sha).into_owned(),
+                    num(r.pipeline_id),
+                    num(r.job_id),
+                ),
+                None => Default::default(),
+            };
+            if let Some(r) = &found {
+                const SHOWN: usize = 20;
+                for p in r.passed_over.iter().take(SHOWN) {
+                    eprintln!(
+                        "Passed over: pipeline {} {}.",
+                        p.run_id,
+                        inert::terminal(&p.why)
+                    );
+                }
+                if r.passed_over.len() > SHOWN {
+                    eprintln!(
+                        "Passed over {} more pipelines.",
+                        r.passed_over.len() - SHOWN
+                    );
+                }
+            }
+            match &found {
+                None => eprintln!("Commit {sha} merged no merge request: no reviewed plan."),
+                Some(r) if r.job_id.is_none() => eprintln!(
+                    "Merge request !{mr} (head {head}) has no successful pipeline of its own with a successful {job} job: no reviewed plan."
+                ),
+                Some(_) => eprintln!(
+                    "Merge request !{mr} (head {head}): pipeline {pipeline}, job {job_id}."
+                ),
+            }
+            crate::outln!(
+                "merge-request={mr}\nhead-sha={head}\npipeline-id={pipeline}\njob-id={job_id}"
+            );
+            Ok(0)
+        }
+        GitlabCommand::PlanDigest { plan } => {
+            // The digest a plan file carries: one inert line, whatever the file says.
+            crate::outln!("{}", inert::terminal(&plan_digest(&plan)?));
+            Ok(0)
+        }
+        GitlabCommand::Artifact { job, path, out } => {
+            let gl = GitLab::from_env()?;
+            let n = download_artifact(&gl, job, &path, &out).await?;
+            eprintln!(
+                "Wrote {} ({n} bytes) from job {job}'s artifacts to {}.",
+                inert::terminal(&path),
+                inert::terminal(&out.display().to_string())
+            );
+            Ok(0)
+        }
+    }
+}
+
+/// The note left on a drift issue as it is closed, linking the job that saw the guild
+/// match again.
+fn closing_note() -> String {
+    let job = match std::env::var("CI_JOB_URL") {
+        Ok(url) if !url.is_empty() => format!(" ([job]({url}))"),
+        _ => String::new(),
+    };
+    format!("The guild matches its manifest again{job}; closing this issue.")
+}

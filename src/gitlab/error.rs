@@ -1,0 +1,55 @@
+//! What can go wrong talking to GitLab, each saying what to do about it.
+
+use crate::inert;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GitlabError {
+    #[error("{0} is not set (GitLab runners set it; the token is a CI/CD variable you add)")]
+    MissingEnv(&'static str),
+    #[error("CI_API_V4_URL must be an http(s) URL, not {0:?}")]
+    BadApiUrl(String),
+    #[error("CI_PROJECT_ID must be a project's number, not {0:?}")]
+    BadProject(String),
+    #[error("the GitLab token is empty or has spaces in it")]
+    BadToken,
+    #[error("{0:?} is not a commit sha")]
+    BadSha(String),
+    #[error("{0:?} is not a GitLab username")]
+    BadAuthor(String),
+    #[error(
+        "there is no merge request here: pass --mr IID (CI_MERGE_REQUEST_IID is set in merge request pipelines)"
+    )]
+    NoMergeRequest,
+    #[error("the artifact path {0:?} must be relative, without `..`")]
+    BadArtifactPath(String),
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    // GitLab's message is the server's words: shown inert.
+    #[error("GitLab API {method} {path}: {status}: {}{hint}", inert::terminal(.message))]
+    Api {
+        method: String,
+        path: String,
+        status: u16,
+        message: String,
+        hint: &'static str,
+    },
+    #[error("GitLab API {method} {path}: {source}")]
+    Transport {
+        method: String,
+        path: String,
+        source: reqwest::Error,
+    },
+    #[error("GitLab API {method} {path}: unexpected response: {}", inert::terminal(.detail))]
+    Decode {
+        method: String,
+        path: String,
+        detail: String,
+    },
+    #[error(transparent)]
+    Marker(#[from] crate::forge::EmptyMarker),
+    #[error(transparent)]
+    PlanFile(#[from] crate::forge::PlanFileError),
+}

@@ -1,0 +1,152 @@
+//! What a plan finds, as SARIF 2.1.0 (`plan --format sarif`, `plan --sarif FILE`): the
+//! refusals, what apply will refuse, and the risks ([`PlanFinding`]), each placed on the
+//! manifest's file, line and column through its source map, then written by
+//! `manifest::sarif` as `validate --format sarif` is.
+
+use std::borrow::Cow;
+
+use crate::manifest::sarif::RuleText;
+use crate::manifest::{Diagnostic, LoadedManifest, Report, Severity};
+use crate::plan::{Kind, Plan, PlanError, Problem, Widening};
+
+/// Something a plan finds that a code-scanning view shows on the manifest.
+///
+/// Policy breaches (`policies:`) are to join as a variant of their own, with rule id
+/// `policy-breach` and severity error, placed at the policy's manifest path: `rule`,
+/// `diagnostic` and [`PLAN_RULES`] are the places that name each kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlanFinding {
+    /// A problem that refused the plan before any change was made.
+    Refused(Problem),
+    /// Apply will refuse the plan (the deletion gate): why, and how to allow it.
+    ApplyWillRefuse(String),
+    /// What the plan widens or destroys: the risk's line, the kind of widening, the
+    /// object's kind and where the change's object is declared.
+    Risk {
+        line: String,
+        what: Widening,
+        kind: Kind,
+        source: Option<String>,
+    },
+}
+
+impl PlanFinding {
+    /// The SARIF rule id: stable across runs, so code scanning matches results again.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            PlanFinding::Refused(_) => "plan-refused",
+            PlanFinding::ApplyWillRefuse(_) => "apply-will-refuse",
+            PlanFinding::Risk { what, .. } => match what {
+                Widening::Grant { .. } => "risk-grant",
+                Widening::Opens { .. } => "risk-opens",
+                Widening::BansMember { .. } => "risk-bans-member",
+                Widening::Delete => "risk-delete",
+                Widening::WebhookMove { .. } => "risk-webhook-move",
+            },
+        }
+    }
+
+    /// The finding as a diagnostic on a manifest path, for the source map to place.
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            PlanFinding::Refused(p) => Diagnostic {
+                severity: Severity::Error,
+                path: p.source.clone().unwrap_or_default(),
+                message: p.message.clone(),
+                help: p.help.clone(),
+            },
+            PlanFinding::ApplyWillRefuse(why) => {
+                Diagnostic::error("safety", format!("apply will refuse this plan: {why}"))
+            }
+            PlanFinding::Risk {
+                line, kind, source, ..
+            } => {
+                // A deletion of an undeclared object is there because of `prune`.
+                let path = source
+                    .clone()
+                    .unwrap_or_else(|| pruned_by(*kind).to_owned());
+                Diagnostic::warning(path, line.clone())
+            }
+        }
+    }
+}
+
+/// The `prune` entry that deletes an undeclared object of `kind` (the source map falls
+/// back to `prune`, then to the manifest's start, where the entry is absent).
+fn pruned_by(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Role => "prune.roles",
+        Kind::Category | Kind::Channel => "prune.channels",
+        Kind::Webhook => "prune.webhooks",
+        Kind::Ban => "bans",
+        _ => "prune",
+    }
+}
+
+/// What a plan finds, in a fixed order: the refusals (with `refused`), apply's refusal,
+/// then the risks in the order of the plan's changes.
+pub fn plan_findings(plan: Option<&Plan>, refused: Option<&PlanError>) -> Vec<PlanFinding> {
+    let mut out = Vec::new();
+    if let Some(e) = refused {
+        out.extend(e.problems.iter().cloned().map(PlanFinding::Refused));
+    }
+    if let Some(plan) = plan {
+        if let Some(why) = plan.deletion_gate.refusal() {
+            out.push(PlanFinding::ApplyWillRefuse(why));
+        }
+        for r in plan.risks() {
+            let Some(c) = plan.changes.get(r.change) else {
+                continue;
+            };
+            out.push(PlanFinding::Risk {
+                line: r.describe(&|s: &str| s.to_owned()),
+                what: r.what,
+                kind: c.object.kind,
+                source: c.source.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The plan's findings placed in the manifest's files.
+pub fn plan_report(loaded: &LoadedManifest, findings: &[PlanFinding]) -> Report {
+    let diags: Vec<(&'static str, Diagnostic)> = findings
+        .iter()
+        .map(|f| (f.rule(), f.diagnostic()))
+        .collect();
+    let mut report = loaded.report();
+    report.add_diagnostics(
+        &loaded.locations,
+        diags.iter().map(|(rule, d)| (Cow::Borrowed(*rule), d)),
+    );
+    report.sort();
+    report
+}
+
+/// The plan's rules, with one sentence each (the SARIF driver's `rules`).
+pub const PLAN_RULES: &[RuleText] = &[
+    (
+        "plan-refused",
+        "The plan was refused before any change: Discord would refuse it.",
+    ),
+    (
+        "apply-will-refuse",
+        "Apply will refuse the plan: it deletes more than the safety limits allow.",
+    ),
+    (
+        "risk-grant",
+        "A role gains a dangerous permission, or @everyone gains any.",
+    ),
+    (
+        "risk-opens",
+        "A channel's overwrites let someone see, write or hold a dangerous permission where they could not.",
+    ),
+    ("risk-delete", "An object is deleted."),
+    ("risk-webhook-move", "A webhook posts into another channel."),
+];
+
+/// The plan's findings on `loaded` as a SARIF log, with a final line break.
+pub fn render(loaded: &LoadedManifest, findings: &[PlanFinding]) -> String {
+    crate::manifest::sarif::render(&[&plan_report(loaded, findings)], PLAN_RULES)
+}
