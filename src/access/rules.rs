@@ -212,3 +212,6 @@ impl Guild {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod agreement;
