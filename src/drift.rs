@@ -1029,7 +1029,7 @@ fn field_risk(c: &Change, f: &FieldChange, guild_id: &str) -> Option<String> {
                 "live opens {} to {who}, which the manifest does not",
                 permissions.join(", ")
             )),
-            Widening::Delete | Widening::WebhookMove { .. } => None,
+            Widening::Access { .. } | Widening::Delete | Widening::WebhookMove { .. } => None,
         })
         .collect();
     (!found.is_empty()).then(|| found.join("; "))

@@ -11,9 +11,12 @@
 //!
 //! It sits below `plan` and above `snapshot` and `manifest`, whose types it reads.
 
+pub mod diff;
 pub mod model;
+pub mod policy;
 pub mod rules;
 
+pub use diff::AccessChange;
 pub use model::Guild;
 pub use rules::{Access, Holder};
 

@@ -52,6 +52,8 @@ pub struct Role {
     pub source: Option<String>,
     /// The plan's changes (indexes) that make it what it is after apply.
     pub changed_by: Vec<usize>,
+    /// The manifest lists its holders (`members:`): who holds it after apply is known.
+    pub rostered: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -142,6 +144,7 @@ impl Guild {
                     .map(str::to_owned),
                 source: None,
                 changed_by: Vec::new(),
+                rostered: false,
             });
         }
         // As Discord's client lists them: channels outside categories, then each category
@@ -249,6 +252,7 @@ impl Guild {
             bot_id: None,
             source: None,
             changed_by: Vec::new(),
+            rostered: false,
         });
         g.reindex();
         g
@@ -340,6 +344,7 @@ impl Guild {
                         bot_id: None,
                         source: None,
                         changed_by: Vec::new(),
+                        rostered: false,
                     },
                 );
                 self.reindex();
@@ -487,6 +492,21 @@ impl Guild {
             }
         }
         self.reindex();
+    }
+
+    /// Role `id` has a roster: the members holding it after apply are the roster's.
+    pub fn mark_rostered(&mut self, id: &str) {
+        if let Some(&i) = self.role_at.get(id) {
+            self.roles[i].rostered = true;
+        }
+    }
+
+    /// The members known to hold role `id`.
+    pub fn holders(&self, id: &str) -> usize {
+        self.members
+            .values()
+            .filter(|m| m.roles.contains(id))
+            .count()
     }
 
     /// `user` holds `role` after apply (a roster entry).

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use guildctl::access::policy;
 use guildctl::manifest;
 
 use super::ColorArg;
@@ -37,8 +38,7 @@ pub fn run(args: ValidateArgs) -> Result<u8> {
     if args.selection.active() {
         return super::workspace::validate(&args.selection, args.format, color);
     }
-    let reports: Vec<manifest::Report> =
-        args.files.iter().map(|f| manifest::validate(f).1).collect();
+    let reports: Vec<manifest::Report> = args.files.iter().map(|f| policy::validate(f).1).collect();
     let out = manifest::render_reports(&reports, args.format, color);
     guildctl::out!("{}", out.stdout);
     eprint!("{}", out.stderr);

@@ -306,7 +306,7 @@ pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: b
     let outcomes: Vec<Outcome> = guilds
         .iter()
         .map(|g| {
-            let (loaded, mut report) = manifest::validate(&g.manifest);
+            let (loaded, mut report) = guildctl::access::policy::validate(&g.manifest);
             if let Some(declared) = loaded.as_ref().and_then(|l| l.manifest.guild.as_ref())
                 && declared.0 != g.id
             {

@@ -26,6 +26,11 @@ pub const BULK_BAN_MAX: usize = 200;
 pub fn people_query(manifest: &Manifest, snap: &Snapshot) -> PeopleQuery {
     let mut q = PeopleQuery {
         bans: manifest.bans.is_some(),
+        counts: manifest
+            .policies
+            .iter()
+            .flatten()
+            .any(|p| p.holders.is_some()),
         ..PeopleQuery::default()
     };
     let Some(roles) = &manifest.roles else {
@@ -93,6 +98,7 @@ pub(super) fn plan_rosters(cx: &mut Ctx) {
             );
             continue;
         }
+        cx.access_after.mark_rostered(role.key());
         let declared: BTreeMap<&str, &RosterMember> =
             members.iter().map(|m| (m.id.0.as_str(), m)).collect();
         let grants = dangerous_after(cx, d, &role);
@@ -133,6 +139,15 @@ pub(super) fn plan_rosters(cx: &mut Ctx) {
             }
         }
     }
+}
+
+/// The username Discord gave `user`, when it was read.
+fn username(cx: &Ctx, user: &str) -> Option<String> {
+    cx.snap
+        .people
+        .as_ref()
+        .and_then(|p| p.usernames.get(user))
+        .cloned()
 }
 
 fn member_role_path(cx: &Ctx, user: &str, role: &IdRef) -> String {
@@ -190,6 +205,9 @@ fn give(
         fields,
         Some(src.to_owned()),
     ));
+    let username = username(cx, user);
+    cx.access_after
+        .give_role(user, role.key(), username.as_deref(), idx);
     let path = member_role_path(cx, user, role);
     cx.push_op(
         Phase::Rosters,
@@ -212,6 +230,9 @@ fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
         vec![],
         Some(src.to_owned()),
     ));
+    let username = username(cx, user);
+    cx.access_after
+        .take_role(user, role.key(), username.as_deref(), idx);
     let path = member_role_path(cx, user, role);
     cx.push_op(
         Phase::Rosters,

@@ -28,11 +28,13 @@ pub struct PeopleQuery {
     /// Every user a roster declares, also those of roles not yet created.
     pub users: BTreeSet<String>,
     pub bans: bool,
+    /// Read how many members hold each role (a `holders` policy counts them).
+    pub counts: bool,
 }
 
 impl PeopleQuery {
     pub fn is_empty(&self) -> bool {
-        self.rosters.is_empty() && self.users.is_empty() && !self.bans
+        self.rosters.is_empty() && self.users.is_empty() && !self.bans && !self.counts
     }
 }
 
@@ -109,7 +111,7 @@ pub async fn read(client: &Client, guild_id: &str, q: &PeopleQuery) -> Result<Pe
         ..People::default()
     };
     let g = format!("/guilds/{guild_id}");
-    if !q.rosters.is_empty() || !q.users.is_empty() {
+    if !q.rosters.is_empty() || !q.users.is_empty() || q.counts {
         let counts: HashMap<String, u64> = client.get(&format!("{g}/roles/member-counts")).await?;
         people.role_counts = Some(counts.into_iter().collect());
         for (user, member) in read_members(client, &g, &q.users).await? {
