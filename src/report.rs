@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
+pub mod access;
 mod rehearsal;
 
 use crate::inert;

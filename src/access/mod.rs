@@ -15,6 +15,7 @@ pub mod diff;
 pub mod model;
 pub mod policy;
 pub mod rules;
+pub mod view;
 
 pub use diff::AccessChange;
 pub use model::Guild;

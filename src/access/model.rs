@@ -482,6 +482,64 @@ impl Guild {
         }
     }
 
+    /// Puts the channels in the order Discord's client shows them once the plan's order is
+    /// applied: `declared` (ids, in the manifest's order) first within each place, the
+    /// others after them as they were; channels outside categories, then each category
+    /// with its channels; text-like before voice.
+    pub fn order_channels(&mut self, declared: &[String]) {
+        let rank: HashMap<&str, usize> = declared
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.as_str(), i))
+            .collect();
+        let key = |at: usize, c: &Channel| -> (u8, usize, usize) {
+            let group = match c.kind {
+                channel_type::CATEGORY => 2,
+                channel_type::VOICE | channel_type::STAGE => 1,
+                _ => 0,
+            };
+            let declared = rank.get(c.id.as_str()).copied().unwrap_or(usize::MAX);
+            (group, declared, at)
+        };
+        let mut keyed: Vec<((u8, usize, usize), usize)> = self
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(at, c)| (key(at, c), at))
+            .collect();
+        keyed.sort_unstable();
+        let sorted: Vec<usize> = keyed.into_iter().map(|(_, at)| at).collect();
+        let has_parent = |c: &Channel| {
+            c.parent
+                .as_deref()
+                .is_some_and(|p| self.channel_at.contains_key(p))
+        };
+        let mut order: Vec<usize> = Vec::with_capacity(sorted.len());
+        for &at in &sorted {
+            let c = &self.channels[at];
+            if has_parent(c) {
+                continue;
+            }
+            order.push(at);
+            if c.kind == channel_type::CATEGORY {
+                order.extend(
+                    sorted
+                        .iter()
+                        .copied()
+                        .filter(|&x| self.channels[x].parent.as_deref() == Some(c.id.as_str())),
+                );
+            }
+        }
+        let placed: hashbrown::HashSet<usize> = order.iter().copied().collect();
+        order.extend(sorted.into_iter().filter(|at| !placed.contains(at)));
+        let mut old: Vec<Option<Channel>> = std::mem::take(&mut self.channels)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.channels = order.into_iter().filter_map(|at| old[at].take()).collect();
+        self.reindex();
+    }
+
     /// Removes channel `id` (deleted by the plan); a category's channels move to the top
     /// level, as Discord moves them.
     pub fn remove_channel(&mut self, id: &str) {

@@ -233,6 +233,8 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         }
     }
 
+    let declared_order: Vec<String> = ids.iter().map(|id| id.key().to_owned()).collect();
+    cx.access_after.order_channels(&declared_order);
     let matched: HashSet<&str> = matches.iter().flatten().map(|c| c.id.as_str()).collect();
     plan_unmatched(cx, &matched);
     plan_order(cx, &decls, &matches, &ids, &created_late);

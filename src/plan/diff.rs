@@ -81,6 +81,26 @@ pub fn differences(
     (plan, problems)
 }
 
+/// What `guildctl access` shows ([`crate::access::view`]) of the guild today (`q.live`)
+/// or as the manifest would make it: the guild the plan leaves, whether or not apply's
+/// gates would pass it (showing needs no permission). The problems that would refuse the
+/// plan come beside it.
+pub fn access_view(
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+    q: &crate::access::view::Query,
+) -> Result<(crate::access::view::View, Vec<Problem>), crate::access::view::ViewError> {
+    let (guild, problems) = if q.live {
+        (crate::access::Guild::live(snap), Vec::new())
+    } else {
+        let (_, problems, after) = build(loaded.stored(), snap, &with_images(loaded, options));
+        (after, problems)
+    };
+    let view = crate::access::view::view(&guild, &snap.guild.name, q)?;
+    Ok((view, problems))
+}
+
 /// `options` with the manifest's image files read from its folder.
 fn with_images(loaded: &LoadedManifest, options: &PlanOptions) -> PlanOptions {
     PlanOptions {

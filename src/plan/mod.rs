@@ -33,7 +33,7 @@ use serde_json::Value;
 
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
-pub use diff::{diff, diff_loaded, diff_with, differences};
+pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use members::{BULK_BAN_MAX, people_query};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
