@@ -674,7 +674,15 @@ pub(crate) async fn drift(
             let mut options = DriftOptions::new(now_ms, current_commit(&g.manifest));
             options.max_pages = audit_pages;
             options.appliers = appliers.to_vec();
-            let r = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
+            let r = drift::investigate(
+                &session.client,
+                &snap,
+                &plan,
+                &problems,
+                loaded.stored(),
+                &options,
+            )
+            .await;
             let rendered = drift::render(&r, format);
             let code = r.exit_code(fail_on_unmanaged);
             Ok(Outcome {
