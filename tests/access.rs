@@ -301,12 +301,18 @@ async fn the_examples_policies_are_kept_and_said() {
     text.assert_code(0);
     assert!(
         text.stdout
-            .contains("Policies: 3 kept (staff-stays-private, few-admins, moderators-two-to-six)"),
+            .contains("Policies: 3 kept (staff-stays-private, few-admins, at-most-six-moderators)"),
         "{}",
         text.stdout
     );
     let md = run(&h, &["plan", "-f", f, "--format", "markdown"]).await;
-    assert!(md.stdout.contains("**Policies: 3 kept (staff\\-stays\\-private, few\\-admins, moderators\\-two\\-to\\-six)**"), "{}", md.stdout);
+    assert!(
+        md.stdout.contains(
+            "**Policies: 3 kept \\(staff\\-stays\\-private, few\\-admins, at\\-most\\-six\\-moderators\\)**"
+        ),
+        "{}",
+        md.stdout
+    );
     let j = json(&run(&h, &["plan", "-f", f, "--format", "json"]).await);
     assert_eq!(j["policies_kept"].as_array().map(Vec::len), Some(3));
     let v = run(&h, &["validate", "-f", f]).await;

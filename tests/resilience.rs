@@ -31,7 +31,10 @@ fn client(h: &Harness) -> Client {
 }
 
 async fn plan_for(c: &Client, h: &Harness, m: &manifest::Manifest) -> (Snapshot, Plan) {
-    let snap = Snapshot::fetch(c, &h.emu.guild_id).await.expect("snapshot");
+    let mut snap = Snapshot::fetch(c, &h.emu.guild_id).await.expect("snapshot");
+    // As the commands read it: the example's `holders` policy counts Moderator's members.
+    let people = plan::people_query(m, &snap);
+    snap.read_people(c, &people).await.expect("people");
     let plan = plan::diff(m, &snap).expect("the plan is not refused");
     (snap, plan)
 }

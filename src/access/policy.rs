@@ -138,6 +138,20 @@ impl Judge<'_> {
         self.v.unjudged.push((self.at.to_owned(), message));
     }
 
+    /// A role the policy names is not in the guild: said on the plan, since the policy
+    /// then holds trivially for it (a typo would go unnoticed).
+    fn missing_role(&mut self, path: &str, name: &str) {
+        if self.certainty == Certainty::Whole {
+            self.v.warnings.push((
+                format!("{}.{path}", self.at),
+                format!(
+                    "policy `{}` names role `{name}`, which the guild does not have (nor will the plan make it)",
+                    self.policy.name
+                ),
+            ));
+        }
+    }
+
     fn breach(&mut self, s: &Subject, channel: Option<usize>, found: Permissions, what: String) {
         self.v.breaches.push(Breach {
             policy: self.policy.name.clone(),
@@ -256,12 +270,7 @@ impl Judge<'_> {
         } else if let Some(r) = self.role(who) {
             vec![self.role_subject(r)]
         } else {
-            if self.certainty == Certainty::Whole {
-                self.unjudged(format!(
-                    "policy `{}` names role `{who}`, which is neither declared nor in the guild",
-                    self.policy.name
-                ));
-            }
+            self.missing_role("never.who", who);
             return;
         };
         let channels = self.channels(places);
@@ -288,17 +297,11 @@ impl Judge<'_> {
 
     fn only(&mut self, who: &[String], can: Permissions, places: Option<&[String]>) {
         let mut allowed: Vec<String> = Vec::new();
-        for name in who {
+        for (k, name) in who.iter().enumerate() {
             match self.role(name) {
                 Some(r) => allowed.push(r.id.clone()),
-                None if self.certainty == Certainty::Whole => {
-                    self.unjudged(format!(
-                        "policy `{}` names role `{name}`, which is neither declared nor in the guild",
-                        self.policy.name
-                    ));
-                    return;
-                }
-                None => {}
+                // Allowing a role that does not exist allows nobody.
+                None => self.missing_role(&format!("only.who[{k}]"), name),
             }
         }
         let listed = who.join(", ");
@@ -363,11 +366,19 @@ impl Judge<'_> {
         count: &dyn Fn(&Role) -> Option<u64>,
     ) {
         let Some(r) = self.role(role) else {
-            if self.certainty == Certainty::Whole {
-                self.unjudged(format!(
-                    "policy `{}` names role `{role}`, which is neither declared nor in the guild",
-                    self.policy.name
-                ));
+            // No such role: nobody holds it.
+            self.missing_role("holders.role", role);
+            if let Some(m) = min.filter(|m| *m > 0 && self.certainty == Certainty::Whole) {
+                let s = Subject {
+                    label: role.to_owned(),
+                    holder: Holder::everyone(),
+                    role: None,
+                    user: None,
+                };
+                let what = format!(
+                    "no member holds {role} (the guild has no such role); the policy wants at least {m}"
+                );
+                self.breach(&s, None, Permissions::NONE, what);
             }
             return;
         };

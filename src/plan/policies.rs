@@ -26,6 +26,10 @@ pub fn holders(snap: &Snapshot, g: &Guild, r: &Role) -> Option<u64> {
         let unnamed = people.map_or(0, |p| p.unnamed_holders(&r.id));
         return Some(g.holders(&r.id) as u64 + unnamed);
     }
+    if snap.role(&r.id).is_none() {
+        // A role the plan creates: nobody holds it yet.
+        return Some(0);
+    }
     people?.role_counts.as_ref()?.get(&r.id).copied()
 }
 

@@ -210,9 +210,11 @@ fn never_without_where_is_guild_wide_and_everywhere() {
     let g = guild();
     let v = run(&never("Moderator", &["ban_members"], None), &g);
     assert_eq!(whats(&v), vec!["Moderator has ban_members guild-wide"]);
+    // A role the guild lacks: kept trivially, and the plan says so.
     let v = run(&never("Nobody", &["ban_members"], None), &g);
-    assert!(v.breaches.is_empty() && v.kept.is_empty());
-    assert!(v.unjudged[0].1.contains("names role `Nobody`"), "{v:?}");
+    assert!(v.breaches.is_empty() && v.kept == vec!["n"]);
+    assert!(v.warnings[0].1.contains("names role `Nobody`"), "{v:?}");
+    assert_eq!(v.warnings[0].0, "policies[0].never.who");
 }
 
 #[test]

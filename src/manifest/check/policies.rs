@@ -7,6 +7,26 @@ use hashbrown::HashMap;
 
 use super::*;
 
+/// A role a policy names: one the manifest does not declare may be one it leaves alone
+/// (an Admin above the bot's role), which `plan` checks; only a name close to a declared
+/// one is worth a warning here (a typo would keep the policy trivially).
+fn check_role(ctx: &Ctx<'_>, path: &str, name: &str, out: &mut Vec<Diagnostic>) {
+    if ctx.roles.iter().any(|(_, r)| r.name == name) {
+        return;
+    }
+    if let Some(best) = closest(name, ctx.roles.iter().map(|(_, r)| r.name.as_str())) {
+        out.push(
+            Diagnostic::warning(
+                path,
+                format!("role \"{name}\" is not declared in this manifest"),
+            )
+            .with_help(format!(
+                "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
+            )),
+        );
+    }
+}
+
 pub(super) fn policies(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut names: HashMap<&str, usize> = HashMap::new();
     for (i, p) in ctx.manifest.policies.iter().flatten().enumerate() {
@@ -45,7 +65,7 @@ pub(super) fn policies(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if let Some(rule) = &p.never {
             let path = format!("{at}.never");
             if rule.who != super::super::types::ANYONE && rule.who != EVERYONE {
-                ctx.check_role_ref(&format!("{path}.who"), &rule.who, out);
+                check_role(ctx, &format!("{path}.who"), &rule.who, out);
             }
             permissions_and_places(&path, &rule.can, rule.places.as_deref(), out);
         }
@@ -53,7 +73,7 @@ pub(super) fn policies(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let path = format!("{at}.only");
             for (k, who) in rule.who.iter().enumerate() {
                 if who != EVERYONE {
-                    ctx.check_role_ref(&format!("{path}.who[{k}]"), who, out);
+                    check_role(ctx, &format!("{path}.who[{k}]"), who, out);
                 }
             }
             permissions_and_places(&path, &rule.can, rule.places.as_deref(), out);
@@ -66,7 +86,7 @@ pub(super) fn policies(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     "every member holds @everyone: count another role",
                 ));
             } else {
-                ctx.check_role_ref(&format!("{path}.role"), &rule.role, out);
+                check_role(ctx, &format!("{path}.role"), &rule.role, out);
             }
             match (rule.min, rule.max) {
                 (None, None) => out.push(
