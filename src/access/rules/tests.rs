@@ -33,6 +33,15 @@ fn member(target: &str, allow: &[&str], deny: &[&str]) -> Overwrite {
     }
 }
 
+/// A channel of the fixture: id, name, type, category, overwrites.
+type ChannelSpec = (
+    &'static str,
+    &'static str,
+    u8,
+    Option<&'static str>,
+    Vec<Overwrite>,
+);
+
 /// Roles: Admin (10), Mod (11), Helper (12), Muted (13), Kicker (14); channels as below.
 fn guild() -> Guild {
     let mut g = Guild::new(
@@ -66,7 +75,7 @@ fn guild() -> Guild {
         role(GUILD, &[], &["view_channel"]),
         role("11", &["view_channel"], &[]),
     ];
-    let channels: Vec<(&str, &str, u8, Option<&str>, Vec<Overwrite>)> = vec![
+    let channels: Vec<ChannelSpec> = vec![
         ("20", "general", t, None, vec![]),
         (
             "21",
