@@ -280,6 +280,39 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
         one.stdout.lines().filter(|l| l.contains("view ")).count(),
         1
     );
+    let one = json(
+        &run(
+            &h,
+            &[
+                "access",
+                "-f",
+                f,
+                "--channel",
+                "Staff/mod-log",
+                "--format",
+                "json",
+            ],
+        )
+        .await,
+    );
+    let rows = one["channels"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    let moderator = rows[0]["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["role"] == "Moderator")
+        .expect("Moderator's permissions there");
+    let can: Vec<&str> = moderator["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        can.contains(&"view_channel") && !can.contains(&"send_messages"),
+        "{can:?}"
+    );
     // A role the guild lacks is an error naming the ones it has.
     let bad = run(&h, &["access", "-f", f, "--as", "Nobody"]).await;
     bad.assert_code(1);

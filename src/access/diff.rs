@@ -189,7 +189,7 @@ pub fn between(before: &Guild, after: &Guild) -> Vec<AccessChange> {
                 .unwrap_or_default(),
         },
         &everyone,
-        None,
+        &[],
     );
 
     // Each role's own delta, kept for the people who hold it before and after.
@@ -211,7 +211,7 @@ pub fn between(before: &Guild, after: &Guild) -> Vec<AccessChange> {
                 causes: r.changed_by.clone(),
             },
             &d,
-            Some(&[&everyone]),
+            &[&everyone],
         );
         by_role.insert(r.id.as_str(), d);
     }
@@ -250,7 +250,7 @@ pub fn between(before: &Guild, after: &Guild) -> Vec<AccessChange> {
                 causes: member.map(|m| m.changed_by.clone()).unwrap_or_default(),
             },
             &d,
-            Some(&explained),
+            &explained,
         );
     }
     out
@@ -263,6 +263,7 @@ struct Who {
     causes: Vec<usize>,
 }
 
+/// Writes the lines of each who, on the guild after apply.
 struct Line<'a> {
     after: &'a Guild,
     at_before: &'a [Option<usize>],
@@ -270,8 +271,7 @@ struct Line<'a> {
 
 impl Line<'_> {
     /// The lines of one who's delta `d`, less what the deltas in `explained` already say.
-    fn push(&self, out: &mut Vec<AccessChange>, who: Who, d: &Delta, explained: Option<&[&Delta]>) {
-        let explained = explained.unwrap_or(&[]);
+    fn push(&self, out: &mut Vec<AccessChange>, who: Who, d: &Delta, explained: &[&Delta]) {
         let minus = |(g, l): (Permissions, Permissions),
                      f: &dyn Fn(&Delta) -> (Permissions, Permissions)| {
             explained.iter().fold((g, l), |(g, l), e| {

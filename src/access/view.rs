@@ -75,8 +75,16 @@ pub struct MatrixRow {
     /// Who holds a `manage_*` permission there, alike.
     pub manage: Vec<String>,
     /// Every role's permissions there (roles that have none left out), when asked for
-    /// one channel or in JSON.
-    pub permissions: Vec<(String, Vec<String>)>,
+    /// some channels (`--channel`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub permissions: Vec<RolePermissions>,
+}
+
+/// What one role may do in one channel.
+#[derive(Debug, Clone, Serialize)]
+pub struct RolePermissions {
+    pub role: String,
+    pub permissions: Vec<String>,
 }
 
 /// What a member holding some roles sees, and may do.
@@ -261,7 +269,10 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
                 std::iter::once((EVERYONE, &everyone))
                     .chain(per_role.iter().map(|(n, a)| (*n, a)))
                     .filter(|(_, a)| !a.channels[i].is_empty())
-                    .map(|(n, a)| (n.to_owned(), a.channels[i].display_names()))
+                    .map(|(n, a)| RolePermissions {
+                        role: n.to_owned(),
+                        permissions: a.channels[i].display_names(),
+                    })
                     .collect()
             } else {
                 Vec::new()

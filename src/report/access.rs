@@ -183,8 +183,8 @@ fn matrix_text(out: &mut String, m: &Matrix) {
 }
 
 fn detail_text(out: &mut String, r: &MatrixRow) {
-    for (who, perms) in &r.permissions {
-        let _ = writeln!(out, "      {}: {}", term(who), perms.join(", "));
+    for p in &r.permissions {
+        let _ = writeln!(out, "      {}: {}", term(&p.role), p.permissions.join(", "));
     }
 }
 
@@ -260,8 +260,8 @@ fn markdown(v: &View) -> String {
                 .collect();
             for r in detailed {
                 let _ = writeln!(out, "\n**{}**\n", md(&r.channel));
-                for (who, perms) in &r.permissions {
-                    let _ = writeln!(out, "- {}: {}", md(who), md(&perms.join(", ")));
+                for p in &r.permissions {
+                    let _ = writeln!(out, "- {}: {}", md(&p.role), md(&p.permissions.join(", ")));
                 }
             }
         }
