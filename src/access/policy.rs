@@ -274,11 +274,19 @@ impl Judge<'_> {
             return;
         };
         let channels = self.channels(places);
+        // What @everyone has, every role has with it: said once, on @everyone.
+        let g = self.g;
+        let everyone = (who == ANYONE).then(|| g.access(&Holder::everyone()));
         for s in subjects {
-            let access = self.g.access(&s.holder);
+            let access = g.access(&s.holder);
+            let is_everyone = s.role.as_deref() == Some(g.id.as_str());
+            let inherited = |i: Option<usize>| match &everyone {
+                Some(e) if !is_everyone => i.map_or(e.base, |i| e.channels[i]),
+                _ => Permissions::NONE,
+            };
             let mut said = Permissions::NONE;
             if places.is_none() {
-                let found = access.base & can;
+                let found = access.base & can & !inherited(None);
                 if !found.is_empty() {
                     let what = format!("{} has {} guild-wide", s.label, names(found));
                     self.breach(&s, None, found, what);
@@ -286,7 +294,7 @@ impl Judge<'_> {
                 }
             }
             for &i in &channels {
-                let found = access.channels[i] & can & !said;
+                let found = access.channels[i] & can & !said & !inherited(Some(i));
                 if !found.is_empty() {
                     let what = format!("{} has {} in {}", s.label, names(found), self.g.path(i));
                     self.breach(&s, Some(i), found, what);

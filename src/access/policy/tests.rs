@@ -206,6 +206,17 @@ fn never_anyone_counts_every_role_but_the_bots_and_the_members_overwrites_name()
 }
 
 #[test]
+fn what_everyone_has_is_said_once_on_everyone() {
+    let g = guild();
+    // Every member sends in #general: one breach, not one per role.
+    let v = run(
+        &never("anyone", &["send_messages"], Some(&["#general"])),
+        &g,
+    );
+    assert_eq!(whats(&v), vec!["@everyone has send_messages in #general"]);
+}
+
+#[test]
 fn never_without_where_is_guild_wide_and_everywhere() {
     let g = guild();
     let v = run(&never("Moderator", &["ban_members"], None), &g);
