@@ -625,6 +625,8 @@ mod tests {
             deletion_gate: Default::default(),
             rehearsal: None,
             widget_image_url: None,
+            access: Vec::new(),
+            policies_kept: Vec::new(),
             guild_id: "9".into(),
             guild_name: "g".into(),
             base_fingerprint: String::new(),

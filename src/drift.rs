@@ -14,8 +14,10 @@ use crate::permissions::Permissions;
 use crate::plan::{Action, Change, FieldChange, Kind, Plan, Problem, Widening, risk};
 use crate::snapshot::Snapshot;
 
+mod access;
 mod doors;
 mod render;
+pub use access::{AccessReview, ReviewedMember, ReviewedRole};
 pub use doors::{Lockdown, PruneCount, lockdown, prune_count};
 pub use render::render;
 
@@ -88,6 +90,12 @@ pub struct DriftReport {
     /// Members a prune would remove (`drift --prune-days N`), read-only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prune_count: Option<PruneCount>,
+    /// The manifest's policies (`policies:`) the live guild breaks: high risk.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<crate::access::policy::Breach>,
+    /// Who holds dangerous permissions (docs/access.md, "Access review").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_review: Option<AccessReview>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -228,10 +236,12 @@ impl DriftReport {
         self.drifted.iter().filter(|d| d.high_risk).count()
     }
 
-    /// 2 when something managed drifted or a high- or medium-risk object is unmanaged (or
-    /// any unmanaged object with `fail_on_unmanaged`), else 0.
+    /// 2 when something managed drifted, the live guild breaks a policy, or a high- or
+    /// medium-risk object is unmanaged (or any unmanaged object with `fail_on_unmanaged`),
+    /// else 0.
     pub fn exit_code(&self, fail_on_unmanaged: bool) -> u8 {
         let fail = !self.drifted.is_empty()
+            || !self.policies.is_empty()
             || self.high_risk() > 0
             || self.unmanaged.iter().any(|u| u.medium_risk)
             || (fail_on_unmanaged && !self.unmanaged.is_empty());
@@ -554,14 +564,16 @@ fn is_guildctl(e: &AuditEntry, appliers: &[String]) -> bool {
 // ---------------------------------------------------------------------------
 // Building the report.
 
-/// Investigates the drift `plan` shows (made with [`crate::plan::differences`]):
-/// asks the audit log who made each live value, ranks unmanaged objects by risk,
-/// lists what the bot could not read.
+/// Investigates the drift `plan` shows (made with [`crate::plan::differences`] from
+/// `manifest`, in its stored form): asks the audit log who made each live value, ranks
+/// unmanaged objects by risk, judges the manifest's policies on the live guild, reviews
+/// who holds dangerous permissions, lists what the bot could not read.
 pub async fn investigate(
     client: &Client,
     snap: &Snapshot,
     plan: &Plan,
     problems: &[Problem],
+    manifest: &crate::manifest::Manifest,
     options: &DriftOptions,
 ) -> DriftReport {
     let mut questions: Vec<Question> = Vec::new();
@@ -585,6 +597,11 @@ pub async fn investigate(
     let mut unmanaged = unmanaged_objects(plan, snap);
     let unmanaged_first = questions.len();
     questions.extend(unmanaged.iter().map(|(_, q)| q.clone()));
+    let live = crate::access::Guild::live(snap);
+    let counts = access::role_counts(client, snap).await;
+    let breaches = access::breaches(manifest, &live, &counts.as_ref().ok().cloned());
+    let review_first = questions.len();
+    let mut review = access::review(manifest, snap, &live, &counts, &mut questions);
 
     let appliers = if options.appliers.is_empty() {
         vec![snap.bot.id.clone()]
@@ -654,6 +671,9 @@ pub async fn investigate(
         .collect();
     // High risk first; otherwise the order the plan found them in.
     unmanaged.sort_by_key(|u| !u.high_risk);
+    for (n, &(k, j)) in review.asks.iter().enumerate() {
+        review.review.roles[k].members[j].granted = blame(review_first + n);
+    }
 
     let mut unreadable = unreadable_parts(snap);
     unreadable.extend(snap.doors.unreadable.iter().map(|(part, why)| Unreadable {
@@ -685,6 +705,8 @@ pub async fn investigate(
         audit_log: answers.summary,
         lockdown: lockdown(snap, options.now_ms),
         prune_count: None,
+        policies: breaches,
+        access_review: Some(review.review),
     }
 }
 
@@ -1029,7 +1051,10 @@ fn field_risk(c: &Change, f: &FieldChange, guild_id: &str) -> Option<String> {
                 "live opens {} to {who}, which the manifest does not",
                 permissions.join(", ")
             )),
-            Widening::BansMember { .. } | Widening::Delete | Widening::WebhookMove { .. } => None,
+            Widening::BansMember { .. }
+            | Widening::Access { .. }
+            | Widening::Delete
+            | Widening::WebhookMove { .. } => None,
         })
         .collect();
     (!found.is_empty()).then(|| found.join("; "))

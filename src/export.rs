@@ -89,6 +89,8 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
             codes: Vec::new(),
         }),
         bans: bans(snap),
+        // Rules people write; the live guild states none.
+        policies: None,
         prune: Default::default(),
         safety: None,
     };

@@ -12,6 +12,7 @@
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
+pub mod access;
 pub mod apply;
 pub mod discord;
 pub mod drift;

@@ -9,6 +9,7 @@ use anyhow::Result;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use commands::access::AccessArgs;
 use commands::apply::ApplyArgs;
 use commands::drift::DriftArgs;
 use commands::emulator::EmulatorArgs;
@@ -65,6 +66,15 @@ enum Command {
   guildctl drift -f guild.yaml --format markdown > drift.md
   guildctl drift -f guild.yaml --fail-on-unmanaged --audit-pages 20")]
     Drift(DriftArgs),
+    /// Who can do what, where: the matrix of roles × channels (who can view, send and
+    /// manage), or a preview as some roles or one user; of the guild as the manifest would
+    /// make it, or today's (--live). Reads only.
+    #[command(after_help = "Examples:
+  guildctl access --sandbox -f examples/community.yaml
+  guildctl access -f guild.yaml --as Moderator,Member
+  guildctl access -f guild.yaml --user 81384788765712384 --live
+  guildctl access -f guild.yaml --channel 'Staff/*' --format markdown")]
+    Access(AccessArgs),
     /// Pause joins (invites) and direct messages during a raid, for at most 24 hours, or
     /// lift the pause (Modify Guild Incident Actions). Sent with --reason as the
     /// audit-log reason; drift shows a lockdown in force.
@@ -122,6 +132,7 @@ impl Command {
             | Command::Drift(DriftArgs { target, .. }) => Some(&mut target.conn),
             Command::Export(ExportArgs { conn, .. })
             | Command::Lockdown(LockdownArgs { conn, .. }) => Some(conn),
+            Command::Access(args) => Some(args.connection_mut()),
             _ => None,
         }
     }
@@ -180,6 +191,7 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Plan(args) => commands::plan::run(args).await,
         Command::Apply(args) => commands::apply::run(args).await,
         Command::Drift(args) => commands::drift::run(args).await,
+        Command::Access(args) => commands::access::run(args).await,
         Command::Export(args) => commands::export::run(args).await,
         Command::Lockdown(args) => commands::lockdown::run(args).await,
         Command::Import(args) => commands::import::run(args),

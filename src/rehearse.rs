@@ -219,10 +219,11 @@ async fn run(
 }
 
 /// The copy read as `plan` reads the live guild: the seven reads, then the integrations,
-/// invites, members and bans the manifest asks about. Two things come from the snapshot
+/// invites, members and bans the manifest asks about. Three things come from the snapshot
 /// instead, as apply cannot change them: Discord's voice regions (the copy's are the
-/// emulator's own list), and the digests of images the copy kept by hash alone (a CDN path
-/// names its content, so an unchanged hash is an unchanged image).
+/// emulator's own list), the digests of images the copy kept by hash alone (a CDN path
+/// names its content, so an unchanged hash is an unchanged image), and how many members
+/// hold each role without a roster.
 async fn read_back(
     client: &Client,
     loaded: &LoadedManifest,
@@ -237,6 +238,18 @@ async fn read_back(
     after.doors.regions.clone_from(&snap.doors.regions);
     let q = plan::people_query(&loaded.manifest, &after);
     after.read_people(client, &q).await?;
+    // The copy holds only the members the rosters read, so it counts no other holder: a
+    // role without a roster keeps the guild's count, which apply does not change (a
+    // `holders` policy counts it so; docs/access.md).
+    if let (Some(copy), Some(live)) = (after.people.as_mut(), snap.people.as_ref())
+        && let (Some(counts), Some(live_counts)) = (copy.role_counts.as_mut(), &live.role_counts)
+    {
+        for (role, n) in live_counts {
+            if !copy.rosters.contains(role) {
+                counts.insert(role.clone(), *n);
+            }
+        }
+    }
     let paths: Vec<String> = after.live_images().iter().map(|i| i.path()).collect();
     for path in paths {
         if let (None, Some(digest)) = (after.images.get(&path), snap.images.get(&path)) {

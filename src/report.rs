@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
+pub mod access;
 mod rehearsal;
 pub mod sarif;
 
@@ -157,8 +158,14 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
     if !plan.changes.is_empty() {
         out.push('\n');
     }
+    if heading == Heading::Plan {
+        write_access(&mut out, plan, st);
+    }
     let _ = writeln!(out, "{}", st.paint("1", &summary_line(plan)));
     if heading == Heading::Plan {
+        if let Some(kept) = policies_line(plan) {
+            let _ = writeln!(out, "{}", inert::terminal(&kept));
+        }
         if let Some(refusal) = plan.deletion_gate.refusal() {
             let _ = writeln!(
                 out,
@@ -212,6 +219,37 @@ fn digest_lines(plan: &Plan, code: fn(&str) -> String) -> Vec<String> {
 /// Names from the guild or the manifest, as a terminal shows them.
 fn text_name(s: &str) -> String {
     inert::terminal(s).into_owned()
+}
+
+/// Who gains and who loses what, where, once the plan is applied.
+fn write_access(out: &mut String, plan: &Plan, st: Style) {
+    if plan.access.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        st.paint(
+            "1",
+            &format!("Access once applied ({}):", plan.access.len())
+        )
+    );
+    for a in &plan.access {
+        let _ = writeln!(out, "  {}", a.describe(&text_name));
+    }
+    out.push('\n');
+}
+
+/// "Policies: 3 kept (a, b, c)", when the manifest states policies.
+fn policies_line(plan: &Plan) -> Option<String> {
+    if plan.policies_kept.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Policies: {} kept ({})",
+        plan.policies_kept.len(),
+        plan.policies_kept.join(", ")
+    ))
 }
 
 /// The risks first, each on its own line, never cut: what widens access or destroys.
@@ -535,9 +573,24 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
                 inert::markdown(&passed)
             );
         }
+        if let Some(kept) = policies_line(plan) {
+            let _ = writeln!(out, "**{}**\n", inert::markdown(&kept));
+        }
     }
 
     let mut tail = String::new();
+    if heading == Heading::Plan && !plan.access.is_empty() {
+        let items: Vec<String> = plan
+            .access
+            .iter()
+            .map(|a| a.describe(&markdown_name))
+            .collect();
+        let summary = format!(
+            "Access once applied: who gains or loses what ({})",
+            items.len()
+        );
+        folded_list(&mut tail, &summary, &items);
+    }
     if !plan.warnings.is_empty() {
         let items: Vec<String> = plan
             .warnings

@@ -528,7 +528,8 @@ async fn drift_on_a_large_guild_makes_a_bounded_number_of_requests() {
         "large guild: {guild} guild reads + {audit} audit-log pages = {} requests",
         requests.len()
     );
-    assert!(guild <= 7, "{guild} guild reads");
+    // The guild's seven, and the role member counts of the access review.
+    assert!(guild <= 8, "{guild} guild reads");
     // The colour change is the oldest of 1,000 entries: the 10th page of 100.
     assert_eq!(audit, 10);
     assert_eq!(

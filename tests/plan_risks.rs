@@ -73,15 +73,23 @@ async fn a_comment_cut_to_size_keeps_the_risk_that_opens_mod_log() {
     assert!(comment.len() <= MARKDOWN_BUDGET, "{} bytes", comment.len());
     assert!(comment.chars().count() <= 65_536);
     let lines: Vec<&str> = comment.lines().collect();
-    // Verdict, then the risks, before any change.
+    // Verdict, then the risks, before any change: who gains what, where, computed as
+    // Discord does (Helper's manage_messages now counts there too, but Helper held it
+    // guild-wide: only seeing the channel widens, and that is @everyone's line).
     assert_eq!(
         lines[4],
-        "**Widens access or destroys (1):** 1 channel opening"
+        "**Widens access or destroys (1):** 1 access widening"
     );
+    let everyone = "@everyone gains view_channel in Staff/#mod-log (and with it: send_messages, read_message_history, create_public_threads, send_messages_in_threads)";
     assert_eq!(
         lines[6],
         // Names are inert in markdown: no `#` reference, no `@` mention (src/inert.rs).
-        "- channel Staff/\\#\u{200b}mod\\-log opens view_channel to @\u{200b}everyone"
+        format!(
+            "- {}",
+            everyone
+                .replace('@', "@\u{200b}")
+                .replace("#mod-log", "\\#\u{200b}mod\\-log")
+        )
     );
     assert!(lines[8].starts_with("<details><summary>Changes (71)"));
     // The risky change's own diff is kept in preference to a topic's.
@@ -109,16 +117,30 @@ async fn a_comment_cut_to_size_keeps_the_risk_that_opens_mod_log() {
         &comment[comment.len().saturating_sub(3000)..]
     );
 
-    // Text and JSON open with the same risk.
-    assert_eq!(
-        text_risks(&text.stdout),
-        vec!["  ! channel Staff/#mod-log opens view_channel to @everyone"]
+    // Text and JSON open with the same risks.
+    assert_eq!(text_risks(&text.stdout), vec![format!("  ! {everyone}")]);
+    // The access lines say it all, Helper's included.
+    assert!(
+        text.stdout
+            .contains("  Helper gains manage_messages, manage_threads in Staff/#mod-log\n"),
+        "{}",
+        text.stdout
     );
     let r = risks(&h, &yaml).await;
     assert_eq!(r.len(), 1);
-    assert_eq!(r[0]["kind"], "opens");
+    assert_eq!(r[0]["kind"], "access");
     assert_eq!(r[0]["who"], "@everyone");
-    assert_eq!(r[0]["permissions"], json!(["view_channel"]));
+    assert_eq!(r[0]["channel"], "Staff/#mod-log");
+    assert_eq!(
+        r[0]["permissions"],
+        json!([
+            "view_channel",
+            "send_messages",
+            "read_message_history",
+            "create_public_threads",
+            "send_messages_in_threads"
+        ])
+    );
     assert_eq!(r[0]["object"]["name"], "Staff/#mod-log");
     assert_eq!(r[0]["change"], 70, "the index of the mod-log change");
 }

@@ -37,7 +37,7 @@ async fn rehearsed_plan(h: &Harness, path: &str) -> Value {
 }
 
 /// Each example plans with a passing rehearsal that sends nothing to the live guild but
-/// its seven reads; applying it for real then leaves nothing to change, as rehearsed.
+/// its reads; applying it for real then leaves nothing to change, as rehearsed.
 #[tokio::test]
 async fn the_example_plans_rehearse_and_converge() {
     for (name, state) in [
@@ -58,8 +58,10 @@ async fn the_example_plans_rehearse_and_converge() {
         assert_eq!(r["refusal"], Value::Null, "{name}: {r}");
         assert_eq!(r["calls"], ops, "{name}: every call accepted");
         let requests = h.requests();
+        // The community example's `holders` policy reads the role member counts too.
+        let reads = if name == "community.yaml" { 8 } else { 7 };
         assert!(
-            requests.iter().all(|q| q.method == "GET") && requests.len() == 7,
+            requests.iter().all(|q| q.method == "GET") && requests.len() == reads,
             "{name}: the rehearsal adds no request to Discord: {:?}",
             requests
                 .iter()

@@ -30,9 +30,12 @@ fn client(h: &Harness) -> Client {
     .unwrap()
 }
 
-/// The plan of `loaded` (its avatar read from its folder, as the CLI reads it).
+/// The plan of `loaded` (its avatar read from its folder, as the CLI reads it; the example's
+/// `holders` policy counts Moderator's members, as the commands read them).
 async fn plan_for(c: &Client, h: &Harness, loaded: &manifest::LoadedManifest) -> (Snapshot, Plan) {
-    let snap = Snapshot::fetch(c, &h.emu.guild_id).await.expect("snapshot");
+    let mut snap = Snapshot::fetch(c, &h.emu.guild_id).await.expect("snapshot");
+    let people = plan::people_query(&loaded.manifest, &snap);
+    snap.read_people(c, &people).await.expect("people");
     let plan = plan::diff_loaded(loaded, &snap, &plan::PlanOptions::default())
         .expect("the plan is not refused");
     (snap, plan)

@@ -64,19 +64,24 @@ async fn giving_a_member_a_dangerous_role_is_a_risk_in_every_format() {
     let (text, markdown, json) = plans(&h, &manifest).await;
 
     let line = "roster entry Moderator ← heidi gains kick_members, ban_members, manage_messages, manage_nicknames, manage_threads, moderate_members";
-    assert!(
-        text.contains("Widens access or destroys (1): 1 role grant"),
-        "{text}"
-    );
+    // The role also opens the staff channels to her (issue 30): risks of their own.
+    let counts = "Widens access or destroys (3): 1 role grant, 2 access widenings";
+    assert!(text.contains(counts), "{text}");
     assert!(text.contains(&format!("! {line}")), "{text}");
     assert!(
-        markdown.contains("**Widens access or destroys (1):** 1 role grant"),
+        markdown.contains("**Widens access or destroys (3):** 1 role grant, 2 access widenings"),
         "{markdown}"
     );
     assert!(markdown.contains(&format!("- {line}")), "{markdown}");
 
     let risks = json["risks"].as_array().unwrap();
-    assert_eq!(risks.len(), 1, "{json}");
+    assert_eq!(risks.len(), 3, "{json}");
+    assert!(
+        risks[1..]
+            .iter()
+            .all(|r| r["kind"] == "access" && r["object"]["kind"] == "roster_entry"),
+        "{json}"
+    );
     let r = &risks[0];
     assert_eq!(r["kind"], "grant");
     assert_eq!(r["object"]["kind"], "roster_entry");
@@ -103,15 +108,29 @@ async fn a_roster_role_grants_what_the_manifest_declares() {
     let h = Harness::start().await;
     let st = h.emu.state();
 
-    // Contributor grants nothing dangerous: giving it is no risk.
+    // Contributor grants nothing dangerous, but its overwrite lets her write in
+    // Help/#showcase, where @everyone may not: that is the roster entry's one risk.
     let (text, markdown, json) = plans(&h, &roster_plus_heidi(&st, "Contributor", "")).await;
     assert!(
         text.contains("+ create roster entry Contributor ← heidi"),
         "{text}"
     );
-    assert!(!text.contains("Widens access"), "{text}");
-    assert!(!markdown.contains("Widens access"), "{markdown}");
-    assert_eq!(json["risks"], Value::Array(vec![]), "{json}");
+    let heidi = user_id(&st, "heidi");
+    let line = format!("heidi ({heidi}) gains send_messages in Help/#showcase");
+    assert!(
+        text.contains("Widens access or destroys (1): 1 access widening"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("! {line}")), "{text}");
+    assert!(
+        markdown.contains("**Widens access or destroys (1):** 1 access widening"),
+        "{markdown}"
+    );
+    let risks = json["risks"].as_array().unwrap();
+    assert_eq!(risks.len(), 1, "{json}");
+    assert_eq!(risks[0]["kind"], "access");
+    assert_eq!(risks[0]["object"]["kind"], "roster_entry");
+    assert_eq!(risks[0]["channel"], "Help/#showcase");
 
     // Declared with administrator, it is: the role's own grant and the member's.
     let admin = "    permissions: [administrator]\n";

@@ -57,7 +57,15 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
     let mut options = DriftOptions::new(now_ms, current_commit(target.file()));
     options.max_pages = audit_pages;
     options.appliers = applier;
-    let mut report = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
+    let mut report = drift::investigate(
+        &session.client,
+        &snap,
+        &plan,
+        &problems,
+        loaded.stored(),
+        &options,
+    )
+    .await;
     if let Some(days) = prune_days {
         report.prune_count =
             Some(drift::prune_count(&session.client, &session.guild_id, days).await?);

@@ -2,6 +2,7 @@
 //! them. `session` is what the commands that read a manifest or the guild share; `git`
 //! the commit facts an apply records.
 
+pub mod access;
 pub mod apply;
 pub mod drift;
 pub mod emulator;

@@ -341,13 +341,24 @@ pub(crate) async fn read_guild_for(
     guild_id: &str,
     manifest: &manifest::Manifest,
 ) -> Result<Snapshot> {
+    read_guild_for_users(client, guild_id, manifest, &[]).await
+}
+
+/// [`read_guild_for`], also reading the membership (roles) of `users`: one read each.
+pub(crate) async fn read_guild_for_users(
+    client: &Client,
+    guild_id: &str,
+    manifest: &manifest::Manifest,
+    users: &[String],
+) -> Result<Snapshot> {
     let mut snap = Snapshot::fetch(client, guild_id)
         .await
         .context("reading the live guild")?;
     snap.read_doors(client, guildctl::snapshot::Wants::of(manifest))
         .await
         .context("reading the guild's integrations, invites or voice regions")?;
-    let wanted = guildctl::plan::people_query(manifest, &snap);
+    let mut wanted = guildctl::plan::people_query(manifest, &snap);
+    wanted.users.extend(users.iter().cloned());
     snap.read_people(client, &wanted)
         .await
         .context("reading the guild's roster members and bans")?;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
+use guildctl::access::policy;
 use guildctl::manifest::{self, WORKSPACE_FILE, Workspace};
 use guildctl::{forge, inert};
 
@@ -56,7 +57,7 @@ pub fn run(args: ValidateArgs) -> Result<u8> {
 }
 
 fn validate_files(files: &[PathBuf], format: manifest::ReportFormat, color: bool) -> u8 {
-    let reports: Vec<manifest::Report> = files.iter().map(|f| manifest::validate(f).1).collect();
+    let reports: Vec<manifest::Report> = files.iter().map(|f| policy::validate(f).1).collect();
     let out = manifest::render_reports(&reports, format, color);
     guildctl::out!("{}", out.stdout);
     eprint!("{}", out.stderr);

@@ -309,7 +309,8 @@ pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: b
     let outcomes: Vec<Outcome> = guilds
         .iter()
         .map(|g| {
-            let (loaded, mut report) = manifest::validate_in(&g.manifest, &g.within());
+            let (loaded, mut report) =
+                guildctl::access::policy::validate_in(&g.manifest, &g.within());
             if let Some(declared) = loaded.as_ref().and_then(|l| l.manifest.guild.as_ref())
                 && declared.0 != g.id
             {
@@ -686,7 +687,15 @@ pub(crate) async fn drift(
             let mut options = DriftOptions::new(now_ms, current_commit(&g.manifest));
             options.max_pages = audit_pages;
             options.appliers = appliers.to_vec();
-            let r = drift::investigate(&session.client, &snap, &plan, &problems, &options).await;
+            let r = drift::investigate(
+                &session.client,
+                &snap,
+                &plan,
+                &problems,
+                loaded.stored(),
+                &options,
+            )
+            .await;
             let rendered = drift::render(&r, format);
             let code = r.exit_code(fail_on_unmanaged);
             Ok(Outcome {

@@ -119,6 +119,22 @@ fn text(r: &DriftReport) -> String {
         &format!("Drift in guild {} ({})", r.guild_name, r.guild_id),
     );
     out.push('\n');
+    if !r.policies.is_empty() {
+        put(
+            &mut out,
+            &format!(
+                "HIGH RISK, policies the live guild breaks ({}):",
+                r.policies.len()
+            ),
+        );
+        for b in &r.policies {
+            put(
+                &mut out,
+                &format!("  ! policy {} ({}): {}", b.policy, b.policy_at, b.what),
+            );
+        }
+        out.push('\n');
+    }
     let widened: Vec<_> = r.drifted.iter().filter(|d| d.high_risk).collect();
     if !widened.is_empty() {
         put(
@@ -183,6 +199,13 @@ fn text(r: &DriftReport) -> String {
     for line in doors_lines(r) {
         put(&mut out, &line);
     }
+    if let Some(review) = &r.access_review {
+        put(&mut out, "Who holds dangerous permissions (access review):");
+        for line in review_lines(review) {
+            put(&mut out, &format!("  - {line}"));
+        }
+        out.push('\n');
+    }
     if !r.unreadable.is_empty() {
         put(&mut out, "Not read:");
         for u in &r.unreadable {
@@ -197,6 +220,55 @@ fn text(r: &DriftReport) -> String {
         );
     }
     put(&mut out, &summary(r));
+    out
+}
+
+/// The access review, one line per role holding a dangerous permission, then the owner.
+fn review_lines(review: &super::AccessReview) -> Vec<String> {
+    let mut out = Vec::new();
+    for role in &review.roles {
+        let mut holders: Vec<String> = role
+            .members
+            .iter()
+            .map(|m| {
+                let given = match &m.granted.entry {
+                    Some(a) => format!("given by {} {}", a.user.name, a.ago),
+                    None => "who gave it is not in the audit log read".to_owned(),
+                };
+                format!("{} ({given})", m.name)
+            })
+            .collect();
+        match role.others {
+            Some(0) if !holders.is_empty() => {}
+            Some(0) => holders.push("nobody".to_owned()),
+            Some(n) if role.members.is_empty() => {
+                holders.push(format!("{n} member(s), not on a roster"))
+            }
+            Some(n) => holders.push(format!("and {n} more, not on the roster")),
+            None => holders.push("holders not counted".to_owned()),
+        }
+        let managed = if role.managed {
+            " (a role Discord gives: a bot's or an integration's)"
+        } else {
+            ""
+        };
+        out.push(format!(
+            "{}{managed} holds {}: {}",
+            role.role,
+            role.dangerous.join(", "),
+            holders.join("; ")
+        ));
+    }
+    if out.is_empty() {
+        out.push("no role holds a dangerous permission".to_owned());
+    }
+    out.push(format!(
+        "the owner, {}, holds every permission whatever their roles",
+        review.owner
+    ));
+    if let Some(why) = &review.uncounted {
+        out.push(format!("holders not counted: {why}"));
+    }
     out
 }
 
@@ -291,8 +363,12 @@ fn summary(r: &DriftReport) -> String {
         n => format!(", {n} of them high risk"),
     };
     let a = &r.audit_log;
+    let broken = match r.policies.len() {
+        0 => String::new(),
+        n => format!("{n} policy breach(es), "),
+    };
     format!(
-        "{head}{} drifted object(s) ({fields} field(s)){widened}, {} high-risk and {} other unmanaged object(s). Audit log: {} page(s), {} entries read (stopped: {}).",
+        "{head}{broken}{} drifted object(s) ({fields} field(s)){widened}, {} high-risk and {} other unmanaged object(s). Audit log: {} page(s), {} entries read (stopped: {}).",
         r.drifted.len(),
         r.high_risk(),
         r.unmanaged.len() - r.high_risk(),
@@ -398,6 +474,14 @@ fn markdown(r: &DriftReport) -> String {
         let _ = writeln!(out, "{}\n", inert::markdown(&line));
     }
     let mut rows: Vec<String> = Vec::new();
+    for b in &r.policies {
+        rows.push(format!(
+            "| 🔴 HIGH | policy {} | breaks {}: {} | — | — | — |",
+            cell(&b.policy, 60),
+            inert::markdown_code(&b.policy_at),
+            cell(&b.what, 200)
+        ));
+    }
     for d in r.drifted.iter().filter(|d| d.high_risk) {
         drifted_rows(&mut rows, d);
     }
@@ -438,6 +522,18 @@ fn markdown(r: &DriftReport) -> String {
             );
         }
         out.push('\n');
+    }
+    if let Some(review) = &r.access_review {
+        let lines = review_lines(review);
+        let _ = writeln!(
+            out,
+            "<details><summary>Access review: who holds dangerous permissions ({} role(s))</summary>\n",
+            review.roles.len()
+        );
+        for line in &lines {
+            let _ = writeln!(out, "- {}", cell(line, 1500));
+        }
+        let _ = writeln!(out, "\n</details>\n");
     }
     if !r.unreadable.is_empty() {
         let _ = writeln!(out, "**Not read**\n");

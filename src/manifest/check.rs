@@ -15,6 +15,7 @@
 mod forum;
 mod image;
 mod people;
+mod policies;
 mod sections;
 
 use std::borrow::Cow;
@@ -118,6 +119,7 @@ pub const RULES: &[(&str, Rule)] = &[
     ("webhook-channels", sections::webhook_channels),
     ("webhook-avatar-paths", sections::webhook_avatar_paths),
     ("rosters-and-bans", people::rosters_and_bans),
+    ("policies", policies::policies),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

@@ -10,7 +10,9 @@
 //!   merge by identity: an item of the extending file with the `name` (for channels, and
 //!   the `type` when both give one) of a base item is merged into it, in the base's place;
 //!   the others follow the base's items (new roles go above a base's `@everyone`); `bans`
-//!   merge likewise by `id`, `integrations` by `application`;
+//!   merge likewise by `id`, `integrations` by `application`; `policies` are appended, every
+//!   layer's kept (a name used in two layers is an error: a guild cannot loosen a shared
+//!   policy);
 //! - every other list (`permissions`, `overwrites`, `prompts`, ...) is taken whole from the
 //!   last layer that writes it: a list that is authoritative stays so;
 //! - a base may not name a `guild:` (it is shared), and `extends` itself is not inherited.
@@ -30,14 +32,20 @@ pub const MAX_BASES: usize = 16;
 /// Lists whose items merge by identity (paths without their indexes), and the field that
 /// is an item's identity. A shared ban list merges by user, so a guild adds its own bans
 /// to the network's (or overrides one's reason) without repeating the list.
-const IDENTITY_LISTS: [(&str, &str); 6] = [
+const IDENTITY_LISTS: [(&str, &str); 7] = [
     ("roles", "name"),
     ("channels", "name"),
     ("channels.channels", "name"),
     ("webhooks", "name"),
     ("bans", "id"),
     ("integrations", "application"),
+    ("policies", "name"),
 ];
+
+/// Identity lists whose items are never merged: every layer's items are kept, so a guild
+/// cannot loosen a shared policy by redefining it (a name used twice is an error of the
+/// checks, shown on both places).
+const APPENDED_LISTS: [&str; 1] = ["policies"];
 
 fn identity_key(kind: &str) -> Option<&'static str> {
     IDENTITY_LISTS
@@ -233,10 +241,14 @@ fn child_kind(kind: &str, name: &str) -> String {
 fn merge_by_identity<'a>(base: Vec<L<'a>>, over: Vec<L<'a>>, kind: &str) -> Vec<L<'a>> {
     let channels = kind.starts_with("channels");
     let key = identity_key(kind).unwrap_or("name");
+    let appended = APPENDED_LISTS.contains(&kind);
     let same = |a: &L<'_>, b: &L<'_>| {
         let (Some(na), Some(nb)) = (a.field(key), b.field(key)) else {
             return false;
         };
+        if appended {
+            return false;
+        }
         na == nb
             && (!channels
                 || match (a.field("type"), b.field("type")) {

@@ -40,7 +40,7 @@ pub const MAX_NODES: usize = 250_000;
 pub const MAX_ALIASES: usize = 1_000;
 
 /// Top-level sections that are lists: a folder's files may each hold part of them.
-pub const LIST_SECTIONS: [&str; 4] = ["roles", "channels", "webhooks", "bans"];
+pub const LIST_SECTIONS: [&str; 5] = ["roles", "channels", "webhooks", "bans", "policies"];
 
 /// A parsed manifest with its files' text and node locations.
 #[derive(Debug, Clone)]
@@ -928,7 +928,11 @@ fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
             return None;
         }
     };
-    if bases.is_empty() {
+    let workspace = workspace_layer(report);
+    if report.has_errors() {
+        return None;
+    }
+    if bases.is_empty() && workspace.is_none() {
         return Some(SourceMap::new(top));
     }
     let root = extends_root(&report.root);
@@ -937,6 +941,14 @@ fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
         trees: top,
         bases: Vec::new(),
     }];
+    // The workspace's policies lie under every layer: each guild of the workspace keeps them.
+    if let Some(trees) = workspace {
+        layers.push(extends::Layer {
+            trees,
+            bases: Vec::new(),
+        });
+        layers[0].bases.push(1);
+    }
     add_bases(report, &mut layers, 0, bases, &mut chain, &root);
     if report.has_errors() {
         return None;
@@ -951,6 +963,18 @@ fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
 /// The folder bases must lie in: the nearest folder above the manifest holding a workspace
 /// file (`guildctl.yaml`), else the manifest's own folder.
 fn extends_root(manifest: &Path) -> Within {
+    let start = manifest_folder(manifest);
+    match start
+        .ancestors()
+        .find(|d| d.join(super::source::WORKSPACE_FILE).is_file())
+    {
+        Some(workspace) => Within::workspace(workspace),
+        None => Within::manifest_folder(&start),
+    }
+}
+
+/// The manifest's folder (itself for a folder manifest), made absolute when it can be.
+fn manifest_folder(manifest: &Path) -> PathBuf {
     let start = if manifest.is_dir() {
         manifest.to_path_buf()
     } else {
@@ -959,14 +983,67 @@ fn extends_root(manifest: &Path) -> Within {
             _ => PathBuf::from("."),
         }
     };
-    let start = std::fs::canonicalize(&start).unwrap_or(start);
-    match start
+    std::fs::canonicalize(&start).unwrap_or(start)
+}
+
+/// The `policies:` of the workspace file above the manifest, as a layer under it (its file
+/// added to the report's, so its lines are shown); `None` when the manifest is in no
+/// workspace or the workspace states no policy. Only `policies` is taken: the rest of the
+/// file (`guilds`, `version`) is the workspace's own ([`super::Workspace`]).
+fn workspace_layer(report: &mut Report) -> Option<Trees> {
+    let folder = manifest_folder(&report.root);
+    let file = folder
         .ancestors()
-        .find(|d| d.join(super::source::WORKSPACE_FILE).is_file())
+        .map(|d| d.join(super::source::WORKSPACE_FILE))
+        .find(|f| f.is_file())?;
+    let real = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+    if report
+        .files
+        .iter()
+        .any(|f| std::fs::canonicalize(&f.path).is_ok_and(|p| p == real))
     {
-        Some(workspace) => Within::workspace(workspace),
-        None => Within::manifest_folder(&start),
+        return None;
     }
+    let within = Within::workspace(file.parent().unwrap_or(&folder));
+    let read = source::read(&file, &within);
+    let first = report.files.len();
+    for p in read.problems {
+        push(report, "read", None, p.message, p.help);
+    }
+    if report.has_errors() {
+        return None;
+    }
+    report.files.extend(read.files);
+    normalize_breaks(&mut report.files[first..]);
+    let trees = parse_files(report, first, &read.usable);
+    if report.has_errors() {
+        return None;
+    }
+    let mut trees = merge(report, trees);
+    let is_policies = |t: &Trees, part: &Part| -> bool {
+        let Some((_, tree)) = t.trees.get(part.tree) else {
+            return false;
+        };
+        let Node::Map(entries) = &tree.value else {
+            return false;
+        };
+        entries
+            .get(part.entry)
+            .is_some_and(|(k, _)| k.value.0 == "policies")
+    };
+    let parts: Vec<Part> = trees
+        .parts
+        .iter()
+        .filter(|p| is_policies(&trees, p))
+        .cloned()
+        .collect();
+    if parts.is_empty() {
+        report.files.truncate(first);
+        return None;
+    }
+    trees.parts = parts;
+    trees.keys.retain(|(k, _)| k == "policies");
+    Some(trees)
 }
 
 /// Bases parsed in this process, by canonical path: a workspace run loads the base that

@@ -5,6 +5,9 @@
 //! guilds:
 //!   main:  { id: "81384788765712384", manifest: guilds/main.yaml }
 //!   staff: { id: "81384788765712385", manifest: guilds/staff/ }
+//! policies:            # kept by every guild's manifest (docs/access.md)
+//!   - name: few-admins
+//!     only: { who: [Admin], can: [administrator] }
 //! ```
 //!
 //! The file is read with the manifest's YAML parser and limits, so its errors name the line.
@@ -169,10 +172,14 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
                 }) => {}
                 _ => return Err(invalid(at(v), "`version` is 1, the only version".into())),
             },
+            // Every guild's manifest takes them, and checks them (manifest::load).
+            "policies" => {}
             other => {
                 return Err(invalid(
                     (k.loc.line, k.loc.column),
-                    format!("unknown key `{other}`: a workspace file has `version` and `guilds`"),
+                    format!(
+                        "unknown key `{other}`: a workspace file has `version`, `guilds` and `policies`"
+                    ),
                 ));
             }
         }

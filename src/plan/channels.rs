@@ -11,6 +11,7 @@ use super::context::{ChangeBuilder, Ctx, IdRef, Phase, UNSEEN_HELP, change};
 use super::order::target_order;
 use super::roles::{perm_names, permission_bits};
 use super::{Action, FieldChange, Kind, ObjectRef, created_path_ref};
+use crate::access::model::display_name;
 use crate::discord::models::{
     Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
     channel_type,
@@ -57,18 +58,6 @@ impl Decl<'_> {
             &self.stored_name(),
             self.parent.map(|p| decls[p].ch.name.as_str()),
         )
-    }
-}
-
-fn display_name(kind: u8, name: &str, parent: Option<&str>) -> String {
-    let own = if group_of(kind) == Group::TextLike {
-        format!("#{name}")
-    } else {
-        name.to_owned()
-    };
-    match parent {
-        Some(p) => format!("{p}/{own}"),
-        None => own,
     }
 }
 
@@ -213,6 +202,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
                 ..live_ref(snap, live)
             });
         }
+        let (changes, problems) = (cx.changes.len(), cx.problems.len());
         match matches[i] {
             Some(live) => plan_update(
                 cx,
@@ -237,8 +227,14 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
             }
             None => plan_create(cx, &decls, i, desired_ows[i].as_deref(), parent_ref, phase),
         }
+        if cx.problems.len() == problems {
+            let change = (cx.changes.len() > changes).then(|| cx.changes.len() - 1);
+            record_access(cx, &decls, &ids, i, desired_ows[i].as_deref(), change);
+        }
     }
 
+    let declared_order: Vec<String> = ids.iter().map(|id| id.key().to_owned()).collect();
+    cx.access_after.order_channels(&declared_order);
     let matched: HashSet<&str> = matches.iter().flatten().map(|c| c.id.as_str()).collect();
     plan_unmatched(cx, &matched);
     plan_order(cx, &decls, &matches, &ids, &created_late);
@@ -308,6 +304,46 @@ fn record_everyone_can_send(
             can_send(&ows)
         });
     }
+}
+
+/// Records declared channel `i` as the plan leaves it in the guild access is computed on;
+/// `change` is the index of its change, a cause when it touches who may do what there.
+fn record_access(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    ids: &[IdRef],
+    i: usize,
+    ows: Option<&[Ow]>,
+    change: Option<usize>,
+) {
+    let d = &decls[i];
+    let touches_access = |c: &super::Change| {
+        c.action == Action::Create
+            || c.fields.iter().any(|f| {
+                f.field.starts_with("overwrites") || f.field == "category" || f.field == "type"
+            })
+    };
+    let change = change.filter(|&c| touches_access(&cx.changes[c]));
+    let set = ows.map(|set| {
+        set.iter()
+            .map(|o| crate::access::model::Overwrite {
+                target: o.target.key().to_owned(),
+                kind: o.kind,
+                allow: o.allow,
+                deny: o.deny,
+            })
+            .collect()
+    });
+    let parent = d.parent.map(|p| ids[p].key().to_owned());
+    cx.access_after.set_channel(
+        ids[i].key(),
+        &d.stored_name(),
+        d.kind,
+        parent.as_deref(),
+        set,
+        Some(&d.source),
+        change,
+    );
 }
 
 /// Makes an undeclared live channel referable by name.
@@ -1018,6 +1054,7 @@ fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
             None,
             format!("delete {} {name}", object.kind.label()),
         );
+        cx.access_after.remove_channel(&c.id);
     }
 }
 

@@ -92,6 +92,13 @@ pub(crate) enum IdRef {
 }
 
 impl IdRef {
+    /// The id a model of the guild knows the object by: the live id, or the creation key.
+    pub fn key(&self) -> &str {
+        match self {
+            IdRef::Live(id) | IdRef::New(id) => id,
+        }
+    }
+
     pub fn to_value(&self) -> Value {
         match self {
             IdRef::Live(id) => Value::String(id.clone()),
@@ -133,6 +140,11 @@ pub(crate) struct Ctx<'a> {
     /// The channels a reference may name: declared ones, and live ones no declaration
     /// matched.
     pub channel_refs: ChannelRefs,
+    /// The guild as access sees it, live.
+    pub access_live: crate::access::Guild,
+    /// The same once the plan is applied: the planners record what they change, with the
+    /// change that does it.
+    pub access_after: crate::access::Guild,
 }
 
 /// Every channel type, to ask whether a reference names a channel of another type.
@@ -226,7 +238,10 @@ impl ChannelRefs {
 
 impl<'a> Ctx<'a> {
     pub fn new(manifest: &'a Manifest, snap: &'a Snapshot, options: &'a PlanOptions) -> Ctx<'a> {
+        let access_live = crate::access::Guild::live(snap);
         Ctx {
+            access_after: access_live.clone(),
+            access_live,
             snap,
             manifest,
             options,

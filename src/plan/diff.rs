@@ -50,9 +50,10 @@ fn diff_stored(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
-    let (mut plan, mut problems) = build(desired, snap, options);
+    let (mut plan, mut problems, after) = build(desired, snap, options);
     plan.deletion_gate =
         safety::deletion_gate(&plan, snap, safety::Allowance::from_manifest(desired));
+    problems.extend(super::policies::judge(desired, snap, &after, &mut plan));
     problems.extend(super::gates::check(&plan, snap));
     problems.extend(safety::protect_problems(&plan, desired, snap));
     if problems.is_empty() {
@@ -75,9 +76,29 @@ pub fn differences(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> (Plan, Vec<Problem>) {
-    let (mut plan, problems) = build(loaded.stored(), snap, &with_images(loaded, options));
+    let (mut plan, problems, _) = build(loaded.stored(), snap, &with_images(loaded, options));
     plan.manifest_sha256 = binding::manifest_digest(loaded);
     (plan, problems)
+}
+
+/// What `guildctl access` shows ([`crate::access::view`]) of the guild today (`q.live`)
+/// or as the manifest would make it: the guild the plan leaves, whether or not apply's
+/// gates would pass it (showing needs no permission). The problems that would refuse the
+/// plan come beside it.
+pub fn access_view(
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+    q: &crate::access::view::Query,
+) -> Result<(crate::access::view::View, Vec<Problem>), crate::access::view::ViewError> {
+    let (guild, problems) = if q.live {
+        (crate::access::Guild::live(snap), Vec::new())
+    } else {
+        let (_, problems, after) = build(loaded.stored(), snap, &with_images(loaded, options));
+        (after, problems)
+    };
+    let view = crate::access::view::view(&guild, &snap.guild.name, q)?;
+    Ok((view, problems))
 }
 
 /// `options` with the manifest's image files read from its folder.
@@ -88,8 +109,13 @@ fn with_images(loaded: &LoadedManifest, options: &PlanOptions) -> PlanOptions {
     }
 }
 
-/// Runs the planners: the plan with its cascade notes, and the problems they found.
-fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, Vec<Problem>) {
+/// Runs the planners: the plan with its cascade notes, the problems they found, and the
+/// guild as access sees it once the plan is applied.
+fn build(
+    desired: &Manifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+) -> (Plan, Vec<Problem>, crate::access::Guild) {
     // Planned as Discord will store it (names trimmed of extra whitespace), so what
     // apply sends is what the next plan compares against.
     let mut cx = Ctx::new(desired, snap, options);
@@ -130,9 +156,11 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> (Plan, V
         deletion_gate: Default::default(),
         rehearsal: None,
         widget_image_url: super::features::widget_image_url(desired, snap, options),
+        access: crate::access::diff::between(&cx.access_live, &cx.access_after),
+        policies_kept: Vec::new(),
     };
     safety::note_cascades(&mut plan, snap);
-    (plan, cx.problems)
+    (plan, cx.problems, cx.access_after)
 }
 
 /// The calls each operation names as prerequisites, as indexes into `ops` (sorted

@@ -38,6 +38,11 @@ pub fn people_query(manifest: &Manifest, snap: &Snapshot) -> PeopleQuery {
             .flatten()
             .map(|b| b.id.0.clone())
             .collect(),
+        counts: manifest
+            .policies
+            .iter()
+            .flatten()
+            .any(|p| p.holders.is_some()),
         ..PeopleQuery::default()
     };
     let Some(roles) = &manifest.roles else {
@@ -64,12 +69,7 @@ pub fn people_query(manifest: &Manifest, snap: &Snapshot) -> PeopleQuery {
 /// The name a user is shown by: their username as read, else their id (Discord knows no
 /// such user). Never the manifest's `name`, which is a comment.
 fn shown(cx: &Ctx, user: &str) -> String {
-    cx.snap
-        .people
-        .as_ref()
-        .and_then(|p| p.usernames.get(user))
-        .cloned()
-        .unwrap_or_else(|| user.to_owned())
+    username(cx, user).unwrap_or_else(|| user.to_owned())
 }
 
 /// `user` as the plan read them: their username, whether they are a member, and the
@@ -171,6 +171,7 @@ pub(super) fn plan_rosters(cx: &mut Ctx) {
             );
             continue;
         }
+        cx.access_after.mark_rostered(role.key());
         // By id, each with its first entry (validation refuses a user listed twice).
         let mut declared: BTreeMap<&str, (usize, &RosterMember)> = BTreeMap::new();
         for (k, m) in members.iter().enumerate() {
@@ -220,6 +221,15 @@ pub(super) fn plan_rosters(cx: &mut Ctx) {
             }
         }
     }
+}
+
+/// The username Discord gave `user`, when it was read.
+fn username(cx: &Ctx, user: &str) -> Option<String> {
+    cx.snap
+        .people
+        .as_ref()
+        .and_then(|p| p.usernames.get(user))
+        .cloned()
 }
 
 fn member_role_path(cx: &Ctx, user: &str, role: &IdRef) -> String {
@@ -280,6 +290,9 @@ fn give(
             Some(src.to_owned()),
         )
     });
+    let username = username(cx, user);
+    cx.access_after
+        .give_role(user, role.key(), username.as_deref(), idx);
     let path = member_role_path(cx, user, role);
     cx.push_op(
         Phase::Rosters,
@@ -310,6 +323,9 @@ fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
             Some(src.to_owned()),
         )
     });
+    let username = username(cx, user);
+    cx.access_after
+        .take_role(user, role.key(), username.as_deref(), idx);
     let path = member_role_path(cx, user, role);
     cx.push_op(
         Phase::Rosters,

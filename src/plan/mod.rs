@@ -18,6 +18,7 @@ mod integrations;
 mod invites;
 mod members;
 mod order;
+pub mod policies;
 mod regions;
 pub mod rehearsal;
 pub mod risk;
@@ -32,7 +33,7 @@ use serde_json::Value;
 
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
-pub use diff::{diff, diff_loaded, diff_with, differences};
+pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use members::{BULK_BAN_MAX, people_query};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
@@ -107,6 +108,15 @@ pub struct Plan {
     /// is applied; not part of the changes digest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub widget_image_url: Option<String>,
+    /// Who gains and who loses what, where, once the plan is applied, computed as Discord
+    /// computes permissions from the live guild and the plan (docs/access.md); like
+    /// `rehearsal`, not part of the changes digest: apply makes it again with the plan.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access: Vec<crate::access::AccessChange>,
+    /// The names of the policies (`policies:`) the guild keeps once the plan is applied; a
+    /// plan that would break one is refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies_kept: Vec<String>,
 }
 
 /// Operations of this stage and later wait for every operation of an earlier stage.

@@ -17,23 +17,6 @@ use crate::permissions::Permissions;
 /// The `@everyone` role's name in plans and manifests.
 const EVERYONE: &str = "@everyone";
 
-/// Overwrite permissions that make a channel visible or writable: who gains one of these
-/// (or a dangerous one) on a channel sees or says more there.
-const ACCESS: &[&str] = &[
-    "view_channel",
-    "read_message_history",
-    "send_messages",
-    "send_messages_in_threads",
-    "create_public_threads",
-    "create_private_threads",
-    "send_voice_messages",
-    "send_polls",
-    "connect",
-    "speak",
-    "stream",
-    "request_to_speak",
-];
-
 /// One change that widens access or destroys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Risk {
@@ -68,6 +51,16 @@ pub enum Widening {
     /// A member is banned: they leave the guild with every role they hold (`roles`, highest
     /// first, each with the dangerous permissions it grants).
     BansMember { roles: Vec<HeldRole> },
+    /// Once the plan is applied, `who` (`@everyone`, a role, a person) can see, write or
+    /// hold a dangerous permission in `channel` where they could not: a line of the plan's
+    /// `access`, computed as Discord computes permissions, which says what an overwrite, a
+    /// role's permissions or a roster entry opens. In a channel the plan creates only
+    /// dangerous permissions count (nothing there was hidden before).
+    Access {
+        who: String,
+        channel: String,
+        permissions: Vec<String>,
+    },
     /// The object is deleted.
     Delete,
     /// A webhook posts into another channel.
@@ -81,6 +74,7 @@ impl Widening {
             Widening::Grant { .. } => ("role grant", "role grants"),
             Widening::Opens { .. } => ("channel opening", "channel openings"),
             Widening::BansMember { .. } => ("member ban", "member bans"),
+            Widening::Access { .. } => ("access widening", "access widenings"),
             Widening::Delete => ("deletion", "deletions"),
             Widening::WebhookMove { .. } => ("webhook move", "webhook moves"),
         };
@@ -91,9 +85,10 @@ impl Widening {
         match self {
             Widening::Grant { .. } => 0,
             Widening::Opens { .. } => 1,
-            Widening::BansMember { .. } => 2,
-            Widening::Delete => 3,
-            Widening::WebhookMove { .. } => 4,
+            Widening::Access { .. } => 2,
+            Widening::BansMember { .. } => 3,
+            Widening::Delete => 4,
+            Widening::WebhookMove { .. } => 5,
         }
     }
 }
@@ -129,6 +124,16 @@ impl Risk {
                 };
                 format!("ban {}, a member holding {held}", name(&self.object.name))
             }
+            Widening::Access {
+                who,
+                channel,
+                permissions,
+            } => crate::access::diff::sentence(
+                &name(who),
+                "gains",
+                permissions,
+                &format!("in {}", name(channel)),
+            ),
             Widening::Delete => format!("delete {object}"),
             Widening::WebhookMove { from, to } => {
                 format!("{object} moves from {} to {}", name(from), name(to))
@@ -144,13 +149,86 @@ impl Risk {
     }
 }
 
-/// Every risk of `plan`, in the order of its changes.
+/// Every risk of `plan`, in the order of the changes that carry them. What an overwrite
+/// opens is said in access terms ([`Widening::Access`], from the plan's `access`), which
+/// counts what the overwrite really changes for whom, as Discord computes it.
 pub fn assess(plan: &Plan) -> Vec<Risk> {
-    plan.changes
+    let mut out: Vec<Risk> = plan
+        .changes
         .iter()
         .enumerate()
         .flat_map(|(i, c)| of_change(i, c, &plan.guild_id))
-        .collect()
+        .filter(|r| !matches!(r.what, Widening::Opens { .. }))
+        .collect();
+    let accesses = access_risks(plan, &out);
+    out.extend(accesses);
+    out.sort_by_key(|r| r.change);
+    out
+}
+
+/// The plan's access lines that widen access (their `widening`: sight, a voice or a
+/// dangerous permission where the who had none), each carried by the first change that
+/// causes it. What a grant already says (`grants`: @everyone's, the role's own, the roster
+/// entry's) is not said again per channel.
+fn access_risks(plan: &Plan, grants: &[Risk]) -> Vec<Risk> {
+    use crate::access::diff::WhoKind;
+    // What @everyone is granted, every member gains wherever they may use it.
+    let granted = |a: &crate::access::AccessChange| -> Permissions {
+        grants
+            .iter()
+            .filter_map(|r| match &r.what {
+                Widening::Grant { permissions } => {
+                    let same = match (r.object.kind, a.who_kind) {
+                        (Kind::Role, _) if r.object.name == EVERYONE => true,
+                        (Kind::Role, WhoKind::Role) => r.object.name == a.who,
+                        (Kind::RosterEntry, WhoKind::User) => r.object.id == a.who_id,
+                        _ => false,
+                    };
+                    same.then(|| permissions_of(permissions))
+                }
+                _ => None,
+            })
+            .fold(Permissions::NONE, |x, y| x | y)
+    };
+    let mut out = Vec::new();
+    for a in &plan.access {
+        let Some(channel) = &a.channel else { continue };
+        let gained = permissions_of(&a.widening) & !granted(a);
+        if gained.is_empty() {
+            continue;
+        }
+        let (change, object) = match a
+            .changes
+            .iter()
+            .find_map(|&i| plan.changes.get(i).map(|c| (i, c.object.clone())))
+        {
+            Some(found) => found,
+            // A cause always exists for a plan guildctl made; a file may say otherwise.
+            None => (
+                plan.changes.len(),
+                ObjectRef {
+                    kind: Kind::Channel,
+                    name: channel.clone(),
+                    id: a.channel_id.clone(),
+                },
+            ),
+        };
+        out.push(Risk {
+            change,
+            object,
+            what: Widening::Access {
+                who: a.who.clone(),
+                channel: channel.clone(),
+                permissions: gained.display_names(),
+            },
+            named_in_manifest: plan
+                .changes
+                .get(change)
+                .and_then(|c| c.person.as_ref())
+                .and_then(|p| p.named_in_manifest.clone()),
+        });
+    }
+    out
 }
 
 /// Counts per kind, in a fixed order: "1 role grant, 2 deletions".
@@ -249,6 +327,13 @@ pub fn reversed(c: &Change) -> Change {
     r
 }
 
+fn permissions_of(names: &[String]) -> Permissions {
+    names
+        .iter()
+        .filter_map(|n| Permissions::parse_name(n))
+        .fold(Permissions::NONE, |a, b| a | b)
+}
+
 /// A list of permission names as bits; names guildctl does not know are left out (a
 /// plan from elsewhere cannot smuggle text through them).
 fn permissions(v: &Value) -> Permissions {
@@ -273,10 +358,7 @@ fn plain(v: &Value) -> String {
 }
 
 fn access_mask() -> Permissions {
-    ACCESS
-        .iter()
-        .filter_map(|n| Permissions::from_name(n))
-        .fold(Permissions::NONE, |a, b| a | b)
+    crate::access::diff::sight_mask()
 }
 
 /// Per overwrite target, the `watched` permissions it gains from `before` to `after`

@@ -124,12 +124,18 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
                 None,
                 format!("delete role {}", r.name),
             );
+            cx.access_after.remove_role(&r.id);
         } else {
             cx.unmanaged.push(role_ref(r));
         }
     }
 
     plan_role_order(cx, declared, &matches, &ranked);
+    let order: Vec<String> = declared
+        .iter()
+        .filter_map(|d| cx.role_ids.get(&d.name).map(|id| id.key().to_owned()))
+        .collect();
+    cx.access_after.order_roles(&order);
 }
 
 fn role_ref(r: &LiveRole) -> ObjectRef {
@@ -335,13 +341,25 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
     b
 }
 
+/// The permissions a role's change body sets, if it sets them.
+fn body_permissions(b: &ChangeBuilder) -> Option<Permissions> {
+    b.body
+        .get("permissions")
+        .and_then(|p| serde_json::from_value(p.clone()).ok())
+}
+
 fn plan_role_update(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
     let b = role_fields(cx, d, Some(live), &source);
+    let permissions = body_permissions(&b);
     if live.id == cx.guild_id
-        && let Some(p) = b.body.get("permissions")
+        && let Some(p) = permissions
     {
         // Onboarding's requirements depend on what @everyone may do after the plan.
-        cx.everyone_after = serde_json::from_value(p.clone()).unwrap_or(cx.everyone_after);
+        cx.everyone_after = p;
+    }
+    if b.is_empty() || live.managed {
+        cx.access_after
+            .set_role(&live.id, &d.name, None, Some(&source), None);
     }
     if b.is_empty() {
         return;
@@ -363,8 +381,15 @@ fn plan_role_update(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
         d.name.clone(),
         Some(live.id.clone()),
         b.fields,
-        Some(source),
+        Some(source.clone()),
     ));
+    cx.access_after.set_role(
+        &live.id,
+        &d.name,
+        permissions,
+        Some(&source),
+        permissions.map(|_| idx),
+    );
     let path = format!("{}/roles/{}", cx.guild_path(), live.id);
     cx.push_op(
         Phase::RoleUpdate,
@@ -379,14 +404,23 @@ fn plan_role_update(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
 
 fn plan_role_create(cx: &mut Ctx, d: &Role, source: String) {
     let b = role_fields(cx, d, None, &source);
+    // Created without `permissions`, a role gets @everyone's (discord-behaviour.md §3.2).
+    let permissions = body_permissions(&b).unwrap_or(cx.everyone_after);
     let idx = cx.push_change(change(
         Action::Create,
         Kind::Role,
         d.name.clone(),
         None,
         b.fields,
-        Some(source),
+        Some(source.clone()),
     ));
+    cx.access_after.set_role(
+        &format!("role:{}", d.name),
+        &d.name,
+        Some(permissions),
+        Some(&source),
+        Some(idx),
+    );
     let path = format!("{}/roles", cx.guild_path());
     cx.push_op(
         Phase::RoleCreate,

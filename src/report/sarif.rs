@@ -39,6 +39,7 @@ impl PlanFinding {
             PlanFinding::Risk { what, .. } => match what {
                 Widening::Grant { .. } => "risk-grant",
                 Widening::Opens { .. } => "risk-opens",
+                Widening::Access { .. } => "risk-access",
                 Widening::BansMember { .. } => "risk-bans-member",
                 Widening::Delete => "risk-delete",
                 Widening::WebhookMove { .. } => "risk-webhook-move",

@@ -36,11 +36,17 @@ pub struct PeopleQuery {
     pub bans: bool,
     /// Every user the ban list names: those not banned yet are read as members are.
     pub ban_list: BTreeSet<String>,
+    /// Read how many members hold each role (a `holders` policy counts them).
+    pub counts: bool,
 }
 
 impl PeopleQuery {
     pub fn is_empty(&self) -> bool {
-        self.rosters.is_empty() && self.users.is_empty() && !self.bans && self.ban_list.is_empty()
+        self.rosters.is_empty()
+            && self.users.is_empty()
+            && !self.bans
+            && self.ban_list.is_empty()
+            && !self.counts
     }
 }
 
@@ -134,7 +140,7 @@ pub async fn read(client: &Client, guild_id: &str, q: &PeopleQuery) -> Result<Pe
                 .cloned(),
         );
     }
-    if !q.rosters.is_empty() || !q.users.is_empty() {
+    if !q.rosters.is_empty() || !q.users.is_empty() || q.counts {
         let counts: HashMap<String, u64> = client.get(&format!("{g}/roles/member-counts")).await?;
         people.role_counts = Some(counts.into_iter().collect());
     }

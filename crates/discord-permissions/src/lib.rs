@@ -88,6 +88,72 @@ pub const DANGEROUS: &[&str] = &[
     "mention_everyone",
 ];
 
+/// The channel types a permission means something in, as Discord's permission table
+/// gives them (its "Channel Type" column: **T**ext — text, announcement, forum and media
+/// channels —, **V**oice, **S**tage); a permission in none of them is guild-wide only.
+/// discord-behaviour.md §3.5 and Discord's `topics/permissions`, "Bitwise Permission Flags".
+pub const CHANNEL_TYPES: &[(&str, &str)] = &[
+    ("create_instant_invite", "TVS"),
+    ("manage_channels", "TVS"),
+    ("add_reactions", "TVS"),
+    ("priority_speaker", "V"),
+    ("stream", "VS"),
+    ("view_channel", "TVS"),
+    ("send_messages", "TVS"),
+    ("send_tts_messages", "TVS"),
+    ("manage_messages", "TVS"),
+    ("embed_links", "TVS"),
+    ("attach_files", "TVS"),
+    ("read_message_history", "TVS"),
+    ("mention_everyone", "TVS"),
+    ("use_external_emojis", "TVS"),
+    ("connect", "VS"),
+    ("speak", "V"),
+    ("mute_members", "VS"),
+    ("deafen_members", "V"),
+    ("move_members", "VS"),
+    ("use_vad", "V"),
+    ("manage_roles", "TVS"),
+    ("manage_webhooks", "TVS"),
+    ("use_application_commands", "TVS"),
+    ("request_to_speak", "S"),
+    ("manage_events", "VS"),
+    ("manage_threads", "T"),
+    ("create_public_threads", "T"),
+    ("create_private_threads", "T"),
+    ("use_external_stickers", "TVS"),
+    ("send_messages_in_threads", "T"),
+    ("use_embedded_activities", "TV"),
+    ("use_soundboard", "V"),
+    ("create_events", "VS"),
+    ("use_external_sounds", "V"),
+    ("send_voice_messages", "TVS"),
+    ("set_voice_channel_status", "V"),
+    ("send_polls", "TVS"),
+    ("use_external_apps", "TVS"),
+    ("pin_messages", "T"),
+    ("bypass_slowmode", "TVS"),
+];
+
+/// The kinds of channel of Discord's permission table (see [`CHANNEL_TYPES`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelKind {
+    /// Text, announcement, forum and media channels.
+    Text,
+    Voice,
+    Stage,
+}
+
+impl ChannelKind {
+    fn letter(self) -> char {
+        match self {
+            ChannelKind::Text => 'T',
+            ChannelKind::Voice => 'V',
+            ChannelKind::Stage => 'S',
+        }
+    }
+}
+
 /// What each permission of [`NAMED`] allows, in the same order (after Discord's permission
 /// table), for the JSON schema that editors show.
 pub const DESCRIPTIONS: &[(&str, &str)] = &[
@@ -227,6 +293,13 @@ impl Permissions {
     pub const VIEW_AUDIT_LOG: Permissions = Permissions(1 << 7);
     pub const VIEW_CHANNEL: Permissions = Permissions(1 << 10);
     pub const SEND_MESSAGES: Permissions = Permissions(1 << 11);
+    pub const SEND_TTS_MESSAGES: Permissions = Permissions(1 << 12);
+    pub const MANAGE_MESSAGES: Permissions = Permissions(1 << 13);
+    pub const EMBED_LINKS: Permissions = Permissions(1 << 14);
+    pub const ATTACH_FILES: Permissions = Permissions(1 << 15);
+    pub const MENTION_EVERYONE: Permissions = Permissions(1 << 17);
+    pub const CONNECT: Permissions = Permissions(1 << 20);
+    pub const MANAGE_THREADS: Permissions = Permissions(1 << 34);
     pub const BAN_MEMBERS: Permissions = Permissions(1 << 2);
     pub const MANAGE_ROLES: Permissions = Permissions(1 << 28);
     pub const MANAGE_WEBHOOKS: Permissions = Permissions(1 << 29);
@@ -280,6 +353,24 @@ impl Permissions {
                 .map(|b| format!("bit_{b}")),
         );
         out
+    }
+
+    /// The permissions that mean something in a channel of `kind` ([`CHANNEL_TYPES`]).
+    pub fn in_channel_kind(kind: ChannelKind) -> Permissions {
+        CHANNEL_TYPES
+            .iter()
+            .filter(|(_, kinds)| kinds.contains(kind.letter()))
+            .filter_map(|(n, _)| Permissions::from_name(n))
+            .fold(Permissions::NONE, |a, b| a | b)
+    }
+
+    /// The permissions that mean something in some kind of channel: what a channel's
+    /// overwrites can change, and what a category passes to its channels.
+    pub fn in_any_channel() -> Permissions {
+        CHANNEL_TYPES
+            .iter()
+            .filter_map(|(n, _)| Permissions::from_name(n))
+            .fold(Permissions::NONE, |a, b| a | b)
     }
 
     /// The bits of [`DANGEROUS`].
@@ -407,6 +498,40 @@ mod tests {
         assert_eq!(kick_and_send.dangerous_names(), vec!["kick_members"]);
         assert_eq!(Permissions::ALL.dangerous_names(), vec!["administrator"]);
         assert!(Permissions(1 << 11).dangerous_names().is_empty());
+    }
+
+    #[test]
+    fn channel_types_name_known_permissions_in_bit_order() {
+        let bit = |n: &str| NAMED.iter().find(|(m, _)| *m == n).map(|(_, b)| *b);
+        let bits: Vec<u32> = CHANNEL_TYPES.iter().map(|(n, _)| bit(n).unwrap()).collect();
+        assert!(bits.windows(2).all(|w| w[0] < w[1]), "{bits:?}");
+        assert!(
+            CHANNEL_TYPES
+                .iter()
+                .all(|(_, k)| !k.is_empty() && k.chars().all(|c| "TVS".contains(c)))
+        );
+        // Guild-wide only: kicking, banning, administrator, the audit log.
+        let channel = Permissions::in_any_channel();
+        for guild_wide in [
+            "kick_members",
+            "ban_members",
+            "administrator",
+            "view_audit_log",
+            "manage_guild",
+        ] {
+            assert!(
+                !channel.contains(Permissions::from_name(guild_wide).unwrap()),
+                "{guild_wide}"
+            );
+        }
+        let text = Permissions::in_channel_kind(ChannelKind::Text);
+        let voice = Permissions::in_channel_kind(ChannelKind::Voice);
+        let speak = Permissions::from_name("speak").unwrap();
+        let threads = Permissions::from_name("send_messages_in_threads").unwrap();
+        assert!(!text.contains(speak) && voice.contains(speak));
+        assert!(text.contains(threads) && !voice.contains(threads));
+        // Voice and stage channels have a text chat: Discord lists send_messages for them.
+        assert!(voice.contains(Permissions::SEND_MESSAGES));
     }
 
     #[test]

@@ -1,0 +1,539 @@
+//! Who gains and who loses what, where, between two guilds: the live one and the one a
+//! plan leaves (a plan's `access`).
+//!
+//! Lines are per `@everyone`, per role (a member holding it), and per user whose roles a
+//! roster changes or whom a member overwrite names. A line says only what is its own:
+//! what `@everyone` gains, every role and user gains with it and is said once, on
+//! `@everyone`'s line; what a role gains, a user who keeps the role gains with it. A who
+//! that is (or becomes, or stops being) an administrator gets one guild-wide line, not one
+//! per channel. A role the plan creates is compared with a member holding no role. Deleted
+//! roles and channels have their own line in the plan (a deletion), none here.
+
+use std::collections::BTreeSet;
+
+use hashbrown::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{EVERYONE, Guild};
+use super::rules::{Access, Holder};
+use crate::permissions::Permissions;
+
+/// One line: what `who` gains and loses in `channel` (guild-wide without one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessChange {
+    /// `@everyone`, a role's name, or a person ([`super::person`]).
+    pub who: String,
+    pub who_kind: WhoKind,
+    /// The role's live id, or the user's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub who_id: Option<String>,
+    /// The channel as plans name it (`Staff/#mod-log`); none: guild-wide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    /// The channel's live id (none for a channel the plan creates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_id: Option<String>,
+    pub gains: Vec<String>,
+    pub loses: Vec<String>,
+    /// The channel is new: nobody saw it before, so seeing it hides nothing that was hidden.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub new_channel: bool,
+    /// The channel is a category: seen when one of its channels is, it holds no messages.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub category: bool,
+    /// The gains that widen access: [`SIGHT`] in an existing channel that is not a category,
+    /// and a dangerous permission the who did not hold guild-wide before (an overwrite
+    /// grants it here). A role's powers showing in a new channel, or in one the who now
+    /// sees, widen nothing more than the sight itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub widening: Vec<String>,
+    /// The plan's changes (indexes into `changes`) that cause it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WhoKind {
+    Everyone,
+    Role,
+    User,
+}
+
+impl AccessChange {
+    /// One line: "@everyone gains view_channel in Staff/#mod-log"; `name` renders the
+    /// names that come from the guild or the manifest.
+    pub fn describe(&self, name: &dyn Fn(&str) -> String) -> String {
+        let place = match &self.channel {
+            Some(c) => format!("in {}", name(c)),
+            None => "guild-wide".to_owned(),
+        };
+        let who = name(&self.who);
+        match (self.gains.is_empty(), self.loses.is_empty()) {
+            (false, true) => sentence(&who, "gains", &self.gains, &place),
+            (true, false) => sentence(&who, "loses", &self.loses, &place),
+            _ => format!(
+                "{who} gains {} and loses {} {place}",
+                self.gains.join(", "),
+                self.loses.join(", ")
+            ),
+        }
+    }
+}
+
+/// "@everyone gains view_channel in #x (and with it: send_messages, …)": seeing a channel
+/// is what a reader looks for, and what comes with it follows.
+pub fn sentence(who: &str, verb: &str, permissions: &[String], place: &str) -> String {
+    let view = "view_channel";
+    if permissions.len() > 1 && permissions.iter().any(|p| p == view) {
+        let rest: Vec<&str> = permissions
+            .iter()
+            .map(String::as_str)
+            .filter(|p| *p != view)
+            .collect();
+        return format!(
+            "{who} {verb} {view} {place} (and with it: {})",
+            rest.join(", ")
+        );
+    }
+    format!("{who} {verb} {} {place}", permissions.join(", "))
+}
+
+/// The permissions that let someone see, write or speak in a channel: who gains one where
+/// they had none sees or says more there.
+pub const SIGHT: &[&str] = &[
+    "view_channel",
+    "read_message_history",
+    "send_messages",
+    "send_messages_in_threads",
+    "create_public_threads",
+    "create_private_threads",
+    "send_voice_messages",
+    "send_polls",
+    "connect",
+    "speak",
+    "stream",
+    "request_to_speak",
+];
+
+/// The bits of [`SIGHT`].
+pub fn sight_mask() -> Permissions {
+    SIGHT
+        .iter()
+        .filter_map(|n| Permissions::from_name(n))
+        .fold(Permissions::NONE, |a, b| a | b)
+}
+
+/// Guild-wide permissions with no meaning in a channel (kick, ban, administrator, ...).
+fn guild_only() -> Permissions {
+    !Permissions::in_any_channel()
+}
+
+/// What one holder's access became: gained and lost, guild-wide and per channel of `after`.
+struct Delta {
+    base: (Permissions, Permissions),
+    /// Guild-wide permissions before.
+    held: Permissions,
+    channels: Vec<(Permissions, Permissions)>,
+    admin: bool,
+}
+
+fn delta(before: &Access, after: &Access, at_before: &[Option<usize>]) -> Delta {
+    let admin = before.base == Permissions::ALL || after.base == Permissions::ALL;
+    let channels = after
+        .channels
+        .iter()
+        .zip(at_before)
+        .map(|(a, b)| {
+            let b = b.map_or(Permissions::NONE, |i| before.channels[i]);
+            (*a & !b, b & !*a)
+        })
+        .collect();
+    Delta {
+        base: (after.base & !before.base, before.base & !after.base),
+        held: before.base,
+        channels,
+        admin,
+    }
+}
+
+/// The access lines between `before` (the live guild) and `after` (the guild a plan
+/// leaves), `@everyone` first, then roles in `after`'s order, then people.
+pub fn between(before: &Guild, after: &Guild) -> Vec<AccessChange> {
+    let at_before: Vec<Option<usize>> = after
+        .channels
+        .iter()
+        .map(|c| before.channel_index(&c.id))
+        .collect();
+    let mut out = Vec::new();
+    let everyone_holder = Holder::everyone();
+    let everyone = delta(
+        &before.access(&everyone_holder),
+        &after.access(&everyone_holder),
+        &at_before,
+    );
+    let everyone_role = after.everyone();
+    let line = Line {
+        after,
+        at_before: &at_before,
+    };
+    line.push(
+        &mut out,
+        Who {
+            name: EVERYONE.to_owned(),
+            kind: WhoKind::Everyone,
+            id: Some(after.id.clone()),
+            causes: everyone_role
+                .map(|r| r.changed_by.clone())
+                .unwrap_or_default(),
+        },
+        &everyone,
+        &[],
+    );
+
+    // Each role's own delta, kept for the people who hold it before and after.
+    let mut by_role: HashMap<&str, Delta> = HashMap::new();
+    for r in after.roles.iter().filter(|r| r.id != after.id) {
+        let was = if before.role(&r.id).is_some() {
+            Holder::roles([r.id.clone()])
+        } else {
+            Holder::everyone()
+        };
+        let now = Holder::roles([r.id.clone()]);
+        let d = delta(&before.access(&was), &after.access(&now), &at_before);
+        line.push(
+            &mut out,
+            Who {
+                name: r.name.clone(),
+                kind: WhoKind::Role,
+                id: before.role(&r.id).map(|_| r.id.clone()),
+                causes: r.changed_by.clone(),
+            },
+            &d,
+            &[&everyone],
+        );
+        by_role.insert(r.id.as_str(), d);
+    }
+
+    // People whose roles a roster changes, and people a member overwrite names.
+    let mut users: BTreeSet<&str> = after
+        .members
+        .iter()
+        .filter(|(u, m)| before.members.get(*u).map(|b| &b.roles) != Some(&m.roles))
+        .map(|(u, _)| u.as_str())
+        .collect();
+    users.extend(before.overwrite_members());
+    users.extend(after.overwrite_members());
+    for user in users {
+        if user == after.owner_id {
+            continue;
+        }
+        let was = Holder::member(before, user);
+        let now = Holder::member(after, user);
+        let d = delta(&before.access(&was), &after.access(&now), &at_before);
+        let kept: Vec<&Delta> = now
+            .roles
+            .iter()
+            .filter(|r| was.roles.contains(r))
+            .filter_map(|r| by_role.get(r.as_str()))
+            .collect();
+        let mut explained = vec![&everyone];
+        explained.extend(kept);
+        let member = after.members.get(user).or_else(|| before.members.get(user));
+        line.push(
+            &mut out,
+            Who {
+                name: super::person(member.and_then(|m| m.username.as_deref()), user),
+                kind: WhoKind::User,
+                id: Some(user.to_owned()),
+                causes: member.map(|m| m.changed_by.clone()).unwrap_or_default(),
+            },
+            &d,
+            &explained,
+        );
+    }
+    out
+}
+
+struct Who {
+    name: String,
+    kind: WhoKind,
+    id: Option<String>,
+    causes: Vec<usize>,
+}
+
+/// Writes the lines of each who, on the guild after apply.
+struct Line<'a> {
+    after: &'a Guild,
+    at_before: &'a [Option<usize>],
+}
+
+impl Line<'_> {
+    /// The lines of one who's delta `d`, less what the deltas in `explained` already say.
+    fn push(&self, out: &mut Vec<AccessChange>, who: Who, d: &Delta, explained: &[&Delta]) {
+        let minus = |(g, l): (Permissions, Permissions),
+                     f: &dyn Fn(&Delta) -> (Permissions, Permissions)| {
+            explained.iter().fold((g, l), |(g, l), e| {
+                let (eg, el) = f(e);
+                (g & !eg, l & !el)
+            })
+        };
+        let make = |channel: Option<usize>, (gains, loses): (Permissions, Permissions)| {
+            let widening = match channel {
+                Some(i) => {
+                    let c = &self.after.channels[i];
+                    let sight = if self.at_before[i].is_none()
+                        || c.kind == crate::discord::models::channel_type::CATEGORY
+                    {
+                        Permissions::NONE
+                    } else {
+                        sight_mask()
+                    };
+                    gains & (sight | (Permissions::dangerous_mask() & !d.held))
+                }
+                None => Permissions::NONE,
+            };
+            let mut changes = who.causes.clone();
+            if let Some(i) = channel {
+                let c = &self.after.channels[i];
+                changes.extend(&c.changed_by);
+                if let Some(p) = c.parent.as_deref().and_then(|p| self.after.channel(p)) {
+                    changes.extend(&p.changed_by);
+                }
+                // A category is seen through its channels.
+                for child in self.after.children(&c.id) {
+                    changes.extend(&self.after.channels[child].changed_by);
+                }
+            }
+            changes.sort_unstable();
+            changes.dedup();
+            AccessChange {
+                who: who.name.clone(),
+                who_kind: who.kind,
+                who_id: who.id.clone(),
+                channel: channel.map(|i| self.after.path(i)),
+                channel_id: channel
+                    .filter(|&i| self.at_before[i].is_some())
+                    .map(|i| self.after.channels[i].id.clone()),
+                gains: gains.display_names(),
+                loses: loses.display_names(),
+                new_channel: channel.is_some_and(|i| self.at_before[i].is_none()),
+                category: channel.is_some_and(|i| {
+                    self.after.channels[i].kind == crate::discord::models::channel_type::CATEGORY
+                }),
+                widening: widening.display_names(),
+                changes,
+            }
+        };
+        if d.admin {
+            // Administrator says it all: every channel, every permission.
+            let admin = Permissions::ADMINISTRATOR;
+            let (g, l) = (d.base.0 & admin, d.base.1 & admin);
+            if !(g | l).is_empty() {
+                out.push(make(None, (g, l)));
+            }
+            return;
+        }
+        let only = guild_only();
+        let (g, l) = minus((d.base.0 & only, d.base.1 & only), &|e| e.base);
+        if !(g | l).is_empty() {
+            out.push(make(None, (g, l)));
+        }
+        for (i, own) in d.channels.iter().enumerate() {
+            if own.0.is_empty() && own.1.is_empty() {
+                continue;
+            }
+            let (g, l) = minus(*own, &|e| e.channels[i]);
+            if !(g | l).is_empty() {
+                out.push(make(Some(i), (g, l)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::model::{Member, Overwrite, ROLE};
+    use crate::discord::models::channel_type;
+
+    fn p(names: &[&str]) -> Permissions {
+        names
+            .iter()
+            .map(|n| Permissions::from_name(n).unwrap())
+            .fold(Permissions::NONE, |a, b| a | b)
+    }
+
+    fn deny_view(target: &str) -> Overwrite {
+        Overwrite {
+            target: target.into(),
+            kind: ROLE,
+            allow: Permissions::NONE,
+            deny: Permissions::VIEW_CHANNEL,
+        }
+    }
+
+    fn allow_view(target: &str) -> Overwrite {
+        Overwrite {
+            target: target.into(),
+            kind: ROLE,
+            allow: Permissions::VIEW_CHANNEL,
+            deny: Permissions::NONE,
+        }
+    }
+
+    /// @everyone reads and writes; Staff/#mod-log is Mod's (11) alone.
+    fn live() -> Guild {
+        let mut g = Guild::new("1", p(&["view_channel", "send_messages"]));
+        g.set_role("10", "Admin", Some(p(&["administrator"])), None, None);
+        g.set_role("11", "Mod", Some(p(&["kick_members"])), None, None);
+        g.set_role("12", "Member", Some(Permissions::NONE), None, None);
+        g.set_channel(
+            "20",
+            "general",
+            channel_type::TEXT,
+            None,
+            Some(vec![]),
+            None,
+            None,
+        );
+        let staff = vec![deny_view("1"), allow_view("11")];
+        g.set_channel(
+            "21",
+            "Staff",
+            channel_type::CATEGORY,
+            None,
+            Some(staff.clone()),
+            None,
+            None,
+        );
+        g.set_channel(
+            "22",
+            "mod-log",
+            channel_type::TEXT,
+            Some("21"),
+            Some(staff),
+            None,
+            None,
+        );
+        g.members.insert(
+            "500".into(),
+            Member {
+                username: Some("heidi".into()),
+                roles: ["12".to_owned()].into(),
+                changed_by: vec![],
+            },
+        );
+        g
+    }
+
+    fn lines(before: &Guild, after: &Guild) -> Vec<String> {
+        between(before, after)
+            .iter()
+            .map(|l| l.describe(&|s| s.to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn opening_a_channel_to_everyone_is_one_line_not_one_per_role() {
+        let before = live();
+        let mut after = before.clone();
+        after.set_channel(
+            "22",
+            "mod-log",
+            channel_type::TEXT,
+            Some("21"),
+            Some(vec![allow_view("11")]),
+            Some("channels[1].channels[0]"),
+            Some(4),
+        );
+        // The category shows once one of its channels does.
+        assert_eq!(
+            lines(&before, &after),
+            vec![
+                "@everyone gains view_channel in Staff",
+                "@everyone gains view_channel in Staff/#mod-log (and with it: send_messages)"
+            ]
+        );
+        let all = between(&before, &after);
+        assert_eq!(all[0].changes, vec![4]);
+        assert_eq!(all[1].changes, vec![4]);
+        assert_eq!(all[1].channel_id.as_deref(), Some("22"));
+    }
+
+    #[test]
+    fn a_role_losing_a_channel_and_a_guild_wide_grant() {
+        let before = live();
+        let mut after = before.clone();
+        after.set_channel(
+            "22",
+            "mod-log",
+            channel_type::TEXT,
+            Some("21"),
+            Some(vec![deny_view("1")]),
+            None,
+            Some(0),
+        );
+        after.set_role("12", "Member", Some(p(&["ban_members"])), None, Some(1));
+        assert_eq!(
+            lines(&before, &after),
+            vec![
+                "Mod loses view_channel in Staff/#mod-log (and with it: send_messages)",
+                "Member gains ban_members guild-wide",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_roster_grant_shows_the_new_channels_of_the_person() {
+        let before = live();
+        let mut after = before.clone();
+        after.give_role("500", "11", None, 9);
+        let all = between(&before, &after);
+        let text: Vec<String> = all.iter().map(|l| l.describe(&|s| s.to_owned())).collect();
+        assert_eq!(
+            text,
+            vec![
+                "heidi (500) gains kick_members guild-wide",
+                "heidi (500) gains view_channel in Staff (and with it: send_messages)",
+                "heidi (500) gains view_channel in Staff/#mod-log (and with it: send_messages)",
+            ]
+        );
+        assert!(
+            all.iter()
+                .all(|l| l.changes.contains(&9) && l.who_kind == WhoKind::User)
+        );
+    }
+
+    #[test]
+    fn administrator_is_one_line_and_a_new_channel_says_so() {
+        let before = live();
+        let mut after = before.clone();
+        after.set_role("12", "Member", Some(p(&["administrator"])), None, Some(2));
+        after.set_channel(
+            "channel:news",
+            "news",
+            channel_type::TEXT,
+            None,
+            None,
+            None,
+            Some(3),
+        );
+        let all = between(&before, &after);
+        let text: Vec<String> = all.iter().map(|l| l.describe(&|s| s.to_owned())).collect();
+        assert_eq!(
+            text,
+            vec![
+                "@everyone gains view_channel in #news (and with it: send_messages)",
+                "Member gains administrator guild-wide",
+            ]
+        );
+        assert!(all[0].new_channel && all[0].channel_id.is_none());
+    }
+
+    #[test]
+    fn nothing_changed_nothing_said() {
+        assert!(between(&live(), &live()).is_empty());
+    }
+}

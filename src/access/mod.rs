@@ -1,0 +1,31 @@
+//! Access as people see it: who can do what, where, computed as Discord computes
+//! effective permissions (docs/access.md).
+//!
+//! - [`model`]: the guild as access sees it (roles, channels, overwrites, known members),
+//!   read from a snapshot; the planners record on a copy what a plan changes.
+//! - [`rules`]: Discord's computation — base permissions, overwrites, implicit rules.
+//! - [`diff`]: who gains and who loses what, where, between two guilds (a plan's `access`).
+//! - [`view`]: the matrix of roles × channels and the "preview as" of `guildctl access`.
+//! - [`policy`]: the rules a manifest states (`policies:`), judged on a guild.
+//! - [`review`]: drift's review of who holds dangerous permissions.
+//!
+//! It sits below `plan` and above `snapshot` and `manifest`, whose types it reads.
+
+pub mod diff;
+pub mod model;
+pub mod policy;
+pub mod rules;
+pub mod view;
+
+pub use diff::AccessChange;
+pub use model::Guild;
+pub use rules::{Access, Holder};
+
+/// How a user is shown in access lines: `username (id)` when the username was read, else
+/// `user ID`. One place, so every line that names a person names them alike.
+pub fn person(username: Option<&str>, id: &str) -> String {
+    match username {
+        Some(name) => format!("{name} ({id})"),
+        None => format!("user {id}"),
+    }
+}

@@ -1,0 +1,298 @@
+use super::*;
+use crate::access::model::{Member, Overwrite, ROLE};
+use crate::discord::models::channel_type;
+use crate::manifest::{HoldersRule, NeverRule, OnlyRule};
+
+fn p(names: &[&str]) -> Permissions {
+    names
+        .iter()
+        .map(|n| Permissions::from_name(n).unwrap())
+        .fold(Permissions::NONE, |a, b| a | b)
+}
+
+fn perm_names(names: &[&str]) -> Vec<PermissionName> {
+    names.iter().map(|n| PermissionName((*n).into())).collect()
+}
+
+/// Admin (10), Moderator (11, ban_members), Helper (12), the bot's role (13, administrator);
+/// Staff/#mod-log hidden from @everyone, seen by Moderator.
+fn guild() -> Guild {
+    let mut g = Guild::new("1", p(&["view_channel", "send_messages"]));
+    g.owner_id = "900".into();
+    g.bot_id = "800".into();
+    g.set_role("10", "Admin", Some(p(&["administrator"])), None, None);
+    g.set_role("11", "Moderator", Some(p(&["ban_members"])), None, None);
+    g.set_role("12", "Helper", Some(Permissions::NONE), None, None);
+    g.set_role("13", "guildctl", Some(p(&["administrator"])), None, None);
+    g.roles[3].managed = true;
+    g.roles[3].bot_id = Some("800".into());
+    let staff = vec![
+        Overwrite {
+            target: "1".into(),
+            kind: ROLE,
+            allow: Permissions::NONE,
+            deny: Permissions::VIEW_CHANNEL,
+        },
+        Overwrite {
+            target: "11".into(),
+            kind: ROLE,
+            allow: Permissions::VIEW_CHANNEL,
+            deny: Permissions::NONE,
+        },
+    ];
+    g.set_channel(
+        "20",
+        "general",
+        channel_type::TEXT,
+        None,
+        Some(vec![]),
+        None,
+        None,
+    );
+    g.set_channel(
+        "21",
+        "Staff",
+        channel_type::CATEGORY,
+        None,
+        Some(staff.clone()),
+        None,
+        None,
+    );
+    g.set_channel(
+        "22",
+        "mod-log",
+        channel_type::TEXT,
+        Some("21"),
+        Some(staff),
+        None,
+        None,
+    );
+    for (user, role) in [("500", "11"), ("501", "11"), ("502", "12")] {
+        g.members.insert(
+            user.into(),
+            Member {
+                roles: [role.to_owned()].into(),
+                ..Member::default()
+            },
+        );
+    }
+    g
+}
+
+fn never(who: &str, can: &[&str], places: Option<&[&str]>) -> Policy {
+    Policy {
+        name: "n".into(),
+        never: Some(NeverRule {
+            who: who.into(),
+            can: perm_names(can),
+            places: places.map(|w| w.iter().map(|s| (*s).into()).collect()),
+        }),
+        ..Policy::default()
+    }
+}
+
+fn only(who: &[&str], can: &[&str], places: Option<&[&str]>) -> Policy {
+    Policy {
+        name: "o".into(),
+        only: Some(OnlyRule {
+            who: who.iter().map(|s| (*s).into()).collect(),
+            can: perm_names(can),
+            places: places.map(|w| w.iter().map(|s| (*s).into()).collect()),
+        }),
+        ..Policy::default()
+    }
+}
+
+fn holders(role: &str, min: Option<u32>, max: Option<u32>) -> Policy {
+    Policy {
+        name: "h".into(),
+        holders: Some(HoldersRule {
+            role: role.into(),
+            min,
+            max,
+        }),
+        ..Policy::default()
+    }
+}
+
+fn run(policy: &Policy, g: &Guild) -> Verdict {
+    let count = |r: &Role| -> Option<u64> {
+        Some(
+            g.members
+                .values()
+                .filter(|m| m.roles.contains(&r.id))
+                .count() as u64,
+        )
+    };
+    judge(
+        &[("policies[0]".into(), policy)],
+        g,
+        &count,
+        Certainty::Whole,
+    )
+}
+
+fn whats(v: &Verdict) -> Vec<&str> {
+    v.breaches.iter().map(|b| b.what.as_str()).collect()
+}
+
+#[test]
+fn patterns_name_channels_by_category() {
+    assert!(matches("Staff/*", "Staff/#mod-log"));
+    assert!(matches("staff/#MOD-LOG", "Staff/#mod-log"));
+    assert!(!matches("Staff/*", "Staff"));
+    assert!(matches("Staff", "Staff"));
+    assert!(matches("**", "Staff/#mod-log") && matches("**", "#general"));
+    assert!(matches("*/mod-*", "Staff/#mod-log"));
+    assert!(!matches("*", "Staff/#mod-log"));
+    assert!(matches("#general", "#general") && matches("general", "#general"));
+}
+
+#[test]
+fn never_holds_until_a_channel_opens() {
+    let mut g = guild();
+    let policy = never("@everyone", &["view_channel"], Some(&["Staff/*"]));
+    let v = run(&policy, &g);
+    assert!(v.breaches.is_empty() && v.kept == vec!["n"], "{v:?}");
+    g.set_channel(
+        "22",
+        "mod-log",
+        channel_type::TEXT,
+        Some("21"),
+        Some(vec![]),
+        None,
+        Some(3),
+    );
+    let v = run(&policy, &g);
+    assert_eq!(
+        whats(&v),
+        vec!["@everyone has view_channel in Staff/#mod-log"]
+    );
+    assert_eq!(v.breaches[0].at.channel, g.channel_index("22"));
+    assert!(v.kept.is_empty());
+}
+
+#[test]
+fn never_anyone_counts_every_role_but_the_bots_and_the_members_overwrites_name() {
+    let mut g = guild();
+    let mut ows = g.channel("22").unwrap().overwrites.clone();
+    ows.push(Overwrite {
+        target: "502".into(),
+        kind: crate::access::model::MEMBER,
+        allow: Permissions::VIEW_CHANNEL,
+        deny: Permissions::NONE,
+    });
+    g.set_channel(
+        "22",
+        "mod-log",
+        channel_type::TEXT,
+        Some("21"),
+        Some(ows),
+        None,
+        None,
+    );
+    let v = run(
+        &never("anyone", &["view_channel"], Some(&["Staff/#mod-log"])),
+        &g,
+    );
+    assert_eq!(
+        whats(&v),
+        vec![
+            "Admin has view_channel in Staff/#mod-log",
+            "Moderator has view_channel in Staff/#mod-log",
+            "user 502 has view_channel in Staff/#mod-log",
+        ]
+    );
+}
+
+#[test]
+fn what_everyone_has_is_said_once_on_everyone() {
+    let g = guild();
+    // Every member sends in #general: one breach, not one per role.
+    let v = run(
+        &never("anyone", &["send_messages"], Some(&["#general"])),
+        &g,
+    );
+    assert_eq!(whats(&v), vec!["@everyone has send_messages in #general"]);
+}
+
+#[test]
+fn never_without_where_is_guild_wide_and_everywhere() {
+    let g = guild();
+    let v = run(&never("Moderator", &["ban_members"], None), &g);
+    assert_eq!(whats(&v), vec!["Moderator has ban_members guild-wide"]);
+    // A role the guild lacks: kept trivially, and the plan says so.
+    let v = run(&never("Nobody", &["ban_members"], None), &g);
+    assert!(v.breaches.is_empty() && v.kept == vec!["n"]);
+    assert!(v.warnings[0].1.contains("names role `Nobody`"), "{v:?}");
+    assert_eq!(v.warnings[0].0, "policies[0].never.who");
+}
+
+#[test]
+fn only_names_the_roles_beyond_its_list_and_spares_the_bot() {
+    let g = guild();
+    let v = run(
+        &only(&["Admin"], &["administrator", "ban_members"], None),
+        &g,
+    );
+    assert_eq!(
+        whats(&v),
+        vec!["Moderator holds ban_members, which only Admin may"]
+    );
+    let v = run(&only(&["Admin", "Moderator"], &["ban_members"], None), &g);
+    assert!(v.breaches.is_empty(), "{v:?}");
+    // In channels: @everyone's own is said once, on @everyone.
+    let v = run(
+        &only(&["Moderator"], &["send_messages"], Some(&["#general"])),
+        &g,
+    );
+    assert_eq!(
+        whats(&v),
+        vec!["@everyone has send_messages in #general, which only Moderator may"]
+    );
+}
+
+#[test]
+fn holders_count_the_members_holding_the_role() {
+    let g = guild();
+    assert!(
+        run(&holders("Moderator", Some(2), Some(6)), &g)
+            .breaches
+            .is_empty()
+    );
+    let v = run(&holders("Moderator", Some(3), None), &g);
+    assert_eq!(
+        whats(&v),
+        vec!["2 member(s) hold Moderator; the policy allows at least 3"]
+    );
+    let v = run(&holders("Helper", None, Some(0)), &g);
+    assert_eq!(
+        whats(&v),
+        vec!["1 member(s) hold Helper; the policy allows at most 0"]
+    );
+}
+
+#[test]
+fn the_manifest_alone_decides_only_what_it_says() {
+    let mut g = guild();
+    g.channels[2].overwrites_known = false;
+    let policy = never("@everyone", &["view_channel"], Some(&["Staff/*"]));
+    g.channels[2].overwrites.clear();
+    let v = judge(
+        &[("policies[0]".into(), &policy)],
+        &g,
+        &|_| None,
+        Certainty::ManifestOnly,
+    );
+    assert!(v.breaches.is_empty() && v.unjudged.is_empty(), "{v:?}");
+    let v = judge(
+        &[("policies[0]".into(), &policy)],
+        &g,
+        &|_| None,
+        Certainty::Whole,
+    );
+    assert_eq!(
+        whats(&v),
+        vec!["@everyone has view_channel in Staff/#mod-log"]
+    );
+}

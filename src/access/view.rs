@@ -1,0 +1,340 @@
+//! What `guildctl access` shows: the matrix of roles × channels (who can view, send and
+//! manage where), or a preview as a member holding some roles (or as one user): the
+//! channels they see and what they can do there.
+
+use serde::Serialize;
+
+use super::model::{EVERYONE, Guild, is_text_like};
+use super::rules::Holder;
+use crate::discord::models::channel_type;
+use crate::permissions::Permissions;
+
+/// What to show.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// The guild as it is today rather than once the plan is applied.
+    pub live: bool,
+    /// Preview as a member holding these roles (by name), or as this user (`--user`).
+    pub who: Who,
+    /// Only the channels this pattern names (`Staff/*`, `#general`), with every permission.
+    pub channel: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub enum Who {
+    /// The matrix of every role.
+    #[default]
+    Everyone,
+    Roles(Vec<String>),
+    User(String),
+}
+
+/// A view of the guild's access: one of the two shapes.
+#[derive(Debug, Clone, Serialize)]
+pub struct View {
+    pub guild_id: String,
+    pub guild_name: String,
+    /// `after_plan` or `live`.
+    pub state: &'static str,
+    /// Roles holding administrator (they see and do everything), bots' included.
+    pub administrators: Vec<String>,
+    #[serde(flatten)]
+    pub shape: Shape,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "view", rename_all = "snake_case")]
+pub enum Shape {
+    Matrix(Matrix),
+    Preview(Preview),
+}
+
+/// Roles × channels.
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    /// Every role, highest first, `@everyone` last.
+    pub roles: Vec<String>,
+    pub channels: Vec<MatrixRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MatrixRow {
+    /// As plans name it: `Staff/#mod-log`.
+    pub channel: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
+    pub kind: &'static str,
+    /// Nested under a category (for the tree).
+    pub in_category: bool,
+    /// Who sees it: `@everyone` alone when every member does, else the roles that do
+    /// (administrators left out: they see everything).
+    pub view: Vec<String>,
+    /// Who writes (text-like) or joins (voice and stage) there, alike.
+    pub send: Vec<String>,
+    /// Who holds a `manage_*` permission there, alike.
+    pub manage: Vec<String>,
+    /// Every role's permissions there (roles that have none left out), when asked for
+    /// some channels (`--channel`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub permissions: Vec<RolePermissions>,
+}
+
+/// What one role may do in one channel.
+#[derive(Debug, Clone, Serialize)]
+pub struct RolePermissions {
+    pub role: String,
+    pub permissions: Vec<String>,
+}
+
+/// What a member holding some roles sees, and may do.
+#[derive(Debug, Clone, Serialize)]
+pub struct Preview {
+    /// Who: `Moderator, Helper` or `alice (123)`.
+    pub who: String,
+    /// The roles held (by name), `@everyone` implied.
+    pub roles: Vec<String>,
+    /// Every permission when the holder is an administrator or the owner.
+    pub administrator: bool,
+    pub guild_wide: Vec<String>,
+    /// Channels in the guild, categories left out.
+    pub total_channels: usize,
+    /// The channels seen, in Discord's order.
+    pub channels: Vec<PreviewRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PreviewRow {
+    pub channel: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub kind: &'static str,
+    pub in_category: bool,
+    pub permissions: Vec<String>,
+}
+
+/// Why a query cannot be shown.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum ViewError {
+    #[error("the guild has no role named {name:?} (it has: {known})")]
+    UnknownRole { name: String, known: String },
+    #[error(
+        "user {0} is not a member of the guild (or Discord would not show the member): nothing to preview"
+    )]
+    NotAMember(String),
+    #[error("--channel {0:?} names no channel of the guild")]
+    NoChannel(String),
+}
+
+fn kind_name(kind: u8) -> &'static str {
+    match kind {
+        channel_type::TEXT => "text",
+        channel_type::VOICE => "voice",
+        channel_type::CATEGORY => "category",
+        channel_type::ANNOUNCEMENT => "announcement",
+        channel_type::STAGE => "stage",
+        channel_type::FORUM => "forum",
+        channel_type::MEDIA => "media",
+        _ => "other",
+    }
+}
+
+/// Permissions that manage a channel or what is in it.
+fn manage_mask() -> Permissions {
+    [
+        "manage_channels",
+        "manage_roles",
+        "manage_messages",
+        "manage_threads",
+        "manage_webhooks",
+        "manage_events",
+    ]
+    .iter()
+    .filter_map(|n| Permissions::from_name(n))
+    .fold(Permissions::NONE, |a, b| a | b)
+}
+
+/// What "send" means in a channel of `kind`: sending messages, or joining a voice channel.
+fn send_bit(kind: u8) -> Permissions {
+    if is_text_like(kind) || kind == channel_type::CATEGORY {
+        Permissions::SEND_MESSAGES
+    } else {
+        Permissions::CONNECT
+    }
+}
+
+/// The view `q` asks for of guild `g` (named `name`).
+pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
+    let channels: Vec<usize> = match &q.channel {
+        None => (0..g.channels.len()).collect(),
+        Some(pattern) => {
+            let found: Vec<usize> = (0..g.channels.len())
+                .filter(|&i| super::policy::matches(pattern, &g.path(i)))
+                .collect();
+            if found.is_empty() {
+                return Err(ViewError::NoChannel(pattern.clone()));
+            }
+            found
+        }
+    };
+    let administrators: Vec<String> = g
+        .roles
+        .iter()
+        .filter(|r| r.permissions.contains(Permissions::ADMINISTRATOR))
+        .map(|r| r.name.clone())
+        .collect();
+    let shape = match &q.who {
+        Who::Everyone => Shape::Matrix(matrix(g, &channels, q.channel.is_some())),
+        Who::Roles(names) => {
+            let mut ids = Vec::new();
+            for n in names {
+                let key = crate::discord::names::stored_display_name(n.trim());
+                let r = g
+                    .roles
+                    .iter()
+                    .find(|r| crate::discord::names::stored_display_name(&r.name) == key)
+                    .ok_or_else(|| ViewError::UnknownRole {
+                        name: n.clone(),
+                        known: g
+                            .roles
+                            .iter()
+                            .map(|r| r.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    })?;
+                if r.id != g.id {
+                    ids.push(r.id.clone());
+                }
+            }
+            let holder = Holder::roles(ids);
+            let who = if names.is_empty() {
+                EVERYONE.to_owned()
+            } else {
+                names.join(", ")
+            };
+            Shape::Preview(preview(g, &holder, who, &channels))
+        }
+        Who::User(user) => {
+            let Some(m) = g.members.get(user) else {
+                return Err(ViewError::NotAMember(user.clone()));
+            };
+            let who = super::person(m.username.as_deref(), user);
+            Shape::Preview(preview(g, &Holder::member(g, user), who, &channels))
+        }
+    };
+    Ok(View {
+        guild_id: g.id.clone(),
+        guild_name: name.to_owned(),
+        state: if q.live { "live" } else { "after_plan" },
+        administrators,
+        shape,
+    })
+}
+
+fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
+    let admin = |r: &super::model::Role| r.permissions.contains(Permissions::ADMINISTRATOR);
+    // One computation per role, every channel at once.
+    let everyone = g.access(&Holder::everyone());
+    let per_role: Vec<(&str, super::rules::Access)> = g
+        .roles
+        .iter()
+        .filter(|r| r.id != g.id && !admin(r))
+        .map(|r| (r.name.as_str(), g.access(&Holder::roles([r.id.clone()]))))
+        .collect();
+    let rows = channels
+        .iter()
+        .map(|&i| {
+            let c = &g.channels[i];
+            let who_has = |bit: Permissions| -> Vec<String> {
+                if everyone.channels[i].contains(bit) {
+                    return vec![EVERYONE.to_owned()];
+                }
+                per_role
+                    .iter()
+                    .filter(|(_, a)| a.channels[i].contains(bit))
+                    .map(|(n, _)| (*n).to_owned())
+                    .collect()
+            };
+            let manage = manage_mask();
+            let managers: Vec<String> = if !(everyone.channels[i] & manage).is_empty() {
+                vec![EVERYONE.to_owned()]
+            } else {
+                per_role
+                    .iter()
+                    .filter(|(_, a)| !(a.channels[i] & manage).is_empty())
+                    .map(|(n, _)| (*n).to_owned())
+                    .collect()
+            };
+            let permissions = if detailed {
+                std::iter::once((EVERYONE, &everyone))
+                    .chain(per_role.iter().map(|(n, a)| (*n, a)))
+                    .filter(|(_, a)| !a.channels[i].is_empty())
+                    .map(|(n, a)| RolePermissions {
+                        role: n.to_owned(),
+                        permissions: a.channels[i].display_names(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            MatrixRow {
+                channel: g.path(i),
+                id: live_id(&c.id),
+                kind: kind_name(c.kind),
+                in_category: c.parent.is_some(),
+                view: who_has(Permissions::VIEW_CHANNEL),
+                send: who_has(send_bit(c.kind)),
+                manage: managers,
+                permissions,
+            }
+        })
+        .collect();
+    Matrix {
+        roles: g.roles.iter().map(|r| r.name.clone()).collect(),
+        channels: rows,
+    }
+}
+
+fn preview(g: &Guild, h: &Holder, who: String, channels: &[usize]) -> Preview {
+    let access = g.access(h);
+    let rows = channels
+        .iter()
+        .filter(|&&i| access.sees(i))
+        .map(|&i| {
+            let c = &g.channels[i];
+            PreviewRow {
+                channel: g.path(i),
+                id: live_id(&c.id),
+                kind: kind_name(c.kind),
+                in_category: c.parent.is_some(),
+                permissions: access.channels[i].display_names(),
+            }
+        })
+        .collect();
+    Preview {
+        who,
+        roles: h
+            .roles
+            .iter()
+            .filter_map(|r| g.role(r))
+            .map(|r| r.name.clone())
+            .collect(),
+        administrator: access.base == Permissions::ALL,
+        guild_wide: if access.base == Permissions::ALL {
+            vec!["administrator".to_owned()]
+        } else {
+            (access.base & !Permissions::in_any_channel()).display_names()
+        },
+        total_channels: g
+            .channels
+            .iter()
+            .filter(|c| c.kind != channel_type::CATEGORY)
+            .count(),
+        channels: rows,
+    }
+}
+
+/// A live id (digits); none for an object the plan creates (its key).
+fn live_id(id: &str) -> Option<String> {
+    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| id.to_owned())
+}

@@ -1,0 +1,303 @@
+//! `guildctl access` as text (a channel tree that fits a terminal), markdown (a table for a
+//! pull request or a wiki) and JSON. Names come from the guild and the manifest: each is
+//! shown through [`inert`].
+
+use std::fmt::Write;
+
+use crate::access::view::{Matrix, MatrixRow, Preview, PreviewRow, Shape, View};
+use crate::inert;
+
+use super::Format;
+
+pub fn render(v: &View, format: Format) -> String {
+    match format {
+        Format::Json => {
+            let mut s = inert::json_pretty(v);
+            s.push('\n');
+            s
+        }
+        Format::Text => text(v),
+        Format::Markdown => markdown(v),
+    }
+}
+
+fn state(v: &View) -> &'static str {
+    if v.state == "live" {
+        "today"
+    } else {
+        "once the plan is applied"
+    }
+}
+
+/// Channels by their own name, nested under their category: the last part of the path.
+fn own_name(path: &str) -> &str {
+    path.rsplit_once('/').map_or(path, |(_, n)| n)
+}
+
+fn list(names: &[String], shown: fn(&str) -> String) -> String {
+    if names.is_empty() {
+        "—".to_owned()
+    } else {
+        names
+            .iter()
+            .map(|n| shown(n))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn term(s: &str) -> String {
+    inert::terminal(s).into_owned()
+}
+
+fn md(s: &str) -> String {
+    inert::markdown(s)
+}
+
+/// The permissions every channel of a group has in common, and what a channel has beyond
+/// or without them: a preview reads as "as everywhere" where nothing differs.
+struct Common {
+    text: Vec<String>,
+    voice: Vec<String>,
+}
+
+impl Common {
+    fn of(rows: &[PreviewRow]) -> Common {
+        let meet = |voice: bool| -> Vec<String> {
+            let mut group = rows
+                .iter()
+                .filter(|r| r.kind != "category" && is_voice(r.kind) == voice);
+            let Some(first) = group.next() else {
+                return Vec::new();
+            };
+            let mut common = first.permissions.clone();
+            for r in group {
+                common.retain(|p| r.permissions.contains(p));
+            }
+            common
+        };
+        Common {
+            text: meet(false),
+            voice: meet(true),
+        }
+    }
+
+    /// "as everywhere", or "+x, −y" against the row's group.
+    fn differs(&self, r: &PreviewRow) -> String {
+        let common = if is_voice(r.kind) {
+            &self.voice
+        } else {
+            &self.text
+        };
+        let more: Vec<&str> = r
+            .permissions
+            .iter()
+            .filter(|p| !common.contains(p))
+            .map(String::as_str)
+            .collect();
+        let less: Vec<&str> = common
+            .iter()
+            .filter(|p| !r.permissions.contains(p))
+            .map(String::as_str)
+            .collect();
+        match (more.is_empty(), less.is_empty()) {
+            (true, true) => "as everywhere".to_owned(),
+            (false, true) => format!("also {}", more.join(", ")),
+            (true, false) => format!("not {}", less.join(", ")),
+            (false, false) => format!("also {}; not {}", more.join(", "), less.join(", ")),
+        }
+    }
+}
+
+fn is_voice(kind: &str) -> bool {
+    matches!(kind, "voice" | "stage")
+}
+
+fn text(v: &View) -> String {
+    let mut out = String::new();
+    match &v.shape {
+        Shape::Matrix(m) => {
+            let _ = writeln!(
+                out,
+                "Access in {} ({}) {}: who can view, send (join, for voice) and manage",
+                term(&v.guild_name),
+                term(&v.guild_id),
+                state(v)
+            );
+            admins(&mut out, v, term);
+            out.push('\n');
+            matrix_text(&mut out, m);
+        }
+        Shape::Preview(p) => {
+            let _ = writeln!(
+                out,
+                "Access as {} in {} ({}) {}: sees {} of {} channels",
+                term(&p.who),
+                term(&v.guild_name),
+                term(&v.guild_id),
+                state(v),
+                p.channels.iter().filter(|r| r.kind != "category").count(),
+                p.total_channels,
+            );
+            preview_text(&mut out, p);
+        }
+    }
+    out
+}
+
+fn admins(out: &mut String, v: &View, shown: fn(&str) -> String) {
+    if !v.administrators.is_empty() {
+        let _ = writeln!(
+            out,
+            "Administrators see and do everything, and are not listed below: {}",
+            list(&v.administrators, shown)
+        );
+    }
+}
+
+fn width(names: impl Iterator<Item = usize>) -> usize {
+    names.max().unwrap_or(0).clamp(8, 32)
+}
+
+fn indent(in_category: bool) -> &'static str {
+    if in_category { "  " } else { "" }
+}
+
+fn matrix_text(out: &mut String, m: &Matrix) {
+    let w = width(
+        m.channels
+            .iter()
+            .map(|r| indent(r.in_category).len() + term(own_name(&r.channel)).chars().count()),
+    );
+    for r in &m.channels {
+        let name = format!("{}{}", indent(r.in_category), term(own_name(&r.channel)));
+        let _ = writeln!(
+            out,
+            "{name:<w$}  view {} | send {} | manage {}",
+            list(&r.view, term),
+            list(&r.send, term),
+            list(&r.manage, term),
+        );
+        detail_text(out, r);
+    }
+}
+
+fn detail_text(out: &mut String, r: &MatrixRow) {
+    for p in &r.permissions {
+        let _ = writeln!(out, "      {}: {}", term(&p.role), p.permissions.join(", "));
+    }
+}
+
+fn preview_text(out: &mut String, p: &Preview) {
+    if p.administrator {
+        let _ = writeln!(out, "An administrator: every permission in every channel.");
+    }
+    if !p.guild_wide.is_empty() {
+        let _ = writeln!(out, "Guild-wide: {}", p.guild_wide.join(", "));
+    }
+    let common = Common::of(&p.channels);
+    if !common.text.is_empty() {
+        let _ = writeln!(
+            out,
+            "Everywhere they see (text): {}",
+            common.text.join(", ")
+        );
+    }
+    if !common.voice.is_empty() {
+        let _ = writeln!(
+            out,
+            "Everywhere they see (voice): {}",
+            common.voice.join(", ")
+        );
+    }
+    out.push('\n');
+    let w = width(
+        p.channels
+            .iter()
+            .map(|r| indent(r.in_category).len() + term(own_name(&r.channel)).chars().count()),
+    );
+    for r in &p.channels {
+        let name = format!("{}{}", indent(r.in_category), term(own_name(&r.channel)));
+        if r.kind == "category" {
+            let _ = writeln!(out, "{name}");
+        } else {
+            let _ = writeln!(out, "{name:<w$}  {}", common.differs(r));
+        }
+    }
+}
+
+fn markdown(v: &View) -> String {
+    let mut out = String::new();
+    match &v.shape {
+        Shape::Matrix(m) => {
+            let _ = writeln!(
+                out,
+                "### Access in **{}** ({}) {}\n",
+                md(&v.guild_name),
+                inert::markdown_code(&v.guild_id),
+                state(v)
+            );
+            admins(&mut out, v, md);
+            out.push('\n');
+            let _ = writeln!(
+                out,
+                "| Channel | View | Send (join, for voice) | Manage |\n|---|---|---|---|"
+            );
+            for r in &m.channels {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} |",
+                    md(&r.channel),
+                    list(&r.view, md),
+                    list(&r.send, md),
+                    list(&r.manage, md)
+                );
+            }
+            let detailed: Vec<&MatrixRow> = m
+                .channels
+                .iter()
+                .filter(|r| !r.permissions.is_empty())
+                .collect();
+            for r in detailed {
+                let _ = writeln!(out, "\n**{}**\n", md(&r.channel));
+                for p in &r.permissions {
+                    let _ = writeln!(out, "- {}: {}", md(&p.role), md(&p.permissions.join(", ")));
+                }
+            }
+        }
+        Shape::Preview(p) => {
+            let _ = writeln!(
+                out,
+                "### Access as **{}** in **{}** ({}) {}\n",
+                md(&p.who),
+                md(&v.guild_name),
+                inert::markdown_code(&v.guild_id),
+                state(v)
+            );
+            if p.administrator {
+                let _ = writeln!(
+                    out,
+                    "An administrator: every permission in every channel.\n"
+                );
+            }
+            if !p.guild_wide.is_empty() {
+                let _ = writeln!(out, "Guild-wide: {}\n", md(&p.guild_wide.join(", ")));
+            }
+            let common = Common::of(&p.channels);
+            for (group, perms) in [("text", &common.text), ("voice", &common.voice)] {
+                if !perms.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "Everywhere they see ({group}): {}\n",
+                        md(&perms.join(", "))
+                    );
+                }
+            }
+            let _ = writeln!(out, "| Channel | Can |\n|---|---|");
+            for r in p.channels.iter().filter(|r| r.kind != "category") {
+                let _ = writeln!(out, "| {} | {} |", md(&r.channel), md(&common.differs(r)));
+            }
+        }
+    }
+    out
+}
