@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{
-    Action, Change, FieldChange, Kind, ObjectRef, Operation, Plan, PlanOptions, Warning,
+    Action, Change, Field, FieldChange, Kind, ObjectRef, Operation, Plan, PlanOptions, Warning,
     created_ref,
 };
 use crate::discord::models::channel_type;
@@ -445,30 +445,39 @@ impl ChangeBuilder {
         }
     }
 
-    /// Records a field whose display value and API value may differ.
-    pub fn set(&mut self, field: &str, before: Value, after: Value, api_key: &str, api: Value) {
+    /// Records a field whose display value and API value may differ; `api` goes into the
+    /// body under the field's API name.
+    pub fn set(&mut self, field: impl Into<Field>, before: Value, after: Value, api: Value) {
+        let field = field.into();
+        if let Some(key) = field.api() {
+            self.body.insert(key.to_owned(), api);
+        }
         self.fields.push(FieldChange {
-            field: field.to_owned(),
+            field,
             before,
             after,
         });
-        self.body.insert(api_key.to_owned(), api);
+    }
+
+    /// Records a field the change shows but whose value this body does not carry (a
+    /// channel's move, sent by the positions call; overwrites Discord copies itself).
+    pub fn show(&mut self, field: impl Into<Field>, before: Value, after: Value) {
+        self.fields.push(FieldChange::new(field, before, after));
     }
 
     /// Records a field when the desired value differs from the live one.
     pub fn compare<T: Serialize + PartialEq>(
         &mut self,
-        field: &str,
+        field: impl Into<Field>,
         live: T,
         desired: Option<T>,
-        api_key: &str,
     ) {
         if let Some(d) = desired
             && d != live
         {
             let before = json(&live);
             let after = json(&d);
-            self.set(field, before, after.clone(), api_key, after);
+            self.set(field, before, after.clone(), after);
         }
     }
 

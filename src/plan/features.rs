@@ -5,6 +5,7 @@ use hashbrown::HashMap;
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::field;
 use super::{Action, Kind, PlanOptions};
 use crate::discord::models::{self, channel_type};
 use crate::manifest::{Emoji, Manifest, OnboardingMode, PromptType};
@@ -94,20 +95,18 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
     let live = cx.snap.welcome_screen.clone().unwrap_or_default();
     let mut b = ChangeBuilder::new();
     b.compare(
-        "enabled",
+        field::WelcomeScreen::Enabled,
         cx.snap.guild.has_feature("WELCOME_SCREEN_ENABLED"),
         w.enabled,
-        "enabled",
     );
     if let Some(desc) = &w.description {
         let want = desc.clone().filter(|d| !d.is_empty());
         let have = live.description.clone().filter(|d| !d.is_empty());
         if want != have {
             b.set(
-                "description",
+                field::WelcomeScreen::Description,
                 json!(have),
                 json!(want),
-                "description",
                 json!(want),
             );
         }
@@ -155,10 +154,9 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
                 .map(|(i, d, e)| json!({"channel_id": i.to_value(), "description": d, "emoji_id": e.0, "emoji_name": e.1}))
                 .collect();
             b.set(
-                "channels",
+                field::WelcomeScreen::Channels,
                 show(&have),
                 show(&want),
-                "welcome_channels",
                 json!(api),
             );
         }
@@ -190,7 +188,7 @@ pub(super) fn plan_widget(cx: &mut Ctx) {
     let g = &cx.snap.guild;
     let (live_enabled, live_channel) = (g.widget_enabled, g.widget_channel_id.clone());
     let mut b = ChangeBuilder::new();
-    b.compare("enabled", live_enabled, w.enabled, "enabled");
+    b.compare(field::Widget::Enabled, live_enabled, w.enabled);
     if let Some(channel) = &w.channel {
         let want = match channel {
             None => None,
@@ -203,10 +201,9 @@ pub(super) fn plan_widget(cx: &mut Ctx) {
         if want != have {
             let name = |v: &Option<IdRef>| json!(v.as_ref().map(|i| cx.channel_label(i)));
             b.set(
-                "channel",
+                field::Widget::Channel,
                 name(&have),
                 name(&want),
-                "channel_id",
                 want.as_ref().map(IdRef::to_value).unwrap_or(Value::Null),
             );
         }
@@ -331,16 +328,15 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
     let none = models::Onboarding::default();
     let live = snap.onboarding.as_ref().unwrap_or(&none);
     let mut b = ChangeBuilder::new();
-    b.compare("enabled", live.enabled, o.enabled, "enabled");
+    b.compare(field::Onboarding::Enabled, live.enabled, o.enabled);
     if let Some(mode) = o.mode
         && mode.value() != live.mode
     {
         let name = |v: u64| json!(OnboardingMode::from_value(v).map(OnboardingMode::name));
         b.set(
-            "mode",
+            field::Onboarding::Mode,
             name(live.mode),
             name(mode.value()),
-            "mode",
             json!(mode.value()),
         );
     }
@@ -366,10 +362,9 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
             let show =
                 |v: &[IdRef]| json!(v.iter().map(|i| cx.channel_label(i)).collect::<Vec<_>>());
             b.set(
-                "default_channels",
+                field::Onboarding::DefaultChannels,
                 show(&default_after),
                 show(&want),
-                "default_channel_ids",
                 json!(want.iter().map(IdRef::to_value).collect::<Vec<_>>()),
             );
         }
@@ -388,10 +383,9 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
                 .map(|(i, p)| prompt_api(p, i))
                 .collect();
             b.set(
-                "prompts",
+                field::Onboarding::Prompts,
                 prompts_display(cx, &live_prompts),
                 prompts_display(cx, want),
-                "prompts",
                 json!(api),
             );
         }

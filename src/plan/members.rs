@@ -273,11 +273,11 @@ fn give(
     let fields = if grants.is_empty() {
         vec![]
     } else {
-        vec![FieldChange {
-            field: "grants".into(),
-            before: serde_json::Value::Null,
-            after: json!(grants),
-        }]
+        vec![FieldChange::new(
+            super::field::RosterEntry::Grants,
+            serde_json::Value::Null,
+            json!(grants),
+        )]
     };
     let idx = cx.push_change(Change {
         person: Some(person),
@@ -391,11 +391,11 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
         warn_misnamed(cx, &person, &b.id.0, &entry);
         let who = shown(cx, &b.id.0);
         let fields = match &b.reason {
-            Some(r) => vec![super::FieldChange {
-                field: "reason".into(),
-                before: serde_json::Value::Null,
-                after: json!(r),
-            }],
+            Some(r) => vec![FieldChange::new(
+                super::field::Ban::Reason,
+                serde_json::Value::Null,
+                json!(r),
+            )],
             None => vec![],
         };
         let idx = cx.push_change(Change {

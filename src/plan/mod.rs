@@ -11,6 +11,7 @@ mod channels;
 mod context;
 mod diff;
 mod features;
+pub mod field;
 mod forum;
 pub mod gates;
 pub mod images;
@@ -34,6 +35,7 @@ use serde_json::Value;
 pub use binding::{BindingError, Mismatch};
 pub use context::{PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
+pub use field::{Field, FieldChange};
 pub use members::{BULK_BAN_MAX, people_query};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
@@ -66,8 +68,8 @@ impl PlanOptions {
 /// 3 the user a roster entry or ban names, as Discord knows them: [`Change::person`], the
 /// deletion gate's member bans, and an image change bound to the file's bytes: its `after`
 /// is the file with its SHA-256, size, type and dimensions, its upload placeholder carries
-/// the SHA-256).
-pub const PLAN_FORMAT: u32 = 3;
+/// the SHA-256; 4 typed fields: each field change names the API field it is sent as, `api`).
+pub const PLAN_FORMAT: u32 = 4;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
@@ -243,10 +245,12 @@ pub struct ObjectRef {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "field::WireChange")]
 pub struct Change {
     pub action: Action,
     pub object: ObjectRef,
-    /// Field-level before/after, in manifest terms (names, not ids or bits).
+    /// Field-level before/after, in manifest terms (names, not ids or bits), each with the
+    /// field it is ([`Field`]).
     pub fields: Vec<FieldChange>,
     /// Where in the manifest the object is declared, e.g. `roles[2]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -257,6 +261,22 @@ pub struct Change {
 }
 
 impl Change {
+    /// `update role Moderator (permissions, color)`: what a refusal names.
+    pub fn describe(&self) -> String {
+        let verb = match self.action {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Reorder => "reorder",
+            Action::Delete => "delete",
+        };
+        let fields: Vec<_> = self.fields.iter().map(|f| f.field.name()).collect();
+        let mut s = format!("{verb} {} {}", self.object.kind.label(), self.object.name);
+        if !fields.is_empty() {
+            s.push_str(&format!(" ({})", fields.join(", ")));
+        }
+        s
+    }
+
     /// Whether this change bans someone who is a member now (destructive: they leave the
     /// guild with every role they hold).
     pub fn bans_member(&self) -> bool {
@@ -290,13 +310,6 @@ pub struct HeldRole {
     pub name: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dangerous: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FieldChange {
-    pub field: String,
-    pub before: Value,
-    pub after: Value,
 }
 
 /// One API call. Ids of objects created earlier in the same run appear in

@@ -5,8 +5,9 @@ use hashbrown::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::field::{self, Order};
 use super::order::target_order;
-use super::{Action, FieldChange, Kind, ObjectRef};
+use super::{Action, Field, FieldChange, Kind, ObjectRef};
 use crate::discord::models::Role as LiveRole;
 use crate::discord::names::stored_display_name;
 use crate::manifest::{PermissionName, Role};
@@ -272,10 +273,9 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
     let live_key = live_name.as_deref().map(stored_display_name);
     if !everyone && live_key.as_deref() != Some(d.name.as_str()) {
         b.set(
-            "name",
+            field::Role::Name,
             json!(live_name),
             json!(d.name),
-            "name",
             json!(d.name),
         );
     } else if let Some(live_name) = live_name.filter(|n| !everyone && *n != d.name) {
@@ -292,25 +292,28 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
         }
         if live.map(|l| l.permissions) != Some(desired) {
             b.set(
-                "permissions",
+                field::Role::Permissions,
                 live.map(|l| perm_names(l.permissions))
                     .unwrap_or(Value::Null),
                 perm_names(desired),
-                "permissions",
                 json!(desired),
             );
         }
     }
     super::role_style::role_style(cx, &mut b, d, live, source);
-    let flags: [(&str, Option<bool>, Option<bool>); 2] = [
-        ("hoist", d.hoist, live.map(|l| l.hoist)),
-        ("mentionable", d.mentionable, live.map(|l| l.mentionable)),
+    let flags: [(field::Role, Option<bool>, Option<bool>); 2] = [
+        (field::Role::Hoist, d.hoist, live.map(|l| l.hoist)),
+        (
+            field::Role::Mentionable,
+            d.mentionable,
+            live.map(|l| l.mentionable),
+        ),
     ];
     for (field, want, have) in flags {
         if let Some(w) = want
             && have != Some(w)
         {
-            b.set(field, json!(have), json!(w), field, json!(w));
+            b.set(field, json!(have), json!(w), json!(w));
         }
     }
     if let Some(emoji) = &d.unicode_emoji {
@@ -330,10 +333,9 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
             );
         } else if have != *emoji {
             b.set(
-                "unicode_emoji",
+                field::Role::UnicodeEmoji,
                 json!(have),
                 json!(emoji),
-                "unicode_emoji",
                 json!(emoji),
             );
         }
@@ -523,11 +525,11 @@ fn plan_role_order(
         .enumerate()
         .map(|(i, k)| json!({ "id": k.to_value(), "position": n - i }))
         .collect();
-    let fields = vec![FieldChange {
-        field: "order".into(),
-        before: json!(live_keys.iter().map(&name_of).collect::<Vec<_>>()),
-        after: json!(target.iter().map(&name_of).collect::<Vec<_>>()),
-    }];
+    let fields = vec![FieldChange::new(
+        Field::Order(Order::Roles),
+        json!(live_keys.iter().map(&name_of).collect::<Vec<_>>()),
+        json!(target.iter().map(&name_of).collect::<Vec<_>>()),
+    )];
     if let Some((source, message)) = past_bot {
         cx.problem(
             source,

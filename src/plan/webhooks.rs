@@ -6,6 +6,7 @@ use hashbrown::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::field;
 use super::images::declared_file;
 use super::{Action, Kind, ObjectRef, created_path_ref};
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
@@ -190,15 +191,19 @@ fn avatar_change(
                 return;
             };
             b.set(
-                "avatar",
+                field::Webhook::Avatar,
                 Value::Null,
                 file.value(path),
-                "avatar",
                 file.upload(path),
             );
         }
         Some(None) if live_has_avatar => {
-            b.set("avatar", json!("(set)"), Value::Null, "avatar", Value::Null);
+            b.set(
+                field::Webhook::Avatar,
+                json!("(set)"),
+                Value::Null,
+                Value::Null,
+            );
         }
         _ => {}
     }
@@ -209,10 +214,9 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
     let live_name = live.name.clone().unwrap_or_default();
     if live_name != d.name {
         b.set(
-            "name",
+            field::Webhook::Name,
             json!(live_name),
             json!(d.name),
-            "name",
             json!(d.name),
         );
     }
@@ -223,10 +227,9 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
             .map(|c| channel_display(cx, c))
             .unwrap_or(Value::Null);
         b.set(
-            "channel",
+            field::Webhook::Channel,
             before,
             channel_display(cx, &channel),
-            "channel_id",
             channel.to_value(),
         );
     }
@@ -255,12 +258,18 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
 
 fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
     let mut b = ChangeBuilder::new();
-    b.set("name", Value::Null, json!(d.name), "name", json!(d.name));
-    b.fields.push(super::FieldChange {
-        field: "channel".into(),
-        before: Value::Null,
-        after: channel_display(cx, &channel),
-    });
+    b.set(
+        field::Webhook::Name,
+        Value::Null,
+        json!(d.name),
+        json!(d.name),
+    );
+    // The channel is in the create's path, not its body.
+    b.show(
+        field::Webhook::Channel,
+        Value::Null,
+        channel_display(cx, &channel),
+    );
     avatar_change(cx, &mut b, d, false, &source);
     let channel_path = match &channel {
         IdRef::Live(id) => id.clone(),

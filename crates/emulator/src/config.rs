@@ -64,6 +64,11 @@ pub struct EmulatorConfig {
     /// userdoccers 50 of the 500 channels), so off (`null`) by default: a server-side limit
     /// to set when a guild is known to have one.
     pub max_categories: Option<usize>,
+    /// Send every role's deprecated `color` as 0, whatever its colours, as a
+    /// Discord-compatible server (Spacebar) does beside a colour set through `colors`.
+    /// Discord keeps `color` equal to `colors.primary_color` (§3.1), so off by default: a
+    /// client that reads `color` where `colors` is sent reads the wrong colour.
+    pub role_color_zero: bool,
 }
 
 /// One per-route bucket: `limit` requests per `window_seconds` for each major
@@ -110,6 +115,7 @@ impl Default for EmulatorConfig {
             collapse_inner_whitespace: false,
             guild_members_intent: true,
             max_categories: None,
+            role_color_zero: false,
         }
     }
 }

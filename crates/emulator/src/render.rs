@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::config::EmulatorConfig;
 use super::perms::rank;
 use super::state::{
     AuditEntry, Channel, Guild, Member, MemberDetails, Role, Thread, User, Webhook,
@@ -43,14 +44,30 @@ pub fn current_user(u: &User) -> Value {
     v
 }
 
-pub fn role(r: &Role) -> Value {
+/// How the server departs from Discord in what it sends ([`EmulatorConfig`]'s
+/// compatibility knobs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dialect {
+    /// `color: 0` on every role (`role_color_zero`).
+    pub role_color_zero: bool,
+}
+
+impl Dialect {
+    pub fn of(config: &EmulatorConfig) -> Dialect {
+        Dialect {
+            role_color_zero: config.role_color_zero,
+        }
+    }
+}
+
+pub fn role(r: &Role, dialect: Dialect) -> Value {
     let mut v = json!({
         "id": r.id,
         "name": r.name,
         "description": null,
         "permissions": r.permissions,
         "position": r.position,
-        "color": r.color,
+        "color": if dialect.role_color_zero { 0 } else { r.color },
         // colors.primary_color always equals color (§3.1).
         "colors": {
             "primary_color": r.color,
@@ -71,10 +88,10 @@ pub fn role(r: &Role) -> Value {
 }
 
 /// Roles highest first, the order Discord's client shows them.
-pub fn roles(g: &Guild) -> Value {
+pub fn roles(g: &Guild, dialect: Dialect) -> Value {
     let mut rs: Vec<&Role> = g.roles.iter().collect();
     rs.sort_by_key(|r| std::cmp::Reverse(rank(g, r)));
-    Value::Array(rs.into_iter().map(role).collect())
+    Value::Array(rs.into_iter().map(|r| role(r, dialect)).collect())
 }
 
 pub fn channel(guild_id: &str, c: &Channel) -> Value {
@@ -134,7 +151,7 @@ pub fn channel(guild_id: &str, c: &Channel) -> Value {
     Value::Object(o)
 }
 
-pub fn guild(g: &Guild, with_counts: bool) -> Value {
+pub fn guild(g: &Guild, with_counts: bool, dialect: Dialect) -> Value {
     let mut v = serde_json::to_value(g).unwrap_or_else(|_| json!({}));
     if let Some(o) = v.as_object_mut() {
         o.remove("channels");
@@ -149,7 +166,7 @@ pub fn guild(g: &Guild, with_counts: bool) -> Value {
         o.remove("member_details");
         o.remove("threads");
         o.remove("messages");
-        o.insert("roles".into(), roles(g));
+        o.insert("roles".into(), roles(g, dialect));
         if with_counts {
             o.insert("approximate_member_count".into(), json!(g.members.len()));
             o.insert("approximate_presence_count".into(), json!(0));
