@@ -14,14 +14,13 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use hashbrown::HashMap;
 
-use reqwest::Method;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::discord::names::stored_channel_name;
-use crate::discord::{Client, ClientError, Secret};
-use crate::plan::{Kind, Operation, Plan, created_key};
+use crate::discord::{Client, ClientError, Route, Secret};
+use crate::plan::{IdRef, Kind, Operation, Plan, created_key};
 use webhook_urls::Keeper;
 
 /// What happened to each operation.
@@ -272,7 +271,7 @@ fn needs(plan: &Plan, j: usize, waits: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// The ids an operation names: path segments, and string values anywhere in its body.
+/// The ids an operation names: its route's, and string values anywhere in its body.
 fn named_ids(op: &Operation) -> Vec<&str> {
     fn walk<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
         match v {
@@ -282,7 +281,7 @@ fn named_ids(op: &Operation) -> Vec<&str> {
             _ => {}
         }
     }
-    let mut out: Vec<&str> = op.path.split('/').collect();
+    let mut out: Vec<&str> = op.route.ids().filter_map(IdRef::live).collect();
     if let Some(body) = &op.body {
         walk(body, &mut out);
     }
@@ -318,6 +317,9 @@ fn webhook_url(
     op: &Operation,
     response: Option<&Value>,
 ) -> Option<CreatedWebhook> {
+    if !matches!(op.route, Route::CreateWebhook { .. }) {
+        return None;
+    }
     let name = op.creates.as_deref()?.strip_prefix("webhook:")?;
     let response = response?;
     let id = response.get("id")?.as_str()?;
@@ -332,10 +334,10 @@ fn webhook_url(
 
 /// One call with every placeholder filled in.
 struct Call {
-    method: Method,
-    path: String,
+    route: Route,
     body: Option<Value>,
-    reason: Option<String>,
+    /// The audit-log reason; the client sends it where the route takes one.
+    reason: String,
     creates: bool,
 }
 
@@ -344,28 +346,20 @@ fn prepare(
     created: &HashMap<String, String>,
     options: &ApplyOptions,
 ) -> Result<Call, ClientError> {
-    let method = Method::from_bytes(op.method.as_bytes()).map_err(|e| ClientError::Transport {
-        method: Method::GET,
-        path: op.path.clone(),
-        detail: format!("bad method {}: {e}", op.method),
-    })?;
     let unresolved = |e: Unresolved| ClientError::Transport {
-        method: method.clone(),
-        path: op.path.clone(),
+        method: op.route.method(),
+        path: op.route.path(),
         detail: e.to_string(),
     };
-    let path = resolve_path(&op.path, created).map_err(unresolved)?;
+    let route = resolve_route(&op.route, created).map_err(unresolved)?;
     let body = match &op.body {
         Some(b) => Some(resolve(b, created, &options.manifest_dir).map_err(unresolved)?),
         None => None,
     };
     Ok(Call {
-        method,
-        path,
+        route,
         body,
-        reason: op
-            .audited
-            .then(|| op.reason.clone().unwrap_or_else(|| options.reason.clone())),
+        reason: op.reason.clone().unwrap_or_else(|| options.reason.clone()),
         creates: op.creates.is_some(),
     })
 }
@@ -381,14 +375,10 @@ struct Ran {
 
 impl Call {
     async fn run(self, client: &Client) -> Result<Ran, ClientError> {
-        if people::is_bulk_ban(&self.method, &self.path) {
-            let note = people::bulk_ban(
-                client,
-                &self.path,
-                self.body.as_ref(),
-                self.reason.as_deref(),
-            )
-            .await?;
+        if let Route::BulkBan { guild } = &self.route {
+            let note =
+                people::bulk_ban(client, &self.route, guild, self.body.as_ref(), &self.reason)
+                    .await?;
             return Ok(Ran {
                 response: None,
                 note,
@@ -399,7 +389,7 @@ impl Call {
                 response,
                 note: None,
             }),
-            Err(e) => match people::member_gone(&self.path, &e) {
+            Err(e) => match people::member_gone(&self.route, &e) {
                 Some(note) => Ok(Ran {
                     response: None,
                     note: Some(note),
@@ -413,12 +403,7 @@ impl Call {
         let mut attempts = 0;
         loop {
             let result = client
-                .send(
-                    self.method.clone(),
-                    &self.path,
-                    self.body.as_ref(),
-                    self.reason.as_deref(),
-                )
+                .call(&self.route, self.body.as_ref(), Some(&self.reason))
                 .await;
             match result {
                 Err(ClientError::Ambiguous { .. })
@@ -442,7 +427,7 @@ impl Call {
         let Some(body) = &self.body else {
             return Ok(None);
         };
-        let items: Vec<Value> = client.get(&self.path).await?;
+        let items: Vec<Value> = client.get(&self.route.path()).await?;
         Ok(items.into_iter().find(|item| same_object(body, item)))
     }
 }
@@ -464,26 +449,18 @@ fn same_object(body: &Value, item: &Value) -> bool {
         && same("parent_id")
 }
 
-/// Replaces `{$created:KEY}` segments of a path with the ids created under KEY.
-pub fn resolve_path(path: &str, created: &HashMap<String, String>) -> Result<String, Unresolved> {
-    let mut out = String::with_capacity(path.len());
-    let mut rest = path;
-    while let Some(start) = rest.find("{$created:") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + "{$created:".len()..];
-        let end = after
-            .find('}')
-            .ok_or_else(|| Unresolved::Created(after.to_owned()))?;
-        let key = &after[..end];
-        out.push_str(
-            created
-                .get(key)
-                .ok_or_else(|| Unresolved::Created(key.to_owned()))?,
-        );
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
+/// The route with each id created earlier in the run filled in.
+pub fn resolve_route(
+    route: &Route<IdRef>,
+    created: &HashMap<String, String>,
+) -> Result<Route, Unresolved> {
+    route.try_map(|id| match id {
+        IdRef::Live(id) => Ok(id.clone()),
+        IdRef::New(key) => created
+            .get(key)
+            .cloned()
+            .ok_or_else(|| Unresolved::Created(key.clone())),
+    })
 }
 
 /// Replaces every `{"$created": KEY}` in `v` with the id created under KEY, and
@@ -578,26 +555,31 @@ mod tests {
             json!({"permission_overwrites": [{"id": "123", "type": 0}], "name": "x"})
         );
         assert!(resolve(&json!({"$created": "role:B"}), &created, dir).is_err());
+        let webhook = |key: &str| Route::CreateWebhook {
+            channel: IdRef::New(key.to_owned()),
+        };
         assert_eq!(
-            resolve_path("/channels/{$created:role:A}/webhooks", &created).unwrap(),
+            resolve_route(&webhook("role:A"), &created).unwrap().path(),
             "/channels/123/webhooks"
         );
-        assert!(resolve_path("/channels/{$created:x}/webhooks", &created).is_err());
+        assert!(resolve_route(&webhook("x"), &created).is_err());
     }
 
-    fn op(method: &str, path: &str, body: Value, change: usize, stage: u8) -> Operation {
+    fn op(route: Route<IdRef>, body: Value, change: usize, stage: u8) -> Operation {
         Operation {
-            method: method.into(),
-            path: path.into(),
+            summary: route.path(),
+            route,
             body: Some(body),
             creates: None,
-            audited: true,
             reason: None,
-            summary: format!("{method} {path}"),
             change,
             after: Vec::new(),
             stage,
         }
+    }
+
+    fn live(id: &str) -> IdRef {
+        IdRef::Live(id.to_owned())
     }
 
     fn change(kind: Kind, id: Option<&str>) -> crate::plan::Change {
@@ -639,18 +621,30 @@ mod tests {
                 change(Kind::Guild, Some("9")),
             ],
             operations: vec![
-                op("PATCH", "/channels/111", json!({"topic": "t"}), 0, b - 1),
-                op("PATCH", "/channels/333", json!({"name": "c"}), 3, b - 1),
                 op(
-                    "PATCH",
-                    "/guilds/9/widget",
+                    Route::UpdateChannel {
+                        channel: live("111"),
+                    },
+                    json!({"topic": "t"}),
+                    0,
+                    b - 1,
+                ),
+                op(
+                    Route::UpdateChannel {
+                        channel: live("333"),
+                    },
+                    json!({"name": "c"}),
+                    3,
+                    b - 1,
+                ),
+                op(
+                    Route::UpdateWidget { guild: live("9") },
                     json!({"channel_id": "111"}),
                     1,
                     b + 2,
                 ),
                 op(
-                    "PATCH",
-                    "/guilds/9/channels",
+                    Route::UpdateChannelPositions { guild: live("9") },
                     json!([{"id": "222", "parent_id": "333"}]),
                     2,
                     b + 3,
@@ -672,8 +666,12 @@ mod tests {
 
         // The guild's settings and @everyone's permissions are needed by every later call.
         let mut guild_wide = plan.clone();
-        guild_wide.operations[0] = op("PATCH", "/guilds/9/roles/9", json!({}), 4, b - 1);
-        guild_wide.operations[1] = op("PATCH", "/guilds/9", json!({}), 5, b);
+        let role = Route::UpdateRole {
+            guild: live("9"),
+            role: live("9"),
+        };
+        guild_wide.operations[0] = op(role, json!({}), 4, b - 1);
+        guild_wide.operations[1] = op(Route::UpdateGuild { guild: live("9") }, json!({}), 5, b);
         assert_eq!(
             needs(&guild_wide, 3, &guild_wide.prerequisites(3)),
             vec![0, 1]

@@ -153,7 +153,7 @@ async fn run(
                     .unwrap_or_default(),
                 e.path.clone(),
             ),
-            other => (0, None, other.to_string(), op.path.clone()),
+            other => (0, None, other.to_string(), op.route.path()),
         };
         let left_undone = outcome
             .statuses
@@ -168,7 +168,7 @@ async fn run(
             converges: false,
             refusal: Some(RehearsalRefusal {
                 call: op.summary.clone(),
-                method: op.method.clone(),
+                method: op.route.method().to_string(),
                 path,
                 status,
                 code,

@@ -5,7 +5,9 @@ pub mod client;
 pub mod models;
 pub mod names;
 pub mod ratelimit;
+pub mod route;
 
 pub use client::{
     ApiError, Client, ClientError, ClientOptions, GaveUp, MAX_BODY_BYTES, Secret, Token,
 };
+pub use route::Route;

@@ -7,12 +7,13 @@ use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, UNSEEN_HELP, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, UNSEEN_HELP, change};
 use super::field::{self, Order};
 use super::order::target_order;
 use super::roles::{perm_names, permission_bits};
-use super::{Action, Field, FieldChange, Kind, ObjectRef, created_path_ref};
+use super::{Action, Field, FieldChange, Kind, ObjectRef};
 use crate::access::model::display_name;
+use crate::discord::Route;
 use crate::discord::models::{
     Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
     channel_type,
@@ -879,27 +880,20 @@ fn plan_update(
         Some(d.source.clone()),
     ));
     if !b.body.is_empty() {
-        cx.push_op(
-            phase,
-            idx,
-            "PATCH",
-            format!("/channels/{}", live.id),
-            Some(Value::Object(b.body)),
-            None,
-            format!("update {} {display}", kind.label()),
-        );
+        let route = Route::UpdateChannel {
+            channel: IdRef::Live(live.id.clone()),
+        };
+        let summary = format!("update {} {display}", kind.label());
+        cx.push_op(Op::new(phase, idx, route, summary).body(Value::Object(b.body)));
     }
     if moves {
         // One parent change per positions call, as Discord requires (40009).
         let parent_value = parent.as_ref().map(IdRef::to_value).unwrap_or(Value::Null);
+        let route = Route::UpdateChannelPositions { guild: cx.guild() };
+        let summary = format!("move channel {display}");
         cx.push_op(
-            Phase::ChannelMove,
-            idx,
-            "PATCH",
-            format!("{}/channels", cx.guild_path()),
-            Some(json!([{ "id": live.id, "parent_id": parent_value }])),
-            None,
-            format!("move channel {display}"),
+            Op::new(Phase::ChannelMove, idx, route, summary)
+                .body(json!([{ "id": live.id, "parent_id": parent_value }])),
         );
     }
 }
@@ -949,25 +943,19 @@ fn plan_create(
         b.fields,
         Some(d.source.clone()),
     ));
+    let route = Route::CreateChannel { guild: cx.guild() };
+    let summary = format!("create {} {display}", kind.label());
     cx.push_op(
-        phase,
-        idx,
-        "POST",
-        format!("{}/channels", cx.guild_path()),
-        Some(Value::Object(b.body)),
-        Some(d.key.clone()),
-        format!("create {} {display}", kind.label()),
+        Op::new(phase, idx, route, summary)
+            .body(Value::Object(b.body))
+            .creates(d.key.clone()),
     );
     if let Some(flags) = flags {
-        cx.push_op(
-            phase,
-            idx,
-            "PATCH",
-            format!("/channels/{}", created_path_ref(&d.key)),
-            Some(json!({ "flags": flags })),
-            None,
-            format!("set the flags of new {} {display}", kind.label()),
-        );
+        let route = Route::UpdateChannel {
+            channel: IdRef::New(d.key.clone()),
+        };
+        let summary = format!("set the flags of new {} {display}", kind.label());
+        cx.push_op(Op::new(phase, idx, route, summary).body(json!({ "flags": flags })));
     }
 }
 
@@ -1037,19 +1025,16 @@ fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
             // Pointed at the `prune:` line that asks for it.
             Some("prune.channels".into()),
         ));
-        cx.push_op(
-            if category {
-                Phase::CategoryDelete
-            } else {
-                Phase::ChannelDelete
-            },
-            idx,
-            "DELETE",
-            format!("/channels/{}", c.id),
-            None,
-            None,
-            format!("delete {} {name}", object.kind.label()),
-        );
+        let phase = if category {
+            Phase::CategoryDelete
+        } else {
+            Phase::ChannelDelete
+        };
+        let route = Route::DeleteChannel {
+            channel: IdRef::Live(c.id.clone()),
+        };
+        let summary = format!("delete {} {name}", object.kind.label());
+        cx.push_op(Op::new(phase, idx, route, summary));
         cx.access_after.remove_channel(&c.id);
     }
 }
@@ -1168,14 +1153,10 @@ fn plan_order(
         fields,
         Some("channels".into()),
     ));
+    let route = Route::UpdateChannelPositions { guild: cx.guild() };
     cx.push_op(
-        Phase::ChannelOrder,
-        idx,
-        "PATCH",
-        format!("{}/channels", cx.guild_path()),
-        Some(Value::Array(entries)),
-        None,
-        "reorder channels".into(),
+        Op::new(Phase::ChannelOrder, idx, route, "reorder channels".into())
+            .body(Value::Array(entries)),
     );
 }
 

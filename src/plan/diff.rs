@@ -186,7 +186,8 @@ fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
         if let Some(same) = by_change.get(&op_j.change) {
             deps.extend(same);
         }
-        if op_j.method == "POST"
+        let posts = op_j.route.method() == reqwest::Method::POST;
+        if posts
             && let Some((phase, i)) = last_create
             && phase == *phase_j
         {
@@ -199,7 +200,7 @@ fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
             by_creates.entry(k).or_default().push(j);
         }
         by_change.entry(op_j.change).or_default().push(j);
-        if op_j.method == "POST" {
+        if posts {
             last_create = Some((*phase_j, j));
         }
     }

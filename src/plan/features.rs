@@ -4,9 +4,10 @@ use hashbrown::HashMap;
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field;
 use super::{Action, Kind, PlanOptions};
+use crate::discord::Route;
 use crate::discord::models::{self, channel_type};
 use crate::manifest::{Emoji, Manifest, OnboardingMode, PromptType};
 use crate::snapshot::Snapshot;
@@ -58,14 +59,7 @@ fn emoji_display(e: &FlatEmoji) -> String {
     }
 }
 
-fn push_single(
-    cx: &mut Ctx,
-    kind: Kind,
-    method: &str,
-    path: String,
-    b: ChangeBuilder,
-    source: &str,
-) {
+fn push_single(cx: &mut Ctx, kind: Kind, route: Route<IdRef>, b: ChangeBuilder, source: &str) {
     if b.is_empty() {
         return;
     }
@@ -77,15 +71,8 @@ fn push_single(
         b.fields,
         Some(source.to_owned()),
     ));
-    cx.push_op(
-        Phase::Features,
-        idx,
-        method,
-        path,
-        Some(Value::Object(b.body)),
-        None,
-        format!("update {}", kind.label()),
-    );
+    let summary = format!("update {}", kind.label());
+    cx.push_op(Op::new(Phase::Features, idx, route, summary).body(Value::Object(b.body)));
 }
 
 pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
@@ -161,8 +148,8 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
             );
         }
     }
-    let path = format!("{}/welcome-screen", cx.guild_path());
-    push_single(cx, Kind::WelcomeScreen, "PATCH", path, b, "welcome_screen");
+    let route = Route::UpdateWelcomeScreen { guild: cx.guild() };
+    push_single(cx, Kind::WelcomeScreen, route, b, "welcome_screen");
 }
 
 /// Get Guild Widget Image (`/guilds/{id}/widget.png`) on the API base in use, when the
@@ -208,8 +195,8 @@ pub(super) fn plan_widget(cx: &mut Ctx) {
             );
         }
     }
-    let path = format!("{}/widget", cx.guild_path());
-    push_single(cx, Kind::Widget, "PATCH", path, b, "widget");
+    let route = Route::UpdateWidget { guild: cx.guild() };
+    push_single(cx, Kind::Widget, route, b, "widget");
 }
 
 /// A prompt option in comparable form.
@@ -399,8 +386,8 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
     if enabled_after {
         check_requirements(cx, o, live, &default_after, prompts_after);
     }
-    let path = format!("{}/onboarding", cx.guild_path());
-    push_single(cx, Kind::Onboarding, "PUT", path, b, "onboarding");
+    let route = Route::UpdateOnboarding { guild: cx.guild() };
+    push_single(cx, Kind::Onboarding, route, b, "onboarding");
 }
 
 fn live_prompt(p: &models::Prompt) -> Pr {

@@ -9,9 +9,10 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::context::{Ctx, Phase, change};
+use super::context::{Ctx, IdRef, Op, Phase, change};
 use super::field::Integration as Gone;
 use super::{Action, FieldChange, Kind, ObjectRef};
+use crate::discord::Route;
 use crate::snapshot::doors::{Integration, MAX_INTEGRATIONS};
 
 pub(super) fn plan_integrations(cx: &mut Ctx) {
@@ -75,15 +76,12 @@ pub(super) fn plan_integrations(cx: &mut Ctx) {
             goes_with(cx, i),
             Some("prune.integrations".into()),
         ));
-        cx.push_op(
-            Phase::IntegrationDelete,
-            idx,
-            "DELETE",
-            format!("{}/integrations/{}", cx.guild_path(), i.id),
-            None,
-            None,
-            format!("remove integration {}", object.name),
-        );
+        let route = Route::DeleteIntegration {
+            guild: cx.guild(),
+            integration: IdRef::Live(i.id.clone()),
+        };
+        let summary = format!("remove integration {}", object.name);
+        cx.push_op(Op::new(Phase::IntegrationDelete, idx, route, summary));
     }
 }
 

@@ -10,9 +10,10 @@ use hashbrown::HashSet;
 
 use serde_json::json;
 
-use super::context::{Ctx, IdRef, Phase, change};
+use super::context::{Ctx, IdRef, Op, Phase, change};
 use super::field::Invite as Fact;
 use super::{Action, FieldChange, Kind, ObjectRef};
+use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::InviteRule;
 use crate::snapshot::doors::Invite;
@@ -139,15 +140,11 @@ pub(super) fn plan_invites(cx: &mut Ctx) {
                     describe(cx, inv, &why),
                     Some("prune.invites".into()),
                 ));
-                cx.push_op(
-                    Phase::InviteDelete,
-                    idx,
-                    "DELETE",
-                    format!("/invites/{}", inv.code),
-                    None,
-                    None,
-                    format!("delete invite {}", inv.code),
-                );
+                let route = Route::DeleteInvite {
+                    code: inv.code.clone(),
+                };
+                let summary = format!("delete invite {}", inv.code);
+                cx.push_op(Op::new(Phase::InviteDelete, idx, route, summary));
             }
         }
     }

@@ -4,10 +4,11 @@ use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::{self, Order};
 use super::order::target_order;
 use super::{Action, Field, FieldChange, Kind, ObjectRef};
+use crate::discord::Route;
 use crate::discord::models::Role as LiveRole;
 use crate::discord::names::stored_display_name;
 use crate::manifest::{PermissionName, Role};
@@ -116,15 +117,16 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
                 // Pointed at the `prune:` line that asks for it.
                 Some("prune.roles".into()),
             ));
-            cx.push_op(
+            let route = Route::DeleteRole {
+                guild: cx.guild(),
+                role: IdRef::Live(r.id.clone()),
+            };
+            cx.push_op(Op::new(
                 Phase::RoleDelete,
                 idx,
-                "DELETE",
-                format!("/guilds/{guild_id}/roles/{}", r.id),
-                None,
-                None,
+                route,
                 format!("delete role {}", r.name),
-            );
+            ));
             cx.access_after.remove_role(&r.id);
         } else {
             cx.unmanaged.push(role_ref(r));
@@ -392,15 +394,18 @@ fn plan_role_update(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
         Some(&source),
         permissions.map(|_| idx),
     );
-    let path = format!("{}/roles/{}", cx.guild_path(), live.id);
+    let route = Route::UpdateRole {
+        guild: cx.guild(),
+        role: IdRef::Live(live.id.clone()),
+    };
     cx.push_op(
-        Phase::RoleUpdate,
-        idx,
-        "PATCH",
-        path,
-        Some(Value::Object(b.body)),
-        None,
-        format!("update role {}", d.name),
+        Op::new(
+            Phase::RoleUpdate,
+            idx,
+            route,
+            format!("update role {}", d.name),
+        )
+        .body(Value::Object(b.body)),
     );
 }
 
@@ -423,15 +428,16 @@ fn plan_role_create(cx: &mut Ctx, d: &Role, source: String) {
         Some(&source),
         Some(idx),
     );
-    let path = format!("{}/roles", cx.guild_path());
+    let route = Route::CreateRole { guild: cx.guild() };
     cx.push_op(
-        Phase::RoleCreate,
-        idx,
-        "POST",
-        path,
-        Some(Value::Object(b.body)),
-        Some(format!("role:{}", d.name)),
-        format!("create role {}", d.name),
+        Op::new(
+            Phase::RoleCreate,
+            idx,
+            route,
+            format!("create role {}", d.name),
+        )
+        .body(Value::Object(b.body))
+        .creates(format!("role:{}", d.name)),
     );
 }
 
@@ -442,7 +448,6 @@ fn plan_role_order(
     matches: &[Option<&LiveRole>],
     ranked: &[&LiveRole],
 ) {
-    let guild_id = cx.guild_id.clone();
     let key = |d: &Role, m: Option<&LiveRole>| match m {
         Some(r) => IdRef::Live(r.id.clone()),
         None => IdRef::New(format!("role:{}", d.name)),
@@ -545,13 +550,8 @@ fn plan_role_order(
         fields,
         Some("roles".into()),
     ));
+    let route = Route::UpdateRolePositions { guild: cx.guild() };
     cx.push_op(
-        Phase::RoleOrder,
-        idx,
-        "PATCH",
-        format!("/guilds/{guild_id}/roles"),
-        Some(Value::Array(body)),
-        None,
-        "reorder roles".into(),
+        Op::new(Phase::RoleOrder, idx, route, "reorder roles".into()).body(Value::Array(body)),
     );
 }

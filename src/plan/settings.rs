@@ -3,9 +3,10 @@
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field;
 use super::{Action, Kind};
+use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::{
     ExplicitContentFilter, MessageNotifications, Settings, SystemChannelFlag, VerificationLevel,
@@ -21,7 +22,7 @@ fn unknown_fields_known(cx: &mut Ctx, settings: Option<&Settings>) -> bool {
     let managed = settings
         .and_then(|s| serde_json::to_value(s).ok())
         .unwrap_or_default();
-    let guild_path = cx.guild_path();
+    let guild_path = Route::UpdateGuild { guild: cx.guild() }.path();
     let mut known = true;
     for field in cx.snap.guild.unknown.clone() {
         let (setting, api) = (field.setting, field.api);
@@ -223,15 +224,10 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         b.fields,
         Some("settings".into()),
     ));
-    let path = cx.guild_path();
+    let route = Route::UpdateGuild { guild: cx.guild() };
     cx.push_op(
-        Phase::Settings,
-        idx,
-        "PATCH",
-        path,
-        Some(Value::Object(b.body)),
-        None,
-        "update guild settings".into(),
+        Op::new(Phase::Settings, idx, route, "update guild settings".into())
+            .body(Value::Object(b.body)),
     );
 }
 

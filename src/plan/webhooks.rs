@@ -5,10 +5,11 @@ use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field;
 use super::images::declared_file;
-use super::{Action, Kind, ObjectRef, created_path_ref};
+use super::{Action, Kind, ObjectRef};
+use crate::discord::Route;
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
 use crate::manifest::Webhook;
 
@@ -91,15 +92,11 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
                 // Pointed at the `prune:` line that asks for it.
                 Some("prune.webhooks".into()),
             ));
-            cx.push_op(
-                Phase::WebhookDelete,
-                idx,
-                "DELETE",
-                format!("/webhooks/{}", w.id),
-                None,
-                None,
-                format!("delete webhook {name}"),
-            );
+            let route = Route::DeleteWebhook {
+                webhook: IdRef::Live(w.id.clone()),
+            };
+            let summary = format!("delete webhook {name}");
+            cx.push_op(Op::new(Phase::WebhookDelete, idx, route, summary));
         } else {
             cx.unmanaged.push(webhook_ref(w));
         }
@@ -245,15 +242,11 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
         b.fields,
         Some(source),
     ));
-    cx.push_op(
-        Phase::Features,
-        idx,
-        "PATCH",
-        format!("/webhooks/{}", live.id),
-        Some(Value::Object(b.body)),
-        None,
-        format!("update webhook {}", d.name),
-    );
+    let route = Route::UpdateWebhook {
+        webhook: IdRef::Live(live.id.clone()),
+    };
+    let summary = format!("update webhook {}", d.name);
+    cx.push_op(Op::new(Phase::Features, idx, route, summary).body(Value::Object(b.body)));
 }
 
 fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
@@ -271,10 +264,6 @@ fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
         channel_display(cx, &channel),
     );
     avatar_change(cx, &mut b, d, false, &source);
-    let channel_path = match &channel {
-        IdRef::Live(id) => id.clone(),
-        IdRef::New(key) => created_path_ref(key),
-    };
     let idx = cx.push_change(change(
         Action::Create,
         Kind::Webhook,
@@ -283,13 +272,11 @@ fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
         b.fields,
         Some(source),
     ));
+    let route = Route::CreateWebhook { channel };
+    let summary = format!("create webhook {}", d.name);
     cx.push_op(
-        Phase::Features,
-        idx,
-        "POST",
-        format!("/channels/{channel_path}/webhooks"),
-        Some(Value::Object(b.body)),
-        Some(format!("webhook:{}", d.name)),
-        format!("create webhook {}", d.name),
+        Op::new(Phase::Features, idx, route, summary)
+            .body(Value::Object(b.body))
+            .creates(format!("webhook:{}", d.name)),
     );
 }
