@@ -51,8 +51,8 @@ fn diff_stored(
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     let (mut plan, mut problems, after) = build(desired, snap, options);
-    plan.deletion_gate =
-        safety::deletion_gate(&plan, snap, safety::Allowance::from_manifest(desired));
+    let allowance = safety::Allowance::resolve(options.allow_deletes, desired);
+    plan.deletion_gate = safety::deletion_gate(&plan, snap, allowance);
     problems.extend(super::policies::judge(desired, snap, &after, &mut plan));
     problems.extend(super::gates::check(&plan, snap));
     problems.extend(safety::protect_problems(&plan, desired, snap));

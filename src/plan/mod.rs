@@ -54,6 +54,9 @@ pub struct PlanOptions {
     pub images: images::ImageFiles,
     /// The API base in use, for the links a plan shows (the widget image); none, none shown.
     pub api_base: Option<String>,
+    /// The command line's allowance of deletions (`apply --allow-deletes N`): the deletion
+    /// gate takes it in place of the manifest's `safety.allow_deletes`.
+    pub allow_deletes: Option<usize>,
 }
 
 impl PlanOptions {

@@ -3,8 +3,9 @@
 //! limit or an explicit, numbered allowance) and `protect: true` (objects never deleted).
 //!
 //! The gate's verdict is stored on the plan ([`super::Plan::deletion_gate`]) so every
-//! format shows in advance whether apply will refuse; apply evaluates it again with its
-//! own `--allow-deletes`, and refuses through [`super::Plan::raise_if_unsafe`].
+//! format shows in advance whether apply will refuse. It is judged once, as the plan is
+//! made, with the allowance the plan's options carry (apply's `--allow-deletes`, else the
+//! manifest's), and apply refuses through [`super::Plan::raise_if_unsafe`].
 
 use hashbrown::HashSet;
 
