@@ -5,8 +5,10 @@
 //! needs it starts; with `keep_going` everything else still runs.
 
 mod people;
+mod schedule;
 mod webhook_urls;
 
+pub use schedule::Schedule;
 pub use webhook_urls::{UrlFileError, UrlFileProblem, UrlsKept, WebhookUrlFile};
 
 use std::path::{Path, PathBuf};
@@ -20,7 +22,7 @@ use tokio::task::JoinSet;
 
 use crate::discord::names::stored_channel_name;
 use crate::discord::{Client, ClientError, Route, Secret};
-use crate::plan::{IdRef, Kind, Operation, Plan, created_key};
+use crate::plan::{IdRef, Operation, Plan, created_key};
 use webhook_urls::Keeper;
 
 /// What happened to each operation.
@@ -122,15 +124,7 @@ pub async fn apply(
 ) -> Outcome {
     let ops = &plan.operations;
     let total = ops.len();
-    let waits: Vec<Vec<usize>> = (0..total)
-        .map(|j| {
-            let mut waits = plan.prerequisites(j);
-            // A plan read from a file may name calls it does not have: not a reason to panic.
-            waits.retain(|&i| i < total && i != j);
-            waits
-        })
-        .collect();
-    let needs: Vec<Vec<usize>> = (0..total).map(|j| needs(plan, j, &waits[j])).collect();
+    let mut schedule = Schedule::new(plan);
     let mut out = Outcome {
         statuses: vec![Status::Pending; total],
         ..Outcome::default()
@@ -142,30 +136,17 @@ pub async fn apply(
     let mut running: JoinSet<(usize, Result<Ran, ClientError>)> = JoinSet::new();
     let mut stopped = false;
     loop {
-        // Skip what can no longer run; start what is ready. Prerequisites come
-        // earlier in the plan, so one pass carries a skip through a whole chain.
-        for j in 0..total {
-            if out.statuses[j] != Status::Pending {
+        let room = if stopped {
+            0
+        } else {
+            options.concurrency.max(1).saturating_sub(running.len())
+        };
+        for (j, status) in schedule.pass(room) {
+            out.statuses[j] = status;
+            report(&mut progress, ops, j, status, None);
+            if status != Status::Running {
                 continue;
             }
-            let gone = |&i: &usize| matches!(out.statuses[i], Status::Failed | Status::Skipped);
-            if needs[j].iter().any(gone) {
-                out.statuses[j] = Status::Skipped;
-                report(&mut progress, ops, j, Status::Skipped, None);
-                continue;
-            }
-            // What it only waits for may have failed: finished is enough.
-            let ready = waits[j].iter().all(|&i| {
-                matches!(
-                    out.statuses[i],
-                    Status::Done | Status::Failed | Status::Skipped
-                )
-            });
-            if !ready || stopped || running.len() >= options.concurrency.max(1) {
-                continue;
-            }
-            out.statuses[j] = Status::Running;
-            report(&mut progress, ops, j, Status::Running, None);
             let call = prepare(&ops[j], &out.created, options);
             let client = client.clone();
             running.spawn(async move {
@@ -213,10 +194,12 @@ pub async fn apply(
                     out.webhook_urls.push((hook.name, hook.url));
                 }
                 out.statuses[j] = Status::Done;
+                schedule.finish(j, Status::Done);
                 report(&mut progress, ops, j, Status::Done, None);
             }
             Err(e) => {
                 out.statuses[j] = Status::Failed;
+                schedule.finish(j, Status::Failed);
                 report(&mut progress, ops, j, Status::Failed, Some(&e));
                 // A rejected token or a spent budget stops everything, whatever --keep-going says.
                 let fatal = matches!(
@@ -230,61 +213,11 @@ pub async fn apply(
             }
         }
     }
-    for j in 0..total {
-        if out.statuses[j] == Status::Pending {
-            out.statuses[j] = Status::Skipped;
-            report(&mut progress, ops, j, Status::Skipped, None);
-        }
+    for j in schedule.pending() {
+        out.statuses[j] = Status::Skipped;
+        report(&mut progress, ops, j, Status::Skipped, None);
     }
     out.webhook_urls_kept = keeper.and_then(Keeper::finish);
-    out
-}
-
-/// The prerequisites of operation `j` (`waits`, from [`Plan::prerequisites`]) whose
-/// success it needs; it is skipped when one of them fails, and otherwise only
-/// waits for them to finish, so with `keep_going` a failure stops nothing else.
-///
-/// It needs every call it names in `after` (the creates it refers to, the earlier
-/// calls of its change). A stage barrier adds the rest of the earlier stages; of
-/// those it needs the calls whose object it relies on: the guild's settings and
-/// @everyone's permissions (COMMUNITY and what every channel shows are conditions
-/// Discord checks on later calls), and a role, category or channel whose id it
-/// names in its path or body. Nothing refers to a welcome screen, onboarding, widget,
-/// webhook or a whole order, so their failures are waited out, never inherited.
-fn needs(plan: &Plan, j: usize, waits: &[usize]) -> Vec<usize> {
-    let op = &plan.operations[j];
-    let named = named_ids(op);
-    waits
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let other = &plan.operations[i];
-            let object = plan.changes.get(other.change).map(|c| &c.object);
-            op.after.contains(&i)
-                || object.is_some_and(|o| match (o.kind, o.id.as_deref()) {
-                    (Kind::Guild, _) => true,
-                    (Kind::Role, Some(id)) if id == plan.guild_id => true,
-                    (Kind::Role | Kind::Category | Kind::Channel, Some(id)) => named.contains(&id),
-                    _ => false,
-                })
-        })
-        .collect()
-}
-
-/// The ids an operation names: its route's, and string values anywhere in its body.
-fn named_ids(op: &Operation) -> Vec<&str> {
-    fn walk<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
-        match v {
-            Value::String(s) => out.push(s),
-            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            Value::Object(m) => m.values().for_each(|i| walk(i, out)),
-            _ => {}
-        }
-    }
-    let mut out: Vec<&str> = op.route.ids().filter_map(IdRef::live).collect();
-    if let Some(body) = &op.body {
-        walk(body, &mut out);
-    }
     out
 }
 
@@ -510,7 +443,14 @@ pub fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Kind;
     use serde_json::json;
+
+    /// The prerequisites in `waits` whose success call `j` needs.
+    fn needed(plan: &Plan, j: usize, waits: &[usize]) -> Vec<usize> {
+        let needs = |&i: &usize| schedule::needs_one(plan, j, i);
+        waits.iter().copied().filter(needs).collect()
+    }
 
     #[test]
     fn an_image_is_sent_only_as_the_bytes_the_plan_was_made_with() {
@@ -660,9 +600,9 @@ mod tests {
             "the move waits for every earlier stage"
         );
         // It names the category it moves into, not #111, and nothing names a widget.
-        assert_eq!(needs(&plan, 3, &waits), vec![1]);
+        assert_eq!(needed(&plan, 3, &waits), vec![1]);
         // The widget names #111.
-        assert_eq!(needs(&plan, 2, &plan.prerequisites(2)), vec![0]);
+        assert_eq!(needed(&plan, 2, &plan.prerequisites(2)), vec![0]);
 
         // The guild's settings and @everyone's permissions are needed by every later call.
         let mut guild_wide = plan.clone();
@@ -673,7 +613,7 @@ mod tests {
         guild_wide.operations[0] = op(role, json!({}), 4, b - 1);
         guild_wide.operations[1] = op(Route::UpdateGuild { guild: live("9") }, json!({}), 5, b);
         assert_eq!(
-            needs(&guild_wide, 3, &guild_wide.prerequisites(3)),
+            needed(&guild_wide, 3, &guild_wide.prerequisites(3)),
             vec![0, 1]
         );
     }

@@ -131,25 +131,29 @@ pub fn barrier_stage() -> u8 {
     context::Phase::FIRST_BARRIER as u8
 }
 
+/// Whether a call of stage `stage` waits for every earlier call of stage `earlier`,
+/// whatever it names: from the settings stage on, for every earlier stage; the role
+/// order for the role creates.
+pub fn stage_waits_for(stage: u8, earlier: u8) -> bool {
+    let barrier = context::Phase::FIRST_BARRIER as u8;
+    (stage >= barrier && earlier < stage)
+        || (stage == context::Phase::RoleOrder as u8 && earlier == context::Phase::RoleCreate as u8)
+}
+
 impl Plan {
     /// Every operation that must be done before operation `j` starts: those it
     /// names, and from the settings stage on, every operation of an earlier stage;
     /// the role order waits for the role creates.
     pub fn prerequisites(&self, j: usize) -> Vec<usize> {
         let op = &self.operations[j];
-        let barrier = context::Phase::FIRST_BARRIER as u8;
-        let role_order = context::Phase::RoleOrder as u8;
-        let role_create = context::Phase::RoleCreate as u8;
         let mut out = op.after.clone();
-        if op.stage < barrier && op.stage != role_order {
+        if !(0..=u8::MAX).any(|t| stage_waits_for(op.stage, t)) {
             return out;
         }
         // A set, not `out.contains`: a late stage waits for thousands of calls.
         let named: hashbrown::HashSet<usize> = op.after.iter().copied().collect();
         for (i, other) in self.operations.iter().enumerate().take(j) {
-            let by_stage = (op.stage >= barrier && other.stage < op.stage)
-                || (op.stage == role_order && other.stage == role_create);
-            if by_stage && !named.contains(&i) {
+            if stage_waits_for(op.stage, other.stage) && !named.contains(&i) {
                 out.push(i);
             }
         }
