@@ -502,6 +502,9 @@ pub fn default_state() -> State {
             thread(71, 35, "Release party 2024", &sf(3), true),
         ],
         messages: Vec::new(),
+        soundboard_sounds: Vec::new(),
+        auto_moderation_rules: Vec::new(),
+        scheduled_events: Vec::new(),
     };
 
     State {
