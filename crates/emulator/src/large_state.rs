@@ -413,6 +413,7 @@ mod tests {
         let rules: Vec<(&str, u8, &str)> = g
             .auto_moderation_rules
             .iter()
+            .filter(|r| r.trigger_type == 5)
             .map(|r| (r.name.as_str(), r.trigger_type, r.creator_id.as_str()))
             .collect();
         assert_eq!(

@@ -1148,3 +1148,34 @@ pub struct TargetUsersJob {
     #[serde(default)]
     pub error_message: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_saved_before_the_rest_of_the_guild_still_load() {
+        // A guild of an older state file: no rules, sounds or events, and emoji and
+        // stickers as Discord shows them (creators as user objects, which are dropped).
+        let g: Guild = serde_json::from_value(serde_json::json!({
+            "id": "1", "name": "g", "owner_id": "2",
+            "emojis": [{"id": "3", "name": "wave", "roles": [], "require_colons": true,
+                        "managed": false, "animated": false, "available": true,
+                        "user": {"id": "2", "username": "owner"}}],
+            "stickers": [{"id": "4", "name": "crab", "tags": "crab", "type": 2,
+                          "format_type": 1, "description": null, "available": true,
+                          "guild_id": "1"}],
+        }))
+        .unwrap();
+        assert_eq!(
+            (g.emojis[0].name.as_str(), g.emojis[0].user_id.as_deref()),
+            ("wave", None)
+        );
+        assert_eq!(g.stickers[0].format_type, 1);
+        assert!(g.auto_moderation_rules.is_empty() && g.soundboard_sounds.is_empty());
+        assert!(g.scheduled_events.is_empty());
+        // And an empty guild serialises without the new lists.
+        let v = serde_json::to_value(&g).unwrap();
+        assert!(v.get("scheduled_events").is_none());
+    }
+}
