@@ -151,9 +151,7 @@ fn read_recurrence(r: &mut Reader) -> Option<Option<RecurrenceRule>> {
     }
     let by_month = small_ints(&mut m, "by_month", 1, 12);
     let by_month_day = small_ints(&mut m, "by_month_day", 1, 31);
-    let Some(frequency) = frequency else {
-        return None;
-    };
+    let frequency = frequency?;
     let (yearly, monthly, weekly, daily) = (0, 1, 2, 3);
     let sets = [
         by_weekday.is_some(),
