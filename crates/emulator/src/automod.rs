@@ -147,8 +147,9 @@ fn read_metadata(r: &mut Reader, trigger: u8, required: bool) -> Option<TriggerM
             out.keyword_filter = strings(&mut m, "keyword_filter", 1000, 60);
             out.regex_patterns = strings(&mut m, "regex_patterns", 10, 260);
             for (i, p) in out.regex_patterns.iter().enumerate() {
-                // Rust's regex flavour, as Discord's (resources/auto-moderation).
-                if regex::Regex::new(p).is_err() {
+                // Rust's regex flavour, as Discord's (resources/auto-moderation): parsed,
+                // Unicode classes resolved, not compiled (see README).
+                if regex_syntax::parse(p).is_err() {
                     m.err_at(
                         &["regex_patterns", &i.to_string()],
                         "AUTO_MODERATION_INVALID_REGEX",
