@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -35,6 +35,11 @@ use super::{Connection, Invalid, Target, load_checked, refusal_report, rehearsal
 
 #[derive(Args)]
 pub struct McpArgs {
+    /// The folder the tools work in, the repository (default: the working folder): every
+    /// path a tool names must stay inside it. For clients that cannot set the server's
+    /// working folder.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     #[command(flatten)]
     conn: Connection,
 }
@@ -47,6 +52,12 @@ impl McpArgs {
 
 /// Serves the tools on stdin and stdout until the client closes the connection.
 pub async fn run(args: McpArgs) -> Result<u8> {
+    if let Some(root) = &args.root {
+        // Before any tool runs: every path is then taken from the root, as from a
+        // working folder.
+        std::env::set_current_dir(root)
+            .with_context(|| format!("cannot work in --root {}", root.display()))?;
+    }
     let folder = std::env::current_dir()?;
     eprintln!(
         "guildctl mcp: serving read-only tools on stdio for {} ({})",
