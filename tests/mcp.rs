@@ -309,6 +309,17 @@ async fn plan_against_the_emulator_only_reads_and_never_shows_the_token() {
         .await;
     assert!(texts(&md)[0].contains("Reviewers"), "{md}");
 
+    // Rehearsed on an in-process copy of the guild, never on the guild itself.
+    let rehearsed = mcp
+        .call(
+            "plan",
+            json!({ "manifest": "guild.yaml", "rehearse": true }),
+        )
+        .await;
+    assert!(!is_error(&rehearsed), "{rehearsed}");
+    let summary: Value = serde_json::from_str(&texts(&rehearsed)[1]).expect("JSON");
+    assert_eq!(summary["rehearsal"]["ok"], true, "{summary}");
+
     let (code, stderr, lines) = mcp.close().await;
     assert_eq!(code, 0, "{stderr}");
     let requests = h.requests();

@@ -120,6 +120,17 @@ impl From<ReportFormat> for Format {
     }
 }
 
+/// How a plan is written; its JSON summary follows it either way.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum PlanFormat {
+    /// As on a terminal (without colours).
+    #[default]
+    Text,
+    /// As in a pull-request comment.
+    Markdown,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PlanParams {
@@ -129,9 +140,8 @@ struct PlanParams {
     /// Instead of `manifest`: a guild of the workspace file guildctl.yaml in that folder, by
     /// its name there.
     guild: Option<String>,
-    /// How the plan is written (text by default); a JSON summary follows it either way.
     #[serde(default)]
-    format: ReportFormat,
+    format: PlanFormat,
     /// Also apply the plan to an in-process copy of the guild (never to Discord) and say
     /// whether every call would be accepted and the guild would converge.
     #[serde(default)]
@@ -389,9 +399,8 @@ impl Server {
             }
         };
         let format = match p.format {
-            // The summary that follows is the JSON: the plan itself reads best as text.
-            ReportFormat::Json => Format::Text,
-            other => other.into(),
+            PlanFormat::Text => Format::Text,
+            PlanFormat::Markdown => Format::Markdown,
         };
         let content = vec![
             ContentBlock::text(report::render(&plan, format, Heading::Plan, false)),
