@@ -273,11 +273,7 @@ impl Server {
                 "# {}\n\n{}\n\nMore: docs/rules.md",
                 e.id, e.text
             ))]),
-            Err(unknown) => failed(format!(
-                "{}. Known: {}",
-                inert::terminal(&unknown.to_string()),
-                unknown.known.join(", ")
-            )),
+            Err(unknown) => failed(format!("{unknown}. Known: {}", unknown.known.join(", "))),
         }
     }
 
