@@ -23,15 +23,16 @@ use hashbrown::hash_map::Entry;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
+use crate::discord::limits::{
+    AFK_TIMEOUTS, AUTO_ARCHIVE_DURATIONS, BITRATE_MIN, CHANNEL_NAME_MAX, FORUM_TOPIC_MAX,
+    GUILD_DESCRIPTION_MAX, GUILD_NAME_LEN, ROLE_NAME_MAX, SLOWMODE_MAX, STAGE_BITRATE_MAX,
+    STAGE_USER_LIMIT_MAX, TAG_NAME_LEN, TAGS_MAX, TOPIC_MAX, VOICE_BITRATE_MAX,
+    VOICE_USER_LIMIT_MAX,
+};
 use crate::discord::models::LOCALES;
 use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::export::{ExportError, permission_names, schema_modeline, section};
-use crate::manifest::check::{
-    AFK_TIMEOUTS, AUTO_ARCHIVE_DURATIONS, BITRATE_MIN, CHANNEL_NAME_MAX, ChannelLookup, Ctx,
-    EVERYONE, FORUM_TOPIC_MAX, GUILD_DESCRIPTION_MAX, GUILD_NAME_LEN, ROLE_NAME_MAX, SLOWMODE_MAX,
-    STAGE_BITRATE_MAX, STAGE_USER_LIMIT_MAX, TAG_NAME_LEN, TAGS_MAX, TOPIC_MAX, VOICE_BITRATE_MAX,
-    VOICE_USER_LIMIT_MAX,
-};
+use crate::manifest::check::{ChannelLookup, Ctx, EVERYONE};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{
     Channel, ChannelType, Color, Emoji, ExplicitContentFilter, ForumLayout, ForumTag, Manifest,

@@ -6,10 +6,8 @@
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use crate::discord::limits::IMAGE_MAX_BYTES;
 use crate::manifest::source::{PathRefusal, Refused, Within, resolve};
-
-/// Discord's limit on an uploaded image (8 MiB).
-pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
 /// A problem with an image reference: what is wrong, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
