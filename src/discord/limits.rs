@@ -44,6 +44,8 @@ pub const WEBHOOKS_PER_CHANNEL_MAX: usize = 15;
 // discord-behaviour.md §9.5.
 pub const TAGS_MAX: usize = 20;
 pub const TAG_NAME_LEN: (usize, usize) = (1, 20);
+// discord-behaviour.md §10.2: letters, digits and underscores.
+pub const EMOJI_NAME_LEN: (usize, usize) = (2, 32);
 
 /// Discord stores at most 512 characters of an audit-log reason (§7.1), a ban's included.
 pub const MAX_REASON_CHARS: usize = 512;

@@ -286,7 +286,7 @@ fn check_emoji(path: String, e: &Emoji, out: &mut Vec<Diagnostic>) {
             }
             if let Some(name) = &c.name {
                 let n = len(name);
-                if !(2..=32).contains(&n)
+                if !(EMOJI_NAME_LEN.0..=EMOJI_NAME_LEN.1).contains(&n)
                     || !name
                         .chars()
                         .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
