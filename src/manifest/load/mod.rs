@@ -39,10 +39,18 @@ use wording::{serde_path, type_hint, type_message};
 
 pub use merge::LIST_SECTIONS;
 pub(super) use parse::parse_tree;
-pub use parse::{MAX_ALIASES, MAX_DEPTH, MAX_NODES, assert_parses_agree, parses_fast};
+pub use parse::{assert_parses_agree, parses_fast};
 
 /// The only manifest format version.
 pub const MANIFEST_VERSION: u32 = 1;
+
+/// How deep YAML may nest (mappings and lists). The deepest manifest node
+/// (`onboarding.prompts[].options[].emoji.id`) is at depth 7.
+pub const MAX_DEPTH: usize = 32;
+/// The most YAML nodes (scalars, mappings, lists) a file may have, aliases expanded.
+pub const MAX_NODES: usize = 250_000;
+/// The most aliases (`*name`) a file may use.
+pub const MAX_ALIASES: usize = 1_000;
 
 /// A parsed manifest with its files' text and node locations.
 #[derive(Debug, Clone)]

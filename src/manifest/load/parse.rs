@@ -5,18 +5,11 @@
 use std::borrow::Cow;
 
 use super::wording::{describe_parse_error, error_span, unclosed_before};
+use super::{MAX_ALIASES, MAX_DEPTH, MAX_NODES};
 use crate::manifest::diagnostic::{Located, Report, Severity};
 use crate::manifest::source::{self, SourceFile};
 use crate::manifest::source_map::Span;
 use crate::manifest::tree::{At, Limits, Node, parse_fast};
-
-/// How deep YAML may nest (mappings and lists). The deepest manifest node
-/// (`onboarding.prompts[].options[].emoji.id`) is at depth 7.
-pub const MAX_DEPTH: usize = 32;
-/// The most YAML nodes (scalars, mappings, lists) a file may have, aliases expanded.
-pub const MAX_NODES: usize = 250_000;
-/// The most aliases (`*name`) a file may use.
-pub const MAX_ALIASES: usize = 1_000;
 
 /// The loader's budget, as the fast parse keeps to it.
 const LIMITS: Limits = Limits {

@@ -2,7 +2,7 @@
 //! parser's and serde's messages tidied and said in words, with a help for each, and the
 //! place a syntax error most likely starts (a quote or bracket left open lines earlier).
 
-use super::parse::{MAX_ALIASES, MAX_DEPTH, MAX_NODES};
+use super::{MAX_ALIASES, MAX_DEPTH, MAX_NODES};
 use crate::manifest::source_map::Span;
 
 /// The place of a parse error: its line and column, one character long.
