@@ -65,7 +65,7 @@ pub enum NoteKind {
 }
 
 /// Something the import changed or left out, at a JSON path of the template. The message
-/// holds outside text as it is: show it with [`shown`].
+/// holds outside text as it is: show it with [`shown`](super::shown).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
     pub kind: NoteKind,
