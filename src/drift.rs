@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::discord::models::WEBHOOK_INCOMING;
+use crate::discord::time::{DAY_MS, ago, rfc3339, snowflake_ms};
 use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
 use crate::plan::field::{self, Field};
@@ -30,8 +31,6 @@ pub const RETENTION_DAYS: u64 = 45;
 pub const PAGE_SIZE: usize = 100;
 /// Default cap on audit-log pages per run: 10 × 100 entries.
 pub const DEFAULT_MAX_PAGES: usize = 10;
-const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
-const DAY_MS: u64 = 86_400_000;
 
 #[derive(Debug, Clone)]
 pub struct DriftOptions {
@@ -1250,50 +1249,9 @@ fn unreadable_parts(snap: &Snapshot) -> Vec<Unreadable> {
     out
 }
 
-// ---------------------------------------------------------------------------
-// Time.
-
-/// Unix milliseconds of a snowflake: `(id >> 22) + 1420070400000`.
-pub fn snowflake_ms(id: &str) -> Option<u64> {
-    id.parse::<u64>().ok().map(|n| (n >> 22) + DISCORD_EPOCH_MS)
-}
-
-/// `2025-06-01T12:00:03Z`.
-pub fn rfc3339(ms: u64) -> String {
-    time::OffsetDateTime::from_unix_timestamp((ms / 1000) as i64)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
-}
-
-pub fn ago(ms: u64) -> String {
-    let s = ms / 1000;
-    let (n, unit) = match s {
-        0..60 => return "just now".to_owned(),
-        60..3600 => (s / 60, "minute"),
-        3600..86_400 => (s / 3600, "hour"),
-        _ => (s / 86_400, "day"),
-    };
-    format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_from_snowflakes() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_420_070_400_000), "2015-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_709_210_096_000), "2024-02-29T12:34:56Z");
-        // Discord's documented example id 175928847299117063 → 2016-04-30 11:18:25.796 UTC.
-        assert_eq!(snowflake_ms("175928847299117063"), Some(1_462_015_105_796));
-        assert_eq!(ago(90_000), "1 minute ago");
-        assert_eq!(ago(3 * DAY_MS), "3 days ago");
-    }
 
     #[test]
     fn commits_in_reasons() {

@@ -25,6 +25,7 @@ pub mod import;
 pub mod inert;
 pub mod lockdown;
 pub mod manifest;
+pub mod mcp;
 pub mod ops;
 /// `print!` that never panics: when standard output closes early (`guildctl plan | head`),
 /// the rest of the output is dropped and the command still finishes its work, with its exit

@@ -664,7 +664,7 @@ fn doors_of(snap: &Snapshot, users: &mut BTreeMap<String, Value>) -> (Vec<Value>
             let (created_at, max_age) = match (&i.created_at, i.max_age) {
                 (Some(c), Some(age)) => (c.clone(), age),
                 _ => (
-                    crate::drift::rfc3339(now),
+                    crate::discord::time::rfc3339(now),
                     expires.map_or(0, |e| e.saturating_sub(now).div_ceil(1000)),
                 ),
             };

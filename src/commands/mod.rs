@@ -10,6 +10,7 @@ pub mod export;
 mod git;
 pub mod import;
 pub mod lockdown;
+pub mod mcp;
 pub mod plan;
 mod rehearse;
 mod session;

@@ -242,7 +242,7 @@ fn summary_table(outcomes: &[Outcome]) -> String {
 
 /// Loads a guild's manifest with its checks (shown on stderr) and refuses one whose
 /// `guild:` names another guild than the workspace gives it.
-fn load_for(target: &Target, g: &WorkspaceGuild) -> Result<(Target, LoadedManifest)> {
+pub(crate) fn load_for(target: &Target, g: &WorkspaceGuild) -> Result<(Target, LoadedManifest)> {
     let mut t = target.clone();
     t.file = Some(g.manifest.clone());
     t.within = Some(g.within());
@@ -302,6 +302,29 @@ async fn read(session: &Session, id: &str, loaded: &LoadedManifest) -> Result<Sn
 
 // --- validate
 
+/// One guild of a workspace, checked as `validate` checks it (policies included), its
+/// manifest's `guild:` held to the workspace's id.
+pub(crate) fn validate_guild(g: &WorkspaceGuild) -> manifest::Report {
+    let (loaded, mut report) = guildctl::access::policy::validate_in(&g.manifest, &g.within());
+    if let Some(declared) = loaded.as_ref().and_then(|l| l.manifest.guild.as_ref())
+        && declared.0 != g.id
+    {
+        report.items.push(manifest::Located {
+            severity: manifest::Severity::Error,
+            rule: "workspace".into(),
+            message: format!(
+                "the manifest is for guild {}, but the workspace gives `{}` the id {}",
+                declared.0, g.name, g.id
+            ),
+            help: Some("make `guild:` and the workspace's `id` the same guild".into()),
+            path: "guild".into(),
+            span: loaded.as_ref().and_then(|l| l.locations.span("guild")),
+            related: Vec::new(),
+        });
+    }
+    report
+}
+
 pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: bool) -> Result<u8> {
     sel.no_reports("validate")?;
     let (_, guilds) = sel.resolve()?;
@@ -310,24 +333,7 @@ pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: b
     let outcomes: Vec<Outcome> = guilds
         .iter()
         .map(|g| {
-            let (loaded, mut report) =
-                guildctl::access::policy::validate_in(&g.manifest, &g.within());
-            if let Some(declared) = loaded.as_ref().and_then(|l| l.manifest.guild.as_ref())
-                && declared.0 != g.id
-            {
-                report.items.push(manifest::Located {
-                    severity: manifest::Severity::Error,
-                    rule: "workspace".into(),
-                    message: format!(
-                        "the manifest is for guild {}, but the workspace gives `{}` the id {}",
-                        declared.0, g.name, g.id
-                    ),
-                    help: Some("make `guild:` and the workspace's `id` the same guild".into()),
-                    path: "guild".into(),
-                    span: loaded.as_ref().and_then(|l| l.locations.span("guild")),
-                    related: Vec::new(),
-                });
-            }
+            let report = validate_guild(g);
             let errors = report.has_errors();
             let rendered = manifest::render_reports(std::slice::from_ref(&report), format, color);
             let json = match format {

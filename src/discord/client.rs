@@ -12,11 +12,12 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::limits::MAX_REASON_CHARS;
 use super::models::ErrorBody;
 use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
+use super::time::human_duration;
 use crate::inert;
 use crate::inert::redact;
-use crate::progress::human_duration;
 use tokio::time::Instant;
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
@@ -25,9 +26,6 @@ const USER_AGENT: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     ")"
 );
-
-/// Discord stores at most 512 characters of a reason (§7.1).
-pub const MAX_REASON_CHARS: usize = 512;
 
 /// A bot token. It has no `Display`, and its `Debug` hides the value, so it
 /// cannot end up in output or an error message by accident.

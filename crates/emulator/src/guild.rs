@@ -353,11 +353,11 @@ pub async fn get_guild_preview(AxState(app): AxState<App>, ctx: Ctx, Path(gid): 
         "splash": g.splash,
         "discovery_splash": g.discovery_splash,
         "home_header": g.home_header,
-        "emojis": g.emojis,
+        "emojis": render::emojis(g),
         "features": g.features,
         "approximate_member_count": g.members.len(),
         "approximate_presence_count": 0,
         "description": g.description,
-        "stickers": g.stickers,
+        "stickers": render::stickers(g),
     }))
 }
