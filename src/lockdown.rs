@@ -94,14 +94,10 @@ pub async fn run(
     now_ms: u64,
 ) -> Result<Value, LockdownError> {
     let body = body(action, now_ms)?;
-    let answer = client
-        .send(
-            reqwest::Method::PUT,
-            &format!("/guilds/{guild_id}/incident-actions"),
-            Some(&body),
-            Some(reason),
-        )
-        .await?;
+    let route = crate::discord::Route::UpdateIncidentActions {
+        guild: guild_id.to_owned(),
+    };
+    let answer = client.call(&route, Some(&body), Some(reason)).await?;
     Ok(answer.unwrap_or(Value::Null))
 }
 

@@ -351,11 +351,11 @@ mod tests {
         let out = Captured::default();
         let console = Console::to_writer(Box::new(out.clone()), NOTICE_AFTER);
         let op = |summary: &str| crate::plan::Operation {
-            method: "PATCH".into(),
-            path: "/webhooks/1/tok".into(),
+            route: crate::discord::Route::UpdateWebhook {
+                webhook: crate::plan::IdRef::Live("1".into()),
+            },
             body: None,
             creates: None,
-            audited: true,
             reason: None,
             summary: summary.into(),
             change: 0,

@@ -456,7 +456,8 @@ impl Client {
             path: path.to_owned(),
             detail,
         };
-        let Some(body) = self.send_raw(Method::GET, path, None, None).await? else {
+        let bucket = Route::of(&Method::GET, path);
+        let Some(body) = self.send_raw(Method::GET, path, bucket, None, None).await? else {
             return Err(decode("the body is empty".into()));
         };
         // Straight from the bytes, not through a `Value` as large again as the body; a body
@@ -482,8 +483,32 @@ impl Client {
         body: Option<&Value>,
         reason: Option<&str>,
     ) -> Result<Option<Value>, ClientError> {
-        match self.send_raw(method.clone(), path, body, reason).await? {
+        let bucket = Route::of(&method, path);
+        match self
+            .send_raw(method.clone(), path, bucket, body, reason)
+            .await?
+        {
             Some(bytes) => json_body(&method, path, &bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Makes the write `route` names, as [`Client::send`] does: its method, path and
+    /// rate-limit bucket are the route's, and `reason` goes with it only where Discord
+    /// records one ([`super::Route::takes_reason`]).
+    pub async fn call(
+        &self,
+        route: &super::Route,
+        body: Option<&Value>,
+        reason: Option<&str>,
+    ) -> Result<Option<Value>, ClientError> {
+        let (method, path) = (route.method(), route.path());
+        let reason = reason.filter(|_| route.takes_reason());
+        match self
+            .send_raw(method.clone(), &path, route.bucket(), body, reason)
+            .await?
+        {
+            Some(bytes) => json_body(&method, &path, &bytes).map(Some),
             None => Ok(None),
         }
     }
@@ -493,10 +518,10 @@ impl Client {
         &self,
         method: Method,
         path: &str,
+        route: Route,
         body: Option<&Value>,
         reason: Option<&str>,
     ) -> Result<Option<bytes::Bytes>, ClientError> {
-        let route = Route::of(&method, path);
         let deadline = Instant::now() + self.options.deadline;
         let (mut failures, mut limited) = (0, 0);
         loop {

@@ -8,8 +8,10 @@ pub mod limits;
 pub mod models;
 pub mod names;
 pub mod ratelimit;
+pub mod route;
 pub mod time;
 
 pub use client::{
     ApiError, Client, ClientError, ClientOptions, GaveUp, MAX_BODY_BYTES, Secret, Token,
 };
+pub use route::Route;

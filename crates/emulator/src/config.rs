@@ -64,6 +64,11 @@ pub struct EmulatorConfig {
     /// userdoccers 50 of the 500 channels), so off (`null`) by default: a server-side limit
     /// to set when a guild is known to have one.
     pub max_categories: Option<usize>,
+    /// Send every role's deprecated `color` as 0, whatever its colours, as a
+    /// Discord-compatible server (Spacebar) does beside a colour set through `colors`.
+    /// Discord keeps `color` equal to `colors.primary_color` (§3.1), so off by default: a
+    /// client that reads `color` where `colors` is sent reads the wrong colour.
+    pub role_color_zero: bool,
     /// Emoji slots (static, and as many animated) a guild with the MORE_EMOJI feature has
     /// at least, whatever its boost tier (Discord documents the feature, not the number).
     pub more_emoji_slots: usize,
@@ -121,6 +126,7 @@ impl Default for EmulatorConfig {
             collapse_inner_whitespace: false,
             guild_members_intent: true,
             max_categories: None,
+            role_color_zero: false,
             more_emoji_slots: 200,
             more_sticker_slots: 60,
             more_soundboard_slots: 48,

@@ -26,7 +26,11 @@ pub async fn get_guild(
     let with_counts = query_params(q)
         .get("with_counts")
         .is_some_and(|v| v == "true" || v == "1" || v == "True");
-    ok(render::guild(&st.guilds[gi], with_counts))
+    ok(render::guild(
+        &st.guilds[gi],
+        with_counts,
+        render::Dialect::of(&st.config),
+    ))
 }
 
 /// Discord's locales (§9.4, discord-api-types `Locale`), the only values
@@ -49,6 +53,7 @@ pub async fn patch_guild(
 ) -> R {
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
+    let dialect = render::Dialect::of(&st.config);
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
@@ -327,7 +332,7 @@ pub async fn patch_guild(
             None,
         );
     }
-    fired(ok(render::guild(g, false)), [events::GUILD_UPDATE])
+    fired(ok(render::guild(g, false, dialect)), [events::GUILD_UPDATE])
 }
 
 /// `GET /guilds/{g}/preview`: a member of the guild, or anyone authenticated when the

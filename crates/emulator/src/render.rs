@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::config::EmulatorConfig;
 use super::perms::rank;
 use super::state::{
     AuditEntry, AutoModRule, Channel, Emoji, Guild, Member, MemberDetails, RecurrenceRule, Role,
@@ -44,14 +45,30 @@ pub fn current_user(u: &User) -> Value {
     v
 }
 
-pub fn role(r: &Role) -> Value {
+/// How the server departs from Discord in what it sends ([`EmulatorConfig`]'s
+/// compatibility knobs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dialect {
+    /// `color: 0` on every role (`role_color_zero`).
+    pub role_color_zero: bool,
+}
+
+impl Dialect {
+    pub fn of(config: &EmulatorConfig) -> Dialect {
+        Dialect {
+            role_color_zero: config.role_color_zero,
+        }
+    }
+}
+
+pub fn role(r: &Role, dialect: Dialect) -> Value {
     let mut v = json!({
         "id": r.id,
         "name": r.name,
         "description": null,
         "permissions": r.permissions,
         "position": r.position,
-        "color": r.color,
+        "color": if dialect.role_color_zero { 0 } else { r.color },
         // colors.primary_color always equals color (§3.1).
         "colors": {
             "primary_color": r.color,
@@ -72,10 +89,10 @@ pub fn role(r: &Role) -> Value {
 }
 
 /// Roles highest first, the order Discord's client shows them.
-pub fn roles(g: &Guild) -> Value {
+pub fn roles(g: &Guild, dialect: Dialect) -> Value {
     let mut rs: Vec<&Role> = g.roles.iter().collect();
     rs.sort_by_key(|r| std::cmp::Reverse(rank(g, r)));
-    Value::Array(rs.into_iter().map(role).collect())
+    Value::Array(rs.into_iter().map(|r| role(r, dialect)).collect())
 }
 
 pub fn channel(guild_id: &str, c: &Channel) -> Value {
@@ -135,7 +152,7 @@ pub fn channel(guild_id: &str, c: &Channel) -> Value {
     Value::Object(o)
 }
 
-pub fn guild(g: &Guild, with_counts: bool) -> Value {
+pub fn guild(g: &Guild, with_counts: bool, dialect: Dialect) -> Value {
     let mut v = serde_json::to_value(g).unwrap_or_else(|_| json!({}));
     if let Some(o) = v.as_object_mut() {
         o.remove("channels");
@@ -156,7 +173,7 @@ pub fn guild(g: &Guild, with_counts: bool) -> Value {
         // The emulator's own keeping: uploads behind the hashes, and bans (their own route).
         o.remove("images");
         o.remove("bans");
-        o.insert("roles".into(), roles(g));
+        o.insert("roles".into(), roles(g, dialect));
         o.insert("emojis".into(), emojis(g));
         o.insert("stickers".into(), stickers(g));
         if with_counts {
