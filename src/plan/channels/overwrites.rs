@@ -1,0 +1,181 @@
+//! Permission overwrites: the set a channel declares, what it is once synced with its
+//! category, and how the plan shows it.
+
+use serde_json::{Value, json};
+
+use super::Decl;
+use crate::discord::models::{
+    Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
+};
+use crate::permissions::Permissions;
+use crate::plan::context::{Ctx, IdRef};
+use crate::plan::roles::{perm_names, permission_bits};
+
+/// An overwrite as guildctl compares them: target, type and bits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Ow {
+    pub(super) target: IdRef,
+    pub(super) kind: u8,
+    pub(super) allow: Permissions,
+    pub(super) deny: Permissions,
+}
+
+impl Ow {
+    pub(super) fn from_live(o: &LiveOverwrite) -> Ow {
+        Ow {
+            target: IdRef::Live(o.id.clone()),
+            kind: o.kind,
+            allow: o.allow,
+            deny: o.deny,
+        }
+    }
+
+    pub(super) fn api(&self) -> Value {
+        json!({ "id": self.target.to_value(), "type": self.kind, "allow": self.allow, "deny": self.deny })
+    }
+}
+
+/// A channel's overwrites as they are listed, sorted by target. An all-zero overwrite
+/// changes no permission, but it is an entry Discord keeps and shows in the channel's
+/// permission list, so it is created, shown and compared like any other.
+pub(super) fn listed(set: &[Ow]) -> Vec<Ow> {
+    let mut v = set.to_vec();
+    v.sort_by(|a, b| a.target.cmp(&b.target));
+    v
+}
+
+/// The overwrites as Discord's sync check sees them: all-zero ones dropped (a missing
+/// overwrite counts as all-zero there).
+pub(super) fn effective(set: &[Ow]) -> Vec<Ow> {
+    let mut v = listed(set);
+    v.retain(|o| !(o.allow.is_empty() && o.deny.is_empty()));
+    v
+}
+
+/// The overwrite set each declared channel should have, or `None` where unmanaged.
+pub(super) fn desired_overwrites(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    matches: &[Option<&LiveChannel>],
+) -> Vec<Option<Vec<Ow>>> {
+    let mut out: Vec<Option<Vec<Ow>>> = Vec::with_capacity(decls.len());
+    for (i, d) in decls.iter().enumerate() {
+        let live_ows = matches[i]
+            .map(|l| l.permission_overwrites.as_slice())
+            .unwrap_or(&[]);
+        let set = if let Some(list) = &d.ch.overwrites {
+            let mut set = Vec::new();
+            let mut seen = Vec::new();
+            for (j, o) in list.iter().enumerate() {
+                let source = format!("{}.overwrites[{j}]", d.source);
+                let (target, kind) = match (&o.role, &o.member) {
+                    (Some(role), None) => match cx.role_ids.get(role) {
+                        Some(id) => (id.clone(), OVERWRITE_ROLE),
+                        None => {
+                            cx.problem(
+                                Some(format!("{source}.role")),
+                                format!("overwrite on `{}` names role `{role}`, which is neither declared nor in the guild", d.ch.name),
+                                Some("declare the role under `roles`, or correct the name"),
+                            );
+                            continue;
+                        }
+                    },
+                    (None, Some(member)) => (IdRef::Live(member.0.clone()), OVERWRITE_MEMBER),
+                    _ => {
+                        cx.problem(
+                            Some(source),
+                            format!(
+                                "an overwrite on `{}` must name exactly one of `role` or `member`",
+                                d.ch.name
+                            ),
+                            None,
+                        );
+                        continue;
+                    }
+                };
+                // One overwrite per target: a role by name and by id is one target.
+                let (what, written) = match (&o.role, &o.member) {
+                    (Some(role), _) => ("role", role.as_str()),
+                    (_, Some(member)) => ("member", member.0.as_str()),
+                    _ => ("target", ""),
+                };
+                if !cx.first_in_list(&mut seen, &target, &source, written, what) {
+                    continue;
+                }
+                let live = live_ows
+                    .iter()
+                    .find(|l| Some(l.id.as_str()) == target.live());
+                let allow = permission_bits(
+                    cx,
+                    &o.allow,
+                    live.map(|l| l.allow).unwrap_or_default(),
+                    &format!("{source}.allow"),
+                );
+                let deny = permission_bits(
+                    cx,
+                    &o.deny,
+                    live.map(|l| l.deny).unwrap_or_default(),
+                    &format!("{source}.deny"),
+                );
+                set.push(Ow {
+                    target,
+                    kind,
+                    allow,
+                    deny,
+                });
+            }
+            Some(set)
+        } else if d.ch.sync_permissions == Some(true) {
+            // Categories are flattened before their children, so the parent's set is known.
+            match d.parent {
+                Some(p) => Some(out[p].clone().unwrap_or_else(|| {
+                    matches[p]
+                        .map(|c| c.permission_overwrites.iter().map(Ow::from_live).collect())
+                        .unwrap_or_default()
+                })),
+                None => {
+                    cx.problem(
+                        Some(format!("{}.sync_permissions", d.source)),
+                        format!(
+                            "`{}` is not in a category, so it has nothing to sync with",
+                            d.ch.name
+                        ),
+                        Some("remove `sync_permissions`, or move the channel into a category"),
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        out.push(set);
+    }
+    out
+}
+
+/// Overwrites in manifest terms, for plans people read.
+pub(super) fn overwrites_display(cx: &Ctx, set: &[Ow]) -> Value {
+    let name_of = |t: &IdRef, kind: u8| -> (String, String) {
+        if kind == OVERWRITE_MEMBER {
+            return ("member".into(), t.live().unwrap_or_default().to_owned());
+        }
+        ("role".into(), cx.role_label(t))
+    };
+    Value::Array(
+        listed(set)
+            .iter()
+            .map(|o| {
+                let (k, v) = name_of(&o.target, o.kind);
+                let mut m = serde_json::Map::new();
+                m.insert(k, Value::String(v));
+                if !o.allow.is_empty() {
+                    m.insert("allow".into(), perm_names(o.allow));
+                }
+                if !o.deny.is_empty() {
+                    m.insert("deny".into(), perm_names(o.deny));
+                }
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
