@@ -7,38 +7,9 @@
 
 mod common;
 
-use common::{Harness, Run, example};
-use discord_emulator::State;
-use discord_emulator::state::BotToken;
+use common::{Harness, StateNames, arrange, example};
 use guildctl::report::MARKDOWN_BUDGET;
 use serde_json::Value;
-
-fn user_id(st: &State, name: &str) -> String {
-    st.users
-        .iter()
-        .find(|u| u.username == name)
-        .unwrap_or_else(|| panic!("user {name}"))
-        .id
-        .clone()
-}
-
-fn role_id(st: &State, name: &str) -> String {
-    st.guilds[0]
-        .roles
-        .iter()
-        .find(|r| r.name == name)
-        .unwrap_or_else(|| panic!("role {name}"))
-        .id
-        .clone()
-}
-
-async fn run(h: &Harness, args: &[&str]) -> Run {
-    h.run(args).await
-}
-
-fn json(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
-}
 
 /// Staff/#mod-log, opened to @everyone by its @everyone overwrite.
 const OPEN_MOD_LOG: &str = "  - name: Staff
@@ -70,7 +41,7 @@ async fn opening_mod_log_to_everyone_reads_as_access_in_text_markdown_and_json()
     let m = m.to_str().unwrap();
     let line = "@everyone gains view_channel in Staff/#mod-log";
 
-    let text = run(&h, &["plan", "-f", m]).await;
+    let text = h.run(&["plan", "-f", m]).await;
     text.assert_code(0);
     assert!(
         text.stdout.len() > MARKDOWN_BUDGET,
@@ -93,7 +64,7 @@ async fn opening_mod_log_to_everyone_reads_as_access_in_text_markdown_and_json()
         "the access section"
     );
 
-    let md = run(&h, &["plan", "-f", m, "--format", "markdown"]).await;
+    let md = h.run(&["plan", "-f", m, "--format", "markdown"]).await;
     md.assert_code(0);
     assert!(md.stdout.len() <= MARKDOWN_BUDGET);
     assert!(
@@ -106,7 +77,7 @@ async fn opening_mod_log_to_everyone_reads_as_access_in_text_markdown_and_json()
     let at = md.stdout.find(inert).expect("the access risk, kept");
     assert!(at < md.stdout.find("<details><summary>Changes").unwrap());
 
-    let j = json(&run(&h, &["plan", "-f", m, "--format", "json"]).await);
+    let j = h.run(&["plan", "-f", m, "--format", "json"]).await.json();
     let access = j["access"].as_array().expect("access");
     let opened = access
         .iter()
@@ -133,11 +104,7 @@ async fn opening_mod_log_to_everyone_reads_as_access_in_text_markdown_and_json()
 async fn a_roster_grant_shows_the_users_new_channels_and_is_a_risk() {
     let h = Harness::start().await;
     let st = h.emu.state();
-    let (alice, erin, heidi) = (
-        user_id(&st, "alice"),
-        user_id(&st, "erin"),
-        user_id(&st, "heidi"),
-    );
+    let (alice, erin, heidi) = (st.user_id("alice"), st.user_id("erin"), st.user_id("heidi"));
     let yaml = format!(
         "version: 1
 roles:
@@ -150,7 +117,7 @@ roles:
     );
     let m = h.manifest("staff.yaml", &yaml);
     let m = m.to_str().unwrap();
-    let j = json(&run(&h, &["plan", "-f", m, "--format", "json"]).await);
+    let j = h.run(&["plan", "-f", m, "--format", "json"]).await.json();
     let hers: Vec<&Value> = j["access"]
         .as_array()
         .unwrap()
@@ -175,7 +142,7 @@ roles:
             && r["object"]["id"] == heidi.as_str()),
         "{risks:#?}"
     );
-    let text = run(&h, &["plan", "-f", m]).await;
+    let text = h.run(&["plan", "-f", m]).await;
     assert!(
         text.stdout.contains(&format!(
             "  ! heidi ({heidi}) gains view_channel in Staff/#mod-log"
@@ -190,11 +157,11 @@ roles:
 async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
     let h = Harness::start().await;
     let st = h.emu.state();
-    let alice = user_id(&st, "alice");
+    let alice = st.user_id("alice");
     for name in ["community.yaml", "minimal.yaml", "prune-everything.yaml"] {
         let f = example(name);
         let f = f.to_str().unwrap();
-        let text = run(&h, &["access", "-f", f]).await;
+        let text = h.run(&["access", "-f", f]).await;
         text.assert_code(0);
         assert!(
             text.stdout.starts_with("Access in Ferris Fans"),
@@ -205,13 +172,13 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
             text.stdout.contains("Administrators see and do everything"),
             "{name}"
         );
-        let md = run(&h, &["access", "-f", f, "--format", "markdown"]).await;
+        let md = h.run(&["access", "-f", f, "--format", "markdown"]).await;
         md.assert_code(0);
         assert!(
             md.stdout
                 .contains("| Channel | View | Send (join, for voice) | Manage |")
         );
-        let j = json(&run(&h, &["access", "-f", f, "--format", "json"]).await);
+        let j = h.run(&["access", "-f", f, "--format", "json"]).await.json();
         assert_eq!(j["view"], "matrix", "{name}");
         assert_eq!(j["state"], "after_plan");
         assert!(!j["channels"].as_array().unwrap().is_empty());
@@ -219,7 +186,7 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
     let f = example("community.yaml");
     let f = f.to_str().unwrap();
     // The plan makes Staff/#builds, Moderator's and Maintainer's alone.
-    let j = json(&run(&h, &["access", "-f", f, "--format", "json"]).await);
+    let j = h.run(&["access", "-f", f, "--format", "json"]).await.json();
     let builds = j["channels"]
         .as_array()
         .unwrap()
@@ -231,7 +198,10 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
         serde_json::json!(["Moderator", "Maintainer"])
     );
     // Today it does not exist.
-    let live = json(&run(&h, &["access", "-f", f, "--live", "--format", "json"]).await);
+    let live = h
+        .run(&["access", "-f", f, "--live", "--format", "json"])
+        .await
+        .json();
     assert_eq!(live["state"], "live");
     assert!(
         live["channels"]
@@ -242,7 +212,7 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
     );
 
     // Preview as roles, and as alice (a moderator).
-    let helpers = run(&h, &["access", "-f", f, "--as", "Helpers"]).await;
+    let helpers = h.run(&["access", "-f", f, "--as", "Helpers"]).await;
     helpers.assert_code(0);
     assert!(
         helpers
@@ -256,13 +226,10 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
         "hidden from Helpers: {}",
         helpers.stdout
     );
-    let as_alice = json(
-        &run(
-            &h,
-            &["access", "-f", f, "--user", &alice, "--format", "json"],
-        )
-        .await,
-    );
+    let as_alice = h
+        .run(&["access", "-f", f, "--user", &alice, "--format", "json"])
+        .await
+        .json();
     assert_eq!(as_alice["view"], "preview");
     assert_eq!(as_alice["who"], format!("alice ({alice})"));
     let seen: Vec<&str> = as_alice["channels"]
@@ -273,28 +240,27 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
         .collect();
     assert!(seen.contains(&"Staff/#mod-log"), "{seen:?}");
     // One channel, every role's permissions there.
-    let one = run(&h, &["access", "-f", f, "--channel", "Staff/mod-log"]).await;
+    let one = h
+        .run(&["access", "-f", f, "--channel", "Staff/mod-log"])
+        .await;
     one.assert_code(0);
     assert!(one.stdout.contains("      Moderator: "), "{}", one.stdout);
     assert_eq!(
         one.stdout.lines().filter(|l| l.contains("view ")).count(),
         1
     );
-    let one = json(
-        &run(
-            &h,
-            &[
-                "access",
-                "-f",
-                f,
-                "--channel",
-                "Staff/mod-log",
-                "--format",
-                "json",
-            ],
-        )
-        .await,
-    );
+    let one = h
+        .run(&[
+            "access",
+            "-f",
+            f,
+            "--channel",
+            "Staff/mod-log",
+            "--format",
+            "json",
+        ])
+        .await
+        .json();
     let rows = one["channels"].as_array().unwrap();
     assert_eq!(rows.len(), 1);
     let moderator = rows[0]["permissions"]
@@ -314,7 +280,7 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
         "{can:?}"
     );
     // A role the guild lacks is an error naming the ones it has.
-    let bad = run(&h, &["access", "-f", f, "--as", "Nobody"]).await;
+    let bad = h.run(&["access", "-f", f, "--as", "Nobody"]).await;
     bad.assert_code(1);
     assert!(
         bad.stderr.contains("no role named \"Nobody\""),
@@ -330,7 +296,7 @@ async fn the_examples_policies_are_kept_and_said() {
     let h = Harness::start().await;
     let f = example("community.yaml");
     let f = f.to_str().unwrap();
-    let text = run(&h, &["plan", "-f", f]).await;
+    let text = h.run(&["plan", "-f", f]).await;
     text.assert_code(0);
     assert!(
         text.stdout
@@ -338,7 +304,7 @@ async fn the_examples_policies_are_kept_and_said() {
         "{}",
         text.stdout
     );
-    let md = run(&h, &["plan", "-f", f, "--format", "markdown"]).await;
+    let md = h.run(&["plan", "-f", f, "--format", "markdown"]).await;
     assert!(
         md.stdout.contains(
             "**Policies: 3 kept \\(staff\\-stays\\-private, few\\-admins, at\\-most\\-six\\-moderators\\)**"
@@ -346,9 +312,9 @@ async fn the_examples_policies_are_kept_and_said() {
         "{}",
         md.stdout
     );
-    let j = json(&run(&h, &["plan", "-f", f, "--format", "json"]).await);
+    let j = h.run(&["plan", "-f", f, "--format", "json"]).await.json();
     assert_eq!(j["policies_kept"].as_array().map(Vec::len), Some(3));
-    let v = run(&h, &["validate", "-f", f]).await;
+    let v = h.run(&["validate", "-f", f]).await;
     v.assert_code(0);
     assert!(h.writes().is_empty());
 }
@@ -359,7 +325,7 @@ async fn refused(h: &Harness, yaml: &str, expect: &[&str], line: &str) {
     let m = h.manifest("guild.yaml", yaml);
     let m = m.to_str().unwrap();
     h.emu.clear_requests();
-    let plan = run(h, &["plan", "-f", m]).await;
+    let plan = h.run(&["plan", "-f", m]).await;
     plan.assert_code(1);
     for e in expect {
         assert!(plan.stderr.contains(e), "{e:?} in\n{}", plan.stderr);
@@ -369,10 +335,10 @@ async fn refused(h: &Harness, yaml: &str, expect: &[&str], line: &str) {
         "line {line} in\n{}",
         plan.stderr
     );
-    let md = run(h, &["plan", "-f", m, "--format", "markdown"]).await;
+    let md = h.run(&["plan", "-f", m, "--format", "markdown"]).await;
     md.assert_code(1);
     assert!(md.stdout.contains("> [!CAUTION]"), "{}", md.stdout);
-    let apply = run(h, &["apply", "-f", m, "--yes"]).await;
+    let apply = h.run(&["apply", "-f", m, "--yes"]).await;
     apply.assert_code(1);
     assert!(apply.stderr.contains(expect[0]), "{}", apply.stderr);
     assert!(h.writes().is_empty(), "nothing sent: {:?}", h.writes());
@@ -415,7 +381,7 @@ policies:
     )
     .await;
     // holders: the roster leaves one moderator (line 4).
-    let alice = user_id(&st, "alice");
+    let alice = st.user_id("alice");
     let holders = format!(
         "version: 1
 roles:
@@ -460,7 +426,7 @@ policies:
     )
     .unwrap();
     h.emu.clear_requests();
-    let one = run(&h, &["plan", "-f", "guilds/main.yaml"]).await;
+    let one = h.run(&["plan", "-f", "guilds/main.yaml"]).await;
     one.assert_code(1);
     assert!(
         one.stderr.contains("policy `staff-stays-private`"),
@@ -469,7 +435,7 @@ policies:
     );
     // The policy's excerpt is the workspace file's.
     assert!(one.stderr.contains("guildctl.yaml:"), "{}", one.stderr);
-    let all = run(&h, &["apply", "--all", "--yes"]).await;
+    let all = h.run(&["apply", "--all", "--yes"]).await;
     all.assert_code(1);
     assert!(
         all.stdout.contains("staff-stays-private") || all.stderr.contains("staff-stays-private"),
@@ -488,7 +454,7 @@ policies:
 ",
     )
     .unwrap();
-    let redefined = run(&h, &["validate", "-f", "guilds/main.yaml"]).await;
+    let redefined = h.run(&["validate", "-f", "guilds/main.yaml"]).await;
     redefined.assert_code(1);
     assert!(
         redefined
@@ -518,7 +484,7 @@ policies:
     never: { who: \"@everyone\", can: [view_channel], where: [\"Staff/*\"] }
 ",
     );
-    let v = run(&h, &["validate", "-f", m.to_str().unwrap()]).await;
+    let v = h.run(&["validate", "-f", m.to_str().unwrap()]).await;
     v.assert_code(1);
     // Synced with an open category: decided. #mod-chat's overwrites are not declared: not.
     assert!(
@@ -540,24 +506,16 @@ const HUMAN_TOKEN: &str = "human-owner-token-for-access-tests";
 #[tokio::test]
 async fn drift_reports_a_live_breach_and_who_holds_dangerous_permissions() {
     let mut st = discord_emulator::default_state();
-    let owner = st.guilds[0].owner_id.clone();
-    st.tokens.push(BotToken {
-        token: HUMAN_TOKEN.into(),
-        user_id: owner,
-    });
+    arrange(&mut st).owner_token(HUMAN_TOKEN);
     let h = Harness::with_state(Some(st)).await;
     let st = h.emu.state();
-    let (alice, erin, heidi) = (
-        user_id(&st, "alice"),
-        user_id(&st, "erin"),
-        user_id(&st, "heidi"),
-    );
+    let (alice, erin, heidi) = (st.user_id("alice"), st.user_id("erin"), st.user_id("heidi"));
     // ferris gives heidi Moderator by hand.
     let path = format!(
         "{}/guilds/{}/members/{heidi}/roles/{}",
         h.emu.api_base,
         h.emu.guild_id,
-        role_id(&st, "Moderator")
+        st.role_id("Moderator")
     );
     let res = reqwest::Client::new()
         .put(&path)
@@ -584,9 +542,9 @@ policies:
     let m = h.manifest("guild.yaml", &yaml);
     let m = m.to_str().unwrap();
     h.emu.clear_requests();
-    let j_run = run(&h, &["drift", "-f", m, "--format", "json"]).await;
+    let j_run = h.run(&["drift", "-f", m, "--format", "json"]).await;
     j_run.assert_code(2);
-    let j = json(&j_run);
+    let j = j_run.json();
     let breach = &j["policies"][0];
     assert_eq!(breach["policy"], "helpers-do-not-moderate");
     assert_eq!(breach["what"], "Helper has manage_messages guild-wide");
@@ -615,7 +573,7 @@ policies:
         .unwrap();
     assert_eq!(admin["others"], 1, "Admin's holder, counted");
 
-    let text = run(&h, &["drift", "-f", m]).await;
+    let text = h.run(&["drift", "-f", m]).await;
     text.assert_code(2);
     assert!(
         text.stdout.contains("HIGH RISK, policies the live guild breaks (1):\n  ! policy helpers-do-not-moderate (policies[0]): Helper has manage_messages guild-wide"),
@@ -628,7 +586,7 @@ policies:
         "{}",
         text.stdout
     );
-    let md = run(&h, &["drift", "-f", m, "--format", "markdown"]).await;
+    let md = h.run(&["drift", "-f", m, "--format", "markdown"]).await;
     assert!(
         md.stdout
             .contains("| 🔴 HIGH | policy helpers\\-do\\-not\\-moderate |"),

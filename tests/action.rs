@@ -1465,15 +1465,7 @@ async fn the_merge_run_refuses_a_reviewed_plan_when_the_guild_changed_since_revi
     assert_eq!(reviewed.code, 0, "{}", reviewed.log);
 
     // Someone edits the guild by hand between review and merge.
-    let mut state = h.emu.state();
-    let guild = state
-        .guilds
-        .iter_mut()
-        .find(|g| g.id == h.emu.guild_id)
-        .unwrap();
-    let role = guild.roles.iter_mut().find(|r| r.name == "Helper").unwrap();
-    role.color ^= 0x00ff00;
-    h.emu.set_state(state);
+    h.arrange(|g| g.role("Helper").color ^= 0x00ff00);
     h.emu.clear_requests();
 
     r.input("command", "apply")
@@ -1880,14 +1872,7 @@ async fn drift_keeps_one_issue_per_guild() {
 
     // Drift in one guild only: its issue alone reopens... as a new one (the old is
     // closed); the others stay closed.
-    let mut state = h.emu.state();
-    let g = state.guilds.iter_mut().find(|g| g.id == ids[1]).unwrap();
-    g.roles
-        .iter_mut()
-        .find(|r| r.name == "Shared Helper")
-        .unwrap()
-        .color ^= 0xff;
-    h.emu.set_state(state);
+    h.arrange_in(&ids[1], |g| g.role("Shared Helper").color ^= 0xff);
     let third = r.run().await;
     assert_eq!(third.code, 2, "{}", third.log);
     let open: Vec<_> = ours().into_iter().filter(|i| i.state == "open").collect();

@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{Harness, Run};
+use common::{GuildNames, Harness, Run};
 use discord_emulator::faults::{FaultKind, FaultRule, FaultSet};
 use serde_json::Value;
 
@@ -22,16 +22,9 @@ webhooks:
 /// `guildctl ARGS` against the emulator, as `Harness::run` runs it, with the
 /// fallback places for webhook URLs inside the test's folder (never the user's).
 fn guildctl(h: &Harness, args: &[&str], env: &[(&str, &Path)]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"));
-    cmd.args(args)
-        .env("DISCORD_TOKEN", &h.emu.token)
-        .env("GUILDCTL_API_BASE", &h.emu.api_base)
-        .env("GUILDCTL_GUILD", &h.emu.guild_id)
-        .env("NO_COLOR", "1")
-        .env("XDG_STATE_HOME", h.dir.path().join("state"))
+    let mut cmd = h.command(args);
+    cmd.env("XDG_STATE_HOME", h.dir.path().join("state"))
         .env("TMPDIR", h.dir.path().join("tmp"))
-        .env_remove("GITHUB_SHA")
-        .current_dir(h.dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     for (k, v) in env {
@@ -41,36 +34,17 @@ fn guildctl(h: &Harness, args: &[&str], env: &[(&str, &Path)]) -> tokio::process
 }
 
 async fn finish(child: tokio::process::Child) -> Run {
-    let out = child.wait_with_output().await.expect("guildctl runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::of(child.wait_with_output().await.expect("guildctl runs"))
 }
 
 async fn run(h: &Harness, args: &[&str]) -> Run {
     finish(guildctl(h, args, &[]).spawn().expect("guildctl starts")).await
 }
 
-fn channel_id(h: &Harness, name: &str) -> String {
-    h.guild()
-        .channels
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("channel {name} exists"))
-        .id
-        .clone()
-}
-
 /// The id and URL of a webhook as the emulator made it (the URL holds its token).
 fn webhook_url(h: &Harness, name: &str) -> (String, String, String) {
     let g = h.guild();
-    let w = g
-        .webhooks
-        .iter()
-        .find(|w| w.name == name)
-        .unwrap_or_else(|| panic!("webhook {name} exists"));
+    let w = g.webhook_named(name);
     let token = w.token.clone().expect("the bot's webhook has a token");
     let url = format!("{}/webhooks/{}/{token}", h.emu.api_base, w.id);
     (w.id.clone(), token, url)
@@ -246,7 +220,7 @@ async fn apply_losing_the_folder_mid_run(h: &Harness, env: &[(&str, &Path)]) -> 
     let m = h.manifest("m.yaml", TWO_WEBHOOKS);
     let out = h.dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let general = channel_id(h, "general");
+    let general = h.channel_id("general");
     h.emu
         .set_faults(FaultSet {
             seed: Some(1),
@@ -400,7 +374,7 @@ widget:
     assert!(widget.iter().all(|s| *s == 500), "{widget:?}");
     assert_eq!(
         h.guild().widget_channel_id,
-        Some(channel_id(h, "welcome")),
+        Some(h.channel_id("welcome")),
         "the widget is unchanged"
     );
     assert!(
@@ -409,7 +383,7 @@ widget:
         r.stdout
     );
     // Channel updates come before the widget: made either way.
-    let help = channel_id(h, "help");
+    let help = h.channel_id("help");
     let g = h.guild();
     let help = g.channels.iter().find(|c| c.id == help).unwrap();
     assert_eq!(
@@ -421,7 +395,7 @@ widget:
 
 fn parent_name(h: &Harness, channel: &str) -> Option<String> {
     let g = h.guild();
-    let c = g.channels.iter().find(|c| c.name == channel).unwrap();
+    let c = g.channel_named(channel);
     let parent = c.parent_id.as_ref()?;
     Some(g.channels.iter().find(|p| &p.id == parent)?.name.clone())
 }

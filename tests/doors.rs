@@ -6,14 +6,21 @@
 
 mod common;
 
-use common::Harness;
-use discord_emulator::state::{AuditChange, AuditEntry, Member, Role, State, User, Webhook};
+use common::{Bot, GuildNames, Harness, arrange};
+use discord_emulator::state::{AuditChange, AuditEntry, State, Webhook};
 use discord_permissions::Permissions;
 use serde_json::{Value, json};
 
 const RAIDBOT: &str = "900000000000000001";
 const RAIDBOT_APP: &str = "900000000000000002";
 const RAIDBOT_INTEGRATION: &str = "900000000000000005";
+const RAIDBOT_IDS: Bot = Bot {
+    name: "Raidbot",
+    user_id: RAIDBOT,
+    application_id: RAIDBOT_APP,
+    role_id: "900000000000000003",
+    integration_id: RAIDBOT_INTEGRATION,
+};
 
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
@@ -31,44 +38,10 @@ fn snowflake_ago(ago_ms: u64) -> String {
 /// bot with an administrator role that made a webhook in #general.
 fn with_raidbot() -> State {
     let mut st = discord_emulator::default_state();
-    st.users.push(User {
-        id: RAIDBOT.into(),
-        username: "raidbot".into(),
-        discriminator: "0".into(),
-        bot: true,
-        ..User::default()
-    });
-    let g = &mut st.guilds[0];
+    let mut g = arrange(&mut st);
+    g.add_bot(&RAIDBOT_IDS, Permissions::ADMINISTRATOR);
     let owner = g.owner_id.clone();
-    let general = g
-        .channels
-        .iter()
-        .find(|c| c.name == "general")
-        .unwrap()
-        .id
-        .clone();
-    g.roles.push(Role {
-        id: "900000000000000003".into(),
-        name: "Raidbot".into(),
-        permissions: Permissions::ADMINISTRATOR,
-        position: 1,
-        color: 0,
-        secondary_color: None,
-        tertiary_color: None,
-        hoist: false,
-        managed: true,
-        mentionable: false,
-        icon: None,
-        unicode_emoji: None,
-        flags: 0,
-        tags: Some(json!({ "bot_id": RAIDBOT })),
-    });
-    g.members.push(Member {
-        user_id: RAIDBOT.into(),
-        roles: vec!["900000000000000003".into()],
-        nick: None,
-        joined_at: "2024-01-01T00:00:00.000000+00:00".into(),
-    });
+    let general = g.channel_id("general");
     g.webhooks.push(Webhook {
         id: "900000000000000004".into(),
         kind: 1,
@@ -81,14 +54,6 @@ fn with_raidbot() -> State {
         source_guild: None,
         source_channel: None,
     });
-    g.integrations.push(
-        serde_json::from_value(json!({
-            "id": RAIDBOT_INTEGRATION, "name": "Raidbot", "type": "discord",
-            "application": {"id": RAIDBOT_APP, "name": "Raidbot", "bot_id": RAIDBOT},
-            "user_id": owner, "scopes": ["bot"],
-        }))
-        .unwrap(),
-    );
     g.audit_log.push(AuditEntry {
         id: snowflake_ago(3_600_000),
         action_type: 80,
@@ -107,11 +72,10 @@ fn with_raidbot() -> State {
 
 /// The application id of the default guild's command-only app, "Ferris Polls".
 fn polls_app(h: &Harness) -> String {
-    h.guild()
-        .integrations
-        .iter()
-        .find(|i| i.name == "Ferris Polls")
-        .and_then(|i| i.application.as_ref())
+    let g = h.guild();
+    g.integration_named("Ferris Polls")
+        .application
+        .as_ref()
         .unwrap()
         .id
         .clone()
@@ -335,9 +299,9 @@ async fn a_permanent_hand_made_invite_is_flagged_and_pruned() {
 #[tokio::test]
 async fn without_manage_guild_invites_are_read_without_metadata_and_drift_says_so() {
     let mut st = discord_emulator::default_state();
-    let g = &mut st.guilds[0];
-    let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
-    bot_role.permissions = Permissions::VIEW_AUDIT_LOG | Permissions::VIEW_CHANNEL;
+    arrange(&mut st)
+        .role("guildctl")
+        .permissions(&["view_audit_log", "view_channel"]);
     let h = Harness::with_state(Some(st)).await;
     let (_, r) = drift_json(&h, INVITE_RULES, &[]).await;
     let parts: Vec<&str> = r["unreadable"]

@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{Harness, Run};
+use common::{GuildNames, Harness, arrange};
 use discord_emulator::State;
-use discord_emulator::state::{AuditChange, AuditEntry, BotToken};
+use discord_emulator::state::{AuditChange, AuditEntry};
 use serde_json::{Value, json};
 
 /// The guild owner, a human, acts with this token.
@@ -18,12 +18,7 @@ const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
 /// (they would be hand-made, high-risk objects in every report).
 fn state() -> State {
     let mut st = discord_emulator::default_state();
-    let owner = st.guilds[0].owner_id.clone();
-    st.tokens.push(BotToken {
-        token: HUMAN_TOKEN.into(),
-        user_id: owner,
-    });
-    st.guilds[0].webhooks.clear();
+    arrange(&mut st).owner_token(HUMAN_TOKEN).webhooks.clear();
     st
 }
 
@@ -45,16 +40,6 @@ roles:
   - name: Helper
 ";
 
-fn role_id(h: &Harness, name: &str) -> String {
-    h.guild()
-        .roles
-        .iter()
-        .find(|r| r.name == name)
-        .unwrap_or_else(|| panic!("role {name}"))
-        .id
-        .clone()
-}
-
 /// A hand edit: `method path body` as the human, with an audit-log reason.
 async fn as_human(h: &Harness, method: reqwest::Method, path: &str, body: Value, reason: &str) {
     let url = format!("{}{path}", h.emu.api_base);
@@ -73,27 +58,6 @@ async fn as_human(h: &Harness, method: reqwest::Method, path: &str, body: Value,
     assert!(res.status().is_success(), "{path}: {}", res.status());
 }
 
-/// `guildctl ARGS` with extra environment (GITHUB_SHA for the current commit).
-async fn run_env(h: &Harness, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"));
-    cmd.args(args)
-        .env("DISCORD_TOKEN", &h.emu.token)
-        .env("GUILDCTL_API_BASE", &h.emu.api_base)
-        .env("GUILDCTL_GUILD", &h.emu.guild_id)
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_SHA")
-        .current_dir(h.dir.path());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().await.expect("guildctl runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
 async fn drift_json(
     h: &Harness,
     manifest: &str,
@@ -103,7 +67,7 @@ async fn drift_json(
     let m = h.manifest("m.yaml", manifest);
     let mut args = vec!["drift", "-f", m.to_str().unwrap(), "--format", "json"];
     args.extend_from_slice(extra);
-    let run = run_env(h, &args, env).await;
+    let run = h.run_env(&args, env).await;
     assert!(
         !run.stdout.contains(&h.emu.token),
         "the bot token is in the output"
@@ -151,7 +115,7 @@ async fn a_clean_guild_has_no_drift() {
 async fn a_members_colour_change_is_blamed_on_them_with_time_and_reason() {
     let h = harness(state()).await;
     let g = h.emu.guild_id.clone();
-    let moderator = role_id(&h, "Moderator");
+    let moderator = h.role_id("Moderator");
     as_human(
         &h,
         reqwest::Method::PATCH,
@@ -174,7 +138,7 @@ async fn a_members_colour_change_is_blamed_on_them_with_time_and_reason() {
 
     // The text form puts a who / when / why line under the field.
     let m = h.manifest("m.yaml", MANIFEST);
-    let text = run_env(&h, &["drift", "-f", m.to_str().unwrap()], &[]).await;
+    let text = h.run_env(&["drift", "-f", m.to_str().unwrap()], &[]).await;
     text.assert_code(2);
     assert!(
         text.stdout.contains("who / when / why: ferris")
@@ -191,8 +155,7 @@ async fn guildctls_apply_and_a_hand_revert_are_told_apart() {
     let red = MANIFEST.replace("#3498db", "#e74c3c");
     let m = h.manifest("red.yaml", &red);
     let reason = "guildctl apply: commit abc1234 by Test";
-    run_env(
-        &h,
+    h.run_env(
         &[
             "apply",
             "-f",
@@ -216,7 +179,7 @@ async fn guildctls_apply_and_a_hand_revert_are_told_apart() {
     assert_eq!(b["entry"]["user"]["kind"], "this_bot");
 
     // A hand revert to blue: attributed to the member, guildctl's apply shown before it.
-    let moderator = role_id(&h, "Moderator");
+    let moderator = h.role_id("Moderator");
     as_human(
         &h,
         reqwest::Method::PATCH,
@@ -259,9 +222,7 @@ async fn a_hand_made_administrator_role_is_high_risk_and_exits_2() {
     assert_eq!(first["blame"]["entry"]["reason"], "temporary");
 
     // A harmless hand-made role does not fail drift, unless asked to.
-    let mut st = h.emu.state();
-    st.guilds[0].roles.retain(|r| r.name != "Totally Legit");
-    h.emu.set_state(st);
+    h.arrange(|g| g.roles.retain(|r| r.name != "Totally Legit"));
     as_human(
         &h,
         reqwest::Method::POST,
@@ -288,7 +249,7 @@ async fn a_hand_made_administrator_role_is_high_risk_and_exits_2() {
 async fn markdown_lists_high_risk_first() {
     let h = harness(state()).await;
     let g = h.emu.guild_id.clone();
-    let moderator = role_id(&h, "Moderator");
+    let moderator = h.role_id("Moderator");
     as_human(
         &h,
         reqwest::Method::PATCH,
@@ -306,12 +267,12 @@ async fn markdown_lists_high_risk_first() {
     )
     .await;
     let m = h.manifest("m.yaml", MANIFEST);
-    let run = run_env(
-        &h,
-        &["drift", "-f", m.to_str().unwrap(), "--format", "markdown"],
-        &[],
-    )
-    .await;
+    let run = h
+        .run_env(
+            &["drift", "-f", m.to_str().unwrap(), "--format", "markdown"],
+            &[],
+        )
+        .await;
     run.assert_code(2);
     let rows: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("| ")).collect();
     assert!(
@@ -329,14 +290,12 @@ async fn markdown_lists_high_risk_first() {
 #[tokio::test]
 async fn a_read_only_bot_runs_drift_and_lists_what_it_could_not_read() {
     let mut st = state();
-    let g = &mut st.guilds[0];
-    let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
-    // view_channel + view_audit_log only.
-    bot_role.permissions = guildctl::permissions::Permissions::from_name("view_channel").unwrap()
-        | guildctl::permissions::Permissions::from_name("view_audit_log").unwrap();
+    arrange(&mut st)
+        .role("guildctl")
+        .permissions(&["view_channel", "view_audit_log"]);
     let h = harness(st).await;
     let g = h.emu.guild_id.clone();
-    let moderator = role_id(&h, "Moderator");
+    let moderator = h.role_id("Moderator");
     as_human(
         &h,
         reqwest::Method::PATCH,
@@ -371,14 +330,9 @@ async fn a_read_only_bot_runs_drift_and_lists_what_it_could_not_read() {
     assert!(h.writes().is_empty(), "drift wrote");
 
     // Without view_audit_log: a 403 on the log, said as the reason.
-    let mut st = h.emu.state();
-    let bot_role = st.guilds[0]
-        .roles
-        .iter_mut()
-        .find(|r| r.name == "guildctl")
-        .unwrap();
-    bot_role.permissions = guildctl::permissions::Permissions::from_name("view_channel").unwrap();
-    h.emu.set_state(st);
+    h.arrange(|g| {
+        g.role("guildctl").permissions(&["view_channel"]);
+    });
     let (code, r) = drift_json(&h, MANIFEST, &[], &[]).await;
     assert_eq!(code, 2);
     let b = field_blame(&r, "Moderator", "color");
@@ -417,26 +371,9 @@ fn now_ms() -> u64 {
 async fn changes_beyond_the_page_cap_or_retention_are_not_found_with_the_reason() {
     let mut st = state();
     let owner = st.guilds[0].owner_id.clone();
-    let g = &mut st.guilds[0];
-    let moderator = g
-        .roles
-        .iter()
-        .find(|r| r.name == "Moderator")
-        .unwrap()
-        .id
-        .clone();
-    let helper = g
-        .roles
-        .iter()
-        .find(|r| r.name == "Helper")
-        .unwrap()
-        .id
-        .clone();
-    g.roles
-        .iter_mut()
-        .find(|r| r.id == moderator)
-        .unwrap()
-        .color = 0x123456;
+    let mut g = arrange(&mut st);
+    let moderator = g.role("Moderator").color(0x123456).id.clone();
+    let helper = g.role_id("Helper");
     let base = now_ms() - 3_600_000;
     // The colour change, then 150 newer edits of another role: past one page.
     g.audit_log
@@ -487,26 +424,9 @@ async fn changes_beyond_the_page_cap_or_retention_are_not_found_with_the_reason(
 async fn drift_on_a_large_guild_makes_a_bounded_number_of_requests() {
     let mut st = discord_emulator::large_state(discord_emulator::LargeStateOptions::default());
     let owner = st.guilds[0].owner_id.clone();
-    let g = &mut st.guilds[0];
-    let moderator = g
-        .roles
-        .iter()
-        .find(|r| r.name == "Moderator")
-        .unwrap()
-        .id
-        .clone();
-    let helper = g
-        .roles
-        .iter()
-        .find(|r| r.name == "Helper")
-        .unwrap()
-        .id
-        .clone();
-    g.roles
-        .iter_mut()
-        .find(|r| r.id == moderator)
-        .unwrap()
-        .color = 0x123456;
+    let mut g = arrange(&mut st);
+    let moderator = g.role("Moderator").color(0x123456).id.clone();
+    let helper = g.role_id("Helper");
     let base = now_ms() - 3_600_000;
     g.audit_log.clear();
     g.audit_log
@@ -547,15 +467,8 @@ async fn a_powerful_overwrite_on_a_declared_channel_without_overwrites_is_high_r
     let manifest = format!("{MANIFEST}channels:\n  - name: bot-spam\n");
     let (code, r) = drift_json(&h, &manifest, &[], &[]).await;
     assert_eq!(code, 0, "the baseline is clean: {r:#}");
-    let channel = h
-        .guild()
-        .channels
-        .iter()
-        .find(|c| c.name == "bot-spam")
-        .expect("bot-spam")
-        .id
-        .clone();
-    let moderator = role_id(&h, "Moderator");
+    let channel = h.channel_id("bot-spam");
+    let moderator = h.role_id("Moderator");
     // manage_roles (1 << 28) through the channel, for a role the manifest manages.
     as_human(
         &h,
@@ -678,7 +591,7 @@ roles:
     assert_eq!(code, 0, "the baseline is clean: {r:#}");
     let g = h.emu.guild_id.clone();
     // Admin's colour first (earlier in the plan), then administrator for Moderator.
-    let admin = role_id(&h, "Admin");
+    let admin = h.role_id("Admin");
     as_human(
         &h,
         reqwest::Method::PATCH,
@@ -687,14 +600,8 @@ roles:
         "darker",
     )
     .await;
-    let moderator = role_id(&h, "Moderator");
-    let live = h
-        .guild()
-        .roles
-        .iter()
-        .find(|r| r.name == "Moderator")
-        .unwrap()
-        .permissions;
+    let moderator = h.role_id("Moderator");
+    let live = h.guild().role_named("Moderator").permissions;
     as_human(
         &h,
         reqwest::Method::PATCH,
@@ -723,7 +630,7 @@ roles:
     assert!(drifted[1]["fields"][0].get("risk").is_none());
 
     let m = h.manifest("m.yaml", &manifest);
-    let text = run_env(&h, &["drift", "-f", m.to_str().unwrap()], &[]).await;
+    let text = h.run_env(&["drift", "-f", m.to_str().unwrap()], &[]).await;
     text.assert_code(2);
     let lines: Vec<&str> = text.stdout.lines().collect();
     assert_eq!(lines[2], "HIGH RISK, managed but widened by hand (1):");
@@ -745,12 +652,12 @@ roles:
         text.stdout
     );
 
-    let md = run_env(
-        &h,
-        &["drift", "-f", m.to_str().unwrap(), "--format", "markdown"],
-        &[],
-    )
-    .await;
+    let md = h
+        .run_env(
+            &["drift", "-f", m.to_str().unwrap(), "--format", "markdown"],
+            &[],
+        )
+        .await;
     let rows: Vec<&str> = md.stdout.lines().filter(|l| l.starts_with("| ")).collect();
     assert!(
         rows[1].starts_with("| 🔴 HIGH | role Moderator | permissions: ")
@@ -773,7 +680,7 @@ roles:
 async fn a_reason_claiming_guildctl_is_guildctls_only_from_the_bot_that_applies() {
     let h = harness(state()).await;
     let g = h.emu.guild_id.clone();
-    let moderator = role_id(&h, "Moderator");
+    let moderator = h.role_id("Moderator");
     let spoof = "guildctl apply: commit abc1234 by x";
     as_human(
         &h,
@@ -792,7 +699,7 @@ async fn a_reason_claiming_guildctl_is_guildctls_only_from_the_bot_that_applies(
     assert!(b["entry"]["guildctl"].is_null(), "{b:#}");
     assert_eq!(b["entry"]["claims_guildctl"], true);
     let m = h.manifest("m.yaml", MANIFEST);
-    let text = run_env(&h, &["drift", "-f", m.to_str().unwrap()], &[]).await;
+    let text = h.run_env(&["drift", "-f", m.to_str().unwrap()], &[]).await;
     assert!(
         text.stdout
             .contains("who / when / why: ferris (id 849074773295104000, human) · ")
@@ -807,8 +714,7 @@ async fn a_reason_claiming_guildctl_is_guildctls_only_from_the_bot_that_applies(
     // The bot applies a colour with the very same reason: that entry is guildctl's.
     let green = MANIFEST.replace("#3498db", "#00ff00");
     let m = h.manifest("green.yaml", &green);
-    run_env(
-        &h,
+    h.run_env(
         &[
             "apply",
             "-f",
@@ -837,36 +743,16 @@ async fn drift_as_another_bot_credits_guildctl_only_to_the_applier_it_is_told() 
     const READER_ID: &str = "849074999999999999";
     let mut st = state();
     let applier = st.bot_user_id.clone();
-    st.users.push(discord_emulator::state::User {
-        id: READER_ID.into(),
-        username: "guildctl-drift".into(),
-        bot: true,
-        ..Default::default()
-    });
-    st.tokens.push(BotToken {
-        token: READER_TOKEN.into(),
-        user_id: READER_ID.into(),
-    });
-    // Moderator sees the channels and reads the audit log.
-    let moderator = st.guilds[0]
-        .roles
-        .iter()
-        .find(|r| r.name == "Moderator")
-        .unwrap()
-        .id
-        .clone();
-    st.guilds[0].members.push(discord_emulator::state::Member {
-        user_id: READER_ID.into(),
-        roles: vec![moderator],
-        nick: None,
-        joined_at: "2024-01-01T00:00:00.000000+00:00".into(),
-    });
+    arrange(&mut st)
+        .new_user(READER_ID, "guildctl-drift", true)
+        .token_for("guildctl-drift", READER_TOKEN)
+        // Moderator sees the channels and reads the audit log.
+        .join("guildctl-drift", &["Moderator"]);
     let h = harness(st).await;
     let reason = "guildctl apply: commit abc1234 by Ann";
     let red = MANIFEST.replace("#3498db", "#e74c3c");
     let m = h.manifest("red.yaml", &red);
-    run_env(
-        &h,
+    h.run_env(
         &[
             "apply",
             "-f",
@@ -895,12 +781,12 @@ async fn drift_as_another_bot_credits_guildctl_only_to_the_applier_it_is_told() 
 
     // A user id is digits; anything else is refused before any request.
     h.emu.clear_requests();
-    let bad = run_env(
-        &h,
-        &["drift", "-f", m.to_str().unwrap(), "--applier", "@guildctl"],
-        &as_reader,
-    )
-    .await;
+    let bad = h
+        .run_env(
+            &["drift", "-f", m.to_str().unwrap(), "--applier", "@guildctl"],
+            &as_reader,
+        )
+        .await;
     assert_ne!(bad.code, 0);
     assert!(bad.stderr.contains("1 to 20 digits"), "{}", bad.stderr);
     assert!(h.requests().is_empty());

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Harness, example};
+use common::{GuildNames, Harness, arrange, example};
 use serde_json::{Value, json};
 
 fn ranked_role_names(h: &Harness) -> Vec<String> {
@@ -17,26 +17,6 @@ fn ranked_role_names(h: &Harness) -> Vec<String> {
             .then(a.id.len().cmp(&b.id.len()).then(a.id.cmp(&b.id)))
     });
     roles.into_iter().map(|r| r.name).collect()
-}
-
-fn role_id(h: &Harness, name: &str) -> String {
-    h.guild()
-        .roles
-        .iter()
-        .find(|r| r.name == name)
-        .unwrap_or_else(|| panic!("role {name} exists"))
-        .id
-        .clone()
-}
-
-fn channel_id(h: &Harness, name: &str) -> String {
-    h.guild()
-        .channels
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("channel {name} exists"))
-        .id
-        .clone()
 }
 
 #[tokio::test]
@@ -215,8 +195,8 @@ async fn default_reason_names_guildctl_apply() {
 #[tokio::test]
 async fn renames_are_one_patch_that_keeps_the_id() {
     let h = Harness::start().await;
-    let helper = role_id(&h, "Helper");
-    let showcase = channel_id(&h, "showcase");
+    let helper = h.role_id("Helper");
+    let showcase = h.channel_id("showcase");
     let m = h.manifest(
         "m.yaml",
         r#"version: 1
@@ -256,8 +236,8 @@ channels:
         writes[1].body.as_ref().unwrap()["topic"],
         "Show what you built"
     );
-    assert_eq!(role_id(&h, "Helpers"), helper);
-    assert_eq!(channel_id(&h, "projects"), showcase);
+    assert_eq!(h.role_id("Helpers"), helper);
+    assert_eq!(h.channel_id("projects"), showcase);
 }
 
 #[tokio::test]
@@ -297,7 +277,7 @@ async fn a_reordered_role_list_is_one_call_and_holds_after_one_apply() {
 #[tokio::test]
 async fn overwrite_changes_replace_the_set_without_deleting_first() {
     let h = Harness::start().await;
-    let mod_log = channel_id(&h, "mod-log");
+    let mod_log = h.channel_id("mod-log");
     let m = h.manifest(
         "m.yaml",
         r#"version: 1
@@ -335,7 +315,7 @@ channels:
         .into_iter()
         .find(|c| c.id == mod_log)
         .unwrap();
-    let helper = role_id(&h, "Helper");
+    let helper = h.role_id("Helper");
     let mut ids: Vec<&str> = live
         .permission_overwrites
         .iter()
@@ -356,7 +336,7 @@ channels:
 #[tokio::test]
 async fn an_empty_overwrite_is_shown_created_and_converges() {
     let h = Harness::start().await;
-    let mod_log = channel_id(&h, "mod-log");
+    let mod_log = h.channel_id("mod-log");
     let m = h.manifest(
         "m.yaml",
         r#"version: 1
@@ -401,7 +381,7 @@ channels:
         .into_iter()
         .find(|c| c.id == mod_log)
         .unwrap();
-    let helper = role_id(&h, "Helper");
+    let helper = h.role_id("Helper");
     assert!(
         live.permission_overwrites.iter().any(|o| o.id == helper),
         "{:?}",
@@ -454,14 +434,13 @@ async fn editing_a_role_above_the_bot_fails_at_plan_time_naming_it() {
 #[tokio::test]
 async fn granting_a_permission_the_bot_lacks_fails_at_plan_time() {
     let mut state = discord_emulator::default_state();
-    let guild = &mut state.guilds[0];
-    let bot_role = guild
-        .roles
-        .iter_mut()
-        .find(|r| r.name == "guildctl")
-        .unwrap();
-    bot_role.permissions =
-        guildctl::permissions::Permissions((1 << 28) | (1 << 4) | (1 << 5) | (1 << 10) | (1 << 11));
+    arrange(&mut state).role("guildctl").permissions(&[
+        "manage_roles",
+        "manage_channels",
+        "manage_guild",
+        "view_channel",
+        "send_messages",
+    ]);
     let h = Harness::with_state(Some(state)).await;
     let m = h.manifest(
         "m.yaml",
@@ -524,10 +503,10 @@ settings:
     );
     let m = m.to_str().unwrap();
     h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
-    let reviewers = role_id(&h, "Reviewers");
+    let reviewers = h.role_id("Reviewers");
     let g = h.guild();
-    let category = g.channels.iter().find(|c| c.name == "Review").unwrap();
-    let queue = g.channels.iter().find(|c| c.name == "queue").unwrap();
+    let category = g.channel_named("Review");
+    let queue = g.channel_named("Review/queue");
     assert_eq!(queue.parent_id.as_deref(), Some(category.id.as_str()));
     assert!(
         queue
@@ -544,11 +523,10 @@ settings:
 #[tokio::test]
 async fn everyone_manages_only_its_permissions_and_unknown_bits_survive() {
     let mut state = discord_emulator::default_state();
-    let guild = &mut state.guilds[0];
+    let mut guild = arrange(&mut state);
     let gid = guild.id.clone();
-    let everyone = guild.roles.iter_mut().find(|r| r.id == gid).unwrap();
     // Bit 60 has no name: it must survive an apply that rewrites the named bits.
-    everyone.permissions.0 |= 1 << 60;
+    guild.role("@everyone").permissions.0 |= 1 << 60;
     let h = Harness::with_state(Some(state)).await;
     let m = h.manifest(
         "m.yaml",
@@ -560,7 +538,7 @@ async fn everyone_manages_only_its_permissions_and_unknown_bits_survive() {
     assert_eq!(writes.len(), 1);
     assert_eq!(writes[0].path, format!("/api/v10/guilds/{gid}/roles/{gid}"));
     let g = h.guild();
-    let everyone = g.roles.iter().find(|r| r.id == gid).unwrap();
+    let everyone = g.role_named("@everyone");
     assert_eq!(everyone.permissions.0, (1 << 10) | (1 << 16) | (1 << 60));
     h.run(&["plan", "-f", m, "--detailed-exitcode"])
         .await
@@ -752,8 +730,8 @@ async fn apply_without_yes_and_without_a_terminal_changes_nothing() {
 #[tokio::test]
 async fn moving_a_channel_to_another_category_keeps_it() {
     let h = Harness::start().await;
-    let memes = channel_id(&h, "memes");
-    let help_category = channel_id(&h, "Help");
+    let memes = h.channel_id("memes");
+    let help_category = h.channel_id("Help");
     let m = h.manifest(
         "m.yaml",
         "version: 1\nchannels:\n  - name: Help\n    type: category\n    channels: [{ name: help }, { name: showcase }, { name: memes }]\n",

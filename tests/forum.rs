@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Harness;
+use common::{GuildNames, Harness};
 use discord_emulator::state::Channel as EmuChannel;
 use serde_json::{Value, json};
 
@@ -39,11 +39,7 @@ channels:
 "#;
 
 fn channel(h: &Harness, name: &str) -> EmuChannel {
-    h.guild()
-        .channels
-        .into_iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("channel {name} exists"))
+    h.guild().channel_named(name).clone()
 }
 
 fn tag_ids(c: &EmuChannel) -> Vec<(String, String)> {

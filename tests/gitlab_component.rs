@@ -221,19 +221,7 @@ async fn the_component_plans_notes_applies_the_reviewed_plan_and_keeps_the_drift
     assert_eq!(replan.code, 0, "apply did not converge: {}", replan.stdout);
 
     // 4. A scheduled pipeline after a hand edit: the drift issue is opened.
-    let mut state = h.emu.state();
-    let guild = state
-        .guilds
-        .iter_mut()
-        .find(|g| g.id == h.emu.guild_id)
-        .unwrap();
-    guild
-        .roles
-        .iter_mut()
-        .find(|r| r.name == "Moderator")
-        .unwrap()
-        .color ^= 0x00ff00;
-    h.emu.set_state(state);
+    h.arrange(|g| g.role("Moderator").color ^= 0x00ff00);
     let drift = run(&gcl, r, &["guildctl-drift"], &runner("schedule"));
     assert_eq!(drift.code, 0, "{}", drift.log);
     let issues = gl.issues();

@@ -6,30 +6,20 @@
 
 mod common;
 
-use common::Harness;
+use common::{Harness, arrange};
 use discord_emulator::State;
-use discord_permissions::Permissions;
 
 /// The default guild with the bot's role stripped of administrator: it manages
 /// roles and channels, and views what its permissions let it view.
 fn non_admin_state() -> State {
     let mut state = discord_emulator::default_state();
-    let bot = state.bot_user_id.clone();
-    let g = &mut state.guilds[0];
-    let bot_roles = g
-        .members
-        .iter()
-        .find(|m| m.user_id == bot)
-        .expect("the bot is a member")
-        .roles
-        .clone();
-    for r in g.roles.iter_mut().filter(|r| bot_roles.contains(&r.id)) {
-        r.permissions = Permissions::VIEW_CHANNEL
-            | Permissions::MANAGE_CHANNELS
-            | Permissions::MANAGE_ROLES
-            | Permissions::MANAGE_GUILD
-            | Permissions::SEND_MESSAGES;
-    }
+    arrange(&mut state).role("guildctl").permissions(&[
+        "view_channel",
+        "manage_channels",
+        "manage_roles",
+        "manage_guild",
+        "send_messages",
+    ]);
     state
 }
 
@@ -133,13 +123,7 @@ async fn channels_that_exist_hidden_from_the_bot_are_never_created_again() {
     // Staff, #mod-chat and #mod-log deny view_channel to @everyone; the non-admin
     // bot's role has no overwrite there, so Discord leaves them out of its reads.
     let h = Harness::with_state(Some(non_admin_state())).await;
-    let staff_id = h
-        .guild()
-        .channels
-        .iter()
-        .find(|c| c.name == "Staff")
-        .map(|c| c.id.clone())
-        .expect("the default guild has a Staff category");
+    let staff_id = h.channel_id("Staff");
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nchannels:\n  - name: Staff\n    type: category\n    channels:\n      - { name: mod-chat }\n",

@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::{Harness, bare_guild_state};
+use common::{GuildNames, Harness, bare_guild_state};
 use guildctl::import::{NoteKind, import_template};
 use guildctl::manifest;
 use proptest::prelude::*;
@@ -408,7 +408,7 @@ async fn a_small_template_applies_to_the_sandbox_guild_and_converges() {
         .filter(|c| c.name.starts_with("spoilers"))
         .collect();
     assert_eq!(spoilers.len(), 2);
-    let forum = g.channels.iter().find(|c| c.name == "reviews").unwrap();
+    let forum = g.channel_named("reviews");
     assert_eq!(forum.kind, 15);
     assert_eq!(forum.available_tags.len(), 3);
 }
@@ -542,11 +542,7 @@ async fn a_realistic_template_imports_validates_applies_and_converges() {
     }
     // Bits without a name arrive as they are.
     // Role 20 of the template (see role_permissions).
-    let ping = g
-        .roles
-        .iter()
-        .find(|r| r.name == ROLE_NAMES[20 - 1])
-        .unwrap();
+    let ping = g.role_named(ROLE_NAMES[20 - 1]);
     assert_eq!(
         ping.permissions.bits() & ((1 << 53) | (1 << 60)),
         (1 << 53) | (1 << 60)

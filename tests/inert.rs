@@ -15,10 +15,9 @@ mod common;
 use std::path::Path;
 
 use common::github::{FakeGitHub, PR_NUMBER};
-use common::{Harness, Run};
+use common::{GuildNames, Harness, Run, arrange};
 use discord_emulator::State;
 use discord_emulator::faults::{FaultKind, FaultRule, FaultSet};
-use discord_emulator::state::BotToken;
 use guildctl::inert;
 use proptest::prelude::*;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
@@ -299,10 +298,7 @@ const HUMAN_TOKEN: &str = "human-owner-token-for-inert-tests";
 fn hostile_state() -> State {
     let mut st = discord_emulator::default_state();
     let owner = st.guilds[0].owner_id.clone();
-    st.tokens.push(BotToken {
-        token: HUMAN_TOKEN.into(),
-        user_id: owner.clone(),
-    });
+    arrange(&mut st).owner_token(HUMAN_TOKEN);
     for u in st.users.iter_mut().filter(|u| u.id == owner) {
         u.username = format!("ferris {HOSTILE}");
         u.global_name = Some(format!("Ferris {HOSTILE}"));
@@ -345,14 +341,7 @@ prune: { roles: true }
 
 /// A hand change as the (hostile) owner, with a hostile audit-log reason.
 async fn hand_change(h: &Harness) {
-    let moderator = h
-        .guild()
-        .roles
-        .iter()
-        .find(|r| r.name == "Moderator")
-        .expect("Moderator")
-        .id
-        .clone();
+    let moderator = h.role_id("Moderator");
     let url = format!(
         "{}/guilds/{}/roles/{moderator}",
         h.emu.api_base, h.emu.guild_id
@@ -400,11 +389,7 @@ async fn github(gh: &FakeGitHub, dir: &Path, args: &[&str]) -> Run {
         .output()
         .await
         .expect("guildctl runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::of(out)
 }
 
 #[tokio::test]
@@ -644,12 +629,8 @@ async fn apply_progress_and_failures_are_inert() {
         run.stdout
     );
     // The other calls were made: the topic is Welcome now.
-    let general = h
-        .guild()
-        .channels
-        .into_iter()
-        .find(|c| c.name == "general")
-        .unwrap();
+    let g = h.guild();
+    let general = g.channel_named("general");
     assert_eq!(general.topic.as_deref(), Some("Welcome"));
 }
 

@@ -6,20 +6,10 @@
 
 mod common;
 
-use common::Harness;
+use common::{Harness, StateNames, arrange};
 use discord_emulator::State;
 use discord_emulator::state::User;
 use serde_json::Value;
-
-fn user_id(state: &State, name: &str) -> String {
-    state
-        .users
-        .iter()
-        .find(|u| u.username == name)
-        .unwrap_or_else(|| panic!("user {name}"))
-        .id
-        .clone()
-}
 
 /// The default guild's members ranked below the bot: everyone but the owner and the bot.
 const BELOW_THE_BOT: [&str; 9] = [
@@ -34,23 +24,11 @@ fn staff_purge(state: &State, safety: &str) -> String {
         .map(|(k, name)| {
             format!(
                 "  - {{ id: \"{}\", name: spam_bot_{k}, reason: spam }}\n",
-                user_id(state, name)
+                state.user_id(name)
             )
         })
         .collect();
     format!("version: 1\nbans:\n{bans}{safety}")
-}
-
-/// `plan` of `manifest` in text, markdown and JSON (each exit 0).
-async fn plans(h: &Harness, file: &str) -> (String, String, Value) {
-    let mut out = Vec::new();
-    for format in ["text", "markdown", "json"] {
-        let run = h.run(&["plan", "-f", file, "--format", format]).await;
-        run.assert_code(0);
-        out.push(run.stdout);
-    }
-    let json = serde_json::from_str(&out[2]).unwrap_or_else(|e| panic!("{e}: {}", out[2]));
-    (out[0].clone(), out[1].clone(), json)
 }
 
 #[tokio::test]
@@ -63,7 +41,7 @@ async fn a_staff_purge_is_nine_member_bans_at_the_top_and_apply_refuses_it() {
     );
     let f = f.to_str().unwrap();
     h.emu.clear_requests();
-    let (text, markdown, json) = plans(&h, f).await;
+    let (text, markdown, json) = h.plans(f).await;
     assert!(h.writes().is_empty(), "plan only reads: {:#?}", h.writes());
     // Each run: 7 + one page of bans + one member read per user named.
     let reads = h.requests().len();
@@ -73,12 +51,12 @@ async fn a_staff_purge_is_nine_member_bans_at_the_top_and_apply_refuses_it() {
         text.contains("Widens access or destroys (9): 9 member bans"),
         "{text}"
     );
-    let alice = user_id(&st, "alice");
+    let alice = st.user_id("alice");
     let line = format!(
         "ban alice, a member holding Moderator (dangerous: kick_members, ban_members, manage_messages, manage_nicknames, manage_threads, moderate_members), Member (user {alice}); the manifest calls them \"spam_bot_0\""
     );
     assert!(text.contains(&format!("! {line}")), "{text}");
-    let dave = user_id(&st, "dave");
+    let dave = st.user_id("dave");
     assert!(
         text.contains(&format!(
             "! ban dave, a member holding Member, Muted (user {dave}); the manifest calls them \"spam_bot_3\""
@@ -113,7 +91,7 @@ async fn a_staff_purge_is_nine_member_bans_at_the_top_and_apply_refuses_it() {
     for (r, name) in risks.iter().zip(BELOW_THE_BOT) {
         assert_eq!(r["kind"], "bans_member", "{r:#}");
         assert_eq!(r["object"]["name"], name, "{r:#}");
-        assert_eq!(r["object"]["id"], user_id(&st, name).as_str());
+        assert_eq!(r["object"]["id"], st.user_id(name).as_str());
         assert!(
             r["named_in_manifest"]
                 .as_str()
@@ -173,7 +151,7 @@ async fn member_bans_are_a_gate_kind_of_their_own_with_a_default_limit_of_two() 
     let ban = |names: &[&str]| {
         let list: String = names
             .iter()
-            .map(|n| format!("  - {{ id: \"{}\" }}\n", user_id(&st, n)))
+            .map(|n| format!("  - {{ id: \"{}\" }}\n", st.user_id(n)))
             .collect();
         format!("version: 1\nbans:\n{list}")
     };
@@ -209,7 +187,7 @@ async fn member_bans_are_a_gate_kind_of_their_own_with_a_default_limit_of_two() 
         .assert_code(0);
     let g = h.guild();
     assert_eq!(g.bans.len(), 4);
-    assert!(!g.members.iter().any(|m| m.user_id == user_id(&st, "ivan")));
+    assert!(!g.members.iter().any(|m| m.user_id == st.user_id("ivan")));
     // Banned now: no member read, no risk, no gate.
     h.emu.clear_requests();
     let again = h.run(&["plan", "-f", two.to_str().unwrap()]).await;
@@ -230,7 +208,7 @@ async fn banning_the_owner_or_the_bot_is_refused_on_its_line() {
     ] {
         let yaml = format!(
             "version: 1\nsafety: {{ allow_deletes: 5 }}\nbans:\n  - {{ id: \"{}\", name: spam }}\n  - {{ id: \"{id}\", name: spam_bot }}\n",
-            user_id(&st, "ivan")
+            st.user_id("ivan")
         );
         let f = h.manifest(&format!("{who}.yaml"), &yaml);
         h.emu.clear_requests();
@@ -265,19 +243,8 @@ async fn banning_the_owner_or_the_bot_is_refused_on_its_line() {
 #[tokio::test]
 async fn a_ban_of_a_member_ranked_above_the_bot_is_refused_before_any_call() {
     let mut st = discord_emulator::default_state();
-    let admin = st.guilds[0]
-        .roles
-        .iter()
-        .find(|r| r.name == "Admin")
-        .unwrap()
-        .id
-        .clone();
-    let heidi = user_id(&st, "heidi");
-    for m in &mut st.guilds[0].members {
-        if m.user_id == heidi {
-            m.roles.push(admin.clone());
-        }
-    }
+    let heidi = st.user_id("heidi");
+    arrange(&mut st).member("heidi").add_role("Admin");
     let h = Harness::with_state(Some(st)).await;
     let f = h.manifest(
         "admin.yaml",
@@ -300,11 +267,7 @@ async fn a_ban_of_a_member_ranked_above_the_bot_is_refused_before_any_call() {
 async fn a_spoofed_roster_name_shows_the_live_username_in_every_format() {
     let h = Harness::start().await;
     let st = h.emu.state();
-    let (alice, erin, ivan) = (
-        user_id(&st, "alice"),
-        user_id(&st, "erin"),
-        user_id(&st, "ivan"),
-    );
+    let (alice, erin, ivan) = (st.user_id("alice"), st.user_id("erin"), st.user_id("ivan"));
     let f = h.manifest(
         "mods.yaml",
         &format!(
@@ -313,7 +276,7 @@ async fn a_spoofed_roster_name_shows_the_live_username_in_every_format() {
     );
     let f = f.to_str().unwrap();
     h.emu.clear_requests();
-    let (text, markdown, json) = plans(&h, f).await;
+    let (text, markdown, json) = h.plans(f).await;
     // No read more than before: the roster's users were read already (counts, 3 members).
     assert_eq!(h.requests().len(), 3 * (7 + 1 + 3), "{:#?}", h.requests());
 
@@ -364,7 +327,7 @@ async fn a_spoofed_roster_name_shows_the_live_username_in_every_format() {
             "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{alice}\", name: Alice }}\n      - {{ id: \"{erin}\" }}\n      - {{ id: \"{ivan}\", name: ivan }}\n"
         ),
     );
-    let (text, _, json) = plans(&h, honest.to_str().unwrap()).await;
+    let (text, _, json) = h.plans(honest.to_str().unwrap()).await;
     assert!(!text.contains("the manifest calls"), "{text}");
     assert!(
         json["changes"][0]["person"]
@@ -378,12 +341,12 @@ async fn a_spoofed_roster_name_shows_the_live_username_in_every_format() {
 async fn one_name_for_two_users_is_a_warning() {
     let h = Harness::start().await;
     let st = h.emu.state();
-    let (alice, heidi) = (user_id(&st, "alice"), user_id(&st, "heidi"));
+    let (alice, heidi) = (st.user_id("alice"), st.user_id("heidi"));
     let f = h.manifest(
         "twice.yaml",
         &format!(
             "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{alice}\", name: alice }}\n      - {{ id: \"{heidi}\", name: heidi }}\nbans:\n  - {{ id: \"{}\", name: Alice }}\n",
-            user_id(&st, "free_nitro_4u")
+            st.user_id("free_nitro_4u")
         ),
     );
     let run = h.run(&["plan", "-f", f.to_str().unwrap()]).await;
@@ -391,7 +354,7 @@ async fn one_name_for_two_users_is_a_warning() {
     assert!(
         run.stdout.contains(&format!(
             "the manifest calls two users `Alice`: {alice} (roles[0].members[0]) and {}",
-            user_id(&st, "free_nitro_4u")
+            st.user_id("free_nitro_4u")
         )),
         "{}",
         run.stdout
@@ -413,7 +376,7 @@ async fn a_ban_of_a_user_who_is_not_a_member_says_so() {
     );
     let f = f.to_str().unwrap();
     h.emu.clear_requests();
-    let (text, markdown, json) = plans(&h, f).await;
+    let (text, markdown, json) = h.plans(f).await;
     // 7 + bans + the member read (404) + Get User for the username, per run.
     assert_eq!(
         h.requests().len(),
@@ -472,7 +435,7 @@ async fn the_rehearsal_copy_holds_the_members_a_plan_bans() {
     let g = &copy.guilds[0];
     let live = h.guild();
     for name in BELOW_THE_BOT {
-        let id = user_id(&st, name);
+        let id = st.user_id(name);
         let held = &g
             .members
             .iter()

@@ -8,26 +8,6 @@ mod common;
 
 use common::Harness;
 
-fn channel_id(h: &Harness, name: &str) -> String {
-    h.guild()
-        .channels
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("channel {name} exists"))
-        .id
-        .clone()
-}
-
-fn role_id(h: &Harness, name: &str) -> String {
-    h.guild()
-        .roles
-        .iter()
-        .find(|r| r.name == name)
-        .unwrap_or_else(|| panic!("role {name} exists"))
-        .id
-        .clone()
-}
-
 /// Runs `plan` and `apply --yes` on the manifest: both exit 1 with every `expected` text on
 /// stderr, and nothing but GETs reaches the emulator.
 async fn refused(h: &Harness, yaml: &str, expected: &[String]) {
@@ -55,7 +35,7 @@ async fn refused(h: &Harness, yaml: &str, expected: &[String]) {
 #[tokio::test]
 async fn a_live_channel_named_twice_is_refused_and_counted_once() {
     let h = Harness::start().await;
-    let faq = channel_id(&h, "faq");
+    let faq = h.channel_id("faq");
     // Seven entries, five channels: without the duplicates Discord would refuse the
     // onboarding PUT halfway through an apply.
     let yaml = format!(
@@ -90,7 +70,7 @@ onboarding:
 #[tokio::test]
 async fn a_live_role_by_name_and_by_id_is_one_role() {
     let h = Harness::start().await;
-    let member = role_id(&h, "Member");
+    let member = h.role_id("Member");
     let guild = h.emu.guild_id.clone();
     // The manifest names no guild, so only the live guild knows that its id is @everyone's.
     let yaml = format!(
@@ -133,7 +113,7 @@ onboarding:
 #[tokio::test]
 async fn live_ids_are_references_that_plan_resolves() {
     let h = Harness::start().await;
-    let rules = channel_id(&h, "rules");
+    let rules = h.channel_id("rules");
     let yaml = format!(
         "version: 1
 settings:

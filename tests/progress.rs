@@ -148,22 +148,10 @@ fn seed_firing_first_only(probability: f64, quiet: usize) -> u64 {
 
 /// `guildctl ARGS` against the harness's emulator with a scaled clock; stderr is a pipe.
 async fn run_scaled(h: &Harness, args: &[&str]) -> common::Run {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"))
-        .args(args)
-        .env("DISCORD_TOKEN", &h.emu.token)
-        .env("GUILDCTL_API_BASE", &h.emu.api_base)
-        .env("GUILDCTL_GUILD", &h.emu.guild_id)
-        .env("GUILDCTL_CLOCK_SCALE", SCALE)
-        .env_remove("NO_COLOR")
-        .current_dir(h.dir.path())
-        .output()
-        .await
-        .expect("guildctl runs");
-    common::Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let mut cmd = h.command(args);
+    cmd.env("GUILDCTL_CLOCK_SCALE", SCALE)
+        .env_remove("NO_COLOR");
+    common::Run::of(cmd.output().await.expect("guildctl runs"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

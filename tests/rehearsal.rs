@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Harness, bare_guild_state, example};
+use common::{Bot, GuildNames, Harness, arrange, bare_guild_state, example};
 use discord_permissions::Permissions;
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
@@ -23,17 +23,13 @@ async fn snapshot(h: &Harness) -> Snapshot {
     Snapshot::fetch(&client, &h.emu.guild_id).await.unwrap()
 }
 
-fn json_of(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
-
 /// `plan --rehearse --format json` of the manifest at `path`, which must exit 0.
 async fn rehearsed_plan(h: &Harness, path: &str) -> Value {
     let run = h
         .run(&["plan", "-f", path, "--rehearse", "--format", "json"])
         .await;
     run.assert_code(0);
-    json_of(&run.stdout)
+    run.json()
 }
 
 /// Each example plans with a passing rehearsal that sends nothing to the live guild but
@@ -88,7 +84,7 @@ async fn the_example_plans_rehearse_and_converge() {
         let again = h.run(&["plan", "-f", path, "--format", "json"]).await;
         again.assert_code(0);
         assert_eq!(
-            json_of(&again.stdout)["changes"],
+            again.json()["changes"],
             serde_json::json!([]),
             "{name}: the live guild converged as the copy did"
         );
@@ -125,7 +121,7 @@ async fn a_refusal_preflight_does_not_model_is_caught_and_apply_writes_nothing()
         )
         .await;
     planned.assert_code(1);
-    let r = &json_of(&planned.stdout)["rehearsal"];
+    let r = &planned.json()["rehearsal"];
     assert_eq!(r["ok"], false, "{r}");
     assert_eq!(r["calls"], 1, "the first category was accepted: {r}");
     let refusal = &r["refusal"];
@@ -175,14 +171,11 @@ async fn a_refusal_preflight_does_not_model_is_caught_and_apply_writes_nothing()
 #[tokio::test]
 async fn a_missing_grant_is_refused_by_preflight_and_rehearsal_alike() {
     let mut state = discord_emulator::default_state();
-    let g = &mut state.guilds[0];
-    let bot_role = g
-        .roles
-        .iter_mut()
-        .find(|r| r.name == "guildctl")
-        .expect("the bot's role");
-    bot_role.permissions =
-        Permissions::MANAGE_ROLES | Permissions::MANAGE_CHANNELS | Permissions::VIEW_CHANNEL;
+    arrange(&mut state).role("guildctl").permissions(&[
+        "manage_roles",
+        "manage_channels",
+        "view_channel",
+    ]);
     let h = Harness::with_state(Some(state)).await;
     let snap = snapshot(&h).await;
     let loaded = manifest::load_str(
@@ -273,12 +266,12 @@ async fn the_markdown_plan_carries_the_verdict_in_its_first_lines() {
 #[tokio::test]
 async fn what_the_copy_cannot_know_is_listed_as_not_rehearsed() {
     let mut state = discord_emulator::default_state();
-    let g = &mut state.guilds[0];
-    let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
-    bot_role.permissions = Permissions::MANAGE_ROLES
-        | Permissions::MANAGE_CHANNELS
-        | Permissions::VIEW_CHANNEL
-        | Permissions::MANAGE_GUILD;
+    arrange(&mut state).role("guildctl").permissions(&[
+        "manage_roles",
+        "manage_channels",
+        "view_channel",
+        "manage_guild",
+    ]);
     let h = Harness::with_state(Some(state)).await;
     let snap = snapshot(&h).await;
     assert!(!snap.sees_every_channel());
@@ -345,7 +338,7 @@ async fn rehearses_and_converges(h: &Harness, manifest: &str) -> Value {
     let again = h.run(&["plan", "-f", path, "--format", "json"]).await;
     again.assert_code(0);
     assert_eq!(
-        json_of(&again.stdout)["changes"],
+        again.json()["changes"],
         serde_json::json!([]),
         "the live guild converged as the copy did"
     );
@@ -362,17 +355,6 @@ fn listed(r: &Value) -> String {
         .join("\n")
 }
 
-fn user_id(h: &Harness, name: &str) -> String {
-    h.emu
-        .state()
-        .users
-        .iter()
-        .find(|u| u.username == name)
-        .unwrap_or_else(|| panic!("user {name}"))
-        .id
-        .clone()
-}
-
 /// Moderator's roster gives heidi the role and takes it from erin, whom only the member
 /// listing names: the copy holds the members read, with their roles.
 #[tokio::test]
@@ -380,8 +362,8 @@ async fn a_roster_change_rehearses_on_the_members_read() {
     let h = Harness::start().await;
     let yaml = format!(
         "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{}\" }}\n      - {{ id: \"{}\" }}\n",
-        user_id(&h, "alice"),
-        user_id(&h, "heidi")
+        h.user_id("alice"),
+        h.user_id("heidi")
     );
     let r = rehearses_and_converges(&h, &yaml).await;
     let listed = listed(&r);
@@ -402,8 +384,8 @@ async fn holders_the_bot_cannot_list_are_not_rehearsed() {
     let h = Harness::with_state(Some(state)).await;
     let yaml = format!(
         "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{}\" }}\n      - {{ id: \"{}\" }}\n",
-        user_id(&h, "alice"),
-        user_id(&h, "heidi")
+        h.user_id("alice"),
+        h.user_id("heidi")
     );
     let path = h.manifest("guild.yaml", &yaml);
     let plan = rehearsed_plan(&h, path.to_str().unwrap()).await;
@@ -422,10 +404,10 @@ async fn holders_the_bot_cannot_list_are_not_rehearsed() {
 #[tokio::test]
 async fn a_ban_list_rehearses_on_the_bans_read() {
     let h = Harness::start().await;
-    let ivan = user_id(&h, "ivan");
+    let ivan = h.user_id("ivan");
     let yaml = format!(
         "version: 1\nbans:\n  - {{ id: \"{}\" }}\n  - {{ id: \"{ivan}\", reason: alt account }}\nprune: {{ bans: true }}\nsafety: {{ allow_deletes: 2 }}\n",
-        user_id(&h, "free_nitro_4u"),
+        h.user_id("free_nitro_4u"),
     );
     let r = rehearses_and_converges(&h, &yaml).await;
     assert_eq!(r["calls"], 2, "one ban, one lifted: {r}");
@@ -489,33 +471,18 @@ async fn a_gradient_role_colour_rehearses() {
 async fn prune_integrations_rehearses() {
     let mut state = discord_emulator::default_state();
     let raidbot = "900000000000000001";
-    state.users.push(
-        serde_json::from_value(
-            serde_json::json!({"id": raidbot, "username": "raidbot", "bot": true}),
-        )
-        .unwrap(),
+    let mut g = arrange(&mut state);
+    g.add_bot(
+        &Bot {
+            name: "Raidbot",
+            user_id: raidbot,
+            application_id: "900000000000000002",
+            role_id: "900000000000000003",
+            integration_id: "900000000000000005",
+        },
+        Permissions::ADMINISTRATOR,
     );
-    let g = &mut state.guilds[0];
-    let general = g
-        .channels
-        .iter()
-        .find(|c| c.name == "general")
-        .unwrap()
-        .id
-        .clone();
-    g.roles.push(
-        serde_json::from_value(serde_json::json!({
-            "id": "900000000000000003", "name": "Raidbot", "permissions": "8", "position": 1,
-            "managed": true, "tags": {"bot_id": raidbot},
-        }))
-        .unwrap(),
-    );
-    g.members.push(
-        serde_json::from_value(
-            serde_json::json!({"user_id": raidbot, "roles": ["900000000000000003"]}),
-        )
-        .unwrap(),
-    );
+    let general = g.channel_id("general");
     g.webhooks.push(
         serde_json::from_value(serde_json::json!({
             "id": "900000000000000004", "type": 1, "channel_id": general, "name": "Raid",
@@ -523,21 +490,12 @@ async fn prune_integrations_rehearses() {
         }))
         .unwrap(),
     );
-    g.integrations.push(
-        serde_json::from_value(serde_json::json!({
-            "id": "900000000000000005", "name": "Raidbot", "type": "discord",
-            "application": {"id": "900000000000000002", "name": "Raidbot", "bot_id": raidbot},
-            "user_id": g.owner_id, "scopes": ["bot"],
-        }))
-        .unwrap(),
-    );
     let h = Harness::with_state(Some(state)).await;
     let polls = h
         .guild()
-        .integrations
-        .iter()
-        .find(|i| i.name == "Ferris Polls")
-        .and_then(|i| i.application.clone())
+        .integration_named("Ferris Polls")
+        .application
+        .clone()
         .unwrap()
         .id;
     let yaml = format!(
@@ -566,10 +524,11 @@ async fn prune_invites_rehearses() {
 #[tokio::test]
 async fn invites_read_without_metadata_are_listed_as_not_rehearsed() {
     let mut state = discord_emulator::default_state();
-    let g = &mut state.guilds[0];
-    let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
-    bot_role.permissions =
-        Permissions::VIEW_AUDIT_LOG | Permissions::VIEW_CHANNEL | Permissions::MANAGE_ROLES;
+    arrange(&mut state).role("guildctl").permissions(&[
+        "view_audit_log",
+        "view_channel",
+        "manage_roles",
+    ]);
     let h = Harness::with_state(Some(state)).await;
     let path = h.manifest(
         "guild.yaml",

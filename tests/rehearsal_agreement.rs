@@ -12,8 +12,8 @@ mod common;
 
 use std::fmt::Write as _;
 
+use common::{GuildNames, arrange};
 use discord_emulator::{EmulatorOptions, RunningEmulator, State};
-use discord_permissions::Permissions;
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
 use guildctl::plan;
@@ -153,16 +153,11 @@ fn case() -> impl Strategy<Value = Case> {
 
 fn state_of(live: &Live) -> State {
     let mut state = discord_emulator::default_state();
-    let g = &mut state.guilds[0];
-    let bot_role = g
-        .roles
-        .iter_mut()
-        .find(|r| r.name == "guildctl")
-        .expect("the bot's role");
-    bot_role.permissions = live.bot_perms.iter().fold(Permissions::NONE, |a, &i| {
-        a | Permissions::from_name(BOT_PERMS[i]).expect("a permission name")
-    });
-    bot_role.position = live.bot_position.max(1);
+    let mut g = arrange(&mut state);
+    let bot_perms: Vec<&str> = live.bot_perms.iter().map(|&i| BOT_PERMS[i]).collect();
+    g.role("guildctl")
+        .permissions(&bot_perms)
+        .position(live.bot_position.max(1));
     // Placed between the others (a fraction above the role at `bot_position`), then every
     // role renumbered 1, 2, … as Discord leaves them after a reorder: no two share a place.
     let gid = g.id.clone();
@@ -187,16 +182,8 @@ fn state_of(live: &Live) -> State {
     }
     if live.community {
         g.features.push("COMMUNITY".into());
-        g.rules_channel_id = g
-            .channels
-            .iter()
-            .find(|c| c.name == "rules")
-            .map(|c| c.id.clone());
-        g.public_updates_channel_id = g
-            .channels
-            .iter()
-            .find(|c| c.name == "mod-log")
-            .map(|c| c.id.clone());
+        g.rules_channel_id = Some(g.channel_id("rules"));
+        g.public_updates_channel_id = Some(g.channel_id("mod-log"));
         g.explicit_content_filter = 2;
         g.verification_level = 1;
     }

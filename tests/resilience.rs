@@ -362,14 +362,7 @@ async fn the_name_and_topic_sublimit_is_waited_out_not_hammered() {
     state.config.time_scale = 2000.0;
     let h = Harness::with_state(Some(state)).await;
     let c = client(&h);
-    let general = h
-        .guild()
-        .channels
-        .iter()
-        .find(|ch| ch.name == "general")
-        .unwrap()
-        .id
-        .clone();
+    let general = h.channel_id("general");
     let path = format!("/channels/{general}");
     for i in 0..4 {
         let body = serde_json::json!({ "topic": format!("topic {i}") });

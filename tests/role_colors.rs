@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Harness;
+use common::{Harness, arrange};
 use discord_emulator::State;
 use serde_json::{Value, json};
 
@@ -21,13 +21,7 @@ fn with_features(features: &[&str]) -> State {
 
 /// The id of the default guild's role "Contributor".
 fn cid(h: &Harness) -> String {
-    let g = h.guild();
-    g.roles
-        .iter()
-        .find(|r| r.name == "Contributor")
-        .expect("the role")
-        .id
-        .clone()
+    h.role_id("Contributor")
 }
 
 fn triple(h: &Harness, id: &str) -> (u32, Option<u32>, Option<u32>) {
@@ -123,12 +117,7 @@ async fn a_solid_colour_stays_color_in_the_manifest_and_is_sent_as_colors() {
 #[tokio::test]
 async fn a_live_gradient_is_seen_by_plan_and_drift() {
     let mut state = with_features(&["ENHANCED_ROLE_COLORS"]);
-    let r = state.guilds[0]
-        .roles
-        .iter_mut()
-        .find(|r| r.name == "Contributor")
-        .unwrap();
-    r.secondary_color = Some(0x00ff00);
+    arrange(&mut state).role("Contributor").secondary_color = Some(0x00ff00);
     let h = Harness::with_state(Some(state)).await;
     // The manifest says the solid colour the role had: the gradient is a difference.
     let m = contributor(&h, r##"color: "#f1c40f""##);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Harness;
+use common::{GuildNames, Harness};
 
 const EMOJI: &str = "version: 1\nroles:\n  - name: Helper\n    unicode_emoji: \"📚\"\n";
 
@@ -62,7 +62,7 @@ async fn with_role_icons_unicode_emoji_applies_and_converges() {
     assert!(plan.stdout.contains("unicode_emoji"), "{}", plan.stdout);
     h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
     let g = h.guild();
-    let helper = g.roles.iter().find(|r| r.name == "Helper").unwrap();
+    let helper = g.role_named("Helper");
     assert_eq!(helper.unicode_emoji.as_deref(), Some("📚"));
     h.run(&["plan", "-f", m, "--detailed-exitcode"])
         .await

@@ -4,25 +4,15 @@
 
 mod common;
 
-use common::Harness;
+use common::{GuildNames, Harness, StateNames};
 use discord_emulator::State;
 use serde_json::Value;
-
-fn user_id(state: &State, name: &str) -> String {
-    state
-        .users
-        .iter()
-        .find(|u| u.username == name)
-        .unwrap_or_else(|| panic!("user {name}"))
-        .id
-        .clone()
-}
 
 /// A manifest declaring `role`'s roster as its holders today plus heidi (who holds it not),
 /// with `extra` lines under the role: the plan gives heidi the role and takes it from nobody.
 fn roster_plus_heidi(state: &State, role: &str, extra: &str) -> String {
     let g = &state.guilds[0];
-    let rid = &g.roles.iter().find(|r| r.name == role).unwrap().id;
+    let rid = &g.role_id(role);
     let mut members: Vec<String> = g
         .members
         .iter()
@@ -30,7 +20,7 @@ fn roster_plus_heidi(state: &State, role: &str, extra: &str) -> String {
         .map(|m| format!("      - {{ id: \"{}\" }}\n", m.user_id))
         .collect();
     assert!(!members.is_empty(), "{role} has holders today");
-    let heidi = user_id(state, "heidi");
+    let heidi = state.user_id("heidi");
     assert!(
         g.members
             .iter()
@@ -46,15 +36,7 @@ fn roster_plus_heidi(state: &State, role: &str, extra: &str) -> String {
 /// The plan of `manifest` in text, markdown and JSON.
 async fn plans(h: &Harness, manifest: &str) -> (String, String, Value) {
     let f = h.manifest("staff.yaml", manifest);
-    let f = f.to_str().unwrap();
-    let mut out = Vec::new();
-    for format in ["text", "markdown", "json"] {
-        let run = h.run(&["plan", "-f", f, "--format", format]).await;
-        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-        out.push(run.stdout);
-    }
-    let json = serde_json::from_str(&out[2]).unwrap_or_else(|e| panic!("{e}: {}", out[2]));
-    (out[0].clone(), out[1].clone(), json)
+    h.plans(f.to_str().unwrap()).await
 }
 
 #[tokio::test]
@@ -85,7 +67,7 @@ async fn giving_a_member_a_dangerous_role_is_a_risk_in_every_format() {
     let r = &risks[0];
     assert_eq!(r["kind"], "grant");
     assert_eq!(r["object"]["kind"], "roster_entry");
-    assert_eq!(r["object"]["id"], user_id(&h.emu.state(), "heidi").as_str());
+    assert_eq!(r["object"]["id"], h.user_id("heidi").as_str());
     let perms: Vec<&str> = r["permissions"]
         .as_array()
         .unwrap()
@@ -115,7 +97,7 @@ async fn a_roster_role_grants_what_the_manifest_declares() {
         text.contains("+ create roster entry Contributor ← heidi"),
         "{text}"
     );
-    let heidi = user_id(&st, "heidi");
+    let heidi = st.user_id("heidi");
     let line = format!("heidi ({heidi}) gains send_messages in Help/#showcase");
     assert!(
         text.contains("Widens access or destroys (1): 1 access widening"),

@@ -5,58 +5,34 @@
 
 mod common;
 
-use common::Harness;
+use common::{GuildNames, Harness, StateNames, arrange};
 use discord_emulator::State;
-use discord_emulator::state::{BotToken, User};
+use discord_emulator::state::User;
 use serde_json::Value;
-
-fn user_id(state: &State, name: &str) -> String {
-    state
-        .users
-        .iter()
-        .find(|u| u.username == name)
-        .unwrap_or_else(|| panic!("user {name}"))
-        .id
-        .clone()
-}
 
 fn holders(h: &Harness, role: &str) -> Vec<String> {
     let state = h.emu.state();
     let g = &state.guilds[0];
-    let rid = g.roles.iter().find(|r| r.name == role).unwrap().id.clone();
+    let rid = g.role_id(role);
     let mut names: Vec<String> = g
         .members
         .iter()
         .filter(|m| m.roles.contains(&rid))
         .map(|m| {
-            state
-                .users
-                .iter()
-                .find(|u| u.id == m.user_id)
-                .unwrap()
-                .username
-                .clone()
+            let user = state.users.iter().find(|u| u.id == m.user_id).unwrap();
+            user.username.clone()
         })
         .collect();
     names.sort();
     names
 }
 
-/// GETs since the requests were last cleared.
-fn reads(h: &Harness) -> Vec<String> {
-    h.requests()
-        .into_iter()
-        .filter(|r| r.method == "GET")
-        .map(|r| r.path)
-        .collect()
-}
-
 /// Moderator's roster: alice and heidi (erin holds it live, heidi does not).
 fn moderators(state: &State) -> String {
     format!(
         "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{}\", name: alice }}\n      - {{ id: \"{}\", name: heidi }}\n",
-        user_id(state, "alice"),
-        user_id(state, "heidi")
+        state.user_id("alice"),
+        state.user_id("heidi")
     )
 }
 
@@ -80,7 +56,7 @@ async fn a_roster_change_plans_by_role_reads_what_it_needs_and_applies() {
         "{}",
         plan.stdout
     );
-    let got = reads(&h);
+    let got = h.reads();
     // 7 + member counts + 2 declared members + 1 listing page (erin is undeclared).
     assert_eq!(got.len(), 11, "{got:#?}");
     assert_eq!(
@@ -117,7 +93,7 @@ async fn a_roster_change_plans_by_role_reads_what_it_needs_and_applies() {
     let again = h.run(&["plan", "-f", f]).await;
     again.assert_code(0);
     assert!(again.stdout.contains("No changes"), "{}", again.stdout);
-    assert_eq!(reads(&h).len(), 7 + 1 + 2, "{:#?}", reads(&h));
+    assert_eq!(h.reads().len(), 7 + 1 + 2, "{:#?}", h.reads());
 }
 
 #[tokio::test]
@@ -146,8 +122,8 @@ async fn a_listed_user_who_is_not_a_member_is_reported_not_an_error() {
     let st = h.emu.state();
     let yaml = format!(
         "version: 1\nroles:\n  - name: Helper\n    members:\n      - {{ id: \"{}\" }}\n      - {{ id: \"{}\" }}\n      - {{ id: \"123456789012345678\", name: gone }}\n",
-        user_id(&st, "bob"),
-        user_id(&st, "frank")
+        st.user_id("bob"),
+        st.user_id("frank")
     );
     let f = h.manifest("helpers.yaml", &yaml);
     let plan = h.run(&["plan", "-f", f.to_str().unwrap()]).await;
@@ -189,10 +165,9 @@ async fn a_member_who_left_before_the_call_is_a_note() {
     snap.read_people(&client, &q).await.unwrap();
     let p = plan::diff(&loaded.manifest, &snap).expect("plan");
     // heidi leaves.
-    let mut st = h.emu.state();
-    let heidi = user_id(&st, "heidi");
-    st.guilds[0].members.retain(|m| m.user_id != heidi);
-    h.emu.set_state(st);
+    h.arrange(|g| {
+        g.leave("heidi");
+    });
     let out = apply::apply(&client, &p, &apply::ApplyOptions::new("test", "."), |_| {}).await;
     assert!(out.failures.is_empty(), "{:?}", out.failures);
     assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
@@ -210,8 +185,8 @@ async fn a_roster_role_above_the_bot_is_refused_before_any_call() {
     let st = h.emu.state();
     let yaml = format!(
         "version: 1\nroles:\n  - name: Admin\n    members:\n      - {{ id: \"{}\" }}\n      - {{ id: \"{}\" }}\n",
-        user_id(&st, "ferris"),
-        user_id(&st, "alice")
+        st.user_id("ferris"),
+        st.user_id("alice")
     );
     let f = h.manifest("admins.yaml", &yaml);
     h.emu.clear_requests();
@@ -250,14 +225,14 @@ async fn bans_go_out_in_bulk_by_reason_and_plan_back_empty() {
     let h = Harness::with_state(Some(with_users(450))).await;
     let st = h.emu.state();
     let spam: Vec<String> = (0..450)
-        .map(|k| user_id(&st, &format!("spam{k:04}")))
+        .map(|k| st.user_id(&format!("spam{k:04}")))
         .collect();
-    let known = vec![user_id(&st, "free_nitro_4u"), user_id(&st, "raid_leader")];
+    let known = vec![st.user_id("free_nitro_4u"), st.user_id("raid_leader")];
     let yaml = format!(
         "version: 1\nbans:\n{}{}  - {{ id: \"{}\", name: ivan, reason: alt account }}\n",
         ban_list(&known, "old"),
         ban_list(&spam, "spam wave"),
-        user_id(&st, "ivan")
+        st.user_id("ivan")
     );
     let f = h.manifest("bans.yaml", &yaml);
     let f = f.to_str().unwrap();
@@ -268,7 +243,7 @@ async fn bans_go_out_in_bulk_by_reason_and_plan_back_empty() {
     plan.assert_code(0);
     // 7 + one page of bans (2 live) + a member read for each of the 451 users not banned
     // yet + Get User for the 450 of them who are not members (their usernames).
-    let got = reads(&h);
+    let got = h.reads();
     assert_eq!(got.len(), 8 + 451 + 450, "{got:#?}");
     let get_user = |p: &&String| p.contains("/users/") && !p.ends_with("/users/@me");
     assert_eq!(got.iter().filter(get_user).count(), 450);
@@ -303,9 +278,7 @@ async fn bulk_ban_partial_failure_counts_only_users_still_not_banned() {
     use guildctl::{apply, discord, manifest, plan, snapshot::Snapshot};
     let h = Harness::with_state(Some(with_users(5))).await;
     let st = h.emu.state();
-    let ids: Vec<String> = (0..5)
-        .map(|k| user_id(&st, &format!("spam{k:04}")))
-        .collect();
+    let ids: Vec<String> = (0..5).map(|k| st.user_id(&format!("spam{k:04}"))).collect();
     let client = discord::Client::new(
         &h.emu.api_base,
         discord::Token::new(h.emu.token.clone()).unwrap(),
@@ -321,12 +294,9 @@ async fn bulk_ban_partial_failure_counts_only_users_still_not_banned() {
     };
     // Someone bans spam0000 by hand after the plan: Discord lists them as failed.
     let p = read(&ids[..3]).await;
-    let mut st = h.emu.state();
-    st.guilds[0].bans.push(discord_emulator::state::Ban {
-        user_id: ids[0].clone(),
-        reason: None,
+    h.arrange(|g| {
+        g.ban("spam0000", None);
     });
-    h.emu.set_state(st);
     let out = apply::apply(&client, &p, &apply::ApplyOptions::new("t", "."), |_| {}).await;
     assert!(out.failures.is_empty(), "{:?}", out.failures);
     assert!(
@@ -346,9 +316,7 @@ async fn bulk_ban_partial_failure_counts_only_users_still_not_banned() {
     // owns the guild by then (a plan refuses to ban the owner outright, so the plan is made
     // before the guild changes hands).
     let p = read(&ids[3..]).await;
-    let mut st = h.emu.state();
-    st.guilds[0].owner_id = ids[4].clone();
-    h.emu.set_state(st);
+    h.arrange(|g| g.owner_id = ids[4].clone());
     let out = apply::apply(&client, &p, &apply::ApplyOptions::new("t", "."), |_| {}).await;
     assert_eq!(out.failures.len(), 1, "{:?}", out.failures);
     let failure = out.failures[0].1.to_string();
@@ -398,32 +366,21 @@ const HUMAN: &str = "human-owner-token-for-roster-tests";
 #[tokio::test]
 async fn drift_names_who_gave_a_roster_role_and_who_banned_by_hand() {
     let mut st = discord_emulator::default_state();
-    let owner = st.guilds[0].owner_id.clone();
-    st.tokens.push(BotToken {
-        token: HUMAN.into(),
-        user_id: owner,
-    });
-    st.guilds[0].webhooks.clear();
+    arrange(&mut st).owner_token(HUMAN).webhooks.clear();
     let h = Harness::with_state(Some(st)).await;
     let st = h.emu.state();
     let (g, heidi, ivan) = (
         h.emu.guild_id.clone(),
-        user_id(&st, "heidi"),
-        user_id(&st, "ivan"),
+        st.user_id("heidi"),
+        st.user_id("ivan"),
     );
-    let admin_role = st.guilds[0]
-        .roles
-        .iter()
-        .find(|r| r.name == "Moderator")
-        .unwrap()
-        .id
-        .clone();
+    let admin_role = st.role_id("Moderator");
     let yaml = format!(
         "version: 1\nroles:\n  - name: Admin\n  - name: Moderator\n    members:\n      - {{ id: \"{}\" }}\n      - {{ id: \"{}\" }}\n  - name: Helper\nbans:\n  - {{ id: \"{}\" }}\n  - {{ id: \"{}\" }}\n",
-        user_id(&st, "alice"),
-        user_id(&st, "erin"),
-        user_id(&st, "free_nitro_4u"),
-        user_id(&st, "raid_leader"),
+        st.user_id("alice"),
+        st.user_id("erin"),
+        st.user_id("free_nitro_4u"),
+        st.user_id("raid_leader"),
     );
     let f = h.manifest("drift.yaml", &yaml);
     let http = reqwest::Client::new();
@@ -491,7 +448,7 @@ async fn export_writes_small_rosters_and_the_ban_list_that_plan_back_empty() {
     run.assert_code(0);
     let yaml = std::fs::read_to_string(&out).unwrap();
     let st = h.emu.state();
-    let alice = user_id(&st, "alice");
+    let alice = st.user_id("alice");
     assert!(
         yaml.contains(&format!("id: '{alice}'")) || yaml.contains(&format!("id: \"{alice}\"")),
         "{yaml}"

@@ -16,26 +16,14 @@ const PRUNE_ALL_BUT_ONE: &str =
 /// `guildctl ARGS` against the emulator with extra (or removed, when the value is `None`)
 /// environment variables.
 async fn run_env(h: &Harness, args: &[&str], env: &[(&str, Option<&str>)]) -> Run {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"));
-    cmd.args(args)
-        .env("DISCORD_TOKEN", &h.emu.token)
-        .env("GUILDCTL_API_BASE", &h.emu.api_base)
-        .env("GUILDCTL_GUILD", &h.emu.guild_id)
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_SHA")
-        .current_dir(h.dir.path());
+    let mut cmd = h.command(args);
     for (k, v) in env {
         match v {
             Some(v) => cmd.env(k, v),
             None => cmd.env_remove(k),
         };
     }
-    let out = cmd.output().await.expect("guildctl runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::of(cmd.output().await.expect("guildctl runs"))
 }
 
 /// The emulator's request log, read over HTTP as any tool would.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Harness, example};
+use common::{GuildNames, Harness, example};
 use serde_json::Value;
 
 /// Every secret the emulator knows: the bot token and all webhook tokens.
@@ -190,14 +190,7 @@ async fn an_avatar_outside_the_manifest_folder_is_refused() {
 #[tokio::test]
 async fn webhooks_are_created_renamed_moved_and_pruned() {
     let h = Harness::start().await;
-    let ci_id = h
-        .guild()
-        .webhooks
-        .iter()
-        .find(|w| w.name == "CI")
-        .unwrap()
-        .id
-        .clone();
+    let ci_id = h.guild().webhook_named("CI").id.clone();
     std::fs::create_dir_all(h.dir.path().join("assets")).unwrap();
     std::fs::copy(
         example("assets/ci.png"),
@@ -225,9 +218,9 @@ prune: { webhooks: true }
         .find(|w| w.id == ci_id)
         .expect("renamed in place");
     assert_eq!(ci.name, "Continuous Integration");
-    let general = g.channels.iter().find(|c| c.name == "general").unwrap();
+    let general = g.channel_named("general");
     assert_eq!(ci.channel_id.as_deref(), Some(general.id.as_str()));
-    let deploys = g.webhooks.iter().find(|w| w.name == "Deploys").unwrap();
+    let deploys = g.webhook_named("Deploys");
     assert!(deploys.avatar.is_some());
     // People's incoming webhooks are pruned; the channel follower is not managed.
     assert!(

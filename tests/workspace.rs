@@ -273,17 +273,7 @@ async fn many_guilds_share_one_global_limit_without_a_429() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_shared_ban_list_merges_by_user_with_each_guilds_own() {
     let (h, ids) = workspace("").await;
-    let user = |name: &str| {
-        h.emu
-            .state()
-            .users
-            .iter()
-            .find(|u| u.username == name)
-            .unwrap_or_else(|| panic!("user {name}"))
-            .id
-            .clone()
-    };
-    let (frank, ivan) = (user("frank"), user("ivan"));
+    let (frank, ivan) = (h.user_id("frank"), h.user_id("ivan"));
     h.manifest(
         "bans.yaml",
         &format!("version: 1\nbans:\n  - {{ id: \"{frank}\", reason: Network-wide spam }}\n"),

@@ -1,14 +1,18 @@
 //! Shared test harness: an emulator on a loopback port and the real `guildctl`
 //! binary run against it, as a user would run it.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // Each test file uses a different part.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 pub mod github;
 pub mod gitlab;
+pub mod guild;
+
+pub use guild::{Bot, GuildEdit, GuildNames, StateNames, arrange, arrange_guild, perms};
 
 use discord_emulator::{EmulatorOptions, RequestRecord, RunningEmulator, State};
+use serde_json::Value;
 
 pub struct Harness {
     pub emu: RunningEmulator,
@@ -55,25 +59,25 @@ impl Harness {
         self.run_env(args, &[]).await
     }
 
-    /// Runs `guildctl ARGS` against the emulator with more environment variables.
+    /// Runs `guildctl ARGS` against the emulator with more environment variables (which
+    /// may replace the harness's own, `DISCORD_TOKEN` or `GITHUB_SHA`).
     pub async fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let out: Output = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"))
-            .args(args)
-            .envs(env.iter().copied())
+        let mut cmd = self.command(args);
+        cmd.envs(env.iter().copied());
+        Run::of(cmd.output().await.expect("guildctl runs"))
+    }
+
+    /// `guildctl ARGS` set up as [`Harness::run`] runs it, for a test to add to.
+    pub fn command(&self, args: &[&str]) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_guildctl"));
+        cmd.args(args)
             .env("DISCORD_TOKEN", &self.emu.token)
             .env("GUILDCTL_API_BASE", &self.emu.api_base)
             .env("GUILDCTL_GUILD", &self.emu.guild_id)
             .env("NO_COLOR", "1")
             .env_remove("GITHUB_SHA")
-            .current_dir(self.dir.path())
-            .output()
-            .await
-            .expect("guildctl runs");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+            .current_dir(self.dir.path());
+        cmd
     }
 
     pub fn requests(&self) -> Vec<RequestRecord> {
@@ -87,6 +91,15 @@ impl Harness {
             .collect()
     }
 
+    /// The paths of the GETs since the requests were last cleared.
+    pub fn reads(&self) -> Vec<String> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method == "GET")
+            .map(|r| r.path)
+            .collect()
+    }
+
     pub fn guild(&self) -> discord_emulator::state::Guild {
         let state = self.emu.state();
         state
@@ -94,6 +107,43 @@ impl Harness {
             .into_iter()
             .find(|g| g.id == self.emu.guild_id)
             .expect("the emulator's guild")
+    }
+
+    /// Changes the running emulator's guild by name (a hand edit nobody logs).
+    pub fn arrange(&self, edit: impl FnOnce(&mut GuildEdit)) {
+        self.arrange_in(&self.emu.guild_id, edit);
+    }
+
+    /// Changes another of the emulator's guilds (a workspace's) by name.
+    pub fn arrange_in(&self, guild_id: &str, edit: impl FnOnce(&mut GuildEdit)) {
+        let mut state = self.emu.state();
+        edit(&mut arrange_guild(&mut state, guild_id));
+        self.emu.set_state(state);
+    }
+
+    pub fn role_id(&self, name: &str) -> String {
+        self.guild().role_id(name)
+    }
+
+    /// A channel by `name`, or `Category/name`.
+    pub fn channel_id(&self, path: &str) -> String {
+        self.guild().channel_id(path)
+    }
+
+    pub fn user_id(&self, username: &str) -> String {
+        self.emu.state().user_id(username)
+    }
+
+    /// `plan` of the manifest at `file` in text, markdown and JSON, each exiting 0.
+    pub async fn plans(&self, file: &str) -> (String, String, Value) {
+        let mut out = Vec::new();
+        for format in ["text", "markdown", "json"] {
+            let run = self.run(&["plan", "-f", file, "--format", format]).await;
+            run.assert_code(0);
+            out.push(run.stdout);
+        }
+        let json = serde_json::from_str(&out[2]).unwrap_or_else(|e| panic!("{e}: {}", out[2]));
+        (out[0].clone(), out[1].clone(), json)
     }
 }
 
@@ -131,6 +181,20 @@ pub fn example(name: &str) -> PathBuf {
 }
 
 impl Run {
+    /// A finished process's exit code and output.
+    pub fn of(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Stdout as JSON (`--format json`).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
+    }
+
     pub fn assert_code(&self, code: i32) -> &Self {
         assert_eq!(
             self.code, code,
