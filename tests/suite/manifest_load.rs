@@ -235,25 +235,7 @@ fn render_is_compiler_style_and_sorted_by_position() {
         Diagnostic::error("roles[0].name", "first"),
     ];
     let out = render(&l, &diags, false);
-    let expected = "\
-error: first
- --> guild.yaml:6:11
-  |
-6 |   - name: Moderator
-  |           ^^^^^^^^^
-  |
-  = note: at roles[0].name
-
-warning: second
-  --> guild.yaml:18:17
-   |
-18 |               - add_reactions
-   |                 ^^^^^^^^^^^^^
-   |
-   = note: at channels[0].channels[0].overwrites[0].deny[1]
-   = help: a help text
-";
-    assert_eq!(out, expected);
+    insta::assert_snapshot!("render_compiler_style", out);
     let colored = render(&l, &diags, true);
     assert!(colored.contains("\x1b["), "{colored}");
 }
