@@ -119,15 +119,6 @@ fn densest_guild(overwrites: usize) -> State {
     st
 }
 
-fn client_with(h: &Harness, options: ClientOptions) -> Client {
-    Client::with_options(
-        &h.emu.api_base,
-        Token::new(h.emu.token.clone()).unwrap(),
-        options,
-    )
-    .unwrap()
-}
-
 /// The largest of the answers to [`reads`] for `state`, after checking that guildctl's
 /// client reads the whole guild through the default cap.
 async fn largest_read(what: &str, state: State) -> usize {
@@ -137,7 +128,7 @@ async fn largest_read(what: &str, state: State) -> usize {
         eprintln!("{what}: GET {path}: {n} bytes");
         largest = largest.max(n);
     }
-    let c = client_with(&h, ClientOptions::default());
+    let c = h.client();
     let snap = Snapshot::fetch(&c, &h.emu.guild_id)
         .await
         .expect("snapshot");
@@ -195,7 +186,7 @@ const MB200: u64 = 200_000_000;
 #[tokio::test]
 async fn a_200_mb_body_is_refused_with_an_error_naming_the_call_and_the_cap() {
     let h = Harness::start().await;
-    let c = client_with(&h, ClientOptions::default());
+    let c = h.client();
     let path = format!("/guilds/{}/channels", h.emu.guild_id);
     for announced in [true, false] {
         oversize(&h, MB200, announced);
@@ -237,13 +228,10 @@ async fn a_200_mb_body_is_refused_with_an_error_naming_the_call_and_the_cap() {
         eprintln!("announced {announced}: refused in {took:?}");
     }
     // A smaller cap is the caller's to choose, and a body under it reads as usual.
-    let small = client_with(
-        &h,
-        ClientOptions {
-            max_body_bytes: 1000,
-            ..ClientOptions::default()
-        },
-    );
+    let small = h.client_with(ClientOptions {
+        max_body_bytes: 1000,
+        ..ClientOptions::default()
+    });
     h.emu.clear_faults();
     let e = small.get::<serde_json::Value>(&path).await.unwrap_err();
     assert!(e.to_string().contains("larger than the 1000 bytes"), "{e}");
@@ -253,7 +241,7 @@ async fn a_200_mb_body_is_refused_with_an_error_naming_the_call_and_the_cap() {
 #[tokio::test]
 async fn a_webhook_token_in_a_refused_path_is_not_shown() {
     let h = Harness::start().await;
-    let c = client_with(&h, ClientOptions::default());
+    let c = h.client();
     h.emu
         .set_faults(FaultSet {
             seed: Some(1),
@@ -368,7 +356,7 @@ fn endless_429(scope: Scope, retry_after: f64) -> FaultSet {
 async fn an_endless_429_of_any_scope_stops_after_its_retries() {
     for scope in [Scope::Shared, Scope::Global, Scope::User] {
         let h = Harness::start().await;
-        let c = client_with(&h, ClientOptions::default());
+        let c = h.client();
         h.emu.set_faults(endless_429(scope, 0.001)).unwrap();
         let start = Instant::now();
         let e = c
@@ -429,14 +417,11 @@ async fn server_errors_timeouts_and_dropped_connections_stop_after_their_retries
         FaultKind::DropBefore,
     ] {
         let h = Harness::start().await;
-        let c = client_with(
-            &h,
-            ClientOptions {
-                timeout: Duration::from_millis(100),
-                backoff: Duration::from_millis(5),
-                ..ClientOptions::default()
-            },
-        );
+        let c = h.client_with(ClientOptions {
+            timeout: Duration::from_millis(100),
+            backoff: Duration::from_millis(5),
+            ..ClientOptions::default()
+        });
         h.emu
             .set_faults(FaultSet {
                 seed: Some(1),
@@ -491,7 +476,7 @@ async fn a_call_ends_at_its_deadline_whatever_keeps_it_waiting() {
 
     // 429s asking for 0.2 s each, without end: the call ends at its deadline of 1 s.
     let h = Harness::start().await;
-    let c = client_with(&h, options(1000));
+    let c = h.client_with(options(1000));
     h.emu.set_faults(endless_429(Scope::Shared, 0.2)).unwrap();
     let start = Instant::now();
     let e = c.get::<serde_json::Value>("/users/@me").await.unwrap_err();
@@ -518,7 +503,7 @@ async fn a_call_ends_at_its_deadline_whatever_keeps_it_waiting() {
 
     // A 429 asking for longer than the deadline leaves ends the call at once.
     let h = Harness::start().await;
-    let c = client_with(&h, options(1000));
+    let c = h.client_with(options(1000));
     h.emu.set_faults(endless_429(Scope::Global, 30.0)).unwrap();
     let start = Instant::now();
     let e = c.get::<serde_json::Value>("/users/@me").await.unwrap_err();
@@ -537,13 +522,10 @@ async fn a_call_ends_at_its_deadline_whatever_keeps_it_waiting() {
 
     // A request that hangs is cut at the deadline, though its own timeout is longer.
     let h = Harness::start().await;
-    let c = client_with(
-        &h,
-        ClientOptions {
-            timeout: Duration::from_secs(30),
-            ..options(500)
-        },
-    );
+    let c = h.client_with(ClientOptions {
+        timeout: Duration::from_secs(30),
+        ..options(500)
+    });
     h.emu
         .set_faults(FaultSet {
             seed: Some(1),

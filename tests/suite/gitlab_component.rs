@@ -15,43 +15,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use common::Harness;
 use common::gitlab::{BOT_USERNAME, FakeGitLab, PROJECT_ID, TOKEN};
+use common::{Harness, git};
 
 fn gitlab_ci_local() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("GUILDCTL_GITLAB_CI_LOCAL") {
-        return Some(PathBuf::from(p));
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "CI must run the GitLab component's test: set GUILDCTL_GITLAB_CI_LOCAL to gitlab-ci-local's path (.ci/run installs it)"
-        );
-    }
-    eprintln!(
-        "skipped: gitlab-ci-local is not installed here. Run .ci/run, or `npm install gitlab-ci-local@4.73` \
-         (and rsync) and set GUILDCTL_GITLAB_CI_LOCAL to its path, to run this test."
-    );
-    None
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=test",
-            "-c",
-            "user.email=test@example.invalid",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    common::external_tool(
+        "GUILDCTL_GITLAB_CI_LOCAL",
+        "gitlab-ci-local",
+        "the GitLab component's test",
+        "`npm install gitlab-ci-local@4.73` (and rsync)",
+    )
 }
 
 struct Pipeline {

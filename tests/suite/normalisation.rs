@@ -21,7 +21,7 @@ use std::collections::HashSet;
 
 use common::Harness;
 use guildctl::apply::{self, ApplyOptions};
-use guildctl::discord::{Client, Token};
+use guildctl::discord::Client;
 use guildctl::manifest;
 use guildctl::plan::{self, Plan};
 use guildctl::snapshot::Snapshot;
@@ -234,7 +234,7 @@ async fn converges(g: &Generated, collapse: bool) -> Result<(), String> {
         return Err(format!("validation refused it: {problems:?}\n{yaml}"));
     }
     let m = &loaded.manifest;
-    let c = Client::new(&h.emu.api_base, Token::new(h.emu.token.clone()).unwrap()).unwrap();
+    let c = h.client();
     let options = ApplyOptions::new("normalisation test", h.dir.path().to_path_buf());
     let guild_path = format!("/guilds/{}", h.emu.guild_id);
     let mut hand_made: Vec<serde_json::Value> = g
@@ -352,7 +352,7 @@ fn names_discord_rewrites_converge_in_one_apply_without_duplicates() {
 #[tokio::test]
 async fn a_live_name_with_a_double_space_is_neither_duplicated_nor_renamed() {
     let h = Harness::start().await;
-    let c = Client::new(&h.emu.api_base, Token::new(h.emu.token.clone()).unwrap()).unwrap();
+    let c = h.client();
     let path = format!("/guilds/{}/roles", h.emu.guild_id);
     c.send(
         reqwest::Method::POST,

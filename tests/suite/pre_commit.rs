@@ -17,40 +17,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
 
-fn pre_commit() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("GUILDCTL_PRE_COMMIT") {
-        return Some(PathBuf::from(p));
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "CI must run the pre-commit hook's test: set GUILDCTL_PRE_COMMIT to pre-commit's path (.ci/run installs it)"
-        );
-    }
-    eprintln!(
-        "skipped: pre-commit is not installed here. Run .ci/run, or `pip install pre-commit==4.7.0` \
-         and set GUILDCTL_PRE_COMMIT to its path, to run this test."
-    );
-    None
-}
+use crate::common::{self, git};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=test",
-            "-c",
-            "user.email=test@example.invalid",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+fn pre_commit() -> Option<PathBuf> {
+    common::external_tool(
+        "GUILDCTL_PRE_COMMIT",
+        "pre-commit",
+        "the pre-commit hook's test",
+        "`pip install pre-commit==4.7.0`",
+    )
 }
 
 fn write(dir: &Path, name: &str, text: &str) {

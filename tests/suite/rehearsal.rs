@@ -6,22 +6,10 @@ use crate::common;
 
 use common::{Bot, GuildNames, Harness, arrange, bare_guild_state, example};
 use discord_permissions::Permissions;
-use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
 use guildctl::plan;
 use guildctl::rehearse::{RehearseOptions, rehearse};
-use guildctl::snapshot::Snapshot;
 use serde_json::Value;
-
-async fn snapshot(h: &Harness) -> Snapshot {
-    let client = Client::with_options(
-        &h.emu.api_base,
-        Token::new(h.emu.token.clone()).unwrap(),
-        ClientOptions::default(),
-    )
-    .unwrap();
-    Snapshot::fetch(&client, &h.emu.guild_id).await.unwrap()
-}
 
 /// `plan --rehearse --format json` of the manifest at `path`, which must exit 0.
 async fn rehearsed_plan(h: &Harness, path: &str) -> Value {
@@ -177,7 +165,7 @@ async fn a_missing_grant_is_refused_by_preflight_and_rehearsal_alike() {
         "view_channel",
     ]);
     let h = Harness::with_state(Some(state)).await;
-    let snap = snapshot(&h).await;
+    let snap = h.snapshot().await;
     let loaded = manifest::load_str(
         std::path::Path::new("guild.yaml"),
         "version: 1\nroles:\n  - name: Bouncers\n    permissions: [ban_members]\n".into(),
@@ -273,7 +261,7 @@ async fn what_the_copy_cannot_know_is_listed_as_not_rehearsed() {
         "manage_guild",
     ]);
     let h = Harness::with_state(Some(state)).await;
-    let snap = snapshot(&h).await;
+    let snap = h.snapshot().await;
     assert!(!snap.sees_every_channel());
     let loaded = manifest::load_str(
         std::path::Path::new("guild.yaml"),
@@ -547,7 +535,7 @@ async fn invites_read_without_metadata_are_listed_as_not_rehearsed() {
 async fn the_rehearsal_copy_refuses_control_requests_and_other_tokens() {
     use guildctl::rehearse::{copy_of, serve_copy};
     let h = Harness::start().await;
-    let snap = snapshot(&h).await;
+    let snap = h.snapshot().await;
     let copy = serve_copy(copy_of(&snap, None).unwrap()).await.unwrap();
     let other = serve_copy(copy_of(&snap, None).unwrap()).await.unwrap();
     let http = reqwest::Client::new();

@@ -22,12 +22,7 @@ fn client(h: &Harness) -> Client {
         global_limit: 1_000_000,
         ..ClientOptions::default()
     };
-    Client::with_options(
-        &h.emu.api_base,
-        Token::new(h.emu.token.clone()).unwrap(),
-        options,
-    )
-    .unwrap()
+    h.client_with(options)
 }
 
 /// The plan of `loaded` (its avatar read from its folder, as the CLI reads it; the example's

@@ -148,18 +148,14 @@ async fn a_listed_user_who_is_not_a_member_is_reported_not_an_error() {
 /// The member leaves between the plan and the call: apply reports it and succeeds.
 #[tokio::test]
 async fn a_member_who_left_before_the_call_is_a_note() {
-    use guildctl::{apply, discord, manifest, plan, snapshot::Snapshot};
+    use guildctl::{apply, manifest, plan, snapshot::Snapshot};
     let h = Harness::start().await;
     let loaded = manifest::load_str(
         std::path::Path::new("staff.yaml"),
         moderators(&h.emu.state()),
     )
     .expect("manifest");
-    let client = discord::Client::new(
-        &h.emu.api_base,
-        discord::Token::new(h.emu.token.clone()).unwrap(),
-    )
-    .unwrap();
+    let client = h.client();
     let mut snap = Snapshot::fetch(&client, &h.emu.guild_id).await.unwrap();
     let q = plan::people_query(&loaded.manifest, &snap);
     snap.read_people(&client, &q).await.unwrap();
@@ -275,15 +271,11 @@ async fn bans_go_out_in_bulk_by_reason_and_plan_back_empty() {
 
 #[tokio::test]
 async fn bulk_ban_partial_failure_counts_only_users_still_not_banned() {
-    use guildctl::{apply, discord, manifest, plan, snapshot::Snapshot};
+    use guildctl::{apply, manifest, plan, snapshot::Snapshot};
     let h = Harness::with_state(Some(with_users(5))).await;
     let st = h.emu.state();
     let ids: Vec<String> = (0..5).map(|k| st.user_id(&format!("spam{k:04}"))).collect();
-    let client = discord::Client::new(
-        &h.emu.api_base,
-        discord::Token::new(h.emu.token.clone()).unwrap(),
-    )
-    .unwrap();
+    let client = h.client();
     let read = async |ids: &[String]| {
         let yaml = format!("version: 1\nbans:\n{}", ban_list(ids, "spam"));
         let loaded = manifest::load_str(std::path::Path::new("bans.yaml"), yaml).unwrap();

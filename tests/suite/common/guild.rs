@@ -311,6 +311,23 @@ impl GuildEdit<'_> {
     }
 }
 
+/// `Deref` from a handle to the object it arranges: every field the builders do not name.
+macro_rules! reaches_every_field {
+    ($handle:ident, $target:ty, $field:tt) => {
+        impl std::ops::Deref for $handle<'_> {
+            type Target = $target;
+            fn deref(&self) -> &$target {
+                self.$field
+            }
+        }
+        impl std::ops::DerefMut for $handle<'_> {
+            fn deref_mut(&mut self) -> &mut $target {
+                self.$field
+            }
+        }
+    };
+}
+
 /// The ids of a bot added by hand ([`GuildEdit::add_bot`]).
 pub struct Bot<'a> {
     pub name: &'a str,
@@ -339,18 +356,7 @@ impl RoleEdit<'_> {
     }
 }
 
-impl std::ops::Deref for RoleEdit<'_> {
-    type Target = Role;
-    fn deref(&self) -> &Role {
-        self.0
-    }
-}
-
-impl std::ops::DerefMut for RoleEdit<'_> {
-    fn deref_mut(&mut self) -> &mut Role {
-        self.0
-    }
-}
+reaches_every_field!(RoleEdit, Role, 0);
 
 /// A channel being arranged; `Deref` reaches every other field.
 pub struct ChannelEdit<'a>(&'a mut Channel);
@@ -362,18 +368,7 @@ impl ChannelEdit<'_> {
     }
 }
 
-impl std::ops::Deref for ChannelEdit<'_> {
-    type Target = Channel;
-    fn deref(&self) -> &Channel {
-        self.0
-    }
-}
-
-impl std::ops::DerefMut for ChannelEdit<'_> {
-    fn deref_mut(&mut self) -> &mut Channel {
-        self.0
-    }
-}
+reaches_every_field!(ChannelEdit, Channel, 0);
 
 /// A member being arranged.
 pub struct MemberEdit<'a> {
@@ -392,15 +387,4 @@ impl MemberEdit<'_> {
     }
 }
 
-impl std::ops::Deref for MemberEdit<'_> {
-    type Target = Member;
-    fn deref(&self) -> &Member {
-        self.member
-    }
-}
-
-impl std::ops::DerefMut for MemberEdit<'_> {
-    fn deref_mut(&mut self) -> &mut Member {
-        self.member
-    }
-}
+reaches_every_field!(MemberEdit, Member, member);

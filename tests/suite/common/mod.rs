@@ -13,6 +13,8 @@ pub mod snapshot;
 pub use guild::{Bot, GuildEdit, GuildNames, StateNames, arrange, arrange_guild};
 
 use discord_emulator::{EmulatorOptions, RequestRecord, RunningEmulator, State};
+use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::snapshot::Snapshot;
 use serde_json::Value;
 
 pub struct Harness {
@@ -135,6 +137,24 @@ impl Harness {
         self.emu.state().user_id(username)
     }
 
+    /// guildctl's own client, as the bot, with `options`.
+    pub fn client_with(&self, options: ClientOptions) -> Client {
+        let token = Token::new(self.emu.token.clone()).expect("the emulator's token");
+        Client::with_options(&self.emu.api_base, token, options).expect("a client")
+    }
+
+    /// guildctl's own client, as the bot.
+    pub fn client(&self) -> Client {
+        self.client_with(ClientOptions::default())
+    }
+
+    /// The live guild as guildctl reads it.
+    pub async fn snapshot(&self) -> Snapshot {
+        Snapshot::fetch(&self.client(), &self.emu.guild_id)
+            .await
+            .expect("the guild reads")
+    }
+
     /// `plan` of the manifest at `file` in text, markdown and JSON, each exiting 0.
     pub async fn plans(&self, file: &str) -> (String, String, Value) {
         let mut out = Vec::new();
@@ -173,6 +193,44 @@ pub fn bare_guild_state() -> State {
     g.widget_channel_id = None;
     g.features.push("NEWS".into());
     state
+}
+
+/// The path of a tool a test drives (pre-commit, gitlab-ci-local), from the variable `var`.
+/// Without it the test is skipped and says how to get the tool, except in CI, which must
+/// run it.
+pub fn external_tool(var: &str, tool: &str, test: &str, install: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(var) {
+        return Some(PathBuf::from(p));
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("CI must run {test}: set {var} to {tool}'s path (.ci/run installs it)");
+    }
+    eprintln!(
+        "skipped: {tool} is not installed here. Run .ci/run, or {install} and set {var} to its \
+         path, to run this test."
+    );
+    None
+}
+
+/// `git ARGS` in `dir` as a test user; its trimmed stdout, or a panic with its stderr.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 pub fn example(name: &str) -> PathBuf {
