@@ -5,8 +5,10 @@
 //! needs it starts; with `keep_going` everything else still runs.
 
 mod people;
+mod schedule;
 mod webhook_urls;
 
+pub use schedule::Schedule;
 pub use webhook_urls::{UrlFileError, UrlFileProblem, UrlsKept, WebhookUrlFile};
 
 use std::path::{Path, PathBuf};
@@ -14,14 +16,13 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use hashbrown::HashMap;
 
-use reqwest::Method;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::discord::names::stored_channel_name;
-use crate::discord::{Client, ClientError, Secret};
-use crate::plan::{Kind, Operation, Plan, created_key};
+use crate::discord::{Client, ClientError, Route, Secret};
+use crate::plan::{IdRef, Operation, Plan, created_key};
 use webhook_urls::Keeper;
 
 /// What happened to each operation.
@@ -123,15 +124,7 @@ pub async fn apply(
 ) -> Outcome {
     let ops = &plan.operations;
     let total = ops.len();
-    let waits: Vec<Vec<usize>> = (0..total)
-        .map(|j| {
-            let mut waits = plan.prerequisites(j);
-            // A plan read from a file may name calls it does not have: not a reason to panic.
-            waits.retain(|&i| i < total && i != j);
-            waits
-        })
-        .collect();
-    let needs: Vec<Vec<usize>> = (0..total).map(|j| needs(plan, j, &waits[j])).collect();
+    let mut schedule = Schedule::new(plan);
     let mut out = Outcome {
         statuses: vec![Status::Pending; total],
         ..Outcome::default()
@@ -143,30 +136,17 @@ pub async fn apply(
     let mut running: JoinSet<(usize, Result<Ran, ClientError>)> = JoinSet::new();
     let mut stopped = false;
     loop {
-        // Skip what can no longer run; start what is ready. Prerequisites come
-        // earlier in the plan, so one pass carries a skip through a whole chain.
-        for j in 0..total {
-            if out.statuses[j] != Status::Pending {
+        let room = if stopped {
+            0
+        } else {
+            options.concurrency.max(1).saturating_sub(running.len())
+        };
+        for (j, status) in schedule.pass(room) {
+            out.statuses[j] = status;
+            report(&mut progress, ops, j, status, None);
+            if status != Status::Running {
                 continue;
             }
-            let gone = |&i: &usize| matches!(out.statuses[i], Status::Failed | Status::Skipped);
-            if needs[j].iter().any(gone) {
-                out.statuses[j] = Status::Skipped;
-                report(&mut progress, ops, j, Status::Skipped, None);
-                continue;
-            }
-            // What it only waits for may have failed: finished is enough.
-            let ready = waits[j].iter().all(|&i| {
-                matches!(
-                    out.statuses[i],
-                    Status::Done | Status::Failed | Status::Skipped
-                )
-            });
-            if !ready || stopped || running.len() >= options.concurrency.max(1) {
-                continue;
-            }
-            out.statuses[j] = Status::Running;
-            report(&mut progress, ops, j, Status::Running, None);
             let call = prepare(&ops[j], &out.created, options);
             let client = client.clone();
             running.spawn(async move {
@@ -214,10 +194,12 @@ pub async fn apply(
                     out.webhook_urls.push((hook.name, hook.url));
                 }
                 out.statuses[j] = Status::Done;
+                schedule.finish(j, Status::Done);
                 report(&mut progress, ops, j, Status::Done, None);
             }
             Err(e) => {
                 out.statuses[j] = Status::Failed;
+                schedule.finish(j, Status::Failed);
                 report(&mut progress, ops, j, Status::Failed, Some(&e));
                 // A rejected token or a spent budget stops everything, whatever --keep-going says.
                 let fatal = matches!(
@@ -231,61 +213,11 @@ pub async fn apply(
             }
         }
     }
-    for j in 0..total {
-        if out.statuses[j] == Status::Pending {
-            out.statuses[j] = Status::Skipped;
-            report(&mut progress, ops, j, Status::Skipped, None);
-        }
+    for j in schedule.pending() {
+        out.statuses[j] = Status::Skipped;
+        report(&mut progress, ops, j, Status::Skipped, None);
     }
     out.webhook_urls_kept = keeper.and_then(Keeper::finish);
-    out
-}
-
-/// The prerequisites of operation `j` (`waits`, from [`Plan::prerequisites`]) whose
-/// success it needs; it is skipped when one of them fails, and otherwise only
-/// waits for them to finish, so with `keep_going` a failure stops nothing else.
-///
-/// It needs every call it names in `after` (the creates it refers to, the earlier
-/// calls of its change). A stage barrier adds the rest of the earlier stages; of
-/// those it needs the calls whose object it relies on: the guild's settings and
-/// @everyone's permissions (COMMUNITY and what every channel shows are conditions
-/// Discord checks on later calls), and a role, category or channel whose id it
-/// names in its path or body. Nothing refers to a welcome screen, onboarding, widget,
-/// webhook or a whole order, so their failures are waited out, never inherited.
-fn needs(plan: &Plan, j: usize, waits: &[usize]) -> Vec<usize> {
-    let op = &plan.operations[j];
-    let named = named_ids(op);
-    waits
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let other = &plan.operations[i];
-            let object = plan.changes.get(other.change).map(|c| &c.object);
-            op.after.contains(&i)
-                || object.is_some_and(|o| match (o.kind, o.id.as_deref()) {
-                    (Kind::Guild, _) => true,
-                    (Kind::Role, Some(id)) if id == plan.guild_id => true,
-                    (Kind::Role | Kind::Category | Kind::Channel, Some(id)) => named.contains(&id),
-                    _ => false,
-                })
-        })
-        .collect()
-}
-
-/// The ids an operation names: path segments, and string values anywhere in its body.
-fn named_ids(op: &Operation) -> Vec<&str> {
-    fn walk<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
-        match v {
-            Value::String(s) => out.push(s),
-            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            Value::Object(m) => m.values().for_each(|i| walk(i, out)),
-            _ => {}
-        }
-    }
-    let mut out: Vec<&str> = op.path.split('/').collect();
-    if let Some(body) = &op.body {
-        walk(body, &mut out);
-    }
     out
 }
 
@@ -318,6 +250,9 @@ fn webhook_url(
     op: &Operation,
     response: Option<&Value>,
 ) -> Option<CreatedWebhook> {
+    if !matches!(op.route, Route::CreateWebhook { .. }) {
+        return None;
+    }
     let name = op.creates.as_deref()?.strip_prefix("webhook:")?;
     let response = response?;
     let id = response.get("id")?.as_str()?;
@@ -332,10 +267,10 @@ fn webhook_url(
 
 /// One call with every placeholder filled in.
 struct Call {
-    method: Method,
-    path: String,
+    route: Route,
     body: Option<Value>,
-    reason: Option<String>,
+    /// The audit-log reason; the client sends it where the route takes one.
+    reason: String,
     creates: bool,
 }
 
@@ -344,28 +279,20 @@ fn prepare(
     created: &HashMap<String, String>,
     options: &ApplyOptions,
 ) -> Result<Call, ClientError> {
-    let method = Method::from_bytes(op.method.as_bytes()).map_err(|e| ClientError::Transport {
-        method: Method::GET,
-        path: op.path.clone(),
-        detail: format!("bad method {}: {e}", op.method),
-    })?;
     let unresolved = |e: Unresolved| ClientError::Transport {
-        method: method.clone(),
-        path: op.path.clone(),
+        method: op.route.method(),
+        path: op.route.path(),
         detail: e.to_string(),
     };
-    let path = resolve_path(&op.path, created).map_err(unresolved)?;
+    let route = resolve_route(&op.route, created).map_err(unresolved)?;
     let body = match &op.body {
         Some(b) => Some(resolve(b, created, &options.manifest_dir).map_err(unresolved)?),
         None => None,
     };
     Ok(Call {
-        method,
-        path,
+        route,
         body,
-        reason: op
-            .audited
-            .then(|| op.reason.clone().unwrap_or_else(|| options.reason.clone())),
+        reason: op.reason.clone().unwrap_or_else(|| options.reason.clone()),
         creates: op.creates.is_some(),
     })
 }
@@ -381,14 +308,10 @@ struct Ran {
 
 impl Call {
     async fn run(self, client: &Client) -> Result<Ran, ClientError> {
-        if people::is_bulk_ban(&self.method, &self.path) {
-            let note = people::bulk_ban(
-                client,
-                &self.path,
-                self.body.as_ref(),
-                self.reason.as_deref(),
-            )
-            .await?;
+        if let Route::BulkBan { guild } = &self.route {
+            let note =
+                people::bulk_ban(client, &self.route, guild, self.body.as_ref(), &self.reason)
+                    .await?;
             return Ok(Ran {
                 response: None,
                 note,
@@ -399,7 +322,7 @@ impl Call {
                 response,
                 note: None,
             }),
-            Err(e) => match people::member_gone(&self.path, &e) {
+            Err(e) => match people::member_gone(&self.route, &e) {
                 Some(note) => Ok(Ran {
                     response: None,
                     note: Some(note),
@@ -413,12 +336,7 @@ impl Call {
         let mut attempts = 0;
         loop {
             let result = client
-                .send(
-                    self.method.clone(),
-                    &self.path,
-                    self.body.as_ref(),
-                    self.reason.as_deref(),
-                )
+                .call(&self.route, self.body.as_ref(), Some(&self.reason))
                 .await;
             match result {
                 Err(ClientError::Ambiguous { .. })
@@ -442,7 +360,7 @@ impl Call {
         let Some(body) = &self.body else {
             return Ok(None);
         };
-        let items: Vec<Value> = client.get(&self.path).await?;
+        let items: Vec<Value> = client.get(&self.route.path()).await?;
         Ok(items.into_iter().find(|item| same_object(body, item)))
     }
 }
@@ -464,26 +382,18 @@ fn same_object(body: &Value, item: &Value) -> bool {
         && same("parent_id")
 }
 
-/// Replaces `{$created:KEY}` segments of a path with the ids created under KEY.
-pub fn resolve_path(path: &str, created: &HashMap<String, String>) -> Result<String, Unresolved> {
-    let mut out = String::with_capacity(path.len());
-    let mut rest = path;
-    while let Some(start) = rest.find("{$created:") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + "{$created:".len()..];
-        let end = after
-            .find('}')
-            .ok_or_else(|| Unresolved::Created(after.to_owned()))?;
-        let key = &after[..end];
-        out.push_str(
-            created
-                .get(key)
-                .ok_or_else(|| Unresolved::Created(key.to_owned()))?,
-        );
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
+/// The route with each id created earlier in the run filled in.
+pub fn resolve_route(
+    route: &Route<IdRef>,
+    created: &HashMap<String, String>,
+) -> Result<Route, Unresolved> {
+    route.try_map(|id| match id {
+        IdRef::Live(id) => Ok(id.clone()),
+        IdRef::New(key) => created
+            .get(key)
+            .cloned()
+            .ok_or_else(|| Unresolved::Created(key.clone())),
+    })
 }
 
 /// Replaces every `{"$created": KEY}` in `v` with the id created under KEY, and
@@ -533,7 +443,14 @@ pub fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Kind;
     use serde_json::json;
+
+    /// The prerequisites in `waits` whose success call `j` needs.
+    fn needed(plan: &Plan, j: usize, waits: &[usize]) -> Vec<usize> {
+        let needs = |&i: &usize| schedule::needs_one(plan, j, i);
+        waits.iter().copied().filter(needs).collect()
+    }
 
     #[test]
     fn an_image_is_sent_only_as_the_bytes_the_plan_was_made_with() {
@@ -578,26 +495,31 @@ mod tests {
             json!({"permission_overwrites": [{"id": "123", "type": 0}], "name": "x"})
         );
         assert!(resolve(&json!({"$created": "role:B"}), &created, dir).is_err());
+        let webhook = |key: &str| Route::CreateWebhook {
+            channel: IdRef::New(key.to_owned()),
+        };
         assert_eq!(
-            resolve_path("/channels/{$created:role:A}/webhooks", &created).unwrap(),
+            resolve_route(&webhook("role:A"), &created).unwrap().path(),
             "/channels/123/webhooks"
         );
-        assert!(resolve_path("/channels/{$created:x}/webhooks", &created).is_err());
+        assert!(resolve_route(&webhook("x"), &created).is_err());
     }
 
-    fn op(method: &str, path: &str, body: Value, change: usize, stage: u8) -> Operation {
+    fn op(route: Route<IdRef>, body: Value, change: usize, stage: u8) -> Operation {
         Operation {
-            method: method.into(),
-            path: path.into(),
+            summary: route.path(),
+            route,
             body: Some(body),
             creates: None,
-            audited: true,
             reason: None,
-            summary: format!("{method} {path}"),
             change,
             after: Vec::new(),
             stage,
         }
+    }
+
+    fn live(id: &str) -> IdRef {
+        IdRef::Live(id.to_owned())
     }
 
     fn change(kind: Kind, id: Option<&str>) -> crate::plan::Change {
@@ -639,18 +561,30 @@ mod tests {
                 change(Kind::Guild, Some("9")),
             ],
             operations: vec![
-                op("PATCH", "/channels/111", json!({"topic": "t"}), 0, b - 1),
-                op("PATCH", "/channels/333", json!({"name": "c"}), 3, b - 1),
                 op(
-                    "PATCH",
-                    "/guilds/9/widget",
+                    Route::UpdateChannel {
+                        channel: live("111"),
+                    },
+                    json!({"topic": "t"}),
+                    0,
+                    b - 1,
+                ),
+                op(
+                    Route::UpdateChannel {
+                        channel: live("333"),
+                    },
+                    json!({"name": "c"}),
+                    3,
+                    b - 1,
+                ),
+                op(
+                    Route::UpdateWidget { guild: live("9") },
                     json!({"channel_id": "111"}),
                     1,
                     b + 2,
                 ),
                 op(
-                    "PATCH",
-                    "/guilds/9/channels",
+                    Route::UpdateChannelPositions { guild: live("9") },
                     json!([{"id": "222", "parent_id": "333"}]),
                     2,
                     b + 3,
@@ -666,16 +600,20 @@ mod tests {
             "the move waits for every earlier stage"
         );
         // It names the category it moves into, not #111, and nothing names a widget.
-        assert_eq!(needs(&plan, 3, &waits), vec![1]);
+        assert_eq!(needed(&plan, 3, &waits), vec![1]);
         // The widget names #111.
-        assert_eq!(needs(&plan, 2, &plan.prerequisites(2)), vec![0]);
+        assert_eq!(needed(&plan, 2, &plan.prerequisites(2)), vec![0]);
 
         // The guild's settings and @everyone's permissions are needed by every later call.
         let mut guild_wide = plan.clone();
-        guild_wide.operations[0] = op("PATCH", "/guilds/9/roles/9", json!({}), 4, b - 1);
-        guild_wide.operations[1] = op("PATCH", "/guilds/9", json!({}), 5, b);
+        let role = Route::UpdateRole {
+            guild: live("9"),
+            role: live("9"),
+        };
+        guild_wide.operations[0] = op(role, json!({}), 4, b - 1);
+        guild_wide.operations[1] = op(Route::UpdateGuild { guild: live("9") }, json!({}), 5, b);
         assert_eq!(
-            needs(&guild_wide, 3, &guild_wide.prerequisites(3)),
+            needed(&guild_wide, 3, &guild_wide.prerequisites(3)),
             vec![0, 1]
         );
     }

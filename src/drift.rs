@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::discord::models::WEBHOOK_INCOMING;
+use crate::discord::time::{DAY_MS, ago, rfc3339, snowflake_ms};
 use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
+use crate::plan::field::{self, Field};
 use crate::plan::{Action, Change, FieldChange, Kind, Plan, Problem, Widening, risk};
 use crate::snapshot::Snapshot;
 
@@ -29,8 +31,6 @@ pub const RETENTION_DAYS: u64 = 45;
 pub const PAGE_SIZE: usize = 100;
 /// Default cap on audit-log pages per run: 10 × 100 entries.
 pub const DEFAULT_MAX_PAGES: usize = 10;
-const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
-const DAY_MS: u64 = 86_400_000;
 
 #[derive(Debug, Clone)]
 pub struct DriftOptions {
@@ -627,7 +627,7 @@ pub async fn investigate(
                     .iter()
                     .zip(fis)
                     .map(|(f, &qi)| DriftedField {
-                        field: f.field.clone(),
+                        field: f.field.name().into_owned(),
                         live: f.before.clone(),
                         manifest: f.after.clone(),
                         risk: field_risk(c, f, &snap.guild.id),
@@ -638,7 +638,7 @@ pub async fn investigate(
                 c.fields
                     .iter()
                     .map(|f| DriftedField {
-                        field: f.field.clone(),
+                        field: f.field.name().into_owned(),
                         live: f.before.clone(),
                         manifest: f.after.clone(),
                         risk: field_risk(c, f, &snap.guild.id),
@@ -905,58 +905,45 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
 
 fn field_question(
     c: &Change,
-    field: &str,
+    field: &Field,
     snap: &Snapshot,
     (create, update): (u32, u32),
 ) -> Question {
     let id = c.object.id.clone();
-    let keyed = |key: &str, live: Option<Value>| Matcher::Key {
-        key: key.to_owned(),
-        value: live,
-    };
-    match c.object.kind {
-        Kind::WelcomeScreen => Question::unaudited("Discord does not audit welcome-screen edits"),
+    let guild = Some(snap.guild.id.clone());
+    // The live object the field is read from, as the API shapes it, the entries that change
+    // it, and their target.
+    let (object, actions, target): (Option<Value>, &[u32], Option<String>) = match c.object.kind {
+        Kind::WelcomeScreen => {
+            return Question::unaudited("Discord does not audit welcome-screen edits");
+        }
         // Only ever deleted, never updated, by a plan.
-        Kind::Integration | Kind::Invite => Question::new(&[create], id, Matcher::Any),
-        Kind::Onboarding => match field {
-            // Each prompt is an object of its own in the log (§7.2).
-            "prompts" => Question::new(&[163, 164, 165], None, Matcher::Any),
-            _ => {
-                let key = match field {
-                    "default_channels" => "default_channel_ids",
-                    other => other,
-                };
-                let live = snap
-                    .onboarding
-                    .as_ref()
-                    .and_then(|o| serde_json::to_value(o).ok())
-                    .and_then(|o| o.get(key).cloned());
-                Question::new(&[166, 167], Some(snap.guild.id.clone()), keyed(key, live))
-            }
-        },
-        Kind::Widget => {
-            let key = if field == "enabled" {
-                "widget_enabled"
-            } else {
-                "widget_channel_id"
-            };
-            let live = serde_json::to_value(&snap.guild)
-                .ok()
-                .and_then(|g| g.get(key).cloned());
-            Question::new(&[1], Some(snap.guild.id.clone()), keyed(key, live))
+        Kind::Integration | Kind::Invite => return Question::new(&[create], id, Matcher::Any),
+        // Asked about as whole objects ([`people_question`]).
+        Kind::RosterEntry | Kind::Ban => return Question::unaudited("asked about as a whole"),
+        // Each prompt is an object of its own in the log (§7.2).
+        Kind::Onboarding if *field == Field::Onboarding(field::Onboarding::Prompts) => {
+            return Question::new(&[163, 164, 165], None, Matcher::Any);
         }
-        Kind::Guild => {
-            let (key, live) = live_key(serde_json::to_value(&snap.guild).ok(), field);
-            Question::new(&[1], Some(snap.guild.id.clone()), keyed(&key, live))
-        }
+        Kind::Onboarding => (
+            snap.onboarding
+                .as_ref()
+                .and_then(|o| serde_json::to_value(o).ok()),
+            &[166, 167],
+            guild,
+        ),
+        Kind::Guild | Kind::Widget => (serde_json::to_value(&snap.guild).ok(), &[1], guild),
         Kind::Role => {
-            let obj = id.as_deref().and_then(|i| snap.role(i));
-            let (key, live) = live_key(obj.and_then(|o| serde_json::to_value(o).ok()), field);
-            Question::new(&[update, create], id, keyed(&key, live))
+            let role = id.as_deref().and_then(|i| snap.role(i));
+            (
+                role.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
         }
         Kind::Category | Kind::Channel | Kind::Overwrites => {
             let ch = id.as_deref().and_then(|i| snap.channel(i));
-            if field.starts_with("overwrites") {
+            if field.is_overwrites() {
                 let live = ch
                     .map(|c| {
                         c.permission_overwrites
@@ -967,59 +954,53 @@ fn field_question(
                     .unwrap_or_default();
                 return Question::new(&[13, 14, 15], id, Matcher::Overwrites { live });
             }
-            let (key, live) = live_key(ch.and_then(|o| serde_json::to_value(o).ok()), field);
-            Question::new(&[update, create], id, keyed(&key, live))
+            (
+                ch.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
         }
-        // Asked about as whole objects ([`people_question`]).
-        Kind::RosterEntry | Kind::Ban => Question::unaudited("asked about as a whole"),
         Kind::Webhook => {
             let w = snap
                 .webhooks
                 .iter()
                 .flatten()
                 .find(|w| Some(&w.id) == id.as_ref());
-            let obj = w.and_then(|o| serde_json::to_value(o).ok());
-            let (key, live) = match field {
-                // The log names the image by its hash (§7.2).
-                "avatar" => (
-                    "avatar_hash".to_owned(),
-                    obj.and_then(|o| o.get("avatar").cloned()),
-                ),
-                _ => live_key(obj, field),
-            };
-            Question::new(&[update, create], id, keyed(&key, live))
+            (
+                w.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
         }
-    }
+    };
+    let (key, value) = audit_key(field, object.as_ref());
+    Question::new(actions, target, Matcher::Key { key, value })
 }
 
-/// The audit change key for a manifest field, and the live value under it (`None`
-/// where guildctl does not hold the raw value: the entry is then matched by key only).
-fn live_key(obj: Option<Value>, field: &str) -> (String, Option<Value>) {
-    let key = match field {
-        "slowmode" => "rate_limit_per_user",
-        "default_thread_slowmode" => "default_thread_rate_limit_per_user",
-        "require_tag" => "flags",
-        "sort_order" => "default_sort_order",
-        "layout" => "default_forum_layout",
-        // Objects whose form in the log (key order, ids) is Discord's: matched by key.
-        "tags" => return ("available_tags".to_owned(), None),
-        "default_reaction" => return ("default_reaction_emoji".to_owned(), None),
-        "category" | "parent" => "parent_id",
-        "channel" => "channel_id",
-        "icon" | "banner" | "splash" => return (format!("{field}_hash"), None),
-        "community" | "features" => return ("features".to_owned(), None),
-        other => other,
-    };
-    let Some(obj) = obj else {
-        return (key.to_owned(), None);
-    };
-    if let Some(v) = obj.get(key) {
-        return (key.to_owned(), Some(v.clone()));
-    }
-    let with_id = format!("{key}_id");
-    match obj.get(&with_id) {
-        Some(v) => (with_id, Some(v.clone())),
-        None => (key.to_owned(), None),
+/// The key an audit-log change of `field` has, and the live value under it in `object`
+/// (`None`: the entry is matched by key alone): the field's API name, but where the log
+/// records it otherwise (discord-behaviour.md §7.2).
+fn audit_key(field: &Field, object: Option<&Value>) -> (String, Option<Value>) {
+    use field::{Channel, Guild, Role, Webhook};
+    let api = field.api().unwrap_or_default();
+    let value = |key: &str| object.and_then(|o| o.get(key)).cloned();
+    match field {
+        // An image by its hash.
+        Field::Guild(Guild::Icon | Guild::Banner | Guild::Splash | Guild::DiscoverySplash)
+        | Field::Role(Role::Icon)
+        | Field::Webhook(Webhook::Avatar) => (format!("{api}_hash"), value(api)),
+        // The widget's settings are logged as the guild's.
+        Field::Widget(_) => {
+            let key = format!("widget_{api}");
+            let live = value(&key);
+            (key, live)
+        }
+        // A solid colour as the deprecated `color` (a `colors` key is unverified).
+        Field::Role(Role::Color) => ("color".to_owned(), value("color")),
+        // Lists and objects whose form in the log (order, ids) is Discord's: by key.
+        Field::Guild(Guild::Community | Guild::InvitesDisabled | Guild::RaidAlertsDisabled)
+        | Field::Channel(Channel::Tags | Channel::DefaultReaction) => (api.to_owned(), None),
+        _ => (api.to_owned(), value(api)),
     }
 }
 
@@ -1268,50 +1249,9 @@ fn unreadable_parts(snap: &Snapshot) -> Vec<Unreadable> {
     out
 }
 
-// ---------------------------------------------------------------------------
-// Time.
-
-/// Unix milliseconds of a snowflake: `(id >> 22) + 1420070400000`.
-pub fn snowflake_ms(id: &str) -> Option<u64> {
-    id.parse::<u64>().ok().map(|n| (n >> 22) + DISCORD_EPOCH_MS)
-}
-
-/// `2025-06-01T12:00:03Z`.
-pub fn rfc3339(ms: u64) -> String {
-    time::OffsetDateTime::from_unix_timestamp((ms / 1000) as i64)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
-}
-
-pub fn ago(ms: u64) -> String {
-    let s = ms / 1000;
-    let (n, unit) = match s {
-        0..60 => return "just now".to_owned(),
-        60..3600 => (s / 60, "minute"),
-        3600..86_400 => (s / 3600, "hour"),
-        _ => (s / 86_400, "day"),
-    };
-    format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_from_snowflakes() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_420_070_400_000), "2015-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_709_210_096_000), "2024-02-29T12:34:56Z");
-        // Discord's documented example id 175928847299117063 → 2016-04-30 11:18:25.796 UTC.
-        assert_eq!(snowflake_ms("175928847299117063"), Some(1_462_015_105_796));
-        assert_eq!(ago(90_000), "1 minute ago");
-        assert_eq!(ago(3 * DAY_MS), "3 days ago");
-    }
 
     #[test]
     fn commits_in_reasons() {

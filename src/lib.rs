@@ -8,7 +8,8 @@
 //! holds what they share;
 //! `progress` is what a person sees on stderr while `apply` runs; `inert` is how text
 //! from outside (names, reasons, error bodies, file names) is shown anywhere; `import`
-//! makes a manifest from a Discord server template.
+//! makes a manifest from a Discord server template; `ops` holds the sequences of steps
+//! commands share (the plan `apply` runs).
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
@@ -24,6 +25,8 @@ pub mod import;
 pub mod inert;
 pub mod lockdown;
 pub mod manifest;
+pub mod mcp;
+pub mod ops;
 /// `print!` that never panics: when standard output closes early (`guildctl plan | head`),
 /// the rest of the output is dropped and the command still finishes its work, with its exit
 /// code. (`print!` panics there, and an `apply` must not stop halfway because a pipe did.)

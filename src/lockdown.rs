@@ -61,7 +61,7 @@ pub fn parse_duration(s: &str) -> Result<u64, LockdownError> {
 /// The body of the call: each paused action's end (RFC 3339, from `now_ms`), or `null`
 /// for both to lift. An action not named keeps its current state.
 pub fn body(action: &Action, now_ms: u64) -> Result<Value, LockdownError> {
-    let at = |secs: u64| json!(crate::drift::rfc3339(now_ms + secs * 1000));
+    let at = |secs: u64| json!(crate::discord::time::rfc3339(now_ms + secs * 1000));
     match action {
         Action::Lift => Ok(json!({"invites_disabled_until": null, "dms_disabled_until": null})),
         Action::Pause {
@@ -94,14 +94,10 @@ pub async fn run(
     now_ms: u64,
 ) -> Result<Value, LockdownError> {
     let body = body(action, now_ms)?;
-    let answer = client
-        .send(
-            reqwest::Method::PUT,
-            &format!("/guilds/{guild_id}/incident-actions"),
-            Some(&body),
-            Some(reason),
-        )
-        .await?;
+    let route = crate::discord::Route::UpdateIncidentActions {
+        guild: guild_id.to_owned(),
+    };
+    let answer = client.call(&route, Some(&body), Some(reason)).await?;
     Ok(answer.unwrap_or(Value::Null))
 }
 

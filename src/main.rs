@@ -16,6 +16,7 @@ use commands::emulator::EmulatorArgs;
 use commands::export::ExportArgs;
 use commands::import::ImportArgs;
 use commands::lockdown::LockdownArgs;
+use commands::mcp::McpArgs;
 use commands::plan::PlanArgs;
 use commands::validate::ValidateArgs;
 use guildctl::inert;
@@ -82,6 +83,13 @@ enum Command {
   guildctl lockdown --invites 6h --dms 6h --reason \"raid in #general\"
   guildctl lockdown --lift --reason \"raid over\"")]
     Lockdown(LockdownArgs),
+    /// Serve read-only tools (validate, plan, access, drift, explain, schema) to an AI
+    /// assistant over the Model Context Protocol on stdin/stdout (docs/mcp.md). Nothing it
+    /// serves writes to Discord: changes stay reviewed pull requests.
+    #[command(after_help = "Examples:
+  guildctl mcp --sandbox                  # try it on the built-in emulator
+  DISCORD_TOKEN=... guildctl mcp          # plan, access and drift read the live guild")]
+    Mcp(McpArgs),
     /// Write the live guild as a manifest.
     #[command(after_help = "Examples:
   guildctl export --guild 81384788765712384 -o guild.yaml
@@ -133,6 +141,7 @@ impl Command {
             Command::Export(ExportArgs { conn, .. })
             | Command::Lockdown(LockdownArgs { conn, .. }) => Some(conn),
             Command::Access(args) => Some(args.connection_mut()),
+            Command::Mcp(args) => Some(args.connection_mut()),
             _ => None,
         }
     }
@@ -194,6 +203,7 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Access(args) => commands::access::run(args).await,
         Command::Export(args) => commands::export::run(args).await,
         Command::Lockdown(args) => commands::lockdown::run(args).await,
+        Command::Mcp(args) => commands::mcp::run(args).await,
         Command::Import(args) => commands::import::run(args),
         Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
         Command::Gitlab(args) => Ok(guildctl::gitlab::cli::run(args).await?),

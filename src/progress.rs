@@ -19,7 +19,9 @@ use tokio::time::Instant;
 
 use crate::apply::{Progress, Status};
 use crate::discord::ratelimit::Wait;
+use crate::discord::time::human_duration;
 use crate::inert;
+use crate::inert::redact;
 
 /// Waits shorter than this pass without a notice: below a second nobody wonders
 /// whether guildctl hangs, and Discord's global limit alone causes many such waits.
@@ -121,33 +123,6 @@ pub fn wait_notice(route: Option<&str>, wait: Duration) -> String {
     }
 }
 
-/// A wait as people read it, never shorter than it is: `0.3 s`, `4.2 s`, `12 s`,
-/// `3 min 20 s`, `1 h 5 min`.
-pub fn human_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms < 10_000 {
-        // Tenths, rounded up: a wait is never announced as 0.0 s.
-        let tenths = ms.div_ceil(100).max(1);
-        return format!("{}.{} s", tenths / 10, tenths % 10);
-    }
-    let s = ms.div_ceil(1000);
-    // Two units at most, the smaller one left out when it is zero.
-    let (big, small, units) = match s {
-        ..60 => return format!("{s} s"),
-        60..3600 => (s / 60, s % 60, ("min", "s")),
-        _ => {
-            let min = s.div_ceil(60);
-            (min / 60, min % 60, ("h", "min"))
-        }
-    };
-    match small {
-        0 => format!("{big} {}", units.0),
-        _ => format!("{big} {} {small} {}", units.0, units.1),
-    }
-}
-
-pub use crate::inert::redact;
-
 /// Shows `apply`'s progress: a bar with the calls in flight and an ETA on a terminal,
 /// and on every output one line per finished call.
 pub struct ApplyProgress {
@@ -239,27 +214,6 @@ impl ApplyProgress {
 mod tests {
     use super::*;
     use crate::discord::ratelimit::Route;
-
-    #[test]
-    fn durations_read_as_people_say_them_and_never_round_down() {
-        let cases = [
-            (1_000, "1.0 s"),
-            (4_200, "4.2 s"),
-            (4_201, "4.3 s"),
-            (30, "0.1 s"),
-            (9_990, "10.0 s"),
-            (12_000, "12 s"),
-            (59_500, "1 min"),
-            (60_000, "1 min"),
-            (200_000, "3 min 20 s"),
-            (3_600_000, "1 h"),
-            (3_900_000, "1 h 5 min"),
-            (172_800_000, "48 h"),
-        ];
-        for (ms, want) in cases {
-            assert_eq!(human_duration(Duration::from_millis(ms)), want, "{ms} ms");
-        }
-    }
 
     #[test]
     fn webhook_tokens_are_redacted_and_ids_kept() {
@@ -397,11 +351,11 @@ mod tests {
         let out = Captured::default();
         let console = Console::to_writer(Box::new(out.clone()), NOTICE_AFTER);
         let op = |summary: &str| crate::plan::Operation {
-            method: "PATCH".into(),
-            path: "/webhooks/1/tok".into(),
+            route: crate::discord::Route::UpdateWebhook {
+                webhook: crate::plan::IdRef::Live("1".into()),
+            },
             body: None,
             creates: None,
-            audited: true,
             reason: None,
             summary: summary.into(),
             change: 0,

@@ -91,7 +91,7 @@ pub async fn rehearse(
             refusal: None,
             total: 0,
             left_undone: Vec::new(),
-            still_changes: plan.changes.iter().map(describe_change).collect(),
+            still_changes: plan.changes.iter().map(plan::Change::describe).collect(),
             not_rehearsed,
         });
     }
@@ -153,7 +153,7 @@ async fn run(
                     .unwrap_or_default(),
                 e.path.clone(),
             ),
-            other => (0, None, other.to_string(), op.path.clone()),
+            other => (0, None, other.to_string(), op.route.path()),
         };
         let left_undone = outcome
             .statuses
@@ -168,7 +168,7 @@ async fn run(
             converges: false,
             refusal: Some(RehearsalRefusal {
                 call: op.summary.clone(),
-                method: op.method.clone(),
+                method: op.route.method().to_string(),
                 path,
                 status,
                 code,
@@ -204,7 +204,7 @@ async fn run(
             (*e.partial, problems)
         }
     };
-    let mut still_changes: Vec<String> = again.changes.iter().map(describe_change).collect();
+    let mut still_changes: Vec<String> = again.changes.iter().map(plan::Change::describe).collect();
     still_changes.extend(refused_again);
     Ok(Rehearsal {
         ok: still_changes.is_empty(),
@@ -257,22 +257,6 @@ async fn read_back(
         }
     }
     Ok(after)
-}
-
-/// `update role Moderator (color)`.
-fn describe_change(c: &plan::Change) -> String {
-    let fields: Vec<&str> = c.fields.iter().map(|f| f.field.as_str()).collect();
-    let verb = match c.action {
-        plan::Action::Create => "create",
-        plan::Action::Update => "update",
-        plan::Action::Reorder => "reorder",
-        plan::Action::Delete => "delete",
-    };
-    let mut s = format!("{verb} {} {}", c.object.kind.label(), c.object.name);
-    if !fields.is_empty() {
-        s.push_str(&format!(" ({})", fields.join(", ")));
-    }
-    s
 }
 
 /// `guild.yaml:23` for a manifest path.
@@ -353,12 +337,13 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         .roles
         .iter()
         .map(|r| {
-            let colors = r.colors.as_ref();
+            // The colours the planner compares (`Role::color_triple`), no other reading.
+            let (color, secondary, tertiary) = r.color_triple();
             json!({
                 "id": r.id, "name": r.name, "permissions": r.permissions,
-                "position": r.position, "color": r.color, "hoist": r.hoist,
-                "secondary_color": colors.and_then(|c| c.secondary_color),
-                "tertiary_color": colors.and_then(|c| c.tertiary_color),
+                "position": r.position, "color": color, "hoist": r.hoist,
+                "secondary_color": secondary,
+                "tertiary_color": tertiary,
                 "managed": r.managed, "mentionable": r.mentionable,
                 "icon": r.icon, "unicode_emoji": r.unicode_emoji, "tags": r.tags,
             })
@@ -679,7 +664,7 @@ fn doors_of(snap: &Snapshot, users: &mut BTreeMap<String, Value>) -> (Vec<Value>
             let (created_at, max_age) = match (&i.created_at, i.max_age) {
                 (Some(c), Some(age)) => (c.clone(), age),
                 _ => (
-                    crate::drift::rfc3339(now),
+                    crate::discord::time::rfc3339(now),
                     expires.map_or(0, |e| e.saturating_sub(now).div_ceil(1000)),
                 ),
             };

@@ -314,7 +314,7 @@ fn write_change(out: &mut String, c: &Change, st: Style) {
     let shown = c
         .fields
         .iter()
-        .filter(|f| !(c.action == Action::Create && f.field == "name"));
+        .filter(|f| !(c.action == Action::Create && f.field.is_name()));
     for f in shown {
         write_field(out, f, c.action, st);
     }
@@ -347,7 +347,8 @@ fn person_notes(c: &Change, st: Style) -> String {
 
 fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
     let indent = "      ";
-    let field = inert::terminal(&f.field);
+    let name = f.field.name();
+    let field = inert::terminal(&name);
     match (&f.before, &f.after) {
         (Value::Array(before), Value::Array(after)) if action == Action::Reorder => {
             let _ = writeln!(out, "{indent}{field}:");
@@ -362,7 +363,7 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
             );
         }
         (Value::Array(before), Value::Array(after))
-            if SET_FIELDS.contains(&f.field.as_str()) && is_flat(before) && is_flat(after) =>
+            if f.field.is_set() && is_flat(before) && is_flat(after) =>
         {
             let b: Vec<String> = before.iter().map(plain).collect();
             let a: Vec<String> = after.iter().map(plain).collect();
@@ -377,7 +378,7 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
             }
             let _ = writeln!(out, "{indent}{field}: {}", parts.join("  "));
         }
-        (Value::Null, Value::Array(after)) if SET_FIELDS.contains(&f.field.as_str()) => {
+        (Value::Null, Value::Array(after)) if f.field.is_set() => {
             let a: Vec<String> = after.iter().map(plain).collect();
             let _ = writeln!(out, "{indent}{field}: {}", a.join(", "));
         }
@@ -401,9 +402,6 @@ fn write_field(out: &mut String, f: &FieldChange, action: Action, st: Style) {
         }
     }
 }
-
-/// Lists whose order means nothing: shown as what is added and removed.
-const SET_FIELDS: &[&str] = &["permissions", "system_channel_flags", "default_channels"];
 
 /// A line diff of two texts; each line is shown inert (a value's own line breaks make the
 /// lines, so a name or topic cannot add a line of its own choosing elsewhere).

@@ -3,20 +3,15 @@
 //! user already banned as failed, and only users still not banned are a failure; a roster
 //! member who left the guild since the plan is reported, not a failure.
 
-use reqwest::Method;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::discord::{Client, ClientError};
+use crate::discord::{Client, ClientError, Route};
 
 /// Discord's "Failed to ban users": nobody in the call could be banned.
 const FAILED_TO_BAN: i64 = 500_000;
 /// Unknown Member.
 const UNKNOWN_MEMBER: i64 = 10_007;
-
-pub(super) fn is_bulk_ban(method: &Method, path: &str) -> bool {
-    *method == Method::POST && path.ends_with("/bulk-ban")
-}
 
 #[derive(Deserialize)]
 struct BulkBanned {
@@ -28,9 +23,10 @@ struct BulkBanned {
 /// only for those it did not ban and who are not banned now.
 pub(super) async fn bulk_ban(
     client: &Client,
-    path: &str,
+    route: &Route,
+    guild: &str,
     body: Option<&Value>,
-    reason: Option<&str>,
+    reason: &str,
 ) -> Result<Option<String>, ClientError> {
     let named: Vec<String> = body
         .and_then(|b| b.get("user_ids"))
@@ -42,7 +38,7 @@ pub(super) async fn bulk_ban(
                 .collect()
         })
         .unwrap_or_default();
-    let failed = match client.send(Method::POST, path, body, reason).await {
+    let failed = match client.call(route, body, Some(reason)).await {
         Ok(response) => response
             .and_then(|v| serde_json::from_value::<BulkBanned>(v).ok())
             .map(|b| b.failed_users)
@@ -53,10 +49,12 @@ pub(super) async fn bulk_ban(
     if failed.is_empty() {
         return Ok(None);
     }
-    let guild = path.trim_end_matches("/bulk-ban");
     let mut not_banned = Vec::new();
     for user in &failed {
-        match client.get::<Value>(&format!("{guild}/bans/{user}")).await {
+        match client
+            .get::<Value>(&format!("/guilds/{guild}/bans/{user}"))
+            .await
+        {
             Ok(_) => {}
             Err(ClientError::Api(e)) if e.status.as_u16() == 404 => not_banned.push(user.clone()),
             Err(e) => return Err(e),
@@ -70,8 +68,8 @@ pub(super) async fn bulk_ban(
         )));
     }
     Err(ClientError::Partial {
-        method: Method::POST,
-        path: path.to_owned(),
+        method: route.method(),
+        path: route.path(),
         detail: format!(
             "Discord banned {} of {} user(s); these are not banned (unknown users, the guild's owner, or members ranked at or above the bot): {}",
             named.len() - failed.len(),
@@ -82,12 +80,13 @@ pub(super) async fn bulk_ban(
 }
 
 /// A role given to or taken from a user who is no longer a member: nothing to do, said so.
-pub(super) fn member_gone(path: &str, e: &ClientError) -> Option<String> {
+pub(super) fn member_gone(route: &Route, e: &ClientError) -> Option<String> {
     let ClientError::Api(api) = e else {
         return None;
     };
-    let (_, rest) = path.split_once("/members/")?;
-    let (user, _) = rest.split_once("/roles/")?;
+    let (Route::AddMemberRole { user, .. } | Route::RemoveMemberRole { user, .. }) = route else {
+        return None;
+    };
     (api.status.as_u16() == 404 && api.code() == Some(UNKNOWN_MEMBER)).then(|| {
         format!("user {user} is no longer a member of the guild (left since the plan); nothing to give or take")
     })

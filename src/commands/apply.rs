@@ -7,19 +7,22 @@
 //! the derived plan.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
 
 use guildctl::apply::{self, Status};
 use guildctl::inert;
-use guildctl::plan::{self, Allowance};
+use guildctl::ops::{self, ApplyRefused, ApplyRequest};
+use guildctl::plan::{self, PlanOptions};
 use guildctl::progress::{self, ApplyProgress};
 use guildctl::report::{self, Format, Heading};
 
 use super::git::default_reason;
-use super::{Target, connect, fetch, read_reviewed_plan, refused, rehearsal_failed, rehearse_plan};
+use super::{
+    Target, connect, fetch, read_reviewed_plan, refused, rehearsal_options, show_rehearsal_refusal,
+};
 
 #[derive(Args)]
 pub struct ApplyArgs {
@@ -100,44 +103,45 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         None => None,
     };
     let snap = fetch(&session, &loaded.manifest).await?;
-    // The plan this run executes is always the one it derives here.
-    let mut plan = plan::diff_loaded(
-        &loaded,
-        &snap,
-        &target
-            .plan_options()
-            .with_api_base(session.client.api_base()),
-    )
-    .map_err(|e| refused(target, &loaded, &e))?;
-    if let (Some(path), Some(reviewed)) = (&reviewed_path, &reviewed) {
-        plan.matches_reviewed(reviewed).map_err(|e| {
-            anyhow!(
-                "refusing to apply: {e}. Make and review a new plan (`guildctl plan`); nothing was sent to Discord (reviewed plan: {})",
-                path.display()
-            )
-        })?;
-    }
-    // The gate is judged here, with this run's --allow-deletes and the live guild.
-    plan.deletion_gate = plan::safety::deletion_gate(
-        &plan,
-        &snap,
-        Allowance::resolve(allow_deletes, &loaded.manifest),
-    );
-    if !no_rehearse && !plan.is_empty() {
-        rehearse_plan(target, &loaded, &snap, &mut plan).await?;
-    }
+    let request = ApplyRequest {
+        reviewed: reviewed.as_ref(),
+        options: PlanOptions {
+            allow_deletes,
+            ..target
+                .plan_options()
+                .with_api_base(session.client.api_base())
+        },
+        rehearse: (!no_rehearse)
+            .then(|| rehearsal_options(target))
+            .transpose()?,
+    };
     let color = target.conn.color_out();
+    // The plan this run executes is always the one it derives here.
+    let plan = match ops::plan_for_apply(&loaded, &snap, request).await {
+        Ok(plan) => plan,
+        Err(ApplyRefused::Plan(e)) => return Err(refused(target, &loaded, &e)),
+        Err(e @ ApplyRefused::NotReviewed(_)) => {
+            let path = reviewed_path.as_deref().unwrap_or(Path::new("-"));
+            bail!("{e} (reviewed plan: {})", path.display())
+        }
+        Err(e) => {
+            // A refused plan is shown with its refusal, as it would have run.
+            if let Some(plan) = e.plan() {
+                show_rehearsal_refusal(target, &loaded, plan)?;
+                guildctl::out!(
+                    "{}",
+                    report::render(plan, Format::Text, Heading::Plan, color)
+                );
+            }
+            return Err(e.into());
+        }
+    };
     guildctl::out!(
         "{}",
         report::render(&plan, Format::Text, Heading::Plan, color)
     );
     if plan.is_empty() {
         return Ok(0);
-    }
-    plan.raise_if_unsafe()
-        .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
-    if let Some(e) = rehearsal_failed(&plan) {
-        return Err(anyhow!("refusing to apply: {e}"));
     }
     if !yes {
         if !std::io::stdin().is_terminal() {

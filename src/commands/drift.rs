@@ -4,12 +4,13 @@
 use anyhow::Result;
 use clap::Args;
 
-use guildctl::drift::{self, DriftOptions};
+use guildctl::drift::{self, DriftOptions, DriftReport};
+use guildctl::manifest::LoadedManifest;
 use guildctl::plan;
 use guildctl::report::Format;
 
 use super::git::current_commit;
-use super::{Target, read_guild};
+use super::{Session, Target, connect_loaded, fetch, load_checked};
 
 #[derive(Args)]
 pub struct DriftArgs {
@@ -47,17 +48,36 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         return super::workspace::drift(&target, format, audit_pages, fail_on_unmanaged, &applier)
             .await;
     }
-    let (loaded, session, snap) = read_guild(&target).await?;
+    let loaded = load_checked(&target)?;
+    let (session, mut report) = drift_loaded(&target, &loaded, audit_pages, applier).await?;
+    if let Some(days) = prune_days {
+        report.prune_count =
+            Some(drift::prune_count(&session.client, &session.guild_id, days).await?);
+    }
+    guildctl::out!("{}", drift::render(&report, format));
+    Ok(report.exit_code(fail_on_unmanaged))
+}
+
+/// Drift of a loaded manifest: the live guild read as it needs, its differences without
+/// apply's gates, each attributed from at most `audit_pages` pages of the audit log.
+pub(crate) async fn drift_loaded(
+    target: &Target,
+    loaded: &LoadedManifest,
+    audit_pages: usize,
+    appliers: Vec<String>,
+) -> Result<(Session, DriftReport)> {
+    let session = connect_loaded(target, loaded).await?;
+    let snap = fetch(&session, &loaded.manifest).await?;
     // Drift needs only eyes: the differences without apply's gates.
-    let (plan, problems) = plan::differences(&loaded, &snap, &target.plan_options());
+    let (plan, problems) = plan::differences(loaded, &snap, &target.plan_options());
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
     let mut options = DriftOptions::new(now_ms, current_commit(target.file()));
     options.max_pages = audit_pages;
-    options.appliers = applier;
-    let mut report = drift::investigate(
+    options.appliers = appliers;
+    let report = drift::investigate(
         &session.client,
         &snap,
         &plan,
@@ -66,10 +86,5 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         &options,
     )
     .await;
-    if let Some(days) = prune_days {
-        report.prune_count =
-            Some(drift::prune_count(&session.client, &session.guild_id, days).await?);
-    }
-    guildctl::out!("{}", drift::render(&report, format));
-    Ok(report.exit_code(fail_on_unmanaged))
+    Ok((session, report))
 }

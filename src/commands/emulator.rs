@@ -10,7 +10,6 @@ use clap::{Args, Subcommand};
 use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::discord::{Client, Token};
 use guildctl::inert;
-use guildctl::progress;
 
 use super::{client_options, write_state};
 
@@ -138,7 +137,7 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
     let response = result.map_err(|e| {
         anyhow!(
             "{}; {} is unchanged",
-            progress::redact(&e.to_string()),
+            inert::redact(&e.to_string()),
             file.display()
         )
     })?;
@@ -146,11 +145,11 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
     write_state(&file, &after)?;
     if let Some(mut value) = response {
         hide_tokens(&mut value);
-        guildctl::outln!("{}", progress::redact(&inert::json_pretty(&value)));
+        guildctl::outln!("{}", inert::redact(&inert::json_pretty(&value)));
     }
     eprintln!(
         "{method} {} as {}: done; saved to {}",
-        progress::redact(&path),
+        inert::redact(&path),
         inert::terminal(&name),
         file.display()
     );

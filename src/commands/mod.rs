@@ -10,13 +10,17 @@ pub mod export;
 mod git;
 pub mod import;
 pub mod lockdown;
+pub mod mcp;
 pub mod plan;
 mod rehearse;
 mod session;
 pub mod validate;
 mod workspace;
 
-pub(crate) use rehearse::{failed as rehearsal_failed, rehearse_plan};
+pub(crate) use rehearse::{
+    failed as rehearsal_failed, options as rehearsal_options, rehearse_plan,
+    show_refusal as show_rehearsal_refusal,
+};
 pub(crate) use session::*;
 
 /// Exit codes (DESIGN.md): 0 nothing to change, 1 error, 2 changes pending.

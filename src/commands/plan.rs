@@ -10,7 +10,10 @@ use guildctl::manifest::LoadedManifest;
 use guildctl::plan::{self, Plan, PlanError};
 use guildctl::report::{self, Format, Heading, sarif};
 
-use super::{EXIT_CHANGES, Session, Target, read_guild, refused, rehearsal_failed, rehearse_plan};
+use super::{
+    EXIT_CHANGES, Session, Target, connect_loaded, fetch, load_checked, refused, rehearsal_failed,
+    rehearse_plan,
+};
 
 #[derive(Args)]
 pub struct PlanArgs {
@@ -148,15 +151,9 @@ async fn plan_for(
     sarif_out: SarifOut<'_>,
     rehearse: bool,
 ) -> Result<(Session, LoadedManifest, Plan)> {
-    let (loaded, session, snap) = read_guild(target).await?;
-    let mut plan = plan::diff_loaded(
-        &loaded,
-        &snap,
-        &target
-            .plan_options()
-            .with_api_base(session.client.api_base()),
-    )
-    .map_err(|e| {
+    let loaded = load_checked(target)?;
+    let (session, planned) = plan_loaded(target, &loaded, rehearse).await?;
+    let plan = planned.map_err(|e| {
         // Machine output says why too: a pull request comment is made from it.
         match format {
             Some(Format::Markdown) => guildctl::out!("{}", report::refusal_markdown(&e)),
@@ -171,8 +168,27 @@ async fn plan_for(
         }
         refused(target, &loaded, &e)
     })?;
-    if rehearse {
-        rehearse_plan(target, &loaded, &snap, &mut plan).await?;
-    }
     Ok((session, loaded, plan))
+}
+
+/// The plan of a loaded manifest: the live guild read as it needs, diffed, and rehearsed
+/// when asked. A refused plan is the inner error, for the caller to show.
+pub(crate) async fn plan_loaded(
+    target: &Target,
+    loaded: &LoadedManifest,
+    rehearse: bool,
+) -> Result<(Session, Result<Plan, PlanError>)> {
+    let session = connect_loaded(target, loaded).await?;
+    let snap = fetch(&session, &loaded.manifest).await?;
+    let options = target
+        .plan_options()
+        .with_api_base(session.client.api_base());
+    let mut plan = match plan::diff_loaded(loaded, &snap, &options) {
+        Ok(plan) => plan,
+        Err(e) => return Ok((session, Err(e))),
+    };
+    if rehearse {
+        rehearse_plan(target, loaded, &snap, &mut plan).await?;
+    }
+    Ok((session, Ok(plan)))
 }

@@ -1,6 +1,6 @@
-//! What `plan --rehearse` and `apply` share: the plan applied first to an in-process copy
-//! of the guild (guildctl::rehearse), its verdict put on the plan, and a refusal shown on
-//! the manifest line that caused it.
+//! What `plan --rehearse` and `apply` share: the rehearsal's options, the plan applied
+//! first to an in-process copy of the guild (guildctl::rehearse; apply's is one step of
+//! `guildctl::ops::plan_for_apply`), and a refusal shown on the manifest line that caused it.
 
 use anyhow::{Context, Result, anyhow};
 
@@ -11,35 +11,50 @@ use guildctl::snapshot::Snapshot;
 
 use super::Target;
 
-/// Rehearses `plan` and records the verdict on it; a refused call is shown on its
-/// manifest line (and in `--annotations`). Whether the rehearsal passed is the verdict's
-/// `ok`: callers decide what a failure means.
+/// The rehearsal's options for this command line: the plan's options, and the copy's
+/// rules from `GUILDCTL_REHEARSAL_RULES`.
+pub(crate) fn options(target: &Target) -> Result<RehearseOptions> {
+    Ok(RehearseOptions {
+        plan: target.plan_options(),
+        rules: RehearseOptions::rules_from_env()?,
+    })
+}
+
+/// Rehearses `plan` and records the verdict on it (`plan --rehearse`); a refused call is
+/// shown on its manifest line. Whether the rehearsal passed is the verdict's `ok`: callers
+/// decide what a failure means.
 pub(crate) async fn rehearse_plan(
     target: &Target,
     loaded: &LoadedManifest,
     snap: &Snapshot,
     plan: &mut Plan,
 ) -> Result<()> {
-    let options = RehearseOptions {
-        plan: target.plan_options(),
-        rules: RehearseOptions::rules_from_env()?,
-    };
-    let verdict = rehearse::rehearse(loaded, snap, plan, &options)
+    let verdict = rehearse::rehearse(loaded, snap, plan, &options(target)?)
         .await
         .context("rehearsing the plan on a copy of the guild (--no-rehearse skips it)")?;
-    if let Some(r) = &verdict.refusal {
-        let diag = Diagnostic {
-            severity: Severity::Error,
-            path: r.source.clone().unwrap_or_default(),
-            message: format!("the rehearsal's copy refused {}: {}", r.call, r.answer(&|s| s.to_owned())),
-            help: Some(
-                "Discord would refuse this call: change the manifest (or the guild) so it is accepted; nothing was sent to Discord".to_owned(),
-            ),
-        };
-        target.show(&manifest::report_on(loaded, &[diag]))?;
-    }
     plan.rehearsal = Some(verdict);
-    Ok(())
+    show_refusal(target, loaded, plan)
+}
+
+/// Shows the call the rehearsal's copy refused, if it refused one, on its manifest line
+/// (and in `--annotations`).
+pub(crate) fn show_refusal(target: &Target, loaded: &LoadedManifest, plan: &Plan) -> Result<()> {
+    let Some(r) = plan.rehearsal.as_ref().and_then(|v| v.refusal.as_ref()) else {
+        return Ok(());
+    };
+    let diag = Diagnostic {
+        severity: Severity::Error,
+        path: r.source.clone().unwrap_or_default(),
+        message: format!(
+            "the rehearsal's copy refused {}: {}",
+            r.call,
+            r.answer(&|s| s.to_owned())
+        ),
+        help: Some(
+            "Discord would refuse this call: change the manifest (or the guild) so it is accepted; nothing was sent to Discord".to_owned(),
+        ),
+    };
+    target.show(&manifest::report_on(loaded, &[diag]))
 }
 
 /// The error a failed rehearsal ends a command with.

@@ -279,8 +279,18 @@ pub(crate) fn env_number(name: &str) -> Result<Option<u64>> {
     }
 }
 
+/// A manifest its checks refused, with the report that says why: the error
+/// [`load_checked`] ends with, which a caller that shows diagnostics its own way (`mcp`)
+/// takes the report from.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {}; nothing was sent to Discord", .path.display(), .report.summary())]
+pub(crate) struct Invalid {
+    pub(crate) path: PathBuf,
+    pub(crate) report: manifest::Report,
+}
+
 /// Loads a manifest (a file or a folder) and runs every check; warnings are printed, errors
-/// refuse it before anything is sent to Discord.
+/// refuse it ([`Invalid`]) before anything is sent to Discord.
 pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
     let path = target.file();
     let within = target
@@ -291,11 +301,11 @@ pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
     target.show(&report)?;
     match loaded {
         Some(loaded) if !report.has_errors() => Ok(loaded),
-        _ => bail!(
-            "{}: {}; nothing was sent to Discord",
-            path.display(),
-            report.summary()
-        ),
+        _ => Err(Invalid {
+            path: path.to_path_buf(),
+            report,
+        }
+        .into()),
     }
 }
 
@@ -303,6 +313,12 @@ pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
 /// names its guild is refused with --guild or GUILDCTL_GUILD naming another.
 pub(crate) async fn connect(target: &Target) -> Result<(LoadedManifest, Session)> {
     let loaded = load_checked(target)?;
+    let session = connect_loaded(target, &loaded).await?;
+    Ok((loaded, session))
+}
+
+/// [`connect`] for a manifest already loaded and checked.
+pub(crate) async fn connect_loaded(target: &Target, loaded: &LoadedManifest) -> Result<Session> {
     let manifest_guild = loaded.manifest.guild.as_ref().map(|g| g.0.as_str());
     if let (Some(declared), Some(given)) = (manifest_guild, target.conn.guild.as_deref())
         && declared != given
@@ -317,15 +333,7 @@ pub(crate) async fn connect(target: &Target) -> Result<(LoadedManifest, Session)
             target.file().display()
         );
     }
-    let session = target.conn.open(manifest_guild).await?;
-    Ok((loaded, session))
-}
-
-/// Loads and checks the manifest, connects, and reads the live guild.
-pub(crate) async fn read_guild(target: &Target) -> Result<(LoadedManifest, Session, Snapshot)> {
-    let (loaded, session) = connect(target).await?;
-    let snap = fetch(&session, &loaded.manifest).await?;
-    Ok((loaded, session, snap))
+    target.conn.open(manifest_guild).await
 }
 
 /// The live guild the session is for, as `manifest` needs it ([`read_guild_for`]).
@@ -367,6 +375,17 @@ pub(crate) async fn read_guild_for_users(
 
 /// Shows a refused plan's problems on the manifest's lines.
 pub(crate) fn refused(target: &Target, loaded: &LoadedManifest, e: &PlanError) -> anyhow::Error {
+    if let Err(shown) = target.show(&refusal_report(loaded, e)) {
+        return shown;
+    }
+    anyhow!(
+        "the plan was refused ({} problem(s)) before any change was made",
+        e.problems.len()
+    )
+}
+
+/// A refused plan's problems as errors placed on the manifest's lines.
+pub(crate) fn refusal_report(loaded: &LoadedManifest, e: &PlanError) -> manifest::Report {
     let diags: Vec<Diagnostic> = e
         .problems
         .iter()
@@ -377,13 +396,7 @@ pub(crate) fn refused(target: &Target, loaded: &LoadedManifest, e: &PlanError) -
             help: p.help.clone(),
         })
         .collect();
-    if let Err(shown) = target.show(&manifest::report_on(loaded, &diags)) {
-        return shown;
-    }
-    anyhow!(
-        "the plan was refused ({} problem(s)) before any change was made",
-        e.problems.len()
-    )
+    manifest::report_on(loaded, &diags)
 }
 
 /// Reads a saved plan and checks, before any request, that it was made from this

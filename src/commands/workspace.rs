@@ -27,14 +27,15 @@ use guildctl::apply::{self, Status};
 use guildctl::drift::{self, DriftOptions};
 use guildctl::inert;
 use guildctl::manifest::{self, LoadedManifest, Workspace, WorkspaceGuild};
-use guildctl::plan::{self, Allowance, Plan};
+use guildctl::ops::{self, ApplyRefused, ApplyRequest};
+use guildctl::plan::{self, Plan, PlanOptions};
 use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
 use super::git::{current_commit, default_reason};
 use super::{
     Connection, EXIT_CHANGES, Session, Target, load_checked, refused, rehearsal_failed,
-    rehearse_plan,
+    rehearsal_options, rehearse_plan, show_rehearsal_refusal,
 };
 
 /// Guilds worked on at once. Each reads its guild with 6 requests side by side, so 8
@@ -241,7 +242,7 @@ fn summary_table(outcomes: &[Outcome]) -> String {
 
 /// Loads a guild's manifest with its checks (shown on stderr) and refuses one whose
 /// `guild:` names another guild than the workspace gives it.
-fn load_for(target: &Target, g: &WorkspaceGuild) -> Result<(Target, LoadedManifest)> {
+pub(crate) fn load_for(target: &Target, g: &WorkspaceGuild) -> Result<(Target, LoadedManifest)> {
     let mut t = target.clone();
     t.file = Some(g.manifest.clone());
     t.within = Some(g.within());
@@ -301,6 +302,29 @@ async fn read(session: &Session, id: &str, loaded: &LoadedManifest) -> Result<Sn
 
 // --- validate
 
+/// One guild of a workspace, checked as `validate` checks it (policies included), its
+/// manifest's `guild:` held to the workspace's id.
+pub(crate) fn validate_guild(g: &WorkspaceGuild) -> manifest::Report {
+    let (loaded, mut report) = guildctl::access::policy::validate_in(&g.manifest, &g.within());
+    if let Some(declared) = loaded.as_ref().and_then(|l| l.manifest.guild.as_ref())
+        && declared.0 != g.id
+    {
+        report.items.push(manifest::Located {
+            severity: manifest::Severity::Error,
+            rule: "workspace".into(),
+            message: format!(
+                "the manifest is for guild {}, but the workspace gives `{}` the id {}",
+                declared.0, g.name, g.id
+            ),
+            help: Some("make `guild:` and the workspace's `id` the same guild".into()),
+            path: "guild".into(),
+            span: loaded.as_ref().and_then(|l| l.locations.span("guild")),
+            related: Vec::new(),
+        });
+    }
+    report
+}
+
 pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: bool) -> Result<u8> {
     sel.no_reports("validate")?;
     let (_, guilds) = sel.resolve()?;
@@ -309,24 +333,7 @@ pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: b
     let outcomes: Vec<Outcome> = guilds
         .iter()
         .map(|g| {
-            let (loaded, mut report) =
-                guildctl::access::policy::validate_in(&g.manifest, &g.within());
-            if let Some(declared) = loaded.as_ref().and_then(|l| l.manifest.guild.as_ref())
-                && declared.0 != g.id
-            {
-                report.items.push(manifest::Located {
-                    severity: manifest::Severity::Error,
-                    rule: "workspace".into(),
-                    message: format!(
-                        "the manifest is for guild {}, but the workspace gives `{}` the id {}",
-                        declared.0, g.name, g.id
-                    ),
-                    help: Some("make `guild:` and the workspace's `id` the same guild".into()),
-                    path: "guild".into(),
-                    span: loaded.as_ref().and_then(|l| l.locations.span("guild")),
-                    related: Vec::new(),
-                });
-            }
+            let report = validate_guild(g);
             let errors = report.has_errors();
             let rendered = manifest::render_reports(std::slice::from_ref(&report), format, color);
             let json = match format {
@@ -590,43 +597,37 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         None => None,
     };
     let snap = read(session, &g.id, &loaded).await?;
-    let api_base = session.client.api_base().to_owned();
-    let (allow_deletes, no_rehearse) = (args.allow_deletes, args.no_rehearse);
+    let options = PlanOptions {
+        allow_deletes: args.allow_deletes,
+        ..t.plan_options().with_api_base(session.client.api_base())
+    };
+    // Each guild is rehearsed before its first write, as one guild's apply is; a guild
+    // whose copy refuses is that guild's failure, and the others go on.
+    let rehearse = (!args.no_rehearse)
+        .then(|| rehearsal_options(&t))
+        .transpose()?;
     off_thread(move || {
-        let mut plan = plan::diff_loaded(
-            &loaded,
-            &snap,
-            &t.plan_options().with_api_base(&api_base),
-        )
-        .map_err(|e| refused(&t, &loaded, &e))?;
-        if let Some(reviewed) = &reviewed {
-            plan.matches_reviewed(reviewed).map_err(|e| {
-                anyhow!(
-                    "refusing to apply: {e}. Make and review a new plan; nothing was sent to Discord"
-                )
-            })?;
+        let request = ApplyRequest {
+            reviewed: reviewed.as_ref(),
+            options,
+            rehearse,
+        };
+        // Its copy of the guild is served on this blocking thread's own runtime.
+        match local_runtime()?.block_on(ops::plan_for_apply(&loaded, &snap, request)) {
+            Ok(plan) => Ok(Ready {
+                guild: g,
+                manifest: loaded.path.clone(),
+                dir: loaded.dir(),
+                plan,
+            }),
+            Err(ApplyRefused::Plan(e)) => Err(refused(&t, &loaded, &e)),
+            Err(e) => {
+                if let Some(plan) = e.plan() {
+                    show_rehearsal_refusal(&t, &loaded, plan)?;
+                }
+                Err(e.into())
+            }
         }
-        plan.deletion_gate = plan::safety::deletion_gate(
-            &plan,
-            &snap,
-            Allowance::resolve(allow_deletes, &loaded.manifest),
-        );
-        // Each guild is rehearsed before its first write, as one guild's apply is; a
-        // guild whose copy refuses is that guild's failure, and the others go on.
-        if !no_rehearse && !plan.is_empty() {
-            local_runtime()?.block_on(rehearse_plan(&t, &loaded, &snap, &mut plan))?;
-        }
-        plan.raise_if_unsafe()
-            .map_err(|e| anyhow!("{e}. Nothing was changed"))?;
-        if let Some(e) = rehearsal_failed(&plan) {
-            return Err(anyhow!("refusing to apply: {e}"));
-        }
-        Ok(Ready {
-            guild: g,
-            manifest: loaded.path.clone(),
-            dir: loaded.dir(),
-            plan,
-        })
     })
     .await?
 }

@@ -4,8 +4,8 @@
 
 use reqwest::Method;
 
+use super::limits::IMAGE_MAX_BYTES;
 use super::{Client, ClientError};
-use crate::manifest::IMAGE_MAX_BYTES;
 
 /// Discord's CDN, for the default API base.
 const DISCORD_CDN: &str = "https://cdn.discordapp.com";

@@ -12,11 +12,12 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::limits::MAX_REASON_CHARS;
 use super::models::ErrorBody;
 use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
+use super::time::human_duration;
 use crate::inert;
 use crate::inert::redact;
-use crate::progress::human_duration;
 use tokio::time::Instant;
 
 /// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
@@ -25,9 +26,6 @@ const USER_AGENT: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     ")"
 );
-
-/// Discord stores at most 512 characters of a reason (§7.1).
-pub const MAX_REASON_CHARS: usize = 512;
 
 /// A bot token. It has no `Display`, and its `Debug` hides the value, so it
 /// cannot end up in output or an error message by accident.
@@ -458,7 +456,8 @@ impl Client {
             path: path.to_owned(),
             detail,
         };
-        let Some(body) = self.send_raw(Method::GET, path, None, None).await? else {
+        let bucket = Route::of(&Method::GET, path);
+        let Some(body) = self.send_raw(Method::GET, path, bucket, None, None).await? else {
             return Err(decode("the body is empty".into()));
         };
         // Straight from the bytes, not through a `Value` as large again as the body; a body
@@ -484,8 +483,32 @@ impl Client {
         body: Option<&Value>,
         reason: Option<&str>,
     ) -> Result<Option<Value>, ClientError> {
-        match self.send_raw(method.clone(), path, body, reason).await? {
+        let bucket = Route::of(&method, path);
+        match self
+            .send_raw(method.clone(), path, bucket, body, reason)
+            .await?
+        {
             Some(bytes) => json_body(&method, path, &bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Makes the write `route` names, as [`Client::send`] does: its method, path and
+    /// rate-limit bucket are the route's, and `reason` goes with it only where Discord
+    /// records one ([`super::Route::takes_reason`]).
+    pub async fn call(
+        &self,
+        route: &super::Route,
+        body: Option<&Value>,
+        reason: Option<&str>,
+    ) -> Result<Option<Value>, ClientError> {
+        let (method, path) = (route.method(), route.path());
+        let reason = reason.filter(|_| route.takes_reason());
+        match self
+            .send_raw(method.clone(), &path, route.bucket(), body, reason)
+            .await?
+        {
+            Some(bytes) => json_body(&method, &path, &bytes).map(Some),
             None => Ok(None),
         }
     }
@@ -495,10 +518,10 @@ impl Client {
         &self,
         method: Method,
         path: &str,
+        route: Route,
         body: Option<&Value>,
         reason: Option<&str>,
     ) -> Result<Option<bytes::Bytes>, ClientError> {
-        let route = Route::of(&method, path);
         let deadline = Instant::now() + self.options.deadline;
         let (mut failures, mut limited) = (0, 0);
         loop {

@@ -208,29 +208,92 @@ impl Guild {
     }
 }
 
+/// A role as guildctl reads it. Its colours are one reading ([`Role::colors`]): the
+/// deprecated `color` is not kept beside them, so the planner, the rehearsal's copy and
+/// drift cannot each take another (a Discord-compatible server may send `color: 0` beside
+/// a colour set through `colors`).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(from = "WireRole", into = "WireRole")]
 pub struct Role {
     pub id: String,
     pub name: String,
     pub permissions: Permissions,
     pub position: i64,
-    /// The primary colour (deprecated in favour of `colors`, still sent).
-    pub color: u32,
-    /// Primary, secondary and tertiary colour; older servers may leave it out (then `color`
-    /// is all there is).
-    #[serde(default)]
-    pub colors: Option<RoleColors>,
+    /// Primary, secondary and tertiary colour: the Role object's `colors`, or its `color`
+    /// where a server sends no `colors` (older servers).
+    pub colors: RoleColors,
     pub hoist: bool,
     pub managed: bool,
     pub mentionable: bool,
-    // Optional in Discord's own documentation.
-    #[serde(default)]
     pub unicode_emoji: Option<String>,
     /// The role icon's image hash.
-    #[serde(default)]
     pub icon: Option<String>,
-    #[serde(default)]
     pub tags: Option<serde_json::Value>,
+}
+
+/// A role as the API sends it, with both colour fields.
+#[derive(Deserialize, Serialize)]
+struct WireRole {
+    id: String,
+    name: String,
+    permissions: Permissions,
+    position: i64,
+    /// The primary colour (deprecated in favour of `colors`, still sent).
+    color: u32,
+    #[serde(default)]
+    colors: Option<RoleColors>,
+    hoist: bool,
+    managed: bool,
+    mentionable: bool,
+    // Optional in Discord's own documentation.
+    #[serde(default)]
+    unicode_emoji: Option<String>,
+    #[serde(default)]
+    icon: Option<String>,
+    #[serde(default)]
+    tags: Option<serde_json::Value>,
+}
+
+impl From<WireRole> for Role {
+    fn from(w: WireRole) -> Role {
+        Role {
+            id: w.id,
+            name: w.name,
+            permissions: w.permissions,
+            position: w.position,
+            colors: w.colors.unwrap_or(RoleColors {
+                primary_color: w.color,
+                secondary_color: None,
+                tertiary_color: None,
+            }),
+            hoist: w.hoist,
+            managed: w.managed,
+            mentionable: w.mentionable,
+            unicode_emoji: w.unicode_emoji,
+            icon: w.icon,
+            tags: w.tags,
+        }
+    }
+}
+
+/// Written as Discord sends it: `color` is the primary colour (§3.1).
+impl From<Role> for WireRole {
+    fn from(r: Role) -> WireRole {
+        WireRole {
+            id: r.id,
+            name: r.name,
+            permissions: r.permissions,
+            position: r.position,
+            color: r.colors.primary_color,
+            colors: Some(r.colors),
+            hoist: r.hoist,
+            managed: r.managed,
+            mentionable: r.mentionable,
+            unicode_emoji: r.unicode_emoji,
+            icon: r.icon,
+            tags: r.tags,
+        }
+    }
 }
 
 /// A role's colours (the Role object's `colors`).
@@ -246,10 +309,8 @@ pub struct RoleColors {
 impl Role {
     /// Primary, secondary and tertiary colour as the role has them now.
     pub fn color_triple(&self) -> (u32, Option<u32>, Option<u32>) {
-        match self.colors {
-            Some(c) => (c.primary_color, c.secondary_color, c.tertiary_color),
-            None => (self.color, None, None),
-        }
+        let c = self.colors;
+        (c.primary_color, c.secondary_color, c.tertiary_color)
     }
 }
 

@@ -31,7 +31,7 @@ pub(super) struct Part {
 
 /// The files' YAML trees and how they were merged: what a [`SourceMap`] looks paths up in.
 /// The trees are shared: a base that many guilds extend is parsed once per run
-/// (`load::BaseCache`), and each guild's map holds the same trees.
+/// (`load::layers::BaseCache`), and each guild's map holds the same trees.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Trees {
     /// (file index, the file's tree), in merge order.

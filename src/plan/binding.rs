@@ -306,7 +306,7 @@ impl Plan {
             these
                 .iter()
                 .filter(|c| !those.contains(c))
-                .map(describe_change)
+                .map(Change::describe)
                 .collect()
         };
         Err(BindingError {
@@ -318,27 +318,6 @@ impl Plan {
             }],
         })
     }
-}
-
-/// "update role Moderator (permissions, color)", for a refusal.
-fn describe_change(c: &Change) -> String {
-    let action = match c.action {
-        super::Action::Create => "create",
-        super::Action::Update => "update",
-        super::Action::Reorder => "reorder",
-        super::Action::Delete => "delete",
-    };
-    let fields: Vec<&str> = c.fields.iter().map(|f| f.field.as_str()).collect();
-    let fields = if fields.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", fields.join(", "))
-    };
-    format!(
-        "{action} {} {}{fields}",
-        c.object.kind.label(),
-        c.object.name
-    )
 }
 
 #[cfg(test)]

@@ -7,11 +7,13 @@ use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, UNSEEN_HELP, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, UNSEEN_HELP, change};
+use super::field::{self, Order};
 use super::order::target_order;
 use super::roles::{perm_names, permission_bits};
-use super::{Action, FieldChange, Kind, ObjectRef, created_path_ref};
+use super::{Action, Field, FieldChange, Kind, ObjectRef};
 use crate::access::model::display_name;
+use crate::discord::Route;
 use crate::discord::models::{
     Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
     channel_type,
@@ -320,7 +322,11 @@ fn record_access(
     let touches_access = |c: &super::Change| {
         c.action == Action::Create
             || c.fields.iter().any(|f| {
-                f.field.starts_with("overwrites") || f.field == "category" || f.field == "type"
+                f.field.is_overwrites()
+                    || matches!(
+                        f.field,
+                        Field::Channel(field::Channel::Category | field::Channel::Type)
+                    )
             })
     };
     let change = change.filter(|&c| touches_access(&cx.changes[c]));
@@ -659,10 +665,9 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
         != Some(&*stored)
     {
         b.set(
-            "name",
+            field::Channel::Name,
             json!(live.map(|l| &l.name)),
             json!(stored),
-            "name",
             json!(ch.name),
         );
     } else if let Some(l) = live.filter(|l| l.name != stored) {
@@ -676,64 +681,63 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
                 .map(|t| json!(t.name()))
                 .unwrap_or(json!(k))
         };
-        b.set("type", name(l.kind), name(d.kind), "type", json!(d.kind));
+        b.set(
+            field::Channel::Type,
+            name(l.kind),
+            name(d.kind),
+            json!(d.kind),
+        );
     }
     if let Some(topic) = &ch.topic {
         let want = topic.clone().filter(|t| !t.is_empty());
         let have = live.and_then(|l| l.topic.clone()).filter(|t| !t.is_empty());
         if want != have && !(live.is_none() && want.is_none()) {
-            b.set("topic", json!(have), json!(want), "topic", json!(want));
+            b.set(field::Channel::Topic, json!(have), json!(want), json!(want));
         }
     }
     let nsfw = live.map(|l| l.nsfw.unwrap_or(false));
-    b.compare("nsfw", nsfw, ch.nsfw.map(Some), "nsfw");
-    let numbers: [(&str, &str, Option<u32>, Option<u32>); 5] = [
+    b.compare(field::Channel::Nsfw, nsfw, ch.nsfw.map(Some));
+    let numbers: [(field::Channel, Option<u32>, Option<u32>); 5] = [
         (
-            "slowmode",
-            "rate_limit_per_user",
+            field::Channel::Slowmode,
             ch.slowmode,
             live.map(|l| l.rate_limit_per_user.unwrap_or(0)),
         ),
         (
-            "bitrate",
-            "bitrate",
+            field::Channel::Bitrate,
             ch.bitrate,
             live.and_then(|l| l.bitrate),
         ),
         (
-            "user_limit",
-            "user_limit",
+            field::Channel::UserLimit,
             ch.user_limit,
             live.map(|l| l.user_limit.unwrap_or(0)),
         ),
         (
-            "default_auto_archive_duration",
-            "default_auto_archive_duration",
+            field::Channel::DefaultAutoArchiveDuration,
             ch.default_auto_archive_duration,
             live.and_then(|l| l.default_auto_archive_duration),
         ),
         (
-            "default_thread_slowmode",
-            "default_thread_rate_limit_per_user",
+            field::Channel::DefaultThreadSlowmode,
             ch.default_thread_slowmode,
             live.map(|l| l.default_thread_rate_limit_per_user.unwrap_or(0)),
         ),
     ];
-    for (field, api_key, want, have) in numbers {
+    for (field, want, have) in numbers {
         if let Some(w) = want
             && have != Some(w)
         {
-            b.set(field, json!(have), json!(w), api_key, json!(w));
+            b.set(field, json!(have), json!(w), json!(w));
         }
     }
     if let Some(region) = &ch.rtc_region {
         let have = live.and_then(|l| l.rtc_region.clone());
         if *region != have && !(live.is_none() && region.is_none()) {
             b.set(
-                "rtc_region",
+                field::Channel::RtcRegion,
                 json!(have),
                 json!(region),
-                "rtc_region",
                 json!(region),
             );
         }
@@ -742,10 +746,9 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
         let have = live.map(|l| l.video_quality_mode.unwrap_or(1));
         if have != Some(mode.value()) {
             b.set(
-                "video_quality_mode",
+                field::Channel::VideoQualityMode,
                 have.map(vqm_name).unwrap_or(Value::Null),
                 json!(mode.name()),
-                "video_quality_mode",
                 json!(mode.value()),
             );
         }
@@ -832,18 +835,17 @@ fn plan_update(
         if differs {
             if synced_by_parent {
                 // Shown, but no call: the category's update carries it over.
-                b.fields.push(FieldChange {
-                    field: "overwrites (synced from its category)".into(),
-                    before: overwrites_display(cx, &have),
-                    after: overwrites_display(cx, want),
-                });
+                b.show(
+                    field::Channel::SyncedOverwrites,
+                    overwrites_display(cx, &have),
+                    overwrites_display(cx, want),
+                );
             } else {
                 // The whole set in one PATCH: there is never a moment with a deny missing.
                 b.set(
-                    "overwrites",
+                    field::Channel::Overwrites,
                     overwrites_display(cx, &have),
                     overwrites_display(cx, want),
-                    "permission_overwrites",
                     Value::Array(want.iter().map(Ow::api).collect()),
                 );
             }
@@ -854,11 +856,11 @@ fn plan_update(
     let mut fields = b.fields;
     if moves {
         let name = |p: &Option<IdRef>| json!(p.as_ref().map(|p| cx.channel_label(p)));
-        fields.push(FieldChange {
-            field: "category".into(),
-            before: name(&live_parent),
-            after: name(&parent),
-        });
+        fields.push(FieldChange::new(
+            field::Channel::Category,
+            name(&live_parent),
+            name(&parent),
+        ));
     }
     if fields.is_empty() {
         return;
@@ -878,27 +880,20 @@ fn plan_update(
         Some(d.source.clone()),
     ));
     if !b.body.is_empty() {
-        cx.push_op(
-            phase,
-            idx,
-            "PATCH",
-            format!("/channels/{}", live.id),
-            Some(Value::Object(b.body)),
-            None,
-            format!("update {} {display}", kind.label()),
-        );
+        let route = Route::UpdateChannel {
+            channel: IdRef::Live(live.id.clone()),
+        };
+        let summary = format!("update {} {display}", kind.label());
+        cx.push_op(Op::new(phase, idx, route, summary).body(Value::Object(b.body)));
     }
     if moves {
         // One parent change per positions call, as Discord requires (40009).
         let parent_value = parent.as_ref().map(IdRef::to_value).unwrap_or(Value::Null);
+        let route = Route::UpdateChannelPositions { guild: cx.guild() };
+        let summary = format!("move channel {display}");
         cx.push_op(
-            Phase::ChannelMove,
-            idx,
-            "PATCH",
-            format!("{}/channels", cx.guild_path()),
-            Some(json!([{ "id": live.id, "parent_id": parent_value }])),
-            None,
-            format!("move channel {display}"),
+            Op::new(Phase::ChannelMove, idx, route, summary)
+                .body(json!([{ "id": live.id, "parent_id": parent_value }])),
         );
     }
 }
@@ -922,21 +917,16 @@ fn plan_create(
     }
     if let Some(want) = ows {
         b.set(
-            "overwrites",
+            field::Channel::Overwrites,
             Value::Null,
             overwrites_display(cx, want),
-            "permission_overwrites",
             Value::Array(want.iter().map(Ow::api).collect()),
         );
     }
     if d.kind != channel_type::TEXT {
         b.fields.insert(
             1.min(b.fields.len()),
-            FieldChange {
-                field: "type".into(),
-                before: Value::Null,
-                after: json!(type_label(d.kind)),
-            },
+            FieldChange::new(field::Channel::Type, Value::Null, json!(type_label(d.kind))),
         );
     }
     let kind = if d.kind == channel_type::CATEGORY {
@@ -953,25 +943,19 @@ fn plan_create(
         b.fields,
         Some(d.source.clone()),
     ));
+    let route = Route::CreateChannel { guild: cx.guild() };
+    let summary = format!("create {} {display}", kind.label());
     cx.push_op(
-        phase,
-        idx,
-        "POST",
-        format!("{}/channels", cx.guild_path()),
-        Some(Value::Object(b.body)),
-        Some(d.key.clone()),
-        format!("create {} {display}", kind.label()),
+        Op::new(phase, idx, route, summary)
+            .body(Value::Object(b.body))
+            .creates(d.key.clone()),
     );
     if let Some(flags) = flags {
-        cx.push_op(
-            phase,
-            idx,
-            "PATCH",
-            format!("/channels/{}", created_path_ref(&d.key)),
-            Some(json!({ "flags": flags })),
-            None,
-            format!("set the flags of new {} {display}", kind.label()),
-        );
+        let route = Route::UpdateChannel {
+            channel: IdRef::New(d.key.clone()),
+        };
+        let summary = format!("set the flags of new {} {display}", kind.label());
+        cx.push_op(Op::new(phase, idx, route, summary).body(json!({ "flags": flags })));
     }
 }
 
@@ -1041,19 +1025,16 @@ fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
             // Pointed at the `prune:` line that asks for it.
             Some("prune.channels".into()),
         ));
-        cx.push_op(
-            if category {
-                Phase::CategoryDelete
-            } else {
-                Phase::ChannelDelete
-            },
-            idx,
-            "DELETE",
-            format!("/channels/{}", c.id),
-            None,
-            None,
-            format!("delete {} {name}", object.kind.label()),
-        );
+        let phase = if category {
+            Phase::CategoryDelete
+        } else {
+            Phase::ChannelDelete
+        };
+        let route = Route::DeleteChannel {
+            channel: IdRef::Live(c.id.clone()),
+        };
+        let summary = format!("delete {} {name}", object.kind.label());
+        cx.push_op(Op::new(phase, idx, route, summary));
         cx.access_after.remove_channel(&c.id);
     }
 }
@@ -1150,16 +1131,16 @@ fn plan_order(
                 .enumerate()
                 .map(|(pos, k)| json!({ "id": k.to_value(), "position": pos })),
         );
-        let label = match &key.0 {
-            None if key.1 == Group::Category => "categories".to_owned(),
-            None => "channels outside categories".to_owned(),
-            Some(p) => format!("channels in {}", name_of(p)),
+        let order = match &key.0 {
+            None if key.1 == Group::Category => Order::Categories,
+            None => Order::Uncategorised,
+            Some(p) => Order::In(name_of(p)),
         };
-        fields.push(FieldChange {
-            field: label,
-            before: json!(live.iter().map(&name_of).collect::<Vec<_>>()),
-            after: json!(target.iter().map(&name_of).collect::<Vec<_>>()),
-        });
+        fields.push(FieldChange::new(
+            Field::Order(order),
+            json!(live.iter().map(&name_of).collect::<Vec<_>>()),
+            json!(target.iter().map(&name_of).collect::<Vec<_>>()),
+        ));
     }
     if entries.is_empty() {
         return;
@@ -1172,14 +1153,10 @@ fn plan_order(
         fields,
         Some("channels".into()),
     ));
+    let route = Route::UpdateChannelPositions { guild: cx.guild() };
     cx.push_op(
-        Phase::ChannelOrder,
-        idx,
-        "PATCH",
-        format!("{}/channels", cx.guild_path()),
-        Some(Value::Array(entries)),
-        None,
-        "reorder channels".into(),
+        Op::new(Phase::ChannelOrder, idx, route, "reorder channels".into())
+            .body(Value::Array(entries)),
     );
 }
 

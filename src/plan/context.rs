@@ -6,13 +6,14 @@
 
 use hashbrown::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    Action, Change, FieldChange, Kind, ObjectRef, Operation, Plan, PlanOptions, Warning,
-    created_ref,
+    Action, Change, Field, FieldChange, Kind, ObjectRef, Operation, Plan, PlanOptions, Warning,
+    created_path_ref, created_ref,
 };
+use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::discord::names::{is_normalised_type, stored_channel_name, stored_display_name};
 use crate::manifest::{Manifest, resolve_channel_ref};
@@ -85,8 +86,9 @@ impl Phase {
 }
 
 /// An id known now (live) or only once an earlier call of the run has created the object.
+/// In a saved plan, the id itself or `{"$created": KEY}`; in a path, `{$created:KEY}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum IdRef {
+pub enum IdRef {
     Live(String),
     New(String),
 }
@@ -110,6 +112,48 @@ impl IdRef {
         match self {
             IdRef::Live(id) => Some(id),
             IdRef::New(_) => None,
+        }
+    }
+
+    /// The creation key, for an object created earlier in the run.
+    pub fn created(&self) -> Option<&str> {
+        match self {
+            IdRef::Live(_) => None,
+            IdRef::New(key) => Some(key),
+        }
+    }
+}
+
+impl Serialize for IdRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for IdRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<IdRef, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Wire {
+            Live(String),
+            New {
+                #[serde(rename = "$created")]
+                key: String,
+            },
+        }
+        Ok(match Wire::deserialize(d)? {
+            Wire::Live(id) => IdRef::Live(id),
+            Wire::New { key } => IdRef::New(key),
+        })
+    }
+}
+
+/// As a path shows it: the id, or `{$created:KEY}`.
+impl std::fmt::Display for IdRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IdRef::Live(id) => f.write_str(id),
+            IdRef::New(key) => f.write_str(&created_path_ref(key)),
         }
     }
 }
@@ -267,36 +311,9 @@ impl<'a> Ctx<'a> {
         self.changes.len() - 1
     }
 
-    /// Records an operation for the change at index `change`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn push_op(
-        &mut self,
-        phase: Phase,
-        change: usize,
-        method: &str,
-        path: String,
-        body: Option<Value>,
-        creates: Option<String>,
-        summary: String,
-    ) {
-        // The channel positions route is the one write Discord does not audit (§7.1).
-        let audited =
-            !(method == "PATCH" && path.ends_with("/channels") && path.contains("/guilds/"));
-        self.ops.push((
-            phase,
-            Operation {
-                method: method.to_owned(),
-                path,
-                body,
-                creates,
-                audited,
-                reason: None,
-                summary,
-                change,
-                after: Vec::new(),
-                stage: phase as u8,
-            },
-        ));
+    /// Records a call ([`Op`]).
+    pub fn push_op(&mut self, op: Op) {
+        self.ops.push((op.phase, op.operation));
     }
 
     pub fn problem(&mut self, source: Option<String>, message: String, help: Option<&str>) {
@@ -426,8 +443,52 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub fn guild_path(&self) -> String {
-        format!("/guilds/{}", self.guild_id)
+    /// The guild, as a route names it.
+    pub fn guild(&self) -> IdRef {
+        IdRef::Live(self.guild_id.clone())
+    }
+}
+
+/// One call a planner asks for: its phase, the change it implements, its route, and what
+/// it sends.
+pub(crate) struct Op {
+    phase: Phase,
+    operation: Operation,
+}
+
+impl Op {
+    /// A call of `phase` for the change at index `change`, shown as `summary` while apply runs.
+    pub fn new(phase: Phase, change: usize, route: Route<IdRef>, summary: String) -> Op {
+        Op {
+            phase,
+            operation: Operation {
+                route,
+                body: None,
+                creates: None,
+                reason: None,
+                summary,
+                change,
+                after: Vec::new(),
+                stage: phase as u8,
+            },
+        }
+    }
+
+    pub fn body(mut self, body: Value) -> Op {
+        self.operation.body = Some(body);
+        self
+    }
+
+    /// The key the id of the object it creates is remembered under.
+    pub fn creates(mut self, key: String) -> Op {
+        self.operation.creates = Some(key);
+        self
+    }
+
+    /// The audit-log reason it sends instead of apply's (a ban's own reason).
+    pub fn reason(mut self, reason: Option<String>) -> Op {
+        self.operation.reason = reason;
+        self
     }
 }
 
@@ -445,30 +506,39 @@ impl ChangeBuilder {
         }
     }
 
-    /// Records a field whose display value and API value may differ.
-    pub fn set(&mut self, field: &str, before: Value, after: Value, api_key: &str, api: Value) {
+    /// Records a field whose display value and API value may differ; `api` goes into the
+    /// body under the field's API name.
+    pub fn set(&mut self, field: impl Into<Field>, before: Value, after: Value, api: Value) {
+        let field = field.into();
+        if let Some(key) = field.api() {
+            self.body.insert(key.to_owned(), api);
+        }
         self.fields.push(FieldChange {
-            field: field.to_owned(),
+            field,
             before,
             after,
         });
-        self.body.insert(api_key.to_owned(), api);
+    }
+
+    /// Records a field the change shows but whose value this body does not carry (a
+    /// channel's move, sent by the positions call; overwrites Discord copies itself).
+    pub fn show(&mut self, field: impl Into<Field>, before: Value, after: Value) {
+        self.fields.push(FieldChange::new(field, before, after));
     }
 
     /// Records a field when the desired value differs from the live one.
     pub fn compare<T: Serialize + PartialEq>(
         &mut self,
-        field: &str,
+        field: impl Into<Field>,
         live: T,
         desired: Option<T>,
-        api_key: &str,
     ) {
         if let Some(d) = desired
             && d != live
         {
             let before = json(&live);
             let after = json(&d);
-            self.set(field, before, after.clone(), api_key, after);
+            self.set(field, before, after.clone(), after);
         }
     }
 

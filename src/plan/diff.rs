@@ -51,8 +51,8 @@ fn diff_stored(
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     let (mut plan, mut problems, after) = build(desired, snap, options);
-    plan.deletion_gate =
-        safety::deletion_gate(&plan, snap, safety::Allowance::from_manifest(desired));
+    let allowance = safety::Allowance::resolve(options.allow_deletes, desired);
+    plan.deletion_gate = safety::deletion_gate(&plan, snap, allowance);
     problems.extend(super::policies::judge(desired, snap, &after, &mut plan));
     problems.extend(super::gates::check(&plan, snap));
     problems.extend(safety::protect_problems(&plan, desired, snap));
@@ -186,7 +186,8 @@ fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
         if let Some(same) = by_change.get(&op_j.change) {
             deps.extend(same);
         }
-        if op_j.method == "POST"
+        let posts = op_j.route.method() == reqwest::Method::POST;
+        if posts
             && let Some((phase, i)) = last_create
             && phase == *phase_j
         {
@@ -199,7 +200,7 @@ fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
             by_creates.entry(k).or_default().push(j);
         }
         by_change.entry(op_j.change).or_default().push(j);
-        if op_j.method == "POST" {
+        if posts {
             last_create = Some((*phase_j, j));
         }
     }

@@ -4,8 +4,10 @@ use hashbrown::HashMap;
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::field;
 use super::{Action, Kind, PlanOptions};
+use crate::discord::Route;
 use crate::discord::models::{self, channel_type};
 use crate::manifest::{Emoji, Manifest, OnboardingMode, PromptType};
 use crate::snapshot::Snapshot;
@@ -57,14 +59,7 @@ fn emoji_display(e: &FlatEmoji) -> String {
     }
 }
 
-fn push_single(
-    cx: &mut Ctx,
-    kind: Kind,
-    method: &str,
-    path: String,
-    b: ChangeBuilder,
-    source: &str,
-) {
+fn push_single(cx: &mut Ctx, kind: Kind, route: Route<IdRef>, b: ChangeBuilder, source: &str) {
     if b.is_empty() {
         return;
     }
@@ -76,15 +71,8 @@ fn push_single(
         b.fields,
         Some(source.to_owned()),
     ));
-    cx.push_op(
-        Phase::Features,
-        idx,
-        method,
-        path,
-        Some(Value::Object(b.body)),
-        None,
-        format!("update {}", kind.label()),
-    );
+    let summary = format!("update {}", kind.label());
+    cx.push_op(Op::new(Phase::Features, idx, route, summary).body(Value::Object(b.body)));
 }
 
 pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
@@ -94,20 +82,18 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
     let live = cx.snap.welcome_screen.clone().unwrap_or_default();
     let mut b = ChangeBuilder::new();
     b.compare(
-        "enabled",
+        field::WelcomeScreen::Enabled,
         cx.snap.guild.has_feature("WELCOME_SCREEN_ENABLED"),
         w.enabled,
-        "enabled",
     );
     if let Some(desc) = &w.description {
         let want = desc.clone().filter(|d| !d.is_empty());
         let have = live.description.clone().filter(|d| !d.is_empty());
         if want != have {
             b.set(
-                "description",
+                field::WelcomeScreen::Description,
                 json!(have),
                 json!(want),
-                "description",
                 json!(want),
             );
         }
@@ -155,16 +141,15 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
                 .map(|(i, d, e)| json!({"channel_id": i.to_value(), "description": d, "emoji_id": e.0, "emoji_name": e.1}))
                 .collect();
             b.set(
-                "channels",
+                field::WelcomeScreen::Channels,
                 show(&have),
                 show(&want),
-                "welcome_channels",
                 json!(api),
             );
         }
     }
-    let path = format!("{}/welcome-screen", cx.guild_path());
-    push_single(cx, Kind::WelcomeScreen, "PATCH", path, b, "welcome_screen");
+    let route = Route::UpdateWelcomeScreen { guild: cx.guild() };
+    push_single(cx, Kind::WelcomeScreen, route, b, "welcome_screen");
 }
 
 /// Get Guild Widget Image (`/guilds/{id}/widget.png`) on the API base in use, when the
@@ -190,7 +175,7 @@ pub(super) fn plan_widget(cx: &mut Ctx) {
     let g = &cx.snap.guild;
     let (live_enabled, live_channel) = (g.widget_enabled, g.widget_channel_id.clone());
     let mut b = ChangeBuilder::new();
-    b.compare("enabled", live_enabled, w.enabled, "enabled");
+    b.compare(field::Widget::Enabled, live_enabled, w.enabled);
     if let Some(channel) = &w.channel {
         let want = match channel {
             None => None,
@@ -203,16 +188,15 @@ pub(super) fn plan_widget(cx: &mut Ctx) {
         if want != have {
             let name = |v: &Option<IdRef>| json!(v.as_ref().map(|i| cx.channel_label(i)));
             b.set(
-                "channel",
+                field::Widget::Channel,
                 name(&have),
                 name(&want),
-                "channel_id",
                 want.as_ref().map(IdRef::to_value).unwrap_or(Value::Null),
             );
         }
     }
-    let path = format!("{}/widget", cx.guild_path());
-    push_single(cx, Kind::Widget, "PATCH", path, b, "widget");
+    let route = Route::UpdateWidget { guild: cx.guild() };
+    push_single(cx, Kind::Widget, route, b, "widget");
 }
 
 /// A prompt option in comparable form.
@@ -331,16 +315,15 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
     let none = models::Onboarding::default();
     let live = snap.onboarding.as_ref().unwrap_or(&none);
     let mut b = ChangeBuilder::new();
-    b.compare("enabled", live.enabled, o.enabled, "enabled");
+    b.compare(field::Onboarding::Enabled, live.enabled, o.enabled);
     if let Some(mode) = o.mode
         && mode.value() != live.mode
     {
         let name = |v: u64| json!(OnboardingMode::from_value(v).map(OnboardingMode::name));
         b.set(
-            "mode",
+            field::Onboarding::Mode,
             name(live.mode),
             name(mode.value()),
-            "mode",
             json!(mode.value()),
         );
     }
@@ -366,10 +349,9 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
             let show =
                 |v: &[IdRef]| json!(v.iter().map(|i| cx.channel_label(i)).collect::<Vec<_>>());
             b.set(
-                "default_channels",
+                field::Onboarding::DefaultChannels,
                 show(&default_after),
                 show(&want),
-                "default_channel_ids",
                 json!(want.iter().map(IdRef::to_value).collect::<Vec<_>>()),
             );
         }
@@ -388,10 +370,9 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
                 .map(|(i, p)| prompt_api(p, i))
                 .collect();
             b.set(
-                "prompts",
+                field::Onboarding::Prompts,
                 prompts_display(cx, &live_prompts),
                 prompts_display(cx, want),
-                "prompts",
                 json!(api),
             );
         }
@@ -405,8 +386,8 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
     if enabled_after {
         check_requirements(cx, o, live, &default_after, prompts_after);
     }
-    let path = format!("{}/onboarding", cx.guild_path());
-    push_single(cx, Kind::Onboarding, "PUT", path, b, "onboarding");
+    let route = Route::UpdateOnboarding { guild: cx.guild() };
+    push_single(cx, Kind::Onboarding, route, b, "onboarding");
 }
 
 fn live_prompt(p: &models::Prompt) -> Pr {

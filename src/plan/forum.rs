@@ -11,6 +11,7 @@ use hashbrown::HashSet;
 use serde_json::{Value, json};
 
 use super::context::ChangeBuilder;
+use super::field;
 use crate::discord::models::{self, Channel as LiveChannel, REQUIRE_TAG, channel_type};
 use crate::manifest::{Channel, Emoji, ForumLayout, ForumTag, SortOrder};
 
@@ -207,10 +208,9 @@ pub(super) fn forum_fields(
                 }
             };
             b.set(
-                "tags",
+                field::Channel::Tags,
                 before(labels(&have)),
                 json!(want.iter().map(renamed).collect::<Vec<_>>()),
-                "available_tags",
                 Value::Array(want.iter().map(StoredTag::api).collect()),
             );
         }
@@ -227,10 +227,9 @@ pub(super) fn forum_fields(
                 (id, name) => json!({ "emoji_id": id, "emoji_name": name }),
             };
             b.set(
-                "default_reaction",
+                field::Channel::DefaultReaction,
                 before(json!(emoji_label(&have))),
                 json!(emoji_label(&want)),
-                "default_reaction_emoji",
                 api,
             );
         }
@@ -242,10 +241,9 @@ pub(super) fn forum_fields(
                 .and_then(|v| SortOrder::from_value(v.into()))
                 .map(|o| o.name());
             b.set(
-                "sort_order",
+                field::Channel::SortOrder,
                 before(json!(name)),
                 json!(order.name()),
-                "default_sort_order",
                 json!(order.value()),
             );
         }
@@ -255,10 +253,9 @@ pub(super) fn forum_fields(
         if u64::from(have) != layout.value() {
             let name = ForumLayout::from_value(have.into()).map_or("not_set", |l| l.name());
             b.set(
-                "layout",
+                field::Channel::Layout,
                 before(json!(name)),
                 json!(layout.name()),
-                "default_forum_layout",
                 json!(layout.value()),
             );
         }
@@ -273,10 +270,9 @@ pub(super) fn forum_fields(
                 flags & !REQUIRE_TAG
             };
             b.set(
-                "require_tag",
+                field::Channel::RequireTag,
                 before(json!(!require)),
                 json!(require),
-                "flags",
                 json!(after),
             );
         }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::context::Problem;
 use super::{Plan, created_key};
+use crate::discord::Route;
 use crate::permissions::Permissions;
 use crate::snapshot::Snapshot;
 
@@ -27,7 +28,6 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
     let top = snap.bot_top_rank();
     let bot_role = top.and_then(|t| ranked.get(t)).map(|r| r.name.clone());
     let guild = &snap.guild.id;
-    let roles_path = format!("/guilds/{guild}/roles");
 
     let mut seen_need: Vec<&str> = Vec::new();
     for op in &plan.operations {
@@ -40,8 +40,9 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
                 help: Some(help.to_owned()),
             })
         };
-        let is_role_route = op.path.starts_with(&roles_path);
-        let needed = route_permissions(&op.path, guild)
+        let needed = op
+            .route
+            .permissions()
             .iter()
             .chain(overwrite_permissions(op));
         for (name, perm) in needed {
@@ -54,40 +55,44 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             }
         }
 
-        // Hierarchy: the bot edits, deletes and moves only roles strictly below its highest.
-        if is_role_route && op.method != "POST" {
-            let target_id = op.path[roles_path.len()..].trim_start_matches('/');
-            if !target_id.is_empty() && target_id != guild.as_str() {
-                let rank = rank_of.get(target_id).copied();
-                if let (Some(rank), Some(top)) = (rank, top)
-                    && rank <= top
-                {
-                    let bot_role = bot_role.clone().unwrap_or_default();
-                    if op.method == "DELETE" {
-                        fail(
-                            format!(
-                                "`prune.roles` would delete {object}, which is at or above the bot's highest role `{bot_role}`, so the bot cannot delete it"
-                            ),
-                            &format!(
-                                "to keep it, declare it at the top of `roles` with `protect: true` (`- {{ name: {:?}, protect: true }}`); to let guildctl delete it, move the bot's role above it in Discord",
-                                change.object.name
-                            ),
-                        );
-                    } else {
-                        fail(
-                            format!(
-                                "{object} is at or above the bot's highest role `{bot_role}`, so the bot cannot edit it"
-                            ),
-                            "leave this role's fields out of the manifest, or move the bot's role above it in Discord",
-                        );
-                    }
-                }
-                if op.method == "DELETE" && snap.role(target_id).is_some_and(|r| r.managed) {
+        // Hierarchy: the bot edits and deletes only roles strictly below its highest.
+        let (edited, deletes) = match &op.route {
+            Route::UpdateRole { role, .. } => (role.live(), false),
+            Route::DeleteRole { role, .. } => (role.live(), true),
+            _ => (None, false),
+        };
+        if let Some(target_id) = edited
+            && target_id != guild.as_str()
+        {
+            let rank = rank_of.get(target_id).copied();
+            if let (Some(rank), Some(top)) = (rank, top)
+                && rank <= top
+            {
+                let bot_role = bot_role.clone().unwrap_or_default();
+                if deletes {
                     fail(
-                        format!("{object} is managed by an integration and cannot be deleted"),
-                        "remove it from the manifest's deletions",
+                        format!(
+                            "`prune.roles` would delete {object}, which is at or above the bot's highest role `{bot_role}`, so the bot cannot delete it"
+                        ),
+                        &format!(
+                            "to keep it, declare it at the top of `roles` with `protect: true` (`- {{ name: {:?}, protect: true }}`); to let guildctl delete it, move the bot's role above it in Discord",
+                            change.object.name
+                        ),
+                    );
+                } else {
+                    fail(
+                        format!(
+                            "{object} is at or above the bot's highest role `{bot_role}`, so the bot cannot edit it"
+                        ),
+                        "leave this role's fields out of the manifest, or move the bot's role above it in Discord",
                     );
                 }
+            }
+            if deletes && snap.role(target_id).is_some_and(|r| r.managed) {
+                fail(
+                    format!("{object} is managed by an integration and cannot be deleted"),
+                    "remove it from the manifest's deletions",
+                );
             }
         }
 
@@ -143,19 +148,11 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         }
     }
 
-    let creates = |path: &str| {
-        plan.operations
-            .iter()
-            .filter(|o| o.method == "POST" && o.path == path)
-            .count()
+    let count = |is: fn(&Route<super::IdRef>) -> bool| {
+        plan.operations.iter().filter(|o| is(&o.route)).count()
     };
-    let deletes = |prefix: &str| {
-        plan.operations
-            .iter()
-            .filter(|o| o.method == "DELETE" && o.path.starts_with(prefix))
-            .count()
-    };
-    let roles_after = snap.guild.roles.len() + creates(&roles_path) - deletes(&roles_path);
+    let roles_after = snap.guild.roles.len() + count(|r| matches!(r, Route::CreateRole { .. }))
+        - count(|r| matches!(r, Route::DeleteRole { .. }));
     if roles_after > MAX_ROLES {
         problems.push(Problem {
             message: format!(
@@ -165,8 +162,8 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             help: Some("declare fewer roles, or prune unused ones".into()),
         });
     }
-    let channels_after =
-        snap.channels.len() + creates(&format!("/guilds/{guild}/channels")) - deletes("/channels/");
+    let channels_after = snap.channels.len() + count(|r| matches!(r, Route::CreateChannel { .. }))
+        - count(|r| matches!(r, Route::DeleteChannel { .. }));
     if channels_after > MAX_CHANNELS {
         problems.push(Problem {
             message: format!(
@@ -180,27 +177,6 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
     problems
 }
 
-/// The guild permissions Discord requires for a route guildctl writes to.
-fn route_permissions(path: &str, guild: &str) -> &'static [(&'static str, Permissions)] {
-    const ROLES: &[(&str, Permissions)] = &[("manage_roles", Permissions::MANAGE_ROLES)];
-    const GUILD: &[(&str, Permissions)] = &[("manage_guild", Permissions::MANAGE_GUILD)];
-    const ONBOARDING: &[(&str, Permissions)] = &[
-        ("manage_guild", Permissions::MANAGE_GUILD),
-        ("manage_roles", Permissions::MANAGE_ROLES),
-    ];
-    const WEBHOOKS: &[(&str, Permissions)] = &[("manage_webhooks", Permissions::MANAGE_WEBHOOKS)];
-    const CHANNELS: &[(&str, Permissions)] = &[("manage_channels", Permissions::MANAGE_CHANNELS)];
-    let guild_path = format!("/guilds/{guild}");
-    match path.strip_prefix(&guild_path) {
-        Some(rest) if let Some(needed) = super::members::route_permissions(rest) => needed,
-        Some(rest) if rest.starts_with("/roles") => ROLES,
-        Some("" | "/welcome-screen" | "/widget") => GUILD,
-        Some("/onboarding") => ONBOARDING,
-        _ if path.starts_with("/webhooks/") || path.ends_with("/webhooks") => WEBHOOKS,
-        _ => CHANNELS,
-    }
-}
-
 /// What a channel call needs beyond its route: setting overwrites needs `manage_roles`
 /// (Discord's Modify Channel: "If modifying permission overwrites, the MANAGE_ROLES
 /// permission is required"; on create, when there are any), and so does syncing a moved
@@ -211,7 +187,7 @@ fn overwrite_permissions(op: &super::Operation) -> &'static [(&'static str, Perm
     let overwrites = body
         .and_then(|b| b.get("permission_overwrites"))
         .and_then(Value::as_array)
-        .is_some_and(|o| op.method == "PATCH" || !o.is_empty());
+        .is_some_and(|o| matches!(op.route, Route::UpdateChannel { .. }) || !o.is_empty());
     let locks = body.and_then(Value::as_array).is_some_and(|items| {
         items
             .iter()

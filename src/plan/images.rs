@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx};
+use super::field::{self, Field};
 use super::image_ref;
 use crate::discord::cdn::{LiveImage, digest};
 use crate::manifest::{Manifest, read_image};
@@ -138,10 +139,9 @@ pub(super) fn declared_file(cx: &mut Ctx, source: &str, rel: &str) -> Option<Ima
     }
 }
 
-/// One image field: `field` in the manifest (and the plan), `api` in the request body.
+/// One image field (its API field is where the request body carries it).
 pub(super) struct Slot<'s> {
-    pub field: &'static str,
-    pub api: &'static str,
+    pub field: Field,
     /// The manifest path of the field, for problems.
     pub source: String,
     pub declared: &'s Option<Option<String>>,
@@ -165,7 +165,7 @@ pub(super) fn image_change(
         .unwrap_or(Value::Null);
     match slot.declared {
         Some(None) if slot.live.is_some() => {
-            b.set(slot.field, live_shown, Value::Null, slot.api, Value::Null);
+            b.set(slot.field, live_shown, Value::Null, Value::Null);
         }
         None | Some(None) => {}
         Some(Some(rel)) => {
@@ -192,19 +192,13 @@ pub(super) fn image_change(
                     Some(slot.source),
                     format!(
                         "{what}`{}` needs the guild feature {feature}, which this guild does not have (Discord refuses it: 50101)",
-                        slot.field
+                        slot.field.name()
                     ),
                     Some("remove the field, use a PNG or JPEG where the feature is for animation, or boost the guild to the level that gives the feature"),
                 );
                 return;
             }
-            b.set(
-                slot.field,
-                live_shown,
-                file.value(rel),
-                slot.api,
-                file.upload(rel),
-            );
+            b.set(slot.field, live_shown, file.value(rel), file.upload(rel));
         }
     }
 }
@@ -221,27 +215,34 @@ pub(super) fn guild_images(cx: &mut Ctx, s: &crate::manifest::Settings, b: &mut 
     let id = g.id.as_str();
     let has_banner = g.has_feature("BANNER");
     let slots = [
-        ("icon", &s.icon, live_of("icons", id, &g.icon)),
-        ("banner", &s.banner, live_of("banners", id, &g.banner)),
-        ("splash", &s.splash, live_of("splashes", id, &g.splash)),
+        (field::Guild::Icon, &s.icon, live_of("icons", id, &g.icon)),
         (
-            "discovery_splash",
+            field::Guild::Banner,
+            &s.banner,
+            live_of("banners", id, &g.banner),
+        ),
+        (
+            field::Guild::Splash,
+            &s.splash,
+            live_of("splashes", id, &g.splash),
+        ),
+        (
+            field::Guild::DiscoverySplash,
             &s.discovery_splash,
             live_of("discovery-splashes", id, &g.discovery_splash),
         ),
     ];
     for (field, declared, live) in slots {
         let needs = move |animated: bool| match field {
-            "icon" => animated.then_some("ANIMATED_ICON"),
-            "banner" if !has_banner => Some("BANNER"),
-            "banner" => animated.then_some("ANIMATED_BANNER"),
-            "splash" => Some("INVITE_SPLASH"),
+            field::Guild::Icon => animated.then_some("ANIMATED_ICON"),
+            field::Guild::Banner if !has_banner => Some("BANNER"),
+            field::Guild::Banner => animated.then_some("ANIMATED_BANNER"),
+            field::Guild::Splash => Some("INVITE_SPLASH"),
             _ => Some("DISCOVERABLE"),
         };
         let slot = Slot {
-            field,
-            api: field,
-            source: format!("settings.{field}"),
+            field: field.into(),
+            source: format!("settings.{}", field.name()),
             declared,
             live,
         };

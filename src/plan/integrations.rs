@@ -9,8 +9,10 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::context::{Ctx, Phase, change};
+use super::context::{Ctx, IdRef, Op, Phase, change};
+use super::field::Integration as Gone;
 use super::{Action, FieldChange, Kind, ObjectRef};
+use crate::discord::Route;
 use crate::snapshot::doors::{Integration, MAX_INTEGRATIONS};
 
 pub(super) fn plan_integrations(cx: &mut Ctx) {
@@ -74,34 +76,27 @@ pub(super) fn plan_integrations(cx: &mut Ctx) {
             goes_with(cx, i),
             Some("prune.integrations".into()),
         ));
-        cx.push_op(
-            Phase::IntegrationDelete,
-            idx,
-            "DELETE",
-            format!("{}/integrations/{}", cx.guild_path(), i.id),
-            None,
-            None,
-            format!("remove integration {}", object.name),
-        );
+        let route = Route::DeleteIntegration {
+            guild: cx.guild(),
+            integration: IdRef::Live(i.id.clone()),
+        };
+        let summary = format!("remove integration {}", object.name);
+        cx.push_op(Op::new(Phase::IntegrationDelete, idx, route, summary));
     }
 }
 
 /// What Discord removes with the integration: its application, bot, the bot's role
 /// and the application's webhooks, as the change's fields (before → gone).
 fn goes_with(cx: &Ctx, i: &Integration) -> Vec<FieldChange> {
-    let gone = |field: &str, before: Value| FieldChange {
-        field: field.to_owned(),
-        before,
-        after: Value::Null,
-    };
+    let gone = |field: Gone, before: Value| FieldChange::new(field, before, Value::Null);
     let mut fields = Vec::new();
     if let Some(app) = &i.application {
-        fields.push(gone("application", json!(app.id)));
+        fields.push(gone(Gone::Application, json!(app.id)));
         if let Some(bot) = &app.bot {
-            fields.push(gone("bot", json!(bot.username)));
+            fields.push(gone(Gone::Bot, json!(bot.username)));
             let roles: Vec<&str> = bot_roles(cx, &bot.id).collect();
             if !roles.is_empty() {
-                fields.push(gone("bot role", json!(roles)));
+                fields.push(gone(Gone::BotRole, json!(roles)));
             }
         }
         let hooks: Vec<String> = cx
@@ -113,7 +108,7 @@ fn goes_with(cx: &Ctx, i: &Integration) -> Vec<FieldChange> {
             .map(|w| w.name.clone().unwrap_or_else(|| w.id.clone()))
             .collect();
         if !hooks.is_empty() {
-            fields.push(gone("webhooks", json!(hooks)));
+            fields.push(gone(Gone::Webhooks, json!(hooks)));
         }
     }
     fields

@@ -10,8 +10,10 @@ use hashbrown::HashSet;
 
 use serde_json::json;
 
-use super::context::{Ctx, IdRef, Phase, change};
+use super::context::{Ctx, IdRef, Op, Phase, change};
+use super::field::Invite as Fact;
 use super::{Action, FieldChange, Kind, ObjectRef};
+use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::InviteRule;
 use crate::snapshot::doors::Invite;
@@ -138,15 +140,11 @@ pub(super) fn plan_invites(cx: &mut Ctx) {
                     describe(cx, inv, &why),
                     Some("prune.invites".into()),
                 ));
-                cx.push_op(
-                    Phase::InviteDelete,
-                    idx,
-                    "DELETE",
-                    format!("/invites/{}", inv.code),
-                    None,
-                    None,
-                    format!("delete invite {}", inv.code),
-                );
+                let route = Route::DeleteInvite {
+                    code: inv.code.clone(),
+                };
+                let summary = format!("delete invite {}", inv.code);
+                cx.push_op(Op::new(Phase::InviteDelete, idx, route, summary));
             }
         }
     }
@@ -212,26 +210,24 @@ fn meets(inv: &Invite, r: &Rule) -> Result<(), Option<String>> {
 
 /// The deleted invite's facts, as the change's fields (before → gone).
 fn describe(cx: &Ctx, inv: &Invite, why: &str) -> Vec<FieldChange> {
-    let gone = |field: &str, before: serde_json::Value| FieldChange {
-        field: field.to_owned(),
-        before,
-        after: serde_json::Value::Null,
+    let gone = |field: Fact, before: serde_json::Value| {
+        FieldChange::new(field, before, serde_json::Value::Null)
     };
-    let mut out = vec![gone("rejected", json!(why))];
+    let mut out = vec![gone(Fact::Rejected, json!(why))];
     if let Some(c) = inv.channel_id() {
         out.push(gone(
-            "channel",
+            Fact::Channel,
             json!(cx.channel_label(&IdRef::Live(c.to_owned()))),
         ));
     }
     if let Some(u) = &inv.inviter {
-        out.push(gone("inviter", json!(u.username)));
+        out.push(gone(Fact::Inviter, json!(u.username)));
     }
     if let Some(n) = inv.uses {
-        out.push(gone("uses", json!(n)));
+        out.push(gone(Fact::Uses, json!(n)));
     }
     out.push(gone(
-        "expires",
+        Fact::Expires,
         inv.expires_at.as_ref().map_or(json!("never"), |e| json!(e)),
     ));
     out

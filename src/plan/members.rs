@@ -16,8 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
-use super::context::{Ctx, IdRef, Phase, Problem, change};
+use super::context::{Ctx, IdRef, Op, Phase, Problem, change};
 use super::{Action, Change, FieldChange, HeldRole, Kind, Person, Plan};
+use crate::discord::Route;
 use crate::manifest::{Manifest, Role, RosterMember};
 use crate::permissions::Permissions;
 use crate::snapshot::people::PeopleQuery;
@@ -232,12 +233,13 @@ fn username(cx: &Ctx, user: &str) -> Option<String> {
         .cloned()
 }
 
-fn member_role_path(cx: &Ctx, user: &str, role: &IdRef) -> String {
-    let role = match role {
-        IdRef::Live(id) => id.clone(),
-        IdRef::New(key) => super::created_path_ref(key),
-    };
-    format!("{}/members/{user}/roles/{role}", cx.guild_path())
+fn member_role(cx: &Ctx, user: &str, role: &IdRef, give: bool) -> Route<IdRef> {
+    let (guild, user, role) = (cx.guild(), IdRef::Live(user.to_owned()), role.clone());
+    if give {
+        Route::AddMemberRole { guild, user, role }
+    } else {
+        Route::RemoveMemberRole { guild, user, role }
+    }
 }
 
 /// The dangerous permissions roster role `d` holds once the plan is applied (as declared,
@@ -273,11 +275,11 @@ fn give(
     let fields = if grants.is_empty() {
         vec![]
     } else {
-        vec![FieldChange {
-            field: "grants".into(),
-            before: serde_json::Value::Null,
-            after: json!(grants),
-        }]
+        vec![FieldChange::new(
+            super::field::RosterEntry::Grants,
+            serde_json::Value::Null,
+            json!(grants),
+        )]
     };
     let idx = cx.push_change(Change {
         person: Some(person),
@@ -293,16 +295,13 @@ fn give(
     let username = username(cx, user);
     cx.access_after
         .give_role(user, role.key(), username.as_deref(), idx);
-    let path = member_role_path(cx, user, role);
-    cx.push_op(
+    let route = member_role(cx, user, role, true);
+    cx.push_op(Op::new(
         Phase::Rosters,
         idx,
-        "PUT",
-        path,
-        None,
-        None,
+        route,
         format!("give {name} to {who}"),
-    );
+    ));
 }
 
 fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
@@ -326,16 +325,13 @@ fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
     let username = username(cx, user);
     cx.access_after
         .take_role(user, role.key(), username.as_deref(), idx);
-    let path = member_role_path(cx, user, role);
-    cx.push_op(
+    let route = member_role(cx, user, role, false);
+    cx.push_op(Op::new(
         Phase::Rosters,
         idx,
-        "DELETE",
-        path,
-        None,
-        None,
+        route,
         format!("take {name} from {who}"),
-    );
+    ));
 }
 
 /// New bans sharing a reason: (change index, user id) each.
@@ -391,11 +387,11 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
         warn_misnamed(cx, &person, &b.id.0, &entry);
         let who = shown(cx, &b.id.0);
         let fields = match &b.reason {
-            Some(r) => vec![super::FieldChange {
-                field: "reason".into(),
-                before: serde_json::Value::Null,
-                after: json!(r),
-            }],
+            Some(r) => vec![FieldChange::new(
+                super::field::Ban::Reason,
+                serde_json::Value::Null,
+                json!(r),
+            )],
             None => vec![],
         };
         let idx = cx.push_change(Change {
@@ -414,32 +410,32 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
             None => by_reason.push((b.reason.clone(), vec![(idx, b.id.0.clone())])),
         }
     }
-    let g = cx.guild_path();
     for (reason, list) in by_reason {
         for batch in list.chunks(BULK_BAN_MAX) {
             let (first, _) = batch[0];
-            let (path, method, body, summary) = if let [(_, user)] = batch {
+            let guild = cx.guild();
+            let (route, body, summary) = if let [(_, user)] = batch {
+                let user = IdRef::Live(user.clone());
                 (
-                    format!("{g}/bans/{user}"),
-                    "PUT",
+                    Route::CreateBan { guild, user },
                     json!({}),
                     format!("ban {}", cx.changes[first].object.name),
                 )
             } else {
                 let ids: Vec<&str> = batch.iter().map(|(_, u)| u.as_str()).collect();
                 (
-                    format!("{g}/bulk-ban"),
-                    "POST",
+                    Route::BulkBan { guild },
                     json!({ "user_ids": ids }),
                     format!("ban {} users", ids.len()),
                 )
             };
-            cx.push_op(Phase::Bans, first, method, path, Some(body), None, summary);
             // The ban's reason is the call's audit-log reason, which Discord keeps as the
             // ban's reason.
-            if let Some(op) = cx.ops.last_mut() {
-                op.1.reason = reason.clone();
-            }
+            cx.push_op(
+                Op::new(Phase::Bans, first, route, summary)
+                    .body(body)
+                    .reason(reason.clone()),
+            );
         }
     }
     let unlisted: Vec<(&String, &Option<String>)> = live
@@ -473,15 +469,12 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
                 Some("prune.bans".into()),
             )
         });
-        cx.push_op(
-            Phase::Bans,
-            idx,
-            "DELETE",
-            format!("{g}/bans/{user}"),
-            None,
-            None,
-            format!("lift the ban of {who}"),
-        );
+        let route = Route::DeleteBan {
+            guild: cx.guild(),
+            user: IdRef::Live(user.clone()),
+        };
+        let summary = format!("lift the ban of {who}");
+        cx.push_op(Op::new(Phase::Bans, idx, route, summary));
     }
 }
 
@@ -548,14 +541,14 @@ pub(super) fn gate(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
     };
     let ranked = snap.roles_by_rank();
     let bot_role = ranked.get(top).map(|r| r.name.as_str()).unwrap_or("");
-    let marker = format!("/guilds/{}/members/", snap.guild.id);
     let mut refused: BTreeSet<&str> = BTreeSet::new();
     let mut problems = Vec::new();
     for op in &plan.operations {
-        let Some(rest) = op.path.strip_prefix(&marker) else {
+        let (Route::AddMemberRole { role, .. } | Route::RemoveMemberRole { role, .. }) = &op.route
+        else {
             continue;
         };
-        let Some((_, role)) = rest.split_once("/roles/") else {
+        let Some(role) = role.live() else {
             continue;
         };
         let Some(rank) = ranked.iter().position(|r| r.id == role) else {
@@ -604,23 +597,4 @@ pub(super) fn gate(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         });
     }
     problems
-}
-
-/// The permissions a roster or ban call needs, for the gates' permission check.
-pub(super) fn route_permissions(rest: &str) -> Option<&'static [(&'static str, Permissions)]> {
-    const ROLES: &[(&str, Permissions)] = &[("manage_roles", Permissions::MANAGE_ROLES)];
-    const BANS: &[(&str, Permissions)] = &[("ban_members", Permissions::BAN_MEMBERS)];
-    const BULK: &[(&str, Permissions)] = &[
-        ("ban_members", Permissions::BAN_MEMBERS),
-        ("manage_guild", Permissions::MANAGE_GUILD),
-    ];
-    if rest.starts_with("/members/") {
-        Some(ROLES)
-    } else if rest.starts_with("/bans/") {
-        Some(BANS)
-    } else if rest == "/bulk-ban" {
-        Some(BULK)
-    } else {
-        None
-    }
 }

@@ -11,6 +11,7 @@ mod channels;
 mod context;
 mod diff;
 mod features;
+pub mod field;
 mod forum;
 pub mod gates;
 pub mod images;
@@ -31,9 +32,12 @@ mod webhooks;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::discord::Route;
+
 pub use binding::{BindingError, Mismatch};
-pub use context::{PlanError, Problem};
+pub use context::{IdRef, PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
+pub use field::{Field, FieldChange};
 pub use members::{BULK_BAN_MAX, people_query};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
@@ -50,6 +54,9 @@ pub struct PlanOptions {
     pub images: images::ImageFiles,
     /// The API base in use, for the links a plan shows (the widget image); none, none shown.
     pub api_base: Option<String>,
+    /// The command line's allowance of deletions (`apply --allow-deletes N`): the deletion
+    /// gate takes it in place of the manifest's `safety.allow_deletes`.
+    pub allow_deletes: Option<usize>,
 }
 
 impl PlanOptions {
@@ -66,8 +73,8 @@ impl PlanOptions {
 /// 3 the user a roster entry or ban names, as Discord knows them: [`Change::person`], the
 /// deletion gate's member bans, and an image change bound to the file's bytes: its `after`
 /// is the file with its SHA-256, size, type and dimensions, its upload placeholder carries
-/// the SHA-256).
-pub const PLAN_FORMAT: u32 = 3;
+/// the SHA-256; 4 typed fields: each field change names the API field it is sent as, `api`).
+pub const PLAN_FORMAT: u32 = 4;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
@@ -124,25 +131,29 @@ pub fn barrier_stage() -> u8 {
     context::Phase::FIRST_BARRIER as u8
 }
 
+/// Whether a call of stage `stage` waits for every earlier call of stage `earlier`,
+/// whatever it names: from the settings stage on, for every earlier stage; the role
+/// order for the role creates.
+pub fn stage_waits_for(stage: u8, earlier: u8) -> bool {
+    let barrier = context::Phase::FIRST_BARRIER as u8;
+    (stage >= barrier && earlier < stage)
+        || (stage == context::Phase::RoleOrder as u8 && earlier == context::Phase::RoleCreate as u8)
+}
+
 impl Plan {
     /// Every operation that must be done before operation `j` starts: those it
     /// names, and from the settings stage on, every operation of an earlier stage;
     /// the role order waits for the role creates.
     pub fn prerequisites(&self, j: usize) -> Vec<usize> {
         let op = &self.operations[j];
-        let barrier = context::Phase::FIRST_BARRIER as u8;
-        let role_order = context::Phase::RoleOrder as u8;
-        let role_create = context::Phase::RoleCreate as u8;
         let mut out = op.after.clone();
-        if op.stage < barrier && op.stage != role_order {
+        if !(0..=u8::MAX).any(|t| stage_waits_for(op.stage, t)) {
             return out;
         }
         // A set, not `out.contains`: a late stage waits for thousands of calls.
         let named: hashbrown::HashSet<usize> = op.after.iter().copied().collect();
         for (i, other) in self.operations.iter().enumerate().take(j) {
-            let by_stage = (op.stage >= barrier && other.stage < op.stage)
-                || (op.stage == role_order && other.stage == role_create);
-            if by_stage && !named.contains(&i) {
+            if stage_waits_for(op.stage, other.stage) && !named.contains(&i) {
                 out.push(i);
             }
         }
@@ -243,10 +254,12 @@ pub struct ObjectRef {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "field::WireChange")]
 pub struct Change {
     pub action: Action,
     pub object: ObjectRef,
-    /// Field-level before/after, in manifest terms (names, not ids or bits).
+    /// Field-level before/after, in manifest terms (names, not ids or bits), each with the
+    /// field it is ([`Field`]).
     pub fields: Vec<FieldChange>,
     /// Where in the manifest the object is declared, e.g. `roles[2]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -257,6 +270,22 @@ pub struct Change {
 }
 
 impl Change {
+    /// `update role Moderator (permissions, color)`: what a refusal names.
+    pub fn describe(&self) -> String {
+        let verb = match self.action {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Reorder => "reorder",
+            Action::Delete => "delete",
+        };
+        let fields: Vec<_> = self.fields.iter().map(|f| f.field.name()).collect();
+        let mut s = format!("{verb} {} {}", self.object.kind.label(), self.object.name);
+        if !fields.is_empty() {
+            s.push_str(&format!(" ({})", fields.join(", ")));
+        }
+        s
+    }
+
     /// Whether this change bans someone who is a member now (destructive: they leave the
     /// guild with every role they hold).
     pub fn bans_member(&self) -> bool {
@@ -292,43 +321,94 @@ pub struct HeldRole {
     pub dangerous: Vec<String>,
 }
 
+/// One API call. Ids of objects created earlier in the same run appear in its route as
+/// [`IdRef::New`] and in bodies as `{"$created": KEY}`, and are filled in by `apply`.
+///
+/// A saved plan writes the route and, beside it, its method and path for people and for
+/// the changes digest; they are read back only to be checked against the route.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FieldChange {
-    pub field: String,
-    pub before: Value,
-    pub after: Value,
-}
-
-/// One API call. Ids of objects created earlier in the same run appear in
-/// bodies as `{"$created": KEY}` and are filled in by `apply`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "WireOperation", try_from = "WireOperation")]
 pub struct Operation {
-    pub method: String,
-    pub path: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The call: its method, path, audit-log reason and bucket follow from it.
+    pub route: Route<IdRef>,
     pub body: Option<Value>,
     /// The key under which the id of the object this call creates is remembered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub creates: Option<String>,
-    /// Whether the route records an audit-log reason (the channel positions route does not).
-    pub audited: bool,
     /// The audit-log reason this call sends instead of apply's (a ban's own reason).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// A short human description, for progress output.
     pub summary: String,
     /// Index into `Plan::changes` of the change this call implements.
     pub change: usize,
     /// Indexes of the operations this one needs done first (see [`Plan::prerequisites`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<usize>,
     /// Its place in the order of kinds of call (roles, channels, settings, ...,
     /// deletions); later stages from settings on wait for every earlier stage.
     pub stage: u8,
 }
 
+/// An operation as a saved plan writes it.
+#[derive(Serialize, Deserialize)]
+struct WireOperation {
+    route: Route<IdRef>,
+    method: String,
+    path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    creates: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    summary: String,
+    change: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    after: Vec<usize>,
+    stage: u8,
+}
+
+impl From<Operation> for WireOperation {
+    fn from(op: Operation) -> WireOperation {
+        WireOperation {
+            method: op.route.method().to_string(),
+            path: op.route.path(),
+            route: op.route,
+            body: op.body,
+            creates: op.creates,
+            reason: op.reason,
+            summary: op.summary,
+            change: op.change,
+            after: op.after,
+            stage: op.stage,
+        }
+    }
+}
+
+impl TryFrom<WireOperation> for Operation {
+    type Error = String;
+
+    fn try_from(w: WireOperation) -> Result<Operation, String> {
+        let (method, path) = (w.route.method(), w.route.path());
+        if w.method != method.as_str() || w.path != path {
+            return Err(format!(
+                "an operation shows {} {} but its route is {method} {path}",
+                w.method, w.path
+            ));
+        }
+        Ok(Operation {
+            route: w.route,
+            body: w.body,
+            creates: w.creates,
+            reason: w.reason,
+            summary: w.summary,
+            change: w.change,
+            after: w.after,
+            stage: w.stage,
+        })
+    }
+}
+
 impl Operation {
-    /// The creation keys this operation's path and body refer to.
+    /// The creation keys this operation's route and body refer to.
     pub fn references(&self) -> Vec<String> {
         fn walk(v: &Value, out: &mut Vec<String>) {
             if let Some(k) = created_key(v) {
@@ -345,13 +425,12 @@ impl Operation {
         if let Some(b) = &self.body {
             walk(b, &mut out);
         }
-        let mut rest = self.path.as_str();
-        while let Some(start) = rest.find("{$created:") {
-            let after = &rest[start + "{$created:".len()..];
-            let end = after.find('}').unwrap_or(after.len());
-            out.push(after[..end].to_owned());
-            rest = &after[end..];
-        }
+        out.extend(
+            self.route
+                .ids()
+                .filter_map(IdRef::created)
+                .map(str::to_owned),
+        );
         out
     }
 }
@@ -384,5 +463,54 @@ pub fn created_key(v: &Value) -> Option<&str> {
     match v {
         Value::Object(m) if m.len() == 1 => m.get("$created").and_then(Value::as_str),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A saved operation is its route, with the method and path shown beside it; a file whose
+    /// shown path is not its route's is not a plan (a reviewer would read one call, apply
+    /// derive another).
+    #[test]
+    fn a_saved_operation_shows_its_routes_method_and_path_and_is_read_by_its_route() {
+        let op = Operation {
+            route: Route::CreateWebhook {
+                channel: IdRef::New("channel:Staff/mod-log".into()),
+            },
+            body: Some(serde_json::json!({"name": "hook"})),
+            creates: Some("webhook:hook".into()),
+            reason: None,
+            summary: "create webhook hook".into(),
+            change: 0,
+            after: vec![],
+            stage: 8,
+        };
+        let json = serde_json::to_value(&op).unwrap();
+        assert_eq!(
+            json["route"],
+            serde_json::json!({"create_webhook": {"channel": {"$created": "channel:Staff/mod-log"}}})
+        );
+        assert_eq!(json["method"], "POST");
+        assert_eq!(
+            json["path"],
+            "/channels/{$created:channel:Staff/mod-log}/webhooks"
+        );
+        assert_eq!(
+            serde_json::from_value::<Operation>(json.clone()).unwrap(),
+            op
+        );
+        assert_eq!(op.references(), ["channel:Staff/mod-log"]);
+
+        let mut lying = json;
+        lying["path"] = serde_json::json!("/channels/1/webhooks");
+        let e = serde_json::from_value::<Operation>(lying)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("an operation shows POST /channels/1/webhooks but its route is POST /channels/{$created:channel:Staff/mod-log}/webhooks"),
+            "{e}"
+        );
     }
 }

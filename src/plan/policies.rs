@@ -2,7 +2,8 @@
 //! breach is a problem that refuses the plan, placed on the manifest line that causes it —
 //! the change that makes it so, else the declaration that keeps it, else the policy itself.
 
-use super::{Change, Kind, Plan, Problem, Warning};
+use super::field::{self, Field};
+use super::{Change, Plan, Problem, Warning};
 use crate::access::policy::{self, Breach, Certainty};
 use crate::access::{Guild, model::Role};
 use crate::manifest::Manifest;
@@ -119,11 +120,17 @@ fn cause(b: &Breach, plan: &Plan, after: &Guild) -> Option<String> {
 /// roster line, else the object.
 fn change_place(c: &Change) -> Option<String> {
     let source = c.source.as_ref()?;
-    let has = |f: &str| c.fields.iter().any(|x| x.field.starts_with(f));
-    let place = match c.object.kind {
-        Kind::Role if has("permissions") => format!("{source}.permissions"),
-        Kind::Channel | Kind::Category if has("overwrites") => format!("{source}.overwrites"),
-        _ => source.clone(),
+    let permissions = c
+        .fields
+        .iter()
+        .any(|f| f.field == Field::Role(field::Role::Permissions));
+    let overwrites = c.fields.iter().any(|f| f.field.is_overwrites());
+    let place = if permissions {
+        format!("{source}.permissions")
+    } else if overwrites {
+        format!("{source}.overwrites")
+    } else {
+        source.clone()
     };
     Some(place)
 }

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::field::{self, Field};
 use super::{Action, Change, HeldRole, Kind, ObjectRef, Plan};
 use crate::permissions::Permissions;
 
@@ -267,8 +268,8 @@ pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
     }
     let mut out = Vec::new();
     for f in &c.fields {
-        match (c.object.kind, f.field.as_str()) {
-            (Kind::Role, "permissions") => {
+        match &f.field {
+            Field::Role(field::Role::Permissions) => {
                 let gained = permissions(&f.after) & !permissions(&f.before);
                 let everyone = c.object.name == EVERYONE
                     || c.object.id.as_deref() == Some(guild_id) && !guild_id.is_empty();
@@ -282,13 +283,13 @@ pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
                 }
             }
             // A member given a roster role gains what the role grants that is dangerous.
-            (Kind::RosterEntry, "grants") => {
+            Field::RosterEntry(field::RosterEntry::Grants) => {
                 let shown = names(permissions(&f.after).dangerous_names());
                 if !shown.is_empty() {
                     out.push(risk(Widening::Grant { permissions: shown }));
                 }
             }
-            (Kind::Category | Kind::Channel, field) if field.starts_with("overwrites") => {
+            overwrites if overwrites.is_overwrites() => {
                 // A new channel shows nothing that was hidden: only a dangerous grant
                 // in its overwrites counts, not who may see or write there.
                 let watched = if c.action == Action::Create {
@@ -300,7 +301,7 @@ pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
                     out.push(risk(Widening::Opens { who, permissions }));
                 }
             }
-            (Kind::Webhook, "channel") if !f.before.is_null() => {
+            Field::Webhook(field::Webhook::Channel) if !f.before.is_null() => {
                 out.push(risk(Widening::WebhookMove {
                     from: plain(&f.before),
                     to: plain(&f.after),
@@ -415,11 +416,7 @@ mod tests {
                 name: name.into(),
                 id: None,
             },
-            fields: vec![FieldChange {
-                field: field.into(),
-                before: b,
-                after: a,
-            }],
+            fields: vec![FieldChange::new(Field::parse(kind, field).unwrap(), b, a)],
             source: None,
             person: None,
         }

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx};
+use super::field;
 use super::images::{Slot, image_change};
 use crate::discord::cdn::LiveImage;
 use crate::discord::models::Role as LiveRole;
@@ -67,13 +68,16 @@ pub(super) fn role_style(
             } else {
                 // Solid before and after reads as it always did, `color`; otherwise `colors`.
                 let solid = !gradient && have.is_none_or(|h| h.1.is_none() && h.2.is_none());
-                let field = if solid { "color" } else { "colors" };
+                let field = if solid {
+                    field::Role::Color
+                } else {
+                    field::Role::Colors
+                };
                 let (primary, secondary, tertiary) = want;
                 b.set(
                     field,
                     have.map(shown).unwrap_or(Value::Null),
                     shown(want),
-                    "colors",
                     json!({
                         "primary_color": primary,
                         "secondary_color": secondary,
@@ -92,8 +96,7 @@ pub(super) fn role_style(
     });
     // A new role has no icon: `icon: null` on it changes nothing.
     let slot = Slot {
-        field: "icon",
-        api: "icon",
+        field: field::Role::Icon.into(),
         source: format!("{source}.icon"),
         declared: &d.icon,
         live: live_icon,

@@ -4,9 +4,11 @@ use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::field::{self, Order};
 use super::order::target_order;
-use super::{Action, FieldChange, Kind, ObjectRef};
+use super::{Action, Field, FieldChange, Kind, ObjectRef};
+use crate::discord::Route;
 use crate::discord::models::Role as LiveRole;
 use crate::discord::names::stored_display_name;
 use crate::manifest::{PermissionName, Role};
@@ -115,15 +117,16 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
                 // Pointed at the `prune:` line that asks for it.
                 Some("prune.roles".into()),
             ));
-            cx.push_op(
+            let route = Route::DeleteRole {
+                guild: cx.guild(),
+                role: IdRef::Live(r.id.clone()),
+            };
+            cx.push_op(Op::new(
                 Phase::RoleDelete,
                 idx,
-                "DELETE",
-                format!("/guilds/{guild_id}/roles/{}", r.id),
-                None,
-                None,
+                route,
                 format!("delete role {}", r.name),
-            );
+            ));
             cx.access_after.remove_role(&r.id);
         } else {
             cx.unmanaged.push(role_ref(r));
@@ -272,10 +275,9 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
     let live_key = live_name.as_deref().map(stored_display_name);
     if !everyone && live_key.as_deref() != Some(d.name.as_str()) {
         b.set(
-            "name",
+            field::Role::Name,
             json!(live_name),
             json!(d.name),
-            "name",
             json!(d.name),
         );
     } else if let Some(live_name) = live_name.filter(|n| !everyone && *n != d.name) {
@@ -292,25 +294,28 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
         }
         if live.map(|l| l.permissions) != Some(desired) {
             b.set(
-                "permissions",
+                field::Role::Permissions,
                 live.map(|l| perm_names(l.permissions))
                     .unwrap_or(Value::Null),
                 perm_names(desired),
-                "permissions",
                 json!(desired),
             );
         }
     }
     super::role_style::role_style(cx, &mut b, d, live, source);
-    let flags: [(&str, Option<bool>, Option<bool>); 2] = [
-        ("hoist", d.hoist, live.map(|l| l.hoist)),
-        ("mentionable", d.mentionable, live.map(|l| l.mentionable)),
+    let flags: [(field::Role, Option<bool>, Option<bool>); 2] = [
+        (field::Role::Hoist, d.hoist, live.map(|l| l.hoist)),
+        (
+            field::Role::Mentionable,
+            d.mentionable,
+            live.map(|l| l.mentionable),
+        ),
     ];
     for (field, want, have) in flags {
         if let Some(w) = want
             && have != Some(w)
         {
-            b.set(field, json!(have), json!(w), field, json!(w));
+            b.set(field, json!(have), json!(w), json!(w));
         }
     }
     if let Some(emoji) = &d.unicode_emoji {
@@ -330,10 +335,9 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
             );
         } else if have != *emoji {
             b.set(
-                "unicode_emoji",
+                field::Role::UnicodeEmoji,
                 json!(have),
                 json!(emoji),
-                "unicode_emoji",
                 json!(emoji),
             );
         }
@@ -390,15 +394,18 @@ fn plan_role_update(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
         Some(&source),
         permissions.map(|_| idx),
     );
-    let path = format!("{}/roles/{}", cx.guild_path(), live.id);
+    let route = Route::UpdateRole {
+        guild: cx.guild(),
+        role: IdRef::Live(live.id.clone()),
+    };
     cx.push_op(
-        Phase::RoleUpdate,
-        idx,
-        "PATCH",
-        path,
-        Some(Value::Object(b.body)),
-        None,
-        format!("update role {}", d.name),
+        Op::new(
+            Phase::RoleUpdate,
+            idx,
+            route,
+            format!("update role {}", d.name),
+        )
+        .body(Value::Object(b.body)),
     );
 }
 
@@ -421,15 +428,16 @@ fn plan_role_create(cx: &mut Ctx, d: &Role, source: String) {
         Some(&source),
         Some(idx),
     );
-    let path = format!("{}/roles", cx.guild_path());
+    let route = Route::CreateRole { guild: cx.guild() };
     cx.push_op(
-        Phase::RoleCreate,
-        idx,
-        "POST",
-        path,
-        Some(Value::Object(b.body)),
-        Some(format!("role:{}", d.name)),
-        format!("create role {}", d.name),
+        Op::new(
+            Phase::RoleCreate,
+            idx,
+            route,
+            format!("create role {}", d.name),
+        )
+        .body(Value::Object(b.body))
+        .creates(format!("role:{}", d.name)),
     );
 }
 
@@ -440,7 +448,6 @@ fn plan_role_order(
     matches: &[Option<&LiveRole>],
     ranked: &[&LiveRole],
 ) {
-    let guild_id = cx.guild_id.clone();
     let key = |d: &Role, m: Option<&LiveRole>| match m {
         Some(r) => IdRef::Live(r.id.clone()),
         None => IdRef::New(format!("role:{}", d.name)),
@@ -523,11 +530,11 @@ fn plan_role_order(
         .enumerate()
         .map(|(i, k)| json!({ "id": k.to_value(), "position": n - i }))
         .collect();
-    let fields = vec![FieldChange {
-        field: "order".into(),
-        before: json!(live_keys.iter().map(&name_of).collect::<Vec<_>>()),
-        after: json!(target.iter().map(&name_of).collect::<Vec<_>>()),
-    }];
+    let fields = vec![FieldChange::new(
+        Field::Order(Order::Roles),
+        json!(live_keys.iter().map(&name_of).collect::<Vec<_>>()),
+        json!(target.iter().map(&name_of).collect::<Vec<_>>()),
+    )];
     if let Some((source, message)) = past_bot {
         cx.problem(
             source,
@@ -543,13 +550,8 @@ fn plan_role_order(
         fields,
         Some("roles".into()),
     ));
+    let route = Route::UpdateRolePositions { guild: cx.guild() };
     cx.push_op(
-        Phase::RoleOrder,
-        idx,
-        "PATCH",
-        format!("/guilds/{guild_id}/roles"),
-        Some(Value::Array(body)),
-        None,
-        "reorder roles".into(),
+        Op::new(Phase::RoleOrder, idx, route, "reorder roles".into()).body(Value::Array(body)),
     );
 }

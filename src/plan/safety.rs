@@ -3,8 +3,9 @@
 //! limit or an explicit, numbered allowance) and `protect: true` (objects never deleted).
 //!
 //! The gate's verdict is stored on the plan ([`super::Plan::deletion_gate`]) so every
-//! format shows in advance whether apply will refuse; apply evaluates it again with its
-//! own `--allow-deletes`, and refuses through [`super::Plan::raise_if_unsafe`].
+//! format shows in advance whether apply will refuse. It is judged once, as the plan is
+//! made, with the allowance the plan's options carry (apply's `--allow-deletes`, else the
+//! manifest's), and apply refuses through [`super::Plan::raise_if_unsafe`].
 
 use hashbrown::HashSet;
 
@@ -13,6 +14,7 @@ use serde_json::Value;
 
 use super::context::Problem;
 use super::{Action, Change, Kind, Plan, created_key};
+use crate::discord::Route;
 use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::manifest::{Channel, Manifest};
 use crate::snapshot::Snapshot;
@@ -500,7 +502,7 @@ fn lost_with_channels(plan: &Plan, snap: &Snapshot) -> Vec<Lost> {
         // A webhook the plan moves ends in the channel its PATCH names.
         let moved_to = plan.operations.iter().find_map(|op| {
             let body = op.body.as_ref()?;
-            (op.method == "PATCH" && op.path == format!("/webhooks/{}", w.id))
+            matches!(&op.route, Route::UpdateWebhook { webhook } if webhook.live() == Some(&w.id))
                 .then(|| body.get("channel_id"))
                 .flatten()
         });
@@ -703,14 +705,10 @@ pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Ve
     // A declared webhook created in a channel the plan deletes would be lost at once.
     let deleted = deleted_channels(plan);
     for op in &plan.operations {
-        let Some(channel) = op
-            .path
-            .strip_prefix("/channels/")
-            .and_then(|p| p.strip_suffix("/webhooks"))
-        else {
+        let Route::CreateWebhook { channel } = &op.route else {
             continue;
         };
-        if op.method == "POST"
+        if let Some(channel) = channel.live()
             && deleted.contains(channel)
             && let Some(change) = plan.changes.get(op.change)
         {

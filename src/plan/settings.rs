@@ -3,8 +3,10 @@
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::field;
 use super::{Action, Kind};
+use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::{
     ExplicitContentFilter, MessageNotifications, Settings, SystemChannelFlag, VerificationLevel,
@@ -20,7 +22,7 @@ fn unknown_fields_known(cx: &mut Ctx, settings: Option<&Settings>) -> bool {
     let managed = settings
         .and_then(|s| serde_json::to_value(s).ok())
         .unwrap_or_default();
-    let guild_path = cx.guild_path();
+    let guild_path = Route::UpdateGuild { guild: cx.guild() }.path();
     let mut known = true;
     for field in cx.snap.guild.unknown.clone() {
         let (setting, api) = (field.setting, field.api);
@@ -47,10 +49,9 @@ fn unknown_fields_known(cx: &mut Ctx, settings: Option<&Settings>) -> bool {
     known
 }
 
-/// A channel setting: manifest field, API field, desired name, live id, allowed types.
+/// A channel setting: the field, desired name, live id, allowed types.
 type ChannelSetting<'a> = (
-    &'static str,
-    &'static str,
+    field::Guild,
     &'a Option<Option<String>>,
     &'a Option<String>,
     &'static [u8],
@@ -66,30 +67,29 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
     };
     let g = &cx.snap.guild;
     let mut b = ChangeBuilder::new();
-    b.compare("name", g.name.clone(), s.name.clone(), "name");
+    b.compare(field::Guild::Name, g.name.clone(), s.name.clone());
     if let Some(desc) = &s.description {
         let want = desc.clone().filter(|d| !d.is_empty());
         let have = g.description.clone().filter(|d| !d.is_empty());
         if want != have {
             b.set(
-                "description",
+                field::Guild::Description,
                 json!(have),
                 json!(want),
-                "description",
                 json!(want),
             );
         }
     }
     enum_field(
         &mut b,
-        "verification_level",
+        field::Guild::VerificationLevel,
         g.verification_level,
         s.verification_level.map(|v| (v.value(), v.name())),
         |v| VerificationLevel::from_value(v).map(VerificationLevel::name),
     );
     enum_field(
         &mut b,
-        "default_message_notifications",
+        field::Guild::DefaultMessageNotifications,
         g.default_message_notifications,
         s.default_message_notifications
             .map(|v| (v.value(), v.name())),
@@ -97,63 +97,58 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
     );
     enum_field(
         &mut b,
-        "explicit_content_filter",
+        field::Guild::ExplicitContentFilter,
         g.explicit_content_filter,
         s.explicit_content_filter.map(|v| (v.value(), v.name())),
         |v| ExplicitContentFilter::from_value(v).map(ExplicitContentFilter::name),
     );
     b.compare(
-        "afk_timeout",
+        field::Guild::AfkTimeout,
         g.afk_timeout,
         s.afk_timeout.map(u64::from),
-        "afk_timeout",
     );
     let channel_settings: [ChannelSetting; 5] = [
         (
-            "afk_channel",
-            "afk_channel_id",
+            field::Guild::AfkChannel,
             &s.afk_channel,
             &g.afk_channel_id,
             &[channel_type::VOICE],
         ),
         (
-            "system_channel",
-            "system_channel_id",
+            field::Guild::SystemChannel,
             &s.system_channel,
             &g.system_channel_id,
             &[channel_type::TEXT],
         ),
         (
-            "rules_channel",
-            "rules_channel_id",
+            field::Guild::RulesChannel,
             &s.rules_channel,
             &g.rules_channel_id,
             &[channel_type::TEXT],
         ),
         (
-            "public_updates_channel",
-            "public_updates_channel_id",
+            field::Guild::PublicUpdatesChannel,
             &s.public_updates_channel,
             &g.public_updates_channel_id,
             &[channel_type::TEXT],
         ),
         (
-            "safety_alerts_channel",
-            "safety_alerts_channel_id",
+            field::Guild::SafetyAlertsChannel,
             &s.safety_alerts_channel,
             &g.safety_alerts_channel_id,
             &[channel_type::TEXT],
         ),
     ];
-    let mut resolved: Vec<(&str, Option<IdRef>)> = Vec::new();
-    for (field, api_key, want, have, kinds) in channel_settings {
+    let mut resolved: Vec<(field::Guild, Option<IdRef>)> = Vec::new();
+    for (field, want, have, kinds) in channel_settings {
         let Some(want) = want else {
-            resolved.push((api_key, have.clone().map(IdRef::Live)));
+            resolved.push((field, have.clone().map(IdRef::Live)));
             continue;
         };
+        let source = format!("settings.{}", field.name());
         let target = match want {
             None => None,
-            Some(name) => match cx.resolve_channel(name, &format!("settings.{field}"), kinds) {
+            Some(name) => match cx.resolve_channel(name, &source, kinds) {
                 Some(id) => Some(id),
                 None => continue,
             },
@@ -169,11 +164,10 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
                 field,
                 before,
                 json!(want),
-                api_key,
                 target.as_ref().map(IdRef::to_value).unwrap_or(Value::Null),
             );
         }
-        resolved.push((api_key, target));
+        resolved.push((field, target));
     }
     if let Some(flags) = &s.system_channel_flags {
         let want = flags.iter().fold(0, |acc, f| acc | f.value());
@@ -197,25 +191,22 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
             // Bits guildctl has no name for are kept.
             let api = want | (g.system_channel_flags & !63);
             b.set(
-                "system_channel_flags",
+                field::Guild::SystemChannelFlags,
                 names(g.system_channel_flags),
                 names(api),
-                "system_channel_flags",
                 json!(api),
             );
         }
     }
     b.compare(
-        "preferred_locale",
+        field::Guild::PreferredLocale,
         g.preferred_locale.clone(),
         s.preferred_locale.clone(),
-        "preferred_locale",
     );
     b.compare(
-        "premium_progress_bar_enabled",
+        field::Guild::PremiumProgressBarEnabled,
         g.premium_progress_bar_enabled,
         s.premium_progress_bar_enabled,
-        "premium_progress_bar_enabled",
     );
     super::images::guild_images(cx, &s, &mut b);
     let enabling = plan_features(cx, &s, &mut b);
@@ -233,21 +224,16 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         b.fields,
         Some("settings".into()),
     ));
-    let path = cx.guild_path();
+    let route = Route::UpdateGuild { guild: cx.guild() };
     cx.push_op(
-        Phase::Settings,
-        idx,
-        "PATCH",
-        path,
-        Some(Value::Object(b.body)),
-        None,
-        "update guild settings".into(),
+        Op::new(Phase::Settings, idx, route, "update guild settings".into())
+            .body(Value::Object(b.body)),
     );
 }
 
 fn enum_field(
     b: &mut ChangeBuilder,
-    field: &str,
+    field: field::Guild,
     live: u64,
     want: Option<(u64, &'static str)>,
     name_of: impl Fn(u64) -> Option<&'static str>,
@@ -256,7 +242,7 @@ fn enum_field(
         && value != live
     {
         let before = name_of(live).map(|n| json!(n)).unwrap_or(json!(live));
-        b.set(field, before, json!(name), field, json!(value));
+        b.set(field, before, json!(name), json!(value));
     }
 }
 
@@ -267,10 +253,14 @@ fn plan_features(cx: &Ctx, s: &Settings, b: &mut ChangeBuilder) -> bool {
     let mut features = g.features.clone();
     let mut enabling = false;
     let wanted = [
-        ("community", COMMUNITY, s.community),
-        ("invites_disabled", "INVITES_DISABLED", s.invites_disabled),
+        (field::Guild::Community, COMMUNITY, s.community),
         (
-            "raid_alerts_disabled",
+            field::Guild::InvitesDisabled,
+            "INVITES_DISABLED",
+            s.invites_disabled,
+        ),
+        (
+            field::Guild::RaidAlertsDisabled,
             "RAID_ALERTS_DISABLED",
             s.raid_alerts_disabled,
         ),
@@ -287,11 +277,8 @@ fn plan_features(cx: &Ctx, s: &Settings, b: &mut ChangeBuilder) -> bool {
             features.retain(|f| f != feature);
         }
         enabling |= feature == COMMUNITY && want;
-        b.fields.push(super::FieldChange {
-            field: field.to_owned(),
-            before: json!(have),
-            after: json!(want),
-        });
+        // The body carries the whole list, once, below.
+        b.show(field, json!(have), json!(want));
     }
     if features != g.features {
         // Discord takes the full list and ignores the features that cannot be changed.
@@ -305,21 +292,22 @@ fn plan_features(cx: &Ctx, s: &Settings, b: &mut ChangeBuilder) -> bool {
 fn check_community_prerequisites(
     cx: &mut Ctx,
     s: &Settings,
-    resolved: &[(&str, Option<IdRef>)],
+    resolved: &[(field::Guild, Option<IdRef>)],
     b: &mut ChangeBuilder,
 ) {
     let g = &cx.snap.guild;
-    for key in ["rules_channel_id", "public_updates_channel_id"] {
-        match resolved.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.clone()) {
+    for (field, what) in [
+        (field::Guild::RulesChannel, "rules"),
+        (field::Guild::PublicUpdatesChannel, "public updates"),
+    ] {
+        let key = field.api().unwrap_or_default();
+        match resolved.iter().find(|(f, _)| *f == field).and_then(|(_, v)| v.clone()) {
             Some(id) => {
                 b.body.entry(key).or_insert_with(|| id.to_value());
             }
             None => cx.problem(
                 Some("settings.community".into()),
-                format!(
-                    "COMMUNITY needs a {} channel; none is set",
-                    if key == "rules_channel_id" { "rules" } else { "public updates" }
-                ),
+                format!("COMMUNITY needs a {what} channel; none is set"),
                 Some("set `settings.rules_channel` and `settings.public_updates_channel` to text channels"),
             ),
         }

@@ -5,9 +5,11 @@ use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase, change};
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::field;
 use super::images::declared_file;
-use super::{Action, Kind, ObjectRef, created_path_ref};
+use super::{Action, Kind, ObjectRef};
+use crate::discord::Route;
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
 use crate::manifest::Webhook;
 
@@ -90,15 +92,11 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
                 // Pointed at the `prune:` line that asks for it.
                 Some("prune.webhooks".into()),
             ));
-            cx.push_op(
-                Phase::WebhookDelete,
-                idx,
-                "DELETE",
-                format!("/webhooks/{}", w.id),
-                None,
-                None,
-                format!("delete webhook {name}"),
-            );
+            let route = Route::DeleteWebhook {
+                webhook: IdRef::Live(w.id.clone()),
+            };
+            let summary = format!("delete webhook {name}");
+            cx.push_op(Op::new(Phase::WebhookDelete, idx, route, summary));
         } else {
             cx.unmanaged.push(webhook_ref(w));
         }
@@ -190,15 +188,19 @@ fn avatar_change(
                 return;
             };
             b.set(
-                "avatar",
+                field::Webhook::Avatar,
                 Value::Null,
                 file.value(path),
-                "avatar",
                 file.upload(path),
             );
         }
         Some(None) if live_has_avatar => {
-            b.set("avatar", json!("(set)"), Value::Null, "avatar", Value::Null);
+            b.set(
+                field::Webhook::Avatar,
+                json!("(set)"),
+                Value::Null,
+                Value::Null,
+            );
         }
         _ => {}
     }
@@ -209,10 +211,9 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
     let live_name = live.name.clone().unwrap_or_default();
     if live_name != d.name {
         b.set(
-            "name",
+            field::Webhook::Name,
             json!(live_name),
             json!(d.name),
-            "name",
             json!(d.name),
         );
     }
@@ -223,10 +224,9 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
             .map(|c| channel_display(cx, c))
             .unwrap_or(Value::Null);
         b.set(
-            "channel",
+            field::Webhook::Channel,
             before,
             channel_display(cx, &channel),
-            "channel_id",
             channel.to_value(),
         );
     }
@@ -242,30 +242,28 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
         b.fields,
         Some(source),
     ));
-    cx.push_op(
-        Phase::Features,
-        idx,
-        "PATCH",
-        format!("/webhooks/{}", live.id),
-        Some(Value::Object(b.body)),
-        None,
-        format!("update webhook {}", d.name),
-    );
+    let route = Route::UpdateWebhook {
+        webhook: IdRef::Live(live.id.clone()),
+    };
+    let summary = format!("update webhook {}", d.name);
+    cx.push_op(Op::new(Phase::Features, idx, route, summary).body(Value::Object(b.body)));
 }
 
 fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
     let mut b = ChangeBuilder::new();
-    b.set("name", Value::Null, json!(d.name), "name", json!(d.name));
-    b.fields.push(super::FieldChange {
-        field: "channel".into(),
-        before: Value::Null,
-        after: channel_display(cx, &channel),
-    });
+    b.set(
+        field::Webhook::Name,
+        Value::Null,
+        json!(d.name),
+        json!(d.name),
+    );
+    // The channel is in the create's path, not its body.
+    b.show(
+        field::Webhook::Channel,
+        Value::Null,
+        channel_display(cx, &channel),
+    );
     avatar_change(cx, &mut b, d, false, &source);
-    let channel_path = match &channel {
-        IdRef::Live(id) => id.clone(),
-        IdRef::New(key) => created_path_ref(key),
-    };
     let idx = cx.push_change(change(
         Action::Create,
         Kind::Webhook,
@@ -274,13 +272,11 @@ fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
         b.fields,
         Some(source),
     ));
+    let route = Route::CreateWebhook { channel };
+    let summary = format!("create webhook {}", d.name);
     cx.push_op(
-        Phase::Features,
-        idx,
-        "POST",
-        format!("/channels/{channel_path}/webhooks"),
-        Some(Value::Object(b.body)),
-        Some(format!("webhook:{}", d.name)),
-        format!("create webhook {}", d.name),
+        Op::new(Phase::Features, idx, route, summary)
+            .body(Value::Object(b.body))
+            .creates(format!("webhook:{}", d.name)),
     );
 }

@@ -360,13 +360,15 @@ channels:
         .iter()
         .find(|c| c["object"]["name"] == "Staff/#mod-log")
         .unwrap_or_else(|| panic!("mod-log is not changed: {json:#}"));
-    let after = change["fields"]
+    let overwrites = change["fields"]
         .as_array()
         .unwrap()
         .iter()
         .find(|f| f["field"] == "overwrites")
-        .unwrap_or_else(|| panic!("{change:#}"))["after"]
-        .clone();
+        .unwrap_or_else(|| panic!("{change:#}"));
+    // A field change names the API field it is sent as (plan format 4).
+    assert_eq!(overwrites["api"], "permission_overwrites", "{overwrites:#}");
+    let after = overwrites["after"].clone();
     assert!(
         after
             .as_array()

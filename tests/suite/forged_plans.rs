@@ -133,9 +133,9 @@ async fn forged_deletions_meet_the_gate_and_protect_of_the_derived_plan() {
         .iter()
         .map(|c| {
             json!({
+                "route": {"delete_channel": {"channel": c.id}},
                 "method": "DELETE",
                 "path": format!("/channels/{}", c.id),
-                "audited": true,
                 "summary": "create role Greeter",
                 "change": 0,
                 "stage": 0

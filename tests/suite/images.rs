@@ -263,7 +263,7 @@ async fn an_image_replaced_after_review_is_refused_at_apply_with_nothing_sent() 
     let saved: serde_json::Value =
         serde_json::from_slice(&std::fs::read(h.dir.path().join("plan.json")).unwrap()).unwrap();
     let text = saved.to_string();
-    assert_eq!(saved["format"], 3, "the plan format was raised");
+    assert_eq!(saved["format"], 4, "the plan format was raised");
     assert_eq!(text.matches(&digest).count(), 2, "{text}");
     let reads = h.requests().len();
     assert!(h.writes().is_empty());

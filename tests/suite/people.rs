@@ -83,7 +83,7 @@ async fn a_staff_purge_is_nine_member_bans_at_the_top_and_apply_refuses_it() {
     assert_eq!(change["person"]["username"], "alice");
     assert_eq!(change["person"]["member"], true);
     assert_eq!(change["person"]["named_in_manifest"], "spam_bot_0");
-    assert_eq!(json["format"], 3);
+    assert_eq!(json["format"], 4);
     let gate = &json["deletion_gate"];
     assert_eq!(gate["refused"], true, "{gate:#}");
     let kinds = gate["kinds"].as_array().unwrap();

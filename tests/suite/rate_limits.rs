@@ -60,7 +60,7 @@ async fn one_run() -> (usize, Duration, Duration) {
     let creates = plan
         .operations
         .iter()
-        .filter(|o| o.method == "POST")
+        .filter(|o| o.route.method() == reqwest::Method::POST)
         .count();
     assert_eq!(creates, ROLES, "the plan creates every role");
     let bound = lower_bound::lower_bound(&plan, &config);

@@ -342,8 +342,8 @@ async fn judge(c: &Case) -> Result<(Option<Disagreement>, bool), String> {
                 .iter()
                 .map(|o| format!(
                     "{} {} {}",
-                    o.method,
-                    o.path,
+                    o.route.method(),
+                    o.route.path(),
                     o.body.clone().unwrap_or_default()
                 ))
                 .collect::<Vec<_>>(),

@@ -113,7 +113,7 @@ async fn two_hundred_seeded_runs_with_faults_end_cleanly_and_converge() {
         let deletes = plan
             .operations
             .iter()
-            .filter(|o| o.method == "DELETE")
+            .filter(|o| o.route.method() == reqwest::Method::DELETE)
             .count();
         assert!(deletes > 0);
         let unmanaged: Vec<String> = plan.unmanaged.iter().filter_map(|o| o.id.clone()).collect();

@@ -264,3 +264,43 @@ async fn a_role_icon_without_role_icons_is_refused_at_plan() {
     assert!(plan.stderr.contains("ROLE_ICONS"), "{}", plan.stderr);
     assert!(plan.stderr.contains("guild.yaml:4"), "{}", plan.stderr);
 }
+
+/// A Discord-compatible server (Spacebar) sends `color: 0` beside a colour set through
+/// `colors`. The plan and the rehearsal's copy read one typed snapshot, so an apply that
+/// leaves colours alone is not refused by a rehearsal blaming them (issue 32).
+#[tokio::test]
+async fn color_zero_beside_colors_is_read_alike_by_the_plan_and_the_rehearsal() {
+    let mut state = with_features(&[]);
+    state.config.role_color_zero = true;
+    let h = Harness::with_state(Some(state)).await;
+    // The premise: the live role says 0 in `color` and its colour in `colors`.
+    let role: Value = reqwest::Client::new()
+        .get(format!(
+            "{}/guilds/{}/roles/{}",
+            h.emu.api_base,
+            h.emu.guild_id,
+            cid(&h)
+        ))
+        .header("Authorization", format!("Bot {}", h.emu.token))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(role["color"], 0);
+    assert_eq!(role["colors"]["primary_color"], 0xf1c40f);
+
+    // The manifest keeps the role's colour and changes something else.
+    let m = contributor(&h, "color: \"#f1c40f\"\n    hoist: true");
+    let run = h.run(&["apply", "-f", &m, "--yes"]).await;
+    run.assert_code(0);
+    assert!(!run.stdout.contains("color"), "{}", run.stdout);
+    assert_eq!(role_patches(&h), [json!({"hoist": true})]);
+    assert_eq!(triple(&h, &cid(&h)), (0xf1c40f, None, None));
+    h.emu.clear_requests();
+    h.run(&["plan", "-f", &m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+    assert!(h.writes().is_empty());
+}

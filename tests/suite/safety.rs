@@ -661,3 +661,53 @@ async fn a_prune_of_a_role_above_the_bot_points_at_prune_and_offers_protect() {
     run.assert_code(0);
     assert!(!run.stdout.contains("delete role Admin"), "{}", run.stdout);
 }
+
+/// The library operation both `apply` and `apply --all` run (`ops::plan_for_apply`): the
+/// deletion gate is judged once, as the plan is made, with the allowance the request
+/// carries; a plan the gate refuses comes back whole beside the refusal; nothing is written.
+#[tokio::test]
+async fn the_apply_pipeline_judges_the_gate_once_with_the_allowance_it_is_given() {
+    use guildctl::discord::{Client, Token};
+    use guildctl::ops::{self, ApplyRefused, ApplyRequest};
+    use guildctl::plan::{PlanOptions, safety::AllowanceSource};
+
+    let h = Harness::start().await;
+    let m = h.manifest("m.yaml", PRUNE_ALL_BUT_ONE);
+    let loaded = guildctl::manifest::load(&m).expect("manifest");
+    let client = Client::new(&h.emu.api_base, Token::new(h.emu.token.clone()).unwrap()).unwrap();
+    let snap = guildctl::snapshot::Snapshot::fetch(&client, &h.emu.guild_id)
+        .await
+        .expect("snapshot");
+    h.emu.clear_requests();
+
+    let refused = ops::plan_for_apply(&loaded, &snap, ApplyRequest::default())
+        .await
+        .unwrap_err();
+    let ApplyRefused::Unsafe { plan, error } = &refused else {
+        panic!("{refused}");
+    };
+    assert!(plan.deletion_gate.refused);
+    assert_eq!(plan.deletion_gate.deletes, 19);
+    assert_eq!(refused.plan(), Some(&**plan), "shown with its refusal");
+    assert!(
+        error.message.contains("deletes 17 of 18 channels"),
+        "{}",
+        error.message
+    );
+
+    let request = ApplyRequest {
+        options: PlanOptions {
+            allow_deletes: Some(19),
+            ..PlanOptions::default()
+        },
+        ..ApplyRequest::default()
+    };
+    let plan = ops::plan_for_apply(&loaded, &snap, request)
+        .await
+        .expect("allowed");
+    assert!(!plan.deletion_gate.refused);
+    let allowance = plan.deletion_gate.allowance.expect("the flag's allowance");
+    assert_eq!(allowance.deletes, 19);
+    assert_eq!(allowance.source, AllowanceSource::Flag);
+    assert!(h.writes().is_empty(), "planning writes nothing");
+}

@@ -303,6 +303,16 @@ impl Permissions {
     pub const BAN_MEMBERS: Permissions = Permissions(1 << 2);
     pub const MANAGE_ROLES: Permissions = Permissions(1 << 28);
     pub const MANAGE_WEBHOOKS: Permissions = Permissions(1 << 29);
+    /// Edit and delete anyone's emoji, stickers and soundboard sounds.
+    pub const MANAGE_GUILD_EXPRESSIONS: Permissions = Permissions(1 << 30);
+    /// Edit and delete anyone's scheduled events.
+    pub const MANAGE_EVENTS: Permissions = Permissions(1 << 33);
+    /// Create expressions, and edit or delete one's own: what a bot needs to create one
+    /// since 2026-02-23, when MANAGE_GUILD_EXPRESSIONS alone stopped sufficing.
+    pub const CREATE_GUILD_EXPRESSIONS: Permissions = Permissions(1 << 43);
+    /// Create scheduled events, and edit or delete one's own (split from MANAGE_EVENTS
+    /// on the same date).
+    pub const CREATE_EVENTS: Permissions = Permissions(1 << 44);
 
     /// The union of every bit that has a name.
     pub fn known_mask() -> u64 {
@@ -532,6 +542,25 @@ mod tests {
         assert!(text.contains(threads) && !voice.contains(threads));
         // Voice and stage channels have a text chat: Discord lists send_messages for them.
         assert!(voice.contains(Permissions::SEND_MESSAGES));
+    }
+
+    #[test]
+    fn constants_are_the_bits_of_their_names() {
+        for (c, name) in [
+            (
+                Permissions::MANAGE_GUILD_EXPRESSIONS,
+                "manage_guild_expressions",
+            ),
+            (Permissions::MANAGE_EVENTS, "manage_events"),
+            (
+                Permissions::CREATE_GUILD_EXPRESSIONS,
+                "create_guild_expressions",
+            ),
+            (Permissions::CREATE_EVENTS, "create_events"),
+            (Permissions::MANAGE_WEBHOOKS, "manage_webhooks"),
+        ] {
+            assert_eq!(Permissions::from_name(name), Some(c), "{name}");
+        }
     }
 
     #[test]

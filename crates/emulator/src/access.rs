@@ -34,6 +34,14 @@ pub(crate) fn guild_for_write<'a>(
     Ok((g, snowflake))
 }
 
+/// The guild at index `gi` with the id generator, borrowed together for a write.
+pub(crate) fn guild_at(st: &mut State, gi: usize) -> (&mut Guild, &mut SnowflakeGen) {
+    let State {
+        guilds, snowflake, ..
+    } = st;
+    (&mut guilds[gi], snowflake)
+}
+
 pub(crate) fn guild_idx(st: &State, gid: &str, actor: &str) -> Result<usize, ApiError> {
     digits(gid)?;
     let i = st

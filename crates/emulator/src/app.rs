@@ -128,6 +128,11 @@ pub(crate) fn ok(v: Value) -> R {
     Ok((StatusCode::OK, Json(v)).into_response())
 }
 
+/// 201 with the object made.
+pub(crate) fn created(v: Value) -> R {
+    Ok((StatusCode::CREATED, Json(v)).into_response())
+}
+
 pub(crate) fn no_content() -> R {
     Ok(StatusCode::NO_CONTENT.into_response())
 }

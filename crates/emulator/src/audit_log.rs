@@ -195,16 +195,35 @@ pub async fn get_audit_logs(
         }
     }
     let webhooks = referenced_webhooks(&st, g, &entries);
+    let rules: Vec<Value> = g
+        .auto_moderation_rules
+        .iter()
+        .filter(|r| referenced(&entries, 140..=142, &r.id))
+        .map(|r| render::automod_rule(&g.id, r))
+        .collect();
+    let scheduled_events: Vec<Value> = g
+        .scheduled_events
+        .iter()
+        .filter(|e| referenced(&entries, 100..=102, &e.id))
+        .map(|e| render::scheduled_event(&g.id, e, None, false))
+        .collect();
     ok(json!({
         "audit_log_entries": entries.iter().map(|e| render::audit_entry(e)).collect::<Vec<_>>(),
         "users": users,
         "integrations": [],
         "webhooks": webhooks,
-        "guild_scheduled_events": [],
+        "guild_scheduled_events": scheduled_events,
         "threads": [],
         "application_commands": [],
-        "auto_moderation_rules": [],
+        "auto_moderation_rules": rules,
     }))
+}
+
+/// Whether an entry of the page with an action in `actions` targets `id`.
+fn referenced(entries: &[&AuditEntry], actions: std::ops::RangeInclusive<u32>, id: &str) -> bool {
+    entries
+        .iter()
+        .any(|e| actions.contains(&e.action_type) && e.target_id.as_deref() == Some(id))
 }
 
 /// The webhooks an audit-log page refers to (entries 50–52 whose webhook

@@ -26,8 +26,52 @@ use crate::state::{Channel, DefaultReaction, ForumTag, Guild, Overwrite, Snowfla
 const MAX_CHANNELS: usize = 500;
 const MAX_CATEGORY_CHILDREN: usize = 50;
 const MAX_TAGS: usize = 20;
-/// Channel flag: a post must carry a tag (forum and media channels).
+/// Channel flags (resources/channel, "Channel Flags"). Threads only: pinned in its forum.
+const PINNED: u64 = 1 << 1;
+/// A post must carry a tag: forum and media channels.
 const REQUIRE_TAG: u64 = 1 << 4;
+/// Hides the embedded media download options: media channels.
+const HIDE_MEDIA_DOWNLOAD_OPTIONS: u64 = 1 << 15;
+/// Members opt in to see its contents: text-like and voice channels (not stage), never
+/// with `nsfw`.
+const IS_SPOILER_CHANNEL: u64 = 1 << 21;
+
+/// The types whose `flags` a create or modify sets (§4.2): text, voice, announcement,
+/// forum and media. Other types ignore the field.
+fn takes_flags(kind: u8) -> bool {
+    matches!(kind, 0 | 2 | 5 | 15 | 16)
+}
+
+/// `flags` as a channel of `kind` keeps them: the documented bits that do not apply to the
+/// type (and PINNED, a thread's) are dropped, as fields that do not apply are ignored;
+/// bits Discord does not document are kept as sent.
+fn channel_flags(kind: u8, sent: u64) -> u64 {
+    let mut drop = PINNED;
+    if !is_forum_like(kind) {
+        drop |= REQUIRE_TAG;
+    }
+    if kind != 16 {
+        drop |= HIDE_MEDIA_DOWNLOAD_OPTIONS;
+    }
+    if !takes_flags(kind) {
+        drop |= IS_SPOILER_CHANNEL;
+    }
+    sent & !drop
+}
+
+/// A spoiler channel cannot be age-restricted: the error goes on `flags` when the request
+/// set them, else on `nsfw`.
+fn check_spoiler(flags: u64, nsfw: bool, flags_sent: bool) -> Result<(), ApiError> {
+    if flags & IS_SPOILER_CHANNEL != 0 && nsfw {
+        let key = if flags_sent { "flags" } else { "nsfw" };
+        return Err(ApiError::field(
+            &[key],
+            "CHANNEL_SPOILER_NSFW",
+            "A spoiler channel cannot be age-restricted (nsfw).",
+        ));
+    }
+    Ok(())
+}
 
 fn is_text_like(kind: u8) -> bool {
     matches!(kind, 0 | 5 | 15 | 16)
@@ -219,14 +263,10 @@ fn read_channel(
     }
     f.position = r.int("position").set();
     f.nsfw = r.boolean("nsfw").set();
-    if let Field::Set(fl) = r.int_range("flags", 0, i64::from(i32::MAX)) {
-        // REQUIRE_TAG means nothing without tags: other types drop the bit.
-        let fl = fl as u64;
-        f.flags = Some(if is_forum_like(kind) {
-            fl
-        } else {
-            fl & !REQUIRE_TAG
-        });
+    if takes_flags(kind)
+        && let Field::Set(fl) = r.int_range("flags", 0, i64::from(i32::MAX))
+    {
+        f.flags = Some(channel_flags(kind, fl as u64));
     }
     f.overwrites = read_overwrites(r, "permission_overwrites");
     if kind != 4 {
@@ -386,6 +426,11 @@ pub async fn post_channel(
     };
     let f = read_channel(&mut r, g, kind, true, None, collapse);
     errs.check()?;
+    check_spoiler(
+        f.flags.unwrap_or(0),
+        f.nsfw.unwrap_or(false),
+        f.flags.is_some(),
+    )?;
     if g.channels.len() >= MAX_CHANNELS {
         return Err(ApiError::bad_request(
             30013,
@@ -543,6 +588,14 @@ pub async fn patch_channel(
     }
     let f = read_channel(&mut r, g, new_kind, false, Some(&cid), collapse);
     errs.check()?;
+    {
+        let c = &g.channels[ci];
+        check_spoiler(
+            f.flags.unwrap_or(c.flags),
+            f.nsfw.unwrap_or(c.nsfw),
+            f.flags.is_some(),
+        )?;
+    }
     if new_kind == 5 && is_community_channel(g, &cid) {
         return Err(ApiError::bad_request(
             50086,
@@ -819,4 +872,27 @@ pub async fn patch_channel_positions(
         }
     }
     fired(no_content(), fires)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_keep_what_the_type_takes() {
+        let all = PINNED | REQUIRE_TAG | HIDE_MEDIA_DOWNLOAD_OPTIONS | IS_SPOILER_CHANNEL;
+        assert_eq!(
+            channel_flags(16, all),
+            REQUIRE_TAG | HIDE_MEDIA_DOWNLOAD_OPTIONS | IS_SPOILER_CHANNEL
+        );
+        assert_eq!(channel_flags(15, all), REQUIRE_TAG | IS_SPOILER_CHANNEL);
+        assert_eq!(channel_flags(0, all), IS_SPOILER_CHANNEL);
+        assert_eq!(channel_flags(2, all), IS_SPOILER_CHANNEL);
+        assert_eq!(channel_flags(13, all), 0, "no spoiler stage channels");
+        // A bit Discord does not document survives.
+        assert_eq!(channel_flags(0, 1 << 30), 1 << 30);
+        assert!(check_spoiler(IS_SPOILER_CHANNEL, true, true).is_err());
+        assert!(check_spoiler(IS_SPOILER_CHANNEL, false, true).is_ok());
+        assert!(check_spoiler(0, true, true).is_ok());
+    }
 }

@@ -64,6 +64,22 @@ pub struct EmulatorConfig {
     /// userdoccers 50 of the 500 channels), so off (`null`) by default: a server-side limit
     /// to set when a guild is known to have one.
     pub max_categories: Option<usize>,
+    /// Send every role's deprecated `color` as 0, whatever its colours, as a
+    /// Discord-compatible server (Spacebar) does beside a colour set through `colors`.
+    /// Discord keeps `color` equal to `colors.primary_color` (§3.1), so off by default: a
+    /// client that reads `color` where `colors` is sent reads the wrong colour.
+    pub role_color_zero: bool,
+    /// Emoji slots (static, and as many animated) a guild with the MORE_EMOJI feature has
+    /// at least, whatever its boost tier (Discord documents the feature, not the number).
+    pub more_emoji_slots: usize,
+    /// Sticker slots a guild with MORE_STICKERS has at least (same: the number is ours).
+    pub more_sticker_slots: usize,
+    /// Soundboard slots a guild with MORE_SOUNDBOARD has at least (same).
+    pub more_soundboard_slots: usize,
+    /// Refuse a scheduled event whose `scheduled_start_time` is in the past (§10.3:
+    /// observed, not documented), on create and when a PATCH moves a scheduled event's
+    /// start.
+    pub refuse_past_event_start: bool,
 }
 
 /// One per-route bucket: `limit` requests per `window_seconds` for each major
@@ -110,6 +126,11 @@ impl Default for EmulatorConfig {
             collapse_inner_whitespace: false,
             guild_members_intent: true,
             max_categories: None,
+            role_color_zero: false,
+            more_emoji_slots: 200,
+            more_sticker_slots: 60,
+            more_soundboard_slots: 48,
+            refuse_past_event_start: true,
         }
     }
 }
@@ -128,9 +149,10 @@ pub fn bucket_hash(name: &str) -> String {
 
 /// The default per-route buckets. Sources (the crate README has the table):
 /// §1.5 of the reference for `PATCH /channels/{id}`; hata's observed limits
-/// (HuyaneMatsu/hata, 2021) for overwrites, role edits, the welcome screen and
-/// member reads; a typical 5 per 5 s for the other writes. Reads other than
-/// members have no per-route limit (hata saw none announced).
+/// (HuyaneMatsu/hata, 2021) for overwrites, role edits, the welcome screen,
+/// member reads, emojis, stickers, AutoMod rules and scheduled events; a typical
+/// 5 per 5 s for the other writes. Reads other than members have no per-route
+/// limit (hata saw none announced).
 pub fn default_route_buckets() -> Vec<RouteBucket> {
     let b = |method: &str, route: &str, limit: u32, window: f64, name: &str| RouteBucket {
         method: method.into(),
@@ -239,6 +261,119 @@ pub fn default_route_buckets() -> Vec<RouteBucket> {
         b("PUT", "/guilds/{guild_id}/bans/{user_id}", 5, 5.0, "ban"),
         b("DELETE", "/guilds/{guild_id}/bans/{user_id}", 5, 5.0, "ban"),
         b("POST", "/guilds/{guild_id}/bulk-ban", 5, 5.0, "bulk-ban"),
+        // Emoji routes are limited per guild, more strictly than others (§1.5).
+        b(
+            "POST",
+            "/guilds/{guild_id}/emojis",
+            50,
+            3600.0,
+            "emoji-create",
+        ),
+        b(
+            "PATCH",
+            "/guilds/{guild_id}/emojis/{emoji_id}",
+            1,
+            2.0,
+            "emoji-edit",
+        ),
+        b(
+            "DELETE",
+            "/guilds/{guild_id}/emojis/{emoji_id}",
+            1,
+            2.0,
+            "emoji-delete",
+        ),
+        b(
+            "POST",
+            "/guilds/{guild_id}/stickers",
+            50,
+            3600.0,
+            "sticker-create",
+        ),
+        b(
+            "PATCH",
+            "/guilds/{guild_id}/stickers/{sticker_id}",
+            1,
+            2.0,
+            "sticker-edit",
+        ),
+        b(
+            "DELETE",
+            "/guilds/{guild_id}/stickers/{sticker_id}",
+            1,
+            2.0,
+            "sticker-delete",
+        ),
+        b(
+            "POST",
+            "/guilds/{guild_id}/soundboard-sounds",
+            5,
+            5.0,
+            "sound-create",
+        ),
+        b(
+            "PATCH",
+            "/guilds/{guild_id}/soundboard-sounds/{sound_id}",
+            5,
+            5.0,
+            "sound-edit",
+        ),
+        b(
+            "DELETE",
+            "/guilds/{guild_id}/soundboard-sounds/{sound_id}",
+            5,
+            5.0,
+            "sound-delete",
+        ),
+        b(
+            "POST",
+            "/guilds/{guild_id}/auto-moderation/rules",
+            5,
+            30.0,
+            "automod-create",
+        ),
+        b(
+            "PATCH",
+            "/guilds/{guild_id}/auto-moderation/rules/{rule_id}",
+            10,
+            30.0,
+            "automod-edit",
+        ),
+        b(
+            "DELETE",
+            "/guilds/{guild_id}/auto-moderation/rules/{rule_id}",
+            5,
+            30.0,
+            "automod-delete",
+        ),
+        b(
+            "POST",
+            "/guilds/{guild_id}/scheduled-events",
+            5,
+            60.0,
+            "event-create",
+        ),
+        b(
+            "PATCH",
+            "/guilds/{guild_id}/scheduled-events/{event_id}",
+            5,
+            20.0,
+            "event-edit",
+        ),
+        b(
+            "DELETE",
+            "/guilds/{guild_id}/scheduled-events/{event_id}",
+            5,
+            20.0,
+            "event-delete",
+        ),
+        b(
+            "POST",
+            "/channels/{channel_id}/followers",
+            5,
+            5.0,
+            "channel-follow",
+        ),
     ]
 }
 

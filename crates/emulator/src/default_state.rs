@@ -4,9 +4,10 @@
 use serde_json::json;
 
 use super::state::{
-    Ban, Channel, EmulatorConfig, Guild, Integration, IntegrationApplication, Invite, Member,
-    MemberDetails, Onboarding, Overwrite, Role, SnowflakeGen, State, Thread, User, Webhook,
-    WelcomeScreen,
+    ActionMetadata, AutoModAction, AutoModRule, Ban, Channel, Emoji, EmulatorConfig, Guild,
+    Integration, IntegrationApplication, Invite, Member, MemberDetails, Onboarding, Overwrite,
+    RecurrenceRule, Role, ScheduledEvent, SnowflakeGen, Sound, State, Sticker, Thread,
+    TriggerMetadata, User, Webhook, WelcomeScreen,
 };
 use discord_permissions::Permissions;
 
@@ -449,8 +450,6 @@ pub fn default_state() -> State {
         premium_progress_bar_enabled: false,
         nsfw: false,
         nsfw_level: 0,
-        emojis: Vec::new(),
-        stickers: Vec::new(),
         incidents_data: None,
         roles: vec![
             admin,
@@ -502,6 +501,91 @@ pub fn default_state() -> State {
             thread(71, 35, "Release party 2024", &sf(3), true),
         ],
         messages: Vec::new(),
+        // The rest of the guild (ids 80..): expressions, an AutoMod rule and an event,
+        // made by hand.
+        emojis: vec![
+            emoji(80, "ferris_wave", &ferris, false, DOT_PNG),
+            emoji(81, "party_crab", &alice, true, DOT_GIF),
+        ],
+        stickers: vec![Sticker {
+            id: sf(82),
+            name: "ferris".into(),
+            description: Some("Ferris waving".into()),
+            tags: "crab".into(),
+            format_type: 1,
+            available: true,
+            user_id: Some(ferris.id.clone()),
+            file: Some(FERRIS_STICKER_PNG.into()),
+        }],
+        soundboard_sounds: vec![Sound {
+            sound_id: sf(83),
+            name: "airhorn".into(),
+            volume: 0.8,
+            emoji_id: None,
+            emoji_name: Some("📯".into()),
+            available: true,
+            user_id: Some(alice.id.clone()),
+            sound: Some(silent_mp3(38)),
+        }],
+        auto_moderation_rules: vec![AutoModRule {
+            id: sf(84),
+            name: "No invite links".into(),
+            creator_id: ferris.id.clone(),
+            event_type: 1,
+            trigger_type: 1,
+            trigger_metadata: TriggerMetadata {
+                keyword_filter: vec!["discord.gg/*".into()],
+                ..TriggerMetadata::default()
+            },
+            actions: vec![
+                AutoModAction {
+                    kind: 1,
+                    metadata: ActionMetadata {
+                        custom_message: Some("Invites are not allowed here".into()),
+                        ..ActionMetadata::default()
+                    },
+                },
+                AutoModAction {
+                    kind: 2,
+                    metadata: ActionMetadata {
+                        channel_id: Some(sf(45)),
+                        ..ActionMetadata::default()
+                    },
+                },
+            ],
+            enabled: true,
+            exempt_roles: vec![sf(12)],
+            exempt_channels: Vec::new(),
+        }],
+        // Weekly office hours in Lounge, on Wednesdays, from 2030.
+        scheduled_events: vec![ScheduledEvent {
+            id: sf(85),
+            channel_id: Some(sf(38)),
+            creator_id: Some(ferris.id.clone()),
+            name: "Office hours".into(),
+            description: Some("Ask the maintainers anything".into()),
+            scheduled_start_time: "2030-01-02T18:00:00.000000+00:00".into(),
+            scheduled_end_time: Some("2030-01-02T19:00:00.000000+00:00".into()),
+            privacy_level: 2,
+            status: 1,
+            entity_type: 2,
+            entity_id: None,
+            entity_metadata: None,
+            image: None,
+            recurrence_rule: Some(RecurrenceRule {
+                start: "2030-01-02T18:00:00.000000+00:00".into(),
+                end: None,
+                frequency: 2,
+                interval: 1,
+                by_weekday: Some(vec![2]),
+                by_n_weekday: None,
+                by_month: None,
+                by_month_day: None,
+                by_year_day: None,
+                count: None,
+            }),
+            user_count: 4,
+        }],
     };
 
     State {
@@ -519,6 +603,40 @@ pub fn default_state() -> State {
         application: Default::default(),
         user_tokens: Vec::new(),
     }
+}
+
+/// A 1×1 PNG and a 1×1 GIF: the default emoji's images.
+const DOT_PNG: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const DOT_GIF: &str =
+    "data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==";
+/// A 320×320 PNG (an orange disc): the default sticker's file, base64.
+const FERRIS_STICKER_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAUAAAAFAAQMAAAD3XjfpAAAABlBMVEX3TAD///8wTQM0AAAAAnRSTlP/AOW3MEoAAAK6SURBVHja7ZpBkqMwEASL4MCRJ/AUnuZ5mp7CEzhycLC747GRZIeqS4RYxjPSOQ90tgib7sIf8aCCFaxgErxoIP6diwB+fIKwwfnGobPAFfczGuD0AFsDxHYuFFw82FPQebBh4IrgjARcQrAnoAvBhoCIziUJXmNwSIJTDLZJ8CMGkQSfuOghkX7E+CHxesP86RKgewabBAiQh0Si0S/tRqLRL+0GqSWqBqSWqBqk+xL3BqyWsBqk+xL3BqyWsBqk7tjzTQMrOiwbtOigbNCig7JBiw7KBul01G1QO4EfUDuBH1A7gR9wO94P0u9B/DaAa/QiwTV6keAavUhwjV4kuEYvElyjFwlD4yYShsZNJAyNm0gYGjeRMDRuImFo3ETmglMabCPQpcEmAtO+H8Zh+X4YzwRXBo4BeGXgsAdcGNgH4MzAbg84MbANQMfAZg/IWn1vNswO3nuYB64cHPPBKweHfHDhYJ8PzhzsNnDiYJsPOg42B4L8ln3dszzQ4G73LAtcLXA8DLxa4JALLhbYHwbOFtgdBk4W2B4GOgtsDgOtV+b20pwMmtzna/gm4GqD49uAVxscfjG42GBfwQr+L3C2wa56rOC3A+vvDAV/1H+KH/Vv7y3+Xp/49XHiN9eJX5onfl+XHxacOPkoP8Y5YNR04tys/BBQnj+WH32WH8+WHyGXH3PrE3Zn3olccDLvxGErDXmbUn6RI++Qyq+v9M2ZszqYvd0rv1iUd5ryllTeu8qbXH037Azf+ftreSMu79jlrb2cA5CTBXpWwXGNO/IUckJDznzIKRI5lyInXfTszETt7Mn3yIkhOYMkp5r0nJScvJKzXHI6TM6b6Qk2ORMnp+zk3J6eBJxSd2x3WlHOP+qJSjmjKac+5RypnkyVs656elbO48oJXz0zrKeQ9VxzzYdX8DeCfwExcdaLd+npEAAAAABJRU5ErkJggg==";
+
+/// Emoji `n`, made by `by`.
+fn emoji(n: u64, name: &str, by: &User, animated: bool, image: &str) -> Emoji {
+    Emoji {
+        id: sf(n),
+        name: name.into(),
+        roles: Vec::new(),
+        user_id: Some(by.id.clone()),
+        require_colons: true,
+        managed: false,
+        animated,
+        available: true,
+        image: Some(image.into()),
+    }
+}
+
+/// `frames` frames of silence, MPEG-1 layer III at 128 kbit/s (26 ms each), as a data URI.
+fn silent_mp3(frames: usize) -> String {
+    use base64::Engine;
+    let mut frame = vec![0u8; 417];
+    frame[..4].copy_from_slice(&[0xFF, 0xFB, 0x90, 0x00]);
+    let bytes = frame.repeat(frames);
+    format!(
+        "data:audio/mpeg;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
 }
 
 /// A member connected to voice channel `n`.
@@ -572,6 +690,51 @@ mod tests {
         assert_eq!(g.roles.len(), 9);
         assert_eq!(g.channels.len(), 18);
         assert_eq!(default_state(), st, "deterministic");
+    }
+
+    #[test]
+    fn the_rest_of_the_guild_keeps_the_routes_own_rules() {
+        use crate::media;
+        let st = default_state();
+        let g = &st.guilds[0];
+        for e in &g.emojis {
+            let d = media::data_uri(e.image.as_deref().unwrap()).unwrap();
+            let format = media::image_format(&d.bytes).expect("an emoji image");
+            assert_eq!(
+                media::is_animated(&d.bytes, format),
+                e.animated,
+                "{}",
+                e.name
+            );
+        }
+        let file = crate::images::decode_base64(g.stickers[0].file.as_deref().unwrap()).unwrap();
+        let sticker = media::sticker_file(&file).unwrap();
+        assert_eq!((sticker.format_type, sticker.size), (1, Some((320, 320))));
+        let sound = media::data_uri(g.soundboard_sounds[0].sound.as_deref().unwrap()).unwrap();
+        let (format, seconds) = media::audio(&sound.bytes).unwrap();
+        assert_eq!(format, media::AudioFormat::Mp3);
+        assert!(seconds > 0.9 && seconds <= 5.2, "{seconds}");
+        let rule = &g.auto_moderation_rules[0];
+        let alert = rule.actions[1].metadata.channel_id.as_deref().unwrap();
+        assert_eq!(g.channel(alert).map(|c| c.kind), Some(0));
+        assert!(rule.exempt_roles.iter().all(|r| g.role(r).is_some()));
+        let event = &g.scheduled_events[0];
+        let channel = g.channel(event.channel_id.as_deref().unwrap()).unwrap();
+        assert_eq!(
+            (event.entity_type, channel.kind),
+            (2, 2),
+            "a voice event in a voice channel"
+        );
+        // Every id is below the generator's last, so new ones never collide.
+        for id in [
+            &g.emojis[0].id,
+            &g.stickers[0].id,
+            &g.soundboard_sounds[0].sound_id,
+            &rule.id,
+            &event.id,
+        ] {
+            assert!(id.parse::<u64>().unwrap() < st.snowflake.last);
+        }
     }
 
     #[test]

@@ -63,6 +63,26 @@ impl ApiError {
     pub fn unknown_user() -> Self {
         Self::new(StatusCode::NOT_FOUND, 10013, "Unknown User")
     }
+    pub fn unknown_emoji() -> Self {
+        Self::new(StatusCode::NOT_FOUND, 10014, "Unknown Emoji")
+    }
+    pub fn unknown_sticker() -> Self {
+        Self::new(StatusCode::NOT_FOUND, 10060, "Unknown Sticker")
+    }
+    pub fn unknown_scheduled_event() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            10070,
+            "Unknown Guild Scheduled Event",
+        )
+    }
+    pub fn unknown_sound() -> Self {
+        Self::new(StatusCode::NOT_FOUND, 10097, "Unknown Sound")
+    }
+    /// Discord documents no code for an unknown AutoMod rule: the general 0.
+    pub fn unknown_automod_rule() -> Self {
+        Self::new(StatusCode::NOT_FOUND, 0, "Unknown Auto Moderation Rule")
+    }
     pub fn unknown_webhook() -> Self {
         Self::new(StatusCode::NOT_FOUND, 10015, "Unknown Webhook")
     }

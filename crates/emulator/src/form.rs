@@ -111,6 +111,25 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A field that is never null: its value, `required` or not (a create's required
+    /// field, a modify's optional one). Null, or a missing required field, is
+    /// BASE_TYPE_REQUIRED; a value of the wrong type already has its error.
+    pub fn present<T>(&mut self, key: &str, f: Field<T>, required: bool) -> Option<T> {
+        match f {
+            Field::Set(v) => Some(v),
+            Field::Null => {
+                self.required(key);
+                None
+            }
+            Field::Absent => {
+                if required && !self.has(key) {
+                    self.required(key);
+                }
+                None
+            }
+        }
+    }
+
     fn raw(&self, key: &str) -> Field<&'a Value> {
         match self.obj.get(key) {
             None => Field::Absent,
@@ -335,6 +354,23 @@ impl<'a> Reader<'a> {
 
     pub fn required(&mut self, key: &str) {
         self.err(key, "BASE_TYPE_REQUIRED", "This field is required");
+    }
+}
+
+/// Ids in a body must name objects of the guild: each that does not is a field error
+/// `{WHAT}_NOT_FOUND` "Unknown {what}" at its index.
+pub fn check_refs(
+    r: &mut Reader,
+    key: &str,
+    ids: &[String],
+    exists: impl Fn(&str) -> bool,
+    what: &str,
+) {
+    for (i, id) in ids.iter().enumerate() {
+        if !exists(id) {
+            let code = format!("{}_NOT_FOUND", what.to_uppercase());
+            r.err_at(&[key, &i.to_string()], &code, &format!("Unknown {what}"));
+        }
     }
 }
 

@@ -26,7 +26,11 @@ pub async fn get_guild(
     let with_counts = query_params(q)
         .get("with_counts")
         .is_some_and(|v| v == "true" || v == "1" || v == "True");
-    ok(render::guild(&st.guilds[gi], with_counts))
+    ok(render::guild(
+        &st.guilds[gi],
+        with_counts,
+        render::Dialect::of(&st.config),
+    ))
 }
 
 /// Discord's locales (§9.4, discord-api-types `Locale`), the only values
@@ -49,6 +53,7 @@ pub async fn patch_guild(
 ) -> R {
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
+    let dialect = render::Dialect::of(&st.config);
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
@@ -327,7 +332,7 @@ pub async fn patch_guild(
             None,
         );
     }
-    fired(ok(render::guild(g, false)), [events::GUILD_UPDATE])
+    fired(ok(render::guild(g, false, dialect)), [events::GUILD_UPDATE])
 }
 
 /// `GET /guilds/{g}/preview`: a member of the guild, or anyone authenticated when the
@@ -348,11 +353,11 @@ pub async fn get_guild_preview(AxState(app): AxState<App>, ctx: Ctx, Path(gid): 
         "splash": g.splash,
         "discovery_splash": g.discovery_splash,
         "home_header": g.home_header,
-        "emojis": g.emojis,
+        "emojis": render::emojis(g),
         "features": g.features,
         "approximate_member_count": g.members.len(),
         "approximate_presence_count": 0,
         "description": g.description,
-        "stickers": g.stickers,
+        "stickers": render::stickers(g),
     }))
 }

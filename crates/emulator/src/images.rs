@@ -1,8 +1,11 @@
-//! Uploaded images: the guild's icon, banner, splash and discovery splash, and role icons
-//! (discord-behaviour.md §3.1, §5.1). Discord keeps a hash in the object and serves the image
-//! from its CDN at `{kind}/{id}/{hash}.{ext}`; the emulator keeps the data URI under its hash
-//! in the guild and serves it at `/cdn/{kind}/{id}/{hash}.{ext}` (no token, as the CDN), so a
-//! client can read back what it uploaded.
+//! Uploaded images: the guild's icon, banner, splash and discovery splash, role icons and
+//! scheduled events' covers (discord-behaviour.md §3.1, §5.1, §10.3). Discord keeps a hash
+//! in the object and serves the image from its CDN at `{kind}/{id}/{hash}.{ext}`; the
+//! emulator keeps the data URI under its hash in the guild and serves it at
+//! `/cdn/{kind}/{id}/{hash}.{ext}` (no token, as the CDN), so a client can read back what it
+//! uploaded. Emoji, stickers and soundboard sounds are named by their own ids on the CDN
+//! (`emojis/{id}.{ext}`, `stickers/{id}.{ext}`, `soundboard-sounds/{id}`); the emulator
+//! serves the exact bytes of each at `/cdn/…` too ([`get_asset`]).
 
 use axum::body::Body;
 use axum::extract::{Path, State as AxState};
@@ -12,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use crate::app::{App, lock};
 use crate::error::ApiError;
 use crate::form::image_hash;
+use crate::media::{self, STICKER_GIF, STICKER_LOTTIE};
 use crate::state::Guild;
 
 /// The image formats a data URI names, and whether the image may be animated.
@@ -52,7 +56,7 @@ pub(crate) fn require_feature(g: &Guild, feature: &str) -> Result<(), ApiError> 
     }
 }
 
-fn decode_base64(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn decode_base64(s: &str) -> Option<Vec<u8>> {
     fn val(c: u8) -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',
@@ -95,6 +99,10 @@ pub async fn get_image(
                 .roles
                 .iter()
                 .any(|r| r.id == id && r.icon.as_deref() == Some(hash)),
+            "guild-events" => g
+                .scheduled_events
+                .iter()
+                .any(|e| e.id == id && e.image.as_deref() == Some(hash)),
             _ => false,
         };
         holds.then(|| g.images.get(hash)).flatten()
@@ -105,6 +113,46 @@ pub async fn get_image(
     let mime = format!("image/{}", format_of(uri).unwrap_or("png"));
     match uri.split_once(',').and_then(|(_, d)| decode_base64(d)) {
         Some(bytes) => ([(header::CONTENT_TYPE, mime)], Body::from(bytes)).into_response(),
+        None => (StatusCode::NOT_FOUND, "404: Not Found").into_response(),
+    }
+}
+
+/// `GET /cdn/{kind}/{file}`: the exact bytes of an emoji (`emojis/{id}.{ext}`), a sticker
+/// (`stickers/{id}.{ext}`) or a soundboard sound (`soundboard-sounds/{id}`), typed by what
+/// they are; the extension is ignored (Discord would convert). 404 for an unknown id, or an
+/// object the state holds without its file (a copy made from a snapshot).
+pub async fn get_asset(
+    AxState(app): AxState<App>,
+    Path((kind, file)): Path<(String, String)>,
+) -> Response {
+    let id = file.split_once('.').map_or(file.as_str(), |(id, _)| id);
+    let st = lock(&app.state);
+    let found = st.guilds.iter().find_map(|g| match kind.as_str() {
+        "emojis" => {
+            let d = media::data_uri(g.emojis.iter().find(|e| e.id == id)?.image.as_deref()?)?;
+            let mime = media::image_format(&d.bytes).map_or(d.mime, |f| f.mime().to_owned());
+            Some((mime, d.bytes))
+        }
+        "stickers" => {
+            let s = g.stickers.iter().find(|s| s.id == id)?;
+            let bytes = decode_base64(s.file.as_deref()?)?;
+            let mime = match s.format_type {
+                STICKER_LOTTIE => "application/json",
+                STICKER_GIF => "image/gif",
+                _ => "image/png",
+            };
+            Some((mime.to_owned(), bytes))
+        }
+        "soundboard-sounds" => {
+            let s = g.soundboard_sounds.iter().find(|s| s.sound_id == id)?;
+            let d = media::data_uri(s.sound.as_deref()?)?;
+            let mime = media::audio(&d.bytes).map_or(d.mime, |(f, _)| f.mime().to_owned());
+            Some((mime, d.bytes))
+        }
+        _ => None,
+    });
+    match found {
+        Some((mime, bytes)) => ([(header::CONTENT_TYPE, mime)], Body::from(bytes)).into_response(),
         None => (StatusCode::NOT_FOUND, "404: Not Found").into_response(),
     }
 }

@@ -8,6 +8,7 @@ use super::default_state::{
 use super::state::{
     Member, Onboarding, Prompt, PromptOption, State, Webhook, WelcomeChannel, WelcomeScreen,
 };
+use crate::automod::discord_mention_spam_rule;
 use discord_permissions::Permissions;
 
 /// Discord's limits (discord-behaviour.md §2.3, §5.4, §6).
@@ -26,6 +27,7 @@ const CHILDREN_PER_CATEGORY: usize = 40;
 const ROLE_IDS: u64 = 1_000;
 const CHANNEL_IDS: u64 = 2_000;
 const WEBHOOK_IDS: u64 = 3_000;
+const AUTOMOD_IDS: u64 = 4_000;
 const PROMPT_IDS: u64 = 5_000;
 const OPTION_IDS: u64 = 6_000;
 const USER_IDS: u64 = 10_000;
@@ -70,7 +72,8 @@ impl Default for LargeStateOptions {
 /// - members "member0007"… with a team role and Member;
 /// - webhooks "Feed 0001"… spread over the text channels, every 5th created by
 ///   the bot (so its token is visible to it), the rest by the owner;
-/// - with `community`: COMMUNITY, rules and updates channels, a welcome
+/// - with `community`: COMMUNITY, rules and updates channels, the mention-spam AutoMod
+///   rule Discord makes for community guilds, a welcome
 ///   screen of 5 channels and onboarding enabled with 15 prompts of 50 options.
 pub fn large_state(opts: LargeStateOptions) -> State {
     let mut st = default_state();
@@ -276,6 +279,8 @@ fn make_community(st: &mut State) {
     g.rules_channel_id = Some(rules);
     g.public_updates_channel_id = Some(updates);
     g.explicit_content_filter = 2;
+    g.auto_moderation_rules
+        .push(discord_mention_spam_rule(sf(AUTOMOD_IDS)));
     g.welcome_screen = WelcomeScreen {
         description: Some("Welcome to Ferris Fans, where Rustaceans gather.".into()),
         welcome_channels: welcome
@@ -404,6 +409,17 @@ mod tests {
     fn generated_objects_are_consistent() {
         let st = large_state(LargeStateOptions::default());
         let g = &st.guilds[0];
+        // The community guild carries the rule Discord makes, made by Discord itself.
+        let rules: Vec<(&str, u8, &str)> = g
+            .auto_moderation_rules
+            .iter()
+            .filter(|r| r.trigger_type == 5)
+            .map(|r| (r.name.as_str(), r.trigger_type, r.creator_id.as_str()))
+            .collect();
+        assert_eq!(
+            rules,
+            [("Block Mention Spam", 5, crate::DISCORD_SYSTEM_USER_ID)]
+        );
         let mut ids = HashSet::new();
         let all = g
             .roles
@@ -411,6 +427,7 @@ mod tests {
             .map(|r| &r.id)
             .chain(g.channels.iter().map(|c| &c.id))
             .chain(g.webhooks.iter().map(|w| &w.id))
+            .chain(g.auto_moderation_rules.iter().map(|r| &r.id))
             .chain(st.users.iter().map(|u| &u.id))
             .chain(g.onboarding.prompts.iter().map(|p| &p.id))
             .chain(

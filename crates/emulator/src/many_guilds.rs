@@ -16,7 +16,8 @@ use super::state::{Guild, State};
 /// `state` with its first guild copied until there are `count` guilds (a state with
 /// no guild is returned as it is). Copy `k` (from 1) is named "NAME k+1" and every id
 /// in it (guild, roles, channels, tags, webhooks, onboarding prompts and options,
-/// audit-log entries, threads, messages) is new and unused elsewhere in the state; references between
+/// audit-log entries, threads, messages, emoji, stickers, sounds, AutoMod rules and
+/// scheduled events) is new and unused elsewhere in the state; references between
 /// them follow, user ids stay. Deterministic: the same state gives the same ids.
 pub fn with_guild_copies(mut state: State, count: usize) -> State {
     let Some(first) = state.guilds.first().cloned() else {
@@ -80,6 +81,11 @@ fn collect_ids(g: &Guild, out: &mut HashSet<u64>) {
         add(&m.id);
         m.attachments.iter().for_each(|a| add(&a.id));
     }
+    g.emojis.iter().for_each(|e| add(&e.id));
+    g.stickers.iter().for_each(|s| add(&s.id));
+    g.soundboard_sounds.iter().for_each(|s| add(&s.sound_id));
+    g.auto_moderation_rules.iter().for_each(|r| add(&r.id));
+    g.scheduled_events.iter().for_each(|e| add(&e.id));
 }
 
 /// Replaces every string that is one of the copied ids, wherever it is (references

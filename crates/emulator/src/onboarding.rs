@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::error::{ApiError, FieldErrors};
-use super::form::{self, Field, Reader};
+use super::form::{self, Field, Reader, check_refs};
 use super::perms::{everyone_permissions, guild_permissions};
 use super::state::{EmulatorConfig, Guild, Onboarding, Prompt, PromptOption, State};
 use crate::access::{guild_idx, need};
@@ -98,22 +98,6 @@ pub fn meets_requirements(g: &Guild, o: &Onboarding, cfg: &EmulatorConfig) -> bo
         .count();
     ids.len() >= cfg.onboarding_min_default_channels
         && writable >= cfg.onboarding_min_writable_channels
-}
-
-/// Ids in a body must name this guild's channels or roles.
-fn check_refs(
-    r: &mut Reader,
-    key: &str,
-    ids: &[String],
-    exists: impl Fn(&str) -> bool,
-    what: &str,
-) {
-    for (i, id) in ids.iter().enumerate() {
-        if !exists(id) {
-            let code = format!("{}_NOT_FOUND", what.to_uppercase());
-            r.err_at(&[key, &i.to_string()], &code, &format!("Unknown {what}"));
-        }
-    }
 }
 
 /// An option as sent; `id` is kept only if it names an option of the prompt.

@@ -2,9 +2,11 @@
 
 use serde_json::{Map, Value, json};
 
+use super::config::EmulatorConfig;
 use super::perms::rank;
 use super::state::{
-    AuditEntry, Channel, Guild, Member, MemberDetails, Role, Thread, User, Webhook,
+    AuditEntry, AutoModRule, Channel, Emoji, Guild, Member, MemberDetails, RecurrenceRule, Role,
+    ScheduledEvent, Sound, Sticker, Thread, User, Webhook,
 };
 
 pub fn user(u: &User) -> Value {
@@ -43,14 +45,30 @@ pub fn current_user(u: &User) -> Value {
     v
 }
 
-pub fn role(r: &Role) -> Value {
+/// How the server departs from Discord in what it sends ([`EmulatorConfig`]'s
+/// compatibility knobs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dialect {
+    /// `color: 0` on every role (`role_color_zero`).
+    pub role_color_zero: bool,
+}
+
+impl Dialect {
+    pub fn of(config: &EmulatorConfig) -> Dialect {
+        Dialect {
+            role_color_zero: config.role_color_zero,
+        }
+    }
+}
+
+pub fn role(r: &Role, dialect: Dialect) -> Value {
     let mut v = json!({
         "id": r.id,
         "name": r.name,
         "description": null,
         "permissions": r.permissions,
         "position": r.position,
-        "color": r.color,
+        "color": if dialect.role_color_zero { 0 } else { r.color },
         // colors.primary_color always equals color (§3.1).
         "colors": {
             "primary_color": r.color,
@@ -71,10 +89,10 @@ pub fn role(r: &Role) -> Value {
 }
 
 /// Roles highest first, the order Discord's client shows them.
-pub fn roles(g: &Guild) -> Value {
+pub fn roles(g: &Guild, dialect: Dialect) -> Value {
     let mut rs: Vec<&Role> = g.roles.iter().collect();
     rs.sort_by_key(|r| std::cmp::Reverse(rank(g, r)));
-    Value::Array(rs.into_iter().map(role).collect())
+    Value::Array(rs.into_iter().map(|r| role(r, dialect)).collect())
 }
 
 pub fn channel(guild_id: &str, c: &Channel) -> Value {
@@ -134,7 +152,7 @@ pub fn channel(guild_id: &str, c: &Channel) -> Value {
     Value::Object(o)
 }
 
-pub fn guild(g: &Guild, with_counts: bool) -> Value {
+pub fn guild(g: &Guild, with_counts: bool, dialect: Dialect) -> Value {
     let mut v = serde_json::to_value(g).unwrap_or_else(|_| json!({}));
     if let Some(o) = v.as_object_mut() {
         o.remove("channels");
@@ -149,7 +167,15 @@ pub fn guild(g: &Guild, with_counts: bool) -> Value {
         o.remove("member_details");
         o.remove("threads");
         o.remove("messages");
-        o.insert("roles".into(), roles(g));
+        o.remove("soundboard_sounds");
+        o.remove("auto_moderation_rules");
+        o.remove("scheduled_events");
+        // The emulator's own keeping: uploads behind the hashes, and bans (their own route).
+        o.remove("images");
+        o.remove("bans");
+        o.insert("roles".into(), roles(g, dialect));
+        o.insert("emojis".into(), emojis(g));
+        o.insert("stickers".into(), stickers(g));
         if with_counts {
             o.insert("approximate_member_count".into(), json!(g.members.len()));
             o.insert("approximate_presence_count".into(), json!(0));
@@ -243,4 +269,152 @@ pub fn webhook(guild_id: &str, w: &Webhook, creator: Option<&User>, show_token: 
         }
     }
     Value::Object(o)
+}
+
+/// An emoji; `creator` is its `user`, shown to callers with an expression permission.
+pub fn emoji(e: &Emoji, creator: Option<Value>) -> Value {
+    let mut v = json!({
+        "id": e.id,
+        "name": e.name,
+        "roles": e.roles,
+        "require_colons": e.require_colons,
+        "managed": e.managed,
+        "animated": e.animated,
+        "available": e.available,
+    });
+    if let (Some(u), Some(o)) = (creator, v.as_object_mut()) {
+        o.insert("user".into(), u);
+    }
+    v
+}
+
+/// The guild's emoji as the guild object carries them (no creators).
+pub fn emojis(g: &Guild) -> Value {
+    Value::Array(g.emojis.iter().map(|e| emoji(e, None)).collect())
+}
+
+/// A guild sticker (type 2); `creator` is its `user`.
+pub fn sticker(guild_id: &str, s: &Sticker, creator: Option<Value>) -> Value {
+    let mut v = json!({
+        "id": s.id,
+        "name": s.name,
+        "tags": s.tags,
+        "type": 2,
+        "format_type": s.format_type,
+        "description": s.description,
+        "available": s.available,
+        "guild_id": guild_id,
+    });
+    if let (Some(u), Some(o)) = (creator, v.as_object_mut()) {
+        o.insert("user".into(), u);
+    }
+    v
+}
+
+/// The guild's stickers as the guild object carries them (no creators).
+pub fn stickers(g: &Guild) -> Value {
+    Value::Array(g.stickers.iter().map(|s| sticker(&g.id, s, None)).collect())
+}
+
+/// A soundboard sound; `creator` is its `user`.
+pub fn sound(guild_id: &str, s: &Sound, creator: Option<Value>) -> Value {
+    let mut v = json!({
+        "name": s.name,
+        "sound_id": s.sound_id,
+        "volume": s.volume,
+        "emoji_id": s.emoji_id,
+        "emoji_name": s.emoji_name,
+        "guild_id": guild_id,
+        "available": s.available,
+    });
+    if let (Some(u), Some(o)) = (creator, v.as_object_mut()) {
+        o.insert("user".into(), u);
+    }
+    v
+}
+
+/// An AutoMod rule. `trigger_metadata` holds exactly the fields of its trigger type,
+/// and every action a `metadata` object (empty when the type has none).
+pub fn automod_rule(guild_id: &str, r: &AutoModRule) -> Value {
+    let m = &r.trigger_metadata;
+    let metadata = match r.trigger_type {
+        1 | 6 => json!({
+            "keyword_filter": m.keyword_filter,
+            "regex_patterns": m.regex_patterns,
+            "allow_list": m.allow_list,
+        }),
+        4 => json!({"allow_list": m.allow_list, "presets": m.presets}),
+        5 => json!({
+            "mention_total_limit": m.mention_total_limit.unwrap_or(0),
+            "mention_raid_protection_enabled": m.mention_raid_protection_enabled.unwrap_or(false),
+        }),
+        _ => json!({}),
+    };
+    json!({
+        "id": r.id,
+        "guild_id": guild_id,
+        "name": r.name,
+        "creator_id": r.creator_id,
+        "event_type": r.event_type,
+        "trigger_type": r.trigger_type,
+        "trigger_metadata": metadata,
+        "actions": r.actions,
+        "enabled": r.enabled,
+        "exempt_roles": r.exempt_roles,
+        "exempt_channels": r.exempt_channels,
+    })
+}
+
+/// A scheduled event; `creator` its creator's user object, `with_user_count` adds
+/// `user_count` (the `with_user_count` query).
+pub fn scheduled_event(
+    guild_id: &str,
+    e: &ScheduledEvent,
+    creator: Option<Value>,
+    with_user_count: bool,
+) -> Value {
+    let mut v = json!({
+        "id": e.id,
+        "guild_id": guild_id,
+        "channel_id": e.channel_id,
+        "creator_id": e.creator_id,
+        "name": e.name,
+        "description": e.description,
+        "scheduled_start_time": e.scheduled_start_time,
+        "scheduled_end_time": e.scheduled_end_time,
+        "privacy_level": e.privacy_level,
+        "status": e.status,
+        "entity_type": e.entity_type,
+        "entity_id": e.entity_id,
+        "entity_metadata": e.entity_metadata,
+        "image": e.image,
+        "recurrence_rule": e.recurrence_rule.as_ref().map(recurrence_rule),
+        // Exceptions to recurring events are undocumented; the emulator has none.
+        "guild_scheduled_event_exceptions": [],
+    });
+    if let Some(o) = v.as_object_mut() {
+        if let Some(u) = creator {
+            o.insert("creator".into(), u);
+        }
+        if with_user_count {
+            o.insert("user_count".into(), json!(e.user_count));
+        }
+    }
+    v
+}
+
+/// A recurrence rule with every field, null where unset.
+pub fn recurrence_rule(r: &RecurrenceRule) -> Value {
+    json!({
+        "start": r.start,
+        "end": r.end,
+        "frequency": r.frequency,
+        "interval": r.interval,
+        "by_weekday": r.by_weekday,
+        "by_n_weekday": r.by_n_weekday,
+        "by_month": r.by_month,
+        "by_month_day": r.by_month_day,
+        "by_year_day": r.by_year_day,
+        "count": r.count,
+    })
 }

@@ -23,7 +23,10 @@ const MAX_ROLES: usize = 250;
 pub async fn get_roles(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
     let st = lock(&app.state);
     let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    ok(render::roles(&st.guilds[gi]))
+    ok(render::roles(
+        &st.guilds[gi],
+        render::Dialect::of(&st.config),
+    ))
 }
 
 pub async fn get_role(
@@ -37,7 +40,7 @@ pub async fn get_role(
     let r = st.guilds[gi]
         .role(&rid)
         .ok_or_else(ApiError::unknown_role)?;
-    ok(render::role(r))
+    ok(render::role(r, render::Dialect::of(&st.config)))
 }
 
 /// Role body fields shared by create and modify.
@@ -165,6 +168,7 @@ pub async fn post_role(
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
     let collapse = st.config.collapse_inner_whitespace;
+    let dialect = render::Dialect::of(&st.config);
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
     let f = read_role(&form::object(&body)?, collapse)?;
     check_features(g, &f)?;
@@ -202,7 +206,7 @@ pub async fn post_role(
         tags: None,
     };
     let changes = snapshot_changes(role_snapshot(&role), true);
-    let out = render::role(&role);
+    let out = render::role(&role, dialect);
     let rid = role.id.clone();
     g.roles.push(role);
     audit(
@@ -227,6 +231,7 @@ pub async fn patch_role(
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
     let collapse = st.config.collapse_inner_whitespace;
+    let dialect = render::Dialect::of(&st.config);
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
     digits(&rid)?;
     let idx = g
@@ -279,7 +284,7 @@ pub async fn patch_role(
         }
     }
     let changes = diff_snapshots(before, role_snapshot(role));
-    let out = render::role(role);
+    let out = render::role(role, dialect);
     if !changes.is_empty() {
         audit(
             g,
@@ -347,6 +352,7 @@ pub async fn patch_roles(
 ) -> R {
     let mut st = lock(&app.state);
     let actor = ctx.user_id.as_str();
+    let dialect = render::Dialect::of(&st.config);
     let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
     let items = form::list(&body)?;
     let mut errs = FieldErrors::default();
@@ -420,7 +426,7 @@ pub async fn patch_roles(
             None,
         );
     }
-    fired(ok(render::roles(g)), events)
+    fired(ok(render::roles(g, dialect)), events)
 }
 
 fn renumber_roles(g: &mut Guild) {

@@ -22,9 +22,10 @@ use tower::util::{MapRequest, MapRequestLayer};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::{
-    application, audit_log, bans, channels, control, guild, images, incidents, integrations,
-    invites, layers, member_edit, members, onboarding, overwrites, prune, regions, roles, threads,
-    users, webhook_messages, webhooks, welcome, widget,
+    application, audit_log, automod, bans, channels, control, emojis, followers, guild, images,
+    incidents, integrations, invites, layers, member_edit, members, onboarding, overwrites, prune,
+    regions, roles, scheduled_events, soundboard, stickers, threads, users, webhook_messages,
+    webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -239,6 +240,57 @@ pub fn router(app: App) -> Router {
             get(onboarding::get_onboarding).put(onboarding::put_onboarding),
         )
         .route(
+            "/guilds/{g}/auto-moderation/rules",
+            get(automod::list_rules).post(automod::create_rule),
+        )
+        .route(
+            "/guilds/{g}/auto-moderation/rules/{r}",
+            get(automod::get_rule)
+                .patch(automod::modify_rule)
+                .delete(automod::delete_rule),
+        )
+        .route(
+            "/guilds/{g}/emojis",
+            get(emojis::list_emojis).post(emojis::create_emoji),
+        )
+        .route(
+            "/guilds/{g}/emojis/{e}",
+            get(emojis::get_emoji)
+                .patch(emojis::modify_emoji)
+                .delete(emojis::delete_emoji),
+        )
+        .route(
+            "/guilds/{g}/stickers",
+            get(stickers::list_stickers).post(stickers::create_sticker),
+        )
+        .route(
+            "/guilds/{g}/stickers/{s}",
+            get(stickers::get_sticker)
+                .patch(stickers::modify_sticker)
+                .delete(stickers::delete_sticker),
+        )
+        .route(
+            "/guilds/{g}/soundboard-sounds",
+            get(soundboard::list_sounds).post(soundboard::create_sound),
+        )
+        .route(
+            "/guilds/{g}/soundboard-sounds/{s}",
+            get(soundboard::get_sound)
+                .patch(soundboard::modify_sound)
+                .delete(soundboard::delete_sound),
+        )
+        .route(
+            "/guilds/{g}/scheduled-events",
+            get(scheduled_events::list_events).post(scheduled_events::create_event),
+        )
+        .route(
+            "/guilds/{g}/scheduled-events/{e}",
+            get(scheduled_events::get_event)
+                .patch(scheduled_events::modify_event)
+                .delete(scheduled_events::delete_event),
+        )
+        .route("/channels/{c}/followers", post(followers::follow_channel))
+        .route(
             "/webhooks/{w}",
             get(webhooks::get_webhook)
                 .patch(webhooks::patch_webhook)
@@ -302,8 +354,10 @@ pub fn router(app: App) -> Router {
     Router::new()
         .nest("/api/v10", api)
         .nest("/_emulator", control)
-        // The CDN's paths, for the images the API answers with hashes (images.rs).
+        // The CDN's paths, for the images the API answers with hashes (images.rs)…
         .route("/cdn/{kind}/{id}/{file}", get(images::get_image))
+        // …and for emoji, stickers and sounds, named by their ids.
+        .route("/cdn/{kind}/{file}", get(images::get_asset))
         // Other paths (`/api/v9/…`) are Discord's 404s too, with its `Via`.
         .fallback_service(any(not_found).layer(middleware::map_response(via)))
         .with_state(app)

@@ -62,7 +62,7 @@ fn read_name(r: &mut Reader, required: bool) -> Option<String> {
     Some(name)
 }
 
-fn snapshot(w: &Webhook) -> Vec<(&'static str, Value)> {
+pub(crate) fn snapshot(w: &Webhook) -> Vec<(&'static str, Value)> {
     vec![
         ("name", json!(w.name)),
         ("type", json!(w.kind)),
@@ -80,7 +80,7 @@ fn show(st: &State, g: &Guild, w: &Webhook, caller: &str) -> Value {
 }
 
 /// The room left for webhooks in channel `cid` and in the guild.
-fn check_room(g: &Guild, cid: &str) -> Result<(), ApiError> {
+pub(crate) fn check_room(g: &Guild, cid: &str) -> Result<(), ApiError> {
     if g.webhooks.len() >= MAX_PER_GUILD {
         return Err(ApiError::bad_request(
             30058,
@@ -101,7 +101,7 @@ fn check_room(g: &Guild, cid: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn wrong_channel_type() -> ApiError {
+pub(crate) fn wrong_channel_type() -> ApiError {
     ApiError::bad_request(50024, "Cannot execute action on this channel type")
 }
 

@@ -3,7 +3,6 @@
 
 use hashbrown::HashMap;
 
-use super::sections::{check_emoji, length_error};
 use super::*;
 
 /// Tag counts, names (lengths, duplicates, previous names that are another tag's name),

@@ -1,4 +1,5 @@
-//! Image files next to the manifest (webhook avatars): where they may be, what they may be.
+//! Image files next to the manifest (the guild's icon, banner and splashes, role icons,
+//! webhook avatars: [`image_fields`]): where they may be, what they may be.
 //!
 //! One implementation for `validate` (through [`super::check_loaded`]) and for apply (through
 //! [`read_image`]), so a manifest that validates uploads exactly the file that was checked.
@@ -6,10 +7,11 @@
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use super::webhooks::webhook_list;
+use super::{Ctx, Diagnostic};
+use crate::discord::limits::IMAGE_MAX_BYTES;
 use crate::manifest::source::{PathRefusal, Refused, Within, resolve};
-
-/// Discord's limit on an uploaded image (8 MiB).
-pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+use crate::manifest::types::Manifest;
 
 /// A problem with an image reference: what is wrong, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +182,56 @@ pub(super) fn load_image(
 /// For a [`super::LoadedManifest`], `manifest_dir` is [`super::LoadedManifest::dir`].
 pub fn read_image(manifest_dir: &Path, rel: &str) -> Result<(&'static str, Vec<u8>), String> {
     load_image(manifest_dir, rel).map_err(|e| e.message)
+}
+
+/// Every image file the manifest names, with the node path of its field: webhook avatars,
+/// the guild's icon, banner and splashes, role icons. One list, so every image gets the same
+/// checks here and at apply.
+pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
+    let mut out = Vec::new();
+    if let Some(s) = &m.settings {
+        for (field, v) in [
+            ("icon", &s.icon),
+            ("banner", &s.banner),
+            ("splash", &s.splash),
+            ("discovery_splash", &s.discovery_splash),
+        ] {
+            if let Some(Some(rel)) = v {
+                out.push((format!("settings.{field}"), rel.as_str()));
+            }
+        }
+    }
+    for (i, r) in m.roles.iter().flatten().enumerate() {
+        if let Some(Some(rel)) = &r.icon {
+            out.push((format!("roles[{i}].icon"), rel.as_str()));
+        }
+    }
+    for (path, w) in webhook_list(m) {
+        if let Some(Some(rel)) = &w.avatar {
+            out.push((format!("{path}.avatar"), rel.as_str()));
+        }
+    }
+    out
+}
+
+pub(super) fn webhook_avatar_paths(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    for (path, rel) in image_fields(ctx.manifest) {
+        if let Err(e) = normalise_rel(rel) {
+            out.push(Diagnostic::error(path, e.message).with_help(e.help));
+        }
+    }
+}
+
+/// The file half of the image checks (see [`super::check_loaded`]): paths the pure rule
+/// accepted must name a readable image inside `dir`.
+pub(super) fn webhook_avatar_files(m: &Manifest, dir: &Path, out: &mut Vec<Diagnostic>) {
+    for (path, rel) in image_fields(m) {
+        if normalise_rel(rel).is_ok()
+            && let Err(e) = load_image(dir, rel)
+        {
+            out.push(Diagnostic::error(path, e.message).with_help(e.help));
+        }
+    }
 }
 
 #[cfg(test)]

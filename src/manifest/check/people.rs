@@ -6,9 +6,6 @@ use hashbrown::HashMap;
 
 use super::*;
 
-/// Discord's limit on an audit-log reason, in characters.
-const MAX_REASON: usize = 512;
-
 pub(super) fn rosters_and_bans(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut on_roster: HashMap<&str, String> = HashMap::new();
     for (path, r) in &ctx.roles {
@@ -76,10 +73,10 @@ pub(super) fn rosters_and_bans(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
         if let Some(reason) = &b.reason {
             let n = reason.chars().count();
-            if n == 0 || n > MAX_REASON {
+            if n == 0 || n > MAX_REASON_CHARS {
                 out.push(Diagnostic::error(
                     format!("{at}.reason"),
-                    format!("a ban's reason is 1-{MAX_REASON} characters, not {n}"),
+                    format!("a ban's reason is 1-{MAX_REASON_CHARS} characters, not {n}"),
                 ));
             }
         }

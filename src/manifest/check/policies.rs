@@ -6,6 +6,7 @@
 use hashbrown::HashMap;
 
 use super::*;
+use crate::manifest::types::PermissionName;
 
 /// A role a policy names: one the manifest does not declare may be one it leaves alone
 /// (an Admin above the bot's role), which `plan` checks; only a name close to a declared

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use guildctl::discord::ratelimit::Route;
+use guildctl::discord::Route;
 use guildctl::plan::{Plan, barrier_stage};
 
 /// The least time the emulator's limits allow for this plan: for each group of
@@ -26,7 +26,8 @@ pub fn lower_bound(plan: &Plan, config: &discord_emulator::state::EmulatorConfig
     for ops in segments.values() {
         let mut per_bucket: HashMap<(String, String), (usize, u32, f64)> = HashMap::new();
         for op in ops {
-            let limit = if op.method == "POST" && op.path.ends_with("/roles") {
+            let (method, path) = (op.route.method(), op.route.path());
+            let limit = if matches!(op.route, Route::CreateRole { .. }) {
                 Some((
                     config.role_creates.limit,
                     config.role_creates.window_seconds,
@@ -37,13 +38,13 @@ pub fn lower_bound(plan: &Plan, config: &discord_emulator::state::EmulatorConfig
                     .route_buckets
                     .iter()
                     .find(|b| {
-                        (b.method == "*" || b.method == op.method)
-                            && template_matches(&b.route, &op.path)
+                        (b.method == "*" || b.method == method.as_str())
+                            && template_matches(&b.route, &path)
                     })
                     .map(|b| (b.limit, b.window_seconds, b.bucket.clone()))
             };
             if let Some((limit, window, bucket)) = limit {
-                let major = Route::of(&reqwest::Method::GET, &op.path).major;
+                let major = op.route.bucket().major;
                 let e = per_bucket
                     .entry((bucket, major))
                     .or_insert((0, limit, window));

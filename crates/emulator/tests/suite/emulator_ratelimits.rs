@@ -1094,3 +1094,80 @@ async fn config_and_clock_endpoints() {
     assert_eq!(r.status(), 204);
     assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
 }
+
+/// Emoji routes are limited per guild, more strictly than the rest (§1.5): 50 creations
+/// an hour by default, one edit and one deletion per 2 s, each guild on its own.
+#[tokio::test]
+async fn emoji_routes_have_strict_per_guild_buckets() {
+    use discord_emulator::config::bucket_hash;
+    use emulator_support::files::{data_uri, png};
+    // An hour is 36 real seconds: far more than the test takes, so the window stays open.
+    let t = T::with(discord_emulator::with_guild_copies(default_state(), 2)).await;
+    t.emu.set_config(scaled(100.0)).unwrap();
+    let other = t.emu.state().guilds[1].id.clone();
+    let before = t.emu.state().guilds[0].emojis.len();
+    let image = data_uri("image/png", &png(32, 32));
+    let create = |guild: String, i: usize| {
+        let body = json!({"name": format!("e{i}"), "image": image});
+        let t = &t;
+        async move {
+            raw(
+                t,
+                Method::POST,
+                &format!("/guilds/{guild}/emojis"),
+                Some(body),
+            )
+            .await
+        }
+    };
+    let mut last = None;
+    for i in 0..50 {
+        let r = create(t.g(), i).await;
+        assert_eq!(r.status, 201, "{}", r.body);
+        assert_eq!(r.h("x-ratelimit-limit"), Some("50"));
+        assert_eq!(
+            r.h("x-ratelimit-bucket"),
+            Some(bucket_hash("emoji-create").as_str())
+        );
+        assert_eq!(r.f("x-ratelimit-remaining") as usize, 49 - i);
+        last = Some(r);
+    }
+    let after = last.unwrap().f("x-ratelimit-reset-after");
+    assert!(after > 30.0 && after <= 36.0, "an hour at 100×: {after}");
+    let r = create(t.g(), 50).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(
+        (r.h("x-ratelimit-scope"), r.h("x-ratelimit-remaining")),
+        (Some("user"), Some("0"))
+    );
+    let retry: u64 = r.h("retry-after").unwrap().parse().unwrap();
+    assert!(
+        (31..=36).contains(&retry),
+        "whole real seconds, rounded up: {retry}"
+    );
+    assert_eq!(r.body["global"], false);
+    assert_eq!(
+        t.emu.state().guilds[0].emojis.len(),
+        before + 50,
+        "the 429 made nothing"
+    );
+    // Another guild has its own bucket.
+    let r = create(other.clone(), 0).await;
+    assert_eq!((r.status, r.h("x-ratelimit-remaining")), (201, Some("49")));
+    // The hour passes.
+    t.emu.advance_clock(3600.0);
+    let r = create(t.g(), 51).await;
+    assert_eq!(r.status, 201);
+    // Edits and deletions: one per 2 s each.
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let one = format!("/guilds/{}/emojis/{id}", t.g());
+    let r = raw(&t, Method::PATCH, &one, Some(json!({"name": "renamed"}))).await;
+    assert_eq!((r.status, r.h("x-ratelimit-limit")), (200, Some("1")));
+    let r = raw(&t, Method::PATCH, &one, Some(json!({"name": "again"}))).await;
+    assert_eq!(r.status, 429);
+    let r = raw(&t, Method::DELETE, &one, None).await;
+    assert_eq!(
+        (r.status, r.h("x-ratelimit-bucket")),
+        (204, Some(bucket_hash("emoji-delete").as_str()))
+    );
+}

@@ -1,23 +1,14 @@
-//! Rules for the welcome screen, onboarding, the widget and webhooks
-//! (discord-behaviour.md §5.3-§5.5, §6).
+//! Rules for the welcome screen, onboarding and the widget (discord-behaviour.md §5.3-§5.5):
+//! Discord's limits, the channels, roles and emoji they name, each listed once, and what
+//! enabling onboarding needs.
 
-use std::path::Path;
+use hashbrown::HashSet;
 
-use hashbrown::{HashMap, HashSet};
-
-use super::image::{load_image, normalise_rel};
 use super::*;
-use crate::manifest::types::{Emoji, Manifest, OnboardingMode};
+use crate::manifest::types::OnboardingMode;
 
 /// Any channel but a category: welcome screen, onboarding and widget channels.
 const ANY: &[ChannelType] = &[];
-/// Webhooks post in text-like channels.
-const WEBHOOK_CHANNELS: &[ChannelType] = &[
-    ChannelType::Text,
-    ChannelType::Announcement,
-    ChannelType::Forum,
-    ChannelType::Media,
-];
 
 /// What to do about an entry that repeats an earlier one.
 const LIST_ONCE: &str = "remove this entry: it names the same channel as the first one, and a \
@@ -47,108 +38,6 @@ fn no_repeated_channels(
         }
     }
 }
-
-pub(super) fn length_error(
-    out: &mut Vec<Diagnostic>,
-    path: String,
-    what: &str,
-    text: &str,
-    (min, max): (usize, usize),
-) {
-    let n = len(text);
-    if n < min || n > max {
-        let allowed = if min == 0 {
-            format!("at most {max}")
-        } else {
-            format!("{min} to {max}")
-        };
-        out.push(
-            Diagnostic::error(
-                path,
-                format!(
-                    "{what} is {n} characters; Discord allows {allowed}{}",
-                    super::trimmed_note(n)
-                ),
-            )
-            .with_help(if n < min {
-                format!("write a {what} of {allowed} characters")
-            } else {
-                format!("shorten the {what} to {max} characters")
-            }),
-        );
-    }
-}
-
-/// `<:name:id>` or `<a:name:id>`, as Discord writes custom emoji in messages.
-fn parse_custom_emoji_text(s: &str) -> Option<(&str, &str, bool)> {
-    let inner = s.strip_prefix('<')?.strip_suffix('>')?;
-    let (animated, rest) = match inner.strip_prefix("a:") {
-        Some(rest) => (true, rest),
-        None => (false, inner.strip_prefix(':')?),
-    };
-    let (name, id) = rest.split_once(':')?;
-    Some((name, id, animated))
-}
-
-pub(super) fn check_emoji(path: String, e: &Emoji, out: &mut Vec<Diagnostic>) {
-    match e {
-        Emoji::Unicode(s) => {
-            if let Some((name, id, animated)) = parse_custom_emoji_text(s) {
-                let anim = if animated { ", animated: true" } else { "" };
-                out.push(
-                    Diagnostic::error(
-                        path,
-                        format!("\"{s}\" is a custom emoji written as message text"),
-                    )
-                    .with_help(format!(
-                        "write it as `emoji: {{id: \"{id}\", name: {name}{anim}}}`"
-                    )),
-                );
-            } else if s.is_empty() || s.is_ascii() {
-                out.push(
-                    Diagnostic::error(path, format!("\"{s}\" is not an emoji"))
-                        .with_help(
-                            "write a standard emoji as the character itself (`emoji: \"📜\"`, not `:scroll:`), \
-                             or a custom emoji as `{id: \"…\", name: …}`",
-                        ),
-                );
-            }
-        }
-        Emoji::Custom(c) => {
-            if !is_snowflake(&c.id.0) {
-                out.push(
-                    Diagnostic::error(
-                        format!("{path}.id"),
-                        format!("custom emoji id \"{}\" is not a Discord id", c.id),
-                    )
-                    .with_help(
-                        "an id is a snowflake of 15 to 20 digits: copy it with Developer Mode \
-                         (right-click the emoji, Copy ID)",
-                    ),
-                );
-            }
-            if let Some(name) = &c.name {
-                let n = len(name);
-                if !(2..=32).contains(&n)
-                    || !name
-                        .chars()
-                        .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-                {
-                    out.push(
-                        Diagnostic::error(
-                            format!("{path}.name"),
-                            format!("\"{name}\" is not a custom emoji name"),
-                        )
-                        .with_help("emoji names are 2 to 32 letters, digits or underscores, without colons"),
-                    );
-                }
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Welcome screen
 
 pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(ws) = &ctx.manifest.welcome_screen else {
@@ -214,9 +103,6 @@ pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Onboarding
 
 pub(super) fn onboarding_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(ob) = &ctx.manifest.onboarding else {
@@ -468,185 +354,10 @@ pub(super) fn onboarding_enable_requirements(ctx: &Ctx<'_>, out: &mut Vec<Diagno
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Widget
-
 pub(super) fn widget(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     if let Some(w) = &ctx.manifest.widget
         && let Some(Some(r)) = &w.channel
     {
         ctx.check_channel_ref("widget.channel", "`widget.channel`", r, ANY, out);
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Webhooks
-
-fn webhook_list(m: &Manifest) -> impl Iterator<Item = (String, &crate::manifest::types::Webhook)> {
-    m.webhooks
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, w)| (format!("webhooks[{i}]"), w))
-}
-
-pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let hooks: Vec<_> = webhook_list(ctx.manifest).collect();
-    for (path, w) in &hooks {
-        length_error(
-            out,
-            format!("{path}.name"),
-            "webhook name",
-            &w.name,
-            WEBHOOK_NAME_LEN,
-        );
-        let lower = w.name.to_lowercase();
-        if let Some(word) = WEBHOOK_NAME_FORBIDDEN.iter().find(|f| lower.contains(*f)) {
-            out.push(
-                Diagnostic::error(
-                    format!("{path}.name"),
-                    format!(
-                        "webhook name \"{}\" contains \"{word}\": Discord refuses webhook names \
-                         containing \"clyde\" or \"discord\", in any case",
-                        w.name
-                    ),
-                )
-                .with_help("choose a name without \"clyde\" or \"discord\""),
-            );
-        }
-    }
-    let mut by_name: HashMap<&str, &str> = HashMap::new();
-    for (name, idx) in groups(hooks.iter().map(|(_, w)| w.name.as_str())) {
-        let first = hooks[idx[0]].0.as_str();
-        by_name.insert(name, first);
-        if idx.iter().all(|&i| hooks[i].1.id.is_some()) {
-            continue;
-        }
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("{}.name", hooks[i].0),
-                    format!("duplicate webhook name \"{name}\" (first declared at {first})"),
-                )
-                .with_help(
-                    "webhooks are matched by name: rename one \
-                     (webhooks of the same name are allowed only when each pins its `id`)",
-                ),
-            );
-        }
-    }
-    let mut previous: HashMap<&str, &str> = HashMap::new();
-    for (path, w) in &hooks {
-        for (k, old) in w.previous_names.iter().enumerate() {
-            let here = format!("{path}.previous_names[{k}]");
-            if let Some(owner) = by_name.get(old.as_str()) {
-                let msg = if *owner == path.as_str() {
-                    format!(
-                        "webhook \"{}\" lists its own name in previous_names",
-                        w.name
-                    )
-                } else {
-                    format!(
-                        "\"{old}\" is a previous name of webhook \"{}\" but also the name of {owner}",
-                        w.name
-                    )
-                };
-                out.push(Diagnostic::error(here, msg).with_help(
-                    "a live webhook called this would match two entries: drop the previous name",
-                ));
-            } else if let Some(other) = previous.get(old.as_str()) {
-                out.push(
-                    Diagnostic::error(
-                        here,
-                        format!("previous name \"{old}\" is also listed by {other}"),
-                    )
-                    .with_help("a previous name may belong to one webhook only"),
-                );
-            } else {
-                previous.insert(old, path);
-            }
-        }
-    }
-}
-
-pub(super) fn webhook_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let mut per_channel: HashMap<Identity, usize> = HashMap::new();
-    for (path, w) in webhook_list(ctx.manifest) {
-        let found = ctx.check_channel_ref(
-            &format!("{path}.channel"),
-            "a webhook's channel",
-            &w.channel,
-            WEBHOOK_CHANNELS,
-            out,
-        );
-        // The reference's identity ([`Ctx::channel_identity`]) from the lookup just made.
-        let identity = match found {
-            Some(i) => Identity::Channel(i),
-            None => Identity::Written(w.channel.clone()),
-        };
-        let n = per_channel.entry(identity).or_default();
-        *n += 1;
-        if *n == WEBHOOKS_PER_CHANNEL_MAX + 1 {
-            out.push(
-                Diagnostic::error(
-                    format!("{path}.channel"),
-                    format!(
-                        "{} webhooks declared in channel \"{}\"; Discord allows {WEBHOOKS_PER_CHANNEL_MAX} per channel",
-                        *n, w.channel
-                    ),
-                )
-                .with_help("spread the webhooks over several channels"),
-            );
-        }
-    }
-}
-
-/// Every image file the manifest names, with the node path of its field: webhook avatars,
-/// the guild's icon, banner and splashes, role icons. One list, so every image gets the same
-/// checks here and at apply.
-pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
-    let mut out = Vec::new();
-    if let Some(s) = &m.settings {
-        for (field, v) in [
-            ("icon", &s.icon),
-            ("banner", &s.banner),
-            ("splash", &s.splash),
-            ("discovery_splash", &s.discovery_splash),
-        ] {
-            if let Some(Some(rel)) = v {
-                out.push((format!("settings.{field}"), rel.as_str()));
-            }
-        }
-    }
-    for (i, r) in m.roles.iter().flatten().enumerate() {
-        if let Some(Some(rel)) = &r.icon {
-            out.push((format!("roles[{i}].icon"), rel.as_str()));
-        }
-    }
-    for (path, w) in webhook_list(m) {
-        if let Some(Some(rel)) = &w.avatar {
-            out.push((format!("{path}.avatar"), rel.as_str()));
-        }
-    }
-    out
-}
-
-pub(super) fn webhook_avatar_paths(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    for (path, rel) in image_fields(ctx.manifest) {
-        if let Err(e) = normalise_rel(rel) {
-            out.push(Diagnostic::error(path, e.message).with_help(e.help));
-        }
-    }
-}
-
-/// The file half of the image checks (see [`super::check_loaded`]): paths the pure rule
-/// accepted must name a readable image inside `dir`.
-pub(super) fn webhook_avatar_files(m: &Manifest, dir: &Path, out: &mut Vec<Diagnostic>) {
-    for (path, rel) in image_fields(m) {
-        if normalise_rel(rel).is_ok()
-            && let Err(e) = load_image(dir, rel)
-        {
-            out.push(Diagnostic::error(path, e.message).with_help(e.help));
-        }
     }
 }

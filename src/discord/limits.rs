@@ -1,0 +1,54 @@
+//! Discord's limits on what a guild holds and what its objects may say, in one place: the
+//! manifest's checks, the template import and the CDN reader all hold to these. Each group
+//! names its source in discord-behaviour.md (or Discord's docs).
+
+// discord-behaviour.md §4.2, §4.6, §5.1; Discord's docs for roles.
+pub const GUILD_NAME_LEN: (usize, usize) = (2, 100);
+pub const GUILD_DESCRIPTION_MAX: usize = 300;
+pub const ROLE_NAME_MAX: usize = 100;
+pub const CHANNEL_NAME_MAX: usize = 100;
+pub const TOPIC_MAX: usize = 1024;
+pub const FORUM_TOPIC_MAX: usize = 4096;
+pub const SLOWMODE_MAX: u32 = 21600;
+pub const BITRATE_MIN: u32 = 8000;
+pub const VOICE_BITRATE_MAX: u32 = 384_000;
+pub const STAGE_BITRATE_MAX: u32 = 64_000;
+pub const VOICE_USER_LIMIT_MAX: u32 = 99;
+pub const STAGE_USER_LIMIT_MAX: u32 = 10_000;
+pub const AFK_TIMEOUTS: [u32; 5] = [60, 300, 900, 1800, 3600];
+pub const AUTO_ARCHIVE_DURATIONS: [u32; 4] = [60, 1440, 4320, 10080];
+pub const CATEGORY_CHILDREN_MAX: usize = 50;
+pub const CHANNELS_MAX: usize = 500;
+pub const ROLES_MAX: usize = 250;
+pub const COLOR_MAX: u32 = 0xFF_FFFF;
+// discord-behaviour.md §5.3-§5.5 and §6.
+pub const WELCOME_CHANNELS_MAX: usize = 5;
+pub const WELCOME_DESCRIPTION_MAX: usize = 140;
+pub const WELCOME_CHANNEL_DESCRIPTION_LEN: (usize, usize) = (1, 50);
+pub const PROMPTS_MAX: usize = 15;
+pub const PROMPT_TITLE_LEN: (usize, usize) = (1, 100);
+pub const PROMPT_OPTIONS_LEN: (usize, usize) = (1, 50);
+pub const OPTION_TITLE_LEN: (usize, usize) = (1, 50);
+pub const OPTION_DESCRIPTION_MAX: usize = 100;
+pub const OPTION_ROLES_MAX: usize = 50;
+pub const OPTION_CHANNELS_MAX: usize = 50;
+pub const DEFAULT_CHANNELS_MAX: usize = 500;
+/// Onboarding can be enabled only with at least this many default channels ...
+pub const ONBOARDING_DEFAULT_CHANNELS_MIN: usize = 7;
+/// ... of which at least this many let @everyone send messages (checked by the planner).
+pub const ONBOARDING_WRITABLE_CHANNELS_MIN: usize = 5;
+pub const WEBHOOK_NAME_LEN: (usize, usize) = (1, 80);
+/// Substrings Discord refuses in webhook names, in any case.
+pub const WEBHOOK_NAME_FORBIDDEN: [&str; 2] = ["clyde", "discord"];
+pub const WEBHOOKS_PER_CHANNEL_MAX: usize = 15;
+// discord-behaviour.md §9.5.
+pub const TAGS_MAX: usize = 20;
+pub const TAG_NAME_LEN: (usize, usize) = (1, 20);
+// discord-behaviour.md §10.2: letters, digits and underscores.
+pub const EMOJI_NAME_LEN: (usize, usize) = (2, 32);
+
+/// Discord stores at most 512 characters of an audit-log reason (§7.1), a ban's included.
+pub const MAX_REASON_CHARS: usize = 512;
+
+/// Discord's limit on an uploaded image (8 MiB).
+pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;

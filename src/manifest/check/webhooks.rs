@@ -1,0 +1,132 @@
+//! Rules for webhooks (discord-behaviour.md §6): names Discord accepts, each used once in a
+//! channel, and the channels they post in.
+
+use super::*;
+use crate::manifest::types::Webhook;
+
+/// Webhooks post in text-like channels.
+const WEBHOOK_CHANNELS: &[ChannelType] = &[
+    ChannelType::Text,
+    ChannelType::Announcement,
+    ChannelType::Forum,
+    ChannelType::Media,
+];
+
+pub(super) fn webhook_list(m: &Manifest) -> impl Iterator<Item = (String, &Webhook)> {
+    m.webhooks
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, w)| (format!("webhooks[{i}]"), w))
+}
+
+pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let hooks: Vec<_> = webhook_list(ctx.manifest).collect();
+    for (path, w) in &hooks {
+        length_error(
+            out,
+            format!("{path}.name"),
+            "webhook name",
+            &w.name,
+            WEBHOOK_NAME_LEN,
+        );
+        let lower = w.name.to_lowercase();
+        if let Some(word) = WEBHOOK_NAME_FORBIDDEN.iter().find(|f| lower.contains(*f)) {
+            out.push(
+                Diagnostic::error(
+                    format!("{path}.name"),
+                    format!(
+                        "webhook name \"{}\" contains \"{word}\": Discord refuses webhook names \
+                         containing \"clyde\" or \"discord\", in any case",
+                        w.name
+                    ),
+                )
+                .with_help("choose a name without \"clyde\" or \"discord\""),
+            );
+        }
+    }
+    let mut by_name: HashMap<&str, &str> = HashMap::new();
+    for (name, idx) in groups(hooks.iter().map(|(_, w)| w.name.as_str())) {
+        let first = hooks[idx[0]].0.as_str();
+        by_name.insert(name, first);
+        if idx.iter().all(|&i| hooks[i].1.id.is_some()) {
+            continue;
+        }
+        for &i in &idx[1..] {
+            out.push(
+                Diagnostic::error(
+                    format!("{}.name", hooks[i].0),
+                    format!("duplicate webhook name \"{name}\" (first declared at {first})"),
+                )
+                .with_help(
+                    "webhooks are matched by name: rename one \
+                     (webhooks of the same name are allowed only when each pins its `id`)",
+                ),
+            );
+        }
+    }
+    let mut previous: HashMap<&str, &str> = HashMap::new();
+    for (path, w) in &hooks {
+        for (k, old) in w.previous_names.iter().enumerate() {
+            let here = format!("{path}.previous_names[{k}]");
+            if let Some(owner) = by_name.get(old.as_str()) {
+                let msg = if *owner == path.as_str() {
+                    format!(
+                        "webhook \"{}\" lists its own name in previous_names",
+                        w.name
+                    )
+                } else {
+                    format!(
+                        "\"{old}\" is a previous name of webhook \"{}\" but also the name of {owner}",
+                        w.name
+                    )
+                };
+                out.push(Diagnostic::error(here, msg).with_help(
+                    "a live webhook called this would match two entries: drop the previous name",
+                ));
+            } else if let Some(other) = previous.get(old.as_str()) {
+                out.push(
+                    Diagnostic::error(
+                        here,
+                        format!("previous name \"{old}\" is also listed by {other}"),
+                    )
+                    .with_help("a previous name may belong to one webhook only"),
+                );
+            } else {
+                previous.insert(old, path);
+            }
+        }
+    }
+}
+
+pub(super) fn webhook_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let mut per_channel: HashMap<Identity, usize> = HashMap::new();
+    for (path, w) in webhook_list(ctx.manifest) {
+        let found = ctx.check_channel_ref(
+            &format!("{path}.channel"),
+            "a webhook's channel",
+            &w.channel,
+            WEBHOOK_CHANNELS,
+            out,
+        );
+        // The reference's identity ([`Ctx::channel_identity`]) from the lookup just made.
+        let identity = match found {
+            Some(i) => Identity::Channel(i),
+            None => Identity::Written(w.channel.clone()),
+        };
+        let n = per_channel.entry(identity).or_default();
+        *n += 1;
+        if *n == WEBHOOKS_PER_CHANNEL_MAX + 1 {
+            out.push(
+                Diagnostic::error(
+                    format!("{path}.channel"),
+                    format!(
+                        "{} webhooks declared in channel \"{}\"; Discord allows {WEBHOOKS_PER_CHANNEL_MAX} per channel",
+                        *n, w.channel
+                    ),
+                )
+                .with_help("spread the webhooks over several channels"),
+            );
+        }
+    }
+}

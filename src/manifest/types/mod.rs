@@ -1,0 +1,235 @@
+//! The manifest's YAML types. The JSON schema in `schema/` is generated from
+//! these, so every doc comment here is what an editor shows for the field.
+//!
+//! The manifest's top level, its ids and what every section shares are here; each section's
+//! types are in a file of their own: `settings`, `roles`, `channels`, `features` (welcome
+//! screen, onboarding, widget), `webhooks`, `people` (rosters and bans), `doors`
+//! (integrations and invites), `policies`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+// Defined before the sections, which use it (a macro is in scope below its definition).
+macro_rules! named_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $value:literal => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+        pub enum $name { $($(#[$vmeta])* #[serde(rename = $text)] $variant),+ }
+
+        impl $name {
+            /// Discord's integer for this value.
+            pub fn value(self) -> u64 {
+                match self { $($name::$variant => $value),+ }
+            }
+            /// The value for Discord's integer, if it has a name.
+            pub fn from_value(v: u64) -> Option<Self> {
+                match v { $($value => Some($name::$variant),)+ _ => None }
+            }
+            /// The name used in manifests.
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+    };
+}
+
+mod channels;
+mod doors;
+mod features;
+mod people;
+mod policies;
+mod roles;
+mod settings;
+mod webhooks;
+
+pub use channels::*;
+pub use doors::*;
+pub use features::*;
+pub use people::*;
+pub use policies::*;
+pub use roles::*;
+pub use settings::*;
+pub use webhooks::*;
+
+/// A guild configuration manifest (version 1).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "guildctl manifest")]
+pub struct Manifest {
+    /// Manifest format version. Only `1` exists.
+    pub version: u32,
+    /// The guild (server) id this manifest describes. When set, the manifest is planned and
+    /// applied against this guild only: `--guild` or `GUILDCTL_GUILD` naming another guild is
+    /// refused. Left out, the guild comes from `--guild` or `GUILDCTL_GUILD`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["81384788765712384"]))]
+    pub guild: Option<Snowflake>,
+    /// Base manifests this one is built on (a layout shared by several guilds): a path, or a
+    /// list merged in order, relative to this file. This manifest wins per field; roles,
+    /// channels and webhooks merge by name; other lists are taken whole (docs/manifest.md,
+    /// "Bases").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["../base.yaml"]))]
+    pub extends: Option<Extends>,
+    /// Guild settings. Any subset: a field left out is not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Settings>,
+    /// Roles, highest first: list order is the role hierarchy. Roles that exist in the
+    /// guild but are not listed are kept (and reported as unmanaged) unless `prune.roles`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<Role>>,
+    /// Categories (with their channels nested) and channels outside any category.
+    /// List order is channel order. Unlisted live channels are kept unless `prune.channels`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<Channel>>,
+    /// The welcome screen of a community guild. Left out: not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub welcome_screen: Option<WelcomeScreen>,
+    /// Onboarding: default channels and the questions new members answer. Left out: not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onboarding: Option<Onboarding>,
+    /// The server widget. Left out: not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widget: Option<Widget>,
+    /// Incoming webhooks. Their tokens are secrets and never appear in plans or exports;
+    /// `apply --webhook-urls FILE` writes the URLs of new ones to a private file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<Vec<Webhook>>,
+    /// Applications (bots and apps) allowed in the guild; drift reports every other, and
+    /// `prune.integrations` removes them. The bot guildctl runs as is always allowed.
+    /// Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrations: Option<Vec<AllowedIntegration>>,
+    /// Which invites may exist (by code or by rule); drift reports the others, and
+    /// `prune.invites` deletes them. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invites: Option<Invites>,
+    /// Users banned from the guild, each with the reason sent to the audit log. Bans made
+    /// live but not listed are kept unless `prune.bans`. In a folder manifest this list may be
+    /// split across files (a shared ban list in its own file). Left out: bans are not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bans: Option<Vec<Ban>>,
+    /// Rules about access the guild must keep, each with a `name` and one of `never`, `only`
+    /// or `holders`. Judged on the guild as the plan leaves it: a plan that breaks one is
+    /// refused before anything is sent, and drift reports a live breach as high risk. Bases
+    /// (`extends:`) and the workspace file (`guildctl.yaml`, for every guild) may declare
+    /// policies too: all of them count, and a name is used once (docs/access.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policies: Option<Vec<Policy>>,
+    /// Delete objects of a kind that the manifest does not declare. Off by default.
+    #[serde(default, skip_serializing_if = "Prune::is_default")]
+    pub prune: Prune,
+    /// Limits on what one apply may delete. Left out, the default limits hold (see `safety`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<Safety>,
+}
+
+/// `extends:`: one base manifest, or several merged in order.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum Extends {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Limits on what one apply may delete (docs/safety.md). By default apply refuses a plan
+/// that deletes, of one kind (roles; channels with categories; webhooks), more than 30% of
+/// the live objects of that kind, at least 2 and at most 10; `--yes` does not lift this.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Safety {
+    /// Let one apply delete up to this many objects in total (roles, channels, categories and
+    /// webhooks, counting webhooks deleted with their channel), in place of the default limits.
+    /// The same as `apply --allow-deletes N`, which takes precedence; `0` refuses every
+    /// deletion. Write the number the plan shows, so reviewers see what was allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_deletes: Option<u32>,
+}
+
+/// Which kinds of object guildctl deletes when they are live but not declared.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Prune {
+    /// Delete roles the manifest does not declare (managed roles and roles at or above the
+    /// bot's highest role are never deleted).
+    #[serde(default)]
+    pub roles: bool,
+    /// Delete channels and categories the manifest does not declare.
+    #[serde(default)]
+    pub channels: bool,
+    /// Delete incoming webhooks the manifest does not declare (their URLs stop working).
+    #[serde(default)]
+    pub webhooks: bool,
+    /// Remove applications `integrations` does not list (Delete Guild Integration: their
+    /// bot, its role and their webhooks go too).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integrations: bool,
+    /// Delete invites that `invites` does not allow.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub invites: bool,
+    /// Lift bans the manifest's `bans` does not list (each counts as a deletion for the
+    /// deletion gate). Needs `bans`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bans: bool,
+}
+
+impl Prune {
+    fn is_default(&self) -> bool {
+        *self == Prune::default()
+    }
+}
+
+/// A Discord id: a 64-bit snowflake written as a string of digits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
+#[schemars(transparent)]
+pub struct Snowflake(#[schemars(regex(pattern = r"^[0-9]{15,20}$"))] pub String);
+
+impl<'de> Deserialize<'de> for Snowflake {
+    /// Accepts a string of digits or a YAML integer (ids fit in u64).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Str(String),
+            Num(u64),
+        }
+        let s = match Raw::deserialize(d)? {
+            Raw::Str(s) => s,
+            Raw::Num(n) => n.to_string(),
+        };
+        if s.is_empty() || s.len() > 20 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(serde::de::Error::custom(format!(
+                "\"{s}\" is not a Discord id (a snowflake is a string of digits)"
+            )));
+        }
+        Ok(Snowflake(s))
+    }
+}
+
+impl std::fmt::Display for Snowflake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Writes a list in flow style (`[a, b]`), which keeps permission lists short in exports.
+fn flow<S: Serializer, T: Serialize>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+    serde_saphyr::FlowSeq(v).serialize(s)
+}
+
+fn flow_opt<S: Serializer, T: Serialize>(v: &Option<Vec<T>>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => flow(v, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// Distinguishes a field that is absent (`None`: unmanaged) from one set to `null`
+/// (`Some(None)`: managed, cleared).
+fn double_option<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}

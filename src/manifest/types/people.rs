@@ -1,0 +1,34 @@
+//! The people a manifest names: role rosters (`roles[].members`) and `bans:`.
+
+use super::*;
+
+/// One user on a role's roster.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RosterMember {
+    /// The user's id.
+    pub id: Snowflake,
+    /// A comment for readers of the manifest: the plan shows the user by their live username
+    /// and id, and warns where this is not their username.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["alice"]))]
+    pub name: Option<String>,
+}
+
+/// One banned user.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Ban {
+    /// The user's id (a user who never joined may be banned too).
+    pub id: Snowflake,
+    /// A comment for readers of the manifest: the plan shows the user by their live username
+    /// and id, and warns where this is not their username.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Why, at most 512 characters: sent as the audit-log reason of the ban, which Discord
+    /// keeps as the ban's reason. A live ban's reason is never changed (that would take an
+    /// unban).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("examples" = ["Spam links in #general"]))]
+    pub reason: Option<String>,
+}

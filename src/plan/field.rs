@@ -1,0 +1,539 @@
+//! What a change touches, as a type: each kind of object has its own field enum, and each
+//! field knows its name in the manifest (and the plan) and the API field it is sent as.
+//! Drift, risk, report and access match on these values, never on a field's name, so a
+//! field exists in one place: the tables below.
+//!
+//! In a saved plan a field is its manifest name with its API field beside it (`"field":
+//! "slowmode", "api": "rate_limit_per_user"`); reading one back needs the object's kind,
+//! so a [`Change`] is read whole ([`WireChange`]), and a field its kind does not have, or an
+//! API field that is not the field's, makes the file no plan.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Action, Change, Kind, ObjectRef, Person};
+
+/// Declares one kind's field enum with its table: `Variant = "manifest name" => api`, where
+/// `api` is the field's name in request bodies, or `None` for what a change only shows (the
+/// facts of an object deleted, what a roster entry grants).
+macro_rules! fields {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $field:literal => $api:expr),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $name {
+            /// Every field of the kind.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// Its name in the manifest and the plan.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $field),+
+                }
+            }
+
+            /// The API field it is sent as, if a call sends it.
+            pub fn api(self) -> Option<&'static str> {
+                match self {
+                    $($name::$variant => $api),+
+                }
+            }
+
+            fn parse(name: &str) -> Option<$name> {
+                $name::ALL.iter().copied().find(|f| f.name() == name)
+            }
+        }
+
+        impl From<$name> for Field {
+            fn from(f: $name) -> Field {
+                Field::$name(f)
+            }
+        }
+    };
+}
+
+fields! {
+    /// The guild's settings (Modify Guild).
+    Guild {
+        Name = "name" => Some("name"),
+        Description = "description" => Some("description"),
+        VerificationLevel = "verification_level" => Some("verification_level"),
+        DefaultMessageNotifications = "default_message_notifications" => Some("default_message_notifications"),
+        ExplicitContentFilter = "explicit_content_filter" => Some("explicit_content_filter"),
+        AfkTimeout = "afk_timeout" => Some("afk_timeout"),
+        AfkChannel = "afk_channel" => Some("afk_channel_id"),
+        SystemChannel = "system_channel" => Some("system_channel_id"),
+        RulesChannel = "rules_channel" => Some("rules_channel_id"),
+        PublicUpdatesChannel = "public_updates_channel" => Some("public_updates_channel_id"),
+        SafetyAlertsChannel = "safety_alerts_channel" => Some("safety_alerts_channel_id"),
+        SystemChannelFlags = "system_channel_flags" => Some("system_channel_flags"),
+        PreferredLocale = "preferred_locale" => Some("preferred_locale"),
+        PremiumProgressBarEnabled = "premium_progress_bar_enabled" => Some("premium_progress_bar_enabled"),
+        Icon = "icon" => Some("icon"),
+        Banner = "banner" => Some("banner"),
+        Splash = "splash" => Some("splash"),
+        DiscoverySplash = "discovery_splash" => Some("discovery_splash"),
+        /// The COMMUNITY feature: the guild's whole feature list is sent.
+        Community = "community" => Some("features"),
+        InvitesDisabled = "invites_disabled" => Some("features"),
+        RaidAlertsDisabled = "raid_alerts_disabled" => Some("features"),
+    }
+}
+
+fields! {
+    /// A role's fields.
+    Role {
+        Name = "name" => Some("name"),
+        Permissions = "permissions" => Some("permissions"),
+        /// A solid colour before and after: shown as `color`, sent as `colors` (Discord
+        /// deprecated `color`).
+        Color = "color" => Some("colors"),
+        Colors = "colors" => Some("colors"),
+        Hoist = "hoist" => Some("hoist"),
+        Mentionable = "mentionable" => Some("mentionable"),
+        UnicodeEmoji = "unicode_emoji" => Some("unicode_emoji"),
+        Icon = "icon" => Some("icon"),
+    }
+}
+
+fields! {
+    /// The fields of a channel or a category.
+    Channel {
+        Name = "name" => Some("name"),
+        Type = "type" => Some("type"),
+        Topic = "topic" => Some("topic"),
+        Nsfw = "nsfw" => Some("nsfw"),
+        Slowmode = "slowmode" => Some("rate_limit_per_user"),
+        Bitrate = "bitrate" => Some("bitrate"),
+        UserLimit = "user_limit" => Some("user_limit"),
+        DefaultAutoArchiveDuration = "default_auto_archive_duration" => Some("default_auto_archive_duration"),
+        DefaultThreadSlowmode = "default_thread_slowmode" => Some("default_thread_rate_limit_per_user"),
+        RtcRegion = "rtc_region" => Some("rtc_region"),
+        VideoQualityMode = "video_quality_mode" => Some("video_quality_mode"),
+        Tags = "tags" => Some("available_tags"),
+        DefaultReaction = "default_reaction" => Some("default_reaction_emoji"),
+        SortOrder = "sort_order" => Some("default_sort_order"),
+        Layout = "layout" => Some("default_forum_layout"),
+        /// The REQUIRE_TAG channel flag.
+        RequireTag = "require_tag" => Some("flags"),
+        Overwrites = "overwrites" => Some("permission_overwrites"),
+        /// Overwrites Discord copies from the category (no call of the change's own).
+        SyncedOverwrites = "overwrites (synced from its category)" => Some("permission_overwrites"),
+        /// The category it is in (sent by the channel positions call).
+        Category = "category" => Some("parent_id"),
+    }
+}
+
+fields! {
+    /// A webhook's fields.
+    Webhook {
+        Name = "name" => Some("name"),
+        Channel = "channel" => Some("channel_id"),
+        Avatar = "avatar" => Some("avatar"),
+    }
+}
+
+fields! {
+    /// The welcome screen's fields.
+    WelcomeScreen {
+        Enabled = "enabled" => Some("enabled"),
+        Description = "description" => Some("description"),
+        Channels = "channels" => Some("welcome_channels"),
+    }
+}
+
+fields! {
+    /// Onboarding's fields.
+    Onboarding {
+        Enabled = "enabled" => Some("enabled"),
+        Mode = "mode" => Some("mode"),
+        DefaultChannels = "default_channels" => Some("default_channel_ids"),
+        Prompts = "prompts" => Some("prompts"),
+    }
+}
+
+fields! {
+    /// The widget's fields.
+    Widget {
+        Enabled = "enabled" => Some("enabled"),
+        Channel = "channel" => Some("channel_id"),
+    }
+}
+
+fields! {
+    /// What Discord removes with an integration (shown on its deletion).
+    Integration {
+        Application = "application" => None,
+        Bot = "bot" => None,
+        BotRole = "bot role" => None,
+        Webhooks = "webhooks" => None,
+    }
+}
+
+fields! {
+    /// A deleted invite's facts.
+    Invite {
+        Rejected = "rejected" => None,
+        Channel = "channel" => None,
+        Inviter = "inviter" => None,
+        Uses = "uses" => None,
+        Expires = "expires" => None,
+    }
+}
+
+fields! {
+    /// What a member given a roster role gains.
+    RosterEntry {
+        Grants = "grants" => None,
+    }
+}
+
+fields! {
+    /// A ban's reason: the ban call's audit-log reason, which Discord keeps as the ban's.
+    Ban {
+        Reason = "reason" => None,
+    }
+}
+
+/// Which list a reorder changes: the roles, or the channels of one group (the categories,
+/// the channels outside categories, the channels in one category).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Order {
+    Roles,
+    Categories,
+    Uncategorised,
+    /// The channels in the category of this name.
+    In(String),
+}
+
+impl Order {
+    const IN: &'static str = "channels in ";
+
+    fn name(&self) -> Cow<'_, str> {
+        match self {
+            Order::Roles => "order".into(),
+            Order::Categories => "categories".into(),
+            Order::Uncategorised => "channels outside categories".into(),
+            Order::In(category) => format!("{}{category}", Order::IN).into(),
+        }
+    }
+}
+
+/// What one field change touches: a field of the object's kind, or the order of a list.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Field {
+    Guild(Guild),
+    Role(Role),
+    Channel(Channel),
+    Webhook(Webhook),
+    WelcomeScreen(WelcomeScreen),
+    Onboarding(Onboarding),
+    Widget(Widget),
+    Integration(Integration),
+    Invite(Invite),
+    RosterEntry(RosterEntry),
+    Ban(Ban),
+    Order(Order),
+}
+
+impl Field {
+    /// Its name in the manifest and the plan.
+    pub fn name(&self) -> Cow<'_, str> {
+        match self {
+            Field::Guild(f) => f.name().into(),
+            Field::Role(f) => f.name().into(),
+            Field::Channel(f) => f.name().into(),
+            Field::Webhook(f) => f.name().into(),
+            Field::WelcomeScreen(f) => f.name().into(),
+            Field::Onboarding(f) => f.name().into(),
+            Field::Widget(f) => f.name().into(),
+            Field::Integration(f) => f.name().into(),
+            Field::Invite(f) => f.name().into(),
+            Field::RosterEntry(f) => f.name().into(),
+            Field::Ban(f) => f.name().into(),
+            Field::Order(o) => o.name(),
+        }
+    }
+
+    /// The API field it is sent as; `None` for what a change only shows.
+    pub fn api(&self) -> Option<&'static str> {
+        match self {
+            Field::Guild(f) => f.api(),
+            Field::Role(f) => f.api(),
+            Field::Channel(f) => f.api(),
+            Field::Webhook(f) => f.api(),
+            Field::WelcomeScreen(f) => f.api(),
+            Field::Onboarding(f) => f.api(),
+            Field::Widget(f) => f.api(),
+            Field::Integration(f) => f.api(),
+            Field::Invite(f) => f.api(),
+            Field::RosterEntry(f) => f.api(),
+            Field::Ban(f) => f.api(),
+            Field::Order(_) => Some("position"),
+        }
+    }
+
+    /// The field named `name` on an object of `kind`, as a saved plan writes it.
+    pub fn parse(kind: Kind, name: &str) -> Option<Field> {
+        let order = || match name {
+            "categories" => Some(Order::Categories),
+            "channels outside categories" => Some(Order::Uncategorised),
+            _ => name
+                .strip_prefix(Order::IN)
+                .map(|category| Order::In(category.to_owned())),
+        };
+        match kind {
+            Kind::Guild => Guild::parse(name).map(Field::Guild),
+            Kind::Role if name == "order" => Some(Field::Order(Order::Roles)),
+            Kind::Role => Role::parse(name).map(Field::Role),
+            Kind::Category | Kind::Channel | Kind::Overwrites => Channel::parse(name)
+                .map(Field::Channel)
+                .or_else(|| order().map(Field::Order)),
+            Kind::Webhook => Webhook::parse(name).map(Field::Webhook),
+            Kind::WelcomeScreen => WelcomeScreen::parse(name).map(Field::WelcomeScreen),
+            Kind::Onboarding => Onboarding::parse(name).map(Field::Onboarding),
+            Kind::Widget => Widget::parse(name).map(Field::Widget),
+            Kind::Integration => Integration::parse(name).map(Field::Integration),
+            Kind::Invite => Invite::parse(name).map(Field::Invite),
+            Kind::RosterEntry => RosterEntry::parse(name).map(Field::RosterEntry),
+            Kind::Ban => Ban::parse(name).map(Field::Ban),
+        }
+    }
+
+    /// Whether it is the object's name (a create's heading already says it).
+    pub fn is_name(&self) -> bool {
+        matches!(
+            self,
+            Field::Guild(Guild::Name)
+                | Field::Role(Role::Name)
+                | Field::Channel(Channel::Name)
+                | Field::Webhook(Webhook::Name)
+        )
+    }
+
+    /// Whether its value is a list whose order means nothing (shown as what is added and
+    /// removed).
+    pub fn is_set(&self) -> bool {
+        matches!(
+            self,
+            Field::Role(Role::Permissions)
+                | Field::Guild(Guild::SystemChannelFlags)
+                | Field::Onboarding(Onboarding::DefaultChannels)
+        )
+    }
+
+    /// Whether it is a channel's overwrites (sent by its own call or copied by Discord from
+    /// the category).
+    pub fn is_overwrites(&self) -> bool {
+        matches!(
+            self,
+            Field::Channel(Channel::Overwrites | Channel::SyncedOverwrites)
+        )
+    }
+}
+
+/// One field's value before and after the change, in manifest terms (names, not ids or bits).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldChange {
+    pub field: Field,
+    pub before: Value,
+    pub after: Value,
+}
+
+impl FieldChange {
+    pub fn new(field: impl Into<Field>, before: Value, after: Value) -> FieldChange {
+        FieldChange {
+            field: field.into(),
+            before,
+            after,
+        }
+    }
+}
+
+impl Serialize for FieldChange {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        WireField {
+            field: self.field.name().into_owned(),
+            api: self.field.api().map(str::to_owned),
+            before: self.before.clone(),
+            after: self.after.clone(),
+        }
+        .serialize(s)
+    }
+}
+
+/// A field change as a saved plan writes it.
+#[derive(Serialize, Deserialize)]
+struct WireField {
+    field: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    api: Option<String>,
+    before: Value,
+    after: Value,
+}
+
+/// A change as a saved plan writes it; its fields are read with its object's kind.
+#[derive(Deserialize)]
+pub(super) struct WireChange {
+    action: Action,
+    object: ObjectRef,
+    fields: Vec<WireField>,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    person: Option<Person>,
+}
+
+impl TryFrom<WireChange> for Change {
+    type Error = String;
+
+    fn try_from(w: WireChange) -> Result<Change, String> {
+        let kind = w.object.kind;
+        let fields = w
+            .fields
+            .into_iter()
+            .map(|f| {
+                let field = Field::parse(kind, &f.field)
+                    .ok_or_else(|| format!("a {} has no field `{}`", kind.label(), f.field))?;
+                if f.api.is_some() && f.api.as_deref() != field.api() {
+                    return Err(format!(
+                        "the {} field `{}` is sent as {}, not `{}`",
+                        kind.label(),
+                        f.field,
+                        field
+                            .api()
+                            .map_or("nothing".to_owned(), |a| format!("`{a}`")),
+                        f.api.unwrap_or_default()
+                    ));
+                }
+                Ok(FieldChange {
+                    field,
+                    before: f.before,
+                    after: f.after,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Change {
+            action: w.action,
+            object: w.object,
+            fields,
+            source: w.source,
+            person: w.person,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field reads back as itself from its name, for every kind that has it: a saved
+    /// plan means what the plan that wrote it meant.
+    #[test]
+    fn every_field_reads_back_from_its_name() {
+        let kinds: [(Kind, Vec<Field>); 11] = [
+            (Kind::Guild, Guild::ALL.iter().map(|&f| f.into()).collect()),
+            (Kind::Role, Role::ALL.iter().map(|&f| f.into()).collect()),
+            (
+                Kind::Channel,
+                Channel::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::Webhook,
+                Webhook::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::WelcomeScreen,
+                WelcomeScreen::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::Onboarding,
+                Onboarding::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::Widget,
+                Widget::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::Integration,
+                Integration::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::Invite,
+                Invite::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::RosterEntry,
+                RosterEntry::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (Kind::Ban, Ban::ALL.iter().map(|&f| f.into()).collect()),
+        ];
+        for (kind, fields) in kinds {
+            for f in fields {
+                assert_eq!(Field::parse(kind, &f.name()), Some(f.clone()), "{kind:?}");
+            }
+        }
+        let orders = [
+            (Kind::Role, Order::Roles),
+            (Kind::Channel, Order::Categories),
+            (Kind::Channel, Order::Uncategorised),
+            (Kind::Channel, Order::In("Staff / team".into())),
+        ];
+        for (kind, o) in orders {
+            let f = Field::Order(o);
+            assert_eq!(Field::parse(kind, &f.name()), Some(f.clone()));
+            assert_eq!(f.api(), Some("position"));
+        }
+        assert_eq!(Field::parse(Kind::Role, "slowmode"), None);
+    }
+
+    #[test]
+    fn a_saved_change_names_its_api_field_and_is_read_with_it() {
+        let change = Change {
+            action: Action::Update,
+            object: ObjectRef {
+                kind: Kind::Channel,
+                name: "#general".into(),
+                id: Some("1".into()),
+            },
+            fields: vec![FieldChange::new(
+                Channel::Slowmode,
+                serde_json::json!(0),
+                serde_json::json!(5),
+            )],
+            source: None,
+            person: None,
+        };
+        let json = serde_json::to_value(&change).unwrap();
+        assert_eq!(
+            json["fields"][0],
+            serde_json::json!({"field": "slowmode", "api": "rate_limit_per_user", "before": 0, "after": 5})
+        );
+        let back: Change = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back, change);
+
+        // An API field that is not the field's makes the file no plan.
+        let mut lying = json.clone();
+        lying["fields"][0]["api"] = serde_json::json!("topic");
+        let e = serde_json::from_value::<Change>(lying)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "the channel field `slowmode` is sent as `rate_limit_per_user`, not `topic`"
+            ),
+            "{e}"
+        );
+        let mut unknown = json;
+        unknown["fields"][0]["field"] = serde_json::json!("permissions");
+        let e = serde_json::from_value::<Change>(unknown)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a channel has no field `permissions`"), "{e}");
+    }
+}
