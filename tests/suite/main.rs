@@ -39,6 +39,7 @@ mod manifest_fuzz;
 mod manifest_load;
 mod manifest_schema;
 mod markdown_fits;
+mod mcp;
 mod normalisation;
 mod people;
 mod permission_names;

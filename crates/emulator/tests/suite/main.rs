@@ -24,4 +24,5 @@ mod emulator_stored_names;
 mod emulator_visibility;
 mod emulator_webhook_messages;
 mod independence;
+mod rest_of_guild;
 mod twilight_client;

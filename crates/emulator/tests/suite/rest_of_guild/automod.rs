@@ -8,8 +8,8 @@ use discord_permissions::Permissions;
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::{change, last_entry, with_bot_permissions};
 use crate::emulator_support::{T, err_code, error_at};
-use crate::{change, last_entry, with_bot_permissions};
 
 fn rules_path(t: &T) -> String {
     format!("/guilds/{}/auto-moderation/rules", t.g())

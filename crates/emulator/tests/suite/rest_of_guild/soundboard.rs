@@ -6,9 +6,9 @@ use discord_permissions::Permissions;
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::{change, last_entry, with_bot_permissions};
 use crate::emulator_support::files::{data_uri, mp3, ogg};
 use crate::emulator_support::{T, err_code, error_at};
-use crate::{change, last_entry, with_bot_permissions};
 
 fn sounds_path(t: &T) -> String {
     format!("/guilds/{}/soundboard-sounds", t.g())

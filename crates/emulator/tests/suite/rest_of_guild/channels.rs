@@ -6,8 +6,8 @@ use discord_permissions::Permissions;
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::{change, last_entry};
 use crate::emulator_support::{T, err_code, error_at};
-use crate::{change, last_entry};
 
 const REQUIRE_TAG: u64 = 1 << 4;
 const HIDE_MEDIA_DOWNLOAD_OPTIONS: u64 = 1 << 15;

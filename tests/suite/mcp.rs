@@ -1,8 +1,6 @@
 //! `guildctl mcp` over stdio, as an MCP client talks to it: the real binary, newline-delimited
 //! JSON-RPC on its stdin and stdout, against the sandbox or the kit's emulator.
 
-mod common;
-
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -11,7 +9,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
-use common::Harness;
+use crate::common::Harness;
 
 /// The tools the server offers: each only reads.
 const TOOLS: [&str; 6] = ["access", "drift", "explain", "plan", "schema", "validate"];

@@ -1,9 +1,6 @@
 //! The rest of the guild (discord-behaviour.md §10), over real HTTP on loopback: AutoMod
 //! rules, emoji, stickers, soundboard sounds, scheduled events, channel flags and
-//! channel followers. One test binary, a module per resource.
-
-#[path = "../emulator_support/mod.rs"]
-mod emulator_support;
+//! channel followers. A module per resource.
 
 mod automod;
 mod channels;
@@ -12,9 +9,9 @@ mod events;
 mod soundboard;
 mod stickers;
 
+use crate::emulator_support::T;
 use discord_emulator::state::State;
 use discord_permissions::Permissions;
-use emulator_support::T;
 use serde_json::Value;
 
 /// The default state with the bot's role holding exactly `p` (no ADMINISTRATOR).
@@ -48,7 +45,7 @@ pub fn change<'a>(entry: &'a Value, key: &str) -> Option<&'a Value> {
 /// log's `events`).
 #[tokio::test]
 async fn each_write_fires_its_gateway_event() {
-    use emulator_support::files::{data_uri, mp3, png};
+    use crate::emulator_support::files::{data_uri, mp3, png};
     use serde_json::json;
     let t = T::new().await;
     let g = t.g();
@@ -100,8 +97,8 @@ async fn each_write_fires_its_gateway_event() {
             &format!("/guilds/{g}/scheduled-events"),
             json!({"name": "ev", "privacy_level": 2, "entity_type": 3,
                    "entity_metadata": {"location": "x"},
-                   "scheduled_start_time": emulator_support::rfc3339_in(5.0),
-                   "scheduled_end_time": emulator_support::rfc3339_in(6.0)}),
+                   "scheduled_start_time": crate::emulator_support::rfc3339_in(5.0),
+                   "scheduled_end_time": crate::emulator_support::rfc3339_in(6.0)}),
         )
         .await;
     let event = format!(
