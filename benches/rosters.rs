@@ -24,7 +24,7 @@ use guildctl::manifest;
 use guildctl::plan;
 use guildctl::snapshot::Snapshot;
 
-#[path = "../tests/common/lower_bound.rs"]
+#[path = "../tests/suite/common/lower_bound.rs"]
 mod lower_bound;
 use lower_bound::lower_bound;
 

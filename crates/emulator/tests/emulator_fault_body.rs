@@ -1,6 +1,11 @@
 //! The `body` fault: a 200 with a body of the test's choosing, for testing
 //! clients against responses Discord would never send.
+//!
+//! A test binary of its own, beside `tests/suite`: it measures the process's peak memory
+//! (`VmHWM`), which the other tests would raise if they shared its process.
 
+#[path = "suite/emulator_support.rs"]
+#[allow(dead_code)] // This file uses a part of it.
 mod emulator_support;
 
 use discord_emulator::{FaultKind, FaultRule, FaultSet};

@@ -1,0 +1,1173 @@
+//! The emulator's rate limits (discord-behaviour.md §1) and fault injection,
+//! observed over real HTTP on loopback. Emulated time runs fast or is advanced
+//! by hand, so windows of minutes or days take no real time.
+
+use crate::emulator_support;
+
+use std::time::{Duration, Instant};
+
+use discord_emulator::config::role_create_bucket;
+use discord_emulator::{
+    EmulatorConfig, FaultKind, FaultRule, FaultSet, RouteBucket, Scope, Storm, default_state,
+};
+use emulator_support::T;
+use reqwest::Method;
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+
+/// One response with its headers.
+struct Resp {
+    status: u16,
+    headers: HeaderMap,
+    body: Value,
+}
+
+impl Resp {
+    fn h(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+    fn f(&self, name: &str) -> f64 {
+        self.h(name)
+            .unwrap_or_else(|| panic!("header {name}"))
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} is a number"))
+    }
+    fn has_bucket_headers(&self) -> bool {
+        self.headers
+            .keys()
+            .any(|k| k.as_str().starts_with("x-ratelimit-"))
+    }
+}
+
+/// An emulator whose config is exactly `cfg` (the harness would speed up a
+/// default time scale).
+async fn start(cfg: EmulatorConfig) -> T {
+    let t = T::with(default_state()).await;
+    t.emu.set_config(cfg).expect("a valid config");
+    t
+}
+
+/// The default config at a chosen time scale.
+fn scaled(time_scale: f64) -> EmulatorConfig {
+    EmulatorConfig {
+        time_scale,
+        ..EmulatorConfig::default()
+    }
+}
+
+async fn raw(t: &T, method: Method, path: &str, body: Option<Value>) -> Resp {
+    try_raw(t, method, path, body, None)
+        .await
+        .expect("a response")
+}
+
+/// `Err` when the connection failed (dropped, timed out).
+async fn try_raw(
+    t: &T,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+    timeout: Option<Duration>,
+) -> Result<Resp, reqwest::Error> {
+    let mut rb = t
+        .http
+        .request(method, format!("{}{}", t.emu.api_base, path))
+        .header("Authorization", format!("Bot {}", t.emu.token));
+    if let Some(b) = body {
+        rb = rb.json(&b);
+    }
+    if let Some(d) = timeout {
+        rb = rb.timeout(d);
+    }
+    let resp = rb.send().await?;
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let text = resp.text().await?;
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).expect("json body")
+    };
+    Ok(Resp {
+        status,
+        headers,
+        body,
+    })
+}
+
+async fn unauthenticated(t: &T, path: &str) -> u16 {
+    t.http
+        .get(format!("{}{path}", t.emu.api_base))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+fn bucket(method: &str, route: &str, limit: u32, window_seconds: f64, name: &str) -> RouteBucket {
+    RouteBucket {
+        method: method.into(),
+        route: route.into(),
+        limit,
+        window_seconds,
+        bucket: format!("{name:0>32}"),
+    }
+}
+
+fn rule(method: &str, path: &str, probability: f64, kind: FaultKind) -> FaultRule {
+    FaultRule {
+        method: method.into(),
+        path: path.into(),
+        probability,
+        kind,
+    }
+}
+
+fn now_epoch() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+fn assert_3_decimals(v: &str) {
+    let (_, frac) = v
+        .split_once('.')
+        .unwrap_or_else(|| panic!("{v} has decimals"));
+    assert_eq!(frac.len(), 3, "{v}");
+}
+
+// ---------------------------------------------------------------- headers
+
+#[tokio::test]
+async fn limited_routes_send_the_five_bucket_headers_and_unlimited_ones_none() {
+    let t = start(scaled(1.0)).await;
+    let general = t.chan("general");
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/channels/{general}"),
+        Some(json!({"nsfw": true})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    // PATCH /channels/{id}: 10 per 15 s by default (§1.5).
+    assert_eq!(r.h("x-ratelimit-limit"), Some("10"));
+    assert_eq!(r.h("x-ratelimit-remaining"), Some("9"));
+    let after = r.f("x-ratelimit-reset-after");
+    assert!(after > 14.0 && after <= 15.0, "{after}");
+    assert_3_decimals(r.h("x-ratelimit-reset-after").unwrap());
+    let reset = r.f("x-ratelimit-reset");
+    assert!((reset - (now_epoch() + after)).abs() < 2.0, "{reset}");
+    assert_3_decimals(r.h("x-ratelimit-reset").unwrap());
+    let b = r.h("x-ratelimit-bucket").unwrap();
+    assert!(
+        b.len() == 32 && b.bytes().all(|c| c.is_ascii_hexdigit()),
+        "{b}"
+    );
+    // Documented behaviour: no scope and no global flag on a 2xx.
+    assert_eq!(r.h("x-ratelimit-scope"), None);
+    assert_eq!(r.h("x-ratelimit-global"), None);
+    assert_eq!(r.h("retry-after"), None);
+
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/channels/{general}"),
+        Some(json!({"name": ""})),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.h("x-ratelimit-remaining"), Some("8"), "errors count too");
+
+    // Reads other than members have no per-route limit.
+    for path in [
+        format!("/guilds/{}", t.g()),
+        format!("/guilds/{}/channels", t.g()),
+        "/users/@me".to_owned(),
+    ] {
+        let r = raw(&t, Method::GET, &path, None).await;
+        assert_eq!(r.status, 200);
+        assert!(!r.has_bucket_headers(), "{path}: {:?}", r.headers);
+    }
+}
+
+#[tokio::test]
+async fn header_times_are_real_seconds_at_any_scale() {
+    // 100× faster: the 15 s window of PATCH /channels/{id} lasts 0.15 s.
+    let t = start(scaled(100.0)).await;
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/channels/{}", t.chan("general")),
+        Some(json!({"nsfw": true})),
+    )
+    .await;
+    let after = r.f("x-ratelimit-reset-after");
+    assert!(after > 0.1 && after <= 0.15, "{after}");
+}
+
+#[tokio::test]
+async fn the_scope_header_on_success_is_an_option() {
+    let t = start(EmulatorConfig {
+        scope_header_on_success: true,
+        ..scaled(1.0)
+    })
+    .await;
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/channels/{}", t.chan("general")),
+        Some(json!({"nsfw": true})),
+    )
+    .await;
+    assert_eq!(r.h("x-ratelimit-scope"), Some("user"));
+}
+
+/// discord.py takes a 429 without `Via` for a Cloudflare ban (§9.3).
+fn assert_via(r: &Resp, what: &str) {
+    assert_eq!(r.h("via"), Some("1.1 google"), "{what}: {:?}", r.headers);
+}
+
+#[tokio::test]
+async fn every_api_response_carries_via_429s_included() {
+    // Emulated time all but stands still: only advance_clock opens windows.
+    let mut cfg = scaled(1e-3);
+    cfg.global_per_second = 10;
+    cfg.invalid_requests_limit = 5;
+    cfg.route_buckets = vec![bucket("PATCH", "/guilds/{guild_id}", 1, 60.0, "guild")];
+    let t = start(cfg).await;
+    let guild = format!("/guilds/{}", t.g());
+    let general = format!("/channels/{}", t.chan("general"));
+
+    let r = raw(&t, Method::GET, "/users/@me", None).await;
+    assert_eq!(r.status, 200);
+    assert_via(&r, "a 200");
+    let r = raw(&t, Method::GET, "/no/such/route", None).await;
+    assert_eq!(r.status, 404);
+    assert_via(&r, "the framework 404");
+    let r = t
+        .http
+        .get(format!("{}/api/v9/users/@me", t.emu.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    assert_eq!(r.headers().get("via").unwrap(), "1.1 google", "outside v10");
+    let r = raw(&t, Method::PATCH, &guild, Some(json!({"name": "Via"}))).await;
+    assert_eq!(r.status, 200);
+    let r = raw(&t, Method::PATCH, &guild, Some(json!({"name": "Via 2"}))).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(r.h("x-ratelimit-remaining"), Some("0"));
+    assert_via(&r, "a route-bucket 429");
+    for name in ["a", "b"] {
+        let r = raw(&t, Method::PATCH, &general, Some(json!({"name": name}))).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let r = raw(&t, Method::PATCH, &general, Some(json!({"name": "c"}))).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(
+        r.h("x-ratelimit-global"),
+        None,
+        "the sublimit, not the global limit"
+    );
+    assert_via(&r, "a sublimit 429");
+    // Seven requests so far: the eleventh in this emulated second is refused.
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let r = raw(&t, Method::GET, "/users/@me", None).await;
+        statuses.push(r.status);
+        if r.status == 429 {
+            assert_eq!(r.h("x-ratelimit-global"), Some("true"));
+            assert_via(&r, "a global 429");
+        }
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
+
+    t.emu.advance_clock(1.0);
+    for (kind, status) in [
+        (
+            FaultKind::Storm429(Storm {
+                count: 1,
+                retry_after: 0.1,
+                scope: Scope::Shared,
+            }),
+            429,
+        ),
+        (FaultKind::Status(503), 503),
+    ] {
+        t.emu
+            .set_faults(FaultSet {
+                seed: Some(1),
+                rules: vec![rule("GET", "/users/@me", 1.0, kind)],
+            })
+            .unwrap();
+        let r = raw(&t, Method::GET, "/users/@me", None).await;
+        assert_eq!(r.status, status);
+        assert_via(&r, "an injected fault");
+    }
+    t.emu.clear_faults();
+
+    // Three 429s counted so far; two 401s reach the limit of five.
+    for _ in 0..2 {
+        assert_eq!(unauthenticated(&t, "/users/@me").await, 401);
+    }
+    let r = raw(&t, Method::GET, "/users/@me", None).await;
+    assert_eq!(r.status, 429);
+    assert!(r.h("retry-after").is_none(), "the refusal: {}", r.body);
+    assert_via(&r, "the invalid-request refusal");
+}
+
+// ---------------------------------------------------------------- buckets
+
+#[tokio::test]
+async fn an_exhausted_bucket_answers_429_with_every_header_until_it_resets() {
+    let mut cfg = scaled(1.0);
+    cfg.route_buckets = vec![bucket("PATCH", "/channels/{channel_id}", 2, 10.0, "edit")];
+    let t = start(cfg).await;
+    let path = format!("/channels/{}", t.chan("general"));
+    for remaining in ["1", "0"] {
+        let r = raw(&t, Method::PATCH, &path, Some(json!({"nsfw": true}))).await;
+        assert_eq!(r.status, 200);
+        assert_eq!(r.h("x-ratelimit-remaining"), Some(remaining));
+    }
+    let r = raw(&t, Method::PATCH, &path, Some(json!({"nsfw": false}))).await;
+    assert_eq!(r.status, 429, "{}", r.body);
+    assert_eq!(r.h("x-ratelimit-limit"), Some("2"));
+    assert_eq!(r.h("x-ratelimit-remaining"), Some("0"));
+    assert_eq!(
+        r.h("x-ratelimit-bucket"),
+        Some(format!("{:0>32}", "edit").as_str())
+    );
+    assert_eq!(r.h("x-ratelimit-scope"), Some("user"));
+    assert_eq!(r.h("x-ratelimit-global"), None);
+    let after = r.f("x-ratelimit-reset-after");
+    assert!(after > 9.0 && after <= 10.0, "{after}");
+    assert!(r.f("x-ratelimit-reset") > now_epoch());
+    // Retry-After is an integer (rounded up), the body's retry_after a float.
+    assert_eq!(r.h("retry-after"), Some("10"));
+    assert_eq!(r.body["message"], "You are being rate limited.");
+    assert_eq!(r.body["global"], false);
+    let retry = r.body["retry_after"].as_f64().unwrap();
+    assert!(retry > 9.0 && retry <= 10.0, "{retry}");
+    assert_eq!(
+        t.channel(&t.chan("general")).await["nsfw"],
+        true,
+        "the limited call did nothing"
+    );
+    // The 429 is in the request log.
+    let log = t.emu.requests();
+    assert_eq!(
+        log.iter().map(|r| r.status).collect::<Vec<_>>(),
+        [200, 200, 429, 200]
+    );
+
+    // A virtual clock: ten seconds pass in no time.
+    t.emu.advance_clock(10.0);
+    let r = raw(&t, Method::PATCH, &path, Some(json!({"nsfw": true}))).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.h("x-ratelimit-remaining"), Some("1"));
+}
+
+#[tokio::test]
+async fn buckets_count_per_major_id_and_routes_share_a_hash() {
+    let mut cfg = scaled(1.0);
+    cfg.route_buckets = vec![
+        bucket("PATCH", "/channels/{channel_id}", 1, 60.0, "edit"),
+        bucket(
+            "PUT",
+            "/channels/{channel_id}/permissions/{overwrite_id}",
+            2,
+            60.0,
+            "ow",
+        ),
+        bucket(
+            "DELETE",
+            "/channels/{channel_id}/permissions/{overwrite_id}",
+            2,
+            60.0,
+            "ow",
+        ),
+    ];
+    let t = start(cfg).await;
+    let (a, b) = (t.chan("general"), t.chan("off-topic"));
+    for ch in [&a, &b] {
+        let r = raw(
+            &t,
+            Method::PATCH,
+            &format!("/channels/{ch}"),
+            Some(json!({"nsfw": true})),
+        )
+        .await;
+        assert_eq!(r.status, 200, "each channel has its own counter");
+    }
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/channels/{a}"),
+        Some(json!({"nsfw": false})),
+    )
+    .await;
+    assert_eq!(r.status, 429);
+
+    // PUT and DELETE of overwrites share one bucket per channel.
+    let helper = t.role("Helper");
+    let ow = format!("/channels/{a}/permissions/{helper}");
+    let put = json!({"type": 0, "allow": "1024", "deny": "0"});
+    let r = raw(&t, Method::PUT, &ow, Some(put.clone())).await;
+    assert_eq!((r.status, r.h("x-ratelimit-remaining")), (204, Some("1")));
+    let r = raw(&t, Method::DELETE, &ow, None).await;
+    assert_eq!((r.status, r.h("x-ratelimit-remaining")), (204, Some("0")));
+    let r = raw(&t, Method::PUT, &ow, Some(put.clone())).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(
+        r.h("x-ratelimit-bucket"),
+        Some(format!("{:0>32}", "ow").as_str())
+    );
+    let r = raw(
+        &t,
+        Method::PUT,
+        &format!("/channels/{b}/permissions/{helper}"),
+        Some(put),
+    )
+    .await;
+    assert_eq!(r.status, 204, "another channel, another counter");
+}
+
+#[tokio::test]
+async fn the_global_limit_spares_webhook_token_routes() {
+    let t = start(EmulatorConfig {
+        global_per_second: 3,
+        ..scaled(1.0)
+    })
+    .await;
+    for _ in 0..3 {
+        assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
+    }
+    let r = raw(&t, Method::GET, &format!("/guilds/{}", t.g()), None).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(r.h("x-ratelimit-global"), Some("true"));
+    assert_eq!(r.h("x-ratelimit-scope"), Some("global"));
+    assert_eq!(r.body["global"], true);
+    let retry = r.body["retry_after"].as_f64().unwrap();
+    assert!(retry > 0.0 && retry <= 1.0, "{retry}");
+    assert_eq!(r.h("retry-after"), Some("1"));
+    assert_eq!(r.h("x-ratelimit-limit"), None, "no bucket headers");
+    assert_eq!(r.h("x-ratelimit-bucket"), None);
+
+    let st = t.emu.state();
+    let ci = st.guilds[0]
+        .webhooks
+        .iter()
+        .find(|w| w.name == "CI")
+        .unwrap();
+    let token = ci.token.clone().unwrap();
+    let (s, _) = t
+        .anonymous(Method::GET, &format!("/webhooks/{}/{token}", ci.id), None)
+        .await;
+    assert_eq!(s, 200, "token routes are not bound by the global limit");
+
+    t.emu.advance_clock(1.0);
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
+}
+
+#[tokio::test]
+async fn name_and_topic_changes_hit_a_sublimit_while_the_bucket_has_room() {
+    let t = start(scaled(1.0)).await;
+    let (general, memes) = (t.chan("general"), t.chan("memes"));
+    let path = format!("/channels/{general}");
+    for body in [json!({"name": "chat"}), json!({"topic": "Talk here"})] {
+        let r = raw(&t, Method::PATCH, &path, Some(body)).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    // Sending the current values changes nothing and is not limited.
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &path,
+        Some(json!({"name": "Chat", "topic": "Talk here"})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    let r = raw(&t, Method::PATCH, &path, Some(json!({"name": "lobby"}))).await;
+    assert_eq!(r.status, 429);
+    let remaining: u32 = r.h("x-ratelimit-remaining").unwrap().parse().unwrap();
+    assert!(remaining > 0, "a sublimit: the route bucket still has room");
+    assert_eq!(r.h("x-ratelimit-limit"), Some("10"));
+    assert_eq!(r.h("x-ratelimit-scope"), Some("user"));
+    let retry = r.body["retry_after"].as_f64().unwrap();
+    assert!(retry > 590.0 && retry <= 600.0, "{retry}");
+    assert_eq!(r.h("retry-after"), Some("600"));
+    assert_eq!(t.channel(&general).await["name"], "chat");
+
+    // Other fields of the same channel and other channels go on.
+    let r = raw(&t, Method::PATCH, &path, Some(json!({"nsfw": true}))).await;
+    assert_eq!(r.status, 200);
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/channels/{memes}"),
+        Some(json!({"name": "memes-2"})),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    // A change that fails (400) gives its slot back.
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/channels/{memes}"),
+        Some(json!({"name": ""})),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/channels/{memes}"),
+        Some(json!({"topic": "lol"})),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+
+    t.emu.advance_clock(600.0);
+    let r = raw(&t, Method::PATCH, &path, Some(json!({"name": "lobby"}))).await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn role_creations_have_a_per_guild_bucket_of_two_days() {
+    let mut cfg = scaled(1000.0);
+    cfg.role_creates.limit = 3;
+    let t = start(cfg).await;
+    let path = format!("/guilds/{}/roles", t.g());
+    for i in 0..3 {
+        let r = raw(
+            &t,
+            Method::POST,
+            &path,
+            Some(json!({"name": format!("r{i}")})),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.h("x-ratelimit-limit"), Some("3"));
+        assert_eq!(
+            r.h("x-ratelimit-bucket"),
+            Some(role_create_bucket().as_str())
+        );
+    }
+    let r = raw(&t, Method::POST, &path, Some(json!({"name": "r3"}))).await;
+    assert_eq!(r.status, 429);
+    // 48 h at 1000×: 172.8 real seconds.
+    let after = r.f("x-ratelimit-reset-after");
+    assert!(after > 170.0 && after <= 172.8, "{after}");
+    assert_eq!(r.h("retry-after"), Some("173"));
+    assert_eq!(t.emu.state().guilds[0].roles.len(), 9 + 3);
+    t.emu.advance_clock(48.0 * 3600.0);
+    let r = raw(&t, Method::POST, &path, Some(json!({"name": "r3"}))).await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn turning_rate_limits_off_removes_headers_and_429s() {
+    let mut cfg = scaled(1.0);
+    cfg.rate_limits_enabled = false;
+    cfg.global_per_second = 1;
+    cfg.role_creates.limit = 0;
+    let t = start(cfg).await;
+    for i in 0..3 {
+        let r = raw(
+            &t,
+            Method::POST,
+            &format!("/guilds/{}/roles", t.g()),
+            Some(json!({"name": format!("r{i}")})),
+        )
+        .await;
+        assert_eq!(r.status, 200);
+        assert!(!r.has_bucket_headers());
+    }
+}
+
+// ------------------------------------------------------- invalid requests
+
+#[tokio::test]
+async fn too_many_invalid_requests_get_the_api_refused_for_a_while() {
+    let t = start(EmulatorConfig {
+        invalid_requests_limit: 4,
+        invalid_requests_block_seconds: 3600.0,
+        ..scaled(1.0)
+    })
+    .await;
+    // Shared-scope 429s do not count (§1.3).
+    t.emu
+        .set_faults(FaultSet {
+            seed: Some(1),
+            rules: vec![rule(
+                "GET",
+                "/guilds/*/channels",
+                1.0,
+                FaultKind::Storm429(Storm {
+                    count: 10,
+                    retry_after: 0.01,
+                    scope: Scope::Shared,
+                }),
+            )],
+        })
+        .unwrap();
+    for _ in 0..10 {
+        let r = raw(
+            &t,
+            Method::GET,
+            &format!("/guilds/{}/channels", t.g()),
+            None,
+        )
+        .await;
+        assert_eq!(r.status, 429);
+        assert_eq!(r.h("x-ratelimit-scope"), Some("shared"));
+        assert_eq!(r.body["message"], "The resource is being rate limited.");
+    }
+    t.emu.clear_faults();
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
+
+    // 401 (and 403, and other 429s) count: the fourth trips the refusal.
+    for _ in 0..4 {
+        assert_eq!(unauthenticated(&t, "/users/@me").await, 401);
+    }
+    let r = raw(&t, Method::GET, "/users/@me", None).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(r.body["code"], 0);
+    assert!(
+        r.body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are being blocked from accessing our API temporarily")
+    );
+    assert_eq!(r.h("retry-after"), None);
+    assert!(!r.has_bucket_headers());
+    assert!(r.h("x-ratelimit-scope").is_none());
+
+    t.emu.advance_clock(3600.0);
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
+}
+
+#[tokio::test]
+async fn forbidden_and_limited_responses_count_as_invalid_too() {
+    let mut cfg = scaled(1.0);
+    cfg.invalid_requests_limit = 3;
+    cfg.route_buckets = vec![bucket("PATCH", "/channels/{c}", 1, 60.0, "edit")];
+    let t = start(cfg).await;
+    let path = format!("/channels/{}", t.chan("general"));
+    assert_eq!(
+        raw(&t, Method::PATCH, &path, Some(json!({"nsfw": true})))
+            .await
+            .status,
+        200
+    );
+    for _ in 0..2 {
+        let r = raw(&t, Method::PATCH, &path, Some(json!({"nsfw": true}))).await;
+        assert_eq!(r.status, 429);
+    }
+    t.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![rule("GET", "/users/@me", 1.0, FaultKind::Status(403))],
+        })
+        .unwrap();
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 403);
+    t.emu.clear_faults();
+    let r = raw(&t, Method::GET, &format!("/guilds/{}", t.g()), None).await;
+    assert_eq!(r.status, 429);
+    assert!(r.body["message"].as_str().unwrap().contains("blocked"));
+    t.emu.reset_rate_limits();
+    assert_eq!(
+        raw(&t, Method::GET, &format!("/guilds/{}", t.g()), None)
+            .await
+            .status,
+        200
+    );
+}
+
+// ----------------------------------------------------------------- faults
+
+#[tokio::test]
+async fn a_status_fault_answers_without_doing_the_write() {
+    let t = T::new().await;
+    t.emu
+        .set_faults(FaultSet {
+            seed: Some(5),
+            rules: vec![rule("PATCH", "/guilds/*", 1.0, FaultKind::Status(502))],
+        })
+        .unwrap();
+    let r = raw(
+        &t,
+        Method::PATCH,
+        &format!("/guilds/{}", t.g()),
+        Some(json!({"name": "Broken"})),
+    )
+    .await;
+    assert_eq!(r.status, 502);
+    assert_eq!(r.body, json!({"message": "502: Bad Gateway", "code": 0}));
+    assert_eq!(t.emu.state().guilds[0].name, "Ferris Fans");
+    // Only matching methods: GET is untouched.
+    assert_eq!(
+        raw(&t, Method::GET, &format!("/guilds/{}", t.g()), None)
+            .await
+            .status,
+        200
+    );
+    let log = t.emu.requests();
+    assert_eq!(log[0].status, 502);
+    assert_eq!(log[0].fault.as_deref(), Some("status"));
+    assert_eq!(log[1].fault, None);
+}
+
+#[tokio::test]
+async fn latency_delays_the_response() {
+    let t = T::new().await;
+    t.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![rule("*", "/users/@me", 1.0, FaultKind::LatencyMs(150))],
+        })
+        .unwrap();
+    let start = Instant::now();
+    let r = raw(&t, Method::GET, "/users/@me", None).await;
+    assert_eq!(r.status, 200);
+    assert!(start.elapsed() >= Duration::from_millis(150));
+    assert_eq!(t.emu.requests()[0].fault.as_deref(), Some("latency"));
+}
+
+/// `PATCH /guilds/{g}` `{}` over a bare socket: everything the server sends
+/// before it closes the connection.
+async fn wire_patch_guild(t: &T) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = t.emu.base_url.trim_start_matches("http://").to_owned();
+    let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "PATCH /api/v10/guilds/{} HTTP/1.1\r\nHost: x\r\nAuthorization: Bot {}\r\n\
+         Connection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}",
+        t.g(),
+        t.emu.token
+    );
+    sock.write_all(req.as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), sock.read_to_end(&mut got))
+        .await
+        .expect("closed, not hung");
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[tokio::test]
+async fn drop_before_closes_the_connection_and_changes_nothing() {
+    let t = T::new().await;
+    t.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![rule("PATCH", "/guilds/*", 1.0, FaultKind::DropBefore)],
+        })
+        .unwrap();
+    let audit_before = t.emu.state().guilds[0].audit_log.len();
+    let r = try_raw(
+        &t,
+        Method::PATCH,
+        &format!("/guilds/{}", t.g()),
+        Some(json!({"name": "Never"})),
+        Some(Duration::from_secs(5)),
+    )
+    .await;
+    let e = r.err().expect("no response");
+    assert!(!e.is_timeout(), "closed, not hung: {e}");
+    let st = t.emu.state();
+    assert_eq!(st.guilds[0].name, "Ferris Fans");
+    assert_eq!(st.guilds[0].audit_log.len(), audit_before);
+    let log = t.emu.requests();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (log[0].status, log[0].fault.as_deref()),
+        (0, Some("drop_before"))
+    );
+
+    // On the wire: not one byte comes back before the connection closes
+    // (and without the fault the same bytes get a response).
+    assert_eq!(wire_patch_guild(&t).await, "");
+    t.emu.clear_faults();
+    assert!(wire_patch_guild(&t).await.starts_with("HTTP/1.1 200"));
+}
+
+#[tokio::test]
+async fn drop_after_does_the_write_then_closes_the_connection() {
+    let t = T::new().await;
+    t.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![rule("PATCH", "/guilds/*", 1.0, FaultKind::DropAfter)],
+        })
+        .unwrap();
+    let audit_before = t.emu.state().guilds[0].audit_log.len();
+    let r = try_raw(
+        &t,
+        Method::PATCH,
+        &format!("/guilds/{}", t.g()),
+        Some(json!({"name": "Written"})),
+        Some(Duration::from_secs(5)),
+    )
+    .await;
+    assert!(r.is_err(), "no response");
+    let st = t.emu.state();
+    assert_eq!(st.guilds[0].name, "Written");
+    assert_eq!(st.guilds[0].audit_log.len(), audit_before + 1);
+    let log = t.emu.requests();
+    assert_eq!(log.len(), 1, "the client did not resend");
+    assert_eq!(
+        (log[0].status, log[0].fault.as_deref()),
+        (0, Some("drop_after"))
+    );
+}
+
+#[tokio::test]
+async fn a_storm_answers_429s_for_its_count_then_lets_requests_through() {
+    let t = T::new().await;
+    t.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![rule(
+                "PATCH",
+                "/channels/*",
+                1.0,
+                FaultKind::Storm429(Storm {
+                    count: 3,
+                    retry_after: 0.05,
+                    scope: Scope::User,
+                }),
+            )],
+        })
+        .unwrap();
+    let path = format!("/channels/{}", t.chan("general"));
+    for _ in 0..3 {
+        let r = raw(&t, Method::PATCH, &path, Some(json!({"nsfw": true}))).await;
+        assert_eq!(r.status, 429);
+        assert_eq!(r.h("retry-after"), Some("1"));
+        assert_eq!(r.body["retry_after"], 0.05);
+        assert_eq!(r.h("x-ratelimit-scope"), Some("user"));
+        assert_eq!(r.h("x-ratelimit-remaining"), Some("0"));
+        assert_eq!(r.h("x-ratelimit-reset-after"), Some("0.050"));
+    }
+    assert!(
+        !t.channel(&t.chan("general")).await["nsfw"]
+            .as_bool()
+            .unwrap()
+    );
+    // p = 1.0 starts the next storm at once: clear the faults to get through.
+    t.emu.clear_faults();
+    let r = raw(&t, Method::PATCH, &path, Some(json!({"nsfw": true}))).await;
+    assert_eq!(r.status, 200);
+
+    // A global storm.
+    t.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![rule(
+                "*",
+                "/**",
+                1.0,
+                FaultKind::Storm429(Storm {
+                    count: 1,
+                    retry_after: 2.5,
+                    scope: Scope::Global,
+                }),
+            )],
+        })
+        .unwrap();
+    let r = raw(&t, Method::GET, "/users/@me", None).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(r.h("x-ratelimit-global"), Some("true"));
+    assert_eq!(r.h("x-ratelimit-scope"), Some("global"));
+    assert_eq!(r.h("retry-after"), Some("3"));
+    assert_eq!(r.body["global"], true);
+    assert_eq!(r.h("x-ratelimit-limit"), None);
+}
+
+#[tokio::test]
+async fn a_timeout_hangs_past_the_client_and_ends_at_shutdown() {
+    let t = T::new().await;
+    t.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![rule("GET", "/users/@me", 1.0, FaultKind::Timeout)],
+        })
+        .unwrap();
+    let r = try_raw(
+        &t,
+        Method::GET,
+        "/users/@me",
+        None,
+        Some(Duration::from_millis(200)),
+    )
+    .await;
+    assert!(r.err().expect("no response").is_timeout());
+    // Another request hangs too; shutdown does not wait 30 s for it.
+    let http = t.http.clone();
+    let url = format!("{}/users/@me", t.emu.api_base);
+    let pending = tokio::spawn(async move { http.get(url).send().await });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let start = Instant::now();
+    t.emu.shutdown().await;
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(pending.await.unwrap().is_err());
+}
+
+#[tokio::test]
+async fn faults_never_touch_the_control_endpoints() {
+    let t = T::new().await;
+    t.emu
+        .set_faults(FaultSet {
+            seed: None,
+            rules: vec![rule("*", "/**", 1.0, FaultKind::Status(500))],
+        })
+        .unwrap();
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 500);
+    let r = t
+        .http
+        .get(format!("{}/_emulator/state", t.emu.base_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn the_faults_endpoint_sets_lists_and_clears() {
+    let t = T::new().await;
+    let base = &t.emu.base_url;
+    let body = json!({"rules": [
+        {"method": "PATCH", "path": "/channels/*", "probability": 0.5, "kind": {"status": 500}},
+        {"method": "*", "path": "/guilds/*/roles", "probability": 0.1, "kind": "drop_after"},
+        {"path": "/**", "kind": {"latency_ms": 1}},
+        {"path": "/guilds/*", "kind": {"storm_429": {"count": 50, "retry_after": 0.05, "scope": "shared"}}},
+        {"path": "/webhooks/*", "probability": 0, "kind": "timeout"},
+        {"path": "/users/*", "probability": 0, "kind": "drop_before"}
+    ]});
+    let r = t
+        .http
+        .post(format!("{base}/_emulator/faults"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let set: Value = r.json().await.unwrap();
+    let seed = set["seed"].as_u64().expect("a seed was chosen");
+    assert_eq!(set["rules"].as_array().unwrap().len(), 6);
+    let listed: Value = t
+        .http
+        .get(format!("{base}/_emulator/faults"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed, set);
+    assert_eq!(t.emu.faults().seed, Some(seed));
+    assert_eq!(t.emu.faults().rules[1].kind, FaultKind::DropAfter);
+
+    let bad = t
+        .http
+        .post(format!("{base}/_emulator/faults"))
+        .json(&json!({"rules": [{"path": "/**", "probability": 2, "kind": "timeout"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    assert_eq!(t.emu.faults().rules.len(), 6, "a bad set changes nothing");
+
+    let r = t
+        .http
+        .delete(format!("{base}/_emulator/faults"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(t.emu.faults(), FaultSet::default());
+}
+
+/// The statuses 40 calls get under a 50 % fault.
+async fn statuses_with_seed(seed: u64) -> Vec<u16> {
+    let t = T::new().await;
+    t.emu
+        .set_faults(FaultSet {
+            seed: Some(seed),
+            rules: vec![
+                rule("GET", "/users/@me", 0.5, FaultKind::Status(503)),
+                rule("GET", "/users/@me", 0.3, FaultKind::Status(500)),
+            ],
+        })
+        .unwrap();
+    let mut out = Vec::new();
+    for _ in 0..40 {
+        out.push(raw(&t, Method::GET, "/users/@me", None).await.status);
+    }
+    out
+}
+
+#[tokio::test]
+async fn the_same_seed_gives_the_same_faults() {
+    let a = statuses_with_seed(1234).await;
+    assert_eq!(a, statuses_with_seed(1234).await);
+    assert_ne!(a, statuses_with_seed(4321).await);
+    for s in [200, 500, 503] {
+        assert!(a.contains(&s), "{s} in {a:?}");
+    }
+}
+
+// ---------------------------------------------------- control endpoints
+
+#[tokio::test]
+async fn config_and_clock_endpoints() {
+    let t = T::new().await;
+    let base = &t.emu.base_url;
+    let mut cfg: Value = t
+        .http
+        .get(format!("{base}/_emulator/config"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(cfg["global_per_second"], 50);
+    assert_eq!(cfg["channel_name_topic_per_10min"], 2);
+    cfg["time_scale"] = json!(1.0);
+    cfg["route_buckets"] = json!([
+        {"method": "GET", "route": "/users/@me", "limit": 1, "window_seconds": 60, "bucket": "me"}
+    ]);
+    let r = t
+        .http
+        .put(format!("{base}/_emulator/config"))
+        .json(&cfg)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(t.emu.config().route_buckets[0].bucket, "me");
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 429);
+
+    let clock: Value = t
+        .http
+        .post(format!("{base}/_emulator/clock"))
+        .json(&json!({"advance_seconds": 60}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(clock["now"].as_f64().unwrap() >= 60.0);
+    assert_eq!(clock["time_scale"], 1.0);
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
+
+    cfg["time_scale"] = json!(0);
+    let r = t
+        .http
+        .put(format!("{base}/_emulator/config"))
+        .json(&cfg)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert!(
+        t.emu
+            .set_config(EmulatorConfig {
+                time_scale: -1.0,
+                ..EmulatorConfig::default()
+            })
+            .is_err()
+    );
+    let r = t
+        .http
+        .delete(format!("{base}/_emulator/ratelimits"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
+}
+
+/// Emoji routes are limited per guild, more strictly than the rest (§1.5): 50 creations
+/// an hour by default, one edit and one deletion per 2 s, each guild on its own.
+#[tokio::test]
+async fn emoji_routes_have_strict_per_guild_buckets() {
+    use discord_emulator::config::bucket_hash;
+    use emulator_support::files::{data_uri, png};
+    // An hour is 36 real seconds: far more than the test takes, so the window stays open.
+    let t = T::with(discord_emulator::with_guild_copies(default_state(), 2)).await;
+    t.emu.set_config(scaled(100.0)).unwrap();
+    let other = t.emu.state().guilds[1].id.clone();
+    let before = t.emu.state().guilds[0].emojis.len();
+    let image = data_uri("image/png", &png(32, 32));
+    let create = |guild: String, i: usize| {
+        let body = json!({"name": format!("e{i}"), "image": image});
+        let t = &t;
+        async move {
+            raw(
+                t,
+                Method::POST,
+                &format!("/guilds/{guild}/emojis"),
+                Some(body),
+            )
+            .await
+        }
+    };
+    let mut last = None;
+    for i in 0..50 {
+        let r = create(t.g(), i).await;
+        assert_eq!(r.status, 201, "{}", r.body);
+        assert_eq!(r.h("x-ratelimit-limit"), Some("50"));
+        assert_eq!(
+            r.h("x-ratelimit-bucket"),
+            Some(bucket_hash("emoji-create").as_str())
+        );
+        assert_eq!(r.f("x-ratelimit-remaining") as usize, 49 - i);
+        last = Some(r);
+    }
+    let after = last.unwrap().f("x-ratelimit-reset-after");
+    assert!(after > 30.0 && after <= 36.0, "an hour at 100×: {after}");
+    let r = create(t.g(), 50).await;
+    assert_eq!(r.status, 429);
+    assert_eq!(
+        (r.h("x-ratelimit-scope"), r.h("x-ratelimit-remaining")),
+        (Some("user"), Some("0"))
+    );
+    let retry: u64 = r.h("retry-after").unwrap().parse().unwrap();
+    assert!(
+        (31..=36).contains(&retry),
+        "whole real seconds, rounded up: {retry}"
+    );
+    assert_eq!(r.body["global"], false);
+    assert_eq!(
+        t.emu.state().guilds[0].emojis.len(),
+        before + 50,
+        "the 429 made nothing"
+    );
+    // Another guild has its own bucket.
+    let r = create(other.clone(), 0).await;
+    assert_eq!((r.status, r.h("x-ratelimit-remaining")), (201, Some("49")));
+    // The hour passes.
+    t.emu.advance_clock(3600.0);
+    let r = create(t.g(), 51).await;
+    assert_eq!(r.status, 201);
+    // Edits and deletions: one per 2 s each.
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let one = format!("/guilds/{}/emojis/{id}", t.g());
+    let r = raw(&t, Method::PATCH, &one, Some(json!({"name": "renamed"}))).await;
+    assert_eq!((r.status, r.h("x-ratelimit-limit")), (200, Some("1")));
+    let r = raw(&t, Method::PATCH, &one, Some(json!({"name": "again"}))).await;
+    assert_eq!(r.status, 429);
+    let r = raw(&t, Method::DELETE, &one, None).await;
+    assert_eq!(
+        (r.status, r.h("x-ratelimit-bucket")),
+        (204, Some(bucket_hash("emoji-delete").as_str()))
+    );
+}

@@ -1,0 +1,216 @@
+//! The GitLab CI/CD component (templates/guildctl.yml) run by `gitlab-ci-local` in shell
+//! mode, as a config repository includes it, against the Discord emulator and the stand-in
+//! for GitLab's API (tests/suite/common/gitlab.rs): a merge request pipeline validates, plans
+//! and keeps one note; a push to the default branch applies exactly the plan of the
+//! merged merge request's own pipeline, and refuses when there is none; a scheduled
+//! pipeline keeps the drift issue.
+//!
+//! gitlab-ci-local comes from npm (4.73, the last for Node 20) and wants rsync; `.ci/run`
+//! installs both and passes gitlab-ci-local as `GUILDCTL_GITLAB_CI_LOCAL`. Without it the
+//! test says how to get it and stops, except in CI (`CI` set), where it fails.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use common::gitlab::{BOT_USERNAME, FakeGitLab, PROJECT_ID, TOKEN};
+use common::{Harness, git};
+
+fn gitlab_ci_local() -> Option<PathBuf> {
+    common::external_tool(
+        "GUILDCTL_GITLAB_CI_LOCAL",
+        "gitlab-ci-local",
+        "the GitLab component's test",
+        "`npm install gitlab-ci-local@4.73` (and rsync)",
+    )
+}
+
+struct Pipeline {
+    code: i32,
+    log: String,
+}
+
+/// Runs gitlab-ci-local in `repo` (the jobs `jobs`, or the whole pipeline) with the
+/// runner's variables `vars`; `guildctl` is the binary under test, first on PATH.
+fn run(gcl: &Path, repo: &Path, jobs: &[&str], vars: &[(&str, String)]) -> Pipeline {
+    let bin = Path::new(env!("CARGO_BIN_EXE_guildctl")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new(gcl);
+    cmd.args([
+        "--force-shell-executor",
+        "--no-color",
+        "--max-job-name-padding",
+        "0",
+    ])
+    .arg("--ignore-predefined-vars")
+    .arg("CI_PIPELINE_SOURCE,CI_PROJECT_ID,CI_API_V4_URL,CI_COMMIT_SHA")
+    .args(jobs);
+    for (k, v) in vars {
+        cmd.arg("--variable").arg(format!("{k}={v}"));
+    }
+    let out = cmd
+        .current_dir(repo)
+        .env("PATH", path)
+        .env("HOME", repo.join(".home"))
+        .env_remove("DISCORD_TOKEN")
+        .output()
+        .expect("gitlab-ci-local runs");
+    Pipeline {
+        code: out.status.code().unwrap_or(-1),
+        log: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_component_plans_notes_applies_the_reviewed_plan_and_keeps_the_drift_issue() {
+    let Some(gcl) = gitlab_ci_local() else {
+        return;
+    };
+    let started = Instant::now();
+    let h = Harness::start().await;
+    let gl = FakeGitLab::start().await;
+    let repo = tempfile::tempdir().unwrap();
+    let r = repo.path();
+    std::fs::create_dir_all(r.join("templates")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/guildctl.yml"),
+        r.join("templates/guildctl.yml"),
+    )
+    .unwrap();
+    std::fs::copy(common::example("minimal.yaml"), r.join("guild.yaml")).unwrap();
+    // The component as a config repository includes it (a local include: the same file
+    // a `component:` include fetches from the catalog).
+    std::fs::write(
+        r.join(".gitlab-ci.yml"),
+        "include:\n  - local: templates/guildctl.yml\n    inputs:\n      manifest: guild.yaml\n      resource-group: guildctl-test\n",
+    )
+    .unwrap();
+    git(r, &["init", "-q", "-b", "main"]);
+    git(
+        r,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://gitlab.example/guilds/config.git",
+        ],
+    );
+    git(r, &["add", "."]);
+    git(r, &["commit", "-qm", "the guild"]);
+    let head = git(r, &["rev-parse", "HEAD"]);
+
+    let runner = |source: &str| -> Vec<(&'static str, String)> {
+        let mut v = vec![
+            ("CI_PIPELINE_SOURCE", source.to_owned()),
+            ("CI_PROJECT_ID", PROJECT_ID.to_string()),
+            ("CI_API_V4_URL", gl.api.clone()),
+            ("GUILDCTL_GITLAB_TOKEN", TOKEN.to_owned()),
+            ("GUILDCTL_API_BASE", h.emu.api_base.clone()),
+            ("GUILDCTL_GUILD", h.emu.guild_id.clone()),
+            ("DISCORD_PLAN_TOKEN", h.emu.token.clone()),
+        ];
+        if source == "merge_request_event" {
+            v.push(("CI_MERGE_REQUEST_IID", "5".into()));
+            v.push(("CI_MERGE_REQUEST_SOURCE_PROJECT_ID", PROJECT_ID.to_string()));
+        }
+        v
+    };
+
+    // 1. The merge request's pipeline: validate, plan, one note.
+    gl.add_merge_request(5, &head);
+    let mr = run(&gcl, r, &[], &runner("merge_request_event"));
+    assert_eq!(mr.code, 0, "{}", mr.log);
+    assert!(mr.log.contains("guildctl-validate"), "{}", mr.log);
+    let notes = gl.notes(5);
+    assert_eq!(notes.len(), 1, "{}", mr.log);
+    assert_eq!(notes[0].author, BOT_USERNAME);
+    assert!(
+        notes[0]
+            .body
+            .starts_with("<!-- guildctl:plan:guild.yaml -->\n### guildctl plan for"),
+        "{}",
+        notes[0].body
+    );
+    assert!(notes[0].body.contains("Plan digest `"), "{}", notes[0].body);
+    assert!(h.writes().is_empty(), "the plan wrote to the guild");
+    let artifacts = r.join(".gitlab-ci-local/artifacts/guildctl-plan/guildctl");
+    let plan = std::fs::read(artifacts.join("plan.json")).expect("the plan artifact");
+    let sarif: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(artifacts.join("plan.sarif")).unwrap()).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+
+    // A second push to the merge request edits the same note.
+    let again = run(&gcl, r, &["guildctl-plan"], &runner("merge_request_event"));
+    assert_eq!(again.code, 0, "{}", again.log);
+    assert_eq!(gl.notes(5).len(), 1, "{}", again.log);
+
+    // 2. A push to main that no merge request's own pipeline reviewed: refused, nothing sent.
+    gl.merge(5, &head);
+    let mut push = runner("push");
+    push.push(("DISCORD_TOKEN", h.emu.token.clone()));
+    let refused = run(&gcl, r, &["guildctl-apply"], &push);
+    assert_ne!(refused.code, 0, "{}", refused.log);
+    assert!(
+        refused.log.contains("No reviewed plan for"),
+        "{}",
+        refused.log
+    );
+    assert!(h.writes().is_empty(), "apply wrote without a reviewed plan");
+
+    // 3. The merge request's own pipeline ran the plan job: its plan is applied, exactly.
+    let (_, jobs) = gl.add_pipeline(
+        5,
+        PROJECT_ID,
+        &head,
+        "refs/merge-requests/5/head",
+        "success",
+        &[
+            ("guildctl-validate", "success"),
+            ("guildctl-plan", "success"),
+        ],
+    );
+    gl.add_artifact(jobs[1], "guildctl/plan.json", &plan);
+    let applied = run(&gcl, r, &["guildctl-apply"], &push);
+    assert_eq!(applied.code, 0, "{}", applied.log);
+    assert!(!h.writes().is_empty(), "{}", applied.log);
+    let replan = h
+        .run(&[
+            "plan",
+            "-f",
+            r.join("guild.yaml").to_str().unwrap(),
+            "--detailed-exitcode",
+        ])
+        .await;
+    assert_eq!(replan.code, 0, "apply did not converge: {}", replan.stdout);
+
+    // 4. A scheduled pipeline after a hand edit: the drift issue is opened.
+    h.arrange(|g| g.role("Moderator").color ^= 0x00ff00);
+    let drift = run(&gcl, r, &["guildctl-drift"], &runner("schedule"));
+    assert_eq!(drift.code, 0, "{}", drift.log);
+    let issues = gl.issues();
+    assert_eq!(issues.len(), 1, "{}", drift.log);
+    assert!(
+        issues[0]
+            .description
+            .starts_with("<!-- guildctl:drift:guild.yaml -->")
+    );
+    assert_eq!(
+        issues[0].title,
+        "guildctl: the guild drifted from guild.yaml"
+    );
+    assert!(gl.violations().is_empty(), "{:?}", gl.violations());
+    eprintln!(
+        "the component's pipelines: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}

@@ -1,0 +1,239 @@
+//! `validate --format sarif`, `plan --format sarif` and `plan --sarif FILE`: SARIF 2.1.0
+//! logs that validate against the OASIS schema (tests/data/sarif-schema-2.1.0.json), with
+//! every result on a manifest's file, line and column.
+
+use crate::common;
+
+use common::Harness;
+use serde_json::Value;
+
+fn sarif_schema() -> jsonschema::Validator {
+    let schema: Value =
+        serde_json::from_str(include_str!("../data/sarif-schema-2.1.0.json")).unwrap();
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema compiles")
+}
+
+fn schema_checked(text: &str) -> Value {
+    let log: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let errors: Vec<String> = sarif_schema()
+        .iter_errors(&log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "not SARIF 2.1.0: {errors:#?}\n{text}");
+    assert_eq!(log["version"], "2.1.0");
+    log
+}
+
+fn results(log: &Value) -> &Vec<Value> {
+    log["runs"][0]["results"].as_array().expect("results")
+}
+
+/// `(ruleId, uri, startLine, startColumn)` of each result.
+fn places(log: &Value) -> Vec<(String, String, u64, u64)> {
+    results(log)
+        .iter()
+        .map(|r| {
+            let p = &r["locations"][0]["physicalLocation"];
+            (
+                r["ruleId"].as_str().unwrap().to_owned(),
+                p["artifactLocation"]["uri"].as_str().unwrap().to_owned(),
+                p["region"]["startLine"].as_u64().unwrap(),
+                p["region"]["startColumn"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn validate_writes_sarif_with_each_finding_on_its_line() {
+    let h = Harness::start().await;
+    h.manifest(
+        "guild.yaml",
+        "version: 1\nroles:\n  - name: Mods\n    permissions: [kick_members]\n  - name: Mods\n",
+    );
+    let run = h
+        .run(&["validate", "-f", "guild.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("guild.yaml: invalid"), "{}", run.stderr);
+    let log = schema_checked(&run.stdout);
+    assert_eq!(
+        places(&log),
+        vec![("unique-role-names".into(), "guild.yaml".into(), 5, 11)]
+    );
+    let result = &results(&log)[0];
+    assert_eq!(result["level"], "error");
+    assert!(
+        result["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate role name")
+    );
+    // The first declaration is a related place; the node is the logical location.
+    assert_eq!(
+        result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"],
+        3
+    );
+    assert_eq!(
+        result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+        "roles[1].name"
+    );
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        rules[result["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "unique-role-names"
+    );
+    assert_eq!(log["runs"][0]["columnKind"], "unicodeCodePoints");
+
+    // A valid manifest is an empty run, exit 0.
+    h.manifest("ok.yaml", "version: 1\nroles:\n  - name: Mods\n");
+    let ok = h
+        .run(&["validate", "-f", "ok.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert!(results(&schema_checked(&ok.stdout)).is_empty());
+}
+
+#[test]
+fn the_schema_check_refuses_what_is_not_sarif() {
+    let log = serde_json::json!({
+        "version": "2.1.0",
+        "runs": [{ "tool": { "driver": { "name": "guildctl" } },
+                   "results": [{ "message": { "text": "x" }, "level": "fatal" }] }]
+    });
+    assert!(!sarif_schema().is_valid(&log));
+    let mut ok = log.clone();
+    ok["runs"][0]["results"][0]["level"] = "error".into();
+    assert!(sarif_schema().is_valid(&ok));
+}
+
+#[tokio::test]
+async fn a_workspace_validates_into_one_sarif_log() {
+    let h = Harness::start().await;
+    h.manifest(
+        "guildctl.yaml",
+        "guilds:\n  good: { id: \"111111111111111111\", manifest: good.yaml }\n  bad: { id: \"222222222222222222\", manifest: bad.yaml }\n",
+    );
+    h.manifest("good.yaml", "version: 1\n");
+    h.manifest("bad.yaml", "version: 1\nsettings:\n  afk_timeout: 7\n");
+    let run = h.run(&["validate", "--all", "--format", "sarif"]).await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let log = schema_checked(&run.stdout);
+    let found = places(&log);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].1.as_str(), found[0].2), ("bad.yaml", 3));
+}
+
+#[tokio::test]
+async fn a_plan_writes_its_risks_as_sarif_on_the_declarations() {
+    let h = Harness::start().await;
+    // The example with its images, where it is (the run's folder is elsewhere).
+    let example = common::example("community.yaml");
+    let yaml = std::fs::read_to_string(&example).unwrap();
+    let example = example.to_str().unwrap();
+    let run = h.run(&["plan", "-f", example, "--format", "sarif"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let log = schema_checked(&run.stdout);
+    let found = places(&log);
+    // The JSON plan's risks, one result each, in the same order.
+    let json = h.run(&["plan", "-f", example, "--format", "json"]).await;
+    let plan: Value = serde_json::from_str(&json.stdout).unwrap();
+    let risks = plan["risks"].as_array().unwrap();
+    assert_eq!(found.len(), risks.len());
+    // "role Maintainer gains ..." is on the line that declares Maintainer.
+    let line = yaml
+        .lines()
+        .position(|l| l.contains("name: Maintainer"))
+        .unwrap() as u64
+        + 1;
+    let grant = results(&log)
+        .iter()
+        .zip(&found)
+        .find(|(r, _)| {
+            r["message"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("role Maintainer gains")
+        })
+        .expect("Maintainer's grant");
+    assert_eq!(grant.1.0, "risk-grant");
+    assert!(grant.1.1.starts_with("file:///"), "{}", grant.1.1);
+    assert!(
+        grant.1.1.ends_with("/examples/community.yaml"),
+        "{}",
+        grant.1.1
+    );
+    assert_eq!(grant.1.2, line);
+    assert_eq!(grant.0["level"], "warning");
+    assert!(h.writes().is_empty(), "plan wrote to the guild");
+}
+
+#[tokio::test]
+async fn a_refused_plan_writes_its_refusals_as_sarif_beside_the_markdown() {
+    let h = Harness::start().await;
+    h.manifest(
+        "refused.yaml",
+        "version: 1\nwidget: { enabled: true, channel: no-such-channel }\n",
+    );
+    let run = h
+        .run(&[
+            "plan",
+            "-f",
+            "refused.yaml",
+            "--format",
+            "markdown",
+            "--sarif",
+            "plan.sarif",
+        ])
+        .await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("The plan was refused"),
+        "{}",
+        run.stdout
+    );
+    let text = std::fs::read_to_string(h.dir.path().join("plan.sarif")).unwrap();
+    let log = schema_checked(&text);
+    assert_eq!(
+        places(&log),
+        vec![("plan-refused".into(), "refused.yaml".into(), 2, 35)]
+    );
+    assert_eq!(results(&log)[0]["level"], "error");
+
+    // A plan apply will refuse (too many deletions) says so, at the manifest.
+    let prune = common::example("prune-everything.yaml");
+    std::fs::copy(&prune, h.dir.path().join("prune.yaml")).unwrap();
+    let run = h
+        .run(&["plan", "-f", "prune.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let log = schema_checked(&run.stdout);
+    let found = places(&log);
+    assert_eq!(found[0].0, "apply-will-refuse");
+    assert!(found[1..].iter().all(|f| f.0 == "risk-delete"), "{found:?}");
+    assert!(found.len() > 10);
+    assert!(h.writes().is_empty());
+}
+
+#[tokio::test]
+async fn sarif_takes_one_manifest_at_a_time_in_plan() {
+    let h = Harness::start().await;
+    h.manifest(
+        "guildctl.yaml",
+        "guilds:\n  a: { id: \"111111111111111111\", manifest: a.yaml }\n",
+    );
+    h.manifest("a.yaml", "version: 1\n");
+    let run = h.run(&["plan", "--all", "--format", "sarif"]).await;
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("--format sarif writes one manifest"),
+        "{}",
+        run.stderr
+    );
+}
