@@ -15,8 +15,9 @@ use hashbrown::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{EVERYONE, Guild};
+use super::model::Guild;
 use super::rules::{Access, Holder};
+use crate::discord::names::EVERYONE;
 use crate::permissions::Permissions;
 
 /// One line: what `who` gains and loses in `channel` (guild-wide without one).

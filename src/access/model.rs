@@ -14,8 +14,7 @@ use crate::discord::models::channel_type;
 use crate::permissions::Permissions;
 use crate::snapshot::Snapshot;
 
-/// The `@everyone` role's name.
-pub const EVERYONE: &str = "@everyone";
+use crate::discord::names::EVERYONE;
 
 /// Overwrite targets: a role (`0`) or a member (`1`), as Discord numbers them.
 pub const ROLE: u8 = 0;

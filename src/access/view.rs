@@ -4,9 +4,10 @@
 
 use serde::Serialize;
 
-use super::model::{EVERYONE, Guild, is_text_like};
+use super::model::{Guild, is_text_like};
 use super::rules::Holder;
 use crate::discord::models::channel_type;
+use crate::discord::names::EVERYONE;
 use crate::permissions::Permissions;
 
 /// What to show.

@@ -7,6 +7,9 @@
 
 use std::borrow::Cow;
 
+/// The name Discord shows the guild's base role under (its id is the guild's).
+pub const EVERYONE: &str = "@everyone";
+
 use super::models::channel_type;
 
 /// Whether Discord rewrites names of channels of this type.

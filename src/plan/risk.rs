@@ -16,7 +16,7 @@ use super::{Action, Change, HeldRole, Kind, ObjectRef, Plan};
 use crate::permissions::Permissions;
 
 /// The `@everyone` role's name in plans and manifests.
-const EVERYONE: &str = "@everyone";
+use crate::discord::names::EVERYONE;
 
 /// One change that widens access or destroys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

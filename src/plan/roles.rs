@@ -14,7 +14,7 @@ use crate::discord::names::stored_display_name;
 use crate::manifest::{PermissionName, Role};
 use crate::permissions::Permissions;
 
-pub const EVERYONE: &str = "@everyone";
+use crate::discord::names::EVERYONE;
 
 /// Turns permission names into bits, reporting unknown names; `keep` supplies the
 /// live bits guildctl has no name for, which are always preserved.

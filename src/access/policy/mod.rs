@@ -15,8 +15,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{EVERYONE, Guild, Role};
+use super::model::{Guild, Role};
 use super::rules::Holder;
+use crate::discord::names::EVERYONE;
 use crate::discord::names::stored_display_name;
 use crate::manifest::{PermissionName, Policy};
 use crate::permissions::Permissions;

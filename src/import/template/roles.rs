@@ -7,9 +7,9 @@ use super::json::{Id, TemplateRole};
 use super::names::{Style, distinct, truncate};
 use super::{Convert, GUILD, NoteKind, UNNAMED, is_emoji_text};
 use crate::discord::limits::ROLE_NAME_MAX;
+use crate::discord::names::EVERYONE;
 use crate::discord::names::stored_display_name;
 use crate::export::permission_names;
-use crate::manifest::check::EVERYONE;
 use crate::manifest::{Color, Role};
 
 impl Convert {

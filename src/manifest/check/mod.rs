@@ -49,8 +49,7 @@ pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup}
 pub(crate) use refs::resolve_channel_ref;
 pub use refs::{ChannelKey, channel_name_matches, match_channel_ref, split_channel_ref};
 
-/// The name of the default role.
-pub const EVERYONE: &str = "@everyone";
+pub use crate::discord::names::EVERYONE;
 
 /// A rule: a name (used in docs and tests) and the function that appends its findings.
 pub type Rule = fn(&Ctx<'_>, &mut Vec<Diagnostic>);
