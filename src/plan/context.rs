@@ -26,6 +26,9 @@ pub struct Problem {
     /// The manifest path of what caused it, e.g. `roles[0]`.
     pub source: Option<String>,
     pub help: Option<String>,
+    /// The policy (`policies:`) the plan would break, when that is the problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -318,6 +321,7 @@ impl<'a> Ctx<'a> {
 
     pub fn problem(&mut self, source: Option<String>, message: String, help: Option<&str>) {
         self.problems.push(Problem {
+            policy: None,
             message,
             source,
             help: help.map(str::to_owned),
@@ -408,6 +412,7 @@ impl<'a> Ctx<'a> {
             }
         );
         self.problems.push(Problem {
+            policy: None,
             message,
             source: Some(source.to_owned()),
             help: Some(help),

@@ -35,6 +35,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         let object = format!("{} `{}`", change.object.kind.label(), change.object.name);
         let mut fail = |message: String, help: &str| {
             problems.push(Problem {
+                policy: None,
                 message,
                 source: change.source.clone(),
                 help: Some(help.to_owned()),
@@ -155,6 +156,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         - count(|r| matches!(r, Route::DeleteRole { .. }));
     if roles_after > MAX_ROLES {
         problems.push(Problem {
+            policy: None,
             message: format!(
                 "the guild would have {roles_after} roles; Discord allows {MAX_ROLES}"
             ),
@@ -166,6 +168,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         - count(|r| matches!(r, Route::DeleteChannel { .. }));
     if channels_after > MAX_CHANNELS {
         problems.push(Problem {
+            policy: None,
             message: format!(
                 "the guild would have {channels_after} channels; Discord allows {MAX_CHANNELS}"
             ),

@@ -559,6 +559,7 @@ pub(super) fn gate(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         }
         let change = &plan.changes[op.change];
         problems.push(Problem {
+            policy: None,
             message: format!(
                 "the roster of `{}` cannot be applied: the role is at or above the bot's highest role `{bot_role}`, so the bot can neither give nor take it",
                 ranked[rank].name
@@ -588,6 +589,7 @@ pub(super) fn gate(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             continue;
         }
         problems.push(Problem {
+            policy: None,
             message: format!(
                 "`bans` cannot ban {} (user {user}): their role `{}` is at or above the bot's highest role `{bot_role}`, so Discord refuses",
                 c.object.name, ranked[rank].name

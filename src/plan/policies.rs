@@ -53,12 +53,14 @@ pub fn judge(desired: &Manifest, snap: &Snapshot, after: &Guild, plan: &mut Plan
         .unjudged
         .into_iter()
         .map(|(at, message)| Problem {
+            policy: None,
             message,
             source: Some(at),
             help: Some("correct the policy, or declare what it names".into()),
         })
         .collect();
     problems.extend(verdict.breaches.iter().map(|b| Problem {
+        policy: Some(b.policy.clone()),
         message: format!(
             "policy `{}` ({}) is broken once the plan is applied: {}",
             b.policy, b.policy_at, b.what

@@ -675,6 +675,7 @@ pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Ve
         let name = name.unwrap_or_else(|| c.object.name.clone());
         if let Some(source) = protector(manifest, c.object.kind, id, &name, channel_kind) {
             problems.push(Problem {
+                policy: None,
                 message: format!(
                     "the plan deletes {} `{}` (id {id}), which {source} protects",
                     c.object.kind.label(),
@@ -693,6 +694,7 @@ pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Ve
         if let Some(source) = naming_entry(manifest, DeleteKind::Webhooks, &l.id, &l.name, 0, false)
         {
             problems.push(Problem {
+                policy: None,
                 message: format!(
                     "webhook `{}` ({source}) is in {}, which this plan deletes: Discord would delete the webhook with it",
                     l.name, l.channel
@@ -713,6 +715,7 @@ pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Ve
             && let Some(change) = plan.changes.get(op.change)
         {
             problems.push(Problem {
+                policy: None,
                 message: format!(
                     "webhook `{}` would be created in {}, which this plan deletes",
                     change.object.name,

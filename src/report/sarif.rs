@@ -1,5 +1,6 @@
 //! What a plan finds, as SARIF 2.1.0 (`plan --format sarif`, `plan --sarif FILE`): the
-//! refusals, what apply will refuse, and the risks ([`PlanFinding`]), each placed on the
+//! refusals, the policies it would break, what apply will refuse, and the risks
+//! ([`PlanFinding`]), each placed on the
 //! manifest's file, line and column through its source map, then written by
 //! `manifest::sarif` as `validate --format sarif` is.
 
@@ -9,15 +10,15 @@ use crate::manifest::sarif::RuleText;
 use crate::manifest::{Diagnostic, LoadedManifest, Report, Severity};
 use crate::plan::{Kind, Plan, PlanError, Problem, Widening};
 
-/// Something a plan finds that a code-scanning view shows on the manifest.
-///
-/// Policy breaches (`policies:`) are to join as a variant of their own, with rule id
-/// `policy-breach` and severity error, placed at the policy's manifest path: `rule`,
+/// Something a plan finds that a code-scanning view shows on the manifest. `rule`,
 /// `diagnostic` and [`PLAN_RULES`] are the places that name each kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlanFinding {
     /// A problem that refused the plan before any change was made.
     Refused(Problem),
+    /// A policy (`policies:`) the plan would break, which refuses it too: placed on the
+    /// change that breaks it, else the policy.
+    PolicyBreach(Problem),
     /// Apply will refuse the plan (the deletion gate): why, and how to allow it.
     ApplyWillRefuse(String),
     /// What the plan widens or destroys: the risk's line, the kind of widening, the
@@ -35,6 +36,7 @@ impl PlanFinding {
     pub fn rule(&self) -> &'static str {
         match self {
             PlanFinding::Refused(_) => "plan-refused",
+            PlanFinding::PolicyBreach(_) => "policy-breach",
             PlanFinding::ApplyWillRefuse(_) => "apply-will-refuse",
             PlanFinding::Risk { what, .. } => match what {
                 Widening::Grant { .. } => "risk-grant",
@@ -50,7 +52,7 @@ impl PlanFinding {
     /// The finding as a diagnostic on a manifest path, for the source map to place.
     pub fn diagnostic(&self) -> Diagnostic {
         match self {
-            PlanFinding::Refused(p) => Diagnostic {
+            PlanFinding::Refused(p) | PlanFinding::PolicyBreach(p) => Diagnostic {
                 severity: Severity::Error,
                 path: p.source.clone().unwrap_or_default(),
                 message: p.message.clone(),
@@ -84,12 +86,15 @@ fn pruned_by(kind: Kind) -> &'static str {
     }
 }
 
-/// What a plan finds, in a fixed order: the refusals (with `refused`), apply's refusal,
-/// then the risks in the order of the plan's changes.
+/// What a plan finds, in a fixed order: the refusals and policy breaches (with
+/// `refused`), apply's refusal, then the risks in the order of the plan's changes.
 pub fn plan_findings(plan: Option<&Plan>, refused: Option<&PlanError>) -> Vec<PlanFinding> {
     let mut out = Vec::new();
     if let Some(e) = refused {
-        out.extend(e.problems.iter().cloned().map(PlanFinding::Refused));
+        out.extend(e.problems.iter().cloned().map(|p| match p.policy {
+            Some(_) => PlanFinding::PolicyBreach(p),
+            None => PlanFinding::Refused(p),
+        }));
     }
     if let Some(plan) = plan {
         if let Some(why) = plan.deletion_gate.refusal() {
@@ -132,6 +137,10 @@ pub const PLAN_RULES: &[RuleText] = &[
         "The plan was refused before any change: Discord would refuse it.",
     ),
     (
+        "policy-breach",
+        "The plan was refused: once applied, the guild would break one of the manifest's policies.",
+    ),
+    (
         "apply-will-refuse",
         "Apply will refuse the plan: it deletes more than the safety limits allow.",
     ),
@@ -143,6 +152,11 @@ pub const PLAN_RULES: &[RuleText] = &[
         "risk-opens",
         "A channel's overwrites let someone see, write or hold a dangerous permission where they could not.",
     ),
+    (
+        "risk-access",
+        "Someone gains a permission in a channel, through a role, a roster or an overwrite.",
+    ),
+    ("risk-bans-member", "A member of the guild is banned."),
     ("risk-delete", "An object is deleted."),
     ("risk-webhook-move", "A webhook posts into another channel."),
 ];

@@ -222,6 +222,48 @@ async fn a_refused_plan_writes_its_refusals_as_sarif_beside_the_markdown() {
 }
 
 #[tokio::test]
+async fn a_policy_the_plan_would_break_is_its_own_finding_on_the_change_that_breaks_it() {
+    let h = Harness::start().await;
+    h.manifest(
+        "private.yaml",
+        "version: 1
+channels:
+  - name: Staff
+    type: category
+    channels:
+      - name: mod-log
+        type: text
+        overwrites:
+          - { role: \"@everyone\", allow: [view_channel] }
+policies:
+  - name: staff-stays-private
+    never: { who: \"@everyone\", can: [view_channel], where: [\"Staff/*\"] }
+",
+    );
+    let run = h
+        .run(&["plan", "-f", "private.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let log = schema_checked(&run.stdout);
+    let found = places(&log);
+    assert_eq!(
+        found,
+        vec![("policy-breach".into(), "private.yaml".into(), 8, 9)],
+        "on the overwrites that open the channel"
+    );
+    assert_eq!(results(&log)[0]["level"], "error");
+    let rules = &log["runs"][0]["tool"]["driver"]["rules"];
+    let ids: Vec<&str> = rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"policy-breach"), "{ids:?}");
+    assert!(h.writes().is_empty());
+}
+
+#[tokio::test]
 async fn sarif_takes_one_manifest_at_a_time_in_plan() {
     let h = Harness::start().await;
     h.manifest(
