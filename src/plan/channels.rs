@@ -538,10 +538,11 @@ fn desired_overwrites(
                     (Some(role), None) => match cx.role_ids.get(role) {
                         Some(id) => (id.clone(), OVERWRITE_ROLE),
                         None => {
+                            let help = cx.role_help(role);
                             cx.problem(
                                 Some(format!("{source}.role")),
                                 format!("overwrite on `{}` names role `{role}`, which is neither declared nor in the guild", d.ch.name),
-                                Some("declare the role under `roles`, or correct the name"),
+                                Some(&help),
                             );
                             continue;
                         }
@@ -653,8 +654,11 @@ fn vqm_name(v: u64) -> Value {
 }
 
 /// Field changes of a channel against its live state (`None` for a new one), and warnings
-/// about them for the plan.
-fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<String>) {
+/// about them for the plan, each with the field it is about (`name`, `tags`).
+fn channel_fields(
+    d: &Decl,
+    live: Option<&LiveChannel>,
+) -> (ChangeBuilder, Vec<(&'static str, String)>) {
     let mut b = ChangeBuilder::new();
     let ch = d.ch;
     let stored = d.stored_name();
@@ -671,7 +675,10 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
             json!(ch.name),
         );
     } else if let Some(l) = live.filter(|l| l.name != stored) {
-        notes.push(super::roles::whitespace_note("channel", &l.name, &stored));
+        notes.push((
+            "name",
+            super::roles::whitespace_note("channel", &l.name, &stored),
+        ));
     }
     if let Some(l) = live
         && l.kind != d.kind
@@ -753,7 +760,11 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
             );
         }
     }
-    notes.extend(super::forum::forum_fields(&mut b, ch, d.kind, live));
+    notes.extend(
+        super::forum::forum_fields(&mut b, ch, d.kind, live)
+            .into_iter()
+            .map(|note| ("tags", note)),
+    );
     (b, notes)
 }
 
@@ -817,8 +828,8 @@ fn plan_update(
         }
     }
     let (mut b, warnings) = channel_fields(d, Some(live));
-    for w in warnings {
-        cx.warn(Some(format!("{}.tags", d.source)), w);
+    for (field, w) in warnings {
+        cx.warn(Some(format!("{}.{field}", d.source)), w);
     }
     if let Some(want) = ows {
         let have: Vec<Ow> = live

@@ -282,7 +282,7 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
         );
     } else if let Some(live_name) = live_name.filter(|n| !everyone && *n != d.name) {
         cx.warn(
-            Some(source.to_owned()),
+            Some(format!("{source}.name")),
             whitespace_note("role", &live_name, &d.name),
         );
     }
