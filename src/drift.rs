@@ -597,7 +597,7 @@ pub async fn investigate(
             .collect();
         object_q.push((oi, fis));
     }
-    let mut unmanaged = unmanaged_objects(plan, snap);
+    let mut unmanaged = unmanaged_objects(plan, snap, manifest.channels.is_some());
     let unmanaged_first = questions.len();
     questions.extend(unmanaged.iter().map(|(_, q)| q.clone()));
     let live = crate::access::Guild::live(snap);
@@ -1093,7 +1093,11 @@ fn dangerous_holding(c: &Change, snap: &Snapshot) -> Option<String> {
 }
 
 /// Unmanaged objects with their risk and the question that finds their creator.
-fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)> {
+fn unmanaged_objects(
+    plan: &Plan,
+    snap: &Snapshot,
+    manages_channels: bool,
+) -> Vec<(Unmanaged, Question)> {
     let mut out = Vec::new();
     let item = |kind: &str, name: String, id: &str, high: bool, risk: String| Unmanaged {
         kind: kind.to_owned(),
@@ -1148,6 +1152,11 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
                     item("webhook", o.name.clone(), id, high, risk),
                     Question::new(&[50], Some(id.to_owned()), Matcher::Any),
                 ));
+            }
+            // A manifest without `channels:` (a roster or a settings file) leaves every
+            // channel alone: only their overwrites that grant power are worth a line.
+            Kind::Category | Kind::Channel if !manages_channels => {
+                out.extend(powerful_overwrites(snap, id, &o.name));
             }
             Kind::Category | Kind::Channel => {
                 out.push((

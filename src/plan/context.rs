@@ -443,10 +443,13 @@ impl<'a> Ctx<'a> {
     /// The name a channel will have once the plan is applied, for display.
     pub fn channel_label(&self, id: &IdRef) -> String {
         match id {
+            // A declared channel by its declared name: a rename shows as the new name.
             IdRef::Live(id) => self
-                .snap
-                .channel(id)
-                .map(|c| c.name.clone())
+                .channel_refs
+                .by_live_id
+                .get(id)
+                .map(|&i| self.channel_refs.targets[i].stored.clone())
+                .or_else(|| self.snap.channel(id).map(|c| c.name.clone()))
                 .unwrap_or_else(|| id.clone()),
             // Keys are `channel:Name` or `channel:Category/name`.
             IdRef::New(key) => {

@@ -35,8 +35,22 @@ pub(super) fn text(out: &mut String, r: &Rehearsal, paint: &dyn Fn(&str, &str) -
         );
     }
     if !r.not_rehearsed.is_empty() {
-        let _ = writeln!(out, "  Not rehearsed: {}", some(&r.not_rehearsed, &show));
+        // What, not why: each item's reason is in the JSON and the markdown.
+        let what: Vec<String> = r.not_rehearsed.iter().map(|i| short(i)).collect();
+        let _ = writeln!(
+            out,
+            "  Not rehearsed ({}): {} (--format json says why)",
+            what.len(),
+            some(&what, &show)
+        );
     }
+}
+
+/// "the welcome screen: the guild read got none…" → "the welcome screen": an item up to
+/// its reason.
+fn short(item: &str) -> String {
+    let end = item.find([':', '(']).unwrap_or(item.len());
+    item[..end].trim_end().to_owned()
 }
 
 /// For a pull request, right under the summary line.
