@@ -272,7 +272,7 @@ pub fn markdown_code(s: &str) -> String {
 /// name holding one) is shown as [`markdown`] whole, backticks and all.
 pub fn markdown_spans(s: &str) -> String {
     let pieces: Vec<&str> = s.split('`').collect();
-    if pieces.len() % 2 == 0 {
+    if pieces.len().is_multiple_of(2) {
         return markdown(s);
     }
     pieces
