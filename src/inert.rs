@@ -266,6 +266,25 @@ pub fn markdown_code(s: &str) -> String {
     format!("{fence}{pad}{shown}{pad}{fence}")
 }
 
+/// A message of guildctl's own whose names are set in backticks (`` role `Mods` grants
+/// `ban_members` ``), as markdown with those names as code spans: each piece is made inert
+/// as [`markdown`] or [`markdown_code`] makes it. A message whose backticks do not pair (a
+/// name holding one) is shown as [`markdown`] whole, backticks and all.
+pub fn markdown_spans(s: &str) -> String {
+    let pieces: Vec<&str> = s.split('`').collect();
+    if pieces.len().is_multiple_of(2) {
+        return markdown(s);
+    }
+    pieces
+        .iter()
+        .enumerate()
+        .map(|(i, piece)| match i % 2 {
+            0 => markdown(piece),
+            _ => markdown_code(piece),
+        })
+        .collect()
+}
+
 /// `value` as pretty JSON (two-space indent, as `serde_json::to_string_pretty`) in which
 /// every character [`terminal`] escapes is written `\uXXXX` and every `##[` as `##\u005b`:
 /// the same JSON to a parser, and inert on a terminal or in a runner's log. serde_json
@@ -358,6 +377,21 @@ fn reads_back_hashes(chars: &[char], at: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_in_backticks_become_code_spans_and_the_rest_stays_inert() {
+        assert_eq!(
+            markdown_spans("role `Mods` grants `ban_members` to *all*"),
+            "role `Mods` grants `ban_members` to \\*all\\*"
+        );
+        // Inside a span nothing pings; outside, a mention is broken as everywhere.
+        assert_eq!(
+            markdown_spans("`@everyone` and @here"),
+            format!("`@everyone` and @{BREAK}here")
+        );
+        // Unpaired backticks (a name holding one) are escaped, not trusted as spans.
+        assert_eq!(markdown_spans("role `a`b` x"), markdown("role `a`b` x"));
+    }
 
     #[test]
     fn terminal_shows_controls_escaped_on_one_line() {

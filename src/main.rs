@@ -5,7 +5,7 @@ mod commands;
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
@@ -126,10 +126,16 @@ enum Command {
         /// The shell to complete in.
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff).
-    #[command(after_help = "Example:
-  guildctl man > /usr/local/share/man/man1/guildctl.1")]
-    Man,
+    /// Write a manual page (roff) for every command into a folder, or print guildctl's own.
+    #[command(after_help = "Examples:
+  guildctl man --out-dir /usr/local/share/man/man1   # guildctl.1, guildctl-plan.1, ...
+  guildctl man > guildctl.1")]
+    Man {
+        /// Write guildctl.1 and one page per command (guildctl-plan.1,
+        /// guildctl-emulator-call.1, ...) into DIR, which must exist.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<std::path::PathBuf>,
+    },
 }
 
 impl Command {
@@ -208,8 +214,14 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
         Command::Gitlab(args) => Ok(guildctl::gitlab::cli::run(args).await?),
         Command::Emulator(args) => commands::emulator::run(args).await,
-        Command::Man => {
+        Command::Man { out_dir: None } => {
             clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            Ok(0)
+        }
+        Command::Man { out_dir: Some(dir) } => {
+            clap_mangen::generate_to(Cli::command(), &dir)
+                .with_context(|| format!("cannot write the manual pages to {}", dir.display()))?;
+            eprintln!("Manual pages written to {}", dir.display());
             Ok(0)
         }
         Command::Completions { shell } => {

@@ -38,9 +38,10 @@ pub struct ApplyArgs {
     /// Do not ask for confirmation. It does not lift the deletion gate.
     #[arg(long)]
     yes: bool,
-    /// Allow the plan to delete up to N objects in total (roles, channels, categories,
-    /// webhooks), in place of the default limits and of the manifest's
-    /// `safety.allow_deletes`; apply refuses a plan that deletes more.
+    /// Allow the plan up to N removals in total (roles, channels, categories, webhooks,
+    /// integrations, invites, roster removals, lifted bans, and members banned), in place
+    /// of the default limits and of the manifest's `safety.allow_deletes`; apply refuses
+    /// a plan that removes more.
     #[arg(long, value_name = "N")]
     allow_deletes: Option<usize>,
     /// The audit-log reason; by default "guildctl apply" with the Git commit and author.
@@ -174,7 +175,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     shown.finish();
     // Saved whatever the outcome: the calls that were made changed the guild.
     session.save_sandbox(&target.conn)?;
-    let urls_lost = webhook_urls_report(&outcome);
+    let urls_lost = webhook_urls_report(&outcome, session.sandbox.is_some());
     guildctl::outln!(
         "\nApplied {} of {} calls; {} failed, {} skipped.",
         outcome.count(Status::Done),
@@ -232,7 +233,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
 /// Says where the URLs of the webhooks created are, never what they are (each holds
 /// its webhook's token). Returns the error to end with when they are not where the
 /// user asked.
-fn webhook_urls_report(outcome: &apply::Outcome) -> Option<String> {
+fn webhook_urls_report(outcome: &apply::Outcome, sandbox: bool) -> Option<String> {
     use apply::UrlsKept;
     let count = outcome.webhook_urls.len();
     match &outcome.webhook_urls_kept {
@@ -242,8 +243,14 @@ fn webhook_urls_report(outcome: &apply::Outcome) -> Option<String> {
                 .iter()
                 .map(|(n, _)| n.as_str())
                 .collect();
+            // The sandbox's webhooks live in the emulator alone: Discord never saw them.
+            let where_else = if sandbox {
+                "they exist in the sandbox only, so to see them pass --webhook-urls FILE next time"
+            } else {
+                "copy them from Discord (the channel's settings > Integrations > Webhooks)"
+            };
             eprintln!(
-                "Created {count} webhook(s) ({}); their URLs were not saved (no --webhook-urls): copy them from Discord (the channel's settings > Integrations > Webhooks).",
+                "Created {count} webhook(s) ({}); their URLs were not saved (no --webhook-urls): {where_else}.",
                 inert::terminal(&names.join(", "))
             );
             None

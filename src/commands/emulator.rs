@@ -47,10 +47,13 @@ pub enum EmulatorAction {
     PATCH /channels/849074915901440000 '{\"rate_limit_per_user\": 30}'
   guildctl emulator call --state sandbox.json GET /guilds/849074769100800000/audit-logs")]
     Call {
-        /// The sandbox state (as `--sandbox-state` writes it); the default guild when the
-        /// file does not exist yet. Written back after a successful call.
+        /// The sandbox state (as `--sandbox-state` writes it); it must exist unless --new
+        /// is given. Written back after a successful call.
         #[arg(long, value_name = "FILE")]
         state: PathBuf,
+        /// Start FILE from the emulator's default guild when it does not exist yet.
+        #[arg(long)]
+        new: bool,
         /// Who makes the call: a user name or id of the state (default: the guild's owner).
         #[arg(long = "as", value_name = "USER")]
         user: Option<String>,
@@ -72,6 +75,7 @@ pub enum EmulatorAction {
 async fn emulator_call(action: EmulatorAction) -> Result<u8> {
     let EmulatorAction::Call {
         state: file,
+        new,
         user,
         reason,
         method,
@@ -88,10 +92,14 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
         .map(|b| serde_json::from_str(&b))
         .transpose()
         .context("the body is not JSON")?;
-    let mut state = if file.exists() {
-        discord_emulator::load_state_file(&file)?
-    } else {
-        discord_emulator::default_state()
+    // A typo in the name must not quietly start a fresh guild beside the real one.
+    let mut state = match (file.exists(), new) {
+        (true, _) => discord_emulator::load_state_file(&file)?,
+        (false, true) => discord_emulator::default_state(),
+        (false, false) => bail!(
+            "the sandbox state {} does not exist: check the name, or pass --new to start it from the emulator's default guild",
+            file.display()
+        ),
     };
     let owner = state
         .guilds

@@ -246,7 +246,10 @@ impl DriftReport {
     /// medium-risk object is unmanaged (or any unmanaged object with `fail_on_unmanaged`),
     /// else 0.
     pub fn exit_code(&self, fail_on_unmanaged: bool) -> u8 {
+        // A manifest problem (a managed value that could not be read, a pinned id that is
+        // gone) means the guild could not be shown to match: never exit 0 on it.
         let fail = !self.drifted.is_empty()
+            || !self.problems.is_empty()
             || !self.policies.is_empty()
             || self.high_risk() > 0
             || self.unmanaged.iter().any(|u| u.medium_risk)
@@ -291,7 +294,7 @@ pub async fn investigate(
             .collect();
         object_q.push((oi, fis));
     }
-    let mut unmanaged = unmanaged_objects(plan, snap);
+    let mut unmanaged = unmanaged_objects(plan, snap, manifest.channels.is_some());
     let unmanaged_first = questions.len();
     questions.extend(unmanaged.iter().map(|(_, q)| q.clone()));
     let live = crate::access::Guild::live(snap);
@@ -450,7 +453,11 @@ fn dangerous_holding(c: &Change, snap: &Snapshot) -> Option<String> {
 }
 
 /// Unmanaged objects with their risk and the question that finds their creator.
-fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)> {
+fn unmanaged_objects(
+    plan: &Plan,
+    snap: &Snapshot,
+    manages_channels: bool,
+) -> Vec<(Unmanaged, Question)> {
     let mut out = Vec::new();
     let item = |kind: &str, name: String, id: &str, high: bool, risk: String| Unmanaged {
         kind: kind.to_owned(),
@@ -506,6 +513,11 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
                     Question::new(&[50], Some(id.to_owned()), Matcher::Any),
                 ));
             }
+            // A manifest without `channels:` (a roster or a settings file) leaves every
+            // channel alone: only their overwrites that grant power are worth a line.
+            Kind::Category | Kind::Channel if !manages_channels => {
+                out.extend(powerful_overwrites(snap, id, &o.name));
+            }
             Kind::Category | Kind::Channel => {
                 out.push((
                     item(
@@ -513,7 +525,7 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
                         o.name.clone(),
                         id,
                         false,
-                        "no permission of its own".to_owned(),
+                        overwrites_said(snap, id),
                     ),
                     Question::new(&[10], Some(id.to_owned()), Matcher::Any),
                 ));
@@ -543,6 +555,24 @@ fn unmanaged_objects(plan: &Plan, snap: &Snapshot) -> Vec<(Unmanaged, Question)>
 
 /// The overwrites on channel `id` that grant a dangerous permission: high risk when
 /// nothing in the manifest manages them, with the question that finds who made each.
+/// What an unmanaged channel's overwrites amount to: those that grant power are listed
+/// apart, as high risk.
+fn overwrites_said(snap: &Snapshot, id: &str) -> String {
+    let overwrites = snap
+        .channel(id)
+        .map(|c| c.permission_overwrites.as_slice())
+        .unwrap_or_default();
+    let powerful = overwrites
+        .iter()
+        .filter(|ow| !ow.allow.dangerous_names().is_empty())
+        .count();
+    match (overwrites.len(), powerful) {
+        (0, _) => "no permission overwrites".to_owned(),
+        (n, 0) => format!("{n} permission overwrite(s), none granting a dangerous permission"),
+        (n, p) => format!("{n} permission overwrite(s), {p} granting power (listed apart)"),
+    }
+}
+
 fn powerful_overwrites(snap: &Snapshot, id: &str, channel: &str) -> Vec<(Unmanaged, Question)> {
     let overwrites = snap
         .channel(id)

@@ -86,13 +86,17 @@ fn who_when_why(a: &Attribution) -> String {
         None => s.push_str(" · no reason given"),
     }
     if let Some(g) = &a.guildctl {
-        let commit = g.commit.as_deref().unwrap_or("unknown commit");
         let current = match g.current {
             Some(true) => ", the manifest's current commit",
             Some(false) => ", not the manifest's current commit",
             None => "",
         };
-        let _ = write!(s, " · guildctl apply from commit {commit}{current}");
+        match g.commit.as_deref() {
+            Some(commit) => {
+                let _ = write!(s, " · guildctl apply from commit {commit}{current}");
+            }
+            None => s.push_str(" · guildctl apply (its commit was not recorded)"),
+        }
     }
     if a.claims_guildctl {
         s.push_str(" · the reason claims guildctl, but the entry is not the applying bot's");
@@ -352,10 +356,12 @@ fn write_drifted(out: &mut String, d: &DriftedObject, marker: &str) {
 }
 
 fn summary(r: &DriftReport) -> String {
-    let head = if r.drifted.is_empty() {
-        "No changes: the guild matches the manifest. "
-    } else {
-        ""
+    let head = match (r.drifted.is_empty(), r.problems.len()) {
+        (true, 0) => "No changes: the guild matches the manifest. ".to_owned(),
+        (true, n) => format!(
+            "The guild could not be shown to match the manifest: {n} manifest problem(s) above. "
+        ),
+        (false, _) => String::new(),
     };
     let fields: usize = r.drifted.iter().map(|d| d.fields.len().max(1)).sum();
     let widened = match r.high_risk_drift() {
@@ -546,4 +552,46 @@ fn markdown(r: &DriftReport) -> String {
         let _ = writeln!(out, "- manifest problem: {}", cell(p, 300));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drift::{Actor, GuildctlChange};
+
+    fn applied(commit: Option<&str>) -> Attribution {
+        Attribution {
+            entry_id: "1".into(),
+            action_type: 11,
+            user: Actor {
+                id: Some("2".into()),
+                name: "guildctl".into(),
+                display_name: None,
+                kind: "this_bot".into(),
+            },
+            at: "2026-01-01T00:00:00Z".into(),
+            ago: "1 hour ago".into(),
+            reason: Some("guildctl apply".into()),
+            guildctl: Some(GuildctlChange {
+                commit: commit.map(str::to_owned),
+                current: None,
+            }),
+            claims_guildctl: false,
+        }
+    }
+
+    #[test]
+    fn an_apply_without_a_commit_is_not_from_commit_unknown_commit() {
+        let line = who_when_why(&applied(None));
+        assert!(!line.contains("unknown commit"), "{line}");
+        assert!(
+            line.ends_with("guildctl apply (its commit was not recorded)"),
+            "{line}"
+        );
+        let line = who_when_why(&applied(Some("abc1234")));
+        assert!(
+            line.ends_with("guildctl apply from commit abc1234"),
+            "{line}"
+        );
+    }
 }

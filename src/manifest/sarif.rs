@@ -36,6 +36,10 @@ const RULES: &[RuleText] = &[
     ),
     ("syntax", "The manifest is not valid YAML."),
     (
+        "yaml-comment",
+        "A `#` after a space starts a YAML comment that takes what looks like part of a value.",
+    ),
+    (
         "limits",
         "The manifest is larger or deeper than guildctl reads.",
     ),

@@ -27,7 +27,7 @@ pub fn permission_help(word: &str) -> String {
     }
     if let Some(a) = aliases::alias(word) {
         return format!(
-            "`{word}` is {}'s name for `{}`: write `{}`",
+            "`{word}` is {} for `{}`: write `{}`",
             a.source, a.name, a.name
         );
     }

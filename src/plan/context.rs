@@ -246,6 +246,16 @@ impl ChannelRefs {
         });
     }
 
+    /// The name of a type in `kinds` nearest to `reference`, for a "did you mean".
+    fn closest(&self, reference: &str, kinds: &[u8]) -> Option<String> {
+        let names = self
+            .targets
+            .iter()
+            .filter(|t| kinds.contains(&t.kind))
+            .map(|t| t.stored.as_str());
+        crate::manifest::closest(reference, names).map(str::to_owned)
+    }
+
     /// The targets of a type in `kinds` that `reference` names: a live id, or a
     /// (possibly `Category/`-qualified) name.
     fn find(&self, reference: &str, kinds: &[u8]) -> Vec<usize> {
@@ -328,6 +338,15 @@ impl<'a> Ctx<'a> {
         });
     }
 
+    /// The help for a role reference that resolves to nothing: the nearest role name, or
+    /// how to make one.
+    pub fn role_help(&self, reference: &str) -> String {
+        match crate::manifest::closest(reference, self.role_ids.keys().map(String::as_str)) {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => "declare the role under `roles`, or correct the name".to_owned(),
+        }
+    }
+
     pub fn warn(&mut self, source: Option<String>, message: String) {
         self.warnings.push(Warning { message, source });
     }
@@ -354,11 +373,18 @@ impl<'a> Ctx<'a> {
             fitting.clone()
         };
         match (found.len(), fitting.as_slice()) {
-            (0, _) if self.snap.sees_every_channel() => self.problem(
-                Some(source.to_owned()),
-                format!("channel `{reference}` is neither declared nor in the guild"),
-                Some("declare the channel under `channels`, or correct the name"),
-            ),
+            (0, _) if self.snap.sees_every_channel() => {
+                let near = self.channel_refs.closest(reference, kinds);
+                self.problems.push(Problem {
+                    message: format!("channel `{reference}` is neither declared nor in the guild"),
+                    source: Some(source.to_owned()),
+                    help: Some(match near {
+                        Some(best) => format!("did you mean `{best}`?"),
+                        None => "declare the channel under `channels`, or correct the name".into(),
+                    }),
+                    policy: None,
+                });
+            }
             (0, _) => self.problem(
                 Some(source.to_owned()),
                 format!(
@@ -423,10 +449,13 @@ impl<'a> Ctx<'a> {
     /// The name a channel will have once the plan is applied, for display.
     pub fn channel_label(&self, id: &IdRef) -> String {
         match id {
+            // A declared channel by its declared name: a rename shows as the new name.
             IdRef::Live(id) => self
-                .snap
-                .channel(id)
-                .map(|c| c.name.clone())
+                .channel_refs
+                .by_live_id
+                .get(id)
+                .map(|&i| self.channel_refs.targets[i].stored.clone())
+                .or_else(|| self.snap.channel(id).map(|c| c.name.clone()))
                 .unwrap_or_else(|| id.clone()),
             // Keys are `channel:Name` or `channel:Category/name`.
             IdRef::New(key) => {

@@ -443,11 +443,14 @@ fn desired_prompts(
                             roles.push(id);
                         }
                     }
-                    None => cx.problem(
-                        Some(format!("{source}.roles[{k}]")),
-                        format!("role `{r}` is neither declared nor in the guild"),
-                        Some("declare the role under `roles`, or correct the name"),
-                    ),
+                    None => {
+                        let help = cx.role_help(r);
+                        cx.problem(
+                            Some(format!("{source}.roles[{k}]")),
+                            format!("role `{r}` is neither declared nor in the guild"),
+                            Some(&help),
+                        );
+                    }
                 }
             }
             let mut channels = Vec::new();

@@ -58,6 +58,17 @@ impl Rehearsal {
     /// `show` makes each value from outside (names, Discord's message) safe where it goes,
     /// `code` the manifest places.
     pub fn headline(&self, show: &dyn Fn(&str) -> String, code: &dyn Fn(&str) -> String) -> String {
+        let (verdict, detail) = self.verdict(show, code);
+        format!("{}: {detail}", verdict.to_lowercase())
+    }
+
+    /// The verdict as a label ("Rehearsed", "Rehearsal refused", "Rehearsal does not
+    /// converge") and what follows it, for reports that set the label apart.
+    pub fn verdict(
+        &self,
+        show: &dyn Fn(&str) -> String,
+        code: &dyn Fn(&str) -> String,
+    ) -> (&'static str, String) {
         let calls = |n: usize| format!("{n} call{}", if n == 1 { "" } else { "s" });
         if let Some(r) = &self.refusal {
             let place = match (&r.source, &r.line) {
@@ -65,22 +76,31 @@ impl Rehearsal {
                 (Some(s), None) => format!(" (manifest {})", code(s)),
                 _ => String::new(),
             };
-            return format!(
-                "rehearsal refused: {} of {} accepted, then \"{}\" was refused with {}{place}; {} left undone",
-                self.calls,
-                calls(self.total),
-                show(&r.call),
-                r.answer(show),
-                calls(self.left_undone.len())
+            return (
+                "Rehearsal refused",
+                format!(
+                    "{} of {} accepted, then \"{}\" was refused with {}{place}; {} left undone",
+                    self.calls,
+                    calls(self.total),
+                    show(&r.call),
+                    r.answer(show),
+                    calls(self.left_undone.len())
+                ),
             );
         }
         if self.converges {
-            format!("rehearsed: {} accepted, converges", calls(self.calls))
+            (
+                "Rehearsed",
+                format!("{} accepted, converges", calls(self.calls)),
+            )
         } else {
-            format!(
-                "rehearsal does not converge: {} accepted, but a second plan still shows {} change(s)",
-                calls(self.calls),
-                self.still_changes.len()
+            (
+                "Rehearsal does not converge",
+                format!(
+                    "{} accepted, but a second plan still shows {} change(s)",
+                    calls(self.calls),
+                    self.still_changes.len()
+                ),
             )
         }
     }

@@ -133,6 +133,27 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
         }
     }
 
+    let kept: Vec<&LiveRole> = ranked
+        .iter()
+        .copied()
+        .filter(|r| !matched.contains(r.id.as_str()) && !r.managed)
+        .collect();
+    for (i, d) in declared.iter().enumerate() {
+        if matches[i].is_some() {
+            continue;
+        }
+        let alike: Vec<&&LiveRole> = kept.iter().filter(|r| looks_like(d, r)).collect();
+        if let [live] = alike.as_slice() {
+            cx.warn(
+                Some(format!("roles[{i}].name")),
+                format!(
+                    "role `{}` is created beside live role `{}` (id {}), which the manifest does not declare and which has the same permissions and look: if it is that role renamed, add `previous_names: [{}]` to keep its id and members",
+                    d.name, live.name, live.id, live.name
+                ),
+            );
+        }
+    }
+
     plan_role_order(cx, declared, &matches, &ranked);
     let order: Vec<String> = declared
         .iter()
@@ -220,6 +241,39 @@ fn match_roles<'s>(
     out
 }
 
+/// Whether the declared role `d` would change nothing but its name on `live`: a role
+/// renamed without `previous_names`. A role that declares neither permissions nor a colour
+/// is like too many to say.
+fn looks_like(d: &Role, live: &LiveRole) -> bool {
+    if d.permissions.is_none() && d.color.is_none() && d.colors.is_none() {
+        return false;
+    }
+    let permissions = d.permissions.as_ref().is_none_or(|names| {
+        let parsed: Option<Vec<Permissions>> = names
+            .iter()
+            .map(|n| Permissions::parse_name(&n.0))
+            .collect();
+        parsed.is_some_and(|bits| {
+            bits.into_iter()
+                .fold(live.permissions.unnamed(), |a, b| a | b)
+                == live.permissions
+        })
+    });
+    let colors = live.colors.primary_color;
+    permissions
+        && d.color.is_none_or(|c| c.0 == colors)
+        && d.colors.is_none_or(|c| {
+            c.triple()
+                == (
+                    live.colors.primary_color,
+                    live.colors.secondary_color,
+                    live.colors.tertiary_color,
+                )
+        })
+        && d.hoist.is_none_or(|h| h == live.hoist)
+        && d.mentionable.is_none_or(|m| m == live.mentionable)
+}
+
 /// The plan's note for a live name that differs from the declared one only in whitespace,
 /// which is the same name to guildctl (docs/decisions.md): kept, never renamed back and forth.
 pub(super) fn whitespace_note(kind: &str, live: &str, declared: &str) -> String {
@@ -282,15 +336,19 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
         );
     } else if let Some(live_name) = live_name.filter(|n| !everyone && *n != d.name) {
         cx.warn(
-            Some(source.to_owned()),
+            Some(format!("{source}.name")),
             whitespace_note("role", &live_name, &d.name),
         );
     }
     if let Some(names) = &d.permissions {
         let keep = live.map(|l| l.permissions).unwrap_or_default();
         let desired = permission_bits(cx, names, keep, &format!("{source}.permissions"));
-        for note in split_notes(&d.name, live.map(|l| l.permissions), desired) {
-            cx.warn(Some(format!("{source}.permissions")), note);
+        // Said only of what the plan sets: a role left as it is live needs no note on
+        // a split Discord has already applied (an untouched export plans back quiet).
+        if live.map(|l| l.permissions) != Some(desired) {
+            for note in split_notes(&d.name, live.map(|l| l.permissions), desired) {
+                cx.warn(Some(format!("{source}.permissions")), note);
+            }
         }
         if live.map(|l| l.permissions) != Some(desired) {
             b.set(

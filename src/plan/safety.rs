@@ -64,6 +64,17 @@ impl DeleteKind {
         }
     }
 
+    /// What the plan does to the kind's live objects, as a verb and what it counts:
+    /// "deletes … channels", "removes … roster entries", "lifts … bans".
+    fn verb_and_noun(self) -> (&'static str, &'static str) {
+        match self {
+            DeleteKind::RosterEntries => ("removes", "roster entries"),
+            DeleteKind::Bans => ("lifts", "bans"),
+            DeleteKind::MemberBans => ("bans", "members"),
+            kind => ("deletes", kind.label()),
+        }
+    }
+
     /// The kind `c` counts as, if it is one the gate counts: a deletion of a kind `prune`
     /// deletes, or a ban of a member.
     fn of_change(c: &Change) -> Option<DeleteKind> {
@@ -135,10 +146,12 @@ impl KindDeletions {
         (self.deletes * 100 + self.live / 2) / self.live.max(1)
     }
 
-    /// "17 of 18 channels (94%)"; "9 members banned" (their number is not read).
+    /// "deletes 17 of 18 channels (94%)", "removes 1 of 2 roster entries (50%)"; "bans 9
+    /// members" (their number is not read).
     fn describe(&self) -> String {
+        let (verb, noun) = self.kind.verb_and_noun();
         if self.kind == DeleteKind::MemberBans {
-            return format!("{} {}", self.deletes, self.kind.label());
+            return format!("{verb} {} {noun}", self.deletes);
         }
         let mut with = String::new();
         if self.with_channels > 0 {
@@ -151,10 +164,9 @@ impl KindDeletions {
             ));
         }
         format!(
-            "{} of {} {} ({}%{with})",
+            "{verb} {} of {} {noun} ({}%{with})",
             self.deletes,
             self.live,
-            self.kind.label(),
             self.percent()
         )
     }
@@ -250,15 +262,25 @@ impl DeletionGate {
             Some(a) => format!("allowed by {}", a.describe()),
             None => "within the default limits".to_owned(),
         };
-        let kinds: Vec<String> = self
+        // "deletes 17 of 18 channels (94%) and 2 of 4 webhooks": a verb said once per run.
+        let mut kinds: Vec<String> = Vec::new();
+        let mut last_verb = "";
+        for k in self
             .kinds
             .iter()
             .filter(|k| k.deletes > 0 && k.kind != DeleteKind::MemberBans)
-            .map(KindDeletions::describe)
-            .collect();
+        {
+            let (verb, _) = k.kind.verb_and_noun();
+            let said = k.describe();
+            kinds.push(match said.strip_prefix(verb) {
+                Some(rest) if verb == last_verb => rest.trim_start().to_owned(),
+                _ => said,
+            });
+            last_verb = verb;
+        }
         let mut what = Vec::new();
         if !kinds.is_empty() {
-            what.push(format!("deletes {}", kinds.join(" and ")));
+            what.push(kinds.join(" and "));
         }
         let banned = member_bans(&self.kinds);
         if banned > 0 {
@@ -373,7 +395,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
                     );
                 }
                 format!(
-                    "deletes {}, above the default limit of {} ({MAX_DELETE_PERCENT}% of {}, at least {MIN_DELETE_LIMIT}, at most {MAX_DELETE_LIMIT})",
+                    "{}, above the default limit of {} ({MAX_DELETE_PERCENT}% of {}, at least {MIN_DELETE_LIMIT}, at most {MAX_DELETE_LIMIT})",
                     k.describe(),
                     k.limit,
                     k.live
@@ -766,5 +788,33 @@ mod tests {
             })
         );
         assert_eq!(Allowance::resolve(None, &Manifest::default()), None);
+    }
+
+    #[test]
+    fn roster_removals_and_lifted_bans_read_as_what_they_are() {
+        let of = |kind, live, deletes| KindDeletions {
+            kind,
+            live,
+            deletes,
+            with_channels: 0,
+            with_integrations: 0,
+            limit: default_limit(live),
+        };
+        assert_eq!(
+            of(DeleteKind::RosterEntries, 2, 1).describe(),
+            "removes 1 of 2 roster entries (50%)"
+        );
+        assert_eq!(
+            of(DeleteKind::Bans, 4, 1).describe(),
+            "lifts 1 of 4 bans (25%)"
+        );
+        assert_eq!(
+            of(DeleteKind::Channels, 18, 17).describe(),
+            "deletes 17 of 18 channels (94%)"
+        );
+        assert_eq!(
+            of(DeleteKind::MemberBans, 0, 9).describe(),
+            "bans 9 members"
+        );
     }
 }

@@ -16,7 +16,7 @@ pub mod sarif;
 
 use crate::inert;
 use crate::plan::images::ImageValue;
-use crate::plan::{Action, Change, FieldChange, Kind, Plan, PlanError, Risk, risk};
+use crate::plan::{Action, Change, FieldChange, Kind, ObjectRef, Plan, PlanError, Risk, risk};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -509,17 +509,58 @@ fn write_notes(out: &mut String, plan: &Plan, st: Style) {
         }
     }
     if !plan.unmanaged.is_empty() {
-        let names: Vec<String> = plan
-            .unmanaged
-            .iter()
-            .map(|o| format!("{} {}", o.kind.label(), inert::terminal(&o.name)))
-            .collect();
         let _ = writeln!(
             out,
             "\nNot in the manifest, kept as they are ({}): {}",
-            names.len(),
-            names.join(", ")
+            plan.unmanaged.len(),
+            unmanaged_line(&plan.unmanaged)
         );
+    }
+}
+
+/// Unmanaged objects shown on a terminal at most.
+const UNMANAGED_SHOWN: usize = 8;
+
+/// "role Admin, channel #x, … and 21 more (5 roles, 17 channels, 4 webhooks)": a few by
+/// name and the rest counted by kind, so a manifest that manages one corner of a guild
+/// does not print the whole guild; JSON lists them all.
+fn unmanaged_line(unmanaged: &[ObjectRef]) -> String {
+    let mut line: Vec<String> = unmanaged
+        .iter()
+        .take(UNMANAGED_SHOWN)
+        .map(|o| format!("{} {}", o.kind.label(), inert::terminal(&o.name)))
+        .collect();
+    if unmanaged.len() <= UNMANAGED_SHOWN {
+        return line.join(", ");
+    }
+    let mut kinds: Vec<(Kind, usize)> = Vec::new();
+    for o in unmanaged {
+        match kinds.iter_mut().find(|(k, _)| *k == o.kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((o.kind, 1)),
+        }
+    }
+    let counted: Vec<String> = kinds
+        .iter()
+        .map(|&(k, n)| format!("{n} {}", plural(k.label(), n)))
+        .collect();
+    line.push(format!(
+        "… and {} more ({} in all; --format json lists them)",
+        unmanaged.len() - UNMANAGED_SHOWN,
+        counted.join(", ")
+    ));
+    line.join(", ")
+}
+
+/// "role" → "roles", "category" → "categories", "roster entry" → "roster entries".
+fn plural(label: &str, n: usize) -> String {
+    if label == Kind::Overwrites.label() {
+        return "channels' overwrites".to_owned();
+    }
+    match (n, label.strip_suffix('y')) {
+        (1, _) => label.to_owned(),
+        (_, Some(stem)) => format!("{stem}ies"),
+        _ => format!("{label}s"),
     }
 }
 
@@ -593,7 +634,7 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         let items: Vec<String> = plan
             .warnings
             .iter()
-            .map(|w| inert::markdown(&w.message))
+            .map(|w| inert::markdown_spans(&w.message))
             .collect();
         folded_list(&mut tail, &format!("Warnings ({})", items.len()), &items);
     }

@@ -21,17 +21,9 @@ fn some(items: &[String], show: &dyn Fn(&str) -> String) -> String {
 /// For a terminal, after the summary line.
 pub(super) fn text(out: &mut String, r: &Rehearsal, paint: &dyn Fn(&str, &str) -> String) {
     let show = |s: &str| inert::terminal(s).into_owned();
-    let (label, colour) = if r.ok {
-        ("Rehearsal:", "32")
-    } else {
-        ("Rehearsal failed:", "1;31")
-    };
-    let _ = writeln!(
-        out,
-        "\n{} {}",
-        paint(colour, label),
-        r.headline(&show, &show)
-    );
+    let colour = if r.ok { "32" } else { "1;31" };
+    let (verdict, detail) = r.verdict(&show, &show);
+    let _ = writeln!(out, "\n{} {detail}", paint(colour, &format!("{verdict}:")));
     if !r.left_undone.is_empty() {
         let _ = writeln!(out, "  Left undone: {}", some(&r.left_undone, &show));
     }
@@ -43,21 +35,35 @@ pub(super) fn text(out: &mut String, r: &Rehearsal, paint: &dyn Fn(&str, &str) -
         );
     }
     if !r.not_rehearsed.is_empty() {
-        let _ = writeln!(out, "  Not rehearsed: {}", some(&r.not_rehearsed, &show));
+        // What, not why: each item's reason is in the JSON and the markdown.
+        let what: Vec<String> = r.not_rehearsed.iter().map(|i| short(i)).collect();
+        let _ = writeln!(
+            out,
+            "  Not rehearsed ({}): {} (--format json says why)",
+            what.len(),
+            some(&what, &show)
+        );
     }
+}
+
+/// "the welcome screen: the guild read got none…" → "the welcome screen": an item up to
+/// its reason.
+fn short(item: &str) -> String {
+    let end = item.find([':', '(']).unwrap_or(item.len());
+    item[..end].trim_end().to_owned()
 }
 
 /// For a pull request, right under the summary line.
 pub(super) fn markdown(out: &mut String, r: &Rehearsal) {
     let show = |s: &str| inert::markdown(s);
     let code = |s: &str| inert::markdown_code(s);
+    let (verdict, detail) = r.verdict(&show, &code);
     if r.ok {
-        let _ = writeln!(out, "**Rehearsal:** {}\n", r.headline(&show, &code));
+        let _ = writeln!(out, "**{verdict}:** {detail}\n");
     } else {
         let _ = writeln!(
             out,
-            "> [!CAUTION]\n> **Rehearsal failed, apply will refuse:** {}",
-            r.headline(&show, &code)
+            "> [!CAUTION]\n> **{verdict}, apply will refuse:** {detail}"
         );
         if !r.left_undone.is_empty() {
             let _ = writeln!(out, ">\n> Left undone: {}", some(&r.left_undone, &show));

@@ -783,7 +783,7 @@ async fn a_pull_request_gets_one_plan_comment_and_a_second_push_updates_it() {
     assert!(
         body.lines()
             .take(8)
-            .any(|l| l.starts_with("**Rehearsal:** rehearsed: ") && l.ends_with("converges")),
+            .any(|l| l.starts_with("**Rehearsed:** ") && l.ends_with("converges")),
         "{body}"
     );
     assert!(

@@ -401,11 +401,8 @@ async fn a_hostile_guild_is_shown_inert_in_plans_drift_and_on_github() {
         text.stdout
             .contains(&format!("Plan for guild Guild {escaped}"))
     );
-    assert!(
-        text.stdout.contains(&format!("webhook {escaped}")),
-        "{}",
-        text.stdout
-    );
+    // The unmanaged webhook is counted, not named, on a terminal (the list is folded);
+    // drift names it below, escaped.
     assert!(text.stdout.contains("\\u{1b}]52;c;b3duZWQ=\\u{7}"));
     assert!(text.stdout.contains("\\u{202e}gnp.exe"));
     assert!(text.stdout.contains("\\n::warning::owned"));

@@ -41,6 +41,7 @@ mod manifest_schema;
 mod markdown_fits;
 mod mcp;
 mod normalisation;
+mod papercuts;
 mod people;
 mod permission_names;
 mod plan_identity;

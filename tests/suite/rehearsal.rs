@@ -58,9 +58,9 @@ async fn the_example_plans_rehearse_and_converge() {
         let applied = h.run(&["apply", "-f", path, "--yes"]).await;
         applied.assert_code(0);
         assert!(
-            applied.stdout.contains(&format!(
-                "Rehearsal: rehearsed: {ops} calls accepted, converges"
-            )),
+            applied
+                .stdout
+                .contains(&format!("Rehearsed: {ops} calls accepted, converges")),
             "{}",
             applied.stdout
         );
@@ -213,7 +213,7 @@ async fn the_markdown_plan_carries_the_verdict_in_its_first_lines() {
     let head: Vec<&str> = run.stdout.lines().take(6).collect();
     assert!(
         head.iter()
-            .any(|l| l.starts_with("**Rehearsal:** rehearsed: ") && l.ends_with("converges")),
+            .any(|l| l.starts_with("**Rehearsed:** ") && l.ends_with("converges")),
         "{}",
         run.stdout
     );
@@ -240,9 +240,8 @@ async fn the_markdown_plan_carries_the_verdict_in_its_first_lines() {
     run.assert_code(1);
     let head: String = run.stdout.lines().take(8).collect::<Vec<_>>().join("\n");
     assert!(
-        head.contains(
-            "> **Rehearsal failed, apply will refuse:** rehearsal refused: 1 of 2 calls accepted"
-        ) && head.contains("30030")
+        head.contains("> **Rehearsal refused, apply will refuse:** 1 of 2 calls accepted")
+            && head.contains("30030")
             && head.contains("(manifest `channels[1]` at `"),
         "{}",
         run.stdout

@@ -89,12 +89,22 @@ fn a_hand_change_is_made_as_a_member_and_saved() {
         let base = ["emulator", "call", "--state", "sandbox.json", "--as", who];
         guildctl(d, &[&base[..], args].concat())
     };
+    // A state that does not exist is refused, unless --new starts it.
+    let (code, _, err) = call("ferris", &["GET", general]);
+    assert_eq!(code, 1);
+    assert!(err.contains("sandbox.json does not exist"), "{err}");
+    let (code, out, err) = call("ferris", &["--new", "GET", general]);
+    assert_eq!(code, 0, "{out}{err}");
+    let saved = std::fs::read_to_string(d.join("sandbox.json")).unwrap();
 
     // alice moderates but may not manage channels: Discord refuses, nothing is written.
     let (code, out, err) = call("alice", &["PATCH", general, slowmode]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("403") && err.contains("is unchanged"), "{err}");
-    assert!(!d.join("sandbox.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(d.join("sandbox.json")).unwrap(),
+        saved
+    );
 
     let (code, out, err) = call("nobody", &["GET", general]);
     assert_eq!(code, 1);

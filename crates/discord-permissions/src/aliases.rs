@@ -2,7 +2,8 @@
 //! from them gets the right name back instead of the nearest spelling.
 
 /// An alias: the name as other tools write it (in snake_case, see [`our_spelling`]), the
-/// permission it means, and who uses it.
+/// permission it means, and whose name it is, worded to read "`alias` is {source} for
+/// `name`" ("discord.py's and Discord's earlier name").
 pub struct Alias {
     pub alias: &'static str,
     pub name: &'static str,
@@ -25,34 +26,34 @@ pub const ALIASES: &[Alias] = &[
     a(
         "read_messages",
         "view_channel",
-        "discord.py and Discord's earlier name",
+        "discord.py's and Discord's earlier name",
     ),
     a(
         "view_channels",
         "view_channel",
-        "Discord's app (\"View Channels\")",
+        "Discord's app's name (\"View Channels\")",
     ),
     a(
         "read_messages_view_channels",
         "view_channel",
-        "the developer portal (\"Read Messages/View Channels\")",
+        "the developer portal's name (\"Read Messages/View Channels\")",
     ),
     a(
         "manage_server",
         "manage_guild",
-        "Discord's app (\"Manage Server\")",
+        "Discord's app's name (\"Manage Server\")",
     ),
     a(
         "view_server_insights",
         "view_guild_insights",
-        "Discord's app (\"View Server Insights\")",
+        "Discord's app's name (\"View Server Insights\")",
     ),
     a(
         "create_invite",
         "create_instant_invite",
-        "Discord's app (\"Create Invite\")",
+        "Discord's app's name (\"Create Invite\")",
     ),
-    a("video", "stream", "Discord's app (\"Video\")"),
+    a("video", "stream", "Discord's app's name (\"Video\")"),
     a(
         "view_audit_logs",
         "view_audit_log",
@@ -61,40 +62,48 @@ pub const ALIASES: &[Alias] = &[
     a(
         "manage_permissions",
         "manage_roles",
-        "discord.py (in channel overwrites)",
+        "discord.py's name (in channel overwrites)",
     ),
-    a("external_emojis", "use_external_emojis", "discord.py"),
-    a("external_stickers", "use_external_stickers", "discord.py"),
-    a("use_voice_activation", "use_vad", "discord.py"),
+    a(
+        "external_emojis",
+        "use_external_emojis",
+        "discord.py's name",
+    ),
+    a(
+        "external_stickers",
+        "use_external_stickers",
+        "discord.py's name",
+    ),
+    a("use_voice_activation", "use_vad", "discord.py's name"),
     a(
         "use_voice_activity",
         "use_vad",
-        "Discord's app (\"Use Voice Activity\")",
+        "Discord's app's name (\"Use Voice Activity\")",
     ),
     a(
         "manage_emojis",
         "manage_guild_expressions",
-        "Discord's earlier name, discord.py and the Terraform providers",
+        "Discord's earlier name, and discord.py's and the Terraform providers'",
     ),
     a(
         "manage_emojis_and_stickers",
         "manage_guild_expressions",
-        "Discord's earlier name, discord.js, hikari and twilight",
+        "Discord's earlier name, and discord.js's, hikari's and twilight's",
     ),
     a(
         "manage_expressions",
         "manage_guild_expressions",
-        "discord.py and Discord's app (\"Manage Expressions\")",
+        "discord.py's and Discord's app's name (\"Manage Expressions\")",
     ),
     a(
         "create_expressions",
         "create_guild_expressions",
-        "discord.py and Discord's app (\"Create Expressions\")",
+        "discord.py's and Discord's app's name (\"Create Expressions\")",
     ),
     a(
         "use_slash_commands",
         "use_application_commands",
-        "Discord's earlier name, twilight and the developer portal",
+        "Discord's earlier name, and twilight's and the developer portal's",
     ),
     a(
         "use_public_threads",
@@ -114,22 +123,22 @@ pub const ALIASES: &[Alias] = &[
     a(
         "start_embedded_activities",
         "use_embedded_activities",
-        "Discord's earlier name, hikari, twilight and the Terraform providers",
+        "Discord's earlier name, and hikari's, twilight's and the Terraform providers'",
     ),
     a(
         "use_activities",
         "use_embedded_activities",
-        "Discord's app (\"Use Activities\")",
+        "Discord's app's name (\"Use Activities\")",
     ),
     a(
         "timeout_members",
         "moderate_members",
-        "Discord's app (\"Timeout Members\")",
+        "Discord's app's name (\"Timeout Members\")",
     ),
     a(
         "create_polls",
         "send_polls",
-        "Discord's app (\"Create Polls\")",
+        "Discord's app's name (\"Create Polls\")",
     ),
 ];
 

@@ -334,6 +334,10 @@ impl<'a> Ctx<'a> {
                         .with_help(help)
                     }
                     None => {
+                        if let Some(c) = self.renamed_channel(name) {
+                            out.push(renamed_ref("channel", name, &c.channel.name, &c.path, path));
+                            return None;
+                        }
                         let names = self
                             .channels
                             .iter()
@@ -363,6 +367,21 @@ impl<'a> Ctx<'a> {
                 None
             }
         }
+    }
+
+    /// The declared role that had `name` before (its `previous_names`), with its path.
+    fn renamed_role(&self, name: &str) -> Option<(&str, &'a Role)> {
+        self.roles
+            .iter()
+            .find(|(_, r)| r.previous_names.iter().any(|p| p == name))
+            .map(|(at, r)| (at.as_str(), *r))
+    }
+
+    /// The declared channel that had `name` before (its `previous_names`).
+    fn renamed_channel(&self, name: &str) -> Option<&ChannelRef<'a>> {
+        self.channels
+            .iter()
+            .find(|c| c.channel.previous_names.iter().any(|p| p == name))
     }
 
     /// Resolves a role name against the declared roles (`@everyone` always resolves).
@@ -395,6 +414,10 @@ impl<'a> Ctx<'a> {
         let found = self.lookup_role(name);
         match &found {
             RoleLookup::NotDeclared => {
+                if let Some((at, role)) = self.renamed_role(name) {
+                    out.push(renamed_ref("role", name, &role.name, at, path));
+                    return found;
+                }
                 let d = Diagnostic::warning(
                     path,
                     format!("role \"{name}\" is not declared in this manifest"),
@@ -503,4 +526,16 @@ fn a_type_name(n: &str) -> String {
     } else {
         format!("a {n}")
     }
+}
+
+/// A reference by a name the manifest renames away: once apply renames the object, nothing
+/// has that name, so the reference would never resolve (and a rehearsal never converge).
+fn renamed_ref(kind: &str, old: &str, new: &str, declared_at: &str, path: &str) -> Diagnostic {
+    Diagnostic::error(
+        path,
+        format!(
+            "{kind} \"{old}\" is a previous name of the {kind} \"{new}\" ({declared_at}): apply renames it, so nothing will have that name"
+        ),
+    )
+    .with_help(format!("name it by its new name: \"{new}\""))
 }

@@ -15,6 +15,7 @@
 //! This file holds the loaded manifest, the load error, the entry points and stages 5 and 6.
 //! The semantic checks ([`super::check`]) run on the result.
 
+mod comments;
 mod layers;
 mod merge;
 mod parse;

@@ -4,7 +4,10 @@
 
 use std::borrow::Cow;
 
-use super::wording::{describe_parse_error, error_span, unclosed_before};
+use super::comments;
+use super::wording::{
+    describe_parse_error, error_span, mentions_tab, tab_at_or_after, unclosed_before,
+};
 use super::{MAX_ALIASES, MAX_DEPTH, MAX_NODES};
 use crate::manifest::diagnostic::{Located, Report, Severity};
 use crate::manifest::source::{self, SourceFile};
@@ -103,12 +106,35 @@ pub(super) fn parse_files(
         if !usable.get(i - first).copied().unwrap_or(false) {
             continue;
         }
+        let traps = comments::find(&f.text);
         match parse(&f.text) {
-            Ok(tree) => trees.push((i, tree)),
+            Ok(tree) => {
+                trees.push((i, tree));
+                problems.extend(traps.iter().map(|t| t.located(i)));
+            }
             Err(e) => {
+                // A comment that hid a closing bracket is the mistake, not the bracket.
+                let hid_bracket = traps.iter().any(|t| {
+                    t.trap == comments::Trap::HidesBracket
+                        && e.location().is_none_or(|l| t.line <= l.line() as usize)
+                });
+                if hid_bracket {
+                    problems.extend(traps.iter().map(|t| t.located(i)));
+                    continue;
+                }
                 let (rule, mut message, mut help) = describe_parse_error(&e);
                 let mut span = error_span(&e, i, &f.text);
                 if rule == "syntax"
+                    && mentions_tab(&message)
+                    && let Some((line, column)) = tab_at_or_after(&f.text, span.line, span.column)
+                {
+                    span = Span {
+                        file: i,
+                        line,
+                        column,
+                        len: 1,
+                    };
+                } else if rule == "syntax"
                     && let Some((line, column, what)) =
                         unclosed_before(&f.text, span.line, span.column)
                 {

@@ -23,6 +23,33 @@ pub(super) fn error_span(e: &serde_saphyr::Error, file: usize, text: &str) -> Sp
     }
 }
 
+/// Whether a parser message is about a tab ("found a tab", "tabs are not allowed").
+pub(super) fn mentions_tab(message: &str) -> bool {
+    message
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| w == "tab" || w == "tabs")
+}
+
+/// The first tab at or after the parser's place (1-based line and column): the parser
+/// reports a tab where the scalar before it began, a line or more before the tab itself.
+pub(super) fn tab_at_or_after(text: &str, line: usize, column: usize) -> Option<(usize, usize)> {
+    text.split('\n')
+        .enumerate()
+        .skip(line.saturating_sub(1))
+        .find_map(|(n, l)| {
+            let from = if n + 1 == line {
+                column.saturating_sub(1)
+            } else {
+                0
+            };
+            l.chars()
+                .enumerate()
+                .skip(from)
+                .find(|&(_, c)| c == '\t')
+                .map(|(i, _)| (n + 1, i + 1))
+        })
+}
+
 /// A syntax error is often found lines after the mistake: a quote or bracket left open runs
 /// on until the parser gives up. Finds a quote opened on an earlier line and still open at
 /// the error, or a bracket opened on an earlier line and still open when the text has come
@@ -160,7 +187,7 @@ pub(super) fn describe_parse_error(e: &serde_saphyr::Error) -> (&'static str, St
 fn syntax_hint(message: &str) -> String {
     if message.contains("duplicate") {
         "each key may appear once per mapping; remove or merge the repeated key".into()
-    } else if message.contains("tabs") || message.contains(" tab ") {
+    } else if mentions_tab(message) {
         "YAML indents with spaces only; replace the tab characters".into()
     } else if message.contains("unclosed") {
         "close the bracket or quote that starts here".into()
@@ -216,4 +243,18 @@ pub(super) fn serde_path(p: &serde_path_to_error::Path) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tab_is_found_where_it_is_not_where_the_scalar_began() {
+        let text = "version: 1\nroles:\n  - name: Mods\n\tcolor: 5\n";
+        assert!(mentions_tab("while scanning a plain scalar, found a tab"));
+        assert!(!mentions_tab("did not find expected key (table)"));
+        assert_eq!(tab_at_or_after(text, 3, 11), Some((4, 1)));
+        assert_eq!(tab_at_or_after("a: 1\n", 1, 1), None);
+    }
 }

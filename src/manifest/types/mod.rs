@@ -57,6 +57,7 @@ pub use webhooks::*;
 #[schemars(title = "guildctl manifest")]
 pub struct Manifest {
     /// Manifest format version. Only `1` exists.
+    #[schemars(schema_with = "version_schema")]
     pub version: u32,
     /// The guild (server) id this manifest describes. When set, the manifest is planned and
     /// applied against this guild only: `--guild` or `GUILDCTL_GUILD` naming another guild is
@@ -122,6 +123,15 @@ pub struct Manifest {
     /// Limits on what one apply may delete. Left out, the default limits hold (see `safety`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub safety: Option<Safety>,
+}
+
+/// `version: 1`, the only version, as a constant so editors offer and check it.
+fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "Manifest format version. Only `1` exists.",
+        "type": "integer",
+        "const": 1
+    })
 }
 
 /// `extends:`: one base manifest, or several merged in order.

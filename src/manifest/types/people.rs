@@ -2,9 +2,10 @@
 
 use super::*;
 
-/// One user on a role's roster.
+/// One user on a role's roster: written as a bare id (`"849074781683712000"`) or as
+/// `{ id, name }`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "RosterEntry")]
 pub struct RosterMember {
     /// The user's id.
     pub id: Snowflake,
@@ -13,6 +14,37 @@ pub struct RosterMember {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["alice"]))]
     pub name: Option<String>,
+}
+
+/// A roster entry as written (the schema's and the reader's form of [`RosterMember`]).
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum RosterEntry {
+    /// The user's id alone.
+    Id(Snowflake),
+    /// The user's id, with their name for readers.
+    Named(NamedRosterMember),
+}
+
+/// A roster entry with its fields.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NamedRosterMember {
+    /// The user's id.
+    id: Snowflake,
+    /// A comment for readers of the manifest: the plan shows the user by their live username
+    /// and id, and warns where this is not their username.
+    #[schemars(extend("examples" = ["alice"]))]
+    name: Option<String>,
+}
+
+impl From<RosterEntry> for RosterMember {
+    fn from(entry: RosterEntry) -> RosterMember {
+        match entry {
+            RosterEntry::Id(id) => RosterMember { id, name: None },
+            RosterEntry::Named(NamedRosterMember { id, name }) => RosterMember { id, name },
+        }
+    }
 }
 
 /// One banned user.

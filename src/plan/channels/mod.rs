@@ -126,6 +126,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
 
     let desired_ows: Vec<Option<Vec<Ow>>> = desired_overwrites(cx, &decls, &matches);
     record_everyone_can_send(cx, &decls, &matches, &ids, &desired_ows);
+    suggest_previous_names(cx, &decls, &matches, &ids, &desired_ows);
     let enabling_community = cx.manifest.settings.as_ref().and_then(|s| s.community) == Some(true);
     let has_news = snap.guild.has_feature("NEWS");
 
@@ -316,6 +317,55 @@ fn record_access(
     );
 }
 
+/// A channel created beside a live one the manifest does not declare, of the same type,
+/// in the same category and with the same overwrites, is most likely that channel renamed
+/// without `previous_names`: said at the new name, since apply would create a second one.
+fn suggest_previous_names(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    matches: &[Option<&LiveChannel>],
+    ids: &[IdRef],
+    desired_ows: &[Option<Vec<Ow>>],
+) {
+    let matched: HashSet<&str> = matches.iter().flatten().map(|m| m.id.as_str()).collect();
+    let kept: Vec<&LiveChannel> = cx
+        .snap
+        .channels
+        .iter()
+        .filter(|c| !matched.contains(c.id.as_str()))
+        .collect();
+    for (i, d) in decls.iter().enumerate() {
+        if matches[i].is_some() {
+            continue;
+        }
+        let parent = d.parent.map(|p| &ids[p]);
+        let alike: Vec<&&LiveChannel> = kept
+            .iter()
+            .filter(|c| {
+                c.kind == d.kind
+                    && parent.map(IdRef::key) == c.parent_id.as_deref()
+                    && desired_ows[i].as_ref().is_none_or(|want| {
+                        let have: Vec<Ow> =
+                            c.permission_overwrites.iter().map(Ow::from_live).collect();
+                        listed(want) == listed(&have)
+                    })
+            })
+            .collect();
+        if let [live] = alike.as_slice() {
+            let what = if d.kind == channel_type::CATEGORY {
+                "category"
+            } else {
+                "channel"
+            };
+            let message = format!(
+                "{what} `{}` is created beside live {what} `{}` (id {}), which the manifest does not declare and which has the same type, place and overwrites: if it is that {what} renamed, add `previous_names: [{}]` to keep its id and messages",
+                d.ch.name, live.name, live.id, live.name
+            );
+            cx.warn(Some(format!("{}.name", d.source)), message);
+        }
+    }
+}
+
 /// Makes an undeclared live channel referable by name.
 fn add_live_ref(cx: &mut Ctx, c: &LiveChannel) {
     let parent = c
@@ -489,8 +539,11 @@ fn vqm_name(v: u64) -> Value {
 }
 
 /// Field changes of a channel against its live state (`None` for a new one), and warnings
-/// about them for the plan.
-fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<String>) {
+/// about them for the plan, each with the field it is about (`name`, `tags`).
+fn channel_fields(
+    d: &Decl,
+    live: Option<&LiveChannel>,
+) -> (ChangeBuilder, Vec<(&'static str, String)>) {
     let mut b = ChangeBuilder::new();
     let ch = d.ch;
     let stored = d.stored_name();
@@ -507,7 +560,10 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
             json!(ch.name),
         );
     } else if let Some(l) = live.filter(|l| l.name != stored) {
-        notes.push(super::roles::whitespace_note("channel", &l.name, &stored));
+        notes.push((
+            "name",
+            super::roles::whitespace_note("channel", &l.name, &stored),
+        ));
     }
     if let Some(l) = live
         && l.kind != d.kind
@@ -589,7 +645,11 @@ fn channel_fields(d: &Decl, live: Option<&LiveChannel>) -> (ChangeBuilder, Vec<S
             );
         }
     }
-    notes.extend(super::forum::forum_fields(&mut b, ch, d.kind, live));
+    notes.extend(
+        super::forum::forum_fields(&mut b, ch, d.kind, live)
+            .into_iter()
+            .map(|note| ("tags", note)),
+    );
     (b, notes)
 }
 
@@ -653,8 +713,8 @@ fn plan_update(
         }
     }
     let (mut b, warnings) = channel_fields(d, Some(live));
-    for w in warnings {
-        cx.warn(Some(format!("{}.tags", d.source)), w);
+    for (field, w) in warnings {
+        cx.warn(Some(format!("{}.{field}", d.source)), w);
     }
     if let Some(want) = ows {
         let have: Vec<Ow> = live

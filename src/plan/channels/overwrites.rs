@@ -72,10 +72,11 @@ pub(super) fn desired_overwrites(
                     (Some(role), None) => match cx.role_ids.get(role) {
                         Some(id) => (id.clone(), OVERWRITE_ROLE),
                         None => {
+                            let help = cx.role_help(role);
                             cx.problem(
                                 Some(format!("{source}.role")),
                                 format!("overwrite on `{}` names role `{role}`, which is neither declared nor in the guild", d.ch.name),
-                                Some("declare the role under `roles`, or correct the name"),
+                                Some(&help),
                             );
                             continue;
                         }

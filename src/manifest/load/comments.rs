@@ -1,0 +1,289 @@
+//! YAML's comment trap: a `#` after a space starts a comment, so `color: #1abc9c` has no
+//! value, `topic: Read #rules` reads "Read", and in `{ color: #1abc9c }` the comment hides
+//! the closing bracket. A comment whose `#` is followed at once by a letter or digit
+//! (`#1abc9c`, `#rules`) is almost always meant as part of the value, so it is said at its
+//! line with the quoted form; `# a comment`, with its space, is left alone.
+
+use std::borrow::Cow;
+
+use crate::manifest::diagnostic::{Located, Severity};
+use crate::manifest::source_map::Span;
+
+/// What a comment did to the value before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Trap {
+    /// The value was expected right where the comment starts: it is empty.
+    NoValue,
+    /// A plain value was cut short where the comment starts.
+    CutShort,
+    /// Inside `{ … }` or `[ … ]`: the comment hides the rest of the line, bracket included.
+    HidesBracket,
+}
+
+/// One comment that looks like part of a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Found {
+    pub trap: Trap,
+    /// 1-based line and character column of the `#`.
+    pub line: usize,
+    pub column: usize,
+    /// The key whose value it is, when there is one (`color`).
+    pub key: Option<String>,
+    /// What YAML reads as the value (empty for [`Trap::NoValue`] and in brackets).
+    pub read: String,
+    /// The text the comment took (`#1abc9c`; in brackets, up to the next `,`, `}` or `]`).
+    pub hidden: String,
+}
+
+impl Found {
+    /// The value as it was meant, quoted for YAML: `color: "#1abc9c"`.
+    fn quoted(&self) -> String {
+        let value = match self.read.as_str() {
+            "" => self.hidden.clone(),
+            read => format!("{read} {}", self.hidden),
+        };
+        let value = format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""));
+        match &self.key {
+            Some(key) => format!("{key}: {value}"),
+            None => format!("- {value}"),
+        }
+    }
+
+    pub(super) fn located(&self, file: usize) -> Located {
+        let what = match &self.key {
+            Some(key) => format!("`{key}`"),
+            None => "this entry".to_owned(),
+        };
+        let why = format!(
+            "YAML reads `{}` as a comment, since a `#` after a space starts one",
+            self.hidden
+        );
+        let (severity, message) = match self.trap {
+            Trap::NoValue => (Severity::Error, format!("{what} has no value: {why}")),
+            Trap::CutShort => (
+                Severity::Warning,
+                format!("{what} reads as {:?}: {why}", self.read),
+            ),
+            Trap::HidesBracket => (
+                Severity::Error,
+                format!(
+                    "{why}, and the comment hides the rest of the line, its closing bracket too"
+                ),
+            ),
+        };
+        let help = match self.trap {
+            Trap::CutShort => format!(
+                "quote the value to keep all of it: `{}` (or put a space after the `#` if it is a comment)",
+                self.quoted()
+            ),
+            _ => format!("quote the value: `{}`", self.quoted()),
+        };
+        Located {
+            severity,
+            rule: Cow::Borrowed("yaml-comment"),
+            message,
+            help: Some(help),
+            path: String::new(),
+            span: Some(Span {
+                file,
+                line: self.line,
+                column: self.column,
+                len: self.hidden.chars().count().max(1),
+            }),
+            related: Vec::new(),
+        }
+    }
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// Whether `line` opens a block scalar (`key: |`, `- >-`): the lines under it are text.
+fn opens_block_scalar(line: &str) -> bool {
+    let code = line.split(" #").next().unwrap_or(line).trim_end();
+    let Some(last) = code.rsplit([' ', '\t']).next() else {
+        return false;
+    };
+    let before = code[..code.len() - last.len()].trim_end();
+    (last.starts_with('|') || last.starts_with('>'))
+        && last[1..]
+            .chars()
+            .all(|c| matches!(c, '+' | '-') || c.is_ascii_digit())
+        && (before.ends_with(':') || before.ends_with('-') || before.is_empty())
+}
+
+/// `- - name: x` → `name: x`: the line's content after its sequence dashes.
+fn after_dashes(s: &str) -> &str {
+    let mut s = s.trim_start();
+    while let Some(rest) = s.strip_prefix("- ").or_else(|| (s == "-").then_some("")) {
+        s = rest.trim_start();
+    }
+    s
+}
+
+/// The comments of `text` that look like part of a value.
+pub(super) fn find(text: &str) -> Vec<Found> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = Vec::new();
+    let mut block_scalar: Option<usize> = None; // the indentation of the line opening it
+    let mut quote: Option<char> = None;
+    let mut flow = 0usize;
+    for (n, line) in lines.iter().enumerate() {
+        if let Some(at) = block_scalar {
+            if line.trim().is_empty() || indent(line) > at {
+                continue;
+            }
+            block_scalar = None;
+        }
+        let mut prev: Option<char> = None; // the previous non-space character on the line
+        let mut chars = line.char_indices().enumerate().peekable();
+        while let Some((i, (byte, ch))) = chars.next() {
+            if let Some(q) = quote {
+                if q == '"' && ch == '\\' {
+                    chars.next();
+                } else if ch == q {
+                    if q == '\'' && chars.peek().is_some_and(|(_, (_, c))| *c == '\'') {
+                        chars.next();
+                    } else {
+                        quote = None;
+                    }
+                }
+                prev = Some(ch);
+                continue;
+            }
+            let starts_value = matches!(prev, None | Some(':' | '-' | '[' | '{' | ',' | '?'));
+            match ch {
+                '#' if prev.is_none() || line[..byte].ends_with([' ', '\t']) => {
+                    let next = line[byte + 1..].chars().next();
+                    if prev.is_some() && next.is_some_and(char::is_alphanumeric) {
+                        out.extend(judge(&lines, n, byte, i + 1, flow > 0));
+                    }
+                    break;
+                }
+                '"' | '\'' if starts_value => quote = Some(ch),
+                '[' | '{' if starts_value => flow += 1,
+                ']' | '}' => flow = flow.saturating_sub(1),
+                _ => {}
+            }
+            if !ch.is_whitespace() {
+                prev = Some(ch);
+            }
+        }
+        if quote.is_none() && flow == 0 && opens_block_scalar(line) {
+            block_scalar = Some(indent(line));
+        }
+    }
+    out
+}
+
+/// What the comment at `byte` of line `n` does to the value before it, if anything.
+fn judge(lines: &[&str], n: usize, byte: usize, column: usize, in_flow: bool) -> Option<Found> {
+    let line = lines[n];
+    let before = line[..byte].trim_end();
+    let comment = line[byte..].trim_end();
+    let mut found = Found {
+        trap: Trap::CutShort,
+        line: n + 1,
+        column,
+        key: None,
+        read: String::new(),
+        hidden: comment.to_owned(),
+    };
+    if in_flow {
+        let end = comment.find([',', '}', ']']).unwrap_or(comment.len());
+        found.trap = Trap::HidesBracket;
+        found.hidden = comment[..end].trim_end().to_owned();
+        let tail = before
+            .rsplit(['{', ',', '['])
+            .next()
+            .unwrap_or(before)
+            .trim();
+        found.key = tail.strip_suffix(':').map(|k| k.trim().to_owned());
+        return Some(found);
+    }
+    let content = after_dashes(before);
+    if content.is_empty() || content.ends_with(':') {
+        // A key whose value is a block on the lines below is not empty.
+        let below = lines[n + 1..]
+            .iter()
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        if below.is_some_and(|l| {
+            indent(l) > indent(line) || (content.ends_with(':') && l.trim_start().starts_with("- "))
+        }) {
+            return None;
+        }
+        found.trap = Trap::NoValue;
+        found.key = content.strip_suffix(':').map(|k| k.trim().to_owned());
+        return Some(found);
+    }
+    let (key, value) = match content.split_once(": ") {
+        Some((k, v)) => (Some(k.trim().to_owned()), v.trim()),
+        None => (None, content),
+    };
+    // A quoted, bracketed, aliased or tagged value ends where YAML says, not at the comment.
+    if value.is_empty() || value.starts_with(['"', '\'', '[', '{', '&', '*', '!', '|', '>']) {
+        return None;
+    }
+    found.key = key;
+    found.read = value.to_owned();
+    Some(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Found {
+        let found = find(text);
+        assert_eq!(found.len(), 1, "{text:?}: {found:?}");
+        found.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn a_colour_after_a_space_is_a_comment_and_no_value() {
+        let f = one("roles:\n  - name: Mods\n    color: #1abc9c\n");
+        assert_eq!((f.trap, f.line, f.column), (Trap::NoValue, 3, 12));
+        assert_eq!(f.quoted(), "color: \"#1abc9c\"");
+        let said = f.located(0);
+        assert_eq!(said.severity, Severity::Error);
+        assert!(
+            said.message.starts_with("`color` has no value"),
+            "{}",
+            said.message
+        );
+    }
+
+    #[test]
+    fn a_channel_mention_cuts_a_topic_short() {
+        let f = one("channels:\n  - name: help\n    topic: Read #rules first\n");
+        assert_eq!(f.trap, Trap::CutShort);
+        assert_eq!(f.read, "Read");
+        assert_eq!(f.quoted(), "topic: \"Read #rules first\"");
+        assert_eq!(f.located(0).severity, Severity::Warning);
+    }
+
+    #[test]
+    fn in_a_flow_mapping_the_comment_hides_the_bracket() {
+        let f = one("roles:\n  - { name: Mods, color: #1abc9c }\n");
+        assert_eq!(f.trap, Trap::HidesBracket);
+        assert_eq!(f.hidden, "#1abc9c");
+        assert_eq!(f.quoted(), "color: \"#1abc9c\"");
+    }
+
+    #[test]
+    fn real_comments_and_quoted_values_are_left_alone() {
+        for text in [
+            "# a comment\nversion: 1 # the format\n",
+            "roles: #staff\n  - name: Mods\n",
+            "roles: #staff\n- name: Mods\n",
+            "channels:\n  - topic: \"Read #rules\"\n",
+            "channels:\n  - topic: 'it''s #1' # ok\n",
+            "channels:\n  - topic: |\n      Read #rules\n      and #faq\n",
+            "settings:\n  description: >-\n    #1 guild\n",
+            "channels:\n  - name: a#b\n",
+        ] {
+            assert_eq!(find(text), Vec::new(), "{text:?}");
+        }
+    }
+}
