@@ -854,6 +854,7 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Kind::Webhook => (50, 51, 52),
         Kind::Integration => (80, 81, 82),
         Kind::Invite => (40, 41, 42),
+        Kind::Emoji => (60, 61, 62),
         _ => (0, 1, 0),
     };
     if let Some(q) = people_question(c, snap) {
@@ -863,13 +864,15 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Action::Create => {
             // Declared but missing: who deleted it (by its name; the id is gone).
             let q = match c.object.kind {
-                Kind::Role | Kind::Category | Kind::Channel | Kind::Webhook => Question::new(
-                    &[delete],
-                    None,
-                    Matcher::DeletedNamed {
-                        name: bare_name(&c.object.name),
-                    },
-                ),
+                Kind::Role | Kind::Category | Kind::Channel | Kind::Webhook | Kind::Emoji => {
+                    Question::new(
+                        &[delete],
+                        None,
+                        Matcher::DeletedNamed {
+                            name: bare_name(&c.object.name),
+                        },
+                    )
+                }
                 Kind::WelcomeScreen => {
                     Question::unaudited("Discord does not audit welcome-screen edits")
                 }
@@ -972,6 +975,19 @@ fn field_question(
                 id,
             )
         }
+        Kind::Emoji => {
+            let e = snap
+                .expressions
+                .emojis
+                .iter()
+                .flatten()
+                .find(|e| Some(&e.id) == id.as_ref());
+            (
+                e.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
+        }
     };
     let (key, value) = audit_key(field, object.as_ref());
     Question::new(actions, target, Matcher::Key { key, value })
@@ -999,7 +1015,8 @@ fn audit_key(field: &Field, object: Option<&Value>) -> (String, Option<Value>) {
         Field::Role(Role::Color) => ("color".to_owned(), value("color")),
         // Lists and objects whose form in the log (order, ids) is Discord's: by key.
         Field::Guild(Guild::Community | Guild::InvitesDisabled | Guild::RaidAlertsDisabled)
-        | Field::Channel(Channel::Tags | Channel::DefaultReaction) => (api.to_owned(), None),
+        | Field::Channel(Channel::Tags | Channel::DefaultReaction)
+        | Field::Emoji(field::Emoji::Roles) => (api.to_owned(), None),
         _ => (api.to_owned(), value(api)),
     }
 }

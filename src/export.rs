@@ -91,10 +91,37 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         bans: bans(snap),
         // Rules people write; the live guild states none.
         policies: None,
+        emojis: emojis(snap, images),
         prune: Default::default(),
         safety: None,
     };
     render(snap, &manifest)
+}
+
+/// The guild's custom emoji whose image files were written (`images`, by CDN path), with
+/// their ids pinned; managed ones (an integration's) are not guildctl's to write. Left out
+/// when the emoji were not read or no image was written.
+fn emojis(snap: &Snapshot, images: &ExportedImages) -> Option<Vec<crate::manifest::GuildEmoji>> {
+    let live = snap.expressions.emojis.as_ref()?;
+    let names = Names::new(snap);
+    let out: Vec<crate::manifest::GuildEmoji> = live
+        .iter()
+        .filter(|e| !e.managed)
+        .filter_map(|e| {
+            let image = images
+                .get(&crate::discord::cdn::emoji_path(&e.id, e.animated))?
+                .clone();
+            Some(crate::manifest::GuildEmoji {
+                id: Some(Snowflake(e.id.clone())),
+                name: e.name.clone().unwrap_or_default(),
+                previous_names: Vec::new(),
+                image,
+                roles: (!e.roles.is_empty())
+                    .then(|| e.roles.iter().filter_map(|r| names.role(r)).collect()),
+            })
+        })
+        .collect();
+    (!out.is_empty()).then_some(out)
 }
 
 /// How channels are referred to: by name, or `Category/name` where a name is not unique.
@@ -596,6 +623,16 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             Some("Banned users, with the reasons they were banned for (`export --bans`)."),
             "bans",
             &m.bans,
+        )?;
+    }
+    if m.emojis.is_some() {
+        section(
+            &mut out,
+            Some(
+                "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
+            ),
+            "emojis",
+            &m.emojis,
         )?;
     }
     Ok(out)

@@ -52,3 +52,9 @@ pub const MAX_REASON_CHARS: usize = 512;
 
 /// Discord's limit on an uploaded image (8 MiB).
 pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+// Discord's docs, resources/emoji: Create Guild Emoji; discord-behaviour.md §10.2.
+/// An emoji image is at most 256 KiB.
+pub const EMOJI_IMAGE_MAX_BYTES: u64 = 256 * 1024;
+/// Emoji slots by boost tier (0-3), static and animated counted apart.
+pub const EMOJI_SLOTS: [usize; 4] = [50, 100, 150, 250];

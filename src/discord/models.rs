@@ -528,6 +528,25 @@ pub struct Emoji {
     pub animated: Option<bool>,
 }
 
+/// A custom emoji of the guild, as List Guild Emojis gives it. `user` (its creator) is shown
+/// to a caller with an expression permission.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct GuildEmoji {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Roles allowed to use it; empty, everyone.
+    #[serde(default)]
+    pub roles: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<User>,
+    #[serde(default)]
+    pub animated: bool,
+    /// Managed by an integration (Twitch subscriber emoji): not guildctl's to change.
+    #[serde(default)]
+    pub managed: bool,
+}
+
 /// Webhook types (discord-behaviour.md §6).
 pub const WEBHOOK_INCOMING: u8 = 1;
 

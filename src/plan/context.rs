@@ -75,6 +75,11 @@ pub(crate) enum Phase {
     Rosters,
     /// Bans and lifted bans.
     Bans,
+    /// Custom emoji deleted (pruned, or replaced for a new image) before any is created, so
+    /// their slots are free.
+    EmojiDelete,
+    /// Custom emoji created and changed, once the roles they name exist.
+    EmojiWrite,
 }
 
 impl Phase {

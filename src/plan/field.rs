@@ -200,6 +200,16 @@ fields! {
     }
 }
 
+fields! {
+    /// A custom emoji's fields. Its image is sent only when it is created (Modify Guild Emoji
+    /// takes `name` and `roles`).
+    Emoji {
+        Name = "name" => Some("name"),
+        Image = "image" => Some("image"),
+        Roles = "roles" => Some("roles"),
+    }
+}
+
 /// Which list a reorder changes: the roles, or the channels of one group (the categories,
 /// the channels outside categories, the channels in one category).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -238,6 +248,7 @@ pub enum Field {
     Invite(Invite),
     RosterEntry(RosterEntry),
     Ban(Ban),
+    Emoji(Emoji),
     Order(Order),
 }
 
@@ -256,6 +267,7 @@ impl Field {
             Field::Invite(f) => f.name().into(),
             Field::RosterEntry(f) => f.name().into(),
             Field::Ban(f) => f.name().into(),
+            Field::Emoji(f) => f.name().into(),
             Field::Order(o) => o.name(),
         }
     }
@@ -274,6 +286,7 @@ impl Field {
             Field::Invite(f) => f.api(),
             Field::RosterEntry(f) => f.api(),
             Field::Ban(f) => f.api(),
+            Field::Emoji(f) => f.api(),
             Field::Order(_) => Some("position"),
         }
     }
@@ -302,6 +315,7 @@ impl Field {
             Kind::Invite => Invite::parse(name).map(Field::Invite),
             Kind::RosterEntry => RosterEntry::parse(name).map(Field::RosterEntry),
             Kind::Ban => Ban::parse(name).map(Field::Ban),
+            Kind::Emoji => Emoji::parse(name).map(Field::Emoji),
         }
     }
 
@@ -313,6 +327,7 @@ impl Field {
                 | Field::Role(Role::Name)
                 | Field::Channel(Channel::Name)
                 | Field::Webhook(Webhook::Name)
+                | Field::Emoji(Emoji::Name)
         )
     }
 
@@ -324,6 +339,7 @@ impl Field {
             Field::Role(Role::Permissions)
                 | Field::Guild(Guild::SystemChannelFlags)
                 | Field::Onboarding(Onboarding::DefaultChannels)
+                | Field::Emoji(Emoji::Roles)
         )
     }
 
@@ -436,7 +452,7 @@ mod tests {
     /// plan means what the plan that wrote it meant.
     #[test]
     fn every_field_reads_back_from_its_name() {
-        let kinds: [(Kind, Vec<Field>); 11] = [
+        let kinds: [(Kind, Vec<Field>); 12] = [
             (Kind::Guild, Guild::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Role, Role::ALL.iter().map(|&f| f.into()).collect()),
             (
@@ -472,6 +488,7 @@ mod tests {
                 RosterEntry::ALL.iter().map(|&f| f.into()).collect(),
             ),
             (Kind::Ban, Ban::ALL.iter().map(|&f| f.into()).collect()),
+            (Kind::Emoji, Emoji::ALL.iter().map(|&f| f.into()).collect()),
         ];
         for (kind, fields) in kinds {
             for f in fields {

@@ -96,6 +96,33 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             }
         }
 
+        // An emoji another uploaded (or whose uploader Discord did not show) needs
+        // `manage_guild_expressions` besides the route's `create_guild_expressions`.
+        if let Route::UpdateEmoji { emoji, .. } | Route::DeleteEmoji { emoji, .. } = &op.route
+            && let Some(live) = emoji.live().and_then(|id| {
+                snap.expressions
+                    .emojis
+                    .iter()
+                    .flatten()
+                    .find(|e| e.id == id)
+            })
+            && live.user.as_ref().is_none_or(|u| u.id != snap.bot.id)
+            && !bot.contains(Permissions::MANAGE_GUILD_EXPRESSIONS)
+        {
+            let by = live
+                .user
+                .as_ref()
+                .map_or("someone the bot cannot see".to_owned(), |u| {
+                    u.username.clone()
+                });
+            fail(
+                format!(
+                    "the bot lacks `manage_guild_expressions`, which {} needs: {by} uploaded it, not the bot",
+                    op.summary
+                ),
+                "grant the bot's role `manage_guild_expressions` in Discord, or leave this emoji out of the manifest",
+            );
+        }
         let Some(body) = &op.body else { continue };
         if let Some(p) = body.get("permissions").and_then(perm_value) {
             let missing = Permissions(p.0 & !bot.0);

@@ -10,6 +10,7 @@ pub mod binding;
 mod channels;
 mod context;
 mod diff;
+mod emojis;
 mod features;
 pub mod field;
 mod forum;
@@ -221,6 +222,8 @@ pub enum Kind {
     RosterEntry,
     /// One banned user: created when banned, deleted when the ban is lifted.
     Ban,
+    /// A custom emoji.
+    Emoji,
 }
 
 impl Kind {
@@ -239,6 +242,7 @@ impl Kind {
             Kind::Invite => "invite",
             Kind::RosterEntry => "roster entry",
             Kind::Ban => "ban",
+            Kind::Emoji => "emoji",
         }
     }
 }

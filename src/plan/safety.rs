@@ -44,6 +44,8 @@ pub enum DeleteKind {
     RosterEntries,
     /// Bans lifted (`prune.bans`).
     Bans,
+    /// Custom emoji deleted: pruned, or replaced for a new image.
+    Emojis,
     /// Members banned: each leaves the guild with every role they hold. Counted apart from
     /// the deletions of objects, with the default limit of [`MIN_DELETE_LIMIT`] whatever the
     /// guild's size (guildctl does not read how many members it has).
@@ -61,6 +63,7 @@ impl DeleteKind {
             DeleteKind::RosterEntries => "roster removals",
             DeleteKind::Bans => "bans lifted",
             DeleteKind::MemberBans => "members banned",
+            DeleteKind::Emojis => "emojis",
         }
     }
 
@@ -84,6 +87,7 @@ impl DeleteKind {
             Kind::Invite => Some(DeleteKind::Invites),
             Kind::RosterEntry => Some(DeleteKind::RosterEntries),
             Kind::Ban => Some(DeleteKind::Bans),
+            Kind::Emoji => Some(DeleteKind::Emojis),
             _ => None,
         }
     }
@@ -318,6 +322,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
             .map_or(0, |b| b.len()),
         // The guild's members are not counted; the limit is the least one.
         DeleteKind::MemberBans => 0,
+        DeleteKind::Emojis => snap.expressions.emojis.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -329,6 +334,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::RosterEntries,
         DeleteKind::Bans,
         DeleteKind::MemberBans,
+        DeleteKind::Emojis,
     ] {
         let direct = plan
             .changes

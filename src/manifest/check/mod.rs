@@ -19,6 +19,7 @@
 //! (rosters and bans), `policies`. Discord's limits are [`crate::discord::limits`].
 
 mod channels;
+mod expressions;
 mod features;
 mod forum;
 mod ids;
@@ -44,7 +45,10 @@ use super::types::{Channel, ChannelType, Emoji, Manifest, Role};
 use crate::discord::limits::*;
 
 pub use crate::discord::limits::IMAGE_MAX_BYTES;
-pub use image::{image_fields, read_image};
+pub use image::{
+    EMOJI_RULES, FileRules, IMAGE_RULES, UPLOAD_RULES, emoji_image_fields, image_fields,
+    read_file_as, read_image,
+};
 pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup};
 pub(crate) use refs::resolve_channel_ref;
 pub use refs::{ChannelKey, channel_name_matches, match_channel_ref, split_channel_ref};
@@ -101,6 +105,9 @@ pub const RULES: &[(&str, Rule)] = &[
     ("webhook-avatar-paths", image::webhook_avatar_paths),
     ("rosters-and-bans", people::rosters_and_bans),
     ("policies", policies::policies),
+    ("emoji-names", expressions::emoji_names),
+    ("unique-emoji-names", expressions::unique_emoji_names),
+    ("emoji-roles", expressions::emoji_roles),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

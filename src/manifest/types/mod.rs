@@ -35,6 +35,7 @@ macro_rules! named_enum {
 
 mod channels;
 mod doors;
+mod expressions;
 mod features;
 mod people;
 mod policies;
@@ -44,6 +45,7 @@ mod webhooks;
 
 pub use channels::*;
 pub use doors::*;
+pub use expressions::*;
 pub use features::*;
 pub use people::*;
 pub use policies::*;
@@ -116,6 +118,10 @@ pub struct Manifest {
     /// policies too: all of them count, and a name is used once (docs/access.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policies: Option<Vec<Policy>>,
+    /// Custom emoji by name. Emoji live but not listed are kept unless `prune.emojis`.
+    /// Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emojis: Option<Vec<GuildEmoji>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -171,6 +177,9 @@ pub struct Prune {
     /// deletion gate). Needs `bans`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bans: bool,
+    /// Delete custom emoji `emojis` does not list (managed ones, an integration's, are kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub emojis: bool,
 }
 
 impl Prune {
