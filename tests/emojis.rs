@@ -466,3 +466,52 @@ emojis:
     assert_eq!(r["calls"], 2, "{r:#}");
     assert!(h.writes().is_empty(), "the rehearsal writes nothing live");
 }
+
+#[tokio::test]
+async fn prune_deletes_the_other_emojis_and_the_gate_counts_them() {
+    let h = Harness::with_state(Some(state())).await;
+    put(&h, "wave.png", &png(32, 32, "wave"));
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nemojis:\n  - { name: crab_wave, image: wave.png }\nprune:\n  emojis: true\n",
+    );
+    let m = m.to_str().unwrap();
+    let plan = json_of(&h.run(&["plan", "-f", m, "--format", "json"]).await);
+    let gate = plan["deletion_gate"]["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kind"] == "emojis")
+        .cloned()
+        .unwrap_or_else(|| panic!("{plan:#}"));
+    assert_eq!(
+        (gate["live"].as_u64(), gate["deletes"].as_u64()),
+        (Some(2), Some(2))
+    );
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let names: Vec<String> = h.guild().emojis.into_iter().map(|e| e.name).collect();
+    assert_eq!(names, ["crab_wave"]);
+}
+
+#[tokio::test]
+async fn a_base_declares_emojis_and_the_guild_changes_one_by_name() {
+    let h = Harness::with_state(Some(state())).await;
+    put(&h, "emojis/wave.png", &png(32, 32, "wave"));
+    put(&h, "emojis/dance.gif", &gif("dance"));
+    h.manifest(
+        "base.yaml",
+        "version: 1\nemojis:\n  - { name: crab_wave, image: emojis/wave.png }\n  - { name: crab_dance, image: emojis/dance.gif }\n",
+    );
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nextends: base.yaml\nemojis:\n  - { name: crab_dance, roles: [Moderator] }\n",
+    );
+    let m = m.to_str().unwrap();
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let dance = live_emoji(&h, "crab_dance").expect("from the base, merged by name");
+    assert_eq!(dance.roles.len(), 1);
+    assert!(live_emoji(&h, "crab_wave").is_some());
+    h.run(&["plan", "-f", m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}

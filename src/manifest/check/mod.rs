@@ -16,7 +16,7 @@
 //! indexed, and the reference lookups), and live by section: `settings`, `roles`,
 //! `channels`, `forum`, `permissions` (names and overwrites), `ids`, `features` (welcome
 //! screen, onboarding, widget), `webhooks`, `image` (every image file named), `people`
-//! (rosters and bans), `policies`. Discord's limits are [`crate::discord::limits`].
+//! (rosters and bans), `policies`, `expressions` (custom emoji). Discord's limits are [`crate::discord::limits`].
 
 mod channels;
 mod expressions;

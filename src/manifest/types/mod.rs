@@ -4,7 +4,7 @@
 //! The manifest's top level, its ids and what every section shares are here; each section's
 //! types are in a file of their own: `settings`, `roles`, `channels`, `features` (welcome
 //! screen, onboarding, widget), `webhooks`, `people` (rosters and bans), `doors`
-//! (integrations and invites), `policies`.
+//! (integrations and invites), `policies`, `expressions` (custom emoji).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
