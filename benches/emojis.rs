@@ -87,7 +87,9 @@ fn main() {
         let mut snap = Snapshot::fetch(&client, &emu.guild_id)
             .await
             .expect("snapshot");
-        snap.read_expressions(&client, true).await.expect("emojis");
+        snap.read_expressions(&client, true, false)
+            .await
+            .expect("emojis");
         let reads = emu.requests().len();
         let p = plan::diff_loaded(&loaded, &snap, &PlanOptions::default()).expect("plan");
         assert_eq!(p.operations.len(), EMOJIS);

@@ -855,6 +855,7 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Kind::Integration => (80, 81, 82),
         Kind::Invite => (40, 41, 42),
         Kind::Emoji => (60, 61, 62),
+        Kind::Sound => (130, 131, 132),
         _ => (0, 1, 0),
     };
     if let Some(q) = people_question(c, snap) {
@@ -864,15 +865,18 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Action::Create => {
             // Declared but missing: who deleted it (by its name; the id is gone).
             let q = match c.object.kind {
-                Kind::Role | Kind::Category | Kind::Channel | Kind::Webhook | Kind::Emoji => {
-                    Question::new(
-                        &[delete],
-                        None,
-                        Matcher::DeletedNamed {
-                            name: bare_name(&c.object.name),
-                        },
-                    )
-                }
+                Kind::Role
+                | Kind::Category
+                | Kind::Channel
+                | Kind::Webhook
+                | Kind::Emoji
+                | Kind::Sound => Question::new(
+                    &[delete],
+                    None,
+                    Matcher::DeletedNamed {
+                        name: bare_name(&c.object.name),
+                    },
+                ),
                 Kind::WelcomeScreen => {
                     Question::unaudited("Discord does not audit welcome-screen edits")
                 }
@@ -988,6 +992,19 @@ fn field_question(
                 id,
             )
         }
+        Kind::Sound => {
+            let s = snap
+                .expressions
+                .sounds
+                .iter()
+                .flatten()
+                .find(|s| Some(&s.sound_id) == id.as_ref());
+            (
+                s.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
+        }
     };
     let (key, value) = audit_key(field, object.as_ref());
     Question::new(actions, target, Matcher::Key { key, value })
@@ -1016,7 +1033,8 @@ fn audit_key(field: &Field, object: Option<&Value>) -> (String, Option<Value>) {
         // Lists and objects whose form in the log (order, ids) is Discord's: by key.
         Field::Guild(Guild::Community | Guild::InvitesDisabled | Guild::RaidAlertsDisabled)
         | Field::Channel(Channel::Tags | Channel::DefaultReaction)
-        | Field::Emoji(field::Emoji::Roles) => (api.to_owned(), None),
+        | Field::Emoji(field::Emoji::Roles)
+        | Field::Sound(field::Sound::Emoji) => (api.to_owned(), None),
         _ => (api.to_owned(), value(api)),
     }
 }

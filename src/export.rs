@@ -92,6 +92,7 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         // Rules people write; the live guild states none.
         policies: None,
         emojis: emojis(snap, images),
+        soundboard: sounds(snap, images),
         prune: Default::default(),
         safety: None,
     };
@@ -118,6 +119,32 @@ fn emojis(snap: &Snapshot, images: &ExportedImages) -> Option<Vec<crate::manifes
                 image,
                 roles: (!e.roles.is_empty())
                     .then(|| e.roles.iter().filter_map(|r| names.role(r)).collect()),
+            })
+        })
+        .collect();
+    (!out.is_empty()).then_some(out)
+}
+
+/// The guild's soundboard sounds whose files were written (`images`, by CDN path), with
+/// their ids pinned. Left out when not read or no file was written.
+fn sounds(
+    snap: &Snapshot,
+    files: &ExportedImages,
+) -> Option<Vec<crate::manifest::SoundboardSound>> {
+    let live = snap.expressions.sounds.as_ref()?;
+    let out: Vec<crate::manifest::SoundboardSound> = live
+        .iter()
+        .filter_map(|s| {
+            let sound = files
+                .get(&crate::discord::cdn::sound_path(&s.sound_id))?
+                .clone();
+            Some(crate::manifest::SoundboardSound {
+                id: Some(Snowflake(s.sound_id.clone())),
+                name: s.name.clone(),
+                previous_names: Vec::new(),
+                sound,
+                volume: Some(s.volume),
+                emoji: s.emoji_id.clone().or_else(|| s.emoji_name.clone()),
             })
         })
         .collect();
@@ -633,6 +660,14 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             ),
             "emojis",
             &m.emojis,
+        )?;
+    }
+    if m.soundboard.is_some() {
+        section(
+            &mut out,
+            Some("Soundboard sounds, their files written beside the manifest."),
+            "soundboard",
+            &m.soundboard,
         )?;
     }
     Ok(out)

@@ -365,9 +365,13 @@ pub(crate) async fn read_guild_for_users(
     snap.read_doors(client, guildctl::snapshot::Wants::of(manifest))
         .await
         .context("reading the guild's integrations, invites or voice regions")?;
-    snap.read_expressions(client, manifest.emojis.is_some())
-        .await
-        .context("reading the guild's emojis")?;
+    snap.read_expressions(
+        client,
+        manifest.emojis.is_some(),
+        manifest.soundboard.is_some(),
+    )
+    .await
+    .context("reading the guild's emojis")?;
     let mut wanted = guildctl::plan::people_query(manifest, &snap);
     wanted.users.extend(users.iter().cloned());
     snap.read_people(client, &wanted)
@@ -513,5 +517,63 @@ pub(crate) async fn write_emoji_images(
         out.insert(at, format!("{sub}/{name}"));
     }
     eprintln!("Wrote {} emoji image(s) to {}", out.len(), dir.display());
+    Ok(out)
+}
+
+/// Writes each live soundboard sound from the CDN into the folder `sub` of `base` as
+/// `NAME.ogg` or `NAME.mp3` (by its bytes; `NAME-ID` when two share a name), and returns the
+/// manifest's path for each by its CDN path. A file the CDN does not give is left out, said.
+pub(crate) async fn write_sounds(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut out = guildctl::export::ExportedImages::new();
+    let Some(sounds) = snap.expressions.sounds.as_ref().filter(|s| !s.is_empty()) else {
+        return Ok(out);
+    };
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut taken = std::collections::HashSet::new();
+    for s in sounds {
+        let at = guildctl::discord::cdn::sound_path(&s.sound_id);
+        let bytes = match client.cdn_file(&at).await {
+            Ok(b) => b,
+            Err(err) => {
+                eprintln!(
+                    "note: sound {} is left out (unmanaged): {err}",
+                    guildctl::inert::terminal(&at)
+                );
+                continue;
+            }
+        };
+        // A name from the guild becomes a file name: letters, digits and `_` only.
+        let stem: String = s
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let ext = if bytes.starts_with(b"OggS") {
+            "ogg"
+        } else {
+            "mp3"
+        };
+        let mut name = format!("{stem}.{ext}");
+        if stem.is_empty() || !taken.insert(name.clone()) {
+            name = format!("{stem}-{}.{ext}", s.sound_id);
+            taken.insert(name.clone());
+        }
+        let file = dir.join(&name);
+        std::fs::write(&file, bytes).with_context(|| format!("cannot write {}", file.display()))?;
+        out.insert(at, format!("{sub}/{name}"));
+    }
+    eprintln!("Wrote {} sound(s) to {}", out.len(), dir.display());
     Ok(out)
 }

@@ -57,6 +57,11 @@ pub fn emoji_path(id: &str, animated: bool) -> String {
     format!("emojis/{id}.{ext}")
 }
 
+/// A soundboard sound's path on the CDN: named by its id alone.
+pub fn sound_path(id: &str) -> String {
+    format!("soundboard-sounds/{id}")
+}
+
 /// The hex SHA-256 of an image's bytes: what a declared file and a live image are compared by.
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};

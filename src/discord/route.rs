@@ -114,6 +114,18 @@ pub enum Route<I = String> {
         guild: I,
         emoji: I,
     },
+    CreateSound {
+        guild: I,
+    },
+    /// `name`, `volume` and the emoji: Discord cannot replace a sound's file.
+    UpdateSound {
+        guild: I,
+        sound: I,
+    },
+    DeleteSound {
+        guild: I,
+        sound: I,
+    },
 }
 
 /// One segment of a route's path.
@@ -267,6 +279,28 @@ impl<I> Route<I> {
                 Method::DELETE,
                 vec![Lit("guilds"), Major(guild), Lit("emojis"), Minor(emoji)],
             ),
+            Route::CreateSound { guild } => (
+                Method::POST,
+                vec![Lit("guilds"), Major(guild), Lit("soundboard-sounds")],
+            ),
+            Route::UpdateSound { guild, sound } => (
+                Method::PATCH,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("soundboard-sounds"),
+                    Minor(sound),
+                ],
+            ),
+            Route::DeleteSound { guild, sound } => (
+                Method::DELETE,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("soundboard-sounds"),
+                    Minor(sound),
+                ],
+            ),
         }
     }
 
@@ -306,9 +340,12 @@ impl<I> Route<I> {
             | Route::DeleteWebhook { .. } => MANAGE_WEBHOOKS,
             Route::CreateBan { .. } | Route::DeleteBan { .. } => BAN_MEMBERS,
             Route::BulkBan { .. } => BULK_BAN,
-            Route::CreateEmoji { .. } | Route::UpdateEmoji { .. } | Route::DeleteEmoji { .. } => {
-                CREATE_EXPRESSIONS
-            }
+            Route::CreateEmoji { .. }
+            | Route::UpdateEmoji { .. }
+            | Route::DeleteEmoji { .. }
+            | Route::CreateSound { .. }
+            | Route::UpdateSound { .. }
+            | Route::DeleteSound { .. } => CREATE_EXPRESSIONS,
         }
     }
 
@@ -391,6 +428,15 @@ impl<I> Route<I> {
             Route::DeleteEmoji { guild, emoji } => Route::DeleteEmoji {
                 guild: f(guild)?,
                 emoji: f(emoji)?,
+            },
+            Route::CreateSound { guild } => Route::CreateSound { guild: f(guild)? },
+            Route::UpdateSound { guild, sound } => Route::UpdateSound {
+                guild: f(guild)?,
+                sound: f(sound)?,
+            },
+            Route::DeleteSound { guild, sound } => Route::DeleteSound {
+                guild: f(guild)?,
+                sound: f(sound)?,
             },
         })
     }

@@ -80,6 +80,10 @@ pub(crate) enum Phase {
     EmojiDelete,
     /// Custom emoji created and changed, once the roles they name exist.
     EmojiWrite,
+    /// Soundboard sounds deleted (pruned, or replaced for a new file), then created and
+    /// changed (after the emoji they may show).
+    SoundDelete,
+    SoundWrite,
 }
 
 impl Phase {

@@ -41,7 +41,22 @@ pub(super) fn plan_emojis(cx: &mut Ctx) {
     };
     // An integration's emoji (managed) are not guildctl's to change or delete.
     let own: Vec<&LiveEmoji> = live.iter().filter(|e| !e.managed).collect();
-    let matches = match_emojis(cx, declared, &own);
+    let wanted: Vec<Wanted<'_>> = declared
+        .iter()
+        .map(|d| Wanted {
+            id: d.id.as_ref().map(|i| i.0.as_str()),
+            name: &d.name,
+            previous_names: &d.previous_names,
+        })
+        .collect();
+    let keys: Vec<(&str, &str)> = own
+        .iter()
+        .map(|e| (e.id.as_str(), e.name.as_deref().unwrap_or_default()))
+        .collect();
+    let matches: Vec<Option<&LiveEmoji>> = match_live(cx, "emojis", "emoji", &wanted, &keys)
+        .into_iter()
+        .map(|k| k.map(|k| own[k]))
+        .collect();
     // Each created emoji, with whether it is animated and where it is declared: the slots.
     let mut created: Vec<(bool, String)> = Vec::new();
     let mut deleted: HashSet<&str> = HashSet::new();
@@ -105,54 +120,67 @@ fn delete_route(cx: &Ctx, e: &LiveEmoji) -> Route<IdRef> {
     }
 }
 
-/// Pinned id, then name, then previous names: the first unmatched emoji bearing one.
-fn match_emojis<'s>(
+/// One declared entry as matching sees it.
+pub(super) struct Wanted<'m> {
+    pub id: Option<&'m str>,
+    pub name: &'m str,
+    pub previous_names: &'m [String],
+}
+
+/// Matches declared entries of `section` to live objects `(id, name)`: the pinned id, then
+/// the name, then the previous names, each time the first live object not matched yet. A
+/// pinned id that is not live is a problem at the entry's `id`. Returns each entry's match,
+/// as an index into `live`.
+pub(super) fn match_live(
     cx: &mut Ctx,
-    declared: &[GuildEmoji],
-    live: &[&'s LiveEmoji],
-) -> Vec<Option<&'s LiveEmoji>> {
-    let mut out: Vec<Option<&'s LiveEmoji>> = vec![None; declared.len()];
-    let mut used: HashSet<&str> = HashSet::new();
-    let by_id: HashMap<&str, &'s LiveEmoji> = live.iter().map(|e| (e.id.as_str(), *e)).collect();
-    let mut by_name: HashMap<&str, Vec<&'s LiveEmoji>> = HashMap::new();
-    for e in live {
-        by_name
-            .entry(e.name.as_deref().unwrap_or_default())
-            .or_default()
-            .push(e);
+    section: &str,
+    what: &str,
+    wanted: &[Wanted<'_>],
+    live: &[(&str, &str)],
+) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = vec![None; wanted.len()];
+    let mut used: HashSet<usize> = HashSet::new();
+    let by_id: HashMap<&str, usize> = live
+        .iter()
+        .enumerate()
+        .map(|(k, (id, _))| (*id, k))
+        .collect();
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, (_, name)) in live.iter().enumerate() {
+        by_name.entry(name).or_default().push(k);
     }
-    for (i, d) in declared.iter().enumerate() {
-        let Some(id) = &d.id else { continue };
-        match by_id.get(id.0.as_str()) {
-            Some(e) if used.insert(&e.id) => out[i] = Some(e),
+    for (i, d) in wanted.iter().enumerate() {
+        let Some(id) = d.id else { continue };
+        match by_id.get(id) {
+            Some(&k) if used.insert(k) => out[i] = Some(k),
             _ => cx.problem(
-                Some(format!("emojis[{i}].id")),
+                Some(format!("{section}[{i}].id")),
                 format!(
-                    "emoji `{}` is pinned to id {id}, which is not an emoji of this guild guildctl may change",
+                    "{what} `{}` is pinned to id {id}, which is not a {what} of this guild guildctl may change",
                     d.name
                 ),
-                Some("remove the `id` to match the emoji by name, or correct it"),
+                Some("remove the `id` to match it by name, or correct it"),
             ),
         }
     }
     for previous in [false, true] {
-        for (i, d) in declared.iter().enumerate() {
+        for (i, d) in wanted.iter().enumerate() {
             if out[i].is_some() || d.id.is_some() {
                 continue;
             }
             let names: Vec<&str> = if previous {
                 d.previous_names.iter().map(String::as_str).collect()
             } else {
-                vec![d.name.as_str()]
+                vec![d.name]
             };
             let found = names
                 .iter()
                 .filter_map(|n| by_name.get(n))
                 .flat_map(|v| v.iter().copied())
-                .find(|e| !used.contains(e.id.as_str()));
-            if let Some(e) = found {
-                used.insert(&e.id);
-                out[i] = Some(e);
+                .find(|k| !used.contains(k));
+            if let Some(k) = found {
+                used.insert(k);
+                out[i] = Some(k);
             }
         }
     }

@@ -210,6 +210,18 @@ fields! {
     }
 }
 
+fields! {
+    /// A soundboard sound's fields. Its file is sent only when it is created (Modify Guild
+    /// Soundboard Sound takes `name`, `volume` and the emoji); the emoji is sent as
+    /// `emoji_name` (a standard one) or `emoji_id` (a custom one), both in the body.
+    Sound {
+        Name = "name" => Some("name"),
+        Sound = "sound" => Some("sound"),
+        Volume = "volume" => Some("volume"),
+        Emoji = "emoji" => Some("emoji_name"),
+    }
+}
+
 /// Which list a reorder changes: the roles, or the channels of one group (the categories,
 /// the channels outside categories, the channels in one category).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -249,6 +261,7 @@ pub enum Field {
     RosterEntry(RosterEntry),
     Ban(Ban),
     Emoji(Emoji),
+    Sound(Sound),
     Order(Order),
 }
 
@@ -268,6 +281,7 @@ impl Field {
             Field::RosterEntry(f) => f.name().into(),
             Field::Ban(f) => f.name().into(),
             Field::Emoji(f) => f.name().into(),
+            Field::Sound(f) => f.name().into(),
             Field::Order(o) => o.name(),
         }
     }
@@ -287,6 +301,7 @@ impl Field {
             Field::RosterEntry(f) => f.api(),
             Field::Ban(f) => f.api(),
             Field::Emoji(f) => f.api(),
+            Field::Sound(f) => f.api(),
             Field::Order(_) => Some("position"),
         }
     }
@@ -316,6 +331,7 @@ impl Field {
             Kind::RosterEntry => RosterEntry::parse(name).map(Field::RosterEntry),
             Kind::Ban => Ban::parse(name).map(Field::Ban),
             Kind::Emoji => Emoji::parse(name).map(Field::Emoji),
+            Kind::Sound => Sound::parse(name).map(Field::Sound),
         }
     }
 
@@ -328,6 +344,7 @@ impl Field {
                 | Field::Channel(Channel::Name)
                 | Field::Webhook(Webhook::Name)
                 | Field::Emoji(Emoji::Name)
+                | Field::Sound(Sound::Name)
         )
     }
 
@@ -452,7 +469,7 @@ mod tests {
     /// plan means what the plan that wrote it meant.
     #[test]
     fn every_field_reads_back_from_its_name() {
-        let kinds: [(Kind, Vec<Field>); 12] = [
+        let kinds: [(Kind, Vec<Field>); 13] = [
             (Kind::Guild, Guild::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Role, Role::ALL.iter().map(|&f| f.into()).collect()),
             (
@@ -489,6 +506,7 @@ mod tests {
             ),
             (Kind::Ban, Ban::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Emoji, Emoji::ALL.iter().map(|&f| f.into()).collect()),
+            (Kind::Sound, Sound::ALL.iter().map(|&f| f.into()).collect()),
         ];
         for (kind, fields) in kinds {
             for f in fields {

@@ -96,25 +96,30 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             }
         }
 
-        // An emoji another uploaded (or whose uploader Discord did not show) needs
+        // An emoji or sound another uploaded (or whose uploader Discord did not show) needs
         // `manage_guild_expressions` besides the route's `create_guild_expressions`.
-        if let Route::UpdateEmoji { emoji, .. } | Route::DeleteEmoji { emoji, .. } = &op.route
-            && let Some(live) = emoji.live().and_then(|id| {
-                snap.expressions
-                    .emojis
-                    .iter()
-                    .flatten()
-                    .find(|e| e.id == id)
-            })
-            && live.user.as_ref().is_none_or(|u| u.id != snap.bot.id)
+        let uploader = match &op.route {
+            Route::UpdateEmoji { emoji, .. } | Route::DeleteEmoji { emoji, .. } => {
+                emoji.live().and_then(|id| {
+                    let mut live = snap.expressions.emojis.iter().flatten();
+                    live.find(|e| e.id == id).map(|e| e.user.as_ref())
+                })
+            }
+            Route::UpdateSound { sound, .. } | Route::DeleteSound { sound, .. } => {
+                sound.live().and_then(|id| {
+                    let mut live = snap.expressions.sounds.iter().flatten();
+                    live.find(|s| s.sound_id == id).map(|s| s.user.as_ref())
+                })
+            }
+            _ => None,
+        };
+        if let Some(uploader) = uploader
+            && uploader.is_none_or(|u| u.id != snap.bot.id)
             && !bot.contains(Permissions::MANAGE_GUILD_EXPRESSIONS)
         {
-            let by = live
-                .user
-                .as_ref()
-                .map_or("someone the bot cannot see".to_owned(), |u| {
-                    u.username.clone()
-                });
+            let by = uploader.map_or("someone the bot cannot see".to_owned(), |u| {
+                u.username.clone()
+            });
             fail(
                 format!(
                     "the bot lacks `manage_guild_expressions`, which {} needs: {by} uploaded it, not the bot",

@@ -13,7 +13,7 @@ use super::context::{ChangeBuilder, Ctx};
 use super::field::{self, Field};
 use super::image_ref;
 use crate::discord::cdn::{LiveImage, digest};
-use crate::manifest::{EMOJI_RULES, Manifest, read_file_as, read_image};
+use crate::manifest::{EMOJI_RULES, Manifest, SOUND_RULES, read_file_as, read_image};
 
 /// A declared image file as the plan sees it: what its bytes are (SHA-256, size, type by
 /// its first bytes, width and height when its header says), and whether it is a GIF
@@ -118,9 +118,17 @@ pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
             (rel.to_owned(), file)
         })
         .collect();
-    for (_, rel) in crate::manifest::emoji_image_fields(manifest) {
+    let files = crate::manifest::emoji_image_fields(manifest)
+        .into_iter()
+        .map(|(_, rel)| (rel, &EMOJI_RULES))
+        .chain(
+            crate::manifest::sound_fields(manifest)
+                .into_iter()
+                .map(|(_, rel)| (rel, &SOUND_RULES)),
+        );
+    for (rel, rules) in files {
         out.entry(rel.to_owned()).or_insert_with(|| {
-            read_file_as(dir, rel, &EMOJI_RULES).map(|(mime, bytes)| ImageFile::of(mime, &bytes))
+            read_file_as(dir, rel, rules).map(|(mime, bytes)| ImageFile::of(mime, &bytes))
         });
     }
     out

@@ -28,6 +28,7 @@ mod role_style;
 mod roles;
 pub mod safety;
 mod settings;
+mod sounds;
 mod webhooks;
 
 use serde::{Deserialize, Serialize};
@@ -224,6 +225,8 @@ pub enum Kind {
     Ban,
     /// A custom emoji.
     Emoji,
+    /// A soundboard sound.
+    Sound,
 }
 
 impl Kind {
@@ -243,6 +246,7 @@ impl Kind {
             Kind::RosterEntry => "roster entry",
             Kind::Ban => "ban",
             Kind::Emoji => "emoji",
+            Kind::Sound => "sound",
         }
     }
 }

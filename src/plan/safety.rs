@@ -46,6 +46,8 @@ pub enum DeleteKind {
     Bans,
     /// Custom emoji deleted: pruned, or replaced for a new image.
     Emojis,
+    /// Soundboard sounds deleted: pruned, or replaced for a new file.
+    Sounds,
     /// Members banned: each leaves the guild with every role they hold. Counted apart from
     /// the deletions of objects, with the default limit of [`MIN_DELETE_LIMIT`] whatever the
     /// guild's size (guildctl does not read how many members it has).
@@ -64,6 +66,7 @@ impl DeleteKind {
             DeleteKind::Bans => "bans lifted",
             DeleteKind::MemberBans => "members banned",
             DeleteKind::Emojis => "emojis",
+            DeleteKind::Sounds => "sounds",
         }
     }
 
@@ -88,6 +91,7 @@ impl DeleteKind {
             Kind::RosterEntry => Some(DeleteKind::RosterEntries),
             Kind::Ban => Some(DeleteKind::Bans),
             Kind::Emoji => Some(DeleteKind::Emojis),
+            Kind::Sound => Some(DeleteKind::Sounds),
             _ => None,
         }
     }
@@ -323,6 +327,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         // The guild's members are not counted; the limit is the least one.
         DeleteKind::MemberBans => 0,
         DeleteKind::Emojis => snap.expressions.emojis.as_ref().map_or(0, Vec::len),
+        DeleteKind::Sounds => snap.expressions.sounds.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -335,6 +340,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::Bans,
         DeleteKind::MemberBans,
         DeleteKind::Emojis,
+        DeleteKind::Sounds,
     ] {
         let direct = plan
             .changes

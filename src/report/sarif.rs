@@ -81,6 +81,7 @@ fn pruned_by(kind: Kind) -> &'static str {
         Kind::Webhook => "prune.webhooks",
         Kind::Ban => "bans",
         Kind::Emoji => "prune.emojis",
+        Kind::Sound => "prune.soundboard",
         _ => "prune",
     }
 }

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Snapshot, optional};
-use crate::discord::cdn::{digest, emoji_path};
-use crate::discord::models::GuildEmoji;
+use crate::discord::cdn::{digest, emoji_path, sound_path};
+use crate::discord::models::{GuildEmoji, SoundboardSound, SoundboardSounds};
 use crate::discord::{Client, ClientError};
 
 /// What was read of the guild's expressions; `None` where it was not asked for, or the bot
@@ -15,11 +15,13 @@ use crate::discord::{Client, ClientError};
 pub struct Expressions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emojis: Option<Vec<GuildEmoji>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sounds: Option<Vec<SoundboardSound>>,
 }
 
 impl Expressions {
     pub fn is_empty(&self) -> bool {
-        self.emojis.is_none()
+        self.emojis.is_none() && self.sounds.is_none()
     }
 }
 
@@ -31,12 +33,18 @@ impl Snapshot {
         &mut self,
         client: &Client,
         emojis: bool,
+        sounds: bool,
     ) -> Result<(), ClientError> {
-        if !emojis {
-            return Ok(());
+        let mut paths = Vec::new();
+        if emojis {
+            self.read_emoji_list(client).await?;
+            paths.extend(self.emoji_paths());
         }
-        self.read_emoji_list(client).await?;
-        for at in self.emoji_paths() {
+        if sounds {
+            self.read_sound_list(client).await?;
+            paths.extend(self.sound_paths());
+        }
+        for at in paths {
             if let Ok(bytes) = client.cdn_file(&at).await {
                 self.images.insert(at, digest(&bytes));
             }
@@ -60,6 +68,40 @@ impl Snapshot {
         }
         self.expressions.emojis = list;
         Ok(())
+    }
+
+    /// Reads the soundboard sounds alone (one GET).
+    pub async fn read_sound_list(&mut self, client: &Client) -> Result<(), ClientError> {
+        let path = format!("/guilds/{}/soundboard-sounds", self.guild.id);
+        let list = optional(client.get::<SoundboardSounds>(&path)).await?;
+        for s in list.iter().flat_map(|l| &l.items) {
+            if s.sound_id.is_empty() || !s.sound_id.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(ClientError::Decode {
+                    method: reqwest::Method::GET,
+                    path,
+                    detail: format!("\"{}\" is not a Discord id", s.sound_id),
+                });
+            }
+        }
+        self.expressions.sounds = list.map(|l| l.items);
+        Ok(())
+    }
+
+    /// The CDN path of each live sound ([`sound_path`]).
+    pub fn sound_paths(&self) -> Vec<String> {
+        self.expressions
+            .sounds
+            .iter()
+            .flatten()
+            .map(|s| sound_path(&s.sound_id))
+            .collect()
+    }
+
+    /// The SHA-256 of a live sound's file, when the CDN gave it.
+    pub fn sound_digest(&self, s: &SoundboardSound) -> Option<&str> {
+        self.images
+            .get(&sound_path(&s.sound_id))
+            .map(String::as_str)
     }
 
     /// The CDN path of each live emoji's image ([`emoji_path`]).

@@ -1,6 +1,7 @@
-//! Rules for custom emoji (Discord's docs, resources/emoji; discord-behaviour.md §10.2):
-//! names Discord accepts, each used once, and the roles they are for. Their image files are
-//! checked with the others (`image`).
+//! Rules for custom emoji and soundboard sounds (Discord's docs, resources/emoji and
+//! resources/soundboard; discord-behaviour.md §10.2): names Discord accepts, each used once,
+//! the roles emoji are for, sounds' volume and emoji. Their files are checked with the others
+//! (`image`, `audio`).
 
 use super::*;
 
@@ -82,6 +83,67 @@ pub(super) fn emoji_roles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Each sound: a name of 2-32 characters (and its previous names), a `volume` from 0 to 1,
+/// and an `emoji` that is one standard emoji or a custom emoji's id.
+pub(super) fn sounds(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let sounds = ctx.manifest.soundboard.as_deref().unwrap_or_default();
+    for (i, s) in sounds.iter().enumerate() {
+        let path = format!("soundboard[{i}]");
+        let names = std::iter::once((format!("{path}.name"), &s.name)).chain(
+            s.previous_names
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (format!("{path}.previous_names[{k}]"), p)),
+        );
+        for (at, name) in names {
+            length_error(out, at, "sound name", name, SOUND_NAME_LEN);
+        }
+        if let Some(v) = s.volume
+            && !(0.0..=1.0).contains(&v)
+        {
+            out.push(
+                Diagnostic::error(
+                    format!("{path}.volume"),
+                    format!("volume {v} is outside 0 to 1"),
+                )
+                .with_help("write a volume from 0 (silent) to 1 (as recorded)"),
+            );
+        }
+        if let Some(e) = &s.emoji {
+            let id = !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit());
+            let standard = !e.is_empty() && !e.is_ascii() && len(e) <= 32;
+            if !(id || standard) {
+                out.push(
+                    Diagnostic::error(
+                        format!("{path}.emoji"),
+                        format!("`{e}` is neither a standard emoji nor a custom emoji's id"),
+                    )
+                    .with_help("write the emoji itself (`emoji: \"📯\"`) or a custom emoji's id"),
+                );
+            }
+        }
+    }
+}
+
+/// A sound is matched by name: two entries of one name would be one sound.
+pub(super) fn unique_sound_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let sounds = ctx.manifest.soundboard.as_deref().unwrap_or_default();
+    for (name, idx) in groups(sounds.iter().map(|s| s.name.as_str())) {
+        for &i in &idx[1..] {
+            out.push(
+                Diagnostic::error(
+                    format!("soundboard[{i}].name"),
+                    format!(
+                        "duplicate sound name \"{name}\" (first declared at soundboard[{}])",
+                        idx[0]
+                    ),
+                )
+                .with_help("give each sound its own name"),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +168,21 @@ mod tests {
         assert!(got[0].starts_with("emojis[1].name: emoji name \"x\" is 1 characters"));
         assert!(got[1].starts_with("emojis[2].name:") && got[1].contains("'-'"));
         assert!(got[2].starts_with("emojis[2].previous_names[1]:"));
+    }
+
+    #[test]
+    fn sounds_have_names_volumes_and_emoji_discord_takes() {
+        let got = found(
+            "version: 1\nsoundboard:\n  - { name: a, sound: a.ogg, volume: 1.5, emoji: \":horn:\" }\n  - { name: ok, sound: b.ogg, volume: 0.5, emoji: \"📯\" }\n",
+            sounds,
+        );
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].starts_with("soundboard[0].name:"), "{got:?}");
+        assert!(
+            got[1].starts_with("soundboard[0].volume: volume 1.5"),
+            "{got:?}"
+        );
+        assert!(got[2].starts_with("soundboard[0].emoji:"), "{got:?}");
     }
 
     #[test]

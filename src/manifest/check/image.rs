@@ -88,6 +88,12 @@ fn sniff(head: &[u8]) -> Result<&'static str, &'static str> {
         Ok("image/gif")
     } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
         Ok("image/webp")
+    } else if head.starts_with(b"OggS") {
+        Ok("audio/ogg")
+    } else if head.starts_with(b"ID3")
+        || (head.len() >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0)
+    {
+        Ok("audio/mpeg")
     } else if head.starts_with(b"BM") {
         Err("a BMP image")
     } else if head.starts_with(b"<svg") || head.starts_with(b"<?xml") {
@@ -102,6 +108,10 @@ fn sniff(head: &[u8]) -> Result<&'static str, &'static str> {
 /// What one kind of file may be: its types (by their first bytes) and its size.
 #[derive(Debug, Clone, Copy)]
 pub struct FileRules {
+    /// What the file is to a person: "image", "sound".
+    pub what: &'static str,
+    /// The longest a sound may play, in seconds (its length is read from its bytes).
+    pub max_seconds: Option<f64>,
     /// The MIME types taken.
     pub types: &'static [&'static str],
     /// The types as a person reads them: "PNG, JPEG or GIF".
@@ -115,6 +125,8 @@ pub struct FileRules {
 
 /// The guild's images, role icons, webhook avatars.
 pub const IMAGE_RULES: FileRules = FileRules {
+    what: "image",
+    max_seconds: None,
     types: &["image/png", "image/jpeg", "image/gif"],
     types_shown: "PNG, JPEG or GIF",
     max_bytes: IMAGE_MAX_BYTES,
@@ -124,6 +136,8 @@ pub const IMAGE_RULES: FileRules = FileRules {
 
 /// A custom emoji's image (Create Guild Emoji).
 pub const EMOJI_RULES: FileRules = FileRules {
+    what: "image",
+    max_seconds: None,
     types: &["image/png", "image/jpeg", "image/gif", "image/webp"],
     types_shown: "PNG, JPEG, GIF or WebP",
     max_bytes: crate::discord::limits::EMOJI_IMAGE_MAX_BYTES,
@@ -134,11 +148,31 @@ pub const EMOJI_RULES: FileRules = FileRules {
 /// Any file guildctl uploads, for apply: the kind's own rules were checked when the plan was
 /// made, and apply sends only the bytes the plan is bound to (their SHA-256).
 pub const UPLOAD_RULES: FileRules = FileRules {
-    types: &["image/png", "image/jpeg", "image/gif", "image/webp"],
-    types_shown: "PNG, JPEG, GIF or WebP",
+    what: "file",
+    max_seconds: None,
+    types: &[
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        "audio/ogg",
+        "audio/mpeg",
+    ],
+    types_shown: "PNG, JPEG, GIF, WebP, MP3 or Ogg",
     max_bytes: IMAGE_MAX_BYTES,
     max_shown: "8 MiB",
     smaller: "make the file smaller",
+};
+
+/// A soundboard sound (Create Guild Soundboard Sound).
+pub const SOUND_RULES: FileRules = FileRules {
+    what: "sound",
+    max_seconds: Some(crate::discord::limits::SOUND_MAX_SECONDS),
+    types: &["audio/mpeg", "audio/ogg"],
+    types_shown: "MP3 or Ogg",
+    max_bytes: crate::discord::limits::SOUND_MAX_BYTES,
+    max_shown: "512 KiB",
+    smaller: "make the sound smaller (a lower bitrate, or shorter)",
 };
 
 /// [`read_image`] with a help text for each problem.
@@ -158,7 +192,7 @@ pub(super) fn load_file(
     let max = rules.max_bytes;
     let norm = normalise_rel(rel)?;
     let full = manifest_dir.join(&norm);
-    let shown = format!("image \"{rel}\"");
+    let shown = format!("{} \"{rel}\"", rules.what);
     let resolved = match resolve(&full, &shown, &Within::manifest_folder(manifest_dir)) {
         Ok(r) => r,
         Err(PathRefusal {
@@ -197,7 +231,7 @@ pub(super) fn load_file(
     let too_big = |n: u64| {
         err(
             format!(
-                "image \"{rel}\" is {n} bytes; Discord takes at most {} ({max} bytes)",
+                "{shown} is {n} bytes; Discord takes at most {} ({max} bytes)",
                 rules.max_shown
             ),
             rules.smaller,
@@ -211,22 +245,43 @@ pub(super) fn load_file(
         .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
         .map_err(|e| {
             err(
-                format!("cannot read image \"{rel}\": {e}"),
+                format!("cannot read {shown}: {e}"),
                 "check the file's permissions",
             )
         })?;
     if bytes.len() as u64 > max {
         return Err(too_big(bytes.len() as u64));
     }
+    if let Some(max_seconds) = rules.max_seconds {
+        return match super::audio::audio(&bytes) {
+            Some((mime, s)) if s <= max_seconds => Ok((mime, bytes)),
+            Some((_, s)) => Err(err(
+                format!(
+                    "{shown} plays {s:.2} seconds; Discord takes at most {max_seconds} seconds"
+                ),
+                "cut the sound shorter",
+            )),
+            None => Err(err(
+                format!(
+                    "{shown} is not a readable {} file (by its bytes; MP3 frames or Ogg Vorbis or Opus pages)",
+                    rules.types_shown
+                ),
+                &format!(
+                    "convert it to {}; the file's extension does not matter, its content does",
+                    rules.types_shown
+                ),
+            )),
+        };
+    }
     let what = match sniff(&bytes) {
         Ok(mime) if rules.types.contains(&mime) => return Ok((mime, bytes)),
         Ok("image/webp") => "a WebP image",
-        Ok(_) => "an image of another type",
+        Ok(_) => "a file of another type",
         Err(what) => what,
     };
     Err(err(
         format!(
-            "image \"{rel}\" is not a {} file (by its first bytes it is {what})",
+            "{shown} is not a {} file (by its first bytes it is {what})",
             rules.types_shown
         ),
         &format!(
@@ -254,6 +309,16 @@ pub fn read_file_as(
     rules: &FileRules,
 ) -> Result<(&'static str, Vec<u8>), String> {
     load_file(manifest_dir, rel, rules).map_err(|e| e.message)
+}
+
+/// Every sound file the manifest names, with the node path of its field.
+pub fn sound_fields(m: &Manifest) -> Vec<(String, &str)> {
+    m.soundboard
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, s)| (format!("soundboard[{i}].sound"), s.sound.as_str()))
+        .collect()
 }
 
 /// Every emoji image the manifest names, with the node path of its field.
@@ -298,7 +363,12 @@ pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
 
 pub(super) fn webhook_avatar_paths(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let emojis = emoji_image_fields(ctx.manifest);
-    for (path, rel) in image_fields(ctx.manifest).into_iter().chain(emojis) {
+    let sounds = sound_fields(ctx.manifest);
+    for (path, rel) in image_fields(ctx.manifest)
+        .into_iter()
+        .chain(emojis)
+        .chain(sounds)
+    {
         if let Err(e) = normalise_rel(rel) {
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
@@ -315,9 +385,13 @@ pub(super) fn webhook_avatar_files(m: &Manifest, dir: &Path, out: &mut Vec<Diagn
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
     }
-    for (path, rel) in emoji_image_fields(m) {
+    let files = emoji_image_fields(m)
+        .into_iter()
+        .map(|f| (f, &EMOJI_RULES))
+        .chain(sound_fields(m).into_iter().map(|f| (f, &SOUND_RULES)));
+    for ((path, rel), rules) in files {
         if normalise_rel(rel).is_ok()
-            && let Err(e) = load_file(dir, rel, &EMOJI_RULES)
+            && let Err(e) = load_file(dir, rel, rules)
         {
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }

@@ -18,6 +18,7 @@
 //! screen, onboarding, widget), `webhooks`, `image` (every image file named), `people`
 //! (rosters and bans), `policies`, `expressions` (custom emoji). Discord's limits are [`crate::discord::limits`].
 
+mod audio;
 mod channels;
 mod expressions;
 mod features;
@@ -46,8 +47,8 @@ use crate::discord::limits::*;
 
 pub use crate::discord::limits::IMAGE_MAX_BYTES;
 pub use image::{
-    EMOJI_RULES, FileRules, IMAGE_RULES, UPLOAD_RULES, emoji_image_fields, image_fields,
-    read_file_as, read_image,
+    EMOJI_RULES, FileRules, IMAGE_RULES, SOUND_RULES, UPLOAD_RULES, emoji_image_fields,
+    image_fields, read_file_as, read_image, sound_fields,
 };
 pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup};
 pub(crate) use refs::resolve_channel_ref;
@@ -108,6 +109,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("emoji-names", expressions::emoji_names),
     ("unique-emoji-names", expressions::unique_emoji_names),
     ("emoji-roles", expressions::emoji_roles),
+    ("sound-fields", expressions::sounds),
+    ("unique-sound-names", expressions::unique_sound_names),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

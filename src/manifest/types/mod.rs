@@ -122,6 +122,10 @@ pub struct Manifest {
     /// Left out: not managed (and not read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emojis: Option<Vec<GuildEmoji>>,
+    /// Soundboard sounds by name. Sounds live but not listed are kept unless
+    /// `prune.soundboard`. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soundboard: Option<Vec<SoundboardSound>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -180,6 +184,9 @@ pub struct Prune {
     /// Delete custom emoji `emojis` does not list (managed ones, an integration's, are kept).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub emojis: bool,
+    /// Delete soundboard sounds `soundboard` does not list.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub soundboard: bool,
 }
 
 impl Prune {
