@@ -626,6 +626,26 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
         )?;
     }
     section(&mut out, None, "widget", &m.widget)?;
+    // Before the webhooks, which stay the last section most exports have (the README's
+    // tour adds one at the end of the file).
+    if m.emojis.is_some() {
+        section(
+            &mut out,
+            Some(
+                "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
+            ),
+            "emojis",
+            &m.emojis,
+        )?;
+    }
+    if m.soundboard.is_some() {
+        section(
+            &mut out,
+            Some("Soundboard sounds, their files written beside the manifest."),
+            "soundboard",
+            &m.soundboard,
+        )?;
+    }
     if m.webhooks.is_some() {
         section(
             &mut out,
@@ -650,24 +670,6 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             Some("Banned users, with the reasons they were banned for (`export --bans`)."),
             "bans",
             &m.bans,
-        )?;
-    }
-    if m.emojis.is_some() {
-        section(
-            &mut out,
-            Some(
-                "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
-            ),
-            "emojis",
-            &m.emojis,
-        )?;
-    }
-    if m.soundboard.is_some() {
-        section(
-            &mut out,
-            Some("Soundboard sounds, their files written beside the manifest."),
-            "soundboard",
-            &m.soundboard,
         )?;
     }
     Ok(out)
