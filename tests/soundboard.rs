@@ -350,3 +350,19 @@ soundboard:
     assert_eq!(r["calls"], 2, "{r:#}");
     assert!(h.writes().is_empty());
 }
+
+/// An export writes a sound's volume as a plain decimal: the fast parse reads it, to the tree
+/// serde-saphyr builds; other spellings of numbers are left to serde-saphyr.
+#[test]
+fn plain_decimals_parse_fast_and_agree() {
+    for text in [
+        "version: 1\nsoundboard:\n  - { name: a, sound: a.ogg, volume: 0.8 }\n",
+        "a: 1.0\nb: 10.25\nc: [0.5, 1.5]\n",
+    ] {
+        assert!(guildctl::manifest::load::parses_fast(text), "{text}");
+        guildctl::manifest::load::assert_parses_agree(text);
+    }
+    for text in ["a: 01.5\n", "a: 1.\n", "a: .5\n", "a: 1e3\n", "a: -0.5\n"] {
+        guildctl::manifest::load::assert_parses_agree(text);
+    }
+}
