@@ -91,10 +91,64 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         bans: bans(snap),
         // Rules people write; the live guild states none.
         policies: None,
+        emojis: emojis(snap, images),
+        soundboard: sounds(snap, images),
         prune: Default::default(),
         safety: None,
     };
     render(snap, &manifest)
+}
+
+/// The guild's custom emoji whose image files were written (`images`, by CDN path), with
+/// their ids pinned; managed ones (an integration's) are not guildctl's to write. Left out
+/// when the emoji were not read or no image was written.
+fn emojis(snap: &Snapshot, images: &ExportedImages) -> Option<Vec<crate::manifest::GuildEmoji>> {
+    let live = snap.expressions.emojis.as_ref()?;
+    let names = Names::new(snap);
+    let out: Vec<crate::manifest::GuildEmoji> = live
+        .iter()
+        .filter(|e| !e.managed)
+        .filter_map(|e| {
+            let image = images
+                .get(&crate::discord::cdn::emoji_path(&e.id, e.animated))?
+                .clone();
+            Some(crate::manifest::GuildEmoji {
+                id: Some(Snowflake(e.id.clone())),
+                name: e.name.clone().unwrap_or_default(),
+                previous_names: Vec::new(),
+                image,
+                roles: (!e.roles.is_empty())
+                    .then(|| e.roles.iter().filter_map(|r| names.role(r)).collect()),
+            })
+        })
+        .collect();
+    (!out.is_empty()).then_some(out)
+}
+
+/// The guild's soundboard sounds whose files were written (`images`, by CDN path), with
+/// their ids pinned. Left out when not read or no file was written.
+fn sounds(
+    snap: &Snapshot,
+    files: &ExportedImages,
+) -> Option<Vec<crate::manifest::SoundboardSound>> {
+    let live = snap.expressions.sounds.as_ref()?;
+    let out: Vec<crate::manifest::SoundboardSound> = live
+        .iter()
+        .filter_map(|s| {
+            let sound = files
+                .get(&crate::discord::cdn::sound_path(&s.sound_id))?
+                .clone();
+            Some(crate::manifest::SoundboardSound {
+                id: Some(Snowflake(s.sound_id.clone())),
+                name: s.name.clone(),
+                previous_names: Vec::new(),
+                sound,
+                volume: Some(s.volume),
+                emoji: s.emoji_id.clone().or_else(|| s.emoji_name.clone()),
+            })
+        })
+        .collect();
+    (!out.is_empty()).then_some(out)
 }
 
 /// How channels are referred to: by name, or `Category/name` where a name is not unique.
@@ -572,6 +626,26 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
         )?;
     }
     section(&mut out, None, "widget", &m.widget)?;
+    // Before the webhooks, which stay the last section most exports have (the README's
+    // tour adds one at the end of the file).
+    if m.emojis.is_some() {
+        section(
+            &mut out,
+            Some(
+                "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
+            ),
+            "emojis",
+            &m.emojis,
+        )?;
+    }
+    if m.soundboard.is_some() {
+        section(
+            &mut out,
+            Some("Soundboard sounds, their files written beside the manifest."),
+            "soundboard",
+            &m.soundboard,
+        )?;
+    }
     if m.webhooks.is_some() {
         section(
             &mut out,

@@ -250,7 +250,18 @@ async fn read_back(
             }
         }
     }
-    let paths: Vec<String> = after.live_images().iter().map(|i| i.path()).collect();
+    after
+        .read_expressions(
+            client,
+            loaded.manifest.emojis.is_some(),
+            loaded.manifest.soundboard.is_some(),
+        )
+        .await?;
+    let mut paths: Vec<String> = after.live_images().iter().map(|i| i.path()).collect();
+    // An emoji's path is its id, and its image cannot change: one the copy kept is the image
+    // the snapshot read.
+    paths.extend(after.emoji_paths());
+    paths.extend(after.sound_paths());
     for path in paths {
         if let (None, Some(digest)) = (after.images.get(&path), snap.images.get(&path)) {
             after.images.insert(path, digest.clone());
@@ -395,6 +406,45 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
             })
         })
         .collect();
+    // Without their files (the copy's CDN answers 404 for them, and the read-back takes
+    // their digests from the snapshot); each creator is a user of the copy, so it can tell
+    // the bot's own emoji from others'.
+    let emojis: Vec<Value> = snap
+        .expressions
+        .emojis
+        .iter()
+        .flatten()
+        .map(|e| {
+            if let Some(u) = &e.user {
+                users
+                    .entry(u.id.clone())
+                    .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
+            }
+            json!({
+                "id": e.id, "name": e.name.clone().unwrap_or_default(), "roles": e.roles,
+                "user_id": e.user.as_ref().map(|u| &u.id), "managed": e.managed,
+                "animated": e.animated,
+            })
+        })
+        .collect();
+    let sounds: Vec<Value> = snap
+        .expressions
+        .sounds
+        .iter()
+        .flatten()
+        .map(|s| {
+            if let Some(u) = &s.user {
+                users
+                    .entry(u.id.clone())
+                    .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
+            }
+            json!({
+                "sound_id": s.sound_id, "name": s.name, "volume": s.volume,
+                "emoji_id": s.emoji_id, "emoji_name": s.emoji_name,
+                "user_id": s.user.as_ref().map(|u| &u.id),
+            })
+        })
+        .collect();
     // The tier is what Discord checks; the count only has to reach it.
     let boosts = [0, 2, 7, 14][usize::try_from(g.premium_tier.min(3)).unwrap_or(0)];
     let mut guild = json!({
@@ -424,6 +474,8 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         "members": members,
         "bans": bans,
         "webhooks": webhooks,
+        "emojis": emojis,
+        "soundboard_sounds": sounds,
         "integrations": integrations,
         "invites": invites,
     });
@@ -445,6 +497,20 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         .chain(g.roles.iter().map(|r| r.id.as_str()))
         .chain(snap.channels.iter().map(|c| c.id.as_str()))
         .chain(snap.webhooks.iter().flatten().map(|w| w.id.as_str()))
+        .chain(
+            snap.expressions
+                .emojis
+                .iter()
+                .flatten()
+                .map(|e| e.id.as_str()),
+        )
+        .chain(
+            snap.expressions
+                .sounds
+                .iter()
+                .flatten()
+                .map(|s| s.sound_id.as_str()),
+        )
         .chain(users.keys().map(String::as_str))
         .chain(
             snap.doors

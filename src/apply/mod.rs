@@ -411,7 +411,9 @@ pub fn resolve(
     }
     if let Some(path) = v.get("$image").and_then(Value::as_str) {
         let (mime, bytes) =
-            crate::manifest::read_image(manifest_dir, path).map_err(Unresolved::Image)?;
+            // The kind's own rules held when the plan was made; these bytes are those.
+            crate::manifest::read_file_as(manifest_dir, path, &crate::manifest::UPLOAD_RULES)
+                .map_err(Unresolved::Image)?;
         // The bytes the plan was made with, or none: a file replaced since is not sent.
         let planned = v.get("sha256").and_then(Value::as_str);
         let now = crate::discord::cdn::digest(&bytes);

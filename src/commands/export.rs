@@ -8,7 +8,7 @@ use clap::Args;
 use guildctl::snapshot::Snapshot;
 use guildctl::snapshot::people::PeopleQuery;
 
-use super::{Connection, write_images};
+use super::{Connection, write_emoji_images, write_images, write_sounds};
 
 #[derive(Args)]
 pub struct ExportArgs {
@@ -72,16 +72,29 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
             "export --members lists the guild's members, which Discord refused: the bot's application lacks the GUILD_MEMBERS privileged intent (Developer Portal > Bot > Server Members Intent). Nothing was written"
         );
     }
+    snap.read_emoji_list(&session.client)
+        .await
+        .context("reading the guild's emojis")?;
+    snap.read_sound_list(&session.client)
+        .await
+        .context("reading the guild's soundboard sounds")?;
     match output {
         Some(path) => {
             let beside = path.parent().unwrap_or(Path::new(""));
-            let images = write_images(&session.client, &snap, beside, "images").await?;
+            let mut images = write_images(&session.client, &snap, beside, "images").await?;
+            images.extend(write_emoji_images(&session.client, &snap, beside, "emojis").await?);
+            images.extend(write_sounds(&session.client, &snap, beside, "sounds").await?);
             let yaml = guildctl::export::export_with_images(&snap, &images)?;
             std::fs::write(&path, yaml)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!("Wrote {}", path.display());
         }
         None => {
+            if !snap.emoji_paths().is_empty() || !snap.sound_paths().is_empty() {
+                eprintln!(
+                    "note: the guild's emojis and soundboard sounds are left out (unmanaged): they are written as files beside the manifest with -o FILE"
+                );
+            }
             if !snap.live_images().is_empty() {
                 eprintln!(
                     "note: the guild's and roles' images are left out (unmanaged): they are written as files beside the manifest with -o FILE"

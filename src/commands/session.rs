@@ -342,8 +342,8 @@ pub(crate) async fn fetch(session: &Session, manifest: &manifest::Manifest) -> R
 }
 
 /// Reads a guild: its seven reads, then only what `manifest` asks about besides — the
-/// integrations, invites and voice regions, the members and bans of its rosters and ban
-/// list (none for a manifest without them).
+/// integrations, invites and voice regions, its custom emoji and their images, the members
+/// and bans of its rosters and ban list (none for a manifest without them).
 pub(crate) async fn read_guild_for(
     client: &Client,
     guild_id: &str,
@@ -365,6 +365,13 @@ pub(crate) async fn read_guild_for_users(
     snap.read_doors(client, guildctl::snapshot::Wants::of(manifest))
         .await
         .context("reading the guild's integrations, invites or voice regions")?;
+    snap.read_expressions(
+        client,
+        manifest.emojis.is_some(),
+        manifest.soundboard.is_some(),
+    )
+    .await
+    .context("reading the guild's emojis")?;
     let mut wanted = guildctl::plan::people_query(manifest, &snap);
     wanted.users.extend(users.iter().cloned());
     snap.read_people(client, &wanted)
@@ -454,5 +461,119 @@ pub(crate) async fn write_images(
         }
     }
     eprintln!("Wrote {} image(s) to {}", out.len(), dir.display());
+    Ok(out)
+}
+
+/// Writes each live custom emoji's image from the CDN into the folder `sub` of `base` as
+/// `NAME.png` (or `.gif`; `NAME-ID` when two emoji share a name), and returns the manifest's
+/// path for each by its CDN path. An image the CDN does not give is left out, said.
+pub(crate) async fn write_emoji_images(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut out = guildctl::export::ExportedImages::new();
+    let Some(emojis) = snap.expressions.emojis.as_ref().filter(|e| !e.is_empty()) else {
+        return Ok(out);
+    };
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut taken = std::collections::HashSet::new();
+    for e in emojis.iter().filter(|e| !e.managed) {
+        let at = guildctl::discord::cdn::emoji_path(&e.id, e.animated);
+        let bytes = match client.cdn_file(&at).await {
+            Ok(b) => b,
+            Err(err) => {
+                eprintln!(
+                    "note: emoji {} is left out (unmanaged): {err}",
+                    guildctl::inert::terminal(&at)
+                );
+                continue;
+            }
+        };
+        // A name from the guild becomes a file name: only what Discord allows in one.
+        let stem: String = e
+            .name
+            .as_deref()
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let ext = if e.animated { "gif" } else { "png" };
+        let mut name = format!("{stem}.{ext}");
+        if stem.is_empty() || !taken.insert(name.clone()) {
+            name = format!("{stem}-{}.{ext}", e.id);
+            taken.insert(name.clone());
+        }
+        let file = dir.join(&name);
+        std::fs::write(&file, bytes).with_context(|| format!("cannot write {}", file.display()))?;
+        out.insert(at, format!("{sub}/{name}"));
+    }
+    eprintln!("Wrote {} emoji image(s) to {}", out.len(), dir.display());
+    Ok(out)
+}
+
+/// Writes each live soundboard sound from the CDN into the folder `sub` of `base` as
+/// `NAME.ogg` or `NAME.mp3` (by its bytes; `NAME-ID` when two share a name), and returns the
+/// manifest's path for each by its CDN path. A file the CDN does not give is left out, said.
+pub(crate) async fn write_sounds(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut out = guildctl::export::ExportedImages::new();
+    let Some(sounds) = snap.expressions.sounds.as_ref().filter(|s| !s.is_empty()) else {
+        return Ok(out);
+    };
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut taken = std::collections::HashSet::new();
+    for s in sounds {
+        let at = guildctl::discord::cdn::sound_path(&s.sound_id);
+        let bytes = match client.cdn_file(&at).await {
+            Ok(b) => b,
+            Err(err) => {
+                eprintln!(
+                    "note: sound {} is left out (unmanaged): {err}",
+                    guildctl::inert::terminal(&at)
+                );
+                continue;
+            }
+        };
+        // A name from the guild becomes a file name: letters, digits and `_` only.
+        let stem: String = s
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let ext = if bytes.starts_with(b"OggS") {
+            "ogg"
+        } else {
+            "mp3"
+        };
+        let mut name = format!("{stem}.{ext}");
+        if stem.is_empty() || !taken.insert(name.clone()) {
+            name = format!("{stem}-{}.{ext}", s.sound_id);
+            taken.insert(name.clone());
+        }
+        let file = dir.join(&name);
+        std::fs::write(&file, bytes).with_context(|| format!("cannot write {}", file.display()))?;
+        out.insert(at, format!("{sub}/{name}"));
+    }
+    eprintln!("Wrote {} sound(s) to {}", out.len(), dir.display());
     Ok(out)
 }

@@ -51,6 +51,17 @@ impl LiveImage<'_> {
     }
 }
 
+/// A custom emoji's path on the CDN: emoji are named by their id alone, GIF when animated.
+pub fn emoji_path(id: &str, animated: bool) -> String {
+    let ext = if animated { "gif" } else { "png" };
+    format!("emojis/{id}.{ext}")
+}
+
+/// A soundboard sound's path on the CDN: named by its id alone.
+pub fn sound_path(id: &str) -> String {
+    format!("soundboard-sounds/{id}")
+}
+
 /// The hex SHA-256 of an image's bytes: what a declared file and a live image are compared by.
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
@@ -66,7 +77,12 @@ impl Client {
     /// and the body is counted as it streams in and dropped, unread, past the cap. A
     /// redirect is refused, never followed ([`ClientError::Redirected`]).
     pub async fn cdn_image(&self, image: &LiveImage<'_>) -> Result<Vec<u8>, ClientError> {
-        let path = image.path();
+        self.cdn_file(&image.path()).await
+    }
+
+    /// Reads the file at `path` on the CDN ([`Client::cdn_image`]'s limits): an image, an
+    /// emoji ([`emoji_path`]).
+    pub async fn cdn_file(&self, path: &str) -> Result<Vec<u8>, ClientError> {
         let url = format!("{}/{path}", cdn_base(self.api_base()));
         let shown = format!("(CDN) /{path}");
         let fail = |detail: String| ClientError::Transport {

@@ -52,3 +52,19 @@ pub const MAX_REASON_CHARS: usize = 512;
 
 /// Discord's limit on an uploaded image (8 MiB).
 pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+// Discord's docs, resources/emoji: Create Guild Emoji; discord-behaviour.md §10.2.
+/// An emoji image is at most 256 KiB.
+pub const EMOJI_IMAGE_MAX_BYTES: u64 = 256 * 1024;
+/// Emoji slots by boost tier (0-3), static and animated counted apart.
+pub const EMOJI_SLOTS: [usize; 4] = [50, 100, 150, 250];
+
+// Discord's docs, resources/soundboard: Create Guild Soundboard Sound; discord-behaviour.md §10.2.
+/// A sound is MP3 or Ogg, at most 512 KiB ...
+pub const SOUND_MAX_BYTES: u64 = 512 * 1024;
+/// ... and plays at most 5.2 seconds.
+pub const SOUND_MAX_SECONDS: f64 = 5.2;
+/// A sound's name.
+pub const SOUND_NAME_LEN: (usize, usize) = (2, 32);
+/// Soundboard slots by boost tier (0-3).
+pub const SOUND_SLOTS: [usize; 4] = [8, 24, 36, 48];

@@ -528,6 +528,51 @@ pub struct Emoji {
     pub animated: Option<bool>,
 }
 
+/// A custom emoji of the guild, as List Guild Emojis gives it. `user` (its creator) is shown
+/// to a caller with an expression permission.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct GuildEmoji {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Roles allowed to use it; empty, everyone.
+    #[serde(default)]
+    pub roles: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<User>,
+    #[serde(default)]
+    pub animated: bool,
+    /// Managed by an integration (Twitch subscriber emoji): not guildctl's to change.
+    #[serde(default)]
+    pub managed: bool,
+}
+
+/// A soundboard sound of the guild, as List Guild Soundboard Sounds gives it (its `items`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct SoundboardSound {
+    pub sound_id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "full_volume")]
+    pub volume: f64,
+    #[serde(default)]
+    pub emoji_id: Option<String>,
+    #[serde(default)]
+    pub emoji_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<User>,
+}
+
+fn full_volume() -> f64 {
+    1.0
+}
+
+/// List Guild Soundboard Sounds' answer.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct SoundboardSounds {
+    pub items: Vec<SoundboardSound>,
+}
+
 /// Webhook types (discord-behaviour.md §6).
 pub const WEBHOOK_INCOMING: u8 = 1;
 

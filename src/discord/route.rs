@@ -102,6 +102,30 @@ pub enum Route<I = String> {
     UpdateIncidentActions {
         guild: I,
     },
+    CreateEmoji {
+        guild: I,
+    },
+    /// Only `name` and `roles`: Discord cannot replace an emoji's image.
+    UpdateEmoji {
+        guild: I,
+        emoji: I,
+    },
+    DeleteEmoji {
+        guild: I,
+        emoji: I,
+    },
+    CreateSound {
+        guild: I,
+    },
+    /// `name`, `volume` and the emoji: Discord cannot replace a sound's file.
+    UpdateSound {
+        guild: I,
+        sound: I,
+    },
+    DeleteSound {
+        guild: I,
+        sound: I,
+    },
 }
 
 /// One segment of a route's path.
@@ -125,6 +149,13 @@ const ONBOARDING: &[(&str, Permissions)] = &[
     ("manage_guild", Permissions::MANAGE_GUILD),
     ("manage_roles", Permissions::MANAGE_ROLES),
 ];
+/// Since 2026-02-23 creating needs CREATE_GUILD_EXPRESSIONS, which also lets the bot change
+/// and delete what it uploaded; others' expressions need MANAGE_GUILD_EXPRESSIONS too, which
+/// the gates ask of each such call (they know whose it is).
+const CREATE_EXPRESSIONS: &[(&str, Permissions)] = &[(
+    "create_guild_expressions",
+    Permissions::CREATE_GUILD_EXPRESSIONS,
+)];
 const BULK_BAN: &[(&str, Permissions)] = &[
     ("ban_members", Permissions::BAN_MEMBERS),
     ("manage_guild", Permissions::MANAGE_GUILD),
@@ -236,6 +267,40 @@ impl<I> Route<I> {
                 Method::PUT,
                 vec![Lit("guilds"), Major(guild), Lit("incident-actions")],
             ),
+            Route::CreateEmoji { guild } => (
+                Method::POST,
+                vec![Lit("guilds"), Major(guild), Lit("emojis")],
+            ),
+            Route::UpdateEmoji { guild, emoji } => (
+                Method::PATCH,
+                vec![Lit("guilds"), Major(guild), Lit("emojis"), Minor(emoji)],
+            ),
+            Route::DeleteEmoji { guild, emoji } => (
+                Method::DELETE,
+                vec![Lit("guilds"), Major(guild), Lit("emojis"), Minor(emoji)],
+            ),
+            Route::CreateSound { guild } => (
+                Method::POST,
+                vec![Lit("guilds"), Major(guild), Lit("soundboard-sounds")],
+            ),
+            Route::UpdateSound { guild, sound } => (
+                Method::PATCH,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("soundboard-sounds"),
+                    Minor(sound),
+                ],
+            ),
+            Route::DeleteSound { guild, sound } => (
+                Method::DELETE,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("soundboard-sounds"),
+                    Minor(sound),
+                ],
+            ),
         }
     }
 
@@ -275,6 +340,12 @@ impl<I> Route<I> {
             | Route::DeleteWebhook { .. } => MANAGE_WEBHOOKS,
             Route::CreateBan { .. } | Route::DeleteBan { .. } => BAN_MEMBERS,
             Route::BulkBan { .. } => BULK_BAN,
+            Route::CreateEmoji { .. }
+            | Route::UpdateEmoji { .. }
+            | Route::DeleteEmoji { .. }
+            | Route::CreateSound { .. }
+            | Route::UpdateSound { .. }
+            | Route::DeleteSound { .. } => CREATE_EXPRESSIONS,
         }
     }
 
@@ -349,6 +420,24 @@ impl<I> Route<I> {
             Route::UpdateIncidentActions { guild } => {
                 Route::UpdateIncidentActions { guild: f(guild)? }
             }
+            Route::CreateEmoji { guild } => Route::CreateEmoji { guild: f(guild)? },
+            Route::UpdateEmoji { guild, emoji } => Route::UpdateEmoji {
+                guild: f(guild)?,
+                emoji: f(emoji)?,
+            },
+            Route::DeleteEmoji { guild, emoji } => Route::DeleteEmoji {
+                guild: f(guild)?,
+                emoji: f(emoji)?,
+            },
+            Route::CreateSound { guild } => Route::CreateSound { guild: f(guild)? },
+            Route::UpdateSound { guild, sound } => Route::UpdateSound {
+                guild: f(guild)?,
+                sound: f(sound)?,
+            },
+            Route::DeleteSound { guild, sound } => Route::DeleteSound {
+                guild: f(guild)?,
+                sound: f(sound)?,
+            },
         })
     }
 }

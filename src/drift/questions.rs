@@ -158,6 +158,8 @@ pub(super) fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>
         Kind::Webhook => (50, 51, 52),
         Kind::Integration => (80, 81, 82),
         Kind::Invite => (40, 41, 42),
+        Kind::Emoji => (60, 61, 62),
+        Kind::Sound => (130, 131, 132),
         _ => (0, 1, 0),
     };
     if let Some(q) = people_question(c, snap) {
@@ -167,7 +169,12 @@ pub(super) fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>
         Action::Create => {
             // Declared but missing: who deleted it (by its name; the id is gone).
             let q = match c.object.kind {
-                Kind::Role | Kind::Category | Kind::Channel | Kind::Webhook => Question::new(
+                Kind::Role
+                | Kind::Category
+                | Kind::Channel
+                | Kind::Webhook
+                | Kind::Emoji
+                | Kind::Sound => Question::new(
                     &[delete],
                     None,
                     Matcher::DeletedNamed {
@@ -277,6 +284,32 @@ pub(super) fn field_question(
                 id,
             )
         }
+        Kind::Emoji => {
+            let e = snap
+                .expressions
+                .emojis
+                .iter()
+                .flatten()
+                .find(|e| Some(&e.id) == id.as_ref());
+            (
+                e.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
+        }
+        Kind::Sound => {
+            let s = snap
+                .expressions
+                .sounds
+                .iter()
+                .flatten()
+                .find(|s| Some(&s.sound_id) == id.as_ref());
+            (
+                s.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
+        }
     };
     let (key, value) = audit_key(field, object.as_ref());
     Question::new(actions, target, Matcher::Key { key, value })
@@ -304,7 +337,9 @@ pub(super) fn audit_key(field: &Field, object: Option<&Value>) -> (String, Optio
         Field::Role(Role::Color) => ("color".to_owned(), value("color")),
         // Lists and objects whose form in the log (order, ids) is Discord's: by key.
         Field::Guild(Guild::Community | Guild::InvitesDisabled | Guild::RaidAlertsDisabled)
-        | Field::Channel(Channel::Tags | Channel::DefaultReaction) => (api.to_owned(), None),
+        | Field::Channel(Channel::Tags | Channel::DefaultReaction)
+        | Field::Emoji(field::Emoji::Roles)
+        | Field::Sound(field::Sound::Emoji) => (api.to_owned(), None),
         _ => (api.to_owned(), value(api)),
     }
 }

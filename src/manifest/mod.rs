@@ -27,7 +27,9 @@ use std::path::Path;
 
 pub(crate) use check::resolve_channel_ref;
 pub use check::{
-    IMAGE_MAX_BYTES, check, check_loaded, image_fields, read_image, split_channel_ref,
+    EMOJI_RULES, FileRules, IMAGE_MAX_BYTES, IMAGE_RULES, SOUND_RULES, UPLOAD_RULES, check,
+    check_loaded, emoji_image_fields, image_fields, read_file_as, read_image, sound_fields,
+    split_channel_ref,
 };
 pub use diagnostic::{Diagnostic, Located, Report, Severity};
 pub use load::{

@@ -377,5 +377,20 @@ fn plain_scalar(text: &str) -> Option<Scalar> {
     {
         return text.parse::<i64>().ok().map(|n| Scalar::Int(n.into()));
     }
+    // Plain decimals (`0.8`, as an export writes a volume): digits, a point, digits, no sign,
+    // exponent or leading zero, at most 15 digits (exact in an f64); anything else is left to
+    // serde-saphyr.
+    if let Some((whole, fraction)) = text.split_once('.')
+        && !whole.is_empty()
+        && !fraction.is_empty()
+        && whole.len() + fraction.len() <= 15
+        && (whole == "0" || !whole.starts_with('0'))
+        && whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return text.parse::<f64>().ok().map(Scalar::Float);
+    }
     None
 }

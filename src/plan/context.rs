@@ -78,6 +78,15 @@ pub(crate) enum Phase {
     Rosters,
     /// Bans and lifted bans.
     Bans,
+    /// Custom emoji deleted (pruned, or replaced for a new image) before any is created, so
+    /// their slots are free.
+    EmojiDelete,
+    /// Custom emoji created and changed, once the roles they name exist.
+    EmojiWrite,
+    /// Soundboard sounds deleted (pruned, or replaced for a new file), then created and
+    /// changed (after the emoji they may show).
+    SoundDelete,
+    SoundWrite,
 }
 
 impl Phase {

@@ -132,6 +132,8 @@ fn build(
     super::members::plan_rosters(&mut cx);
     super::members::plan_bans(&mut cx);
     super::members::check_names(&mut cx);
+    super::emojis::plan_emojis(&mut cx);
+    super::sounds::plan_sounds(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);

@@ -200,6 +200,28 @@ fields! {
     }
 }
 
+fields! {
+    /// A custom emoji's fields. Its image is sent only when it is created (Modify Guild Emoji
+    /// takes `name` and `roles`).
+    Emoji {
+        Name = "name" => Some("name"),
+        Image = "image" => Some("image"),
+        Roles = "roles" => Some("roles"),
+    }
+}
+
+fields! {
+    /// A soundboard sound's fields. Its file is sent only when it is created (Modify Guild
+    /// Soundboard Sound takes `name`, `volume` and the emoji); the emoji is sent as
+    /// `emoji_name` (a standard one) or `emoji_id` (a custom one), both in the body.
+    Sound {
+        Name = "name" => Some("name"),
+        Sound = "sound" => Some("sound"),
+        Volume = "volume" => Some("volume"),
+        Emoji = "emoji" => Some("emoji_name"),
+    }
+}
+
 /// Which list a reorder changes: the roles, or the channels of one group (the categories,
 /// the channels outside categories, the channels in one category).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -238,6 +260,8 @@ pub enum Field {
     Invite(Invite),
     RosterEntry(RosterEntry),
     Ban(Ban),
+    Emoji(Emoji),
+    Sound(Sound),
     Order(Order),
 }
 
@@ -256,6 +280,8 @@ impl Field {
             Field::Invite(f) => f.name().into(),
             Field::RosterEntry(f) => f.name().into(),
             Field::Ban(f) => f.name().into(),
+            Field::Emoji(f) => f.name().into(),
+            Field::Sound(f) => f.name().into(),
             Field::Order(o) => o.name(),
         }
     }
@@ -274,6 +300,8 @@ impl Field {
             Field::Invite(f) => f.api(),
             Field::RosterEntry(f) => f.api(),
             Field::Ban(f) => f.api(),
+            Field::Emoji(f) => f.api(),
+            Field::Sound(f) => f.api(),
             Field::Order(_) => Some("position"),
         }
     }
@@ -302,6 +330,8 @@ impl Field {
             Kind::Invite => Invite::parse(name).map(Field::Invite),
             Kind::RosterEntry => RosterEntry::parse(name).map(Field::RosterEntry),
             Kind::Ban => Ban::parse(name).map(Field::Ban),
+            Kind::Emoji => Emoji::parse(name).map(Field::Emoji),
+            Kind::Sound => Sound::parse(name).map(Field::Sound),
         }
     }
 
@@ -313,6 +343,8 @@ impl Field {
                 | Field::Role(Role::Name)
                 | Field::Channel(Channel::Name)
                 | Field::Webhook(Webhook::Name)
+                | Field::Emoji(Emoji::Name)
+                | Field::Sound(Sound::Name)
         )
     }
 
@@ -324,6 +356,7 @@ impl Field {
             Field::Role(Role::Permissions)
                 | Field::Guild(Guild::SystemChannelFlags)
                 | Field::Onboarding(Onboarding::DefaultChannels)
+                | Field::Emoji(Emoji::Roles)
         )
     }
 
@@ -436,7 +469,7 @@ mod tests {
     /// plan means what the plan that wrote it meant.
     #[test]
     fn every_field_reads_back_from_its_name() {
-        let kinds: [(Kind, Vec<Field>); 11] = [
+        let kinds: [(Kind, Vec<Field>); 13] = [
             (Kind::Guild, Guild::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Role, Role::ALL.iter().map(|&f| f.into()).collect()),
             (
@@ -472,6 +505,8 @@ mod tests {
                 RosterEntry::ALL.iter().map(|&f| f.into()).collect(),
             ),
             (Kind::Ban, Ban::ALL.iter().map(|&f| f.into()).collect()),
+            (Kind::Emoji, Emoji::ALL.iter().map(|&f| f.into()).collect()),
+            (Kind::Sound, Sound::ALL.iter().map(|&f| f.into()).collect()),
         ];
         for (kind, fields) in kinds {
             for f in fields {

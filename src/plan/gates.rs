@@ -97,6 +97,38 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             }
         }
 
+        // An emoji or sound another uploaded (or whose uploader Discord did not show) needs
+        // `manage_guild_expressions` besides the route's `create_guild_expressions`.
+        let uploader = match &op.route {
+            Route::UpdateEmoji { emoji, .. } | Route::DeleteEmoji { emoji, .. } => {
+                emoji.live().and_then(|id| {
+                    let mut live = snap.expressions.emojis.iter().flatten();
+                    live.find(|e| e.id == id).map(|e| e.user.as_ref())
+                })
+            }
+            Route::UpdateSound { sound, .. } | Route::DeleteSound { sound, .. } => {
+                sound.live().and_then(|id| {
+                    let mut live = snap.expressions.sounds.iter().flatten();
+                    live.find(|s| s.sound_id == id).map(|s| s.user.as_ref())
+                })
+            }
+            _ => None,
+        };
+        if let Some(uploader) = uploader
+            && uploader.is_none_or(|u| u.id != snap.bot.id)
+            && !bot.contains(Permissions::MANAGE_GUILD_EXPRESSIONS)
+        {
+            let by = uploader.map_or("someone the bot cannot see".to_owned(), |u| {
+                u.username.clone()
+            });
+            fail(
+                format!(
+                    "the bot lacks `manage_guild_expressions`, which {} needs: {by} uploaded it, not the bot",
+                    op.summary
+                ),
+                "grant the bot's role `manage_guild_expressions` in Discord, or leave this emoji out of the manifest",
+            );
+        }
         let Some(body) = &op.body else { continue };
         if let Some(p) = body.get("permissions").and_then(perm_value) {
             let missing = Permissions(p.0 & !bot.0);

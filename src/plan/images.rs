@@ -13,7 +13,7 @@ use super::context::{ChangeBuilder, Ctx};
 use super::field::{self, Field};
 use super::image_ref;
 use crate::discord::cdn::{LiveImage, digest};
-use crate::manifest::{Manifest, read_image};
+use crate::manifest::{EMOJI_RULES, Manifest, SOUND_RULES, read_file_as, read_image};
 
 /// A declared image file as the plan sees it: what its bytes are (SHA-256, size, type by
 /// its first bytes, width and height when its header says), and whether it is a GIF
@@ -35,7 +35,7 @@ impl ImageFile {
             .map(|s| (s.width as u64, s.height as u64));
         ImageFile {
             digest: digest(bytes),
-            animated: mime == "image/gif",
+            animated: mime == "image/gif" || (mime == "image/webp" && webp_animated(bytes)),
             bytes: bytes.len() as u64,
             mime,
             size,
@@ -98,19 +98,40 @@ impl std::fmt::Display for ImageValue {
     }
 }
 
+/// Whether a WebP file is animated: its extended header (`VP8X`) sets the animation flag.
+fn webp_animated(bytes: &[u8]) -> bool {
+    bytes.len() > 20 && &bytes[12..16] == b"VP8X" && bytes[20] & 0x02 != 0
+}
+
 /// The manifest's image files by their path as written, read once before planning (with
 /// `validate`'s checks, [`read_image`]).
 pub type ImageFiles = BTreeMap<String, Result<ImageFile, String>>;
 
-/// Reads every image file `manifest` names, relative to `dir`.
+/// Reads every image file `manifest` names, relative to `dir`: each with its kind's rules
+/// (an emoji's image with [`EMOJI_RULES`]; a file named both ways is read as an image first,
+/// and `validate` holds it to both).
 pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
-    crate::manifest::image_fields(manifest)
+    let mut out: ImageFiles = crate::manifest::image_fields(manifest)
         .into_iter()
         .map(|(_, rel)| {
             let file = read_image(dir, rel).map(|(mime, bytes)| ImageFile::of(mime, &bytes));
             (rel.to_owned(), file)
         })
-        .collect()
+        .collect();
+    let files = crate::manifest::emoji_image_fields(manifest)
+        .into_iter()
+        .map(|(_, rel)| (rel, &EMOJI_RULES))
+        .chain(
+            crate::manifest::sound_fields(manifest)
+                .into_iter()
+                .map(|(_, rel)| (rel, &SOUND_RULES)),
+        );
+    for (rel, rules) in files {
+        out.entry(rel.to_owned()).or_insert_with(|| {
+            read_file_as(dir, rel, rules).map(|(mime, bytes)| ImageFile::of(mime, &bytes))
+        });
+    }
+    out
 }
 
 /// The image file `rel` as read for the plan; a problem at `source` when it was not.

@@ -10,6 +10,7 @@ pub mod binding;
 mod channels;
 mod context;
 mod diff;
+mod emojis;
 mod features;
 pub mod field;
 mod forum;
@@ -27,6 +28,7 @@ mod role_style;
 mod roles;
 pub mod safety;
 mod settings;
+mod sounds;
 mod webhooks;
 
 use serde::{Deserialize, Serialize};
@@ -221,6 +223,10 @@ pub enum Kind {
     RosterEntry,
     /// One banned user: created when banned, deleted when the ban is lifted.
     Ban,
+    /// A custom emoji.
+    Emoji,
+    /// A soundboard sound.
+    Sound,
 }
 
 impl Kind {
@@ -239,6 +245,8 @@ impl Kind {
             Kind::Invite => "invite",
             Kind::RosterEntry => "roster entry",
             Kind::Ban => "ban",
+            Kind::Emoji => "emoji",
+            Kind::Sound => "sound",
         }
     }
 }

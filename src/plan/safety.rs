@@ -44,6 +44,10 @@ pub enum DeleteKind {
     RosterEntries,
     /// Bans lifted (`prune.bans`).
     Bans,
+    /// Custom emoji deleted: pruned, or replaced for a new image.
+    Emojis,
+    /// Soundboard sounds deleted: pruned, or replaced for a new file.
+    Sounds,
     /// Members banned: each leaves the guild with every role they hold. Counted apart from
     /// the deletions of objects, with the default limit of [`MIN_DELETE_LIMIT`] whatever the
     /// guild's size (guildctl does not read how many members it has).
@@ -61,6 +65,8 @@ impl DeleteKind {
             DeleteKind::RosterEntries => "roster removals",
             DeleteKind::Bans => "bans lifted",
             DeleteKind::MemberBans => "members banned",
+            DeleteKind::Emojis => "emojis",
+            DeleteKind::Sounds => "sounds",
         }
     }
 
@@ -95,6 +101,8 @@ impl DeleteKind {
             Kind::Invite => Some(DeleteKind::Invites),
             Kind::RosterEntry => Some(DeleteKind::RosterEntries),
             Kind::Ban => Some(DeleteKind::Bans),
+            Kind::Emoji => Some(DeleteKind::Emojis),
+            Kind::Sound => Some(DeleteKind::Sounds),
             _ => None,
         }
     }
@@ -340,6 +348,8 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
             .map_or(0, |b| b.len()),
         // The guild's members are not counted; the limit is the least one.
         DeleteKind::MemberBans => 0,
+        DeleteKind::Emojis => snap.expressions.emojis.as_ref().map_or(0, Vec::len),
+        DeleteKind::Sounds => snap.expressions.sounds.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -351,6 +361,8 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::RosterEntries,
         DeleteKind::Bans,
         DeleteKind::MemberBans,
+        DeleteKind::Emojis,
+        DeleteKind::Sounds,
     ] {
         let direct = plan
             .changes

@@ -82,6 +82,8 @@ fn pruned_by(kind: Kind) -> &'static str {
         Kind::Category | Kind::Channel => "prune.channels",
         Kind::Webhook => "prune.webhooks",
         Kind::Ban => "bans",
+        Kind::Emoji => "prune.emojis",
+        Kind::Sound => "prune.soundboard",
         _ => "prune",
     }
 }

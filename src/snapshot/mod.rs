@@ -21,6 +21,9 @@ use crate::permissions::Permissions;
 pub mod doors;
 pub use doors::{Doors, Wants};
 
+pub mod expressions;
+pub use expressions::Expressions;
+
 /// Everything guildctl knows about a guild at one moment.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -50,6 +53,10 @@ pub struct Snapshot {
     /// ([`Snapshot::read_people`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub people: Option<people::People>,
+    /// Custom emoji, read only for a manifest that declares them
+    /// ([`Snapshot::read_expressions`]).
+    #[serde(default, skip_serializing_if = "Expressions::is_empty")]
+    pub expressions: Expressions,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -115,6 +122,7 @@ impl Snapshot {
             images: BTreeMap::new(),
             doors: Doors::default(),
             people: None,
+            expressions: Expressions::default(),
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
@@ -265,6 +273,9 @@ impl Snapshot {
             // Left out when not read, so plans without rosters or bans keep their fingerprint.
             #[serde(skip_serializing_if = "Option::is_none")]
             people: &'a Option<people::People>,
+            // Likewise for the expressions.
+            #[serde(skip_serializing_if = "Expressions::is_empty")]
+            expressions: &'a Expressions,
         }
         let mut channels: Vec<&Channel> = self.channels.iter().collect();
         channels.sort_by(|a, b| a.id.cmp(&b.id));
@@ -279,6 +290,7 @@ impl Snapshot {
             onboarding: &self.onboarding,
             webhooks: &self.webhooks,
             people: &self.people,
+            expressions: &self.expressions,
         });
         let digest = Sha256::digest(&bytes);
         digest.iter().take(16).map(|b| format!("{b:02x}")).collect()

@@ -87,7 +87,13 @@ fn sniff(head: &[u8]) -> Result<&'static str, &'static str> {
     } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
         Ok("image/gif")
     } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
-        Err("a WebP image")
+        Ok("image/webp")
+    } else if head.starts_with(b"OggS") {
+        Ok("audio/ogg")
+    } else if head.starts_with(b"ID3")
+        || (head.len() >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0)
+    {
+        Ok("audio/mpeg")
     } else if head.starts_with(b"BM") {
         Err("a BMP image")
     } else if head.starts_with(b"<svg") || head.starts_with(b"<?xml") {
@@ -99,14 +105,94 @@ fn sniff(head: &[u8]) -> Result<&'static str, &'static str> {
     }
 }
 
+/// What one kind of file may be: its types (by their first bytes) and its size.
+#[derive(Debug, Clone, Copy)]
+pub struct FileRules {
+    /// What the file is to a person: "image", "sound".
+    pub what: &'static str,
+    /// The longest a sound may play, in seconds (its length is read from its bytes).
+    pub max_seconds: Option<f64>,
+    /// The MIME types taken.
+    pub types: &'static [&'static str],
+    /// The types as a person reads them: "PNG, JPEG or GIF".
+    pub types_shown: &'static str,
+    pub max_bytes: u64,
+    /// The limit as a person reads it: "8 MiB".
+    pub max_shown: &'static str,
+    /// How to make the file smaller.
+    pub smaller: &'static str,
+}
+
+/// The guild's images, role icons, webhook avatars.
+pub const IMAGE_RULES: FileRules = FileRules {
+    what: "image",
+    max_seconds: None,
+    types: &["image/png", "image/jpeg", "image/gif"],
+    types_shown: "PNG, JPEG or GIF",
+    max_bytes: IMAGE_MAX_BYTES,
+    max_shown: "8 MiB",
+    smaller: "make the image smaller (an avatar is shown at 128x128 pixels at most)",
+};
+
+/// A custom emoji's image (Create Guild Emoji).
+pub const EMOJI_RULES: FileRules = FileRules {
+    what: "image",
+    max_seconds: None,
+    types: &["image/png", "image/jpeg", "image/gif", "image/webp"],
+    types_shown: "PNG, JPEG, GIF or WebP",
+    max_bytes: crate::discord::limits::EMOJI_IMAGE_MAX_BYTES,
+    max_shown: "256 KiB",
+    smaller: "make the image smaller (an emoji is shown at 128x128 pixels at most)",
+};
+
+/// Any file guildctl uploads, for apply: the kind's own rules were checked when the plan was
+/// made, and apply sends only the bytes the plan is bound to (their SHA-256).
+pub const UPLOAD_RULES: FileRules = FileRules {
+    what: "file",
+    max_seconds: None,
+    types: &[
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        "audio/ogg",
+        "audio/mpeg",
+    ],
+    types_shown: "PNG, JPEG, GIF, WebP, MP3 or Ogg",
+    max_bytes: IMAGE_MAX_BYTES,
+    max_shown: "8 MiB",
+    smaller: "make the file smaller",
+};
+
+/// A soundboard sound (Create Guild Soundboard Sound).
+pub const SOUND_RULES: FileRules = FileRules {
+    what: "sound",
+    max_seconds: Some(crate::discord::limits::SOUND_MAX_SECONDS),
+    types: &["audio/mpeg", "audio/ogg"],
+    types_shown: "MP3 or Ogg",
+    max_bytes: crate::discord::limits::SOUND_MAX_BYTES,
+    max_shown: "512 KiB",
+    smaller: "make the sound smaller (a lower bitrate, or shorter)",
+};
+
 /// [`read_image`] with a help text for each problem.
 pub(super) fn load_image(
     manifest_dir: &Path,
     rel: &str,
 ) -> Result<(&'static str, Vec<u8>), ImageError> {
+    load_file(manifest_dir, rel, &IMAGE_RULES)
+}
+
+/// Reads the file `rel` of `manifest_dir` as `rules` take it, through the one path resolver.
+pub(super) fn load_file(
+    manifest_dir: &Path,
+    rel: &str,
+    rules: &FileRules,
+) -> Result<(&'static str, Vec<u8>), ImageError> {
+    let max = rules.max_bytes;
     let norm = normalise_rel(rel)?;
     let full = manifest_dir.join(&norm);
-    let shown = format!("image \"{rel}\"");
+    let shown = format!("{} \"{rel}\"", rules.what);
     let resolved = match resolve(&full, &shown, &Within::manifest_folder(manifest_dir)) {
         Ok(r) => r,
         Err(PathRefusal {
@@ -122,7 +208,10 @@ pub(super) fn load_image(
             let help = if refused.is_outside() {
                 refused.help_outside()
             } else {
-                "name an image file inside the manifest's folder (PNG, JPEG or GIF)".into()
+                format!(
+                    "name an image file inside the manifest's folder ({})",
+                    rules.types_shown
+                )
             };
             return Err(err(refused.to_string(), &help));
         }
@@ -130,7 +219,7 @@ pub(super) fn load_image(
     if resolved.is_dir {
         return Err(err(
             format!("{shown} is not a file"),
-            "name an image file (PNG, JPEG or GIF)",
+            &format!("name an image file ({})", rules.types_shown),
         ));
     }
     let meta = std::fs::metadata(&resolved.real).map_err(|e| {
@@ -142,35 +231,64 @@ pub(super) fn load_image(
     let too_big = |n: u64| {
         err(
             format!(
-                "image \"{rel}\" is {n} bytes; Discord takes at most 8 MiB ({IMAGE_MAX_BYTES} bytes)"
+                "{shown} is {n} bytes; Discord takes at most {} ({max} bytes)",
+                rules.max_shown
             ),
-            "make the image smaller (an avatar is shown at 128x128 pixels at most)",
+            rules.smaller,
         )
     };
-    if meta.len() > IMAGE_MAX_BYTES {
+    if meta.len() > max {
         return Err(too_big(meta.len()));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     std::fs::File::open(&resolved.real)
-        .and_then(|f| f.take(IMAGE_MAX_BYTES + 1).read_to_end(&mut bytes))
+        .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
         .map_err(|e| {
             err(
-                format!("cannot read image \"{rel}\": {e}"),
+                format!("cannot read {shown}: {e}"),
                 "check the file's permissions",
             )
         })?;
-    if bytes.len() as u64 > IMAGE_MAX_BYTES {
+    if bytes.len() as u64 > max {
         return Err(too_big(bytes.len() as u64));
     }
-    match sniff(&bytes) {
-        Ok(mime) => Ok((mime, bytes)),
-        Err(what) => Err(err(
-            format!(
-                "image \"{rel}\" is not a PNG, JPEG or GIF file (by its first bytes it is {what})"
-            ),
-            "convert it to PNG, JPEG or GIF; the file's extension does not matter, its content does",
-        )),
+    if let Some(max_seconds) = rules.max_seconds {
+        return match super::audio::audio(&bytes) {
+            Some((mime, s)) if s <= max_seconds => Ok((mime, bytes)),
+            Some((_, s)) => Err(err(
+                format!(
+                    "{shown} plays {s:.2} seconds; Discord takes at most {max_seconds} seconds"
+                ),
+                "cut the sound shorter",
+            )),
+            None => Err(err(
+                format!(
+                    "{shown} is not a readable {} file (by its bytes; MP3 frames or Ogg Vorbis or Opus pages)",
+                    rules.types_shown
+                ),
+                &format!(
+                    "convert it to {}; the file's extension does not matter, its content does",
+                    rules.types_shown
+                ),
+            )),
+        };
     }
+    let what = match sniff(&bytes) {
+        Ok(mime) if rules.types.contains(&mime) => return Ok((mime, bytes)),
+        Ok("image/webp") => "a WebP image",
+        Ok(_) => "a file of another type",
+        Err(what) => what,
+    };
+    Err(err(
+        format!(
+            "{shown} is not a {} file (by its first bytes it is {what})",
+            rules.types_shown
+        ),
+        &format!(
+            "convert it to {}; the file's extension does not matter, its content does",
+            rules.types_shown
+        ),
+    ))
 }
 
 /// Reads an image for upload (a webhook avatar), making the checks `validate` makes: `rel` is
@@ -182,6 +300,35 @@ pub(super) fn load_image(
 /// For a [`super::LoadedManifest`], `manifest_dir` is [`super::LoadedManifest::dir`].
 pub fn read_image(manifest_dir: &Path, rel: &str) -> Result<(&'static str, Vec<u8>), String> {
     load_image(manifest_dir, rel).map_err(|e| e.message)
+}
+
+/// [`read_image`] with the rules of one kind of file ([`EMOJI_RULES`], [`UPLOAD_RULES`]).
+pub fn read_file_as(
+    manifest_dir: &Path,
+    rel: &str,
+    rules: &FileRules,
+) -> Result<(&'static str, Vec<u8>), String> {
+    load_file(manifest_dir, rel, rules).map_err(|e| e.message)
+}
+
+/// Every sound file the manifest names, with the node path of its field.
+pub fn sound_fields(m: &Manifest) -> Vec<(String, &str)> {
+    m.soundboard
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, s)| (format!("soundboard[{i}].sound"), s.sound.as_str()))
+        .collect()
+}
+
+/// Every emoji image the manifest names, with the node path of its field.
+pub fn emoji_image_fields(m: &Manifest) -> Vec<(String, &str)> {
+    m.emojis
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, e)| (format!("emojis[{i}].image"), e.image.as_str()))
+        .collect()
 }
 
 /// Every image file the manifest names, with the node path of its field: webhook avatars,
@@ -215,7 +362,13 @@ pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
 }
 
 pub(super) fn webhook_avatar_paths(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    for (path, rel) in image_fields(ctx.manifest) {
+    let emojis = emoji_image_fields(ctx.manifest);
+    let sounds = sound_fields(ctx.manifest);
+    for (path, rel) in image_fields(ctx.manifest)
+        .into_iter()
+        .chain(emojis)
+        .chain(sounds)
+    {
         if let Err(e) = normalise_rel(rel) {
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
@@ -228,6 +381,17 @@ pub(super) fn webhook_avatar_files(m: &Manifest, dir: &Path, out: &mut Vec<Diagn
     for (path, rel) in image_fields(m) {
         if normalise_rel(rel).is_ok()
             && let Err(e) = load_image(dir, rel)
+        {
+            out.push(Diagnostic::error(path, e.message).with_help(e.help));
+        }
+    }
+    let files = emoji_image_fields(m)
+        .into_iter()
+        .map(|f| (f, &EMOJI_RULES))
+        .chain(sound_fields(m).into_iter().map(|f| (f, &SOUND_RULES)));
+    for ((path, rel), rules) in files {
+        if normalise_rel(rel).is_ok()
+            && let Err(e) = load_file(dir, rel, rules)
         {
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
@@ -264,7 +428,7 @@ mod tests {
         assert_eq!(sniff(b"\x89PNG\r\n\x1a\nrest"), Ok("image/png"));
         assert_eq!(sniff(&[0xFF, 0xD8, 0xFF, 0xE0]), Ok("image/jpeg"));
         assert_eq!(sniff(b"GIF89a..."), Ok("image/gif"));
-        assert_eq!(sniff(b"RIFF\0\0\0\0WEBPVP8 "), Err("a WebP image"));
+        assert_eq!(sniff(b"RIFF\0\0\0\0WEBPVP8 "), Ok("image/webp"));
         assert!(sniff(b"hello").is_err());
     }
 }

@@ -16,9 +16,11 @@
 //! indexed, and the reference lookups), and live by section: `settings`, `roles`,
 //! `channels`, `forum`, `permissions` (names and overwrites), `ids`, `features` (welcome
 //! screen, onboarding, widget), `webhooks`, `image` (every image file named), `people`
-//! (rosters and bans), `policies`. Discord's limits are [`crate::discord::limits`].
+//! (rosters and bans), `policies`, `expressions` (custom emoji). Discord's limits are [`crate::discord::limits`].
 
+mod audio;
 mod channels;
+mod expressions;
 mod features;
 mod forum;
 mod ids;
@@ -44,7 +46,10 @@ use super::types::{Channel, ChannelType, Emoji, Manifest, Role};
 use crate::discord::limits::*;
 
 pub use crate::discord::limits::IMAGE_MAX_BYTES;
-pub use image::{image_fields, read_image};
+pub use image::{
+    EMOJI_RULES, FileRules, IMAGE_RULES, SOUND_RULES, UPLOAD_RULES, emoji_image_fields,
+    image_fields, read_file_as, read_image, sound_fields,
+};
 pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup};
 pub(crate) use refs::resolve_channel_ref;
 pub use refs::{ChannelKey, channel_name_matches, match_channel_ref, split_channel_ref};
@@ -100,6 +105,11 @@ pub const RULES: &[(&str, Rule)] = &[
     ("webhook-avatar-paths", image::webhook_avatar_paths),
     ("rosters-and-bans", people::rosters_and_bans),
     ("policies", policies::policies),
+    ("emoji-names", expressions::emoji_names),
+    ("unique-emoji-names", expressions::unique_emoji_names),
+    ("emoji-roles", expressions::emoji_roles),
+    ("sound-fields", expressions::sounds),
+    ("unique-sound-names", expressions::unique_sound_names),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

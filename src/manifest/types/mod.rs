@@ -4,7 +4,7 @@
 //! The manifest's top level, its ids and what every section shares are here; each section's
 //! types are in a file of their own: `settings`, `roles`, `channels`, `features` (welcome
 //! screen, onboarding, widget), `webhooks`, `people` (rosters and bans), `doors`
-//! (integrations and invites), `policies`.
+//! (integrations and invites), `policies`, `expressions` (custom emoji).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -35,6 +35,7 @@ macro_rules! named_enum {
 
 mod channels;
 mod doors;
+mod expressions;
 mod features;
 mod people;
 mod policies;
@@ -44,6 +45,7 @@ mod webhooks;
 
 pub use channels::*;
 pub use doors::*;
+pub use expressions::*;
 pub use features::*;
 pub use people::*;
 pub use policies::*;
@@ -117,6 +119,14 @@ pub struct Manifest {
     /// policies too: all of them count, and a name is used once (docs/access.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policies: Option<Vec<Policy>>,
+    /// Custom emoji by name. Emoji live but not listed are kept unless `prune.emojis`.
+    /// Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emojis: Option<Vec<GuildEmoji>>,
+    /// Soundboard sounds by name. Sounds live but not listed are kept unless
+    /// `prune.soundboard`. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soundboard: Option<Vec<SoundboardSound>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -181,6 +191,12 @@ pub struct Prune {
     /// deletion gate). Needs `bans`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bans: bool,
+    /// Delete custom emoji `emojis` does not list (managed ones, an integration's, are kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub emojis: bool,
+    /// Delete soundboard sounds `soundboard` does not list.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub soundboard: bool,
 }
 
 impl Prune {

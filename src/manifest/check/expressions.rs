@@ -1,0 +1,211 @@
+//! Rules for custom emoji and soundboard sounds (Discord's docs, resources/emoji and
+//! resources/soundboard; discord-behaviour.md §10.2): names Discord accepts, each used once,
+//! the roles emoji are for, sounds' volume and emoji. Their files are checked with the others
+//! (`image`, `audio`).
+
+use super::*;
+
+/// Each emoji name (and each previous name): 2-32 ASCII letters, digits and underscores.
+pub(super) fn emoji_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let emojis = ctx.manifest.emojis.as_deref().unwrap_or_default();
+    for (i, e) in emojis.iter().enumerate() {
+        let path = format!("emojis[{i}]");
+        emoji_name_error(out, format!("{path}.name"), &e.name);
+        for (k, p) in e.previous_names.iter().enumerate() {
+            emoji_name_error(out, format!("{path}.previous_names[{k}]"), p);
+        }
+    }
+}
+
+/// The one rule for an emoji's name, or why `name` breaks it.
+fn emoji_name_problem(name: &str) -> Option<String> {
+    let (min, max) = EMOJI_NAME_LEN;
+    let n = len(name);
+    if n < min || n > max {
+        return Some(format!(
+            "emoji name \"{name}\" is {n} characters; Discord takes {min}-{max}"
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_'))
+    {
+        return Some(format!(
+            "emoji name \"{name}\" contains {c:?}; Discord takes only letters a-z and A-Z, digits and `_`"
+        ));
+    }
+    None
+}
+
+fn emoji_name_error(out: &mut Vec<Diagnostic>, path: String, name: &str) {
+    if let Some(message) = emoji_name_problem(name) {
+        out.push(Diagnostic::error(path, message).with_help(
+            "write the name with letters, digits and `_` only, 2-32 of them (`ferris_wave`)",
+        ));
+    }
+}
+
+/// An emoji is matched by name: two entries of one name would be one emoji.
+pub(super) fn unique_emoji_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let emojis = ctx.manifest.emojis.as_deref().unwrap_or_default();
+    for (name, idx) in groups(emojis.iter().map(|e| e.name.as_str())) {
+        for &i in &idx[1..] {
+            out.push(
+                Diagnostic::error(
+                    format!("emojis[{i}].name"),
+                    format!(
+                        "duplicate emoji name \"{name}\" (first declared at emojis[{}])",
+                        idx[0]
+                    ),
+                )
+                .with_help("give each emoji its own name"),
+            );
+        }
+    }
+}
+
+/// The roles an emoji is for: declared roles (or live ones, checked by the plan); not
+/// @everyone, which Discord does not take (everyone may use an emoji that lists no role).
+pub(super) fn emoji_roles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let emojis = ctx.manifest.emojis.as_deref().unwrap_or_default();
+    for (i, e) in emojis.iter().enumerate() {
+        for (k, role) in e.roles.iter().flatten().enumerate() {
+            let path = format!("emojis[{i}].roles[{k}]");
+            if matches!(ctx.lookup_role(role), RoleLookup::Everyone) {
+                out.push(
+                    Diagnostic::error(path, "an emoji cannot be limited to @everyone".to_owned())
+                        .with_help("leave `roles` out (or empty) to let everyone use it"),
+                );
+                continue;
+            }
+            ctx.check_role_ref(&path, role, out);
+        }
+    }
+}
+
+/// Each sound: a name of 2-32 characters (and its previous names), a `volume` from 0 to 1,
+/// and an `emoji` that is one standard emoji or a custom emoji's id.
+pub(super) fn sounds(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let sounds = ctx.manifest.soundboard.as_deref().unwrap_or_default();
+    for (i, s) in sounds.iter().enumerate() {
+        let path = format!("soundboard[{i}]");
+        let names = std::iter::once((format!("{path}.name"), &s.name)).chain(
+            s.previous_names
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (format!("{path}.previous_names[{k}]"), p)),
+        );
+        for (at, name) in names {
+            length_error(out, at, "sound name", name, SOUND_NAME_LEN);
+        }
+        if let Some(v) = s.volume
+            && !(0.0..=1.0).contains(&v)
+        {
+            out.push(
+                Diagnostic::error(
+                    format!("{path}.volume"),
+                    format!("volume {v} is outside 0 to 1"),
+                )
+                .with_help("write a volume from 0 (silent) to 1 (as recorded)"),
+            );
+        }
+        if let Some(e) = &s.emoji {
+            let id = !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit());
+            let standard = !e.is_empty() && !e.is_ascii() && len(e) <= 32;
+            if !(id || standard) {
+                out.push(
+                    Diagnostic::error(
+                        format!("{path}.emoji"),
+                        format!("`{e}` is neither a standard emoji nor a custom emoji's id"),
+                    )
+                    .with_help("write the emoji itself (`emoji: \"📯\"`) or a custom emoji's id"),
+                );
+            }
+        }
+    }
+}
+
+/// A sound is matched by name: two entries of one name would be one sound.
+pub(super) fn unique_sound_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let sounds = ctx.manifest.soundboard.as_deref().unwrap_or_default();
+    for (name, idx) in groups(sounds.iter().map(|s| s.name.as_str())) {
+        for &i in &idx[1..] {
+            out.push(
+                Diagnostic::error(
+                    format!("soundboard[{i}].name"),
+                    format!(
+                        "duplicate sound name \"{name}\" (first declared at soundboard[{}])",
+                        idx[0]
+                    ),
+                )
+                .with_help("give each sound its own name"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(yaml: &str, rule: Rule) -> Vec<String> {
+        let m: Manifest = serde_saphyr::from_str(yaml).unwrap();
+        let ctx = Ctx::new(&m);
+        let mut out = Vec::new();
+        rule(&ctx, &mut out);
+        out.into_iter()
+            .map(|d| format!("{}: {}", d.path, d.message))
+            .collect()
+    }
+
+    #[test]
+    fn emoji_names_are_2_to_32_letters_digits_and_underscores() {
+        let got = found(
+            "version: 1\nemojis:\n  - { name: ok_name1, image: a.png }\n  - { name: x, image: a.png }\n  - { name: has-dash, image: a.png, previous_names: [fine, \"no space\"] }\n",
+            emoji_names,
+        );
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].starts_with("emojis[1].name: emoji name \"x\" is 1 characters"));
+        assert!(got[1].starts_with("emojis[2].name:") && got[1].contains("'-'"));
+        assert!(got[2].starts_with("emojis[2].previous_names[1]:"));
+    }
+
+    #[test]
+    fn sounds_have_names_volumes_and_emoji_discord_takes() {
+        let got = found(
+            "version: 1\nsoundboard:\n  - { name: a, sound: a.ogg, volume: 1.5, emoji: \":horn:\" }\n  - { name: ok, sound: b.ogg, volume: 0.5, emoji: \"📯\" }\n",
+            sounds,
+        );
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].starts_with("soundboard[0].name:"), "{got:?}");
+        assert!(
+            got[1].starts_with("soundboard[0].volume: volume 1.5"),
+            "{got:?}"
+        );
+        assert!(got[2].starts_with("soundboard[0].emoji:"), "{got:?}");
+    }
+
+    #[test]
+    fn emoji_names_are_unique() {
+        let got = found(
+            "version: 1\nemojis:\n  - { name: wave, image: a.png }\n  - { name: wave, image: b.png }\n",
+            unique_emoji_names,
+        );
+        assert_eq!(
+            got,
+            ["emojis[1].name: duplicate emoji name \"wave\" (first declared at emojis[0])"]
+        );
+    }
+
+    #[test]
+    fn emoji_roles_name_roles_but_not_everyone() {
+        let got = found(
+            "version: 1\nroles:\n  - { name: Mod }\nemojis:\n  - { name: wave, image: a.png, roles: [Mod, \"@everyone\"] }\n",
+            emoji_roles,
+        );
+        assert_eq!(
+            got,
+            ["emojis[0].roles[1]: an emoji cannot be limited to @everyone"]
+        );
+    }
+}

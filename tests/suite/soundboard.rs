@@ -1,0 +1,366 @@
+//! `soundboard:` over HTTP against the emulator: the issue's syntax applied and converged,
+//! renamed in place, a new file deleted and created again under the deletion gate, Discord's
+//! limits refused at the manifest line (length, size, slots), drift of a hand edit naming who
+//! made it, export as files that plan back to nothing, and the rehearsal's copy.
+
+use crate::common::{Harness, Run};
+use discord_emulator::State;
+use discord_emulator::state::BotToken;
+use serde_json::{Value, json};
+
+const HUMAN_TOKEN: &str = "human-owner-token-for-sound-tests";
+
+/// `n` MPEG-1 layer III frames at 128 kbit/s, 44.1 kHz (26 ms each); `tag` in the first
+/// frame's body makes the file its own.
+fn mp3(n: usize, tag: &str) -> Vec<u8> {
+    let mut frame = vec![0u8; 417];
+    frame[..4].copy_from_slice(&[0xFF, 0xFB, 0x90, 0x00]);
+    let mut b = frame.repeat(n);
+    b[4..4 + tag.len()].copy_from_slice(tag.as_bytes());
+    b
+}
+
+fn ogg_page(granule: i64, body: &[u8]) -> Vec<u8> {
+    let mut p = b"OggS\0\0".to_vec();
+    p.extend(granule.to_le_bytes());
+    p.extend(7u32.to_le_bytes());
+    p.extend([0u8; 8]);
+    p.push(1);
+    p.push(body.len() as u8);
+    p.extend(body);
+    p
+}
+
+/// An Ogg Vorbis stream at 48 kHz of `seconds`.
+fn ogg(seconds: f64, tag: &str) -> Vec<u8> {
+    let mut id = b"\x01vorbis".to_vec();
+    id.extend(0u32.to_le_bytes());
+    id.push(2);
+    id.extend(48_000u32.to_le_bytes());
+    id.extend([0u8; 14]);
+    let mut b = ogg_page(0, &id);
+    b.extend(ogg_page(-1, tag.as_bytes()));
+    b.extend(ogg_page((seconds * 48_000.0) as i64, &[1; 40]));
+    b
+}
+
+fn put(h: &Harness, rel: &str, bytes: &[u8]) {
+    let path = h.dir.path().join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn state() -> State {
+    let mut st = discord_emulator::default_state();
+    let owner = st.guilds[0].owner_id.clone();
+    st.tokens.push(BotToken {
+        token: HUMAN_TOKEN.into(),
+        user_id: owner,
+    });
+    st
+}
+
+fn json_of(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}\n--- stdout\n{}\n--- stderr\n{}",
+            run.stdout, run.stderr
+        )
+    })
+}
+
+fn sound_writes(h: &Harness) -> Vec<(String, Value)> {
+    h.writes()
+        .into_iter()
+        .filter(|r| r.path.contains("/soundboard-sounds"))
+        .map(|r| (r.method.clone(), r.body.unwrap_or_default()))
+        .collect()
+}
+
+fn live_sound(h: &Harness, name: &str) -> Option<discord_emulator::state::Sound> {
+    h.guild()
+        .soundboard_sounds
+        .into_iter()
+        .find(|s| s.name == name)
+}
+
+/// The issue's syntax, and a second sound.
+const TWO: &str = "version: 1
+soundboard:
+  - { name: airhorn, sound: sounds/airhorn.ogg, volume: 0.8, emoji: \"📯\" }
+  - { name: boing, sound: sounds/boing.mp3 }
+";
+
+async fn applied_two() -> (Harness, String) {
+    let h = Harness::with_state(Some(state())).await;
+    put(&h, "sounds/airhorn.ogg", &ogg(2.0, "airhorn"));
+    put(&h, "sounds/boing.mp3", &mp3(40, "boing"));
+    let m = h.manifest("guild.yaml", TWO);
+    let m = m.to_str().unwrap().to_owned();
+    h.run(&["apply", "-f", &m, "--yes"]).await.assert_code(0);
+    (h, m)
+}
+
+#[tokio::test]
+async fn the_issues_syntax_applies_and_a_second_plan_is_empty() {
+    let (h, m) = applied_two().await;
+    // The guild's airhorn is another file (an MP3): replaced; boing is new.
+    let writes = sound_writes(&h);
+    let methods: Vec<&str> = writes.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(methods, ["DELETE", "POST", "POST"], "{writes:#?}");
+    let airhorn = live_sound(&h, "airhorn").unwrap();
+    assert_eq!(airhorn.volume, 0.8);
+    assert_eq!(airhorn.emoji_name.as_deref(), Some("📯"));
+    assert!(
+        airhorn
+            .sound
+            .as_deref()
+            .unwrap()
+            .starts_with("data:audio/ogg;base64,")
+    );
+    assert_eq!(live_sound(&h, "boing").unwrap().volume, 1.0);
+    let reasons: Vec<String> = h
+        .writes()
+        .into_iter()
+        .filter(|r| r.path.contains("/soundboard-sounds"))
+        .map(|r| r.reason.unwrap_or_default())
+        .collect();
+    assert!(
+        reasons.iter().all(|r| r.contains("guildctl")),
+        "{reasons:?}"
+    );
+
+    h.emu.clear_requests();
+    let again = json_of(&h.run(&["plan", "-f", &m, "--format", "json"]).await);
+    assert_eq!(again["changes"], json!([]), "{again:#}");
+    let listing = h
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/soundboard-sounds"))
+        .count();
+    assert_eq!(listing, 1);
+}
+
+#[tokio::test]
+async fn a_previous_name_renames_in_place_and_volume_and_emoji_change_with_it() {
+    let (h, _) = applied_two().await;
+    let id = live_sound(&h, "boing").unwrap().sound_id;
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1
+soundboard:
+  - { name: airhorn, sound: sounds/airhorn.ogg, volume: 0.8, emoji: \"📯\" }
+  - { name: bounce, previous_names: [boing], sound: sounds/boing.mp3, volume: 0.25, emoji: \"🏀\" }
+",
+    );
+    let m = m.to_str().unwrap();
+    h.emu.clear_requests();
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let writes = sound_writes(&h);
+    assert_eq!(writes.len(), 1, "{writes:#?}");
+    assert_eq!(writes[0].0, "PATCH");
+    let bounce = live_sound(&h, "bounce").unwrap();
+    assert_eq!(bounce.sound_id, id, "renamed in place");
+    assert_eq!(bounce.volume, 0.25);
+    assert_eq!(bounce.emoji_name.as_deref(), Some("🏀"));
+    h.run(&["plan", "-f", m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
+
+#[tokio::test]
+async fn a_changed_file_is_a_deletion_and_a_creation_under_the_gate() {
+    let (h, m) = applied_two().await;
+    let old = live_sound(&h, "boing").unwrap().sound_id;
+    put(&h, "sounds/boing.mp3", &mp3(40, "boing, louder"));
+    let plan = json_of(&h.run(&["plan", "-f", &m, "--format", "json"]).await);
+    let actions: Vec<&str> = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["delete", "create"], "{plan:#}");
+    assert!(
+        plan["deletion_gate"]["kinds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["kind"] == "sounds" && k["deletes"] == 1),
+        "{plan:#}"
+    );
+    h.emu.clear_requests();
+    h.run(&["apply", "-f", &m, "--yes"]).await.assert_code(0);
+    assert_ne!(live_sound(&h, "boing").unwrap().sound_id, old);
+    h.run(&["plan", "-f", &m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
+
+#[tokio::test]
+async fn long_big_and_unreadable_sounds_are_refused_at_their_lines() {
+    let h = Harness::with_state(Some(state())).await;
+    put(&h, "long.ogg", &ogg(6.0, "long"));
+    put(&h, "big.mp3", &mp3(1300, "big"));
+    put(&h, "text.mp3", b"not a sound");
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1
+soundboard:
+  - { name: long, sound: long.ogg }
+  - { name: big, sound: big.mp3 }
+  - { name: text, sound: text.mp3 }
+",
+    );
+    let run = h.run(&["validate", "-f", m.to_str().unwrap()]).await;
+    assert_ne!(run.code, 0);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        out.contains("guild.yaml:3") && out.contains("plays 6.00 seconds"),
+        "{out}"
+    );
+    assert!(
+        out.contains("guild.yaml:4") && out.contains("512 KiB"),
+        "{out}"
+    );
+    assert!(
+        out.contains("guild.yaml:5") && out.contains("not a readable MP3 or Ogg file"),
+        "{out}"
+    );
+    assert!(h.requests().is_empty());
+    // The volume's range is the schema's.
+    let loud = h.manifest(
+        "loud.yaml",
+        "version: 1\nsoundboard:\n  - { name: loud, sound: big.mp3, volume: 2 }\n",
+    );
+    let run = h.run(&["validate", "-f", loud.to_str().unwrap()]).await;
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        out.contains("loud.yaml:3") && out.contains("volume 2 is above the maximum"),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn slots_by_boost_tier_are_refused_at_the_sound_past_the_limit() {
+    let mut st = state();
+    st.guilds[0].premium_tier = 0;
+    st.guilds[0].premium_subscription_count = 0;
+    let h = Harness::with_state(Some(st)).await;
+    let mut yaml = String::from("version: 1\nsoundboard:\n");
+    // The guild has one sound (airhorn, kept, unmanaged): 8 new ones make 9 of 8 slots.
+    for k in 0..8 {
+        put(&h, &format!("s{k}.mp3"), &mp3(10, &format!("s{k}")));
+        yaml.push_str(&format!("  - {{ name: sound{k}, sound: s{k}.mp3 }}\n"));
+    }
+    let m = h.manifest("guild.yaml", &yaml);
+    let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(out.contains("guild.yaml:10"), "{out}");
+    assert!(
+        out.contains("sound number 9") && out.contains("8 soundboard slots"),
+        "{out}"
+    );
+    assert!(h.writes().is_empty());
+}
+
+#[tokio::test]
+async fn drift_names_who_changed_a_sound_by_hand() {
+    let (h, m) = applied_two().await;
+    let id = live_sound(&h, "airhorn").unwrap().sound_id;
+    let g = h.emu.guild_id.clone();
+    let res = reqwest::Client::new()
+        .patch(format!(
+            "{}/guilds/{g}/soundboard-sounds/{id}",
+            h.emu.api_base
+        ))
+        .header("Authorization", format!("Bot {HUMAN_TOKEN}"))
+        .header("X-Audit-Log-Reason", "too loud")
+        .json(&json!({"volume": 0.3}))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let run = h.run(&["drift", "-f", &m, "--format", "json"]).await;
+    run.assert_code(2);
+    let r = json_of(&run);
+    let d = r["drifted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == id.as_str())
+        .unwrap_or_else(|| panic!("{r:#}"));
+    let field = &d["fields"][0];
+    assert_eq!(field["field"], "volume", "{d:#}");
+    assert_eq!(field["live"], 0.3);
+    let entry = &field["blame"]["entry"];
+    assert_eq!(entry["user"]["name"], "ferris", "{r:#}");
+    assert_eq!(entry["reason"], "too loud");
+    assert_eq!(entry["action_type"], 131);
+}
+
+#[tokio::test]
+async fn an_export_writes_the_sounds_and_plans_back_to_nothing() {
+    let (h, _) = applied_two().await;
+    h.run(&["export", "-o", "exported.yaml"])
+        .await
+        .assert_code(0);
+    let text = std::fs::read_to_string(h.dir.path().join("exported.yaml")).unwrap();
+    assert!(text.contains("soundboard:"), "{text}");
+    assert!(text.contains("sound: sounds/airhorn.ogg"), "{text}");
+    assert!(text.contains("sound: sounds/boing.mp3"), "{text}");
+    let written = std::fs::read(h.dir.path().join("sounds/boing.mp3")).unwrap();
+    assert_eq!(written, mp3(40, "boing"));
+    h.run(&["plan", "-f", "exported.yaml", "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
+
+#[tokio::test]
+async fn the_rehearsal_copy_holds_the_sounds_and_converges() {
+    let (h, _) = applied_two().await;
+    put(&h, "sounds/new.ogg", &ogg(1.0, "new"));
+    let m = h.manifest(
+        "next.yaml",
+        "version: 1
+soundboard:
+  - { name: horn, previous_names: [airhorn], sound: sounds/airhorn.ogg, volume: 0.5 }
+  - { name: boing, sound: sounds/boing.mp3 }
+  - { name: fresh, sound: sounds/new.ogg }
+",
+    );
+    h.emu.clear_requests();
+    let run = h
+        .run(&[
+            "plan",
+            "-f",
+            m.to_str().unwrap(),
+            "--rehearse",
+            "--format",
+            "json",
+        ])
+        .await;
+    run.assert_code(0);
+    let r = &json_of(&run)["rehearsal"];
+    assert_eq!(r["ok"], true, "{r:#}");
+    assert_eq!(r["converges"], true, "{r:#}");
+    assert_eq!(r["calls"], 2, "{r:#}");
+    assert!(h.writes().is_empty());
+}
+
+/// An export writes a sound's volume as a plain decimal: the fast parse reads it, to the tree
+/// serde-saphyr builds; other spellings of numbers are left to serde-saphyr.
+#[test]
+fn plain_decimals_parse_fast_and_agree() {
+    for text in [
+        "version: 1\nsoundboard:\n  - { name: a, sound: a.ogg, volume: 0.8 }\n",
+        "a: 1.0\nb: 10.25\nc: [0.5, 1.5]\n",
+    ] {
+        assert!(guildctl::manifest::load::parses_fast(text), "{text}");
+        guildctl::manifest::load::assert_parses_agree(text);
+    }
+    for text in ["a: 01.5\n", "a: 1.\n", "a: .5\n", "a: 1e3\n", "a: -0.5\n"] {
+        guildctl::manifest::load::assert_parses_agree(text);
+    }
+}
