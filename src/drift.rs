@@ -854,6 +854,7 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Kind::Webhook => (50, 51, 52),
         Kind::Integration => (80, 81, 82),
         Kind::Invite => (40, 41, 42),
+        Kind::AutoModRule => (140, 141, 142),
         _ => (0, 1, 0),
     };
     if let Some(q) = people_question(c, snap) {
@@ -863,13 +864,15 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Action::Create => {
             // Declared but missing: who deleted it (by its name; the id is gone).
             let q = match c.object.kind {
-                Kind::Role | Kind::Category | Kind::Channel | Kind::Webhook => Question::new(
-                    &[delete],
-                    None,
-                    Matcher::DeletedNamed {
-                        name: bare_name(&c.object.name),
-                    },
-                ),
+                Kind::Role | Kind::Category | Kind::Channel | Kind::Webhook | Kind::AutoModRule => {
+                    Question::new(
+                        &[delete],
+                        None,
+                        Matcher::DeletedNamed {
+                            name: bare_name(&c.object.name),
+                        },
+                    )
+                }
                 Kind::WelcomeScreen => {
                     Question::unaudited("Discord does not audit welcome-screen edits")
                 }
@@ -960,6 +963,18 @@ fn field_question(
                 id,
             )
         }
+        Kind::AutoModRule => {
+            let r = snap
+                .automod
+                .iter()
+                .flatten()
+                .find(|r| Some(&r.id) == id.as_ref());
+            (
+                r.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
+        }
         Kind::Webhook => {
             let w = snap
                 .webhooks
@@ -999,7 +1014,14 @@ fn audit_key(field: &Field, object: Option<&Value>) -> (String, Option<Value>) {
         Field::Role(Role::Color) => ("color".to_owned(), value("color")),
         // Lists and objects whose form in the log (order, ids) is Discord's: by key.
         Field::Guild(Guild::Community | Guild::InvitesDisabled | Guild::RaidAlertsDisabled)
-        | Field::Channel(Channel::Tags | Channel::DefaultReaction) => (api.to_owned(), None),
+        | Field::Channel(Channel::Tags | Channel::DefaultReaction)
+        // A rule's metadata, actions and exemptions as Discord logs them: by key.
+        | Field::AutoModRule(
+            field::AutoModRule::Trigger
+            | field::AutoModRule::Actions
+            | field::AutoModRule::ExemptRoles
+            | field::AutoModRule::ExemptChannels,
+        ) => (api.to_owned(), None),
         _ => (api.to_owned(), value(api)),
     }
 }

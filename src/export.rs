@@ -12,6 +12,7 @@ use crate::discord::models::{
     self, Channel as LiveChannel, OVERWRITE_MEMBER, REQUIRE_TAG, WEBHOOK_INCOMING, channel_type,
 };
 use crate::inert;
+use crate::manifest::{AutoModAction, AutoModBlock, AutoModRule, InviteRule, Invites};
 use crate::manifest::{
     Ban, Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
     ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications, Onboarding,
@@ -19,7 +20,6 @@ use crate::manifest::{
     RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag, VerificationLevel,
     VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
-use crate::manifest::{InviteRule, Invites};
 use crate::permissions::Permissions;
 use crate::snapshot::{Snapshot, snowflake_cmp};
 
@@ -80,6 +80,7 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
             ),
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
+        automod: snap.automod.as_ref().map(|r| automod(r, &names)),
         integrations: None,
         // The vanity code, with one empty rule (any invite may exist): adopting a guild
         // changes nothing about its invites until someone writes rules.
@@ -507,6 +508,49 @@ fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
         .collect()
 }
 
+/// AutoMod rules as the manifest writes them, pinned by id, roles and channels by name.
+fn automod(live: &[crate::snapshot::automod::AutoModRule], names: &Names) -> Vec<AutoModRule> {
+    live.iter()
+        .map(|r| AutoModRule {
+            id: Some(Snowflake(r.id.clone())),
+            name: r.name.clone(),
+            previous_names: Vec::new(),
+            trigger: crate::snapshot::automod::trigger_as_written(
+                r.trigger_type,
+                &r.trigger_metadata,
+            ),
+            event: None,
+            actions: r
+                .actions
+                .iter()
+                .filter_map(|a| {
+                    let m = &a.metadata;
+                    Some(match a.kind {
+                        1 => AutoModAction::Block(AutoModBlock {
+                            message: m.custom_message.clone().filter(|s| !s.is_empty()),
+                        }),
+                        2 => AutoModAction::Alert(names.channel(m.channel_id.as_deref()?)),
+                        3 => AutoModAction::Timeout(m.duration_seconds?),
+                        4 => AutoModAction::BlockMemberInteraction,
+                        _ => return None,
+                    })
+                })
+                .collect(),
+            exempt_roles: r
+                .exempt_roles
+                .iter()
+                .filter_map(|id| names.role(id))
+                .collect(),
+            exempt_channels: r
+                .exempt_channels
+                .iter()
+                .map(|id| names.channel(id))
+                .collect(),
+            enabled: r.enabled,
+        })
+        .collect()
+}
+
 /// YAML, one section at a time, with a comment above each.
 fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
@@ -578,6 +622,16 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             Some("Incoming webhooks (channel-follower and application webhooks are not managed)."),
             "webhooks",
             &m.webhooks,
+        )?;
+    }
+    if m.automod.is_some() {
+        section(
+            &mut out,
+            Some(
+                "AutoMod rules, pinned by id (Discord's own mention-spam rule among them in a community guild).",
+            ),
+            "automod",
+            &m.automod,
         )?;
     }
     if m.invites.is_some() {

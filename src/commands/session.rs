@@ -370,6 +370,9 @@ pub(crate) async fn read_guild_for_users(
     snap.read_people(client, &wanted)
         .await
         .context("reading the guild's roster members and bans")?;
+    snap.read_automod(client, manifest)
+        .await
+        .context("reading the guild's AutoMod rules")?;
     Ok(snap)
 }
 

@@ -52,3 +52,20 @@ pub const MAX_REASON_CHARS: usize = 512;
 
 /// Discord's limit on an uploaded image (8 MiB).
 pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+// AutoMod rules: Discord's docs, resources/auto-moderation ("Trigger Metadata Field
+// Limits", "Action Metadata", "Max per Guild").
+pub const AUTOMOD_NAME_LEN: (usize, usize) = (1, 100);
+pub const AUTOMOD_KEYWORDS_MAX: usize = 1000;
+pub const AUTOMOD_KEYWORD_LEN: (usize, usize) = (1, 60);
+pub const AUTOMOD_REGEX_MAX: usize = 10;
+pub const AUTOMOD_REGEX_LEN: (usize, usize) = (1, 260);
+pub const AUTOMOD_ALLOW_MAX: usize = 100;
+pub const AUTOMOD_PRESET_ALLOW_MAX: usize = 1000;
+pub const AUTOMOD_MENTION_LIMIT_MAX: u32 = 50;
+pub const AUTOMOD_ACTIONS_LEN: (usize, usize) = (1, 5);
+pub const AUTOMOD_BLOCK_MESSAGE_MAX: usize = 150;
+/// Four weeks.
+pub const AUTOMOD_TIMEOUT_MAX: u32 = 2_419_200;
+pub const AUTOMOD_EXEMPT_ROLES_MAX: usize = 20;
+pub const AUTOMOD_EXEMPT_CHANNELS_MAX: usize = 50;

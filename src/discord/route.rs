@@ -102,6 +102,17 @@ pub enum Route<I = String> {
     UpdateIncidentActions {
         guild: I,
     },
+    CreateAutoModRule {
+        guild: I,
+    },
+    UpdateAutoModRule {
+        guild: I,
+        rule: I,
+    },
+    DeleteAutoModRule {
+        guild: I,
+        rule: I,
+    },
 }
 
 /// One segment of a route's path.
@@ -236,6 +247,35 @@ impl<I> Route<I> {
                 Method::PUT,
                 vec![Lit("guilds"), Major(guild), Lit("incident-actions")],
             ),
+            Route::CreateAutoModRule { guild } => (
+                Method::POST,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("auto-moderation"),
+                    Lit("rules"),
+                ],
+            ),
+            Route::UpdateAutoModRule { guild, rule } => (
+                Method::PATCH,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("auto-moderation"),
+                    Lit("rules"),
+                    Minor(rule),
+                ],
+            ),
+            Route::DeleteAutoModRule { guild, rule } => (
+                Method::DELETE,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("auto-moderation"),
+                    Lit("rules"),
+                    Minor(rule),
+                ],
+            ),
         }
     }
 
@@ -266,6 +306,9 @@ impl<I> Route<I> {
             | Route::UpdateWelcomeScreen { .. }
             | Route::UpdateWidget { .. }
             | Route::UpdateIncidentActions { .. }
+            | Route::CreateAutoModRule { .. }
+            | Route::UpdateAutoModRule { .. }
+            | Route::DeleteAutoModRule { .. }
             | Route::DeleteIntegration { .. }
             // Any invite of the guild, not only one of a channel the bot manages.
             | Route::DeleteInvite { .. } => MANAGE_GUILD,
@@ -349,6 +392,15 @@ impl<I> Route<I> {
             Route::UpdateIncidentActions { guild } => {
                 Route::UpdateIncidentActions { guild: f(guild)? }
             }
+            Route::CreateAutoModRule { guild } => Route::CreateAutoModRule { guild: f(guild)? },
+            Route::UpdateAutoModRule { guild, rule } => Route::UpdateAutoModRule {
+                guild: f(guild)?,
+                rule: f(rule)?,
+            },
+            Route::DeleteAutoModRule { guild, rule } => Route::DeleteAutoModRule {
+                guild: f(guild)?,
+                rule: f(rule)?,
+            },
         })
     }
 }

@@ -75,6 +75,10 @@ pub(crate) enum Phase {
     Rosters,
     /// Bans and lifted bans.
     Bans,
+    /// AutoMod rules deleted (first: a guild holds at most six keyword rules), then
+    /// created and updated, once the roles and channels they name exist.
+    AutoModDelete,
+    AutoModWrite,
 }
 
 impl Phase {

@@ -224,6 +224,18 @@ impl Order {
     }
 }
 
+fields! {
+    /// An AutoMod rule's fields.
+    AutoModRule {
+        Name = "name" => Some("name"),
+        Trigger = "trigger" => Some("trigger_metadata"),
+        Actions = "actions" => Some("actions"),
+        ExemptRoles = "exempt_roles" => Some("exempt_roles"),
+        ExemptChannels = "exempt_channels" => Some("exempt_channels"),
+        Enabled = "enabled" => Some("enabled"),
+    }
+}
+
 /// What one field change touches: a field of the object's kind, or the order of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -238,6 +250,7 @@ pub enum Field {
     Invite(Invite),
     RosterEntry(RosterEntry),
     Ban(Ban),
+    AutoModRule(AutoModRule),
     Order(Order),
 }
 
@@ -256,6 +269,7 @@ impl Field {
             Field::Invite(f) => f.name().into(),
             Field::RosterEntry(f) => f.name().into(),
             Field::Ban(f) => f.name().into(),
+            Field::AutoModRule(f) => f.name().into(),
             Field::Order(o) => o.name(),
         }
     }
@@ -274,6 +288,7 @@ impl Field {
             Field::Invite(f) => f.api(),
             Field::RosterEntry(f) => f.api(),
             Field::Ban(f) => f.api(),
+            Field::AutoModRule(f) => f.api(),
             Field::Order(_) => Some("position"),
         }
     }
@@ -302,6 +317,7 @@ impl Field {
             Kind::Invite => Invite::parse(name).map(Field::Invite),
             Kind::RosterEntry => RosterEntry::parse(name).map(Field::RosterEntry),
             Kind::Ban => Ban::parse(name).map(Field::Ban),
+            Kind::AutoModRule => AutoModRule::parse(name).map(Field::AutoModRule),
         }
     }
 
@@ -313,6 +329,7 @@ impl Field {
                 | Field::Role(Role::Name)
                 | Field::Channel(Channel::Name)
                 | Field::Webhook(Webhook::Name)
+                | Field::AutoModRule(AutoModRule::Name)
         )
     }
 
@@ -436,7 +453,7 @@ mod tests {
     /// plan means what the plan that wrote it meant.
     #[test]
     fn every_field_reads_back_from_its_name() {
-        let kinds: [(Kind, Vec<Field>); 11] = [
+        let kinds: [(Kind, Vec<Field>); 12] = [
             (Kind::Guild, Guild::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Role, Role::ALL.iter().map(|&f| f.into()).collect()),
             (
@@ -472,6 +489,10 @@ mod tests {
                 RosterEntry::ALL.iter().map(|&f| f.into()).collect(),
             ),
             (Kind::Ban, Ban::ALL.iter().map(|&f| f.into()).collect()),
+            (
+                Kind::AutoModRule,
+                AutoModRule::ALL.iter().map(|&f| f.into()).collect(),
+            ),
         ];
         for (kind, fields) in kinds {
             for f in fields {

@@ -44,7 +44,8 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             .route
             .permissions()
             .iter()
-            .chain(overwrite_permissions(op));
+            .chain(overwrite_permissions(op))
+            .chain(automod_permissions(op));
         for (name, perm) in needed {
             if !bot.contains(*perm) && !seen_need.contains(name) {
                 seen_need.push(name);
@@ -194,6 +195,23 @@ fn overwrite_permissions(op: &super::Operation) -> &'static [(&'static str, Perm
             .any(|i| i.get("lock_permissions") == Some(&Value::Bool(true)))
     });
     if overwrites || locks { ROLES } else { &[] }
+}
+
+/// What an AutoMod rule's call needs beyond `manage_guild`: a rule with a timeout action
+/// needs `moderate_members` (Discord's resources/auto-moderation, "Action Types").
+fn automod_permissions(op: &super::Operation) -> &'static [(&'static str, Permissions)] {
+    const MODERATE: &[(&str, Permissions)] = &[("moderate_members", Permissions::MODERATE_MEMBERS)];
+    let times_out = op
+        .body
+        .as_ref()
+        .and_then(|b| b.get("actions"))
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|a| a["type"] == 3));
+    let rule = matches!(
+        op.route,
+        Route::CreateAutoModRule { .. } | Route::UpdateAutoModRule { .. }
+    );
+    if rule && times_out { MODERATE } else { &[] }
 }
 
 /// A permission value in a request body; `{"$created": ..}` placeholders are never permissions.

@@ -6,6 +6,7 @@
 //! ties a saved plan to its manifest, guild and guildctl version, `risk` reads what it
 //! widens or destroys, and `apply` executes its operations.
 
+mod automod;
 pub mod binding;
 mod channels;
 mod context;
@@ -221,6 +222,8 @@ pub enum Kind {
     RosterEntry,
     /// One banned user: created when banned, deleted when the ban is lifted.
     Ban,
+    /// An AutoMod rule.
+    AutoModRule,
 }
 
 impl Kind {
@@ -239,6 +242,7 @@ impl Kind {
             Kind::Invite => "invite",
             Kind::RosterEntry => "roster entry",
             Kind::Ban => "ban",
+            Kind::AutoModRule => "AutoMod rule",
         }
     }
 }

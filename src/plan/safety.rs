@@ -48,6 +48,8 @@ pub enum DeleteKind {
     /// the deletions of objects, with the default limit of [`MIN_DELETE_LIMIT`] whatever the
     /// guild's size (guildctl does not read how many members it has).
     MemberBans,
+    /// AutoMod rules deleted: by `prune.automod`, or to change a rule's trigger kind.
+    AutoModRules,
 }
 
 impl DeleteKind {
@@ -61,6 +63,7 @@ impl DeleteKind {
             DeleteKind::RosterEntries => "roster removals",
             DeleteKind::Bans => "bans lifted",
             DeleteKind::MemberBans => "members banned",
+            DeleteKind::AutoModRules => "AutoMod rules",
         }
     }
 
@@ -84,6 +87,7 @@ impl DeleteKind {
             Kind::Invite => Some(DeleteKind::Invites),
             Kind::RosterEntry => Some(DeleteKind::RosterEntries),
             Kind::Ban => Some(DeleteKind::Bans),
+            Kind::AutoModRule => Some(DeleteKind::AutoModRules),
             _ => None,
         }
     }
@@ -318,6 +322,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
             .map_or(0, |b| b.len()),
         // The guild's members are not counted; the limit is the least one.
         DeleteKind::MemberBans => 0,
+        DeleteKind::AutoModRules => snap.automod.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -329,6 +334,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::RosterEntries,
         DeleteKind::Bans,
         DeleteKind::MemberBans,
+        DeleteKind::AutoModRules,
     ] {
         let direct = plan
             .changes

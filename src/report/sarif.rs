@@ -80,6 +80,7 @@ fn pruned_by(kind: Kind) -> &'static str {
         Kind::Category | Kind::Channel => "prune.channels",
         Kind::Webhook => "prune.webhooks",
         Kind::Ban => "bans",
+        Kind::AutoModRule => "prune.automod",
         _ => "prune",
     }
 }

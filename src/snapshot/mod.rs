@@ -1,6 +1,7 @@
 //! The live guild, read in a constant number of calls whatever its size; rosters and bans
 //! ([`people`]) only when the manifest declares them.
 
+pub mod automod;
 mod canonical;
 pub mod people;
 
@@ -50,6 +51,10 @@ pub struct Snapshot {
     /// ([`Snapshot::read_people`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub people: Option<people::People>,
+    /// AutoMod rules, read only for a manifest that declares them ([`Snapshot::read_automod`]);
+    /// `None` too where the bot may not read them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automod: Option<Vec<automod::AutoModRule>>,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -115,6 +120,7 @@ impl Snapshot {
             images: BTreeMap::new(),
             doors: Doors::default(),
             people: None,
+            automod: None,
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
@@ -180,6 +186,18 @@ impl Snapshot {
     ) -> Result<(), ClientError> {
         if !q.is_empty() {
             self.people = Some(people::read(client, &self.guild.id.clone(), q).await?);
+        }
+        Ok(())
+    }
+
+    /// Reads the AutoMod rules when `m` declares them: one GET.
+    pub async fn read_automod(
+        &mut self,
+        client: &Client,
+        m: &crate::manifest::Manifest,
+    ) -> Result<(), ClientError> {
+        if automod::wanted(m) {
+            self.automod = automod::read(client, &self.guild.id.clone()).await?;
         }
         Ok(())
     }

@@ -18,6 +18,7 @@
 //! screen, onboarding, widget), `webhooks`, `image` (every image file named), `people`
 //! (rosters and bans), `policies`. Discord's limits are [`crate::discord::limits`].
 
+mod automod;
 mod channels;
 mod features;
 mod forum;
@@ -101,6 +102,10 @@ pub const RULES: &[(&str, Rule)] = &[
     ("webhook-avatar-paths", image::webhook_avatar_paths),
     ("rosters-and-bans", people::rosters_and_bans),
     ("policies", policies::policies),
+    ("automod-names", automod::automod_names),
+    ("automod-triggers", automod::automod_triggers),
+    ("automod-rule-counts", automod::automod_rule_counts),
+    ("automod-actions", automod::automod_actions),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

@@ -14,7 +14,9 @@ use crate::manifest::source_map::{Part, Span, Trees, key_span, span_of};
 use crate::manifest::tree::{At, Node, Scalar, ScalarNode, to_json};
 
 /// Top-level sections that are lists: a folder's files may each hold part of them.
-pub const LIST_SECTIONS: [&str; 5] = ["roles", "channels", "webhooks", "bans", "policies"];
+pub const LIST_SECTIONS: [&str; 6] = [
+    "roles", "channels", "webhooks", "bans", "policies", "automod",
+];
 
 /// Each file must be a mapping of sections; `version` must be 1 wherever it is written, and
 /// written at least once (in a file manifest: in the file).

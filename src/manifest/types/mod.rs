@@ -33,6 +33,7 @@ macro_rules! named_enum {
     };
 }
 
+mod automod;
 mod channels;
 mod doors;
 mod features;
@@ -42,6 +43,7 @@ mod roles;
 mod settings;
 mod webhooks;
 
+pub use automod::*;
 pub use channels::*;
 pub use doors::*;
 pub use features::*;
@@ -116,6 +118,9 @@ pub struct Manifest {
     /// policies too: all of them count, and a name is used once (docs/access.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policies: Option<Vec<Policy>>,
+    /// AutoMod rules by name. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automod: Option<Vec<AutoModRule>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -171,6 +176,10 @@ pub struct Prune {
     /// deletion gate). Needs `bans`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bans: bool,
+    /// Delete AutoMod rules `automod` does not declare (Discord's own mention-spam rule
+    /// included).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub automod: bool,
 }
 
 impl Prune {
