@@ -855,6 +855,7 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Kind::Integration => (80, 81, 82),
         Kind::Invite => (40, 41, 42),
         Kind::AutoModRule => (140, 141, 142),
+        Kind::ScheduledEvent => (100, 101, 102),
         _ => (0, 1, 0),
     };
     if let Some(q) = people_question(c, snap) {
@@ -864,15 +865,18 @@ fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>, Vec<Quest
         Action::Create => {
             // Declared but missing: who deleted it (by its name; the id is gone).
             let q = match c.object.kind {
-                Kind::Role | Kind::Category | Kind::Channel | Kind::Webhook | Kind::AutoModRule => {
-                    Question::new(
-                        &[delete],
-                        None,
-                        Matcher::DeletedNamed {
-                            name: bare_name(&c.object.name),
-                        },
-                    )
-                }
+                Kind::Role
+                | Kind::Category
+                | Kind::Channel
+                | Kind::Webhook
+                | Kind::AutoModRule
+                | Kind::ScheduledEvent => Question::new(
+                    &[delete],
+                    None,
+                    Matcher::DeletedNamed {
+                        name: bare_name(&c.object.name),
+                    },
+                ),
                 Kind::WelcomeScreen => {
                     Question::unaudited("Discord does not audit welcome-screen edits")
                 }
@@ -963,6 +967,18 @@ fn field_question(
                 id,
             )
         }
+        Kind::ScheduledEvent => {
+            let e = snap
+                .events
+                .iter()
+                .flatten()
+                .find(|e| Some(&e.id) == id.as_ref());
+            (
+                e.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
+        }
         Kind::AutoModRule => {
             let r = snap
                 .automod
@@ -1021,7 +1037,15 @@ fn audit_key(field: &Field, object: Option<&Value>) -> (String, Option<Value>) {
             | field::AutoModRule::Actions
             | field::AutoModRule::ExemptRoles
             | field::AutoModRule::ExemptChannels,
+        )
+        // An event's place, times and rule as Discord logs them: by key.
+        | Field::ScheduledEvent(
+            field::ScheduledEvent::Place
+            | field::ScheduledEvent::Start
+            | field::ScheduledEvent::End
+            | field::ScheduledEvent::Recurrence,
         ) => (api.to_owned(), None),
+        Field::ScheduledEvent(field::ScheduledEvent::Image) => (format!("{api}_hash"), None),
         _ => (api.to_owned(), value(api)),
     }
 }

@@ -12,6 +12,7 @@ use crate::discord::models::{
     self, Channel as LiveChannel, OVERWRITE_MEMBER, REQUIRE_TAG, WEBHOOK_INCOMING, channel_type,
 };
 use crate::inert;
+use crate::manifest::ScheduledEvent;
 use crate::manifest::{AutoModAction, AutoModBlock, AutoModRule, InviteRule, Invites};
 use crate::manifest::{
     Ban, Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
@@ -81,6 +82,7 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
         automod: snap.automod.as_ref().map(|r| automod(r, &names)),
+        events: snap.events.as_ref().map(|e| events(e, &names)),
         integrations: None,
         // The vanity code, with one empty rule (any invite may exist): adopting a guild
         // changes nothing about its invites until someone writes rules.
@@ -551,6 +553,50 @@ fn automod(live: &[crate::snapshot::automod::AutoModRule], names: &Names) -> Vec
         .collect()
 }
 
+/// Scheduled and active events as the manifest writes them, pinned by id; a recurring
+/// event starts at its rule's start. Cover images are not exported (left as they are).
+fn events(live: &[crate::snapshot::events::ScheduledEvent], names: &Names) -> Vec<ScheduledEvent> {
+    live.iter()
+        .filter(|e| matches!(e.status, 1 | 2))
+        .map(|e| {
+            let rule = e.recurrence_rule.as_ref();
+            let start = rule.map_or(e.scheduled_start_time.as_str(), |r| r.start.as_str());
+            let shift = |t: &str| {
+                // An occurrence's end, moved back to the first occurrence's.
+                let ms = crate::discord::time::parse_rfc3339;
+                match (ms(t), ms(&e.scheduled_start_time), ms(start)) {
+                    (Some(end), Some(now), Some(first)) => {
+                        crate::discord::time::rfc3339(end - now + first)
+                    }
+                    _ => t.to_owned(),
+                }
+            };
+            ScheduledEvent {
+                id: Some(Snowflake(e.id.clone())),
+                name: e.name.clone(),
+                previous_names: Vec::new(),
+                channel: e.channel_id.as_deref().map(|c| names.channel(c)),
+                location: e.entity_metadata.as_ref().and_then(|m| m.location.clone()),
+                start: tidy_time(start),
+                end: e
+                    .scheduled_end_time
+                    .as_deref()
+                    .map(|t| tidy_time(&shift(t))),
+                description: e.description.clone().filter(|d| !d.is_empty()),
+                image: None,
+                recurrence: rule.map(crate::snapshot::events::recurrence_as_written),
+            }
+        })
+        .collect()
+}
+
+/// Discord's `2027-01-06T18:00:00.000000+00:00` as `2027-01-06T18:00:00Z`.
+fn tidy_time(t: &str) -> String {
+    crate::discord::time::parse_rfc3339(t)
+        .filter(|ms| ms % 1000 == 0)
+        .map_or_else(|| t.to_owned(), crate::discord::time::rfc3339)
+}
+
 /// YAML, one section at a time, with a comment above each.
 fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
@@ -632,6 +678,14 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             ),
             "automod",
             &m.automod,
+        )?;
+    }
+    if m.events.is_some() {
+        section(
+            &mut out,
+            Some("Scheduled events not over yet, pinned by id (cover images are not exported)."),
+            "events",
+            &m.events,
         )?;
     }
     if m.invites.is_some() {

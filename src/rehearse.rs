@@ -238,7 +238,7 @@ async fn read_back(
     after.doors.regions.clone_from(&snap.doors.regions);
     let q = plan::people_query(&loaded.manifest, &after);
     after.read_people(client, &q).await?;
-    after.read_automod(client, &loaded.manifest).await?;
+    after.read_sections(client, &loaded.manifest).await?;
     // The copy holds only the members the rosters read, so it counts no other holder: a
     // role without a roster keeps the guild's count, which apply does not change (a
     // `holders` policy counts it so; docs/access.md).
@@ -428,6 +428,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         "integrations": integrations,
         "invites": invites,
         "auto_moderation_rules": snap.automod.iter().flatten().collect::<Vec<_>>(),
+        "scheduled_events": snap.events.iter().flatten().collect::<Vec<_>>(),
     });
     if let Some(w) = welcome {
         guild["welcome_screen"] = w;
@@ -448,6 +449,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         .chain(snap.channels.iter().map(|c| c.id.as_str()))
         .chain(snap.webhooks.iter().flatten().map(|w| w.id.as_str()))
         .chain(snap.automod.iter().flatten().map(|r| r.id.as_str()))
+        .chain(snap.events.iter().flatten().map(|e| e.id.as_str()))
         .chain(users.keys().map(String::as_str))
         .chain(
             snap.doors

@@ -72,6 +72,9 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
     snap.automod = guildctl::snapshot::automod::read(&session.client, &session.guild_id)
         .await
         .context("reading the guild's AutoMod rules")?;
+    snap.events = guildctl::snapshot::events::read(&session.client, &session.guild_id)
+        .await
+        .context("reading the guild's scheduled events")?;
     if members && snap.people.as_ref().is_some_and(|p| p.listing_refused) {
         bail!(
             "export --members lists the guild's members, which Discord refused: the bot's application lacks the GUILD_MEMBERS privileged intent (Developer Portal > Bot > Server Members Intent). Nothing was written"

@@ -69,3 +69,8 @@ pub const AUTOMOD_BLOCK_MESSAGE_MAX: usize = 150;
 pub const AUTOMOD_TIMEOUT_MAX: u32 = 2_419_200;
 pub const AUTOMOD_EXEMPT_ROLES_MAX: usize = 20;
 pub const AUTOMOD_EXEMPT_CHANNELS_MAX: usize = 50;
+
+// Scheduled events: Discord's docs, resources/guild-scheduled-event.
+pub const EVENT_NAME_LEN: (usize, usize) = (1, 100);
+pub const EVENT_DESCRIPTION_MAX: usize = 1000;
+pub const EVENT_LOCATION_LEN: (usize, usize) = (1, 100);

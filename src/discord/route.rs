@@ -113,6 +113,17 @@ pub enum Route<I = String> {
         guild: I,
         rule: I,
     },
+    CreateScheduledEvent {
+        guild: I,
+    },
+    UpdateScheduledEvent {
+        guild: I,
+        event: I,
+    },
+    DeleteScheduledEvent {
+        guild: I,
+        event: I,
+    },
 }
 
 /// One segment of a route's path.
@@ -131,6 +142,7 @@ const MANAGE_CHANNELS: &[(&str, Permissions)] =
 const MANAGE_GUILD: &[(&str, Permissions)] = &[("manage_guild", Permissions::MANAGE_GUILD)];
 const MANAGE_WEBHOOKS: &[(&str, Permissions)] =
     &[("manage_webhooks", Permissions::MANAGE_WEBHOOKS)];
+const CREATE_EVENTS: &[(&str, Permissions)] = &[("create_events", Permissions::CREATE_EVENTS)];
 const BAN_MEMBERS: &[(&str, Permissions)] = &[("ban_members", Permissions::BAN_MEMBERS)];
 const ONBOARDING: &[(&str, Permissions)] = &[
     ("manage_guild", Permissions::MANAGE_GUILD),
@@ -276,6 +288,28 @@ impl<I> Route<I> {
                     Minor(rule),
                 ],
             ),
+            Route::CreateScheduledEvent { guild } => (
+                Method::POST,
+                vec![Lit("guilds"), Major(guild), Lit("scheduled-events")],
+            ),
+            Route::UpdateScheduledEvent { guild, event } => (
+                Method::PATCH,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("scheduled-events"),
+                    Minor(event),
+                ],
+            ),
+            Route::DeleteScheduledEvent { guild, event } => (
+                Method::DELETE,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("scheduled-events"),
+                    Minor(event),
+                ],
+            ),
         }
     }
 
@@ -313,6 +347,10 @@ impl<I> Route<I> {
             // Any invite of the guild, not only one of a channel the bot manages.
             | Route::DeleteInvite { .. } => MANAGE_GUILD,
             Route::UpdateOnboarding { .. } => ONBOARDING,
+            // Others' events need manage_events besides (plan::gates).
+            Route::CreateScheduledEvent { .. }
+            | Route::UpdateScheduledEvent { .. }
+            | Route::DeleteScheduledEvent { .. } => CREATE_EVENTS,
             Route::CreateWebhook { .. }
             | Route::UpdateWebhook { .. }
             | Route::DeleteWebhook { .. } => MANAGE_WEBHOOKS,
@@ -400,6 +438,17 @@ impl<I> Route<I> {
             Route::DeleteAutoModRule { guild, rule } => Route::DeleteAutoModRule {
                 guild: f(guild)?,
                 rule: f(rule)?,
+            },
+            Route::CreateScheduledEvent { guild } => {
+                Route::CreateScheduledEvent { guild: f(guild)? }
+            }
+            Route::UpdateScheduledEvent { guild, event } => Route::UpdateScheduledEvent {
+                guild: f(guild)?,
+                event: f(event)?,
+            },
+            Route::DeleteScheduledEvent { guild, event } => Route::DeleteScheduledEvent {
+                guild: f(guild)?,
+                event: f(event)?,
             },
         })
     }

@@ -32,7 +32,7 @@ pub const MAX_BASES: usize = 16;
 /// Lists whose items merge by identity (paths without their indexes), and the field that
 /// is an item's identity. A shared ban list merges by user, so a guild adds its own bans
 /// to the network's (or overrides one's reason) without repeating the list.
-const IDENTITY_LISTS: [(&str, &str); 8] = [
+const IDENTITY_LISTS: [(&str, &str); 9] = [
     ("roles", "name"),
     ("channels", "name"),
     ("channels.channels", "name"),
@@ -41,6 +41,7 @@ const IDENTITY_LISTS: [(&str, &str); 8] = [
     ("integrations", "application"),
     ("policies", "name"),
     ("automod", "name"),
+    ("events", "name"),
 ];
 
 /// Identity lists whose items are never merged: every layer's items are kept, so a guild

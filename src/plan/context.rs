@@ -79,6 +79,9 @@ pub(crate) enum Phase {
     /// created and updated, once the roles and channels they name exist.
     AutoModDelete,
     AutoModWrite,
+    /// Scheduled events deleted, then created and updated, in the channels they name.
+    EventDelete,
+    EventWrite,
 }
 
 impl Phase {
@@ -245,6 +248,11 @@ impl ChannelRefs {
             stored: stored_channel_name(kind, name).into_owned(),
             category: category.map(str::to_owned),
         });
+    }
+
+    /// The channel type of a channel a reference may name.
+    pub fn kind_of(&self, id: &IdRef) -> Option<u8> {
+        self.targets.iter().find(|t| &t.id == id).map(|t| t.kind)
     }
 
     /// The targets of a type in `kinds` that `reference` names: a live id, or a

@@ -236,6 +236,20 @@ fields! {
     }
 }
 
+fields! {
+    /// A scheduled event's fields.
+    ScheduledEvent {
+        Name = "name" => Some("name"),
+        /// Its channel or location (the entity type and metadata go with it).
+        Place = "place" => Some("channel_id"),
+        Start = "start" => Some("scheduled_start_time"),
+        End = "end" => Some("scheduled_end_time"),
+        Description = "description" => Some("description"),
+        Image = "image" => Some("image"),
+        Recurrence = "recurrence" => Some("recurrence_rule"),
+    }
+}
+
 /// What one field change touches: a field of the object's kind, or the order of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -251,6 +265,7 @@ pub enum Field {
     RosterEntry(RosterEntry),
     Ban(Ban),
     AutoModRule(AutoModRule),
+    ScheduledEvent(ScheduledEvent),
     Order(Order),
 }
 
@@ -270,6 +285,7 @@ impl Field {
             Field::RosterEntry(f) => f.name().into(),
             Field::Ban(f) => f.name().into(),
             Field::AutoModRule(f) => f.name().into(),
+            Field::ScheduledEvent(f) => f.name().into(),
             Field::Order(o) => o.name(),
         }
     }
@@ -289,6 +305,7 @@ impl Field {
             Field::RosterEntry(f) => f.api(),
             Field::Ban(f) => f.api(),
             Field::AutoModRule(f) => f.api(),
+            Field::ScheduledEvent(f) => f.api(),
             Field::Order(_) => Some("position"),
         }
     }
@@ -318,6 +335,7 @@ impl Field {
             Kind::RosterEntry => RosterEntry::parse(name).map(Field::RosterEntry),
             Kind::Ban => Ban::parse(name).map(Field::Ban),
             Kind::AutoModRule => AutoModRule::parse(name).map(Field::AutoModRule),
+            Kind::ScheduledEvent => ScheduledEvent::parse(name).map(Field::ScheduledEvent),
         }
     }
 
@@ -330,6 +348,7 @@ impl Field {
                 | Field::Channel(Channel::Name)
                 | Field::Webhook(Webhook::Name)
                 | Field::AutoModRule(AutoModRule::Name)
+                | Field::ScheduledEvent(ScheduledEvent::Name)
         )
     }
 
@@ -453,7 +472,7 @@ mod tests {
     /// plan means what the plan that wrote it meant.
     #[test]
     fn every_field_reads_back_from_its_name() {
-        let kinds: [(Kind, Vec<Field>); 12] = [
+        let kinds: [(Kind, Vec<Field>); 13] = [
             (Kind::Guild, Guild::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Role, Role::ALL.iter().map(|&f| f.into()).collect()),
             (
@@ -492,6 +511,10 @@ mod tests {
             (
                 Kind::AutoModRule,
                 AutoModRule::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::ScheduledEvent,
+                ScheduledEvent::ALL.iter().map(|&f| f.into()).collect(),
             ),
         ];
         for (kind, fields) in kinds {

@@ -45,7 +45,8 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             .permissions()
             .iter()
             .chain(overwrite_permissions(op))
-            .chain(automod_permissions(op));
+            .chain(automod_permissions(op))
+            .chain(event_permissions(op, snap));
         for (name, perm) in needed {
             if !bot.contains(*perm) && !seen_need.contains(name) {
                 seen_need.push(name);
@@ -212,6 +213,25 @@ fn automod_permissions(op: &super::Operation) -> &'static [(&'static str, Permis
         Route::CreateAutoModRule { .. } | Route::UpdateAutoModRule { .. }
     );
     if rule && times_out { MODERATE } else { &[] }
+}
+
+/// What a change to a scheduled event needs beyond `create_events`: `manage_events` for an
+/// event someone else made (Discord split the two on 2026-02-23).
+fn event_permissions(
+    op: &super::Operation,
+    snap: &Snapshot,
+) -> &'static [(&'static str, Permissions)] {
+    const MANAGE: &[(&str, Permissions)] = &[("manage_events", Permissions::MANAGE_EVENTS)];
+    let event = match &op.route {
+        Route::UpdateScheduledEvent { event, .. } | Route::DeleteScheduledEvent { event, .. } => {
+            event.live()
+        }
+        _ => None,
+    };
+    let others = event
+        .and_then(|id| snap.events.iter().flatten().find(|e| e.id == id))
+        .is_some_and(|e| e.creator_id.as_deref() != Some(snap.bot.id.as_str()));
+    if others { MANAGE } else { &[] }
 }
 
 /// A permission value in a request body; `{"$created": ..}` placeholders are never permissions.

@@ -11,6 +11,7 @@ pub mod binding;
 mod channels;
 mod context;
 mod diff;
+mod events;
 mod features;
 pub mod field;
 mod forum;
@@ -224,6 +225,8 @@ pub enum Kind {
     Ban,
     /// An AutoMod rule.
     AutoModRule,
+    /// A scheduled event.
+    ScheduledEvent,
 }
 
 impl Kind {
@@ -243,6 +246,7 @@ impl Kind {
             Kind::RosterEntry => "roster entry",
             Kind::Ban => "ban",
             Kind::AutoModRule => "AutoMod rule",
+            Kind::ScheduledEvent => "event",
         }
     }
 }

@@ -50,6 +50,8 @@ pub enum DeleteKind {
     MemberBans,
     /// AutoMod rules deleted: by `prune.automod`, or to change a rule's trigger kind.
     AutoModRules,
+    /// Scheduled events deleted by `prune.events`.
+    ScheduledEvents,
 }
 
 impl DeleteKind {
@@ -64,6 +66,7 @@ impl DeleteKind {
             DeleteKind::Bans => "bans lifted",
             DeleteKind::MemberBans => "members banned",
             DeleteKind::AutoModRules => "AutoMod rules",
+            DeleteKind::ScheduledEvents => "scheduled events",
         }
     }
 
@@ -88,6 +91,7 @@ impl DeleteKind {
             Kind::RosterEntry => Some(DeleteKind::RosterEntries),
             Kind::Ban => Some(DeleteKind::Bans),
             Kind::AutoModRule => Some(DeleteKind::AutoModRules),
+            Kind::ScheduledEvent => Some(DeleteKind::ScheduledEvents),
             _ => None,
         }
     }
@@ -323,6 +327,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         // The guild's members are not counted; the limit is the least one.
         DeleteKind::MemberBans => 0,
         DeleteKind::AutoModRules => snap.automod.as_ref().map_or(0, Vec::len),
+        DeleteKind::ScheduledEvents => snap.events.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -335,6 +340,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::Bans,
         DeleteKind::MemberBans,
         DeleteKind::AutoModRules,
+        DeleteKind::ScheduledEvents,
     ] {
         let direct = plan
             .changes

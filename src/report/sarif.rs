@@ -81,6 +81,7 @@ fn pruned_by(kind: Kind) -> &'static str {
         Kind::Webhook => "prune.webhooks",
         Kind::Ban => "bans",
         Kind::AutoModRule => "prune.automod",
+        Kind::ScheduledEvent => "prune.events",
         _ => "prune",
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod automod;
 mod canonical;
+pub mod events;
 pub mod people;
 
 use std::collections::BTreeMap;
@@ -51,10 +52,14 @@ pub struct Snapshot {
     /// ([`Snapshot::read_people`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub people: Option<people::People>,
-    /// AutoMod rules, read only for a manifest that declares them ([`Snapshot::read_automod`]);
+    /// AutoMod rules, read only for a manifest that declares them ([`Snapshot::read_sections`]);
     /// `None` too where the bot may not read them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automod: Option<Vec<automod::AutoModRule>>,
+    /// Scheduled events, read only for a manifest that declares them
+    /// ([`Snapshot::read_sections`]); `None` too where Discord refused the listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<events::ScheduledEvent>>,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -121,6 +126,7 @@ impl Snapshot {
             doors: Doors::default(),
             people: None,
             automod: None,
+            events: None,
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
@@ -190,14 +196,18 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Reads the AutoMod rules when `m` declares them: one GET.
-    pub async fn read_automod(
+    /// Reads the AutoMod rules and the scheduled events when `m` declares them: one GET
+    /// each.
+    pub async fn read_sections(
         &mut self,
         client: &Client,
         m: &crate::manifest::Manifest,
     ) -> Result<(), ClientError> {
         if automod::wanted(m) {
             self.automod = automod::read(client, &self.guild.id.clone()).await?;
+        }
+        if events::wanted(m) {
+            self.events = events::read(client, &self.guild.id.clone()).await?;
         }
         Ok(())
     }

@@ -20,6 +20,7 @@
 
 mod automod;
 mod channels;
+mod events;
 mod features;
 mod forum;
 mod ids;
@@ -106,6 +107,9 @@ pub const RULES: &[(&str, Rule)] = &[
     ("automod-triggers", automod::automod_triggers),
     ("automod-rule-counts", automod::automod_rule_counts),
     ("automod-actions", automod::automod_actions),
+    ("event-names", events::event_names),
+    ("event-place-and-times", events::event_place_and_times),
+    ("event-recurrence", events::event_recurrence),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

@@ -14,8 +14,8 @@ use crate::manifest::source_map::{Part, Span, Trees, key_span, span_of};
 use crate::manifest::tree::{At, Node, Scalar, ScalarNode, to_json};
 
 /// Top-level sections that are lists: a folder's files may each hold part of them.
-pub const LIST_SECTIONS: [&str; 6] = [
-    "roles", "channels", "webhooks", "bans", "policies", "automod",
+pub const LIST_SECTIONS: [&str; 7] = [
+    "roles", "channels", "webhooks", "bans", "policies", "automod", "events",
 ];
 
 /// Each file must be a mapping of sections; `version` must be 1 wherever it is written, and

@@ -36,6 +36,7 @@ macro_rules! named_enum {
 mod automod;
 mod channels;
 mod doors;
+mod events;
 mod features;
 mod people;
 mod policies;
@@ -46,6 +47,7 @@ mod webhooks;
 pub use automod::*;
 pub use channels::*;
 pub use doors::*;
+pub use events::*;
 pub use features::*;
 pub use people::*;
 pub use policies::*;
@@ -121,6 +123,10 @@ pub struct Manifest {
     /// AutoMod rules by name. Left out: not managed (and not read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automod: Option<Vec<AutoModRule>>,
+    /// Scheduled events by name: future and recurring ones are managed, a past one-off is
+    /// not created again. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<ScheduledEvent>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -180,6 +186,9 @@ pub struct Prune {
     /// included).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub automod: bool,
+    /// Delete scheduled events `events` does not declare (only those not yet started).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub events: bool,
 }
 
 impl Prune {
