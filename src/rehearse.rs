@@ -251,7 +251,14 @@ async fn read_back(
             }
         }
     }
-    let paths: Vec<String> = after.live_images().iter().map(|i| i.path()).collect();
+    let mut paths: Vec<String> = after.live_images().iter().map(|i| i.path()).collect();
+    paths.extend(
+        after
+            .events
+            .iter()
+            .flatten()
+            .filter_map(|e| e.live_image().map(|i| i.path())),
+    );
     for path in paths {
         if let (None, Some(digest)) = (after.images.get(&path), snap.images.get(&path)) {
             after.images.insert(path, digest.clone());

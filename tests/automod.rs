@@ -286,8 +286,8 @@ async fn limits_are_refused_at_the_manifest_line_before_any_call() {
     h.emu.clear_requests();
     let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
     assert_ne!(run.code, 0);
-    // The seventh keyword rule is at line 21, the timeout at line 26.
-    assert!(run.stderr.contains("m.yaml:21:14"), "{}", run.stderr);
+    // The seventh keyword rule's trigger is at line 22, the timeout at line 26.
+    assert!(run.stderr.contains("m.yaml:22:14"), "{}", run.stderr);
     assert!(
         run.stderr.contains("a guild holds at most 6"),
         "{}",
@@ -403,4 +403,55 @@ async fn the_rehearsal_copy_holds_the_rules() {
         h.writes().is_empty(),
         "the rehearsal writes only to its copy"
     );
+}
+
+/// The default state with the bot's role holding every permission but `without`.
+fn bot_without(without: u64) -> State {
+    use discord_permissions::Permissions;
+    let mut st = state();
+    let g = &mut st.guilds[0];
+    let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
+    bot_role.permissions =
+        Permissions(Permissions::known_mask() & !(Permissions::ADMINISTRATOR.0 | without));
+    st
+}
+
+#[tokio::test]
+async fn a_bot_without_manage_guild_is_refused_at_the_automod_line() {
+    let h = Harness::with_state(Some(bot_without(
+        discord_permissions::Permissions::MANAGE_GUILD.0,
+    )))
+    .await;
+    let m = h.manifest("m.yaml", RULES);
+    let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("m.yaml:2:1")
+            && run
+                .stderr
+                .contains("cannot read this guild's AutoMod rules")
+            && run.stderr.contains("manage_guild"),
+        "{}",
+        run.stderr
+    );
+    assert!(h.writes().is_empty());
+}
+
+#[tokio::test]
+async fn a_timeout_rule_needs_moderate_members_checked_at_plan() {
+    let h = Harness::with_state(Some(bot_without(
+        discord_permissions::Permissions::MODERATE_MEMBERS.0,
+    )))
+    .await;
+    let m = h.manifest("m.yaml", RULES);
+    let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains(
+            "the bot lacks `moderate_members`, which create AutoMod rule Mention spam needs"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(h.writes().is_empty());
 }

@@ -263,3 +263,42 @@ async fn the_rehearsal_copy_holds_the_events() {
         "the rehearsal writes only to its copy"
     );
 }
+
+/// A file that is a PNG by its first bytes (all the checks look at); `tag` makes it unique.
+fn png(tag: &str) -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n".to_vec();
+    b.extend_from_slice(tag.as_bytes());
+    b
+}
+
+#[tokio::test]
+async fn a_cover_image_is_sent_once_and_a_changed_one_again() {
+    let h = Harness::with_state(Some(state())).await;
+    std::fs::create_dir_all(h.dir.path().join("events")).unwrap();
+    let cover = h.dir.path().join("events/office.png");
+    std::fs::write(&cover, png("first")).unwrap();
+    let m = h.manifest(
+        "m.yaml",
+        &format!("version: 1\nevents:\n{OFFICE_HOURS}    image: events/office.png\n"),
+    );
+    let m = m.to_str().unwrap();
+    let plan = plan_json(&h, m).await;
+    let fields: Vec<_> = plan["changes"][0]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["image"], "{plan:#}");
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    assert!(event(&h.guild(), "Office hours").image.is_some());
+    // Read back from the CDN and compared by content: nothing to send again (without the
+    // live cover's digest the plan would send the file again).
+    assert_eq!(plan_json(&h, m).await["changes"], json!([]));
+    std::fs::write(&cover, png("second")).unwrap();
+    let plan = plan_json(&h, m).await;
+    assert_eq!(
+        plan["changes"][0]["fields"][0]["field"], "image",
+        "{plan:#}"
+    );
+}

@@ -8,9 +8,10 @@ use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::ScheduledEvent as F;
-use super::images::declared_file;
+use super::images::{Slot, image_change};
 use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
+use crate::discord::cdn::LiveImage;
 use crate::discord::models::channel_type;
 use crate::discord::time::parse_rfc3339;
 use crate::manifest::{Recurrence, ScheduledEvent};
@@ -232,6 +233,26 @@ fn same_rule(a: &RecurrenceRule, b: &RecurrenceRule) -> bool {
         && sorted(&a.by_month_day) == sorted(&b.by_month_day)
 }
 
+/// The cover image, compared by content with the live one as the guild's images are: an
+/// unchanged file is not sent again. Left out of the manifest: not managed.
+fn image(
+    cx: &mut Ctx,
+    b: &mut ChangeBuilder,
+    d: &ScheduledEvent,
+    live: Option<LiveImage<'_>>,
+    source: &str,
+) {
+    let declared = d.image.clone().map(Some);
+    let slot = Slot {
+        field: F::Image.into(),
+        source: format!("{source}.image"),
+        declared: &declared,
+        live,
+    };
+    let features = cx.snap.guild.features.clone();
+    image_change(cx, b, slot, |_| None, &features);
+}
+
 fn plan_update(
     cx: &mut Ctx,
     d: &ScheduledEvent,
@@ -323,12 +344,7 @@ fn plan_update(
         };
         b.set(F::End, json!(l.scheduled_end_time), json!(d.end), at);
     }
-    if let Some(rel) = &d.image
-        && l.image.is_none()
-        && let Some(file) = declared_file(cx, &format!("{source}.image"), rel)
-    {
-        b.set(F::Image, Value::Null, file.value(rel), file.upload(rel));
-    }
+    image(cx, &mut b, d, l.live_image(), &source);
     if b.is_empty() {
         return;
     }
@@ -378,11 +394,7 @@ fn plan_create(cx: &mut Ctx, d: &ScheduledEvent, p: &Place, source: String) {
             json!(rule_of(r, &d.start)),
         );
     }
-    if let Some(rel) = &d.image
-        && let Some(file) = declared_file(cx, &format!("{source}.image"), rel)
-    {
-        b.set(F::Image, Value::Null, file.value(rel), file.upload(rel));
-    }
+    image(cx, &mut b, d, None, &source);
     let idx = cx.push_change(change(
         Action::Create,
         Kind::ScheduledEvent,

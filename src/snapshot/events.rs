@@ -76,6 +76,21 @@ pub struct NWeekday {
     pub day: u8,
 }
 
+impl ScheduledEvent {
+    /// Its cover image on the CDN, when it has one.
+    pub fn live_image(&self) -> Option<crate::discord::cdn::LiveImage<'_>> {
+        let hash = self.image.as_deref()?;
+        // A hash is hex, `a_` first when animated: anything else would be a path on the CDN.
+        let plain =
+            !hash.is_empty() && hash.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        plain.then_some(crate::discord::cdn::LiveImage {
+            kind: "guild-events",
+            id: &self.id,
+            hash,
+        })
+    }
+}
+
 /// Whether `m` asks about scheduled events.
 pub fn wanted(m: &Manifest) -> bool {
     m.events.is_some() || m.prune.events

@@ -208,6 +208,15 @@ impl Snapshot {
         }
         if events::wanted(m) {
             self.events = events::read(client, &self.guild.id.clone()).await?;
+            // Cover images, compared by content as the guild's are: one CDN read each.
+            let covers: Vec<LiveImage<'_>> = self
+                .events
+                .iter()
+                .flatten()
+                .filter_map(events::ScheduledEvent::live_image)
+                .collect();
+            let read = read_images(client, &covers).await;
+            self.images.extend(read);
         }
         Ok(())
     }
@@ -293,6 +302,11 @@ impl Snapshot {
             // Left out when not read, so plans without rosters or bans keep their fingerprint.
             #[serde(skip_serializing_if = "Option::is_none")]
             people: &'a Option<people::People>,
+            // Likewise for the sections read only when declared.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            automod: &'a Option<Vec<automod::AutoModRule>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            events: &'a Option<Vec<events::ScheduledEvent>>,
         }
         let mut channels: Vec<&Channel> = self.channels.iter().collect();
         channels.sort_by(|a, b| a.id.cmp(&b.id));
@@ -307,6 +321,8 @@ impl Snapshot {
             onboarding: &self.onboarding,
             webhooks: &self.webhooks,
             people: &self.people,
+            automod: &self.automod,
+            events: &self.events,
         });
         let digest = Sha256::digest(&bytes);
         digest.iter().take(16).map(|b| format!("{b:02x}")).collect()

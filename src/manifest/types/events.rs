@@ -34,7 +34,7 @@ pub struct ScheduledEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// A cover image file: PNG, JPEG or GIF, at most 8 MiB, by its path relative to the
-    /// manifest's folder. Set where the live event has none.
+    /// manifest's folder; compared by content with the live cover. Left out: not managed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
     /// How it repeats, as Discord's recurrence rule allows (docs/manifest.md).
