@@ -662,14 +662,8 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
         )?;
     }
     section(&mut out, None, "widget", &m.widget)?;
-    if m.webhooks.is_some() {
-        section(
-            &mut out,
-            Some("Incoming webhooks (channel-follower and application webhooks are not managed)."),
-            "webhooks",
-            &m.webhooks,
-        )?;
-    }
+    // Before the webhooks, which stay last of the lists export writes by default (a
+    // webhook appended at the end of the file lands in them: the README's tour).
     if m.automod.is_some() {
         section(
             &mut out,
@@ -686,6 +680,14 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             Some("Scheduled events not over yet, pinned by id (cover images are not exported)."),
             "events",
             &m.events,
+        )?;
+    }
+    if m.webhooks.is_some() {
+        section(
+            &mut out,
+            Some("Incoming webhooks (channel-follower and application webhooks are not managed)."),
+            "webhooks",
+            &m.webhooks,
         )?;
     }
     if m.invites.is_some() {

@@ -108,10 +108,15 @@ pub struct AutoModTrigger {
 named_enum! {
     /// Discord's trigger types.
     AutoModTriggerType {
+        /// Keywords and regular expressions in messages.
         Keyword = 1 => "keywords",
+        /// Discord's spam filter.
         Spam = 3 => "spam",
+        /// Discord's word lists.
         Preset = 4 => "preset",
+        /// Too many mentions in a message.
         MentionSpam = 5 => "mention_limit",
+        /// Keywords and regular expressions in member profiles.
         MemberProfile = 6 => "member_profile",
     }
 }
@@ -170,8 +175,11 @@ impl AutoModTrigger {
 named_enum! {
     /// Discord's keyword preset lists.
     AutoModPreset {
+        /// Swearing and cursing.
         Profanity = 1 => "profanity",
+        /// Sexually explicit words and phrases.
         SexualContent = 2 => "sexual_content",
+        /// Personal insults and hate speech.
         Slurs = 3 => "slurs",
     }
 }
@@ -179,7 +187,9 @@ named_enum! {
 named_enum! {
     /// When a rule runs.
     AutoModEvent {
+        /// When a member sends or edits a message.
         MessageSend = 1 => "message_send",
+        /// When a member joins or edits their profile.
         MemberUpdate = 2 => "member_update",
     }
 }
@@ -190,12 +200,21 @@ named_enum! {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum AutoModAction {
     /// Block the message, optionally telling its author why (at most 150 characters).
-    Block(AutoModBlock),
+    Block(
+        /// `{message}`, or `{}` for Discord's own notice.
+        AutoModBlock,
+    ),
     /// Post an alert in this text or announcement channel (by name, `Category/name` or id).
-    Alert(String),
+    Alert(
+        /// The channel alerts go to.
+        String,
+    ),
     /// Time the member out for this many seconds (at most 4 weeks, 2419200; keyword and
     /// mention rules only; the bot needs `moderate_members`).
-    Timeout(u32),
+    Timeout(
+        /// Seconds, at most 2419200.
+        u32,
+    ),
     /// Keep the member from interacting until they fix their profile (member-profile
     /// rules only).
     BlockMemberInteraction,

@@ -48,6 +48,7 @@ pub struct ScheduledEvent {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Recurrence {
+    /// How often it repeats: `daily`, `weekly`, `monthly` or `yearly`.
     pub frequency: Frequency,
     /// 1 (the default), or 2 for every other week (weekly rules only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,6 +78,7 @@ pub struct Recurrence {
 pub struct NthWeekday {
     /// 1 to 5.
     pub n: u8,
+    /// The weekday.
     pub day: Weekday,
 }
 
@@ -84,10 +86,14 @@ named_enum! {
     /// How often an event repeats.
     #[derive(Default)]
     Frequency {
+        /// Every year, on one date (`month`, `month_day`).
         Yearly = 0 => "yearly",
+        /// Every month, on the nth weekday (`nth_weekday`).
         Monthly = 1 => "monthly",
+        /// Every week (or every other week), on one weekday.
         #[default]
         Weekly = 2 => "weekly",
+        /// Every day, or on one of the sets of weekdays Discord allows.
         Daily = 3 => "daily",
     }
 }
@@ -95,12 +101,19 @@ named_enum! {
 named_enum! {
     /// A day of the week (Discord counts from Monday, 0).
     Weekday {
+        /// Monday.
         Monday = 0 => "monday",
+        /// Tuesday.
         Tuesday = 1 => "tuesday",
+        /// Wednesday.
         Wednesday = 2 => "wednesday",
+        /// Thursday.
         Thursday = 3 => "thursday",
+        /// Friday.
         Friday = 4 => "friday",
+        /// Saturday.
         Saturday = 5 => "saturday",
+        /// Sunday.
         Sunday = 6 => "sunday",
     }
 }
