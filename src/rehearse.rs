@@ -238,6 +238,7 @@ async fn read_back(
     after.doors.regions.clone_from(&snap.doors.regions);
     let q = plan::people_query(&loaded.manifest, &after);
     after.read_people(client, &q).await?;
+    after.read_sections(client, &loaded.manifest).await?;
     // The copy holds only the members the rosters read, so it counts no other holder: a
     // role without a roster keeps the guild's count, which apply does not change (a
     // `holders` policy counts it so; docs/access.md).
@@ -262,6 +263,13 @@ async fn read_back(
     // the snapshot read.
     paths.extend(after.emoji_paths());
     paths.extend(after.sound_paths());
+    paths.extend(
+        after
+            .events
+            .iter()
+            .flatten()
+            .filter_map(|e| e.live_image().map(|i| i.path())),
+    );
     for path in paths {
         if let (None, Some(digest)) = (after.images.get(&path), snap.images.get(&path)) {
             after.images.insert(path, digest.clone());
@@ -478,6 +486,8 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         "soundboard_sounds": sounds,
         "integrations": integrations,
         "invites": invites,
+        "auto_moderation_rules": snap.automod.iter().flatten().collect::<Vec<_>>(),
+        "scheduled_events": snap.events.iter().flatten().collect::<Vec<_>>(),
     });
     if let Some(w) = welcome {
         guild["welcome_screen"] = w;
@@ -511,6 +521,8 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
                 .flatten()
                 .map(|s| s.sound_id.as_str()),
         )
+        .chain(snap.automod.iter().flatten().map(|r| r.id.as_str()))
+        .chain(snap.events.iter().flatten().map(|e| e.id.as_str()))
         .chain(users.keys().map(String::as_str))
         .chain(
             snap.doors

@@ -67,6 +67,14 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
     snap.read_people(&session.client, &wanted)
         .await
         .context("reading the guild's members and bans")?;
+    // An export describes the whole guild: its AutoMod rules too (one GET; left out when
+    // the bot may not read them).
+    snap.automod = guildctl::snapshot::automod::read(&session.client, &session.guild_id)
+        .await
+        .context("reading the guild's AutoMod rules")?;
+    snap.events = guildctl::snapshot::events::read(&session.client, &session.guild_id)
+        .await
+        .context("reading the guild's scheduled events")?;
     if members && snap.people.as_ref().is_some_and(|p| p.listing_refused) {
         bail!(
             "export --members lists the guild's members, which Discord refused: the bot's application lacks the GUILD_MEMBERS privileged intent (Developer Portal > Bot > Server Members Intent). Nothing was written"

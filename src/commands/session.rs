@@ -377,6 +377,9 @@ pub(crate) async fn read_guild_for_users(
     snap.read_people(client, &wanted)
         .await
         .context("reading the guild's roster members and bans")?;
+    snap.read_sections(client, manifest)
+        .await
+        .context("reading the guild's AutoMod rules")?;
     Ok(snap)
 }
 

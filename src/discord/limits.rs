@@ -68,3 +68,24 @@ pub const SOUND_MAX_SECONDS: f64 = 5.2;
 pub const SOUND_NAME_LEN: (usize, usize) = (2, 32);
 /// Soundboard slots by boost tier (0-3).
 pub const SOUND_SLOTS: [usize; 4] = [8, 24, 36, 48];
+// AutoMod rules: Discord's docs, resources/auto-moderation ("Trigger Metadata Field
+// Limits", "Action Metadata", "Max per Guild").
+pub const AUTOMOD_NAME_LEN: (usize, usize) = (1, 100);
+pub const AUTOMOD_KEYWORDS_MAX: usize = 1000;
+pub const AUTOMOD_KEYWORD_LEN: (usize, usize) = (1, 60);
+pub const AUTOMOD_REGEX_MAX: usize = 10;
+pub const AUTOMOD_REGEX_LEN: (usize, usize) = (1, 260);
+pub const AUTOMOD_ALLOW_MAX: usize = 100;
+pub const AUTOMOD_PRESET_ALLOW_MAX: usize = 1000;
+pub const AUTOMOD_MENTION_LIMIT_MAX: u32 = 50;
+pub const AUTOMOD_ACTIONS_LEN: (usize, usize) = (1, 5);
+pub const AUTOMOD_BLOCK_MESSAGE_MAX: usize = 150;
+/// Four weeks.
+pub const AUTOMOD_TIMEOUT_MAX: u32 = 2_419_200;
+pub const AUTOMOD_EXEMPT_ROLES_MAX: usize = 20;
+pub const AUTOMOD_EXEMPT_CHANNELS_MAX: usize = 50;
+
+// Scheduled events: Discord's docs, resources/guild-scheduled-event.
+pub const EVENT_NAME_LEN: (usize, usize) = (1, 100);
+pub const EVENT_DESCRIPTION_MAX: usize = 1000;
+pub const EVENT_LOCATION_LEN: (usize, usize) = (1, 100);

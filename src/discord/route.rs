@@ -126,6 +126,28 @@ pub enum Route<I = String> {
         guild: I,
         sound: I,
     },
+    CreateAutoModRule {
+        guild: I,
+    },
+    UpdateAutoModRule {
+        guild: I,
+        rule: I,
+    },
+    DeleteAutoModRule {
+        guild: I,
+        rule: I,
+    },
+    CreateScheduledEvent {
+        guild: I,
+    },
+    UpdateScheduledEvent {
+        guild: I,
+        event: I,
+    },
+    DeleteScheduledEvent {
+        guild: I,
+        event: I,
+    },
 }
 
 /// One segment of a route's path.
@@ -144,6 +166,7 @@ const MANAGE_CHANNELS: &[(&str, Permissions)] =
 const MANAGE_GUILD: &[(&str, Permissions)] = &[("manage_guild", Permissions::MANAGE_GUILD)];
 const MANAGE_WEBHOOKS: &[(&str, Permissions)] =
     &[("manage_webhooks", Permissions::MANAGE_WEBHOOKS)];
+const CREATE_EVENTS: &[(&str, Permissions)] = &[("create_events", Permissions::CREATE_EVENTS)];
 const BAN_MEMBERS: &[(&str, Permissions)] = &[("ban_members", Permissions::BAN_MEMBERS)];
 const ONBOARDING: &[(&str, Permissions)] = &[
     ("manage_guild", Permissions::MANAGE_GUILD),
@@ -301,6 +324,57 @@ impl<I> Route<I> {
                     Minor(sound),
                 ],
             ),
+            Route::CreateAutoModRule { guild } => (
+                Method::POST,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("auto-moderation"),
+                    Lit("rules"),
+                ],
+            ),
+            Route::UpdateAutoModRule { guild, rule } => (
+                Method::PATCH,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("auto-moderation"),
+                    Lit("rules"),
+                    Minor(rule),
+                ],
+            ),
+            Route::DeleteAutoModRule { guild, rule } => (
+                Method::DELETE,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("auto-moderation"),
+                    Lit("rules"),
+                    Minor(rule),
+                ],
+            ),
+            Route::CreateScheduledEvent { guild } => (
+                Method::POST,
+                vec![Lit("guilds"), Major(guild), Lit("scheduled-events")],
+            ),
+            Route::UpdateScheduledEvent { guild, event } => (
+                Method::PATCH,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("scheduled-events"),
+                    Minor(event),
+                ],
+            ),
+            Route::DeleteScheduledEvent { guild, event } => (
+                Method::DELETE,
+                vec![
+                    Lit("guilds"),
+                    Major(guild),
+                    Lit("scheduled-events"),
+                    Minor(event),
+                ],
+            ),
         }
     }
 
@@ -331,10 +405,17 @@ impl<I> Route<I> {
             | Route::UpdateWelcomeScreen { .. }
             | Route::UpdateWidget { .. }
             | Route::UpdateIncidentActions { .. }
+            | Route::CreateAutoModRule { .. }
+            | Route::UpdateAutoModRule { .. }
+            | Route::DeleteAutoModRule { .. }
             | Route::DeleteIntegration { .. }
             // Any invite of the guild, not only one of a channel the bot manages.
             | Route::DeleteInvite { .. } => MANAGE_GUILD,
             Route::UpdateOnboarding { .. } => ONBOARDING,
+            // Others' events need manage_events besides (plan::gates).
+            Route::CreateScheduledEvent { .. }
+            | Route::UpdateScheduledEvent { .. }
+            | Route::DeleteScheduledEvent { .. } => CREATE_EVENTS,
             Route::CreateWebhook { .. }
             | Route::UpdateWebhook { .. }
             | Route::DeleteWebhook { .. } => MANAGE_WEBHOOKS,
@@ -437,6 +518,26 @@ impl<I> Route<I> {
             Route::DeleteSound { guild, sound } => Route::DeleteSound {
                 guild: f(guild)?,
                 sound: f(sound)?,
+            },
+            Route::CreateAutoModRule { guild } => Route::CreateAutoModRule { guild: f(guild)? },
+            Route::UpdateAutoModRule { guild, rule } => Route::UpdateAutoModRule {
+                guild: f(guild)?,
+                rule: f(rule)?,
+            },
+            Route::DeleteAutoModRule { guild, rule } => Route::DeleteAutoModRule {
+                guild: f(guild)?,
+                rule: f(rule)?,
+            },
+            Route::CreateScheduledEvent { guild } => {
+                Route::CreateScheduledEvent { guild: f(guild)? }
+            }
+            Route::UpdateScheduledEvent { guild, event } => Route::UpdateScheduledEvent {
+                guild: f(guild)?,
+                event: f(event)?,
+            },
+            Route::DeleteScheduledEvent { guild, event } => Route::DeleteScheduledEvent {
+                guild: f(guild)?,
+                event: f(event)?,
             },
         })
     }

@@ -62,6 +62,14 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
+/// Unix milliseconds of an RFC 3339 time (`2027-01-06T18:00:00Z`, `…+02:00`, Discord's
+/// `2027-01-06T18:00:00.000000+00:00`); `None` for anything else or before 1970.
+pub fn parse_rfc3339(s: &str) -> Option<u64> {
+    let t =
+        ::time::OffsetDateTime::parse(s, &::time::format_description::well_known::Rfc3339).ok()?;
+    u64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

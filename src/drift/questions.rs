@@ -160,6 +160,8 @@ pub(super) fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>
         Kind::Invite => (40, 41, 42),
         Kind::Emoji => (60, 61, 62),
         Kind::Sound => (130, 131, 132),
+        Kind::AutoModRule => (140, 141, 142),
+        Kind::ScheduledEvent => (100, 101, 102),
         _ => (0, 1, 0),
     };
     if let Some(q) = people_question(c, snap) {
@@ -174,7 +176,9 @@ pub(super) fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>
                 | Kind::Channel
                 | Kind::Webhook
                 | Kind::Emoji
-                | Kind::Sound => Question::new(
+                | Kind::Sound
+                | Kind::AutoModRule
+                | Kind::ScheduledEvent => Question::new(
                     &[delete],
                     None,
                     Matcher::DeletedNamed {
@@ -272,6 +276,30 @@ pub(super) fn field_question(
                 id,
             )
         }
+        Kind::ScheduledEvent => {
+            let e = snap
+                .events
+                .iter()
+                .flatten()
+                .find(|e| Some(&e.id) == id.as_ref());
+            (
+                e.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
+        }
+        Kind::AutoModRule => {
+            let r = snap
+                .automod
+                .iter()
+                .flatten()
+                .find(|r| Some(&r.id) == id.as_ref());
+            (
+                r.and_then(|o| serde_json::to_value(o).ok()),
+                &[update, create],
+                id,
+            )
+        }
         Kind::Webhook => {
             let w = snap
                 .webhooks
@@ -339,7 +367,22 @@ pub(super) fn audit_key(field: &Field, object: Option<&Value>) -> (String, Optio
         Field::Guild(Guild::Community | Guild::InvitesDisabled | Guild::RaidAlertsDisabled)
         | Field::Channel(Channel::Tags | Channel::DefaultReaction)
         | Field::Emoji(field::Emoji::Roles)
-        | Field::Sound(field::Sound::Emoji) => (api.to_owned(), None),
+        | Field::Sound(field::Sound::Emoji)
+        // A rule's metadata, actions and exemptions as Discord logs them: by key.
+        | Field::AutoModRule(
+            field::AutoModRule::Trigger
+            | field::AutoModRule::Actions
+            | field::AutoModRule::ExemptRoles
+            | field::AutoModRule::ExemptChannels,
+        )
+        // An event's place, times and rule as Discord logs them: by key.
+        | Field::ScheduledEvent(
+            field::ScheduledEvent::Place
+            | field::ScheduledEvent::Start
+            | field::ScheduledEvent::End
+            | field::ScheduledEvent::Recurrence,
+        ) => (api.to_owned(), None),
+        Field::ScheduledEvent(field::ScheduledEvent::Image) => (format!("{api}_hash"), None),
         _ => (api.to_owned(), value(api)),
     }
 }

@@ -33,7 +33,7 @@ pub const MAX_BASES: usize = 16;
 /// Lists whose items merge by identity (paths without their indexes), and the field that
 /// is an item's identity. A shared ban list merges by user, so a guild adds its own bans
 /// to the network's (or overrides one's reason) without repeating the list.
-const IDENTITY_LISTS: [(&str, &str); 9] = [
+const IDENTITY_LISTS: [(&str, &str); 11] = [
     ("roles", "name"),
     ("channels", "name"),
     ("channels.channels", "name"),
@@ -43,6 +43,8 @@ const IDENTITY_LISTS: [(&str, &str); 9] = [
     ("policies", "name"),
     ("emojis", "name"),
     ("soundboard", "name"),
+    ("automod", "name"),
+    ("events", "name"),
 ];
 
 /// Identity lists whose items are never merged: every layer's items are kept, so a guild

@@ -87,6 +87,13 @@ pub(crate) enum Phase {
     /// changed (after the emoji they may show).
     SoundDelete,
     SoundWrite,
+    /// AutoMod rules deleted (first: a guild holds at most six keyword rules), then
+    /// created and updated, once the roles and channels they name exist.
+    AutoModDelete,
+    AutoModWrite,
+    /// Scheduled events deleted, then created and updated, in the channels they name.
+    EventDelete,
+    EventWrite,
 }
 
 impl Phase {
@@ -263,6 +270,11 @@ impl ChannelRefs {
             .filter(|t| kinds.contains(&t.kind))
             .map(|t| t.stored.as_str());
         crate::manifest::closest(reference, names).map(str::to_owned)
+    }
+
+    /// The channel type of a channel a reference may name.
+    pub fn kind_of(&self, id: &IdRef) -> Option<u8> {
+        self.targets.iter().find(|t| &t.id == id).map(|t| t.kind)
     }
 
     /// The targets of a type in `kinds` that `reference` names: a live id, or a

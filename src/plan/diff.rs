@@ -128,6 +128,8 @@ fn build(
     super::webhooks::plan_webhooks(&mut cx);
     super::integrations::plan_integrations(&mut cx);
     super::invites::plan_invites(&mut cx);
+    super::automod::plan_automod(&mut cx);
+    super::events::plan_events(&mut cx);
     super::regions::check_regions(&mut cx);
     super::members::plan_rosters(&mut cx);
     super::members::plan_bans(&mut cx);

@@ -246,6 +246,32 @@ impl Order {
     }
 }
 
+fields! {
+    /// An AutoMod rule's fields.
+    AutoModRule {
+        Name = "name" => Some("name"),
+        Trigger = "trigger" => Some("trigger_metadata"),
+        Actions = "actions" => Some("actions"),
+        ExemptRoles = "exempt_roles" => Some("exempt_roles"),
+        ExemptChannels = "exempt_channels" => Some("exempt_channels"),
+        Enabled = "enabled" => Some("enabled"),
+    }
+}
+
+fields! {
+    /// A scheduled event's fields.
+    ScheduledEvent {
+        Name = "name" => Some("name"),
+        /// Its channel or location (the entity type and metadata go with it).
+        Place = "place" => Some("channel_id"),
+        Start = "start" => Some("scheduled_start_time"),
+        End = "end" => Some("scheduled_end_time"),
+        Description = "description" => Some("description"),
+        Image = "image" => Some("image"),
+        Recurrence = "recurrence" => Some("recurrence_rule"),
+    }
+}
+
 /// What one field change touches: a field of the object's kind, or the order of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -262,6 +288,8 @@ pub enum Field {
     Ban(Ban),
     Emoji(Emoji),
     Sound(Sound),
+    AutoModRule(AutoModRule),
+    ScheduledEvent(ScheduledEvent),
     Order(Order),
 }
 
@@ -282,6 +310,8 @@ impl Field {
             Field::Ban(f) => f.name().into(),
             Field::Emoji(f) => f.name().into(),
             Field::Sound(f) => f.name().into(),
+            Field::AutoModRule(f) => f.name().into(),
+            Field::ScheduledEvent(f) => f.name().into(),
             Field::Order(o) => o.name(),
         }
     }
@@ -302,6 +332,8 @@ impl Field {
             Field::Ban(f) => f.api(),
             Field::Emoji(f) => f.api(),
             Field::Sound(f) => f.api(),
+            Field::AutoModRule(f) => f.api(),
+            Field::ScheduledEvent(f) => f.api(),
             Field::Order(_) => Some("position"),
         }
     }
@@ -332,6 +364,8 @@ impl Field {
             Kind::Ban => Ban::parse(name).map(Field::Ban),
             Kind::Emoji => Emoji::parse(name).map(Field::Emoji),
             Kind::Sound => Sound::parse(name).map(Field::Sound),
+            Kind::AutoModRule => AutoModRule::parse(name).map(Field::AutoModRule),
+            Kind::ScheduledEvent => ScheduledEvent::parse(name).map(Field::ScheduledEvent),
         }
     }
 
@@ -345,6 +379,8 @@ impl Field {
                 | Field::Webhook(Webhook::Name)
                 | Field::Emoji(Emoji::Name)
                 | Field::Sound(Sound::Name)
+                | Field::AutoModRule(AutoModRule::Name)
+                | Field::ScheduledEvent(ScheduledEvent::Name)
         )
     }
 
@@ -469,7 +505,7 @@ mod tests {
     /// plan means what the plan that wrote it meant.
     #[test]
     fn every_field_reads_back_from_its_name() {
-        let kinds: [(Kind, Vec<Field>); 13] = [
+        let kinds: [(Kind, Vec<Field>); 15] = [
             (Kind::Guild, Guild::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Role, Role::ALL.iter().map(|&f| f.into()).collect()),
             (
@@ -507,6 +543,14 @@ mod tests {
             (Kind::Ban, Ban::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Emoji, Emoji::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Sound, Sound::ALL.iter().map(|&f| f.into()).collect()),
+            (
+                Kind::AutoModRule,
+                AutoModRule::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::ScheduledEvent,
+                ScheduledEvent::ALL.iter().map(|&f| f.into()).collect(),
+            ),
         ];
         for (kind, fields) in kinds {
             for f in fields {

@@ -45,7 +45,9 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             .route
             .permissions()
             .iter()
-            .chain(overwrite_permissions(op));
+            .chain(overwrite_permissions(op))
+            .chain(automod_permissions(op))
+            .chain(event_permissions(op, snap));
         for (name, perm) in needed {
             if !bot.contains(*perm) && !seen_need.contains(name) {
                 seen_need.push(name);
@@ -229,6 +231,42 @@ fn overwrite_permissions(op: &super::Operation) -> &'static [(&'static str, Perm
             .any(|i| i.get("lock_permissions") == Some(&Value::Bool(true)))
     });
     if overwrites || locks { ROLES } else { &[] }
+}
+
+/// What an AutoMod rule's call needs beyond `manage_guild`: a rule with a timeout action
+/// needs `moderate_members` (Discord's resources/auto-moderation, "Action Types").
+fn automod_permissions(op: &super::Operation) -> &'static [(&'static str, Permissions)] {
+    const MODERATE: &[(&str, Permissions)] = &[("moderate_members", Permissions::MODERATE_MEMBERS)];
+    let times_out = op
+        .body
+        .as_ref()
+        .and_then(|b| b.get("actions"))
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|a| a["type"] == 3));
+    let rule = matches!(
+        op.route,
+        Route::CreateAutoModRule { .. } | Route::UpdateAutoModRule { .. }
+    );
+    if rule && times_out { MODERATE } else { &[] }
+}
+
+/// What a change to a scheduled event needs beyond `create_events`: `manage_events` for an
+/// event someone else made (Discord split the two on 2026-02-23).
+fn event_permissions(
+    op: &super::Operation,
+    snap: &Snapshot,
+) -> &'static [(&'static str, Permissions)] {
+    const MANAGE: &[(&str, Permissions)] = &[("manage_events", Permissions::MANAGE_EVENTS)];
+    let event = match &op.route {
+        Route::UpdateScheduledEvent { event, .. } | Route::DeleteScheduledEvent { event, .. } => {
+            event.live()
+        }
+        _ => None,
+    };
+    let others = event
+        .and_then(|id| snap.events.iter().flatten().find(|e| e.id == id))
+        .is_some_and(|e| e.creator_id.as_deref() != Some(snap.bot.id.as_str()));
+    if others { MANAGE } else { &[] }
 }
 
 /// A permission value in a request body; `{"$created": ..}` placeholders are never permissions.

@@ -6,11 +6,13 @@
 //! ties a saved plan to its manifest, guild and guildctl version, `risk` reads what it
 //! widens or destroys, and `apply` executes its operations.
 
+mod automod;
 pub mod binding;
 mod channels;
 mod context;
 mod diff;
 mod emojis;
+mod events;
 mod features;
 pub mod field;
 mod forum;
@@ -227,6 +229,10 @@ pub enum Kind {
     Emoji,
     /// A soundboard sound.
     Sound,
+    /// An AutoMod rule.
+    AutoModRule,
+    /// A scheduled event.
+    ScheduledEvent,
 }
 
 impl Kind {
@@ -247,6 +253,8 @@ impl Kind {
             Kind::Ban => "ban",
             Kind::Emoji => "emoji",
             Kind::Sound => "sound",
+            Kind::AutoModRule => "AutoMod rule",
+            Kind::ScheduledEvent => "event",
         }
     }
 }

@@ -52,6 +52,10 @@ pub enum DeleteKind {
     /// the deletions of objects, with the default limit of [`MIN_DELETE_LIMIT`] whatever the
     /// guild's size (guildctl does not read how many members it has).
     MemberBans,
+    /// AutoMod rules deleted: by `prune.automod`, or to change a rule's trigger kind.
+    AutoModRules,
+    /// Scheduled events deleted by `prune.events`.
+    ScheduledEvents,
 }
 
 impl DeleteKind {
@@ -67,6 +71,8 @@ impl DeleteKind {
             DeleteKind::MemberBans => "members banned",
             DeleteKind::Emojis => "emojis",
             DeleteKind::Sounds => "sounds",
+            DeleteKind::AutoModRules => "AutoMod rules",
+            DeleteKind::ScheduledEvents => "scheduled events",
         }
     }
 
@@ -103,6 +109,8 @@ impl DeleteKind {
             Kind::Ban => Some(DeleteKind::Bans),
             Kind::Emoji => Some(DeleteKind::Emojis),
             Kind::Sound => Some(DeleteKind::Sounds),
+            Kind::AutoModRule => Some(DeleteKind::AutoModRules),
+            Kind::ScheduledEvent => Some(DeleteKind::ScheduledEvents),
             _ => None,
         }
     }
@@ -350,6 +358,8 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::MemberBans => 0,
         DeleteKind::Emojis => snap.expressions.emojis.as_ref().map_or(0, Vec::len),
         DeleteKind::Sounds => snap.expressions.sounds.as_ref().map_or(0, Vec::len),
+        DeleteKind::AutoModRules => snap.automod.as_ref().map_or(0, Vec::len),
+        DeleteKind::ScheduledEvents => snap.events.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -363,6 +373,8 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::MemberBans,
         DeleteKind::Emojis,
         DeleteKind::Sounds,
+        DeleteKind::AutoModRules,
+        DeleteKind::ScheduledEvents,
     ] {
         let direct = plan
             .changes

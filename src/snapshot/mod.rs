@@ -1,7 +1,9 @@
 //! The live guild, read in a constant number of calls whatever its size; rosters and bans
 //! ([`people`]) only when the manifest declares them.
 
+pub mod automod;
 mod canonical;
+pub mod events;
 pub mod people;
 
 use std::collections::BTreeMap;
@@ -57,6 +59,14 @@ pub struct Snapshot {
     /// ([`Snapshot::read_expressions`]).
     #[serde(default, skip_serializing_if = "Expressions::is_empty")]
     pub expressions: Expressions,
+    /// AutoMod rules, read only for a manifest that declares them ([`Snapshot::read_sections`]);
+    /// `None` too where the bot may not read them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automod: Option<Vec<automod::AutoModRule>>,
+    /// Scheduled events, read only for a manifest that declares them
+    /// ([`Snapshot::read_sections`]); `None` too where Discord refused the listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<events::ScheduledEvent>>,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -123,6 +133,8 @@ impl Snapshot {
             doors: Doors::default(),
             people: None,
             expressions: Expressions::default(),
+            automod: None,
+            events: None,
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
@@ -188,6 +200,31 @@ impl Snapshot {
     ) -> Result<(), ClientError> {
         if !q.is_empty() {
             self.people = Some(people::read(client, &self.guild.id.clone(), q).await?);
+        }
+        Ok(())
+    }
+
+    /// Reads the AutoMod rules and the scheduled events when `m` declares them: one GET
+    /// each.
+    pub async fn read_sections(
+        &mut self,
+        client: &Client,
+        m: &crate::manifest::Manifest,
+    ) -> Result<(), ClientError> {
+        if automod::wanted(m) {
+            self.automod = automod::read(client, &self.guild.id.clone()).await?;
+        }
+        if events::wanted(m) {
+            self.events = events::read(client, &self.guild.id.clone()).await?;
+            // Cover images, compared by content as the guild's are: one CDN read each.
+            let covers: Vec<LiveImage<'_>> = self
+                .events
+                .iter()
+                .flatten()
+                .filter_map(events::ScheduledEvent::live_image)
+                .collect();
+            let read = read_images(client, &covers).await;
+            self.images.extend(read);
         }
         Ok(())
     }
@@ -276,6 +313,11 @@ impl Snapshot {
             // Likewise for the expressions.
             #[serde(skip_serializing_if = "Expressions::is_empty")]
             expressions: &'a Expressions,
+            // Likewise for the sections read only when declared.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            automod: &'a Option<Vec<automod::AutoModRule>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            events: &'a Option<Vec<events::ScheduledEvent>>,
         }
         let mut channels: Vec<&Channel> = self.channels.iter().collect();
         channels.sort_by(|a, b| a.id.cmp(&b.id));
@@ -291,6 +333,8 @@ impl Snapshot {
             webhooks: &self.webhooks,
             people: &self.people,
             expressions: &self.expressions,
+            automod: &self.automod,
+            events: &self.events,
         });
         let digest = Sha256::digest(&bytes);
         digest.iter().take(16).map(|b| format!("{b:02x}")).collect()

@@ -42,8 +42,9 @@ async fn the_example_plans_rehearse_and_converge() {
         assert_eq!(r["refusal"], Value::Null, "{name}: {r}");
         assert_eq!(r["calls"], ops, "{name}: every call accepted");
         let requests = h.requests();
-        // The community example's `holders` policy reads the role member counts too.
-        let reads = if name == "community.yaml" { 8 } else { 7 };
+        // The community example's `holders` policy reads the role member counts too, and
+        // its `automod:` and `events:` one listing each.
+        let reads = if name == "community.yaml" { 10 } else { 7 };
         assert!(
             requests.iter().all(|q| q.method == "GET") && requests.len() == reads,
             "{name}: the rehearsal adds no request to Discord: {:?}",

@@ -313,6 +313,8 @@ impl Permissions {
     /// Create scheduled events, and edit or delete one's own (split from MANAGE_EVENTS
     /// on the same date).
     pub const CREATE_EVENTS: Permissions = Permissions(1 << 44);
+    /// Time members out (an AutoMod rule with a timeout action needs it).
+    pub const MODERATE_MEMBERS: Permissions = Permissions(1 << 40);
 
     /// The union of every bit that has a name.
     pub fn known_mask() -> u64 {

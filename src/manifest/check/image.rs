@@ -358,6 +358,11 @@ pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
             out.push((format!("{path}.avatar"), rel.as_str()));
         }
     }
+    for (i, e) in m.events.iter().flatten().enumerate() {
+        if let Some(rel) = &e.image {
+            out.push((format!("events[{i}].image"), rel.as_str()));
+        }
+    }
     out
 }
 

@@ -19,7 +19,9 @@
 //! (rosters and bans), `policies`, `expressions` (custom emoji). Discord's limits are [`crate::discord::limits`].
 
 mod audio;
+mod automod;
 mod channels;
+mod events;
 mod expressions;
 mod features;
 mod forum;
@@ -110,6 +112,13 @@ pub const RULES: &[(&str, Rule)] = &[
     ("emoji-roles", expressions::emoji_roles),
     ("sound-fields", expressions::sounds),
     ("unique-sound-names", expressions::unique_sound_names),
+    ("automod-names", automod::automod_names),
+    ("automod-triggers", automod::automod_triggers),
+    ("automod-rule-counts", automod::automod_rule_counts),
+    ("automod-actions", automod::automod_actions),
+    ("event-names", events::event_names),
+    ("event-place-and-times", events::event_place_and_times),
+    ("event-recurrence", events::event_recurrence),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

@@ -33,8 +33,10 @@ macro_rules! named_enum {
     };
 }
 
+mod automod;
 mod channels;
 mod doors;
+mod events;
 mod expressions;
 mod features;
 mod people;
@@ -43,8 +45,10 @@ mod roles;
 mod settings;
 mod webhooks;
 
+pub use automod::*;
 pub use channels::*;
 pub use doors::*;
+pub use events::*;
 pub use expressions::*;
 pub use features::*;
 pub use people::*;
@@ -127,6 +131,13 @@ pub struct Manifest {
     /// `prune.soundboard`. Left out: not managed (and not read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soundboard: Option<Vec<SoundboardSound>>,
+    /// AutoMod rules by name. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automod: Option<Vec<AutoModRule>>,
+    /// Scheduled events by name: future and recurring ones are managed, a past one-off is
+    /// not created again. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<ScheduledEvent>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -197,6 +208,13 @@ pub struct Prune {
     /// Delete soundboard sounds `soundboard` does not list.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub soundboard: bool,
+    /// Delete AutoMod rules `automod` does not declare (Discord's own mention-spam rule
+    /// included).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub automod: bool,
+    /// Delete scheduled events `events` does not declare (only those not yet started).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub events: bool,
 }
 
 impl Prune {
