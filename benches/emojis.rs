@@ -87,7 +87,7 @@ fn main() {
         let mut snap = Snapshot::fetch(&client, &emu.guild_id)
             .await
             .expect("snapshot");
-        snap.read_expressions(&client, true, false)
+        snap.read_sections(&client, &loaded.manifest)
             .await
             .expect("emojis");
         let reads = emu.requests().len();

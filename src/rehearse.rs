@@ -251,13 +251,6 @@ async fn read_back(
             }
         }
     }
-    after
-        .read_expressions(
-            client,
-            loaded.manifest.emojis.is_some(),
-            loaded.manifest.soundboard.is_some(),
-        )
-        .await?;
     let mut paths: Vec<String> = after.live_images().iter().map(|i| i.path()).collect();
     // An emoji's path is its id, and its image cannot change: one the copy kept is the image
     // the snapshot read.

@@ -365,21 +365,14 @@ pub(crate) async fn read_guild_for_users(
     snap.read_doors(client, guildctl::snapshot::Wants::of(manifest))
         .await
         .context("reading the guild's integrations, invites or voice regions")?;
-    snap.read_expressions(
-        client,
-        manifest.emojis.is_some(),
-        manifest.soundboard.is_some(),
-    )
-    .await
-    .context("reading the guild's emojis")?;
     let mut wanted = guildctl::plan::people_query(manifest, &snap);
     wanted.users.extend(users.iter().cloned());
     snap.read_people(client, &wanted)
         .await
         .context("reading the guild's roster members and bans")?;
-    snap.read_sections(client, manifest)
-        .await
-        .context("reading the guild's AutoMod rules")?;
+    snap.read_sections(client, manifest).await.context(
+        "reading the guild's emojis, soundboard sounds, AutoMod rules or scheduled events",
+    )?;
     Ok(snap)
 }
 

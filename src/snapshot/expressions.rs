@@ -29,7 +29,7 @@ impl Snapshot {
     /// Reads the emoji list (one GET) when `emojis` is asked for, and each emoji's image
     /// from the CDN into [`Snapshot::images`] under [`emoji_path`]; an image the CDN would
     /// not give is left out (the plan then cannot tell it is the declared file, and says so).
-    pub async fn read_expressions(
+    pub(super) async fn read_expressions(
         &mut self,
         client: &Client,
         emojis: bool,

@@ -56,7 +56,7 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub people: Option<people::People>,
     /// Custom emoji, read only for a manifest that declares them
-    /// ([`Snapshot::read_expressions`]).
+    /// ([`Snapshot::read_sections`]).
     #[serde(default, skip_serializing_if = "Expressions::is_empty")]
     pub expressions: Expressions,
     /// AutoMod rules, read only for a manifest that declares them ([`Snapshot::read_sections`]);
@@ -204,13 +204,16 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Reads the AutoMod rules and the scheduled events when `m` declares them: one GET
-    /// each.
+    /// Reads the optional sections `m` declares, one listing GET each: custom emoji and
+    /// soundboard sounds (with their files from the CDN), AutoMod rules, and scheduled events
+    /// (with their cover images). The one place a command or the rehearsal reads them.
     pub async fn read_sections(
         &mut self,
         client: &Client,
         m: &crate::manifest::Manifest,
     ) -> Result<(), ClientError> {
+        self.read_expressions(client, m.emojis.is_some(), m.soundboard.is_some())
+            .await?;
         if automod::wanted(m) {
             self.automod = automod::read(client, &self.guild.id.clone()).await?;
         }
