@@ -276,68 +276,31 @@ pub(super) fn field_question(
                 id,
             )
         }
-        Kind::ScheduledEvent => {
-            let e = snap
-                .events
-                .iter()
-                .flatten()
-                .find(|e| Some(&e.id) == id.as_ref());
-            (
-                e.and_then(|o| serde_json::to_value(o).ok()),
-                &[update, create],
-                id,
-            )
-        }
-        Kind::AutoModRule => {
-            let r = snap
-                .automod
-                .iter()
-                .flatten()
-                .find(|r| Some(&r.id) == id.as_ref());
-            (
-                r.and_then(|o| serde_json::to_value(o).ok()),
-                &[update, create],
-                id,
-            )
-        }
-        Kind::Webhook => {
-            let w = snap
-                .webhooks
-                .iter()
-                .flatten()
-                .find(|w| Some(&w.id) == id.as_ref());
-            (
-                w.and_then(|o| serde_json::to_value(o).ok()),
-                &[update, create],
-                id,
-            )
-        }
-        Kind::Emoji => {
-            let e = snap
-                .expressions
-                .emojis
-                .iter()
-                .flatten()
-                .find(|e| Some(&e.id) == id.as_ref());
-            (
-                e.and_then(|o| serde_json::to_value(o).ok()),
-                &[update, create],
-                id,
-            )
-        }
-        Kind::Sound => {
-            let s = snap
-                .expressions
-                .sounds
-                .iter()
-                .flatten()
-                .find(|s| Some(&s.sound_id) == id.as_ref());
-            (
-                s.and_then(|o| serde_json::to_value(o).ok()),
-                &[update, create],
-                id,
-            )
-        }
+        Kind::ScheduledEvent => (
+            live_by_id(&snap.events, &id, |o| &o.id),
+            &[update, create],
+            id,
+        ),
+        Kind::AutoModRule => (
+            live_by_id(&snap.automod, &id, |o| &o.id),
+            &[update, create],
+            id,
+        ),
+        Kind::Webhook => (
+            live_by_id(&snap.webhooks, &id, |o| &o.id),
+            &[update, create],
+            id,
+        ),
+        Kind::Emoji => (
+            live_by_id(&snap.expressions.emojis, &id, |o| &o.id),
+            &[update, create],
+            id,
+        ),
+        Kind::Sound => (
+            live_by_id(&snap.expressions.sounds, &id, |o| &o.sound_id),
+            &[update, create],
+            id,
+        ),
     };
     let (key, value) = audit_key(field, object.as_ref());
     Question::new(actions, target, Matcher::Key { key, value })
@@ -385,6 +348,20 @@ pub(super) fn audit_key(field: &Field, object: Option<&Value>) -> (String, Optio
         Field::ScheduledEvent(field::ScheduledEvent::Image) => (format!("{api}_hash"), None),
         _ => (api.to_owned(), value(api)),
     }
+}
+
+/// The live object of a listing read only for some manifests, by its id, as the audit
+/// log's keys name its fields.
+fn live_by_id<T: serde::Serialize>(
+    list: &Option<Vec<T>>,
+    id: &Option<String>,
+    id_of: impl Fn(&T) -> &String,
+) -> Option<Value> {
+    let found = list
+        .iter()
+        .flatten()
+        .find(|o| Some(id_of(o)) == id.as_ref())?;
+    serde_json::to_value(found).ok()
 }
 
 /// `Category/#name` → `name`: what the audit log stores.
