@@ -190,6 +190,13 @@ fn main() {
         guilds,
     );
     state.config.time_scale = scale;
+    // The emulator's state too, to profile `plan --all` against a standing emulator
+    // (`guildctl emulator --state`).
+    if let Ok(keep) = std::env::var("GUILDCTL_BENCH_KEEP") {
+        std::fs::create_dir_all(&keep).unwrap();
+        let file = std::fs::File::create(Path::new(&keep).join("state.json")).unwrap();
+        serde_json::to_writer(std::io::BufWriter::new(file), &state).unwrap();
+    }
     let config = state.config.clone();
     let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
     let names: Vec<String> = state.guilds.iter().map(|g| g.name.clone()).collect();
