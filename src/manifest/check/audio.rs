@@ -19,7 +19,7 @@ use symphonia_core::codecs::CodecParameters;
 use symphonia_core::codecs::audio::well_known::{
     CODEC_ID_MP1, CODEC_ID_MP2, CODEC_ID_MP3, CODEC_ID_OPUS, CODEC_ID_VORBIS,
 };
-use symphonia_core::formats::probe::{Hint, Probe};
+use symphonia_core::formats::probe::{Hint, Probe, ProbeOptions};
 use symphonia_core::formats::{FormatOptions, TrackType};
 use symphonia_core::io::{MediaSourceStream, MediaSourceStreamOptions};
 use symphonia_core::meta::MetadataOptions;
@@ -29,7 +29,13 @@ use symphonia_metadata::id3v2::Id3v2Reader;
 /// The sound's MIME type and length in seconds; `None` when it is neither a readable MP3
 /// nor a readable Ogg Vorbis or Opus stream.
 pub(crate) fn audio(bytes: &[u8]) -> Option<(&'static str, f64)> {
-    let mut probe = Probe::default();
+    // The file must begin with its format: a frame, a page or an ID3v2 tag (the probe's
+    // markers are two bytes). Symphonia would otherwise look for one through the first MB,
+    // and take "notes.txt" with an MP3 pasted at its end, which the emulator refuses.
+    let mut probe = Probe::new_with_options(&ProbeOptions {
+        max_probe_depth: 2,
+        ..ProbeOptions::default()
+    });
     probe.register_format::<MpaReader<'_>>();
     probe.register_format::<OggReader<'_>>();
     probe.register_metadata::<Id3v2Reader<'_>>();
@@ -65,7 +71,12 @@ pub(crate) fn audio(bytes: &[u8]) -> Option<(&'static str, f64)> {
             samples = samples.saturating_add(packet.dur.get());
         }
     }
-    (samples > 0).then(|| (mime, samples.saturating_sub(pre_skip) as f64 / f64::from(rate)))
+    (samples > 0).then(|| {
+        (
+            mime,
+            samples.saturating_sub(pre_skip) as f64 / f64::from(rate),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -104,8 +115,8 @@ mod tests {
     }
 
     /// The frames' bitrates differ (32 to 192 kbit/s) and no Xing header counts them, so
-    /// only walking every frame gets the length: 40 frames of 1152 samples at 44.1 kHz. An
-    /// estimate from the first frames' bitrate and the file's size is off by far.
+    /// only walking every frame gets the length: 40 frames of 1152 samples at 44.1 kHz
+    /// (symphonia's own track length would be an estimate from the first frames' bitrate).
     #[test]
     fn a_variable_bitrate_mp3_without_a_xing_header_is_walked_frame_by_frame() {
         assert!(!VBR_NO_XING.windows(4).any(|w| w == b"Xing" || w == b"Info"));
@@ -154,7 +165,10 @@ mod tests {
             let full = audio(whole).unwrap().1;
             for cut in (0..whole.len()).step_by(97) {
                 if let Some((_, s)) = audio(&whole[..cut]) {
-                    assert!(s <= full, "{cut} bytes read as {s} s, the whole file {full} s");
+                    assert!(
+                        s <= full,
+                        "{cut} bytes read as {s} s, the whole file {full} s"
+                    );
                 }
             }
         }
@@ -171,6 +185,12 @@ mod tests {
         assert!(audio(&[0xFF, 0xFB, 0x90, 0x00]).is_none());
         assert!(audio(&[0u8; 4096]).is_none());
         assert!(audio(include_bytes!("audio.rs")).is_none());
+        let mut pasted = b"notes\n".to_vec();
+        pasted.extend(VBR_NO_XING);
+        assert!(audio(&pasted).is_none());
+        let mut pasted = b"notes\n".to_vec();
+        pasted.extend(VORBIS_1S);
+        assert!(audio(&pasted).is_none());
     }
 
     proptest! {
