@@ -20,28 +20,22 @@ fn mp3(n: usize, tag: &str) -> Vec<u8> {
     b
 }
 
-fn ogg_page(granule: i64, body: &[u8]) -> Vec<u8> {
-    let mut p = b"OggS\0\0".to_vec();
-    p.extend(granule.to_le_bytes());
-    p.extend(7u32.to_le_bytes());
-    p.extend([0u8; 8]);
-    p.push(1);
-    p.push(body.len() as u8);
-    p.extend(body);
-    p
-}
-
-/// An Ogg Vorbis stream at 48 kHz of `seconds`.
-fn ogg(seconds: f64, tag: &str) -> Vec<u8> {
-    let mut id = b"\x01vorbis".to_vec();
-    id.extend(0u32.to_le_bytes());
-    id.push(2);
-    id.extend(48_000u32.to_le_bytes());
-    id.extend([0u8; 14]);
-    let mut b = ogg_page(0, &id);
-    b.extend(ogg_page(-1, tag.as_bytes()));
-    b.extend(ogg_page((seconds * 48_000.0) as i64, &[1; 40]));
-    b
+/// A real Ogg file of `seconds` (tests/data/sounds, made by oggenc and opusenc): Vorbis for
+/// 2 and 6 seconds, Opus (pre-skip 312) for 1. Each length is its own file, so the sounds
+/// differ by content.
+fn ogg(seconds: u32) -> Vec<u8> {
+    let name = match seconds {
+        1 => "opus-1s.ogg",
+        2 => "vorbis-2s.ogg",
+        6 => "vorbis-6s.ogg",
+        _ => unreachable!("no {seconds} s file in tests/data/sounds"),
+    };
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/sounds")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn put(h: &Harness, rel: &str, bytes: &[u8]) {
@@ -93,7 +87,7 @@ soundboard:
 
 async fn applied_two() -> (Harness, String) {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "sounds/airhorn.ogg", &ogg(2.0, "airhorn"));
+    put(&h, "sounds/airhorn.ogg", &ogg(2));
     put(&h, "sounds/boing.mp3", &mp3(40, "boing"));
     let m = h.manifest("guild.yaml", TWO);
     let m = m.to_str().unwrap().to_owned();
@@ -200,7 +194,7 @@ async fn a_changed_file_is_a_deletion_and_a_creation_under_the_gate() {
 #[tokio::test]
 async fn long_big_and_unreadable_sounds_are_refused_at_their_lines() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "long.ogg", &ogg(6.0, "long"));
+    put(&h, "long.ogg", &ogg(6));
     put(&h, "big.mp3", &mp3(1300, "big"));
     put(&h, "text.mp3", b"not a sound");
     let m = h.manifest(
@@ -320,7 +314,7 @@ async fn an_export_writes_the_sounds_and_plans_back_to_nothing() {
 #[tokio::test]
 async fn the_rehearsal_copy_holds_the_sounds_and_converges() {
     let (h, _) = applied_two().await;
-    put(&h, "sounds/new.ogg", &ogg(1.0, "new"));
+    put(&h, "sounds/new.ogg", &ogg(1));
     let m = h.manifest(
         "next.yaml",
         "version: 1
