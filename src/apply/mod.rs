@@ -435,9 +435,9 @@ pub fn resolve(
             .map(|id| Value::String(id.clone()))
             .ok_or_else(|| Unresolved::Created(key.to_owned()));
     }
-    if let Some((_, mime, bytes)) = planned_file(v, manifest_dir)? {
-        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-        return Ok(Value::String(format!("data:{mime};base64,{data}")));
+    if let Some(file) = planned_file(v, manifest_dir)? {
+        let data = base64::engine::general_purpose::STANDARD.encode(file.bytes);
+        return Ok(Value::String(format!("data:{};base64,{data}", file.mime)));
     }
     Ok(match v {
         Value::Array(items) => Value::Array(
@@ -455,12 +455,17 @@ pub fn resolve(
     })
 }
 
-/// The file a `{"$image": PATH, "sha256": ..}` placeholder names, read as it was when the
-/// plan was made: its path, type and bytes; `None` when `v` is no such placeholder.
-fn planned_file(
-    v: &Value,
-    manifest_dir: &Path,
-) -> Result<Option<(String, &'static str, Vec<u8>)>, Unresolved> {
+/// A file a plan uploads, read as it was when the plan was made.
+struct PlannedFile {
+    /// As the manifest names it, relative to its folder.
+    path: String,
+    mime: &'static str,
+    bytes: Vec<u8>,
+}
+
+/// The file a `{"$image": PATH, "sha256": ..}` placeholder names; `None` when `v` is no such
+/// placeholder.
+fn planned_file(v: &Value, manifest_dir: &Path) -> Result<Option<PlannedFile>, Unresolved> {
     let Some(path) = v.get("$image").and_then(Value::as_str) else {
         return Ok(None);
     };
@@ -477,7 +482,11 @@ fn planned_file(
             planned.unwrap_or("not recorded")
         )));
     }
-    Ok(Some((path.to_owned(), mime, bytes)))
+    Ok(Some(PlannedFile {
+        path: path.to_owned(),
+        mime,
+        bytes,
+    }))
 }
 
 /// A multipart/form-data body from a planned JSON body: its one file placeholder as the file
@@ -494,15 +503,16 @@ fn form_of(
     let mut fields = Vec::new();
     let mut file = None;
     for (key, value) in map {
-        if let Some((path, mime, bytes)) = planned_file(value, manifest_dir)? {
-            let name = Path::new(&path)
-                .file_name()
-                .map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
+        if let Some(planned) = planned_file(value, manifest_dir)? {
+            let name = Path::new(&planned.path).file_name().map_or_else(
+                || planned.path.clone(),
+                |n| n.to_string_lossy().into_owned(),
+            );
             file = Some(FormFile {
                 part: key.clone(),
                 name,
-                mime,
-                bytes: bytes.into(),
+                mime: planned.mime,
+                bytes: planned.bytes.into(),
             });
             continue;
         }
@@ -561,6 +571,46 @@ mod tests {
         // A placeholder without a digest (a plan file edited to drop it) sends nothing.
         let bare = json!({"$image": "icon.png"});
         assert!(resolve(&bare, &none, dir.path()).is_err());
+    }
+
+    /// A sticker's planned body becomes a form: text fields as they are, the placeholder as
+    /// the file part under the file's own name, only with the bytes the plan was made with.
+    #[test]
+    fn an_upload_form_holds_the_text_fields_and_the_planned_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("stickers")).unwrap();
+        let png = b"\x89PNG\r\n\x1a\nplanned";
+        std::fs::write(dir.path().join("stickers/ferris.png"), png).unwrap();
+        let planned = crate::discord::cdn::digest(png);
+        let body = json!({
+            "name": "ferris",
+            "file": crate::plan::image_ref("stickers/ferris.png", &planned),
+            "tags": "crab",
+        });
+        let form = form_of(&body, &HashMap::new(), dir.path()).unwrap();
+        assert_eq!(
+            form.fields,
+            [
+                ("name".to_owned(), "ferris".to_owned()),
+                ("tags".to_owned(), "crab".to_owned())
+            ]
+        );
+        assert_eq!(
+            (
+                form.file.part.as_str(),
+                form.file.name.as_str(),
+                form.file.mime
+            ),
+            ("file", "ferris.png", "image/png")
+        );
+        assert_eq!(&form.file.bytes[..], png);
+        std::fs::write(
+            dir.path().join("stickers/ferris.png"),
+            b"\x89PNG\r\n\x1a\nswapped",
+        )
+        .unwrap();
+        assert!(form_of(&body, &HashMap::new(), dir.path()).is_err());
+        assert!(form_of(&json!({"name": "x"}), &HashMap::new(), dir.path()).is_err());
     }
 
     #[test]

@@ -325,7 +325,11 @@ async fn slots_by_boost_tier_are_refused_at_the_sticker_past_the_limit() {
     let mut yaml = String::from("version: 1\nstickers:\n");
     // The guild has one sticker (ferris, kept, unmanaged): 5 new ones make 6 of 5 slots.
     for k in 0..5 {
-        put(&h, &format!("s{k}.png"), &png(320, 320, false, &format!("s{k}")));
+        put(
+            &h,
+            &format!("s{k}.png"),
+            &png(320, 320, false, &format!("s{k}")),
+        );
         yaml.push_str(&format!(
             "  - {{ name: sticker{k}, image: s{k}.png, tags: s{k} }}\n"
         ));
