@@ -347,6 +347,35 @@ async fn slots_by_boost_tier_are_refused_at_the_sticker_past_the_limit() {
 }
 
 #[tokio::test]
+async fn another_members_sticker_needs_manage_guild_expressions() {
+    let mut st = state();
+    let g = &mut st.guilds[0];
+    let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
+    bot_role.permissions = guildctl::permissions::Permissions::CREATE_GUILD_EXPRESSIONS;
+    let h = Harness::with_state(Some(st)).await;
+    // The guild's own ferris, the same file: only its tags change, on ferris's sticker.
+    put(
+        &h,
+        "ferris.png",
+        &kept_file(&live_sticker(&h, "ferris").unwrap()),
+    );
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nstickers:\n  - { name: ferris, image: ferris.png, tags: rust }\n",
+    );
+    let run = h.run(&["plan", "-f", m.to_str().unwrap()]).await;
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        out.contains("update sticker ferris")
+            && out.contains("manage_guild_expressions")
+            && out.contains("ferris uploaded it"),
+        "{out}"
+    );
+    assert!(h.writes().is_empty());
+}
+
+#[tokio::test]
 async fn a_rate_limited_upload_is_sent_again_whole() {
     let h = Harness::with_state(Some(state())).await;
     put(&h, "stickers/wave.gif", &gif("wave"));
@@ -391,6 +420,43 @@ async fn a_rate_limited_upload_is_sent_again_whole() {
         .collect();
     assert_eq!(posts, [429, 201]);
     assert_eq!(kept_file(&live_sticker(&h, "wave").unwrap()), gif("wave"));
+}
+
+#[tokio::test]
+async fn an_upload_whose_answer_is_lost_is_found_not_sent_twice() {
+    let h = Harness::with_state(Some(state())).await;
+    put(&h, "stickers/wave.gif", &gif("wave"));
+    h.emu
+        .set_faults(FaultSet {
+            seed: Some(1),
+            rules: vec![FaultRule {
+                method: "POST".into(),
+                path: "/guilds/*/stickers".into(),
+                probability: 1.0,
+                kind: FaultKind::DropAfter,
+            }],
+        })
+        .unwrap();
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nstickers:\n  - { name: wave, image: stickers/wave.gif, tags: wave }\n",
+    );
+    h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"])
+        .await
+        .assert_code(0);
+    // Made once, its answer lost: the listing shows it, so it is not uploaded again.
+    let posts = sticker_writes(&h)
+        .into_iter()
+        .filter(|(m, _)| m == "POST")
+        .count();
+    assert_eq!(posts, 1);
+    let waves = h
+        .guild()
+        .stickers
+        .iter()
+        .filter(|s| s.name == "wave")
+        .count();
+    assert_eq!(waves, 1);
 }
 
 #[tokio::test]
