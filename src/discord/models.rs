@@ -593,7 +593,7 @@ pub struct GuildSticker {
 }
 
 fn png_sticker() -> u8 {
-    1
+    super::cdn::STICKER_PNG
 }
 
 /// Webhook types (discord-behaviour.md §6).
