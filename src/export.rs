@@ -96,6 +96,7 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         policies: None,
         emojis: emojis(snap, images),
         soundboard: sounds(snap, images),
+        stickers: stickers(snap, images),
         prune: Default::default(),
         safety: None,
     };
@@ -148,6 +149,29 @@ fn sounds(
                 sound,
                 volume: Some(s.volume),
                 emoji: s.emoji_id.clone().or_else(|| s.emoji_name.clone()),
+            })
+        })
+        .collect();
+    (!out.is_empty()).then_some(out)
+}
+
+/// The guild's stickers whose files were written (`files`, by CDN path), with their ids
+/// pinned. Left out when not read or no file was written.
+fn stickers(snap: &Snapshot, files: &ExportedImages) -> Option<Vec<crate::manifest::GuildSticker>> {
+    let live = snap.expressions.stickers.as_ref()?;
+    let out: Vec<crate::manifest::GuildSticker> = live
+        .iter()
+        .filter_map(|s| {
+            let image = files
+                .get(&crate::discord::cdn::sticker_path(&s.id, s.format_type))?
+                .clone();
+            Some(crate::manifest::GuildSticker {
+                id: Some(Snowflake(s.id.clone())),
+                name: s.name.clone(),
+                previous_names: Vec::new(),
+                image,
+                tags: s.tags.clone(),
+                description: s.description.clone().filter(|d| !d.is_empty()),
             })
         })
         .collect();
@@ -734,6 +758,14 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
             Some("Soundboard sounds, their files written beside the manifest."),
             "soundboard",
             &m.soundboard,
+        )?;
+    }
+    if m.stickers.is_some() {
+        section(
+            &mut out,
+            Some("Stickers, their files written beside the manifest."),
+            "stickers",
+            &m.stickers,
         )?;
     }
     if m.automod.is_some() {

@@ -256,6 +256,7 @@ async fn read_back(
     // the snapshot read.
     paths.extend(after.emoji_paths());
     paths.extend(after.sound_paths());
+    paths.extend(after.sticker_paths());
     paths.extend(
         after
             .events
@@ -446,6 +447,24 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
             })
         })
         .collect();
+    // Stickers as Discord lists them, without their files, as the emoji are.
+    let stickers: Vec<Value> = snap
+        .expressions
+        .stickers
+        .iter()
+        .flatten()
+        .map(|s| {
+            if let Some(u) = &s.user {
+                users
+                    .entry(u.id.clone())
+                    .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
+            }
+            json!({
+                "id": s.id, "name": s.name, "description": s.description, "tags": s.tags,
+                "format_type": s.format_type, "user_id": s.user.as_ref().map(|u| &u.id),
+            })
+        })
+        .collect();
     // The tier is what Discord checks; the count only has to reach it.
     let boosts = [0, 2, 7, 14][usize::try_from(g.premium_tier.min(3)).unwrap_or(0)];
     let mut guild = json!({
@@ -477,6 +496,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         "webhooks": webhooks,
         "emojis": emojis,
         "soundboard_sounds": sounds,
+        "stickers": stickers,
         "integrations": integrations,
         "invites": invites,
         "auto_moderation_rules": snap.automod.iter().flatten().collect::<Vec<_>>(),
@@ -516,6 +536,13 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         )
         .chain(snap.automod.iter().flatten().map(|r| r.id.as_str()))
         .chain(snap.events.iter().flatten().map(|e| e.id.as_str()))
+        .chain(
+            snap.expressions
+                .stickers
+                .iter()
+                .flatten()
+                .map(|s| s.id.as_str()),
+        )
         .chain(users.keys().map(String::as_str))
         .chain(
             snap.doors

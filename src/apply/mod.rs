@@ -21,7 +21,7 @@ use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::discord::names::stored_channel_name;
-use crate::discord::{Client, ClientError, Route, Secret};
+use crate::discord::{Client, ClientError, Form, FormFile, Route, Secret};
 use crate::plan::{IdRef, Operation, Plan, created_key};
 use webhook_urls::Keeper;
 
@@ -268,7 +268,11 @@ fn webhook_url(
 /// One call with every placeholder filled in.
 struct Call {
     route: Route,
+    /// The JSON body; for a route that takes a form, the form's text fields (what a create
+    /// is looked for by).
     body: Option<Value>,
+    /// The multipart body of a route that takes one ([`Route::takes_form`]).
+    form: Option<Form>,
     /// The audit-log reason; the client sends it where the route takes one.
     reason: String,
     creates: bool,
@@ -285,13 +289,26 @@ fn prepare(
         detail: e.to_string(),
     };
     let route = resolve_route(&op.route, created).map_err(unresolved)?;
-    let body = match &op.body {
-        Some(b) => Some(resolve(b, created, &options.manifest_dir).map_err(unresolved)?),
-        None => None,
+    let (body, form) = match &op.body {
+        Some(b) if route.takes_form() => {
+            let form = form_of(b, created, &options.manifest_dir).map_err(unresolved)?;
+            let text = form
+                .fields
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            (Some(Value::Object(text)), Some(form))
+        }
+        Some(b) => (
+            Some(resolve(b, created, &options.manifest_dir).map_err(unresolved)?),
+            None,
+        ),
+        None => (None, None),
     };
     Ok(Call {
         route,
         body,
+        form,
         reason: op.reason.clone().unwrap_or_else(|| options.reason.clone()),
         creates: op.creates.is_some(),
     })
@@ -335,9 +352,18 @@ impl Call {
     async fn send(&self, client: &Client) -> Result<Option<Value>, ClientError> {
         let mut attempts = 0;
         loop {
-            let result = client
-                .call(&self.route, self.body.as_ref(), Some(&self.reason))
-                .await;
+            let result = match &self.form {
+                Some(form) => {
+                    client
+                        .call_form(&self.route, form, Some(&self.reason))
+                        .await
+                }
+                None => {
+                    client
+                        .call(&self.route, self.body.as_ref(), Some(&self.reason))
+                        .await
+                }
+            };
             match result {
                 Err(ClientError::Ambiguous { .. })
                     if self.creates && attempts + 1 < CREATE_ATTEMPTS =>
@@ -409,22 +435,9 @@ pub fn resolve(
             .map(|id| Value::String(id.clone()))
             .ok_or_else(|| Unresolved::Created(key.to_owned()));
     }
-    if let Some(path) = v.get("$image").and_then(Value::as_str) {
-        let (mime, bytes) =
-            // The kind's own rules held when the plan was made; these bytes are those.
-            crate::manifest::read_file_as(manifest_dir, path, &crate::manifest::UPLOAD_RULES)
-                .map_err(Unresolved::Image)?;
-        // The bytes the plan was made with, or none: a file replaced since is not sent.
-        let planned = v.get("sha256").and_then(Value::as_str);
-        let now = crate::discord::cdn::digest(&bytes);
-        if planned != Some(now.as_str()) {
-            return Err(Unresolved::Image(format!(
-                "image \"{path}\" is not the file the plan was made with (sha256 {}, now {now}): plan again",
-                planned.unwrap_or("not recorded")
-            )));
-        }
-        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-        return Ok(Value::String(format!("data:{mime};base64,{data}")));
+    if let Some(file) = planned_file(v, manifest_dir)? {
+        let data = base64::engine::general_purpose::STANDARD.encode(file.bytes);
+        return Ok(Value::String(format!("data:{};base64,{data}", file.mime)));
     }
     Ok(match v {
         Value::Array(items) => Value::Array(
@@ -439,6 +452,79 @@ pub fn resolve(
                 .collect::<Result<_, Unresolved>>()?,
         ),
         other => other.clone(),
+    })
+}
+
+/// A file a plan uploads, read as it was when the plan was made.
+struct PlannedFile {
+    /// As the manifest names it, relative to its folder.
+    path: String,
+    mime: &'static str,
+    bytes: Vec<u8>,
+}
+
+/// The file a `{"$image": PATH, "sha256": ..}` placeholder names; `None` when `v` is no such
+/// placeholder.
+fn planned_file(v: &Value, manifest_dir: &Path) -> Result<Option<PlannedFile>, Unresolved> {
+    let Some(path) = v.get("$image").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let (mime, bytes) =
+        // The kind's own rules held when the plan was made; these bytes are those.
+        crate::manifest::read_file_as(manifest_dir, path, &crate::manifest::UPLOAD_RULES)
+            .map_err(Unresolved::Image)?;
+    // The bytes the plan was made with, or none: a file replaced since is not sent.
+    let planned = v.get("sha256").and_then(Value::as_str);
+    let now = crate::discord::cdn::digest(&bytes);
+    if planned != Some(now.as_str()) {
+        return Err(Unresolved::Image(format!(
+            "image \"{path}\" is not the file the plan was made with (sha256 {}, now {now}): plan again",
+            planned.unwrap_or("not recorded")
+        )));
+    }
+    Ok(Some(PlannedFile {
+        path: path.to_owned(),
+        mime,
+        bytes,
+    }))
+}
+
+/// A multipart/form-data body from a planned JSON body: its one file placeholder as the file
+/// part (named by its key, sent under the file's own name), every other field as text.
+fn form_of(
+    v: &Value,
+    created: &HashMap<String, String>,
+    manifest_dir: &Path,
+) -> Result<Form, Unresolved> {
+    let no_file = || Unresolved::Image("the upload names no file".to_owned());
+    let Value::Object(map) = v else {
+        return Err(no_file());
+    };
+    let mut fields = Vec::new();
+    let mut file = None;
+    for (key, value) in map {
+        if let Some(planned) = planned_file(value, manifest_dir)? {
+            let name = Path::new(&planned.path).file_name().map_or_else(
+                || planned.path.clone(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            file = Some(FormFile {
+                part: key.clone(),
+                name,
+                mime: planned.mime,
+                bytes: planned.bytes.into(),
+            });
+            continue;
+        }
+        match resolve(value, created, manifest_dir)? {
+            Value::Null => {}
+            Value::String(text) => fields.push((key.clone(), text)),
+            other => fields.push((key.clone(), other.to_string())),
+        }
+    }
+    Ok(Form {
+        fields,
+        file: file.ok_or_else(no_file)?,
     })
 }
 
@@ -485,6 +571,46 @@ mod tests {
         // A placeholder without a digest (a plan file edited to drop it) sends nothing.
         let bare = json!({"$image": "icon.png"});
         assert!(resolve(&bare, &none, dir.path()).is_err());
+    }
+
+    /// A sticker's planned body becomes a form: text fields as they are, the placeholder as
+    /// the file part under the file's own name, only with the bytes the plan was made with.
+    #[test]
+    fn an_upload_form_holds_the_text_fields_and_the_planned_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("stickers")).unwrap();
+        let png = b"\x89PNG\r\n\x1a\nplanned";
+        std::fs::write(dir.path().join("stickers/ferris.png"), png).unwrap();
+        let planned = crate::discord::cdn::digest(png);
+        let body = json!({
+            "name": "ferris",
+            "file": crate::plan::image_ref("stickers/ferris.png", &planned),
+            "tags": "crab",
+        });
+        let form = form_of(&body, &HashMap::new(), dir.path()).unwrap();
+        assert_eq!(
+            form.fields,
+            [
+                ("name".to_owned(), "ferris".to_owned()),
+                ("tags".to_owned(), "crab".to_owned())
+            ]
+        );
+        assert_eq!(
+            (
+                form.file.part.as_str(),
+                form.file.name.as_str(),
+                form.file.mime
+            ),
+            ("file", "ferris.png", "image/png")
+        );
+        assert_eq!(&form.file.bytes[..], png);
+        std::fs::write(
+            dir.path().join("stickers/ferris.png"),
+            b"\x89PNG\r\n\x1a\nswapped",
+        )
+        .unwrap();
+        assert!(form_of(&body, &HashMap::new(), dir.path()).is_err());
+        assert!(form_of(&json!({"name": "x"}), &HashMap::new(), dir.path()).is_err());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use clap::Args;
 use guildctl::snapshot::Snapshot;
 use guildctl::snapshot::people::PeopleQuery;
 
-use super::{Connection, write_emoji_images, write_images, write_sounds};
+use super::{Connection, write_emoji_images, write_images, write_sounds, write_stickers};
 
 #[derive(Args)]
 pub struct ExportArgs {
@@ -86,21 +86,28 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
     snap.read_sound_list(&session.client)
         .await
         .context("reading the guild's soundboard sounds")?;
+    snap.read_sticker_list(&session.client)
+        .await
+        .context("reading the guild's stickers")?;
     match output {
         Some(path) => {
             let beside = path.parent().unwrap_or(Path::new(""));
             let mut images = write_images(&session.client, &snap, beside, "images").await?;
             images.extend(write_emoji_images(&session.client, &snap, beside, "emojis").await?);
             images.extend(write_sounds(&session.client, &snap, beside, "sounds").await?);
+            images.extend(write_stickers(&session.client, &snap, beside, "stickers").await?);
             let yaml = guildctl::export::export_with_images(&snap, &images)?;
             std::fs::write(&path, yaml)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!("Wrote {}", path.display());
         }
         None => {
-            if !snap.emoji_paths().is_empty() || !snap.sound_paths().is_empty() {
+            if !snap.emoji_paths().is_empty()
+                || !snap.sound_paths().is_empty()
+                || !snap.sticker_paths().is_empty()
+            {
                 eprintln!(
-                    "note: the guild's emojis and soundboard sounds are left out (unmanaged): they are written as files beside the manifest with -o FILE"
+                    "note: the guild's emojis, soundboard sounds and stickers are left out (unmanaged): they are written as files beside the manifest with -o FILE"
                 );
             }
             if !snap.live_images().is_empty() {

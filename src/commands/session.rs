@@ -573,3 +573,58 @@ pub(crate) async fn write_sounds(
     eprintln!("Wrote {} sound(s) to {}", out.len(), dir.display());
     Ok(out)
 }
+
+/// Writes each live sticker's file from the CDN into the folder `sub` of `base` as
+/// `NAME.png`, `.gif` or `.json` (by its format; `NAME-ID` when two share a name), and returns
+/// the manifest's path for each by its CDN path. A file the CDN does not give is left out, said.
+pub(crate) async fn write_stickers(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut out = guildctl::export::ExportedImages::new();
+    let Some(stickers) = snap.expressions.stickers.as_ref().filter(|s| !s.is_empty()) else {
+        return Ok(out);
+    };
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut taken = std::collections::HashSet::new();
+    for s in stickers {
+        let at = guildctl::discord::cdn::sticker_path(&s.id, s.format_type);
+        let bytes = match client.cdn_file(&at).await {
+            Ok(b) => b,
+            Err(err) => {
+                eprintln!(
+                    "note: sticker {} is left out (unmanaged): {err}",
+                    guildctl::inert::terminal(&at)
+                );
+                continue;
+            }
+        };
+        // A name from the guild becomes a file name: letters, digits and `_` only.
+        let stem: String = s
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        // The CDN path's extension is the format's (png, gif, json).
+        let ext = at.rsplit('.').next().unwrap_or("png");
+        let mut name = format!("{stem}.{ext}");
+        if stem.is_empty() || !taken.insert(name.clone()) {
+            name = format!("{stem}-{}.{ext}", s.id);
+            taken.insert(name.clone());
+        }
+        let file = dir.join(&name);
+        std::fs::write(&file, bytes).with_context(|| format!("cannot write {}", file.display()))?;
+        out.insert(at, format!("{sub}/{name}"));
+    }
+    eprintln!("Wrote {} sticker(s) to {}", out.len(), dir.display());
+    Ok(out)
+}

@@ -62,6 +62,23 @@ pub fn sound_path(id: &str) -> String {
     format!("soundboard-sounds/{id}")
 }
 
+/// A guild sticker's path on the CDN: named by its id, its extension by its format (PNG
+/// and APNG `png`, Lottie `json`, GIF `gif`).
+pub fn sticker_path(id: &str, format_type: u8) -> String {
+    let ext = match format_type {
+        STICKER_LOTTIE => "json",
+        STICKER_GIF => "gif",
+        _ => "png",
+    };
+    format!("stickers/{id}.{ext}")
+}
+
+/// Sticker format types (resources/sticker, "Sticker Format Types").
+pub const STICKER_PNG: u8 = 1;
+pub const STICKER_APNG: u8 = 2;
+pub const STICKER_LOTTIE: u8 = 3;
+pub const STICKER_GIF: u8 = 4;
+
 /// The hex SHA-256 of an image's bytes: what a declared file and a live image are compared by.
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};

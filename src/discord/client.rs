@@ -290,6 +290,46 @@ fn collect_field_errors(v: &Value, path: String, out: &mut Vec<String>) {
     }
 }
 
+/// A multipart/form-data body (Create Guild Sticker): its text fields and one file, kept
+/// as bytes so that every attempt of a retried call sends the same body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Form {
+    pub fields: Vec<(String, String)>,
+    pub file: FormFile,
+}
+
+/// The file part of a [`Form`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormFile {
+    /// The part's name (`file`).
+    pub part: String,
+    /// The file's name as sent (its name beside the manifest, without folders).
+    pub name: String,
+    pub mime: &'static str,
+    pub bytes: bytes::Bytes,
+}
+
+impl Form {
+    /// The form as reqwest sends it, built afresh for each attempt from the same bytes.
+    fn multipart(&self) -> Result<reqwest::multipart::Form, reqwest::Error> {
+        let mut form = reqwest::multipart::Form::new();
+        for (name, value) in &self.fields {
+            form = form.text(name.clone(), value.clone());
+        }
+        let file = reqwest::multipart::Part::bytes(self.file.bytes.to_vec())
+            .file_name(self.file.name.clone())
+            .mime_str(self.file.mime)?;
+        Ok(form.part(self.file.part.clone(), file))
+    }
+}
+
+/// A request's body.
+#[derive(Debug, Clone, Copy)]
+enum Body<'a> {
+    Json(&'a Value),
+    Form(&'a Form),
+}
+
 /// The HTTP client. Cheap to clone.
 #[derive(Clone)]
 pub struct Client {
@@ -485,7 +525,7 @@ impl Client {
     ) -> Result<Option<Value>, ClientError> {
         let bucket = Route::of(&method, path);
         match self
-            .send_raw(method.clone(), path, bucket, body, reason)
+            .send_raw(method.clone(), path, bucket, body.map(Body::Json), reason)
             .await?
         {
             Some(bytes) => json_body(&method, path, &bytes).map(Some),
@@ -500,6 +540,26 @@ impl Client {
         &self,
         route: &super::Route,
         body: Option<&Value>,
+        reason: Option<&str>,
+    ) -> Result<Option<Value>, ClientError> {
+        self.call_with(route, body.map(Body::Json), reason).await
+    }
+
+    /// [`Client::call`] for a route that takes its body as multipart/form-data
+    /// ([`super::Route::takes_form`]): the same bucket, reason, retries and deadline.
+    pub async fn call_form(
+        &self,
+        route: &super::Route,
+        form: &Form,
+        reason: Option<&str>,
+    ) -> Result<Option<Value>, ClientError> {
+        self.call_with(route, Some(Body::Form(form)), reason).await
+    }
+
+    async fn call_with(
+        &self,
+        route: &super::Route,
+        body: Option<Body<'_>>,
         reason: Option<&str>,
     ) -> Result<Option<Value>, ClientError> {
         let (method, path) = (route.method(), route.path());
@@ -519,7 +579,7 @@ impl Client {
         method: Method,
         path: &str,
         route: Route,
-        body: Option<&Value>,
+        body: Option<Body<'_>>,
         reason: Option<&str>,
     ) -> Result<Option<bytes::Bytes>, ClientError> {
         let deadline = Instant::now() + self.options.deadline;
@@ -575,7 +635,7 @@ impl Client {
     async fn attempt(
         &self,
         call: &Call<'_>,
-        body: Option<&Value>,
+        body: Option<Body<'_>>,
         reason: Option<&str>,
         retrying: bool,
     ) -> Attempt {
@@ -613,14 +673,19 @@ impl Client {
         if let Some(r) = reason.filter(|r| !r.is_empty()) {
             req = req.header("X-Audit-Log-Reason", encode_reason(r));
         }
-        if let Some(b) = body {
-            req = req.json(b);
-        }
         let transport = |detail: String| ClientError::Transport {
             method: method.clone(),
             path: path.to_owned(),
             detail,
         };
+        match body {
+            Some(Body::Json(b)) => req = req.json(b),
+            Some(Body::Form(f)) => match f.multipart() {
+                Ok(form) => req = req.multipart(form),
+                Err(e) => return Attempt::Fail(transport(e.without_url().to_string())),
+            },
+            None => {}
+        }
         let unknown_outcome = |detail: String| {
             if idempotent {
                 Attempt::Retry {

@@ -68,6 +68,20 @@ pub const SOUND_MAX_SECONDS: f64 = 5.2;
 pub const SOUND_NAME_LEN: (usize, usize) = (2, 32);
 /// Soundboard slots by boost tier (0-3).
 pub const SOUND_SLOTS: [usize; 4] = [8, 24, 36, 48];
+
+// Discord's docs, resources/sticker: Create Guild Sticker; discord-behaviour.md §10.2.
+/// A sticker's file is PNG, APNG, GIF or Lottie JSON, at most 512 KiB ...
+pub const STICKER_MAX_BYTES: u64 = 512 * 1024;
+/// ... and at most 320 pixels each way.
+pub const STICKER_MAX_SIDE: u64 = 320;
+/// A sticker's name.
+pub const STICKER_NAME_LEN: (usize, usize) = (2, 30);
+/// A sticker's description: empty, or this long.
+pub const STICKER_DESCRIPTION_LEN: (usize, usize) = (2, 100);
+/// A sticker's autocomplete tags.
+pub const STICKER_TAGS_LEN: (usize, usize) = (1, 200);
+/// Sticker slots by boost tier (0-3).
+pub const STICKER_SLOTS: [usize; 4] = [5, 15, 30, 60];
 // AutoMod rules: Discord's docs, resources/auto-moderation ("Trigger Metadata Field
 // Limits", "Action Metadata", "Max per Guild").
 pub const AUTOMOD_NAME_LEN: (usize, usize) = (1, 100);

@@ -12,6 +12,7 @@ pub mod route;
 pub mod time;
 
 pub use client::{
-    ApiError, Client, ClientError, ClientOptions, GaveUp, MAX_BODY_BYTES, Secret, Token,
+    ApiError, Client, ClientError, ClientOptions, Form, FormFile, GaveUp, MAX_BODY_BYTES, Secret,
+    Token,
 };
 pub use route::Route;

@@ -573,6 +573,29 @@ pub struct SoundboardSounds {
     pub items: Vec<SoundboardSound>,
 }
 
+/// A guild sticker, as List Guild Stickers gives it. `user` (its creator) is shown to a
+/// caller with an expression permission.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct GuildSticker {
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Autocomplete tags (by convention an emoji's name).
+    #[serde(default)]
+    pub tags: String,
+    /// 1 PNG, 2 APNG, 3 Lottie, 4 GIF.
+    #[serde(default = "png_sticker")]
+    pub format_type: u8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<User>,
+}
+
+fn png_sticker() -> u8 {
+    super::cdn::STICKER_PNG
+}
+
 /// Webhook types (discord-behaviour.md §6).
 pub const WEBHOOK_INCOMING: u8 = 1;
 

@@ -148,6 +148,19 @@ pub enum Route<I = String> {
         guild: I,
         event: I,
     },
+    /// A multipart/form-data upload: `name`, `description`, `tags` and the `file`.
+    CreateSticker {
+        guild: I,
+    },
+    /// `name`, `description` and `tags` (JSON): Discord cannot replace a sticker's file.
+    UpdateSticker {
+        guild: I,
+        sticker: I,
+    },
+    DeleteSticker {
+        guild: I,
+        sticker: I,
+    },
 }
 
 /// One segment of a route's path.
@@ -375,6 +388,18 @@ impl<I> Route<I> {
                     Minor(event),
                 ],
             ),
+            Route::CreateSticker { guild } => (
+                Method::POST,
+                vec![Lit("guilds"), Major(guild), Lit("stickers")],
+            ),
+            Route::UpdateSticker { guild, sticker } => (
+                Method::PATCH,
+                vec![Lit("guilds"), Major(guild), Lit("stickers"), Minor(sticker)],
+            ),
+            Route::DeleteSticker { guild, sticker } => (
+                Method::DELETE,
+                vec![Lit("guilds"), Major(guild), Lit("stickers"), Minor(sticker)],
+            ),
         }
     }
 
@@ -386,6 +411,12 @@ impl<I> Route<I> {
     /// but the channel positions.
     pub fn takes_reason(&self) -> bool {
         !matches!(self, Route::UpdateChannelPositions { .. })
+    }
+
+    /// Whether Discord takes the body as multipart/form-data, its text fields and one file
+    /// (Create Guild Sticker), rather than JSON.
+    pub fn takes_form(&self) -> bool {
+        matches!(self, Route::CreateSticker { .. })
     }
 
     /// The guild permissions Discord requires of the caller, each with its name.
@@ -426,7 +457,10 @@ impl<I> Route<I> {
             | Route::DeleteEmoji { .. }
             | Route::CreateSound { .. }
             | Route::UpdateSound { .. }
-            | Route::DeleteSound { .. } => CREATE_EXPRESSIONS,
+            | Route::DeleteSound { .. }
+            | Route::CreateSticker { .. }
+            | Route::UpdateSticker { .. }
+            | Route::DeleteSticker { .. } => CREATE_EXPRESSIONS,
         }
     }
 
@@ -538,6 +572,15 @@ impl<I> Route<I> {
             Route::DeleteScheduledEvent { guild, event } => Route::DeleteScheduledEvent {
                 guild: f(guild)?,
                 event: f(event)?,
+            },
+            Route::CreateSticker { guild } => Route::CreateSticker { guild: f(guild)? },
+            Route::UpdateSticker { guild, sticker } => Route::UpdateSticker {
+                guild: f(guild)?,
+                sticker: f(sticker)?,
+            },
+            Route::DeleteSticker { guild, sticker } => Route::DeleteSticker {
+                guild: f(guild)?,
+                sticker: f(sticker)?,
             },
         })
     }

@@ -162,6 +162,7 @@ pub(super) fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>
         Kind::Sound => (130, 131, 132),
         Kind::AutoModRule => (140, 141, 142),
         Kind::ScheduledEvent => (100, 101, 102),
+        Kind::Sticker => (90, 91, 92),
         _ => (0, 1, 0),
     };
     if let Some(q) = people_question(c, snap) {
@@ -178,7 +179,8 @@ pub(super) fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>
                 | Kind::Emoji
                 | Kind::Sound
                 | Kind::AutoModRule
-                | Kind::ScheduledEvent => Question::new(
+                | Kind::ScheduledEvent
+                | Kind::Sticker => Question::new(
                     &[delete],
                     None,
                     Matcher::DeletedNamed {
@@ -298,6 +300,11 @@ pub(super) fn field_question(
         ),
         Kind::Sound => (
             live_by_id(&snap.expressions.sounds, &id, |o| &o.sound_id),
+            &[update, create],
+            id,
+        ),
+        Kind::Sticker => (
+            live_by_id(&snap.expressions.stickers, &id, |o| &o.id),
             &[update, create],
             id,
         ),

@@ -513,7 +513,7 @@ fn gh_property(s: &str) -> String {
 /// Node paths a message mentions (`first declared at roles[0]`): words that start with a
 /// top-level section and go on with `[n]` or `.field`.
 pub(crate) fn mentioned_paths(message: &str) -> Vec<&str> {
-    const SECTIONS: [&str; 13] = [
+    const SECTIONS: [&str; 14] = [
         "settings",
         "roles",
         "channels",
@@ -527,6 +527,7 @@ pub(crate) fn mentioned_paths(message: &str) -> Vec<&str> {
         "soundboard",
         "automod",
         "events",
+        "stickers",
     ];
     let bytes = message.as_bytes();
     let mut out = Vec::new();

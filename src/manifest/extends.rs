@@ -9,8 +9,8 @@
 //! - the lists of objects `roles`, `channels` (and a category's `channels`) and `webhooks`
 //!   merge by identity: an item of the extending file with the `name` (for channels, and
 //!   the `type` when both give one) of a base item is merged into it, in the base's place;
-//!   the others follow the base's items (new roles go above a base's `@everyone`); `emojis`
-//!   and `soundboard` merge by `name` too; `bans`
+//!   the others follow the base's items (new roles go above a base's `@everyone`); `emojis`,
+//!   `soundboard` and `stickers` merge by `name` too; `bans`
 //!   merge likewise by `id`, `integrations` by `application`; `policies` are appended, every
 //!   layer's kept (a name used in two layers is an error: a guild cannot loosen a shared
 //!   policy);
@@ -33,7 +33,7 @@ pub const MAX_BASES: usize = 16;
 /// Lists whose items merge by identity (paths without their indexes), and the field that
 /// is an item's identity. A shared ban list merges by user, so a guild adds its own bans
 /// to the network's (or overrides one's reason) without repeating the list.
-const IDENTITY_LISTS: [(&str, &str); 11] = [
+const IDENTITY_LISTS: [(&str, &str); 12] = [
     ("roles", "name"),
     ("channels", "name"),
     ("channels.channels", "name"),
@@ -45,6 +45,7 @@ const IDENTITY_LISTS: [(&str, &str); 11] = [
     ("soundboard", "name"),
     ("automod", "name"),
     ("events", "name"),
+    ("stickers", "name"),
 ];
 
 /// Identity lists whose items are never merged: every layer's items are kept, so a guild

@@ -27,9 +27,9 @@ use std::path::Path;
 
 pub(crate) use check::resolve_channel_ref;
 pub use check::{
-    EMOJI_RULES, FileRules, IMAGE_MAX_BYTES, IMAGE_RULES, SOUND_RULES, UPLOAD_RULES, check,
-    check_loaded, emoji_image_fields, image_fields, read_file_as, read_image, sound_fields,
-    split_channel_ref,
+    EMOJI_RULES, FileRules, IMAGE_MAX_BYTES, IMAGE_RULES, LOTTIE, SOUND_RULES, STICKER_RULES,
+    UPLOAD_RULES, check, check_loaded, emoji_image_fields, image_fields, read_file_as, read_image,
+    sound_fields, split_channel_ref, sticker_fields,
 };
 pub use diagnostic::{Diagnostic, Located, Report, Severity};
 pub use load::{

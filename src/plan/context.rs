@@ -94,6 +94,10 @@ pub(crate) enum Phase {
     /// Scheduled events deleted, then created and updated, in the channels they name.
     EventDelete,
     EventWrite,
+    /// Guild stickers deleted (pruned, or replaced for a new file) before any is created, so
+    /// their slots are free; then created and changed.
+    StickerDelete,
+    StickerWrite,
 }
 
 impl Phase {

@@ -136,6 +136,7 @@ fn build(
     super::members::check_names(&mut cx);
     super::emojis::plan_emojis(&mut cx);
     super::sounds::plan_sounds(&mut cx);
+    super::stickers::plan_stickers(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|(phase, _)| *phase);

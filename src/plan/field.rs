@@ -272,6 +272,17 @@ fields! {
     }
 }
 
+fields! {
+    /// A guild sticker's fields. Its file is sent only when it is created (Create Guild
+    /// Sticker's `file` part; Modify Guild Sticker takes `name`, `description` and `tags`).
+    Sticker {
+        Name = "name" => Some("name"),
+        Image = "image" => Some("file"),
+        Tags = "tags" => Some("tags"),
+        Description = "description" => Some("description"),
+    }
+}
+
 /// What one field change touches: a field of the object's kind, or the order of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Field {
@@ -290,6 +301,7 @@ pub enum Field {
     Sound(Sound),
     AutoModRule(AutoModRule),
     ScheduledEvent(ScheduledEvent),
+    Sticker(Sticker),
     Order(Order),
 }
 
@@ -312,6 +324,7 @@ impl Field {
             Field::Sound(f) => f.name().into(),
             Field::AutoModRule(f) => f.name().into(),
             Field::ScheduledEvent(f) => f.name().into(),
+            Field::Sticker(f) => f.name().into(),
             Field::Order(o) => o.name(),
         }
     }
@@ -334,6 +347,7 @@ impl Field {
             Field::Sound(f) => f.api(),
             Field::AutoModRule(f) => f.api(),
             Field::ScheduledEvent(f) => f.api(),
+            Field::Sticker(f) => f.api(),
             Field::Order(_) => Some("position"),
         }
     }
@@ -366,6 +380,7 @@ impl Field {
             Kind::Sound => Sound::parse(name).map(Field::Sound),
             Kind::AutoModRule => AutoModRule::parse(name).map(Field::AutoModRule),
             Kind::ScheduledEvent => ScheduledEvent::parse(name).map(Field::ScheduledEvent),
+            Kind::Sticker => Sticker::parse(name).map(Field::Sticker),
         }
     }
 
@@ -381,6 +396,7 @@ impl Field {
                 | Field::Sound(Sound::Name)
                 | Field::AutoModRule(AutoModRule::Name)
                 | Field::ScheduledEvent(ScheduledEvent::Name)
+                | Field::Sticker(Sticker::Name)
         )
     }
 
@@ -505,7 +521,7 @@ mod tests {
     /// plan means what the plan that wrote it meant.
     #[test]
     fn every_field_reads_back_from_its_name() {
-        let kinds: [(Kind, Vec<Field>); 15] = [
+        let kinds: [(Kind, Vec<Field>); 16] = [
             (Kind::Guild, Guild::ALL.iter().map(|&f| f.into()).collect()),
             (Kind::Role, Role::ALL.iter().map(|&f| f.into()).collect()),
             (
@@ -550,6 +566,10 @@ mod tests {
             (
                 Kind::ScheduledEvent,
                 ScheduledEvent::ALL.iter().map(|&f| f.into()).collect(),
+            ),
+            (
+                Kind::Sticker,
+                Sticker::ALL.iter().map(|&f| f.into()).collect(),
             ),
         ];
         for (kind, fields) in kinds {

@@ -99,7 +99,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
             }
         }
 
-        // An emoji or sound another uploaded (or whose uploader Discord did not show) needs
+        // An emoji, sound or sticker another uploaded (or whose uploader Discord did not show) needs
         // `manage_guild_expressions` besides the route's `create_guild_expressions`.
         let uploader = match &op.route {
             Route::UpdateEmoji { emoji, .. } | Route::DeleteEmoji { emoji, .. } => {
@@ -112,6 +112,12 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
                 sound.live().and_then(|id| {
                     let mut live = snap.expressions.sounds.iter().flatten();
                     live.find(|s| s.sound_id == id).map(|s| s.user.as_ref())
+                })
+            }
+            Route::UpdateSticker { sticker, .. } | Route::DeleteSticker { sticker, .. } => {
+                sticker.live().and_then(|id| {
+                    let mut live = snap.expressions.stickers.iter().flatten();
+                    live.find(|s| s.id == id).map(|s| s.user.as_ref())
                 })
             }
             _ => None,
@@ -128,7 +134,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
                     "the bot lacks `manage_guild_expressions`, which {} needs: {by} uploaded it, not the bot",
                     op.summary
                 ),
-                "grant the bot's role `manage_guild_expressions` in Discord, or leave this emoji out of the manifest",
+                "grant the bot's role `manage_guild_expressions` in Discord, or leave it out of the manifest",
             );
         }
         let Some(body) = &op.body else { continue };

@@ -13,7 +13,9 @@ use super::context::{ChangeBuilder, Ctx};
 use super::field::{self, Field};
 use super::image_ref;
 use crate::discord::cdn::{LiveImage, digest};
-use crate::manifest::{EMOJI_RULES, Manifest, SOUND_RULES, read_file_as, read_image};
+use crate::manifest::{
+    EMOJI_RULES, Manifest, SOUND_RULES, STICKER_RULES, read_file_as, read_image,
+};
 
 /// A declared image file as the plan sees it: what its bytes are (SHA-256, size, type by
 /// its first bytes, width and height when its header says), and whether it is a GIF
@@ -125,6 +127,11 @@ pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
             crate::manifest::sound_fields(manifest)
                 .into_iter()
                 .map(|(_, rel)| (rel, &SOUND_RULES)),
+        )
+        .chain(
+            crate::manifest::sticker_fields(manifest)
+                .into_iter()
+                .map(|(_, rel)| (rel, &STICKER_RULES)),
         );
     for (rel, rules) in files {
         out.entry(rel.to_owned()).or_insert_with(|| {

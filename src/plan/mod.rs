@@ -31,6 +31,7 @@ mod roles;
 pub mod safety;
 mod settings;
 mod sounds;
+mod stickers;
 mod webhooks;
 
 use serde::{Deserialize, Serialize};
@@ -233,6 +234,8 @@ pub enum Kind {
     AutoModRule,
     /// A scheduled event.
     ScheduledEvent,
+    /// A guild sticker.
+    Sticker,
 }
 
 impl Kind {
@@ -255,6 +258,7 @@ impl Kind {
             Kind::Sound => "sound",
             Kind::AutoModRule => "AutoMod rule",
             Kind::ScheduledEvent => "event",
+            Kind::Sticker => "sticker",
         }
     }
 }

@@ -56,6 +56,8 @@ pub enum DeleteKind {
     AutoModRules,
     /// Scheduled events deleted by `prune.events`.
     ScheduledEvents,
+    /// Guild stickers deleted: pruned, or replaced for a new file.
+    Stickers,
 }
 
 impl DeleteKind {
@@ -73,6 +75,7 @@ impl DeleteKind {
             DeleteKind::Sounds => "sounds",
             DeleteKind::AutoModRules => "AutoMod rules",
             DeleteKind::ScheduledEvents => "scheduled events",
+            DeleteKind::Stickers => "stickers",
         }
     }
 
@@ -111,6 +114,7 @@ impl DeleteKind {
             Kind::Sound => Some(DeleteKind::Sounds),
             Kind::AutoModRule => Some(DeleteKind::AutoModRules),
             Kind::ScheduledEvent => Some(DeleteKind::ScheduledEvents),
+            Kind::Sticker => Some(DeleteKind::Stickers),
             _ => None,
         }
     }
@@ -360,6 +364,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::Sounds => snap.expressions.sounds.as_ref().map_or(0, Vec::len),
         DeleteKind::AutoModRules => snap.automod.as_ref().map_or(0, Vec::len),
         DeleteKind::ScheduledEvents => snap.events.as_ref().map_or(0, Vec::len),
+        DeleteKind::Stickers => snap.expressions.stickers.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
     for kind in [
@@ -375,6 +380,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::Sounds,
         DeleteKind::AutoModRules,
         DeleteKind::ScheduledEvents,
+        DeleteKind::Stickers,
     ] {
         let direct = plan
             .changes

@@ -84,6 +84,7 @@ fn pruned_by(kind: Kind) -> &'static str {
         Kind::Ban => "bans",
         Kind::Emoji => "prune.emojis",
         Kind::Sound => "prune.soundboard",
+        Kind::Sticker => "prune.stickers",
         Kind::AutoModRule => "prune.automod",
         Kind::ScheduledEvent => "prune.events",
         _ => "prune",

@@ -1,12 +1,13 @@
-//! The guild's expressions as read live: custom emoji. Read only when the manifest declares
-//! them (`emojis:`), one listing GET, and one CDN read per emoji for its image's SHA-256, so
-//! a manifest without them keeps the snapshot's seven reads.
+//! The guild's expressions as read live: custom emoji, soundboard sounds and stickers. Each
+//! kind is read only when the manifest declares it (`emojis:`, `soundboard:`, `stickers:`),
+//! one listing GET, and one CDN read per object for its file's SHA-256, so a manifest
+//! without them keeps the snapshot's seven reads.
 
 use serde::{Deserialize, Serialize};
 
 use super::{Snapshot, optional};
-use crate::discord::cdn::{digest, emoji_path, sound_path};
-use crate::discord::models::{GuildEmoji, SoundboardSound, SoundboardSounds};
+use crate::discord::cdn::{digest, emoji_path, sound_path, sticker_path};
+use crate::discord::models::{GuildEmoji, GuildSticker, SoundboardSound, SoundboardSounds};
 use crate::discord::{Client, ClientError};
 
 /// What was read of the guild's expressions; `None` where it was not asked for, or the bot
@@ -17,11 +18,13 @@ pub struct Expressions {
     pub emojis: Option<Vec<GuildEmoji>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sounds: Option<Vec<SoundboardSound>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stickers: Option<Vec<GuildSticker>>,
 }
 
 impl Expressions {
     pub fn is_empty(&self) -> bool {
-        self.emojis.is_none() && self.sounds.is_none()
+        self.emojis.is_none() && self.sounds.is_none() && self.stickers.is_none()
     }
 }
 
@@ -34,6 +37,7 @@ impl Snapshot {
         client: &Client,
         emojis: bool,
         sounds: bool,
+        stickers: bool,
     ) -> Result<(), ClientError> {
         let mut paths = Vec::new();
         if emojis {
@@ -43,6 +47,10 @@ impl Snapshot {
         if sounds {
             self.read_sound_list(client).await?;
             paths.extend(self.sound_paths());
+        }
+        if stickers {
+            self.read_sticker_list(client).await?;
+            paths.extend(self.sticker_paths());
         }
         for at in paths {
             if let Ok(bytes) = client.cdn_file(&at).await {
@@ -85,6 +93,41 @@ impl Snapshot {
         }
         self.expressions.sounds = list.map(|l| l.items);
         Ok(())
+    }
+
+    /// Reads the guild's stickers alone (one GET).
+    pub async fn read_sticker_list(&mut self, client: &Client) -> Result<(), ClientError> {
+        let path = format!("/guilds/{}/stickers", self.guild.id);
+        let list = optional(client.get::<Vec<GuildSticker>>(&path)).await?;
+        for s in list.iter().flatten() {
+            // An id is digits; anything else would be a path on the CDN.
+            if s.id.is_empty() || !s.id.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(ClientError::Decode {
+                    method: reqwest::Method::GET,
+                    path,
+                    detail: format!("\"{}\" is not a Discord id", s.id),
+                });
+            }
+        }
+        self.expressions.stickers = list;
+        Ok(())
+    }
+
+    /// The CDN path of each live sticker's file ([`sticker_path`]).
+    pub fn sticker_paths(&self) -> Vec<String> {
+        self.expressions
+            .stickers
+            .iter()
+            .flatten()
+            .map(|s| sticker_path(&s.id, s.format_type))
+            .collect()
+    }
+
+    /// The SHA-256 of a live sticker's file, when the CDN gave it.
+    pub fn sticker_digest(&self, s: &GuildSticker) -> Option<&str> {
+        self.images
+            .get(&sticker_path(&s.id, s.format_type))
+            .map(String::as_str)
     }
 
     /// The CDN path of each live sound ([`sound_path`]).

@@ -204,16 +204,22 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Reads the optional sections `m` declares, one listing GET each: custom emoji and
-    /// soundboard sounds (with their files from the CDN), AutoMod rules, and scheduled events
-    /// (with their cover images). The one place a command or the rehearsal reads them.
+    /// Reads the optional sections `m` declares, one listing GET each: custom emoji,
+    /// soundboard sounds and stickers (with their files from the CDN), AutoMod rules, and
+    /// scheduled events (with their cover images). The one place a command or the rehearsal
+    /// reads them.
     pub async fn read_sections(
         &mut self,
         client: &Client,
         m: &crate::manifest::Manifest,
     ) -> Result<(), ClientError> {
-        self.read_expressions(client, m.emojis.is_some(), m.soundboard.is_some())
-            .await?;
+        self.read_expressions(
+            client,
+            m.emojis.is_some(),
+            m.soundboard.is_some(),
+            m.stickers.is_some(),
+        )
+        .await?;
         if automod::wanted(m) {
             self.automod = automod::read(client, &self.guild.id.clone()).await?;
         }

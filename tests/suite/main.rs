@@ -64,5 +64,6 @@ mod safety;
 mod sandbox_tour;
 mod sarif;
 mod soundboard;
+mod stickers;
 mod whole_guild;
 mod workspace;

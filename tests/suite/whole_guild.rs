@@ -25,9 +25,9 @@ fn assert_no_secret(h: &Harness, what: &str, text: &str) {
 async fn export_round_trip(h: &Harness) {
     let export = h.run(&["export", "-o", "exported.yaml"]).await;
     export.assert_code(0);
-    // The seven, and the listings of emojis, soundboard sounds, AutoMod rules and
+    // The seven, and the listings of emojis, soundboard sounds, stickers, AutoMod rules and
     // scheduled events (issue 33): an export holds them.
-    assert_eq!(h.requests().len(), 11, "export reads in eleven calls");
+    assert_eq!(h.requests().len(), 12, "export reads in twelve calls");
     let path = h.dir.path().join("exported.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     assert_no_secret(h, "the export", &text);
@@ -46,8 +46,9 @@ async fn export_round_trip(h: &Harness) {
     let plan = h.run(&["plan", "-f", p, "--detailed-exitcode"]).await;
     plan.assert_code(0);
     assert!(plan.stdout.contains("No changes"), "{}", plan.stdout);
-    // The export declares `emojis:`, `soundboard:`, `automod:` and `events:`: a listing each.
-    assert_eq!(h.requests().len(), 11, "plan reads in eleven calls");
+    // The export declares `emojis:`, `soundboard:`, `stickers:`, `automod:` and `events:`: a
+    // listing each.
+    assert_eq!(h.requests().len(), 12, "plan reads in twelve calls");
     h.run(&["apply", "-f", p, "--yes"]).await.assert_code(0);
     assert!(h.writes().is_empty(), "{:?}", h.writes());
 }

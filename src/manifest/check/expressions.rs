@@ -1,5 +1,5 @@
-//! Rules for custom emoji and soundboard sounds (Discord's docs, resources/emoji and
-//! resources/soundboard; discord-behaviour.md §10.2): names Discord accepts, each used once,
+//! Rules for custom emoji, soundboard sounds and stickers (Discord's docs, resources/emoji,
+//! resources/soundboard and resources/sticker; discord-behaviour.md §10.2): names Discord accepts, each used once,
 //! the roles emoji are for, sounds' volume and emoji. Their files are checked with the others
 //! (`image`, `audio`).
 
@@ -144,6 +144,59 @@ pub(super) fn unique_sound_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Each sticker: a name of 2-30 characters (and its previous names), tags of 1-200
+/// characters, and a description that is empty or 2-100 characters (Create Guild Sticker).
+pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let stickers = ctx.manifest.stickers.as_deref().unwrap_or_default();
+    for (i, s) in stickers.iter().enumerate() {
+        let path = format!("stickers[{i}]");
+        let names = std::iter::once((format!("{path}.name"), &s.name)).chain(
+            s.previous_names
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (format!("{path}.previous_names[{k}]"), p)),
+        );
+        for (at, name) in names {
+            length_error(out, at, "sticker name", name, STICKER_NAME_LEN);
+        }
+        length_error(
+            out,
+            format!("{path}.tags"),
+            "sticker tags",
+            &s.tags,
+            STICKER_TAGS_LEN,
+        );
+        if let Some(d) = s.description.as_deref().filter(|d| !d.is_empty()) {
+            length_error(
+                out,
+                format!("{path}.description"),
+                "sticker description",
+                d,
+                STICKER_DESCRIPTION_LEN,
+            );
+        }
+    }
+}
+
+/// A sticker is matched by name: two entries of one name would be one sticker.
+pub(super) fn unique_sticker_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let stickers = ctx.manifest.stickers.as_deref().unwrap_or_default();
+    for (name, idx) in groups(stickers.iter().map(|s| s.name.as_str())) {
+        for &i in &idx[1..] {
+            out.push(
+                Diagnostic::error(
+                    format!("stickers[{i}].name"),
+                    format!(
+                        "duplicate sticker name \"{name}\" (first declared at stickers[{}])",
+                        idx[0]
+                    ),
+                )
+                .with_help("give each sticker its own name"),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +236,26 @@ mod tests {
             "{got:?}"
         );
         assert!(got[2].starts_with("soundboard[0].emoji:"), "{got:?}");
+    }
+
+    #[test]
+    fn stickers_have_names_tags_and_descriptions_discord_takes() {
+        let got = found(
+            "version: 1\nstickers:\n  - { name: f, image: a.png, tags: \"\", description: x }\n  - { name: ok, image: b.png, tags: crab, description: \"\" }\n",
+            stickers,
+        );
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].starts_with("stickers[0].name:"), "{got:?}");
+        assert!(got[1].starts_with("stickers[0].tags:"), "{got:?}");
+        assert!(got[2].starts_with("stickers[0].description:"), "{got:?}");
+        let dup = found(
+            "version: 1\nstickers:\n  - { name: ferris, image: a.png, tags: crab }\n  - { name: ferris, image: b.png, tags: crab }\n",
+            unique_sticker_names,
+        );
+        assert_eq!(
+            dup,
+            ["stickers[1].name: duplicate sticker name \"ferris\" (first declared at stickers[0])"]
+        );
     }
 
     #[test]

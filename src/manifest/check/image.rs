@@ -112,6 +112,8 @@ pub struct FileRules {
     pub what: &'static str,
     /// The longest a sound may play, in seconds (its length is read from its bytes).
     pub max_seconds: Option<f64>,
+    /// The most pixels an image may have each way (read from its header).
+    pub max_side: Option<u64>,
     /// The MIME types taken.
     pub types: &'static [&'static str],
     /// The types as a person reads them: "PNG, JPEG or GIF".
@@ -127,6 +129,7 @@ pub struct FileRules {
 pub const IMAGE_RULES: FileRules = FileRules {
     what: "image",
     max_seconds: None,
+    max_side: None,
     types: &["image/png", "image/jpeg", "image/gif"],
     types_shown: "PNG, JPEG or GIF",
     max_bytes: IMAGE_MAX_BYTES,
@@ -138,6 +141,7 @@ pub const IMAGE_RULES: FileRules = FileRules {
 pub const EMOJI_RULES: FileRules = FileRules {
     what: "image",
     max_seconds: None,
+    max_side: None,
     types: &["image/png", "image/jpeg", "image/gif", "image/webp"],
     types_shown: "PNG, JPEG, GIF or WebP",
     max_bytes: crate::discord::limits::EMOJI_IMAGE_MAX_BYTES,
@@ -150,6 +154,7 @@ pub const EMOJI_RULES: FileRules = FileRules {
 pub const UPLOAD_RULES: FileRules = FileRules {
     what: "file",
     max_seconds: None,
+    max_side: None,
     types: &[
         "image/png",
         "image/jpeg",
@@ -157,8 +162,9 @@ pub const UPLOAD_RULES: FileRules = FileRules {
         "image/webp",
         "audio/ogg",
         "audio/mpeg",
+        LOTTIE,
     ],
-    types_shown: "PNG, JPEG, GIF, WebP, MP3 or Ogg",
+    types_shown: "PNG, JPEG, GIF, WebP, MP3, Ogg or Lottie JSON",
     max_bytes: IMAGE_MAX_BYTES,
     max_shown: "8 MiB",
     smaller: "make the file smaller",
@@ -168,12 +174,36 @@ pub const UPLOAD_RULES: FileRules = FileRules {
 pub const SOUND_RULES: FileRules = FileRules {
     what: "sound",
     max_seconds: Some(crate::discord::limits::SOUND_MAX_SECONDS),
+    max_side: None,
     types: &["audio/mpeg", "audio/ogg"],
     types_shown: "MP3 or Ogg",
     max_bytes: crate::discord::limits::SOUND_MAX_BYTES,
     max_shown: "512 KiB",
     smaller: "make the sound smaller (a lower bitrate, or shorter)",
 };
+
+/// A sticker's file (Create Guild Sticker): an APNG is a PNG by its first bytes.
+pub const STICKER_RULES: FileRules = FileRules {
+    what: "sticker",
+    max_seconds: None,
+    max_side: Some(crate::discord::limits::STICKER_MAX_SIDE),
+    types: &["image/png", "image/gif", LOTTIE],
+    types_shown: "PNG, APNG, GIF or Lottie JSON",
+    max_bytes: crate::discord::limits::STICKER_MAX_BYTES,
+    max_shown: "512 KiB",
+    smaller: "make the sticker smaller (fewer frames or colours; Discord shows it at 320x320 pixels at most)",
+};
+
+/// A Lottie animation's type: JSON, told by its content.
+pub const LOTTIE: &str = "application/json";
+
+/// Whether `bytes` are a Lottie animation: a JSON object with a list of `layers` (what
+/// every Lottie file has; Discord renders the rest).
+fn is_lottie(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()
+        .is_some_and(|v| v.get("layers").is_some_and(serde_json::Value::is_array))
+}
 
 /// [`read_image`] with a help text for each problem.
 pub(super) fn load_image(
@@ -273,8 +303,11 @@ pub(super) fn load_file(
             )),
         };
     }
+    if rules.types.contains(&LOTTIE) && is_lottie(&bytes) {
+        return Ok((LOTTIE, bytes));
+    }
     let what = match sniff(&bytes) {
-        Ok(mime) if rules.types.contains(&mime) => return Ok((mime, bytes)),
+        Ok(mime) if rules.types.contains(&mime) => return side_checked(rules, &shown, mime, bytes),
         Ok("image/webp") => "a WebP image",
         Ok(_) => "a file of another type",
         Err(what) => what,
@@ -289,6 +322,32 @@ pub(super) fn load_file(
             rules.types_shown
         ),
     ))
+}
+
+/// An image within `rules.max_side` pixels each way (by its header), or why not.
+fn side_checked(
+    rules: &FileRules,
+    shown: &str,
+    mime: &'static str,
+    bytes: Vec<u8>,
+) -> Result<(&'static str, Vec<u8>), ImageError> {
+    let Some(max) = rules.max_side else {
+        return Ok((mime, bytes));
+    };
+    match imagesize::blob_size(&bytes) {
+        Ok(s) if s.width as u64 <= max && s.height as u64 <= max => Ok((mime, bytes)),
+        Ok(s) => Err(err(
+            format!(
+                "{shown} is {}x{} pixels; Discord takes at most {max}x{max}",
+                s.width, s.height
+            ),
+            &format!("scale it to {max}x{max} pixels"),
+        )),
+        Err(_) => Err(err(
+            format!("{shown} has no readable width and height in its header"),
+            &format!("save it again as {}", rules.types_shown),
+        )),
+    }
 }
 
 /// Reads an image for upload (a webhook avatar), making the checks `validate` makes: `rel` is
@@ -318,6 +377,16 @@ pub fn sound_fields(m: &Manifest) -> Vec<(String, &str)> {
         .flatten()
         .enumerate()
         .map(|(i, s)| (format!("soundboard[{i}].sound"), s.sound.as_str()))
+        .collect()
+}
+
+/// Every sticker file the manifest names, with the node path of its field.
+pub fn sticker_fields(m: &Manifest) -> Vec<(String, &str)> {
+    m.stickers
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, s)| (format!("stickers[{i}].image"), s.image.as_str()))
         .collect()
 }
 
@@ -369,10 +438,12 @@ pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
 pub(super) fn webhook_avatar_paths(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let emojis = emoji_image_fields(ctx.manifest);
     let sounds = sound_fields(ctx.manifest);
+    let stickers = sticker_fields(ctx.manifest);
     for (path, rel) in image_fields(ctx.manifest)
         .into_iter()
         .chain(emojis)
         .chain(sounds)
+        .chain(stickers)
     {
         if let Err(e) = normalise_rel(rel) {
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
@@ -393,7 +464,8 @@ pub(super) fn webhook_avatar_files(m: &Manifest, dir: &Path, out: &mut Vec<Diagn
     let files = emoji_image_fields(m)
         .into_iter()
         .map(|f| (f, &EMOJI_RULES))
-        .chain(sound_fields(m).into_iter().map(|f| (f, &SOUND_RULES)));
+        .chain(sound_fields(m).into_iter().map(|f| (f, &SOUND_RULES)))
+        .chain(sticker_fields(m).into_iter().map(|f| (f, &STICKER_RULES)));
     for ((path, rel), rules) in files {
         if normalise_rel(rel).is_ok()
             && let Err(e) = load_file(dir, rel, rules)

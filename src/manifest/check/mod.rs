@@ -49,8 +49,8 @@ use crate::discord::limits::*;
 
 pub use crate::discord::limits::IMAGE_MAX_BYTES;
 pub use image::{
-    EMOJI_RULES, FileRules, IMAGE_RULES, SOUND_RULES, UPLOAD_RULES, emoji_image_fields,
-    image_fields, read_file_as, read_image, sound_fields,
+    EMOJI_RULES, FileRules, IMAGE_RULES, LOTTIE, SOUND_RULES, STICKER_RULES, UPLOAD_RULES,
+    emoji_image_fields, image_fields, read_file_as, read_image, sound_fields, sticker_fields,
 };
 pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup};
 pub(crate) use refs::resolve_channel_ref;
@@ -119,6 +119,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("event-names", events::event_names),
     ("event-place-and-times", events::event_place_and_times),
     ("event-recurrence", events::event_recurrence),
+    ("sticker-fields", expressions::stickers),
+    ("unique-sticker-names", expressions::unique_sticker_names),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

@@ -14,7 +14,7 @@ use crate::manifest::source_map::{Part, Span, Trees, key_span, span_of};
 use crate::manifest::tree::{At, Node, Scalar, ScalarNode, to_json};
 
 /// Top-level sections that are lists: a folder's files may each hold part of them.
-pub const LIST_SECTIONS: [&str; 9] = [
+pub const LIST_SECTIONS: [&str; 10] = [
     "roles",
     "channels",
     "webhooks",
@@ -24,6 +24,7 @@ pub const LIST_SECTIONS: [&str; 9] = [
     "soundboard",
     "automod",
     "events",
+    "stickers",
 ];
 
 /// Each file must be a mapping of sections; `version` must be 1 wherever it is written, and

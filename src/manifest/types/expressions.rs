@@ -1,4 +1,5 @@
-//! `emojis:`: the guild's custom emoji.
+//! `emojis:`, `soundboard:` and `stickers:`: the guild's custom emoji, soundboard sounds and
+//! stickers.
 
 use super::*;
 
@@ -58,4 +59,33 @@ pub struct SoundboardSound {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["📯"]))]
     pub emoji: Option<String>,
+}
+
+/// A guild sticker.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GuildSticker {
+    /// Pin this entry to a sticker id. Matching is by id, then name, then `previous_names`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Snowflake>,
+    /// The sticker's name, 2-30 characters.
+    #[schemars(extend("examples" = ["ferris"]))]
+    pub name: String,
+    /// Names this sticker had before: renamed in place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_names: Vec<String>,
+    /// The sticker file: PNG, APNG or GIF of at most 320x320 pixels, or Lottie JSON (only in
+    /// a verified or partnered guild), at most 512 KiB, by its path relative to the
+    /// manifest's folder and inside it. Compared by content with the live sticker: a changed
+    /// file deletes the sticker and creates it again (Discord cannot replace a sticker's
+    /// file), which the deletion gate counts.
+    #[schemars(extend("examples" = ["stickers/ferris.png"]))]
+    pub image: String,
+    /// Autocomplete tags, 1-200 characters: by convention the name of a related emoji
+    /// (`crab`), which Discord's client suggests the sticker for.
+    #[schemars(extend("examples" = ["crab"]))]
+    pub tags: String,
+    /// What it shows, empty or 2-100 characters. Left out: not managed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }

@@ -4,7 +4,8 @@
 //! The manifest's top level, its ids and what every section shares are here; each section's
 //! types are in a file of their own: `settings`, `roles`, `channels`, `features` (welcome
 //! screen, onboarding, widget), `webhooks`, `people` (rosters and bans), `doors`
-//! (integrations and invites), `policies`, `expressions` (custom emoji).
+//! (integrations and invites), `policies`, `expressions` (custom emoji, soundboard sounds and
+//! stickers).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -138,6 +139,10 @@ pub struct Manifest {
     /// not created again. Left out: not managed (and not read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<ScheduledEvent>>,
+    /// Guild stickers by name. Stickers live but not listed are kept unless
+    /// `prune.stickers`. Left out: not managed (and not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stickers: Option<Vec<GuildSticker>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
@@ -215,6 +220,9 @@ pub struct Prune {
     /// Delete scheduled events `events` does not declare (only those not yet started).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub events: bool,
+    /// Delete guild stickers `stickers` does not list.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stickers: bool,
 }
 
 impl Prune {
