@@ -16,10 +16,10 @@ use crate::manifest::ScheduledEvent;
 use crate::manifest::{AutoModAction, AutoModBlock, AutoModRule, InviteRule, Invites};
 use crate::manifest::{
     Ban, Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
-    ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications, Onboarding,
-    OnboardingMode, Overwrite, PermissionName, Prompt, PromptOption, PromptType, Role, RoleColors,
-    RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag, VerificationLevel,
-    VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
+    Follow, ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications,
+    Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt, PromptOption, PromptType, Role,
+    RoleColors, RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
+    VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::permissions::Permissions;
 use crate::snapshot::{Snapshot, snowflake_cmp};
@@ -426,7 +426,30 @@ fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Ch
         sync_permissions: synced.then_some(true),
         channels: None,
         protect: false,
-        ..forum_settings(c)
+        ..flags_and_follows(snap, c, forum_settings(c))
+    }
+}
+
+/// `base` with the channel's spoiler and media-download flags (written when set: a
+/// manifest that leaves them out leaves them alone) and its follows (written when it has
+/// any), as a manifest says them.
+fn flags_and_follows(snap: &Snapshot, c: &LiveChannel, base: Channel) -> Channel {
+    let set = |bit: u64| (c.flags & bit != 0).then_some(true);
+    let follows: Vec<Follow> = snap
+        .webhooks
+        .iter()
+        .flatten()
+        .filter(|w| w.channel_id.as_deref() == Some(c.id.as_str()))
+        .filter_map(|w| w.followed_channel())
+        .map(|id| Follow {
+            channel: Snowflake(id.to_owned()),
+        })
+        .collect();
+    Channel {
+        spoiler: set(models::IS_SPOILER_CHANNEL),
+        hide_media_download_options: set(models::HIDE_MEDIA_DOWNLOAD_OPTIONS),
+        follows: (!follows.is_empty()).then_some(follows),
+        ..base
     }
 }
 

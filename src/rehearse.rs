@@ -404,6 +404,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
                 "id": w.id, "type": w.kind, "channel_id": w.channel_id,
                 "name": w.name.clone().unwrap_or_default(), "avatar": w.avatar,
                 "application_id": w.application_id,
+                "source_guild": w.source_guild, "source_channel": w.source_channel,
             })
         })
         .collect();
@@ -516,6 +517,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         )
         .chain(snap.automod.iter().flatten().map(|r| r.id.as_str()))
         .chain(snap.events.iter().flatten().map(|e| e.id.as_str()))
+        .chain(snap.follow_sources.keys().map(String::as_str))
         .chain(users.keys().map(String::as_str))
         .chain(
             snap.doors
@@ -527,14 +529,58 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         .filter_map(|id| id.parse::<u64>().ok())
         .max()
         .unwrap_or(0);
+    let mut guilds = vec![guild];
+    guilds.extend(followed_guilds(snap));
     let state = json!({
-        "guilds": [guild],
+        "guilds": guilds,
         "users": users.into_values().collect::<Vec<_>>(),
         "bot_user_id": snap.bot.id,
         "snowflake": { "last": last },
         "config": config,
     });
     serde_json::from_value(state).map_err(|e| RehearseError::Copy(e.to_string()))
+}
+
+/// The guilds of the announcement channels the plan follows (`follows`), each with those
+/// channels alone, the bot a member who views them: the copy's follow calls then find
+/// what Discord would, and the plan has already refused those Discord would not allow.
+fn followed_guilds(snap: &Snapshot) -> Vec<Value> {
+    use crate::snapshot::follows::FollowSource;
+    let mut by_guild: std::collections::BTreeMap<&str, (Option<&str>, Vec<Value>)> =
+        std::collections::BTreeMap::new();
+    for (id, source) in &snap.follow_sources {
+        let FollowSource::Channel {
+            kind,
+            name,
+            guild_id: Some(guild),
+            guild_name,
+        } = source
+        else {
+            continue;
+        };
+        if *guild == snap.guild.id {
+            continue;
+        }
+        let entry = by_guild
+            .entry(guild.as_str())
+            .or_insert_with(|| (guild_name.as_deref(), Vec::new()));
+        entry
+            .1
+            .push(json!({ "id": id, "type": kind, "name": name }));
+    }
+    by_guild
+        .into_iter()
+        .map(|(id, (name, channels))| {
+            json!({
+                "id": id,
+                "name": name.unwrap_or("followed guild"),
+                "owner_id": snap.bot.id,
+                "roles": [{ "id": id, "name": "@everyone", "permissions": crate::permissions::Permissions::VIEW_CHANNEL }],
+                "channels": channels,
+                "members": [{ "user_id": snap.bot.id }],
+            })
+        })
+        .collect()
 }
 
 fn channel(c: &crate::discord::models::Channel) -> Value {

@@ -148,6 +148,11 @@ pub enum Route<I = String> {
         guild: I,
         event: I,
     },
+    /// Follow Announcement Channel: `channel` is the followed one (of another guild); the
+    /// channel that receives its posts is in the body (`webhook_channel_id`).
+    FollowChannel {
+        channel: I,
+    },
 }
 
 /// One segment of a route's path.
@@ -375,6 +380,10 @@ impl<I> Route<I> {
                     Minor(event),
                 ],
             ),
+            Route::FollowChannel { channel } => (
+                Method::POST,
+                vec![Lit("channels"), Major(channel), Lit("followers")],
+            ),
         }
     }
 
@@ -416,9 +425,11 @@ impl<I> Route<I> {
             Route::CreateScheduledEvent { .. }
             | Route::UpdateScheduledEvent { .. }
             | Route::DeleteScheduledEvent { .. } => CREATE_EVENTS,
+            // In the channel that receives the posts, too (plan::gates).
             Route::CreateWebhook { .. }
             | Route::UpdateWebhook { .. }
-            | Route::DeleteWebhook { .. } => MANAGE_WEBHOOKS,
+            | Route::DeleteWebhook { .. }
+            | Route::FollowChannel { .. } => MANAGE_WEBHOOKS,
             Route::CreateBan { .. } | Route::DeleteBan { .. } => BAN_MEMBERS,
             Route::BulkBan { .. } => BULK_BAN,
             Route::CreateEmoji { .. }
@@ -538,6 +549,9 @@ impl<I> Route<I> {
             Route::DeleteScheduledEvent { guild, event } => Route::DeleteScheduledEvent {
                 guild: f(guild)?,
                 event: f(event)?,
+            },
+            Route::FollowChannel { channel } => Route::FollowChannel {
+                channel: f(channel)?,
             },
         })
     }

@@ -94,6 +94,9 @@ pub(crate) enum Phase {
     /// Scheduled events deleted, then created and updated, in the channels they name.
     EventDelete,
     EventWrite,
+    /// Announcement channels of other guilds followed into channels (a channel's `follows`),
+    /// once the channels exist; unfollowing is a webhook deletion (`WebhookDelete`).
+    Follows,
 }
 
 impl Phase {
@@ -208,6 +211,8 @@ pub(crate) struct Ctx<'a> {
     /// The same once the plan is applied: the planners record what they change, with the
     /// change that does it.
     pub access_after: crate::access::Guild,
+    /// Channel follower webhooks a channel's `follows` manages: not listed as unmanaged.
+    pub managed_followers: hashbrown::HashSet<String>,
 }
 
 /// Every channel type, to ask whether a reference names a channel of another type.
@@ -337,6 +342,7 @@ impl<'a> Ctx<'a> {
                 .unwrap_or_default(),
             everyone_can_send: HashMap::new(),
             channel_refs: ChannelRefs::default(),
+            managed_followers: hashbrown::HashSet::new(),
         }
     }
 

@@ -19,6 +19,7 @@ mod apply_safety;
 mod automod;
 mod bounded_reads;
 mod broken_reads;
+mod channel_data;
 mod cli_help;
 mod doors;
 mod doors_reads;

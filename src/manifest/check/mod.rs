@@ -20,6 +20,7 @@
 
 mod audio;
 mod automod;
+mod channel_data;
 mod channels;
 mod events;
 mod expressions;
@@ -119,6 +120,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("event-names", events::event_names),
     ("event-place-and-times", events::event_place_and_times),
     ("event-recurrence", events::event_recurrence),
+    ("channel-flags", channel_data::channel_flags),
+    ("channel-follows", channel_data::channel_follows),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).
