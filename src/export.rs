@@ -82,7 +82,7 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
         automod: snap.automod.as_ref().map(|r| automod(r, &names)),
-        events: snap.events.as_ref().map(|e| events(e, &names)),
+        events: snap.events.as_ref().map(|e| events(e, &names, images)),
         integrations: None,
         // The vanity code, with one empty rule (any invite may exist): adopting a guild
         // changes nothing about its invites until someone writes rules.
@@ -630,11 +630,21 @@ fn automod(live: &[crate::snapshot::automod::AutoModRule], names: &Names) -> Vec
         .collect()
 }
 
+/// Whether `export` writes an event: scheduled and active ones (a past one is not managed).
+pub fn exports_event(e: &crate::snapshot::events::ScheduledEvent) -> bool {
+    matches!(e.status, 1 | 2)
+}
+
 /// Scheduled and active events as the manifest writes them, pinned by id; a recurring
-/// event starts at its rule's start. Cover images are not exported (left as they are).
-fn events(live: &[crate::snapshot::events::ScheduledEvent], names: &Names) -> Vec<ScheduledEvent> {
+/// event starts at its rule's start. A cover image is the file written for it (`images`,
+/// by CDN path); without one, the cover is left out (left as it is).
+fn events(
+    live: &[crate::snapshot::events::ScheduledEvent],
+    names: &Names,
+    images: &ExportedImages,
+) -> Vec<ScheduledEvent> {
     live.iter()
-        .filter(|e| matches!(e.status, 1 | 2))
+        .filter(|e| exports_event(e))
         .map(|e| {
             let rule = e.recurrence_rule.as_ref();
             let start = rule.map_or(e.scheduled_start_time.as_str(), |r| r.start.as_str());
@@ -660,7 +670,7 @@ fn events(live: &[crate::snapshot::events::ScheduledEvent], names: &Names) -> Ve
                     .as_deref()
                     .map(|t| tidy_time(&shift(t))),
                 description: e.description.clone().filter(|d| !d.is_empty()),
-                image: None,
+                image: e.live_image().and_then(|i| images.get(&i.path())).cloned(),
                 recurrence: rule.map(crate::snapshot::events::recurrence_as_written),
             }
         })
@@ -772,7 +782,9 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     if m.events.is_some() {
         section(
             &mut out,
-            Some("Scheduled events not over yet, pinned by id (cover images are not exported)."),
+            Some(
+                "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
+            ),
             "events",
             &m.events,
         )?;

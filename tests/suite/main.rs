@@ -27,6 +27,7 @@ mod drift;
 mod emojis;
 mod end_to_end;
 mod events;
+mod export_files;
 mod forged_plans;
 mod forum;
 mod github_api;
