@@ -26,6 +26,7 @@ mod doors_reads;
 mod drift;
 mod emojis;
 mod end_to_end;
+mod event_channel_gates;
 mod events;
 mod export_files;
 mod forged_plans;
