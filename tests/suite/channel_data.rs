@@ -441,3 +441,101 @@ channels:
         "the base's follow in place is kept: {plan:#}"
     );
 }
+
+#[tokio::test]
+async fn a_flag_turned_off_and_a_follow_removed_by_hand_are_drift_naming_who() {
+    let (st, news) = two_guilds();
+    let h = Harness::with_state(Some(st)).await;
+    let yaml = follows_manifest("general", &[RUST_BLOG, &news]).replace(
+        "      - name: general\n",
+        "      - name: general\n        spoiler: true\n",
+    );
+    let m = h.manifest("m.yaml", &yaml);
+    let m = m.to_str().unwrap();
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let g = h.guild();
+    let general = g.channel_id("General/general");
+    let follower = g
+        .webhooks
+        .iter()
+        .find(|w| {
+            w.source_channel
+                .as_ref()
+                .is_some_and(|c| c["id"] == news.as_str())
+        })
+        .expect("followed")
+        .id
+        .clone();
+    let by_hand = reqwest::Client::new();
+    let send = |req: reqwest::RequestBuilder, why: &str| {
+        req.header("Authorization", format!("Bot {HUMAN_TOKEN}"))
+            .header("X-Audit-Log-Reason", why)
+            .send()
+    };
+    let res = send(
+        by_hand
+            .patch(format!("{}/channels/{general}", h.emu.api_base))
+            .json(&json!({ "flags": 0 })),
+        "spoilers are annoying",
+    )
+    .await
+    .expect("request");
+    assert!(res.status().is_success(), "{}", res.status());
+    let res = send(
+        by_hand.delete(format!("{}/webhooks/{follower}", h.emu.api_base)),
+        "too much news",
+    )
+    .await
+    .expect("request");
+    assert!(res.status().is_success(), "{}", res.status());
+
+    h.emu.clear_requests();
+    let run = h.run(&["drift", "-f", m, "--format", "json"]).await;
+    run.assert_code(2);
+    assert!(h.writes().is_empty(), "drift only reads");
+    let r = json_of(&run.stdout);
+    let drifted = r["drifted"].as_array().unwrap();
+    let flag = drifted
+        .iter()
+        .flat_map(|d| d["fields"].as_array().unwrap())
+        .find(|f| f["field"] == "spoiler")
+        .unwrap_or_else(|| panic!("{r:#}"));
+    assert_eq!(flag["blame"]["entry"]["user"]["name"], "ferris", "{flag:#}");
+    assert_eq!(flag["blame"]["entry"]["reason"], "spoilers are annoying");
+    let follow = drifted
+        .iter()
+        .find(|d| d["action"] == "create" && d["name"] == "Ferris Fans 2 #general")
+        .unwrap_or_else(|| panic!("{r:#}"));
+    assert_eq!(follow["blame"]["entry"]["action_type"], 52, "{follow:#}");
+    assert_eq!(follow["blame"]["entry"]["reason"], "too much news");
+}
+
+#[tokio::test]
+async fn follows_discord_would_refuse_are_errors_at_their_line() {
+    let h = Harness::start().await;
+    let many: Vec<String> = (0..16)
+        .map(|i| format!("{}", 900000000000000000u64 + i))
+        .collect();
+    let mut ids: Vec<&str> = many.iter().map(String::as_str).collect();
+    ids.push(RUST_BLOG);
+    ids.push(RUST_BLOG);
+    let yaml = follows_manifest("general", &ids)
+        + "      - { name: Lounge, type: voice, follows: [{ channel: \"273541522815713281\" }] }\n";
+    let m = h.manifest("m.yaml", &yaml);
+    h.emu.clear_requests();
+    let run = h.run(&["validate", "-f", m.to_str().unwrap()]).await;
+    run.assert_code(1);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("follows channel 273541522815713281 twice"),
+        "{said}"
+    );
+    // The second entry for it, 18 lines into the list that starts on line 8.
+    assert!(said.contains("m.yaml:25:"), "{said}");
+    assert!(said.contains("follows 18 channels"), "{said}");
+    assert!(
+        said.contains("`follows` does not apply to a voice channel"),
+        "{said}"
+    );
+    assert!(h.requests().is_empty(), "validate reads nothing");
+}
