@@ -310,6 +310,12 @@ fn not_rehearsed(snap: &Snapshot, options: &RehearseOptions) -> Vec<String> {
         ));
     }
     out.extend(people_not_rehearsed(snap));
+    if !snap.follow_sources.is_empty() {
+        out.push(
+            "the guilds of the channels `follows` names: the copy has each such channel alone, in a guild of its own the bot owns, so only this guild's side of a follow is checked"
+                .to_owned(),
+        );
+    }
     for (part, why) in &snap.doors.unreadable {
         out.push(format!("{part}: not read ({why}), so the copy has none"));
     }
@@ -518,6 +524,10 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         .chain(snap.automod.iter().flatten().map(|r| r.id.as_str()))
         .chain(snap.events.iter().flatten().map(|e| e.id.as_str()))
         .chain(snap.follow_sources.keys().map(String::as_str))
+        .chain(snap.follow_sources.values().filter_map(|s| match s {
+            crate::snapshot::follows::FollowSource::Channel { guild_id, .. } => guild_id.as_deref(),
+            crate::snapshot::follows::FollowSource::Refused { .. } => None,
+        }))
         .chain(users.keys().map(String::as_str))
         .chain(
             snap.doors

@@ -212,8 +212,10 @@ impl Snapshot {
     }
 
     /// Reads the optional sections `m` declares, one listing GET each: custom emoji and
-    /// soundboard sounds (with their files from the CDN), AutoMod rules, and scheduled events
-    /// (with their cover images). The one place a command or the rehearsal reads them.
+    /// soundboard sounds (with their files from the CDN), AutoMod rules, scheduled events
+    /// (with their cover images), and the announcement channels `follows` names that the
+    /// guild does not follow yet ([`follows`]). The one place a command or the rehearsal
+    /// reads them.
     pub async fn read_sections(
         &mut self,
         client: &Client,
