@@ -101,3 +101,38 @@ pub async fn read(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discord::models::Webhook;
+    use serde_json::json;
+
+    #[test]
+    fn only_channels_not_followed_yet_are_read_each_once() {
+        let m: Manifest = serde_json::from_value(json!({
+            "version": 1,
+            "channels": [
+                { "name": "news", "follows": [
+                    { "channel": "111111111111111111" },
+                    { "channel": "222222222222222222" },
+                ] },
+                { "name": "Cat", "type": "category", "channels": [
+                    { "name": "more", "follows": [{ "channel": "222222222222222222" }] },
+                ] },
+            ],
+        }))
+        .expect("a manifest");
+        let follower: Webhook = serde_json::from_value(json!({
+            "id": "9", "type": 2, "channel_id": "5", "name": "A #news", "avatar": null,
+            "application_id": null,
+            "source_channel": { "id": "111111111111111111", "name": "news" },
+        }))
+        .expect("a webhook");
+        assert_eq!(
+            wanted(&m, Some(&[follower])),
+            ["222222222222222222".to_owned()]
+        );
+        assert_eq!(wanted(&m, None).len(), 2);
+    }
+}

@@ -83,3 +83,66 @@ pub(super) fn spoiler_after(ch: &Channel, live: Option<&LiveChannel>) -> bool {
     ch.spoiler
         .unwrap_or_else(|| live.is_some_and(|l| l.flags & IS_SPOILER_CHANNEL != 0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(kind: u8, flags: u64) -> LiveChannel {
+        serde_json::from_value(json!({
+            "id": "1", "type": kind, "name": "c", "position": 0, "flags": flags,
+            "permission_overwrites": [],
+        }))
+        .expect("a channel")
+    }
+
+    fn declared(v: Value) -> Channel {
+        serde_json::from_value(v).expect("a channel entry")
+    }
+
+    #[test]
+    fn every_change_sends_one_value_with_all_the_named_bits_and_the_others_kept() {
+        let other = 1 << 6;
+        let ch = declared(json!({
+            "name": "art", "type": "media", "spoiler": true,
+            "hide_media_download_options": true, "require_tag": false,
+        }));
+        let live = live(channel_type::MEDIA, other | REQUIRE_TAG);
+        let mut b = ChangeBuilder::new();
+        flag_fields(&mut b, &ch, channel_type::MEDIA, Some(&live));
+        let names: Vec<String> = b
+            .fields
+            .iter()
+            .map(|f| f.field.name().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["require_tag", "spoiler", "hide_media_download_options"]
+        );
+        assert_eq!(
+            b.body["flags"],
+            json!(other | IS_SPOILER_CHANNEL | HIDE_MEDIA_DOWNLOAD_OPTIONS)
+        );
+    }
+
+    #[test]
+    fn flags_left_out_or_of_another_type_change_nothing() {
+        let ch = declared(json!({ "name": "general", "hide_media_download_options": true }));
+        let mut b = ChangeBuilder::new();
+        flag_fields(
+            &mut b,
+            &ch,
+            channel_type::TEXT,
+            Some(&live(channel_type::TEXT, 0)),
+        );
+        assert!(b.is_empty(), "Discord ignores it on a text channel");
+        let ch = declared(json!({ "name": "general" }));
+        flag_fields(
+            &mut b,
+            &ch,
+            channel_type::TEXT,
+            Some(&live(channel_type::TEXT, IS_SPOILER_CHANNEL)),
+        );
+        assert!(b.is_empty(), "left out: left as it is");
+    }
+}
