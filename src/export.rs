@@ -16,10 +16,10 @@ use crate::manifest::ScheduledEvent;
 use crate::manifest::{AutoModAction, AutoModBlock, AutoModRule, InviteRule, Invites};
 use crate::manifest::{
     Ban, Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
-    ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications, Onboarding,
-    OnboardingMode, Overwrite, PermissionName, Prompt, PromptOption, PromptType, Role, RoleColors,
-    RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag, VerificationLevel,
-    VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
+    Follow, ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications,
+    Onboarding, OnboardingMode, Overwrite, PermissionName, Prompt, PromptOption, PromptType, Role,
+    RoleColors, RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
+    VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::permissions::Permissions;
 use crate::snapshot::{Snapshot, snowflake_cmp};
@@ -82,7 +82,7 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
         automod: snap.automod.as_ref().map(|r| automod(r, &names)),
-        events: snap.events.as_ref().map(|e| events(e, &names)),
+        events: snap.events.as_ref().map(|e| events(e, &names, images)),
         integrations: None,
         // The vanity code, with one empty rule (any invite may exist): adopting a guild
         // changes nothing about its invites until someone writes rules.
@@ -450,7 +450,30 @@ fn channel(snap: &Snapshot, c: &LiveChannel, parent: Option<&LiveChannel>) -> Ch
         sync_permissions: synced.then_some(true),
         channels: None,
         protect: false,
-        ..forum_settings(c)
+        ..flags_and_follows(snap, c, forum_settings(c))
+    }
+}
+
+/// `base` with the channel's spoiler and media-download flags (written when set: a
+/// manifest that leaves them out leaves them alone) and its follows (written when it has
+/// any), as a manifest says them.
+fn flags_and_follows(snap: &Snapshot, c: &LiveChannel, base: Channel) -> Channel {
+    let set = |bit: u64| (c.flags & bit != 0).then_some(true);
+    let follows: Vec<Follow> = snap
+        .webhooks
+        .iter()
+        .flatten()
+        .filter(|w| w.channel_id.as_deref() == Some(c.id.as_str()))
+        .filter_map(|w| w.followed_channel())
+        .map(|id| Follow {
+            channel: Snowflake(id.to_owned()),
+        })
+        .collect();
+    Channel {
+        spoiler: set(models::IS_SPOILER_CHANNEL),
+        hide_media_download_options: set(models::HIDE_MEDIA_DOWNLOAD_OPTIONS),
+        follows: (!follows.is_empty()).then_some(follows),
+        ..base
     }
 }
 
@@ -631,11 +654,21 @@ fn automod(live: &[crate::snapshot::automod::AutoModRule], names: &Names) -> Vec
         .collect()
 }
 
+/// Whether `export` writes an event: scheduled and active ones (a past one is not managed).
+pub fn exports_event(e: &crate::snapshot::events::ScheduledEvent) -> bool {
+    matches!(e.status, 1 | 2)
+}
+
 /// Scheduled and active events as the manifest writes them, pinned by id; a recurring
-/// event starts at its rule's start. Cover images are not exported (left as they are).
-fn events(live: &[crate::snapshot::events::ScheduledEvent], names: &Names) -> Vec<ScheduledEvent> {
+/// event starts at its rule's start. A cover image is the file written for it (`images`,
+/// by CDN path); without one, the cover is left out (left as it is).
+fn events(
+    live: &[crate::snapshot::events::ScheduledEvent],
+    names: &Names,
+    images: &ExportedImages,
+) -> Vec<ScheduledEvent> {
     live.iter()
-        .filter(|e| matches!(e.status, 1 | 2))
+        .filter(|e| exports_event(e))
         .map(|e| {
             let rule = e.recurrence_rule.as_ref();
             let start = rule.map_or(e.scheduled_start_time.as_str(), |r| r.start.as_str());
@@ -661,7 +694,7 @@ fn events(live: &[crate::snapshot::events::ScheduledEvent], names: &Names) -> Ve
                     .as_deref()
                     .map(|t| tidy_time(&shift(t))),
                 description: e.description.clone().filter(|d| !d.is_empty()),
-                image: None,
+                image: e.live_image().and_then(|i| images.get(&i.path())).cloned(),
                 recurrence: rule.map(crate::snapshot::events::recurrence_as_written),
             }
         })
@@ -781,7 +814,9 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     if m.events.is_some() {
         section(
             &mut out,
-            Some("Scheduled events not over yet, pinned by id (cover images are not exported)."),
+            Some(
+                "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
+            ),
             "events",
             &m.events,
         )?;

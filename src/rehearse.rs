@@ -311,6 +311,12 @@ fn not_rehearsed(snap: &Snapshot, options: &RehearseOptions) -> Vec<String> {
         ));
     }
     out.extend(people_not_rehearsed(snap));
+    if !snap.follow_sources.is_empty() {
+        out.push(
+            "the guilds of the channels `follows` names: the copy has each such channel alone, in a guild of its own the bot owns, so only this guild's side of a follow is checked"
+                .to_owned(),
+        );
+    }
     for (part, why) in &snap.doors.unreadable {
         out.push(format!("{part}: not read ({why}), so the copy has none"));
     }
@@ -405,6 +411,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
                 "id": w.id, "type": w.kind, "channel_id": w.channel_id,
                 "name": w.name.clone().unwrap_or_default(), "avatar": w.avatar,
                 "application_id": w.application_id,
+                "source_guild": w.source_guild, "source_channel": w.source_channel,
             })
         })
         .collect();
@@ -543,6 +550,11 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
                 .flatten()
                 .map(|s| s.id.as_str()),
         )
+        .chain(snap.follow_sources.keys().map(String::as_str))
+        .chain(snap.follow_sources.values().filter_map(|s| match s {
+            crate::snapshot::follows::FollowSource::Channel { guild_id, .. } => guild_id.as_deref(),
+            crate::snapshot::follows::FollowSource::Refused { .. } => None,
+        }))
         .chain(users.keys().map(String::as_str))
         .chain(
             snap.doors
@@ -554,14 +566,58 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         .filter_map(|id| id.parse::<u64>().ok())
         .max()
         .unwrap_or(0);
+    let mut guilds = vec![guild];
+    guilds.extend(followed_guilds(snap));
     let state = json!({
-        "guilds": [guild],
+        "guilds": guilds,
         "users": users.into_values().collect::<Vec<_>>(),
         "bot_user_id": snap.bot.id,
         "snowflake": { "last": last },
         "config": config,
     });
     serde_json::from_value(state).map_err(|e| RehearseError::Copy(e.to_string()))
+}
+
+/// The guilds of the announcement channels the plan follows (`follows`), each with those
+/// channels alone, the bot a member who views them: the copy's follow calls then find
+/// what Discord would, and the plan has already refused those Discord would not allow.
+fn followed_guilds(snap: &Snapshot) -> Vec<Value> {
+    use crate::snapshot::follows::FollowSource;
+    let mut by_guild: std::collections::BTreeMap<&str, (Option<&str>, Vec<Value>)> =
+        std::collections::BTreeMap::new();
+    for (id, source) in &snap.follow_sources {
+        let FollowSource::Channel {
+            kind,
+            name,
+            guild_id: Some(guild),
+            guild_name,
+        } = source
+        else {
+            continue;
+        };
+        if *guild == snap.guild.id {
+            continue;
+        }
+        let entry = by_guild
+            .entry(guild.as_str())
+            .or_insert_with(|| (guild_name.as_deref(), Vec::new()));
+        entry
+            .1
+            .push(json!({ "id": id, "type": kind, "name": name }));
+    }
+    by_guild
+        .into_iter()
+        .map(|(id, (name, channels))| {
+            json!({
+                "id": id,
+                "name": name.unwrap_or("followed guild"),
+                "owner_id": snap.bot.id,
+                "roles": [{ "id": id, "name": "@everyone", "permissions": crate::permissions::Permissions::VIEW_CHANNEL }],
+                "channels": channels,
+                "members": [{ "user_id": snap.bot.id }],
+            })
+        })
+        .collect()
 }
 
 fn channel(c: &crate::discord::models::Channel) -> Value {

@@ -8,7 +8,9 @@ use clap::Args;
 use guildctl::snapshot::Snapshot;
 use guildctl::snapshot::people::PeopleQuery;
 
-use super::{Connection, write_emoji_images, write_images, write_sounds, write_stickers};
+use super::{
+    Connection, write_emoji_images, write_event_covers, write_images, write_sounds, write_stickers,
+};
 
 #[derive(Args)]
 pub struct ExportArgs {
@@ -67,35 +69,17 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
     snap.read_people(&session.client, &wanted)
         .await
         .context("reading the guild's members and bans")?;
-    // An export describes the whole guild: its AutoMod rules too (one GET; left out when
-    // the bot may not read them).
-    snap.automod = guildctl::snapshot::automod::read(&session.client, &session.guild_id)
-        .await
-        .context("reading the guild's AutoMod rules")?;
-    snap.events = guildctl::snapshot::events::read(&session.client, &session.guild_id)
-        .await
-        .context("reading the guild's scheduled events")?;
+    read_sections(&session.client, &mut snap).await?;
     if members && snap.people.as_ref().is_some_and(|p| p.listing_refused) {
         bail!(
             "export --members lists the guild's members, which Discord refused: the bot's application lacks the GUILD_MEMBERS privileged intent (Developer Portal > Bot > Server Members Intent). Nothing was written"
         );
     }
-    snap.read_emoji_list(&session.client)
-        .await
-        .context("reading the guild's emojis")?;
-    snap.read_sound_list(&session.client)
-        .await
-        .context("reading the guild's soundboard sounds")?;
-    snap.read_sticker_list(&session.client)
-        .await
-        .context("reading the guild's stickers")?;
     match output {
         Some(path) => {
             let beside = path.parent().unwrap_or(Path::new(""));
-            let mut images = write_images(&session.client, &snap, beside, "images").await?;
-            images.extend(write_emoji_images(&session.client, &snap, beside, "emojis").await?);
-            images.extend(write_sounds(&session.client, &snap, beside, "sounds").await?);
-            images.extend(write_stickers(&session.client, &snap, beside, "stickers").await?);
+            let images =
+                write_files(&session.client, &snap, beside, |kind| kind.to_owned()).await?;
             let yaml = guildctl::export::export_with_images(&snap, &images)?;
             std::fs::write(&path, yaml)
                 .with_context(|| format!("cannot write {}", path.display()))?;
@@ -110,6 +94,11 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
                     "note: the guild's emojis, soundboard sounds and stickers are left out (unmanaged): they are written as files beside the manifest with -o FILE"
                 );
             }
+            if snap.events.iter().flatten().any(|e| e.image.is_some()) {
+                eprintln!(
+                    "note: the events' cover images are left out (unmanaged): they are written as files beside the manifest with -o FILE"
+                );
+            }
             if !snap.live_images().is_empty() {
                 eprintln!(
                     "note: the guild's and roles' images are left out (unmanaged): they are written as files beside the manifest with -o FILE"
@@ -119,4 +108,48 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// What an export reads beyond the guild, for one guild and for a workspace alike: the whole
+/// guild's AutoMod rules and scheduled events (one GET each; left out when the bot may not
+/// read them), and its emoji, soundboard and sticker lists.
+pub(crate) async fn read_sections(
+    client: &guildctl::discord::Client,
+    snap: &mut Snapshot,
+) -> Result<()> {
+    let guild = snap.guild.id.clone();
+    snap.automod = guildctl::snapshot::automod::read(client, &guild)
+        .await
+        .context("reading the guild's AutoMod rules")?;
+    snap.events = guildctl::snapshot::events::read(client, &guild)
+        .await
+        .context("reading the guild's scheduled events")?;
+    snap.read_emoji_list(client)
+        .await
+        .context("reading the guild's emojis")?;
+    snap.read_sound_list(client)
+        .await
+        .context("reading the guild's soundboard sounds")?;
+    snap.read_sticker_list(client)
+        .await
+        .context("reading the guild's stickers")?;
+    Ok(())
+}
+
+/// Every file an export writes beside its manifest in `base` — the guild's and roles'
+/// images, emoji images, sounds, sticker files, event covers —, each kind in the folder
+/// `folder(kind)` (`images`, `emojis`, `sounds`, `stickers`, `events`), and the manifest's path for each by its CDN
+/// path.
+pub(crate) async fn write_files(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    folder: impl Fn(&str) -> String,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut files = write_images(client, snap, base, &folder("images")).await?;
+    files.extend(write_emoji_images(client, snap, base, &folder("emojis")).await?);
+    files.extend(write_sounds(client, snap, base, &folder("sounds")).await?);
+    files.extend(write_stickers(client, snap, base, &folder("stickers")).await?);
+    files.extend(write_event_covers(client, snap, base, &folder("events")).await?);
+    Ok(files)
 }

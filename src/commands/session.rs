@@ -460,6 +460,61 @@ pub(crate) async fn write_images(
     Ok(out)
 }
 
+/// Writes the cover image of each event `export` writes (scheduled or active) from the CDN
+/// into the folder `sub` of `base` as `NAME.png` (`.gif` when animated; `NAME-ID` when two
+/// share a name), and returns the manifest's path for each by its CDN path. A cover the CDN
+/// does not give is left out (the event's `image` unmanaged), said.
+pub(crate) async fn write_event_covers(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut out = guildctl::export::ExportedImages::new();
+    let covered: Vec<_> = snap
+        .events
+        .iter()
+        .flatten()
+        .filter(|e| guildctl::export::exports_event(e))
+        .filter_map(|e| e.live_image().map(|i| (e, i)))
+        .collect();
+    if covered.is_empty() {
+        return Ok(out);
+    }
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut taken = std::collections::HashSet::new();
+    for (e, image) in covered {
+        let bytes = match client.cdn_image(&image).await {
+            Ok(b) => b,
+            Err(err) => {
+                eprintln!(
+                    "note: the cover of event {} is left out (unmanaged): {err}",
+                    guildctl::inert::terminal(&image.path())
+                );
+                continue;
+            }
+        };
+        // A name from the guild becomes a file name: letters, digits and `_` only.
+        let stem: String = e
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let ext = if image.animated() { "gif" } else { "png" };
+        let mut name = format!("{stem}.{ext}");
+        if stem.is_empty() || !taken.insert(name.clone()) {
+            name = format!("{stem}-{}.{ext}", e.id);
+            taken.insert(name.clone());
+        }
+        let file = dir.join(&name);
+        std::fs::write(&file, bytes).with_context(|| format!("cannot write {}", file.display()))?;
+        out.insert(image.path(), format!("{sub}/{name}"));
+    }
+    eprintln!("Wrote {} event cover(s) to {}", out.len(), dir.display());
+    Ok(out)
+}
+
 /// Writes each live custom emoji's image from the CDN into the folder `sub` of `base` as
 /// `NAME.png` (or `.gif`; `NAME-ID` when two emoji share a name), and returns the manifest's
 /// path for each by its CDN path. An image the CDN does not give is left out, said.

@@ -740,13 +740,16 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
     let outcomes = each(&guilds, |g| {
         let session = &session;
         async move {
-            let snap = Snapshot::fetch(&session.client, &g.id)
+            let mut snap = Snapshot::fetch(&session.client, &g.id)
                 .await
                 .context("reading the live guild")?;
-            // Each guild's images in a folder of its own: guilds' icons share file names.
-            let images =
-                super::write_images(&session.client, &snap, dir, &format!("images/{}", g.name))
-                    .await?;
+            // What a single guild's export reads and writes, each guild's files in folders
+            // of their own (`images/NAME`, `emojis/NAME`, ...): guilds' files share names.
+            super::export::read_sections(&session.client, &mut snap).await?;
+            let images = super::export::write_files(&session.client, &snap, dir, |kind| {
+                format!("{kind}/{}", g.name)
+            })
+            .await?;
             let yaml = guildctl::export::export_with_images(&snap, &images)?;
             let path = dir.join(format!("{}.yaml", g.name));
             std::fs::write(&path, yaml)

@@ -341,7 +341,8 @@ pub struct Channel {
     pub default_auto_archive_duration: Option<u32>,
     #[serde(default)]
     pub default_thread_rate_limit_per_user: Option<u32>,
-    /// Channel flags; guildctl manages only REQUIRE_TAG ([`REQUIRE_TAG`]) and keeps the rest.
+    /// Channel flags; guildctl manages the bits a manifest names ([`REQUIRE_TAG`],
+    /// [`IS_SPOILER_CHANNEL`], [`HIDE_MEDIA_DOWNLOAD_OPTIONS`]) and keeps the rest.
     pub flags: u64,
     /// Forum and media channels only, like the next three (discord-behaviour.md §9.5).
     #[serde(default)]
@@ -361,6 +362,10 @@ pub struct Channel {
 
 /// The channel flag that makes a post in a forum or media channel carry a tag.
 pub const REQUIRE_TAG: u64 = 1 << 4;
+/// The channel flag that hides the download options of a media channel's media.
+pub const HIDE_MEDIA_DOWNLOAD_OPTIONS: u64 = 1 << 15;
+/// The channel flag that shows what a channel holds as a spoiler (§4.2).
+pub const IS_SPOILER_CHANNEL: u64 = 1 << 21;
 
 /// A tag of a forum or media channel. Discord sets at most one of the emoji fields.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -614,6 +619,44 @@ pub struct Webhook {
     pub avatar: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub application_id: Option<String>,
+    /// A channel follower's: the guild of the followed channel; absent when the follower's
+    /// creator lost access to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_guild: Option<FollowSource>,
+    /// A channel follower's: the followed announcement channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_channel: Option<FollowSource>,
+}
+
+/// The guild or channel a channel follower webhook copies from (`{id, name}`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct FollowSource {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Webhook type 2: made by following an announcement channel (§6).
+pub const WEBHOOK_CHANNEL_FOLLOWER: u8 = 2;
+
+impl Webhook {
+    /// The announcement channel this webhook follows, for a channel follower.
+    pub fn followed_channel(&self) -> Option<&str> {
+        (self.kind == WEBHOOK_CHANNEL_FOLLOWER)
+            .then_some(self.source_channel.as_ref())
+            .flatten()
+            .map(|c| c.id.as_str())
+    }
+
+    /// A follower as people know it: "Rust Blog #announcements" (Discord names the webhook
+    /// so), else the followed channel's id.
+    pub fn follow_label(&self) -> String {
+        match (&self.name, self.followed_channel()) {
+            (Some(name), _) if !name.is_empty() => name.clone(),
+            (_, Some(id)) => format!("channel {id}"),
+            _ => format!("webhook {}", self.id),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -161,6 +161,11 @@ pub enum Route<I = String> {
         guild: I,
         sticker: I,
     },
+    /// Follow Announcement Channel: `channel` is the followed one (of another guild); the
+    /// channel that receives its posts is in the body (`webhook_channel_id`).
+    FollowChannel {
+        channel: I,
+    },
 }
 
 /// One segment of a route's path.
@@ -400,6 +405,10 @@ impl<I> Route<I> {
                 Method::DELETE,
                 vec![Lit("guilds"), Major(guild), Lit("stickers"), Minor(sticker)],
             ),
+            Route::FollowChannel { channel } => (
+                Method::POST,
+                vec![Lit("channels"), Major(channel), Lit("followers")],
+            ),
         }
     }
 
@@ -447,9 +456,11 @@ impl<I> Route<I> {
             Route::CreateScheduledEvent { .. }
             | Route::UpdateScheduledEvent { .. }
             | Route::DeleteScheduledEvent { .. } => CREATE_EVENTS,
+            // In the channel that receives the posts, too (plan::gates).
             Route::CreateWebhook { .. }
             | Route::UpdateWebhook { .. }
-            | Route::DeleteWebhook { .. } => MANAGE_WEBHOOKS,
+            | Route::DeleteWebhook { .. }
+            | Route::FollowChannel { .. } => MANAGE_WEBHOOKS,
             Route::CreateBan { .. } | Route::DeleteBan { .. } => BAN_MEMBERS,
             Route::BulkBan { .. } => BULK_BAN,
             Route::CreateEmoji { .. }
@@ -581,6 +592,9 @@ impl<I> Route<I> {
             Route::DeleteSticker { guild, sticker } => Route::DeleteSticker {
                 guild: f(guild)?,
                 sticker: f(sticker)?,
+            },
+            Route::FollowChannel { channel } => Route::FollowChannel {
+                channel: f(channel)?,
             },
         })
     }

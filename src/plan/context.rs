@@ -98,6 +98,9 @@ pub(crate) enum Phase {
     /// their slots are free; then created and changed.
     StickerDelete,
     StickerWrite,
+    /// Announcement channels of other guilds followed into channels (a channel's `follows`),
+    /// once the channels exist; unfollowing is a webhook deletion (`WebhookDelete`).
+    Follows,
 }
 
 impl Phase {
@@ -212,6 +215,8 @@ pub(crate) struct Ctx<'a> {
     /// The same once the plan is applied: the planners record what they change, with the
     /// change that does it.
     pub access_after: crate::access::Guild,
+    /// Channel follower webhooks a channel's `follows` manages: not listed as unmanaged.
+    pub managed_followers: hashbrown::HashSet<String>,
 }
 
 /// Every channel type, to ask whether a reference names a channel of another type.
@@ -341,6 +346,7 @@ impl<'a> Ctx<'a> {
                 .unwrap_or_default(),
             everyone_can_send: HashMap::new(),
             channel_refs: ChannelRefs::default(),
+            managed_followers: hashbrown::HashSet::new(),
         }
     }
 

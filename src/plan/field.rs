@@ -121,6 +121,10 @@ fields! {
         Layout = "layout" => Some("default_forum_layout"),
         /// The REQUIRE_TAG channel flag.
         RequireTag = "require_tag" => Some("flags"),
+        /// The IS_SPOILER_CHANNEL channel flag.
+        Spoiler = "spoiler" => Some("flags"),
+        /// The HIDE_MEDIA_DOWNLOAD_OPTIONS channel flag.
+        HideMediaDownloadOptions = "hide_media_download_options" => Some("flags"),
         Overwrites = "overwrites" => Some("permission_overwrites"),
         /// Overwrites Discord copies from the category (no call of the change's own).
         SyncedOverwrites = "overwrites (synced from its category)" => Some("permission_overwrites"),
@@ -135,6 +139,9 @@ fields! {
         Name = "name" => Some("name"),
         Channel = "channel" => Some("channel_id"),
         Avatar = "avatar" => Some("avatar"),
+        /// A channel follower's channel: the one the followed announcement channel posts
+        /// into (sent to Follow Announcement Channel).
+        Follows = "follows" => Some("webhook_channel_id"),
     }
 }
 

@@ -1,5 +1,5 @@
 //! The settings of forum and media channels (discord-behaviour.md §9.5): tags, the
-//! default reaction, sort order, layout and the REQUIRE_TAG flag, as field changes and
+//! default reaction, sort order and layout, as field changes and
 //! the request body of one channel. `channels` calls it for each declared channel.
 //!
 //! Tags are matched to live ones by name, then by `previous_names`, and a matched tag is
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::context::ChangeBuilder;
 use super::field;
-use crate::discord::models::{self, Channel as LiveChannel, REQUIRE_TAG, channel_type};
+use crate::discord::models::{self, Channel as LiveChannel, channel_type};
 use crate::manifest::{Channel, Emoji, ForumLayout, ForumTag, SortOrder};
 
 /// An emoji as Discord stores it on a tag or a reaction: a custom emoji by its id alone, a
@@ -257,23 +257,6 @@ pub(super) fn forum_fields(
                 before(json!(name)),
                 json!(layout.name()),
                 json!(layout.value()),
-            );
-        }
-    }
-    if let Some(require) = ch.require_tag {
-        // Only the one bit is managed: Discord's other channel flags stay as they are.
-        let flags = live.map_or(0, |l| l.flags);
-        if (flags & REQUIRE_TAG != 0) != require {
-            let after = if require {
-                flags | REQUIRE_TAG
-            } else {
-                flags & !REQUIRE_TAG
-            };
-            b.set(
-                field::Channel::RequireTag,
-                before(json!(!require)),
-                json!(require),
-                json!(after),
             );
         }
     }

@@ -217,6 +217,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         });
     }
     problems.extend(super::members::gate(plan, snap));
+    problems.extend(super::channel_gates::check(plan, snap));
     problems
 }
 

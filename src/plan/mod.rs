@@ -8,6 +8,7 @@
 
 mod automod;
 pub mod binding;
+mod channel_gates;
 mod channels;
 mod context;
 mod diff;

@@ -35,6 +35,9 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
     let (manifest, snap) = (cx.manifest, cx.snap);
     let Some(declared) = manifest.webhooks.as_deref() else {
         for w in cx.snap.webhooks.iter().flatten() {
+            if cx.managed_followers.contains(&w.id) {
+                continue;
+            }
             cx.unmanaged.push(webhook_ref(w));
         }
         return;
@@ -97,7 +100,7 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
             };
             let summary = format!("delete webhook {name}");
             cx.push_op(Op::new(Phase::WebhookDelete, idx, route, summary));
-        } else {
+        } else if !cx.managed_followers.contains(&w.id) {
             cx.unmanaged.push(webhook_ref(w));
         }
     }

@@ -26,6 +26,8 @@ pub use doors::{Doors, Wants};
 pub mod expressions;
 pub use expressions::Expressions;
 
+pub mod follows;
+
 /// Everything guildctl knows about a guild at one moment.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -67,6 +69,10 @@ pub struct Snapshot {
     /// ([`Snapshot::read_sections`]); `None` too where Discord refused the listing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<events::ScheduledEvent>>,
+    /// The announcement channels the manifest's `follows` name that the guild does not
+    /// follow yet, by id ([`follows`]); read only for those.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub follow_sources: BTreeMap<String, follows::FollowSource>,
     /// Roles and channels by id, built on the first lookup: planning looks objects up by id
     /// thousands of times in a large guild. A snapshot is not changed once read.
     #[serde(skip)]
@@ -135,6 +141,7 @@ impl Snapshot {
             expressions: Expressions::default(),
             automod: None,
             events: None,
+            follow_sources: BTreeMap::new(),
             index: OnceLock::new(),
         };
         snap.check_whole(guild_id)?;
@@ -205,8 +212,9 @@ impl Snapshot {
     }
 
     /// Reads the optional sections `m` declares, one listing GET each: custom emoji,
-    /// soundboard sounds and stickers (with their files from the CDN), AutoMod rules, and
-    /// scheduled events (with their cover images). The one place a command or the rehearsal
+    /// soundboard sounds and stickers (with their files from the CDN), AutoMod rules,
+    /// scheduled events (with their cover images), and the announcement channels `follows`
+    /// names that the guild does not follow yet ([`follows`]). The one place a command or the rehearsal
     /// reads them.
     pub async fn read_sections(
         &mut self,
@@ -234,6 +242,10 @@ impl Snapshot {
                 .collect();
             let read = read_images(client, &covers).await;
             self.images.extend(read);
+        }
+        let sources = follows::wanted(m, self.webhooks.as_deref());
+        if !sources.is_empty() {
+            self.follow_sources = follows::read(client, &sources).await?;
         }
         Ok(())
     }

@@ -299,7 +299,7 @@ pub(super) fn channel_field_applicability(ctx: &Ctx<'_>, out: &mut Vec<Diagnosti
     for c in &ctx.channels {
         let ch = c.channel;
         let t = ch.channel_type();
-        let fields: [(&str, bool, &[ChannelType]); 14] = [
+        let fields: [(&str, bool, &[ChannelType]); 17] = [
             ("topic", ch.topic.is_some(), TEXTISH),
             (
                 "nsfw",
@@ -335,6 +335,19 @@ pub(super) fn channel_field_applicability(ctx: &Ctx<'_>, out: &mut Vec<Diagnosti
             // §9.5: forum channels only.
             ("layout", ch.layout.is_some(), &[Forum]),
             ("require_tag", ch.require_tag.is_some(), FORUMISH),
+            // §4.2: the flags Discord reads for each type.
+            (
+                "spoiler",
+                ch.spoiler.is_some(),
+                &[Text, Voice, Announcement, Forum, Media],
+            ),
+            (
+                "hide_media_download_options",
+                ch.hide_media_download_options.is_some(),
+                &[Media],
+            ),
+            // Discord follows announcement channels into text and announcement channels.
+            ("follows", ch.follows.is_some(), &[Text, Announcement]),
         ];
         for (field, set, types) in fields {
             if set && !types.contains(&t) {

@@ -20,6 +20,7 @@
 
 mod audio;
 mod automod;
+mod channel_data;
 mod channels;
 mod events;
 mod expressions;
@@ -121,6 +122,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("event-recurrence", events::event_recurrence),
     ("sticker-fields", expressions::stickers),
     ("unique-sticker-names", expressions::unique_sticker_names),
+    ("channel-flags", channel_data::channel_flags),
+    ("channel-follows", channel_data::channel_follows),
 ];
 
 /// Runs every rule in [`RULES`] on the manifest. Pure: reads no files (see [`check_loaded`]).

@@ -160,6 +160,21 @@ pub struct Channel {
     /// REQUIRE_TAG channel flag). Needs at least one tag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub require_tag: Option<bool>,
+    /// Text, voice, announcement, forum and media channels: members must click to see what
+    /// is posted, as a spoiler (Discord's IS_SPOILER_CHANNEL channel flag). Not with `nsfw`.
+    /// Left out, the flag is left as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spoiler: Option<bool>,
+    /// Media channels: hide the options to download the media of posts (Discord's
+    /// HIDE_MEDIA_DOWNLOAD_OPTIONS channel flag). Left out, the flag is left as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hide_media_download_options: Option<bool>,
+    /// Text and announcement channels: announcement channels of other guilds followed into
+    /// this one (Discord's Follow Announcement Channel; each follow is a "Channel Follower"
+    /// webhook of this channel). Authoritative when present: a follow not listed is
+    /// removed (its webhook deleted); left out, the channel's follows are left as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follows: Option<Vec<Follow>>,
     /// Permission overwrites. When present the list is authoritative for this channel:
     /// overwrites not listed are removed. Mutually exclusive with `sync_permissions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,6 +224,16 @@ pub struct ForumTag {
     /// Only members with `manage_threads` may put this tag on a post (default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub moderated: bool,
+}
+
+/// An announcement channel of another guild whose posts Discord copies into this channel.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Follow {
+    /// The id of the followed announcement channel (Discord's "Copy Channel ID"); the bot
+    /// must be able to view it.
+    #[schemars(extend("examples" = ["273541522815713281"]))]
+    pub channel: Snowflake,
 }
 
 /// A permission overwrite for one role or one member.

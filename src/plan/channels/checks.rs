@@ -29,6 +29,30 @@ pub(super) fn check_require_tag(cx: &mut Ctx, d: &Decl, live: Option<&LiveChanne
     );
 }
 
+/// A spoiler channel cannot be age-restricted (400 50035 `CHANNEL_SPOILER_NSFW`): the
+/// checks refuse both in one entry; this finds one of them live.
+pub(super) fn check_spoiler_nsfw(cx: &mut Ctx, d: &Decl, live: Option<&LiveChannel>) {
+    let nsfw =
+        d.ch.nsfw
+            .unwrap_or_else(|| live.is_some_and(|l| l.nsfw == Some(true)));
+    if !nsfw || !super::flags::spoiler_after(d.ch, live) {
+        return;
+    }
+    let (field, help) = if d.ch.spoiler == Some(true) {
+        ("spoiler", "set `nsfw: false` too, or remove `spoiler`")
+    } else {
+        ("nsfw", "set `spoiler: false` too, or remove `nsfw`")
+    };
+    cx.problem(
+        Some(format!("{}.{field}", d.source)),
+        format!(
+            "`{}` would be both a spoiler channel and age-restricted (`nsfw`), which Discord refuses",
+            d.ch.name
+        ),
+        Some(help),
+    );
+}
+
 /// Discord sets `default_thread_rate_limit_per_user` of an announcement channel only when
 /// creating it: Modify Channel ignores it there (discord-behaviour.md §4.2), so a change
 /// would be sent on every apply and never made.

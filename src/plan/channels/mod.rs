@@ -18,11 +18,14 @@ use crate::manifest::{Channel, ChannelType, VideoQualityMode};
 use crate::permissions::Permissions;
 
 mod checks;
+mod flags;
+mod follows;
 mod overwrites;
 mod positions;
 
 use checks::{
     check_announcement_thread_slowmode, check_bitrate, check_category_sizes, check_require_tag,
+    check_spoiler_nsfw,
 };
 use overwrites::{Ow, desired_overwrites, effective, listed, overwrites_display};
 use positions::plan_order;
@@ -157,6 +160,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         };
         check_bitrate(cx, d);
         check_require_tag(cx, d, matches[i]);
+        check_spoiler_nsfw(cx, d, matches[i]);
         check_announcement_thread_slowmode(cx, d, matches[i]);
         let synced_by_parent = follows_parent_sync(&decls, &matches, &desired_ows, i);
         if let Some(live) = matches[i]
@@ -197,6 +201,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         if cx.problems.len() == problems {
             let change = (cx.changes.len() > changes).then(|| cx.changes.len() - 1);
             record_access(cx, &decls, &ids, i, desired_ows[i].as_deref(), change);
+            follows::plan_follows(cx, d.ch, &d.source, &ids[i], &d.display(&decls));
         }
     }
 
@@ -645,6 +650,7 @@ fn channel_fields(
             );
         }
     }
+    flags::flag_fields(&mut b, ch, d.kind, live);
     notes.extend(
         super::forum::forum_fields(&mut b, ch, d.kind, live)
             .into_iter()

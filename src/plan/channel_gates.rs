@@ -1,0 +1,124 @@
+//! Gates of what Discord checks in one channel rather than guild-wide: following an
+//! announcement channel needs `manage_webhooks` in the channel that receives it (§6), and
+//! a scheduled event in a voice channel needs `view_channel` and `connect` there, in a
+//! stage channel `manage_channels`, `mute_members` and `move_members`
+//! (resources/guild-scheduled-event, "Permissions for events with entity type ...").
+//! The bot's permissions in a channel are computed from the snapshot as Discord computes
+//! them ([`crate::access`]); a channel this plan creates is not judged here.
+
+use serde_json::Value;
+
+use super::Plan;
+use super::context::Problem;
+use crate::access::{Guild, Holder};
+use crate::discord::Route;
+use crate::discord::models::channel_type;
+use crate::permissions::Permissions;
+use crate::snapshot::Snapshot;
+
+const VIEW: (&str, Permissions) = ("view_channel", Permissions::VIEW_CHANNEL);
+const FOLLOW: &[(&str, Permissions)] = &[VIEW, ("manage_webhooks", Permissions::MANAGE_WEBHOOKS)];
+const VOICE_EVENT: &[(&str, Permissions)] = &[VIEW, ("connect", Permissions::CONNECT)];
+const STAGE_EVENT: &[(&str, Permissions)] = &[
+    VIEW,
+    ("manage_channels", Permissions::MANAGE_CHANNELS),
+    ("mute_members", Permissions(1 << 22)),
+    ("move_members", Permissions(1 << 24)),
+];
+
+/// The live channel a call acts in and what it needs there.
+fn needs<'p>(
+    op: &'p super::Operation,
+    snap: &'p Snapshot,
+) -> Option<(&'p str, &'static [(&'static str, Permissions)])> {
+    let body = op.body.as_ref();
+    let live_str = |v: Option<&'p Value>| v.and_then(Value::as_str);
+    match &op.route {
+        Route::FollowChannel { .. } => {
+            live_str(body.and_then(|b| b.get("webhook_channel_id"))).map(|c| (c, FOLLOW))
+        }
+        Route::CreateScheduledEvent { .. } | Route::UpdateScheduledEvent { .. } => {
+            // The channel the call names; else, for an update, the event's own.
+            let live_event = match &op.route {
+                Route::UpdateScheduledEvent { event, .. } => event
+                    .live()
+                    .and_then(|id| snap.events.iter().flatten().find(|e| e.id == id)),
+                _ => None,
+            };
+            let named = body.and_then(|b| b.get("channel_id"));
+            let channel = match named {
+                Some(v) => live_str(Some(v))?,
+                None => live_event?.channel_id.as_deref()?,
+            };
+            let kind = snap.channel(channel)?.kind;
+            match kind {
+                channel_type::VOICE => Some((channel, VOICE_EVENT)),
+                channel_type::STAGE => Some((channel, STAGE_EVENT)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    // Built only for a plan that has such a call: a large guild's model costs.
+    let mut model: Option<(Guild, Holder)> = None;
+    let mut said: Vec<(String, &str)> = Vec::new();
+    for op in &plan.operations {
+        let Some((channel, wanted)) = needs(op, snap) else {
+            continue;
+        };
+        let (g, bot) = model.get_or_insert_with(|| {
+            let bot = Holder {
+                roles: snap.bot_member.roles.clone(),
+                user: Some(snap.bot.id.clone()),
+            };
+            (Guild::live(snap), bot)
+        });
+        let Some(c) = g.channel(channel) else {
+            continue;
+        };
+        let have = g.overwritten(c, bot, g.base(bot));
+        let shown = crate::access::model::display_name(
+            c.kind,
+            &c.name,
+            c.parent
+                .as_deref()
+                .and_then(|p| g.channel(p))
+                .map(|p| p.name.as_str()),
+        );
+        let missing: Vec<&str> = wanted
+            .iter()
+            .filter(|(_, p)| !have.contains(*p))
+            .map(|(n, _)| *n)
+            .filter(|n| !said.contains(&(channel.to_owned(), *n)))
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        for n in &missing {
+            said.push((channel.to_owned(), n));
+        }
+        let change = &plan.changes[op.change];
+        problems.push(Problem {
+            policy: None,
+            message: format!(
+                "the bot lacks `{}` in channel `{shown}`, which {} needs",
+                missing.join("`, `"),
+                op.summary
+            ),
+            source: change.source.clone(),
+            help: Some(format!(
+                "grant the bot's role {} in `{shown}` (or in its category or the guild), or choose another channel",
+                missing
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )),
+        });
+    }
+    problems
+}
