@@ -381,12 +381,20 @@ impl Call {
     }
 
     /// The object this create would have made, if the collection now holds it.
-    /// Every create route lists its collection with a GET on the same path.
+    /// Every create route lists its collection with a GET on the same path: an array, or
+    /// (soundboard sounds) an object holding it as `items`.
     async fn find_created(&self, client: &Client) -> Result<Option<Value>, ClientError> {
         let Some(body) = &self.body else {
             return Ok(None);
         };
-        let items: Vec<Value> = client.get(&self.route.path()).await?;
+        let items = match client.get::<Value>(&self.route.path()).await? {
+            Value::Array(items) => items,
+            Value::Object(mut listing) => match listing.remove("items") {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
         Ok(items.into_iter().find(|item| same_object(body, item)))
     }
 }

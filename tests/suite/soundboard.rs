@@ -5,6 +5,7 @@
 
 use crate::common::{Harness, Run};
 use discord_emulator::State;
+use discord_emulator::faults::{FaultKind, FaultRule, FaultSet};
 use discord_emulator::state::BotToken;
 use serde_json::{Value, json};
 
@@ -257,6 +258,44 @@ async fn slots_by_boost_tier_are_refused_at_the_sound_past_the_limit() {
         "{out}"
     );
     assert!(h.writes().is_empty());
+}
+
+#[tokio::test]
+async fn a_sound_whose_answer_is_lost_is_found_not_sent_twice() {
+    let h = Harness::with_state(Some(state())).await;
+    put(&h, "sounds/boing.mp3", &mp3(40, "boing"));
+    h.emu
+        .set_faults(FaultSet {
+            seed: Some(1),
+            rules: vec![FaultRule {
+                method: "POST".into(),
+                path: "/guilds/*/soundboard-sounds".into(),
+                probability: 1.0,
+                kind: FaultKind::DropAfter,
+            }],
+        })
+        .unwrap();
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nsoundboard:\n  - { name: boing, sound: sounds/boing.mp3 }\n",
+    );
+    h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"])
+        .await
+        .assert_code(0);
+    // Made once, its answer lost: the listing (`{"items": [...]}`) shows it, so it is
+    // not uploaded again.
+    let posts = sound_writes(&h)
+        .into_iter()
+        .filter(|(m, _)| m == "POST")
+        .count();
+    assert_eq!(posts, 1);
+    let boings = h
+        .guild()
+        .soundboard_sounds
+        .iter()
+        .filter(|s| s.name == "boing")
+        .count();
+    assert_eq!(boings, 1);
 }
 
 #[tokio::test]
