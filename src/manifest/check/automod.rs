@@ -20,7 +20,7 @@ pub(super) fn automod_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (path, r) in &list {
         length_error(
             out,
-            format!("{path}.name"),
+            format_args!("{path}.name"),
             "AutoMod rule name",
             &r.name,
             AUTOMOD_NAME_LEN,
@@ -81,7 +81,7 @@ fn list_limits(
         );
     }
     for (k, item) in list.iter().enumerate() {
-        length_error(out, format!("{path}[{k}]"), what, item, item_len);
+        length_error(out, format_args!("{path}[{k}]"), what, item, item_len);
     }
 }
 
@@ -238,7 +238,7 @@ pub(super) fn automod_actions(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     if let Some(m) = &b.message {
                         length_error(
                             out,
-                            format!("{at}.block.message"),
+                            format_args!("{at}.block.message"),
                             "block message",
                             m,
                             (0, AUTOMOD_BLOCK_MESSAGE_MAX),

@@ -21,7 +21,7 @@ pub(super) fn event_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (path, e) in &list {
         length_error(
             out,
-            format!("{path}.name"),
+            format_args!("{path}.name"),
             "event name",
             &e.name,
             EVENT_NAME_LEN,
@@ -29,7 +29,7 @@ pub(super) fn event_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if let Some(d) = &e.description {
             length_error(
                 out,
-                format!("{path}.description"),
+                format_args!("{path}.description"),
                 "event description",
                 d,
                 (0, EVENT_DESCRIPTION_MAX),
@@ -38,7 +38,7 @@ pub(super) fn event_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if let Some(l) = &e.location {
             length_error(
                 out,
-                format!("{path}.location"),
+                format_args!("{path}.location"),
                 "location",
                 l,
                 EVENT_LOCATION_LEN,

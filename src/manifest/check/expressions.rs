@@ -161,7 +161,7 @@ pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
         length_error(
             out,
-            format!("{path}.tags"),
+            format_args!("{path}.tags"),
             "sticker tags",
             &s.tags,
             STICKER_TAGS_LEN,
@@ -169,7 +169,7 @@ pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if let Some(d) = s.description.as_deref().filter(|d| !d.is_empty()) {
             length_error(
                 out,
-                format!("{path}.description"),
+                format_args!("{path}.description"),
                 "sticker description",
                 d,
                 STICKER_DESCRIPTION_LEN,

@@ -46,7 +46,7 @@ pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     if let Some(Some(d)) = &ws.description {
         length_error(
             out,
-            "welcome_screen.description".into(),
+            "welcome_screen.description",
             "welcome screen description",
             d,
             (0, WELCOME_DESCRIPTION_MAX),
@@ -72,13 +72,13 @@ pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let path = format!("welcome_screen.channels[{i}]");
         length_error(
             out,
-            format!("{path}.description"),
+            format_args!("{path}.description"),
             "welcome channel description",
             &wc.description,
             WELCOME_CHANNEL_DESCRIPTION_LEN,
         );
         ctx.check_channel_ref(
-            &format!("{path}.channel"),
+            &format_args!("{path}.channel"),
             "a welcome screen channel",
             &wc.channel,
             ANY,
@@ -142,7 +142,7 @@ pub(super) fn onboarding_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let path = format!("onboarding.prompts[{i}]");
         length_error(
             out,
-            format!("{path}.title"),
+            format_args!("{path}.title"),
             "prompt title",
             &p.title,
             PROMPT_TITLE_LEN,
@@ -185,7 +185,7 @@ pub(super) fn onboarding_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let op = format!("{path}.options[{j}]");
             length_error(
                 out,
-                format!("{op}.title"),
+                format_args!("{op}.title"),
                 "option title",
                 &o.title,
                 OPTION_TITLE_LEN,
@@ -207,7 +207,7 @@ pub(super) fn onboarding_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             if let Some(d) = &o.description {
                 length_error(
                     out,
-                    format!("{op}.description"),
+                    format_args!("{op}.description"),
                     "option description",
                     d,
                     (0, OPTION_DESCRIPTION_MAX),
@@ -244,7 +244,7 @@ pub(super) fn onboarding_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     if let Some(dc) = &ob.default_channels {
         for (k, r) in dc.iter().enumerate() {
             ctx.check_channel_ref(
-                &format!("onboarding.default_channels[{k}]"),
+                &format_args!("onboarding.default_channels[{k}]"),
                 "a default channel",
                 r,
                 ANY,
@@ -289,7 +289,7 @@ pub(super) fn onboarding_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             for (k, r) in o.channels.iter().enumerate() {
                 ctx.check_channel_ref(
-                    &format!("{op}.channels[{k}]"),
+                    &format_args!("{op}.channels[{k}]"),
                     "a channel of an onboarding option",
                     r,
                     ANY,
@@ -358,6 +358,6 @@ pub(super) fn widget(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     if let Some(w) = &ctx.manifest.widget
         && let Some(Some(r)) = &w.channel
     {
-        ctx.check_channel_ref("widget.channel", "`widget.channel`", r, ANY, out);
+        ctx.check_channel_ref(&"widget.channel", "`widget.channel`", r, ANY, out);
     }
 }

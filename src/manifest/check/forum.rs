@@ -61,7 +61,7 @@ pub(super) fn forum_tags(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let here = format!("{path}[{k}]");
             length_error(
                 out,
-                format!("{here}.name"),
+                format_args!("{here}.name"),
                 "tag name",
                 &t.name,
                 TAG_NAME_LEN,

@@ -203,7 +203,7 @@ impl<'a> Ctx<'a> {
     /// (`` `afk_channel` ``, `a webhook's channel`).
     pub fn check_channel_ref(
         &self,
-        path: &str,
+        path: &dyn std::fmt::Display,
         label: &str,
         r: &str,
         accept: &[ChannelType],
@@ -213,7 +213,8 @@ impl<'a> Ctx<'a> {
         if let ChannelLookup::Found(i) = lookup {
             return Some(i);
         }
-        // Only a reference with something to say needs the words.
+        // Only a reference with something to say needs the words, and its path written out.
+        let path = &path.to_string();
         let kinds = kinds_text(accept);
         match lookup {
             ChannelLookup::Found(i) => Some(i),
@@ -409,9 +410,19 @@ impl<'a> Ctx<'a> {
     }
 
     /// Resolves a role reference and reports at `path`: a warning when it is not declared, an
-    /// error when several declared roles (each pinned by id) have that name.
-    pub fn check_role_ref(&self, path: &str, name: &str, out: &mut Vec<Diagnostic>) -> RoleLookup {
+    /// error when several declared roles (each pinned by id) have that name. The path is
+    /// written out only for a reference with something to say.
+    pub fn check_role_ref(
+        &self,
+        path: &dyn std::fmt::Display,
+        name: &str,
+        out: &mut Vec<Diagnostic>,
+    ) -> RoleLookup {
         let found = self.lookup_role(name);
+        if let RoleLookup::Everyone | RoleLookup::Found(_) = found {
+            return found;
+        }
+        let path = &path.to_string();
         match &found {
             RoleLookup::NotDeclared => {
                 if let Some((at, role)) = self.renamed_role(name) {

@@ -228,9 +228,10 @@ fn is_snowflake(s: &str) -> bool {
         && s.parse::<u64>().is_ok()
 }
 
+/// `path` is written out only for a text out of bounds (`format_args!` at the call).
 fn length_error(
     out: &mut Vec<Diagnostic>,
-    path: String,
+    path: impl std::fmt::Display,
     what: &str,
     text: &str,
     (min, max): (usize, usize),
@@ -244,7 +245,7 @@ fn length_error(
         };
         out.push(
             Diagnostic::error(
-                path,
+                path.to_string(),
                 format!(
                     "{what} is {n} characters; Discord allows {allowed}{}",
                     trimmed_note(n)

@@ -21,7 +21,7 @@ pub(super) fn settings_channel_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnosti
     for (field, value, want) in refs {
         let Some(Some(name)) = value else { continue };
         ctx.check_channel_ref(
-            &format!("settings.{field}"),
+            &format_args!("settings.{field}"),
             &format!("`{field}`"),
             name,
             &[want],

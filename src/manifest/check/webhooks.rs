@@ -12,12 +12,23 @@ const WEBHOOK_CHANNELS: &[ChannelType] = &[
     ChannelType::Media,
 ];
 
-pub(super) fn webhook_list(m: &Manifest) -> impl Iterator<Item = (String, &Webhook)> {
+/// A webhook's place, `webhooks[i]`: written out only in a diagnostic (a guild has up to a
+/// thousand webhooks, and most have nothing to say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct WebhookAt(usize);
+
+impl std::fmt::Display for WebhookAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "webhooks[{}]", self.0)
+    }
+}
+
+pub(super) fn webhook_list(m: &Manifest) -> impl Iterator<Item = (WebhookAt, &Webhook)> {
     m.webhooks
         .iter()
         .flatten()
         .enumerate()
-        .map(|(i, w)| (format!("webhooks[{i}]"), w))
+        .map(|(i, w)| (WebhookAt(i), w))
 }
 
 pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
@@ -25,7 +36,7 @@ pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (path, w) in &hooks {
         length_error(
             out,
-            format!("{path}.name"),
+            format_args!("{path}.name"),
             "webhook name",
             &w.name,
             WEBHOOK_NAME_LEN,
@@ -45,9 +56,9 @@ pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    let mut by_name: HashMap<&str, &str> = HashMap::new();
+    let mut by_name: HashMap<&str, WebhookAt> = HashMap::new();
     for (name, idx) in groups(hooks.iter().map(|(_, w)| w.name.as_str())) {
-        let first = hooks[idx[0]].0.as_str();
+        let first = hooks[idx[0]].0;
         by_name.insert(name, first);
         if idx.iter().all(|&i| hooks[i].1.id.is_some()) {
             continue;
@@ -65,12 +76,12 @@ pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    let mut previous: HashMap<&str, &str> = HashMap::new();
+    let mut previous: HashMap<&str, WebhookAt> = HashMap::new();
     for (path, w) in &hooks {
         for (k, old) in w.previous_names.iter().enumerate() {
             let here = format!("{path}.previous_names[{k}]");
             if let Some(owner) = by_name.get(old.as_str()) {
-                let msg = if *owner == path.as_str() {
+                let msg = if owner == path {
                     format!(
                         "webhook \"{}\" lists its own name in previous_names",
                         w.name
@@ -93,7 +104,7 @@ pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     .with_help("a previous name may belong to one webhook only"),
                 );
             } else {
-                previous.insert(old, path);
+                previous.insert(old, *path);
             }
         }
     }
@@ -103,7 +114,7 @@ pub(super) fn webhook_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut per_channel: HashMap<Identity, usize> = HashMap::new();
     for (path, w) in webhook_list(ctx.manifest) {
         let found = ctx.check_channel_ref(
-            &format!("{path}.channel"),
+            &format_args!("{path}.channel"),
             "a webhook's channel",
             &w.channel,
             WEBHOOK_CHANNELS,
