@@ -188,6 +188,28 @@ impl Guild {
         p
     }
 
+    /// Effective permissions in channel `i` for `h` of guild-wide permissions `base`: what
+    /// [`Guild::access`] gives there, computed for that channel alone (and, for a category,
+    /// the channels that make it visible).
+    pub fn channel_access(&self, h: &Holder, base: Permissions, i: usize) -> Permissions {
+        let c = &self.channels[i];
+        let p = implicit(self.overwritten(c, h, base), c.kind);
+        if c.kind != channel_type::CATEGORY || p.contains(Permissions::VIEW_CHANNEL) {
+            return p;
+        }
+        let child_seen = self.children(&c.id).any(|j| {
+            let child = &self.channels[j];
+            child.kind != channel_type::CATEGORY
+                && implicit(self.overwritten(child, h, base), child.kind)
+                    .contains(Permissions::VIEW_CHANNEL)
+        });
+        if child_seen {
+            p | Permissions::VIEW_CHANNEL
+        } else {
+            p
+        }
+    }
+
     /// Effective permissions everywhere: guild-wide, and in every channel after the
     /// implicit rules; a category is visible when one of its channels is.
     pub fn access(&self, h: &Holder) -> Access {
