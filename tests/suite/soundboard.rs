@@ -5,7 +5,6 @@
 
 use crate::common::{Harness, Run};
 use discord_emulator::State;
-use discord_emulator::faults::{FaultKind, FaultRule, FaultSet};
 use discord_emulator::state::BotToken;
 use serde_json::{Value, json};
 
@@ -264,17 +263,7 @@ async fn slots_by_boost_tier_are_refused_at_the_sound_past_the_limit() {
 async fn a_sound_whose_answer_is_lost_is_found_not_sent_twice() {
     let h = Harness::with_state(Some(state())).await;
     put(&h, "sounds/boing.mp3", &mp3(40, "boing"));
-    h.emu
-        .set_faults(FaultSet {
-            seed: Some(1),
-            rules: vec![FaultRule {
-                method: "POST".into(),
-                path: "/guilds/*/soundboard-sounds".into(),
-                probability: 1.0,
-                kind: FaultKind::DropAfter,
-            }],
-        })
-        .unwrap();
+    h.lose_answers("POST", "/guilds/*/soundboard-sounds");
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nsoundboard:\n  - { name: boing, sound: sounds/boing.mp3 }\n",

@@ -426,17 +426,7 @@ async fn a_rate_limited_upload_is_sent_again_whole() {
 async fn an_upload_whose_answer_is_lost_is_found_not_sent_twice() {
     let h = Harness::with_state(Some(state())).await;
     put(&h, "stickers/wave.gif", &gif("wave"));
-    h.emu
-        .set_faults(FaultSet {
-            seed: Some(1),
-            rules: vec![FaultRule {
-                method: "POST".into(),
-                path: "/guilds/*/stickers".into(),
-                probability: 1.0,
-                kind: FaultKind::DropAfter,
-            }],
-        })
-        .unwrap();
+    h.lose_answers("POST", "/guilds/*/stickers");
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nstickers:\n  - { name: wave, image: stickers/wave.gif, tags: wave }\n",

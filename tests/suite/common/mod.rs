@@ -87,6 +87,22 @@ impl Harness {
         self.emu.requests()
     }
 
+    /// From now on every `method` to `path` (`*` for one segment) is carried out and its
+    /// answer lost: the connection drops after the write, as a network cut would.
+    pub fn lose_answers(&self, method: &str, path: &str) {
+        self.emu
+            .set_faults(discord_emulator::faults::FaultSet {
+                seed: Some(1),
+                rules: vec![discord_emulator::faults::FaultRule {
+                    method: method.into(),
+                    path: path.into(),
+                    probability: 1.0,
+                    kind: discord_emulator::faults::FaultKind::DropAfter,
+                }],
+            })
+            .unwrap();
+    }
+
     pub fn writes(&self) -> Vec<RequestRecord> {
         self.requests()
             .into_iter()
