@@ -4,9 +4,8 @@
 //! permission split of expressions, drift of a hand edit naming who made it, export as files
 //! that plan back to nothing, and the rehearsal's copy holding the guild's emoji.
 
-use crate::common::{Harness, Run};
+use crate::common::{Harness, state_with_owner_token};
 use discord_emulator::State;
-use discord_emulator::state::BotToken;
 use serde_json::{Value, json};
 
 /// The guild owner, a human, acts with this token.
@@ -33,29 +32,8 @@ fn gif(tag: &str) -> Vec<u8> {
     b
 }
 
-fn put(h: &Harness, rel: &str, bytes: &[u8]) {
-    let path = h.dir.path().join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
-}
-
 fn state() -> State {
-    let mut st = discord_emulator::default_state();
-    let owner = st.guilds[0].owner_id.clone();
-    st.tokens.push(BotToken {
-        token: HUMAN_TOKEN.into(),
-        user_id: owner,
-    });
-    st
-}
-
-fn json_of(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}\n--- stdout\n{}\n--- stderr\n{}",
-            run.stdout, run.stderr
-        )
-    })
+    state_with_owner_token(HUMAN_TOKEN)
 }
 
 fn emoji_writes(h: &Harness) -> Vec<(String, String, Value)> {
@@ -80,8 +58,8 @@ emojis:
 
 async fn applied_two() -> (Harness, String) {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "emojis/crab_wave.png", &png(64, 64, "wave"));
-    put(&h, "emojis/crab_dance.gif", &gif("dance"));
+    h.put("emojis/crab_wave.png", &png(64, 64, "wave"));
+    h.put("emojis/crab_dance.gif", &gif("dance"));
     let m = h.manifest("guild.yaml", TWO);
     let m = m.to_str().unwrap().to_owned();
     h.run(&["apply", "-f", &m, "--yes"]).await.assert_code(0);
@@ -126,7 +104,7 @@ async fn emojis_are_created_with_the_reason_and_a_second_plan_is_empty() {
     h.emu.clear_requests();
     let again = h.run(&["plan", "-f", &m, "--format", "json"]).await;
     again.assert_code(0);
-    let plan = json_of(&again);
+    let plan = again.json();
     assert_eq!(plan["changes"], json!([]), "{plan:#}");
     let unmanaged: Vec<&str> = plan["unmanaged"]
         .as_array()
@@ -191,11 +169,11 @@ emojis:
 async fn a_changed_image_is_a_deletion_and_a_creation_under_the_gate() {
     let (h, m) = applied_two().await;
     let old = live_emoji(&h, "crab_wave").unwrap().id;
-    put(&h, "emojis/crab_wave.png", &png(64, 64, "a new wave"));
+    h.put("emojis/crab_wave.png", &png(64, 64, "a new wave"));
 
     let plan = h.run(&["plan", "-f", &m, "--format", "json"]).await;
     plan.assert_code(0);
-    let plan = json_of(&plan);
+    let plan = plan.json();
     let actions: Vec<(&str, &str)> = plan["changes"]
         .as_array()
         .unwrap()
@@ -251,13 +229,9 @@ async fn a_changed_image_is_a_deletion_and_a_creation_under_the_gate() {
 #[tokio::test]
 async fn bad_names_and_files_are_refused_at_their_lines() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "emojis/big.png", &png(64, 64, &"x".repeat(300 * 1024)));
-    put(&h, "emojis/notes.png", b"just text");
-    put(
-        &h,
-        "emojis/ok.webp",
-        b"RIFF\x10\0\0\0WEBPVP8 \x04\0\0\0abcd",
-    );
+    h.put("emojis/big.png", &png(64, 64, &"x".repeat(300 * 1024)));
+    h.put("emojis/notes.png", b"just text");
+    h.put("emojis/ok.webp", b"RIFF\x10\0\0\0WEBPVP8 \x04\0\0\0abcd");
     let m = h.manifest(
         "guild.yaml",
         "version: 1
@@ -310,8 +284,8 @@ async fn slots_by_boost_tier_are_refused_at_the_emoji_past_the_limit() {
         g.emojis.push(e);
     }
     let h = Harness::with_state(Some(st)).await;
-    put(&h, "a.png", &png(32, 32, "a"));
-    put(&h, "b.png", &png(32, 32, "b"));
+    h.put("a.png", &png(32, 32, "a"));
+    h.put("b.png", &png(32, 32, "b"));
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nemojis:\n  - { name: first, image: a.png }\n  - { name: second, image: b.png }\n",
@@ -334,7 +308,7 @@ async fn another_members_emoji_needs_manage_guild_expressions() {
     let bot_role = g.roles.iter_mut().find(|r| r.name == "guildctl").unwrap();
     bot_role.permissions = guildctl::permissions::Permissions::CREATE_GUILD_EXPRESSIONS;
     let h = Harness::with_state(Some(st)).await;
-    put(&h, "party.gif", &gif("not the live one"));
+    h.put("party.gif", &gif("not the live one"));
     // party_crab is alice's: renaming it needs manage_guild_expressions.
     let m = h.manifest(
         "guild.yaml",
@@ -396,7 +370,7 @@ async fn drift_names_who_changed_or_deleted_an_emoji_by_hand() {
     .await;
     let run = h.run(&["drift", "-f", &m, "--format", "json"]).await;
     run.assert_code(2);
-    let r = json_of(&run);
+    let r = run.json();
 
     let changed = drifted(&r, "crab_dance");
     assert_eq!(changed["id"], dance.as_str());
@@ -435,7 +409,7 @@ async fn an_export_writes_the_emoji_images_and_plans_back_to_nothing() {
 #[tokio::test]
 async fn the_rehearsal_copy_holds_the_emojis_and_converges() {
     let (h, _) = applied_two().await;
-    put(&h, "emojis/new.png", &png(16, 16, "new"));
+    h.put("emojis/new.png", &png(16, 16, "new"));
     let m = h.manifest(
         "next.yaml",
         "version: 1
@@ -457,7 +431,7 @@ emojis:
         ])
         .await;
     run.assert_code(0);
-    let plan = json_of(&run);
+    let plan = run.json();
     let r = &plan["rehearsal"];
     assert_eq!(r["ok"], true, "{r:#}");
     assert_eq!(r["converges"], true, "{r:#}");
@@ -468,13 +442,13 @@ emojis:
 #[tokio::test]
 async fn prune_deletes_the_other_emojis_and_the_gate_counts_them() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "wave.png", &png(32, 32, "wave"));
+    h.put("wave.png", &png(32, 32, "wave"));
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nemojis:\n  - { name: crab_wave, image: wave.png }\nprune:\n  emojis: true\n",
     );
     let m = m.to_str().unwrap();
-    let plan = json_of(&h.run(&["plan", "-f", m, "--format", "json"]).await);
+    let plan = h.run(&["plan", "-f", m, "--format", "json"]).await.json();
     let gate = plan["deletion_gate"]["kinds"]
         .as_array()
         .unwrap()
@@ -494,8 +468,8 @@ async fn prune_deletes_the_other_emojis_and_the_gate_counts_them() {
 #[tokio::test]
 async fn a_base_declares_emojis_and_the_guild_changes_one_by_name() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "emojis/wave.png", &png(32, 32, "wave"));
-    put(&h, "emojis/dance.gif", &gif("dance"));
+    h.put("emojis/wave.png", &png(32, 32, "wave"));
+    h.put("emojis/dance.gif", &gif("dance"));
     h.manifest(
         "base.yaml",
         "version: 1\nemojis:\n  - { name: crab_wave, image: emojis/wave.png }\n  - { name: crab_dance, image: emojis/dance.gif }\n",

@@ -19,12 +19,6 @@ fn gif(tag: &str) -> Vec<u8> {
     b
 }
 
-fn put(h: &Harness, rel: &str, bytes: &[u8]) {
-    let path = h.dir.path().join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
-}
-
 fn guild_patches(h: &Harness) -> Vec<serde_json::Value> {
     let path = format!("/api/v10/guilds/{}", h.emu.guild_id);
     h.writes()
@@ -40,8 +34,8 @@ const MANIFEST: &str =
 #[tokio::test]
 async fn images_are_sent_once_and_an_unchanged_image_is_not_sent_again() {
     let h = Harness::start().await;
-    put(&h, "images/icon.png", &png("icon"));
-    put(&h, "images/splash.png", &png("splash"));
+    h.put("images/icon.png", &png("icon"));
+    h.put("images/splash.png", &png("splash"));
     let m = h.manifest("guild.yaml", MANIFEST);
     let m = m.to_str().unwrap();
     h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
@@ -69,14 +63,14 @@ async fn images_are_sent_once_and_an_unchanged_image_is_not_sent_again() {
 #[tokio::test]
 async fn a_changed_image_is_exactly_one_patch_of_that_image() {
     let h = Harness::start().await;
-    put(&h, "images/icon.png", &png("icon"));
-    put(&h, "images/splash.png", &png("splash"));
+    h.put("images/icon.png", &png("icon"));
+    h.put("images/splash.png", &png("splash"));
     let m = h.manifest("guild.yaml", MANIFEST);
     let m = m.to_str().unwrap();
     h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
     let first = h.guild().icon.clone();
 
-    put(&h, "images/icon.png", &png("a new icon"));
+    h.put("images/icon.png", &png("a new icon"));
     h.emu.clear_requests();
     let plan = h.run(&["plan", "-f", m, "--detailed-exitcode"]).await;
     plan.assert_code(2);
@@ -94,7 +88,7 @@ async fn a_changed_image_is_exactly_one_patch_of_that_image() {
 async fn an_image_without_its_feature_is_refused_at_plan_on_its_line() {
     let h = Harness::start().await;
     // The default guild has ANIMATED_ICON and INVITE_SPLASH, not BANNER nor DISCOVERABLE.
-    put(&h, "images/banner.png", &png("banner"));
+    h.put("images/banner.png", &png("banner"));
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nsettings:\n  name: Ferris Fans\n  banner: images/banner.png\n",
@@ -105,7 +99,7 @@ async fn an_image_without_its_feature_is_refused_at_plan_on_its_line() {
     assert!(plan.stderr.contains("guild.yaml:4"), "{}", plan.stderr);
     assert!(h.writes().is_empty());
 
-    put(&h, "images/d.png", &png("discovery"));
+    h.put("images/d.png", &png("discovery"));
     let m = h.manifest(
         "d.yaml",
         "version: 1\nsettings:\n  discovery_splash: images/d.png\n",
@@ -121,7 +115,7 @@ async fn an_animated_icon_needs_animated_icon() {
     let mut state = discord_emulator::default_state();
     state.guilds[0].features.retain(|f| f != "ANIMATED_ICON");
     let h = Harness::with_state(Some(state)).await;
-    put(&h, "images/icon.gif", &gif("spin"));
+    h.put("images/icon.gif", &gif("spin"));
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nsettings:\n  icon: images/icon.gif\n",
@@ -130,7 +124,7 @@ async fn an_animated_icon_needs_animated_icon() {
     plan.assert_code(1);
     assert!(plan.stderr.contains("ANIMATED_ICON"), "{}", plan.stderr);
     // A still image needs no feature.
-    put(&h, "images/icon.gif", &png("still"));
+    h.put("images/icon.gif", &png("still"));
     h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"])
         .await
         .assert_code(0);
@@ -157,7 +151,7 @@ async fn the_emulator_refuses_an_image_without_its_feature() {
 #[tokio::test]
 async fn null_removes_an_image() {
     let h = Harness::start().await;
-    put(&h, "images/icon.png", &png("icon"));
+    h.put("images/icon.png", &png("icon"));
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nsettings:\n  icon: images/icon.png\n",
@@ -178,8 +172,8 @@ async fn null_removes_an_image() {
 #[tokio::test]
 async fn export_writes_the_images_as_files_and_plans_back_to_no_changes() {
     let h = Harness::start().await;
-    put(&h, "images/icon.png", &png("icon"));
-    put(&h, "images/splash.png", &png("splash"));
+    h.put("images/icon.png", &png("icon"));
+    h.put("images/splash.png", &png("splash"));
     let m = h.manifest("guild.yaml", MANIFEST);
     h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"])
         .await
@@ -221,12 +215,8 @@ fn png_sized(width: u32, height: u32, tag: &str) -> Vec<u8> {
 async fn an_image_replaced_after_review_is_refused_at_apply_with_nothing_sent() {
     let h = Harness::start().await;
     let reviewed = png_sized(512, 256, "the reviewed icon");
-    put(&h, "images/icon.png", &reviewed);
-    put(
-        &h,
-        "images/ci.png",
-        &png_sized(128, 128, "the reviewed avatar"),
-    );
+    h.put("images/icon.png", &reviewed);
+    h.put("images/ci.png", &png_sized(128, 128, "the reviewed avatar"));
     let m = h.manifest(
         "guild.yaml",
         "version: 1\nsettings:\n  icon: images/icon.png\nwebhooks:\n  - { name: Deploys, channel: general, avatar: images/ci.png }\n",
@@ -269,8 +259,7 @@ async fn an_image_replaced_after_review_is_refused_at_apply_with_nothing_sent() 
     assert!(h.writes().is_empty());
 
     // After review, the icon is replaced; the manifest is the same text.
-    put(
-        &h,
+    h.put(
         "images/icon.png",
         &png_sized(512, 256, "swapped in after review"),
     );
@@ -299,7 +288,7 @@ async fn an_image_replaced_after_review_is_refused_at_apply_with_nothing_sent() 
     assert!(h.guild().icon.is_none());
 
     // The reviewed bytes back in place: the reviewed plan applies, and sends them.
-    put(&h, "images/icon.png", &reviewed);
+    h.put("images/icon.png", &reviewed);
     h.run(&["apply", "--plan", "plan.json", "-f", m, "--yes"])
         .await
         .assert_code(0);

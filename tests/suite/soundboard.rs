@@ -3,9 +3,8 @@
 //! limits refused at the manifest line (length, size, slots), drift of a hand edit naming who
 //! made it, export as files that plan back to nothing, and the rehearsal's copy.
 
-use crate::common::{Harness, Run};
+use crate::common::{Harness, state_with_owner_token};
 use discord_emulator::State;
-use discord_emulator::state::BotToken;
 use serde_json::{Value, json};
 
 const HUMAN_TOKEN: &str = "human-owner-token-for-sound-tests";
@@ -38,29 +37,8 @@ fn ogg(seconds: u32) -> Vec<u8> {
     .unwrap()
 }
 
-fn put(h: &Harness, rel: &str, bytes: &[u8]) {
-    let path = h.dir.path().join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
-}
-
 fn state() -> State {
-    let mut st = discord_emulator::default_state();
-    let owner = st.guilds[0].owner_id.clone();
-    st.tokens.push(BotToken {
-        token: HUMAN_TOKEN.into(),
-        user_id: owner,
-    });
-    st
-}
-
-fn json_of(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}\n--- stdout\n{}\n--- stderr\n{}",
-            run.stdout, run.stderr
-        )
-    })
+    state_with_owner_token(HUMAN_TOKEN)
 }
 
 fn sound_writes(h: &Harness) -> Vec<(String, Value)> {
@@ -87,8 +65,8 @@ soundboard:
 
 async fn applied_two() -> (Harness, String) {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "sounds/airhorn.ogg", &ogg(2));
-    put(&h, "sounds/boing.mp3", &mp3(40, "boing"));
+    h.put("sounds/airhorn.ogg", &ogg(2));
+    h.put("sounds/boing.mp3", &mp3(40, "boing"));
     let m = h.manifest("guild.yaml", TWO);
     let m = m.to_str().unwrap().to_owned();
     h.run(&["apply", "-f", &m, "--yes"]).await.assert_code(0);
@@ -125,7 +103,7 @@ async fn the_issues_syntax_applies_and_a_second_plan_is_empty() {
     );
 
     h.emu.clear_requests();
-    let again = json_of(&h.run(&["plan", "-f", &m, "--format", "json"]).await);
+    let again = h.run(&["plan", "-f", &m, "--format", "json"]).await.json();
     assert_eq!(again["changes"], json!([]), "{again:#}");
     let listing = h
         .requests()
@@ -166,8 +144,8 @@ soundboard:
 async fn a_changed_file_is_a_deletion_and_a_creation_under_the_gate() {
     let (h, m) = applied_two().await;
     let old = live_sound(&h, "boing").unwrap().sound_id;
-    put(&h, "sounds/boing.mp3", &mp3(40, "boing, louder"));
-    let plan = json_of(&h.run(&["plan", "-f", &m, "--format", "json"]).await);
+    h.put("sounds/boing.mp3", &mp3(40, "boing, louder"));
+    let plan = h.run(&["plan", "-f", &m, "--format", "json"]).await.json();
     let actions: Vec<&str> = plan["changes"]
         .as_array()
         .unwrap()
@@ -194,9 +172,9 @@ async fn a_changed_file_is_a_deletion_and_a_creation_under_the_gate() {
 #[tokio::test]
 async fn long_big_and_unreadable_sounds_are_refused_at_their_lines() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "long.ogg", &ogg(6));
-    put(&h, "big.mp3", &mp3(1300, "big"));
-    put(&h, "text.mp3", b"not a sound");
+    h.put("long.ogg", &ogg(6));
+    h.put("big.mp3", &mp3(1300, "big"));
+    h.put("text.mp3", b"not a sound");
     let m = h.manifest(
         "guild.yaml",
         "version: 1
@@ -244,7 +222,7 @@ async fn slots_by_boost_tier_are_refused_at_the_sound_past_the_limit() {
     let mut yaml = String::from("version: 1\nsoundboard:\n");
     // The guild has one sound (airhorn, kept, unmanaged): 8 new ones make 9 of 8 slots.
     for k in 0..8 {
-        put(&h, &format!("s{k}.mp3"), &mp3(10, &format!("s{k}")));
+        h.put(&format!("s{k}.mp3"), &mp3(10, &format!("s{k}")));
         yaml.push_str(&format!("  - {{ name: sound{k}, sound: s{k}.mp3 }}\n"));
     }
     let m = h.manifest("guild.yaml", &yaml);
@@ -262,7 +240,7 @@ async fn slots_by_boost_tier_are_refused_at_the_sound_past_the_limit() {
 #[tokio::test]
 async fn a_sound_whose_answer_is_lost_is_found_not_sent_twice() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "sounds/boing.mp3", &mp3(40, "boing"));
+    h.put("sounds/boing.mp3", &mp3(40, "boing"));
     h.lose_answers("POST", "/guilds/*/soundboard-sounds");
     let m = h.manifest(
         "guild.yaml",
@@ -306,7 +284,7 @@ async fn drift_names_who_changed_a_sound_by_hand() {
     assert!(res.status().is_success(), "{}", res.status());
     let run = h.run(&["drift", "-f", &m, "--format", "json"]).await;
     run.assert_code(2);
-    let r = json_of(&run);
+    let r = run.json();
     let d = r["drifted"]
         .as_array()
         .unwrap()
@@ -342,7 +320,7 @@ async fn an_export_writes_the_sounds_and_plans_back_to_nothing() {
 #[tokio::test]
 async fn the_rehearsal_copy_holds_the_sounds_and_converges() {
     let (h, _) = applied_two().await;
-    put(&h, "sounds/new.ogg", &ogg(1));
+    h.put("sounds/new.ogg", &ogg(1));
     let m = h.manifest(
         "next.yaml",
         "version: 1
@@ -364,7 +342,7 @@ soundboard:
         ])
         .await;
     run.assert_code(0);
-    let r = &json_of(&run)["rehearsal"];
+    let r = &run.json()["rehearsal"];
     assert_eq!(r["ok"], true, "{r:#}");
     assert_eq!(r["converges"], true, "{r:#}");
     assert_eq!(r["calls"], 2, "{r:#}");

@@ -4,10 +4,9 @@
 //! rate-limited upload sent again whole, drift of a hand edit naming who made it, export as
 //! files that plan back to nothing, and the rehearsal's copy.
 
-use crate::common::{Harness, Run};
+use crate::common::{Harness, Run, state_with_owner_token};
 use discord_emulator::State;
 use discord_emulator::faults::{FaultKind, FaultRule, FaultSet, Storm};
-use discord_emulator::state::BotToken;
 use serde_json::{Value, json};
 
 /// The guild owner, a human, acts with this token.
@@ -49,29 +48,8 @@ fn lottie(tag: &str) -> Vec<u8> {
         .unwrap()
 }
 
-fn put(h: &Harness, rel: &str, bytes: &[u8]) {
-    let path = h.dir.path().join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
-}
-
 fn state() -> State {
-    let mut st = discord_emulator::default_state();
-    let owner = st.guilds[0].owner_id.clone();
-    st.tokens.push(BotToken {
-        token: HUMAN_TOKEN.into(),
-        user_id: owner,
-    });
-    st
-}
-
-fn json_of(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}\n--- stdout\n{}\n--- stderr\n{}",
-            run.stdout, run.stderr
-        )
-    })
+    state_with_owner_token(HUMAN_TOKEN)
 }
 
 fn sticker_writes(h: &Harness) -> Vec<(String, u16)> {
@@ -103,8 +81,8 @@ stickers:
 
 async fn applied_two() -> (Harness, String) {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "stickers/ferris.png", &png(320, 320, false, "ferris"));
-    put(&h, "stickers/wave.gif", &gif("wave"));
+    h.put("stickers/ferris.png", &png(320, 320, false, "ferris"));
+    h.put("stickers/wave.gif", &gif("wave"));
     let m = h.manifest("guild.yaml", TWO);
     let m = m.to_str().unwrap().to_owned();
     h.run(&["apply", "-f", &m, "--yes"]).await.assert_code(0);
@@ -140,7 +118,7 @@ async fn the_issues_syntax_uploads_as_multipart_and_a_second_plan_is_empty() {
 
     // Compared by content: one listing and one CDN read per sticker, nothing sent.
     h.emu.clear_requests();
-    let again = json_of(&h.run(&["plan", "-f", &m, "--format", "json"]).await);
+    let again = h.run(&["plan", "-f", &m, "--format", "json"]).await.json();
     assert_eq!(again["changes"], json!([]), "{again:#}");
     let listing = h
         .requests()
@@ -202,8 +180,8 @@ stickers:
 async fn a_changed_file_is_a_deletion_and_a_creation_under_the_gate() {
     let (h, m) = applied_two().await;
     let old = live_sticker(&h, "wave").unwrap().id;
-    put(&h, "stickers/wave.gif", &gif("wave, faster"));
-    let plan = json_of(&h.run(&["plan", "-f", &m, "--format", "json"]).await);
+    h.put("stickers/wave.gif", &gif("wave, faster"));
+    let plan = h.run(&["plan", "-f", &m, "--format", "json"]).await.json();
     let actions: Vec<&str> = plan["changes"]
         .as_array()
         .unwrap()
@@ -246,10 +224,10 @@ async fn big_wrong_and_oversized_files_are_refused_at_their_lines() {
     let h = Harness::with_state(Some(state())).await;
     let mut big = png(320, 320, false, "big");
     big.resize(600 * 1024, 0);
-    put(&h, "big.png", &big);
-    put(&h, "photo.jpg", b"\xFF\xD8\xFF\xE0 a JPEG");
-    put(&h, "wide.png", &png(640, 320, false, "wide"));
-    put(&h, "apng.png", &png(320, 320, true, "apng"));
+    h.put("big.png", &big);
+    h.put("photo.jpg", b"\xFF\xD8\xFF\xE0 a JPEG");
+    h.put("wide.png", &png(640, 320, false, "wide"));
+    h.put("apng.png", &png(320, 320, true, "apng"));
     let m = h.manifest(
         "guild.yaml",
         "version: 1
@@ -287,7 +265,7 @@ stickers:
 #[tokio::test]
 async fn a_lottie_sticker_needs_a_verified_guild() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "spin.json", &lottie("spin"));
+    h.put("spin.json", &lottie("spin"));
     let yaml = "version: 1\nstickers:\n  - { name: spin, image: spin.json, tags: spin }\n";
     let m = h.manifest("guild.yaml", yaml);
     let m = m.to_str().unwrap().to_owned();
@@ -304,7 +282,7 @@ async fn a_lottie_sticker_needs_a_verified_guild() {
     let mut st = state();
     st.guilds[0].features.push("VERIFIED".into());
     let h = Harness::with_state(Some(st)).await;
-    put(&h, "spin.json", &lottie("spin"));
+    h.put("spin.json", &lottie("spin"));
     let m = h.manifest("guild.yaml", yaml);
     let m = m.to_str().unwrap().to_owned();
     h.run(&["apply", "-f", &m, "--yes"]).await.assert_code(0);
@@ -325,8 +303,7 @@ async fn slots_by_boost_tier_are_refused_at_the_sticker_past_the_limit() {
     let mut yaml = String::from("version: 1\nstickers:\n");
     // The guild has one sticker (ferris, kept, unmanaged): 5 new ones make 6 of 5 slots.
     for k in 0..5 {
-        put(
-            &h,
+        h.put(
             &format!("s{k}.png"),
             &png(320, 320, false, &format!("s{k}")),
         );
@@ -354,8 +331,7 @@ async fn another_members_sticker_needs_manage_guild_expressions() {
     bot_role.permissions = guildctl::permissions::Permissions::CREATE_GUILD_EXPRESSIONS;
     let h = Harness::with_state(Some(st)).await;
     // The guild's own ferris, the same file: only its tags change, on ferris's sticker.
-    put(
-        &h,
+    h.put(
         "ferris.png",
         &kept_file(&live_sticker(&h, "ferris").unwrap()),
     );
@@ -378,7 +354,7 @@ async fn another_members_sticker_needs_manage_guild_expressions() {
 #[tokio::test]
 async fn a_rate_limited_upload_is_sent_again_whole() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "stickers/wave.gif", &gif("wave"));
+    h.put("stickers/wave.gif", &gif("wave"));
     h.emu
         .set_faults(FaultSet {
             seed: Some(1),
@@ -425,7 +401,7 @@ async fn a_rate_limited_upload_is_sent_again_whole() {
 #[tokio::test]
 async fn an_upload_whose_answer_is_lost_is_found_not_sent_twice() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "stickers/wave.gif", &gif("wave"));
+    h.put("stickers/wave.gif", &gif("wave"));
     h.lose_answers("POST", "/guilds/*/stickers");
     let m = h.manifest(
         "guild.yaml",
@@ -465,7 +441,7 @@ async fn drift_names_who_changed_a_sticker_by_hand() {
     assert!(res.status().is_success(), "{}", res.status());
     let run = h.run(&["drift", "-f", &m, "--format", "json"]).await;
     run.assert_code(2);
-    let r = json_of(&run);
+    let r = run.json();
     let d = r["drifted"]
         .as_array()
         .unwrap()
@@ -502,7 +478,7 @@ async fn an_export_writes_the_stickers_and_plans_back_to_nothing() {
 #[tokio::test]
 async fn the_rehearsal_copy_holds_the_stickers_and_converges() {
     let (h, _) = applied_two().await;
-    put(&h, "stickers/new.png", &png(160, 160, true, "new"));
+    h.put("stickers/new.png", &png(160, 160, true, "new"));
     let m = h.manifest(
         "next.yaml",
         "version: 1
@@ -524,7 +500,7 @@ stickers:
         ])
         .await;
     run.assert_code(0);
-    let r = &json_of(&run)["rehearsal"];
+    let r = &run.json()["rehearsal"];
     assert_eq!(r["ok"], true, "{r:#}");
     assert_eq!(r["converges"], true, "{r:#}");
     assert_eq!(r["calls"], 3, "{r:#}");
@@ -534,7 +510,7 @@ stickers:
 #[tokio::test]
 async fn a_base_and_a_guild_merge_stickers_by_name() {
     let h = Harness::with_state(Some(state())).await;
-    put(&h, "stickers/ferris.png", &png(320, 320, false, "ferris"));
+    h.put("stickers/ferris.png", &png(320, 320, false, "ferris"));
     h.manifest(
         "base.yaml",
         "version: 1\nstickers:\n  - { name: ferris, image: stickers/ferris.png, tags: crab }\n",
@@ -543,10 +519,10 @@ async fn a_base_and_a_guild_merge_stickers_by_name() {
         "guild.yaml",
         "version: 1\nextends: base.yaml\nstickers:\n  - { name: ferris, image: stickers/ferris.png, tags: crab, description: Ferris waving }\n",
     );
-    let plan = json_of(
-        &h.run(&["plan", "-f", m.to_str().unwrap(), "--format", "json"])
-            .await,
-    );
+    let plan = h
+        .run(&["plan", "-f", m.to_str().unwrap(), "--format", "json"])
+        .await
+        .json();
     let creates: Vec<&Value> = plan["changes"]
         .as_array()
         .unwrap()

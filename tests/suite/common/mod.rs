@@ -87,6 +87,13 @@ impl Harness {
         self.emu.requests()
     }
 
+    /// Writes a file beside the manifests (`rel` under the harness's folder), folders made.
+    pub fn put(&self, rel: &str, bytes: &[u8]) {
+        let path = self.dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
     /// From now on every `method` to `path` (`*` for one segment) is carried out and its
     /// answer lost: the connection drops after the write, as a network cut would.
     pub fn lose_answers(&self, method: &str, path: &str) {
@@ -187,6 +194,18 @@ impl Harness {
 /// The default guild emptied as a new guild is, to apply a whole manifest to: only
 /// @everyone and the bot's own role, no channels, webhooks or member roles; with the NEWS
 /// feature, so announcement channels can be created.
+/// The emulator's default state with `token` acting as the guild's owner: a person who
+/// makes hand changes for drift to find.
+pub fn state_with_owner_token(token: &str) -> State {
+    let mut st = discord_emulator::default_state();
+    let owner = st.guilds[0].owner_id.clone();
+    st.tokens.push(discord_emulator::state::BotToken {
+        token: token.into(),
+        user_id: owner,
+    });
+    st
+}
+
 pub fn bare_guild_state() -> State {
     let mut state = discord_emulator::default_state();
     let g = &mut state.guilds[0];
@@ -267,7 +286,12 @@ impl Run {
 
     /// Stdout as JSON (`--format json`).
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{e}\n--- stdout\n{}\n--- stderr\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 
     pub fn assert_code(&self, code: i32) -> &Self {
