@@ -2,11 +2,9 @@
 //! guild, guildctl's version, and a digest of its own changes that reviewers can match.
 //! `apply --plan` refuses a plan when any of them differs.
 
-use serde::Serialize;
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::{Change, Operation, PLAN_FORMAT, Plan};
+use super::{Change, Operation, PLAN_FORMAT, Plan, canonical_json};
 use crate::manifest::LoadedManifest;
 
 /// The version of guildctl that makes and applies plans.
@@ -46,52 +44,21 @@ fn digest_of(loaded: &LoadedManifest) -> String {
 /// The digest of a plan's changes and operations (hex SHA-256 of their canonical JSON:
 /// `{"changes":[...],"operations":[...]}` with object keys sorted, no whitespace).
 pub fn changes_digest(changes: &[Change], operations: &[Operation]) -> String {
-    #[derive(Serialize)]
-    struct Body<'a> {
-        changes: &'a [Change],
-        operations: &'a [Operation],
-    }
-    let value = serde_json::to_value(Body {
-        changes,
-        operations,
-    })
-    .unwrap_or(Value::Null);
-    let mut out = Vec::new();
-    canonical(&value, &mut out);
-    hex(&Sha256::digest(&out))
-}
-
-/// JSON with object keys sorted at every level (serde_json keeps insertion order here).
-fn canonical(v: &Value, out: &mut Vec<u8>) {
-    match v {
-        Value::Object(m) => {
-            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-            entries.sort_by_key(|(k, _)| *k);
-            out.push(b'{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                // Writing JSON into a Vec cannot fail.
-                let _ = serde_json::to_writer(&mut *out, k);
-                out.push(b':');
-                canonical(v, out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                canonical(item, out);
-            }
-            out.push(b']');
-        }
-        other => {
-            let _ = serde_json::to_writer(&mut *out, other);
-        }
+    // Written into the hasher as it is made: the two keys are in order already, and each
+    // list goes out item by item (a large plan's text is a megabyte).
+    let mut h = Sha256::new();
+    let written = (|| -> Result<(), canonical_json::Error> {
+        h.update(b"{\"changes\":");
+        canonical_json::write(&mut h, changes)?;
+        h.update(b",\"operations\":");
+        canonical_json::write(&mut h, operations)?;
+        h.update(b"}");
+        Ok(())
+    })();
+    match written {
+        Ok(()) => hex(&h.finalize()),
+        // What `to_value` would have refused was hashed as `null` (no plan has such a value).
+        Err(_) => hex(&Sha256::digest(b"null")),
     }
 }
 
@@ -326,14 +293,22 @@ mod tests {
 
     #[test]
     fn canonical_json_sorts_keys_at_every_level() {
-        let v: Value =
+        let v: serde_json::Value =
             serde_json::from_str(r#"{"b":1,"a":{"d":[{"z":1,"y":"é"}],"c":null}}"#).unwrap();
         let mut out = Vec::new();
-        canonical(&v, &mut out);
+        canonical_json::write(&mut out, &v).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"a":{"c":null,"d":[{"y":"é","z":1}]},"b":1}"#
         );
+    }
+
+    #[test]
+    fn the_empty_plan_has_the_published_digest() {
+        // SHA-256 of `{"changes":[],"operations":[]}` (docs/safety.md says the form).
+        use sha2::Digest as _;
+        let expected = hex(&Sha256::digest(br#"{"changes":[],"operations":[]}"#));
+        assert_eq!(changes_digest(&[], &[]), expected);
     }
 
     #[test]

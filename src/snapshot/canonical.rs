@@ -7,30 +7,64 @@
 //! `plan`'s CPU to fingerprint (docs/performance.md).
 
 use serde::ser::{self, Serialize};
+use sha2::{Digest, Sha256};
 
-/// The byte form of `value`.
-pub(super) fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    let mut out = Writer(Vec::new());
+/// The SHA-256 of `value`'s byte form, hashed as it is written (a large guild's is a
+/// megabyte, never held whole).
+pub(super) fn sha256<T: Serialize + ?Sized>(value: &T) -> [u8; 32] {
+    let mut out = Writer {
+        bytes: Vec::with_capacity(FLUSH_AT + 1024),
+        hasher: Some(Sha256::new()),
+    };
     // Only a `Serialize` impl that fails on purpose can fail here; the models have none.
     let _ = value.serialize(&mut out);
-    out.0
+    let mut hasher = out.hasher.take().unwrap_or_default();
+    hasher.update(&out.bytes);
+    hasher.finalize().into()
 }
 
-struct Writer(Vec<u8>);
+/// The byte form of `value`, whole (for tests).
+#[cfg(test)]
+fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    let mut out = Writer {
+        bytes: Vec::new(),
+        hasher: None,
+    };
+    let _ = value.serialize(&mut out);
+    out.bytes
+}
+
+/// How many bytes are gathered before they go to the hasher.
+const FLUSH_AT: usize = 32 * 1024;
+
+struct Writer {
+    bytes: Vec<u8>,
+    hasher: Option<Sha256>,
+}
 
 impl Writer {
+    fn put(&mut self, bytes: &[u8]) {
+        self.bytes.extend_from_slice(bytes);
+        if self.bytes.len() >= FLUSH_AT
+            && let Some(hasher) = &mut self.hasher
+        {
+            hasher.update(&self.bytes);
+            self.bytes.clear();
+        }
+    }
+
     fn tag(&mut self, tag: u8) {
-        self.0.push(tag);
+        self.put(&[tag]);
     }
 
     fn len(&mut self, n: usize) {
-        self.0.extend_from_slice(&(n as u64).to_le_bytes());
+        self.put(&(n as u64).to_le_bytes());
     }
 
     fn str(&mut self, s: &str) {
         self.tag(b's');
         self.len(s.len());
-        self.0.extend_from_slice(s.as_bytes());
+        self.put(s.as_bytes());
     }
 }
 
@@ -80,12 +114,12 @@ impl ser::Serializer for &mut Writer {
     }
     fn serialize_i64(self, v: i64) -> Done {
         self.tag(b'i');
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.put(&v.to_le_bytes());
         Ok(())
     }
     fn serialize_i128(self, v: i128) -> Done {
         self.tag(b'I');
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.put(&v.to_le_bytes());
         Ok(())
     }
     fn serialize_u8(self, v: u8) -> Done {
@@ -99,12 +133,12 @@ impl ser::Serializer for &mut Writer {
     }
     fn serialize_u64(self, v: u64) -> Done {
         self.tag(b'u');
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.put(&v.to_le_bytes());
         Ok(())
     }
     fn serialize_u128(self, v: u128) -> Done {
         self.tag(b'U');
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.put(&v.to_le_bytes());
         Ok(())
     }
     fn serialize_f32(self, v: f32) -> Done {
@@ -112,7 +146,7 @@ impl ser::Serializer for &mut Writer {
     }
     fn serialize_f64(self, v: f64) -> Done {
         self.tag(b'f');
-        self.0.extend_from_slice(&v.to_bits().to_le_bytes());
+        self.put(&v.to_bits().to_le_bytes());
         Ok(())
     }
     fn serialize_char(self, v: char) -> Done {
@@ -126,7 +160,7 @@ impl ser::Serializer for &mut Writer {
     fn serialize_bytes(self, v: &[u8]) -> Done {
         self.tag(b'y');
         self.len(v.len());
-        self.0.extend_from_slice(v);
+        self.put(v);
         Ok(())
     }
     fn serialize_none(self) -> Done {
@@ -278,8 +312,9 @@ impl ser::SerializeMap for &mut Writer {
 
 #[cfg(test)]
 mod tests {
-    use super::to_bytes;
+    use super::{FLUSH_AT, sha256, to_bytes};
     use serde_json::json;
+    use sha2::{Digest, Sha256};
 
     #[test]
     fn different_values_write_different_bytes() {
@@ -303,5 +338,14 @@ mod tests {
         let v = json!({"roles": [{"id": "1", "name": "Mod", "color": 3}], "x": null});
         assert_eq!(to_bytes(&v), to_bytes(&v.clone()));
         assert_eq!(to_bytes(&Some("a")), to_bytes(&Some(String::from("a"))));
+    }
+
+    #[test]
+    fn the_hash_as_written_is_the_hash_of_the_whole() {
+        let long = "x".repeat(FLUSH_AT / 2);
+        let v = json!({"a": [long, {"b": long}, long, long], "c": "tail"});
+        assert!(to_bytes(&v).len() > 2 * FLUSH_AT);
+        let whole: [u8; 32] = Sha256::digest(to_bytes(&v)).into();
+        assert_eq!(sha256(&v), whole);
     }
 }

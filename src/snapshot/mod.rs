@@ -11,7 +11,6 @@ use std::sync::OnceLock;
 
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::discord::cdn::{LiveImage, digest};
 use crate::discord::models::{
@@ -344,9 +343,8 @@ impl Snapshot {
         channels.sort_by(|a, b| a.id.cmp(&b.id));
         let mut guild = self.guild.clone();
         guild.roles.sort_by(|a, b| a.id.cmp(&b.id));
-        // Written out whole in a byte form cheaper than JSON, then hashed in one pass (a
-        // large guild's is a megabyte, held only here).
-        let bytes = canonical::to_bytes(&Canonical {
+        // Hashed in a byte form cheaper than JSON, as it is written.
+        let digest = canonical::sha256(&Canonical {
             guild: &guild,
             channels,
             welcome_screen: &self.welcome_screen,
@@ -357,7 +355,6 @@ impl Snapshot {
             automod: &self.automod,
             events: &self.events,
         });
-        let digest = Sha256::digest(&bytes);
         digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
     }
 
