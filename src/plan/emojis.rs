@@ -2,24 +2,43 @@
 //! replace an emoji's image (Modify Guild Emoji takes `name` and `roles`), so a changed file
 //! is a deletion and a creation: the plan says so, and the deletion gate counts it.
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::Kind;
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
+use super::expressions::{Expression, Live, LiveExpression, NewFile, Wanted};
 use super::field;
 use super::images::{ImageFile, declared_file};
-use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::limits::EMOJI_SLOTS;
 use crate::discord::models::GuildEmoji as LiveEmoji;
 use crate::manifest::GuildEmoji;
 
-fn emoji_ref(e: &LiveEmoji) -> ObjectRef {
-    ObjectRef {
-        kind: Kind::Emoji,
-        name: e.name.clone().unwrap_or_default(),
-        id: Some(e.id.clone()),
+const EMOJI: Expression = Expression {
+    kind: Kind::Emoji,
+    noun: "emoji",
+    section: "emojis",
+    file_label: "image",
+    file_word: "image",
+    write: Phase::EmojiWrite,
+    delete: Phase::EmojiDelete,
+};
+
+impl LiveExpression for LiveEmoji {
+    fn live(&self) -> Live<'_> {
+        Live {
+            name: self.name.as_deref().unwrap_or_default(),
+            id: &self.id,
+        }
+    }
+
+    fn delete_route(&self, cx: &Ctx) -> Route<IdRef> {
+        Route::DeleteEmoji {
+            guild: cx.guild(),
+            emoji: IdRef::Live(self.id.clone()),
+        }
     }
 }
 
@@ -49,14 +68,7 @@ pub(super) fn plan_emojis(cx: &mut Ctx) {
             previous_names: &d.previous_names,
         })
         .collect();
-    let keys: Vec<(&str, &str)> = own
-        .iter()
-        .map(|e| (e.id.as_str(), e.name.as_deref().unwrap_or_default()))
-        .collect();
-    let matches: Vec<Option<&LiveEmoji>> = match_live(cx, "emojis", "emoji", &wanted, &keys)
-        .into_iter()
-        .map(|k| k.map(|k| own[k]))
-        .collect();
+    let matches = EMOJI.match_declared(cx, &wanted, &own);
     // Each created emoji, with whether it is animated and where it is declared: the slots.
     let mut created: Vec<(bool, String)> = Vec::new();
     let mut deleted: HashSet<&str> = HashSet::new();
@@ -84,107 +96,9 @@ pub(super) fn plan_emojis(cx: &mut Ctx) {
             }
         }
     }
-    let matched: HashSet<&str> = matches.iter().flatten().map(|e| e.id.as_str()).collect();
-    for e in live {
-        if matched.contains(e.id.as_str()) {
-            continue;
-        }
-        if cx.manifest.prune.emojis && !e.managed {
-            let name = e.name.clone().unwrap_or_default();
-            let idx = cx.push_change(change(
-                Action::Delete,
-                Kind::Emoji,
-                name.clone(),
-                Some(e.id.clone()),
-                vec![],
-                Some("prune.emojis".into()),
-            ));
-            cx.push_op(Op::new(
-                Phase::EmojiDelete,
-                idx,
-                delete_route(cx, e),
-                format!("delete emoji {name}"),
-            ));
-            deleted.insert(&e.id);
-        } else {
-            cx.unmanaged.push(emoji_ref(e));
-        }
-    }
+    let prune = cx.manifest.prune.emojis;
+    EMOJI.prune_unmatched(cx, live, &matches, |e| prune && !e.managed, &mut deleted);
     check_slots(cx, live, &deleted, &created);
-}
-
-fn delete_route(cx: &Ctx, e: &LiveEmoji) -> Route<IdRef> {
-    Route::DeleteEmoji {
-        guild: cx.guild(),
-        emoji: IdRef::Live(e.id.clone()),
-    }
-}
-
-/// One declared entry as matching sees it.
-pub(super) struct Wanted<'m> {
-    pub id: Option<&'m str>,
-    pub name: &'m str,
-    pub previous_names: &'m [String],
-}
-
-/// Matches declared entries of `section` to live objects `(id, name)`: the pinned id, then
-/// the name, then the previous names, each time the first live object not matched yet. A
-/// pinned id that is not live is a problem at the entry's `id`. Returns each entry's match,
-/// as an index into `live`.
-pub(super) fn match_live(
-    cx: &mut Ctx,
-    section: &str,
-    what: &str,
-    wanted: &[Wanted<'_>],
-    live: &[(&str, &str)],
-) -> Vec<Option<usize>> {
-    let mut out: Vec<Option<usize>> = vec![None; wanted.len()];
-    let mut used: HashSet<usize> = HashSet::new();
-    let by_id: HashMap<&str, usize> = live
-        .iter()
-        .enumerate()
-        .map(|(k, (id, _))| (*id, k))
-        .collect();
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, (_, name)) in live.iter().enumerate() {
-        by_name.entry(name).or_default().push(k);
-    }
-    for (i, d) in wanted.iter().enumerate() {
-        let Some(id) = d.id else { continue };
-        match by_id.get(id) {
-            Some(&k) if used.insert(k) => out[i] = Some(k),
-            _ => cx.problem(
-                Some(format!("{section}[{i}].id")),
-                format!(
-                    "{what} `{}` is pinned to id {id}, which is not a {what} of this guild guildctl may change",
-                    d.name
-                ),
-                Some("remove the `id` to match it by name, or correct it"),
-            ),
-        }
-    }
-    for previous in [false, true] {
-        for (i, d) in wanted.iter().enumerate() {
-            if out[i].is_some() || d.id.is_some() {
-                continue;
-            }
-            let names: Vec<&str> = if previous {
-                d.previous_names.iter().map(String::as_str).collect()
-            } else {
-                vec![d.name]
-            };
-            let found = names
-                .iter()
-                .filter_map(|n| by_name.get(n))
-                .flat_map(|v| v.iter().copied())
-                .find(|k| !used.contains(k));
-            if let Some(k) = found {
-                used.insert(k);
-                out[i] = Some(k);
-            }
-        }
-    }
-    out
 }
 
 /// The roles the emoji is for, as ids (`None` when `roles` is left out: not managed), or
@@ -257,59 +171,28 @@ fn plan_update(
             );
         }
     }
-    if b.is_empty() {
-        return;
-    }
-    let idx = cx.push_change(change(
-        Action::Update,
-        Kind::Emoji,
-        d.name.clone(),
-        Some(live.id.clone()),
-        b.fields,
-        Some(source),
-    ));
     let route = Route::UpdateEmoji {
         guild: cx.guild(),
         emoji: IdRef::Live(live.id.clone()),
     };
-    let summary = format!("update emoji {}", d.name);
-    cx.push_op(Op::new(Phase::EmojiWrite, idx, route, summary).body(Value::Object(b.body)));
+    EMOJI.update(cx, &d.name, live.live(), b, source, route);
 }
 
 /// The deletion half of a new image: the live emoji goes, with what it was shown.
 fn replace(cx: &mut Ctx, d: &GuildEmoji, live: &LiveEmoji, file: &ImageFile, source: &str) {
-    let name = live.name.clone().unwrap_or_default();
-    let before = match cx.snap.emoji_digest(live) {
-        Some(digest) => json!(format!(
-            "(image sha256 {}…)",
-            &digest[..12.min(digest.len())]
-        )),
-        None => json!("(image the CDN did not give)"),
+    let name = live.name.as_deref().unwrap_or_default();
+    let file = NewFile {
+        field: field::Emoji::Image.into(),
+        live_digest: cx.snap.emoji_digest(live),
+        after: file.value(&d.image),
+        at: format!("{source}.image"),
     };
-    let mut b = ChangeBuilder::new();
-    b.show(field::Emoji::Image, before, file.value(&d.image));
-    let idx = cx.push_change(change(
-        Action::Delete,
-        Kind::Emoji,
-        name.clone(),
-        Some(live.id.clone()),
-        b.fields,
-        Some(format!("{source}.image")),
-    ));
-    cx.warn(
-        Some(format!("{source}.image")),
-        format!(
-            "emoji `{name}` (id {}) is deleted and created again with the new image: Discord cannot replace an emoji's image, so it gets a new id, and messages that used the old one show `:{name}:` as text",
-            live.id
-        ),
+    let warning = format!(
+        "emoji `{name}` (id {}) is deleted and created again with the new image: Discord cannot replace an emoji's image, so it gets a new id, and messages that used the old one show `:{name}:` as text",
+        live.id
     );
-    let route = delete_route(cx, live);
-    cx.push_op(Op::new(
-        Phase::EmojiDelete,
-        idx,
-        route,
-        format!("delete emoji {name} (its image changes)"),
-    ));
+    let route = live.delete_route(cx);
+    EMOJI.replace(cx, live.live(), file, warning, route);
 }
 
 fn plan_create(
@@ -340,21 +223,8 @@ fn plan_create(
             roles_api(&roles),
         );
     }
-    let idx = cx.push_change(change(
-        Action::Create,
-        Kind::Emoji,
-        d.name.clone(),
-        None,
-        b.fields,
-        Some(source),
-    ));
     let route = Route::CreateEmoji { guild: cx.guild() };
-    let summary = format!("create emoji {}", d.name);
-    cx.push_op(
-        Op::new(Phase::EmojiWrite, idx, route, summary)
-            .body(Value::Object(b.body))
-            .creates(format!("emoji:{}", d.name)),
-    );
+    EMOJI.create(cx, &d.name, b, source, route);
 }
 
 /// Discord's emoji slots by boost tier (50/100/150/250, static and animated counted apart):

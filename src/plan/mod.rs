@@ -15,6 +15,7 @@ mod context;
 mod diff;
 mod emojis;
 mod events;
+mod expressions;
 mod features;
 pub mod field;
 mod forum;

@@ -7,21 +7,49 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
-use super::emojis::{Wanted, match_live};
+use super::Kind;
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
+use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots, Wanted};
 use super::field;
 use super::images::{ImageFile, declared_file};
-use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::limits::SOUND_SLOTS;
 use crate::discord::models::SoundboardSound as LiveSound;
 use crate::manifest::SoundboardSound;
 
-fn sound_ref(s: &LiveSound) -> ObjectRef {
-    ObjectRef {
-        kind: Kind::Sound,
-        name: s.name.clone(),
-        id: Some(s.sound_id.clone()),
+const SOUND: Expression = Expression {
+    kind: Kind::Sound,
+    noun: "sound",
+    section: "soundboard",
+    file_label: "sound",
+    file_word: "file",
+    write: Phase::SoundWrite,
+    delete: Phase::SoundDelete,
+};
+
+/// Discord's soundboard slots by boost tier (8/24/36/48): the first creation past the limit
+/// is refused at its line (30045).
+const SLOTS: Slots = Slots {
+    by_tier: SOUND_SLOTS,
+    more_feature: "MORE_SOUNDBOARD",
+    called: "soundboard slots",
+    plural: "sounds",
+    code: 30045,
+};
+
+impl LiveExpression for LiveSound {
+    fn live(&self) -> Live<'_> {
+        Live {
+            name: &self.name,
+            id: &self.sound_id,
+        }
+    }
+
+    fn delete_route(&self, cx: &Ctx) -> Route<IdRef> {
+        Route::DeleteSound {
+            guild: cx.guild(),
+            sound: IdRef::Live(self.sound_id.clone()),
+        }
     }
 }
 
@@ -73,14 +101,8 @@ pub(super) fn plan_sounds(cx: &mut Ctx) {
             previous_names: &d.previous_names,
         })
         .collect();
-    let keys: Vec<(&str, &str)> = live
-        .iter()
-        .map(|s| (s.sound_id.as_str(), s.name.as_str()))
-        .collect();
-    let matches: Vec<Option<&LiveSound>> = match_live(cx, "soundboard", "sound", &wanted, &keys)
-        .into_iter()
-        .map(|k| k.map(|k| &live[k]))
-        .collect();
+    let all: Vec<&LiveSound> = live.iter().collect();
+    let matches = SOUND.match_declared(cx, &wanted, &all);
     let mut created: Vec<String> = Vec::new();
     let mut deleted: HashSet<&str> = HashSet::new();
     for (i, d) in declared.iter().enumerate() {
@@ -104,44 +126,9 @@ pub(super) fn plan_sounds(cx: &mut Ctx) {
             }
         }
     }
-    let matched: HashSet<&str> = matches
-        .iter()
-        .flatten()
-        .map(|s| s.sound_id.as_str())
-        .collect();
-    for s in live {
-        if matched.contains(s.sound_id.as_str()) {
-            continue;
-        }
-        if cx.manifest.prune.soundboard {
-            let idx = cx.push_change(change(
-                Action::Delete,
-                Kind::Sound,
-                s.name.clone(),
-                Some(s.sound_id.clone()),
-                vec![],
-                Some("prune.soundboard".into()),
-            ));
-            let route = delete_route(cx, s);
-            cx.push_op(Op::new(
-                Phase::SoundDelete,
-                idx,
-                route,
-                format!("delete sound {}", s.name),
-            ));
-            deleted.insert(&s.sound_id);
-        } else {
-            cx.unmanaged.push(sound_ref(s));
-        }
-    }
-    check_slots(cx, live.len() - deleted.len(), &created);
-}
-
-fn delete_route(cx: &Ctx, s: &LiveSound) -> Route<IdRef> {
-    Route::DeleteSound {
-        guild: cx.guild(),
-        sound: IdRef::Live(s.sound_id.clone()),
-    }
+    let prune = cx.manifest.prune.soundboard;
+    SOUND.prune_unmatched(cx, live, &matches, |_| prune, &mut deleted);
+    SOUND.check_slots(cx, &SLOTS, live.len() - deleted.len(), &created);
 }
 
 fn plan_update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, source: String) {
@@ -164,58 +151,27 @@ fn plan_update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, source: Stri
     {
         set_emoji(&mut b, live_emoji(live), e);
     }
-    if b.is_empty() {
-        return;
-    }
-    let idx = cx.push_change(change(
-        Action::Update,
-        Kind::Sound,
-        d.name.clone(),
-        Some(live.sound_id.clone()),
-        b.fields,
-        Some(source),
-    ));
     let route = Route::UpdateSound {
         guild: cx.guild(),
         sound: IdRef::Live(live.sound_id.clone()),
     };
-    let summary = format!("update sound {}", d.name);
-    cx.push_op(Op::new(Phase::SoundWrite, idx, route, summary).body(Value::Object(b.body)));
+    SOUND.update(cx, &d.name, live.live(), b, source, route);
 }
 
 /// The deletion half of a new file.
 fn replace(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, file: &ImageFile, source: &str) {
-    let before = match cx.snap.sound_digest(live) {
-        Some(digest) => json!(format!(
-            "(sound sha256 {}…)",
-            &digest[..12.min(digest.len())]
-        )),
-        None => json!("(sound the CDN did not give)"),
+    let file = NewFile {
+        field: field::Sound::Sound.into(),
+        live_digest: cx.snap.sound_digest(live),
+        after: file.value(&d.sound),
+        at: format!("{source}.sound"),
     };
-    let mut b = ChangeBuilder::new();
-    b.show(field::Sound::Sound, before, file.value(&d.sound));
-    let idx = cx.push_change(change(
-        Action::Delete,
-        Kind::Sound,
-        live.name.clone(),
-        Some(live.sound_id.clone()),
-        b.fields,
-        Some(format!("{source}.sound")),
-    ));
-    cx.warn(
-        Some(format!("{source}.sound")),
-        format!(
-            "sound `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sound's file",
-            live.name, live.sound_id
-        ),
+    let warning = format!(
+        "sound `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sound's file",
+        live.name, live.sound_id
     );
-    let route = delete_route(cx, live);
-    cx.push_op(Op::new(
-        Phase::SoundDelete,
-        idx,
-        route,
-        format!("delete sound {} (its file changes)", live.name),
-    ));
+    let route = live.delete_route(cx);
+    SOUND.replace(cx, live.live(), file, warning, route);
 }
 
 fn plan_create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, source: String) {
@@ -238,46 +194,6 @@ fn plan_create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, source: Stri
     if let Some(e) = &d.emoji {
         set_emoji(&mut b, None, e);
     }
-    let idx = cx.push_change(change(
-        Action::Create,
-        Kind::Sound,
-        d.name.clone(),
-        None,
-        b.fields,
-        Some(source),
-    ));
     let route = Route::CreateSound { guild: cx.guild() };
-    let summary = format!("create sound {}", d.name);
-    cx.push_op(
-        Op::new(Phase::SoundWrite, idx, route, summary)
-            .body(Value::Object(b.body))
-            .creates(format!("sound:{}", d.name)),
-    );
-}
-
-/// Discord's soundboard slots by boost tier (8/24/36/48): the first creation past the limit
-/// is refused at its line (30045). MORE_SOUNDBOARD raises it by a number Discord does not
-/// document: not checked there.
-fn check_slots(cx: &mut Ctx, kept: usize, created: &[String]) {
-    let g = &cx.snap.guild;
-    if g.has_feature("MORE_SOUNDBOARD") {
-        return;
-    }
-    let tier = usize::try_from(g.premium_tier.min(3)).unwrap_or(0);
-    let limit = SOUND_SLOTS[tier];
-    if let Some((k, source)) = created
-        .iter()
-        .enumerate()
-        .find(|(k, _)| kept + k + 1 > limit)
-    {
-        let message = format!(
-            "this would be sound number {} of a guild at boost tier {tier}, which has {limit} soundboard slots (Discord refuses it: 30045)",
-            kept + k + 1
-        );
-        cx.problem(
-            Some(source.clone()),
-            message,
-            Some("remove sounds (or let `prune.soundboard` delete unlisted ones), or boost the guild to a higher tier"),
-        );
-    }
+    SOUND.create(cx, &d.name, b, source, route);
 }

@@ -9,21 +9,49 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
-use super::emojis::{Wanted, match_live};
+use super::Kind;
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
+use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots, Wanted};
 use super::field;
 use super::images::{ImageFile, declared_file};
-use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::limits::STICKER_SLOTS;
 use crate::discord::models::GuildSticker as LiveSticker;
 use crate::manifest::{GuildSticker, LOTTIE};
 
-fn sticker_ref(s: &LiveSticker) -> ObjectRef {
-    ObjectRef {
-        kind: Kind::Sticker,
-        name: s.name.clone(),
-        id: Some(s.id.clone()),
+const STICKER: Expression = Expression {
+    kind: Kind::Sticker,
+    noun: "sticker",
+    section: "stickers",
+    file_label: "sticker",
+    file_word: "file",
+    write: Phase::StickerWrite,
+    delete: Phase::StickerDelete,
+};
+
+/// Discord's sticker slots by boost tier (5/15/30/60): the first creation past the limit is
+/// refused at its line (30039).
+const SLOTS: Slots = Slots {
+    by_tier: STICKER_SLOTS,
+    more_feature: "MORE_STICKERS",
+    called: "sticker slots",
+    plural: "stickers",
+    code: 30039,
+};
+
+impl LiveExpression for LiveSticker {
+    fn live(&self) -> Live<'_> {
+        Live {
+            name: &self.name,
+            id: &self.id,
+        }
+    }
+
+    fn delete_route(&self, cx: &Ctx) -> Route<IdRef> {
+        Route::DeleteSticker {
+            guild: cx.guild(),
+            sticker: IdRef::Live(self.id.clone()),
+        }
     }
 }
 
@@ -53,14 +81,8 @@ pub(super) fn plan_stickers(cx: &mut Ctx) {
             previous_names: &d.previous_names,
         })
         .collect();
-    let keys: Vec<(&str, &str)> = live
-        .iter()
-        .map(|s| (s.id.as_str(), s.name.as_str()))
-        .collect();
-    let matches: Vec<Option<&LiveSticker>> = match_live(cx, "stickers", "sticker", &wanted, &keys)
-        .into_iter()
-        .map(|k| k.map(|k| &live[k]))
-        .collect();
+    let all: Vec<&LiveSticker> = live.iter().collect();
+    let matches = STICKER.match_declared(cx, &wanted, &all);
     let mut created: Vec<String> = Vec::new();
     let mut deleted: HashSet<&str> = HashSet::new();
     for (i, d) in declared.iter().enumerate() {
@@ -87,33 +109,9 @@ pub(super) fn plan_stickers(cx: &mut Ctx) {
             }
         }
     }
-    let matched: HashSet<&str> = matches.iter().flatten().map(|s| s.id.as_str()).collect();
-    for s in live {
-        if matched.contains(s.id.as_str()) {
-            continue;
-        }
-        if cx.manifest.prune.stickers {
-            let idx = cx.push_change(change(
-                Action::Delete,
-                Kind::Sticker,
-                s.name.clone(),
-                Some(s.id.clone()),
-                vec![],
-                Some("prune.stickers".into()),
-            ));
-            let route = delete_route(cx, s);
-            cx.push_op(Op::new(
-                Phase::StickerDelete,
-                idx,
-                route,
-                format!("delete sticker {}", s.name),
-            ));
-            deleted.insert(&s.id);
-        } else {
-            cx.unmanaged.push(sticker_ref(s));
-        }
-    }
-    check_slots(cx, live.len() - deleted.len(), &created);
+    let prune = cx.manifest.prune.stickers;
+    STICKER.prune_unmatched(cx, live, &matches, |_| prune, &mut deleted);
+    STICKER.check_slots(cx, &SLOTS, live.len() - deleted.len(), &created);
 }
 
 /// A Lottie sticker needs a verified or partnered guild (Create Guild Sticker); elsewhere
@@ -129,13 +127,6 @@ fn lottie_allowed(cx: &mut Ctx, file: &ImageFile, source: &str) -> bool {
         Some("use a PNG, APNG or GIF of at most 320x320 pixels"),
     );
     false
-}
-
-fn delete_route(cx: &Ctx, s: &LiveSticker) -> Route<IdRef> {
-    Route::DeleteSticker {
-        guild: cx.guild(),
-        sticker: IdRef::Live(s.id.clone()),
-    }
 }
 
 fn plan_update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, source: String) {
@@ -166,58 +157,27 @@ fn plan_update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, source: Strin
             json!(want),
         );
     }
-    if b.is_empty() {
-        return;
-    }
-    let idx = cx.push_change(change(
-        Action::Update,
-        Kind::Sticker,
-        d.name.clone(),
-        Some(live.id.clone()),
-        b.fields,
-        Some(source),
-    ));
     let route = Route::UpdateSticker {
         guild: cx.guild(),
         sticker: IdRef::Live(live.id.clone()),
     };
-    let summary = format!("update sticker {}", d.name);
-    cx.push_op(Op::new(Phase::StickerWrite, idx, route, summary).body(Value::Object(b.body)));
+    STICKER.update(cx, &d.name, live.live(), b, source, route);
 }
 
 /// The deletion half of a new file.
 fn replace(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, file: &ImageFile, source: &str) {
-    let before = match cx.snap.sticker_digest(live) {
-        Some(digest) => json!(format!(
-            "(sticker sha256 {}…)",
-            &digest[..12.min(digest.len())]
-        )),
-        None => json!("(sticker the CDN did not give)"),
+    let file = NewFile {
+        field: field::Sticker::Image.into(),
+        live_digest: cx.snap.sticker_digest(live),
+        after: file.value(&d.image),
+        at: format!("{source}.image"),
     };
-    let mut b = ChangeBuilder::new();
-    b.show(field::Sticker::Image, before, file.value(&d.image));
-    let idx = cx.push_change(change(
-        Action::Delete,
-        Kind::Sticker,
-        live.name.clone(),
-        Some(live.id.clone()),
-        b.fields,
-        Some(format!("{source}.image")),
-    ));
-    cx.warn(
-        Some(format!("{source}.image")),
-        format!(
-            "sticker `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sticker's file, so it gets a new id, and messages that sent the old one show it as deleted",
-            live.name, live.id
-        ),
+    let warning = format!(
+        "sticker `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sticker's file, so it gets a new id, and messages that sent the old one show it as deleted",
+        live.name, live.id
     );
-    let route = delete_route(cx, live);
-    cx.push_op(Op::new(
-        Phase::StickerDelete,
-        idx,
-        route,
-        format!("delete sticker {} (its file changes)", live.name),
-    ));
+    let route = live.delete_route(cx);
+    STICKER.replace(cx, live.live(), file, warning, route);
 }
 
 fn plan_create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, source: String) {
@@ -248,46 +208,6 @@ fn plan_create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, source: String)
             json!(want),
         );
     }
-    let idx = cx.push_change(change(
-        Action::Create,
-        Kind::Sticker,
-        d.name.clone(),
-        None,
-        b.fields,
-        Some(source),
-    ));
     let route = Route::CreateSticker { guild: cx.guild() };
-    let summary = format!("create sticker {}", d.name);
-    cx.push_op(
-        Op::new(Phase::StickerWrite, idx, route, summary)
-            .body(Value::Object(b.body))
-            .creates(format!("sticker:{}", d.name)),
-    );
-}
-
-/// Discord's sticker slots by boost tier (5/15/30/60): the first creation past the limit is
-/// refused at its line (30039). MORE_STICKERS raises it by a number Discord does not
-/// document: not checked there.
-fn check_slots(cx: &mut Ctx, kept: usize, created: &[String]) {
-    let g = &cx.snap.guild;
-    if g.has_feature("MORE_STICKERS") {
-        return;
-    }
-    let tier = usize::try_from(g.premium_tier.min(3)).unwrap_or(0);
-    let limit = STICKER_SLOTS[tier];
-    if let Some((k, source)) = created
-        .iter()
-        .enumerate()
-        .find(|(k, _)| kept + k + 1 > limit)
-    {
-        let message = format!(
-            "this would be sticker number {} of a guild at boost tier {tier}, which has {limit} sticker slots (Discord refuses it: 30039)",
-            kept + k + 1
-        );
-        cx.problem(
-            Some(source.clone()),
-            message,
-            Some("remove stickers (or let `prune.stickers` delete unlisted ones), or boost the guild to a higher tier"),
-        );
-    }
+    STICKER.create(cx, &d.name, b, source, route);
 }

@@ -1,0 +1,305 @@
+//! What custom emoji, soundboard sounds and stickers share in a plan: declared entries matched
+//! to live ones, and the change and call of an update, a creation, a deletion, and a new
+//! file (Discord replaces none of their files: a deletion and a creation, counted by the
+//! deletion gate). Each kind's module says what is particular to it: its fields, its file,
+//! its slots.
+
+use hashbrown::{HashMap, HashSet};
+use serde_json::{Value, json};
+
+use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::field::Field;
+use super::{Action, Kind, ObjectRef};
+use crate::discord::Route;
+
+/// One kind of expression, as the plan writes of it.
+pub(super) struct Expression {
+    pub kind: Kind,
+    /// Its name in summaries and created-object keys: `emoji`, `sound`, `sticker`.
+    pub noun: &'static str,
+    /// Its manifest section, for places (`emojis`).
+    pub section: &'static str,
+    /// What a replaced file is called where its digest is shown: `(image sha256 …)`.
+    pub file_label: &'static str,
+    /// And in the deletion's summary: `(its image changes)`.
+    pub file_word: &'static str,
+    pub write: Phase,
+    pub delete: Phase,
+}
+
+/// A kind's slots, for a kind whose objects all count against one number.
+pub(super) struct Slots {
+    /// By boost tier, 0 to 3.
+    pub by_tier: [usize; 4],
+    /// The guild feature that raises the limit.
+    pub more_feature: &'static str,
+    /// What the slots are called: `sticker slots`.
+    pub called: &'static str,
+    /// The kind's plural in the help: `stickers`.
+    pub plural: &'static str,
+    /// Discord's error code for one too many.
+    pub code: u32,
+}
+
+/// A live expression: its name and id.
+#[derive(Clone, Copy)]
+pub(super) struct Live<'a> {
+    pub name: &'a str,
+    pub id: &'a str,
+}
+
+/// What the shared steps need of a live expression of any kind.
+pub(super) trait LiveExpression {
+    fn live(&self) -> Live<'_>;
+    fn delete_route(&self, cx: &Ctx) -> Route<IdRef>;
+}
+
+/// A declared entry whose file differs from the live one's.
+pub(super) struct NewFile<'a> {
+    /// The field the file is declared in.
+    pub field: Field,
+    /// The live file's SHA-256, when the CDN gave it.
+    pub live_digest: Option<&'a str>,
+    /// The new file, as the plan shows it.
+    pub after: Value,
+    /// Where the file is declared (`emojis[0].image`).
+    pub at: String,
+}
+
+impl Expression {
+    /// An update of a live one, when `b` holds anything: one change and its PATCH.
+    pub(super) fn update(
+        &self,
+        cx: &mut Ctx,
+        name: &str,
+        live: Live<'_>,
+        b: ChangeBuilder,
+        source: String,
+        route: Route<IdRef>,
+    ) {
+        if b.is_empty() {
+            return;
+        }
+        let idx = cx.push_change(change(
+            Action::Update,
+            self.kind,
+            name.to_owned(),
+            Some(live.id.to_owned()),
+            b.fields,
+            Some(source),
+        ));
+        let summary = format!("update {} {name}", self.noun);
+        cx.push_op(Op::new(self.write, idx, route, summary).body(Value::Object(b.body)));
+    }
+
+    /// A creation: one change and its POST, whose answer names the new object.
+    pub(super) fn create(
+        &self,
+        cx: &mut Ctx,
+        name: &str,
+        b: ChangeBuilder,
+        source: String,
+        route: Route<IdRef>,
+    ) {
+        let idx = cx.push_change(change(
+            Action::Create,
+            self.kind,
+            name.to_owned(),
+            None,
+            b.fields,
+            Some(source),
+        ));
+        let summary = format!("create {} {name}", self.noun);
+        cx.push_op(
+            Op::new(self.write, idx, route, summary)
+                .body(Value::Object(b.body))
+                .creates(format!("{}:{name}", self.noun)),
+        );
+    }
+
+    /// The deletion half of a new file, with a warning of what the new id costs.
+    pub(super) fn replace(
+        &self,
+        cx: &mut Ctx,
+        live: Live<'_>,
+        file: NewFile<'_>,
+        warning: String,
+        route: Route<IdRef>,
+    ) {
+        let label = self.file_label;
+        let before = match file.live_digest {
+            Some(digest) => json!(format!(
+                "({label} sha256 {}…)",
+                &digest[..12.min(digest.len())]
+            )),
+            None => json!(format!("({label} the CDN did not give)")),
+        };
+        let mut b = ChangeBuilder::new();
+        b.show(file.field, before, file.after);
+        let idx = cx.push_change(change(
+            Action::Delete,
+            self.kind,
+            live.name.to_owned(),
+            Some(live.id.to_owned()),
+            b.fields,
+            Some(file.at.clone()),
+        ));
+        cx.warn(Some(file.at), warning);
+        let summary = format!(
+            "delete {} {} (its {} changes)",
+            self.noun, live.name, self.file_word
+        );
+        cx.push_op(Op::new(self.delete, idx, route, summary));
+    }
+
+    /// Each declared entry's live match ([`match_live`]) among `live`.
+    pub(super) fn match_declared<'l, T: LiveExpression>(
+        &self,
+        cx: &mut Ctx,
+        wanted: &[Wanted<'_>],
+        live: &[&'l T],
+    ) -> Vec<Option<&'l T>> {
+        let keys: Vec<(&str, &str)> = live.iter().map(|l| (l.live().id, l.live().name)).collect();
+        match_live(cx, self.section, self.noun, wanted, &keys)
+            .into_iter()
+            .map(|k| k.map(|k| live[k]))
+            .collect()
+    }
+
+    /// The live ones no entry matched: each deleted under `prune.<section>` where `prunable`
+    /// says so, else listed as unmanaged. Adds the deleted ids to `deleted`.
+    pub(super) fn prune_unmatched<'l, T: LiveExpression>(
+        &self,
+        cx: &mut Ctx,
+        live: &'l [T],
+        matches: &[Option<&T>],
+        prunable: impl Fn(&T) -> bool,
+        deleted: &mut HashSet<&'l str>,
+    ) {
+        let matched: HashSet<&str> = matches.iter().flatten().map(|m| m.live().id).collect();
+        for object in live {
+            let l = object.live();
+            if matched.contains(l.id) {
+                continue;
+            }
+            if !prunable(object) {
+                cx.unmanaged.push(ObjectRef {
+                    kind: self.kind,
+                    name: l.name.to_owned(),
+                    id: Some(l.id.to_owned()),
+                });
+                continue;
+            }
+            let idx = cx.push_change(change(
+                Action::Delete,
+                self.kind,
+                l.name.to_owned(),
+                Some(l.id.to_owned()),
+                vec![],
+                Some(format!("prune.{}", self.section)),
+            ));
+            let summary = format!("delete {} {}", self.noun, l.name);
+            let route = object.delete_route(cx);
+            cx.push_op(Op::new(self.delete, idx, route, summary));
+            deleted.insert(l.id);
+        }
+    }
+
+    /// Discord's slots by boost tier for a kind counted as one: the first creation past the
+    /// limit is refused at its line with Discord's code. A guild with the feature that
+    /// raises the limit, by a number Discord does not document, is not checked.
+    pub(super) fn check_slots(&self, cx: &mut Ctx, slots: &Slots, kept: usize, created: &[String]) {
+        let g = &cx.snap.guild;
+        if g.has_feature(slots.more_feature) {
+            return;
+        }
+        let tier = usize::try_from(g.premium_tier.min(3)).unwrap_or(0);
+        let limit = slots.by_tier[tier];
+        let Some((k, source)) = created
+            .iter()
+            .enumerate()
+            .find(|(k, _)| kept + k + 1 > limit)
+        else {
+            return;
+        };
+        let message = format!(
+            "this would be {} number {} of a guild at boost tier {tier}, which has {limit} {} (Discord refuses it: {})",
+            self.noun,
+            kept + k + 1,
+            slots.called,
+            slots.code
+        );
+        let help = format!(
+            "remove {} (or let `prune.{}` delete unlisted ones), or boost the guild to a higher tier",
+            slots.plural, self.section
+        );
+        cx.problem(Some(source.clone()), message, Some(help.as_str()));
+    }
+}
+
+/// One declared entry as matching sees it.
+pub(super) struct Wanted<'m> {
+    pub id: Option<&'m str>,
+    pub name: &'m str,
+    pub previous_names: &'m [String],
+}
+
+/// Matches declared entries of `section` to live objects `(id, name)`: the pinned id, then
+/// the name, then the previous names, each time the first live object not matched yet. A
+/// pinned id that is not live is a problem at the entry's `id`. Returns each entry's match,
+/// as an index into `live`.
+fn match_live(
+    cx: &mut Ctx,
+    section: &str,
+    what: &str,
+    wanted: &[Wanted<'_>],
+    live: &[(&str, &str)],
+) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = vec![None; wanted.len()];
+    let mut used: HashSet<usize> = HashSet::new();
+    let by_id: HashMap<&str, usize> = live
+        .iter()
+        .enumerate()
+        .map(|(k, (id, _))| (*id, k))
+        .collect();
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, (_, name)) in live.iter().enumerate() {
+        by_name.entry(name).or_default().push(k);
+    }
+    for (i, d) in wanted.iter().enumerate() {
+        let Some(id) = d.id else { continue };
+        match by_id.get(id) {
+            Some(&k) if used.insert(k) => out[i] = Some(k),
+            _ => cx.problem(
+                Some(format!("{section}[{i}].id")),
+                format!(
+                    "{what} `{}` is pinned to id {id}, which is not a {what} of this guild guildctl may change",
+                    d.name
+                ),
+                Some("remove the `id` to match it by name, or correct it"),
+            ),
+        }
+    }
+    for previous in [false, true] {
+        for (i, d) in wanted.iter().enumerate() {
+            if out[i].is_some() || d.id.is_some() {
+                continue;
+            }
+            let names: Vec<&str> = if previous {
+                d.previous_names.iter().map(String::as_str).collect()
+            } else {
+                vec![d.name]
+            };
+            let found = names
+                .iter()
+                .filter_map(|n| by_name.get(n))
+                .flat_map(|v| v.iter().copied())
+                .find(|k| !used.contains(k));
+            if let Some(k) = found {
+                used.insert(k);
+                out[i] = Some(k);
+            }
+        }
+    }
+    out
+}
