@@ -8,9 +8,7 @@ use clap::Args;
 use guildctl::snapshot::Snapshot;
 use guildctl::snapshot::people::PeopleQuery;
 
-use super::{
-    Connection, write_emoji_images, write_event_covers, write_images, write_sounds, write_stickers,
-};
+use super::Connection;
 
 #[derive(Args)]
 pub struct ExportArgs {
@@ -138,18 +136,170 @@ pub(crate) async fn read_sections(
 
 /// Every file an export writes beside its manifest in `base` — the guild's and roles'
 /// images, emoji images, sounds, sticker files, event covers —, each kind in the folder
-/// `folder(kind)` (`images`, `emojis`, `sounds`, `stickers`, `events`), and the manifest's path for each by its CDN
-/// path.
+/// `folder(kind)` (`images`, `emojis`, `sounds`, `stickers`, `events`), and the manifest's
+/// path for each by its CDN path. A file the CDN does not give is left out (unmanaged), said.
 pub(crate) async fn write_files(
     client: &guildctl::discord::Client,
     snap: &Snapshot,
     base: &Path,
     folder: impl Fn(&str) -> String,
 ) -> Result<guildctl::export::ExportedImages> {
+    use guildctl::discord::cdn;
     let mut files = write_images(client, snap, base, &folder("images")).await?;
-    files.extend(write_emoji_images(client, snap, base, &folder("emojis")).await?);
-    files.extend(write_sounds(client, snap, base, &folder("sounds")).await?);
-    files.extend(write_stickers(client, snap, base, &folder("stickers")).await?);
-    files.extend(write_event_covers(client, snap, base, &folder("events")).await?);
+    let expressions = &snap.expressions;
+    let emojis = expressions.emojis.iter().flatten().filter(|e| !e.managed);
+    let emojis = emojis.map(|e| Named {
+        at: cdn::emoji_path(&e.id, e.animated),
+        name: e.name.as_deref().unwrap_or_default(),
+        id: &e.id,
+    });
+    let sounds = expressions.sounds.iter().flatten().map(|s| Named {
+        at: cdn::sound_path(&s.sound_id),
+        name: &s.name,
+        id: &s.sound_id,
+    });
+    let stickers = expressions.stickers.iter().flatten().map(|s| Named {
+        at: cdn::sticker_path(&s.id, s.format_type),
+        name: &s.name,
+        id: &s.id,
+    });
+    // The covers of the events export writes (scheduled or active).
+    let events = snap.events.iter().flatten();
+    let covers = events
+        .filter(|e| guildctl::export::exports_event(e))
+        .filter_map(|e| {
+            Some(Named {
+                at: e.live_image()?.path(),
+                name: &e.name,
+                id: &e.id,
+            })
+        });
+    let named = [
+        (
+            "emoji",
+            "emoji image(s)",
+            "emojis",
+            emojis.collect::<Vec<_>>(),
+        ),
+        ("sound", "sound(s)", "sounds", sounds.collect()),
+        ("sticker", "sticker(s)", "stickers", stickers.collect()),
+        (
+            "the cover of event",
+            "event cover(s)",
+            "events",
+            covers.collect(),
+        ),
+    ];
+    for (what, wrote, kind, list) in named {
+        files.extend(write_named(client, list, base, &folder(kind), what, wrote).await?);
+    }
     Ok(files)
+}
+
+/// Writes each live image from the CDN into the folder `sub` (a relative path with `/`)
+/// of `base`, the manifest's folder, and returns the manifest's path for each.
+async fn write_images(
+    client: &guildctl::discord::Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut out = guildctl::export::ExportedImages::new();
+    let live = snap.live_images();
+    if live.is_empty() {
+        return Ok(out);
+    }
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for image in &live {
+        match client.cdn_image(image).await {
+            Ok(bytes) => {
+                let name = guildctl::export::image_file_name(image);
+                let file = dir.join(&name);
+                std::fs::write(&file, bytes)
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+                out.insert(image.path(), format!("{sub}/{name}"));
+            }
+            Err(e) => eprintln!(
+                "note: {} is left out (unmanaged): {e}",
+                guildctl::inert::terminal(&image.path())
+            ),
+        }
+    }
+    eprintln!("Wrote {} image(s) to {}", out.len(), dir.display());
+    Ok(out)
+}
+
+/// A file on the CDN that is written under its object's name in the guild.
+struct Named<'a> {
+    /// Its CDN path, by which the manifest refers to it.
+    at: String,
+    name: &'a str,
+    /// For a second object of the same name: `NAME-ID`.
+    id: &'a str,
+}
+
+/// Writes each file into the folder `sub` of `base` as `NAME.EXT`, and returns
+/// the manifest's path for each by its CDN path. A name from the guild becomes a file name:
+/// letters, digits and `_` only. `what` names a file left out, `wrote` the files written.
+async fn write_named(
+    client: &guildctl::discord::Client,
+    files: Vec<Named<'_>>,
+    base: &Path,
+    sub: &str,
+    what: &str,
+    wrote: &str,
+) -> Result<guildctl::export::ExportedImages> {
+    let mut out = guildctl::export::ExportedImages::new();
+    if files.is_empty() {
+        return Ok(out);
+    }
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut taken = std::collections::HashSet::new();
+    for f in files {
+        let bytes = match client.cdn_file(&f.at).await {
+            Ok(b) => b,
+            Err(err) => {
+                eprintln!(
+                    "note: {what} {} is left out (unmanaged): {err}",
+                    guildctl::inert::terminal(&f.at)
+                );
+                continue;
+            }
+        };
+        let stem: String = f
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let ext = extension(&f.at, &bytes);
+        let mut name = format!("{stem}.{ext}");
+        if stem.is_empty() || !taken.insert(name.clone()) {
+            name = format!("{stem}-{}.{ext}", f.id);
+            taken.insert(name.clone());
+        }
+        let file = dir.join(&name);
+        std::fs::write(&file, bytes).with_context(|| format!("cannot write {}", file.display()))?;
+        out.insert(f.at, format!("{sub}/{name}"));
+    }
+    eprintln!("Wrote {} {wrote} to {}", out.len(), dir.display());
+    Ok(out)
+}
+
+/// A written file's extension: its CDN path's (`png`, `gif`, `json`), or, for a sound, whose
+/// path has none, its container's (Ogg by its magic bytes, else MP3).
+fn extension<'a>(at: &'a str, bytes: &[u8]) -> &'a str {
+    let last = at.rsplit('/').next().unwrap_or(at);
+    match last.rsplit_once('.') {
+        Some((_, ext)) => ext,
+        None if bytes.starts_with(b"OggS") => "ogg",
+        None => "mp3",
+    }
 }
