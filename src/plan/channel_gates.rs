@@ -3,13 +3,15 @@
 //! a scheduled event in a voice channel needs `view_channel` and `connect` there, in a
 //! stage channel `manage_channels`, `mute_members` and `move_members`
 //! (resources/guild-scheduled-event, "Permissions for events with entity type ...").
-//! The bot's permissions in a channel are computed from the snapshot as Discord computes
-//! them ([`crate::access`]); a channel this plan creates is not judged here.
+//! The bot's permissions in a channel are computed as Discord computes them
+//! ([`crate::access`]) on the guild the plan leaves: these calls come after every role and
+//! channel write (their phases are last), so a channel the plan creates, or whose
+//! overwrites it changes, is judged as the call will find it.
 
 use serde_json::Value;
 
-use super::Plan;
 use super::context::Problem;
+use super::{Plan, created_key};
 use crate::access::{Guild, Holder};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
@@ -26,16 +28,18 @@ const STAGE_EVENT: &[(&str, Permissions)] = &[
     ("move_members", Permissions(1 << 24)),
 ];
 
-/// The live channel a call acts in and what it needs there.
+/// The channel a call acts in, as the guild after the plan knows it (a live id, or the
+/// creation key of one the plan creates), and what the call needs there.
 fn needs<'p>(
     op: &'p super::Operation,
     snap: &'p Snapshot,
+    after: &Guild,
 ) -> Option<(&'p str, &'static [(&'static str, Permissions)])> {
     let body = op.body.as_ref();
-    let live_str = |v: Option<&'p Value>| v.and_then(Value::as_str);
+    let channel_key = |v: Option<&'p Value>| v.and_then(|v| v.as_str().or_else(|| created_key(v)));
     match &op.route {
         Route::FollowChannel { .. } => {
-            live_str(body.and_then(|b| b.get("webhook_channel_id"))).map(|c| (c, FOLLOW))
+            channel_key(body.and_then(|b| b.get("webhook_channel_id"))).map(|c| (c, FOLLOW))
         }
         Route::CreateScheduledEvent { .. } | Route::UpdateScheduledEvent { .. } => {
             // The channel the call names; else, for an update, the event's own.
@@ -47,10 +51,10 @@ fn needs<'p>(
             };
             let named = body.and_then(|b| b.get("channel_id"));
             let channel = match named {
-                Some(v) => live_str(Some(v))?,
+                Some(v) => channel_key(Some(v))?,
                 None => live_event?.channel_id.as_deref()?,
             };
-            let kind = snap.channel(channel)?.kind;
+            let kind = after.channel(channel)?.kind;
             match kind {
                 channel_type::VOICE => Some((channel, VOICE_EVENT)),
                 channel_type::STAGE => Some((channel, STAGE_EVENT)),
@@ -61,22 +65,21 @@ fn needs<'p>(
     }
 }
 
-pub(super) fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
+/// The calls of `plan` the bot lacks a permission for in their channel, on `after`, the
+/// guild the plan leaves.
+pub(super) fn check(plan: &Plan, snap: &Snapshot, after: &Guild) -> Vec<Problem> {
     let mut problems = Vec::new();
-    // Built only for a plan that has such a call: a large guild's model costs.
-    let mut model: Option<(Guild, Holder)> = None;
+    let g = after;
+    let bot = Holder {
+        roles: snap.bot_member.roles.clone(),
+        user: Some(snap.bot.id.clone()),
+    };
+    let bot = &bot;
     let mut said: Vec<(String, &str)> = Vec::new();
     for op in &plan.operations {
-        let Some((channel, wanted)) = needs(op, snap) else {
+        let Some((channel, wanted)) = needs(op, snap, after) else {
             continue;
         };
-        let (g, bot) = model.get_or_insert_with(|| {
-            let bot = Holder {
-                roles: snap.bot_member.roles.clone(),
-                user: Some(snap.bot.id.clone()),
-            };
-            (Guild::live(snap), bot)
-        });
         let Some(c) = g.channel(channel) else {
             continue;
         };

@@ -54,7 +54,7 @@ fn diff_stored(
     let allowance = safety::Allowance::resolve(options.allow_deletes, desired);
     plan.deletion_gate = safety::deletion_gate(&plan, snap, allowance);
     problems.extend(super::policies::judge(desired, snap, &after, &mut plan));
-    problems.extend(super::gates::check(&plan, snap));
+    problems.extend(super::gates::check(&plan, snap, &after));
     problems.extend(safety::protect_problems(&plan, desired, snap));
     if problems.is_empty() {
         Ok(plan)

@@ -14,7 +14,9 @@ use crate::snapshot::Snapshot;
 pub const MAX_ROLES: usize = 250;
 pub const MAX_CHANNELS: usize = 500;
 
-pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
+/// `after` is the guild the plan leaves, as access sees it (the channel gates judge calls
+/// made after every role and channel write on it).
+pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<Problem> {
     let mut problems = Vec::new();
     let bot = snap.bot_permissions();
     let admin = bot == Permissions::ALL;
@@ -217,7 +219,7 @@ pub fn check(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
         });
     }
     problems.extend(super::members::gate(plan, snap));
-    problems.extend(super::channel_gates::check(plan, snap));
+    problems.extend(super::channel_gates::check(plan, snap, after));
     problems
 }
 

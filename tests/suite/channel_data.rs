@@ -539,3 +539,78 @@ async fn follows_discord_would_refuse_are_errors_at_their_line() {
     );
     assert!(h.requests().is_empty(), "validate reads nothing");
 }
+
+/// The gate judges the guild the plan leaves, since follows are made after every role and
+/// channel write: a follow into a channel whose overwrites the plan closes to the bot is
+/// refused before any call, and one into a channel the plan opens to it is made.
+#[tokio::test]
+async fn a_follow_is_judged_on_the_overwrites_the_plan_leaves() {
+    let (st, news) = two_guilds();
+    let h = Harness::with_state(Some(st)).await;
+    // Not an administrator, for whom overwrites do not count.
+    h.arrange(|g| {
+        g.role("guildctl").permissions(&[
+            "view_channel",
+            "manage_channels",
+            "manage_roles",
+            "manage_webhooks",
+        ]);
+    });
+    let with_overwrite = |file: &str, overwrite: &str| {
+        h.manifest(
+            file,
+            &format!(
+                "version: 1
+channels:
+  - name: General
+    type: category
+    channels:
+      - name: off-topic
+        overwrites:
+          - role: guildctl
+            {overwrite}: [manage_webhooks]
+        follows:
+          - {{ channel: \"{news}\" }}
+"
+            ),
+        )
+    };
+    let closed = with_overwrite("closed.yaml", "deny");
+    h.emu.clear_requests();
+    let run = h
+        .run(&["apply", "-f", closed.to_str().unwrap(), "--yes"])
+        .await;
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("the bot lacks `manage_webhooks` in channel `General/#off-topic`"),
+        "{all}"
+    );
+    assert!(h.writes().is_empty(), "{:#?}", h.writes());
+
+    // Live, the channel denies it; the manifest's overwrite allows it before the follow.
+    h.arrange(|g| {
+        let role = g.role_id("guildctl");
+        g.channel("General/off-topic").permission_overwrites.push(
+            discord_emulator::state::Overwrite {
+                id: role,
+                kind: 0,
+                allow: perms(&[]),
+                deny: perms(&["manage_webhooks"]),
+            },
+        );
+    });
+    let opened = with_overwrite("opened.yaml", "allow");
+    h.run(&["apply", "-f", opened.to_str().unwrap(), "--yes"])
+        .await
+        .assert_code(0);
+    let g = h.guild();
+    let off_topic = g.channel_id("General/off-topic");
+    assert!(
+        g.webhooks
+            .iter()
+            .any(|w| w.kind == 2 && w.channel_id.as_deref() == Some(off_topic.as_str())),
+        "{:#?}",
+        g.webhooks
+    );
+}
