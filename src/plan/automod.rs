@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::AutoModRule as F;
+use super::matching::{self, match_live};
 use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
@@ -102,61 +103,40 @@ fn trigger_name(t: u8) -> &'static str {
     AutoModTriggerType::from_value(t.into()).map_or("unknown", AutoModTriggerType::name)
 }
 
-/// Pinned id, then name, then previous names, then the one live rule of a kind a guild
-/// holds one of.
+/// Each declared rule's live match ([`match_live`]), then, for a rule still unmatched, the
+/// one live rule of its kind where a guild holds one of that kind.
 fn match_rules<'s>(
     cx: &mut Ctx,
     declared: &[AutoModRule],
     live: &'s [Live],
 ) -> Vec<Option<&'s Live>> {
-    let mut out: Vec<Option<&'s Live>> = vec![None; declared.len()];
-    let mut used: HashSet<&str> = HashSet::new();
+    let wanted: Vec<matching::Wanted<'_>> = declared
+        .iter()
+        .map(|d| matching::Wanted {
+            id: d.id.as_ref().map(|i| i.0.as_str()),
+            name: &d.name,
+            previous_names: &d.previous_names,
+        })
+        .collect();
+    let all: Vec<&Live> = live.iter().collect();
+    let mut out = match_live(cx, "automod", "AutoMod rule", &wanted, &all, |r| {
+        (&r.id, &r.name)
+    });
+    let mut used: HashSet<&str> = out.iter().flatten().map(|r| r.id.as_str()).collect();
     for (i, d) in declared.iter().enumerate() {
-        let Some(id) = &d.id else { continue };
-        match live.iter().find(|r| r.id == id.0) {
-            Some(r) => {
-                out[i] = Some(r);
-                used.insert(&r.id);
-            }
-            None => cx.problem(
-                Some(format!("automod[{i}].id")),
-                format!(
-                    "AutoMod rule `{}` is pinned to id {id}, which is no rule of this guild",
-                    d.name
-                ),
-                Some("remove the `id` to match the rule by name, or correct it"),
-            ),
+        if out[i].is_some() || d.id.is_some() {
+            continue;
         }
-    }
-    let by = |names: &[&str], used: &HashSet<&str>| {
-        live.iter()
-            .find(|r| names.contains(&r.name.as_str()) && !used.contains(r.id.as_str()))
-    };
-    for pass in 0..3 {
-        for (i, d) in declared.iter().enumerate() {
-            if out[i].is_some() || d.id.is_some() {
-                continue;
-            }
-            let found = match pass {
-                0 => by(&[d.name.as_str()], &used),
-                1 => by(
-                    &d.previous_names
-                        .iter()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>(),
-                    &used,
-                ),
-                _ => match d.trigger.kind() {
-                    Ok(k) if k.max_per_guild() == 1 => live.iter().find(|r| {
-                        u64::from(r.trigger_type) == k.value() && !used.contains(r.id.as_str())
-                    }),
-                    _ => None,
-                },
-            };
-            if let Some(r) = found {
-                out[i] = Some(r);
-                used.insert(&r.id);
-            }
+        let Ok(k) = d.trigger.kind() else { continue };
+        if k.max_per_guild() != 1 {
+            continue;
+        }
+        let found = live
+            .iter()
+            .find(|r| u64::from(r.trigger_type) == k.value() && !used.contains(r.id.as_str()));
+        if let Some(r) = found {
+            out[i] = Some(r);
+            used.insert(&r.id);
         }
     }
     out

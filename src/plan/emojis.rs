@@ -8,9 +8,10 @@ use serde_json::{Value, json};
 
 use super::Kind;
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
-use super::expressions::{Expression, Live, LiveExpression, NewFile, Wanted};
+use super::expressions::{Expression, Live, LiveExpression, NewFile};
 use super::field;
 use super::images::{ImageFile, declared_file};
+use super::matching::Wanted;
 use crate::discord::Route;
 use crate::discord::limits::EMOJI_SLOTS;
 use crate::discord::models::GuildEmoji as LiveEmoji;

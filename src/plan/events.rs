@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::ScheduledEvent as F;
 use super::images::{Slot, image_change};
+use super::matching::{Wanted, match_live};
 use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::cdn::LiveImage;
@@ -102,51 +103,22 @@ pub(super) fn plan_events(cx: &mut Ctx) {
     }
 }
 
-/// Pinned id, then name, then previous names.
+/// Each declared event's live match ([`match_live`]).
 fn match_events<'s>(
     cx: &mut Ctx,
     declared: &[ScheduledEvent],
     live: &'s [Live],
 ) -> Vec<Option<&'s Live>> {
-    let mut out: Vec<Option<&'s Live>> = vec![None; declared.len()];
-    let mut used: HashSet<&str> = HashSet::new();
-    for (i, d) in declared.iter().enumerate() {
-        let Some(id) = &d.id else { continue };
-        match live.iter().find(|e| e.id == id.0) {
-            Some(e) => {
-                out[i] = Some(e);
-                used.insert(&e.id);
-            }
-            None => cx.problem(
-                Some(format!("events[{i}].id")),
-                format!(
-                    "event `{}` is pinned to id {id}, which is no event of this guild",
-                    d.name
-                ),
-                Some("remove the `id` to match the event by name, or correct it"),
-            ),
-        }
-    }
-    for previous in [false, true] {
-        for (i, d) in declared.iter().enumerate() {
-            if out[i].is_some() || d.id.is_some() {
-                continue;
-            }
-            let names: Vec<&str> = if previous {
-                d.previous_names.iter().map(String::as_str).collect()
-            } else {
-                vec![d.name.as_str()]
-            };
-            if let Some(e) = live
-                .iter()
-                .find(|e| names.contains(&e.name.as_str()) && !used.contains(e.id.as_str()))
-            {
-                out[i] = Some(e);
-                used.insert(&e.id);
-            }
-        }
-    }
-    out
+    let wanted: Vec<Wanted<'_>> = declared
+        .iter()
+        .map(|d| Wanted {
+            id: d.id.as_ref().map(|i| i.0.as_str()),
+            name: &d.name,
+            previous_names: &d.previous_names,
+        })
+        .collect();
+    let live: Vec<&Live> = live.iter().collect();
+    match_live(cx, "events", "event", &wanted, &live, |e| (&e.id, &e.name))
 }
 
 /// Where an event takes place, as the API says it.

@@ -4,11 +4,12 @@
 //! deletion gate). Each kind's module says what is particular to it: its fields, its file,
 //! its slots.
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashSet;
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::Field;
+use super::matching::{Wanted, match_live};
 use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 
@@ -159,11 +160,10 @@ impl Expression {
         wanted: &[Wanted<'_>],
         live: &[&'l T],
     ) -> Vec<Option<&'l T>> {
-        let keys: Vec<(&str, &str)> = live.iter().map(|l| (l.live().id, l.live().name)).collect();
-        match_live(cx, self.section, self.noun, wanted, &keys)
-            .into_iter()
-            .map(|k| k.map(|k| live[k]))
-            .collect()
+        match_live(cx, self.section, self.noun, wanted, live, |l| {
+            let l = l.live();
+            (l.id, l.name)
+        })
     }
 
     /// The live ones no entry matched: each deleted under `prune.<section>` where `prunable`
@@ -235,71 +235,4 @@ impl Expression {
         );
         cx.problem(Some(source.clone()), message, Some(help.as_str()));
     }
-}
-
-/// One declared entry as matching sees it.
-pub(super) struct Wanted<'m> {
-    pub id: Option<&'m str>,
-    pub name: &'m str,
-    pub previous_names: &'m [String],
-}
-
-/// Matches declared entries of `section` to live objects `(id, name)`: the pinned id, then
-/// the name, then the previous names, each time the first live object not matched yet. A
-/// pinned id that is not live is a problem at the entry's `id`. Returns each entry's match,
-/// as an index into `live`.
-fn match_live(
-    cx: &mut Ctx,
-    section: &str,
-    what: &str,
-    wanted: &[Wanted<'_>],
-    live: &[(&str, &str)],
-) -> Vec<Option<usize>> {
-    let mut out: Vec<Option<usize>> = vec![None; wanted.len()];
-    let mut used: HashSet<usize> = HashSet::new();
-    let by_id: HashMap<&str, usize> = live
-        .iter()
-        .enumerate()
-        .map(|(k, (id, _))| (*id, k))
-        .collect();
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, (_, name)) in live.iter().enumerate() {
-        by_name.entry(name).or_default().push(k);
-    }
-    for (i, d) in wanted.iter().enumerate() {
-        let Some(id) = d.id else { continue };
-        match by_id.get(id) {
-            Some(&k) if used.insert(k) => out[i] = Some(k),
-            _ => cx.problem(
-                Some(format!("{section}[{i}].id")),
-                format!(
-                    "{what} `{}` is pinned to id {id}, which is not a {what} of this guild guildctl may change",
-                    d.name
-                ),
-                Some("remove the `id` to match it by name, or correct it"),
-            ),
-        }
-    }
-    for previous in [false, true] {
-        for (i, d) in wanted.iter().enumerate() {
-            if out[i].is_some() || d.id.is_some() {
-                continue;
-            }
-            let names: Vec<&str> = if previous {
-                d.previous_names.iter().map(String::as_str).collect()
-            } else {
-                vec![d.name]
-            };
-            let found = names
-                .iter()
-                .filter_map(|n| by_name.get(n))
-                .flat_map(|v| v.iter().copied())
-                .find(|k| !used.contains(k));
-            if let Some(k) = found {
-                used.insert(k);
-                out[i] = Some(k);
-            }
-        }
-    }
-    out
 }

@@ -23,6 +23,7 @@ pub mod gates;
 pub mod images;
 mod integrations;
 mod invites;
+mod matching;
 mod members;
 mod order;
 pub mod policies;

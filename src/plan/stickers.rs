@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 
 use super::Kind;
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
-use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots, Wanted};
+use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
 use super::field;
 use super::images::{ImageFile, declared_file};
+use super::matching::Wanted;
 use crate::discord::Route;
 use crate::discord::limits::STICKER_SLOTS;
 use crate::discord::models::GuildSticker as LiveSticker;

@@ -145,6 +145,49 @@ async fn an_event_is_renamed_in_place_and_its_rule_changed() {
     assert_eq!(plan_json(&h, m).await["changes"], json!([]));
 }
 
+/// Events are matched as emoji, sounds, stickers and AutoMod rules are
+/// (`plan::matching`): a pinned id that names no event, and one an entry before it is
+/// pinned to, are refused at the entry's `id` before any call.
+#[tokio::test]
+async fn a_pinned_id_no_event_has_or_an_earlier_entry_took_is_refused_at_its_id() {
+    let h = Harness::with_state(Some(state())).await;
+    let id = event(&h.guild(), "Office hours").id.clone();
+    let pinned = |name: &str, id: &str| {
+        OFFICE_HOURS.replace(
+            "  - name: Office hours\n",
+            &format!("  - name: {name}\n    id: \"{id}\"\n"),
+        )
+    };
+    let yaml = format!(
+        "version: 1\nevents:\n{}{}{}",
+        pinned("Office hours", &id),
+        pinned("Second hours", &id),
+        pinned("Lost hours", "123456789012345678"),
+    );
+    let m = h.manifest("m.yaml", &yaml);
+    h.emu.clear_requests();
+    let run = h.run(&["apply", "-f", m.to_str().unwrap(), "--yes"]).await;
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains(&format!(
+            "event `Second hours` is pinned to id {id}, which `Office hours` is pinned to already"
+        )),
+        "{all}"
+    );
+    assert!(
+        all.contains(
+            "event `Lost hours` is pinned to id 123456789012345678, which names no event of this guild"
+        ),
+        "{all}"
+    );
+    assert!(
+        all.contains("events[1].id") && all.contains("events[2].id"),
+        "{all}"
+    );
+    assert!(h.writes().is_empty(), "{:#?}", h.writes());
+}
+
 #[tokio::test]
 async fn recurrence_and_place_are_refused_at_the_manifest_line() {
     let h = Harness::with_state(Some(state())).await;
