@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::AutoModRule as F;
-use super::matching::{self, match_live};
+use super::matching::match_live;
 use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
@@ -110,16 +110,8 @@ fn match_rules<'s>(
     declared: &[AutoModRule],
     live: &'s [Live],
 ) -> Vec<Option<&'s Live>> {
-    let wanted: Vec<matching::Wanted<'_>> = declared
-        .iter()
-        .map(|d| matching::Wanted {
-            id: d.id.as_ref().map(|i| i.0.as_str()),
-            name: &d.name,
-            previous_names: &d.previous_names,
-        })
-        .collect();
     let all: Vec<&Live> = live.iter().collect();
-    let mut out = match_live(cx, "automod", "AutoMod rule", &wanted, &all, |r| {
+    let mut out = match_live(cx, "automod", "AutoMod rule", declared, &all, |r| {
         (&r.id, &r.name)
     });
     let mut used: HashSet<&str> = out.iter().flatten().map(|r| r.id.as_str()).collect();

@@ -11,7 +11,6 @@ use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::expressions::{Expression, Live, LiveExpression, NewFile};
 use super::field;
 use super::images::{ImageFile, declared_file};
-use super::matching::Wanted;
 use crate::discord::Route;
 use crate::discord::limits::EMOJI_SLOTS;
 use crate::discord::models::GuildEmoji as LiveEmoji;
@@ -61,15 +60,7 @@ pub(super) fn plan_emojis(cx: &mut Ctx) {
     };
     // An integration's emoji (managed) are not guildctl's to change or delete.
     let own: Vec<&LiveEmoji> = live.iter().filter(|e| !e.managed).collect();
-    let wanted: Vec<Wanted<'_>> = declared
-        .iter()
-        .map(|d| Wanted {
-            id: d.id.as_ref().map(|i| i.0.as_str()),
-            name: &d.name,
-            previous_names: &d.previous_names,
-        })
-        .collect();
-    let matches = EMOJI.match_declared(cx, &wanted, &own);
+    let matches = EMOJI.match_declared(cx, declared, &own);
     // Each created emoji, with whether it is animated and where it is declared: the slots.
     let mut created: Vec<(bool, String)> = Vec::new();
     let mut deleted: HashSet<&str> = HashSet::new();

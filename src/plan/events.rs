@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::ScheduledEvent as F;
 use super::images::{Slot, image_change};
-use super::matching::{Wanted, match_live};
+use super::matching::match_live;
 use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::cdn::LiveImage;
@@ -109,16 +109,8 @@ fn match_events<'s>(
     declared: &[ScheduledEvent],
     live: &'s [Live],
 ) -> Vec<Option<&'s Live>> {
-    let wanted: Vec<Wanted<'_>> = declared
-        .iter()
-        .map(|d| Wanted {
-            id: d.id.as_ref().map(|i| i.0.as_str()),
-            name: &d.name,
-            previous_names: &d.previous_names,
-        })
-        .collect();
     let live: Vec<&Live> = live.iter().collect();
-    match_live(cx, "events", "event", &wanted, &live, |e| (&e.id, &e.name))
+    match_live(cx, "events", "event", declared, &live, |e| (&e.id, &e.name))
 }
 
 /// Where an event takes place, as the API says it.

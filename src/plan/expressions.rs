@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::Field;
-use super::matching::{Wanted, match_live};
+use super::matching::{Declared, match_live};
 use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 
@@ -157,10 +157,10 @@ impl Expression {
     pub(super) fn match_declared<'l, T: LiveExpression>(
         &self,
         cx: &mut Ctx,
-        wanted: &[Wanted<'_>],
+        declared: &[impl Declared],
         live: &[&'l T],
     ) -> Vec<Option<&'l T>> {
-        match_live(cx, self.section, self.noun, wanted, live, |l| {
+        match_live(cx, self.section, self.noun, declared, live, |l| {
             let l = l.live();
             (l.id, l.name)
         })

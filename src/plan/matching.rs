@@ -5,13 +5,38 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::context::Ctx;
+use crate::manifest::{AutoModRule, GuildEmoji, GuildSticker, ScheduledEvent, SoundboardSound};
 
-/// One declared entry as matching sees it.
-pub(super) struct Wanted<'m> {
-    pub id: Option<&'m str>,
-    pub name: &'m str,
-    pub previous_names: &'m [String],
+/// A declared entry as matching sees it: its pinned id, its name, its previous names.
+pub(super) trait Declared {
+    fn id(&self) -> Option<&str>;
+    fn name(&self) -> &str;
+    fn previous_names(&self) -> &[String];
 }
+
+macro_rules! declared {
+    ($($kind:ty),*) => {$(
+        impl Declared for $kind {
+            fn id(&self) -> Option<&str> {
+                self.id.as_ref().map(|i| i.0.as_str())
+            }
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn previous_names(&self) -> &[String] {
+                &self.previous_names
+            }
+        }
+    )*};
+}
+
+declared!(
+    GuildEmoji,
+    SoundboardSound,
+    GuildSticker,
+    ScheduledEvent,
+    AutoModRule
+);
 
 /// Matches the declared entries of `section` to `live`, each seen through `key` as
 /// `(id, name)`: the pinned id, then the name, then the previous names (in their order),
@@ -22,7 +47,7 @@ pub(super) fn match_live<'l, T: ?Sized>(
     cx: &mut Ctx,
     section: &str,
     what: &str,
-    wanted: &[Wanted<'_>],
+    wanted: &[impl Declared],
     live: &[&'l T],
     key: impl Fn(&T) -> (&str, &str),
 ) -> Vec<Option<&'l T>> {
@@ -39,7 +64,7 @@ pub(super) fn match_live<'l, T: ?Sized>(
         by_name.entry(name).or_default().push(k);
     }
     for (i, d) in wanted.iter().enumerate() {
-        let Some(id) = d.id else { continue };
+        let Some(id) = d.id() else { continue };
         let message = match by_id.get(id) {
             Some(&k) => match out.iter().position(|o| *o == Some(k)) {
                 None => {
@@ -49,12 +74,13 @@ pub(super) fn match_live<'l, T: ?Sized>(
                 }
                 Some(first) => format!(
                     "{what} `{}` is pinned to id {id}, which `{}` is pinned to already",
-                    d.name, wanted[first].name
+                    d.name(),
+                    wanted[first].name()
                 ),
             },
             None => format!(
                 "{what} `{}` is pinned to id {id}, which names no {what} of this guild that guildctl may change",
-                d.name
+                d.name()
             ),
         };
         cx.problem(
@@ -65,13 +91,13 @@ pub(super) fn match_live<'l, T: ?Sized>(
     }
     for previous in [false, true] {
         for (i, d) in wanted.iter().enumerate() {
-            if out[i].is_some() || d.id.is_some() {
+            if out[i].is_some() || d.id().is_some() {
                 continue;
             }
             let names: Vec<&str> = if previous {
-                d.previous_names.iter().map(String::as_str).collect()
+                d.previous_names().iter().map(String::as_str).collect()
             } else {
-                vec![d.name]
+                vec![d.name()]
             };
             let found = names
                 .iter()

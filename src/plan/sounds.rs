@@ -12,7 +12,6 @@ use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
 use super::field;
 use super::images::{ImageFile, declared_file};
-use super::matching::Wanted;
 use crate::discord::Route;
 use crate::discord::limits::SOUND_SLOTS;
 use crate::discord::models::SoundboardSound as LiveSound;
@@ -94,16 +93,8 @@ pub(super) fn plan_sounds(cx: &mut Ctx) {
         );
         return;
     };
-    let wanted: Vec<Wanted<'_>> = declared
-        .iter()
-        .map(|d| Wanted {
-            id: d.id.as_ref().map(|i| i.0.as_str()),
-            name: &d.name,
-            previous_names: &d.previous_names,
-        })
-        .collect();
     let all: Vec<&LiveSound> = live.iter().collect();
-    let matches = SOUND.match_declared(cx, &wanted, &all);
+    let matches = SOUND.match_declared(cx, declared, &all);
     let mut created: Vec<String> = Vec::new();
     let mut deleted: HashSet<&str> = HashSet::new();
     for (i, d) in declared.iter().enumerate() {
