@@ -5,7 +5,7 @@
 //! (resources/guild-scheduled-event, "Permissions for events with entity type ...").
 //! The bot's permissions in a channel are computed as Discord computes them
 //! ([`crate::access`]) on the guild the plan leaves: these calls come after every role and
-//! channel write (their phases are last), so a channel the plan creates, or whose
+//! channel write (their phases come later), so a channel the plan creates, or whose
 //! overwrites it changes, is judged as the call will find it.
 
 use serde_json::Value;
@@ -65,19 +65,17 @@ fn needs<'p>(
     }
 }
 
-/// The calls of `plan` the bot lacks a permission for in their channel, on `after`, the
-/// guild the plan leaves.
-pub(super) fn check(plan: &Plan, snap: &Snapshot, after: &Guild) -> Vec<Problem> {
+/// The calls of `plan` the bot lacks a permission for in their channel, on `g`, the guild
+/// the plan leaves.
+pub(super) fn check(plan: &Plan, snap: &Snapshot, g: &Guild) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let g = after;
-    let bot = Holder {
+    let bot = &Holder {
         roles: snap.bot_member.roles.clone(),
         user: Some(snap.bot.id.clone()),
     };
-    let bot = &bot;
     let mut said: Vec<(String, &str)> = Vec::new();
     for op in &plan.operations {
-        let Some((channel, wanted)) = needs(op, snap, after) else {
+        let Some((channel, wanted)) = needs(op, snap, g) else {
             continue;
         };
         let Some(c) = g.channel(channel) else {
