@@ -174,24 +174,14 @@ pub(crate) async fn write_files(
                 id: &e.id,
             })
         });
-    let named = [
-        (
-            "emoji",
-            "emoji image(s)",
-            "emojis",
-            emojis.collect::<Vec<_>>(),
-        ),
-        ("sound", "sound(s)", "sounds", sounds.collect()),
-        ("sticker", "sticker(s)", "stickers", stickers.collect()),
-        (
-            "the cover of event",
-            "event cover(s)",
-            "events",
-            covers.collect(),
-        ),
+    let kinds = [
+        (EMOJI, emojis.collect::<Vec<_>>()),
+        (SOUND, sounds.collect()),
+        (STICKER, stickers.collect()),
+        (COVER, covers.collect()),
     ];
-    for (what, wrote, kind, list) in named {
-        files.extend(write_named(client, list, base, &folder(kind), what, wrote).await?);
+    for (kind, list) in kinds {
+        files.extend(write_named(client, list, base, &folder(kind.folder), &kind).await?);
     }
     Ok(files)
 }
@@ -230,6 +220,35 @@ async fn write_images(
     Ok(out)
 }
 
+/// A kind of file written under its object's name: what one is called in a note, what they
+/// are called counted, and their folder.
+struct NamedKind {
+    one: &'static str,
+    counted: &'static str,
+    folder: &'static str,
+}
+
+const EMOJI: NamedKind = NamedKind {
+    one: "emoji",
+    counted: "emoji image(s)",
+    folder: "emojis",
+};
+const SOUND: NamedKind = NamedKind {
+    one: "sound",
+    counted: "sound(s)",
+    folder: "sounds",
+};
+const STICKER: NamedKind = NamedKind {
+    one: "sticker",
+    counted: "sticker(s)",
+    folder: "stickers",
+};
+const COVER: NamedKind = NamedKind {
+    one: "the cover of event",
+    counted: "event cover(s)",
+    folder: "events",
+};
+
 /// A file on the CDN that is written under its object's name in the guild.
 struct Named<'a> {
     /// Its CDN path, by which the manifest refers to it.
@@ -241,14 +260,13 @@ struct Named<'a> {
 
 /// Writes each file into the folder `sub` of `base` as `NAME.EXT`, and returns
 /// the manifest's path for each by its CDN path. A name from the guild becomes a file name:
-/// letters, digits and `_` only. `what` names a file left out, `wrote` the files written.
+/// letters, digits and `_` only.
 async fn write_named(
     client: &guildctl::discord::Client,
     files: Vec<Named<'_>>,
     base: &Path,
     sub: &str,
-    what: &str,
-    wrote: &str,
+    kind: &NamedKind,
 ) -> Result<guildctl::export::ExportedImages> {
     let mut out = guildctl::export::ExportedImages::new();
     if files.is_empty() {
@@ -262,7 +280,8 @@ async fn write_named(
             Ok(b) => b,
             Err(err) => {
                 eprintln!(
-                    "note: {what} {} is left out (unmanaged): {err}",
+                    "note: {} {} is left out (unmanaged): {err}",
+                    kind.one,
                     guildctl::inert::terminal(&f.at)
                 );
                 continue;
@@ -289,7 +308,7 @@ async fn write_named(
         std::fs::write(&file, bytes).with_context(|| format!("cannot write {}", file.display()))?;
         out.insert(f.at, format!("{sub}/{name}"));
     }
-    eprintln!("Wrote {} {wrote} to {}", out.len(), dir.display());
+    eprintln!("Wrote {} {} to {}", out.len(), kind.counted, dir.display());
     Ok(out)
 }
 
