@@ -6,10 +6,11 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::calls::{self, Calls};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::field::AutoModRule as F;
 use super::matching::match_live;
-use super::{Action, Kind, ObjectRef};
+use super::{Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::{AutoModAction, AutoModRule, AutoModTrigger, AutoModTriggerType};
@@ -40,6 +41,14 @@ fn rule_ref(r: &Live) -> ObjectRef {
         id: Some(r.id.clone()),
     }
 }
+
+const AUTOMOD: Calls = Calls {
+    kind: Kind::AutoModRule,
+    noun: "AutoMod rule",
+    key: "automod",
+    write: Phase::AutoModWrite,
+    delete: Phase::AutoModDelete,
+};
 
 pub(super) fn plan_automod(cx: &mut Ctx) {
     let (manifest, snap) = (cx.manifest, cx.snap);
@@ -377,23 +386,11 @@ fn plan_update(cx: &mut Ctx, d: &AutoModRule, l: &Live, w: &Wanted, source: Stri
             json!(d.enabled),
         );
     }
-    if b.is_empty() {
-        return;
-    }
-    let idx = cx.push_change(change(
-        Action::Update,
-        Kind::AutoModRule,
-        d.name.clone(),
-        Some(l.id.clone()),
-        b.fields,
-        Some(source),
-    ));
     let route = Route::UpdateAutoModRule {
         guild: cx.guild(),
         rule: IdRef::Live(l.id.clone()),
     };
-    let summary = format!("update AutoMod rule {}", d.name);
-    cx.push_op(Op::new(Phase::AutoModWrite, idx, route, summary).body(Value::Object(b.body)));
+    AUTOMOD.update(cx, &d.name, &l.id, b, source, route);
 }
 
 fn plan_create(cx: &mut Ctx, d: &AutoModRule, w: &Wanted, source: String) {
@@ -426,21 +423,8 @@ fn plan_create(cx: &mut Ctx, d: &AutoModRule, w: &Wanted, source: String) {
         );
     }
     b.set(F::Enabled, Value::Null, json!(d.enabled), json!(d.enabled));
-    let idx = cx.push_change(change(
-        Action::Create,
-        Kind::AutoModRule,
-        d.name.clone(),
-        None,
-        b.fields,
-        Some(source),
-    ));
     let route = Route::CreateAutoModRule { guild: cx.guild() };
-    let summary = format!("create AutoMod rule {}", d.name);
-    cx.push_op(
-        Op::new(Phase::AutoModWrite, idx, route, summary)
-            .body(Value::Object(b.body))
-            .creates(format!("automod:{}", d.name)),
-    );
+    AUTOMOD.create(cx, &d.name, b, source, route);
 }
 
 /// Deletes a live rule; `why`, when set, is said as a warning on the entry.
@@ -457,18 +441,13 @@ fn delete(cx: &mut Ctx, r: &Live, source: String, why: String) {
         json!(trigger_as_written(r.trigger_type, &r.trigger_metadata)),
         Value::Null,
     );
-    let idx = cx.push_change(change(
-        Action::Delete,
-        Kind::AutoModRule,
-        r.name.clone(),
-        Some(r.id.clone()),
-        b.fields,
-        Some(source),
-    ));
     let route = Route::DeleteAutoModRule {
         guild: cx.guild(),
         rule: IdRef::Live(r.id.clone()),
     };
-    let summary = format!("delete AutoMod rule {}", r.name);
-    cx.push_op(Op::new(Phase::AutoModDelete, idx, route, summary));
+    let live = calls::Live {
+        name: &r.name,
+        id: &r.id,
+    };
+    AUTOMOD.delete(cx, live, b.fields, source, route, "");
 }

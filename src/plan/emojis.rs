@@ -7,6 +7,7 @@ use hashbrown::HashSet;
 use serde_json::{Value, json};
 
 use super::Kind;
+use super::calls::Calls;
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::expressions::{Expression, Live, LiveExpression, NewFile};
 use super::field;
@@ -17,13 +18,16 @@ use crate::discord::models::GuildEmoji as LiveEmoji;
 use crate::manifest::GuildEmoji;
 
 const EMOJI: Expression = Expression {
-    kind: Kind::Emoji,
-    noun: "emoji",
+    calls: Calls {
+        kind: Kind::Emoji,
+        noun: "emoji",
+        key: "emoji",
+        write: Phase::EmojiWrite,
+        delete: Phase::EmojiDelete,
+    },
     section: "emojis",
     file_label: "image",
     file_word: "image",
-    write: Phase::EmojiWrite,
-    delete: Phase::EmojiDelete,
 };
 
 impl LiveExpression for LiveEmoji {
@@ -167,7 +171,7 @@ fn plan_update(
         guild: cx.guild(),
         emoji: IdRef::Live(live.id.clone()),
     };
-    EMOJI.update(cx, &d.name, live.live(), b, source, route);
+    EMOJI.calls.update(cx, &d.name, &live.id, b, source, route);
 }
 
 /// The deletion half of a new image: the live emoji goes, with what it was shown.
@@ -216,7 +220,7 @@ fn plan_create(
         );
     }
     let route = Route::CreateEmoji { guild: cx.guild() };
-    EMOJI.create(cx, &d.name, b, source, route);
+    EMOJI.calls.create(cx, &d.name, b, source, route);
 }
 
 /// Discord's emoji slots by boost tier (50/100/150/250, static and animated counted apart):

@@ -6,11 +6,12 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::calls::{self, Calls};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::field::ScheduledEvent as F;
 use super::images::{Slot, image_change};
 use super::matching::match_live;
-use super::{Action, Kind, ObjectRef};
+use super::{Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::cdn::LiveImage;
 use crate::discord::models::channel_type;
@@ -40,6 +41,14 @@ fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
+
+const EVENT: Calls = Calls {
+    kind: Kind::ScheduledEvent,
+    noun: "event",
+    key: "event",
+    write: Phase::EventWrite,
+    delete: Phase::EventDelete,
+};
 
 pub(super) fn plan_events(cx: &mut Ctx) {
     let (manifest, snap) = (cx.manifest, cx.snap);
@@ -309,23 +318,11 @@ fn plan_update(
         b.set(F::End, json!(l.scheduled_end_time), json!(d.end), at);
     }
     image(cx, &mut b, d, l.live_image(), &source);
-    if b.is_empty() {
-        return;
-    }
-    let idx = cx.push_change(change(
-        Action::Update,
-        Kind::ScheduledEvent,
-        d.name.clone(),
-        Some(l.id.clone()),
-        b.fields,
-        Some(source),
-    ));
     let route = Route::UpdateScheduledEvent {
         guild: cx.guild(),
         event: IdRef::Live(l.id.clone()),
     };
-    let summary = format!("update event {}", d.name);
-    cx.push_op(Op::new(Phase::EventWrite, idx, route, summary).body(Value::Object(b.body)));
+    EVENT.update(cx, &d.name, &l.id, b, source, route);
 }
 
 fn plan_create(cx: &mut Ctx, d: &ScheduledEvent, p: &Place, source: String) {
@@ -359,38 +356,20 @@ fn plan_create(cx: &mut Ctx, d: &ScheduledEvent, p: &Place, source: String) {
         );
     }
     image(cx, &mut b, d, None, &source);
-    let idx = cx.push_change(change(
-        Action::Create,
-        Kind::ScheduledEvent,
-        d.name.clone(),
-        None,
-        b.fields,
-        Some(source),
-    ));
     let route = Route::CreateScheduledEvent { guild: cx.guild() };
-    let summary = format!("create event {}", d.name);
-    cx.push_op(
-        Op::new(Phase::EventWrite, idx, route, summary)
-            .body(Value::Object(b.body))
-            .creates(format!("event:{}", d.name)),
-    );
+    EVENT.create(cx, &d.name, b, source, route);
 }
 
 fn delete(cx: &mut Ctx, e: &Live) {
     let mut b = ChangeBuilder::new();
     b.show(F::Start, json!(e.scheduled_start_time), Value::Null);
-    let idx = cx.push_change(change(
-        Action::Delete,
-        Kind::ScheduledEvent,
-        e.name.clone(),
-        Some(e.id.clone()),
-        b.fields,
-        Some("prune.events".into()),
-    ));
     let route = Route::DeleteScheduledEvent {
         guild: cx.guild(),
         event: IdRef::Live(e.id.clone()),
     };
-    let summary = format!("delete event {}", e.name);
-    cx.push_op(Op::new(Phase::EventDelete, idx, route, summary));
+    let live = calls::Live {
+        name: &e.name,
+        id: &e.id,
+    };
+    EVENT.delete(cx, live, b.fields, "prune.events".into(), route, "");
 }

@@ -1,31 +1,30 @@
-//! What custom emoji, soundboard sounds and stickers share in a plan: declared entries matched
-//! to live ones, and the change and call of an update, a creation, a deletion, and a new
-//! file (Discord replaces none of their files: a deletion and a creation, counted by the
-//! deletion gate). Each kind's module says what is particular to it: its fields, its file,
-//! its slots.
+//! What custom emoji, soundboard sounds and stickers share in a plan beyond their calls
+//! ([`super::calls`]): declared entries matched to live ones, a new file (Discord replaces
+//! none of their files: a deletion and a creation, counted by the deletion gate), pruning
+//! and slots. Each kind's module says what is particular to it: its fields, its file, its
+//! slots.
 
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::ObjectRef;
+use super::calls::Calls;
+pub(super) use super::calls::Live;
+use super::context::{ChangeBuilder, Ctx, IdRef};
 use super::field::Field;
 use super::matching::{Declared, match_live};
-use super::{Action, Kind, ObjectRef};
 use crate::discord::Route;
 
 /// One kind of expression, as the plan writes of it.
 pub(super) struct Expression {
-    pub kind: Kind,
-    /// Its name in summaries and created-object keys: `emoji`, `sound`, `sticker`.
-    pub noun: &'static str,
+    /// Its calls; its noun (`emoji`, `sound`, `sticker`) also names it in problems.
+    pub calls: Calls,
     /// Its manifest section, for places (`emojis`).
     pub section: &'static str,
     /// What a replaced file is called where its digest is shown: `(image sha256 …)`.
     pub file_label: &'static str,
     /// And in the deletion's summary: `(its image changes)`.
     pub file_word: &'static str,
-    pub write: Phase,
-    pub delete: Phase,
 }
 
 /// A kind's slots, for a kind whose objects all count against one number.
@@ -40,13 +39,6 @@ pub(super) struct Slots {
     pub plural: &'static str,
     /// Discord's error code for one too many.
     pub code: u32,
-}
-
-/// A live expression: its name and id.
-#[derive(Clone, Copy)]
-pub(super) struct Live<'a> {
-    pub name: &'a str,
-    pub id: &'a str,
 }
 
 /// What the shared steps need of a live expression of any kind.
@@ -68,56 +60,6 @@ pub(super) struct NewFile<'a> {
 }
 
 impl Expression {
-    /// An update of a live one, when `b` holds anything: one change and its PATCH.
-    pub(super) fn update(
-        &self,
-        cx: &mut Ctx,
-        name: &str,
-        live: Live<'_>,
-        b: ChangeBuilder,
-        source: String,
-        route: Route<IdRef>,
-    ) {
-        if b.is_empty() {
-            return;
-        }
-        let idx = cx.push_change(change(
-            Action::Update,
-            self.kind,
-            name.to_owned(),
-            Some(live.id.to_owned()),
-            b.fields,
-            Some(source),
-        ));
-        let summary = format!("update {} {name}", self.noun);
-        cx.push_op(Op::new(self.write, idx, route, summary).body(Value::Object(b.body)));
-    }
-
-    /// A creation: one change and its POST, whose answer names the new object.
-    pub(super) fn create(
-        &self,
-        cx: &mut Ctx,
-        name: &str,
-        b: ChangeBuilder,
-        source: String,
-        route: Route<IdRef>,
-    ) {
-        let idx = cx.push_change(change(
-            Action::Create,
-            self.kind,
-            name.to_owned(),
-            None,
-            b.fields,
-            Some(source),
-        ));
-        let summary = format!("create {} {name}", self.noun);
-        cx.push_op(
-            Op::new(self.write, idx, route, summary)
-                .body(Value::Object(b.body))
-                .creates(format!("{}:{name}", self.noun)),
-        );
-    }
-
     /// The deletion half of a new file, with a warning of what the new id costs.
     pub(super) fn replace(
         &self,
@@ -137,20 +79,9 @@ impl Expression {
         };
         let mut b = ChangeBuilder::new();
         b.show(file.field, before, file.after);
-        let idx = cx.push_change(change(
-            Action::Delete,
-            self.kind,
-            live.name.to_owned(),
-            Some(live.id.to_owned()),
-            b.fields,
-            Some(file.at.clone()),
-        ));
-        cx.warn(Some(file.at), warning);
-        let summary = format!(
-            "delete {} {} (its {} changes)",
-            self.noun, live.name, self.file_word
-        );
-        cx.push_op(Op::new(self.delete, idx, route, summary));
+        cx.warn(Some(file.at.clone()), warning);
+        let why = format!("its {} changes", self.file_word);
+        self.calls.delete(cx, live, b.fields, file.at, route, &why);
     }
 
     /// Each declared entry's live match ([`match_live`]) among `live`.
@@ -160,7 +91,7 @@ impl Expression {
         declared: &[impl Declared],
         live: &[&'l T],
     ) -> Vec<Option<&'l T>> {
-        match_live(cx, self.section, self.noun, declared, live, |l| {
+        match_live(cx, self.section, self.calls.noun, declared, live, |l| {
             let l = l.live();
             (l.id, l.name)
         })
@@ -184,23 +115,15 @@ impl Expression {
             }
             if !prunable(object) {
                 cx.unmanaged.push(ObjectRef {
-                    kind: self.kind,
+                    kind: self.calls.kind,
                     name: l.name.to_owned(),
                     id: Some(l.id.to_owned()),
                 });
                 continue;
             }
-            let idx = cx.push_change(change(
-                Action::Delete,
-                self.kind,
-                l.name.to_owned(),
-                Some(l.id.to_owned()),
-                vec![],
-                Some(format!("prune.{}", self.section)),
-            ));
-            let summary = format!("delete {} {}", self.noun, l.name);
             let route = object.delete_route(cx);
-            cx.push_op(Op::new(self.delete, idx, route, summary));
+            let source = format!("prune.{}", self.section);
+            self.calls.delete(cx, l, Vec::new(), source, route, "");
             deleted.insert(l.id);
         }
     }
@@ -224,7 +147,7 @@ impl Expression {
         };
         let message = format!(
             "this would be {} number {} of a guild at boost tier {tier}, which has {limit} {} (Discord refuses it: {})",
-            self.noun,
+            self.calls.noun,
             kept + k + 1,
             slots.called,
             slots.code

@@ -8,6 +8,7 @@
 
 mod automod;
 pub mod binding;
+mod calls;
 mod canonical_json;
 mod channel_gates;
 mod channels;

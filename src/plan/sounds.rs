@@ -8,6 +8,7 @@ use hashbrown::HashSet;
 use serde_json::{Value, json};
 
 use super::Kind;
+use super::calls::Calls;
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
 use super::field;
@@ -18,13 +19,16 @@ use crate::discord::models::SoundboardSound as LiveSound;
 use crate::manifest::SoundboardSound;
 
 const SOUND: Expression = Expression {
-    kind: Kind::Sound,
-    noun: "sound",
+    calls: Calls {
+        kind: Kind::Sound,
+        noun: "sound",
+        key: "sound",
+        write: Phase::SoundWrite,
+        delete: Phase::SoundDelete,
+    },
     section: "soundboard",
     file_label: "sound",
     file_word: "file",
-    write: Phase::SoundWrite,
-    delete: Phase::SoundDelete,
 };
 
 /// Discord's soundboard slots by boost tier (8/24/36/48): the first creation past the limit
@@ -147,7 +151,9 @@ fn plan_update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, source: Stri
         guild: cx.guild(),
         sound: IdRef::Live(live.sound_id.clone()),
     };
-    SOUND.update(cx, &d.name, live.live(), b, source, route);
+    SOUND
+        .calls
+        .update(cx, &d.name, &live.sound_id, b, source, route);
 }
 
 /// The deletion half of a new file.
@@ -187,5 +193,5 @@ fn plan_create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, source: Stri
         set_emoji(&mut b, None, e);
     }
     let route = Route::CreateSound { guild: cx.guild() };
-    SOUND.create(cx, &d.name, b, source, route);
+    SOUND.calls.create(cx, &d.name, b, source, route);
 }

@@ -10,6 +10,7 @@ use hashbrown::HashSet;
 use serde_json::{Value, json};
 
 use super::Kind;
+use super::calls::Calls;
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
 use super::field;
@@ -20,13 +21,16 @@ use crate::discord::models::GuildSticker as LiveSticker;
 use crate::manifest::{GuildSticker, LOTTIE};
 
 const STICKER: Expression = Expression {
-    kind: Kind::Sticker,
-    noun: "sticker",
+    calls: Calls {
+        kind: Kind::Sticker,
+        noun: "sticker",
+        key: "sticker",
+        write: Phase::StickerWrite,
+        delete: Phase::StickerDelete,
+    },
     section: "stickers",
     file_label: "sticker",
     file_word: "file",
-    write: Phase::StickerWrite,
-    delete: Phase::StickerDelete,
 };
 
 /// Discord's sticker slots by boost tier (5/15/30/60): the first creation past the limit is
@@ -153,7 +157,9 @@ fn plan_update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, source: Strin
         guild: cx.guild(),
         sticker: IdRef::Live(live.id.clone()),
     };
-    STICKER.update(cx, &d.name, live.live(), b, source, route);
+    STICKER
+        .calls
+        .update(cx, &d.name, &live.id, b, source, route);
 }
 
 /// The deletion half of a new file.
@@ -201,5 +207,5 @@ fn plan_create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, source: String)
         );
     }
     let route = Route::CreateSticker { guild: cx.guild() };
-    STICKER.create(cx, &d.name, b, source, route);
+    STICKER.calls.create(cx, &d.name, b, source, route);
 }
