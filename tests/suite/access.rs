@@ -77,7 +77,7 @@ async fn opening_mod_log_to_everyone_reads_as_access_in_text_markdown_and_json()
     let at = md.stdout.find(inert).expect("the access risk, kept");
     assert!(at < md.stdout.find("<details><summary>Changes").unwrap());
 
-    let j = h.run(&["plan", "-f", m, "--format", "json"]).await.json();
+    let j = h.plan_json(m).await;
     let access = j["access"].as_array().expect("access");
     let opened = access
         .iter()
@@ -117,7 +117,7 @@ roles:
     );
     let m = h.manifest("staff.yaml", &yaml);
     let m = m.to_str().unwrap();
-    let j = h.run(&["plan", "-f", m, "--format", "json"]).await.json();
+    let j = h.plan_json(m).await;
     let hers: Vec<&Value> = j["access"]
         .as_array()
         .unwrap()
@@ -312,7 +312,7 @@ async fn the_examples_policies_are_kept_and_said() {
         "{}",
         md.stdout
     );
-    let j = h.run(&["plan", "-f", f, "--format", "json"]).await.json();
+    let j = h.plan_json(f).await;
     assert_eq!(j["policies_kept"].as_array().map(Vec::len), Some(3));
     let v = h.run(&["validate", "-f", f]).await;
     v.assert_code(0);

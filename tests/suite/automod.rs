@@ -55,12 +55,6 @@ fn json_of(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}"))
 }
 
-async fn plan_json(h: &Harness, path: &str) -> Value {
-    let run = h.run(&["plan", "-f", path, "--format", "json"]).await;
-    run.assert_code(0);
-    json_of(&run.stdout)
-}
-
 async fn as_human(h: &Harness, method: reqwest::Method, path: &str, body: Value, reason: &str) {
     let res = reqwest::Client::new()
         .request(method, format!("{}{path}", h.emu.api_base))
@@ -79,7 +73,7 @@ async fn rules_are_created_with_a_reason_and_a_second_plan_is_empty() {
     let m = h.manifest("m.yaml", RULES);
     let m = m.to_str().unwrap();
     h.emu.clear_requests();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     // The seven reads of the guild and one listing of the rules.
     assert_eq!(h.requests().len(), 8, "{:#?}", h.requests());
     let changes = plan["changes"].as_array().unwrap();
@@ -126,7 +120,7 @@ async fn rules_are_created_with_a_reason_and_a_second_plan_is_empty() {
             .is_some_and(|r| r.starts_with("guildctl"))),
         "{logged:#?}"
     );
-    let again = plan_json(&h, m).await;
+    let again = h.plan_json(m).await;
     assert_eq!(again["changes"], json!([]), "{again:#}");
 }
 
@@ -148,7 +142,7 @@ automod:
 ",
     );
     let m = m.to_str().unwrap();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     let c = &plan["changes"][0];
     assert_eq!(plan["changes"].as_array().unwrap().len(), 1, "{plan:#}");
     assert_eq!(
@@ -170,7 +164,7 @@ automod:
     let g = h.guild();
     assert_eq!(g.auto_moderation_rules.len(), 1);
     assert_eq!(rule(&g, "Invite filter").id, id, "the same rule, renamed");
-    let again = plan_json(&h, m).await;
+    let again = h.plan_json(m).await;
     assert_eq!(again["changes"], json!([]), "{again:#}");
 }
 
@@ -186,7 +180,7 @@ safety: { allow_deletes: 0 }
 ";
     // A regex is still a keyword rule: updated in place.
     let m = h.manifest("same.yaml", manifest);
-    let plan = plan_json(&h, m.to_str().unwrap()).await;
+    let plan = h.plan_json(m.to_str().unwrap()).await;
     assert_eq!(plan["changes"][0]["action"], "update", "{plan:#}");
 
     let m = h.manifest(
@@ -194,7 +188,7 @@ safety: { allow_deletes: 0 }
         &manifest.replace("regex: [\"disc[o0]rd\\\\.gg\"]", "preset: [slurs]"),
     );
     let m = m.to_str().unwrap();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     let actions: Vec<_> = plan["changes"]
         .as_array()
         .unwrap()
@@ -246,7 +240,7 @@ automod:
 ",
     );
     let m = m.to_str().unwrap();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     let c = &plan["changes"][0];
     assert_eq!(plan["changes"].as_array().unwrap().len(), 1, "{plan:#}");
     assert_eq!(c["action"], "update");
@@ -265,7 +259,7 @@ automod:
         mentions[0].trigger_metadata.mention_raid_protection_enabled,
         Some(true)
     );
-    assert_eq!(plan_json(&h, m).await["changes"], json!([]));
+    assert_eq!(h.plan_json(m).await["changes"], json!([]));
 }
 
 #[tokio::test]
@@ -374,7 +368,7 @@ async fn an_export_round_trips_the_rules() {
     assert!(yaml.contains("name: No invite links"), "{yaml}");
     assert!(yaml.contains("alert: mod-log"), "{yaml}");
     assert!(yaml.contains("exempt_roles: [Moderator]"), "{yaml}");
-    let plan = plan_json(&h, "exported.yaml").await;
+    let plan = h.plan_json("exported.yaml").await;
     assert_eq!(plan["changes"], json!([]), "{plan:#}");
 }
 

@@ -22,12 +22,6 @@ fn json_of(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}"))
 }
 
-async fn plan_json(h: &Harness, path: &str) -> Value {
-    let run = h.run(&["plan", "-f", path, "--format", "json"]).await;
-    run.assert_code(0);
-    json_of(&run.stdout)
-}
-
 /// The default guild, a copy of it the bot is in too, whose `general` is an announcement
 /// channel (what the tests follow), and the owner able to act by hand.
 fn two_guilds() -> (State, String) {
@@ -64,7 +58,7 @@ async fn flags_are_set_by_name_kept_apart_from_others_and_converge() {
     h.arrange(|g| g.channel("Help/help").flags = 1 << 6);
     let m = h.manifest("m.yaml", FLAGS);
     let m = m.to_str().unwrap();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     let fields = |name: &str| -> Vec<Value> {
         plan["changes"]
             .as_array()
@@ -109,7 +103,7 @@ async fn flags_are_set_by_name_kept_apart_from_others_and_converge() {
             .is_some_and(|r| r.starts_with("guildctl")),
         "{update:#?}"
     );
-    assert_eq!(plan_json(&h, m).await["changes"], json!([]));
+    assert_eq!(h.plan_json(m).await["changes"], json!([]));
 
     // Turned off by name: the other bit stays.
     let off = h.manifest(
@@ -203,7 +197,7 @@ async fn a_follow_is_made_converges_and_an_unlisted_one_is_removed() {
     let m = h.manifest("m.yaml", &follows_manifest("general", &[&news]));
     let m = m.to_str().unwrap();
     h.emu.clear_requests();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     // The seven reads, and the followed channel and its guild (not followed yet).
     let reads = h.reads();
     assert_eq!(reads.len(), 9, "{reads:#?}");
@@ -253,7 +247,7 @@ async fn a_follow_is_made_converges_and_an_unlisted_one_is_removed() {
         "{follow_entry:#?}"
     );
     h.emu.clear_requests();
-    assert_eq!(plan_json(&h, m).await["changes"], json!([]));
+    assert_eq!(h.plan_json(m).await["changes"], json!([]));
     assert_eq!(h.reads().len(), 7, "a follow in place costs no read");
 }
 
@@ -361,7 +355,7 @@ async fn an_export_round_trips_flags_and_follows() {
             || yaml.contains(&format!("channel: \"{RUST_BLOG}\"")),
         "{yaml}"
     );
-    let plan = plan_json(&h, "exported.yaml").await;
+    let plan = h.plan_json("exported.yaml").await;
     assert_eq!(plan["changes"], json!([]), "{plan:#}");
     assert!(
         !plan["unmanaged"]
@@ -422,7 +416,7 @@ channels:
       - { name: general, spoiler: true }
 ",
     );
-    let plan = plan_json(&h, m.to_str().unwrap()).await;
+    let plan = h.plan_json(m.to_str().unwrap()).await;
     let changes = plan["changes"].as_array().unwrap();
     assert!(
         changes

@@ -448,7 +448,7 @@ async fn prune_deletes_the_other_emojis_and_the_gate_counts_them() {
         "version: 1\nemojis:\n  - { name: crab_wave, image: wave.png }\nprune:\n  emojis: true\n",
     );
     let m = m.to_str().unwrap();
-    let plan = h.run(&["plan", "-f", m, "--format", "json"]).await.json();
+    let plan = h.plan_json(m).await;
     let gate = plan["deletion_gate"]["kinds"]
         .as_array()
         .unwrap()

@@ -34,12 +34,6 @@ fn json_of(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}"))
 }
 
-async fn plan_json(h: &Harness, path: &str) -> Value {
-    let run = h.run(&["plan", "-f", path, "--format", "json"]).await;
-    run.assert_code(0);
-    json_of(&run.stdout)
-}
-
 fn event<'g>(
     g: &'g discord_emulator::state::Guild,
     name: &str,
@@ -71,7 +65,7 @@ events:
     );
     let m = m.to_str().unwrap();
     h.emu.clear_requests();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     // The seven reads of the guild and one listing of the events.
     assert_eq!(h.requests().len(), 8, "{:#?}", h.requests());
     let changes = plan["changes"].as_array().unwrap();
@@ -108,7 +102,7 @@ events:
             .is_some_and(|r| r.starts_with("guildctl")),
         "{created:#?}"
     );
-    assert_eq!(plan_json(&h, m).await["changes"], json!([]));
+    assert_eq!(h.plan_json(m).await["changes"], json!([]));
 }
 
 #[tokio::test]
@@ -126,7 +120,7 @@ async fn an_event_is_renamed_in_place_and_its_rule_changed() {
         );
     let m = h.manifest("m.yaml", &yaml);
     let m = m.to_str().unwrap();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     let c = &plan["changes"][0];
     assert_eq!(plan["changes"].as_array().unwrap().len(), 1, "{plan:#}");
     assert_eq!(c["object"]["id"], id.as_str());
@@ -142,7 +136,7 @@ async fn an_event_is_renamed_in_place_and_its_rule_changed() {
     let e = event(&g, "Maintainer hours");
     assert_eq!(e.id, id, "the same event, renamed");
     assert_eq!(e.recurrence_rule.as_ref().map(|r| r.interval), Some(2));
-    assert_eq!(plan_json(&h, m).await["changes"], json!([]));
+    assert_eq!(h.plan_json(m).await["changes"], json!([]));
 }
 
 /// Events are matched as emoji, sounds, stickers and AutoMod rules are
@@ -270,7 +264,7 @@ async fn an_export_round_trips_the_events() {
     assert!(yaml.contains("\nevents:\n"), "{yaml}");
     assert!(yaml.contains("start: \"2030-01-02T18:00:00Z\""), "{yaml}");
     assert!(yaml.contains("weekdays: [wednesday]"), "{yaml}");
-    let plan = plan_json(&h, "exported.yaml").await;
+    let plan = h.plan_json("exported.yaml").await;
     assert_eq!(plan["changes"], json!([]), "{plan:#}");
 }
 
@@ -323,7 +317,7 @@ async fn a_cover_image_is_sent_once_and_a_changed_one_again() {
         &format!("version: 1\nevents:\n{OFFICE_HOURS}    image: events/office.png\n"),
     );
     let m = m.to_str().unwrap();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     let fields: Vec<_> = plan["changes"][0]["fields"]
         .as_array()
         .unwrap()
@@ -335,9 +329,9 @@ async fn a_cover_image_is_sent_once_and_a_changed_one_again() {
     assert!(event(&h.guild(), "Office hours").image.is_some());
     // Read back from the CDN and compared by content: nothing to send again (without the
     // live cover's digest the plan would send the file again).
-    assert_eq!(plan_json(&h, m).await["changes"], json!([]));
+    assert_eq!(h.plan_json(m).await["changes"], json!([]));
     std::fs::write(&cover, png("second")).unwrap();
-    let plan = plan_json(&h, m).await;
+    let plan = h.plan_json(m).await;
     assert_eq!(
         plan["changes"][0]["fields"][0]["field"], "image",
         "{plan:#}"

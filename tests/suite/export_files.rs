@@ -5,7 +5,7 @@
 
 use crate::common::Harness;
 use discord_emulator::{default_state, with_guild_copies};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const OFFICE_HOURS: &str = "  - name: Office hours
     channel: Lounge
@@ -15,12 +15,6 @@ const OFFICE_HOURS: &str = "  - name: Office hours
     description: Ask the maintainers anything
     image: covers/office.png
 ";
-
-async fn plan_json(h: &Harness, path: &str) -> Value {
-    let run = h.run(&["plan", "-f", path, "--format", "json"]).await;
-    run.assert_code(0);
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
-}
 
 #[tokio::test]
 async fn an_event_cover_is_written_beside_the_export_and_plans_to_nothing() {
@@ -46,7 +40,7 @@ async fn an_event_cover_is_written_beside_the_export_and_plans_to_nothing() {
     assert!(yaml.contains("image: events/Office_hours.png"), "{yaml}");
     let written = std::fs::read(h.dir.path().join("out/events/Office_hours.png")).unwrap();
     assert_eq!(written, cover, "the CDN's bytes, as uploaded");
-    let plan = plan_json(&h, "out/guild.yaml").await;
+    let plan = h.plan_json("out/guild.yaml").await;
     assert_eq!(plan["changes"], json!([]), "{plan:#}");
 
     // Without -o there is no folder to write it to: said, and the cover left out.
@@ -113,6 +107,6 @@ async fn export_all_writes_each_guild_s_emoji_images_and_sounds() {
         assert!(yaml.contains("\nevents:\n"), "{yaml}");
     }
     // The first guild's export, planned back: nothing to change.
-    let plan = plan_json(&h, "out/a.yaml").await;
+    let plan = h.plan_json("out/a.yaml").await;
     assert_eq!(plan["changes"], json!([]), "{plan:#}");
 }

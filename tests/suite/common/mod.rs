@@ -29,6 +29,13 @@ pub struct Run {
 }
 
 impl Harness {
+    /// `guildctl plan -f PATH --format json`, which must succeed: its plan.
+    pub async fn plan_json(&self, path: &str) -> Value {
+        let run = self.run(&["plan", "-f", path, "--format", "json"]).await;
+        run.assert_code(0);
+        run.json()
+    }
+
     pub async fn start() -> Harness {
         Self::with_state(None).await
     }
