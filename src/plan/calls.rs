@@ -1,6 +1,6 @@
 //! The calls of a kind of object the plan updates, creates and deletes one at a time by its
-//! own routes (custom emoji, sounds, stickers, scheduled events, AutoMod rules): each a
-//! change and the call that makes it, written the same way for every such kind.
+//! own routes (webhooks, custom emoji, sounds, stickers, scheduled events, AutoMod rules):
+//! each a change and the call that makes it, written the same way for every such kind.
 
 use serde_json::Value;
 

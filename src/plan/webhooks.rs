@@ -5,10 +5,11 @@ use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
+use super::calls::{Calls, Live};
+use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::field;
 use super::images::declared_file;
-use super::{Action, Kind, ObjectRef};
+use super::{Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
 use crate::manifest::Webhook;
@@ -20,6 +21,15 @@ const WEBHOOK_CHANNELS: &[u8] = &[
     channel_type::FORUM,
     channel_type::MEDIA,
 ];
+
+/// Webhooks' calls; their writes go with the guild's features (after the channels exist).
+const WEBHOOK: Calls = Calls {
+    kind: Kind::Webhook,
+    noun: "webhook",
+    key: "webhook",
+    write: Phase::Features,
+    delete: Phase::WebhookDelete,
+};
 
 fn webhook_ref(w: &LiveWebhook) -> ObjectRef {
     ObjectRef {
@@ -86,20 +96,16 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
             );
         }
         if prunable && protector.is_none() {
-            let idx = cx.push_change(change(
-                Action::Delete,
-                Kind::Webhook,
-                name.clone(),
-                Some(w.id.clone()),
-                vec![],
-                // Pointed at the `prune:` line that asks for it.
-                Some("prune.webhooks".into()),
-            ));
             let route = Route::DeleteWebhook {
                 webhook: IdRef::Live(w.id.clone()),
             };
-            let summary = format!("delete webhook {name}");
-            cx.push_op(Op::new(Phase::WebhookDelete, idx, route, summary));
+            let live = Live {
+                name: &name,
+                id: &w.id,
+            };
+            // Pointed at the `prune:` line that asks for it.
+            let source = "prune.webhooks".to_owned();
+            WEBHOOK.delete(cx, live, Vec::new(), source, route, "");
         } else if !cx.managed_followers.contains(&w.id) {
             cx.unmanaged.push(webhook_ref(w));
         }
@@ -234,22 +240,10 @@ fn plan_update(cx: &mut Ctx, d: &Webhook, live: &LiveWebhook, channel: IdRef, so
         );
     }
     avatar_change(cx, &mut b, d, live.avatar.is_some(), &source);
-    if b.is_empty() {
-        return;
-    }
-    let idx = cx.push_change(change(
-        Action::Update,
-        Kind::Webhook,
-        d.name.clone(),
-        Some(live.id.clone()),
-        b.fields,
-        Some(source),
-    ));
     let route = Route::UpdateWebhook {
         webhook: IdRef::Live(live.id.clone()),
     };
-    let summary = format!("update webhook {}", d.name);
-    cx.push_op(Op::new(Phase::Features, idx, route, summary).body(Value::Object(b.body)));
+    WEBHOOK.update(cx, &d.name, &live.id, b, source, route);
 }
 
 fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
@@ -267,19 +261,6 @@ fn plan_create(cx: &mut Ctx, d: &Webhook, channel: IdRef, source: String) {
         channel_display(cx, &channel),
     );
     avatar_change(cx, &mut b, d, false, &source);
-    let idx = cx.push_change(change(
-        Action::Create,
-        Kind::Webhook,
-        d.name.clone(),
-        None,
-        b.fields,
-        Some(source),
-    ));
     let route = Route::CreateWebhook { channel };
-    let summary = format!("create webhook {}", d.name);
-    cx.push_op(
-        Op::new(Phase::Features, idx, route, summary)
-            .body(Value::Object(b.body))
-            .creates(format!("webhook:{}", d.name)),
-    );
+    WEBHOOK.create(cx, &d.name, b, source, route);
 }
