@@ -376,18 +376,8 @@ async fn an_export_round_trips_the_rules() {
 async fn the_rehearsal_copy_holds_the_rules() {
     let h = Harness::with_state(Some(state())).await;
     let m = h.manifest("m.yaml", &format!("{RULES}prune: {{ automod: false }}\n"));
-    let run = h
-        .run(&[
-            "plan",
-            "-f",
-            m.to_str().unwrap(),
-            "--rehearse",
-            "--format",
-            "json",
-        ])
-        .await;
-    run.assert_code(0);
-    let r = &json_of(&run.stdout)["rehearsal"];
+    let plan = h.rehearsed_plan(m.to_str().unwrap()).await;
+    let r = &plan["rehearsal"];
     assert_eq!(r["ok"], true, "{r:#}");
     assert_eq!(r["converges"], true, "{r:#}");
     assert_eq!(r["calls"], 2, "{r:#}");

@@ -376,18 +376,8 @@ async fn the_rehearsal_copy_holds_the_followed_channel_and_the_flags() {
         "      - name: general\n        spoiler: true\n",
     );
     let m = h.manifest("m.yaml", &yaml);
-    let run = h
-        .run(&[
-            "plan",
-            "-f",
-            m.to_str().unwrap(),
-            "--rehearse",
-            "--format",
-            "json",
-        ])
-        .await;
-    run.assert_code(0);
-    let r = &json_of(&run.stdout)["rehearsal"];
+    let plan = h.rehearsed_plan(m.to_str().unwrap()).await;
+    let r = &plan["rehearsal"];
     assert_eq!(r["ok"], true, "{r:#}");
     assert_eq!(r["converges"], true, "{r:#}");
     assert_eq!(r["calls"], 2, "{r:#}");

@@ -420,18 +420,7 @@ emojis:
 ",
     );
     h.emu.clear_requests();
-    let run = h
-        .run(&[
-            "plan",
-            "-f",
-            m.to_str().unwrap(),
-            "--rehearse",
-            "--format",
-            "json",
-        ])
-        .await;
-    run.assert_code(0);
-    let plan = run.json();
+    let plan = h.rehearsed_plan(m.to_str().unwrap()).await;
     let r = &plan["rehearsal"];
     assert_eq!(r["ok"], true, "{r:#}");
     assert_eq!(r["converges"], true, "{r:#}");

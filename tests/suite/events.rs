@@ -278,18 +278,8 @@ async fn the_rehearsal_copy_holds_the_events() {
             OFFICE_HOURS.replace("Ask the maintainers anything", "Ask us anything")
         ),
     );
-    let run = h
-        .run(&[
-            "plan",
-            "-f",
-            m.to_str().unwrap(),
-            "--rehearse",
-            "--format",
-            "json",
-        ])
-        .await;
-    run.assert_code(0);
-    let r = &json_of(&run.stdout)["rehearsal"];
+    let plan = h.rehearsed_plan(m.to_str().unwrap()).await;
+    let r = &plan["rehearsal"];
     assert_eq!(r["ok"], true, "{r:#}");
     assert_eq!(r["converges"], true, "{r:#}");
     assert_eq!(r["calls"], 1, "{r:#}");

@@ -417,20 +417,9 @@ async fn the_rehearsal_copy_holds_the_members_a_plan_bans() {
     // be left out about the users to ban.
     let f = h.manifest("purge.yaml", &yaml);
     h.emu.clear_requests();
-    let run = h
-        .run(&[
-            "plan",
-            "-f",
-            f.to_str().unwrap(),
-            "--rehearse",
-            "--format",
-            "json",
-        ])
-        .await;
-    run.assert_code(0);
+    let plan = h.rehearsed_plan(f.to_str().unwrap()).await;
     assert!(h.writes().is_empty(), "{:#?}", h.writes());
-    let json: Value = serde_json::from_str(&run.stdout).unwrap();
-    let r = &json["rehearsal"];
+    let r = &plan["rehearsal"];
     assert_eq!(r["ok"], true, "{r:#}");
     assert_eq!(r["converges"], true, "{r:#}");
     let not = r["not_rehearsed"].to_string();

@@ -11,15 +11,6 @@ use guildctl::plan;
 use guildctl::rehearse::{RehearseOptions, rehearse};
 use serde_json::Value;
 
-/// `plan --rehearse --format json` of the manifest at `path`, which must exit 0.
-async fn rehearsed_plan(h: &Harness, path: &str) -> Value {
-    let run = h
-        .run(&["plan", "-f", path, "--rehearse", "--format", "json"])
-        .await;
-    run.assert_code(0);
-    run.json()
-}
-
 /// Each example plans with a passing rehearsal that sends nothing to the live guild but
 /// its reads; applying it for real then leaves nothing to change, as rehearsed.
 #[tokio::test]
@@ -33,7 +24,7 @@ async fn the_example_plans_rehearse_and_converge() {
         let h = Harness::with_state(state).await;
         let path = example(name);
         let path = path.to_str().unwrap();
-        let plan = rehearsed_plan(&h, path).await;
+        let plan = h.rehearsed_plan(path).await;
         let r = &plan["rehearsal"];
         let ops = plan["operations"].as_array().unwrap().len();
         assert!(ops > 0, "{name}: the example changes something");
@@ -306,7 +297,7 @@ async fn rehearses_and_converges(h: &Harness, manifest: &str) -> Value {
     plain.assert_code(0);
     let plan_reads = live_requests(h);
     h.emu.clear_requests();
-    let plan = rehearsed_plan(h, path).await;
+    let plan = h.rehearsed_plan(path).await;
     let r = plan["rehearsal"].clone();
     let ops = plan["operations"].as_array().unwrap().len();
     assert!(ops > 0, "the manifest changes something: {plan}");
@@ -376,7 +367,7 @@ async fn holders_the_bot_cannot_list_are_not_rehearsed() {
         h.user_id("heidi")
     );
     let path = h.manifest("guild.yaml", &yaml);
-    let plan = rehearsed_plan(&h, path.to_str().unwrap()).await;
+    let plan = h.rehearsed_plan(path.to_str().unwrap()).await;
     let r = &plan["rehearsal"];
     assert_eq!(r["converges"], true, "{r}");
     let listed = listed(r);
@@ -522,7 +513,7 @@ async fn invites_read_without_metadata_are_listed_as_not_rehearsed() {
         "guild.yaml",
         "version: 1\nroles:\n  - name: Readers\ninvites:\n  rules:\n    - { max_uses: 100 }\n",
     );
-    let plan = rehearsed_plan(&h, path.to_str().unwrap()).await;
+    let plan = h.rehearsed_plan(path.to_str().unwrap()).await;
     let r = &plan["rehearsal"];
     assert_eq!(r["ok"], true, "{r}");
     assert!(listed(r).contains("invite metadata: not read"), "{r}");

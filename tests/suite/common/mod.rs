@@ -36,6 +36,16 @@ impl Harness {
         run.json()
     }
 
+    /// `guildctl plan -f PATH --rehearse --format json`, which must succeed: its plan, the
+    /// rehearsal under `rehearsal`.
+    pub async fn rehearsed_plan(&self, path: &str) -> Value {
+        let run = self
+            .run(&["plan", "-f", path, "--rehearse", "--format", "json"])
+            .await;
+        run.assert_code(0);
+        run.json()
+    }
+
     pub async fn start() -> Harness {
         Self::with_state(None).await
     }
