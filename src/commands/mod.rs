@@ -9,7 +9,9 @@ pub mod emulator;
 pub mod export;
 mod git;
 pub mod import;
+mod interrupt;
 pub mod lockdown;
+mod locks;
 pub mod mcp;
 pub mod plan;
 mod rehearse;
@@ -25,3 +27,5 @@ pub(crate) use session::*;
 
 /// Exit codes (DESIGN.md): 0 nothing to change, 1 error, 2 changes pending.
 pub(crate) const EXIT_CHANGES: u8 = 2;
+/// An apply stopped by SIGINT or SIGTERM: 128 + SIGINT, as shells report Ctrl-C.
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
