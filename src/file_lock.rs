@@ -9,7 +9,7 @@
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -69,7 +69,8 @@ pub enum Busy {
 }
 
 /// Takes the lock at `path` if it is free now: `Ok(Err(holder))` when another process
-/// holds it. The file is created readable by its owner alone.
+/// holds it. The file is created readable by its owner alone; a symbolic link or
+/// anything but a plain file there is refused, never followed or written.
 pub fn try_acquire(path: &Path, me: &Holder) -> io::Result<Result<Held, Option<Holder>>> {
     loop {
         let mut file = OpenOptions::new()
@@ -78,7 +79,21 @@ pub fn try_acquire(path: &Path, me: &Holder) -> io::Result<Result<Held, Option<H
             .create(true)
             .truncate(false)
             .mode(0o600)
-            .open(path)?;
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => io::Error::other(format!(
+                    "{} is a symbolic link: a lock file is never reached through one",
+                    path.display()
+                )),
+                _ => e,
+            })?;
+        if !file.metadata()?.is_file() {
+            return Err(io::Error::other(format!(
+                "{} is not a plain file",
+                path.display()
+            )));
+        }
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => return Ok(Err(holder_of(path))),
@@ -141,18 +156,37 @@ fn holder_of(path: &Path) -> Option<Holder> {
 }
 
 /// `folder`, created readable by its owner alone when it does not exist yet (its
-/// parents as usual).
+/// parents as usual), and refused unless it is a folder of this user's that nobody else
+/// may write to (not a symbolic link): no one else can put a file or a link in it.
 pub fn private_folder(folder: &Path) -> io::Result<()> {
-    if folder.is_dir() {
-        return Ok(());
+    if fs::symlink_metadata(folder).is_err() {
+        if let Some(parent) = folder.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        match fs::DirBuilder::new().mode(0o700).create(folder) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            other => other?,
+        }
     }
-    if let Some(parent) = folder.parent() {
-        fs::create_dir_all(parent)?;
+    let meta = fs::symlink_metadata(folder)?;
+    let not_private = |why: &str| {
+        Err(io::Error::other(format!(
+            "{} {why}, so it cannot hold locks",
+            folder.display()
+        )))
+    };
+    if !meta.is_dir() {
+        return not_private("is not a folder (or is a symbolic link)");
     }
-    match fs::DirBuilder::new().mode(0o700).create(folder) {
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && folder.is_dir() => Ok(()),
-        other => other,
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if meta.uid() != unsafe { libc::geteuid() } {
+        return not_private("belongs to another user");
     }
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o022 != 0 {
+        return not_private(&format!("may be written by others (mode {mode:o})"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -182,6 +216,29 @@ mod tests {
         let me = Holder::me("guildctl apply");
         let _held = try_acquire(&path, &me).unwrap().unwrap();
         assert_eq!(holder_of(&path), Some(me));
+    }
+
+    #[test]
+    fn a_link_is_never_followed_and_a_shared_folder_never_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("precious");
+        std::fs::write(&victim, "keep me").unwrap();
+        let link = dir.path().join("g.lock");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let e = try_acquire(&link, &Holder::me("guildctl apply")).unwrap_err();
+        assert!(e.to_string().contains("is a symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+
+        let private = dir.path().join("locks");
+        private_folder(&private).unwrap();
+        let mode = std::fs::metadata(&private).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        private_folder(&private).unwrap();
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = private_folder(&private).unwrap_err();
+        assert!(e.to_string().contains("may be written by others"), "{e}");
+        let e = private_folder(&victim).unwrap_err();
+        assert!(e.to_string().contains("is not a folder"), "{e}");
     }
 
     #[tokio::test]

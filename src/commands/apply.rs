@@ -214,7 +214,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         guildctl::outln!("Note: {}", inert::terminal(&line));
     }
     if outcome.interrupted || session.client.is_stopped() {
-        for line in interrupted_report(&plan, &outcome) {
+        for line in interrupted_report(&plan, &outcome, reviewed.is_some()) {
             guildctl::outln!("{line}");
         }
         if let Some(message) = urls_lost {
@@ -274,8 +274,13 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
 }
 
 /// What an interrupted run did not do, and how to finish: the calls never sent, those
-/// stopped before Discord confirmed them, those that failed.
-pub(crate) fn interrupted_report(plan: &plan::Plan, outcome: &apply::Outcome) -> Vec<String> {
+/// stopped before Discord confirmed them, those that failed. `reviewed`: the run applied
+/// a reviewed plan (`--plan`), which no longer matches what is left.
+pub(crate) fn interrupted_report(
+    plan: &plan::Plan,
+    outcome: &apply::Outcome,
+    reviewed: bool,
+) -> Vec<String> {
     let summaries = |keep: &dyn Fn(usize, Status) -> bool| -> Vec<&str> {
         outcome
             .statuses
@@ -314,6 +319,11 @@ pub(crate) fn interrupted_report(plan: &plan::Plan, outcome: &apply::Outcome) ->
         lines.push(
             "Run `guildctl apply` again to finish: it plans again from the guild as it is now, so it makes only what is still missing.".to_owned(),
         );
+        if reviewed {
+            lines.push(
+                "The reviewed plan (--plan) no longer matches what is left, so apply refuses it: review a plan of the rest, or apply without --plan.".to_owned(),
+            );
+        }
     }
     lines
 }

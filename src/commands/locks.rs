@@ -77,29 +77,41 @@ fn guild_lock_name(api_base: &str, guild_id: &str) -> String {
     format!("guild-{guild_id}-{}.lock", &api[..12])
 }
 
-/// Where guild locks live, private to the user: `$XDG_RUNTIME_DIR/guildctl` (the
-/// user's runtime folder), else `$XDG_CACHE_HOME/guildctl/locks`, else
-/// `~/.cache/guildctl/locks`.
+/// Where guild locks live, a folder of the user's own that nobody else may write to:
+/// `$XDG_RUNTIME_DIR/guildctl` (the user's runtime folder), else
+/// `$XDG_CACHE_HOME/guildctl/locks`, else `~/.cache/guildctl/locks`, else (a container
+/// whose user has no home, HOME=/) `guildctl-UID` in the system's temporary folder. The
+/// first that is, or can be made, private is used.
 fn lock_folder() -> Result<PathBuf> {
     let absolute = |var: &str| {
         std::env::var_os(var)
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
     };
-    let folder = if let Some(runtime) = absolute("XDG_RUNTIME_DIR").filter(|p| p.is_dir()) {
-        runtime.join("guildctl")
-    } else if let Some(cache) = absolute("XDG_CACHE_HOME") {
-        cache.join("guildctl").join("locks")
-    } else if let Some(home) = absolute("HOME") {
-        home.join(".cache").join("guildctl").join("locks")
-    } else {
-        bail!(
-            "apply keeps its guild lock in a folder of your own, and there is none: set XDG_RUNTIME_DIR or HOME; nothing was sent to Discord"
-        );
-    };
-    file_lock::private_folder(&folder)
-        .with_context(|| format!("cannot make the lock folder {}", folder.display()))?;
-    Ok(folder)
+    let mut candidates = Vec::new();
+    if let Some(runtime) = absolute("XDG_RUNTIME_DIR").filter(|p| p.is_dir()) {
+        candidates.push(runtime.join("guildctl"));
+    }
+    if let Some(cache) = absolute("XDG_CACHE_HOME") {
+        candidates.push(cache.join("guildctl").join("locks"));
+    }
+    if let Some(home) = absolute("HOME") {
+        candidates.push(home.join(".cache").join("guildctl").join("locks"));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    candidates.push(std::env::temp_dir().join(format!("guildctl-{uid}")));
+    let mut tried = Vec::new();
+    for folder in candidates {
+        match file_lock::private_folder(&folder) {
+            Ok(()) => return Ok(folder),
+            Err(e) => tried.push(format!("{}: {e}", folder.display())),
+        }
+    }
+    bail!(
+        "apply keeps its guild lock in a folder of your own, and none could be made ({}); set XDG_RUNTIME_DIR or HOME to a folder of yours. Nothing was sent to Discord",
+        tried.join("; ")
+    )
 }
 
 /// Takes the lock at `path` for `writer`, saying on stderr that it waits when another

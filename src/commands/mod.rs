@@ -1,6 +1,7 @@
 //! One module per command, as cargo's `commands/`: each holds its arguments and runs
 //! them. `session` is what the commands that read a manifest or the guild share; `git`
-//! the commit facts an apply records.
+//! the commit facts an apply records; `locks` the locks a command that writes takes;
+//! `interrupt` what SIGINT and SIGTERM do while apply makes its calls.
 
 pub mod access;
 pub mod apply;

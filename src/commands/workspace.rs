@@ -559,6 +559,7 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
     let session = &session;
     let reason = args.reason.clone();
     let keep_going = args.keep_going;
+    let reviewed = args.plans.is_some();
     let mut applied: Vec<(usize, (u8, String, String))> =
         futures_util::stream::iter(ready.iter_mut().enumerate())
             .filter_map(|(i, r)| async move { r.as_mut().map(|r| (i, r)) })
@@ -584,7 +585,7 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
                     let outcome = apply::apply(&session.client, &r.plan, &options, |_| {}).await;
                     // Its calls are over: another apply of this guild may start.
                     drop(r.lock.take());
-                    (i, applied_report(&r.plan, &outcome))
+                    (i, applied_report(&r.plan, &outcome, reviewed))
                 }
             })
             .buffer_unordered(CONCURRENCY)
@@ -657,7 +658,7 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
 }
 
 /// (exit code, summary, details) of one guild's apply.
-fn applied_report(plan: &Plan, outcome: &apply::Outcome) -> (u8, String, String) {
+fn applied_report(plan: &Plan, outcome: &apply::Outcome, reviewed: bool) -> (u8, String, String) {
     let total = plan.operations.len();
     let done = outcome.count(Status::Done);
     let mut detail = format!(
@@ -670,7 +671,7 @@ fn applied_report(plan: &Plan, outcome: &apply::Outcome) -> (u8, String, String)
         detail.push_str(&format!("  failed: {}\n", inert::terminal(&line)));
     }
     if outcome.interrupted {
-        for line in super::apply::interrupted_report(plan, outcome) {
+        for line in super::apply::interrupted_report(plan, outcome, reviewed) {
             detail.push_str(&format!("{line}\n"));
         }
         let summary =

@@ -403,7 +403,7 @@ async fn a_second_apply_of_a_guild_waits_for_the_first_and_says_so() {
         "m.yaml",
         "version: 1\nchannels:\n  - { name: shared-room, type: text }\n",
     );
-    slow_writes(&h, 1_500);
+    slow_writes(&h, 3_000);
     let guild = h.emu.guild_id.clone();
     let first = Watched::start(h.command(&["apply", "-f", "m.yaml", "--yes"]));
     let first_pid = first.pid();
@@ -413,22 +413,14 @@ async fn a_second_apply_of_a_guild_waits_for_the_first_and_says_so() {
         assert!(started.elapsed() < Duration::from_secs(60), "no read");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let refused = h
-        .run(&["apply", "-f", "m.yaml", "--yes", "--lock-timeout", "0s"])
-        .await;
-    refused.assert_code(1);
-    assert!(
-        refused.stderr.contains(&format!(
-            "another guildctl apply (pid {first_pid}, since "
-        )) && refused.stderr.contains(&format!(
-            ") still holds guild {guild}; nothing was sent to Discord. Run guildctl apply again once it has finished, or pass --lock-timeout 5m to wait for it"
-        )),
-        "{}",
-        refused.stderr
-    );
     let second = Watched::start(h.command(&["apply", "-f", "m.yaml", "--yes"]));
     second
-        .until("the notice", |_, err| err.contains("waiting up to"))
+        .until("the notice (or the end)", |out, err| {
+            err.contains("waiting up to") || out.contains("Applied ")
+        })
+        .await;
+    let refused = h
+        .run(&["apply", "-f", "m.yaml", "--yes", "--lock-timeout", "0s"])
         .await;
     let (first, second) = (first.finish().await, second.finish().await);
     first.assert_code(0);
@@ -452,6 +444,16 @@ async fn a_second_apply_of_a_guild_waits_for_the_first_and_says_so() {
         .count();
     assert_eq!(rooms, 1);
     assert_eq!(h.writes().len(), 1, "one create, by the first apply");
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains(&format!(
+            "another guildctl apply (pid {first_pid}, since "
+        )) && refused.stderr.contains(&format!(
+            ") still holds guild {guild}; nothing was sent to Discord. Run guildctl apply again once it has finished, or pass --lock-timeout 5m to wait for it"
+        )),
+        "{}",
+        refused.stderr
+    );
 }
 
 /// `apply --all` interrupted: every guild's calls stop, the guilds not started yet stay
@@ -510,4 +512,63 @@ async fn an_interrupt_stops_the_remaining_guilds_of_apply_all_and_names_them() {
     h.run(&["plan", "--all", "--detailed-exitcode"])
         .await
         .assert_code(0);
+}
+
+/// Every command that writes a sandbox state back takes its lock: `emulator call` and
+/// `lockdown` refuse while another process holds it (here, this test), and write nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_command_that_writes_the_sandbox_state_takes_its_lock() {
+    use guildctl::file_lock::{Holder, try_acquire};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let held = try_acquire(&d.join(".s.json.lock"), &Holder::me("guildctl apply"))
+        .unwrap()
+        .unwrap();
+    let call = [
+        "emulator",
+        "call",
+        "--new",
+        "--state",
+        "s.json",
+        "GET",
+        "/users/@me",
+    ];
+    let lockdown = [
+        "lockdown",
+        "--sandbox",
+        "--sandbox-state",
+        "s.json",
+        "--invites",
+        "1h",
+        "--reason",
+        "raid",
+    ];
+    for (args, command) in [
+        (&call[..], "guildctl emulator call"),
+        (&lockdown[..], "guildctl lockdown"),
+    ] {
+        let mut cmd = sandbox_command(d, args);
+        cmd.env("GUILDCTL_LOCK_TIMEOUT", "0s");
+        let run = Run::of(cmd.output().await.unwrap());
+        run.assert_code(1);
+        assert!(
+            run.stderr.contains(&format!(
+                "another guildctl apply (pid {}, since ",
+                std::process::id()
+            )) && run.stderr.contains(&format!(
+                ") still holds the sandbox state s.json; nothing was changed. Run {command} again once it has finished"
+            )),
+            "{}",
+            run.stderr
+        );
+        assert!(!d.join("s.json").exists());
+    }
+    drop(held);
+    Run::of(sandbox_command(d, &call).output().await.unwrap()).assert_code(0);
+    Run::of(sandbox_command(d, &lockdown).output().await.unwrap()).assert_code(0);
+    let state = std::fs::read_to_string(d.join("s.json")).unwrap();
+    assert!(
+        state.contains("invites_disabled_until"),
+        "the lockdown was saved"
+    );
 }
