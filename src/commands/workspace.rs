@@ -569,9 +569,11 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
                     .unwrap_or_else(|| default_reason(&r.manifest));
                 async move {
                     if r.plan.is_empty() {
+                        drop(r.lock.take());
                         return (i, (0, report::summary_line(&r.plan), String::new()));
                     }
                     if session.client.is_stopped() {
+                        drop(r.lock.take());
                         let summary = format!(
                             "not applied: interrupted before it started ({} call(s)); run apply again to apply it",
                             r.plan.operations.len()
