@@ -5,8 +5,6 @@
 use serde::Serialize;
 
 use super::model::{Guild, is_text_like};
-use hashbrown::HashMap;
-
 use super::rules::{Access, Holder};
 use crate::discord::models::channel_type;
 use crate::discord::names::EVERYONE;
@@ -71,8 +69,8 @@ pub struct MatrixRow {
     /// Nested under a category (for the tree).
     pub in_category: bool,
     /// Who sees it: `@everyone` alone when every member does, else the roles that do
-    /// (administrators left out: they see everything); then each member a member overwrite
-    /// lets see it where none of their roles does (`alice (123)`).
+    /// (administrators left out: they see everything); then each member whose own
+    /// overwrite lets them see it where their roles do not (`alice (123)`).
     pub view: Vec<String>,
     /// Who writes (text-like) or joins (voice and stage) there, alike.
     pub send: Vec<String>,
@@ -236,30 +234,19 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
 }
 
 /// The members a member overwrite names (the owner and users who are not members left
-/// out), each as `username (id)` with what they may do and what the roles they hold (and
-/// `@everyone`) give them alone: the matrix lists them where their own overwrite makes the
+/// out), each as `username (id)` with what they may do, and what they could do holding the
+/// same roles without their own overwrites: the matrix lists them where those make the
 /// difference.
-fn people(g: &Guild, everyone: &Access, per_role: &HashMap<&str, Access>) -> Vec<Person> {
+fn people(g: &Guild) -> Vec<Person> {
     g.overwrite_members()
         .into_iter()
         .filter(|u| *u != g.owner_id && g.is_member(u) != Some(false))
         .map(|u| {
             let holder = Holder::member(g, u);
-            let mut explained = everyone.clone();
-            for r in &holder.roles {
-                let alone = per_role.get(r.as_str()).cloned().unwrap_or_else(|| {
-                    // An administrator's role: everything.
-                    g.access(&Holder::roles([r.clone()]))
-                });
-                explained.base |= alone.base;
-                for (e, a) in explained.channels.iter_mut().zip(&alone.channels) {
-                    *e |= *a;
-                }
-            }
             Person {
                 label: g.person(u),
                 access: g.access(&holder),
-                explained,
+                by_roles: g.access(&Holder::roles(holder.roles)),
             }
         })
         .collect()
@@ -268,31 +255,26 @@ fn people(g: &Guild, everyone: &Access, per_role: &HashMap<&str, Access>) -> Vec
 struct Person {
     label: String,
     access: Access,
-    explained: Access,
+    by_roles: Access,
 }
 
 fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
     let admin = |r: &super::model::Role| r.permissions.contains(Permissions::ADMINISTRATOR);
     // One computation per role, every channel at once.
     let everyone = g.access(&Holder::everyone());
-    let per_role: Vec<(&str, &str, Access)> = g
+    let per_role: Vec<(&str, Access)> = g
         .roles
         .iter()
         .filter(|r| r.id != g.id && !admin(r))
-        .map(|r| {
-            let access = g.access(&Holder::roles([r.id.clone()]));
-            (r.id.as_str(), r.name.as_str(), access)
-        })
+        .map(|r| (r.name.as_str(), g.access(&Holder::roles([r.id.clone()]))))
         .collect();
-    let by_id: HashMap<&str, Access> = per_role.iter().map(|(id, _, a)| (*id, a.clone())).collect();
-    let people = people(g, &everyone, &by_id);
-    let per_role: Vec<(&str, Access)> = per_role.into_iter().map(|(_, n, a)| (n, a)).collect();
+    let people = people(g);
     let rows = channels
         .iter()
         .map(|&i| {
             let c = &g.channels[i];
             // Who holds any of `bits`: `@everyone`, else the roles that do, then each person
-            // whose own overwrite gives it where none of their roles does.
+            // whose own overwrite gives it where their roles do not.
             let who_has = |bits: Permissions| -> Vec<String> {
                 let has = |p: Permissions| !(p & bits).is_empty();
                 let mut out: Vec<String> = if has(everyone.channels[i]) {
@@ -307,7 +289,7 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
                 out.extend(
                     people
                         .iter()
-                        .filter(|p| has(p.access.channels[i]) && !has(p.explained.channels[i]))
+                        .filter(|p| has(p.access.channels[i]) && !has(p.by_roles.channels[i]))
                         .map(|p| p.label.clone()),
                 );
                 out
