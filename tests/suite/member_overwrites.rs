@@ -360,3 +360,37 @@ async fn a_user_who_is_not_a_member_is_read_as_a_user_and_gets_no_line() {
     );
     assert!(run.stderr.contains("gone.yaml:4"), "{}", run.stderr);
 }
+
+#[tokio::test]
+async fn banning_a_member_whose_overwrite_the_manifest_keeps_does_not_converge() {
+    let h = Harness::start().await;
+    let dave = h.user_id("dave");
+    h.arrange(|e| {
+        e.channel("bot-spam")
+            .member_overwrite(&dave, &["embed_links"], &[]);
+    });
+    let f = h.manifest(
+        "ban.yaml",
+        &format!(
+            "{}bans:\n  - {{ id: \"{dave}\", reason: spam }}\nsafety: {{ allow_deletes: 1 }}\n",
+            bot_spam(&format!(
+                "[{{ member: \"{dave}\", allow: [embed_links] }}]"
+            ))
+        ),
+    );
+    // Discord removes a member's overwrites when they leave: after the ban, the manifest's
+    // overwrite names a user who is not a member, which no plan can set again.
+    let run = h
+        .run(&["plan", "-f", f.to_str().unwrap(), "--rehearse", "--format", "json"])
+        .await;
+    run.assert_code(1);
+    let rehearsal = &run.json()["rehearsal"];
+    assert_eq!(rehearsal["converges"], false, "{rehearsal:#}");
+    assert!(
+        rehearsal["still_changes"][0]
+            .as_str()
+            .unwrap()
+            .contains(&format!("names dave ({dave}), who is not a member")),
+        "{rehearsal:#}"
+    );
+}
