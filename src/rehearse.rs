@@ -670,7 +670,7 @@ fn people_not_rehearsed(snap: &Snapshot) -> Vec<String> {
     };
     let read = p.declared.values().filter(|r| r.is_some()).count();
     out.push(format!(
-        "members the plan did not read: the copy has the bot and the {read} member(s) the manifest and the member overwrites name{}, so no other member is checked",
+        "members the plan did not read: the copy has the bot and the {read} member(s) the manifest names or a member overwrite names{}, so no other member is checked",
         if p.holders.is_some() { " and the roster roles' holders" } else { "" }
     ));
     if p.holders

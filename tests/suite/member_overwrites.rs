@@ -373,15 +373,20 @@ async fn banning_a_member_whose_overwrite_the_manifest_keeps_does_not_converge()
         "ban.yaml",
         &format!(
             "{}bans:\n  - {{ id: \"{dave}\", reason: spam }}\nsafety: {{ allow_deletes: 1 }}\n",
-            bot_spam(&format!(
-                "[{{ member: \"{dave}\", allow: [embed_links] }}]"
-            ))
+            bot_spam(&format!("[{{ member: \"{dave}\", allow: [embed_links] }}]"))
         ),
     );
     // Discord removes a member's overwrites when they leave: after the ban, the manifest's
     // overwrite names a user who is not a member, which no plan can set again.
     let run = h
-        .run(&["plan", "-f", f.to_str().unwrap(), "--rehearse", "--format", "json"])
+        .run(&[
+            "plan",
+            "-f",
+            f.to_str().unwrap(),
+            "--rehearse",
+            "--format",
+            "json",
+        ])
         .await;
     run.assert_code(1);
     let rehearsal = &run.json()["rehearsal"];
