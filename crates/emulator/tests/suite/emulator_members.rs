@@ -381,7 +381,10 @@ async fn member_overwrites_name_members_and_go_when_they_leave() {
 
     let (s, _) = t.put(&format!("/guilds/{g}/bans/{ivan}"), json!({})).await;
     assert_eq!(s, 204);
-    assert_eq!(members_named(&t.channel(&general).await), vec![heidi.clone()]);
+    assert_eq!(
+        members_named(&t.channel(&general).await),
+        vec![heidi.clone()]
+    );
     let entries = t.audit("").await.len();
     let (s, _) = t.delete(&format!("/guilds/{g}/members/{heidi}")).await;
     assert_eq!(s, 204);
