@@ -47,6 +47,7 @@ mod manifest_load;
 mod manifest_schema;
 mod markdown_fits;
 mod mcp;
+mod member_overwrites;
 mod normalisation;
 mod papercuts;
 mod people;
