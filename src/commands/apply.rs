@@ -21,7 +21,8 @@ use guildctl::report::{self, Format, Heading};
 
 use super::git::default_reason;
 use super::{
-    Target, connect, fetch, read_reviewed_plan, refused, rehearsal_options, show_rehearsal_refusal,
+    Shown, Target, connect, fetch, read_reviewed_plan, refused, rehearsal_options,
+    show_rehearsal_refusal,
 };
 
 #[derive(Args)]
@@ -128,7 +129,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         Err(e) => {
             // A refused plan is shown with its refusal, as it would have run.
             if let Some(plan) = e.plan() {
-                show_rehearsal_refusal(target, &loaded, plan)?;
+                show_rehearsal_refusal(target, &loaded, plan, Shown::InThePlan)?;
                 guildctl::out!(
                     "{}",
                     report::render(plan, Format::Text, Heading::Plan, color)

@@ -18,7 +18,7 @@ pub mod validate;
 mod workspace;
 
 pub(crate) use rehearse::{
-    failed as rehearsal_failed, options as rehearsal_options, rehearse_plan,
+    Shown, failed as rehearsal_failed, options as rehearsal_options, rehearse_plan,
     show_refusal as show_rehearsal_refusal,
 };
 pub(crate) use session::*;

@@ -34,8 +34,8 @@ use guildctl::snapshot::Snapshot;
 
 use super::git::{current_commit, default_reason};
 use super::{
-    Connection, EXIT_CHANGES, Session, Target, load_checked, refused, rehearsal_failed,
-    rehearsal_options, rehearse_plan, show_rehearsal_refusal,
+    Connection, EXIT_CHANGES, Session, Shown, Target, load_checked, refused, rehearsal_options,
+    rehearse_plan, show_rehearsal_refusal,
 };
 
 /// Guilds worked on at once. Each reads its guild with 6 requests side by side, so 8
@@ -426,9 +426,10 @@ pub(crate) async fn plan(
                 }
                 let mut o = plan_outcome(&g, &plan, format, color, detailed_exitcode);
                 // A failed rehearsal is this guild's failure, as `plan --rehearse` exits 1.
-                if let Some(e) = rehearsal_failed(&plan) {
+                // What failed, in a few words: the verdict is in the guild's plan.
+                if let Some(r) = plan.rehearsal.as_ref().filter(|r| !r.ok) {
                     o.code = 1;
-                    o.summary = format!("rehearsal failed: {e}");
+                    o.summary = r.failure().to_owned();
                 }
                 Ok(o)
             })
@@ -623,7 +624,8 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
             Err(ApplyRefused::Plan(e)) => Err(refused(&t, &loaded, &e)),
             Err(e) => {
                 if let Some(plan) = e.plan() {
-                    show_rehearsal_refusal(&t, &loaded, plan)?;
+                    // The plan is not shown here: the refusal is said on its line.
+                    show_rehearsal_refusal(&t, &loaded, plan, Shown::OnStderr)?;
                 }
                 Err(e.into())
             }

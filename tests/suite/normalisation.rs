@@ -400,3 +400,48 @@ async fn a_live_name_with_a_double_space_is_neither_duplicated_nor_renamed() {
         .count();
     assert_eq!(held, 1);
 }
+
+/// Issue 41: Discord stores the guild's name without the whitespace around it, so a
+/// manifest that writes some plans nothing for a guild already so called, and applies a
+/// new name in one go (the rehearsal converges, the next plan is empty). Its inner
+/// whitespace is Discord's to keep, and guildctl's to send as written.
+#[tokio::test]
+async fn the_guild_name_is_compared_as_discord_stores_it() {
+    let h = Harness::start().await;
+    assert_eq!(h.guild().name, "Ferris Fans");
+    let same = h.manifest(
+        "same.yaml",
+        "version: 1\nsettings:\n  name: \"  Ferris Fans  \"\n",
+    );
+    let run = h
+        .run(&[
+            "plan",
+            "-f",
+            same.to_str().unwrap(),
+            "--rehearse",
+            "--detailed-exitcode",
+        ])
+        .await;
+    run.assert_code(0);
+    assert!(run.stdout.contains("No changes"), "{}", run.stdout);
+
+    let renamed = h.manifest(
+        "renamed.yaml",
+        "version: 1\nsettings:\n  name: \"\\tCrab  Club \"\n",
+    );
+    let renamed = renamed.to_str().unwrap();
+    let plan = h.rehearsed_plan(renamed).await;
+    let field = &plan["changes"][0]["fields"][0];
+    assert_eq!(
+        (&field["before"], &field["after"]),
+        (&"Ferris Fans".into(), &"Crab  Club".into())
+    );
+    assert_eq!(plan["rehearsal"]["converges"], true, "{plan:#}");
+    h.run(&["apply", "-f", renamed, "--yes"])
+        .await
+        .assert_code(0);
+    assert_eq!(h.guild().name, "Crab  Club");
+    h.run(&["plan", "-f", renamed, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}

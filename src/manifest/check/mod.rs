@@ -22,6 +22,7 @@ mod audio;
 mod automod;
 mod channel_data;
 mod channels;
+mod doors;
 mod events;
 mod expressions;
 mod features;
@@ -53,7 +54,7 @@ pub use image::{
     EMOJI_RULES, FileRules, IMAGE_RULES, LOTTIE, SOUND_RULES, STICKER_RULES, UPLOAD_RULES,
     emoji_image_fields, image_fields, read_file_as, read_image, sound_fields, sticker_fields,
 };
-pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup};
+pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup, Undeclared};
 pub(crate) use refs::resolve_channel_ref;
 pub use refs::{ChannelKey, channel_name_matches, match_channel_ref, split_channel_ref};
 
@@ -117,9 +118,12 @@ pub const RULES: &[(&str, Rule)] = &[
     ("automod-triggers", automod::automod_triggers),
     ("automod-rule-counts", automod::automod_rule_counts),
     ("automod-actions", automod::automod_actions),
+    ("automod-references", automod::automod_references),
     ("event-names", events::event_names),
     ("event-place-and-times", events::event_place_and_times),
     ("event-recurrence", events::event_recurrence),
+    ("event-channels", events::event_channels),
+    ("invite-channels", doors::invite_channels),
     ("sticker-fields", expressions::stickers),
     ("unique-sticker-names", expressions::unique_sticker_names),
     ("channel-flags", channel_data::channel_flags),
