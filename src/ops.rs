@@ -38,7 +38,7 @@ pub enum ApplyRefused {
     #[error("{error}. Nothing was changed")]
     Unsafe { plan: Box<Plan>, error: UnsafePlan },
     /// The copy refused a call or did not converge: the plan, with the verdict on it.
-    #[error("refusing to apply: {}, as said above; nothing was sent to Discord", rehearsal_failure(.plan))]
+    #[error("refusing to apply: {}; nothing was sent to Discord", rehearsal_headline(.plan))]
     RehearsalFailed { plan: Box<Plan> },
 }
 
@@ -56,11 +56,12 @@ impl ApplyRefused {
     }
 }
 
-/// What failed; the verdict itself is shown once, with the plan or on the manifest line.
-fn rehearsal_failure(plan: &Plan) -> &'static str {
+fn rehearsal_headline(plan: &Plan) -> String {
+    let same = |s: &str| s.to_owned();
     plan.rehearsal
         .as_ref()
-        .map_or("rehearsal failed", |r| r.failure())
+        .map(|r| r.headline(&same, &same))
+        .unwrap_or_default()
 }
 
 /// The plan `apply` will run for one guild: derived from the manifest and the live guild

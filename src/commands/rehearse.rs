@@ -33,24 +33,16 @@ pub(crate) async fn rehearse_plan(
         .await
         .context("rehearsing the plan on a copy of the guild (--no-rehearse skips it)")?;
     plan.rehearsal = Some(verdict);
-    show_refusal(target, loaded, plan, Shown::InThePlan)
+    annotate_refusal(target, loaded, plan)
 }
 
-/// Where a refusal is said to a person: in the plan shown beside it, or (the plan not
-/// shown) on its manifest line on stderr. Said once either way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shown {
-    InThePlan,
-    OnStderr,
-}
-
-/// The call the rehearsal's copy refused, if it refused one, on its manifest line: in the
-/// `--annotations` file, and on stderr unless the plan shown says it ([`Shown`]).
-pub(crate) fn show_refusal(
+/// The call the rehearsal's copy refused, if it refused one, on its manifest line in the
+/// `--annotations` file (for a pull request). A person reads it once, in the plan's verdict
+/// shown beside it, so it is not printed again.
+pub(crate) fn annotate_refusal(
     target: &Target,
     loaded: &LoadedManifest,
     plan: &Plan,
-    shown: Shown,
 ) -> Result<()> {
     let Some(r) = plan.rehearsal.as_ref().and_then(|v| v.refusal.as_ref()) else {
         return Ok(());
@@ -67,11 +59,7 @@ pub(crate) fn show_refusal(
             "Discord would refuse this call: change the manifest (or the guild) so it is accepted; nothing was sent to Discord".to_owned(),
         ),
     };
-    let report = manifest::report_on(loaded, &[diag]);
-    match shown {
-        Shown::InThePlan => target.annotate(&report),
-        Shown::OnStderr => target.show(&report),
-    }
+    target.annotate(&manifest::report_on(loaded, &[diag]))
 }
 
 /// The error a failed rehearsal ends a command with: what failed, not the verdict again

@@ -407,21 +407,18 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
     let enabled_after = o.enabled.unwrap_or(live.enabled);
     if enabled_after && !community_after(cx) {
         // Onboarding is a community feature: Discord keeps a disabled draft, but enables
-        // it only in a community guild.
+        // it only in a community guild. Said at the change's place, as Discord's refusal
+        // of the call is; the channel counts below are said too.
         let guild = cx.snap.guild.name.clone();
-        let source = if o.enabled == Some(true) {
-            "onboarding.enabled"
-        } else {
-            "onboarding"
-        };
         cx.problem(
-            Some(source.into()),
+            Some("onboarding".into()),
             format!(
                 "onboarding can be enabled only in a community guild, and `{guild}` is not one (nor does the manifest make it one)"
             ),
             Some("set `settings.community: true` (with `rules_channel` and `public_updates_channel`), or `enabled: false`"),
         );
-    } else if enabled_after {
+    }
+    if enabled_after {
         check_requirements(cx, o, live, &default_after, prompts_after);
     }
     let route = Route::UpdateOnboarding { guild: cx.guild() };

@@ -79,6 +79,9 @@ struct Generated {
     held: Vec<String>,
     /// Whether the category exists before, made by hand with a double space inside.
     category_by_hand: bool,
+    /// The guild's name, with whitespace around it (Discord trims it) and, sometimes, a
+    /// run inside (which Discord keeps).
+    guild_name: String,
 }
 
 /// How a hand-made name is spelt: the core split in two by a double space.
@@ -112,9 +115,10 @@ fn generated() -> impl Strategy<Value = Generated> {
                 .collect::<Vec<_>>()
         }),
         any::<bool>(),
+        display_name("PtGuild".to_owned()),
     )
         .prop_flat_map(
-            |(roles, category, voice, texts, locale, pad, upper, held, by_hand)| {
+            |(roles, category, voice, texts, locale, pad, upper, held, by_hand, guild_name)| {
                 let hooks = (0..texts.len())
                     .map(|i| display_name(format!("Hook{i}y")))
                     .collect::<Vec<_>>();
@@ -140,7 +144,7 @@ fn generated() -> impl Strategy<Value = Generated> {
                     Just(locale),
                     Just(afk_reference),
                     Just(hook_references),
-                    Just((held, by_hand)),
+                    Just((held, by_hand, guild_name)),
                 )
             },
         )
@@ -154,7 +158,7 @@ fn generated() -> impl Strategy<Value = Generated> {
                 locale,
                 afk_reference,
                 hook_references,
-                (held, category_by_hand),
+                (held, category_by_hand, guild_name),
             )| {
                 Generated {
                     roles,
@@ -167,6 +171,7 @@ fn generated() -> impl Strategy<Value = Generated> {
                     hook_references,
                     held,
                     category_by_hand,
+                    guild_name,
                 }
             },
         )
@@ -180,7 +185,8 @@ fn q(s: &str) -> String {
 fn manifest_yaml(g: &Generated) -> String {
     let mut y = String::from("version: 1\n");
     y += &format!(
-        "settings: {{ preferred_locale: {}, afk_channel: {} }}\n",
+        "settings: {{ name: {}, preferred_locale: {}, afk_channel: {} }}\n",
+        q(&g.guild_name),
         g.locale,
         q(&g.afk_reference)
     );

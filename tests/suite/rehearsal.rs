@@ -294,7 +294,7 @@ async fn community_only_settings_are_refused_by_plan_on_a_guild_that_is_not_one(
         (
             "onboarding.yaml",
             "version: 1\nonboarding:\n  enabled: true\n",
-            "onboarding.yaml:3:12",
+            "onboarding.yaml:2:1",
             "onboarding can be enabled only in a community guild",
         ),
     ] {

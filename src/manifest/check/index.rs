@@ -535,25 +535,28 @@ impl<'a> Ctx<'a> {
                 out.push(renamed_ref("role", name, &role.name, at, path));
             }
             RoleLookup::NotDeclared => {
-                let d = Diagnostic::warning(
-                    path,
-                    format!("role \"{name}\" is not declared in this manifest"),
-                );
                 let near = closest(name, self.roles.iter().map(|(_, r)| r.name.as_str()));
-                match (undeclared, near) {
-                    _ if is_snowflake(name) && undeclared == Undeclared::Warn => out.push(d.with_help(
-                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`",
-                    )),
-                    (Undeclared::Warn, Some(best)) => {
-                        out.push(d.with_help(format!("did you mean \"{best}\"?")))
-                    }
-                    (Undeclared::WarnIfClose, Some(best)) if !is_snowflake(name) => out.push(d.with_help(format!(
+                let help = match (undeclared, near) {
+                    (Undeclared::Warn, _) if is_snowflake(name) => Some(
+                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`".to_owned(),
+                    ),
+                    (Undeclared::Warn, Some(best)) => Some(format!("did you mean \"{best}\"?")),
+                    (Undeclared::Warn, None) => Some(
+                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`".to_owned(),
+                    ),
+                    (Undeclared::WarnIfClose, Some(best)) if !is_snowflake(name) => Some(format!(
                         "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
-                    ))),
-                    (Undeclared::Warn, None) => out.push(d.with_help(
-                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`",
                     )),
-                    (Undeclared::WarnIfClose, _) => {}
+                    (Undeclared::WarnIfClose, _) => None,
+                };
+                if let Some(help) = help {
+                    out.push(
+                        Diagnostic::warning(
+                            path,
+                            format!("role \"{name}\" is not declared in this manifest"),
+                        )
+                        .with_help(help),
+                    );
                 }
             }
             RoleLookup::Ambiguous(all) => {

@@ -9,14 +9,18 @@
 //! [`read_image`]).
 //!
 //! Channel references (`settings.*_channel`, `widget.channel`, welcome screen and onboarding
-//! channels, `webhooks[].channel`) all follow one rule, shared with the planner:
-//! [`split_channel_ref`] and [`match_channel_ref`] (`refs`).
+//! channels, `webhooks[].channel`, AutoMod exemptions and alerts, events' and invite rules'
+//! channels) all follow one rule, shared with the planner: [`split_channel_ref`] and
+//! [`match_channel_ref`] (`refs`). Every reference by name, to a role or a channel, is
+//! resolved by [`Ctx`]'s lookups (`index`), which also know previous names: no rule has a
+//! lookup of its own.
 //!
 //! The rules read the manifest through [`Ctx`] (`index`: roles and channels flattened and
 //! indexed, and the reference lookups), and live by section: `settings`, `roles`,
 //! `channels`, `forum`, `permissions` (names and overwrites), `ids`, `features` (welcome
 //! screen, onboarding, widget), `webhooks`, `image` (every image file named), `people`
-//! (rosters and bans), `policies`, `expressions` (custom emoji). Discord's limits are [`crate::discord::limits`].
+//! (rosters and bans), `policies`, `expressions` (custom emoji), `automod`, `events`, `doors`
+//! (invite rules). Discord's limits are [`crate::discord::limits`].
 
 mod audio;
 mod automod;
