@@ -464,7 +464,7 @@ automod:
     h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
     let g = h.guild();
     let role = g.roles.iter().find(|r| r.name == "Deploy bots").unwrap();
-    assert_eq!(rule(&g, "No invite links").exempt_roles, [role.id.clone()]);
+    assert_eq!(rule(&g, "No invite links").exempt_roles, [role.id.as_str()]);
     h.run(&["plan", "-f", m, "--detailed-exitcode"])
         .await
         .assert_code(0);

@@ -372,7 +372,11 @@ async fn a_guild_whose_rehearsal_fails_is_refused_and_the_others_apply() {
     );
     let section = applied.stdout.split("== c (").nth(1).unwrap_or_default();
     assert_eq!(section.matches("30030").count(), 1, "{}", applied.stdout);
-    assert!(section.contains("Rehearsal refused: "), "{}", applied.stdout);
+    assert!(
+        section.contains("Rehearsal refused: "),
+        "{}",
+        applied.stdout
+    );
     assert!(applied.stdout.contains("1 failed"), "{}", applied.stdout);
     // c got no write at all; a and b were applied and converge.
     let writes = h.writes();

@@ -301,6 +301,40 @@ pub(super) fn automod_actions(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Alerts go to text and announcement channels.
+const ALERT_CHANNELS: &[ChannelType] = &[ChannelType::Text, ChannelType::Announcement];
+/// A rule may exempt any channel, categories included.
+const EXEMPT_CHANNELS: &[ChannelType] = &[
+    ChannelType::Text,
+    ChannelType::Voice,
+    ChannelType::Category,
+    ChannelType::Announcement,
+    ChannelType::Stage,
+    ChannelType::Forum,
+    ChannelType::Media,
+];
+
+/// The roles and channels a rule names (its exemptions and alert channels), through the
+/// one resolver every reference takes: a previous name is an error naming the new one.
+pub(super) fn automod_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    for (path, r) in rules(ctx.manifest) {
+        for (k, role) in r.exempt_roles.iter().enumerate() {
+            let at = format_args!("{path}.exempt_roles[{k}]");
+            ctx.check_role_ref(&at, role, Undeclared::Warn, out);
+        }
+        for (k, channel) in r.exempt_channels.iter().enumerate() {
+            let at = format_args!("{path}.exempt_channels[{k}]");
+            ctx.check_channel_ref(&at, "an exempt channel", channel, EXEMPT_CHANNELS, out);
+        }
+        for (k, action) in r.actions.iter().enumerate() {
+            if let AutoModAction::Alert(channel) = action {
+                let at = format_args!("{path}.actions[{k}].alert");
+                ctx.check_channel_ref(&at, "an alert channel", channel, ALERT_CHANNELS, out);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,39 +428,5 @@ mod tests {
                 "automod[2].actions"
             ]
         );
-    }
-}
-
-/// Alerts go to text and announcement channels.
-const ALERT_CHANNELS: &[ChannelType] = &[ChannelType::Text, ChannelType::Announcement];
-/// A rule may exempt any channel, categories included.
-const EXEMPT_CHANNELS: &[ChannelType] = &[
-    ChannelType::Text,
-    ChannelType::Voice,
-    ChannelType::Category,
-    ChannelType::Announcement,
-    ChannelType::Stage,
-    ChannelType::Forum,
-    ChannelType::Media,
-];
-
-/// The roles and channels a rule names (its exemptions and alert channels), through the
-/// one resolver every reference takes: a previous name is an error naming the new one.
-pub(super) fn automod_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    for (path, r) in rules(ctx.manifest) {
-        for (k, role) in r.exempt_roles.iter().enumerate() {
-            let at = format_args!("{path}.exempt_roles[{k}]");
-            ctx.check_role_ref(&at, role, Undeclared::Warn, out);
-        }
-        for (k, channel) in r.exempt_channels.iter().enumerate() {
-            let at = format_args!("{path}.exempt_channels[{k}]");
-            ctx.check_channel_ref(&at, "an exempt channel", channel, EXEMPT_CHANNELS, out);
-        }
-        for (k, action) in r.actions.iter().enumerate() {
-            if let AutoModAction::Alert(channel) = action {
-                let at = format_args!("{path}.actions[{k}].alert");
-                ctx.check_channel_ref(&at, "an alert channel", channel, ALERT_CHANNELS, out);
-            }
-        }
     }
 }
