@@ -368,6 +368,37 @@ mod tests {
     }
 
     #[test]
+    fn text_fields_are_names_and_prose_not_numbers_or_choices() {
+        for text in [
+            &["channels", "topic"][..],
+            &["channels", "channels", "name"],
+            &["roles", "previous_names"],
+            &["automod", "trigger", "allow"],
+            &["automod", "actions", "alert"],
+            &["onboarding", "prompts", "options", "roles"],
+        ] {
+            assert!(is_text_field(text), "{text:?}");
+        }
+        for other in [
+            &["channels", "overwrites", "allow"][..],
+            &["settings", "afk_timeout"],
+            &["channels", "type"],
+            &["roles", "color"],
+            &["roles", "members"],
+            &[],
+        ] {
+            assert!(!is_text_field(other), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn a_hash_before_any_other_character_than_a_space_is_looked_at() {
+        let f = one("channels:\n  - name: help\n    topic: Party #\u{1f389} time\n");
+        assert_eq!((f.trap, f.read.as_str()), (Trap::CutShort, "Party"));
+        assert_eq!(find("channels:\n  - topic: Party ## heading\n"), Vec::new());
+    }
+
+    #[test]
     fn real_comments_and_quoted_values_are_left_alone() {
         for text in [
             "# a comment\nversion: 1 # the format\n",
