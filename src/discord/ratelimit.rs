@@ -191,12 +191,7 @@ impl Drop for GlobalSlot {
 impl Limiter {
     /// A limiter with a ledger of invalid responses of its own.
     pub fn new(global_limit: usize, global_window: Duration, invalid_budget: usize) -> Limiter {
-        Limiter::with_ledger(
-            global_limit,
-            global_window,
-            invalid_budget,
-            Arc::default(),
-        )
+        Limiter::with_ledger(global_limit, global_window, invalid_budget, Arc::default())
     }
 
     /// A limiter that counts invalid responses in `invalid`, shared with other clients.

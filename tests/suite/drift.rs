@@ -823,7 +823,9 @@ async fn an_exported_guild_sees_a_hand_overwrite_on_a_channel_that_had_none() {
 #[tokio::test]
 async fn a_permission_migration_is_blamed_on_discord() {
     let h = harness(state()).await;
-    h.run(&["export", "-o", "exported.yaml"]).await.assert_code(0);
+    h.run(&["export", "-o", "exported.yaml"])
+        .await
+        .assert_code(0);
     let exported = std::fs::read_to_string(h.dir.path().join("exported.yaml")).unwrap();
     let (code, r) = drift_json(&h, &exported, &[], &[]).await;
     assert_eq!(code, 0, "the export is clean: {r:#}");
@@ -884,7 +886,10 @@ async fn a_permission_migration_is_blamed_on_discord() {
     let (code, r) = drift_json(&h, &exported, &[], &[]).await;
     assert_eq!(code, 2, "{r:#}");
     let role = &field_blame(&r, "Moderator", "permissions")["entry"];
-    assert_eq!(role["user"]["name"], "Discord's permission migration", "{r:#}");
+    assert_eq!(
+        role["user"]["name"], "Discord's permission migration",
+        "{r:#}"
+    );
     assert_eq!(role["user"]["kind"], "discord");
     assert_eq!(role["action_type"], 212);
     let channel = r["drifted"]
@@ -900,7 +905,10 @@ async fn a_permission_migration_is_blamed_on_discord() {
         .find(|f| f["field"].as_str().unwrap().starts_with("overwrites"))
         .unwrap_or_else(|| panic!("no overwrites drift: {channel:#}"));
     let entry = &overwrites["blame"]["entry"];
-    assert_eq!(entry["user"]["name"], "Discord's permission migration", "{r:#}");
+    assert_eq!(
+        entry["user"]["name"], "Discord's permission migration",
+        "{r:#}"
+    );
     assert_eq!(entry["user"]["kind"], "discord");
     assert_eq!(entry["action_type"], 213);
 

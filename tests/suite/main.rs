@@ -21,6 +21,7 @@ mod bounded_reads;
 mod broken_reads;
 mod channel_data;
 mod cli_help;
+mod closed_pipe;
 mod doors;
 mod doors_reads;
 mod drift;

@@ -325,10 +325,15 @@ async fn clients_with_different_tokens_share_one_invalid_request_budget() {
         .await
         .expect_err("the budget is spent");
     assert!(
-        e.to_string().contains("stopped after 5 rate-limited or refused responses"),
+        e.to_string()
+            .contains("stopped after 5 rate-limited or refused responses"),
         "{e}"
     );
-    assert_eq!(h.requests().len(), sent, "a request went out past the budget");
+    assert_eq!(
+        h.requests().len(),
+        sent,
+        "a request went out past the budget"
+    );
     assert_eq!(first.invalid_responses(), 5);
 }
 
