@@ -36,6 +36,7 @@ mod github_api;
 mod gitlab_api;
 mod gitlab_component;
 mod hidden_channels;
+mod ignored_tests;
 mod images;
 mod import_template;
 mod inert;
