@@ -9,7 +9,8 @@
 //! `progress` is what a person sees on stderr while `apply` runs; `inert` is how text
 //! from outside (names, reasons, error bodies, file names) is shown anywhere; `import`
 //! makes a manifest from a Discord server template; `ops` holds the sequences of steps
-//! commands share (the plan `apply` runs).
+//! commands share (the plan `apply` runs); `stdout` is every write to standard output
+//! (`out!`, `outln!`), where a reader that left ends the output, not the command.
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
