@@ -284,7 +284,8 @@ pub async fn investigate(
     let mut questions: Vec<Question> = Vec::new();
     // Per drifted object: the object-level question and one per field.
     let mut object_q: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
-    for c in &plan.changes {
+    let changes = drifted_changes(plan);
+    for c in &changes {
         let (oq, fqs) = change_questions(c, snap);
         let oi = oq.map(|q| {
             questions.push(q);
@@ -323,8 +324,7 @@ pub async fn investigate(
     };
     let blame = |i: usize| make_blame(&questions[i], i, &who);
 
-    let mut drifted: Vec<DriftedObject> = plan
-        .changes
+    let mut drifted: Vec<DriftedObject> = changes
         .iter()
         .zip(&object_q)
         .map(|(c, (oi, fis))| {
@@ -460,6 +460,26 @@ fn dangerous_holding(c: &Change, snap: &Snapshot) -> Option<String> {
 }
 
 /// Unmanaged objects with their risk and the question that finds their creator.
+/// The plan's changes that are drift: a channel's overwrites sent again as they are (its
+/// category drifted, and the category's write would be copied to it) are the apply's
+/// concern, not a difference of the channel's own.
+fn drifted_changes(plan: &Plan) -> Vec<Change> {
+    let kept = |f: &FieldChange| {
+        f.field == crate::plan::Field::Channel(crate::plan::field::Channel::KeptOverwrites)
+    };
+    plan.changes
+        .iter()
+        .filter_map(|c| {
+            if !c.fields.iter().any(kept) {
+                return Some(c.clone());
+            }
+            let mut c = c.clone();
+            c.fields.retain(|f| !kept(f));
+            (!c.fields.is_empty()).then_some(c)
+        })
+        .collect()
+}
+
 /// The unmanaged objects a declared entry matches besides the one it manages: medium risk
 /// (what two applies at once, or a copy by hand, left), saying which entry and object.
 fn mark_duplicates(unmanaged: &mut [(Unmanaged, Question)], duplicates: &[crate::plan::Duplicate]) {

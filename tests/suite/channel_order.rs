@@ -617,3 +617,90 @@ async fn a_channel_moved_into_a_changing_category_is_synced_by_its_move() {
         .await
         .assert_code(0);
 }
+
+/// A hand edit gives General the overwrites `#memes` has: Discord copies it to General's
+/// synced channels, and `#memes`, unsynced, now equals its category. Drift shows General and
+/// the channels that followed it, but not `#memes`, whose set is as declared; the plan sends
+/// `#memes`' set again after General's update (or General's copy would replace it), and one
+/// apply reaches the manifest.
+#[tokio::test]
+async fn a_child_its_category_drifted_onto_is_kept_and_not_blamed() {
+    const OWNER: &str = "owner-token-for-channel-order";
+    let mut state = discord_emulator::default_state();
+    arrange(&mut state).owner_token(OWNER);
+    let h = Harness::with_state(Some(state)).await;
+    h.run(&["export", "-o", "live.yaml"]).await.assert_code(0);
+    let file = h.dir.path().join("live.yaml");
+    let file = file.to_str().unwrap();
+    let memes = h
+        .guild()
+        .channel_named("General/memes")
+        .permission_overwrites
+        .clone();
+    let general = h.channel_id("General");
+    let res = reqwest::Client::new()
+        .patch(format!("{}/channels/{general}", h.emu.api_base))
+        .header("Authorization", format!("Bot {OWNER}"))
+        .json(&serde_json::json!({ "permission_overwrites": memes }))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let synced = h
+        .guild()
+        .channel_named("General/general")
+        .permission_overwrites
+        .clone();
+    assert_eq!(
+        synced, memes,
+        "Discord copied General's change to its synced channels"
+    );
+
+    let drift = h.run(&["drift", "-f", file, "--format", "json"]).await;
+    drift.assert_code(2);
+    let report = drift.json();
+    let names: Vec<&str> = report["drifted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"General") && names.contains(&"General/#general"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"General/#memes"), "{names:?}");
+
+    let plan = h.rehearsed_plan(file).await;
+    assert_eq!(plan["rehearsal"]["ok"], true, "{:#}", plan["rehearsal"]);
+    let ops = plan["operations"].as_array().unwrap();
+    let at = |summary: &str| {
+        ops.iter()
+            .position(|o| o["summary"] == summary)
+            .unwrap_or_else(|| panic!("{summary}: {plan:#}"))
+    };
+    let (category, child) = (
+        at("update category General"),
+        at("update channel General/#memes"),
+    );
+    assert!(
+        ops[child]["after"]
+            .as_array()
+            .is_some_and(|a| a.contains(&category.into())),
+        "#memes' update waits for General's: {plan:#}"
+    );
+    h.run(&["apply", "-f", file, "--yes"]).await.assert_code(0);
+    let by_target = |mut set: Vec<Overwrite>| {
+        set.sort_by(|a, b| a.id.cmp(&b.id));
+        set
+    };
+    let kept = h
+        .guild()
+        .channel_named("General/memes")
+        .permission_overwrites
+        .clone();
+    assert_eq!(by_target(kept), by_target(memes));
+    h.run(&["plan", "-f", file, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}
