@@ -10,7 +10,8 @@
 //! case is planned, rehearsed, applied to the emulator, and planned again: apply succeeds,
 //! the next plan is empty, and the rehearsal said so beforehand.
 //!
-//! `cargo test` runs 200 cases (about 20 s in a debug build on a quiet machine);
+//! `cargo test` runs 200 cases (32 to 42 s in a debug build on a shared two-core machine, 14 s
+//! of CPU);
 //! `GUILDCTL_CHANNEL_ORDER_CASES=5000 cargo test --release --test suite channel_order::`
 //! draws new ones.
 
