@@ -105,6 +105,7 @@ fn plan_of(calls: usize) -> Plan {
         widget_image_url: None,
         access: Vec::new(),
         policies_kept: Vec::new(),
+        duplicates: Vec::new(),
     }
 }
 

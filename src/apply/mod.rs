@@ -709,6 +709,7 @@ mod tests {
             widget_image_url: None,
             access: Vec::new(),
             policies_kept: Vec::new(),
+            duplicates: Vec::new(),
             guild_id: "9".into(),
             guild_name: "g".into(),
             base_fingerprint: String::new(),

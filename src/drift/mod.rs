@@ -89,6 +89,10 @@ pub struct DriftReport {
     pub unreadable: Vec<Unreadable>,
     /// Problems the manifest has against this guild (apply would refuse them).
     pub problems: Vec<String>,
+    /// Declared entries that match more than one live object, and which one each manages:
+    /// the others are listed as unmanaged, at medium risk, with who made them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<crate::plan::Duplicate>,
     pub audit_log: AuditSummary,
     /// Incident actions in force (`guildctl lockdown`), from the guild object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,14 +247,15 @@ impl DriftReport {
         self.drifted.iter().filter(|d| d.high_risk).count()
     }
 
-    /// 2 when something managed drifted, the live guild breaks a policy, or a high- or
-    /// medium-risk object is unmanaged (or any unmanaged object with `fail_on_unmanaged`),
-    /// else 0.
+    /// 2 when something managed drifted, the live guild breaks a policy, an entry matches
+    /// more than one live object, or a high- or medium-risk object is unmanaged (or any
+    /// unmanaged object with `fail_on_unmanaged`), else 0.
     pub fn exit_code(&self, fail_on_unmanaged: bool) -> u8 {
         // A manifest problem (a managed value that could not be read, a pinned id that is
         // gone) means the guild could not be shown to match: never exit 0 on it.
         let fail = !self.drifted.is_empty()
             || !self.problems.is_empty()
+            || !self.duplicates.is_empty()
             || !self.policies.is_empty()
             || self.high_risk() > 0
             || self.unmanaged.iter().any(|u| u.medium_risk)
@@ -280,7 +285,8 @@ pub async fn investigate(
     let mut questions: Vec<Question> = Vec::new();
     // Per drifted object: the object-level question and one per field.
     let mut object_q: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
-    for c in &plan.changes {
+    let changes = drifted_changes(plan);
+    for c in &changes {
         let (oq, fqs) = change_questions(c, snap);
         let oi = oq.map(|q| {
             questions.push(q);
@@ -296,6 +302,7 @@ pub async fn investigate(
         object_q.push((oi, fis));
     }
     let mut unmanaged = unmanaged_objects(plan, snap, manifest.channels.is_some());
+    mark_duplicates(&mut unmanaged, &plan.duplicates);
     let unmanaged_first = questions.len();
     questions.extend(unmanaged.iter().map(|(_, q)| q.clone()));
     let live = crate::access::Guild::live(snap);
@@ -318,8 +325,7 @@ pub async fn investigate(
     };
     let blame = |i: usize| make_blame(&questions[i], i, &who);
 
-    let mut drifted: Vec<DriftedObject> = plan
-        .changes
+    let mut drifted: Vec<DriftedObject> = changes
         .iter()
         .zip(&object_q)
         .map(|(c, (oi, fis))| {
@@ -403,6 +409,7 @@ pub async fn investigate(
         unmanaged,
         unreadable,
         problems: problems.iter().map(|p| p.message.clone()).collect(),
+        duplicates: plan.duplicates.clone(),
         audit_log: answers.summary,
         lockdown: lockdown(snap, options.now_ms),
         prune_count: None,
@@ -454,6 +461,45 @@ fn dangerous_holding(c: &Change, snap: &Snapshot) -> Option<String> {
 }
 
 /// Unmanaged objects with their risk and the question that finds their creator.
+/// The plan's changes that are drift: a channel's overwrites sent again as they are (its
+/// category drifted, and the category's write would be copied to it) are the apply's
+/// concern, not a difference of the channel's own.
+fn drifted_changes(plan: &Plan) -> Vec<Change> {
+    let kept = |f: &FieldChange| {
+        f.field == crate::plan::Field::Channel(crate::plan::field::Channel::KeptOverwrites)
+    };
+    plan.changes
+        .iter()
+        .filter_map(|c| {
+            if !c.fields.iter().any(kept) {
+                return Some(c.clone());
+            }
+            let mut c = c.clone();
+            c.fields.retain(|f| !kept(f));
+            (!c.fields.is_empty()).then_some(c)
+        })
+        .collect()
+}
+
+/// The unmanaged objects a declared entry matches besides the one it manages: medium risk
+/// (what two applies at once, or a copy by hand, left), saying which entry and object.
+fn mark_duplicates(unmanaged: &mut [(Unmanaged, Question)], duplicates: &[crate::plan::Duplicate]) {
+    for (u, _) in unmanaged.iter_mut() {
+        let Some(d) = duplicates.iter().find(|d| d.others.contains(&u.id)) else {
+            continue;
+        };
+        u.medium_risk = true;
+        u.risk = format!(
+            "a duplicate: the manifest's {} `{}` ({}) matches it too, and manages {} ({})",
+            d.kind.label(),
+            d.name,
+            d.source,
+            d.managed,
+            d.why
+        );
+    }
+}
+
 fn unmanaged_objects(
     plan: &Plan,
     snap: &Snapshot,

@@ -226,6 +226,12 @@ fn text(r: &DriftReport) -> String {
             &format!("Manifest problem (apply would refuse): {p}"),
         );
     }
+    for d in &r.duplicates {
+        put(
+            &mut out,
+            &format!("Duplicate ({}): {}", d.source, d.describe()),
+        );
+    }
     put(&mut out, &summary(r));
     out
 }
@@ -359,12 +365,17 @@ fn write_drifted(out: &mut String, d: &DriftedObject, marker: &str) {
 }
 
 fn summary(r: &DriftReport) -> String {
-    let head = match (r.drifted.is_empty(), r.problems.len()) {
-        (true, 0) => "No changes: the guild matches the manifest. ".to_owned(),
-        (true, n) => format!(
+    let head = match (r.drifted.is_empty(), r.problems.len(), r.duplicates.len()) {
+        (true, 0, 0) => "No changes: the guild matches the manifest. ".to_owned(),
+        (true, 0, n) => format!(
+            "No managed value differs, but {n} declared entr{} match{} more than one live object (above). ",
+            if n == 1 { "y" } else { "ies" },
+            if n == 1 { "es" } else { "" }
+        ),
+        (true, n, _) => format!(
             "The guild could not be shown to match the manifest: {n} manifest problem(s) above. "
         ),
-        (false, _) => String::new(),
+        (false, _, _) => String::new(),
     };
     let fields: usize = r.drifted.iter().map(|d| d.fields.len().max(1)).sum();
     let widened = match r.high_risk_drift() {
@@ -553,6 +564,14 @@ fn markdown(r: &DriftReport) -> String {
     }
     for p in &r.problems {
         let _ = writeln!(out, "- manifest problem: {}", cell(p, 300));
+    }
+    for d in &r.duplicates {
+        let _ = writeln!(
+            out,
+            "- duplicate ({}): {}",
+            inert::markdown_code(&d.source),
+            cell(&d.describe(), 500)
+        );
     }
     out
 }

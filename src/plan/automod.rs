@@ -3,6 +3,8 @@
 //! of, by kind: the mention-spam rule Discord makes for a community guild is taken over,
 //! never duplicated (Discord would refuse a second one).
 
+use std::borrow::Cow;
+
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
@@ -120,27 +122,20 @@ fn match_rules<'s>(
     live: &'s [Live],
 ) -> Vec<Option<&'s Live>> {
     let all: Vec<&Live> = live.iter().collect();
-    let mut out = match_live(cx, "automod", "AutoMod rule", declared, &all, |r| {
-        (&r.id, &r.name)
-    });
-    let mut used: HashSet<&str> = out.iter().flatten().map(|r| r.id.as_str()).collect();
-    for (i, d) in declared.iter().enumerate() {
-        if out[i].is_some() || d.id.is_some() {
-            continue;
-        }
-        let Ok(k) = d.trigger.kind() else { continue };
-        if k.max_per_guild() != 1 {
-            continue;
-        }
-        let found = live
-            .iter()
-            .find(|r| u64::from(r.trigger_type) == k.value() && !used.contains(r.id.as_str()));
-        if let Some(r) = found {
-            out[i] = Some(r);
-            used.insert(&r.id);
-        }
-    }
-    out
+    match_live(
+        cx,
+        "automod",
+        Kind::AutoModRule,
+        declared,
+        &all,
+        |r| (&r.id, Cow::Borrowed(&r.name)),
+        // A guild holds at most one rule of some kinds: that one is the declared rule.
+        |d, r| {
+            d.trigger
+                .kind()
+                .is_ok_and(|k| k.max_per_guild() == 1 && u64::from(r.trigger_type) == k.value())
+        },
+    )
 }
 
 /// A rule as the API takes it, ids as references, with its references resolved.

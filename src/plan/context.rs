@@ -195,8 +195,10 @@ pub(crate) struct Ctx<'a> {
     pub options: &'a PlanOptions,
     pub guild_id: String,
     pub changes: Vec<Change>,
-    pub(super) ops: Vec<(Phase, Operation)>,
+    pub(super) ops: Vec<Op>,
     pub warnings: Vec<Warning>,
+    /// Declared entries that match more than one live object ([`super::matching`]).
+    pub duplicates: Vec<super::Duplicate>,
     pub unmanaged: Vec<ObjectRef>,
     pub problems: Vec<Problem>,
     /// @everyone's guild permissions once the plan is applied.
@@ -336,6 +338,7 @@ impl<'a> Ctx<'a> {
             changes: Vec::new(),
             ops: Vec::new(),
             warnings: Vec::new(),
+            duplicates: Vec::new(),
             unmanaged: Vec::new(),
             problems: Vec::new(),
             role_ids: HashMap::new(),
@@ -357,7 +360,7 @@ impl<'a> Ctx<'a> {
 
     /// Records a call ([`Op`]).
     pub fn push_op(&mut self, op: Op) {
-        self.ops.push((op.phase, op.operation));
+        self.ops.push(op);
     }
 
     pub fn problem(&mut self, source: Option<String>, message: String, help: Option<&str>) {
@@ -552,8 +555,10 @@ impl<'a> Ctx<'a> {
 /// One call a planner asks for: its phase, the change it implements, its route, and what
 /// it sends.
 pub(crate) struct Op {
-    phase: Phase,
-    operation: Operation,
+    pub(super) phase: Phase,
+    pub(super) operation: Operation,
+    /// Objects whose earlier writes of the run it waits for ([`Op::after_writes_of`]).
+    pub(super) after_writes_of: Vec<IdRef>,
 }
 
 impl Op {
@@ -571,7 +576,16 @@ impl Op {
                 after: Vec::new(),
                 stage: phase as u8,
             },
+            after_writes_of: Vec::new(),
         }
+    }
+
+    /// Waits for every call of an earlier phase whose path names `object` (a category's
+    /// update, before a call whose result Discord's copy of that category's overwrites
+    /// would change). Calls before the settings phase otherwise run in any order.
+    pub fn after_writes_of(mut self, object: IdRef) -> Op {
+        self.after_writes_of.push(object);
+        self
     }
 
     pub fn body(mut self, body: Value) -> Op {

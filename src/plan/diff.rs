@@ -2,7 +2,7 @@
 
 use hashbrown::HashMap;
 
-use super::context::{Ctx, Phase, PlanError, Problem};
+use super::context::{Ctx, Op, Phase, PlanError, Problem};
 use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, safety};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{LoadedManifest, Manifest};
@@ -139,13 +139,13 @@ fn build(
     super::stickers::plan_stickers(&mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
-    ops.sort_by_key(|(phase, _)| *phase);
+    ops.sort_by_key(|op| op.phase);
     let deps = dependencies(&ops);
-    for ((phase, op), after) in ops.iter_mut().zip(deps) {
-        op.after = after;
-        op.stage = *phase as u8;
+    for (op, after) in ops.iter_mut().zip(deps) {
+        op.operation.after = after;
+        op.operation.stage = op.phase as u8;
     }
-    let operations: Vec<Operation> = ops.into_iter().map(|(_, op)| op).collect();
+    let operations: Vec<Operation> = ops.into_iter().map(|op| op.operation).collect();
     let mut plan = Plan {
         format: PLAN_FORMAT,
         guildctl_version: binding::VERSION.to_owned(),
@@ -157,6 +157,7 @@ fn build(
         changes: cx.changes,
         operations,
         warnings: cx.warnings,
+        duplicates: cx.duplicates,
         unmanaged: cx.unmanaged,
         deletion_gate: Default::default(),
         rehearsal: None,
@@ -170,18 +171,22 @@ fn build(
 
 /// The calls each operation names as prerequisites, as indexes into `ops` (sorted
 /// by phase): the calls creating what it refers to, earlier calls for the same
-/// change, and the previous create of its phase (Discord places new roles and
-/// channels in creation order). Waiting by phase is added by [`Plan::prerequisites`].
+/// change, earlier calls whose path names an object it waits for ([`Op::after_writes_of`]),
+/// and the previous create of its phase (Discord places new roles and channels in
+/// creation order). Waiting by phase is added by [`Plan::prerequisites`].
 ///
-/// Indexed by creation key and by change as it goes, so it takes time in proportion to
-/// the dependencies found rather than to the square of the operations.
-fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
+/// Indexed by creation key, by change and by the ids paths name as it goes, so it takes
+/// time in proportion to the dependencies found rather than to the square of the
+/// operations.
+fn dependencies(ops: &[Op]) -> Vec<Vec<usize>> {
     let mut out = Vec::with_capacity(ops.len());
     let mut by_creates: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut by_change: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut by_path_id: HashMap<&str, Vec<usize>> = HashMap::new();
     // The last create of the phase so far; ops are sorted by phase.
     let mut last_create: Option<(Phase, usize)> = None;
-    for (j, (phase_j, op_j)) in ops.iter().enumerate() {
+    for (j, op) in ops.iter().enumerate() {
+        let op_j = &op.operation;
         let mut deps: Vec<usize> = Vec::new();
         for k in op_j.references() {
             if let Some(found) = by_creates.get(k.as_str()) {
@@ -191,10 +196,15 @@ fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
         if let Some(same) = by_change.get(&op_j.change) {
             deps.extend(same);
         }
+        for object in &op.after_writes_of {
+            if let Some(found) = by_path_id.get(object.key()) {
+                deps.extend(found);
+            }
+        }
         let posts = op_j.route.method() == reqwest::Method::POST;
         if posts
             && let Some((phase, i)) = last_create
-            && phase == *phase_j
+            && phase == op.phase
         {
             deps.push(i);
         }
@@ -205,8 +215,11 @@ fn dependencies(ops: &[(Phase, Operation)]) -> Vec<Vec<usize>> {
             by_creates.entry(k).or_default().push(j);
         }
         by_change.entry(op_j.change).or_default().push(j);
+        for id in op_j.route.ids() {
+            by_path_id.entry(id.key()).or_default().push(j);
+        }
         if posts {
-            last_create = Some((*phase_j, j));
+            last_create = Some((op.phase, j));
         }
     }
     out

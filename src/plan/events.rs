@@ -3,6 +3,8 @@
 //! happened, or it was missed). Exceptions to recurring events (one occurrence moved or
 //! cancelled) are left alone: Discord's API for them is undocumented and changing.
 
+use std::borrow::Cow;
+
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
@@ -119,7 +121,15 @@ fn match_events<'s>(
     live: &'s [Live],
 ) -> Vec<Option<&'s Live>> {
     let live: Vec<&Live> = live.iter().collect();
-    match_live(cx, "events", "event", declared, &live, |e| (&e.id, &e.name))
+    match_live(
+        cx,
+        "events",
+        Kind::ScheduledEvent,
+        declared,
+        &live,
+        |e| (&e.id, Cow::Borrowed(&e.name)),
+        |_, _| false,
+    )
 }
 
 /// Where an event takes place, as the API says it.

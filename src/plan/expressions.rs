@@ -4,6 +4,8 @@
 //! and slots. Each kind's module says what is particular to it: its fields, its file, its
 //! slots.
 
+use std::borrow::Cow;
+
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
@@ -91,10 +93,18 @@ impl Expression {
         declared: &[impl Declared],
         live: &[&'l T],
     ) -> Vec<Option<&'l T>> {
-        match_live(cx, self.section, self.calls.noun, declared, live, |l| {
-            let l = l.live();
-            (l.id, l.name)
-        })
+        match_live(
+            cx,
+            self.section,
+            self.calls.kind,
+            declared,
+            live,
+            |l| {
+                let l = l.live();
+                (l.id, Cow::Borrowed(l.name))
+            },
+            |_, _| false,
+        )
     }
 
     /// The live ones no entry matched: each deleted under `prune.<section>` where `prunable`

@@ -128,6 +128,9 @@ fields! {
         Overwrites = "overwrites" => Some("permission_overwrites"),
         /// Overwrites Discord copies from the category (no call of the change's own).
         SyncedOverwrites = "overwrites (synced from its category)" => Some("permission_overwrites"),
+        /// Overwrites sent again as they are: the category's new ones, which Discord copies
+        /// to the channels synced with it, would replace them otherwise.
+        KeptOverwrites = "overwrites (kept, not synced with its category's change)" => Some("permission_overwrites"),
         /// The category it is in (sent by the channel positions call).
         Category = "category" => Some("parent_id"),
     }
@@ -424,7 +427,9 @@ impl Field {
     pub fn is_overwrites(&self) -> bool {
         matches!(
             self,
-            Field::Channel(Channel::Overwrites | Channel::SyncedOverwrites)
+            Field::Channel(
+                Channel::Overwrites | Channel::SyncedOverwrites | Channel::KeptOverwrites
+            )
         )
     }
 }

@@ -48,6 +48,7 @@ pub use binding::{BindingError, Mismatch};
 pub use context::{IdRef, PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use field::{Field, FieldChange};
+pub use matching::Duplicate;
 pub use members::{BULK_BAN_MAX, people_query};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
@@ -134,6 +135,10 @@ pub struct Plan {
     /// plan that would break one is refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies_kept: Vec<String>,
+    /// Declared entries that match more than one live object, and which one each manages
+    /// (also said as a warning at the entry); not part of the changes digest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<Duplicate>,
 }
 
 /// Operations of this stage and later wait for every operation of an earlier stage.

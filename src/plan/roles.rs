@@ -1,11 +1,12 @@
 //! Roles: matching, field changes, hierarchy order, pruning.
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
 use super::field::{self, Order};
+use super::matching::match_live;
 use super::order::target_order;
 use super::{Action, Field, FieldChange, Kind, ObjectRef};
 use crate::discord::Route;
@@ -176,66 +177,20 @@ fn match_roles<'s>(
     declared: &[Role],
     ranked: &[&'s LiveRole],
 ) -> Vec<Option<&'s LiveRole>> {
-    let everyone: Option<&'s LiveRole> = cx.snap.everyone_role();
-    let mut out: Vec<Option<&'s LiveRole>> = vec![None; declared.len()];
-    let mut used: HashSet<String> = HashSet::new();
+    // The manifest's names are already in this form (`as_stored`); live names are reduced to
+    // it, so a live `Mod  Team` is the declared `Mod Team`, never a second role.
+    let mut out = match_live(
+        cx,
+        "roles",
+        Kind::Role,
+        declared,
+        ranked,
+        |r| (r.id.as_str(), stored_display_name(&r.name)),
+        |_, _| false,
+    );
     for (i, d) in declared.iter().enumerate() {
         if d.name == EVERYONE {
-            out[i] = everyone;
-            continue;
-        }
-        if let Some(id) = &d.id {
-            // `ranked` is every role but @everyone.
-            match cx.snap.role(&id.0).filter(|r| r.id != cx.guild_id) {
-                Some(r) => {
-                    out[i] = Some(r);
-                    used.insert(r.id.clone());
-                }
-                None => cx.problem(
-                    Some(format!("roles[{i}].id")),
-                    format!(
-                        "role `{}` is pinned to id {id}, which is not a role of this guild",
-                        d.name
-                    ),
-                    Some("remove the `id` to match the role by name, or correct it"),
-                ),
-            }
-        }
-    }
-    // The manifest's names are already in this form (`as_stored`); live names are reduced to
-    // it here, once each, so a live `Mod  Team` is the declared `Mod Team`, never a second
-    // role. Each name lists its live roles by rank, so a declared role takes the first unused.
-    let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-    for (at, r) in ranked.iter().enumerate() {
-        by_name
-            .entry(stored_display_name(&r.name).into_owned())
-            .or_default()
-            .push(at);
-    }
-    let first_unused = |names: &mut dyn Iterator<Item = &String>, used: &HashSet<String>| {
-        names
-            .filter_map(|n| by_name.get(n.as_str()))
-            .filter_map(|ats| {
-                ats.iter()
-                    .copied()
-                    .find(|&at| !used.contains(&ranked[at].id))
-            })
-            .min()
-    };
-    for previous in [false, true] {
-        for (i, d) in declared.iter().enumerate() {
-            if out[i].is_some() || d.name == EVERYONE || d.id.is_some() {
-                continue;
-            }
-            let found = if previous {
-                first_unused(&mut d.previous_names.iter(), &used)
-            } else {
-                first_unused(&mut std::iter::once(&d.name), &used)
-            };
-            if let Some(at) = found {
-                out[i] = Some(ranked[at]);
-                used.insert(ranked[at].id.clone());
-            }
+            out[i] = cx.snap.everyone_role();
         }
     }
     out

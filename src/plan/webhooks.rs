@@ -1,7 +1,9 @@
 //! Incoming webhooks: create, rename, move, change avatar, prune. Their tokens
 //! never enter a plan: guildctl reads webhooks without them.
 
-use hashbrown::{HashMap, HashSet};
+use std::borrow::Cow;
+
+use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
@@ -9,6 +11,7 @@ use super::calls::{Calls, Live};
 use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
 use super::field;
 use super::images::declared_file;
+use super::matching::match_live;
 use super::{Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
@@ -62,7 +65,15 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
     };
     // Only incoming webhooks are managed; channel-follower and application ones are not.
     let incoming: Vec<&LiveWebhook> = live.iter().filter(|w| w.kind == WEBHOOK_INCOMING).collect();
-    let matches = match_webhooks(cx, declared, &incoming);
+    let matches = match_live(
+        cx,
+        "webhooks",
+        Kind::Webhook,
+        declared,
+        &incoming,
+        |w| (&w.id, Cow::Borrowed(w.name.as_deref().unwrap_or_default())),
+        |_, _| false,
+    );
     for (i, d) in declared.iter().enumerate() {
         let source = format!("webhooks[{i}]");
         let Some(channel) =
@@ -110,71 +121,6 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
             cx.unmanaged.push(webhook_ref(w));
         }
     }
-}
-
-/// Pinned id, then name, then previous names.
-fn match_webhooks<'s>(
-    cx: &mut Ctx,
-    declared: &[Webhook],
-    incoming: &[&'s LiveWebhook],
-) -> Vec<Option<&'s LiveWebhook>> {
-    let mut out: Vec<Option<&'s LiveWebhook>> = vec![None; declared.len()];
-    let mut used: HashSet<&str> = HashSet::new();
-    // A guild has up to a thousand webhooks: index them once by id and by name (positions in
-    // `incoming`, in order, so the first unused one is found as a scan would).
-    let mut by_id: HashMap<&str, &'s LiveWebhook> = HashMap::new();
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, w) in incoming.iter().enumerate() {
-        by_id.entry(w.id.as_str()).or_insert(w);
-        by_name
-            .entry(w.name.as_deref().unwrap_or_default())
-            .or_default()
-            .push(k);
-    }
-    for (i, d) in declared.iter().enumerate() {
-        if let Some(id) = &d.id {
-            match by_id.get(id.0.as_str()) {
-                Some(w) => {
-                    out[i] = Some(w);
-                    used.insert(&w.id);
-                }
-                None => cx.problem(
-                    Some(format!("webhooks[{i}].id")),
-                    format!("webhook `{}` is pinned to id {id}, which is not an incoming webhook of this guild", d.name),
-                    Some("remove the `id` to match the webhook by name, or correct it"),
-                ),
-            }
-        }
-    }
-    // By name, then by previous names: the first unused webhook bearing one of them.
-    let first_unused = |names: &mut dyn Iterator<Item = &str>, used: &HashSet<&str>| {
-        names
-            .filter_map(|n| by_name.get(n))
-            .filter_map(|at| {
-                at.iter()
-                    .copied()
-                    .find(|&k| !used.contains(incoming[k].id.as_str()))
-            })
-            .min()
-    };
-    for previous in [false, true] {
-        for (i, d) in declared.iter().enumerate() {
-            if out[i].is_some() || d.id.is_some() {
-                continue;
-            }
-            let found = if previous {
-                first_unused(&mut d.previous_names.iter().map(String::as_str), &used)
-            } else {
-                first_unused(&mut std::iter::once(d.name.as_str()), &used)
-            };
-            if let Some(k) = found {
-                let w = incoming[k];
-                out[i] = Some(w);
-                used.insert(&w.id);
-            }
-        }
-    }
-    out
 }
 
 fn channel_display(cx: &Ctx, id: &IdRef) -> Value {

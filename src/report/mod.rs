@@ -125,11 +125,21 @@ fn symbol(action: Action) -> (&'static str, &'static str, &'static str) {
 }
 
 pub fn summary_line(plan: &Plan) -> String {
+    // Never a bare "matches" while an entry matches two live objects (a create two applies
+    // made at once): that is said at the entry, and here.
+    let duplicates = match plan.duplicates.len() {
+        0 => String::new(),
+        1 => " 1 declared entry matches more than one live object (see the warnings).".to_owned(),
+        n => format!(" {n} declared entries match more than one live object (see the warnings)."),
+    };
     if plan.is_empty() {
-        return "No changes: the guild matches the manifest.".to_owned();
+        if duplicates.is_empty() {
+            return "No changes: the guild matches the manifest.".to_owned();
+        }
+        return format!("No changes to make.{duplicates}");
     }
     format!(
-        "{} to create, {} to update, {} to reorder, {} to delete.",
+        "{} to create, {} to update, {} to reorder, {} to delete.{duplicates}",
         plan.count(Action::Create),
         plan.count(Action::Update),
         plan.count(Action::Reorder),
@@ -593,6 +603,14 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         inert::markdown_code(&plan.guild_id)
     );
     let _ = writeln!(out, "**{}**\n", summary_line(plan));
+    for d in plan.duplicates.iter().take(LIST_ITEMS) {
+        let _ = writeln!(
+            out,
+            "> [!WARNING]\n> {} ({})\n",
+            inert::markdown_spans(&d.describe()),
+            inert::markdown_code(&d.source)
+        );
+    }
     if heading == Heading::Plan {
         if let Some(r) = &plan.rehearsal {
             rehearsal::markdown(&mut out, r);

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use crate::manifest::sarif::RuleText;
 use crate::manifest::{Diagnostic, LoadedManifest, Report, Severity};
-use crate::plan::{Kind, Plan, PlanError, Problem, Widening};
+use crate::plan::{Duplicate, Kind, Plan, PlanError, Problem, Widening};
 
 /// Something a plan finds that a code-scanning view shows on the manifest. `rule`,
 /// `diagnostic` and [`PLAN_RULES`] are the places that name each kind.
@@ -29,6 +29,8 @@ pub enum PlanFinding {
         kind: Kind,
         source: Option<String>,
     },
+    /// A declared entry that matches more than one live object.
+    Duplicate(Duplicate),
 }
 
 impl PlanFinding {
@@ -38,6 +40,7 @@ impl PlanFinding {
             PlanFinding::Refused(_) => "plan-refused",
             PlanFinding::PolicyBreach(_) => "policy-breach",
             PlanFinding::ApplyWillRefuse(_) => "apply-will-refuse",
+            PlanFinding::Duplicate(_) => "duplicate",
             PlanFinding::Risk { what, .. } => match what {
                 Widening::Grant { .. } => "risk-grant",
                 Widening::Opens { .. } => "risk-opens",
@@ -61,6 +64,7 @@ impl PlanFinding {
             PlanFinding::ApplyWillRefuse(why) => {
                 Diagnostic::error("safety", format!("apply will refuse this plan: {why}"))
             }
+            PlanFinding::Duplicate(d) => Diagnostic::warning(d.source.clone(), d.describe()),
             PlanFinding::Risk {
                 line, kind, source, ..
             } => {
@@ -92,7 +96,8 @@ fn pruned_by(kind: Kind) -> &'static str {
 }
 
 /// What a plan finds, in a fixed order: the refusals and policy breaches (with
-/// `refused`), apply's refusal, then the risks in the order of the plan's changes.
+/// `refused`), apply's refusal, the duplicates, then the risks in the order of the plan's
+/// changes.
 pub fn plan_findings(plan: Option<&Plan>, refused: Option<&PlanError>) -> Vec<PlanFinding> {
     let mut out = Vec::new();
     if let Some(e) = refused {
@@ -105,6 +110,7 @@ pub fn plan_findings(plan: Option<&Plan>, refused: Option<&PlanError>) -> Vec<Pl
         if let Some(why) = plan.deletion_gate.refusal() {
             out.push(PlanFinding::ApplyWillRefuse(why));
         }
+        out.extend(plan.duplicates.iter().cloned().map(PlanFinding::Duplicate));
         for r in plan.risks() {
             let Some(c) = plan.changes.get(r.change) else {
                 continue;
@@ -164,6 +170,10 @@ pub const PLAN_RULES: &[RuleText] = &[
     ("risk-bans-member", "A member of the guild is banned."),
     ("risk-delete", "An object is deleted."),
     ("risk-webhook-move", "A webhook posts into another channel."),
+    (
+        "duplicate",
+        "A declared entry matches more than one live object (the same name in the same place): guildctl manages one of them.",
+    ),
 ];
 
 /// The plan's findings on `loaded` as a SARIF log, with a final line break.

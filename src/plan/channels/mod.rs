@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, UNSEEN_HELP, change};
 use super::field;
+use super::matching::{Matched, note_duplicates};
 use super::{Action, Field, FieldChange, Kind, ObjectRef};
 use crate::access::model::display_name;
 use crate::discord::Route;
@@ -16,6 +17,7 @@ use crate::discord::models::{Channel as LiveChannel, OVERWRITE_ROLE, channel_typ
 use crate::discord::names::{is_normalised_type, stored_channel_name, stored_display_name};
 use crate::manifest::{Channel, ChannelType, VideoQualityMode};
 use crate::permissions::Permissions;
+use crate::snapshot::snowflake_cmp;
 
 mod checks;
 mod flags;
@@ -27,7 +29,9 @@ use checks::{
     check_announcement_thread_slowmode, check_bitrate, check_category_sizes, check_require_tag,
     check_spoiler_nsfw,
 };
-use overwrites::{Ow, desired_overwrites, effective, listed, overwrites_display};
+use overwrites::{
+    Ow, carried_by_categories, desired_overwrites, listed, live_set, overwrites_display, same_set,
+};
 use positions::plan_order;
 
 /// Discord sorts channels within these groups (discord-behaviour.md §4.3).
@@ -103,7 +107,7 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
             add_live_ref(cx, c);
             cx.unmanaged.push(live_ref(snap, c));
         }
-        record_everyone_can_send(cx, &[], &[], &[], &[]);
+        record_everyone_can_send(cx, &[], &[], &[], &[], &HashMap::new());
         return;
     };
     let decls = flatten(declared);
@@ -121,14 +125,22 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         cx.add_channel_ref(id, d.kind, &d.ch.name, parent);
     }
     let matched: HashSet<&str> = matches.iter().flatten().map(|m| m.id.as_str()).collect();
+    // A name in a reference means the declared channel, not a duplicate of it.
+    let duplicates: HashSet<String> = cx
+        .duplicates
+        .iter()
+        .filter(|d| matches!(d.kind, Kind::Channel | Kind::Category))
+        .flat_map(|d| d.others.iter().cloned())
+        .collect();
     for c in &snap.channels {
-        if !matched.contains(c.id.as_str()) {
+        if !matched.contains(c.id.as_str()) && !duplicates.contains(&c.id) {
             add_live_ref(cx, c);
         }
     }
 
     let desired_ows: Vec<Option<Vec<Ow>>> = desired_overwrites(cx, &decls, &matches);
-    record_everyone_can_send(cx, &decls, &matches, &ids, &desired_ows);
+    let carried = carried_by_categories(&snap.channels, &decls, &matches, &desired_ows);
+    record_everyone_can_send(cx, &decls, &matches, &ids, &desired_ows, &carried);
     suggest_previous_names(cx, &decls, &matches, &ids, &desired_ows);
     let enabling_community = cx.manifest.settings.as_ref().and_then(|s| s.community) == Some(true);
     let has_news = snap.guild.has_feature("NEWS");
@@ -162,7 +174,6 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         check_require_tag(cx, d, matches[i]);
         check_spoiler_nsfw(cx, d, matches[i]);
         check_announcement_thread_slowmode(cx, d, matches[i]);
-        let synced_by_parent = follows_parent_sync(&decls, &matches, &desired_ows, i);
         if let Some(live) = matches[i]
             && desired_ows[i].is_none()
             && !live.permission_overwrites.is_empty()
@@ -174,6 +185,10 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
             });
         }
         let (changes, problems) = (cx.changes.len(), cx.problems.len());
+        // What its overwrites are when its own calls start: the live set, or its
+        // category's new one where the category's write carries over to it.
+        let inherited =
+            matches[i].map(|l| carried.get(&l.id).cloned().unwrap_or_else(|| live_set(l)));
         match matches[i] {
             Some(live) => plan_update(
                 cx,
@@ -181,9 +196,9 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
                 i,
                 live,
                 desired_ows[i].as_deref(),
+                inherited.as_deref().unwrap_or_default(),
                 parent_ref,
                 phase,
-                synced_by_parent,
             ),
             None if !snap.sees_every_channel() && !may_create_unseen(cx, &decls, i) => {
                 cx.problem(
@@ -200,7 +215,12 @@ pub(super) fn plan_channels(cx: &mut Ctx) {
         }
         if cx.problems.len() == problems {
             let change = (cx.changes.len() > changes).then(|| cx.changes.len() - 1);
-            record_access(cx, &decls, &ids, i, desired_ows[i].as_deref(), change);
+            // A set the manifest leaves alone still follows its category where Discord
+            // copies the category's new one; a new channel without one copies its category's.
+            let set = desired_ows[i]
+                .clone()
+                .or_else(|| matches[i].and_then(|l| carried.get(&l.id).cloned()));
+            record_access(cx, &decls, &ids, i, set.as_deref(), change);
             follows::plan_follows(cx, d.ch, &d.source, &ids[i], &d.display(&decls));
         }
     }
@@ -237,6 +257,7 @@ fn record_everyone_can_send(
     matches: &[Option<&LiveChannel>],
     ids: &[IdRef],
     desired: &[Option<Vec<Ow>>],
+    carried: &HashMap<String, Vec<Ow>>,
 ) {
     let everyone = IdRef::Live(cx.guild_id.clone());
     let base = cx.everyone_after;
@@ -255,11 +276,10 @@ fn record_everyone_can_send(
     for (i, d) in decls.iter().enumerate() {
         let set = match (&desired[i], matches[i]) {
             (Some(want), _) => want.clone(),
-            (None, Some(live)) => live
-                .permission_overwrites
-                .iter()
-                .map(Ow::from_live)
-                .collect(),
+            (None, Some(live)) => carried
+                .get(&live.id)
+                .cloned()
+                .unwrap_or_else(|| live_set(live)),
             // Created in a category without overwrites: Discord copies the category's.
             (None, None) => d.parent.map(|p| finals[p].clone()).unwrap_or_default(),
         };
@@ -272,7 +292,7 @@ fn record_everyone_can_send(
     for c in &cx.snap.channels {
         let id = IdRef::Live(c.id.clone());
         cx.everyone_can_send.entry(id).or_insert_with(|| {
-            let ows: Vec<Ow> = c.permission_overwrites.iter().map(Ow::from_live).collect();
+            let ows = carried.get(&c.id).cloned().unwrap_or_else(|| live_set(c));
             can_send(&ows)
         });
     }
@@ -462,7 +482,13 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
             .or_default()
             .push(at);
     }
-    // The live channels (indexes into `live`, in its order) a declared channel of `kind`
+    // Of several channels of one name, the oldest is matched first (plan::matching).
+    for names in by_text.values_mut().chain(by_display.values_mut()) {
+        for same in names.values_mut() {
+            same.sort_by(|&a, &b| snowflake_cmp(&live[a].id, &live[b].id));
+        }
+    }
+    // The live channels (indexes into `live`, oldest first) a declared channel of `kind`
     // whose stored name is `key` would be.
     let named = |kind: u8, key: &str| -> &[usize] {
         let index = if is_normalised_type(kind) {
@@ -488,7 +514,7 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
                         .copied()
                 })
                 .collect();
-        found.sort_unstable();
+        found.sort_by(|&a, &b| snowflake_cmp(&live[a].id, &live[b].id));
         found.dedup();
         found
     };
@@ -533,6 +559,34 @@ fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option<&'s LiveCh
                 }
             }
         }
+    }
+    // A declared channel that more than one live channel in its place answers to.
+    for (i, d) in decls.iter().enumerate() {
+        let Some(managed) = out[i] else { continue };
+        let place: Option<Option<&str>> = match d.parent {
+            None => Some(None),
+            Some(p) => out[p].map(|c| Some(c.id.as_str())),
+        };
+        let mut candidates = same_name(i);
+        candidates.extend(was_named(i));
+        let in_place = candidates
+            .into_iter()
+            .map(|at| &live[at])
+            .filter(|c| d.kind == channel_type::CATEGORY || Some(c.parent_id.as_deref()) == place)
+            .map(|c| c.id.as_str());
+        let m = Matched {
+            kind: if d.kind == channel_type::CATEGORY {
+                Kind::Category
+            } else {
+                Kind::Channel
+            },
+            name: d.display(decls),
+            source: d.source.clone(),
+            pinned: d.ch.id.is_some(),
+            id: &managed.id,
+            live_name: &managed.name,
+        };
+        note_duplicates(cx, m, in_place, &used);
     }
     out
 }
@@ -659,37 +713,6 @@ fn channel_fields(
     (b, notes)
 }
 
-/// Whether Discord itself will give channel `i` its desired overwrites: it is
-/// synced with its category now, stays in it, and the category's overwrites
-/// change in this plan, which Discord copies to synced children (§4.5).
-fn follows_parent_sync(
-    decls: &[Decl],
-    matches: &[Option<&LiveChannel>],
-    desired: &[Option<Vec<Ow>>],
-    i: usize,
-) -> bool {
-    let (Some(p), Some(child)) = (decls[i].parent, matches[i]) else {
-        return false;
-    };
-    let Some(parent) = matches[p] else {
-        return false;
-    };
-    let live_set = |c: &LiveChannel| -> Vec<Ow> {
-        effective(
-            &c.permission_overwrites
-                .iter()
-                .map(Ow::from_live)
-                .collect::<Vec<_>>(),
-        )
-    };
-    decls[i].ch.sync_permissions == Some(true)
-        && child.parent_id.as_deref() == Some(parent.id.as_str())
-        && live_set(child) == live_set(parent)
-        && desired[p]
-            .as_deref()
-            .is_some_and(|want| effective(want) != live_set(parent))
-}
-
 #[allow(clippy::too_many_arguments)]
 fn plan_update(
     cx: &mut Ctx,
@@ -697,9 +720,9 @@ fn plan_update(
     i: usize,
     live: &LiveChannel,
     ows: Option<&[Ow]>,
+    inherited: &[Ow],
     parent: Option<IdRef>,
     phase: Phase,
-    synced_by_parent: bool,
 ) {
     let d = &decls[i];
     if live.kind != d.kind {
@@ -722,39 +745,43 @@ fn plan_update(
     for (field, w) in warnings {
         cx.warn(Some(format!("{}.{field}", d.source)), w);
     }
-    if let Some(want) = ows {
-        let have: Vec<Ow> = live
-            .permission_overwrites
-            .iter()
-            .map(Ow::from_live)
-            .collect();
-        // Synced means what Discord's sync check means: all-zero entries do not count.
-        let differs = if d.ch.sync_permissions == Some(true) {
-            effective(want) != effective(&have)
-        } else {
-            listed(want) != listed(&have)
-        };
-        if differs {
-            if synced_by_parent {
-                // Shown, but no call: the category's update carries it over.
-                b.show(
-                    field::Channel::SyncedOverwrites,
-                    overwrites_display(cx, &have),
-                    overwrites_display(cx, want),
-                );
-            } else {
-                // The whole set in one PATCH: there is never a moment with a deny missing.
-                b.set(
-                    field::Channel::Overwrites,
-                    overwrites_display(cx, &have),
-                    overwrites_display(cx, want),
-                    Value::Array(want.iter().map(Ow::api).collect()),
-                );
-            }
-        }
-    }
     let live_parent = live.parent_id.clone().map(IdRef::Live);
     let moves = d.kind != channel_type::CATEGORY && parent != live_parent;
+    // The order of overwrite writes (docs/decisions.md): categories first, then each
+    // channel's own write, then moves. A channel that already has its set once its
+    // category's write is copied to it needs no call of its own.
+    let mut sync_on_move = false;
+    let mut writes_overwrites = false;
+    if let Some(want) = ows {
+        let have = live_set(live);
+        let shown = (overwrites_display(cx, &have), overwrites_display(cx, want));
+        let synced = d.ch.sync_permissions == Some(true);
+        if same_set(d, want, inherited) {
+            if !same_set(d, want, &have) {
+                // Shown, but no call: the category's update carries it over.
+                b.show(field::Channel::SyncedOverwrites, shown.0, shown.1);
+            }
+        } else if moves && synced {
+            // Moved into the category it follows: the move syncs it (`lock_permissions`)
+            // with the category as the plan leaves it, in the call the move makes anyway.
+            sync_on_move = true;
+            b.show(field::Channel::SyncedOverwrites, shown.0, shown.1);
+        } else {
+            // The whole set in one PATCH: there is never a moment with a deny missing.
+            let field = if same_set(d, want, &have) {
+                field::Channel::KeptOverwrites
+            } else {
+                field::Channel::Overwrites
+            };
+            writes_overwrites = true;
+            b.set(
+                field,
+                shown.0,
+                shown.1,
+                Value::Array(want.iter().map(Ow::api).collect()),
+            );
+        }
+    }
     let mut fields = b.fields;
     if moves {
         let name = |p: &Option<IdRef>| json!(p.as_ref().map(|p| cx.channel_label(p)));
@@ -786,17 +813,23 @@ fn plan_update(
             channel: IdRef::Live(live.id.clone()),
         };
         let summary = format!("update {} {display}", kind.label());
-        cx.push_op(Op::new(phase, idx, route, summary).body(Value::Object(b.body)));
+        let mut op = Op::new(phase, idx, route, summary).body(Value::Object(b.body));
+        if let Some(category) = live_parent.clone().filter(|_| writes_overwrites) {
+            // After its category's write, which would otherwise copy over this set.
+            op = op.after_writes_of(category);
+        }
+        cx.push_op(op);
     }
     if moves {
         // One parent change per positions call, as Discord requires (40009).
         let parent_value = parent.as_ref().map(IdRef::to_value).unwrap_or(Value::Null);
+        let mut entry = json!({ "id": live.id, "parent_id": parent_value });
+        if sync_on_move {
+            entry["lock_permissions"] = Value::Bool(true);
+        }
         let route = Route::UpdateChannelPositions { guild: cx.guild() };
         let summary = format!("move channel {display}");
-        cx.push_op(
-            Op::new(Phase::ChannelMove, idx, route, summary)
-                .body(json!([{ "id": live.id, "parent_id": parent_value }])),
-        );
+        cx.push_op(Op::new(Phase::ChannelMove, idx, route, summary).body(json!([entry])));
     }
 }
 
@@ -847,11 +880,15 @@ fn plan_create(
     ));
     let route = Route::CreateChannel { guild: cx.guild() };
     let summary = format!("create {} {display}", kind.label());
-    cx.push_op(
-        Op::new(phase, idx, route, summary)
-            .body(Value::Object(b.body))
-            .creates(d.key.clone()),
-    );
+    let mut op = Op::new(phase, idx, route, summary)
+        .body(Value::Object(b.body))
+        .creates(d.key.clone());
+    if let Some(category) = parent {
+        // Created in its category as the plan leaves it: it copies that set, or is not
+        // synced with the old one when the category's write comes.
+        op = op.after_writes_of(category);
+    }
+    cx.push_op(op);
     if let Some(flags) = flags {
         let route = Route::UpdateChannel {
             channel: IdRef::New(d.key.clone()),

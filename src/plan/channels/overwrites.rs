@@ -1,11 +1,13 @@
 //! Permission overwrites: the set a channel declares, what it is once synced with its
 //! category, and how the plan shows it.
 
+use hashbrown::HashMap;
 use serde_json::{Value, json};
 
 use super::Decl;
 use crate::discord::models::{
     Channel as LiveChannel, OVERWRITE_MEMBER, OVERWRITE_ROLE, Overwrite as LiveOverwrite,
+    channel_type,
 };
 use crate::permissions::Permissions;
 use crate::plan::context::{Ctx, IdRef};
@@ -50,6 +52,56 @@ pub(super) fn effective(set: &[Ow]) -> Vec<Ow> {
     let mut v = listed(set);
     v.retain(|o| !(o.allow.is_empty() && o.deny.is_empty()));
     v
+}
+
+/// Whether a channel whose overwrites are `have` already has the set `want`: for one
+/// declared `sync_permissions: true`, as Discord's sync check compares (all-zero entries do
+/// not count); otherwise as listed.
+pub(super) fn same_set(d: &Decl, want: &[Ow], have: &[Ow]) -> bool {
+    if d.ch.sync_permissions == Some(true) {
+        effective(want) == effective(have)
+    } else {
+        listed(want) == listed(have)
+    }
+}
+
+pub(super) fn live_set(c: &LiveChannel) -> Vec<Ow> {
+    c.permission_overwrites.iter().map(Ow::from_live).collect()
+}
+
+/// The overwrites of each live channel that the plan's category writes change, by live
+/// id: a category whose set the plan writes carries the new set to every channel in it
+/// that is synced with it at that moment (§4.5). Nothing else changes a channel's set
+/// before its own write: its own write and a create in a category wait for the category's
+/// write, and moves come after every write (docs/decisions.md, "Order of overwrite
+/// writes"), so this is the set each channel has when its own calls start.
+pub(super) fn carried_by_categories(
+    live: &[LiveChannel],
+    decls: &[Decl],
+    matches: &[Option<&LiveChannel>],
+    desired: &[Option<Vec<Ow>>],
+) -> HashMap<String, Vec<Ow>> {
+    let mut written: HashMap<&str, (Vec<Ow>, &[Ow])> = HashMap::new();
+    for (i, d) in decls.iter().enumerate() {
+        if let (Some(category), Some(want)) = (matches[i], &desired[i])
+            && d.kind == channel_type::CATEGORY
+        {
+            let have = live_set(category);
+            if !same_set(d, want, &have) {
+                written.insert(&category.id, (effective(&have), want.as_slice()));
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for c in live {
+        let Some((was, now)) = c.parent_id.as_deref().and_then(|p| written.get(p)) else {
+            continue;
+        };
+        if effective(&live_set(c)) == *was {
+            out.insert(c.id.clone(), now.to_vec());
+        }
+    }
+    out
 }
 
 /// The overwrite set each declared channel should have, or `None` where unmanaged.

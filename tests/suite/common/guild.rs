@@ -310,6 +310,68 @@ impl GuildEdit<'_> {
         });
         self
     }
+
+    /// A new role with `permissions`, just above @everyone; its id.
+    pub fn new_role(&mut self, name: &str, permissions: &[&str]) -> String {
+        let id = self.state.snowflake.next_id();
+        let role = serde_json::from_value(json!({ "id": id, "name": name, "position": 1 }))
+            .expect("a role");
+        self.roles.push(role);
+        self.role(name).permissions(permissions);
+        id
+    }
+
+    /// A new channel of `kind` (0 text, 4 category, ...) at the bottom of its place, in the
+    /// category with id `parent`, with exactly `overwrites`; its id.
+    pub fn new_channel(
+        &mut self,
+        name: &str,
+        kind: u8,
+        parent: Option<&str>,
+        overwrites: Vec<discord_emulator::state::Overwrite>,
+    ) -> String {
+        let id = self.state.snowflake.next_id();
+        let position = self
+            .channels
+            .iter()
+            .filter(|c| c.parent_id.as_deref() == parent)
+            .count();
+        let channel = serde_json::from_value(json!({
+            "id": id, "type": kind, "name": name, "position": position, "parent_id": parent,
+            "permission_overwrites": overwrites,
+        }))
+        .expect("a channel");
+        self.channels.push(channel);
+        id
+    }
+
+    /// A second role just like `name`, with a newer id: what two applies creating the role
+    /// at once leave behind. Its id.
+    pub fn copy_role(&mut self, name: &str) -> String {
+        let mut copy = self.role(name).clone();
+        copy.id = self.state.snowflake.next_id();
+        self.roles.push(copy.clone());
+        copy.id
+    }
+
+    /// A second channel just like `path` (`name` or `Category/name`), in the same place,
+    /// with a newer id. Its id.
+    pub fn copy_channel(&mut self, path: &str) -> String {
+        let mut copy = self.channel(path).clone();
+        copy.id = self.state.snowflake.next_id();
+        self.channels.push(copy.clone());
+        copy.id
+    }
+
+    /// A second webhook just like `name`, in the same channel, with a newer id and its own
+    /// token. Its id.
+    pub fn copy_webhook(&mut self, name: &str) -> String {
+        let mut copy = self.webhook(name).clone();
+        copy.id = self.state.snowflake.next_id();
+        copy.token = copy.token.map(|t| format!("{t}-copy"));
+        self.webhooks.push(copy.clone());
+        copy.id
+    }
 }
 
 /// `Deref` from a handle to the object it arranges: every field the builders do not name.
