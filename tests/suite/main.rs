@@ -64,6 +64,7 @@ mod role_emoji;
 mod roster_risks;
 mod rosters;
 mod safety;
+mod seams;
 mod sandbox_tour;
 mod sarif;
 mod soundboard;
