@@ -136,7 +136,11 @@ impl Model {
         if user == Some(self.owner.as_str()) {
             return None;
         }
-        let mut p = self.roles.get(&self.id).map(|r| r.1.clone()).unwrap_or_default();
+        let mut p = self
+            .roles
+            .get(&self.id)
+            .map(|r| r.1.clone())
+            .unwrap_or_default();
         for r in roles {
             if let Some((_, held)) = self.roles.get(r) {
                 p.extend(held.iter().copied());
@@ -146,7 +150,13 @@ impl Model {
     }
 
     /// Permissions in channel `c` before the implicit rules.
-    fn overwritten(&self, c: &Channel, roles: &BTreeSet<String>, user: Option<&str>, base: &P) -> P {
+    fn overwritten(
+        &self,
+        c: &Channel,
+        roles: &BTreeSet<String>,
+        user: Option<&str>,
+        base: &P,
+    ) -> P {
         let mut p = base.clone();
         if let Some((_, _, allow, deny)) = c.overwrites.iter().find(|o| o.0 == self.id) {
             p.retain(|x| !deny.contains(x));
@@ -180,7 +190,12 @@ impl Model {
             return P::new();
         }
         if !p.contains("send_messages") {
-            for x in ["mention_everyone", "send_tts_messages", "attach_files", "embed_links"] {
+            for x in [
+                "mention_everyone",
+                "send_tts_messages",
+                "attach_files",
+                "embed_links",
+            ] {
                 p.remove(x);
             }
         }
@@ -243,7 +258,10 @@ fn delta(before: &Access, after: &Access) -> Delta {
     let none = P::new();
     Delta {
         admin: before.admin || after.admin,
-        base: (diff(&after.base, &before.base), diff(&before.base, &after.base)),
+        base: (
+            diff(&after.base, &before.base),
+            diff(&before.base, &after.base),
+        ),
         channels: after
             .channels
             .iter()
@@ -269,7 +287,10 @@ pub type Key = (String, Option<String>);
 pub fn expected_lines(before: &Model, after: &Model) -> BTreeMap<Key, (P, P)> {
     let mut out = BTreeMap::new();
     let no_roles = BTreeSet::new();
-    let everyone = delta(&before.access(&no_roles, None), &after.access(&no_roles, None));
+    let everyone = delta(
+        &before.access(&no_roles, None),
+        &after.access(&no_roles, None),
+    );
     let guild_only: P = diff(&everything(), &meaningful(CATEGORY));
     let paths: BTreeMap<&str, String> = after
         .channels
@@ -278,7 +299,12 @@ pub fn expected_lines(before: &Model, after: &Model) -> BTreeMap<Key, (P, P)> {
         .collect();
     let mut push = |who: String, d: &Delta, explained: &[&Delta]| {
         if d.admin {
-            let admin = |s: &P| s.iter().copied().filter(|x| *x == "administrator").collect::<P>();
+            let admin = |s: &P| {
+                s.iter()
+                    .copied()
+                    .filter(|x| *x == "administrator")
+                    .collect::<P>()
+            };
             let (g, l) = (admin(&d.base.0), admin(&d.base.1));
             if !(g.is_empty() && l.is_empty()) {
                 out.insert((who, None), (g, l));
@@ -297,7 +323,9 @@ pub fn expected_lines(before: &Model, after: &Model) -> BTreeMap<Key, (P, P)> {
             out.insert((who.clone(), None), (g, l));
         }
         for (id, own) in &d.channels {
-            let (g, l) = minus(own.clone(), &|e| e.channels.get(id).cloned().unwrap_or_default());
+            let (g, l) = minus(own.clone(), &|e| {
+                e.channels.get(id).cloned().unwrap_or_default()
+            });
             if !(g.is_empty() && l.is_empty()) {
                 out.insert((who.clone(), Some(paths[id.as_str()].clone())), (g, l));
             }
@@ -307,7 +335,11 @@ pub fn expected_lines(before: &Model, after: &Model) -> BTreeMap<Key, (P, P)> {
     let mut by_role: BTreeMap<&str, Delta> = BTreeMap::new();
     for id in after.roles.keys().filter(|r| **r != after.id) {
         let alone = BTreeSet::from([id.clone()]);
-        let was = if before.roles.contains_key(id) { &alone } else { &no_roles };
+        let was = if before.roles.contains_key(id) {
+            &alone
+        } else {
+            &no_roles
+        };
         let d = delta(&before.access(was, None), &after.access(&alone, None));
         push(format!("role:{id}"), &d, &[&everyone]);
         by_role.insert(id, d);

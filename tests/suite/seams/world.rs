@@ -78,18 +78,44 @@ pub struct ChannelDraw {
 #[derive(Debug, Clone)]
 pub enum Edit {
     /// A channel moves to a category, or to the top level (keeping the overwrites it has).
-    Move { channel: usize, to: Option<usize> },
+    Move {
+        channel: usize,
+        to: Option<usize>,
+    },
     /// A channel in a category follows it, or keeps its overwrites as its own.
-    Sync { channel: usize, on: bool },
-    CategoryOverwrites { category: usize, overwrites: Vec<OwDraw> },
-    ChannelOverwrites { channel: usize, overwrites: Vec<OwDraw> },
-    RolePermissions { role: usize, permissions: u16 },
-    EveryonePermissions { permissions: u16 },
-    RenameRole { role: usize },
-    RenameChannel { channel: usize },
-    RenameCategory { category: usize },
+    Sync {
+        channel: usize,
+        on: bool,
+    },
+    CategoryOverwrites {
+        category: usize,
+        overwrites: Vec<OwDraw>,
+    },
+    ChannelOverwrites {
+        channel: usize,
+        overwrites: Vec<OwDraw>,
+    },
+    RolePermissions {
+        role: usize,
+        permissions: u16,
+    },
+    EveryonePermissions {
+        permissions: u16,
+    },
+    RenameRole {
+        role: usize,
+    },
+    RenameChannel {
+        channel: usize,
+    },
+    RenameCategory {
+        category: usize,
+    },
     /// The role's holders become exactly these members.
-    Roster { role: usize, members: Vec<usize> },
+    Roster {
+        role: usize,
+        members: Vec<usize>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -119,11 +145,13 @@ fn channel_bits() -> impl Strategy<Value = u16> {
 }
 
 fn overwrite() -> impl Strategy<Value = OwDraw> {
-    (0u8..3, 0usize..8, channel_bits(), channel_bits()).prop_map(|(target, index, allow, deny)| OwDraw {
-        target,
-        index,
-        allow,
-        deny,
+    (0u8..3, 0usize..8, channel_bits(), channel_bits()).prop_map(|(target, index, allow, deny)| {
+        OwDraw {
+            target,
+            index,
+            allow,
+            deny,
+        }
     })
 }
 
@@ -465,8 +493,10 @@ impl World {
                     "tags": { "bot_id": BOT.to_string() } }),
         ];
         for (i, r) in self.roles.iter().enumerate() {
-            roles.push(json!({ "id": role_id(i), "name": r.name, "position": n - i as i64,
-                               "permissions": bits_of(&r.permissions) }));
+            roles.push(
+                json!({ "id": role_id(i), "name": r.name, "position": n - i as i64,
+                               "permissions": bits_of(&r.permissions) }),
+            );
         }
         let mut channels = Vec::new();
         for (i, c) in self.categories.iter().enumerate() {
@@ -578,7 +608,10 @@ impl World {
             }
             let _ = writeln!(y, "    permissions: {}", list(&r.permissions));
             if let Some(holders) = &r.roster {
-                let ids: Vec<String> = holders.iter().map(|m| format!("\"{}\"", member_id(*m))).collect();
+                let ids: Vec<String> = holders
+                    .iter()
+                    .map(|m| format!("\"{}\"", member_id(*m)))
+                    .collect();
                 let _ = writeln!(y, "    members: [{}]", ids.join(", "));
             }
         }
@@ -588,7 +621,12 @@ impl World {
             list(&self.everyone)
         );
         y.push_str("channels:\n");
-        for (i, _) in self.channels.iter().enumerate().filter(|(_, c)| c.parent.is_none()) {
+        for (i, _) in self
+            .channels
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.parent.is_none())
+        {
             self.channel_yaml(&mut y, "  ", i);
         }
         for (k, cat) in self.categories.iter().enumerate() {
@@ -619,7 +657,11 @@ fn list<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
 
 fn bits_of(p: &BTreeSet<&str>) -> String {
     p.iter()
-        .map(|n| discord_permissions::Permissions::from_name(n).expect("a permission name").0)
+        .map(|n| {
+            discord_permissions::Permissions::from_name(n)
+                .expect("a permission name")
+                .0
+        })
         .fold(0u64, |a, b| a | b)
         .to_string()
 }
