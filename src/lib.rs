@@ -9,7 +9,8 @@
 //! `progress` is what a person sees on stderr while `apply` runs; `inert` is how text
 //! from outside (names, reasons, error bodies, file names) is shown anywhere; `import`
 //! makes a manifest from a Discord server template; `ops` holds the sequences of steps
-//! commands share (the plan `apply` runs).
+//! commands share (the plan `apply` runs); `file_lock` keeps two processes from writing one
+//! guild or sandbox state at once.
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
@@ -18,6 +19,7 @@ pub mod apply;
 pub mod discord;
 pub mod drift;
 pub mod export;
+pub mod file_lock;
 pub mod forge;
 pub mod github;
 pub mod gitlab;

@@ -37,18 +37,7 @@ pub enum Action {
 /// `6h`, `90m`, `3600s`, `1d` as seconds; refused above 24 hours.
 pub fn parse_duration(s: &str) -> Result<u64, LockdownError> {
     let bad = || LockdownError::BadDuration(s.to_owned());
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(bad()),
-    };
-    let secs = n.checked_mul(scale).ok_or_else(bad)?;
+    let secs = crate::discord::time::duration_secs(s).ok_or_else(bad)?;
     if secs == 0 {
         return Err(bad());
     }

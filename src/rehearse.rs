@@ -670,7 +670,7 @@ fn people_not_rehearsed(snap: &Snapshot) -> Vec<String> {
     };
     let read = p.declared.values().filter(|r| r.is_some()).count();
     out.push(format!(
-        "members the plan did not read: the copy has the bot and the {read} member(s) the manifest names{}, so no other member is checked",
+        "members the plan did not read: the copy has the bot and the {read} member(s) the manifest names or a member overwrite names{}, so no other member is checked",
         if p.holders.is_some() { " and the roster roles' holders" } else { "" }
     ));
     if p.holders
@@ -706,12 +706,14 @@ fn user(id: &str, username: Option<&str>, bot: bool) -> Value {
     json!({ "id": id, "username": username.unwrap_or(id), "bot": bot })
 }
 
-/// Members as the reads know them: the bot with its roles; each user the manifest names who
-/// is a member (on a roster, or to be banned), with every role they hold; each holder the
-/// member listing named, with the roster roles it was seen holding (the listing keeps no other
-/// role). Bans as read, with their reasons. Every user a read named exists in the copy, and no
-/// other, so a ban of a member is rehearsed as one (they leave the copy, or the copy refuses
-/// as Discord would when they outrank the bot).
+/// Members as the reads know them: the bot with its roles; each user the plan names who is a
+/// member (on a roster, to be banned, or named by a member overwrite), with every role they
+/// hold; each holder the member listing named, with the roster roles it was seen holding (the
+/// listing keeps no other role). Bans as read, with their reasons. Every user a read found
+/// exists in the copy (one who is not a member as a user alone, so an overwrite for them is
+/// refused there as on Discord), and no other: an id Discord knows no user by is not one, so a
+/// ban of a member is rehearsed as one (they leave the copy, or the copy refuses as Discord
+/// would when they outrank the bot).
 fn people_of(snap: &Snapshot) -> PeopleCopy {
     let mut roles: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     roles
@@ -741,14 +743,11 @@ fn people_of(snap: &Snapshot) -> PeopleCopy {
         for (id, reason) in p.bans.iter().flatten() {
             bans.push(json!({ "user_id": id, "reason": reason }));
         }
-        let named = p
-            .declared
-            .keys()
-            .chain(p.bans.iter().flatten().map(|(id, _)| id));
-        for id in named.chain(p.usernames.keys()) {
+        // A user is known by their username (members' come with their roles below).
+        for (id, username) in &p.usernames {
             users
                 .entry(id.clone())
-                .or_insert_with(|| user(id, p.usernames.get(id).map(String::as_str), false));
+                .or_insert_with(|| user(id, Some(username), false));
         }
     }
     let members = roles

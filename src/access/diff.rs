@@ -1,13 +1,14 @@
 //! Who gains and who loses what, where, between two guilds: the live one and the one a
 //! plan leaves (a plan's `access`).
 //!
-//! Lines are per `@everyone`, per role (a member holding it), and per user whose roles a
-//! roster changes or whom a member overwrite names. A line says only what is its own:
-//! what `@everyone` gains, every role and user gains with it and is said once, on
-//! `@everyone`'s line; what a role gains, a user who keeps the role gains with it. A who
-//! that is (or becomes, or stops being) an administrator gets one guild-wide line, not one
-//! per channel. A role the plan creates is compared with a member holding no role. Deleted
-//! roles and channels have their own line in the plan (a deletion), none here.
+//! Lines are per `@everyone`, per role (a member holding it), and per member whose roles a
+//! roster changes or whom a member overwrite names, computed with the roles they hold (a
+//! user who is not a member gets none: an overwrite grants them nothing). A line says only
+//! what is its own: what `@everyone` gains, every role and user gains with it and is said
+//! once, on `@everyone`'s line; what a role gains, a user who keeps the role gains with it.
+//! A who that is (or becomes, or stops being) an administrator gets one guild-wide line,
+//! not one per channel. A role the plan creates is compared with a member holding no role.
+//! Deleted roles and channels have their own line in the plan (a deletion), none here.
 
 use std::collections::BTreeSet;
 
@@ -339,7 +340,10 @@ fn lines_between(before: &Guild, after: &Guild, skip_unchanged: bool) -> Vec<Acc
     users.extend(before.overwrite_members());
     users.extend(after.overwrite_members());
     for user in users {
-        if user == after.owner_id {
+        // The owner has every permission; a user who is not a member is in no channel of
+        // the guild, whatever an overwrite says of them.
+        let outside = |g: &Guild| g.is_member(user) == Some(false);
+        if user == after.owner_id || (outside(before) && outside(after)) {
             continue;
         }
         let was = Holder::member(before, user);
@@ -357,7 +361,7 @@ fn lines_between(before: &Guild, after: &Guild, skip_unchanged: bool) -> Vec<Acc
         line.push(
             &mut out,
             Who {
-                name: super::person(member.and_then(|m| m.username.as_deref()), user),
+                name: after.person(user),
                 kind: WhoKind::User,
                 id: Some(user.to_owned()),
                 causes: member.map(|m| m.changed_by.clone()).unwrap_or_default(),
@@ -643,6 +647,43 @@ mod tests {
             ]
         );
         assert!(all[0].new_channel && all[0].channel_id.is_none());
+    }
+
+    #[test]
+    fn a_member_overwrite_is_computed_with_the_roles_held_and_not_for_a_non_member() {
+        let mut before = live();
+        let muted = Overwrite {
+            target: "12".into(),
+            kind: ROLE,
+            allow: Permissions::NONE,
+            deny: Permissions::SEND_MESSAGES,
+        };
+        let general = |g: &mut Guild, ows: Vec<Overwrite>| {
+            g.set_channel(
+                "20",
+                "general",
+                channel_type::TEXT,
+                None,
+                Some(ows),
+                None,
+                Some(7),
+            );
+        };
+        general(&mut before, vec![muted.clone()]);
+        before.not_members.insert("501".into(), Some("gone".into()));
+        let member = |user: &str| Overwrite {
+            target: user.into(),
+            kind: crate::access::model::MEMBER,
+            allow: Permissions::SEND_MESSAGES,
+            deny: Permissions::NONE,
+        };
+        let mut after = before.clone();
+        general(&mut after, vec![muted, member("500"), member("501")]);
+        // heidi holds Member, which may not send there: her own overwrite lets her.
+        assert_eq!(
+            lines(&before, &after),
+            vec!["heidi (500) gains send_messages in #general"]
+        );
     }
 
     #[test]

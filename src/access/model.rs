@@ -31,8 +31,13 @@ pub struct Guild {
     pub roles: Vec<Role>,
     /// In the order Discord lists them: categories each followed by their channels.
     pub channels: Vec<Channel>,
-    /// Members whose roles guildctl read (roster users, and any user asked about), by id.
+    /// Members whose roles guildctl read (roster users, users member overwrites name, and
+    /// any user asked about), by id.
     pub members: BTreeMap<String, Member>,
+    /// Users guildctl read who are not members of the guild (left, or never joined; an
+    /// overwrite may still name them, and grants them nothing), by id, with their username
+    /// when Discord knows them.
+    pub not_members: BTreeMap<String, Option<String>>,
     role_at: HashMap<String, usize>,
     channel_at: HashMap<String, usize>,
 }
@@ -207,15 +212,21 @@ impl Guild {
         }
         if let Some(people) = &snap.people {
             for (user, roles) in &people.declared {
-                if let Some(roles) = roles {
-                    g.members.insert(
-                        user.clone(),
-                        Member {
-                            username: people.usernames.get(user).cloned(),
-                            roles: roles.iter().filter(|r| **r != g.id).cloned().collect(),
-                            changed_by: Vec::new(),
-                        },
-                    );
+                let username = people.usernames.get(user).cloned();
+                match roles {
+                    Some(roles) => {
+                        g.members.insert(
+                            user.clone(),
+                            Member {
+                                username,
+                                roles: roles.iter().filter(|r| **r != g.id).cloned().collect(),
+                                changed_by: Vec::new(),
+                            },
+                        );
+                    }
+                    None => {
+                        g.not_members.insert(user.clone(), username);
+                    }
                 }
             }
             // Holders named by the member listing: their roster roles are known.
@@ -584,6 +595,27 @@ impl Guild {
             m.username = username.map(str::to_owned);
         }
         m.changed_by.push(change);
+    }
+
+    /// Whether `user` is a member: `Some(false)` for a user guildctl read who is not,
+    /// `None` for one it did not read (a model built without the people reads).
+    pub fn is_member(&self, user: &str) -> Option<bool> {
+        if self.members.contains_key(user) {
+            Some(true)
+        } else if self.not_members.contains_key(user) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// How a user is named: `username (id)` with the username Discord gave, when read.
+    pub fn person(&self, user: &str) -> String {
+        let username = match self.members.get(user) {
+            Some(m) => m.username.as_deref(),
+            None => self.not_members.get(user).and_then(Option::as_deref),
+        };
+        super::person(username, user)
     }
 
     /// The users some overwrite names.

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::model::{Guild, is_text_like};
-use super::rules::Holder;
+use super::rules::{Access, Holder};
 use crate::discord::models::channel_type;
 use crate::discord::names::EVERYONE;
 use crate::permissions::Permissions;
@@ -69,7 +69,8 @@ pub struct MatrixRow {
     /// Nested under a category (for the tree).
     pub in_category: bool,
     /// Who sees it: `@everyone` alone when every member does, else the roles that do
-    /// (administrators left out: they see everything).
+    /// (administrators left out: they see everything); then each member whose own
+    /// overwrite lets them see it where their roles do not (`alice (123)`).
     pub view: Vec<String>,
     /// Who writes (text-like) or joins (voice and stage) there, alike.
     pub send: Vec<String>,
@@ -232,40 +233,68 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
     })
 }
 
+/// The members a member overwrite names (the owner and users who are not members left
+/// out), each as `username (id)` with what they may do, and what they could do holding the
+/// same roles without their own overwrites: the matrix lists them where those make the
+/// difference.
+fn people(g: &Guild) -> Vec<Person> {
+    g.overwrite_members()
+        .into_iter()
+        .filter(|u| *u != g.owner_id && g.is_member(u) != Some(false))
+        .map(|u| {
+            let holder = Holder::member(g, u);
+            Person {
+                label: g.person(u),
+                access: g.access(&holder),
+                by_roles: g.access(&Holder::roles(holder.roles)),
+            }
+        })
+        .collect()
+}
+
+struct Person {
+    label: String,
+    access: Access,
+    by_roles: Access,
+}
+
 fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
     let admin = |r: &super::model::Role| r.permissions.contains(Permissions::ADMINISTRATOR);
     // One computation per role, every channel at once.
     let everyone = g.access(&Holder::everyone());
-    let per_role: Vec<(&str, super::rules::Access)> = g
+    let per_role: Vec<(&str, Access)> = g
         .roles
         .iter()
         .filter(|r| r.id != g.id && !admin(r))
         .map(|r| (r.name.as_str(), g.access(&Holder::roles([r.id.clone()]))))
         .collect();
+    let people = people(g);
     let rows = channels
         .iter()
         .map(|&i| {
             let c = &g.channels[i];
-            let who_has = |bit: Permissions| -> Vec<String> {
-                if everyone.channels[i].contains(bit) {
-                    return vec![EVERYONE.to_owned()];
-                }
-                per_role
-                    .iter()
-                    .filter(|(_, a)| a.channels[i].contains(bit))
-                    .map(|(n, _)| (*n).to_owned())
-                    .collect()
+            // Who holds any of `bits`: `@everyone`, else the roles that do, then each person
+            // whose own overwrite gives it where their roles do not.
+            let who_has = |bits: Permissions| -> Vec<String> {
+                let has = |p: Permissions| !(p & bits).is_empty();
+                let mut out: Vec<String> = if has(everyone.channels[i]) {
+                    vec![EVERYONE.to_owned()]
+                } else {
+                    per_role
+                        .iter()
+                        .filter(|(_, a)| has(a.channels[i]))
+                        .map(|(n, _)| (*n).to_owned())
+                        .collect()
+                };
+                out.extend(
+                    people
+                        .iter()
+                        .filter(|p| has(p.access.channels[i]) && !has(p.by_roles.channels[i]))
+                        .map(|p| p.label.clone()),
+                );
+                out
             };
-            let manage = manage_mask();
-            let managers: Vec<String> = if !(everyone.channels[i] & manage).is_empty() {
-                vec![EVERYONE.to_owned()]
-            } else {
-                per_role
-                    .iter()
-                    .filter(|(_, a)| !(a.channels[i] & manage).is_empty())
-                    .map(|(n, _)| (*n).to_owned())
-                    .collect()
-            };
+            let managers = who_has(manage_mask());
             let permissions = if detailed {
                 std::iter::once((EVERYONE, &everyone))
                     .chain(per_role.iter().map(|(n, a)| (*n, a)))

@@ -2,7 +2,9 @@
 //! and what it needs is done, and independent ones run at the same time (up to a
 //! bound), with the ids of objects created earlier in the run filled in and the
 //! audit-log reason on every call that takes one. After a failure nothing that
-//! needs it starts; with `keep_going` everything else still runs.
+//! needs it starts; with `keep_going` everything else still runs. Once the client is
+//! stopped ([`Client::stop`], an interrupt) nothing new starts at all, and the calls
+//! already sent finish.
 
 mod people;
 mod schedule;
@@ -89,6 +91,13 @@ pub struct Outcome {
     /// What calls that succeeded left undone on purpose (a roster member who left the guild
     /// in the meantime), by operation.
     pub notes: Vec<(usize, String)>,
+    /// The client was stopped ([`Client::stop`]: an interrupt) during the run. The calls
+    /// not done were then never sent, or stopped before Discord confirmed them
+    /// (`unconfirmed`).
+    pub interrupted: bool,
+    /// Calls the interrupt stopped after a try whose outcome is unknown: they may or may
+    /// not have been made (the next plan, read from the guild, tells).
+    pub unconfirmed: Vec<usize>,
 }
 
 impl Outcome {
@@ -96,9 +105,11 @@ impl Outcome {
         self.statuses.iter().filter(|s| **s == status).count()
     }
 
-    /// No call failed, and every webhook URL is where it was asked to go.
+    /// No call failed, the run was not interrupted, and every webhook URL is where it was
+    /// asked to go.
     pub fn succeeded(&self) -> bool {
         self.failures.is_empty()
+            && !self.interrupted
             && self
                 .webhook_urls_kept
                 .as_ref()
@@ -136,6 +147,8 @@ pub async fn apply(
     let mut running: JoinSet<(usize, Result<Ran, ClientError>)> = JoinSet::new();
     let mut stopped = false;
     loop {
+        // An interrupt: nothing new starts; what is in flight finishes.
+        stopped |= client.is_stopped();
         let room = if stopped {
             0
         } else {
@@ -169,6 +182,16 @@ pub async fn apply(
             }
         };
         match result {
+            // Not sent (or not confirmed) because of the interrupt: not done, not failed.
+            Err(ClientError::Stopped { maybe_made, .. }) => {
+                out.statuses[j] = Status::Skipped;
+                schedule.finish(j, Status::Skipped);
+                report(&mut progress, ops, j, Status::Skipped, None);
+                if maybe_made {
+                    out.unconfirmed.push(j);
+                }
+                stopped = true;
+            }
             Ok(Ran { response, note }) => {
                 if let Some(note) = note {
                     out.notes.push((j, note));
@@ -218,6 +241,7 @@ pub async fn apply(
         report(&mut progress, ops, j, Status::Skipped, None);
     }
     out.webhook_urls_kept = keeper.and_then(Keeper::finish);
+    out.interrupted = client.is_stopped();
     out
 }
 

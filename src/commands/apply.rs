@@ -20,8 +20,10 @@ use guildctl::progress::{self, ApplyProgress};
 use guildctl::report::{self, Format, Heading};
 
 use super::git::default_reason;
+use super::locks::{self, Writer};
 use super::{
-    Target, connect, fetch, read_reviewed_plan, refused, rehearsal_options, show_rehearsal_refusal,
+    EXIT_INTERRUPTED, Target, connect, fetch, read_reviewed_plan, refused, rehearsal_options,
+    show_rehearsal_refusal,
 };
 
 #[derive(Args)]
@@ -60,11 +62,21 @@ pub struct ApplyArgs {
     /// or does not converge.
     #[arg(long)]
     no_rehearse: bool,
+    /// How long to wait while another guildctl apply on this machine holds the guild (or
+    /// the sandbox state) before refusing: `0s` refuses at once; `90s`, `5m`, `1h`.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        env = "GUILDCTL_LOCK_TIMEOUT",
+        default_value = locks::DEFAULT_WAIT,
+        value_parser = locks::lock_wait
+    )]
+    lock_timeout: std::time::Duration,
 }
 
 pub async fn run(args: ApplyArgs) -> Result<u8> {
     let ApplyArgs {
-        target,
+        mut target,
         plan: reviewed_path,
         yes,
         allow_deletes,
@@ -72,7 +84,13 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         keep_going,
         webhook_urls,
         no_rehearse,
+        lock_timeout,
     } = args;
+    // Apply writes: it locks the sandbox state, or the live guild, for the whole run.
+    target.conn.writer = Some(Writer {
+        command: "guildctl apply",
+        wait: lock_timeout,
+    });
     let target = &target;
     if target.selection.active() {
         if webhook_urls.is_some() {
@@ -99,6 +117,9 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         .transpose()
         .map_err(|e| anyhow!("--webhook-urls {e}; nothing was sent to Discord"))?;
     let (loaded, session) = connect(target).await?;
+    // Held from before the guild is read until the calls are over: another apply of this
+    // guild on this machine then plans from what this one made.
+    let _guild_lock = session.lock_guild(&session.guild_id).await?;
     let reviewed = match &reviewed_path {
         Some(path) => Some(read_reviewed_plan(path, &loaded, &session.guild_id)?),
         None => None,
@@ -171,6 +192,11 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         plan.operations.len(),
         progress::stderr_wants_bar(),
     );
+    super::interrupt::watch(
+        &session.client,
+        &session.console,
+        target.conn.sandbox_state.as_deref(),
+    )?;
     let outcome = apply::apply(&session.client, &plan, &options, |p| shown.event(p)).await;
     shown.finish();
     // Saved whatever the outcome: the calls that were made changed the guild.
@@ -186,6 +212,15 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     for (i, note) in &outcome.notes {
         let line = format!("{}: {note}", plan.operations[*i].summary);
         guildctl::outln!("Note: {}", inert::terminal(&line));
+    }
+    if outcome.interrupted || session.client.is_stopped() {
+        for line in interrupted_report(&plan, &outcome, reviewed.is_some()) {
+            guildctl::outln!("{line}");
+        }
+        if let Some(message) = urls_lost {
+            eprintln!("error: {}", inert::terminal(&message));
+        }
+        return Ok(EXIT_INTERRUPTED);
     }
     if !outcome.succeeded() {
         if !outcome.failures.is_empty() {
@@ -215,7 +250,15 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     }
     if session.sandbox.is_some() {
         // In the sandbox, show that one apply converges.
-        let after = fetch(&session, &loaded.manifest).await?;
+        let after = match fetch(&session, &loaded.manifest).await {
+            Ok(after) => after,
+            // Interrupted once every call was over: nothing is left undone.
+            Err(_) if session.client.is_stopped() => {
+                guildctl::outln!("Interrupted before the fresh plan against the sandbox.");
+                return Ok(EXIT_INTERRUPTED);
+            }
+            Err(e) => return Err(e),
+        };
         match plan::diff_loaded(&loaded, &after, &target.plan_options()) {
             Ok(p) if p.is_empty() => {
                 guildctl::outln!("A fresh plan against the sandbox shows no changes.")
@@ -228,6 +271,61 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// What an interrupted run did not do, and how to finish: the calls never sent, those
+/// stopped before Discord confirmed them, those that failed. `reviewed`: the run applied
+/// a reviewed plan (`--plan`), which no longer matches what is left.
+pub(crate) fn interrupted_report(
+    plan: &plan::Plan,
+    outcome: &apply::Outcome,
+    reviewed: bool,
+) -> Vec<String> {
+    let summaries = |keep: &dyn Fn(usize, Status) -> bool| -> Vec<&str> {
+        outcome
+            .statuses
+            .iter()
+            .enumerate()
+            .filter(|&(i, s)| keep(i, *s))
+            .map(|(i, _)| plan.operations[i].summary.as_str())
+            .collect()
+    };
+    let not_done = outcome.statuses.len() - outcome.count(Status::Done);
+    let mut lines = vec![if not_done == 0 {
+        "Interrupted, after every call was made.".to_owned()
+    } else {
+        format!("Interrupted: {not_done} call(s) not made.")
+    }];
+    let unconfirmed = |i: usize| outcome.unconfirmed.contains(&i);
+    let not_sent = summaries(&|i, s| s != Status::Done && s != Status::Failed && !unconfirmed(i));
+    if !not_sent.is_empty() {
+        lines.push(format!(
+            "Not sent: {}",
+            inert::terminal(&not_sent.join(", "))
+        ));
+    }
+    let maybe = summaries(&|i, _| unconfirmed(i));
+    if !maybe.is_empty() {
+        lines.push(format!(
+            "Stopped before Discord confirmed them (an earlier try may have been made): {}",
+            inert::terminal(&maybe.join(", "))
+        ));
+    }
+    for (i, e) in &outcome.failures {
+        let line = format!("{}: {e}", plan.operations[*i].summary);
+        lines.push(format!("Failed: {}", inert::terminal(&line)));
+    }
+    if not_done > 0 {
+        lines.push(
+            "Run `guildctl apply` again to finish: it plans again from the guild as it is now, so it makes only what is still missing.".to_owned(),
+        );
+        if reviewed {
+            lines.push(
+                "The reviewed plan (--plan) no longer matches what is left, so apply refuses it: review a plan of the rest, or apply without --plan.".to_owned(),
+            );
+        }
+    }
+    lines
 }
 
 /// Says where the URLs of the webhooks created are, never what they are (each holds

@@ -93,13 +93,19 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
         .transpose()
         .context("the body is not JSON")?;
     // A typo in the name must not quietly start a fresh guild beside the real one.
-    let mut state = match (file.exists(), new) {
-        (true, _) => discord_emulator::load_state_file(&file)?,
-        (false, true) => discord_emulator::default_state(),
-        (false, false) => bail!(
+    if !file.exists() && !new {
+        bail!(
             "the sandbox state {} does not exist: check the name, or pass --new to start it from the emulator's default guild",
             file.display()
-        ),
+        );
+    }
+    // Locked from before it is read until it is written back, as apply locks it.
+    let writer = super::locks::Writer::from_env("guildctl emulator call")?;
+    let _state_lock = super::locks::sandbox_state(&file, &writer).await?;
+    let mut state = if file.exists() {
+        discord_emulator::load_state_file(&file)?
+    } else {
+        discord_emulator::default_state()
     };
     let owner = state
         .guilds

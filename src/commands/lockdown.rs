@@ -52,6 +52,13 @@ pub async fn run(args: LockdownArgs) -> Result<u8> {
     }
     // Refused before connecting: nothing to send.
     lockdown::body(&action, 0)?;
+    // It writes a sandbox state back: locked from before it is read. A live guild is
+    // not locked: a raid's lockdown never waits behind an apply, whose calls it does
+    // not touch.
+    let mut conn = conn;
+    if conn.sandbox_state.is_some() {
+        conn.writer = Some(super::locks::Writer::from_env("guildctl lockdown")?);
+    }
     let session = conn.open(None).await?;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

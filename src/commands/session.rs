@@ -10,11 +10,14 @@ use clap::Args;
 
 use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::file_lock::Held;
 use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
 use guildctl::plan::{PlanError, PlanOptions};
 use guildctl::private_file::write_private;
 use guildctl::progress::{self, Console};
 use guildctl::snapshot::Snapshot;
+
+use super::locks::{self, Writer};
 
 #[derive(Args, Clone)]
 pub(crate) struct ColorArg {
@@ -131,6 +134,12 @@ pub(crate) struct Connection {
     pub(crate) sandbox_state: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) color: ColorArg,
+    /// Set by the commands that write (apply, lockdown): they lock the sandbox state
+    /// from before it is read until it is written back, and apply locks a live guild
+    /// ([`Session::lock_guild`]). Commands that only read take no lock: the state file
+    /// is replaced whole, so a reader sees the old state or the new one.
+    #[arg(skip)]
+    pub(crate) writer: Option<Writer>,
 }
 
 /// A connection to the guild: the client, the guild id, and the in-process
@@ -142,6 +151,10 @@ pub(crate) struct Session {
     pub(crate) sandbox: Option<RunningEmulator>,
     /// Where progress and rate-limit notices go (stderr).
     pub(crate) console: Console,
+    /// The command that writes, if this session is one's ([`Connection::writer`]).
+    writer: Option<Writer>,
+    /// The lock on `--sandbox-state`, held by a session that writes it back.
+    sandbox_lock: Option<Held>,
 }
 
 impl Session {
@@ -160,7 +173,21 @@ impl Session {
             guild_id,
             sandbox,
             console,
+            writer: None,
+            sandbox_lock: None,
         })
+    }
+
+    /// Locks guild `guild_id` for this session's writes, on a live guild; the sandbox has
+    /// none to share (its state file is locked when the session opens). Held until the
+    /// lock is dropped.
+    pub(crate) async fn lock_guild(&self, guild_id: &str) -> Result<Option<Held>> {
+        match (&self.writer, &self.sandbox) {
+            (Some(writer), None) => Ok(Some(
+                locks::guild(self.client.api_base(), guild_id, writer).await?,
+            )),
+            _ => Ok(None),
+        }
     }
 
     /// Writes the sandbox's state to `--sandbox-state FILE`, if both are in use, whole
@@ -169,6 +196,12 @@ impl Session {
         let (Some(emu), Some(path)) = (&self.sandbox, &conn.sandbox_state) else {
             return Ok(());
         };
+        if self.sandbox_lock.is_none() {
+            bail!(
+                "internal error: {} is written only under its lock; it was left as it was",
+                path.display()
+            );
+        }
         write_state(path, &emu.state())?;
         eprintln!("Sandbox state saved to {}", path.display());
         Ok(())
@@ -186,6 +219,12 @@ pub(crate) fn write_state(path: &Path, state: &discord_emulator::State) -> Resul
 impl Connection {
     pub(crate) async fn open(&self, manifest_guild: Option<&str>) -> Result<Session> {
         if self.sandbox {
+            // A command that writes the state back locks it before reading it: another
+            // one's writes are then in what it reads, and its own are not lost.
+            let sandbox_lock = match (&self.sandbox_state, &self.writer) {
+                (Some(path), Some(writer)) => Some(locks::sandbox_state(path, writer).await?),
+                _ => None,
+            };
             let state = match &self.sandbox_state {
                 Some(p) if p.exists() => Some(discord_emulator::load_state_file(p)?),
                 _ => None,
@@ -202,7 +241,10 @@ impl Connection {
                 Token::new(emu.token.clone())?,
                 client_options()?,
             )?;
-            return Session::new(client, guild_id, Some(emu));
+            let mut session = Session::new(client, guild_id, Some(emu))?;
+            session.writer = self.writer.clone();
+            session.sandbox_lock = sandbox_lock;
+            return Ok(session);
         }
         let token = match &self.token_file {
             Some(p) => std::fs::read_to_string(p)
@@ -221,7 +263,9 @@ impl Connection {
                 anyhow!("no guild id: set `guild:` in the manifest, --guild or GUILDCTL_GUILD")
             })?;
         let client = Client::with_options(&self.api_base, Token::new(token)?, client_options()?)?;
-        Session::new(client, guild_id, None)
+        let mut session = Session::new(client, guild_id, None)?;
+        session.writer = self.writer.clone();
+        Ok(session)
     }
 
     pub(crate) fn color_out(&self) -> bool {

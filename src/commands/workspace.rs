@@ -34,8 +34,8 @@ use guildctl::snapshot::Snapshot;
 
 use super::git::{current_commit, default_reason};
 use super::{
-    Connection, EXIT_CHANGES, Session, Target, load_checked, refused, rehearsal_failed,
-    rehearsal_options, rehearse_plan, show_rehearsal_refusal,
+    Connection, EXIT_CHANGES, EXIT_INTERRUPTED, Session, Target, load_checked, refused,
+    rehearsal_failed, rehearsal_options, rehearse_plan, show_rehearsal_refusal,
 };
 
 /// Guilds worked on at once. Each reads its guild with 6 requests side by side, so 8
@@ -485,10 +485,12 @@ pub(crate) struct ApplyAll<'a> {
 
 /// A guild ready to apply: its plan passed every gate.
 struct Ready {
-    guild: WorkspaceGuild,
     manifest: PathBuf,
     dir: PathBuf,
     plan: Plan,
+    /// The guild's lock (live guilds), held from before it was read until its calls
+    /// are over.
+    lock: Option<guildctl::file_lock::Held>,
 }
 
 pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
@@ -547,27 +549,45 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
             return Ok(1);
         }
     }
-    // 2. Apply each guild that is ready, whole, whatever happens to the others.
+    // 2. Apply each guild that is ready, whole, whatever happens to the others. An
+    // interrupt stops every guild's calls, and the guilds not started yet stay so.
+    super::interrupt::watch(
+        &session.client,
+        &session.console,
+        target.conn.sandbox_state.as_deref(),
+    )?;
     let session = &session;
     let reason = args.reason.clone();
     let keep_going = args.keep_going;
+    let reviewed = args.plans.is_some();
     let mut applied: Vec<(usize, (u8, String, String))> =
-        futures_util::stream::iter(ready.iter().enumerate())
-            .filter_map(|(i, r)| async move { r.as_ref().map(|r| (i, r)) })
+        futures_util::stream::iter(ready.iter_mut().enumerate())
+            .filter_map(|(i, r)| async move { r.as_mut().map(|r| (i, r)) })
             .map(|(i, r)| {
                 let reason = reason
                     .clone()
                     .unwrap_or_else(|| default_reason(&r.manifest));
                 async move {
                     if r.plan.is_empty() {
+                        drop(r.lock.take());
                         return (i, (0, report::summary_line(&r.plan), String::new()));
+                    }
+                    if session.client.is_stopped() {
+                        drop(r.lock.take());
+                        let summary = format!(
+                            "not applied: interrupted before it started ({} call(s)); run apply again to apply it",
+                            r.plan.operations.len()
+                        );
+                        return (i, (EXIT_INTERRUPTED, summary, String::new()));
                     }
                     let options = apply::ApplyOptions {
                         keep_going,
                         ..apply::ApplyOptions::new(reason, r.dir.clone())
                     };
                     let outcome = apply::apply(&session.client, &r.plan, &options, |_| {}).await;
-                    (i, applied_report(&r.guild, &r.plan, &outcome))
+                    // Its calls are over: another apply of this guild may start.
+                    drop(r.lock.take());
+                    (i, applied_report(&r.plan, &outcome, reviewed))
                 }
             })
             .buffer_unordered(CONCURRENCY)
@@ -581,7 +601,11 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
         o.text.push_str(&detail);
     }
     session.save_sandbox(&target.conn)?;
-    Ok(finish(&planned, false))
+    let code = finish(&planned, false);
+    if session.client.is_stopped() {
+        return Ok(EXIT_INTERRUPTED);
+    }
+    Ok(code)
 }
 
 /// Plans one guild for `apply --all`: its manifest, its live guild, the reviewed plan if
@@ -596,6 +620,9 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         )?),
         None => None,
     };
+    // Locked before it is read: another apply of this guild on this machine waits until
+    // this one's calls are over, and then plans from what they made.
+    let lock = session.lock_guild(&g.id).await?;
     let snap = read(session, &g.id, &loaded).await?;
     let options = PlanOptions {
         allow_deletes: args.allow_deletes,
@@ -615,10 +642,10 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
         // Its copy of the guild is served on this blocking thread's own runtime.
         match local_runtime()?.block_on(ops::plan_for_apply(&loaded, &snap, request)) {
             Ok(plan) => Ok(Ready {
-                guild: g,
                 manifest: loaded.path.clone(),
                 dir: loaded.dir(),
                 plan,
+                lock,
             }),
             Err(ApplyRefused::Plan(e)) => Err(refused(&t, &loaded, &e)),
             Err(e) => {
@@ -633,11 +660,7 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
 }
 
 /// (exit code, summary, details) of one guild's apply.
-fn applied_report(
-    g: &WorkspaceGuild,
-    plan: &Plan,
-    outcome: &apply::Outcome,
-) -> (u8, String, String) {
+fn applied_report(plan: &Plan, outcome: &apply::Outcome, reviewed: bool) -> (u8, String, String) {
     let total = plan.operations.len();
     let done = outcome.count(Status::Done);
     let mut detail = format!(
@@ -649,7 +672,14 @@ fn applied_report(
         let line = format!("{}: {e}", plan.operations[*i].summary);
         detail.push_str(&format!("  failed: {}\n", inert::terminal(&line)));
     }
-    let _ = g;
+    if outcome.interrupted {
+        for line in super::apply::interrupted_report(plan, outcome, reviewed) {
+            detail.push_str(&format!("{line}\n"));
+        }
+        let summary =
+            format!("interrupted: applied {done} of {total} call(s); run apply again to finish");
+        return (EXIT_INTERRUPTED, summary, detail);
+    }
     if outcome.succeeded() {
         (0, format!("applied {done} call(s)"), detail)
     } else {

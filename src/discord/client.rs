@@ -148,6 +148,18 @@ pub enum ClientError {
         status: StatusCode,
         location: Option<String>,
     },
+    /// A call not sent because the client was stopped ([`Client::stop`]: apply was
+    /// interrupted). `maybe_made`: an earlier try was sent and its outcome is unknown.
+    #[error("{method} {path}: {}", if *.maybe_made {
+        "stopped by the interrupt before Discord confirmed it (an earlier try may have been made)"
+    } else {
+        "not sent: stopped by the interrupt"
+    })]
+    Stopped {
+        method: Method,
+        path: String,
+        maybe_made: bool,
+    },
     /// A call still failing when one of its bounds ran out: its retries, or its deadline.
     #[error("{method} {path}: {why} (the last answer: {last}); {advice}")]
     GaveUp {
@@ -339,6 +351,8 @@ pub struct Client {
     limiter: Arc<Limiter>,
     jitter: Arc<AtomicU64>,
     options: ClientOptions,
+    /// Set by [`Client::stop`], shared by every clone.
+    stop: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl fmt::Debug for Client {
@@ -452,6 +466,7 @@ impl Client {
             )),
             jitter: Arc::new(AtomicU64::new(seed())),
             options,
+            stop: Arc::new(tokio::sync::watch::Sender::new(false)),
         })
     }
 
@@ -468,6 +483,26 @@ impl Client {
     /// only the first hook set takes effect.
     pub fn on_rate_limit_wait(&self, hook: impl Fn(Wait<'_>) + Send + Sync + 'static) {
         self.limiter.on_wait(WaitHook(Arc::new(hook)));
+    }
+
+    /// From now on no request starts, through this client or any clone: a call waiting
+    /// for its turn (its rate limit, a retry's backoff) ends at once with
+    /// [`ClientError::Stopped`], and so does every later call. Requests already sent
+    /// finish, each within its timeout. For an interrupted apply.
+    pub fn stop(&self) {
+        self.stop.send_replace(true);
+    }
+
+    /// Whether [`Client::stop`] was called.
+    pub fn is_stopped(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    /// Resolves once [`Client::stop`] is called.
+    async fn stopped(&self) {
+        let mut rx = self.stop.subscribe();
+        // The sender lives as long as `self`: `wait_for` ends only when it is set.
+        let _ = rx.wait_for(|stopped| *stopped).await;
     }
 
     /// Invalid responses (401, 403, 429) counted in the last ten minutes.
@@ -591,8 +626,14 @@ impl Client {
                 route: &route,
                 deadline,
             };
-            match self.attempt(&call, body, reason, failures > 0).await {
+            // A failed try may have reached Discord; a 429 was not carried out.
+            let maybe_made = failures > 0;
+            if self.is_stopped() {
+                return Err(call.stopped(maybe_made));
+            }
+            match self.attempt(&call, body, reason, maybe_made).await {
                 Attempt::Done(v) => return Ok(v),
+                Attempt::Fail(ClientError::Stopped { .. }) => return Err(call.stopped(maybe_made)),
                 Attempt::Fail(e) => return Err(e),
                 Attempt::Retry {
                     after,
@@ -618,7 +659,10 @@ impl Client {
                         return Err(call.gave_up(self.deadline_passed(wait), &error));
                     }
                     if !rate_limited {
-                        tokio::time::sleep(after).await;
+                        tokio::select! {
+                            () = tokio::time::sleep(after) => {}
+                            () = self.stopped() => return Err(call.stopped(true)),
+                        }
                     }
                 }
             }
@@ -647,12 +691,19 @@ impl Client {
         } = *call;
         let idempotent = method != Method::POST;
         // Waiting for the bucket or the global limit counts toward the deadline too;
-        // nothing has been sent yet, so giving up here is safe for any call.
-        let Ok(mut permit) = tokio::time::timeout_at(deadline, self.limiter.acquire(route)).await
-        else {
+        // nothing has been sent yet, so giving up here (or stopping) is safe for any call.
+        let acquired = tokio::select! {
+            biased;
+            () = self.stopped() => return Attempt::Fail(call.stopped(false)),
+            acquired = tokio::time::timeout_at(deadline, self.limiter.acquire(route)) => acquired,
+        };
+        let Ok(mut permit) = acquired else {
             let last = "none yet: the call was still waiting for its rate limit".to_owned();
             return Attempt::Fail(call.gave_up_with(self.deadline_passed(None), last));
         };
+        if self.is_stopped() {
+            return Attempt::Fail(call.stopped(false));
+        }
         // Once the budget is spent no request starts; only those already in flight finish.
         if self.limiter.budget_spent() {
             return Attempt::Fail(ClientError::InvalidBudget {
@@ -863,6 +914,14 @@ impl Call<'_> {
             why,
             last,
             advice,
+        }
+    }
+
+    fn stopped(&self, maybe_made: bool) -> ClientError {
+        ClientError::Stopped {
+            method: self.method.clone(),
+            path: self.shown_path(),
+            maybe_made,
         }
     }
 

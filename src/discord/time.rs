@@ -62,6 +62,23 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
+/// A duration as people type it, a whole number and a unit (`90s`, `5m`, `6h`, `1d`), in
+/// seconds; `None` for anything else.
+pub fn duration_secs(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
+
 /// Unix milliseconds of an RFC 3339 time (`2027-01-06T18:00:00Z`, `…+02:00`, Discord's
 /// `2027-01-06T18:00:00.000000+00:00`); `None` for anything else or before 1970.
 pub fn parse_rfc3339(s: &str) -> Option<u64> {

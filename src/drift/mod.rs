@@ -585,10 +585,13 @@ fn powerful_overwrites(snap: &Snapshot, id: &str, channel: &str) -> Vec<(Unmanag
             if bad.is_empty() {
                 return None;
             }
-            let target = snap
-                .role(&ow.id)
-                .map(|r| format!("role {}", r.name))
-                .unwrap_or_else(|| format!("member {}", ow.id));
+            // A member as Discord knows them (the plan's reads named them).
+            let username = snap.people.as_ref().and_then(|p| p.usernames.get(&ow.id));
+            let target = match (snap.role(&ow.id), username) {
+                (Some(r), _) => format!("role {}", r.name),
+                (None, Some(name)) => format!("member {name} ({})", ow.id),
+                (None, None) => format!("member {}", ow.id),
+            };
             let found = Unmanaged {
                 kind: "overwrite".to_owned(),
                 name: format!("{channel} for {target}"),

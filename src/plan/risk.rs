@@ -41,7 +41,7 @@ pub enum Widening {
     /// one for any other role (a new role holding one counts); or a member given a roster
     /// role gains the dangerous permissions it holds.
     Grant { permissions: Vec<String> },
-    /// A channel's overwrites let `who` (`@everyone`, `role NAME`, `member ID`) see, write
+    /// A channel's overwrites let `who` (`@everyone`, `role NAME`, `member NAME (ID)`) see, write
     /// or hold a dangerous permission where they could not: an allow added, a deny removed,
     /// or a whole overwrite that denied taken away (by an edit or a sync with the category).
     /// On a new channel only dangerous permissions count.
@@ -385,7 +385,8 @@ fn opened(before: &Value, after: &Value, watched: Permissions) -> Vec<(String, V
     out
 }
 
-/// Overwrites by target label (`@everyone`, `role NAME`, `member ID`): (allow, deny).
+/// Overwrites by target label (`@everyone`, `role NAME`, `member NAME (ID)`, or `member ID`
+/// for one the plan did not read): (allow, deny).
 fn targets(v: &Value) -> BTreeMap<String, (Permissions, Permissions)> {
     let mut out = BTreeMap::new();
     for o in v.as_array().into_iter().flatten() {

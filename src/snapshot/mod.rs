@@ -52,8 +52,8 @@ pub struct Snapshot {
     /// change whenever someone joins.
     #[serde(default)]
     pub doors: Doors,
-    /// Roster holders and bans, read only for a manifest that declares them
-    /// ([`Snapshot::read_people`]).
+    /// Roster holders and bans, read only for a manifest that declares them, and the users
+    /// member overwrites name ([`Snapshot::read_people`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub people: Option<people::People>,
     /// Custom emoji, read only for a manifest that declares them
@@ -197,15 +197,17 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Adds the roster and ban reads `q` asks for; nothing is read for an empty query, so a
-    /// manifest without rosters or bans costs the seven reads alone.
+    /// Adds the roster, ban and overwrite-user reads `q` asks for; nothing is read for an
+    /// empty query, so a manifest without rosters or bans, on a guild without member
+    /// overwrites, costs the seven reads alone.
     pub async fn read_people(
         &mut self,
         client: &Client,
         q: &people::PeopleQuery,
     ) -> Result<(), ClientError> {
         if !q.is_empty() {
-            self.people = Some(people::read(client, &self.guild.id.clone(), q).await?);
+            let bot = (&self.bot, &self.bot_member);
+            self.people = Some(people::read(client, &self.guild.id, q, bot).await?);
         }
         Ok(())
     }

@@ -6,9 +6,13 @@
 //! listing (1,000 a page, behind the GUILD_MEMBERS intent) is read only when the counts show a
 //! roster role held by more members than the declared users who hold it. Bans cost one read
 //! per 1,000 bans, paged by user id, and one member read per user the ban list names who is
-//! not banned yet (a ban of a member is destructive: the plan must know). A named user who is
+//! not banned yet (a ban of a member is destructive: the plan must know). Each user a member
+//! overwrite names (the live guild's, or one the manifest declares) costs one member read,
+//! for the roles they hold: access is computed for them as Discord does, and the rehearsal's
+//! copy must hold them, since Discord sets an overwrite only for a member. A named user who is
 //! not a member, and whom no ban names, costs one more read (Get User) for their username,
-//! so a plan shows every user it names as Discord knows them. No user is read twice.
+//! so a plan shows every user it names as Discord knows them. No user is read twice, and the
+//! bot (whose member the snapshot read) not at all.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,6 +42,9 @@ pub struct PeopleQuery {
     pub ban_list: BTreeSet<String>,
     /// Read how many members hold each role (a `holders` policy counts them).
     pub counts: bool,
+    /// Every user a member overwrite names, in the live guild or in the manifest: read as
+    /// a roster's users are (their roles), without the role counts.
+    pub overwrites: BTreeSet<String>,
 }
 
 impl PeopleQuery {
@@ -47,6 +54,7 @@ impl PeopleQuery {
             && !self.bans
             && self.ban_list.is_empty()
             && !self.counts
+            && self.overwrites.is_empty()
     }
 }
 
@@ -59,9 +67,9 @@ pub struct People {
     /// Role id → members holding it (@everyone left out), when rosters are declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role_counts: Option<BTreeMap<String, u64>>,
-    /// Each user the manifest names whose membership was read (roster users, and users to
-    /// ban who are not banned yet) → the roles they hold, or `None` when they are not a
-    /// member.
+    /// Each user a plan names whose membership was read (roster users, users to ban who
+    /// are not banned yet, and users a member overwrite names) → the roles they hold, or
+    /// `None` when they are not a member.
     #[serde(default)]
     pub declared: BTreeMap<String, Option<Vec<String>>>,
     /// Roster role id → every member holding it, when the listing was read.
@@ -120,8 +128,14 @@ impl People {
     }
 }
 
-/// Reads what `q` asks for (see the module's comment for the cost).
-pub async fn read(client: &Client, guild_id: &str, q: &PeopleQuery) -> Result<People, ClientError> {
+/// Reads what `q` asks for (see the module's comment for the cost); `bot` is the bot's
+/// user and member as the snapshot read them, so naming the bot costs no read.
+pub async fn read(
+    client: &Client,
+    guild_id: &str,
+    q: &PeopleQuery,
+    (bot, bot_member): (&User, &Member),
+) -> Result<People, ClientError> {
     let mut people = People {
         rosters: q.rosters.keys().cloned().collect(),
         ..People::default()
@@ -130,15 +144,25 @@ pub async fn read(client: &Client, guild_id: &str, q: &PeopleQuery) -> Result<Pe
     if q.bans {
         people.bans = read_bans(client, &g, &mut people.usernames).await?;
     }
-    // Users to ban who are banned already are no members: the ban gave their username.
+    // Banned users are no members: the ban gave their username.
+    let banned = |u: &String| people.bans.as_ref().is_some_and(|b| b.contains_key(u));
     let mut named = q.users.clone();
-    if let Some(bans) = &people.bans {
-        named.extend(
-            q.ban_list
-                .iter()
-                .filter(|u| !bans.contains_key(*u))
-                .cloned(),
-        );
+    if people.bans.is_some() {
+        named.extend(q.ban_list.iter().filter(|u| !banned(u)).cloned());
+    }
+    let (overwrites_banned, overwrites_read): (Vec<&String>, Vec<&String>) =
+        q.overwrites.iter().partition(|u| banned(u));
+    named.extend(overwrites_read.into_iter().cloned());
+    for user in overwrites_banned {
+        people.declared.insert(user.clone(), None);
+    }
+    if named.remove(&bot.id) {
+        people
+            .declared
+            .insert(bot.id.clone(), Some(bot_member.roles.clone()));
+        people
+            .usernames
+            .insert(bot.id.clone(), bot.username.clone());
     }
     if !q.rosters.is_empty() || !q.users.is_empty() || q.counts {
         let counts: HashMap<String, u64> = client.get(&format!("{g}/roles/member-counts")).await?;

@@ -1432,6 +1432,32 @@ fn the_example_workflows_fit_the_action() {
         }
         assert!(used > 0, "{name} uses the Action");
     }
+    // Applies to one guild are serialised: apply and drift share the guild's group, whose
+    // runs are never cancelled halfway; plans run per pull request, apart from them.
+    for (apply, drift, plan) in [
+        ("apply", "drift", "plan"),
+        ("workspace/apply", "workspace/drift", "workspace/plan"),
+    ] {
+        let concurrency = |name: &str| -> Value {
+            let path = Path::new(ROOT).join(format!("examples/github/{name}.yml"));
+            let wf: Value =
+                serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            wf["concurrency"].clone()
+        };
+        let (apply, drift, plan) = (concurrency(apply), concurrency(drift), concurrency(plan));
+        assert_eq!(apply["cancel-in-progress"], false, "{apply}");
+        assert_eq!(drift["cancel-in-progress"], false, "{drift}");
+        assert_eq!(apply["group"], drift["group"]);
+        let group = apply["group"].as_str().unwrap();
+        assert!(
+            group.contains("DISCORD_GUILD_ID") || group == "guildctl-workspace",
+            "one group per guild (a workspace's: one for all its guilds): {group}"
+        );
+        assert_ne!(
+            plan["group"], apply["group"],
+            "plans never wait for applies"
+        );
+    }
     let plan: Value = serde_saphyr::from_str(
         &std::fs::read_to_string(Path::new(ROOT).join("examples/github/plan.yml")).unwrap(),
     )

@@ -214,3 +214,24 @@ async fn the_component_plans_notes_applies_the_reviewed_plan_and_keeps_the_drift
         started.elapsed().as_secs_f64()
     );
 }
+
+/// Applies to one guild are serialised: the apply and drift jobs share the guild's
+/// `resource_group`, and an apply is never cancelled by a newer pipeline, even in a
+/// project whose `default:` makes its jobs interruptible. Read from the template itself,
+/// so it holds without gitlab-ci-local.
+#[test]
+fn applies_to_one_guild_run_one_at_a_time_and_are_never_interrupted() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/guildctl.yml"),
+    )
+    .unwrap();
+    // The spec, then the jobs: two documents.
+    let (_, jobs) = text.split_once("\n---\n").expect("a spec and the jobs");
+    let jobs: serde_json::Value = serde_saphyr::from_str(jobs).unwrap();
+    let apply = &jobs["guildctl-apply"];
+    let drift = &jobs["guildctl-drift"];
+    assert_eq!(apply["resource_group"], "$[[ inputs.resource-group ]]");
+    assert_eq!(drift["resource_group"], apply["resource_group"]);
+    assert_eq!(apply["interruptible"], false, "{apply}");
+    assert!(jobs["guildctl-plan"].get("resource_group").is_none());
+}

@@ -138,8 +138,7 @@ fn may_ban(g: &Guild, known: bool, banned: bool, actor: &str, uid: &str) -> Resu
 
 /// Bans `uid`: a member leaves the guild; audited with the reason, which the ban keeps.
 fn ban(g: &mut Guild, snow: &mut SnowflakeGen, actor: &str, reason: Option<&str>, uid: &str) {
-    g.members.retain(|m| m.user_id != uid);
-    g.member_details.remove(uid);
+    g.remove_member(uid);
     g.bans.push(Ban {
         user_id: uid.to_owned(),
         reason: reason.map(str::to_owned),

@@ -85,7 +85,7 @@ fn remove_application(g: &mut Guild, app_id: &str, bot_id: Option<&str>) {
     g.webhooks
         .retain(|w| w.application_id.as_deref() != Some(app_id));
     let Some(bot) = bot_id else { return };
-    g.members.retain(|m| m.user_id != bot);
+    g.remove_member(bot);
     let roles: Vec<String> = g
         .roles
         .iter()

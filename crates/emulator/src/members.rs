@@ -350,8 +350,7 @@ pub async fn remove_member(
     if uid == actor || !outranks(g, actor, &uid) {
         return Err(ApiError::missing_permissions());
     }
-    g.members.retain(|m| m.user_id != uid);
-    g.member_details.remove(&uid);
+    g.remove_member(&uid);
     audit(
         g,
         snowflake,

@@ -159,8 +159,9 @@ pub async fn begin_prune(
         actor,
         Permissions::MANAGE_GUILD | Permissions::KICK_MEMBERS,
     )?;
-    g.members.retain(|m| !gone.contains(&m.user_id));
-    g.member_details.retain(|uid, _| !gone.contains(uid));
+    for uid in &gone {
+        g.remove_member(uid);
+    }
     let reason = ctx.reason.clone().or(body_reason);
     audit_entry(
         g,

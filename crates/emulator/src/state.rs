@@ -992,6 +992,22 @@ impl Guild {
         self.features.iter().any(|x| x == f)
     }
 
+    /// `user_id` leaves the guild (kicked, banned, pruned, or an integration's bot
+    /// removed): their membership and details go, and so do the permission overwrites that
+    /// name them. Discord keeps no member overwrite for a user who is not a member: "Discord
+    /// does not preserve user overrides after the user has left & rejoined"
+    /// [I:Erisa/Cliptok#158]; staff describe a member overwrite surviving a member's removal
+    /// only as a race [I:discord/discord-api-docs#4303]. No audit entry, as for the other
+    /// side effects.
+    pub fn remove_member(&mut self, user_id: &str) {
+        self.members.retain(|m| m.user_id != user_id);
+        self.member_details.remove(user_id);
+        for c in &mut self.channels {
+            c.permission_overwrites
+                .retain(|o| !(o.kind == 1 && o.id == user_id));
+        }
+    }
+
     /// Drops every reference to a deleted channel. What Discord does here is
     /// undocumented (§8 "Open questions"); settings, welcome screen and
     /// onboarding lose the channel, and its webhooks, threads and messages go with it.

@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{Guild, Role};
-use super::rules::Holder;
+use super::rules::{Access, Holder, implicit};
 use crate::discord::names::EVERYONE;
 use crate::discord::names::stored_display_name;
 use crate::manifest::{PermissionName, Policy};
@@ -134,7 +134,19 @@ struct Subject {
     user: Option<String>,
 }
 
-impl Judge<'_> {
+/// Which roles a rule judges, so a person's breach leaves out what those roles' own
+/// breaches say (what a role has, a member holding it has with it, said once).
+#[derive(Clone, Copy)]
+enum Judged<'r> {
+    /// `anyone`: `@everyone` and every role.
+    All,
+    /// One role (`@everyone`'s id for `@everyone`).
+    Role(&'r str),
+    /// Every role outside an `only` rule's `who` (with `@everyone` unless it is allowed).
+    Outside(&'r [String]),
+}
+
+impl<'a> Judge<'a> {
     fn unjudged(&mut self, message: String) {
         self.v.unjudged.push((self.at.to_owned(), message));
     }
@@ -170,7 +182,7 @@ impl Judge<'_> {
     }
 
     /// The role named `name` (`@everyone` included), as Discord stores names.
-    fn role(&self, name: &str) -> Option<&Role> {
+    fn role(&self, name: &str) -> Option<&'a Role> {
         let key = stored_display_name(name);
         self.g
             .roles
@@ -204,19 +216,100 @@ impl Judge<'_> {
             .filter(|r| !self.is_bot_role(r))
             .map(|r| self.role_subject(r))
             .collect();
-        for user in self.g.overwrite_members() {
-            if user == self.g.owner_id {
-                continue;
-            }
-            let member = self.g.members.get(user);
-            out.push(Subject {
-                label: super::person(member.and_then(|m| m.username.as_deref()), user),
-                holder: Holder::member(self.g, user),
-                role: None,
-                user: Some(user.to_owned()),
-            });
-        }
+        out.extend(self.people(|_| true));
         out
+    }
+
+    /// The members a member overwrite names whose roles `holding` accepts (by the ids they
+    /// are known to hold): the owner (every permission), the bot (never judged) and users who
+    /// are not members (an overwrite grants them nothing) left out.
+    fn people(&self, holding: impl Fn(&[&str]) -> bool) -> Vec<Subject> {
+        let g = self.g;
+        g.overwrite_members()
+            .into_iter()
+            .filter(|u| *u != g.owner_id && *u != g.bot_id && g.is_member(u) != Some(false))
+            .filter(|u| {
+                let held: Vec<&str> = g
+                    .members
+                    .get(*u)
+                    .map(|m| m.roles.iter().map(String::as_str).collect())
+                    .unwrap_or_default();
+                holding(&held)
+            })
+            .map(|u| Subject {
+                label: g.person(u),
+                holder: Holder::member(g, u),
+                role: None,
+                user: Some(u.to_owned()),
+            })
+            .collect()
+    }
+
+    /// What `s` may do. A person's roles are read for a plan (and drift); the manifest
+    /// alone (`validate`) does not say them, so there a person is judged by what their own
+    /// overwrite grants whatever roles they hold: its allows, as the implicit rules leave
+    /// them.
+    fn access(&self, s: &Subject) -> Access {
+        let g = self.g;
+        let Some(user) = s.user.as_deref() else {
+            return g.access(&s.holder);
+        };
+        if self.certainty == Certainty::Whole {
+            return g.access(&s.holder);
+        }
+        let channels = g
+            .channels
+            .iter()
+            .map(|c| {
+                let own = c
+                    .overwrites
+                    .iter()
+                    .find(|o| o.kind == super::model::MEMBER && o.target == user);
+                own.map_or(Permissions::NONE, |o| implicit(o.allow, c.kind))
+            })
+            .collect();
+        Access {
+            base: Permissions::NONE,
+            channels,
+        }
+    }
+
+    /// What the judged roles' own breaches say for `s`, which its breach leaves out: for a
+    /// role, `@everyone`'s (under `anyone`); for a person, that of each judged role they
+    /// hold, `@everyone` included.
+    fn explained(&self, s: &Subject, judged: Judged) -> Option<Access> {
+        let g = self.g;
+        let is_everyone = s.role.as_deref() == Some(g.id.as_str());
+        // What @everyone has is @everyone's breach (or allowed by an `only`), said once.
+        let everyones = match judged {
+            Judged::All | Judged::Outside(_) => true,
+            Judged::Role(r) => r == g.id && s.user.is_some(),
+        };
+        let mut holders: Vec<Holder> = Vec::new();
+        if everyones && !is_everyone {
+            holders.push(Holder::everyone());
+        }
+        if s.user.is_some() {
+            for r in &s.holder.roles {
+                let judged_role = match judged {
+                    Judged::All => g.role(r).is_some_and(|r| !self.is_bot_role(r)),
+                    Judged::Role(id) => id == r,
+                    Judged::Outside(allowed) => !allowed.contains(r),
+                };
+                if judged_role {
+                    holders.push(Holder::roles([r.clone()]));
+                }
+            }
+        }
+        holders.iter().map(|h| g.access(h)).reduce(|a, b| Access {
+            base: a.base | b.base,
+            channels: a
+                .channels
+                .iter()
+                .zip(&b.channels)
+                .map(|(x, y)| *x | *y)
+                .collect(),
+        })
     }
 
     fn is_bot_role(&self, r: &Role) -> bool {
@@ -266,24 +359,35 @@ impl Judge<'_> {
     }
 
     fn never(&mut self, who: &str, can: Permissions, places: Option<&[String]>) {
-        let subjects = if who == ANYONE {
-            self.everyone_and_all()
+        let g = self.g;
+        let (subjects, judged) = if who == ANYONE {
+            (self.everyone_and_all(), Judged::All)
         } else if let Some(r) = self.role(who) {
-            vec![self.role_subject(r)]
+            // The role, and each member an overwrite names who holds it (`@everyone`: who
+            // holds no role); the manifest alone says no member holds no role.
+            let everyone = r.id == g.id;
+            let mut subjects = vec![self.role_subject(r)];
+            if !(everyone && self.certainty == Certainty::ManifestOnly) {
+                subjects.extend(self.people(|held| {
+                    if everyone {
+                        held.is_empty()
+                    } else {
+                        held.contains(&r.id.as_str())
+                    }
+                }));
+            }
+            (subjects, Judged::Role(&r.id))
         } else {
             self.missing_role("never.who", who);
             return;
         };
         let channels = self.channels(places);
-        // What @everyone has, every role has with it: said once, on @everyone.
-        let g = self.g;
-        let everyone = (who == ANYONE).then(|| g.access(&Holder::everyone()));
         for s in subjects {
-            let access = g.access(&s.holder);
-            let is_everyone = s.role.as_deref() == Some(g.id.as_str());
-            let inherited = |i: Option<usize>| match &everyone {
-                Some(e) if !is_everyone => i.map_or(e.base, |i| e.channels[i]),
-                _ => Permissions::NONE,
+            let access = self.access(&s);
+            let explained = self.explained(&s, judged);
+            let inherited = |i: Option<usize>| match &explained {
+                Some(e) => i.map_or(e.base, |i| e.channels[i]),
+                None => Permissions::NONE,
             };
             let mut said = Permissions::NONE;
             if places.is_none() {
@@ -297,7 +401,7 @@ impl Judge<'_> {
             for &i in &channels {
                 let found = access.channels[i] & can & !said & !inherited(Some(i));
                 if !found.is_empty() {
-                    let what = format!("{} has {} in {}", s.label, names(found), self.g.path(i));
+                    let what = format!("{} has {} in {}", s.label, names(found), g.path(i));
                     self.breach(&s, Some(i), found, what);
                 }
             }
@@ -314,10 +418,15 @@ impl Judge<'_> {
             }
         }
         let listed = who.join(", ");
+        // Roles outside `who`, and the members an overwrite names who hold none of its
+        // roles (one who does is allowed).
         let subjects: Vec<Subject> = self
             .everyone_and_all()
             .into_iter()
-            .filter(|s| s.role.as_ref().is_none_or(|r| !allowed.contains(r)))
+            .filter(|s| match &s.role {
+                Some(r) => !allowed.contains(r),
+                None => !s.holder.roles.iter().any(|r| allowed.contains(r)),
+            })
             .collect();
         let Some(places) = places else {
             // Guild-wide: the roles' own permissions.
@@ -343,16 +452,15 @@ impl Judge<'_> {
             return;
         };
         let channels = self.channels(Some(places));
-        let everyone = self.g.access(&Holder::everyone());
         for s in &subjects {
-            let access = self.g.access(&s.holder);
+            let access = self.access(s);
+            // What @everyone has there is @everyone's to answer for (or allowed); what a
+            // person's roles have, theirs.
+            let explained = self.explained(s, Judged::Outside(&allowed));
             for &i in &channels {
-                // What @everyone has there is @everyone's to answer for (or allowed).
-                let inherited = if s.role.as_deref() == Some(self.g.id.as_str()) {
-                    Permissions::NONE
-                } else {
-                    everyone.channels[i]
-                };
+                let inherited = explained
+                    .as_ref()
+                    .map_or(Permissions::NONE, |e| e.channels[i]);
                 let found = access.channels[i] & can & !inherited;
                 if !found.is_empty() {
                     let what = format!(

@@ -296,3 +296,117 @@ fn the_manifest_alone_decides_only_what_it_says() {
         vec!["@everyone has view_channel in Staff/#mod-log"]
     );
 }
+
+/// `guild()` with a member overwrite on #general for `user`.
+fn with_member_overwrite(user: &str, allow: Permissions, deny: Permissions) -> Guild {
+    let mut g = guild();
+    g.set_channel(
+        "20",
+        "general",
+        channel_type::TEXT,
+        None,
+        Some(vec![
+            Overwrite {
+                target: "12".into(),
+                kind: ROLE,
+                allow: Permissions::NONE,
+                deny: Permissions::SEND_MESSAGES,
+            },
+            Overwrite {
+                target: user.into(),
+                kind: crate::access::model::MEMBER,
+                allow,
+                deny,
+            },
+        ]),
+        None,
+        None,
+    );
+    g
+}
+
+#[test]
+fn a_never_on_a_role_judges_the_members_holding_it_that_an_overwrite_names() {
+    // Helper may not send in #general; 502 holds Helper, and their own overwrite lets them.
+    let mut g = with_member_overwrite("502", Permissions::SEND_MESSAGES, Permissions::NONE);
+    g.members.get_mut("502").unwrap().username = Some("grace".into());
+    let policy = never("Helper", &["send_messages"], Some(&["#general"]));
+    let v = run(&policy, &g);
+    assert_eq!(whats(&v), vec!["grace (502) has send_messages in #general"]);
+    assert_eq!(v.breaches[0].at.user.as_deref(), Some("502"));
+    // A member of another role is not in `who`.
+    let v = run(
+        &never("Moderator", &["send_messages"], Some(&["#general"])),
+        &g,
+    );
+    assert_eq!(whats(&v), vec!["Moderator has send_messages in #general"]);
+}
+
+#[test]
+fn a_person_is_not_judged_again_for_what_their_role_has() {
+    // 500 holds Moderator (ban_members); their overwrite on #general changes nothing of it.
+    let g = with_member_overwrite("500", Permissions::VIEW_CHANNEL, Permissions::NONE);
+    let v = run(&never("anyone", &["ban_members"], None), &g);
+    assert_eq!(
+        whats(&v),
+        vec![
+            "Admin has ban_members guild-wide",
+            "Moderator has ban_members guild-wide"
+        ]
+    );
+    // Under `only`, a member holding an allowed role is allowed.
+    let v = run(
+        &only(&["Moderator"], &["ban_members"], Some(&["#general"])),
+        &g,
+    );
+    assert!(v.breaches.is_empty(), "{v:?}");
+}
+
+#[test]
+fn a_user_who_is_not_a_member_breaks_nothing() {
+    let mut g = with_member_overwrite("503", Permissions::MANAGE_MESSAGES, Permissions::NONE);
+    g.not_members.insert("503".into(), Some("gone".into()));
+    let v = run(
+        &never("anyone", &["manage_messages"], Some(&["#general"])),
+        &g,
+    );
+    assert_eq!(whats(&v), vec!["Admin has manage_messages in #general"]);
+}
+
+#[test]
+fn the_manifest_alone_judges_a_person_by_their_own_overwrite() {
+    // Helper's deny would stop 502 sending, but the manifest does not say 502's roles:
+    // only what their own overwrite grants whatever they hold is decided.
+    let mut g = with_member_overwrite("502", Permissions::SEND_MESSAGES, Permissions::NONE);
+    g.members.clear();
+    let manifest_only = |policy: &Policy, g: &Guild| {
+        judge(
+            &[("policies[0]".into(), policy)],
+            g,
+            &|_| None,
+            Certainty::ManifestOnly,
+        )
+    };
+    // send_messages without view_channel in their overwrite: not decided.
+    let policy = never("anyone", &["send_messages"], Some(&["#general"]));
+    let v = manifest_only(&policy, &g);
+    assert_eq!(
+        whats(&v),
+        vec!["@everyone has send_messages in #general"],
+        "{v:?}"
+    );
+    let g = with_member_overwrite(
+        "502",
+        Permissions::SEND_MESSAGES | Permissions::VIEW_CHANNEL | Permissions::MANAGE_MESSAGES,
+        Permissions::NONE,
+    );
+    let policy = never("anyone", &["manage_messages"], Some(&["#general"]));
+    let v = manifest_only(&policy, &g);
+    assert_eq!(
+        whats(&v),
+        vec![
+            "Admin has manage_messages in #general",
+            "user 502 has manage_messages in #general"
+        ]
+    );
+}

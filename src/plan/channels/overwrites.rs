@@ -81,7 +81,13 @@ pub(super) fn desired_overwrites(
                             continue;
                         }
                     },
-                    (None, Some(member)) => (IdRef::Live(member.0.clone()), OVERWRITE_MEMBER),
+                    (None, Some(member)) => {
+                        if let Some((message, help)) = not_a_member(cx, &member.0, &d.ch.name) {
+                            cx.problem(Some(format!("{source}.member")), message, Some(help));
+                            continue;
+                        }
+                        (IdRef::Live(member.0.clone()), OVERWRITE_MEMBER)
+                    }
                     _ => {
                         cx.problem(
                             Some(source),
@@ -154,11 +160,44 @@ pub(super) fn desired_overwrites(
     out
 }
 
-/// Overwrites in manifest terms, for plans people read.
+/// Why Discord would refuse a member overwrite for `user` on channel `channel`, when the
+/// plan read them and they are not a member: Discord sets an overwrite only for a member of
+/// the guild (and removes a member's overwrites when they leave), so one for anyone else
+/// grants nothing and is refused (error and help).
+fn not_a_member(cx: &Ctx, user: &str, channel: &str) -> Option<(String, &'static str)> {
+    let people = cx.snap.people.as_ref()?;
+    if !matches!(people.declared.get(user), Some(None)) {
+        return None;
+    }
+    Some(match people.usernames.get(user) {
+        Some(name) => (
+            format!(
+                "the overwrite on `{channel}` names {}, who is not a member of the guild (left, or never joined): it would grant nothing, and Discord sets an overwrite only for a member, so it would refuse it",
+                crate::access::person(Some(name), user)
+            ),
+            "remove this overwrite (Discord removes a member's overwrites when they leave); add it again once they rejoin",
+        ),
+        None => (
+            format!(
+                "the overwrite on `{channel}` names user {user}, and Discord knows no user with this id: it would refuse the overwrite"
+            ),
+            "correct the id (Discord's user ids: Developer Mode, right-click the user, Copy User ID), or remove this overwrite",
+        ),
+    })
+}
+
+/// Overwrites in manifest terms, for plans people read: a member as Discord knows them,
+/// `username (id)` (their id alone when the plan did not read them).
 pub(super) fn overwrites_display(cx: &Ctx, set: &[Ow]) -> Value {
+    let usernames = cx.snap.people.as_ref().map(|p| &p.usernames);
     let name_of = |t: &IdRef, kind: u8| -> (String, String) {
         if kind == OVERWRITE_MEMBER {
-            return ("member".into(), t.live().unwrap_or_default().to_owned());
+            let id = t.live().unwrap_or_default();
+            let shown = match usernames.and_then(|u| u.get(id)) {
+                Some(name) => crate::access::person(Some(name), id),
+                None => id.to_owned(),
+            };
+            return ("member".into(), shown);
         }
         ("role".into(), cx.role_label(t))
     };

@@ -6,7 +6,8 @@
 
 use discord_emulator::State;
 use discord_emulator::state::{
-    Ban, BotToken, Channel, Guild, Integration, IntegrationApplication, Member, Role, User, Webhook,
+    Ban, BotToken, Channel, Guild, Integration, IntegrationApplication, Member, Overwrite, Role,
+    User, Webhook,
 };
 use discord_permissions::Permissions;
 use serde_json::json;
@@ -364,6 +365,17 @@ pub struct ChannelEdit<'a>(&'a mut Channel);
 impl ChannelEdit<'_> {
     pub fn topic(self, topic: &str) -> Self {
         self.0.topic = Some(topic.into());
+        self
+    }
+
+    /// One more permission overwrite, for the user of id `user` (a member overwrite).
+    pub fn member_overwrite(self, user: &str, allow: &[&str], deny: &[&str]) -> Self {
+        self.0.permission_overwrites.push(Overwrite {
+            id: user.into(),
+            kind: 1,
+            allow: perms(allow),
+            deny: perms(deny),
+        });
         self
     }
 }

@@ -344,3 +344,51 @@ async fn bulk_ban_reports_partial_failure_and_fails_whole_with_500000() {
         .await;
     assert_eq!(s, 204, "the single ban needs BAN_MEMBERS only");
 }
+
+/// A member overwrite names a member of the guild: one for a user who is not a member is
+/// refused (Discord refused one for a user who had left: [I:Cog-Creators/Red-DiscordBot#3627]),
+/// and a member's overwrites go when they leave, banned or kicked ("Discord does not preserve
+/// user overrides after the user has left & rejoined": [I:Erisa/Cliptok#158]).
+#[tokio::test]
+async fn member_overwrites_name_members_and_go_when_they_leave() {
+    let t = T::new().await;
+    let (g, general) = (t.g(), t.chan("general"));
+    let (ivan, heidi) = (user(&t, "ivan"), user(&t, "heidi"));
+    let banned = user(&t, "free_nitro_4u");
+    let ow = |id: &str| json!({ "id": id, "type": 1, "allow": "2048", "deny": "0" });
+    let path = format!("/channels/{general}");
+    let (s, v) = t
+        .patch(&path, json!({ "permission_overwrites": [ow(&banned)] }))
+        .await;
+    assert_eq!((s, err_code(&v)), (404, 10013), "{v}");
+    let (s, v) = t
+        .patch(
+            &path,
+            json!({ "permission_overwrites": [ow(&ivan), ow(&heidi)] }),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    let members_named = |c: &Value| -> Vec<String> {
+        c["permission_overwrites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["type"] == json!(1))
+            .map(|o| o["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(members_named(&t.channel(&general).await).len(), 2);
+
+    let (s, _) = t.put(&format!("/guilds/{g}/bans/{ivan}"), json!({})).await;
+    assert_eq!(s, 204);
+    assert_eq!(
+        members_named(&t.channel(&general).await),
+        vec![heidi.clone()]
+    );
+    let entries = t.audit("").await.len();
+    let (s, _) = t.delete(&format!("/guilds/{g}/members/{heidi}")).await;
+    assert_eq!(s, 204);
+    assert!(members_named(&t.channel(&general).await).is_empty());
+    // The kick is logged; the overwrite's going is not (a side effect, as Discord's).
+    assert_eq!(t.audit("").await.len(), entries + 1);
+}
