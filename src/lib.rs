@@ -10,7 +10,8 @@
 //! from outside (names, reasons, error bodies, file names) is shown anywhere; `import`
 //! makes a manifest from a Discord server template; `ops` holds the sequences of steps
 //! commands share (the plan `apply` runs); `file_lock` keeps two processes from writing one
-//! guild or sandbox state at once.
+//! guild or sandbox state at once; `stdout` is every write to standard output (`out!`,
+//! `outln!`), where a reader that left ends the output, not the command.
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
@@ -29,24 +30,23 @@ pub mod lockdown;
 pub mod manifest;
 pub mod mcp;
 pub mod ops;
-/// `print!` that never panics: when standard output closes early (`guildctl plan | head`),
-/// the rest of the output is dropped and the command still finishes its work, with its exit
-/// code. (`print!` panics there, and an `apply` must not stop halfway because a pipe did.)
+/// `print!` that never panics: through [`stdout`], where a reader that left early
+/// (`guildctl plan | head`) ends the output, not the command, which finishes its work
+/// with its exit code. (`print!` panics there, and an `apply` must not stop halfway
+/// because a pipe did.)
 #[macro_export]
 macro_rules! out {
-    ($($arg:tt)*) => {{
-        use ::std::io::Write as _;
-        let _ = ::std::write!(::std::io::stdout().lock(), $($arg)*);
-    }};
+    ($($arg:tt)*) => {
+        $crate::stdout::print(::std::format_args!($($arg)*))
+    };
 }
 
 /// `println!` that never panics: see [`out!`].
 #[macro_export]
 macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use ::std::io::Write as _;
-        let _ = ::std::writeln!(::std::io::stdout().lock(), $($arg)*);
-    }};
+    ($($arg:tt)*) => {
+        $crate::stdout::print(::std::format_args!("{}\n", ::std::format_args!($($arg)*)))
+    };
 }
 
 /// Discord's permission bits and names, shared with the emulator.
@@ -57,3 +57,4 @@ pub mod progress;
 pub mod rehearse;
 pub mod report;
 pub mod snapshot;
+pub mod stdout;

@@ -186,9 +186,16 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(run(cli)) {
-        Ok(code) => ExitCode::from(code),
-        Err(e) => {
+    let result = runtime.block_on(run(cli));
+    // Output a reader left early (`| head`) is not an error; output lost otherwise is.
+    let written = guildctl::stdout::finish();
+    match (result, written) {
+        (Ok(code), Ok(())) => ExitCode::from(code),
+        (Ok(_), Err(e)) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            ExitCode::from(1)
+        }
+        (Err(e), _) => {
             // Errors carry file names, names and servers' words: one inert line.
             eprintln!("error: {}", inert::terminal(&format!("{e:#}")));
             ExitCode::from(1)
@@ -215,7 +222,10 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Gitlab(args) => Ok(guildctl::gitlab::cli::run(args).await?),
         Command::Emulator(args) => commands::emulator::run(args).await,
         Command::Man { out_dir: None } => {
-            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            // Made whole, then written as any output is (a closed pipe ends it quietly).
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+            guildctl::stdout::write_all(&page);
             Ok(0)
         }
         Command::Man { out_dir: Some(dir) } => {
@@ -225,12 +235,10 @@ async fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "guildctl",
-                &mut std::io::stdout(),
-            );
+            // clap_complete panics when its writer fails: it writes to memory.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "guildctl", &mut script);
+            guildctl::stdout::write_all(&script);
             Ok(0)
         }
     }

@@ -272,11 +272,17 @@ async fn read_back(
     Ok(after)
 }
 
-/// `guild.yaml:23` for a manifest path.
+/// `guild.yaml:23:5` for a manifest path: the file, line and column a diagnostic about it
+/// is shown at (a list item by its `name`).
 fn line_of(loaded: &LoadedManifest, source: &str) -> Option<String> {
-    let span = loaded.locations.span(source)?;
+    let span = loaded.locations.display_span(source)?;
     let file = loaded.files.get(span.file)?;
-    Some(format!("{}:{}", file.path.display(), span.line))
+    Some(format!(
+        "{}:{}:{}",
+        file.path.display(),
+        span.line,
+        span.column
+    ))
 }
 
 /// What the copy does not hold, so the rehearsal cannot vouch for it.

@@ -22,8 +22,8 @@ use guildctl::report::{self, Format, Heading};
 use super::git::default_reason;
 use super::locks::{self, Writer};
 use super::{
-    EXIT_INTERRUPTED, Target, connect, fetch, read_reviewed_plan, refused, rehearsal_options,
-    show_rehearsal_refusal,
+    EXIT_INTERRUPTED, Target, annotate_rehearsal_refusal, connect, fetch, read_reviewed_plan,
+    refused, rehearsal_failed, rehearsal_options,
 };
 
 #[derive(Args)]
@@ -149,11 +149,17 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         Err(e) => {
             // A refused plan is shown with its refusal, as it would have run.
             if let Some(plan) = e.plan() {
-                show_rehearsal_refusal(target, &loaded, plan)?;
+                annotate_rehearsal_refusal(target, &loaded, plan)?;
                 guildctl::out!(
                     "{}",
                     report::render(plan, Format::Text, Heading::Plan, color)
                 );
+            }
+            // The plan just shown says the rehearsal's verdict; the error says what failed.
+            if let ApplyRefused::RehearsalFailed { plan } = &e
+                && let Some(failed) = rehearsal_failed(plan)
+            {
+                bail!("refusing to apply: {failed}");
             }
             return Err(e.into());
         }

@@ -29,7 +29,8 @@ pub async fn run(args: EmulatorArgs) -> Result<u8> {
     match args.action {
         Some(call) => emulator_call(call).await,
         None => {
-            discord_emulator::run_cli(args.listen, args.state).await?;
+            discord_emulator::run_cli(args.listen, args.state, |line| guildctl::outln!("{line}"))
+                .await?;
             Ok(0)
         }
     }

@@ -68,16 +68,34 @@ pub async fn run(args: McpArgs) -> Result<u8> {
             "the live guild"
         },
     );
-    let service = Server { conn: args.conn }
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| anyhow!("the MCP connection did not start: {e}"))?;
+    let server = Server { conn: args.conn };
+    let service = match server.serve(rmcp::transport::stdio()).await {
+        Ok(service) => service,
+        // Our stdout is the client's input: closed, the client has gone, as at the end.
+        Err(e) if stdout_closed(&e) => {
+            eprintln!("guildctl mcp: the client closed the connection");
+            return Ok(0);
+        }
+        Err(e) => return Err(anyhow!("the MCP connection did not start: {e}")),
+    };
     service
         .waiting()
         .await
         .map_err(|e| anyhow!("the MCP server stopped: {e}"))?;
     eprintln!("guildctl mcp: the client closed the connection");
     Ok(0)
+}
+
+/// Whether the handshake failed because the client closed its end of our stdout.
+fn stdout_closed(e: &rmcp::service::ServerInitializeError) -> bool {
+    matches!(
+        e,
+        rmcp::service::ServerInitializeError::TransportError { error, .. }
+            if error
+                .error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    )
 }
 
 /// The server: the connection every tool that reads the guild uses.

@@ -21,8 +21,8 @@ pub mod validate;
 mod workspace;
 
 pub(crate) use rehearse::{
-    failed as rehearsal_failed, options as rehearsal_options, rehearse_plan,
-    show_refusal as show_rehearsal_refusal,
+    annotate_refusal as annotate_rehearsal_refusal, failed as rehearsal_failed,
+    options as rehearsal_options, rehearse_plan,
 };
 pub(crate) use session::*;
 

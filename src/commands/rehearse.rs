@@ -20,9 +20,9 @@ pub(crate) fn options(target: &Target) -> Result<RehearseOptions> {
     })
 }
 
-/// Rehearses `plan` and records the verdict on it (`plan --rehearse`); a refused call is
-/// shown on its manifest line. Whether the rehearsal passed is the verdict's `ok`: callers
-/// decide what a failure means.
+/// Rehearses `plan` and records the verdict on it (`plan --rehearse`). The plan's report
+/// says a refusal, with its manifest place; `--annotations` gets it on its line too.
+/// Whether the rehearsal passed is the verdict's `ok`: callers decide what a failure means.
 pub(crate) async fn rehearse_plan(
     target: &Target,
     loaded: &LoadedManifest,
@@ -33,12 +33,17 @@ pub(crate) async fn rehearse_plan(
         .await
         .context("rehearsing the plan on a copy of the guild (--no-rehearse skips it)")?;
     plan.rehearsal = Some(verdict);
-    show_refusal(target, loaded, plan)
+    annotate_refusal(target, loaded, plan)
 }
 
-/// Shows the call the rehearsal's copy refused, if it refused one, on its manifest line
-/// (and in `--annotations`).
-pub(crate) fn show_refusal(target: &Target, loaded: &LoadedManifest, plan: &Plan) -> Result<()> {
+/// The call the rehearsal's copy refused, if it refused one, on its manifest line in the
+/// `--annotations` file (for a pull request). A person reads it once, in the plan's verdict
+/// shown beside it, so it is not printed again.
+pub(crate) fn annotate_refusal(
+    target: &Target,
+    loaded: &LoadedManifest,
+    plan: &Plan,
+) -> Result<()> {
     let Some(r) = plan.rehearsal.as_ref().and_then(|v| v.refusal.as_ref()) else {
         return Ok(());
     };
@@ -54,15 +59,15 @@ pub(crate) fn show_refusal(target: &Target, loaded: &LoadedManifest, plan: &Plan
             "Discord would refuse this call: change the manifest (or the guild) so it is accepted; nothing was sent to Discord".to_owned(),
         ),
     };
-    target.show(&manifest::report_on(loaded, &[diag]))
+    target.annotate(&manifest::report_on(loaded, &[diag]))
 }
 
-/// The error a failed rehearsal ends a command with.
+/// The error a failed rehearsal ends a command with: what failed, not the verdict again
+/// (the plan, or the refusal on its manifest line, says it).
 pub(crate) fn failed(plan: &Plan) -> Option<anyhow::Error> {
     let r = plan.rehearsal.as_ref().filter(|r| !r.ok)?;
-    let show = |s: &str| guildctl::inert::terminal(s).into_owned();
     Some(anyhow!(
-        "{}; nothing was sent to Discord",
-        r.headline(&show, &show)
+        "{}, as the plan's rehearsal verdict says; nothing was sent to Discord",
+        r.failure()
     ))
 }

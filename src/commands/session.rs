@@ -93,7 +93,15 @@ impl Target {
             return Ok(());
         }
         eprint!("{}", report.render_text(self.conn.color_err()));
-        if let Some(path) = &self.annotations {
+        self.annotate(report)
+    }
+
+    /// Writes a report to the `--annotations` file alone, when asked for one: for what
+    /// another output already says on the terminal.
+    pub(crate) fn annotate(&self, report: &manifest::Report) -> Result<()> {
+        if let Some(path) = &self.annotations
+            && !report.items.is_empty()
+        {
             std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)

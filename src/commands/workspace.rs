@@ -34,8 +34,8 @@ use guildctl::snapshot::Snapshot;
 
 use super::git::{current_commit, default_reason};
 use super::{
-    Connection, EXIT_CHANGES, EXIT_INTERRUPTED, Session, Target, load_checked, refused,
-    rehearsal_failed, rehearsal_options, rehearse_plan, show_rehearsal_refusal,
+    Connection, EXIT_CHANGES, EXIT_INTERRUPTED, Session, Target, annotate_rehearsal_refusal,
+    load_checked, refused, rehearsal_options, rehearse_plan,
 };
 
 /// Guilds worked on at once. Each reads its guild with 6 requests side by side, so 8
@@ -426,9 +426,10 @@ pub(crate) async fn plan(
                 }
                 let mut o = plan_outcome(&g, &plan, format, color, detailed_exitcode);
                 // A failed rehearsal is this guild's failure, as `plan --rehearse` exits 1.
-                if let Some(e) = rehearsal_failed(&plan) {
+                // What failed, in a few words: the verdict is in the guild's plan.
+                if let Some(r) = plan.rehearsal.as_ref().filter(|r| !r.ok) {
                     o.code = 1;
-                    o.summary = format!("rehearsal failed: {e}");
+                    o.summary = r.failure().to_owned();
                 }
                 Ok(o)
             })
@@ -525,7 +526,22 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
                 ready.push(Some(r));
             }
             Err(e) => {
-                planned.push(Outcome::failed(g, &e));
+                planned.push(match e.downcast_ref::<ApplyRefused>() {
+                    // Shown as one guild's apply shows it: the plan, whose verdict says the
+                    // refusal once; the summary says what failed.
+                    Some(ApplyRefused::RehearsalFailed { plan }) => Outcome {
+                        code: 1,
+                        changed: !plan.is_empty(),
+                        summary: format!(
+                            "refusing to apply: {}",
+                            plan.rehearsal
+                                .as_ref()
+                                .map_or("rehearsal failed", |r| r.failure())
+                        ),
+                        ..plan_outcome(g, plan, Format::Text, color, false)
+                    },
+                    _ => Outcome::failed(g, &e),
+                });
                 ready.push(None);
             }
         }
@@ -650,7 +666,7 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
             Err(ApplyRefused::Plan(e)) => Err(refused(&t, &loaded, &e)),
             Err(e) => {
                 if let Some(plan) = e.plan() {
-                    show_rehearsal_refusal(&t, &loaded, plan)?;
+                    annotate_rehearsal_refusal(&t, &loaded, plan)?;
                 }
                 Err(e.into())
             }

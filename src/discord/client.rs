@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::limits::MAX_REASON_CHARS;
 use super::models::ErrorBody;
-use super::ratelimit::{Limiter, Route, Wait, WaitHook, secs};
+use super::ratelimit::{InvalidLedger, Limiter, Route, Wait, WaitHook, secs};
 use super::time::human_duration;
 use crate::inert;
 use crate::inert::redact;
@@ -102,7 +102,7 @@ pub enum ClientError {
     )]
     Unauthorized { method: Method, path: String },
     #[error(
-        "stopped after {spent} rate-limited or refused responses, far below the 10,000 in ten minutes that gets a bot banned; wait a few minutes and run again"
+        "stopped after {spent} rate-limited or refused responses, far below the 10,000 in ten minutes that get this machine's IP address restricted by Discord; wait a few minutes and run again"
     )]
     InvalidBudget { spent: usize },
     #[error(
@@ -374,7 +374,9 @@ pub struct ClientOptions {
     /// emulator whose clock runs faster.
     pub global_window: Duration,
     /// Invalid responses (401, 403, 429) after which the run stops, far below the
-    /// 10,000 in ten minutes that gets a bot's address banned.
+    /// 10,000 in ten minutes that get the IP address restricted. Counted for the whole
+    /// process, every token and client of it that talks to the same API together
+    /// ([`InvalidLedger`]), as Discord counts them.
     pub invalid_budget: usize,
     /// Retries of a call that is safe to repeat after a server error, a timeout or a
     /// dropped connection.
@@ -459,10 +461,11 @@ impl Client {
             http,
             api_base: api_base.trim_end_matches('/').to_owned(),
             token,
-            limiter: Arc::new(Limiter::new(
+            limiter: Arc::new(Limiter::with_ledger(
                 options.global_limit,
                 options.global_window,
                 options.invalid_budget,
+                InvalidLedger::for_api(api_base),
             )),
             jitter: Arc::new(AtomicU64::new(seed())),
             options,
@@ -505,7 +508,8 @@ impl Client {
         let _ = rx.wait_for(|stopped| *stopped).await;
     }
 
-    /// Invalid responses (401, 403, 429) counted in the last ten minutes.
+    /// Invalid responses (401, 403, 429) counted in the last ten minutes, by every client
+    /// of this process that talks to the same API.
     pub fn invalid_responses(&self) -> usize {
         self.limiter.invalid_spent()
     }

@@ -92,6 +92,18 @@ pub fn stored_display_name(name: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The guild's name as Discord stores it: without leading and trailing whitespace (the
+/// reference's Guild object: "2-100 characters, leading and trailing whitespace excluded");
+/// its inner whitespace is kept as sent. The 2-100 limit applies to this form.
+pub fn stored_guild_name(name: &str) -> Cow<'_, str> {
+    let trimmed = name.trim();
+    if trimmed.len() == name.len() {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(trimmed.to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +127,14 @@ mod tests {
         assert_eq!(stored_channel_name(2, "Lounge Room"), "Lounge Room");
         assert_eq!(stored_channel_name(4, "Staff Only!"), "Staff Only!");
         assert_eq!(stored_channel_name(2, " Lounge \t Room "), "Lounge Room");
+    }
+
+    #[test]
+    fn the_guild_name_loses_surrounding_whitespace_only() {
+        assert_eq!(stored_guild_name("  Ferris Fans  "), "Ferris Fans");
+        assert_eq!(stored_guild_name("Ferris  Fans"), "Ferris  Fans");
+        assert_eq!(stored_guild_name("\t a \n"), "a");
+        assert!(matches!(stored_guild_name("Ferris Fans"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Discord's rate limits, as a client keeps to them (discord-behaviour.md §1):
 //! per-route buckets learned from response headers and keyed by the bucket hash
 //! and the top-level resource, one request in flight per bucket, a global limit
-//! per second, and a budget of invalid (401, 403, 429) responses.
+//! per second, and a budget of invalid (401, 403, 429) responses, counted per API for the
+//! whole process.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -59,25 +60,55 @@ struct BucketState {
 /// request in flight per bucket.
 type Bucket = tokio::sync::Mutex<BucketState>;
 
-/// How many invalid responses the run may still afford.
-#[derive(Debug)]
-pub struct InvalidBudget {
-    limit: usize,
-    seen: VecDeque<Instant>,
+/// The invalid responses (401, 403, and 429s other than `shared`) one API gave this
+/// process in the last ten minutes. Discord counts them per IP address, not per token
+/// (discord-behaviour.md §1.4): every client the process makes for the same API, whatever
+/// its token, writes to one ledger ([`InvalidLedger::for_api`]), so several bots in one run
+/// cannot spend the address's allowance once each. Another API (the rehearsal's in-process
+/// copy, a sandbox) is not Discord and keeps its own.
+#[derive(Debug, Default)]
+pub struct InvalidLedger {
+    seen: Mutex<VecDeque<Instant>>,
 }
 
-impl InvalidBudget {
-    /// Counts one invalid response; false once the budget is spent.
-    fn spend(&mut self, now: Instant) -> bool {
-        while self
-            .seen
-            .front()
-            .is_some_and(|t| now.duration_since(*t) > INVALID_WINDOW)
-        {
-            self.seen.pop_front();
-        }
-        self.seen.push_back(now);
-        self.seen.len() < self.limit
+impl InvalidLedger {
+    /// The process's ledger for the API at `api_base` (by origin: scheme, host and port),
+    /// made on first use and kept while a client holds it or it counts a response.
+    pub fn for_api(api_base: &str) -> Arc<InvalidLedger> {
+        static LEDGERS: OnceLock<Mutex<HashMap<String, Arc<InvalidLedger>>>> = OnceLock::new();
+        let origin = reqwest::Url::parse(api_base)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|_| api_base.to_owned());
+        let mut ledgers = lock(LEDGERS.get_or_init(Mutex::default));
+        // An API no client uses any more, with nothing counted in the window, is
+        // forgotten: each rehearsal's copy is an API of its own.
+        let now = Instant::now();
+        ledgers.retain(|_, l| Arc::strong_count(l) > 1 || l.count(now) > 0);
+        ledgers.entry(origin).or_default().clone()
+    }
+
+    /// Counts one invalid response now; how many the window then holds.
+    fn spend(&self, now: Instant) -> usize {
+        let mut seen = lock(&self.seen);
+        expire(&mut seen, now);
+        seen.push_back(now);
+        seen.len()
+    }
+
+    /// How many invalid responses the window holds at `now`.
+    fn count(&self, now: Instant) -> usize {
+        let mut seen = lock(&self.seen);
+        expire(&mut seen, now);
+        seen.len()
+    }
+}
+
+fn expire(seen: &mut VecDeque<Instant>, now: Instant) {
+    while seen
+        .front()
+        .is_some_and(|t| now.duration_since(*t) > INVALID_WINDOW)
+    {
+        seen.pop_front();
     }
 }
 
@@ -87,7 +118,9 @@ pub struct Limiter {
     hashes: Mutex<HashMap<String, String>>,
     buckets: Mutex<HashMap<String, Arc<Bucket>>>,
     global: Arc<GlobalLimit>,
-    invalid: Mutex<InvalidBudget>,
+    /// Invalid responses after which this client stops, counted in `invalid`.
+    invalid_limit: usize,
+    invalid: Arc<InvalidLedger>,
     on_wait: OnceLock<WaitHook>,
 }
 
@@ -156,7 +189,18 @@ impl Drop for GlobalSlot {
 }
 
 impl Limiter {
+    /// A limiter with a ledger of invalid responses of its own.
     pub fn new(global_limit: usize, global_window: Duration, invalid_budget: usize) -> Limiter {
+        Limiter::with_ledger(global_limit, global_window, invalid_budget, Arc::default())
+    }
+
+    /// A limiter that counts invalid responses in `invalid`, shared with other clients.
+    pub fn with_ledger(
+        global_limit: usize,
+        global_window: Duration,
+        invalid_budget: usize,
+        invalid: Arc<InvalidLedger>,
+    ) -> Limiter {
         Limiter {
             hashes: Mutex::new(HashMap::new()),
             buckets: Mutex::new(HashMap::new()),
@@ -170,10 +214,8 @@ impl Limiter {
                 }),
                 ended: tokio::sync::Notify::new(),
             }),
-            invalid: Mutex::new(InvalidBudget {
-                limit: invalid_budget.max(1),
-                seen: VecDeque::new(),
-            }),
+            invalid_limit: invalid_budget.max(1),
+            invalid,
             on_wait: OnceLock::new(),
         }
     }
@@ -307,17 +349,17 @@ impl Limiter {
 
     /// Counts an invalid response; false once the budget is spent.
     pub fn spend_invalid(&self) -> bool {
-        lock(&self.invalid).spend(Instant::now())
+        self.invalid.spend(Instant::now()) < self.invalid_limit
     }
 
     /// Whether the budget is spent: no more requests should start.
     pub fn budget_spent(&self) -> bool {
-        let b = lock(&self.invalid);
-        b.seen.len() >= b.limit
+        self.invalid_spent() >= self.invalid_limit
     }
 
+    /// Invalid responses in the window, this client's and every other's on its ledger.
     pub fn invalid_spent(&self) -> usize {
-        lock(&self.invalid).seen.len()
+        self.invalid.count(Instant::now())
     }
 }
 
@@ -408,5 +450,27 @@ mod tests {
         assert!(l.spend_invalid());
         assert!(l.spend_invalid());
         assert!(!l.spend_invalid());
+    }
+
+    /// Discord counts invalid responses per IP address: two limiters (two clients, two
+    /// tokens) on one ledger stop together, and one API is one ledger whatever its path.
+    #[test]
+    fn limiters_on_one_ledger_share_one_budget() {
+        let ledger = InvalidLedger::for_api("http://127.0.0.1:9/api/v10");
+        assert!(Arc::ptr_eq(
+            &ledger,
+            &InvalidLedger::for_api("http://127.0.0.1:9/api/v9")
+        ));
+        assert!(!Arc::ptr_eq(
+            &ledger,
+            &InvalidLedger::for_api("http://127.0.0.1:10/api/v10")
+        ));
+        let a = Limiter::with_ledger(50, Duration::from_secs(1), 3, ledger.clone());
+        let b = Limiter::with_ledger(50, Duration::from_secs(1), 3, ledger);
+        assert!(a.spend_invalid());
+        assert!(b.spend_invalid());
+        assert_eq!(a.invalid_spent(), 2);
+        assert!(!a.spend_invalid());
+        assert!(b.budget_spent());
     }
 }

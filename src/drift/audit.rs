@@ -157,6 +157,19 @@ pub(super) async fn ask(
     a
 }
 
+/// The action types under which Discord rewrote roles and overwrites itself when it split
+/// permissions off others: 212 the pin-messages migration (`pin_messages` from
+/// `manage_messages`), 213 the bypass-slowmode one (`bypass_slowmode` from
+/// `manage_channels`/`manage_threads`). Neither is in the OpenAPI enum; an entry is read as
+/// the role update (31) or overwrite update (14) it stands for: the role or channel as
+/// target, the overwrite's id in `options`, `permissions` or `allow`/`deny` as keys.
+pub(super) const PERMISSION_MIGRATIONS: [u32; 2] = [212, 213];
+
+/// Whether Discord made the change, in a permission migration: no person did.
+pub(super) fn is_permission_migration(e: &AuditEntry) -> bool {
+    PERMISSION_MIGRATIONS.contains(&e.action_type)
+}
+
 /// Whether the reason says the change was guildctl's; anyone can write it.
 pub(super) fn claims_guildctl(e: &AuditEntry) -> bool {
     e.reason

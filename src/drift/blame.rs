@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::audit::{Answers, AuditEntry, claims_guildctl, is_guildctl};
+use super::audit::{Answers, AuditEntry, claims_guildctl, is_guildctl, is_permission_migration};
 use super::questions::Question;
 use super::{Actor, Attribution, Blame, DriftOptions, GuildctlChange, RETENTION_DAYS};
 use crate::discord::time::{ago, rfc3339, snowflake_ms};
@@ -66,10 +66,20 @@ pub(super) fn make_blame(q: &Question, i: usize, who: &Who) -> Blame {
     }
 }
 
+/// Who made a change Discord made itself, in a permission migration (212, 213).
+pub(super) const PERMISSION_MIGRATION: &str = "Discord's permission migration";
+
 pub(super) fn attribute(e: &AuditEntry, who: &Who) -> Attribution {
     let (a, snap, options) = (who.answers, who.snap, who.options);
     let ms = snowflake_ms(&e.id).unwrap_or(0);
     let user = match &e.user_id {
+        // Discord's own change, whoever the entry names (if anyone).
+        _ if is_permission_migration(e) => Actor {
+            id: None,
+            display_name: None,
+            name: PERMISSION_MIGRATION.into(),
+            kind: "discord".into(),
+        },
         None => Actor {
             id: None,
             display_name: None,

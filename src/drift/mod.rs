@@ -193,7 +193,8 @@ pub struct Actor {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
     /// `human`, `bot`, `this_bot` (the bot guildctl runs as), `webhook`,
-    /// `integration` or `unknown`.
+    /// `integration`, `discord` (Discord's own change: a permission migration, named
+    /// "Discord's permission migration") or `unknown`.
     pub kind: String,
 }
 

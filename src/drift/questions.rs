@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::audit::AuditEntry;
+use super::audit::{AuditEntry, PERMISSION_MIGRATIONS};
 use crate::plan::field::{self, Field};
 use crate::plan::{Action, Change, Kind};
 use crate::snapshot::Snapshot;
@@ -14,7 +14,8 @@ use crate::snapshot::Snapshot;
 pub(super) enum Matcher {
     /// A change of `key` whose new value is the live one (`None`: any value).
     Key { key: String, value: Option<Value> },
-    /// An overwrite entry (13/14/15) consistent with the channel's live overwrites.
+    /// An overwrite entry (13/14/15, or Discord's permission migrations 212/213) consistent
+    /// with the channel's live overwrites.
     Overwrites { live: Vec<(String, String, String)> },
     /// A deletion of an object of this name.
     DeletedNamed { name: String },
@@ -104,7 +105,7 @@ impl Question {
                 let now = live.iter().find(|(i, _, _)| *i == id);
                 match (e.action_type, now) {
                     (15, None) => true,
-                    (13 | 14, Some((_, allow, deny))) => {
+                    (13 | 14 | 212 | 213, Some((_, allow, deny))) => {
                         e.changes.iter().all(|c| match c.key.as_str() {
                             "allow" => same(&Value::String(allow.clone()), &c.new_value),
                             "deny" => same(&Value::String(deny.clone()), &c.new_value),
@@ -229,6 +230,9 @@ pub(super) fn field_question(
 ) -> Question {
     let id = c.object.id.clone();
     let guild = Some(snap.guild.id.clone());
+    // Discord's permission migrations rewrote roles' permissions and overwrites too.
+    let [pins, slowmode] = PERMISSION_MIGRATIONS;
+    let role_permissions = [update, create, pins, slowmode];
     // The live object the field is read from, as the API shapes it, the entries that change
     // it, and their target.
     let (object, actions, target): (Option<Value>, &[u32], Option<String>) = match c.object.kind {
@@ -253,11 +257,12 @@ pub(super) fn field_question(
         Kind::Guild | Kind::Widget => (serde_json::to_value(&snap.guild).ok(), &[1], guild),
         Kind::Role => {
             let role = id.as_deref().and_then(|i| snap.role(i));
-            (
-                role.and_then(|o| serde_json::to_value(o).ok()),
-                &[update, create],
-                id,
-            )
+            let actions: &[u32] = if *field == Field::Role(field::Role::Permissions) {
+                &role_permissions
+            } else {
+                &role_permissions[..2]
+            };
+            (role.and_then(|o| serde_json::to_value(o).ok()), actions, id)
         }
         Kind::Category | Kind::Channel | Kind::Overwrites => {
             let ch = id.as_deref().and_then(|i| snap.channel(i));
@@ -270,7 +275,11 @@ pub(super) fn field_question(
                             .collect()
                     })
                     .unwrap_or_default();
-                return Question::new(&[13, 14, 15], id, Matcher::Overwrites { live });
+                return Question::new(
+                    &[13, 14, 15, pins, slowmode],
+                    id,
+                    Matcher::Overwrites { live },
+                );
             }
             (
                 ch.and_then(|o| serde_json::to_value(o).ok()),

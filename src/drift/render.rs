@@ -83,6 +83,9 @@ fn who_when_why(a: &Attribution) -> String {
         Some(r) => {
             let _ = write!(s, " · reason {r:?}");
         }
+        None if a.user.kind == "discord" => {
+            let _ = write!(s, " · audit-log type {}, no person's change", a.action_type);
+        }
         None => s.push_str(" · no reason given"),
     }
     if let Some(g) = &a.guildctl {

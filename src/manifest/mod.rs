@@ -61,10 +61,11 @@ pub fn validate_in(path: &Path, within: &Within) -> (Option<LoadedManifest>, Rep
     }
 }
 
-/// The semantic checks of a loaded manifest ([`check_loaded`]) as a report, each diagnostic
-/// named by its rule.
+/// What the load stages said of a loaded manifest (its warnings) and its semantic checks
+/// ([`check_loaded`]) as one report, each diagnostic named by its rule.
 pub fn check_report(loaded: &LoadedManifest) -> Report {
     let mut report = loaded.report();
+    report.items.extend(loaded.load_warnings.iter().cloned());
     let found = check::check_loaded_by_rule(loaded);
     report.add_diagnostics(
         &loaded.locations,

@@ -189,16 +189,9 @@ fn desired(
     }
     let mut exempt_roles = Vec::new();
     for (k, name) in d.exempt_roles.iter().enumerate() {
-        match cx.role_ids.get(name) {
-            Some(id) => exempt_roles.push(id.clone()),
-            None => {
-                ok = false;
-                cx.problem(
-                    Some(format!("{source}.exempt_roles[{k}]")),
-                    format!("role `{name}` is neither declared nor in the guild"),
-                    Some("declare the role under `roles`, or correct the name"),
-                );
-            }
+        match cx.resolve_role(name, &format!("{source}.exempt_roles[{k}]")) {
+            Some(id) => exempt_roles.push(id),
+            None => ok = false,
         }
     }
     let mut exempt_channels = Vec::new();

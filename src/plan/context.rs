@@ -378,6 +378,41 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Resolves a role reference written in the manifest at `source` (every planner's role
+    /// references come here): a declared role by its name, a live one by its name or id.
+    /// A previous name of a declared role is a problem even while a live role still has it
+    /// (apply renames that role, so the reference would name nothing after it), and so is a
+    /// name neither declared nor live. `manifest check` refuses both first; this holds for
+    /// a plan made without it.
+    pub fn resolve_role(&mut self, reference: &str, source: &str) -> Option<IdRef> {
+        let roles = self.manifest.roles.as_deref().unwrap_or_default();
+        if !roles.iter().any(|r| r.name == reference)
+            && let Some(renamed) = roles
+                .iter()
+                .find(|r| r.previous_names.iter().any(|p| p == reference))
+        {
+            let new = renamed.name.clone();
+            self.problem(
+                Some(source.to_owned()),
+                format!(
+                    "role `{reference}` is a previous name of role `{new}`: apply renames it, so nothing will have that name"
+                ),
+                Some(&format!("name it by its new name: `{new}`")),
+            );
+            return None;
+        }
+        if let Some(id) = self.role_ids.get(reference) {
+            return Some(id.clone());
+        }
+        let help = self.role_help(reference);
+        self.problem(
+            Some(source.to_owned()),
+            format!("role `{reference}` is neither declared nor in the guild"),
+            Some(&help),
+        );
+        None
+    }
+
     pub fn warn(&mut self, source: Option<String>, message: String) {
         self.warnings.push(Warning { message, source });
     }

@@ -108,20 +108,13 @@ fn emoji_roles(cx: &mut Ctx, d: &GuildEmoji, source: &str) -> Option<Option<Vec<
     let mut ok = true;
     for (k, r) in written.iter().enumerate() {
         let at = format!("{source}.roles[{k}]");
-        match cx.role_ids.get(r).cloned() {
+        match cx.resolve_role(r, &at) {
             Some(id) => {
                 if cx.first_in_list(&mut seen, &id, &at, r, "role") {
                     out.push(id);
                 }
             }
-            None => {
-                ok = false;
-                cx.problem(
-                    Some(at),
-                    format!("role `{r}` is neither declared nor in the guild"),
-                    Some("declare the role under `roles`, or correct the name"),
-                );
-            }
+            None => ok = false,
         }
     }
     ok.then_some(Some(out))

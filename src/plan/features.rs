@@ -148,8 +148,30 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
             );
         }
     }
+    if !b.is_empty() && !community_after(cx) {
+        // Discord has a welcome screen for community guilds only (10069 Unknown Guild
+        // Welcome Screen otherwise). The call stays in the refused plan, as Discord's
+        // refusals do, so a rehearsal of it shows the same.
+        let guild = cx.snap.guild.name.clone();
+        cx.problem(
+            Some("welcome_screen".into()),
+            format!(
+                "a welcome screen needs a community guild, and `{guild}` is not one (nor does the manifest make it one)"
+            ),
+            Some(NOT_COMMUNITY_HELP),
+        );
+    }
     let route = Route::UpdateWelcomeScreen { guild: cx.guild() };
     push_single(cx, Kind::WelcomeScreen, route, b, "welcome_screen");
+}
+
+const NOT_COMMUNITY_HELP: &str = "set `settings.community: true` (with `rules_channel` and `public_updates_channel`), or remove it from the manifest";
+
+/// Whether the guild is a community once the plan is applied: as `settings.community`
+/// says, else as it is live.
+fn community_after(cx: &Ctx) -> bool {
+    let declared = cx.manifest.settings.as_ref().and_then(|s| s.community);
+    declared.unwrap_or_else(|| cx.snap.guild.has_feature("COMMUNITY"))
 }
 
 /// Get Guild Widget Image (`/guilds/{id}/widget.png`) on the API base in use, when the
@@ -383,6 +405,19 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
         return;
     }
     let enabled_after = o.enabled.unwrap_or(live.enabled);
+    if enabled_after && !community_after(cx) {
+        // Onboarding is a community feature: Discord keeps a disabled draft, but enables
+        // it only in a community guild. Said at the change's place, as Discord's refusal
+        // of the call is; the channel counts below are said too.
+        let guild = cx.snap.guild.name.clone();
+        cx.problem(
+            Some("onboarding".into()),
+            format!(
+                "onboarding can be enabled only in a community guild, and `{guild}` is not one (nor does the manifest make it one)"
+            ),
+            Some("set `settings.community: true` (with `rules_channel` and `public_updates_channel`), or `enabled: false`"),
+        );
+    }
     if enabled_after {
         check_requirements(cx, o, live, &default_after, prompts_after);
     }
@@ -437,20 +472,10 @@ fn desired_prompts(
             let mut seen = Vec::new();
             for (k, r) in o.roles.iter().enumerate() {
                 let at = format!("{source}.roles[{k}]");
-                match cx.role_ids.get(r).cloned() {
-                    Some(id) => {
-                        if cx.first_in_list(&mut seen, &id, &at, r, "role") {
-                            roles.push(id);
-                        }
-                    }
-                    None => {
-                        let help = cx.role_help(r);
-                        cx.problem(
-                            Some(format!("{source}.roles[{k}]")),
-                            format!("role `{r}` is neither declared nor in the guild"),
-                            Some(&help),
-                        );
-                    }
+                if let Some(id) = cx.resolve_role(r, &at)
+                    && cx.first_in_list(&mut seen, &id, &at, r, "role")
+                {
+                    roles.push(id);
                 }
             }
             let mut channels = Vec::new();

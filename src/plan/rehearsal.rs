@@ -48,7 +48,7 @@ pub struct RehearsalRefusal {
     /// Where in the manifest the change is declared (`channels[5]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// The file and line of `source`, e.g. `guild.yaml:23`.
+    /// The file, line and column of `source`, e.g. `guild.yaml:23:5`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<String>,
 }
@@ -60,6 +60,19 @@ impl Rehearsal {
     pub fn headline(&self, show: &dyn Fn(&str) -> String, code: &dyn Fn(&str) -> String) -> String {
         let (verdict, detail) = self.verdict(show, code);
         format!("{}: {detail}", verdict.to_lowercase())
+    }
+
+    /// What failed, in a few words ("rehearsal refused", "rehearsal does not converge"), for
+    /// the error a command ends with: the verdict itself is said once, in the plan (or on
+    /// the refused call's manifest line), never again in that error.
+    pub fn failure(&self) -> &'static str {
+        if self.refusal.is_some() {
+            "rehearsal refused"
+        } else if !self.converges {
+            "rehearsal does not converge"
+        } else {
+            "rehearsal passed"
+        }
     }
 
     /// The verdict as a label ("Rehearsed", "Rehearsal refused", "Rehearsal does not

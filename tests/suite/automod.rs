@@ -437,3 +437,35 @@ async fn a_timeout_rule_needs_moderate_members_checked_at_plan() {
     );
     assert!(h.writes().is_empty());
 }
+
+/// Issue 41: a rule's exemptions name roles and channels as Discord stores them, as every
+/// reference does (one stored form, `manifest::stored`): a role declared `"Deploy  bots "`
+/// and exempted as `" Deploy bots"` is one role, planned, applied and then planned to
+/// nothing.
+#[tokio::test]
+async fn exemptions_name_roles_and_channels_as_discord_stores_them() {
+    let h = Harness::with_state(Some(state())).await;
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1
+roles:
+  - name: \"Deploy  bots \"
+automod:
+  - name: No invite links
+    trigger: { keywords: [\"discord.gg/*\"] }
+    actions: [block: {}, alert: \" Mod-Log \"]
+    exempt_roles: [\" Deploy bots\"]
+    exempt_channels: [\"bot  spam\"]
+",
+    );
+    let m = m.to_str().unwrap();
+    let plan = h.rehearsed_plan(m).await;
+    assert_eq!(plan["rehearsal"]["converges"], true, "{plan:#}");
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let g = h.guild();
+    let role = g.roles.iter().find(|r| r.name == "Deploy bots").unwrap();
+    assert_eq!(rule(&g, "No invite links").exempt_roles, [role.id.as_str()]);
+    h.run(&["plan", "-f", m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}

@@ -815,3 +815,114 @@ async fn an_exported_guild_sees_a_hand_overwrite_on_a_channel_that_had_none() {
     assert_eq!(field["blame"]["entry"]["user"]["name"], "ferris", "{r:#}");
     assert_eq!(field["blame"]["entry"]["reason"], "hide it for now");
 }
+
+/// Discord's pin and slowmode permission migrations rewrote roles and overwrites under
+/// audit-log types 212 and 213 (not in the OpenAPI enum, and with no user): a role's
+/// permissions and a channel's overwrite changed that way are Discord's change, said so in
+/// every format, not a person's and not "not found".
+#[tokio::test]
+async fn a_permission_migration_is_blamed_on_discord() {
+    let h = harness(state()).await;
+    h.run(&["export", "-o", "exported.yaml"])
+        .await
+        .assert_code(0);
+    let exported = std::fs::read_to_string(h.dir.path().join("exported.yaml")).unwrap();
+    let (code, r) = drift_json(&h, &exported, &[], &[]).await;
+    assert_eq!(code, 0, "the export is clean: {r:#}");
+
+    let pin_messages = common::guild::perms(&["pin_messages"]);
+    let bypass_slowmode = common::guild::perms(&["bypass_slowmode"]);
+    let mut st = h.emu.state();
+    let mut g = arrange(&mut st);
+    let mut moderator = g.role("Moderator");
+    let before = moderator.permissions;
+    moderator.permissions = before | pin_messages;
+    let (role_id, after) = (moderator.id.clone(), moderator.permissions);
+    let channel = g
+        .channels
+        .iter_mut()
+        .find(|c| c.permission_overwrites.iter().any(|o| o.kind == 0))
+        .expect("a channel with a role overwrite");
+    let overwrite = channel
+        .permission_overwrites
+        .iter_mut()
+        .find(|o| o.kind == 0)
+        .unwrap();
+    let allow_before = overwrite.allow;
+    overwrite.allow = allow_before | bypass_slowmode;
+    let (channel_id, overwrite_id, allow_after) =
+        (channel.id.clone(), overwrite.id.clone(), overwrite.allow);
+    let id = |seq: u64| (((now_ms() - DISCORD_EPOCH_MS) << 22) + seq).to_string();
+    let change = |key: &str, old: u64, new: u64| AuditChange {
+        key: key.into(),
+        old_value: Some(json!(old.to_string())),
+        new_value: Some(json!(new.to_string())),
+    };
+    g.audit_log.push(AuditEntry {
+        id: id(0),
+        action_type: 212,
+        user_id: None,
+        target_id: Some(role_id),
+        changes: vec![change("permissions", before.0, after.0)],
+        options: None,
+        reason: None,
+    });
+    g.audit_log.push(AuditEntry {
+        id: id(1),
+        action_type: 213,
+        user_id: None,
+        target_id: Some(channel_id.clone()),
+        changes: vec![change("allow", allow_before.0, allow_after.0)],
+        options: Some(
+            json!({"id": overwrite_id, "type": "0"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        ),
+        reason: None,
+    });
+    h.emu.set_state(st);
+
+    let (code, r) = drift_json(&h, &exported, &[], &[]).await;
+    assert_eq!(code, 2, "{r:#}");
+    let role = &field_blame(&r, "Moderator", "permissions")["entry"];
+    assert_eq!(
+        role["user"]["name"], "Discord's permission migration",
+        "{r:#}"
+    );
+    assert_eq!(role["user"]["kind"], "discord");
+    assert_eq!(role["action_type"], 212);
+    let channel = r["drifted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == channel_id.as_str())
+        .unwrap_or_else(|| panic!("{channel_id} not drifted: {r:#}"));
+    let overwrites = channel["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["field"].as_str().unwrap().starts_with("overwrites"))
+        .unwrap_or_else(|| panic!("no overwrites drift: {channel:#}"));
+    let entry = &overwrites["blame"]["entry"];
+    assert_eq!(
+        entry["user"]["name"], "Discord's permission migration",
+        "{r:#}"
+    );
+    assert_eq!(entry["user"]["kind"], "discord");
+    assert_eq!(entry["action_type"], 213);
+
+    let m = h.manifest("m.yaml", &exported);
+    for format in ["text", "markdown"] {
+        let run = h
+            .run(&["drift", "-f", m.to_str().unwrap(), "--format", format])
+            .await;
+        run.assert_code(2);
+        assert_eq!(
+            run.stdout.matches("Discord's permission migration").count(),
+            2,
+            "{format}: {}",
+            run.stdout
+        );
+    }
+}

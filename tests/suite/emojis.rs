@@ -476,3 +476,22 @@ async fn a_base_declares_emojis_and_the_guild_changes_one_by_name() {
         .await
         .assert_code(0);
 }
+
+/// Issue 41: an emoji's roles are named as Discord stores role names, as every reference
+/// is: `" Moderator "` is the live Moderator role, planned, applied and planned to nothing.
+#[tokio::test]
+async fn an_emojis_roles_are_named_as_discord_stores_them() {
+    let h = Harness::with_state(Some(state())).await;
+    h.put("emojis/crab_wave.png", &png(64, 64, "wave"));
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nemojis:\n  - { name: crab_wave, image: emojis/crab_wave.png, roles: [\" Moderator \"] }\n",
+    );
+    let m = m.to_str().unwrap();
+    h.run(&["apply", "-f", m, "--yes"]).await.assert_code(0);
+    let moderator = h.role_id("Moderator");
+    assert_eq!(live_emoji(&h, "crab_wave").unwrap().roles, [moderator]);
+    h.run(&["plan", "-f", m, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
+}

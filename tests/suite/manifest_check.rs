@@ -362,8 +362,16 @@ fn guild_limits() {
         &ds,
         Error,
         "settings.name",
-        "guild name is 1 characters; Discord allows 2 to 100",
+        "guild name is 1 character as Discord stores it (without leading and trailing whitespace); Discord allows 2 to 100",
     );
+    // Counted as Discord stores it: trimmed.
+    has(
+        &diags("settings:\n  name: \"  a  \"\n"),
+        Error,
+        "settings.name",
+        "guild name is 1 character as Discord stores it",
+    );
+    clean(&diags("settings:\n  name: \"  Ferris  Fans  \"\n"));
     has(
         &ds,
         Error,
@@ -2065,5 +2073,136 @@ fn voice_listed_above_text_in_a_category_is_a_warning_saying_what_members_see() 
     // Text first, voice after: as members see it, nothing to say.
     clean(&diags(
         "channels:\n  - name: General\n    type: category\n    channels:\n      - { name: general }\n      - { name: Lounge, type: voice }\n",
+    ));
+}
+
+/// Issue 41: every reference by name goes through one resolver, so naming a role or a
+/// channel (or its category) by a previous name is the same error, naming the new name,
+/// wherever it is written. Once apply renames the object nothing has the old name, so the
+/// reference would resolve to nothing (and a rehearsal would not converge).
+#[test]
+fn a_previous_name_is_an_error_naming_the_new_one_in_every_reference() {
+    let ds = diags(
+        r#"
+settings:
+  rules_channel: rules-old
+  afk_channel: Old Voice/afk
+roles:
+  - name: Mods
+    previous_names: [Moderator]
+channels:
+  - name: Info
+    type: category
+    channels:
+      - name: rules
+        previous_names: [rules-old]
+  - name: Voice
+    type: category
+    previous_names: [Old Voice]
+    channels:
+      - { name: afk, type: voice }
+      - { name: Stage, type: stage, previous_names: [Old Stage] }
+  - name: general
+    overwrites: [{ role: Moderator, allow: [view_channel] }]
+welcome_screen:
+  channels: [{ channel: rules-old, description: Read them }]
+onboarding:
+  default_channels: [rules-old]
+  prompts:
+    - title: Pick
+      options: [{ title: Mods, roles: [Moderator], channels: [Info/rules-old] }]
+widget: { channel: rules-old }
+webhooks:
+  - { name: Feed, channel: rules-old }
+emojis: [{ name: wave, image: wave.png, roles: [Moderator] }]
+automod:
+  - name: No invites
+    trigger: { keywords: ["discord.gg/*"] }
+    actions: [block: {}, alert: rules-old]
+    exempt_roles: [Moderator]
+    exempt_channels: [Old Voice]
+events:
+  - { name: Talk, channel: Old Stage, start: "2030-01-01T10:00:00Z" }
+invites: { rules: [{ channels: [rules-old] }] }
+policies:
+  - { name: a, never: { who: Moderator, can: [manage_guild] } }
+  - { name: b, only: { who: [Moderator], can: [ban_members], where: ["Old Voice/*"] } }
+  - { name: c, holders: { role: Moderator, max: 3 } }
+  - { name: d, never: { who: "@everyone", can: [view_channel], where: ["Info/#rules-old"] } }
+"#,
+    );
+    let role = "role \"Moderator\" is a previous name of the role \"Mods\" (roles[0])";
+    for path in [
+        "channels[2].overwrites[0].role",
+        "onboarding.prompts[0].options[0].roles[0]",
+        "emojis[0].roles[0]",
+        "automod[0].exempt_roles[0]",
+        "policies[0].never.who",
+        "policies[1].only.who[0]",
+        "policies[2].holders.role",
+    ] {
+        has(&ds, Error, path, role);
+    }
+    let channel = "channel \"rules-old\" is a previous name of the channel \"rules\"";
+    for path in [
+        "settings.rules_channel",
+        "welcome_screen.channels[0].channel",
+        "onboarding.default_channels[0]",
+        "widget.channel",
+        "webhooks[0].channel",
+        "automod[0].actions[1].alert",
+        "invites.rules[0].channels[0]",
+    ] {
+        has(&ds, Error, path, channel);
+    }
+    for (path, old, new) in [
+        ("settings.afk_channel", "Old Voice/afk", "Voice/afk"),
+        (
+            "onboarding.prompts[0].options[0].channels[0]",
+            "Info/rules-old",
+            "Info/rules",
+        ),
+        ("automod[0].exempt_channels[0]", "Old Voice", "Voice"),
+        ("events[0].channel", "Old Stage", "Stage"),
+        ("policies[1].only.where[0]", "Old Voice/*", "Voice/*"),
+        (
+            "policies[3].never.where[0]",
+            "Info/#rules-old",
+            "Info/rules",
+        ),
+    ] {
+        has(
+            &ds,
+            Error,
+            path,
+            &format!("channel \"{old}\" is a previous name of the channel \"{new}\""),
+        );
+        let d = ds.iter().find(|d| d.path == path).unwrap();
+        assert_eq!(
+            d.help.as_deref(),
+            Some(format!("name it by its new name: \"{new}\"").as_str())
+        );
+    }
+    // The new names resolve; a policy's role the manifest leaves alone is no warning.
+    clean(&diags(
+        r#"
+roles:
+  - name: Mods
+    previous_names: [Moderator]
+channels:
+  - { name: rules, previous_names: [rules-old] }
+  - { name: Lounge, type: voice }
+automod:
+  - name: No invites
+    trigger: { keywords: ["discord.gg/*"] }
+    actions: [block: {}, alert: rules]
+    exempt_roles: [Mods]
+    exempt_channels: [rules]
+events:
+  - { name: Talk, channel: Lounge, start: "2030-01-01T10:00:00Z" }
+policies:
+  - { name: a, holders: { role: Admin, max: 3 } }
+  - { name: b, only: { who: [Mods], can: [ban_members], where: ["rules"] } }
+"#,
     ));
 }

@@ -6,7 +6,8 @@
 //!   the snapshot in `tests/suite/snapshots/` (paths relative to the crate);
 //! - every error and warning `validate --format json` reports is on a line the entry marks
 //!   with a trailing `# error-here` / `# warning-here` comment (or a header
-//!   `# expect-error-line: N`), and every marked line gets one;
+//!   `# expect-error-line: N` / `# expect-warning-line: N`, for a line whose own comment
+//!   would change what it says), and every marked line gets one;
 //! - `plan` refuses every invalid entry before any network call: it runs with a token, a guild
 //!   id and `GUILDCTL_API_BASE` pointing at a loopback port we listen on, and nothing connects.
 //!
@@ -93,9 +94,14 @@ fn marked_lines(entry: &Path) -> Lines {
                         .insert(i + 1);
                 }
             }
-            if let Some(n) = line.trim().strip_prefix("# expect-error-line:") {
-                let n: usize = n.trim().parse().expect("a line number");
-                out.entry((name.clone(), "error")).or_default().insert(n);
+            for (header, severity) in [
+                ("# expect-error-line:", "error"),
+                ("# expect-warning-line:", "warning"),
+            ] {
+                if let Some(n) = line.trim().strip_prefix(header) {
+                    let n: usize = n.trim().parse().expect("a line number");
+                    out.entry((name.clone(), severity)).or_default().insert(n);
+                }
             }
         }
     }

@@ -79,6 +79,9 @@ struct Generated {
     held: Vec<String>,
     /// Whether the category exists before, made by hand with a double space inside.
     category_by_hand: bool,
+    /// The guild's name, with whitespace around it (Discord trims it) and, sometimes, a
+    /// run inside (which Discord keeps).
+    guild_name: String,
 }
 
 /// How a hand-made name is spelt: the core split in two by a double space.
@@ -112,9 +115,10 @@ fn generated() -> impl Strategy<Value = Generated> {
                 .collect::<Vec<_>>()
         }),
         any::<bool>(),
+        display_name("PtGuild".to_owned()),
     )
         .prop_flat_map(
-            |(roles, category, voice, texts, locale, pad, upper, held, by_hand)| {
+            |(roles, category, voice, texts, locale, pad, upper, held, by_hand, guild_name)| {
                 let hooks = (0..texts.len())
                     .map(|i| display_name(format!("Hook{i}y")))
                     .collect::<Vec<_>>();
@@ -140,7 +144,7 @@ fn generated() -> impl Strategy<Value = Generated> {
                     Just(locale),
                     Just(afk_reference),
                     Just(hook_references),
-                    Just((held, by_hand)),
+                    Just((held, by_hand, guild_name)),
                 )
             },
         )
@@ -154,7 +158,7 @@ fn generated() -> impl Strategy<Value = Generated> {
                 locale,
                 afk_reference,
                 hook_references,
-                (held, category_by_hand),
+                (held, category_by_hand, guild_name),
             )| {
                 Generated {
                     roles,
@@ -167,6 +171,7 @@ fn generated() -> impl Strategy<Value = Generated> {
                     hook_references,
                     held,
                     category_by_hand,
+                    guild_name,
                 }
             },
         )
@@ -180,7 +185,8 @@ fn q(s: &str) -> String {
 fn manifest_yaml(g: &Generated) -> String {
     let mut y = String::from("version: 1\n");
     y += &format!(
-        "settings: {{ preferred_locale: {}, afk_channel: {} }}\n",
+        "settings: {{ name: {}, preferred_locale: {}, afk_channel: {} }}\n",
+        q(&g.guild_name),
         g.locale,
         q(&g.afk_reference)
     );
@@ -399,4 +405,49 @@ async fn a_live_name_with_a_double_space_is_neither_duplicated_nor_renamed() {
         .filter(|r| r.name.split_whitespace().collect::<Vec<_>>() == ["Mod", "Team"])
         .count();
     assert_eq!(held, 1);
+}
+
+/// Issue 41: Discord stores the guild's name without the whitespace around it, so a
+/// manifest that writes some plans nothing for a guild already so called, and applies a
+/// new name in one go (the rehearsal converges, the next plan is empty). Its inner
+/// whitespace is Discord's to keep, and guildctl's to send as written.
+#[tokio::test]
+async fn the_guild_name_is_compared_as_discord_stores_it() {
+    let h = Harness::start().await;
+    assert_eq!(h.guild().name, "Ferris Fans");
+    let same = h.manifest(
+        "same.yaml",
+        "version: 1\nsettings:\n  name: \"  Ferris Fans  \"\n",
+    );
+    let run = h
+        .run(&[
+            "plan",
+            "-f",
+            same.to_str().unwrap(),
+            "--rehearse",
+            "--detailed-exitcode",
+        ])
+        .await;
+    run.assert_code(0);
+    assert!(run.stdout.contains("No changes"), "{}", run.stdout);
+
+    let renamed = h.manifest(
+        "renamed.yaml",
+        "version: 1\nsettings:\n  name: \"\\tCrab  Club \"\n",
+    );
+    let renamed = renamed.to_str().unwrap();
+    let plan = h.rehearsed_plan(renamed).await;
+    let field = &plan["changes"][0]["fields"][0];
+    assert_eq!(
+        (&field["before"], &field["after"]),
+        (&"Ferris Fans".into(), &"Crab  Club".into())
+    );
+    assert_eq!(plan["rehearsal"]["converges"], true, "{plan:#}");
+    h.run(&["apply", "-f", renamed, "--yes"])
+        .await
+        .assert_code(0);
+    assert_eq!(h.guild().name, "Crab  Club");
+    h.run(&["plan", "-f", renamed, "--detailed-exitcode"])
+        .await
+        .assert_code(0);
 }

@@ -210,8 +210,13 @@ async fn a_global_429_over_concurrent_calls_is_announced_once() {
 }
 
 /// On a terminal (a pseudo-terminal from util-linux `script`), the bar is drawn and
-/// the notice still appears, whole; with `TERM=dumb` nothing but plain lines.
+/// the notice still appears, whole; with `TERM=dumb` nothing but plain lines. util-linux
+/// is part of every Linux base system; elsewhere `script` takes other arguments.
 #[test]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "needs util-linux's `script`, a Linux tool"
+)]
 fn on_a_terminal_apply_draws_a_bar_and_keeps_the_notice() {
     let has_script = Command::new("script")
         .arg("--version")
@@ -219,10 +224,10 @@ fn on_a_terminal_apply_draws_a_bar_and_keeps_the_notice() {
         .is_ok_and(|o| {
             o.status.success() && String::from_utf8_lossy(&o.stdout).contains("util-linux")
         });
-    if !has_script {
-        eprintln!("skipped: util-linux `script` is not installed");
-        return;
-    }
+    assert!(
+        has_script,
+        "util-linux's `script` is not installed: install util-linux (bsdutils on Debian)"
+    );
     for (term, bar) in [("xterm-256color", true), ("dumb", false)] {
         let dir = tempfile::tempdir().unwrap();
         let st = slow_role_edits();

@@ -108,7 +108,8 @@ async fn a_refusal_preflight_does_not_model_is_caught_and_apply_writes_nothing()
     assert_eq!(refusal["status"], 400, "{r}");
     assert_eq!(refusal["code"], 30030, "{r}");
     assert_eq!(refusal["source"], "channels[1]", "{r}");
-    assert_eq!(refusal["line"], format!("{path}:5"), "{r}");
+    // The file, line and column a diagnostic about `channels[1]` is shown at: its name.
+    assert_eq!(refusal["line"], format!("{path}:5:11"), "{r}");
     assert!(
         refusal["message"]
             .as_str()
@@ -116,22 +117,22 @@ async fn a_refusal_preflight_does_not_model_is_caught_and_apply_writes_nothing()
             .contains("Maximum number of server categories"),
         "{r}"
     );
-    // The refusal is shown on the manifest's line.
-    assert!(
-        planned.stderr.contains("guild.yaml:5"),
-        "{}",
-        planned.stderr
-    );
 
     h.emu.clear_requests();
     let applied = h.run_env(&["apply", "-f", path, "--yes"], &env).await;
     applied.assert_code(1);
     assert!(h.writes().is_empty(), "0 writes: {:?}", h.writes());
     assert!(
-        applied.stderr.contains("refusing to apply")
-            && applied.stderr.contains("30030")
-            && applied.stderr.contains("channels[1]")
-            && applied.stderr.contains("guild.yaml:5"),
+        applied.stdout.contains("30030")
+            && applied.stdout.contains("channels[1]")
+            && applied.stdout.contains("guild.yaml:5:11"),
+        "{}",
+        applied.stdout
+    );
+    assert!(
+        applied
+            .stderr
+            .contains("refusing to apply: rehearsal refused"),
         "{}",
         applied.stderr
     );
@@ -144,6 +145,68 @@ async fn a_refusal_preflight_does_not_model_is_caught_and_apply_writes_nothing()
     let writes = h.writes();
     assert_eq!(writes.len(), 2, "{writes:?}");
     assert_eq!(writes[1].status, 400);
+}
+
+/// Issue 41: the rehearsal's refusal is said once, with its manifest place (file, line and
+/// column), in every format of `plan --rehearse` and in `apply`: in the plan's verdict, and
+/// neither again on stderr nor in the closing `error:` line. `--annotations` still puts it
+/// on its line for a pull request.
+#[tokio::test]
+async fn a_rehearsal_refusal_is_said_once_with_its_place() {
+    let mut state = discord_emulator::default_state();
+    state.config.max_categories = Some(5);
+    let h = Harness::with_state(Some(state)).await;
+    let path = h.manifest("guild.yaml", SIX_CATEGORIES);
+    let path = path.to_str().unwrap();
+    let rules = h.manifest("rules.json", r#"{"max_categories": 5}"#);
+    let env = [("GUILDCTL_REHEARSAL_RULES", rules.to_str().unwrap())];
+    let said = "Maximum number of server categories";
+    let place = format!("{path}:5:11");
+    for format in ["text", "markdown", "json"] {
+        let run = h
+            .run_env(
+                &["plan", "-f", path, "--rehearse", "--format", format],
+                &env,
+            )
+            .await;
+        run.assert_code(1);
+        let both = format!("{}{}", run.stdout, run.stderr);
+        assert_eq!(both.matches(said).count(), 1, "{format}: {both}");
+        assert_eq!(both.matches(&place).count(), 1, "{format}: {both}");
+        assert!(
+            run.stderr
+                .contains("error: rehearsal refused, as the plan's rehearsal verdict says"),
+            "{format}: {}",
+            run.stderr
+        );
+    }
+    let applied = h.run_env(&["apply", "-f", path, "--yes"], &env).await;
+    applied.assert_code(1);
+    let both = format!("{}{}", applied.stdout, applied.stderr);
+    assert_eq!(both.matches(said).count(), 1, "{both}");
+    assert_eq!(both.matches(&place).count(), 1, "{both}");
+
+    let annotations = h.dir.path().join("annotations.txt");
+    h.run_env(
+        &[
+            "plan",
+            "-f",
+            path,
+            "--rehearse",
+            "--annotations",
+            annotations.to_str().unwrap(),
+        ],
+        &env,
+    )
+    .await
+    .assert_code(1);
+    let written = std::fs::read_to_string(&annotations).unwrap();
+    assert!(
+        written.starts_with("::error ")
+            && written.contains(",line=5,")
+            && written.contains("30030"),
+        "{written}"
+    );
 }
 
 /// A guild whose bot lacks `ban_members`: the plan granting it is refused by preflight
@@ -182,8 +245,81 @@ async fn a_missing_grant_is_refused_by_preflight_and_rehearsal_alike() {
     assert_eq!(refusal.status, 403);
     assert_eq!(refusal.code, Some(50013));
     assert_eq!(refusal.source, refused.problems[0].source);
-    assert_eq!(refusal.line.as_deref(), Some("guild.yaml:3"));
+    assert_eq!(refusal.line.as_deref(), Some("guild.yaml:3:11"));
     assert!(h.writes().is_empty());
+}
+
+/// Issue 41: a welcome screen (or enabled onboarding) on a guild that is not a community
+/// and that the manifest does not make one is refused by plan at its manifest line, saying
+/// how to make it one, with the cause the rehearsal of the same call finds (Discord's
+/// 10069 Unknown Guild Welcome Screen); apply writes nothing. Made a community by the same
+/// manifest, it plans, rehearses and converges.
+#[tokio::test]
+async fn community_only_settings_are_refused_by_plan_on_a_guild_that_is_not_one() {
+    let h = Harness::start().await;
+    assert!(!h.guild().features.iter().any(|f| f == "COMMUNITY"));
+    let snap = h.snapshot().await;
+    let welcome = "version: 1\nwelcome_screen:\n  enabled: true\n  description: Hi\n";
+    let loaded = manifest::load_str(std::path::Path::new("guild.yaml"), welcome.into()).unwrap();
+    let refused = plan::diff_loaded(&loaded, &snap, &Default::default())
+        .expect_err("plan refuses the welcome screen");
+    let problem = &refused.problems[0];
+    assert_eq!(refused.problems.len(), 1, "{:?}", refused.problems);
+    assert_eq!(problem.source.as_deref(), Some("welcome_screen"));
+    assert!(
+        problem.message.contains("needs a community guild"),
+        "{problem:?}"
+    );
+    let help = problem.help.as_deref().unwrap_or_default();
+    assert!(help.contains("settings.community: true"), "{help}");
+    let verdict = rehearse(
+        &loaded,
+        &snap,
+        &refused.partial,
+        &RehearseOptions::default(),
+    )
+    .await
+    .unwrap();
+    let refusal = verdict.refusal.expect("the copy refuses it too");
+    assert_eq!((refusal.status, refusal.code), (404, Some(10069)));
+    assert_eq!(refusal.source, problem.source);
+
+    for (file, text, place, said) in [
+        (
+            "welcome.yaml",
+            welcome,
+            "welcome.yaml:2:1",
+            "a welcome screen needs a community guild",
+        ),
+        (
+            "onboarding.yaml",
+            "version: 1\nonboarding:\n  enabled: true\n",
+            "onboarding.yaml:2:1",
+            "onboarding can be enabled only in a community guild",
+        ),
+    ] {
+        let path = h.manifest(file, text);
+        let path = path.to_str().unwrap();
+        let planned = h.run(&["plan", "-f", path]).await;
+        planned.assert_code(1);
+        let error = planned.stderr.split("error: ").nth(1).unwrap_or_default();
+        assert!(error.starts_with(said), "{}", planned.stderr);
+        assert!(
+            error.contains(place) && error.contains("settings.community: true"),
+            "{}",
+            planned.stderr
+        );
+        h.emu.clear_requests();
+        h.run(&["apply", "-f", path, "--yes"]).await.assert_code(1);
+        assert!(h.writes().is_empty(), "{:?}", h.writes());
+    }
+
+    let path = h.manifest(
+        "community.yaml",
+        "version: 1\nsettings:\n  community: true\n  rules_channel: rules\n  public_updates_channel: mod-log\n  verification_level: low\n  explicit_content_filter: all_members\nwelcome_screen:\n  enabled: true\n  description: Hi\n",
+    );
+    let plan = h.rehearsed_plan(path.to_str().unwrap()).await;
+    assert_eq!(plan["rehearsal"]["converges"], true, "{plan:#}");
 }
 
 /// The pull request comment opens with the verdict; a failed rehearsal is a caution there.

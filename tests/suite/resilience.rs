@@ -280,6 +280,63 @@ async fn a_429_storm_ends_the_run_before_the_invalid_request_budget_is_spent() {
     );
 }
 
+/// Discord counts invalid responses per IP address, not per token (discord-behaviour.md
+/// §1.4): two clients of one process with different bots' tokens draw on one budget, and
+/// the second stops where the first left it.
+#[tokio::test]
+async fn clients_with_different_tokens_share_one_invalid_request_budget() {
+    const OTHER_BOT: &str = "another-bot-token-in-the-same-process";
+    let mut st = discord_emulator::default_state();
+    common::arrange(&mut st).owner_token(OTHER_BOT);
+    let h = Harness::with_state(Some(st)).await;
+    h.emu
+        .set_faults(FaultSet {
+            seed: Some(1),
+            rules: vec![FaultRule {
+                method: "GET".into(),
+                path: "/users/@me".into(),
+                probability: 1.0,
+                kind: FaultKind::Status(403),
+            }],
+        })
+        .unwrap();
+    let options = ClientOptions {
+        invalid_budget: 5,
+        ..ClientOptions::default()
+    };
+    let first = h.client_with(options.clone());
+    let second = Client::with_options(
+        &h.emu.api_base,
+        Token::new(OTHER_BOT.to_owned()).unwrap(),
+        options,
+    )
+    .unwrap();
+    for _ in 0..3 {
+        assert!(first.get::<serde_json::Value>("/users/@me").await.is_err());
+    }
+    assert_eq!(second.invalid_responses(), 3);
+    // Two more 403s reach the budget of five: the second is then refused before it asks.
+    for _ in 0..2 {
+        let _ = second.get::<serde_json::Value>("/users/@me").await;
+    }
+    let sent = h.requests().len();
+    let e = second
+        .get::<serde_json::Value>("/users/@me")
+        .await
+        .expect_err("the budget is spent");
+    assert!(
+        e.to_string()
+            .contains("stopped after 5 rate-limited or refused responses"),
+        "{e}"
+    );
+    assert_eq!(
+        h.requests().len(),
+        sent,
+        "a request went out past the budget"
+    );
+    assert_eq!(first.invalid_responses(), 5);
+}
+
 #[tokio::test]
 async fn a_failed_apply_reports_done_failed_and_skipped_then_a_rerun_finishes() {
     let h = Harness::start().await;

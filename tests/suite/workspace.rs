@@ -363,8 +363,17 @@ async fn a_guild_whose_rehearsal_fails_is_refused_and_the_others_apply() {
         .lines()
         .find(|l| l.starts_with("c "))
         .unwrap();
+    // The row says what failed; c's section shows its plan, whose verdict says the refusal
+    // once, with its manifest place (issue 41).
     assert!(
-        c_line.contains("refusing to apply") && c_line.contains("30030"),
+        c_line.contains("refusing to apply: rehearsal refused") && !c_line.contains("30030"),
+        "{}",
+        applied.stdout
+    );
+    let section = applied.stdout.split("== c (").nth(1).unwrap_or_default();
+    assert_eq!(section.matches("30030").count(), 1, "{}", applied.stdout);
+    assert!(
+        section.contains("Rehearsal refused: "),
         "{}",
         applied.stdout
     );

@@ -353,9 +353,14 @@ pub fn load_state_file(path: &Path) -> Result<State, EmulatorError> {
     })
 }
 
-/// `guildctl emulator [--listen ADDR] [--state FILE]`: prints one JSON line
-/// `{"api_base","token","guild_id"}` to stdout, then serves until ctrl-c.
-pub async fn run_cli(listen: SocketAddr, state_file: Option<PathBuf>) -> Result<(), EmulatorError> {
+/// `guildctl emulator [--listen ADDR] [--state FILE]`: hands `announce` one JSON line
+/// `{"api_base","token","guild_id"}` (for stdout: the caller writes it, and decides what a
+/// closed stdout means), then serves until ctrl-c.
+pub async fn run_cli(
+    listen: SocketAddr,
+    state_file: Option<PathBuf>,
+    announce: impl FnOnce(&str),
+) -> Result<(), EmulatorError> {
     let state = match state_file {
         Some(p) => Some(load_state_file(&p)?),
         None => None,
@@ -367,7 +372,7 @@ pub async fn run_cli(listen: SocketAddr, state_file: Option<PathBuf>) -> Result<
         "token": emu.token,
         "guild_id": emu.guild_id,
     });
-    println!("{line}");
+    announce(&line.to_string());
     let _ = tokio::signal::ctrl_c().await;
     emu.shutdown().await;
     Ok(())

@@ -2,6 +2,7 @@
 //! Discord API on a loopback address until interrupted. The first line on stdout
 //! is JSON with `api_base`, `token` and `guild_id`.
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,7 +25,12 @@ async fn main() -> ExitCode {
             _ => return fail(USAGE),
         }
     }
-    match discord_emulator::run_cli(listen, state).await {
+    // A reader that left (`| head -1`) does not stop the server: the line is dropped,
+    // never a panic.
+    let announce = |line: &str| {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    };
+    match discord_emulator::run_cli(listen, state, announce).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e.to_string()),
     }

@@ -1,6 +1,6 @@
 //! Rules for AutoMod rules (Discord's resources/auto-moderation): names, one trigger kind
 //! per rule with its lists within Discord's limits, how many rules of each kind a guild
-//! holds, and actions that fit the trigger.
+//! holds, actions that fit the trigger, and the roles and channels they name.
 
 use super::*;
 use crate::manifest::types::{AutoModAction, AutoModRule, AutoModTriggerType};
@@ -296,6 +296,40 @@ pub(super) fn automod_actions(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     format!("{path}.{field}"),
                     format!("{n} {field}; Discord allows at most {max}"),
                 ));
+            }
+        }
+    }
+}
+
+/// Alerts go to text and announcement channels.
+const ALERT_CHANNELS: &[ChannelType] = &[ChannelType::Text, ChannelType::Announcement];
+/// A rule may exempt any channel, categories included.
+const EXEMPT_CHANNELS: &[ChannelType] = &[
+    ChannelType::Text,
+    ChannelType::Voice,
+    ChannelType::Category,
+    ChannelType::Announcement,
+    ChannelType::Stage,
+    ChannelType::Forum,
+    ChannelType::Media,
+];
+
+/// The roles and channels a rule names (its exemptions and alert channels), through the
+/// one resolver every reference takes: a previous name is an error naming the new one.
+pub(super) fn automod_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    for (path, r) in rules(ctx.manifest) {
+        for (k, role) in r.exempt_roles.iter().enumerate() {
+            let at = format_args!("{path}.exempt_roles[{k}]");
+            ctx.check_role_ref(&at, role, Undeclared::Warn, out);
+        }
+        for (k, channel) in r.exempt_channels.iter().enumerate() {
+            let at = format_args!("{path}.exempt_channels[{k}]");
+            ctx.check_channel_ref(&at, "an exempt channel", channel, EXEMPT_CHANNELS, out);
+        }
+        for (k, action) in r.actions.iter().enumerate() {
+            if let AutoModAction::Alert(channel) = action {
+                let at = format_args!("{path}.actions[{k}].alert");
+                ctx.check_channel_ref(&at, "an alert channel", channel, ALERT_CHANNELS, out);
             }
         }
     }

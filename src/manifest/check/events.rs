@@ -1,5 +1,5 @@
 //! Rules for scheduled events (Discord's resources/guild-scheduled-event): names, a place
-//! (a channel, or a location with an end), RFC 3339 times with the end after the start, and
+//! (a voice or stage channel that resolves, or a location with an end), RFC 3339 times with the end after the start, and
 //! recurrence rules as Discord's "system limitations" allow them.
 
 use super::*;
@@ -12,6 +12,18 @@ fn events(m: &Manifest) -> impl Iterator<Item = (String, &ScheduledEvent)> {
         .flatten()
         .enumerate()
         .map(|(i, e)| (format!("events[{i}]"), e))
+}
+
+/// An event's channel, through the one resolver every reference takes: a voice or stage
+/// channel, and a previous name is an error naming the new one.
+pub(super) fn event_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    const PLACES: &[ChannelType] = &[ChannelType::Voice, ChannelType::Stage];
+    for (path, e) in events(ctx.manifest) {
+        if let Some(channel) = &e.channel {
+            let at = format_args!("{path}.channel");
+            ctx.check_channel_ref(&at, "an event's channel", channel, PLACES, out);
+        }
+    }
 }
 
 /// Names of 1-100 characters used once (unless pinned by id); a description and location

@@ -71,14 +71,12 @@ pub(super) fn emoji_roles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (i, e) in emojis.iter().enumerate() {
         for (k, role) in e.roles.iter().flatten().enumerate() {
             let path = format!("emojis[{i}].roles[{k}]");
-            if matches!(ctx.lookup_role(role), RoleLookup::Everyone) {
+            if let RoleLookup::Everyone = ctx.check_role_ref(&path, role, Undeclared::Warn, out) {
                 out.push(
                     Diagnostic::error(path, "an emoji cannot be limited to @everyone".to_owned())
                         .with_help("leave `roles` out (or empty) to let everyone use it"),
                 );
-                continue;
             }
-            ctx.check_role_ref(&path, role, out);
         }
     }
 }

@@ -175,7 +175,57 @@ impl<'a> Ctx<'a> {
                 ChannelLookup::WrongType(i)
             };
         }
-        ChannelLookup::NotDeclared
+        match self.renamed_channel_ref(r) {
+            Some((i, new)) => ChannelLookup::Renamed(i, new),
+            None => ChannelLookup::NotDeclared,
+        }
+    }
+
+    /// A reference that names a channel by a previous name (its own, or its category's),
+    /// when nothing declared answers to it: the channel apply renames, and the reference
+    /// written with the new names. Once apply has renamed it, nothing has the old name.
+    fn renamed_channel_ref(&self, r: &str) -> Option<(usize, String)> {
+        let (cat, name) = split_channel_ref(r);
+        // `categories`: only categories (Some(true)), only channels (Some(false)), or any.
+        let renamed_to = |wanted: &str, categories: Option<bool>| {
+            self.channels.iter().position(|c| {
+                let t = c.channel.channel_type();
+                categories.is_none_or(|cat| (t == ChannelType::Category) == cat)
+                    && c.channel
+                        .previous_names
+                        .iter()
+                        .any(|p| channel_name_matches(t, p, wanted))
+            })
+        };
+        let new_cat = cat.and_then(|cat| {
+            let declared = self.channels.iter().any(|c| {
+                c.channel.channel_type() == ChannelType::Category && c.channel.name == cat
+            });
+            if declared {
+                return None;
+            }
+            renamed_to(cat, Some(true)).map(|i| self.channels[i].channel.name.as_str())
+        });
+        let new_name = match self.match_declared(name, |_| true).is_empty() {
+            true => renamed_to(name, cat.map(|_| false))
+                .map(|i| (i, self.channels[i].channel.name.as_str())),
+            false => None,
+        };
+        let new = match (cat, new_cat, new_name) {
+            (_, None, None) => return None,
+            (Some(cat), new_cat, new_name) => format!(
+                "{}/{}",
+                new_cat.unwrap_or(cat),
+                new_name.map_or(name, |(_, n)| n)
+            ),
+            (None, _, new_name) => new_name.map_or(name, |(_, n)| n).to_owned(),
+        };
+        // The channel it names now: the renamed one, or the one the new spelling finds.
+        let i = match self.match_declared(&new, |_| true).first() {
+            Some(&i) => i,
+            None => new_name.map(|(i, _)| i)?,
+        };
+        Some((i, new))
     }
 
     /// What a channel reference names, to tell the same channel written twice in two
@@ -218,6 +268,11 @@ impl<'a> Ctx<'a> {
         let kinds = kinds_text(accept);
         match lookup {
             ChannelLookup::Found(i) => Some(i),
+            ChannelLookup::Renamed(i, new) => {
+                let c = &self.channels[i];
+                out.push(renamed_ref("channel", r, &new, &c.path, path));
+                None
+            }
             ChannelLookup::WrongType(i) => {
                 let c = &self.channels[i];
                 let t = c.channel.channel_type();
@@ -335,10 +390,6 @@ impl<'a> Ctx<'a> {
                         .with_help(help)
                     }
                     None => {
-                        if let Some(c) = self.renamed_channel(name) {
-                            out.push(renamed_ref("channel", name, &c.channel.name, &c.path, path));
-                            return None;
-                        }
                         let names = self
                             .channels
                             .iter()
@@ -370,19 +421,64 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The declared role that had `name` before (its `previous_names`), with its path.
-    fn renamed_role(&self, name: &str) -> Option<(&str, &'a Role)> {
-        self.roles
-            .iter()
-            .find(|(_, r)| r.previous_names.iter().any(|p| p == name))
-            .map(|(at, r)| (at.as_str(), *r))
-    }
-
-    /// The declared channel that had `name` before (its `previous_names`).
-    fn renamed_channel(&self, name: &str) -> Option<&ChannelRef<'a>> {
-        self.channels
-            .iter()
-            .find(|c| c.channel.previous_names.iter().any(|p| p == name))
+    /// A policy's `where` pattern (`Staff/*`, `Staff`, `Info/#rules`; docs/access.md): a
+    /// part written without `*` that names no declared channel or category but is a previous
+    /// name of one is an error naming the new name, as every reference by a previous name
+    /// is. Patterns compare as `policy::matches` does: `#` left out, case ignored.
+    pub fn check_place_pattern(
+        &self,
+        path: &dyn std::fmt::Display,
+        pattern: &str,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let parts: Vec<&str> = pattern.split('/').collect();
+        let key = |s: &str| s.replace('#', "").trim().to_lowercase();
+        let answers = |c: &ChannelRef<'_>, name: &str, wanted: &str| {
+            let t = c.channel.channel_type();
+            key(name) == wanted || channel_name_matches(t, name, wanted)
+        };
+        let mut renamed = Vec::with_capacity(parts.len());
+        let mut changed = None;
+        for (n, part) in parts.iter().enumerate() {
+            let wanted = key(part);
+            // The first of two parts is a category; a last part, a channel or a category.
+            let fits = |c: &&ChannelRef<'_>| {
+                parts.len() == 1
+                    || (n + 1 < parts.len()) == (c.channel.channel_type() == ChannelType::Category)
+            };
+            let declared = self.channels.iter().filter(fits);
+            let new = if part.contains('*')
+                || declared
+                    .clone()
+                    .any(|c| answers(c, &c.channel.name, &wanted))
+            {
+                None
+            } else {
+                declared.clone().find(|c| {
+                    c.channel
+                        .previous_names
+                        .iter()
+                        .any(|p| answers(c, p, &wanted))
+                })
+            };
+            match new {
+                Some(c) => {
+                    changed.get_or_insert(c.path.as_str());
+                    renamed.push(c.channel.name.as_str());
+                }
+                None => renamed.push(part),
+            }
+        }
+        if let Some(declared_at) = changed {
+            let new = renamed.join("/");
+            out.push(renamed_ref(
+                "channel",
+                pattern,
+                &new,
+                declared_at,
+                &path.to_string(),
+            ));
+        }
     }
 
     /// Resolves a role name against the declared roles (`@everyone` always resolves).
@@ -406,16 +502,26 @@ impl<'a> Ctx<'a> {
                 return RoleLookup::Found(i);
             }
         }
-        RoleLookup::NotDeclared
+        // A previous name of a declared role: once apply renames it, nothing has that name.
+        match self
+            .roles
+            .iter()
+            .position(|(_, r)| r.previous_names.iter().any(|p| p == name))
+        {
+            Some(i) => RoleLookup::Renamed(i),
+            None => RoleLookup::NotDeclared,
+        }
     }
 
-    /// Resolves a role reference and reports at `path`: a warning when it is not declared, an
-    /// error when several declared roles (each pinned by id) have that name. The path is
-    /// written out only for a reference with something to say.
+    /// Resolves a role reference and reports at `path`: a warning when it is not declared
+    /// (as `undeclared` says), an error when it is a previous name of a declared role or when
+    /// several declared roles (each pinned by id) have that name. The path is written out
+    /// only for a reference with something to say.
     pub fn check_role_ref(
         &self,
         path: &dyn std::fmt::Display,
         name: &str,
+        undeclared: Undeclared,
         out: &mut Vec<Diagnostic>,
     ) -> RoleLookup {
         let found = self.lookup_role(name);
@@ -424,24 +530,34 @@ impl<'a> Ctx<'a> {
         }
         let path = &path.to_string();
         match &found {
+            RoleLookup::Renamed(i) => {
+                let (at, role) = &self.roles[*i];
+                out.push(renamed_ref("role", name, &role.name, at, path));
+            }
             RoleLookup::NotDeclared => {
-                if let Some((at, role)) = self.renamed_role(name) {
-                    out.push(renamed_ref("role", name, &role.name, at, path));
-                    return found;
+                let near = closest(name, self.roles.iter().map(|(_, r)| r.name.as_str()));
+                let help = match (undeclared, near) {
+                    (Undeclared::Warn, _) if is_snowflake(name) => Some(
+                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`".to_owned(),
+                    ),
+                    (Undeclared::Warn, Some(best)) => Some(format!("did you mean \"{best}\"?")),
+                    (Undeclared::Warn, None) => Some(
+                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`".to_owned(),
+                    ),
+                    (Undeclared::WarnIfClose, Some(best)) if !is_snowflake(name) => Some(format!(
+                        "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
+                    )),
+                    (Undeclared::WarnIfClose, _) => None,
+                };
+                if let Some(help) = help {
+                    out.push(
+                        Diagnostic::warning(
+                            path,
+                            format!("role \"{name}\" is not declared in this manifest"),
+                        )
+                        .with_help(help),
+                    );
                 }
-                let d = Diagnostic::warning(
-                    path,
-                    format!("role \"{name}\" is not declared in this manifest"),
-                );
-                out.push(match closest(name, self.roles.iter().map(|(_, r)| r.name.as_str())) {
-                    _ if is_snowflake(name) => d.with_help(
-                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`",
-                    ),
-                    Some(best) => d.with_help(format!("did you mean \"{best}\"?")),
-                    None => d.with_help(
-                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`",
-                    ),
-                });
             }
             RoleLookup::Ambiguous(all) => {
                 let paths: Vec<&str> = all.iter().map(|&i| self.roles[i].0.as_str()).collect();
@@ -463,6 +579,17 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// How [`Ctx::check_role_ref`] says a reference to a role the manifest does not declare
+/// (one the live guild may have: plan checks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undeclared {
+    /// A warning, with the nearest declared name if there is one.
+    Warn,
+    /// Only when a declared name is close to it (a typo): `policies:` name roles the
+    /// manifest leaves alone (an Admin above the bot's role) as a matter of course.
+    WarnIfClose,
+}
+
 /// What a channel reference resolves to among the declared channels.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChannelLookup {
@@ -474,6 +601,9 @@ pub enum ChannelLookup {
     Ambiguous(Vec<usize>),
     /// Only channels of another type match; the first one.
     WrongType(usize),
+    /// A previous name (of the channel or of its category) of the declared channel at this
+    /// index in [`Ctx::channels`]; the reference written with the new names.
+    Renamed(usize, String),
 }
 
 /// What a role reference resolves to among the declared roles.
@@ -484,6 +614,8 @@ pub enum RoleLookup {
     Found(usize),
     NotDeclared,
     Ambiguous(Vec<usize>),
+    /// A previous name of the declared role at this index in [`Ctx::roles`].
+    Renamed(usize),
 }
 
 /// The object a reference names, whatever its spelling: one list must not name it twice.

@@ -9,19 +9,24 @@
 //! [`read_image`]).
 //!
 //! Channel references (`settings.*_channel`, `widget.channel`, welcome screen and onboarding
-//! channels, `webhooks[].channel`) all follow one rule, shared with the planner:
-//! [`split_channel_ref`] and [`match_channel_ref`] (`refs`).
+//! channels, `webhooks[].channel`, AutoMod exemptions and alerts, events' and invite rules'
+//! channels) all follow one rule, shared with the planner: [`split_channel_ref`] and
+//! [`match_channel_ref`] (`refs`). Every reference by name, to a role or a channel, is
+//! resolved by [`Ctx`]'s lookups (`index`), which also know previous names: no rule has a
+//! lookup of its own.
 //!
 //! The rules read the manifest through [`Ctx`] (`index`: roles and channels flattened and
 //! indexed, and the reference lookups), and live by section: `settings`, `roles`,
 //! `channels`, `forum`, `permissions` (names and overwrites), `ids`, `features` (welcome
 //! screen, onboarding, widget), `webhooks`, `image` (every image file named), `people`
-//! (rosters and bans), `policies`, `expressions` (custom emoji). Discord's limits are [`crate::discord::limits`].
+//! (rosters and bans), `policies`, `expressions` (custom emoji), `automod`, `events`, `doors`
+//! (invite rules). Discord's limits are [`crate::discord::limits`].
 
 mod audio;
 mod automod;
 mod channel_data;
 mod channels;
+mod doors;
 mod events;
 mod expressions;
 mod features;
@@ -53,7 +58,7 @@ pub use image::{
     EMOJI_RULES, FileRules, IMAGE_RULES, LOTTIE, SOUND_RULES, STICKER_RULES, UPLOAD_RULES,
     emoji_image_fields, image_fields, read_file_as, read_image, sound_fields, sticker_fields,
 };
-pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup};
+pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup, Undeclared};
 pub(crate) use refs::resolve_channel_ref;
 pub use refs::{ChannelKey, channel_name_matches, match_channel_ref, split_channel_ref};
 
@@ -117,9 +122,12 @@ pub const RULES: &[(&str, Rule)] = &[
     ("automod-triggers", automod::automod_triggers),
     ("automod-rule-counts", automod::automod_rule_counts),
     ("automod-actions", automod::automod_actions),
+    ("automod-references", automod::automod_references),
     ("event-names", events::event_names),
     ("event-place-and-times", events::event_place_and_times),
     ("event-recurrence", events::event_recurrence),
+    ("event-channels", events::event_channels),
+    ("invite-channels", doors::invite_channels),
     ("sticker-fields", expressions::stickers),
     ("unique-sticker-names", expressions::unique_sticker_names),
     ("channel-flags", channel_data::channel_flags),

@@ -111,7 +111,12 @@ pub(super) fn overwrite_role_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>
     for c in &ctx.channels {
         for (i, o) in c.channel.overwrites.iter().flatten().enumerate() {
             if let Some(role) = &o.role {
-                ctx.check_role_ref(&format_args!("{}.overwrites[{i}].role", c.path), role, out);
+                ctx.check_role_ref(
+                    &format_args!("{}.overwrites[{i}].role", c.path),
+                    role,
+                    Undeclared::Warn,
+                    out,
+                );
             }
         }
     }

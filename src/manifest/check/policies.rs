@@ -8,24 +8,12 @@ use hashbrown::HashMap;
 use super::*;
 use crate::manifest::types::PermissionName;
 
-/// A role a policy names: one the manifest does not declare may be one it leaves alone
-/// (an Admin above the bot's role), which `plan` checks; only a name close to a declared
-/// one is worth a warning here (a typo would keep the policy trivially).
+/// A role a policy names, through the one resolver every reference takes: a previous name
+/// is an error naming the new one; one the manifest does not declare may be one it leaves
+/// alone (an Admin above the bot's role), which `plan` checks, so only a name close to a
+/// declared one is worth a warning here (a typo would keep the policy trivially).
 fn check_role(ctx: &Ctx<'_>, path: &str, name: &str, out: &mut Vec<Diagnostic>) {
-    if ctx.roles.iter().any(|(_, r)| r.name == name) {
-        return;
-    }
-    if let Some(best) = closest(name, ctx.roles.iter().map(|(_, r)| r.name.as_str())) {
-        out.push(
-            Diagnostic::warning(
-                path,
-                format!("role \"{name}\" is not declared in this manifest"),
-            )
-            .with_help(format!(
-                "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
-            )),
-        );
-    }
+    ctx.check_role_ref(&path, name, Undeclared::WarnIfClose, out);
 }
 
 pub(super) fn policies(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
@@ -68,7 +56,7 @@ pub(super) fn policies(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             if rule.who != super::super::types::ANYONE && rule.who != EVERYONE {
                 check_role(ctx, &format!("{path}.who"), &rule.who, out);
             }
-            permissions_and_places(&path, &rule.can, rule.places.as_deref(), out);
+            permissions_and_places(ctx, &path, &rule.can, rule.places.as_deref(), out);
         }
         if let Some(rule) = &p.only {
             let path = format!("{at}.only");
@@ -77,7 +65,7 @@ pub(super) fn policies(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     check_role(ctx, &format!("{path}.who[{k}]"), who, out);
                 }
             }
-            permissions_and_places(&path, &rule.can, rule.places.as_deref(), out);
+            permissions_and_places(ctx, &path, &rule.can, rule.places.as_deref(), out);
         }
         if let Some(rule) = &p.holders {
             let path = format!("{at}.holders");
@@ -105,6 +93,7 @@ pub(super) fn policies(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 fn permissions_and_places(
+    ctx: &Ctx<'_>,
     path: &str,
     can: &[PermissionName],
     places: Option<&[String]>,
@@ -133,6 +122,8 @@ fn permissions_and_places(
                             "`{w}` is not a channel pattern: `Category/name`, `*` for any name"
                         ),
                     ));
+                } else {
+                    ctx.check_place_pattern(&format_args!("{path}.where[{k}]"), w, out);
                 }
             }
         }

@@ -33,15 +33,29 @@ pub(super) fn settings_channel_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnosti
 pub(super) fn guild_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let m = ctx.manifest;
     if let Some(s) = &m.settings {
+        // The name as Discord stores it (`as_stored`: trimmed), which the limit applies to.
         if let Some(name) = &s.name {
             let n = len(name);
             if n < GUILD_NAME_LEN.0 || n > GUILD_NAME_LEN.1 {
+                let (min, max) = GUILD_NAME_LEN;
+                let counted = if n < min {
+                    " as Discord stores it (without leading and trailing whitespace)"
+                } else {
+                    ""
+                };
                 out.push(
                     Diagnostic::error(
                         "settings.name",
-                        format!("guild name is {n} characters; Discord allows 2 to 100"),
+                        format!(
+                            "guild name is {n} character{}{counted}; Discord allows {min} to {max}",
+                            if n == 1 { "" } else { "s" }
+                        ),
                     )
-                    .with_help("shorten or lengthen the name"),
+                    .with_help(if n < min {
+                        format!("write a name of at least {min} characters besides whitespace")
+                    } else {
+                        format!("shorten the name to {max} characters")
+                    }),
                 );
             }
         }
@@ -202,7 +216,7 @@ pub(super) fn community_prerequisites(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) 
                 )
             };
             out.push(d.with_help(format!(
-                "set `settings.community: true` (fine without it if the guild already is a community), or remove `{section}`"
+                "set `settings.community: true`, or remove `{section}`; plan refuses it unless the guild already is a community"
             )));
         }
         for c in &ctx.channels {

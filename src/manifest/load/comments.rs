@@ -1,13 +1,23 @@
 //! YAML's comment trap: a `#` after a space starts a comment, so `color: #1abc9c` has no
 //! value, `topic: Read #rules` reads "Read", and in `{ color: #1abc9c }` the comment hides
-//! the closing bracket. A comment whose `#` is followed at once by a letter or digit
-//! (`#1abc9c`, `#rules`) is almost always meant as part of the value, so it is said at its
-//! line with the quoted form; `# a comment`, with its space, is left alone.
+//! the closing bracket. A comment whose `#` is followed at once by something other than a
+//! space (`#1abc9c`, `#rules`, `#🎉`) is almost always meant as part of the value, so it is
+//! said at its line with the quoted form; `# a comment`, with its space, is left alone.
+//!
+//! A value left empty, or a bracket hidden, is said whatever the field. A plain value cut
+//! short is said only in a text field (names, topics, descriptions, titles, messages and
+//! the names references use: [`is_text_field`]), where a `#` may belong to the text; after
+//! a number or a choice (`afk_timeout: 300 #900`, `type: text #voice`) such a comment is a
+//! note, as YAML reads it. The parser keeps no comments in the tree, so the text is read
+//! line by line here, and the tree says which field a line's value is.
 
 use std::borrow::Cow;
 
+use hashbrown::{HashMap, HashSet};
+
 use crate::manifest::diagnostic::{Located, Severity};
 use crate::manifest::source_map::Span;
+use crate::manifest::tree::{At, Node, Scalar};
 
 /// What a comment did to the value before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +166,7 @@ pub(super) fn find(text: &str) -> Vec<Found> {
             match ch {
                 '#' if prev.is_none() || line[..byte].ends_with([' ', '\t']) => {
                     let next = line[byte + 1..].chars().next();
-                    if prev.is_some() && next.is_some_and(char::is_alphanumeric) {
+                    if prev.is_some() && next.is_some_and(|c| !c.is_whitespace() && c != '#') {
                         out.extend(judge(&lines, n, byte, i + 1, flow > 0));
                     }
                     break;
@@ -175,6 +185,92 @@ pub(super) fn find(text: &str) -> Vec<Found> {
         }
     }
     out
+}
+
+/// The comments of `found` worth saying in the file whose tree is `tree`: every value left
+/// empty or bracket hidden, and a value cut short where it is text ([`is_text_field`]).
+pub(super) fn worth_saying(found: Vec<Found>, tree: &At<Node>) -> Vec<Found> {
+    let cut: HashSet<usize> = found
+        .iter()
+        .filter(|f| f.trap == Trap::CutShort)
+        .map(|f| f.line)
+        .collect();
+    if cut.is_empty() {
+        return found;
+    }
+    let mut text = HashMap::new();
+    text_lines(tree, &mut Vec::new(), &cut, &mut text);
+    found
+        .into_iter()
+        .filter(|f| f.trap != Trap::CutShort || text.get(&f.line).copied().unwrap_or(false))
+        .collect()
+}
+
+/// For each line of `lines` that holds a plain text value, whether its field is text: one
+/// walk of the tree, `keys` the mapping keys above the node.
+fn text_lines<'a>(
+    node: &'a At<Node>,
+    keys: &mut Vec<&'a str>,
+    lines: &HashSet<usize>,
+    out: &mut HashMap<usize, bool>,
+) {
+    match &node.value {
+        Node::Map(entries) => {
+            for (k, v) in entries {
+                keys.push(&k.value.0);
+                text_lines(v, keys, lines, out);
+                keys.pop();
+            }
+        }
+        Node::Seq(items) => items.iter().for_each(|i| text_lines(i, keys, lines, out)),
+        Node::Scalar(s) => {
+            let line = node.loc.line as usize;
+            if matches!(s.kind, Scalar::Str(_)) && lines.contains(&line) {
+                out.insert(line, is_text_field(keys));
+            }
+        }
+    }
+}
+
+/// Whether a value under these mapping keys is text where a `#` may belong: a name
+/// (of anything, and the names references use), a topic, a description, a title, a message,
+/// a location, tags, a reason, AutoMod's words. Not a number, a choice, a colour, a
+/// permission, an id, a time or a file.
+fn is_text_field(keys: &[&str]) -> bool {
+    let Some(last) = keys.last() else {
+        return false;
+    };
+    match *last {
+        "name"
+        | "previous_names"
+        | "topic"
+        | "description"
+        | "title"
+        | "message"
+        | "location"
+        | "tags"
+        | "reason"
+        | "keywords"
+        | "regex"
+        | "channel"
+        | "channels"
+        | "default_channels"
+        | "roles"
+        | "role"
+        | "exempt_roles"
+        | "exempt_channels"
+        | "who"
+        | "where"
+        | "alert"
+        | "afk_channel"
+        | "system_channel"
+        | "rules_channel"
+        | "public_updates_channel"
+        | "safety_alerts_channel" => true,
+        // AutoMod's allowed words; an overwrite's `allow` lists permissions.
+        "allow" => keys.contains(&"trigger"),
+        _ => false,
+    }
 }
 
 /// What the comment at `byte` of line `n` does to the value before it, if anything.
@@ -269,6 +365,37 @@ mod tests {
         assert_eq!(f.trap, Trap::HidesBracket);
         assert_eq!(f.hidden, "#1abc9c");
         assert_eq!(f.quoted(), "color: \"#1abc9c\"");
+    }
+
+    #[test]
+    fn text_fields_are_names_and_prose_not_numbers_or_choices() {
+        for text in [
+            &["channels", "topic"][..],
+            &["channels", "channels", "name"],
+            &["roles", "previous_names"],
+            &["automod", "trigger", "allow"],
+            &["automod", "actions", "alert"],
+            &["onboarding", "prompts", "options", "roles"],
+        ] {
+            assert!(is_text_field(text), "{text:?}");
+        }
+        for other in [
+            &["channels", "overwrites", "allow"][..],
+            &["settings", "afk_timeout"],
+            &["channels", "type"],
+            &["roles", "color"],
+            &["roles", "members"],
+            &[],
+        ] {
+            assert!(!is_text_field(other), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn a_hash_before_any_other_character_than_a_space_is_looked_at() {
+        let f = one("channels:\n  - name: help\n    topic: Party #\u{1f389} time\n");
+        assert_eq!((f.trap, f.read.as_str()), (Trap::CutShort, "Party"));
+        assert_eq!(find("channels:\n  - topic: Party ## heading\n"), Vec::new());
     }
 
     #[test]

@@ -65,6 +65,9 @@ pub struct LoadedManifest {
     /// Shared with every load of the same content in this process ([`super::shared`]).
     pub manifest: Arc<Manifest>,
     pub locations: SourceMap,
+    /// What the load stages said of a manifest they took: warnings (a text cut short by a
+    /// `#`, `yaml-comment`), placed. [`super::check_report`] puts them first in the report.
+    pub load_warnings: Vec<Located>,
     /// [`Self::stored`] and the checks' findings, made once per content: the checks and the
     /// plan both read the stored form.
     derived: Arc<Derived>,
@@ -310,12 +313,14 @@ fn load_files(
         }
     });
     match derived {
+        // No error got this far: what the stages said is warnings.
         Ok(derived) => Ok(LoadedManifest {
             path: report.root,
             is_dir,
             files: report.files,
             manifest: Arc::clone(&derived.manifest),
             locations,
+            load_warnings: report.items,
             derived,
         }),
         Err(items) => {

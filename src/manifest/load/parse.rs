@@ -109,8 +109,9 @@ pub(super) fn parse_files(
         let traps = comments::find(&f.text);
         match parse(&f.text) {
             Ok(tree) => {
-                trees.push((i, tree));
+                let traps = comments::worth_saying(traps, &tree);
                 problems.extend(traps.iter().map(|t| t.located(i)));
+                trees.push((i, tree));
             }
             Err(e) => {
                 // A comment that hid a closing bracket is the mistake, not the bracket.

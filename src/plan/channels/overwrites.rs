@@ -69,17 +69,9 @@ pub(super) fn desired_overwrites(
             for (j, o) in list.iter().enumerate() {
                 let source = format!("{}.overwrites[{j}]", d.source);
                 let (target, kind) = match (&o.role, &o.member) {
-                    (Some(role), None) => match cx.role_ids.get(role) {
-                        Some(id) => (id.clone(), OVERWRITE_ROLE),
-                        None => {
-                            let help = cx.role_help(role);
-                            cx.problem(
-                                Some(format!("{source}.role")),
-                                format!("overwrite on `{}` names role `{role}`, which is neither declared nor in the guild", d.ch.name),
-                                Some(&help),
-                            );
-                            continue;
-                        }
+                    (Some(role), None) => match cx.resolve_role(role, &format!("{source}.role")) {
+                        Some(id) => (id, OVERWRITE_ROLE),
+                        None => continue,
                     },
                     (None, Some(member)) => {
                         if let Some((message, help)) = not_a_member(cx, &member.0, &d.ch.name) {

@@ -141,3 +141,56 @@ async fn a_humans_writes_are_audited_as_theirs_and_filters_hold() {
     let bot = t.emu.state().bot_user_id;
     assert!(t.audit(&format!("?user_id={bot}")).await.is_empty());
 }
+
+/// Discord's permission migrations (212 pin messages, 213 bypass slowmode) are audit
+/// entries of types the OpenAPI enum does not list, made by no user. A state put through
+/// `PUT /_emulator/state` holds them, and the log serves and filters them as any other.
+#[tokio::test]
+async fn a_permission_migration_entry_put_in_the_state_is_served() {
+    let t = T::new().await;
+    let base = &t.emu.base_url;
+    let moderator = t.role("Moderator");
+    // Made now: within the log's 45 days.
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let id = ((now_ms - 1_420_070_400_000) << 22).to_string();
+    let mut st: Value = t
+        .http
+        .get(format!("{base}/_emulator/state"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let entry = json!({
+        "id": id,
+        "action_type": 212,
+        "user_id": null,
+        "target_id": moderator,
+        "changes": [{"key": "permissions", "old_value": "8192", "new_value": "2251799813693440"}]
+    });
+    st["guilds"][0]["audit_log"]
+        .as_array_mut()
+        .unwrap()
+        .push(entry.clone());
+    let r = t
+        .http
+        .put(format!("{base}/_emulator/state"))
+        .json(&st)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.status());
+    let served = t.audit("?action_type=212").await;
+    assert_eq!(served, vec![entry], "{served:#?}");
+    let all = t.audit("").await;
+    assert!(all.iter().any(|e| e["action_type"] == 212), "{all:#?}");
+    assert!(
+        t.audit(&format!("?action_type=213&target_id={moderator}"))
+            .await
+            .is_empty()
+    );
+}
