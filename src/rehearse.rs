@@ -679,15 +679,6 @@ fn people_not_rehearsed(snap: &Snapshot) -> Vec<String> {
         "members the plan did not read: the copy has the bot and the {read} member(s) the manifest names or a member overwrite names{}, so no other member is checked",
         if p.holders.is_some() { " and the roster roles' holders" } else { "" }
     ));
-    if p.holders
-        .as_ref()
-        .is_some_and(|h| h.values().any(|s| !s.is_empty()))
-    {
-        out.push(
-            "the other roles of roster holders the member listing named: the listing keeps roster roles alone, so in the copy they hold only those"
-                .to_owned(),
-        );
-    }
     for role in &p.rosters {
         let unnamed = p.unnamed_holders(role);
         if unnamed > 0 {
@@ -714,8 +705,7 @@ fn user(id: &str, username: Option<&str>, bot: bool) -> Value {
 
 /// Members as the reads know them: the bot with its roles; each user the plan names who is a
 /// member (on a roster, to be banned, or named by a member overwrite), with every role they
-/// hold; each holder the member listing named, with the roster roles it was seen holding (the
-/// listing keeps no other role). Bans as read, with their reasons. Every user a read found
+/// hold; each holder the member listing named, with every role it holds. Bans as read, with their reasons. Every user a read found
 /// exists in the copy (one who is not a member as a user alone, so an overwrite for them is
 /// refused there as on Discord), and no other: an id Discord knows no user by is not one, so a
 /// ban of a member is rehearsed as one (they leave the copy, or the copy refuses as Discord
@@ -741,10 +731,11 @@ fn people_of(snap: &Snapshot) -> PeopleCopy {
                     .extend(held.iter().map(String::as_str));
             }
         }
-        for (role, holders) in p.holders.iter().flatten() {
-            for id in holders {
-                roles.entry(id.as_str()).or_default().insert(role.as_str());
-            }
+        for (id, held) in &p.listed {
+            roles
+                .entry(id.as_str())
+                .or_default()
+                .extend(held.iter().map(String::as_str));
         }
         for (id, reason) in p.bans.iter().flatten() {
             bans.push(json!({ "user_id": id, "reason": reason }));

@@ -229,18 +229,13 @@ impl Guild {
                     }
                 }
             }
-            // Holders named by the member listing: their roster roles are known.
-            for (role, users) in people.holders.iter().flatten() {
-                for user in users {
-                    g.members
-                        .entry(user.clone())
-                        .or_insert_with(|| Member {
-                            username: people.usernames.get(user).cloned(),
-                            ..Member::default()
-                        })
-                        .roles
-                        .insert(role.clone());
-                }
+            // Holders named by the member listing, with every role they hold.
+            for (user, roles) in &people.listed {
+                g.members.entry(user.clone()).or_insert_with(|| Member {
+                    username: people.usernames.get(user).cloned(),
+                    roles: roles.iter().filter(|r| **r != g.id).cloned().collect(),
+                    changed_by: Vec::new(),
+                });
             }
         }
         g.reindex();

@@ -123,3 +123,40 @@ pub(super) fn check(plan: &Plan, snap: &Snapshot, g: &Guild) -> Vec<Problem> {
     }
     problems
 }
+
+/// The declared channels the bot could no longer view once the plan is applied. Discord then
+/// omits them from every read (discord-behaviour.md §9.1), so guildctl could never manage
+/// them again: the next plan would find them missing and refuse to create them a second
+/// time. An administrator sees every channel.
+pub(super) fn sight(snap: &Snapshot, g: &Guild) -> Vec<Problem> {
+    let bot = Holder {
+        roles: snap.bot_member.roles.clone(),
+        user: Some(snap.bot.id.clone()),
+    };
+    if g.is_owner(&bot) || g.base(&bot).contains(Permissions::ADMINISTRATOR) {
+        return Vec::new();
+    }
+    let access = g.access(&bot);
+    let role = g
+        .roles
+        .iter()
+        .find(|r| r.bot_id.as_deref() == Some(snap.bot.id.as_str()))
+        .map_or_else(|| "the bot's role".to_owned(), |r| format!("`{}`", r.name));
+    (0..g.channels.len())
+        .filter(|&i| !access.sees(i))
+        .filter_map(|i| {
+            let c = &g.channels[i];
+            let shown = g.path(i);
+            Some(Problem {
+                policy: None,
+                message: format!(
+                    "once applied, the bot could no longer view channel `{shown}`: Discord would then hide it from the bot, and guildctl could not manage it again"
+                ),
+                source: Some(c.source.clone()?),
+                help: Some(format!(
+                    "allow `view_channel` to {role} in the overwrites of `{shown}` (or of its category, when it follows it), or make the bot's role an administrator"
+                )),
+            })
+        })
+        .collect()
+}

@@ -220,6 +220,7 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
     }
     problems.extend(super::members::gate(plan, snap));
     problems.extend(super::channel_gates::check(plan, snap, after));
+    problems.extend(super::channel_gates::sight(snap, after));
     problems
 }
 

@@ -75,6 +75,11 @@ pub struct People {
     /// Roster role id → every member holding it, when the listing was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holders: Option<BTreeMap<String, BTreeSet<String>>>,
+    /// Each holder the listing named → every role they hold (`@everyone` left out), so a
+    /// holder whose roster changes is computed with the roles they keep, not as a member
+    /// holding the roster roles alone.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub listed: BTreeMap<String, Vec<String>>,
     /// The listing was needed and Discord refused it (no GUILD_MEMBERS intent).
     #[serde(default)]
     pub listing_refused: bool,
@@ -271,8 +276,9 @@ async fn read_each<T: DeserializeOwned + Send + 'static>(
     Ok(out)
 }
 
-/// Pages through the members to name every holder of the roster roles; keeps nothing else,
-/// so a guild of a million members costs 1,000 reads but not the memory of a million.
+/// Pages through the members to name every holder of the roster roles, with all the roles
+/// each holds; keeps no other member, so a guild of a million members costs 1,000 reads but
+/// not the memory of a million.
 async fn list_holders(
     client: &Client,
     g: &str,
@@ -303,13 +309,18 @@ async fn list_holders(
         for m in page {
             let Some(user) = m.user else { continue };
             after = max_id(&after, &user.id);
+            let mut holds = false;
             for role in &m.roles {
                 if let Some(set) = holders.get_mut(role) {
                     set.insert(user.id.clone());
-                    people
-                        .usernames
-                        .insert(user.id.clone(), user.username.clone());
+                    holds = true;
                 }
+            }
+            if holds {
+                people
+                    .usernames
+                    .insert(user.id.clone(), user.username.clone());
+                people.listed.insert(user.id.clone(), m.roles);
             }
         }
         if !full {

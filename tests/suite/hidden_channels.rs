@@ -147,3 +147,47 @@ async fn channels_that_exist_hidden_from_the_bot_are_never_created_again() {
     assert_eq!(staff, 1, "a second Staff category was created");
     assert!(h.guild().channels.iter().any(|c| c.id == staff_id));
 }
+
+/// A plan that would hide a declared channel from the bot itself is refused at the channel:
+/// after it, Discord would omit the channel, and the next plan could neither see it nor
+/// create it again (found by the seams property test: apply was accepted, and the fresh plan
+/// after it refused).
+#[tokio::test]
+async fn a_plan_that_would_hide_a_channel_from_the_bot_is_refused_at_the_channel() {
+    let h = Harness::with_state(Some(non_admin_state())).await;
+    let hidden = h.manifest(
+        "guild.yaml",
+        "version: 1\nchannels:\n  - name: bot-spam\n    overwrites:\n      - { role: \"@everyone\", deny: [view_channel] }\n",
+    );
+    let plan = h.run(&["plan", "-f", hidden.to_str().unwrap()]).await;
+    plan.assert_code(1);
+    assert!(
+        plan.stderr
+            .contains("once applied, the bot could no longer view channel `#bot-spam`"),
+        "{}",
+        plan.stderr
+    );
+    assert!(plan.stderr.contains("guild.yaml:3:"), "{}", plan.stderr);
+    assert!(
+        plan.stderr
+            .contains("allow `view_channel` to `guildctl` in the overwrites of `#bot-spam`"),
+        "{}",
+        plan.stderr
+    );
+    let apply = h
+        .run(&["apply", "--yes", "-f", hidden.to_str().unwrap()])
+        .await;
+    apply.assert_code(1);
+    assert!(h.writes().is_empty(), "{:?}", h.writes());
+
+    // Kept in sight of the bot's own role, the same change is planned and applied.
+    let kept = h.manifest(
+        "kept.yaml",
+        "version: 1\nchannels:\n  - name: bot-spam\n    overwrites:\n      - { role: \"@everyone\", deny: [view_channel] }\n      - { role: guildctl, allow: [view_channel] }\n",
+    );
+    h.run(&["apply", "--yes", "-f", kept.to_str().unwrap()])
+        .await
+        .assert_code(0);
+    let again = h.plan_json(kept.to_str().unwrap()).await;
+    assert_eq!(again["changes"], serde_json::json!([]), "{again:#}");
+}

@@ -72,6 +72,7 @@ mod rosters;
 mod safety;
 mod sandbox_tour;
 mod sarif;
+mod seams;
 mod soundboard;
 mod stickers;
 mod whole_guild;

@@ -138,3 +138,50 @@ async fn a_roster_role_grants_what_the_manifest_declares() {
     assert!(!text.contains("Widens access"), "{text}");
     assert_eq!(json["risks"], Value::Array(vec![]), "{json}");
 }
+
+/// A holder the member listing names (not declared by the roster that takes the role away)
+/// is computed with every role they hold: erin, a Moderator who is also a Helper, keeps
+/// Helper's `manage_messages` when the roster takes Moderator from her. Found by the seams
+/// property test: the listing kept the roster roles alone, so she was shown losing what
+/// Helper still gives her.
+#[tokio::test]
+async fn a_listed_holder_taken_off_a_roster_keeps_what_her_other_roles_give() {
+    let h = Harness::start().await;
+    h.arrange(|g| {
+        g.member("erin").add_role("Helper");
+    });
+    let state = h.emu.state();
+    let manifest = format!(
+        "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{}\" }}\n",
+        state.user_id("alice")
+    );
+    let f = h.manifest("staff.yaml", &manifest);
+    let json = h.plan_json(f.to_str().unwrap()).await;
+    let erin = state.user_id("erin");
+    let lines: Vec<&Value> = json["access"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["who_id"] == erin)
+        .collect();
+    assert!(!lines.is_empty(), "erin loses Moderator's powers: {json:#}");
+    // Where she still sees the channel, Helper still gives her manage_messages.
+    for l in &lines {
+        let loses = l["loses"].as_array().unwrap();
+        if loses.iter().any(|p| p == "view_channel") {
+            continue;
+        }
+        assert!(
+            !loses.iter().any(|p| p == "manage_messages"),
+            "Helper still gives erin manage_messages: {l:#}"
+        );
+    }
+    assert!(
+        lines.iter().any(|l| l["loses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == "kick_members")),
+        "{lines:#?}"
+    );
+}
