@@ -19,17 +19,18 @@ use crate::common;
 
 use std::fmt::Write as _;
 
+use common::property;
 use common::{GuildNames, Harness, arrange, bare_guild_state};
 use discord_emulator::state::Overwrite;
 use discord_emulator::{EmulatorOptions, RunningEmulator, State};
 use guildctl::apply::{ApplyOptions, apply};
-use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::discord::Client;
 use guildctl::manifest;
 use guildctl::plan;
 use guildctl::rehearse::{RehearseOptions, rehearse};
 use guildctl::snapshot::Snapshot;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+use proptest::test_runner::{Config, TestCaseError};
 
 /// The roles overwrites name, and the permissions they allow and deny.
 const TARGETS: [&str; 3] = ["@everyone", "Alpha", "Beta"];
@@ -361,9 +362,7 @@ fn manifest_of(c: &Case) -> String {
 }
 
 async fn read(emu: &RunningEmulator) -> Result<(Client, Snapshot), String> {
-    let token = Token::new(emu.token.clone()).map_err(|e| e.to_string())?;
-    let client = Client::with_options(&emu.api_base, token, ClientOptions::default())
-        .map_err(|e| e.to_string())?;
+    let client = property::client(emu)?;
     let snap = Snapshot::fetch(&client, &emu.guild_id)
         .await
         .map_err(|e| e.to_string())?;
@@ -436,32 +435,15 @@ async fn judge(c: &Case) -> Result<(), String> {
     Ok(())
 }
 
-fn cases() -> u32 {
-    std::env::var("GUILDCTL_CHANNEL_ORDER_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200)
-}
-
 #[test]
 fn every_combination_of_moves_syncs_and_overwrite_changes_converges() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = property::runtime();
     let config = Config {
-        cases: cases(),
         // Each case starts two emulators: a failure is shown whole rather than shrunk far.
         max_shrink_iters: 64,
-        failure_persistence: None,
         ..Config::default()
     };
-    // The bounded run draws the same cases every time; a longer one draws new ones.
-    let mut runner = if std::env::var_os("GUILDCTL_CHANNEL_ORDER_CASES").is_some() {
-        TestRunner::new(config)
-    } else {
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
-    };
+    let mut runner = property::runner("GUILDCTL_CHANNEL_ORDER_CASES", 200, config);
     let result = runner.run(&case(), |c| {
         runtime.block_on(judge(&c)).map_err(TestCaseError::fail)
     });

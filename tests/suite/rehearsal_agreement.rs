@@ -12,15 +12,15 @@ use crate::common;
 
 use std::fmt::Write as _;
 
+use common::property;
 use common::{GuildNames, arrange};
 use discord_emulator::{EmulatorOptions, RunningEmulator, State};
-use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
 use guildctl::plan;
 use guildctl::rehearse::{RehearseOptions, rehearse};
 use guildctl::snapshot::Snapshot;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+use proptest::test_runner::{Config, TestCaseError};
 
 /// Permissions the generators draw from: the bot's, and the roles' and overwrites' grants.
 const BOT_PERMS: [&str; 8] = [
@@ -293,12 +293,7 @@ async fn judge(c: &Case) -> Result<(Option<Disagreement>, bool), String> {
     })
     .await
     .map_err(|e| e.to_string())?;
-    let client = Client::with_options(
-        &emu.api_base,
-        Token::new(emu.token.clone()).map_err(|e| e.to_string())?,
-        ClientOptions::default(),
-    )
-    .map_err(|e| e.to_string())?;
+    let client = property::client(&emu)?;
     let snap = Snapshot::fetch(&client, &emu.guild_id)
         .await
         .map_err(|e| e.to_string())?;
@@ -375,34 +370,24 @@ async fn judge(c: &Case) -> Result<(Option<Disagreement>, bool), String> {
 }
 
 fn cases() -> u32 {
-    std::env::var("GUILDCTL_AGREEMENT_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(32)
+    property::cases(CASES.0, CASES.1)
 }
+
+/// The variable naming a longer run's count, and the bounded run's.
+const CASES: (&str, u32) = ("GUILDCTL_AGREEMENT_CASES", 32);
 
 #[test]
 fn preflight_and_rehearsal_agree() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = property::runtime();
     let config = Config {
-        cases: cases(),
         // Disagreements are reported whole, not shrunk: each case starts two emulators.
         max_shrink_iters: 64,
-        failure_persistence: None,
         // Generated manifests the checks refuse (e.g. onboarding under its minimums) are
         // drawn again.
         max_global_rejects: cases() * 20,
         ..Config::default()
     };
-    // The bounded run draws the same cases every time; the long run new ones.
-    let mut runner = if std::env::var_os("GUILDCTL_AGREEMENT_CASES").is_some() {
-        TestRunner::new(config)
-    } else {
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
-    };
+    let mut runner = property::runner(CASES.0, CASES.1, config);
     let ran = std::cell::Cell::new(0usize);
     let refused = std::cell::Cell::new(0usize);
     let rejects = std::cell::RefCell::new(std::collections::BTreeMap::new());

@@ -8,6 +8,7 @@ pub mod github;
 pub mod gitlab;
 pub mod guild;
 pub mod lower_bound;
+pub mod property;
 pub mod snapshot;
 
 pub use guild::{Bot, GuildEdit, GuildNames, StateNames, arrange, arrange_guild};

@@ -16,14 +16,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::common::property;
 use discord_emulator::{EmulatorOptions, RunningEmulator, State};
 use guildctl::apply::{self, ApplyOptions};
-use guildctl::discord::{Client, ClientOptions, Token};
+use guildctl::discord::Client;
 use guildctl::manifest::{self, LoadedManifest};
 use guildctl::plan::{self, Plan};
 use guildctl::rehearse::{RehearseOptions, rehearse};
 use guildctl::snapshot::{Snapshot, Wants};
-use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+use proptest::test_runner::{Config, TestCaseError};
 
 mod perms;
 mod world;
@@ -61,11 +62,6 @@ async fn read(client: &Client, guild: &str, m: &manifest::Manifest) -> Result<Sn
         .await
         .map_err(|e| e.to_string())?;
     Ok(snap)
-}
-
-fn client(emu: &RunningEmulator) -> Result<Client, String> {
-    let token = Token::new(emu.token.clone()).map_err(|e| e.to_string())?;
-    Client::with_options(&emu.api_base, token, ClientOptions::default()).map_err(|e| e.to_string())
 }
 
 fn shown(yaml: &str, live: &World, plan: &Plan) -> String {
@@ -143,7 +139,7 @@ async fn judge_on(
     before_state: &State,
     tally: &mut Tally,
 ) -> Result<(), String> {
-    let client = client(emu)?;
+    let client = property::client(emu)?;
     let snap = read(&client, &emu.guild_id, &loaded.manifest).await?;
     let options = plan::PlanOptions::default();
     let the_plan = match plan::diff_loaded(loaded, &snap, &options) {
@@ -253,32 +249,18 @@ async fn judge_on(
     Ok(())
 }
 
-fn cases() -> u32 {
-    std::env::var("GUILDCTL_SEAMS_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(500)
-}
+/// The variable naming a longer run's count, and the bounded run's.
+const CASES: (&str, u32) = ("GUILDCTL_SEAMS_CASES", 500);
 
 #[test]
 fn plan_rehearsal_apply_and_access_agree_on_random_guilds() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = property::runtime();
     let config = Config {
-        cases: cases(),
         // Each case starts three emulators: shrink a little, report the rest whole.
         max_shrink_iters: 200,
-        failure_persistence: None,
         ..Config::default()
     };
-    // The bounded run draws the same cases every time; a longer one new ones.
-    let mut runner = if std::env::var_os("GUILDCTL_SEAMS_CASES").is_some() {
-        TestRunner::new(config)
-    } else {
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
-    };
+    let mut runner = property::runner(CASES.0, CASES.1, config);
     let tally = std::cell::RefCell::new(Tally::default());
     let started = std::time::Instant::now();
     // GUILDCTL_SEAMS_SURVEY=1 judges every case and tells the kinds of disagreement found
@@ -302,7 +284,7 @@ fn plan_rehearsal_apply_and_access_agree_on_random_guilds() {
     let t = tally.into_inner();
     eprintln!(
         "seams: {} cases in {:.1} s: {t:?}",
-        cases(),
+        property::cases(CASES.0, CASES.1),
         started.elapsed().as_secs_f64()
     );
     let found = found.into_inner();
