@@ -34,8 +34,10 @@ pub(super) trait Declared {
     }
 }
 
+/// Implements [`Declared`] for manifest kinds with `id`, `name` and `previous_names`; a
+/// kind some of whose entries are matched apart says which after `=>`.
 macro_rules! declared {
-    ($($kind:ty),*) => {$(
+    ($($kind:ty $(=> $apart:expr)?),* $(,)?) => {$(
         impl Declared for $kind {
             fn id(&self) -> Option<&str> {
                 self.id.as_ref().map(|i| i.0.as_str())
@@ -46,6 +48,12 @@ macro_rules! declared {
             fn previous_names(&self) -> &[String] {
                 &self.previous_names
             }
+            $(
+                fn matched_apart(&self) -> bool {
+                    let apart: fn(&Self) -> bool = $apart;
+                    apart(self)
+                }
+            )?
         }
     )*};
 }
@@ -56,23 +64,9 @@ declared!(
     GuildSticker,
     ScheduledEvent,
     AutoModRule,
-    Webhook
+    Webhook,
+    Role => |r| r.name == crate::discord::names::EVERYONE,
 );
-
-impl Declared for Role {
-    fn id(&self) -> Option<&str> {
-        self.id.as_ref().map(|i| i.0.as_str())
-    }
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn previous_names(&self) -> &[String] {
-        &self.previous_names
-    }
-    fn matched_apart(&self) -> bool {
-        self.name == crate::discord::names::EVERYONE
-    }
-}
 
 /// Several live objects that one declared entry matches (the same name, or a previous name,
 /// in the same place) where there should be one: what two applies creating it at once leave,
