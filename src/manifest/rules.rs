@@ -26,11 +26,16 @@ pub fn first_paragraph(text: &str) -> &str {
     text.split("\n\n").next().unwrap_or(text).trim()
 }
 
-/// The address of the rule's section on GitHub, at this version's tag: the heading
-/// `` ## `unique-role-names` `` is the anchor `#unique-role-names`.
+/// The address of the rule's section in the repository (Cargo.toml's `repository`), at
+/// this version's tag: the heading `` ## `unique-role-names` `` is the anchor
+/// `#unique-role-names`.
 pub fn help_uri(id: &str) -> String {
-    format!(
-        "https://github.com/guildctl/guildctl/blob/v{}/docs/rules.md#{id}",
-        env!("CARGO_PKG_VERSION")
+    concat!(
+        env!("CARGO_PKG_REPOSITORY"),
+        "/blob/v",
+        env!("CARGO_PKG_VERSION"),
+        "/docs/rules.md#"
     )
+    .to_owned()
+        + id
 }
