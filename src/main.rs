@@ -5,7 +5,7 @@ mod commands;
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
@@ -221,19 +221,7 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
         Command::Gitlab(args) => Ok(guildctl::gitlab::cli::run(args).await?),
         Command::Emulator(args) => commands::emulator::run(args).await,
-        Command::Man { out_dir: None } => {
-            // Made whole, then written as any output is (a closed pipe ends it quietly).
-            let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
-            guildctl::stdout::write_all(&page);
-            Ok(0)
-        }
-        Command::Man { out_dir: Some(dir) } => {
-            clap_mangen::generate_to(Cli::command(), &dir)
-                .with_context(|| format!("cannot write the manual pages to {}", dir.display()))?;
-            eprintln!("Manual pages written to {}", dir.display());
-            Ok(0)
-        }
+        Command::Man { out_dir } => commands::man::run(Cli::command(), out_dir.as_deref()),
         Command::Completions { shell } => {
             // clap_complete panics when its writer fails: it writes to memory.
             let mut script = Vec::new();

@@ -13,6 +13,7 @@ pub mod import;
 mod interrupt;
 pub mod lockdown;
 mod locks;
+pub mod man;
 pub mod mcp;
 pub mod plan;
 mod rehearse;

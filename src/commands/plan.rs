@@ -11,8 +11,8 @@ use guildctl::plan::{self, Plan, PlanError};
 use guildctl::report::{self, Format, Heading, sarif};
 
 use super::{
-    EXIT_CHANGES, Session, Target, connect_loaded, fetch, load_checked, refused, rehearsal_failed,
-    rehearse_plan,
+    EXIT_CHANGES, Invalid, Session, Target, connect_loaded, fetch, load_checked, refused,
+    rehearsal_failed, rehearse_plan,
 };
 
 #[derive(Args)]
@@ -133,9 +133,24 @@ impl SarifOut<'_> {
         if !self.stdout && self.file.is_none() {
             return Ok(());
         }
-        let log = sarif::render(loaded, &sarif::plan_findings(plan, refused));
+        self.write_log(&sarif::render(
+            loaded,
+            &sarif::plan_findings(loaded, plan, refused),
+        ))
+    }
+
+    /// A manifest that does not validate: the validation's results, as `validate --format
+    /// sarif` writes them, so code scanning shows why there is no plan.
+    fn write_invalid(&self, report: &guildctl::manifest::Report) -> Result<()> {
+        if !self.stdout && self.file.is_none() {
+            return Ok(());
+        }
+        self.write_log(&guildctl::manifest::sarif::render(&[report], &[]))
+    }
+
+    fn write_log(&self, log: &str) -> Result<()> {
         if let Some(path) = self.file {
-            std::fs::write(path, &log)
+            std::fs::write(path, log)
                 .with_context(|| format!("cannot write SARIF to {}", path.display()))?;
         }
         if self.stdout {
@@ -151,7 +166,15 @@ async fn plan_for(
     sarif_out: SarifOut<'_>,
     rehearse: bool,
 ) -> Result<(Session, LoadedManifest, Plan)> {
-    let loaded = load_checked(target)?;
+    let loaded = match load_checked(target) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            if let Some(invalid) = e.downcast_ref::<Invalid>() {
+                sarif_out.write_invalid(&invalid.report)?;
+            }
+            return Err(e);
+        }
+    };
     let (session, planned) = plan_loaded(target, &loaded, rehearse).await?;
     let plan = planned.map_err(|e| {
         // Machine output says why too: a pull request comment is made from it.

@@ -4,9 +4,13 @@
 //! (`validate --format sarif`; the plan's findings come through `report::sarif`).
 //!
 //! Columns count Unicode code points (`columnKind`), as guildctl's diagnostics do (SARIF's
-//! default is UTF-16 code units). Texts from outside (names, file names, messages that
-//! quote them) are made inert as for a terminal ([`inert::terminal`]), and the document is
-//! written by [`inert::json_pretty`].
+//! default is UTF-16 code units). GitHub renders a result's `message.text` as markdown, so
+//! messages (with the names and file names they quote) are made inert as markdown prose
+//! ([`inert::markdown_spans`]: nothing in them links, formats or mentions); the document is
+//! written by [`inert::json_pretty`]. Each rule carries its section of docs/rules.md
+//! ([`super::rules`]) as `fullDescription` and `help`, and its address as `helpUri`. A run
+//! keeps at most [`MAX_RESULTS`], GitHub's limit, errors first, and says how many it left
+//! out.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
@@ -16,6 +20,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::diagnostic::{Located, Report, Severity};
+use super::rules;
 use super::source_map::Span;
 use crate::inert;
 
@@ -70,38 +75,66 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// The most results a run keeps: GitHub code scanning's limit per run (it ignores the
+/// rest). Errors are kept first, then warnings, each in their order.
+pub const MAX_RESULTS: usize = 25_000;
+
 /// A SARIF log of one run of guildctl over `reports`; `more_rules` describes rules that
-/// are not the loader's (the plan's). Every rule a result names is listed, by its first use.
+/// are not the loader's (the plan's). Every rule a kept result names is listed, by its
+/// first use. Past [`MAX_RESULTS`] results, the run keeps the first errors and warnings up
+/// to it and says in a tool notification how many it left out.
 pub fn log(reports: &[&Report], more_rules: &[RuleText]) -> Value {
+    let mut found: Vec<(&Report, &Located)> = reports
+        .iter()
+        .flat_map(|r| r.items.iter().map(move |d| (*r, d)))
+        .collect();
+    let total = found.len();
+    if total > MAX_RESULTS {
+        // Stable: each level keeps its order.
+        found.sort_by_key(|(_, d)| d.severity != Severity::Error);
+        found.truncate(MAX_RESULTS);
+    }
+    let left_out = total - found.len();
     // Rules in the order first used; results name them by id and index.
     let mut rules: Vec<&str> = Vec::new();
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     let mut results = Vec::new();
-    for report in reports {
-        for d in &report.items {
-            let i = *index.entry(d.rule.as_ref()).or_insert_with(|| {
-                rules.push(d.rule.as_ref());
-                rules.len() - 1
-            });
-            results.push(result(report, d, i));
-        }
+    for (report, d) in found {
+        let i = *index.entry(d.rule.as_ref()).or_insert_with(|| {
+            rules.push(d.rule.as_ref());
+            rules.len() - 1
+        });
+        results.push(result(report, d, i));
     }
     let rules: Vec<Value> = rules.iter().map(|id| rule(id, more_rules)).collect();
+    let mut run = json!({
+        "tool": {
+            "driver": {
+                "name": "guildctl",
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": INFORMATION_URI,
+                "rules": rules,
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    });
+    if left_out > 0 {
+        run["invocations"] = json!([{
+            "executionSuccessful": true,
+            "toolExecutionNotifications": [{
+                "level": "warning",
+                "message": { "text": format!(
+                    "{left_out} of {total} results were left out: code scanning takes at most {MAX_RESULTS} per run (errors were kept first); `guildctl validate` shows them all"
+                ) },
+            }],
+        }]);
+        run["properties"] = json!({ "resultsLeftOut": left_out, "resultsFound": total });
+    }
     json!({
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "guildctl",
-                    "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "informationUri": INFORMATION_URI,
-                    "rules": rules,
-                }
-            },
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }]
+        "runs": [run]
     })
 }
 
@@ -112,13 +145,22 @@ pub fn render(reports: &[&Report], more_rules: &[RuleText]) -> String {
     s
 }
 
+/// A rule's descriptor: a sentence (`shortDescription`), what the rule finds
+/// (`fullDescription`, the first paragraph of its section of docs/rules.md), the whole
+/// section as `help`, and its address as `helpUri`.
 fn rule(id: &str, more_rules: &[RuleText]) -> Value {
-    let description = RULES
+    let section = rules::section(id);
+    let sentence = RULES
         .iter()
         .chain(more_rules)
         .find(|(rule, _)| *rule == id)
-        .map(|(_, text)| (*text).to_owned())
-        .unwrap_or_else(|| format!("The manifest check {id} (docs/validation.md)."));
+        .map(|(_, text)| (*text).to_owned());
+    let full = section
+        .map(|s| rules::first_paragraph(s).to_owned())
+        .or_else(|| sentence.clone())
+        .unwrap_or_else(|| format!("The manifest check {id}."));
+    let short = sentence.unwrap_or_else(|| first_sentence(&full));
+    let help = section.map_or_else(|| full.clone(), str::to_owned);
     let level = if id.starts_with("risk-") {
         "warning"
     } else {
@@ -127,10 +169,22 @@ fn rule(id: &str, more_rules: &[RuleText]) -> Value {
     json!({
         "id": id,
         "name": id,
-        "shortDescription": { "text": description },
+        "shortDescription": { "text": short },
+        "fullDescription": { "text": full, "markdown": full },
+        "help": { "text": help, "markdown": help },
+        "helpUri": rules::help_uri(id),
         "defaultConfiguration": { "level": level },
         "properties": { "tags": tags(id) },
     })
+}
+
+/// The first sentence of a paragraph (to its first `. `), on one line.
+fn first_sentence(paragraph: &str) -> String {
+    let one_line = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.find(". ") {
+        Some(i) => one_line[..=i].to_owned(),
+        None => one_line,
+    }
 }
 
 fn tags(id: &str) -> Vec<&'static str> {
@@ -142,10 +196,10 @@ fn tags(id: &str) -> Vec<&'static str> {
 }
 
 fn result(report: &Report, d: &Located, rule_index: usize) -> Value {
-    let mut message = inert::terminal(&d.message).into_owned();
+    let mut message = inert::markdown_spans(&d.message);
     if let Some(help) = &d.help {
         message.push_str("\nhelp: ");
-        message.push_str(&inert::terminal(help));
+        message.push_str(&inert::markdown_spans(help));
     }
     let mut location = physical(report, d.span);
     if !d.path.is_empty() {
@@ -161,7 +215,7 @@ fn result(report: &Report, d: &Located, rule_index: usize) -> Value {
         .map(|(i, (label, span))| {
             let mut l = physical(report, Some(*span));
             l["id"] = json!(i + 1);
-            l["message"] = json!({ "text": inert::terminal(label) });
+            l["message"] = json!({ "text": inert::markdown_spans(label) });
             l
         })
         .collect();

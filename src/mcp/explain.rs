@@ -1,14 +1,11 @@
 //! `explain`: what a rule id (`unique-role-names`, `risk-grant`, …) or a Discord error code
 //! (`50013`) means and how to fix what it found, as `rustc --explain` does for its codes.
 //!
-//! The texts are docs/rules.md, one `` ## `id` `` section per rule, compiled in: one place
-//! that reads the same on GitHub and in an assistant, and a test holds it to every rule the
-//! code can name.
+//! The texts are docs/rules.md, one `` ## `id` `` section per rule, compiled in
+//! (`manifest::rules`): one place that reads the same on GitHub, in an assistant and in a
+//! code-scanning alert, and a test holds it to every rule the code can name.
 
 use crate::manifest::closest;
-
-/// docs/rules.md, whose `` ## `id` `` sections are the explanations.
-const RULES_DOC: &str = include_str!("../../docs/rules.md");
 
 /// The prefix of a Discord JSON error code's id (`discord-50013`).
 const DISCORD_CODE: &str = "discord-";
@@ -38,14 +35,7 @@ fn did_you_mean(suggestion: &Option<&str>) -> String {
 
 /// Every explanation, in the order of docs/rules.md.
 pub fn all() -> impl Iterator<Item = Explanation> {
-    RULES_DOC.split("\n## ").skip(1).filter_map(|section| {
-        let (heading, text) = section.split_once('\n')?;
-        let id = heading.trim().strip_prefix('`')?.strip_suffix('`')?;
-        Some(Explanation {
-            id,
-            text: text.trim(),
-        })
-    })
+    crate::manifest::rules::sections().map(|(id, text)| Explanation { id, text })
 }
 
 /// The explanation of `query`: a rule id as diagnostics, SARIF results and plan findings

@@ -6,9 +6,12 @@
 
 use std::borrow::Cow;
 
+use crate::access::diff::WhoKind;
+use crate::manifest::check::Ctx;
 use crate::manifest::sarif::RuleText;
 use crate::manifest::{Diagnostic, LoadedManifest, Report, Severity};
-use crate::plan::{Duplicate, Kind, Plan, PlanError, Problem, Widening};
+use crate::plan::field::{self, Field};
+use crate::plan::{Change, Duplicate, Kind, Plan, PlanError, Problem, Risk, Widening};
 
 /// Something a plan finds that a code-scanning view shows on the manifest. `rule`,
 /// `diagnostic` and [`PLAN_RULES`] are the places that name each kind.
@@ -97,8 +100,12 @@ fn pruned_by(kind: Kind) -> &'static str {
 
 /// What a plan finds, in a fixed order: the refusals and policy breaches (with
 /// `refused`), apply's refusal, the duplicates, then the risks in the order of the plan's
-/// changes.
-pub fn plan_findings(plan: Option<&Plan>, refused: Option<&PlanError>) -> Vec<PlanFinding> {
+/// changes, each placed on the manifest line that causes it ([`risk_place`]).
+pub fn plan_findings(
+    loaded: &LoadedManifest,
+    plan: Option<&Plan>,
+    refused: Option<&PlanError>,
+) -> Vec<PlanFinding> {
     let mut out = Vec::new();
     if let Some(e) = refused {
         out.extend(e.problems.iter().cloned().map(|p| match p.policy {
@@ -111,19 +118,116 @@ pub fn plan_findings(plan: Option<&Plan>, refused: Option<&PlanError>) -> Vec<Pl
             out.push(PlanFinding::ApplyWillRefuse(why));
         }
         out.extend(plan.duplicates.iter().cloned().map(PlanFinding::Duplicate));
+        let declared = Ctx::new(&loaded.manifest);
         for r in plan.risks() {
             let Some(c) = plan.changes.get(r.change) else {
                 continue;
             };
             out.push(PlanFinding::Risk {
                 line: r.describe(&|s: &str| s.to_owned()),
+                source: risk_place(&declared, plan, &r),
                 what: r.what,
                 kind: c.object.kind,
-                source: c.source.clone(),
             });
         }
     }
     out
+}
+
+/// The manifest path of what makes a risk: for access someone gains in a channel, the
+/// overwrite that opens it (the entry for that role, member or `@everyone`, in the channel
+/// or the category it syncs with), else the role's `permissions` that grant it, else the
+/// change that carries it; for a role's grant, its `permissions`; for a webhook's move, its
+/// `channel`; else the object's declaration. `None` for an object the manifest does not
+/// declare (a deletion by `prune`).
+fn risk_place(declared: &Ctx, plan: &Plan, r: &Risk) -> Option<String> {
+    let carrier = plan.changes.get(r.change)?;
+    match &r.what {
+        Widening::Access { who, channel, .. } => {
+            let line = plan
+                .access
+                .iter()
+                .find(|a| a.who == *who && a.channel.as_deref() == Some(channel.as_str()));
+            let causes: Vec<&Change> = line
+                .map(|a| {
+                    a.changes
+                        .iter()
+                        .filter_map(|&i| plan.changes.get(i))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let opening = causes
+                .iter()
+                .find(|c| c.fields.iter().any(|f| f.field.is_overwrites()))
+                .or_else(|| causes.iter().find(|c| sets_permissions(c)))
+                .copied()
+                .unwrap_or(carrier);
+            let source = opening.source.as_ref()?;
+            if opening.fields.iter().any(|f| f.field.is_overwrites()) {
+                let (kind, id) =
+                    line.map_or((WhoKind::Role, None), |a| (a.who_kind, a.who_id.as_deref()));
+                return Some(
+                    overwrite_for(declared, source, who, kind, id)
+                        .unwrap_or_else(|| format!("{source}.overwrites")),
+                );
+            }
+            Some(if sets_permissions(opening) {
+                format!("{source}.permissions")
+            } else {
+                source.clone()
+            })
+        }
+        Widening::Grant { .. } if sets_permissions(carrier) => carrier
+            .source
+            .as_ref()
+            .map(|source| format!("{source}.permissions")),
+        Widening::WebhookMove { .. } => carrier
+            .source
+            .as_ref()
+            .map(|source| format!("{source}.channel")),
+        _ => carrier.source.clone(),
+    }
+}
+
+fn sets_permissions(c: &Change) -> bool {
+    c.fields
+        .iter()
+        .any(|f| f.field == Field::Role(field::Role::Permissions))
+}
+
+/// The path of the overwrite for `who` in the channel declared at `channel_path`, or in
+/// the category it sits in (a synced channel takes the category's).
+fn overwrite_for(
+    declared: &Ctx,
+    channel_path: &str,
+    who: &str,
+    kind: WhoKind,
+    id: Option<&str>,
+) -> Option<String> {
+    let at = declared
+        .channels
+        .iter()
+        .position(|c| c.path == channel_path)?;
+    let mut next = Some(at);
+    while let Some(i) = next {
+        let c = &declared.channels[i];
+        let found = c
+            .channel
+            .overwrites
+            .iter()
+            .flatten()
+            .position(|o| match kind {
+                WhoKind::User => o.member.as_ref().map(|m| m.0.as_str()) == id,
+                WhoKind::Everyone | WhoKind::Role => {
+                    o.role.as_deref().is_some_and(|r| r == who || Some(r) == id)
+                }
+            });
+        if let Some(k) = found {
+            return Some(format!("{}.overwrites[{k}]", c.path));
+        }
+        next = c.parent;
+    }
+    None
 }
 
 /// The plan's findings placed in the manifest's files.

@@ -24,6 +24,7 @@ mod channel_order;
 mod cli_help;
 mod closed_pipe;
 mod concurrency;
+mod container;
 mod doors;
 mod doors_reads;
 mod drift;

@@ -131,7 +131,7 @@ async fn a_workspace_validates_into_one_sarif_log() {
 }
 
 #[tokio::test]
-async fn a_plan_writes_its_risks_as_sarif_on_the_declarations() {
+async fn a_plan_writes_its_risks_as_sarif_on_the_lines_that_make_them() {
     let h = Harness::start().await;
     // The example with its images, where it is (the run's folder is elsewhere).
     let example = common::example("community.yaml");
@@ -146,12 +146,19 @@ async fn a_plan_writes_its_risks_as_sarif_on_the_declarations() {
     let plan: Value = serde_json::from_str(&json.stdout).unwrap();
     let risks = plan["risks"].as_array().unwrap();
     assert_eq!(found.len(), risks.len());
-    // "role Maintainer gains ..." is on the line that declares Maintainer.
-    let line = yaml
+    // "role Maintainer gains ..." is on Maintainer's `permissions:`, which grant it.
+    let declared = yaml
         .lines()
         .position(|l| l.contains("name: Maintainer"))
-        .unwrap() as u64
+        .unwrap();
+    let line = declared
+        + yaml
+            .lines()
+            .skip(declared)
+            .position(|l| l.trim() == "permissions:")
+            .unwrap()
         + 1;
+    let line = line as u64;
     let grant = results(&log)
         .iter()
         .zip(&found)
@@ -278,4 +285,274 @@ async fn sarif_takes_one_manifest_at_a_time_in_plan() {
         "{}",
         run.stderr
     );
+}
+
+/// `(ruleId, startLine)` of each result, for what a test knows by line.
+fn lines(log: &Value) -> Vec<(String, u64)> {
+    places(log).into_iter().map(|(r, _, l, _)| (r, l)).collect()
+}
+
+#[tokio::test]
+async fn a_risk_lands_on_the_line_that_widens_access() {
+    let h = Harness::start().await;
+    // A new role with a dangerous permission, let into Staff (and so into #mod-chat, which
+    // syncs with it) by the category's overwrite on line 11.
+    h.manifest(
+        "trusted.yaml",
+        "version: 1
+roles:
+  - name: Trusted
+    permissions: [ban_members]
+channels:
+  - name: Staff
+    type: category
+    overwrites:
+      - { role: \"@everyone\", deny: [view_channel] }
+      - { role: Moderator, allow: [view_channel] }
+      - { role: Trusted, allow: [view_channel] }
+",
+    );
+    let run = h
+        .run(&["plan", "-f", "trusted.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let log = schema_checked(&run.stdout);
+    let found = lines(&log);
+    // The grant on the role's permissions, the access on the overwrite that opens it,
+    // not on `- name: Trusted` (line 3), the first change the access line names.
+    assert!(
+        found.contains(&("risk-grant".into(), 4)),
+        "{found:?}\n{}",
+        run.stdout
+    );
+    let access: Vec<u64> = found
+        .iter()
+        .filter(|(r, _)| r == "risk-access")
+        .map(|(_, l)| *l)
+        .collect();
+    assert!(!access.is_empty(), "{found:?}");
+    assert!(access.iter().all(|l| *l == 11), "{found:?}");
+    assert!(h.writes().is_empty());
+}
+
+#[tokio::test]
+async fn a_plan_of_an_invalid_manifest_writes_the_validation_results_as_sarif() {
+    let h = Harness::start().await;
+    h.manifest(
+        "invalid.yaml",
+        "version: 1\nroles:\n  - name: Mods\n  - name: Mods\nsettings:\n  afk_timeout: 300\n",
+    );
+    let run = h
+        .run(&[
+            "plan",
+            "-f",
+            "invalid.yaml",
+            "--format",
+            "markdown",
+            "--sarif",
+            "plan.sarif",
+        ])
+        .await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let text = std::fs::read_to_string(h.dir.path().join("plan.sarif"))
+        .expect("the SARIF file is written for an invalid manifest");
+    let log = schema_checked(&text);
+    assert_eq!(
+        places(&log),
+        vec![("unique-role-names".into(), "invalid.yaml".into(), 4, 11)]
+    );
+    assert_eq!(results(&log)[0]["level"], "error");
+    // And on stdout with --format sarif.
+    let run = h
+        .run(&["plan", "-f", "invalid.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        lines(&schema_checked(&run.stdout)),
+        vec![("unique-role-names".into(), 4)]
+    );
+    assert!(
+        h.requests().is_empty(),
+        "an invalid manifest reaches no API"
+    );
+}
+
+/// Names carry markdown links, HTML and mentions; GitHub renders a result's message as
+/// markdown, so they reach it escaped (inert::markdown): shown as written, linking,
+/// formatting and mentioning nothing.
+#[tokio::test]
+async fn text_from_the_manifest_is_inert_in_sarif_messages() {
+    let h = Harness::start().await;
+    let names = [
+        "[click me](https://evil.example/x)",
+        "<img src=x onerror=alert(1)>",
+        "@everyone look",
+    ];
+    let mut yaml = String::from("version: 1\nroles:\n");
+    for name in names {
+        // Twice each: the duplicate's message quotes the name.
+        for _ in 0..2 {
+            yaml.push_str(&format!(
+                "  - name: {}\n    permissions: [administrator]\n",
+                serde_json::to_string(name).unwrap()
+            ));
+        }
+    }
+    h.manifest("names.yaml", &yaml);
+    let validate = h
+        .run(&["validate", "-f", "names.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(validate.code, 1, "{}", validate.stderr);
+    // One name each, unique: the plan's risks quote them too.
+    let mut yaml = String::from("version: 1\nroles:\n");
+    for name in names {
+        yaml.push_str(&format!(
+            "  - name: {}\n    permissions: [administrator]\n",
+            serde_json::to_string(name).unwrap()
+        ));
+    }
+    h.manifest("risky.yaml", &yaml);
+    let plan = h
+        .run(&["plan", "-f", "risky.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(plan.code, 0, "{}", plan.stderr);
+    for (what, out, rule) in [
+        ("validate", &validate.stdout, "unique-role-names"),
+        ("plan", &plan.stdout, "risk-grant"),
+    ] {
+        let log = schema_checked(out);
+        let messages: Vec<&str> = results(&log)
+            .iter()
+            .filter(|r| r["ruleId"] == rule)
+            .map(|r| r["message"]["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(messages.len(), 3, "{what}: {messages:#?}");
+        for m in &messages {
+            // What is left once the escaped characters are taken out.
+            let unescaped = m.replace("\\]\\(", "").replace("\\<", "");
+            for raw in ["](", "<img", "@everyone"] {
+                assert!(!unescaped.contains(raw), "{what}: {raw:?} raw in {m:?}");
+            }
+        }
+        let all = messages.join("\n");
+        for escaped in [
+            "\\[click me\\]\\(https:\u{200b}//evil\\.example/x\\)",
+            "\\<img src=x onerror=alert\\(1\\)\\>",
+            "@\u{200b}everyone look",
+        ] {
+            assert!(all.contains(escaped), "{what}: no {escaped:?} in {all}");
+        }
+    }
+    assert!(h.writes().is_empty());
+}
+
+/// GitHub shows a rule's fullDescription at the top of an alert and its help below; the
+/// SARIF Multitool's GitHub rules want both, and a helpUri. Each is docs/rules.md's section.
+#[tokio::test]
+async fn every_rule_has_a_full_description_help_and_a_help_uri() {
+    let h = Harness::start().await;
+    h.manifest(
+        "rules.yaml",
+        "version: 1\nroles:\n  - name: Mods #x\n  - name: Mods\n",
+    );
+    let validate = h
+        .run(&["validate", "-f", "rules.yaml", "--format", "sarif"])
+        .await;
+    let prune = common::example("prune-everything.yaml");
+    let plan = h
+        .run(&["plan", "-f", prune.to_str().unwrap(), "--format", "sarif"])
+        .await;
+    assert_eq!(plan.code, 0, "{}", plan.stderr);
+    let rules_doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules.md"),
+    )
+    .unwrap();
+    let mut seen = Vec::new();
+    for out in [&validate.stdout, &plan.stdout] {
+        let log = schema_checked(out);
+        for rule in log["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+        {
+            let id = rule["id"].as_str().unwrap();
+            let heading = format!("\n## `{id}`\n");
+            let section = rules_doc
+                .split_once(&heading)
+                .unwrap_or_else(|| panic!("docs/rules.md has no section {id}"))
+                .1;
+            let section = section.split("\n## ").next().unwrap().trim();
+            let first = section.split("\n\n").next().unwrap().trim();
+            assert_eq!(rule["fullDescription"]["text"], first, "{id}");
+            assert_eq!(rule["help"]["text"], section, "{id}");
+            assert_eq!(rule["help"]["markdown"], section, "{id}");
+            assert_eq!(
+                rule["helpUri"],
+                format!(
+                    "https://github.com/guildctl/guildctl/blob/v{}/docs/rules.md#{id}",
+                    env!("CARGO_PKG_VERSION")
+                ),
+                "{id}"
+            );
+            assert!(
+                !rule["shortDescription"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .is_empty(),
+                "{id}"
+            );
+            seen.push(id.to_owned());
+        }
+    }
+    for id in [
+        "yaml-comment",
+        "unique-role-names",
+        "apply-will-refuse",
+        "risk-delete",
+    ] {
+        assert!(seen.iter().any(|s| s == id), "{id} not in {seen:?}");
+    }
+}
+
+/// 13,000 roles, each a duplicate name cut short by a comment: 26,000 results, over code
+/// scanning's 25,000 per run. The log keeps 25,000, errors first, and says how many it
+/// left out; it is still SARIF.
+#[tokio::test]
+async fn past_25000_results_the_log_stays_valid_and_says_how_many_were_cut() {
+    let h = Harness::start().await;
+    let mut yaml = String::from("version: 1\nroles:\n");
+    for _ in 0..13_000 {
+        yaml.push_str("  - name: r #x\n");
+    }
+    h.manifest("huge.yaml", &yaml);
+    let run = h
+        .run(&["validate", "-f", "huge.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(run.code, 1);
+    let log = schema_checked(&run.stdout);
+    let kept = results(&log);
+    assert_eq!(kept.len(), 25_000);
+    let errors = kept.iter().filter(|r| r["level"] == "error").count();
+    assert_eq!(errors, 13_000, "every error is kept");
+    assert!(
+        kept[..errors].iter().all(|r| r["level"] == "error"),
+        "errors first"
+    );
+    let note = &log["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(note["level"], "warning");
+    let said = note["message"]["text"].as_str().unwrap();
+    assert!(
+        said.starts_with("1000 of 26000 results were left out"),
+        "{said}"
+    );
+    assert_eq!(log["runs"][0]["properties"]["resultsLeftOut"], 1000);
+    // Every kept result's rule is listed, at its index.
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    for r in kept.iter().step_by(997) {
+        assert_eq!(
+            rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"],
+            r["ruleId"]
+        );
+    }
 }
