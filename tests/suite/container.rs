@@ -300,10 +300,16 @@ fn pin_writes_exactly_the_default_line_and_the_template_stays_valid() {
         let pinned_line = format!("      default: {IMAGE}:9.8.7@{d}");
         assert_eq!(
             changed,
-            [(format!("      default: {IMAGE}:{VERSION}").as_str(), pinned_line.as_str())]
+            [(
+                format!("      default: {IMAGE}:{VERSION}").as_str(),
+                pinned_line.as_str()
+            )]
         );
         assert_eq!(after.lines().count(), before.lines().count());
-        assert_eq!(after.len(), before.len() - VERSION.len() + "9.8.7@".len() + d.len());
+        assert_eq!(
+            after.len(),
+            before.len() - VERSION.len() + "9.8.7@".len() + d.len()
+        );
         // Both YAML documents still parse, and GitLab reads the pinned default.
         assert_eq!(template_default(&after), format!("{IMAGE}:9.8.7@{d}"));
         assert!(String::from_utf8_lossy(&out.stdout).contains(&pinned_line[6..]));
@@ -325,7 +331,10 @@ fn check_accepts_only_the_default_pinned_to_the_version_and_the_registry_digest(
     let out = component_image(&["check", file, IMAGE, VERSION, &digest("cd")]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains(&format!("the registry's {IMAGE}:{VERSION} is {}", digest("cd"))),
+        stderr(&out).contains(&format!(
+            "the registry's {IMAGE}:{VERSION} is {}",
+            digest("cd")
+        )),
         "{}",
         stderr(&out)
     );
@@ -352,7 +361,10 @@ fn check_accepts_only_the_default_pinned_to_the_version_and_the_registry_digest(
             format!("{IMAGE}:{VERSION}@{}0", digest("ab")),
             "is not a digest",
         ),
-        (format!("{IMAGE}:latest"), "`, not ghcr.io/guildctl/guildctl:"),
+        (
+            format!("{IMAGE}:latest"),
+            "`, not ghcr.io/guildctl/guildctl:",
+        ),
     ];
     for (default, says) in refusals {
         let (_dir, path, _) = template_copy(&default);
@@ -410,7 +422,12 @@ fn the_release_check_refuses_the_template_unless_it_is_pinned() {
     let path = Path::new(ROOT).join(TEMPLATE);
     let out = component_image(&["check", path.to_str().unwrap(), IMAGE, VERSION]);
     let pinned_here = default.starts_with(&format!("{IMAGE}:{VERSION}@")) && pinned(&default);
-    assert_eq!(out.status.success(), pinned_here, "{default}: {}", stderr(&out));
+    assert_eq!(
+        out.status.success(),
+        pinned_here,
+        "{default}: {}",
+        stderr(&out)
+    );
     if default == format!("{IMAGE}:{VERSION}") {
         assert!(stderr(&out).contains("is not pinned by digest"));
     }
@@ -440,7 +457,10 @@ fn prepare_release_pushes_the_image_and_the_release_checks_its_pin() {
         prepare["on"]["workflow_dispatch"]["inputs"]["version"]["required"],
         true
     );
-    assert_eq!(prepare["permissions"], serde_json::json!({ "contents": "read" }));
+    assert_eq!(
+        prepare["permissions"],
+        serde_json::json!({ "contents": "read" })
+    );
     let image = &prepare["jobs"]["image"];
     assert_eq!(
         image["permissions"],
@@ -459,7 +479,10 @@ fn prepare_release_pushes_the_image_and_the_release_checks_its_pin() {
         "\"push-to-registry\":true",
         "refs/tags/v$VERSION",
     ] {
-        assert!(steps.contains(part), "prepare-release image: {part}: {steps}");
+        assert!(
+            steps.contains(part),
+            "prepare-release image: {part}: {steps}"
+        );
     }
     // Not `latest`: that is the release's, once the tag is released.
     assert!(!steps.contains(":latest"), "{steps}");
@@ -475,7 +498,10 @@ fn prepare_release_pushes_the_image_and_the_release_checks_its_pin() {
         .find(|l| l.trim_start().starts_with("cargo_version=$("))
         .unwrap();
     let out = Command::new("bash")
-        .args(["-c", &format!("{}\necho \"$cargo_version\"", read_version.trim())])
+        .args([
+            "-c",
+            &format!("{}\necho \"$cargo_version\"", read_version.trim()),
+        ])
         .current_dir(ROOT)
         .output()
         .unwrap();
@@ -494,7 +520,10 @@ fn prepare_release_pushes_the_image_and_the_release_checks_its_pin() {
         "gh pr create",
         "\"persist-credentials\":false",
     ] {
-        assert!(steps.contains(part), "prepare-release pull-request: {part}: {steps}");
+        assert!(
+            steps.contains(part),
+            "prepare-release pull-request: {part}: {steps}"
+        );
     }
 
     let release: Value = serde_saphyr::from_str(&read(".github/workflows/release.yml")).unwrap();
@@ -507,9 +536,16 @@ fn prepare_release_pushes_the_image_and_the_release_checks_its_pin() {
         "git diff --name-only \\\"$built\\\" HEAD",
         "image=\\\"ghcr.io/${GITHUB_REPOSITORY,,}\\\"",
     ] {
-        assert!(steps.contains(part), "release pinned-image: {part}: {steps}");
+        assert!(
+            steps.contains(part),
+            "release pinned-image: {part}: {steps}"
+        );
     }
     // Nothing is built or published before the pin is checked.
     assert_eq!(release["jobs"]["package"]["needs"], "pinned-image");
-    assert!(!serde_json::to_string(&release).unwrap().contains("docker/build-push-action@"));
+    assert!(
+        !serde_json::to_string(&release)
+            .unwrap()
+            .contains("docker/build-push-action@")
+    );
 }
