@@ -1262,16 +1262,28 @@ fn the_release_builds_with_the_pinned_toolchain_and_pinned_tools() {
                 perms,
                 &serde_json::json!({ "contents": "read", "packages": "write", "id-token": "write", "attestations": "write" })
             );
-            assert_eq!(j["needs"], "release", "the image follows the release");
+            assert_eq!(
+                j["needs"],
+                serde_json::json!(["pinned-image", "release"]),
+                "the image follows the release, and is the one the tag pins"
+            );
+            // Not built again: the digest prepare-release pushed becomes `latest`.
             let steps = serde_json::to_string(&j["steps"]).unwrap();
             for part in [
-                "docker/build-push-action@",
-                "\"provenance\":\"mode=max\"",
+                "docker buildx imagetools create -t \\\"$IMAGE:latest\\\" \\\"$IMAGE@$DIGEST\\\"",
                 "actions/attest-build-provenance@",
                 "\"push-to-registry\":true",
+                "needs.pinned-image.outputs.digest",
             ] {
                 assert!(steps.contains(part), "image: {part}: {steps}");
             }
+            assert!(!steps.contains("docker/build-push-action@"), "{steps}");
+        } else if job == "pinned-image" {
+            // Reads the registry and the attestations; writes nothing.
+            assert_eq!(
+                perms,
+                &serde_json::json!({ "contents": "read", "packages": "read", "attestations": "read" })
+            );
         } else if job == "attest" {
             assert_eq!(
                 perms,
