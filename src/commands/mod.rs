@@ -15,6 +15,7 @@ pub mod lockdown;
 mod locks;
 pub mod mcp;
 pub mod plan;
+mod policy_base;
 mod rehearse;
 mod session;
 pub mod validate;

@@ -48,6 +48,7 @@ impl PlanFinding {
                 Widening::BansMember { .. } => "risk-bans-member",
                 Widening::Delete => "risk-delete",
                 Widening::WebhookMove { .. } => "risk-webhook-move",
+                Widening::Policy(_) => "risk-policy",
             },
         }
     }
@@ -107,12 +108,23 @@ pub fn plan_findings(plan: Option<&Plan>, refused: Option<&PlanError>) -> Vec<Pl
         }));
     }
     if let Some(plan) = plan {
-        if let Some(why) = plan.deletion_gate.refusal() {
-            out.push(PlanFinding::ApplyWillRefuse(why));
-        }
+        out.extend(
+            plan.refusals()
+                .into_iter()
+                .map(PlanFinding::ApplyWillRefuse),
+        );
         out.extend(plan.duplicates.iter().cloned().map(PlanFinding::Duplicate));
         for r in plan.risks() {
-            let Some(c) = plan.changes.get(r.change) else {
+            // A policy change is placed on the manifest's start: the policy may be gone.
+            let Some(c) = r.change.and_then(|i| plan.changes.get(i)) else {
+                if let Widening::Policy(_) = &r.what {
+                    out.push(PlanFinding::Risk {
+                        line: r.describe(&|s: &str| s.to_owned()),
+                        what: r.what,
+                        kind: Kind::Policy,
+                        source: Some("policies".into()),
+                    });
+                }
                 continue;
             };
             out.push(PlanFinding::Risk {
@@ -153,7 +165,7 @@ pub const PLAN_RULES: &[RuleText] = &[
     ),
     (
         "apply-will-refuse",
-        "Apply will refuse the plan: it deletes more than the safety limits allow.",
+        "Apply will refuse the plan: it deletes more than the safety limits allow, or changes policies without an allowance.",
     ),
     (
         "risk-grant",
@@ -170,6 +182,10 @@ pub const PLAN_RULES: &[RuleText] = &[
     ("risk-bans-member", "A member of the guild is banned."),
     ("risk-delete", "An object is deleted."),
     ("risk-webhook-move", "A webhook posts into another channel."),
+    (
+        "risk-policy",
+        "A policy is removed, renamed or loosened, or a channel, role or member leaves what one covers.",
+    ),
     (
         "duplicate",
         "A declared entry matches more than one live object (the same name in the same place): guildctl manages one of them.",
