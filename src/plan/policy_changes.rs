@@ -102,6 +102,10 @@ pub struct PolicyChange {
     /// The file that defined it at the base revision, relative to the repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defined_in: Option<String>,
+    /// Where the policy is declared now (`policies[2]`), for a placed finding (SARIF);
+    /// none for one removed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_at: Option<String>,
 }
 
 /// What happens to the policy.
@@ -289,8 +293,8 @@ pub fn review(
             None => "as it was".to_owned(),
         };
         out.before.push((shown, b.clone(), carried));
-        let now_named = now.iter().find(|(_, a)| a.name == b.name).map(|(_, a)| *a);
-        let Some(a) = now_named else {
+        let now_named = now.iter().find(|(_, a)| a.name == b.name);
+        let Some((at, a)) = now_named.map(|(at, a)| (at, *a)) else {
             let renamed = now
                 .iter()
                 .find(|(_, a)| !prior_names.contains(a.name.as_str()) && same_rule(a, b));
@@ -311,6 +315,7 @@ pub fn review(
                 before: Some(rule_text(b)),
                 after: renamed.map(|(_, a)| rule_text(a)),
                 defined_in: file.clone(),
+                declared_at: renamed.map(|(at, _)| at.clone()),
                 what,
             });
             continue;
@@ -323,6 +328,7 @@ pub fn review(
             before: Some(rule_text(b)),
             after: Some(rule_text(a)),
             defined_in: file.clone(),
+            declared_at: Some(at.clone()),
         };
         if same_rule(a, b) {
             out.changes.extend(lost.into_iter().map(|l| {

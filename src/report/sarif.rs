@@ -115,14 +115,14 @@ pub fn plan_findings(plan: Option<&Plan>, refused: Option<&PlanError>) -> Vec<Pl
         );
         out.extend(plan.duplicates.iter().cloned().map(PlanFinding::Duplicate));
         for r in plan.risks() {
-            // A policy change is placed on the manifest's start: the policy may be gone.
+            // A policy change is placed on the policy's declaration, or on `policies:` for one gone.
             let Some(c) = r.change.and_then(|i| plan.changes.get(i)) else {
-                if let Widening::Policy(_) = &r.what {
+                if let Widening::Policy(p) = &r.what {
                     out.push(PlanFinding::Risk {
                         line: r.describe(&|s: &str| s.to_owned()),
-                        what: r.what,
                         kind: Kind::Policy,
-                        source: Some("policies".into()),
+                        source: Some(p.declared_at.clone().unwrap_or_else(|| "policies".into())),
+                        what: r.what,
                     });
                 }
                 continue;

@@ -185,6 +185,35 @@ policies:
         git(h.dir.path(), &["rev-parse", "HEAD"])
     );
     assert!(json.get("policies_kept").is_none(), "{json}");
+    // SARIF: each on the policy's declaration, the one removed on `policies:`.
+    let sarif = h
+        .run(&["plan", "-f", "guilds/main.yaml", "--policies-base", "HEAD", "--format", "sarif"])
+        .await;
+    sarif.assert_code(0);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let placed: Vec<(String, String, u64)> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "risk-policy")
+        .map(|r| {
+            let p = &r["locations"][0]["physicalLocation"];
+            (
+                r["message"]["text"].as_str().unwrap().chars().take(40).collect(),
+                p["artifactLocation"]["uri"].as_str().unwrap().to_owned(),
+                p["region"]["startLine"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let at = |text: &str, uri: &str, line: u64| (text.to_owned(), uri.to_owned(), line);
+    assert_eq!(
+        placed,
+        [
+            at("policy audit-log-is-staff removed: layou", "guilds/main.yaml", 5),
+            at("policy few-admins renamed to admins-only", "guilds/main.yaml", 6),
+            at("policy staff-stays-private weakened: bef", "guildctl.yaml", 4),
+        ]
+    );
 
     // Apply refuses without an allowance, and with one too small; nothing is sent.
     h.emu.clear_requests();
