@@ -187,7 +187,15 @@ policies:
     assert!(json.get("policies_kept").is_none(), "{json}");
     // SARIF: each on the policy's declaration, the one removed on `policies:`.
     let sarif = h
-        .run(&["plan", "-f", "guilds/main.yaml", "--policies-base", "HEAD", "--format", "sarif"])
+        .run(&[
+            "plan",
+            "-f",
+            "guilds/main.yaml",
+            "--policies-base",
+            "HEAD",
+            "--format",
+            "sarif",
+        ])
         .await;
     sarif.assert_code(0);
     let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
@@ -199,7 +207,12 @@ policies:
         .map(|r| {
             let p = &r["locations"][0]["physicalLocation"];
             (
-                r["message"]["text"].as_str().unwrap().chars().take(40).collect(),
+                r["message"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .chars()
+                    .take(40)
+                    .collect(),
                 p["artifactLocation"]["uri"].as_str().unwrap().to_owned(),
                 p["region"]["startLine"].as_u64().unwrap(),
             )
@@ -209,9 +222,21 @@ policies:
     assert_eq!(
         placed,
         [
-            at("policy audit-log-is-staff removed: layou", "guilds/main.yaml", 5),
-            at("policy few-admins renamed to admins-only", "guilds/main.yaml", 6),
-            at("policy staff-stays-private weakened: bef", "guildctl.yaml", 4),
+            at(
+                "policy audit-log-is-staff removed: layou",
+                "guilds/main.yaml",
+                5
+            ),
+            at(
+                "policy few-admins renamed to admins-only",
+                "guilds/main.yaml",
+                6
+            ),
+            at(
+                "policy staff-stays-private weakened: bef",
+                "guildctl.yaml",
+                4
+            ),
         ]
     );
 
