@@ -66,11 +66,18 @@ fn read(
         )
     })?;
     let commit = String::from_utf8_lossy(&commit).trim().to_owned();
-    let files_now: Vec<String> = loaded
+    let mut files_now: Vec<String> = loaded
         .files
         .iter()
         .filter_map(|f| relative(&root, &f.path))
         .collect();
+    // The workspace file is still the manifest's when it states no policy now (the loader
+    // then reads none of it): a policy deleted there is deleted, not lost with its file.
+    if let Some(workspace) = workspace_file(&root, loaded)
+        && !files_now.contains(&workspace)
+    {
+        files_now.push(workspace);
+    }
     let manifest_now = relative(&root, &loaded.path)
         .ok_or_else(|| "the manifest is outside its Git repository".to_owned())?;
     let tree = tempfile::Builder::new()
@@ -136,14 +143,7 @@ fn manifest_at(
 ) -> PathBuf {
     let same = top.join(manifest_now);
     let id = guild.or(loaded.manifest.guild.as_ref().map(|g| g.0.as_str()));
-    let folder = std::fs::canonicalize(loaded.dir()).unwrap_or_else(|_| loaded.dir());
-    let workspace = folder
-        .ancestors()
-        .take_while(|d| d.starts_with(root))
-        .map(|d| d.join(manifest::WORKSPACE_FILE))
-        .find(|f| f.is_file())
-        .and_then(|f| relative(root, &f));
-    let (Some(id), Some(workspace)) = (id, workspace) else {
+    let (Some(id), Some(workspace)) = (id, workspace_file(root, loaded)) else {
         return same;
     };
     match Workspace::read(&top.join(workspace)) {
@@ -154,6 +154,17 @@ fn manifest_at(
             .map_or(same, |g| g.manifest),
         Err(_) => same,
     }
+}
+
+/// The workspace file above the manifest, in the repository, relative to its `root`.
+fn workspace_file(root: &Path, loaded: &LoadedManifest) -> Option<String> {
+    let folder = std::fs::canonicalize(loaded.dir()).unwrap_or_else(|_| loaded.dir());
+    folder
+        .ancestors()
+        .take_while(|d| d.starts_with(root))
+        .map(|d| d.join(manifest::WORKSPACE_FILE))
+        .find(|f| f.is_file())
+        .and_then(|f| relative(root, &f))
 }
 
 /// `path` relative to `root`, with `/` between its parts, when it is inside it.

@@ -107,9 +107,6 @@ impl Risk {
     /// change naming a user ends with their id, and with the manifest's name for them where
     /// it is not their username.
     pub fn describe(&self, name: &dyn Fn(&str) -> String) -> String {
-        if let Widening::Policy(p) = &self.what {
-            return p.describe(name);
-        }
         let object = format!("{} {}", self.object.kind.label(), name(&self.object.name));
         let mut line = match &self.what {
             Widening::Grant { permissions } => {

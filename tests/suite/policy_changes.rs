@@ -724,3 +724,75 @@ roles:
         .await;
     apply.assert_code(0);
 }
+
+/// A workspace policy deleted from guildctl.yaml is a risk in every guild's plan of a
+/// `--all` run, and `apply --all` refuses each guild until the change is allowed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workspace_policy_deleted_is_a_risk_for_every_guild_of_an_all_run() {
+    let state = discord_emulator::with_guild_copies(discord_emulator::default_state(), 2);
+    let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
+    let h = Harness::with_state(Some(state)).await;
+    let guilds = format!(
+        "guilds:\n  a: {{ id: \"{}\", manifest: guilds/a.yaml }}\n  b: {{ id: \"{}\", manifest: guilds/b.yaml }}\n",
+        ids[0], ids[1]
+    );
+    h.put(
+        "guildctl.yaml",
+        format!("{guilds}policies:\n{WORKSPACE_POLICY}").as_bytes(),
+    );
+    for g in ["a", "b"] {
+        h.put(
+            &format!("guilds/{g}.yaml"),
+            b"version: 1\nchannels:\n  - { name: news, type: text }\n",
+        );
+    }
+    git(h.dir.path(), &["init", "-q"]);
+    git(h.dir.path(), &["add", "-A"]);
+    git(h.dir.path(), &["commit", "-qm", "reviewed"]);
+    h.put("guildctl.yaml", guilds.as_bytes());
+
+    let plan = h.run(&["plan", "--all", "--policies-base", "HEAD"]).await;
+    plan.assert_code(0);
+    let removed = "policy staff-stays-private removed: deleted from guildctl.yaml (it was: never @everyone: view_channel in Staff/*, in guildctl.yaml)";
+    assert_eq!(plan.stdout.matches(removed).count(), 2, "{}", plan.stdout);
+    assert!(!plan.stdout.contains(" kept ("), "{}", plan.stdout);
+
+    h.emu.clear_requests();
+    let refused = h
+        .run(&[
+            "apply",
+            "--all",
+            "--yes",
+            "--no-rehearse",
+            "--policies-base",
+            "HEAD",
+        ])
+        .await;
+    assert_ne!(refused.code, 0, "{}", refused.stdout);
+    let said = format!("{}{}", refused.stdout, refused.stderr);
+    let refusal = "removes, renames or loosens 1 policy (staff-stays-private: removed)";
+    for (guild, id) in ["a", "b"].iter().zip(&ids) {
+        let row = said
+            .lines()
+            .find(|l| l.starts_with(&format!("{guild} ")))
+            .unwrap_or_else(|| panic!("{said}"));
+        has(
+            row,
+            &format!("{id}    1     error: apply refused: the plan {refusal}"),
+        );
+    }
+    assert!(h.writes().is_empty(), "nothing sent: {:?}", h.writes());
+    h.run(&[
+        "apply",
+        "--all",
+        "--yes",
+        "--no-rehearse",
+        "--policies-base",
+        "HEAD",
+        "--allow-policy-changes",
+        "1",
+    ])
+    .await
+    .assert_code(0);
+    assert!(!h.writes().is_empty());
+}
