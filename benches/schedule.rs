@@ -105,6 +105,9 @@ fn plan_of(calls: usize) -> Plan {
         widget_image_url: None,
         access: Vec::new(),
         policies_kept: Vec::new(),
+        policy_changes: Vec::new(),
+        policy_base: Default::default(),
+        policy_gate: Default::default(),
         duplicates: Vec::new(),
     }
 }

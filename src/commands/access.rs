@@ -70,6 +70,7 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
         create_unseen: Vec::new(),
         annotations: None,
         within: None,
+        policies_base: None,
         conn,
     };
     let loaded = load_checked(&target)?;

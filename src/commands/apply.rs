@@ -46,6 +46,16 @@ pub struct ApplyArgs {
     /// a plan that removes more.
     #[arg(long, value_name = "N")]
     allow_deletes: Option<usize>,
+    /// Allow the plan up to N policy changes (a policy removed, renamed or weakened, or a
+    /// channel or role taken out of one), in place of the manifest's
+    /// `safety.allow_policy_changes`; by default apply refuses any.
+    #[arg(long, value_name = "N")]
+    allow_policy_changes: Option<usize>,
+    /// Compare the policies with those of this Git revision (after a merge, the merged
+    /// commit's first parent): a policy the change removes, renames or weakens is then
+    /// gated. Without it, apply says they were not compared.
+    #[arg(long, value_name = "REV", env = "GUILDCTL_POLICIES_BASE")]
+    policies_base: Option<String>,
     /// The audit-log reason; by default "guildctl apply" with the Git commit and author.
     #[arg(long)]
     reason: Option<String>,
@@ -80,12 +90,15 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         plan: reviewed_path,
         yes,
         allow_deletes,
+        allow_policy_changes,
+        policies_base,
         reason,
         keep_going,
         webhook_urls,
         no_rehearse,
         lock_timeout,
     } = args;
+    target.policies_base = policies_base;
     // Apply writes: it locks the sandbox state, or the live guild, for the whole run.
     target.conn.writer = Some(Writer {
         command: "guildctl apply",
@@ -103,6 +116,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             plans: reviewed_path.as_deref(),
             yes,
             allow_deletes,
+            allow_policy_changes,
             reason,
             keep_going,
             no_rehearse,
@@ -129,8 +143,9 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         reviewed: reviewed.as_ref(),
         options: PlanOptions {
             allow_deletes,
+            allow_policy_changes,
             ..target
-                .plan_options()
+                .plan_options_for(&loaded)
                 .with_api_base(session.client.api_base())
         },
         rehearse: (!no_rehearse)

@@ -357,6 +357,7 @@ impl Server {
             annotations: None,
             conn: self.conn.clone(),
             within: Some(here()),
+            policies_base: None,
         }
     }
 

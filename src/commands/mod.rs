@@ -16,6 +16,7 @@ mod locks;
 pub mod man;
 pub mod mcp;
 pub mod plan;
+mod policy_base;
 mod rehearse;
 mod session;
 pub mod validate;

@@ -38,6 +38,12 @@ pub struct PlanArgs {
     /// and show the verdict; exit 1 when the copy refuses a call or does not converge.
     #[arg(long)]
     rehearse: bool,
+    /// Compare the policies with those of this Git revision (the merge base with the
+    /// target branch, for a pull request): a policy the change removes, renames or
+    /// weakens, in the manifest, a base or guildctl.yaml, is then a risk. Without it, the
+    /// plan says they were not compared.
+    #[arg(long, value_name = "REV", env = "GUILDCTL_POLICIES_BASE")]
+    policies_base: Option<String>,
 }
 
 /// `plan --format`: the report's formats, and SARIF.
@@ -63,13 +69,15 @@ impl PlanFormat {
 
 pub async fn run(args: PlanArgs) -> Result<u8> {
     let PlanArgs {
-        target,
+        mut target,
         out,
         format,
         sarif: sarif_file,
         detailed_exitcode,
         rehearse,
+        policies_base,
     } = args;
+    target.policies_base = policies_base;
     if target.selection.active() {
         let Some(format) = format.report() else {
             anyhow::bail!(
@@ -204,7 +212,7 @@ pub(crate) async fn plan_loaded(
     let session = connect_loaded(target, loaded).await?;
     let snap = fetch(&session, &loaded.manifest).await?;
     let options = target
-        .plan_options()
+        .plan_options_for(loaded)
         .with_api_base(session.client.api_base());
     let mut plan = match plan::diff_loaded(loaded, &snap, &options) {
         Ok(plan) => plan,

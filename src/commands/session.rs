@@ -71,6 +71,10 @@ pub(crate) struct Target {
     /// folder `-f` implies ([`manifest::Within::given`]).
     #[arg(skip)]
     pub(crate) within: Option<manifest::Within>,
+    /// The revision whose policies a plan is compared with (`--policies-base`, set by plan
+    /// and apply).
+    #[arg(skip)]
+    pub(crate) policies_base: Option<String>,
 }
 
 impl Target {
@@ -83,6 +87,19 @@ impl Target {
         PlanOptions {
             create_unseen: self.create_unseen.clone(),
             ..PlanOptions::default()
+        }
+    }
+
+    /// [`Self::plan_options`] with the policies `loaded` is compared with: those of
+    /// `--policies-base`, read from Git.
+    pub(crate) fn plan_options_for(&self, loaded: &LoadedManifest) -> PlanOptions {
+        PlanOptions {
+            policy_baseline: super::policy_base::baseline(
+                self.policies_base.as_deref(),
+                loaded,
+                self.conn.guild.as_deref(),
+            ),
+            ..self.plan_options()
         }
     }
 

@@ -395,7 +395,7 @@ pub(crate) async fn plan(
             let snap = read(session, &g.id, &loaded).await?;
             let api_base = session.client.api_base().to_owned();
             off_thread(move || {
-                let options = t.plan_options().with_api_base(&api_base);
+                let options = t.plan_options_for(&loaded).with_api_base(&api_base);
                 let mut plan = match plan::diff_loaded(&loaded, &snap, &options) {
                     Ok(p) => p,
                     Err(e) => {
@@ -478,6 +478,7 @@ pub(crate) struct ApplyAll<'a> {
     pub(crate) plans: Option<&'a Path>,
     pub(crate) yes: bool,
     pub(crate) allow_deletes: Option<usize>,
+    pub(crate) allow_policy_changes: Option<usize>,
     pub(crate) reason: Option<String>,
     pub(crate) keep_going: bool,
     /// Skip each guild's rehearsal (`--no-rehearse`).
@@ -642,7 +643,9 @@ async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild
     let snap = read(session, &g.id, &loaded).await?;
     let options = PlanOptions {
         allow_deletes: args.allow_deletes,
-        ..t.plan_options().with_api_base(session.client.api_base())
+        allow_policy_changes: args.allow_policy_changes,
+        ..t.plan_options_for(&loaded)
+            .with_api_base(session.client.api_base())
     };
     // Each guild is rehearsed before its first write, as one guild's apply is; a guild
     // whose copy refuses is that guild's failure, and the others go on.

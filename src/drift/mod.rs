@@ -443,7 +443,8 @@ fn field_risk(c: &Change, f: &FieldChange, guild_id: &str) -> Option<String> {
             Widening::BansMember { .. }
             | Widening::Access { .. }
             | Widening::Delete
-            | Widening::WebhookMove { .. } => None,
+            | Widening::WebhookMove { .. }
+            | Widening::Policy(_) => None,
         })
         .collect();
     (!found.is_empty()).then(|| found.join("; "))

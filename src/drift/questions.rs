@@ -243,6 +243,8 @@ pub(super) fn field_question(
         Kind::Integration | Kind::Invite => return Question::new(&[create], id, Matcher::Any),
         // Asked about as whole objects ([`people_question`]).
         Kind::RosterEntry | Kind::Ban => return Question::unaudited("asked about as a whole"),
+        // Policies live in the repository, not in Discord: no plan changes one.
+        Kind::Policy => return Question::unaudited("a policy is not in Discord"),
         // Each prompt is an object of its own in the log (§7.2).
         Kind::Onboarding if *field == Field::Onboarding(field::Onboarding::Prompts) => {
             return Question::new(&[163, 164, 165], None, Matcher::Any);

@@ -34,7 +34,8 @@ pub use check::{
 };
 pub use diagnostic::{Diagnostic, Located, Report, Severity};
 pub use load::{
-    LoadError, LoadedManifest, load, load_folder_sources, load_in, load_str, render, report_on,
+    LoadError, LoadedManifest, load, load_folder_sources, load_in, load_in_tree, load_str, render,
+    report_on,
 };
 pub use output::{Output, ReportFormat, render_reports};
 pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};

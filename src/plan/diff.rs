@@ -3,7 +3,7 @@
 use hashbrown::HashMap;
 
 use super::context::{Ctx, Op, Phase, PlanError, Problem};
-use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, safety};
+use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, policy_changes, safety};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{LoadedManifest, Manifest};
 use crate::snapshot::Snapshot;
@@ -50,10 +50,27 @@ fn diff_stored(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
-    let (mut plan, mut problems, after) = build(desired, snap, options);
+    let Built {
+        mut plan,
+        mut problems,
+        after,
+        live,
+    } = build(desired, snap, options);
     let allowance = safety::Allowance::resolve(options.allow_deletes, desired);
     plan.deletion_gate = safety::deletion_gate(&plan, snap, allowance);
-    problems.extend(super::policies::judge(desired, snap, &after, &mut plan));
+    let review = policy_changes::review(
+        &super::policies::declared(desired),
+        &options.policy_baseline,
+        &live,
+        &after,
+    );
+    problems.extend(super::policies::judge(
+        desired, snap, &live, &after, &review, &mut plan,
+    ));
+    let allowance = safety::PolicyAllowance::resolve(options.allow_policy_changes, desired);
+    plan.policy_gate = safety::policy_gate(&review.changes, allowance);
+    plan.policy_base = review.base;
+    plan.policy_changes = review.changes;
     problems.extend(super::gates::check(&plan, snap, &after));
     problems.extend(safety::protect_problems(&plan, desired, snap));
     if problems.is_empty() {
@@ -76,7 +93,9 @@ pub fn differences(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> (Plan, Vec<Problem>) {
-    let (mut plan, problems, _) = build(loaded.stored(), snap, &with_images(loaded, options));
+    let Built {
+        mut plan, problems, ..
+    } = build(loaded.stored(), snap, &with_images(loaded, options));
     plan.manifest_sha256 = binding::manifest_digest(loaded);
     (plan, problems)
 }
@@ -94,8 +113,8 @@ pub fn access_view(
     let (guild, problems) = if q.live {
         (crate::access::Guild::live(snap), Vec::new())
     } else {
-        let (_, problems, after) = build(loaded.stored(), snap, &with_images(loaded, options));
-        (after, problems)
+        let built = build(loaded.stored(), snap, &with_images(loaded, options));
+        (built.after, built.problems)
     };
     let view = crate::access::view::view(&guild, &snap.guild.name, q)?;
     Ok((view, problems))
@@ -109,13 +128,17 @@ fn with_images(loaded: &LoadedManifest, options: &PlanOptions) -> PlanOptions {
     }
 }
 
-/// Runs the planners: the plan with its cascade notes, the problems they found, and the
-/// guild as access sees it once the plan is applied.
-fn build(
-    desired: &Manifest,
-    snap: &Snapshot,
-    options: &PlanOptions,
-) -> (Plan, Vec<Problem>, crate::access::Guild) {
+/// What the planners make: the plan with its cascade notes, the problems they found, and the
+/// guild as access sees it once the plan is applied, and before.
+struct Built {
+    plan: Plan,
+    problems: Vec<Problem>,
+    after: crate::access::Guild,
+    live: crate::access::Guild,
+}
+
+/// Runs the planners.
+fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
     // Planned as Discord will store it (names trimmed of extra whitespace), so what
     // apply sends is what the next plan compares against.
     let mut cx = Ctx::new(desired, snap, options);
@@ -164,9 +187,17 @@ fn build(
         widget_image_url: super::features::widget_image_url(desired, snap, options),
         access: crate::access::diff::between(&cx.access_live, &cx.access_after),
         policies_kept: Vec::new(),
+        policy_changes: Vec::new(),
+        policy_base: Default::default(),
+        policy_gate: Default::default(),
     };
     safety::note_cascades(&mut plan, snap);
-    (plan, cx.problems, cx.access_after)
+    Built {
+        plan,
+        problems: cx.problems,
+        after: cx.access_after,
+        live: cx.access_live,
+    }
 }
 
 /// The calls each operation names as prerequisites, as indexes into `ops` (sorted

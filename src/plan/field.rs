@@ -391,6 +391,8 @@ impl Field {
             Kind::AutoModRule => AutoModRule::parse(name).map(Field::AutoModRule),
             Kind::ScheduledEvent => ScheduledEvent::parse(name).map(Field::ScheduledEvent),
             Kind::Sticker => Sticker::parse(name).map(Field::Sticker),
+            // A policy is the repository's: no change of a plan has its fields.
+            Kind::Policy => None,
         }
     }
 

@@ -28,6 +28,7 @@ mod matching;
 mod members;
 mod order;
 pub mod policies;
+pub mod policy_changes;
 mod regions;
 pub mod rehearsal;
 pub mod risk;
@@ -50,9 +51,10 @@ pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use field::{Field, FieldChange};
 pub use matching::Duplicate;
 pub use members::{BULK_BAN_MAX, people_query};
+pub use policy_changes::{PolicyBase, PolicyBaseline, PolicyChange, PriorPolicy};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
-pub use safety::{Allowance, DeletionGate};
+pub use safety::{Allowance, DeletionGate, PolicyAllowance, PolicyGate};
 
 /// Choices a user makes for one plan, beyond the manifest.
 #[derive(Debug, Clone, Default)]
@@ -68,6 +70,11 @@ pub struct PlanOptions {
     /// The command line's allowance of deletions (`apply --allow-deletes N`): the deletion
     /// gate takes it in place of the manifest's `safety.allow_deletes`.
     pub allow_deletes: Option<usize>,
+    /// The command line's allowance of policy changes (`apply --allow-policy-changes N`):
+    /// the policy gate takes it in place of the manifest's `safety.allow_policy_changes`.
+    pub allow_policy_changes: Option<usize>,
+    /// The policies a change is compared with (`--policies-base REV`, read from Git).
+    pub policy_baseline: PolicyBaseline,
 }
 
 impl PlanOptions {
@@ -135,6 +142,16 @@ pub struct Plan {
     /// plan that would break one is refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies_kept: Vec<String>,
+    /// Policies this change removes, renames or changes, and what leaves what a policy
+    /// covers ([`policy_changes`]); like `access`, not part of the changes digest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policy_changes: Vec<PolicyChange>,
+    /// What the policies were compared with (a base revision, or why none).
+    #[serde(default, skip_serializing_if = "PolicyBase::is_not_given")]
+    pub policy_base: PolicyBase,
+    /// The policy changes against the allowance, and whether apply will refuse them.
+    #[serde(default, skip_serializing_if = "PolicyGate::is_empty")]
+    pub policy_gate: PolicyGate,
     /// Declared entries that match more than one live object, and which one each manages
     /// (also said as a warning at the entry); not part of the changes digest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -188,12 +205,24 @@ impl Plan {
         self.changes.iter().filter(|c| c.action == action).count()
     }
 
-    /// Refuses the plan when its deletion gate does (octoDNS's `Plan.raise_if_unsafe`).
+    /// Refuses the plan when its deletion gate or its policy gate does (octoDNS's
+    /// `Plan.raise_if_unsafe`).
     pub fn raise_if_unsafe(&self) -> Result<(), UnsafePlan> {
-        match self.deletion_gate.refusal() {
-            Some(message) => Err(UnsafePlan { message }),
-            None => Ok(()),
+        match self.refusals().as_slice() {
+            [] => Ok(()),
+            all => Err(UnsafePlan {
+                message: all.join("; and it "),
+            }),
         }
+    }
+
+    /// Why apply will refuse the plan, a sentence per gate that refuses it (each starts with
+    /// a verb: "deletes 3 of 4 roles …", "changes 1 policy …").
+    pub fn refusals(&self) -> Vec<String> {
+        [self.deletion_gate.refusal(), self.policy_gate.refusal()]
+            .into_iter()
+            .flatten()
+            .collect()
     }
 }
 
@@ -246,6 +275,8 @@ pub enum Kind {
     ScheduledEvent,
     /// A guild sticker.
     Sticker,
+    /// A policy (`policies:`): in the repository, not in Discord; named by risks only.
+    Policy,
 }
 
 impl Kind {
@@ -269,6 +300,7 @@ impl Kind {
             Kind::AutoModRule => "AutoMod rule",
             Kind::ScheduledEvent => "event",
             Kind::Sticker => "sticker",
+            Kind::Policy => "policy",
         }
     }
 }

@@ -1,8 +1,14 @@
 //! Policies (`policies:`) judged on the guild a plan leaves ([`crate::access::policy`]): a
 //! breach is a problem that refuses the plan, placed on the manifest line that causes it —
 //! the change that makes it so, else the declaration that keeps it, else the policy itself.
+//!
+//! Each policy is judged as it is, and as it was before the change on what it covered
+//! before the plan ([`super::policy_changes`]): a plan that loosens a policy, or takes a
+//! channel or role out of one, is refused when it also does, there, what the policy forbade
+//! (a breach the live guild already had is the live guild's, said by drift).
 
 use super::field::{self, Field};
+use super::policy_changes::{PolicyChangeKind, Review};
 use super::{Change, Plan, Problem, Warning};
 use crate::access::policy::{self, Breach, Certainty};
 use crate::access::{Guild, model::Role};
@@ -34,31 +40,48 @@ pub fn holders(snap: &Snapshot, g: &Guild, r: &Role) -> Option<u64> {
     people?.role_counts.as_ref()?.get(&r.id).copied()
 }
 
-/// Judges the policies of `desired` on `after`, the guild the plan leaves: records the kept
-/// ones and the warnings on the plan, and returns a problem per breach.
-pub fn judge(desired: &Manifest, snap: &Snapshot, after: &Guild, plan: &mut Plan) -> Vec<Problem> {
+/// Judges the policies of `desired` on `after`, the guild the plan leaves, and the policies
+/// as they were (`review.before`) there too, on what they covered on `live`: records the
+/// kept ones (none the change touched) and the warnings on the plan, and returns a problem
+/// per breach.
+pub fn judge(
+    desired: &Manifest,
+    snap: &Snapshot,
+    live: &Guild,
+    after: &Guild,
+    review: &Review,
+    plan: &mut Plan,
+) -> Vec<Problem> {
     let policies = declared(desired);
-    if policies.is_empty() {
-        return Vec::new();
-    }
     let count = |r: &Role| holders(snap, after, r);
     let verdict = policy::judge(&policies, after, &count, Certainty::Whole);
-    plan.policies_kept = verdict.kept;
+    let mut problems = judge_before(
+        review,
+        &verdict.breaches,
+        &policies,
+        snap,
+        live,
+        after,
+        plan,
+    );
+    // "Kept" is never said of a policy the change touched: the policy changes say it.
+    let touched = |name: &String| {
+        review.changes.iter().any(|c| {
+            c.policy == *name || matches!(&c.what, PolicyChangeKind::Renamed { to } if to == name)
+        })
+    };
+    plan.policies_kept = verdict.kept.into_iter().filter(|n| !touched(n)).collect();
     plan.warnings
         .extend(verdict.warnings.into_iter().map(|(at, message)| Warning {
             message,
             source: Some(at),
         }));
-    let mut problems: Vec<Problem> = verdict
-        .unjudged
-        .into_iter()
-        .map(|(at, message)| Problem {
-            policy: None,
-            message,
-            source: Some(at),
-            help: Some("correct the policy, or declare what it names".into()),
-        })
-        .collect();
+    problems.extend(verdict.unjudged.into_iter().map(|(at, message)| Problem {
+        policy: None,
+        message,
+        source: Some(at),
+        help: Some("correct the policy, or declare what it names".into()),
+    }));
     problems.extend(verdict.breaches.iter().map(|b| Problem {
         policy: Some(b.policy.clone()),
         message: format!(
@@ -72,6 +95,90 @@ pub fn judge(desired: &Manifest, snap: &Snapshot, after: &Guild, plan: &mut Plan
         ),
     }));
     problems
+}
+
+/// The breaches of the policies as they were, judged on `after` with what they covered on
+/// `live` carried over, that neither the live guild had (its own breach, drift's) nor the
+/// policies as they are already say (`now`).
+fn judge_before(
+    review: &Review,
+    now: &[Breach],
+    policies: &[(String, &crate::manifest::Policy)],
+    snap: &Snapshot,
+    live: &Guild,
+    after: &Guild,
+    plan: &Plan,
+) -> Vec<Problem> {
+    if review.before.is_empty() {
+        return Vec::new();
+    }
+    let before: Vec<(String, &crate::manifest::Policy)> = review
+        .before
+        .iter()
+        .map(|(at, p, _)| (at.clone(), p))
+        .collect();
+    let carried: Vec<policy::Carried> = review.before.iter().map(|(_, _, c)| c.clone()).collect();
+    let count_after = |r: &Role| holders(snap, after, r);
+    let count_live = |r: &Role| holders(snap, live, r);
+    let then = policy::judge_carried(&before, &carried, after, &count_after, Certainty::Whole);
+    let had = policy::judge(&before, live, &count_live, Certainty::Whole);
+    let key = |b: &Breach, g: &Guild| {
+        (
+            b.policy.clone(),
+            b.at.role.clone(),
+            b.at.user.clone(),
+            b.at.channel
+                .and_then(|i| g.channels.get(i))
+                .map(|c| c.id.clone()),
+            b.permissions.clone(),
+        )
+    };
+    let live_keys: Vec<_> = had.breaches.iter().map(|b| key(b, live)).collect();
+    let mut out: Vec<Problem> = Vec::new();
+    for b in then.breaches {
+        if live_keys.contains(&key(&b, after))
+            || now.iter().any(|n| n.policy == b.policy && n.what == b.what)
+            || out
+                .iter()
+                .any(|p| p.message.contains(&b.what) && p.policy.as_ref() == Some(&b.policy))
+        {
+            continue;
+        }
+        let current = policies.iter().find(|(_, p)| p.name == b.policy);
+        let same_text = current.is_some_and(|(_, p)| {
+            review
+                .before
+                .iter()
+                .any(|(_, was, _)| was.name == p.name && was == *p)
+        });
+        let (message, help) = if same_text {
+            (
+                format!(
+                    "policy `{}` ({}) is broken once the plan is applied: {}, which the policy covers until this plan takes it out (a plan is judged by what its policies covered before it too)",
+                    b.policy,
+                    current.map_or("", |(at, _)| at.as_str()),
+                    b.what
+                ),
+                "move or rename it out of the policy in a plan of its own (reviewed, and allowed by the policy gate), then make this change; nothing was sent",
+            )
+        } else {
+            (
+                format!(
+                    "policy `{}`, as it was before this change ({}), is broken once the plan is applied: {} (a plan that removes or loosens a policy is still judged by the policy as it was)",
+                    b.policy, b.policy_at, b.what
+                ),
+                "change the policy in a plan of its own (reviewed, and allowed by the policy gate), then make this change; nothing was sent",
+            )
+        };
+        let source = cause(&b, plan, after).or_else(|| current.map(|(at, _)| at.clone()));
+        out.push(Problem {
+            policy: Some(b.policy.clone()),
+            message,
+            source,
+            help: Some(help.into()),
+        });
+    }
+    out
 }
 
 /// Where in the manifest the breach comes from: the latest change of the plan that makes it

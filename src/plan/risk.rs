@@ -21,8 +21,10 @@ use crate::discord::names::EVERYONE;
 /// One change that widens access or destroys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Risk {
-    /// Index into [`Plan::changes`] of the change that carries it.
-    pub change: usize,
+    /// Index into [`Plan::changes`] of the change that carries it; none for a policy
+    /// change (policies are the repository's: [`Plan::policy_changes`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<usize>,
     /// The object changed.
     pub object: ObjectRef,
     #[serde(flatten)]
@@ -66,6 +68,9 @@ pub enum Widening {
     Delete,
     /// A webhook posts into another channel.
     WebhookMove { from: String, to: String },
+    /// A policy removed, renamed or loosened, or something that leaves what a policy covers
+    /// ([`super::policy_changes`]), with the policy's rule before and after.
+    Policy(super::policy_changes::PolicyChange),
 }
 
 impl Widening {
@@ -78,18 +83,20 @@ impl Widening {
             Widening::Access { .. } => ("access widening", "access widenings"),
             Widening::Delete => ("deletion", "deletions"),
             Widening::WebhookMove { .. } => ("webhook move", "webhook moves"),
+            Widening::Policy(_) => ("policy change", "policy changes"),
         };
         format!("{n} {}", if n == 1 { one } else { many })
     }
 
     fn rank(&self) -> u8 {
         match self {
-            Widening::Grant { .. } => 0,
-            Widening::Opens { .. } => 1,
-            Widening::Access { .. } => 2,
-            Widening::BansMember { .. } => 3,
-            Widening::Delete => 4,
-            Widening::WebhookMove { .. } => 5,
+            Widening::Policy(_) => 0,
+            Widening::Grant { .. } => 1,
+            Widening::Opens { .. } => 2,
+            Widening::Access { .. } => 3,
+            Widening::BansMember { .. } => 4,
+            Widening::Delete => 5,
+            Widening::WebhookMove { .. } => 6,
         }
     }
 }
@@ -139,6 +146,7 @@ impl Risk {
             Widening::WebhookMove { from, to } => {
                 format!("{object} moves from {} to {}", name(from), name(to))
             }
+            Widening::Policy(p) => p.describe(name),
         };
         if let (Kind::RosterEntry | Kind::Ban, Some(id)) = (self.object.kind, &self.object.id) {
             line.push_str(&format!(" (user {})", name(id)));
@@ -150,9 +158,10 @@ impl Risk {
     }
 }
 
-/// Every risk of `plan`, in the order of the changes that carry them. What an overwrite
-/// opens is said in access terms ([`Widening::Access`], from the plan's `access`), which
-/// counts what the overwrite really changes for whom, as Discord computes it.
+/// Every risk of `plan`: its policy changes first (they change what every later plan is
+/// held to), then the others in the order of the changes that carry them. What an
+/// overwrite opens is said in access terms ([`Widening::Access`], from the plan's
+/// `access`), which counts what the overwrite really changes for whom, as Discord computes it.
 pub fn assess(plan: &Plan) -> Vec<Risk> {
     let mut out: Vec<Risk> = plan
         .changes
@@ -164,7 +173,21 @@ pub fn assess(plan: &Plan) -> Vec<Risk> {
     let accesses = access_risks(plan, &out);
     out.extend(accesses);
     out.sort_by_key(|r| r.change);
-    out
+    let policies = plan
+        .policy_changes
+        .iter()
+        .filter(|p| p.is_risk())
+        .map(|p| Risk {
+            change: None,
+            object: ObjectRef {
+                kind: Kind::Policy,
+                name: p.policy.clone(),
+                id: None,
+            },
+            what: Widening::Policy(p.clone()),
+            named_in_manifest: None,
+        });
+    policies.chain(out).collect()
 }
 
 /// The plan's access lines that widen access (their `widening`: sight, a voice or a
@@ -201,12 +224,12 @@ fn access_risks(plan: &Plan, grants: &[Risk]) -> Vec<Risk> {
         let (change, object) = match a
             .changes
             .iter()
-            .find_map(|&i| plan.changes.get(i).map(|c| (i, c.object.clone())))
+            .find_map(|&i| plan.changes.get(i).map(|c| (Some(i), c.object.clone())))
         {
             Some(found) => found,
             // A cause always exists for a plan guildctl made; a file may say otherwise.
             None => (
-                plan.changes.len(),
+                None,
                 ObjectRef {
                     kind: Kind::Channel,
                     name: channel.clone(),
@@ -222,9 +245,8 @@ fn access_risks(plan: &Plan, grants: &[Risk]) -> Vec<Risk> {
                 channel: channel.clone(),
                 permissions: gained.display_names(),
             },
-            named_in_manifest: plan
-                .changes
-                .get(change)
+            named_in_manifest: change
+                .and_then(|i| plan.changes.get(i))
                 .and_then(|c| c.person.as_ref())
                 .and_then(|p| p.named_in_manifest.clone()),
         });
@@ -247,7 +269,7 @@ pub fn counts(risks: &[Risk]) -> String {
 /// The risks of one change; `guild_id` is the `@everyone` role's id.
 pub fn of_change(index: usize, c: &Change, guild_id: &str) -> Vec<Risk> {
     let risk = |what: Widening| Risk {
-        change: index,
+        change: Some(index),
         object: c.object.clone(),
         what,
         named_in_manifest: c.person.as_ref().and_then(|p| p.named_in_manifest.clone()),
@@ -497,7 +519,7 @@ mod tests {
         );
         let r = of_change(3, &c, "1");
         assert_eq!(r.len(), 1, "{r:?}");
-        assert_eq!(r[0].change, 3);
+        assert_eq!(r[0].change, Some(3));
         assert_eq!(
             r[0].describe(&|s| s.to_owned()),
             "channel Staff/#mod-log opens view_channel to @everyone"

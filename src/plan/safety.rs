@@ -1,6 +1,7 @@
 //! What keeps a plan from destroying much by accident: the deletion gate (how many
 //! objects of each kind a plan deletes, and how many members it bans, against a default
-//! limit or an explicit, numbered allowance) and `protect: true` (objects never deleted).
+//! limit or an explicit, numbered allowance), the policy gate (policies a change removes or
+//! loosens, none by default: [`policy_gate`]) and `protect: true` (objects never deleted).
 //!
 //! The gate's verdict is stored on the plan ([`super::Plan::deletion_gate`]) so every
 //! format shows in advance whether apply will refuse. It is judged once, as the plan is
@@ -13,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::context::Problem;
+use super::policy_changes::PolicyChange;
 use super::{Action, Change, Kind, Plan, created_key};
 use crate::discord::Route;
 use crate::discord::names::{stored_channel_name, stored_display_name};
@@ -307,6 +309,147 @@ impl DeletionGate {
             what.push(format!("bans {banned} member(s)"));
         }
         Some(format!("{}, {by}", what.join(" and ")))
+    }
+}
+
+/// An explicit number of policy changes allowed in one apply (none by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyAllowance {
+    pub changes: usize,
+    pub source: AllowanceSource,
+}
+
+impl PolicyAllowance {
+    /// `--allow-policy-changes N` when given (it takes precedence), else the manifest's
+    /// `safety.allow_policy_changes`.
+    pub fn resolve(flag: Option<usize>, m: &Manifest) -> Option<PolicyAllowance> {
+        if let Some(changes) = flag {
+            return Some(PolicyAllowance {
+                changes,
+                source: AllowanceSource::Flag,
+            });
+        }
+        let n = m.safety.as_ref()?.allow_policy_changes?;
+        Some(PolicyAllowance {
+            changes: usize::try_from(n).unwrap_or(usize::MAX),
+            source: AllowanceSource::Manifest,
+        })
+    }
+
+    fn describe(&self) -> String {
+        match self.source {
+            AllowanceSource::Flag => format!("--allow-policy-changes {}", self.changes),
+            AllowanceSource::Manifest => {
+                format!("`safety.allow_policy_changes: {}`", self.changes)
+            }
+        }
+    }
+}
+
+/// The policy gate's verdict: the policy changes it counts ([`PolicyChange::gated`])
+/// against the allowance, none by default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyGate {
+    /// Whether apply refuses the plan (`--yes` does not change this).
+    pub refused: bool,
+    /// The policy changes counted.
+    pub changes: usize,
+    /// The explicit allowance in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowance: Option<PolicyAllowance>,
+    /// Why apply refuses, with the changes named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// How to allow the plan, when it is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+impl PolicyGate {
+    /// A plan that changes no policy (the gate is then left out of its JSON).
+    pub fn is_empty(&self) -> bool {
+        *self == PolicyGate::default()
+    }
+
+    /// "changes 1 policy (…), and none is allowed by default; to allow it, …", or `None`.
+    pub fn refusal(&self) -> Option<String> {
+        if !self.refused {
+            return None;
+        }
+        let mut s = self.reason.clone().unwrap_or_default();
+        if let Some(h) = &self.help {
+            s.push_str("; ");
+            s.push_str(h);
+        }
+        Some(s)
+    }
+
+    /// One line about a plan whose policy changes pass: what allowed them.
+    pub fn passed(&self) -> Option<String> {
+        if self.refused || self.changes == 0 {
+            return None;
+        }
+        let by = self
+            .allowance
+            .map(|a| a.describe())
+            .unwrap_or_else(|| "an allowance".into());
+        Some(format!(
+            "changes {} polic{}, allowed by {by}",
+            self.changes,
+            if self.changes == 1 { "y" } else { "ies" }
+        ))
+    }
+}
+
+/// Judges the plan's policy changes against the allowance (`None`: none allowed).
+pub fn policy_gate(changes: &[PolicyChange], allowance: Option<PolicyAllowance>) -> PolicyGate {
+    let counted: Vec<&PolicyChange> = changes.iter().filter(|c| c.gated()).collect();
+    let n = counted.len();
+    if n == 0 {
+        return PolicyGate {
+            allowance,
+            ..PolicyGate::default()
+        };
+    }
+    let allowed = allowance.map_or(0, |a| a.changes);
+    let refused = n > allowed;
+    let what = |n: usize| format!("{n} polic{}", if n == 1 { "y" } else { "ies" });
+    let named: Vec<String> = counted
+        .iter()
+        .map(|c| format!("{}: {}", c.policy, c.short()))
+        .collect();
+    let reason = refused.then(|| {
+        let limit = match allowance {
+            Some(a) => format!("more than the {} that {} allows", a.changes, a.describe()),
+            None => "and apply allows no policy change by default".into(),
+        };
+        format!(
+            "removes, renames or loosens {} ({}), {limit}",
+            what(n),
+            named.join("; ")
+        )
+    });
+    let help = refused.then(|| {
+        let how = match allowance.map(|a| a.source) {
+            Some(AllowanceSource::Flag) => format!("pass --allow-policy-changes {n}"),
+            Some(AllowanceSource::Manifest) => format!(
+                "raise `safety.allow_policy_changes` to {n} in the manifest, or pass --allow-policy-changes {n} to apply"
+            ),
+            None => format!(
+                "pass --allow-policy-changes {n} to apply, or set `safety: {{ allow_policy_changes: {n} }}` in the manifest"
+            ),
+        };
+        format!(
+            "if the change is meant, review it and allow its {} ({how}; --yes does not)",
+            what(n)
+        )
+    });
+    PolicyGate {
+        refused,
+        changes: n,
+        allowance,
+        reason,
+        help,
     }
 }
 

@@ -176,15 +176,20 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
         if let Some(kept) = policies_line(plan) {
             let _ = writeln!(out, "{}", inert::terminal(&kept));
         }
-        if let Some(refusal) = plan.deletion_gate.refusal() {
+        if let Some(note) = policy_base_note(plan) {
+            let _ = writeln!(out, "{}", inert::terminal(&note));
+        }
+        let refusals = plan.refusals();
+        for refusal in &refusals {
             let _ = writeln!(
                 out,
                 "\n{} {}",
                 st.paint("1;31", "Apply will refuse:"),
-                inert::terminal(&refusal)
+                inert::terminal(refusal)
             );
-        } else if let Some(passed) = plan.deletion_gate.passed() {
-            let _ = writeln!(out, "\nDeletion gate: passes; {}", inert::terminal(&passed));
+        }
+        for (gate, passed) in gates_passed(plan) {
+            let _ = writeln!(out, "\n{gate}: passes; {}", inert::terminal(&passed));
         }
         if let Some(r) = &plan.rehearsal {
             rehearsal::text(&mut out, r, &|code, s| st.paint(code, s));
@@ -250,16 +255,71 @@ fn write_access(out: &mut String, plan: &Plan, st: Style) {
     out.push('\n');
 }
 
-/// "Policies: 3 kept (a, b, c)", when the manifest states policies.
+/// "Policies: 3 kept (a, b, c)", when the manifest states policies; those the change
+/// touched are said apart, never as kept: "…; changed by this plan: d (weakened), e
+/// (Staff/#mod-log leaves)". With the base revision they were compared with.
 fn policies_line(plan: &Plan) -> Option<String> {
-    if plan.policies_kept.is_empty() {
+    let mut touched: Vec<(&str, Vec<String>)> = Vec::new();
+    for c in &plan.policy_changes {
+        match touched.iter_mut().find(|(p, _)| *p == c.policy) {
+            Some((_, said)) => said.push(c.short()),
+            None => touched.push((&c.policy, vec![c.short()])),
+        }
+    }
+    if plan.policies_kept.is_empty() && touched.is_empty() {
         return None;
     }
-    Some(format!(
-        "Policies: {} kept ({})",
-        plan.policies_kept.len(),
-        plan.policies_kept.join(", ")
-    ))
+    let mut parts = Vec::new();
+    if !plan.policies_kept.is_empty() {
+        parts.push(format!(
+            "{} kept ({})",
+            plan.policies_kept.len(),
+            plan.policies_kept.join(", ")
+        ));
+    }
+    if !touched.is_empty() {
+        let said: Vec<String> = touched
+            .iter()
+            .map(|(p, what)| format!("{p} ({})", what.join(", ")))
+            .collect();
+        parts.push(format!(
+            "{} changed by this plan: {}",
+            touched.len(),
+            said.join(", ")
+        ));
+    }
+    let compared = match &plan.policy_base {
+        crate::plan::PolicyBase::Revision { revision, commit } => {
+            let short: String = commit.chars().take(12).collect();
+            if *revision == *commit || revision.starts_with(&short) {
+                format!(" (compared with {short})")
+            } else {
+                format!(" (compared with {revision}, {short})")
+            }
+        }
+        _ => String::new(),
+    };
+    Some(format!("Policies{compared}: {}", parts.join("; ")))
+}
+
+/// Why the policies were not compared with a base revision, for a plan with policies.
+fn policy_base_note(plan: &Plan) -> Option<String> {
+    if plan.policies_kept.is_empty() && plan.policy_changes.is_empty() {
+        return None;
+    }
+    plan.policy_base.note().map(|n| format!("{n}."))
+}
+
+/// The gates a plan passes with something to say: what they let through, and by what.
+fn gates_passed(plan: &Plan) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if let Some(p) = plan.deletion_gate.passed() {
+        out.push(("Deletion gate", p));
+    }
+    if let Some(p) = plan.policy_gate.passed() {
+        out.push(("Policy gate", p));
+    }
+    out
 }
 
 /// The risks first, each on its own line, never cut: what widens access or destroys.
@@ -617,21 +677,21 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         }
         // The gate's own messages hold numbers and fixed words, but a saved plan file
         // may say anything.
-        if let Some(refusal) = plan.deletion_gate.refusal() {
+        for refusal in plan.refusals() {
             let _ = writeln!(
                 out,
                 "> [!CAUTION]\n> **Apply will refuse:** {}\n",
                 inert::markdown(&refusal)
             );
-        } else if let Some(passed) = plan.deletion_gate.passed() {
-            let _ = writeln!(
-                out,
-                "**Deletion gate:** passes; {}\n",
-                inert::markdown(&passed)
-            );
+        }
+        for (gate, passed) in gates_passed(plan) {
+            let _ = writeln!(out, "**{gate}:** passes; {}\n", inert::markdown(&passed));
         }
         if let Some(kept) = policies_line(plan) {
             let _ = writeln!(out, "**{}**\n", inert::markdown(&kept));
+        }
+        if let Some(note) = policy_base_note(plan) {
+            let _ = writeln!(out, "> [!WARNING]\n> {}\n", inert::markdown(&note));
         }
     }
 
@@ -785,7 +845,7 @@ fn changes_markdown(plan: &Plan, risks: &[Risk], left: usize, room: MarkdownRoom
     let mut shown = vec![true; blocks.len()];
     if open.len() + all + fence.len() + close.len() > left {
         let budget = left.saturating_sub(open.len() + fence.len() + close.len() + LEFT_OUT_NOTE);
-        let risky: hashbrown::HashSet<usize> = risks.iter().map(|r| r.change).collect();
+        let risky: hashbrown::HashSet<usize> = risks.iter().filter_map(|r| r.change).collect();
         let order = (0..blocks.len())
             .filter(|i| risky.contains(i))
             .chain((0..blocks.len()).filter(|i| !risky.contains(i)));

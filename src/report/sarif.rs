@@ -51,6 +51,7 @@ impl PlanFinding {
                 Widening::BansMember { .. } => "risk-bans-member",
                 Widening::Delete => "risk-delete",
                 Widening::WebhookMove { .. } => "risk-webhook-move",
+                Widening::Policy(_) => "risk-policy",
             },
         }
     }
@@ -114,13 +115,24 @@ pub fn plan_findings(
         }));
     }
     if let Some(plan) = plan {
-        if let Some(why) = plan.deletion_gate.refusal() {
-            out.push(PlanFinding::ApplyWillRefuse(why));
-        }
+        out.extend(
+            plan.refusals()
+                .into_iter()
+                .map(PlanFinding::ApplyWillRefuse),
+        );
         out.extend(plan.duplicates.iter().cloned().map(PlanFinding::Duplicate));
         let declared = Ctx::new(&loaded.manifest);
         for r in plan.risks() {
-            let Some(c) = plan.changes.get(r.change) else {
+            // A policy change is placed on the policy's declaration, or on `policies:` for one gone.
+            let Some(c) = r.change.and_then(|i| plan.changes.get(i)) else {
+                if let Widening::Policy(p) = &r.what {
+                    out.push(PlanFinding::Risk {
+                        line: r.describe(&|s: &str| s.to_owned()),
+                        kind: Kind::Policy,
+                        source: Some(p.declared_at.clone().unwrap_or_else(|| "policies".into())),
+                        what: r.what,
+                    });
+                }
                 continue;
             };
             out.push(PlanFinding::Risk {
@@ -257,7 +269,7 @@ pub const PLAN_RULES: &[RuleText] = &[
     ),
     (
         "apply-will-refuse",
-        "Apply will refuse the plan: it deletes more than the safety limits allow.",
+        "Apply will refuse the plan: it deletes more than the safety limits allow, or changes policies without an allowance.",
     ),
     (
         "risk-grant",
@@ -274,6 +286,10 @@ pub const PLAN_RULES: &[RuleText] = &[
     ("risk-bans-member", "A member of the guild is banned."),
     ("risk-delete", "An object is deleted."),
     ("risk-webhook-move", "A webhook posts into another channel."),
+    (
+        "risk-policy",
+        "A policy is removed, renamed or loosened, or a channel, role or member leaves what one covers.",
+    ),
     (
         "duplicate",
         "A declared entry matches more than one live object (the same name in the same place): guildctl manages one of them.",

@@ -59,6 +59,7 @@ mod people;
 mod permission_names;
 mod plan_identity;
 mod plan_risks;
+mod policy_changes;
 mod pre_commit;
 mod progress;
 mod rate_limits;

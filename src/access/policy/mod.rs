@@ -65,6 +65,19 @@ pub struct Verdict {
     pub warnings: Vec<(String, String)>,
 }
 
+/// What a policy covered before a plan, as ids of the guild the plan leaves: judged there as
+/// well as what its text names now, so a plan cannot take a channel or a role out of a policy
+/// and, in the same plan, do what the policy forbade there (`plan::policy_changes`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Carried {
+    /// The channels (ids) its `where` named.
+    pub channels: Vec<String>,
+    /// The roles (ids) its `never.who` or `holders.role` named.
+    pub roles: Vec<String>,
+    /// For `only`: the roles (ids) it allowed; a role it did not allow is not allowed now.
+    pub allowed: Option<Vec<String>>,
+}
+
 /// How sure a judgement must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Certainty {
@@ -85,14 +98,28 @@ pub fn judge(
     count: &dyn Fn(&Role) -> Option<u64>,
     certainty: Certainty,
 ) -> Verdict {
+    judge_carried(policies, &[], g, count, certainty)
+}
+
+/// [`judge`], each policy also on what it covered before a plan: `carried[i]` for
+/// `policies[i]` (nothing for those past its end).
+pub fn judge_carried(
+    policies: &[(String, &Policy)],
+    carried: &[Carried],
+    g: &Guild,
+    count: &dyn Fn(&Role) -> Option<u64>,
+    certainty: Certainty,
+) -> Verdict {
     let mut v = Verdict::default();
-    for (at, p) in policies {
+    let nothing = Carried::default();
+    for (i, (at, p)) in policies.iter().enumerate() {
         let before = (v.breaches.len(), v.unjudged.len());
         let mut cx = Judge {
             g,
             policy: p,
             at,
             certainty,
+            carried: carried.get(i).unwrap_or(&nothing),
             v: &mut v,
         };
         match (&p.never, &p.only, &p.holders) {
@@ -123,6 +150,7 @@ struct Judge<'a> {
     policy: &'a Policy,
     at: &'a str,
     certainty: Certainty,
+    carried: &'a Carried,
     v: &'a mut Verdict,
 }
 
@@ -353,35 +381,73 @@ impl<'a> Judge<'a> {
             }
             out.extend(found.into_iter().filter(|&i| judged(&self.g.channels[i])));
         }
+        let carried = self.carried.channels.iter();
+        out.extend(
+            carried
+                .filter_map(|id| self.g.channel_index(id))
+                .filter(|&i| judged(&self.g.channels[i])),
+        );
         out.sort_unstable();
         out.dedup();
         out
     }
 
+    /// A role `never` names, and each member an overwrite names who holds it (`@everyone`:
+    /// who holds no role); the manifest alone says no member holds no role.
+    fn role_group(&self, r: &'a Role) -> (Vec<Subject>, Judged<'a>) {
+        let everyone = r.id == self.g.id;
+        let mut subjects = vec![self.role_subject(r)];
+        if !(everyone && self.certainty == Certainty::ManifestOnly) {
+            subjects.extend(self.people(|held| {
+                if everyone {
+                    held.is_empty()
+                } else {
+                    held.contains(&r.id.as_str())
+                }
+            }));
+        }
+        (subjects, Judged::Role(&r.id))
+    }
+
     fn never(&mut self, who: &str, can: Permissions, places: Option<&[String]>) {
         let g = self.g;
-        let (subjects, judged) = if who == ANYONE {
-            (self.everyone_and_all(), Judged::All)
+        let mut groups: Vec<(Vec<Subject>, Judged<'a>)> = Vec::new();
+        let named = if who == ANYONE {
+            groups.push((self.everyone_and_all(), Judged::All));
+            None
         } else if let Some(r) = self.role(who) {
-            // The role, and each member an overwrite names who holds it (`@everyone`: who
-            // holds no role); the manifest alone says no member holds no role.
-            let everyone = r.id == g.id;
-            let mut subjects = vec![self.role_subject(r)];
-            if !(everyone && self.certainty == Certainty::ManifestOnly) {
-                subjects.extend(self.people(|held| {
-                    if everyone {
-                        held.is_empty()
-                    } else {
-                        held.contains(&r.id.as_str())
-                    }
-                }));
-            }
-            (subjects, Judged::Role(&r.id))
+            groups.push(self.role_group(r));
+            Some(r.id.as_str())
         } else {
             self.missing_role("never.who", who);
-            return;
+            None
         };
+        // The roles it named before the plan (renamed since, or gone from its text).
+        if who != ANYONE {
+            for id in &self.carried.roles {
+                if let Some(r) = g.role(id).filter(|r| Some(r.id.as_str()) != named) {
+                    groups.push(self.role_group(r));
+                }
+            }
+        }
+        if groups.is_empty() {
+            return;
+        }
         let channels = self.channels(places);
+        for (subjects, judged) in groups {
+            self.never_of(subjects, judged, can, places, &channels);
+        }
+    }
+
+    fn never_of(
+        &mut self,
+        subjects: Vec<Subject>,
+        judged: Judged<'_>,
+        can: Permissions,
+        places: Option<&[String]>,
+        channels: &[usize],
+    ) {
+        let g = self.g;
         for s in subjects {
             let access = self.access(&s);
             let explained = self.explained(&s, judged);
@@ -398,7 +464,7 @@ impl<'a> Judge<'a> {
                     said = found;
                 }
             }
-            for &i in &channels {
+            for &i in channels {
                 let found = access.channels[i] & can & !said & !inherited(Some(i));
                 if !found.is_empty() {
                     let what = format!("{} has {} in {}", s.label, names(found), g.path(i));
@@ -416,6 +482,10 @@ impl<'a> Judge<'a> {
                 // Allowing a role that does not exist allows nobody.
                 None => self.missing_role(&format!("only.who[{k}]"), name),
             }
+        }
+        // A role it did not allow before the plan is not allowed by it now.
+        if let Some(before) = &self.carried.allowed {
+            allowed.retain(|id| before.contains(id));
         }
         let listed = who.join(", ");
         // Roles outside `who`, and the members an overwrite names who hold none of its
@@ -482,7 +552,12 @@ impl<'a> Judge<'a> {
         max: Option<u32>,
         count: &dyn Fn(&Role) -> Option<u64>,
     ) {
-        let Some(r) = self.role(role) else {
+        let carried = self.carried.roles.first().and_then(|id| self.g.role(id));
+        let named = self.role(role);
+        if named.is_none() && carried.is_some() {
+            self.missing_role("holders.role", role);
+        }
+        let Some(r) = named.or(carried) else {
             // No such role: nobody holds it.
             self.missing_role("holders.role", role);
             if let Some(m) = min.filter(|m| *m > 0 && self.certainty == Certainty::Whole) {

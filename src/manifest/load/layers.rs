@@ -11,14 +11,14 @@ use super::push;
 use crate::manifest::diagnostic::Report;
 use crate::manifest::extends;
 use crate::manifest::source::{self, SourceFile, Within};
-use crate::manifest::source_map::{Part, SourceMap, Span, Trees};
+use crate::manifest::source_map::{Part, SourceMap, Span, Trees, key_span};
 use crate::manifest::tree::Node;
 
 /// The source map of a manifest: its own files' (`top`), or, when it `extends:` bases, the
 /// bases read and loaded by the same stages and merged under it (`super::extends`). None
 /// when a base could not be loaded (the report says why, on the `extends:` line or in the
-/// base).
-pub(super) fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
+/// base). `ceiling`, when given, is the highest folder the workspace file is looked for in.
+pub(super) fn extend(report: &mut Report, top: Trees, ceiling: Option<&Path>) -> Option<SourceMap> {
     let bases = match extends::extends_of(&top) {
         Ok(b) => b,
         Err(span) => {
@@ -32,14 +32,14 @@ pub(super) fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
             return None;
         }
     };
-    let workspace = workspace_layer(report);
+    let workspace = workspace_layer(report, ceiling);
     if report.has_errors() {
         return None;
     }
     if bases.is_empty() && workspace.is_none() {
         return Some(SourceMap::new(top));
     }
-    let root = extends_root(&report.root);
+    let root = extends_root(&report.root, ceiling);
     let mut chain: Vec<PathBuf> = std::fs::canonicalize(&report.root).into_iter().collect();
     let mut layers = vec![extends::Layer {
         trees: top,
@@ -57,6 +57,10 @@ pub(super) fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
     if report.has_errors() {
         return None;
     }
+    refuse_dropped_policies(report, &layers);
+    if report.has_errors() {
+        return None;
+    }
     let mut all = layers.first()?.trees.clone();
     for l in &layers[1..] {
         all.trees.extend(l.trees.trees.iter().cloned());
@@ -64,14 +68,21 @@ pub(super) fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
     Some(SourceMap::merged(all, Box::new(extends::Layers(layers))))
 }
 
+/// The folders from the manifest's up, no higher than `ceiling` when one is given.
+fn folders_up<'a>(
+    start: &'a Path,
+    ceiling: Option<&'a Path>,
+) -> impl Iterator<Item = &'a Path> + 'a {
+    start
+        .ancestors()
+        .take_while(move |d| ceiling.is_none_or(|c| d.starts_with(c)))
+}
+
 /// The folder bases must lie in: the nearest folder above the manifest holding a workspace
 /// file (`guildctl.yaml`), else the manifest's own folder.
-fn extends_root(manifest: &Path) -> Within {
+fn extends_root(manifest: &Path, ceiling: Option<&Path>) -> Within {
     let start = manifest_folder(manifest);
-    match start
-        .ancestors()
-        .find(|d| d.join(super::source::WORKSPACE_FILE).is_file())
-    {
+    match folders_up(&start, ceiling).find(|d| d.join(super::source::WORKSPACE_FILE).is_file()) {
         Some(workspace) => Within::workspace(workspace),
         None => Within::manifest_folder(&start),
     }
@@ -94,10 +105,9 @@ fn manifest_folder(manifest: &Path) -> PathBuf {
 /// added to the report's, so its lines are shown); `None` when the manifest is in no
 /// workspace or the workspace states no policy. Only `policies` is taken: the rest of the
 /// file (`guilds`, `version`) is the workspace's own ([`super::Workspace`]).
-fn workspace_layer(report: &mut Report) -> Option<Trees> {
+fn workspace_layer(report: &mut Report, ceiling: Option<&Path>) -> Option<Trees> {
     let folder = manifest_folder(&report.root);
-    let file = folder
-        .ancestors()
+    let file = folders_up(&folder, ceiling)
         .map(|d| d.join(super::source::WORKSPACE_FILE))
         .find(|f| f.is_file())?;
     let real = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
@@ -148,6 +158,50 @@ fn workspace_layer(report: &mut Report) -> Option<Trees> {
     trees.parts = parts;
     trees.keys.retain(|(k, _)| k == "policies");
     Some(trees)
+}
+
+/// A layer whose `policies` is not a list (`policies: null`) over layers that state policies:
+/// the merge would take the value whole and drop every policy under it, so a guild's own
+/// file (or a base) could remove what the workspace file or a base it extends requires. An
+/// error on that line: a policy is changed only in the file that defines it.
+fn refuse_dropped_policies(report: &mut Report, layers: &[extends::Layer]) {
+    /// The layer's `policies:` key, and whether its value is a list with items (`None` for
+    /// a value that is no list).
+    fn policies_of(trees: &Trees) -> Option<(Option<Span>, Option<bool>)> {
+        trees.parts.iter().find_map(|part| {
+            let (file, tree) = trees.trees.get(part.tree)?;
+            let Node::Map(entries) = &tree.value else {
+                return None;
+            };
+            let (k, v) = entries.get(part.entry)?;
+            (k.value.0 == "policies").then(|| {
+                let listed = match &v.value {
+                    Node::Seq(items) => Some(!items.is_empty()),
+                    _ => None,
+                };
+                (key_span(*file, k), listed)
+            })
+        })
+    }
+    fn states_policies(layers: &[extends::Layer], i: usize) -> bool {
+        policies_of(&layers[i].trees).is_some_and(|(_, listed)| listed == Some(true))
+            || layers[i].bases.iter().any(|&b| states_policies(layers, b))
+    }
+    for layer in layers {
+        let Some((at, None)) = policies_of(&layer.trees) else {
+            continue;
+        };
+        if !layer.bases.iter().any(|&b| states_policies(layers, b)) {
+            continue;
+        }
+        push(
+            report,
+            "extends",
+            at,
+            "`policies` here is not a list, so it would drop the policies of the workspace file (guildctl.yaml) and the bases under this file: they cannot be removed from here".into(),
+            "remove this line (or make it a list of this file's own policies): every layer's policies are kept, and a policy is changed only in the file that defines it".into(),
+        );
+    }
 }
 
 /// Bases parsed in this process, by canonical path: a workspace run loads the base that

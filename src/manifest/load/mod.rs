@@ -195,6 +195,22 @@ pub fn load(path: &Path) -> Result<LoadedManifest, LoadError> {
 
 /// [`load`] for a path that must stay `within` a folder (a workspace's guild: its folder).
 pub fn load_in(path: &Path, within: &Within) -> Result<LoadedManifest, LoadError> {
+    load_under(path, within, None)
+}
+
+/// [`load_in`] for a copy of a repository's tree whose root is `top` (a base revision's,
+/// read from Git): the workspace file and the bases are looked for no higher than `top`,
+/// so nothing outside the copy is read, whatever lies above it on the machine.
+pub fn load_in_tree(path: &Path, within: &Within, top: &Path) -> Result<LoadedManifest, LoadError> {
+    let top = std::fs::canonicalize(top).unwrap_or_else(|_| top.to_path_buf());
+    load_under(path, within, Some(&top))
+}
+
+fn load_under(
+    path: &Path,
+    within: &Within,
+    top: Option<&Path>,
+) -> Result<LoadedManifest, LoadError> {
     let read = source::read(path, within);
     let mut report = Report::new(path, read.files);
     for p in read.problems {
@@ -216,7 +232,7 @@ pub fn load_in(path: &Path, within: &Within) -> Result<LoadedManifest, LoadError
             related: Vec::new(),
         });
     }
-    load_files(report, read.is_dir, &read.usable)
+    load_files(report, read.is_dir, &read.usable, top)
 }
 
 /// Parses manifest text; `path` is only used in messages and [`LoadedManifest::path`].
@@ -228,7 +244,7 @@ pub fn load_str(path: &Path, source: String) -> Result<LoadedManifest, LoadError
             text: source,
         }],
     );
-    load_files(report, false, &[true])
+    load_files(report, false, &[true], None)
 }
 
 /// Parses a folder manifest's files given in memory (`files` in merge order, paths as they
@@ -249,7 +265,7 @@ pub fn load_folder_sources(
         );
         return Err(fail(report));
     }
-    load_files(report, true, &usable)
+    load_files(report, true, &usable, None)
 }
 
 fn push(
@@ -275,11 +291,13 @@ fn fail(mut report: Report) -> LoadError {
     LoadError { report }
 }
 
-/// Stages 2 to 6 on files already read (`usable[i]`: file `i` was read without problems).
+/// Stages 2 to 6 on files already read (`usable[i]`: file `i` was read without problems);
+/// `top`, when given, is the highest folder the layers under the manifest are looked for in.
 fn load_files(
     mut report: Report,
     is_dir: bool,
     usable: &[bool],
+    top: Option<&Path>,
 ) -> Result<LoadedManifest, LoadError> {
     normalize_breaks(&mut report.files);
     // 2. Syntax, file by file: a broken file does not hide the problems of the others.
@@ -299,7 +317,7 @@ fn load_files(
     if report.has_errors() {
         return Err(fail(report));
     }
-    let locations = match extend(&mut report, merged) {
+    let locations = match extend(&mut report, merged, top) {
         Some(l) if !report.has_errors() => l,
         _ => return Err(fail(report)),
     };

@@ -168,9 +168,10 @@ pub enum Extends {
     Many(Vec<String>),
 }
 
-/// Limits on what one apply may delete (docs/safety.md). By default apply refuses a plan
-/// that deletes, of one kind (roles; channels with categories; webhooks), more than 30% of
-/// the live objects of that kind, at least 2 and at most 10; `--yes` does not lift this.
+/// Limits on what one apply may delete or loosen (docs/safety.md). By default apply refuses a
+/// plan that deletes, of one kind (roles; channels with categories; webhooks), more than 30%
+/// of the live objects of that kind, at least 2 and at most 10, and any plan that removes or
+/// weakens a policy or takes something out of one; `--yes` does not lift this.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Safety {
@@ -180,6 +181,13 @@ pub struct Safety {
     /// deletion. Write the number the plan shows, so reviewers see what was allowed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_deletes: Option<u32>,
+    /// Let one apply change up to this many policies in ways that loosen them: a policy
+    /// removed, renamed or weakened (in this file, a base or guildctl.yaml), or a channel,
+    /// role or member taken out of what one covers. The same as `apply
+    /// --allow-policy-changes N`, which takes precedence; by default none is allowed. Write
+    /// the number the plan shows, and remove the line once applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_policy_changes: Option<u32>,
 }
 
 /// Which kinds of object guildctl deletes when they are live but not declared.
