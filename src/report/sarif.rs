@@ -153,7 +153,7 @@ pub fn plan_findings(
 /// `channel`; else the object's declaration. `None` for an object the manifest does not
 /// declare (a deletion by `prune`).
 fn risk_place(declared: &Ctx, plan: &Plan, r: &Risk) -> Option<String> {
-    let carrier = plan.changes.get(r.change)?;
+    let carrier = plan.changes.get(r.change?)?;
     match &r.what {
         Widening::Access { who, channel, .. } => {
             let line = plan
