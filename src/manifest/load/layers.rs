@@ -68,9 +68,9 @@ pub(super) fn extend(report: &mut Report, top: Trees) -> Option<SourceMap> {
 /// file (`guildctl.yaml`), else the manifest's own folder.
 fn extends_root(manifest: &Path) -> Within {
     let start = manifest_folder(manifest);
-    match start
-        .ancestors()
-        .find(|d| d.join(super::source::WORKSPACE_FILE).is_file())
+    match source::workspace_file_above(&start)
+        .as_deref()
+        .and_then(Path::parent)
     {
         Some(workspace) => Within::workspace(workspace),
         None => Within::manifest_folder(&start),
@@ -96,10 +96,7 @@ fn manifest_folder(manifest: &Path) -> PathBuf {
 /// file (`guilds`, `version`) is the workspace's own ([`super::Workspace`]).
 fn workspace_layer(report: &mut Report) -> Option<Trees> {
     let folder = manifest_folder(&report.root);
-    let file = folder
-        .ancestors()
-        .map(|d| d.join(super::source::WORKSPACE_FILE))
-        .find(|f| f.is_file())?;
+    let file = source::workspace_file_above(&folder)?;
     let real = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
     if report
         .files
