@@ -905,6 +905,60 @@ fn read_file(path: &Path, open_at: &Path, limit: u64) -> (String, Option<ReadPro
 mod tests {
     use super::*;
 
+    /// The walk from the confined folder: out by `..`, an absolute path, or a link (relative,
+    /// absolute, or through a chain of links) whether or not anything is there; in otherwise.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_leads_out_of_the_confined_folder_by_any_way_whatever_is_there() {
+        use std::os::unix::fs::symlink;
+        let outer = tempfile::tempdir().expect("temp dir");
+        let root = outer.path().join("root");
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        std::fs::create_dir(outer.path().join("out")).expect("mkdir");
+        std::fs::write(root.join("in.yaml"), "").expect("write");
+        std::fs::write(outer.path().join("out/there.yaml"), "").expect("write");
+        symlink("in.yaml", root.join("to-in")).expect("symlink");
+        symlink("../in.yaml", root.join("sub/up-in")).expect("symlink");
+        symlink(root.join("in.yaml"), root.join("abs-in")).expect("symlink");
+        symlink("../out", root.join("to-out")).expect("symlink");
+        symlink("/", root.join("to-root")).expect("symlink");
+        symlink("to-out", root.join("chain")).expect("symlink");
+        symlink("../out/absent.yaml", root.join("dangling-out")).expect("symlink");
+        let c = Confinement {
+            given: root.clone(),
+            real: std::fs::canonicalize(&root).expect("real"),
+            named: "the folder".into(),
+        };
+        let at = |rel: &str| root.join(rel);
+        for inside in [
+            "in.yaml",
+            "absent.yaml",
+            "sub/../in.yaml",
+            "to-in",
+            "sub/up-in",
+            "abs-in",
+            "absent/../in.yaml",
+        ] {
+            assert!(!leads_out(&at(inside), &c), "{inside}");
+        }
+        for outside in [
+            "../out/there.yaml",
+            "../out/absent.yaml",
+            "sub/../../out/there.yaml",
+            "absent/../../x",
+            "to-out/there.yaml",
+            "to-out/absent.yaml",
+            "to-root/etc/passwd",
+            "chain/there.yaml",
+            "dangling-out",
+            "to-out/../root/in.yaml",
+        ] {
+            assert!(leads_out(&at(outside), &c), "{outside}");
+        }
+        assert!(leads_out(&outer.path().join("out/there.yaml"), &c));
+        assert!(leads_out(Path::new("/etc/passwd"), &c));
+    }
+
     #[test]
     fn yaml_extensions() {
         assert!(is_yaml("roles.yaml"));
