@@ -86,7 +86,11 @@ fn main() {
     let paths: Vec<String> = (0..g.channels.len()).map(|i| g.path(i)).collect();
     let stars = ChannelPattern::new(STARS).expect("pattern");
     let named = paths.iter().filter(|p| stars.matches(p)).count();
-    assert_eq!(named, CHANNELS / 10, "the pattern names the channels ending in b");
+    assert_eq!(
+        named,
+        CHANNELS / 10,
+        "the pattern names the channels ending in b"
+    );
     let longest = "*a".repeat(MAX_PATTERN_CHARS / 2);
     let longest = ChannelPattern::new(&longest).expect("at the limit");
 
@@ -104,7 +108,12 @@ fn main() {
     let declared: Vec<(String, &Policy)> = vec![("policies[0]".into(), &policies[0])];
     let count = |_: &guildctl::access::model::Role| Some(0u64);
     let verdict = policy::judge(&declared, &g, &count, Certainty::Whole);
-    assert_eq!(verdict.breaches.len(), CHANNELS / 10, "{:?}", verdict.breaches);
+    assert_eq!(
+        verdict.breaches.len(),
+        CHANNELS / 10,
+        "{:?}",
+        verdict.breaches
+    );
     let judged = measure(iters, || {
         std::hint::black_box(policy::judge(&declared, &g, &count, Certainty::Whole));
     });

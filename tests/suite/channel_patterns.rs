@@ -62,7 +62,10 @@ async fn a_pattern_of_many_stars_is_judged_at_once() {
     let planned = run(&h, &["plan", "-f", "guild.yaml"]).await;
     planned.assert_code(1);
     let all = format!("{}{}", planned.stdout, planned.stderr);
-    assert!(all.contains("no-b-for-everyone") && all.contains(&breach), "{all}");
+    assert!(
+        all.contains("no-b-for-everyone") && all.contains(&breach),
+        "{all}"
+    );
 
     let access = run(
         &h,
@@ -71,7 +74,11 @@ async fn a_pattern_of_many_stars_is_judged_at_once() {
     .await;
     // Nothing live has the name yet: the pattern names no channel, and says so.
     access.assert_code(1);
-    assert!(access.stderr.contains("names no channel"), "{}", access.stderr);
+    assert!(
+        access.stderr.contains("names no channel"),
+        "{}",
+        access.stderr
+    );
     assert!(h.writes().is_empty(), "{:?}", h.writes());
 }
 
@@ -92,7 +99,11 @@ async fn a_pattern_past_the_limit_is_a_validate_error_at_its_line() {
     // At the limit, a pattern is a pattern.
     h.manifest("guild.yaml", &manifest(&long[1..]));
     let at_limit = run(&h, &["validate", "-f", "guild.yaml"]).await;
-    assert!(!at_limit.stderr.contains("at most 256"), "{}", at_limit.stderr);
+    assert!(
+        !at_limit.stderr.contains("at most 256"),
+        "{}",
+        at_limit.stderr
+    );
 
     h.manifest("plain.yaml", "version: 1\n");
     let access = run(
