@@ -8,6 +8,7 @@ use super::model::{Guild, is_text_like};
 use super::rules::{Access, Holder};
 use crate::discord::models::channel_type;
 use crate::discord::names::EVERYONE;
+use crate::manifest::pattern::{ChannelPattern, PatternTooLong};
 use crate::permissions::Permissions;
 
 /// What to show.
@@ -126,6 +127,8 @@ pub enum ViewError {
     NotAMember(String),
     #[error("--channel {0:?} names no channel of the guild")]
     NoChannel(String),
+    #[error("--channel: {0}")]
+    Pattern(PatternTooLong),
 }
 
 fn kind_name(kind: u8) -> &'static str {
@@ -170,8 +173,9 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
     let channels: Vec<usize> = match &q.channel {
         None => (0..g.channels.len()).collect(),
         Some(pattern) => {
+            let compiled = ChannelPattern::new(pattern).map_err(ViewError::Pattern)?;
             let found: Vec<usize> = (0..g.channels.len())
-                .filter(|&i| super::policy::matches(pattern, &g.path(i)))
+                .filter(|&i| compiled.matches(&g.path(i)))
                 .collect();
             if found.is_empty() {
                 return Err(ViewError::NoChannel(pattern.clone()));

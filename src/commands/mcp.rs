@@ -59,6 +59,10 @@ pub async fn run(args: McpArgs) -> Result<u8> {
             .with_context(|| format!("cannot work in --root {}", root.display()))?;
     }
     let folder = std::env::current_dir()?;
+    // Every path any tool reads stays in the folder, whatever a manifest, a base or a
+    // workspace file above it names (docs/mcp.md).
+    manifest::source::confine_to(&folder, SERVER_FOLDER)
+        .with_context(|| format!("cannot confine the server to {}", folder.display()))?;
     eprintln!(
         "guildctl mcp: serving read-only tools on stdio for {} ({})",
         inert::terminal(&folder.display().to_string()),
@@ -84,6 +88,59 @@ pub async fn run(args: McpArgs) -> Result<u8> {
         .map_err(|e| anyhow!("the MCP server stopped: {e}"))?;
     eprintln!("guildctl mcp: the client closed the connection");
     Ok(0)
+}
+
+/// How refusals name the folder the server is confined to.
+const SERVER_FOLDER: &str = "the folder the server works in";
+
+/// The longest string a tool's argument may be, in bytes: a path at Linux's `PATH_MAX`;
+/// every other argument (a rule id, a role name, a channel pattern, a user id) is far
+/// shorter.
+pub const MAX_ARGUMENT_BYTES: usize = 4096;
+
+/// The most values a list argument may hold: `as` names roles, and a guild has at most 250.
+pub const MAX_ARGUMENT_ITEMS: usize = 250;
+
+/// Why a tool's arguments are refused before any work: a string or a list past its limit
+/// (its length is all that is looked at), named by where it is in the arguments.
+fn oversized(arguments: &rmcp::model::JsonObject) -> Option<String> {
+    fn walk(at: &str, value: &serde_json::Value) -> Option<String> {
+        match value {
+            serde_json::Value::String(s) if s.len() > MAX_ARGUMENT_BYTES => Some(format!(
+                "the argument `{at}` has {} bytes; an argument may have at most {MAX_ARGUMENT_BYTES}",
+                s.len()
+            )),
+            serde_json::Value::Array(items) if items.len() > MAX_ARGUMENT_ITEMS => Some(format!(
+                "the argument `{at}` has {} values; a list may have at most {MAX_ARGUMENT_ITEMS}",
+                items.len()
+            )),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| walk(&format!("{at}[{i}]"), v)),
+            serde_json::Value::Object(fields) => object(Some(at), fields),
+            _ => None,
+        }
+    }
+    fn object(at: Option<&str>, fields: &rmcp::model::JsonObject) -> Option<String> {
+        if fields.len() > MAX_ARGUMENT_ITEMS {
+            return Some(format!(
+                "the arguments have {} fields; a tool takes at most {MAX_ARGUMENT_ITEMS}",
+                fields.len()
+            ));
+        }
+        fields.iter().find_map(|(key, value)| {
+            if key.len() > MAX_ARGUMENT_BYTES {
+                return Some(format!(
+                    "an argument's name has {} bytes; a name may have at most {MAX_ARGUMENT_BYTES}",
+                    key.len()
+                ));
+            }
+            let name = at.map_or_else(|| key.clone(), |at| format!("{at}.{key}"));
+            walk(&name, value)
+        })
+    }
+    object(None, arguments)
 }
 
 /// Whether the handshake failed because the client closed its end of our stdout.
@@ -312,6 +369,23 @@ impl Server {
 
 #[tool_handler]
 impl ServerHandler for Server {
+    /// Every tool's call, refused before any work when an argument is past its limit: a
+    /// megabyte of `rule` would otherwise cost seconds of the protocol's thread.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        if let Some(why) = request.arguments.as_ref().and_then(oversized) {
+            return Ok(failed(format!(
+                "{why}; nothing was read or run: give a shorter value"
+            ))
+            .into());
+        }
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        Self::tool_router().call(call).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(

@@ -11,6 +11,7 @@ pub mod diagnostic;
 mod extends;
 pub mod load;
 mod output;
+pub mod pattern;
 pub mod rules;
 pub mod sarif;
 pub mod schema;

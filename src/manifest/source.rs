@@ -3,8 +3,10 @@
 //! Nothing here parses YAML: [`read`] returns the files' text (or the problems that kept a
 //! file from being read), and [`super::load`] parses and merges them.
 
+use std::collections::VecDeque;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 use hashbrown::{HashMap, HashSet};
 
@@ -113,6 +115,136 @@ impl Within {
     }
 }
 
+/// The folder a whole run is confined to, when one is (`guildctl mcp`: the folder it serves,
+/// set once before any tool runs), as the path it was given and its real path.
+static CONFINED: OnceLock<Confinement> = OnceLock::new();
+
+struct Confinement {
+    given: PathBuf,
+    real: PathBuf,
+    named: String,
+}
+
+/// Confines every path this process reads from a repository to `root` (named `named` in
+/// refusals), before anything is read: [`resolve`] refuses any path that leads out of it,
+/// by `..`, an absolute path or a symbolic link, without looking at anything outside it, so
+/// a refusal says the same whether or not the path exists and never where a link leads; and
+/// no workspace file is looked for above it ([`workspace_file_above`]). Set once: a second
+/// call changes nothing and says so.
+pub fn confine_to(root: &Path, named: &str) -> std::io::Result<()> {
+    let given = std::path::absolute(root)?;
+    let real = std::fs::canonicalize(root)?;
+    CONFINED
+        .set(Confinement {
+            given,
+            real,
+            named: named.to_owned(),
+        })
+        .map_err(|_| std::io::Error::other("the run is already confined to a folder"))
+}
+
+/// The workspace file (`guildctl.yaml`) in `folder` or the nearest folder above it, never
+/// above the folder the run is confined to ([`confine_to`]), nor above `ceiling` (a tree
+/// loaded apart, such as a base revision's).
+pub fn workspace_file_above(folder: &Path, ceiling: Option<&Path>) -> Option<PathBuf> {
+    let confined = CONFINED.get();
+    folder
+        .ancestors()
+        .take_while(|d| confined.is_none_or(|c| d.starts_with(&c.real) || d.starts_with(&c.given)))
+        .take_while(|d| ceiling.is_none_or(|c| d.starts_with(c)))
+        .map(|d| d.join(WORKSPACE_FILE))
+        .find(|f| f.is_file())
+}
+
+/// Whether `path` leads out of the confinement's folder. Found by walking the path from the
+/// folder part by part, following symbolic links as the system would, and stopping at the
+/// first step out: nothing outside the folder is looked at.
+fn leads_out(path: &Path, c: &Confinement) -> bool {
+    let full = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match std::env::current_dir() {
+            Ok(here) => here.join(path),
+            Err(_) => return true,
+        }
+    };
+    let inside = |p: &Path| -> Option<PathBuf> {
+        [&c.real, &c.given]
+            .iter()
+            .find_map(|root| p.strip_prefix(root).ok())
+            .map(Path::to_path_buf)
+    };
+    let Some(rest) = inside(&full) else {
+        return true;
+    };
+    let mut real = c.real.clone();
+    let mut steps = steps_of(&rest);
+    // Links followed so far: Linux gives up after 40, and `resolve` then says the path loops.
+    let mut links = 0;
+    while let Some(step) = steps.pop_front() {
+        match step {
+            Step::Up => {
+                if real == c.real {
+                    return true;
+                }
+                real.pop();
+            }
+            Step::Name(name) => {
+                let next = real.join(&name);
+                let is_link =
+                    std::fs::symlink_metadata(&next).is_ok_and(|m| m.file_type().is_symlink());
+                if !is_link {
+                    // A file, a folder, or nothing: what follows is looked at under it.
+                    real = next;
+                    continue;
+                }
+                links += 1;
+                let Ok(target) = std::fs::read_link(&next) else {
+                    return false;
+                };
+                if links > 40 {
+                    return false;
+                }
+                let target = if target.is_absolute() {
+                    match inside(&target) {
+                        Some(rest) => {
+                            real = c.real.clone();
+                            rest
+                        }
+                        None => return true,
+                    }
+                } else {
+                    target
+                };
+                for s in steps_of(&target).into_iter().rev() {
+                    steps.push_front(s);
+                }
+            }
+            Step::Out => return true,
+        }
+    }
+    false
+}
+
+/// A step of a path walked from a folder.
+enum Step {
+    Up,
+    Name(std::ffi::OsString),
+    /// A root or a prefix: somewhere else.
+    Out,
+}
+
+fn steps_of(path: &Path) -> VecDeque<Step> {
+    path.components()
+        .filter_map(|part| match part {
+            Component::CurDir => None,
+            Component::ParentDir => Some(Step::Up),
+            Component::Normal(name) => Some(Step::Name(name.to_owned())),
+            Component::RootDir | Component::Prefix(_) => Some(Step::Out),
+        })
+        .collect()
+}
+
 /// A path [`resolve`] found inside its folder: where it really is, and whether it is a folder
 /// (else it is a regular file).
 #[derive(Debug, Clone)]
@@ -156,6 +288,10 @@ pub(crate) enum Refused {
     Outside {
         real: PathBuf,
     },
+    /// Leading out of the folder the run is confined to ([`confine_to`]), whatever is there.
+    Confined {
+        named: String,
+    },
     Unreadable(std::io::Error),
 }
 
@@ -172,12 +308,20 @@ impl PathRefusal {
     pub fn is_outside(&self) -> bool {
         matches!(
             self.why,
-            Refused::LinkOut { .. } | Refused::ThroughLink { .. } | Refused::Outside { .. }
+            Refused::LinkOut { .. }
+                | Refused::ThroughLink { .. }
+                | Refused::Outside { .. }
+                | Refused::Confined { .. }
         )
     }
 
     /// What to do about a path that leads out of its folder.
     pub fn help_outside(&self) -> String {
+        if let Refused::Confined { named } = &self.why {
+            return format!(
+                "name a path inside {named}: nothing outside it is read, and nothing is said of what is there"
+            );
+        }
         if let Refused::Outside { .. } = self.why {
             return format!(
                 "keep the file inside {}: guildctl reads a manifest's files only from there",
@@ -239,6 +383,7 @@ impl std::fmt::Display for PathRefusal {
             Refused::Outside { real } => {
                 write!(f, "{shown} is {}, outside {within}", real.display())
             }
+            Refused::Confined { named } => write!(f, "{shown} leads outside {named}"),
             Refused::Unreadable(e) => write!(f, "cannot read {shown}: {e}"),
         }
     }
@@ -255,6 +400,13 @@ pub(crate) fn resolve(path: &Path, shown: &str, within: &Within) -> Result<Resol
         within: within.named.clone(),
         why,
     };
+    if let Some(c) = CONFINED.get()
+        && leads_out(path, c)
+    {
+        return Err(refuse(Refused::Confined {
+            named: c.named.clone(),
+        }));
+    }
     let link = || std::fs::read_link(path).ok();
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -659,10 +811,13 @@ impl Walker<'_> {
     fn follow(&mut self, shown: &Path, read: bool) -> Option<(PathBuf, bool)> {
         match resolve(shown, &shown.display().to_string(), &self.within) {
             Ok(r) => Some((r.real, r.is_dir)),
+            // Out of a confined run's folder, nothing there is looked at: left alone
+            // whatever it is.
             Err(refused)
                 if refused.is_outside()
                     && !read
-                    && std::fs::metadata(shown).is_ok_and(|m| m.is_file()) =>
+                    && (matches!(refused.why, Refused::Confined { .. })
+                        || std::fs::metadata(shown).is_ok_and(|m| m.is_file())) =>
             {
                 None
             }
@@ -751,6 +906,60 @@ fn read_file(path: &Path, open_at: &Path, limit: u64) -> (String, Option<ReadPro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The walk from the confined folder: out by `..`, an absolute path, or a link (relative,
+    /// absolute, or through a chain of links) whether or not anything is there; in otherwise.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_leads_out_of_the_confined_folder_by_any_way_whatever_is_there() {
+        use std::os::unix::fs::symlink;
+        let outer = tempfile::tempdir().expect("temp dir");
+        let root = outer.path().join("root");
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        std::fs::create_dir(outer.path().join("out")).expect("mkdir");
+        std::fs::write(root.join("in.yaml"), "").expect("write");
+        std::fs::write(outer.path().join("out/there.yaml"), "").expect("write");
+        symlink("in.yaml", root.join("to-in")).expect("symlink");
+        symlink("../in.yaml", root.join("sub/up-in")).expect("symlink");
+        symlink(root.join("in.yaml"), root.join("abs-in")).expect("symlink");
+        symlink("../out", root.join("to-out")).expect("symlink");
+        symlink("/", root.join("to-root")).expect("symlink");
+        symlink("to-out", root.join("chain")).expect("symlink");
+        symlink("../out/absent.yaml", root.join("dangling-out")).expect("symlink");
+        let c = Confinement {
+            given: root.clone(),
+            real: std::fs::canonicalize(&root).expect("real"),
+            named: "the folder".into(),
+        };
+        let at = |rel: &str| root.join(rel);
+        for inside in [
+            "in.yaml",
+            "absent.yaml",
+            "sub/../in.yaml",
+            "to-in",
+            "sub/up-in",
+            "abs-in",
+            "absent/../in.yaml",
+        ] {
+            assert!(!leads_out(&at(inside), &c), "{inside}");
+        }
+        for outside in [
+            "../out/there.yaml",
+            "../out/absent.yaml",
+            "sub/../../out/there.yaml",
+            "absent/../../x",
+            "to-out/there.yaml",
+            "to-out/absent.yaml",
+            "to-root/etc/passwd",
+            "chain/there.yaml",
+            "dangling-out",
+            "to-out/../root/in.yaml",
+        ] {
+            assert!(leads_out(&at(outside), &c), "{outside}");
+        }
+        assert!(leads_out(&outer.path().join("out/there.yaml"), &c));
+        assert!(leads_out(Path::new("/etc/passwd"), &c));
+    }
 
     #[test]
     fn yaml_extensions() {

@@ -3,10 +3,15 @@
 /// The candidate closest to `word` by edit distance, if close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let word_l = word.to_lowercase();
+    let length = word_l.chars().count();
     let limit = (word.chars().count() / 3).max(2);
     candidates
         .into_iter()
-        .map(|c| (strsim::levenshtein(&word_l, &c.to_lowercase()), c))
+        .map(|c| (c.to_lowercase(), c))
+        // The distance is at least the difference in length: a word far longer or shorter
+        // than a candidate is not compared letter by letter.
+        .filter(|(c_l, _)| c_l.chars().count().abs_diff(length) <= limit)
+        .map(|(c_l, c)| (strsim::levenshtein(&word_l, &c_l), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)

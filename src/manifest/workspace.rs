@@ -74,11 +74,7 @@ impl Workspace {
     /// Finds the workspace file in `start` or the nearest folder above it, and reads it.
     pub fn find(start: &Path) -> Result<Workspace, WorkspaceError> {
         let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
-        let file = start
-            .ancestors()
-            .map(|d| d.join(WORKSPACE_FILE))
-            .find(|f| f.is_file())
-            .ok_or(WorkspaceError::NotFound)?;
+        let file = source::workspace_file_above(&start, None).ok_or(WorkspaceError::NotFound)?;
         Workspace::read(&file)
     }
 

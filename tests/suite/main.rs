@@ -21,6 +21,7 @@ mod bounded_reads;
 mod broken_reads;
 mod channel_data;
 mod channel_order;
+mod channel_patterns;
 mod cli_help;
 mod closed_pipe;
 mod concurrency;

@@ -380,11 +380,7 @@ async fn a_path_outside_the_folder_is_refused_unread() {
         "../{}/outside.yaml",
         elsewhere.path().file_name().unwrap().to_string_lossy()
     );
-    for (manifest, says) in [
-        (absolute.as_str(), "outside the working folder"),
-        (up.as_str(), "outside the working folder"),
-        ("linked.yaml", "symbolic link"),
-    ] {
+    for manifest in [absolute.as_str(), up.as_str(), "linked.yaml"] {
         let validated = mcp.call("validate", json!({ "manifest": manifest })).await;
         let doc: Value = serde_json::from_str(&texts(&validated)[0]).expect("JSON");
         assert_eq!(doc["diagnostics"][0]["rule"], "read", "{manifest}: {doc}");
@@ -393,7 +389,9 @@ async fn a_path_outside_the_folder_is_refused_unread() {
         let all = texts(&planned).join("\n");
         assert!(all.contains("nothing was sent to Discord"), "{all}");
         assert!(all.contains("\"rule\": \"read\""), "{all}");
-        assert!(all.contains(says), "{manifest}: {all}");
+        assert!(all.contains(OUTSIDE), "{manifest}: {all}");
+        // Where the link leads is not said.
+        assert!(!all.contains("symbolic link to"), "{manifest}: {all}");
     }
     mcp.close().await;
     assert!(h.requests().is_empty(), "{:?}", h.requests());
@@ -480,5 +478,247 @@ async fn text_from_the_guild_stays_inert_in_results() {
     // The JSON is the same value to a parser.
     let parsed: Value = serde_json::from_str(&summary).expect("JSON");
     assert_eq!(parsed["guild_name"], "Ferris\u{202e}Fans\u{1b}[2J");
+    mcp.close().await;
+}
+
+/// What every refusal of a path out of the server's folder says, whatever is there.
+const OUTSIDE: &str = "leads outside the folder the server works in";
+
+/// A repository inside a folder that has a workspace file, a base and other files of its
+/// own, none of which the server may read: `outer/` holds `guildctl.yaml` (a policy the
+/// repository's guild breaks), `layouts/base.yaml` (a role named `Outside-Value`) and
+/// `files/exists.yaml`; the server's root is `outer/repo/`.
+struct Nested {
+    outer: tempfile::TempDir,
+}
+
+const OUTER_POLICY: &str = "outer-staff-stays-private";
+
+impl Nested {
+    fn new() -> Nested {
+        let outer = tempfile::tempdir().expect("temp dir");
+        let at = |rel: &str| outer.path().join(rel);
+        for dir in ["repo", "layouts", "files"] {
+            std::fs::create_dir(at(dir)).expect("mkdir");
+        }
+        std::fs::write(
+            at("guildctl.yaml"),
+            format!(
+                "version: 1\nguilds: {{}}\npolicies:\n  - name: {OUTER_POLICY}\n    never: {{ who: \"@everyone\", can: [view_channel] }}\n"
+            ),
+        )
+        .expect("write");
+        std::fs::write(
+            at("layouts/base.yaml"),
+            "version: 1\nroles:\n  - name: Outside-Value\n",
+        )
+        .expect("write");
+        std::fs::write(
+            at("files/exists.yaml"),
+            "version: 1\nroles:\n  - name: Outside-Value\n",
+        )
+        .expect("write");
+        Nested { outer }
+    }
+
+    fn root(&self) -> std::path::PathBuf {
+        self.outer.path().join("repo")
+    }
+
+    fn put(&self, rel: &str, text: &str) {
+        std::fs::write(self.root().join(rel), text).expect("write");
+    }
+
+    async fn serve(&self) -> Mcp {
+        let root = self.root().display().to_string();
+        Mcp::start(self.outer.path(), &["--sandbox", "--root", &root], &[]).await
+    }
+
+    /// Whether `text` says anything of what lies outside the root: its values, the outer
+    /// policy, or the paths of the outer folder's files.
+    fn leaks(&self, text: &str) -> bool {
+        let outer = self.outer.path().display().to_string();
+        text.contains("Outside-Value")
+            || text.contains(OUTER_POLICY)
+            || ["files", "layouts", "guildctl.yaml"]
+                .iter()
+                .any(|f| text.contains(&format!("{outer}/{f}")))
+    }
+}
+
+/// `@everyone` sees #general: what the outer policy forbids.
+const OPEN_GENERAL: &str = "version: 1
+channels:
+  - name: general
+    overwrites:
+      - { role: \"@everyone\", allow: [view_channel] }
+";
+
+#[tokio::test]
+async fn a_workspace_file_above_the_root_is_neither_found_nor_used() {
+    let n = Nested::new();
+    n.put("guild.yaml", OPEN_GENERAL);
+    let mut mcp = n.serve().await;
+    let validated = mcp
+        .call("validate", json!({ "manifest": "guild.yaml" }))
+        .await;
+    let doc: Value = serde_json::from_str(&texts(&validated)[0]).expect("JSON");
+    assert_eq!(doc["valid"], true, "the outer policy was judged: {doc}");
+    assert!(!n.leaks(&doc.to_string()), "{doc}");
+    let planned = mcp.call("plan", json!({ "manifest": "guild.yaml" })).await;
+    assert!(!is_error(&planned), "{planned}");
+    let all = texts(&planned).join("\n");
+    assert!(!n.leaks(&all), "{all}");
+    // Nor is it the workspace of the `guild` argument or of a bare `validate`.
+    let whole = mcp.call("validate", json!({})).await;
+    assert!(is_error(&whole), "{whole}");
+    assert!(texts(&whole)[0].contains("no guildctl.yaml"), "{whole}");
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn a_base_outside_the_root_is_refused_unread() {
+    let n = Nested::new();
+    n.put("guild.yaml", "version: 1\nextends: ../layouts/base.yaml\n");
+    let mut mcp = n.serve().await;
+    let validated = mcp
+        .call("validate", json!({ "manifest": "guild.yaml" }))
+        .await;
+    let doc: Value = serde_json::from_str(&texts(&validated)[0]).expect("JSON");
+    assert_eq!(doc["valid"], false, "{doc}");
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["rule"], "extends", "{doc}");
+    assert_eq!(
+        (d["file"].as_str(), d["line"].as_u64()),
+        (Some("guild.yaml"), Some(2))
+    );
+    assert!(
+        d["message"].as_str().unwrap_or("").contains(OUTSIDE),
+        "{doc}"
+    );
+    assert!(!n.leaks(&doc.to_string()), "{doc}");
+    for tool in ["plan", "access"] {
+        let result = mcp.call(tool, json!({ "manifest": "guild.yaml" })).await;
+        assert!(is_error(&result), "{tool}: {result}");
+        let all = texts(&result).join("\n");
+        assert!(all.contains(OUTSIDE) && !n.leaks(&all), "{tool}: {all}");
+    }
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn a_link_out_of_the_root_is_refused_without_saying_where_it_leads() {
+    let n = Nested::new();
+    let outer = n.outer.path();
+    std::os::unix::fs::symlink(outer.join("files/exists.yaml"), n.root().join("file.yaml"))
+        .expect("symlink");
+    std::os::unix::fs::symlink(outer.join("files"), n.root().join("folder")).expect("symlink");
+    std::os::unix::fs::symlink("../layouts", n.root().join("layouts")).expect("symlink");
+    // A folder manifest inside the root with a YAML file linked from outside.
+    std::fs::create_dir(n.root().join("guild")).expect("mkdir");
+    n.put("guild/guild.yaml", "version: 1\n");
+    std::os::unix::fs::symlink(
+        outer.join("files/exists.yaml"),
+        n.root().join("guild/roles.yaml"),
+    )
+    .expect("symlink");
+    n.put("based.yaml", "version: 1\nextends: layouts/base.yaml\n");
+    let mut mcp = n.serve().await;
+    for manifest in [
+        "file.yaml",
+        "folder/exists.yaml",
+        "folder",
+        "guild",
+        "based.yaml",
+    ] {
+        let validated = mcp.call("validate", json!({ "manifest": manifest })).await;
+        let doc: Value = serde_json::from_str(&texts(&validated)[0]).expect("JSON");
+        assert_eq!(doc["valid"], false, "{manifest}: {doc}");
+        let text = doc.to_string();
+        assert!(text.contains(OUTSIDE), "{manifest}: {doc}");
+        assert!(!n.leaks(&text), "{manifest}: {doc}");
+        assert!(!text.contains("symbolic link"), "{manifest}: {doc}");
+    }
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn a_refusal_is_the_same_whether_the_path_outside_exists() {
+    let n = Nested::new();
+    let files = n.outer.path().join("files");
+    std::os::unix::fs::symlink(files.join("exists.yaml"), n.root().join("to-exists.yaml"))
+        .expect("symlink");
+    std::os::unix::fs::symlink(files.join("absent.yaml"), n.root().join("to-absent.yaml"))
+        .expect("symlink");
+    n.put(
+        "base-exists.yaml",
+        "version: 1\nextends: ../files/exists.yaml\n",
+    );
+    n.put(
+        "base-absent.yaml",
+        "version: 1\nextends: ../files/absent.yaml\n",
+    );
+    let mut mcp = n.serve().await;
+    let absolute = |name: &str| files.join(name).display().to_string();
+    let pairs = [
+        (absolute("exists.yaml"), absolute("absent.yaml")),
+        ("../files/exists.yaml".into(), "../files/absent.yaml".into()),
+        ("to-exists.yaml".into(), "to-absent.yaml".into()),
+        ("base-exists.yaml".into(), "base-absent.yaml".into()),
+    ];
+    for (there, not_there) in pairs {
+        let mut said = Vec::new();
+        for manifest in [&there, &not_there] {
+            let validated = mcp.call("validate", json!({ "manifest": manifest })).await;
+            let planned = mcp.call("plan", json!({ "manifest": manifest })).await;
+            let text = [texts(&validated), texts(&planned)].concat().join("\n");
+            assert!(text.contains(OUTSIDE), "{manifest}: {text}");
+            // The two names are as long, so places in the line are the same too.
+            said.push(text.replace("exists", "NAME").replace("absent", "NAME"));
+        }
+        assert_eq!(said[0], said[1], "{there} and {not_there} are told apart");
+    }
+    mcp.close().await;
+}
+
+/// Ample for a refusal that looks only at the argument's length (milliseconds), even in a
+/// debug build on a loaded machine; before issue 42 a megabyte `rule` held `explain` for
+/// over a minute in a debug build.
+const QUICKLY: Duration = Duration::from_secs(5);
+
+#[tokio::test]
+async fn a_megabyte_argument_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut mcp = Mcp::start(dir.path(), &["--sandbox"], &[]).await;
+    let huge = "a".repeat(1024 * 1024);
+    let calls = [
+        ("explain", json!({ "rule": huge })),
+        ("validate", json!({ "manifest": huge })),
+        (
+            "access",
+            json!({ "manifest": "guild.yaml", "channel": huge }),
+        ),
+        (
+            "access",
+            json!({ "manifest": "guild.yaml", "as": vec!["Member"; 1000] }),
+        ),
+    ];
+    for (tool, arguments) in calls {
+        let started = std::time::Instant::now();
+        let result = mcp.call(tool, arguments).await;
+        let took = started.elapsed();
+        assert!(took < QUICKLY, "{tool}: answered in {took:?}");
+        assert!(is_error(&result), "{tool}: {result}");
+        let text = texts(&result).join("\n");
+        assert!(text.contains("nothing was read or run"), "{tool}: {text}");
+        assert!(
+            text.contains("at most 4096") || text.contains("at most 250"),
+            "{tool}: {text}"
+        );
+        assert!(text.len() < 1000, "{tool}: the argument is echoed back");
+    }
+    // The server still answers.
+    let schema = mcp.call("schema", json!({})).await;
+    assert!(!is_error(&schema), "{schema}");
     mcp.close().await;
 }

@@ -19,6 +19,7 @@ use super::model::{Guild, Role};
 use super::rules::{Access, Holder, implicit};
 use crate::discord::names::EVERYONE;
 use crate::discord::names::stored_display_name;
+use crate::manifest::pattern::ChannelPattern;
 use crate::manifest::{PermissionName, Policy};
 use crate::permissions::Permissions;
 
@@ -783,42 +784,12 @@ fn admin_note(own: Permissions, found: Permissions) -> &'static str {
     }
 }
 
-/// Whether channel `path` (`Staff/#mod-log`) is named by `pattern`: segments split at `/`,
-/// `#` ignored, letters compared without case, `*` any text within a segment, `**` any
-/// segments.
+/// Whether channel `path` (`Staff/#mod-log`) is named by `pattern`
+/// ([`crate::manifest::pattern`]: segments split at `/`, `#` ignored, letters compared
+/// without case, `*` any text within a segment, `**` any segments). A pattern past the
+/// length limit names nothing: `validate` refuses it before any policy is judged.
 pub fn matches(pattern: &str, path: &str) -> bool {
-    let norm = |s: &str| -> Vec<String> {
-        s.split('/')
-            .map(|seg| seg.replace('#', "").trim().to_lowercase())
-            .collect()
-    };
-    let p = norm(pattern);
-    let s = norm(path);
-    segments(&p, &s)
-}
-
-fn segments(p: &[String], s: &[String]) -> bool {
-    match (p.first(), s.first()) {
-        (None, None) => true,
-        (Some(seg), _) if seg == "**" => (0..=s.len()).any(|k| segments(&p[1..], &s[k..])),
-        (Some(seg), Some(name)) => glob(seg, name) && segments(&p[1..], &s[1..]),
-        _ => false,
-    }
-}
-
-/// `*` matches any run of characters.
-fn glob(p: &str, s: &str) -> bool {
-    match p.split_once('*') {
-        None => p == s,
-        Some((head, rest)) => {
-            let Some(tail) = s.strip_prefix(head) else {
-                return false;
-            };
-            (0..=tail.len())
-                .filter(|&k| tail.is_char_boundary(k))
-                .any(|k| glob(rest, &tail[k..]))
-        }
-    }
+    ChannelPattern::new(pattern).is_ok_and(|p| p.matches(path))
 }
 
 #[cfg(test)]

@@ -424,7 +424,7 @@ impl<'a> Ctx<'a> {
     /// A policy's `where` pattern (`Staff/*`, `Staff`, `Info/#rules`; docs/access.md): a
     /// part written without `*` that names no declared channel or category but is a previous
     /// name of one is an error naming the new name, as every reference by a previous name
-    /// is. Patterns compare as `policy::matches` does: `#` left out, case ignored.
+    /// is. Parts compare as patterns match (`manifest::pattern`): `#` left out, case ignored.
     pub fn check_place_pattern(
         &self,
         path: &dyn std::fmt::Display,
@@ -432,7 +432,7 @@ impl<'a> Ctx<'a> {
         out: &mut Vec<Diagnostic>,
     ) {
         let parts: Vec<&str> = pattern.split('/').collect();
-        let key = |s: &str| s.replace('#', "").trim().to_lowercase();
+        let key = crate::manifest::pattern::normalise_part;
         let answers = |c: &ChannelRef<'_>, name: &str, wanted: &str| {
             let t = c.channel.channel_type();
             key(name) == wanted || channel_name_matches(t, name, wanted)

@@ -6,6 +6,7 @@
 use hashbrown::HashMap;
 
 use super::*;
+use crate::manifest::pattern::ChannelPattern;
 use crate::manifest::types::PermissionName;
 
 /// A role a policy names, through the one resolver every reference takes: a previous name
@@ -115,7 +116,14 @@ fn permissions_and_places(
         ),
         Some(list) => {
             for (k, w) in list.iter().enumerate() {
-                if w.trim().is_empty() || w.split('/').any(|s| s.trim().is_empty()) {
+                if let Err(too_long) = ChannelPattern::new(w) {
+                    out.push(
+                        Diagnostic::error(format!("{path}.where[{k}]"), too_long.to_string())
+                            .with_help(
+                                "name the channels with a shorter pattern: `*` is any text within a part, `**` any parts",
+                            ),
+                    );
+                } else if w.trim().is_empty() || w.split('/').any(|s| s.trim().is_empty()) {
                     out.push(Diagnostic::error(
                         format!("{path}.where[{k}]"),
                         format!(

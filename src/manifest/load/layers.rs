@@ -68,21 +68,14 @@ pub(super) fn extend(report: &mut Report, top: Trees, ceiling: Option<&Path>) ->
     Some(SourceMap::merged(all, Box::new(extends::Layers(layers))))
 }
 
-/// The folders from the manifest's up, no higher than `ceiling` when one is given.
-fn folders_up<'a>(
-    start: &'a Path,
-    ceiling: Option<&'a Path>,
-) -> impl Iterator<Item = &'a Path> + 'a {
-    start
-        .ancestors()
-        .take_while(move |d| ceiling.is_none_or(|c| d.starts_with(c)))
-}
-
 /// The folder bases must lie in: the nearest folder above the manifest holding a workspace
 /// file (`guildctl.yaml`), else the manifest's own folder.
 fn extends_root(manifest: &Path, ceiling: Option<&Path>) -> Within {
     let start = manifest_folder(manifest);
-    match folders_up(&start, ceiling).find(|d| d.join(super::source::WORKSPACE_FILE).is_file()) {
+    match source::workspace_file_above(&start, ceiling)
+        .as_deref()
+        .and_then(Path::parent)
+    {
         Some(workspace) => Within::workspace(workspace),
         None => Within::manifest_folder(&start),
     }
@@ -107,9 +100,7 @@ fn manifest_folder(manifest: &Path) -> PathBuf {
 /// file (`guilds`, `version`) is the workspace's own ([`super::Workspace`]).
 fn workspace_layer(report: &mut Report, ceiling: Option<&Path>) -> Option<Trees> {
     let folder = manifest_folder(&report.root);
-    let file = folders_up(&folder, ceiling)
-        .map(|d| d.join(super::source::WORKSPACE_FILE))
-        .find(|f| f.is_file())?;
+    let file = source::workspace_file_above(&folder, ceiling)?;
     let real = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
     if report
         .files
