@@ -426,6 +426,49 @@ impl Report {
         out
     }
 
+    /// Where a diagnostic is, `file:line:column` (or the file alone), inert, for one line.
+    fn place(&self, d: &Located) -> String {
+        let file = self.shown_file(d.span);
+        match d.span {
+            Some(s) => format!("{file}:{}:{}", s.line, s.column),
+            None => file,
+        }
+    }
+
+    /// The first error on one line, `file:line:column: message`, inert: what a summary
+    /// or a list of guilds says about a manifest that does not load.
+    pub fn first_error(&self) -> Option<String> {
+        let d = self.items.iter().find(|d| d.is_error())?;
+        let more = self.errors() - 1;
+        let more = match more {
+            0 => String::new(),
+            n => format!(" (and {n} more error{})", if n == 1 { "" } else { "s" }),
+        };
+        Some(format!("{}: {}{more}", self.place(d), clean(&d.message)))
+    }
+
+    /// The errors as a markdown list for a pull request's comment: each one's place
+    /// (`file:line:column`) as code, its message, the node and the help; inert, as every
+    /// text from the manifest in a comment is.
+    pub fn render_markdown_errors(&self) -> String {
+        let mut out = String::new();
+        for d in self.items.iter().filter(|d| d.is_error()) {
+            out.push_str(&format!(
+                "- {}: **{}**",
+                inert::markdown_code(&self.place(d)),
+                inert::markdown_spans(&clean(&d.message))
+            ));
+            if !d.path.is_empty() {
+                out.push_str(&format!(" (at {})", inert::markdown_code(&clean(&d.path))));
+            }
+            if let Some(help) = &d.help {
+                out.push_str(&format!(". Help: {}", inert::markdown_spans(&clean(help))));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// The diagnostics as JSON values (see docs/validation.md for the format).
     pub fn json_items(&self) -> Vec<serde_json::Value> {
         let place = |s: Option<Span>| {
