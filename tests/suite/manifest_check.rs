@@ -286,33 +286,51 @@ fn two_overwrites_for_one_target() {
     );
 }
 
+/// A name no declared role has is an error (plan refuses a role that is neither declared
+/// nor live, and offline a typo looks like a role the guild has); an id is a warning, since
+/// it names a live role on purpose and only plan can check it.
 #[test]
-fn overwrite_for_undeclared_role_is_a_warning() {
+fn overwrite_for_undeclared_role_is_an_error() {
     let ds = diags(
-        "roles:\n  - name: Moderator\nchannels:\n  - name: a\n    overwrites:\n      - role: Moderatr\n      - role: Ghost\n      - role: \"@everyone\"\n",
+        "roles:\n  - name: Moderator\nchannels:\n  - name: a\n    overwrites:\n      - role: Moderatr\n      - role: Ghost\n      - role: \"@everyone\"\n      - role: \"123456789012345678\"\n",
     );
     has(
         &ds,
-        Warning,
+        Error,
         "channels[0].overwrites[0].role",
         "role \"Moderatr\" is not declared",
     );
-    let d = ds
-        .iter()
-        .find(|d| d.path == "channels[0].overwrites[0].role")
-        .unwrap();
-    assert_eq!(d.help.as_deref(), Some("did you mean \"Moderator\"?"));
+    let help = |path: &str| {
+        ds.iter()
+            .find(|d| d.path == path)
+            .and_then(|d| d.help.clone())
+            .unwrap()
+    };
+    assert!(
+        help("channels[0].overwrites[0].role").starts_with("did you mean \"Moderator\"?"),
+        "{ds:#?}"
+    );
     has(
         &ds,
-        Warning,
+        Error,
         "channels[0].overwrites[1].role",
         "role \"Ghost\" is not declared",
+    );
+    assert!(
+        help("channels[0].overwrites[1].role").contains("`- name: Ghost`"),
+        "{ds:#?}"
     );
     assert!(
         !ds.iter()
             .any(|d| d.path == "channels[0].overwrites[2].role")
     );
-    assert!(ds.iter().all(|d| d.severity == Warning));
+    has(
+        &ds,
+        Warning,
+        "channels[0].overwrites[3].role",
+        "role \"123456789012345678\" is not declared",
+    );
+    assert_eq!(ds.len(), 3, "{ds:#?}");
 }
 
 #[test]
@@ -1230,7 +1248,7 @@ onboarding:
     );
     has(
         &ds,
-        Warning,
+        Error,
         &format!("{o}.roles[2]"),
         "role \"Rustaceans\" is not declared in this manifest",
     );

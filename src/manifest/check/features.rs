@@ -265,7 +265,8 @@ pub(super) fn onboarding_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let mut roles = FirstSeen::default();
             for (k, r) in o.roles.iter().enumerate() {
                 let path = format!("{op}.roles[{k}]");
-                if let RoleLookup::Everyone = ctx.check_role_ref(&path, r, Undeclared::Warn, out) {
+                if let RoleLookup::Everyone = ctx.check_role_ref(&path, r, Undeclared::Refuse, out)
+                {
                     out.push(
                         Diagnostic::warning(
                             path.clone(),

@@ -513,8 +513,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Resolves a role reference and reports at `path`: a warning when it is not declared
-    /// (as `undeclared` says), an error when it is a previous name of a declared role or when
+    /// Resolves a role reference and reports at `path`: an error or a warning when it is not
+    /// declared (as `undeclared` says), an error when it is a previous name of a declared role or when
     /// several declared roles (each pinned by id) have that name. The path is written out
     /// only for a reference with something to say.
     pub fn check_role_ref(
@@ -536,28 +536,33 @@ impl<'a> Ctx<'a> {
             }
             RoleLookup::NotDeclared => {
                 let near = closest(name, self.roles.iter().map(|(_, r)| r.name.as_str()));
-                let help = match (undeclared, near) {
-                    (Undeclared::Warn, _) if is_snowflake(name) => Some(
-                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`".to_owned(),
-                    ),
-                    (Undeclared::Warn, Some(best)) => Some(format!("did you mean \"{best}\"?")),
-                    (Undeclared::Warn, None) => Some(
-                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`".to_owned(),
-                    ),
-                    (Undeclared::WarnIfClose, Some(best)) if !is_snowflake(name) => Some(format!(
-                        "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
+                let message = format!("role \"{name}\" is not declared in this manifest");
+                // A name that no declared role has is an error, as plan refuses a name the
+                // guild lacks too: offline, a typo and a role the guild has look alike, and
+                // declaring a role the guild has by its name alone changes nothing of it.
+                // An id names a live role on purpose: only plan can check it.
+                let diagnostic = match (undeclared, near) {
+                    (Undeclared::Refuse, _) if is_snowflake(name) => Some(Diagnostic::warning(path, message).with_help(
+                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`",
                     )),
+                    (Undeclared::Refuse, Some(best)) => Some(
+                        Diagnostic::error(path, message).with_help(format!(
+                            "did you mean \"{best}\"? A role the guild has is declared under `roles` by its name alone (`- name: {name}`), which changes nothing of it"
+                        )),
+                    ),
+                    (Undeclared::Refuse, None) => Some(
+                        Diagnostic::error(path, message).with_help(format!(
+                            "declare it under `roles`: a role the guild has by its name alone (`- name: {name}`), which changes nothing of it; or correct the name"
+                        )),
+                    ),
+                    (Undeclared::WarnIfClose, Some(best)) if !is_snowflake(name) => Some(
+                        Diagnostic::warning(path, message).with_help(format!(
+                            "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
+                        )),
+                    ),
                     (Undeclared::WarnIfClose, _) => None,
                 };
-                if let Some(help) = help {
-                    out.push(
-                        Diagnostic::warning(
-                            path,
-                            format!("role \"{name}\" is not declared in this manifest"),
-                        )
-                        .with_help(help),
-                    );
-                }
+                out.extend(diagnostic);
             }
             RoleLookup::Ambiguous(all) => {
                 let paths: Vec<&str> = all.iter().map(|&i| self.roles[i].0.as_str()).collect();
@@ -583,8 +588,9 @@ impl<'a> Ctx<'a> {
 /// (one the live guild may have: plan checks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Undeclared {
-    /// A warning, with the nearest declared name if there is one.
-    Warn,
+    /// An error for a name, with the nearest declared name if there is one (plan refuses a
+    /// role that is neither declared nor live); a warning for an id (plan checks it).
+    Refuse,
     /// Only when a declared name is close to it (a typo): `policies:` name roles the
     /// manifest leaves alone (an Admin above the bot's role) as a matter of course.
     WarnIfClose,
