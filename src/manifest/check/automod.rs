@@ -320,7 +320,7 @@ pub(super) fn automod_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (path, r) in rules(ctx.manifest) {
         for (k, role) in r.exempt_roles.iter().enumerate() {
             let at = format_args!("{path}.exempt_roles[{k}]");
-            ctx.check_role_ref(&at, role, Undeclared::Refuse, out);
+            ctx.check_role_ref(&at, role, Undeclared::Warn, out);
         }
         for (k, channel) in r.exempt_channels.iter().enumerate() {
             let at = format_args!("{path}.exempt_channels[{k}]");

@@ -71,7 +71,7 @@ pub(super) fn emoji_roles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (i, e) in emojis.iter().enumerate() {
         for (k, role) in e.roles.iter().flatten().enumerate() {
             let path = format!("emojis[{i}].roles[{k}]");
-            if let RoleLookup::Everyone = ctx.check_role_ref(&path, role, Undeclared::Refuse, out) {
+            if let RoleLookup::Everyone = ctx.check_role_ref(&path, role, Undeclared::Warn, out) {
                 out.push(
                     Diagnostic::error(path, "an emoji cannot be limited to @everyone".to_owned())
                         .with_help("leave `roles` out (or empty) to let everyone use it"),

@@ -265,8 +265,7 @@ pub(super) fn onboarding_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let mut roles = FirstSeen::default();
             for (k, r) in o.roles.iter().enumerate() {
                 let path = format!("{op}.roles[{k}]");
-                if let RoleLookup::Everyone = ctx.check_role_ref(&path, r, Undeclared::Refuse, out)
-                {
+                if let RoleLookup::Everyone = ctx.check_role_ref(&path, r, Undeclared::Warn, out) {
                     out.push(
                         Diagnostic::warning(
                             path.clone(),

@@ -513,7 +513,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Resolves a role reference and reports at `path`: an error or a warning when it is not
+    /// Resolves a role reference and reports at `path`: a warning or an error when it is not
     /// declared (as `undeclared` says), an error when it is a previous name of a declared role or when
     /// several declared roles (each pinned by id) have that name. The path is written out
     /// only for a reference with something to say.
@@ -537,24 +537,22 @@ impl<'a> Ctx<'a> {
             RoleLookup::NotDeclared => {
                 let near = closest(name, self.roles.iter().map(|(_, r)| r.name.as_str()));
                 let message = format!("role \"{name}\" is not declared in this manifest");
-                // A name that no declared role has is an error, as plan refuses a name the
-                // guild lacks too: offline, a typo and a role the guild has look alike, and
-                // declaring a role the guild has by its name alone changes nothing of it.
-                // An id names a live role on purpose: only plan can check it.
+                // A name one edit or so from a declared role's is a typo, an error: the hook
+                // and validate stop it rather than plan later (which refuses a role neither
+                // declared nor live). A name close to none may be a role the guild keeps by
+                // hand, and an id names a live role on purpose: only plan can check those.
                 let diagnostic = match (undeclared, near) {
-                    (Undeclared::Refuse, _) if is_snowflake(name) => Some(Diagnostic::warning(path, message).with_help(
+                    (Undeclared::Warn, _) if is_snowflake(name) => Some(Diagnostic::warning(path, message).with_help(
                         "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`",
                     )),
-                    (Undeclared::Refuse, Some(best)) => Some(
+                    (Undeclared::Warn, Some(best)) => Some(
                         Diagnostic::error(path, message).with_help(format!(
-                            "did you mean \"{best}\"? A role the guild has is declared under `roles` by its name alone (`- name: {name}`), which changes nothing of it"
+                            "did you mean \"{best}\"? If the guild has a role \"{name}\" of its own, declare it under `roles` by its name alone (`- name: {name}`), which changes nothing of it"
                         )),
                     ),
-                    (Undeclared::Refuse, None) => Some(
-                        Diagnostic::error(path, message).with_help(format!(
-                            "declare it under `roles`: a role the guild has by its name alone (`- name: {name}`), which changes nothing of it; or correct the name"
-                        )),
-                    ),
+                    (Undeclared::Warn, None) => Some(Diagnostic::warning(path, message).with_help(
+                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`",
+                    )),
                     (Undeclared::WarnIfClose, Some(best)) if !is_snowflake(name) => Some(
                         Diagnostic::warning(path, message).with_help(format!(
                             "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
@@ -588,9 +586,9 @@ impl<'a> Ctx<'a> {
 /// (one the live guild may have: plan checks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Undeclared {
-    /// An error for a name, with the nearest declared name if there is one (plan refuses a
-    /// role that is neither declared nor live); a warning for an id (plan checks it).
-    Refuse,
+    /// A warning (plan checks the role exists live), but an error when a declared name is
+    /// close to it: a typo, which plan would refuse.
+    Warn,
     /// Only when a declared name is close to it (a typo): `policies:` name roles the
     /// manifest leaves alone (an Admin above the bot's role) as a matter of course.
     WarnIfClose,

@@ -114,7 +114,7 @@ pub(super) fn overwrite_role_references(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>
                 ctx.check_role_ref(
                     &format_args!("{}.overwrites[{i}].role", c.path),
                     role,
-                    Undeclared::Refuse,
+                    Undeclared::Warn,
                     out,
                 );
             }
