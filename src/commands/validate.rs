@@ -23,9 +23,10 @@ pub struct ValidateArgs {
     )]
     files: Vec<PathBuf>,
     /// The files a commit changes, as a pre-commit hook passes them: with a workspace
-    /// file (guildctl.yaml) here, the guilds whose manifests use one of them (bases
-    /// included; every guild when guildctl.yaml is among them); other files, each as a
-    /// manifest.
+    /// file (guildctl.yaml) here, the guilds whose manifests read one of them (bases and
+    /// images included; every guild when guildctl.yaml is among them); other files that
+    /// are manifests (guild*.yaml, under guilds/, or stating `version: 1`), each as one.
+    /// Other files are left alone.
     #[arg(
         long,
         num_args = 0..,
@@ -58,7 +59,12 @@ pub fn run(args: ValidateArgs) -> Result<u8> {
 
 fn validate_files(files: &[PathBuf], format: manifest::ReportFormat, color: bool) -> u8 {
     let reports: Vec<manifest::Report> = files.iter().map(|f| policy::validate(f).1).collect();
-    let out = manifest::render_reports(&reports, format, color);
+    print_reports(&reports, format, color)
+}
+
+/// Prints the reports as `validate` does; 1 when any has an error.
+fn print_reports(reports: &[manifest::Report], format: manifest::ReportFormat, color: bool) -> u8 {
+    let out = manifest::render_reports(reports, format, color);
     guildctl::out!("{}", out.stdout);
     eprint!("{}", out.stderr);
     u8::from(reports.iter().any(manifest::Report::has_errors))
@@ -108,10 +114,7 @@ fn validate_changed(
         eprintln!("No changed file is a manifest or read by one: nothing to validate.");
         return Ok(0);
     }
-    let out = manifest::render_reports(&reports, format, color);
-    guildctl::out!("{}", out.stdout);
-    eprint!("{}", out.stderr);
-    Ok(u8::from(reports.iter().any(manifest::Report::has_errors)))
+    Ok(print_reports(&reports, format, color))
 }
 
 /// Whether a changed file that no guild reads is a manifest to validate: a YAML file named
