@@ -34,8 +34,8 @@ use guildctl::snapshot::Snapshot;
 
 use super::git::{current_commit, default_reason};
 use super::{
-    Connection, EXIT_CHANGES, EXIT_INTERRUPTED, Session, Target, annotate_rehearsal_refusal,
-    load_checked, refused, rehearsal_options, rehearse_plan,
+    Connection, EXIT_CHANGES, EXIT_INTERRUPTED, Invalid, Session, Target,
+    annotate_rehearsal_refusal, load_checked, refused, rehearsal_options, rehearse_plan,
 };
 
 /// Guilds worked on at once. Each reads its guild with 6 requests side by side, so 8
@@ -101,19 +101,42 @@ struct Outcome {
     text: String,
     /// The same for `--format json`.
     json: Value,
+    /// Whether `plan` saved a plan for the guild (`--out`): a guild without one is
+    /// named in the folder's `not-planned.tsv`, with why, and not in `guilds.txt`.
+    planned: bool,
+    /// For a guild that failed before it had a report: the report's markdown body, the
+    /// error with its file, line and column where the manifest is the cause.
+    failure_markdown: Option<String>,
 }
 
 impl Outcome {
     fn failed(g: &WorkspaceGuild, e: &anyhow::Error) -> Outcome {
         let message = format!("{e:#}");
+        // A manifest that does not load: its first error, placed, rather than a count.
+        let invalid = e.downcast_ref::<Invalid>();
+        let summary = match invalid.and_then(|i| i.report.first_error()) {
+            Some(first) => format!("invalid manifest: {first}"),
+            None => format!("error: {message}"),
+        };
+        let failure_markdown = Some(match invalid {
+            Some(i) => format!(
+                "**{} does not load ({}): nothing was planned, and nothing was sent to Discord.**\n\n{}",
+                inert::markdown_code(&i.path.display().to_string()),
+                i.report.summary(),
+                i.report.render_markdown_errors()
+            ),
+            None => format!("{}\n", inert::markdown(&message)),
+        });
         Outcome {
             name: g.name.clone(),
             id: g.id.clone(),
             code: 1,
             changed: false,
-            summary: format!("error: {message}"),
+            summary,
             text: format!("error: {}\n", inert::terminal(&message)),
             json: json!({ "error": message }),
+            planned: false,
+            failure_markdown,
         }
     }
 }
@@ -154,15 +177,24 @@ fn write_reports(dir: &Path, outcomes: &[Outcome], format: Format, command: &str
     };
     let mut index = String::new();
     for o in outcomes {
-        let body = match (format, o.json.get("error").and_then(Value::as_str)) {
-            (Format::Markdown, Some(message)) => format!(
-                "### guildctl {command} failed for `{}`\n\n{}\n",
-                o.name,
-                inert::markdown(message)
-            ),
+        let mut body = match (format, &o.failure_markdown) {
+            (Format::Markdown, Some(failure)) => {
+                format!(
+                    "### guildctl {command} failed for `{}`\n\n{failure}",
+                    o.name
+                )
+            }
             (Format::Json, _) => inert::json_pretty(&o.json),
             _ => o.text.clone(),
         };
+        // The comment or note this report replaces may show an older plan of the guild:
+        // say it no longer holds, and that a merge now applies nothing to the guild.
+        if format == Format::Markdown && command == "plan" && !o.planned {
+            body.push_str(&format!(
+                "\n> [!WARNING]\n> Any plan of `{}` shown here before is **no longer current**: merging this change applies nothing to `{}`. Fix what is above and push again; the next plan replaces this one.\n",
+                o.name, o.name
+            ));
+        }
         let path = dir.join(format!("{}.{ext}", o.name));
         std::fs::write(&path, body)
             .with_context(|| format!("cannot write the report {}", path.display()))?;
@@ -170,6 +202,46 @@ fn write_reports(dir: &Path, outcomes: &[Outcome], format: Format, command: &str
     }
     let path = dir.join("guilds.tsv");
     std::fs::write(&path, index).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// What `plan --out DIR` leaves beside the plans for the merge that applies them:
+/// `guilds.txt`, the guilds with a plan (`NAME.json`), one a line; and
+/// `not-planned.tsv`, `NAME<TAB>WHY` for each guild chosen that has none (its manifest
+/// does not load, its plan was refused, its guild could not be read), so the apply
+/// says why it leaves that guild alone.
+const PLANNED_LIST: &str = "guilds.txt";
+const NOT_PLANNED_LIST: &str = "not-planned.tsv";
+
+fn write_plan_index(dir: &Path, outcomes: &[Outcome]) -> Result<()> {
+    let mut planned = String::new();
+    let mut not_planned = String::new();
+    for o in outcomes {
+        if o.planned {
+            planned.push_str(&format!("{}\n", o.name));
+        } else {
+            // One line, whatever the message holds.
+            let why: String = inert::terminal(&o.summary)
+                .chars()
+                .map(|c| if c == '\t' { ' ' } else { c })
+                .collect();
+            not_planned.push_str(&format!("{}\t{why}\n", o.name));
+        }
+    }
+    for (name, text) in [(PLANNED_LIST, planned), (NOT_PLANNED_LIST, not_planned)] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Why a guild has no plan in a reviewed folder (its line of `not-planned.tsv`), when
+/// the folder says.
+fn not_planned_why(dir: &Path, name: &str) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(NOT_PLANNED_LIST)).ok()?;
+    text.lines()
+        .filter_map(|l| l.split_once('\t'))
+        .find(|(n, _)| *n == name)
+        .map(|(_, why)| why.to_owned())
 }
 
 /// Prints the outcomes: the summary table, then each guild's report (or one JSON
@@ -360,6 +432,8 @@ pub(crate) fn validate(sel: &Selection, format: manifest::ReportFormat, color: b
                 summary,
                 text: rendered.stdout,
                 json,
+                planned: false,
+                failure_markdown: None,
             }
         })
         .collect();
@@ -411,6 +485,8 @@ pub(crate) async fn plan(
                                 _ => format!("error: {err}\n"),
                             },
                             json: json!({ "refused": true, "problems": e.problems }),
+                            planned: false,
+                            failure_markdown: None,
                         });
                     }
                 };
@@ -440,6 +516,9 @@ pub(crate) async fn plan(
     if let Some(dir) = &target.selection.reports {
         write_reports(dir, &outcomes, format, "plan")?;
     }
+    if let Some(dir) = out {
+        write_plan_index(dir, &outcomes)?;
+    }
     Ok(finish(&outcomes, format == Format::Json))
 }
 
@@ -466,6 +545,8 @@ fn plan_outcome(
             _ => Value::Null,
         },
         text: rendered,
+        planned: true,
+        failure_markdown: None,
     }
 }
 
@@ -628,6 +709,15 @@ pub(crate) async fn apply(args: ApplyAll<'_>) -> Result<u8> {
 /// Plans one guild for `apply --all`: its manifest, its live guild, the reviewed plan if
 /// given, the deletion gate and the other gates.
 async fn plan_to_apply(args: &ApplyAll<'_>, session: &Session, g: WorkspaceGuild) -> Result<Ready> {
+    // A guild whose plan failed at review: not applied, whatever its manifest says now.
+    if let Some(dir) = args.plans
+        && !dir.join(format!("{}.json", g.name)).exists()
+        && let Some(why) = not_planned_why(dir, &g.name)
+    {
+        bail!(
+            "not applied: it had no plan at review ({why}); nothing was sent to its guild. Fix it in a new change: its plan is applied when that one merges"
+        );
+    }
     let (t, loaded) = load_off_thread(args.target, &g).await?;
     let reviewed = match args.plans {
         Some(dir) => Some(super::read_reviewed_plan(
@@ -763,6 +853,8 @@ pub(crate) async fn drift(
                     _ => Value::Null,
                 },
                 text: rendered,
+                planned: false,
+                failure_markdown: None,
             })
         }
     })
@@ -811,6 +903,8 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
                 summary: format!("wrote {}", path.display()),
                 text: String::new(),
                 json: json!({ "file": path }),
+                planned: false,
+                failure_markdown: None,
             })
         }
     })

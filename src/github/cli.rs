@@ -84,6 +84,10 @@ pub enum GithubCommand {
         /// The plan workflow's file name (or id).
         #[arg(long)]
         workflow: String,
+        /// Also take a run that failed (never one cancelled): a workspace's plan run
+        /// fails when one guild's plan does, and saves the plans of the others.
+        #[arg(long)]
+        include_failed: bool,
         /// The commit (default: GITHUB_SHA).
         #[arg(long, env = "GITHUB_SHA")]
         sha: String,
@@ -256,9 +260,13 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             }
             Ok(0)
         }
-        GithubCommand::ReviewedPlan { workflow, sha } => {
+        GithubCommand::ReviewedPlan {
+            workflow,
+            include_failed,
+            sha,
+        } => {
             let gh = GitHub::from_env()?;
-            let found = reviewed_plan_run(&gh, &sha, &workflow).await?;
+            let found = reviewed_plan_run(&gh, &sha, &workflow, include_failed).await?;
             let (pr, head, run) = match &found {
                 // GitHub's answer, printed as `key=value` lines a step reads: one line each.
                 Some(r) => (
@@ -281,7 +289,12 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             match &found {
                 None => eprintln!("Commit {sha} merged no pull request: no reviewed plan."),
                 Some(r) if r.run_id.is_none() => eprintln!(
-                    "Pull request #{pr} (head {head}) has no successful {workflow} run of its own from this repository: no reviewed plan."
+                    "Pull request #{pr} (head {head}) has no {} {workflow} run of its own from this repository: no reviewed plan.",
+                    if include_failed {
+                        "finished"
+                    } else {
+                        "successful"
+                    }
                 ),
                 Some(_) => eprintln!("Pull request #{pr} (head {head}): plan run {run}."),
             }

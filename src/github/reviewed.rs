@@ -1,6 +1,8 @@
 //! Which plan was reviewed for a commit on the default branch: the pull request the
 //! commit merged, and the newest successful run of the plan workflow that GitHub
-//! says ran for that pull request, from a branch of this repository.
+//! says ran for that pull request, from a branch of this repository (or the newest
+//! that succeeded or failed, for a workspace's plan run, which fails when one guild's
+//! plan does and saves the others').
 //!
 //! A run for the same head commit is not enough: the same commit can be the head of
 //! another pull request (whose author chose what its run saved), or be pushed to a
@@ -27,10 +29,15 @@ pub struct Reviewed {
 }
 
 /// `None` when `sha` merged no pull request (a direct push).
+///
+/// With `include_failed`, a run that failed counts as one that succeeded (never one
+/// cancelled, skipped or timed out): a workspace's plan run fails when one guild's plan
+/// does, and still saves the plans of the others, which the merge applies.
 pub async fn reviewed_plan_run(
     gh: &GitHub,
     sha: &str,
     workflow: &str,
+    include_failed: bool,
 ) -> Result<Option<Reviewed>, GithubError> {
     if !(7..=64).contains(&sha.len()) || !sha.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(GithubError::BadSha(sha.to_owned()));
@@ -59,8 +66,13 @@ pub async fn reviewed_plan_run(
         .ok_or_else(|| decode("a pull request without a head sha"))?
         .to_owned();
     let workflow = utf8_percent_encode(workflow, super::types::COMPONENT);
+    let status = if include_failed {
+        "completed"
+    } else {
+        "success"
+    };
     let first = gh.repo_path(&format!(
-        "/actions/workflows/{workflow}/runs?event=pull_request&status=success&head_sha={head_sha}&per_page=100"
+        "/actions/workflows/{workflow}/runs?event=pull_request&status={status}&head_sha={head_sha}&per_page=100"
     ));
     // GitHub lists runs newest first; the first one that is the pull request's own wins.
     let mut pick = Pick::default();
@@ -81,7 +93,9 @@ pub async fn reviewed_plan_run(
             let Some(id) = run.get("id").and_then(Value::as_u64) else {
                 continue;
             };
-            if pick.consider(id, why_not(run, gh, pull_request, &head_sha)) {
+            let why = why_not(run, gh, pull_request, &head_sha)
+                .or_else(|| concluded_badly(run, include_failed));
+            if pick.consider(id, why) {
                 break 'pages;
             }
         }
@@ -95,6 +109,17 @@ pub async fn reviewed_plan_run(
         run_id: pick.chosen,
         passed_over: pick.passed_over,
     }))
+}
+
+/// Why a completed run's conclusion keeps it from counting, or `None` when it counts:
+/// success, and with `include_failed` failure too.
+fn concluded_badly(run: &Value, include_failed: bool) -> Option<String> {
+    match run.get("conclusion").and_then(Value::as_str) {
+        Some("success") => None,
+        Some("failure") if include_failed => None,
+        Some(other) => Some(format!("concluded {other}")),
+        None => Some("has not concluded".into()),
+    }
 }
 
 /// Why `run` is not the plan run of pull request `number` of this repository, or

@@ -12,7 +12,7 @@ use crate::inert;
 use super::client::{GitLab, Identity, identity};
 use super::error::GitlabError;
 use super::issue::{DriftIssue, sync_drift_issue};
-use super::note::{NoteAction, upsert_note};
+use super::note::{NoteAction, Noted, upsert_note};
 use super::reviewed::{download_artifact, reviewed_plan};
 
 #[derive(Args)]
@@ -51,6 +51,11 @@ pub enum GitlabCommand {
         /// The merge request's iid (default: CI_MERGE_REQUEST_IID).
         #[arg(long, env = "CI_MERGE_REQUEST_IID")]
         mr: Option<u64>,
+        /// The commit the note is about (default: CI_MERGE_REQUEST_SOURCE_BRANCH_SHA in a
+        /// merged results pipeline, else CI_COMMIT_SHA). The note is written only while
+        /// it is the merge request's head: a pipeline of an older push writes nothing.
+        #[arg(long)]
+        sha: Option<String>,
         #[command(flatten)]
         author: AuthorArg,
     },
@@ -90,6 +95,10 @@ pub enum GitlabCommand {
         /// The plan job's name.
         #[arg(long)]
         job: String,
+        /// Also take a pipeline and plan job that failed (never canceled ones): a
+        /// workspace's plan job fails when one guild's plan does, and saves the others'.
+        #[arg(long)]
+        include_failed: bool,
         /// The commit (default: CI_COMMIT_SHA).
         #[arg(long, env = "CI_COMMIT_SHA")]
         sha: String,
@@ -139,14 +148,27 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             marker: key,
             body_file,
             mr,
+            sha,
             author,
         } => {
             let marker = marker(&key)?;
             let body = read(&body_file)?;
             let iid = mr.ok_or(GitlabError::NoMergeRequest)?;
+            let commit = sha.or_else(pipeline_commit);
             let gl = GitLab::from_env()?;
             let me = whoami(&gl, &author).await?;
-            let done = upsert_note(&gl, &me, iid, &marker, &body).await?;
+            let done = match upsert_note(&gl, &me, iid, &marker, &body, commit.as_deref()).await? {
+                Noted::Written(done) => done,
+                Noted::Superseded { head } => {
+                    // Not a failure: the newer head's own pipeline writes the note.
+                    eprintln!(
+                        "Not writing the note on !{iid}: a newer head exists ({} is the merge request's head, this pipeline planned {}); its own pipeline writes the note.",
+                        inert::terminal(&head),
+                        inert::terminal(commit.as_deref().unwrap_or_default())
+                    );
+                    return Ok(0);
+                }
+            };
             report_foreign("note", &done.foreign, &me);
             let verb = match done.action {
                 NoteAction::Created => "Noted on",
@@ -191,9 +213,13 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             }
             Ok(0)
         }
-        GitlabCommand::ReviewedPlan { job, sha } => {
+        GitlabCommand::ReviewedPlan {
+            job,
+            include_failed,
+            sha,
+        } => {
             let gl = GitLab::from_env()?;
-            let found = reviewed_plan(&gl, &sha, &job).await?;
+            let found = reviewed_plan(&gl, &sha, &job, include_failed).await?;
             let num = |n: Option<u64>| n.map(|i| i.to_string()).unwrap_or_default();
             let (mr, head, pipeline, job_id) = match &found {
                 Some(r) => (
@@ -223,7 +249,17 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             match &found {
                 None => eprintln!("Commit {sha} merged no merge request: no reviewed plan."),
                 Some(r) if r.job_id.is_none() => eprintln!(
-                    "Merge request !{mr} (head {head}) has no successful pipeline of its own with a successful {job} job: no reviewed plan."
+                    "Merge request !{mr} (head {head}) has no {} pipeline of its own with a {} {job} job: no reviewed plan.",
+                    if include_failed {
+                        "finished"
+                    } else {
+                        "successful"
+                    },
+                    if include_failed {
+                        "finished"
+                    } else {
+                        "successful"
+                    }
                 ),
                 Some(_) => eprintln!(
                     "Merge request !{mr} (head {head}): pipeline {pipeline}, job {job_id}."
@@ -250,6 +286,16 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             Ok(0)
         }
     }
+}
+
+/// The commit a merge request pipeline planned: the source branch's head in a merged
+/// results pipeline (whose CI_COMMIT_SHA is a merge commit GitLab made), else
+/// CI_COMMIT_SHA. `None` outside a pipeline.
+fn pipeline_commit() -> Option<String> {
+    ["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", "CI_COMMIT_SHA"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .find(|v| !v.trim().is_empty())
 }
 
 /// The note left on a drift issue as it is closed, linking the job that saw the guild

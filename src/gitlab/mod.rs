@@ -21,7 +21,7 @@ mod reviewed;
 pub use client::{GitLab, GitlabToken, Identity, identity};
 pub use error::GitlabError;
 pub use issue::{DriftIssue, sync_drift_issue};
-pub use note::{NoteAction, Upserted, upsert_note};
+pub use note::{NoteAction, Noted, Upserted, upsert_note};
 pub use reviewed::{Reviewed, download_artifact, reviewed_plan};
 
 /// GitLab refuses a note or description longer than this many characters.

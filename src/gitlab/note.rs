@@ -38,16 +38,33 @@ fn id_of(v: &Value, method: &str, path: &str) -> Result<u64, GitlabError> {
         })
 }
 
+/// What [`upsert_note`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Noted {
+    Written(Upserted),
+    /// The merge request's head is another commit than the one the note is about: a
+    /// newer push, whose own pipeline writes the note. Nothing was written.
+    Superseded {
+        head: String,
+    },
+}
+
 /// Creates the note carrying `marker` on merge request `iid`, or edits the one that
 /// already carries it and that `me` wrote, so a merge request shows one current plan per
 /// manifest.
+///
+/// With `commit` (the commit the pipeline planned), the note is written only while that
+/// commit is the merge request's head (its `sha`, read just before writing): an older
+/// pipeline that finishes after a newer push's never replaces the newer plan's note, which
+/// is the plan a merge applies.
 pub async fn upsert_note(
     gl: &GitLab,
     me: &Identity,
     iid: u64,
     marker: &str,
     body: &str,
-) -> Result<Upserted, GitlabError> {
+    commit: Option<&str>,
+) -> Result<Noted, GitlabError> {
     let body = body_with_marker(marker, body);
     let mr_path = gl.project_path(&format!("/merge_requests/{iid}"));
     let list = format!("{mr_path}/notes?sort=asc&order_by=created_at&per_page=100");
@@ -70,6 +87,30 @@ pub async fn upsert_note(
             )
         })
         .collect();
+    // The merge request as it is now, just before writing: its head, and its page for
+    // the note's URL.
+    let (mr, _) = gl.send(Method::GET, &mr_path, None).await?;
+    let decode = |detail: &str| GitlabError::Decode {
+        method: "GET".into(),
+        path: mr_path.clone(),
+        detail: detail.into(),
+    };
+    if let Some(commit) = commit {
+        let head = mr
+            .get("sha")
+            .and_then(Value::as_str)
+            .ok_or_else(|| decode("no sha"))?;
+        if !head.eq_ignore_ascii_case(commit) {
+            return Ok(Noted::Superseded {
+                head: head.to_owned(),
+            });
+        }
+    }
+    let web = mr
+        .get("web_url")
+        .and_then(Value::as_str)
+        .ok_or_else(|| decode("no web_url"))?
+        .to_owned();
     let (id, action) = match ours.first() {
         Some(n) if n.get("body").and_then(Value::as_str) == Some(body.as_str()) => {
             (id_of(n, "GET", &list)?, NoteAction::Unchanged)
@@ -90,19 +131,10 @@ pub async fn upsert_note(
         }
     };
     // Notes carry no URL of their own: the merge request's page, at the note's anchor.
-    let (mr, _) = gl.send(Method::GET, &mr_path, None).await?;
-    let web = mr
-        .get("web_url")
-        .and_then(Value::as_str)
-        .ok_or_else(|| GitlabError::Decode {
-            method: "GET".into(),
-            path: mr_path.clone(),
-            detail: "no web_url".into(),
-        })?;
-    Ok(Upserted {
+    Ok(Noted::Written(Upserted {
         id,
         url: format!("{web}#note_{id}"),
         action,
         foreign,
-    })
+    }))
 }

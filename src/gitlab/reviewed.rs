@@ -1,7 +1,8 @@
 //! Which plan was reviewed for a commit on the default branch: the merge request the
 //! commit merged (into this project), and the newest successful pipeline of that merge
 //! request that ran in this project, for its head commit, on the merge request's own ref
-//! (`refs/merge-requests/IID/head`), with a successful plan job. The rules are GitHub's
+//! (`refs/merge-requests/IID/head`), with a successful plan job (or, for a workspace,
+//! whose plan job fails when one guild's plan does, a failed one too). The rules are GitHub's
 //! (`forge::Pick`): a pipeline for the same commit is not enough, since the same commit
 //! can be another merge request's head or be pushed to a fork.
 
@@ -32,10 +33,15 @@ fn decode(path: &str, detail: &str) -> GitlabError {
 }
 
 /// `None` when `sha` merged no merge request into this project (a direct push).
+///
+/// With `include_failed`, a pipeline and plan job that failed count as ones that
+/// succeeded (never canceled or skipped ones): a workspace's plan job fails when one
+/// guild's plan does, and still saves the plans of the others, which the merge applies.
 pub async fn reviewed_plan(
     gl: &GitLab,
     sha: &str,
     job: &str,
+    include_failed: bool,
 ) -> Result<Option<Reviewed>, GitlabError> {
     if !(7..=64).contains(&sha.len()) || !sha.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(GitlabError::BadSha(sha.to_owned()));
@@ -68,10 +74,13 @@ pub async fn reviewed_plan(
         let Some(id) = p.get("id").and_then(Value::as_u64) else {
             continue;
         };
-        let mut why = why_not(p, project, iid, &head_sha);
+        let mut why = why_not(p, project, iid, &head_sha, include_failed);
         if why.is_none() {
-            match plan_job(gl, id, job).await? {
+            match plan_job(gl, id, job, include_failed).await? {
                 Some(j) => job_id = Some(j),
+                None if include_failed => {
+                    why = Some(format!("has no job {job} that succeeded or failed"))
+                }
                 None => why = Some(format!("has no successful job {job}")),
             }
         }
@@ -90,7 +99,13 @@ pub async fn reviewed_plan(
 
 /// Why pipeline `p` is not merge request `iid`'s own in `project` for `head_sha`, or
 /// `None` when it is.
-fn why_not(p: &Value, project: u64, iid: u64, head_sha: &str) -> Option<String> {
+fn why_not(
+    p: &Value,
+    project: u64,
+    iid: u64,
+    head_sha: &str,
+    include_failed: bool,
+) -> Option<String> {
     match p.get("project_id").and_then(Value::as_u64) {
         Some(id) if id == project => {}
         Some(id) => return Some(format!("ran in project {id} (a fork)")),
@@ -108,20 +123,35 @@ fn why_not(p: &Value, project: u64, iid: u64, head_sha: &str) -> Option<String> 
     }
     match p.get("status").and_then(Value::as_str) {
         Some("success") => None,
+        Some("failed") if include_failed => None,
         Some(s) => Some(format!("did not succeed ({s})")),
         None => Some("has no status".into()),
     }
 }
 
-/// The id of the successful job named `name` in pipeline `pipeline`.
-async fn plan_job(gl: &GitLab, pipeline: u64, name: &str) -> Result<Option<u64>, GitlabError> {
-    let path = gl.project_path(&format!(
-        "/pipelines/{pipeline}/jobs?scope[]=success&per_page=100"
-    ));
+/// The id of the successful job named `name` in pipeline `pipeline` (or, with
+/// `include_failed`, the one that succeeded or failed).
+async fn plan_job(
+    gl: &GitLab,
+    pipeline: u64,
+    name: &str,
+    include_failed: bool,
+) -> Result<Option<u64>, GitlabError> {
+    let statuses: &[&str] = if include_failed {
+        &["success", "failed"]
+    } else {
+        &["success"]
+    };
+    let scopes: String = statuses.iter().map(|s| format!("scope[]={s}&")).collect();
+    let path = gl.project_path(&format!("/pipelines/{pipeline}/jobs?{scopes}per_page=100"));
     let jobs = gl.get_all(&path).await?;
     Ok(jobs
         .iter()
-        .filter(|j| j.get("status").and_then(Value::as_str) == Some("success"))
+        .filter(|j| {
+            j.get("status")
+                .and_then(Value::as_str)
+                .is_some_and(|s| statuses.contains(&s))
+        })
         .find(|j| j.get("name").and_then(Value::as_str) == Some(name))
         .and_then(|j| j.get("id").and_then(Value::as_u64)))
 }

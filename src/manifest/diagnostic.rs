@@ -25,6 +25,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use hashbrown::HashSet;
+
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use serde::Serialize;
 
@@ -145,6 +147,10 @@ impl Located {
     }
 }
 
+/// The diagnostics a run has shown, by file (its real path), line, column, severity and
+/// message: see [`Report::unseen`].
+pub type Seen = HashSet<(PathBuf, usize, usize, Severity, String)>;
+
 /// The diagnostics about one manifest (a file or a folder of files), sorted by position,
 /// with the files' text for excerpts.
 #[derive(Debug, Clone, Default)]
@@ -215,6 +221,33 @@ impl Report {
     pub fn sort(&mut self) {
         self.items
             .sort_by_key(|d| d.span.map(|s| (s.file, s.line, s.column)));
+    }
+
+    /// This report without the diagnostics `seen` holds, and how many were taken out; the
+    /// others are added to `seen`. Manifests of one run that read the same base find its
+    /// problems alike, at the same place: printed once, for the first manifest.
+    pub fn unseen(&self, seen: &mut Seen) -> (Report, usize) {
+        let mut shown = Report {
+            root: self.root.clone(),
+            files: self.files.clone(),
+            items: Vec::new(),
+        };
+        let mut repeated = 0;
+        for d in &self.items {
+            // A diagnostic about no place is about this manifest alone.
+            let Some(s) = d.span else {
+                shown.items.push(d.clone());
+                continue;
+            };
+            let file = self.file_of(Some(s));
+            let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+            if seen.insert((file, s.line, s.column, d.severity, d.message.clone())) {
+                shown.items.push(d.clone());
+            } else {
+                repeated += 1;
+            }
+        }
+        (shown, repeated)
     }
 
     /// The file a diagnostic is in (or the manifest's root when it has no place), for output.
@@ -422,6 +455,49 @@ impl Report {
                 props.join(","),
                 gh_data(&message)
             ));
+        }
+        out
+    }
+
+    /// Where a diagnostic is, `file:line:column` (or the file alone), inert, for one line.
+    fn place(&self, d: &Located) -> String {
+        let file = self.shown_file(d.span);
+        match d.span {
+            Some(s) => format!("{file}:{}:{}", s.line, s.column),
+            None => file,
+        }
+    }
+
+    /// The first error on one line, `file:line:column: message`, inert: what a summary
+    /// or a list of guilds says about a manifest that does not load.
+    pub fn first_error(&self) -> Option<String> {
+        let d = self.items.iter().find(|d| d.is_error())?;
+        let more = self.errors() - 1;
+        let more = match more {
+            0 => String::new(),
+            n => format!(" (and {n} more error{})", if n == 1 { "" } else { "s" }),
+        };
+        Some(format!("{}: {}{more}", self.place(d), clean(&d.message)))
+    }
+
+    /// The errors as a markdown list for a pull request's comment: each one's place
+    /// (`file:line:column`) as code, its message, the node and the help; inert, as every
+    /// text from the manifest in a comment is.
+    pub fn render_markdown_errors(&self) -> String {
+        let mut out = String::new();
+        for d in self.items.iter().filter(|d| d.is_error()) {
+            out.push_str(&format!(
+                "- {}: **{}**",
+                inert::markdown_code(&self.place(d)),
+                inert::markdown_spans(&clean(&d.message))
+            ));
+            if !d.path.is_empty() {
+                out.push_str(&format!(" (at {})", inert::markdown_code(&clean(&d.path))));
+            }
+            if let Some(help) = &d.help {
+                out.push_str(&format!(". Help: {}", inert::markdown_spans(&clean(help))));
+            }
+            out.push('\n');
         }
         out
     }

@@ -1,7 +1,7 @@
 //! What `guildctl validate` prints, in each of its formats: the reports' diagnostics as
 //! text, GitHub annotations, JSON or SARIF.
 
-use super::diagnostic::Report;
+use super::diagnostic::{Report, Seen};
 use super::sarif;
 use crate::inert;
 
@@ -32,38 +32,47 @@ pub struct Output {
 /// SARIF: one log on stdout, the summary lines on stderr.
 pub fn render_reports(reports: &[Report], format: ReportFormat, color: bool) -> Output {
     let mut out = Output::default();
-    let summary_line = |r: &Report| {
+    let summary_line = |r: &Report, repeated: usize| {
         // The line opens with the file name: made inert, it cannot open a workflow command.
         let root = inert::terminal(&r.root.display().to_string()).into_owned();
+        let above = match repeated {
+            0 => String::new(),
+            n => format!("; {n} of them shown above"),
+        };
         if r.has_errors() {
-            format!("{root}: invalid ({})\n", r.summary())
+            format!("{root}: invalid ({}{above})\n", r.summary())
         } else if r.warnings() > 0 {
-            format!("{root}: valid ({})\n", r.summary())
+            format!("{root}: valid ({}{above})\n", r.summary())
         } else {
             format!("{root}: valid\n")
         }
     };
+    // A problem in a file several of the manifests read (a base) is the same problem at the
+    // same place for each: shown once, and each manifest's line counts it.
+    let mut seen = Seen::new();
     match format {
         ReportFormat::Text => {
             for r in reports {
-                out.stderr.push_str(&r.render_text(color));
-                if !r.items.is_empty() {
+                let (shown, repeated) = r.unseen(&mut seen);
+                out.stderr.push_str(&shown.render_text(color));
+                if !shown.items.is_empty() {
                     out.stderr.push('\n');
                 }
-                out.stderr.push_str(&summary_line(r));
+                out.stderr.push_str(&summary_line(r, repeated));
             }
         }
         ReportFormat::Github => {
             for r in reports {
-                out.stdout.push_str(&r.render_github());
-                out.stderr.push_str(&summary_line(r));
+                let (shown, repeated) = r.unseen(&mut seen);
+                out.stdout.push_str(&shown.render_github());
+                out.stderr.push_str(&summary_line(r, repeated));
             }
         }
         ReportFormat::Sarif => {
             let all: Vec<&Report> = reports.iter().collect();
             out.stdout = sarif::render(&all, &[]);
             for r in reports {
-                out.stderr.push_str(&summary_line(r));
+                out.stderr.push_str(&summary_line(r, 0));
             }
         }
         ReportFormat::Json => {

@@ -24,6 +24,41 @@ pub const MAX_FILES: usize = 256;
 /// How deep a folder manifest's subfolders may go (`channels/staff/` is depth 2).
 pub const MAX_FOLDER_DEPTH: usize = 8;
 
+/// `path` as messages show it: without `.` and `..` steps (`guilds/../layouts/a.yaml` is
+/// `layouts/a.yaml`) and relative to the working folder when it lies in it, so a
+/// repository's files are named as its checkout names them, whichever manifest reached
+/// them. Only when that names the same file (a `..` after a link does not); otherwise
+/// `path` as written.
+pub(crate) fn shown_path(path: &Path) -> PathBuf {
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return path.to_path_buf();
+    };
+    let mut lexical = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(lexical.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                lexical.pop();
+            }
+            other => lexical.push(other),
+        }
+    }
+    let cwd = std::env::current_dir().ok();
+    let real_cwd = cwd.as_deref().and_then(|c| std::fs::canonicalize(c).ok());
+    let relative = [cwd, real_cwd]
+        .into_iter()
+        .flatten()
+        .find_map(|c| lexical.strip_prefix(c).ok().map(Path::to_path_buf))
+        .filter(|rel| !rel.as_os_str().is_empty());
+    let shown = relative.unwrap_or(lexical);
+    if shown.as_os_str().is_empty() || std::fs::canonicalize(&shown).ok() != Some(real) {
+        return path.to_path_buf();
+    }
+    shown
+}
+
 /// One file of a manifest: its path as it will be shown (`-f`'s path, or the folder's path
 /// joined with the file's path inside it) and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -75,7 +75,15 @@ impl Workspace {
     pub fn find(start: &Path) -> Result<Workspace, WorkspaceError> {
         let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
         let file = source::workspace_file_above(&start, None).ok_or(WorkspaceError::NotFound)?;
-        Workspace::read(&file)
+        let mut ws = Workspace::read(&file)?;
+        // Named from the working folder when they lie in it, as a repository's checkout
+        // names them: messages, reports and annotations (which GitHub places by a path
+        // relative to the checkout) show `guilds/main.yaml`, not the runner's folders.
+        ws.path = shown_from_working_folder(&ws.path);
+        for g in &mut ws.guilds {
+            g.manifest = shown_from_working_folder(&g.manifest);
+        }
+        Ok(ws)
     }
 
     /// Reads the workspace file at `path`.
@@ -131,6 +139,17 @@ impl Workspace {
         }
         Ok(out)
     }
+}
+
+/// `path` (absolute, links resolved) relative to the working folder when it lies inside
+/// it; otherwise as it is.
+fn shown_from_working_folder(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, WorkspaceError> {

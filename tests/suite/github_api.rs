@@ -882,3 +882,66 @@ async fn changed_guilds_names_the_guild_whose_image_or_avatar_changed() {
     }
     gh.assert_conforms();
 }
+
+/// A workspace's plan run fails when one guild's plan does, and saves the others' plans:
+/// with --include-failed the pull request's own failed run counts (the newest that
+/// finished), never a cancelled one; without it only a successful run does.
+#[tokio::test]
+async fn a_failed_plan_run_counts_only_with_include_failed() {
+    let gh = FakeGitHub::start().await;
+    let ev = event("pull_request-opened");
+    let head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+    let merge = "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed";
+    gh.merge_pull(PR_NUMBER, head, merge);
+    let ours = vec![(PR_NUMBER, REPO.to_owned())];
+    let wf = "guild-plan.yml";
+    let succeeded = gh.add_run_with(wf, head, "pull_request", "success", ours.clone(), REPO);
+    let failed = gh.add_run_with(wf, head, "pull_request", "failure", ours.clone(), REPO);
+    let cancelled = gh.add_run_with(wf, head, "pull_request", "cancelled", ours, REPO);
+    let strict = github(
+        &gh,
+        &ev,
+        &["reviewed-plan", "--workflow", wf, "--sha", merge],
+    )
+    .await;
+    assert_eq!(strict.code, 0, "{}", strict.stderr);
+    assert!(
+        strict.stdout.ends_with(&format!("run-id={succeeded}\n")),
+        "{}",
+        strict.stdout
+    );
+    let workspace = github(
+        &gh,
+        &ev,
+        &[
+            "reviewed-plan",
+            "--workflow",
+            wf,
+            "--sha",
+            merge,
+            "--include-failed",
+        ],
+    )
+    .await;
+    assert_eq!(workspace.code, 0, "{}", workspace.stderr);
+    assert!(
+        workspace.stdout.ends_with(&format!("run-id={failed}\n")),
+        "{}\n{}",
+        workspace.stdout,
+        workspace.stderr
+    );
+    assert!(
+        workspace.stderr.contains(&format!(
+            "Passed over: run {cancelled} concluded cancelled."
+        )),
+        "{}",
+        workspace.stderr
+    );
+    assert!(
+        gh.requests()
+            .iter()
+            .any(|r| r.path.contains("status=completed")),
+        "asked GitHub for every finished run"
+    );
+    gh.assert_conforms();
+}

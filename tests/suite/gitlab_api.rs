@@ -23,6 +23,7 @@ async fn gitlab(gl: &FakeGitLab, args: &[&str], vars: &[(&str, &str)]) -> Out {
     for k in [
         "GUILDCTL_GITLAB_AUTHOR",
         "CI_MERGE_REQUEST_IID",
+        "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA",
         "CI_COMMIT_SHA",
         "CI_JOB_URL",
     ] {
@@ -139,6 +140,108 @@ async fn a_merge_request_gets_one_plan_note_kept_current() {
     let out = gitlab(&gl, &a, &[("CI_MERGE_REQUEST_IID", "5")]).await;
     assert!(out.stderr.contains("already current"), "{}", out.stderr);
     assert_eq!(gl.writes().len(), before);
+    assert!(gl.violations().is_empty(), "{:?}", gl.violations());
+}
+
+/// Two pushes, two pipelines: the newer head's plan is noted, and the older pipeline,
+/// finishing last, writes nothing (a line says a newer head exists, and it exits 0). A
+/// merged results pipeline's commit is GitLab's merge commit: the source branch's head is
+/// the one compared.
+#[tokio::test]
+async fn only_the_pipeline_of_the_merge_requests_head_writes_the_note() {
+    let gl = FakeGitLab::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let older = HEAD;
+    let newer = "5555555555555555555555555555555555555555";
+    gl.add_merge_request(5, older);
+    let note = |body: &str, vars: Vec<(&'static str, String)>| {
+        let file = write(dir.path(), "note.md", body);
+        let gl = gl.clone();
+        async move {
+            let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let mut all = vec![("CI_MERGE_REQUEST_IID", "5")];
+            all.extend(vars);
+            gitlab(
+                &gl,
+                &[
+                    "note",
+                    "--marker",
+                    "plan:guild.yaml",
+                    "--body-file",
+                    file.to_str().unwrap(),
+                ],
+                &all,
+            )
+            .await
+        }
+    };
+    // The first push's pipeline notes its plan.
+    let out = note(
+        "plan of the first push\n",
+        vec![("CI_COMMIT_SHA", older.into())],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // A second push; its pipeline finishes first and notes the newer plan.
+    gl.push(5, newer);
+    let out = note(
+        "plan of the second push\n",
+        vec![("CI_COMMIT_SHA", newer.into())],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let writes = gl.writes().len();
+    // The first push's pipeline (a re-run, or one that was slow) finishes last: it leaves
+    // the newer plan's note alone, says why, and does not fail.
+    let out = note(
+        "plan of the first push\n",
+        vec![("CI_COMMIT_SHA", older.into())],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("a newer head exists") && out.stderr.contains(newer),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stdout, "", "no URL: nothing was written");
+    assert_eq!(gl.writes().len(), writes, "{:?}", gl.writes());
+    let ours: Vec<_> = gl
+        .notes(5)
+        .into_iter()
+        .filter(|n| n.author == BOT_USERNAME)
+        .collect();
+    assert_eq!(ours.len(), 1);
+    assert!(
+        ours[0].body.ends_with("plan of the second push\n"),
+        "{}",
+        ours[0].body
+    );
+
+    // A merged results pipeline: CI_COMMIT_SHA is GitLab's merge commit, and the source
+    // branch's head is what is compared.
+    let out = note(
+        "plan of the second push, merged results\n",
+        vec![
+            ("CI_COMMIT_SHA", MERGED.into()),
+            ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", newer.into()),
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("Updated the note on !5"),
+        "{}",
+        out.stderr
+    );
+    // Outside a pipeline no commit is known (nor given with --sha): written as asked.
+    let out = note("by hand\n", vec![]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("Updated the note"),
+        "outside a pipeline: {}",
+        out.stderr
+    );
     assert!(gl.violations().is_empty(), "{:?}", gl.violations());
 }
 
@@ -461,4 +564,78 @@ async fn a_merge_request_without_its_own_successful_plan_has_no_reviewed_plan() 
         "{}",
         out.stderr
     );
+}
+
+/// A workspace's plan job fails when one guild's plan does, and saves the others' plans:
+/// with --include-failed, the merge request's own failed pipeline and plan job count (the
+/// newest first), never a canceled one; without it, only successful ones do.
+#[tokio::test]
+async fn a_failed_plan_job_counts_only_with_include_failed() {
+    let gl = FakeGitLab::start().await;
+    gl.add_merge_request(9, HEAD);
+    let own = "refs/merge-requests/9/head";
+    let (succeeded, succeeded_jobs) = gl.add_pipeline(
+        9,
+        PROJECT_ID,
+        HEAD,
+        own,
+        "success",
+        &[("guildctl-plan", "success")],
+    );
+    let (failed, failed_jobs) = gl.add_pipeline(
+        9,
+        PROJECT_ID,
+        HEAD,
+        own,
+        "failed",
+        &[("guildctl-validate", "failed"), ("guildctl-plan", "failed")],
+    );
+    let (canceled, _) = gl.add_pipeline(
+        9,
+        PROJECT_ID,
+        HEAD,
+        own,
+        "canceled",
+        &[("guildctl-plan", "canceled")],
+    );
+    gl.merge(9, MERGED);
+    let pick = |flag: bool| {
+        let gl = gl.clone();
+        async move {
+            let mut args = vec!["reviewed-plan", "--job", "guildctl-plan", "--sha", MERGED];
+            if flag {
+                args.push("--include-failed");
+            }
+            gitlab(&gl, &args, &[]).await
+        }
+    };
+    let strict = pick(false).await;
+    assert_eq!(strict.code, 0, "{}", strict.stderr);
+    assert!(
+        strict.stdout.contains(&format!(
+            "pipeline-id={succeeded}\njob-id={}\n",
+            succeeded_jobs[0]
+        )),
+        "{}",
+        strict.stdout
+    );
+    let workspace = pick(true).await;
+    assert_eq!(workspace.code, 0, "{}", workspace.stderr);
+    assert!(
+        workspace.stdout.contains(&format!(
+            "pipeline-id={failed}\njob-id={}\n",
+            failed_jobs[1]
+        )),
+        "{}\n{}",
+        workspace.stdout,
+        workspace.stderr
+    );
+    assert!(
+        workspace.stderr.contains(&format!(
+            "Passed over: pipeline {canceled} did not succeed (canceled)"
+        )),
+        "{}",
+        workspace.stderr
+    );
+    assert!(gl.violations().is_empty(), "{:?}", gl.violations());
 }

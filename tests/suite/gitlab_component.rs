@@ -3,7 +3,9 @@
 //! for GitLab's API (tests/suite/common/gitlab.rs): a merge request pipeline validates, plans
 //! and keeps one note; a push to the default branch applies exactly the plan of the
 //! merged merge request's own pipeline, and refuses when there is none; a scheduled
-//! pipeline keeps the drift issue.
+//! pipeline keeps the drift issue. With `guilds: all` (a workspace), one guild whose
+//! manifest does not load gets a note saying why while the others are planned, noted and
+//! applied; an older pipeline finishing last leaves the newer head's note alone.
 //!
 //! gitlab-ci-local comes from npm (4.73, the last for Node 20) and wants rsync; `.ci/run`
 //! installs both and passes gitlab-ci-local as `GUILDCTL_GITLAB_CI_LOCAL`. Built without it
@@ -228,4 +230,240 @@ fn applies_to_one_guild_run_one_at_a_time_and_are_never_interrupted() {
     assert_eq!(drift["resource_group"], apply["resource_group"]);
     assert_eq!(apply["interruptible"], false, "{apply}");
     assert!(jobs["guildctl-plan"].get("resource_group").is_none());
+}
+
+/// The merge request jobs (validate, plan) are cancelled by a newer pipeline of the merge
+/// request: they write nothing but the note, which only the head's pipeline writes. Apply
+/// never is.
+#[test]
+fn merge_request_jobs_are_interruptible_and_apply_is_not() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/guildctl.yml"),
+    )
+    .unwrap();
+    let (_, jobs) = text.split_once("\n---\n").expect("a spec and the jobs");
+    let jobs: serde_json::Value = serde_saphyr::from_str(jobs).unwrap();
+    for job in ["guildctl-validate", "guildctl-plan"] {
+        assert_eq!(jobs[job]["interruptible"], true, "{job}: {}", jobs[job]);
+    }
+    assert_eq!(jobs["guildctl-apply"]["interruptible"], false);
+    assert!(
+        jobs.get(".guildctl")
+            .and_then(|j| j.get("interruptible"))
+            .is_none(),
+        "not in the template every job extends"
+    );
+}
+
+/// A workspace of three guilds whose third manifest does not load, through the component
+/// with `guilds: all`: the merge request pipeline notes each guild (the third's note gives
+/// the error with its file, line and column, and says its earlier plan no longer holds),
+/// fails, and keeps the two plans; a pipeline of an older head writes no note; the merge
+/// applies the two guilds planned and names the third with why.
+#[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    not(guildctl_gitlab_ci_local),
+    ignore = "needs gitlab-ci-local: `npm install gitlab-ci-local@4.73.0` (and rsync) and set GUILDCTL_GITLAB_CI_LOCAL to its path (.ci/run does)"
+)]
+async fn a_workspace_with_one_broken_guild_notes_and_applies_the_others() {
+    let gcl = common::external_tool("GUILDCTL_GITLAB_CI_LOCAL");
+    let state = discord_emulator::with_guild_copies(discord_emulator::default_state(), 3);
+    let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
+    let h = Harness::with_state(Some(state)).await;
+    let gl = FakeGitLab::start().await;
+    let repo = tempfile::tempdir().unwrap();
+    let r = repo.path();
+    std::fs::create_dir_all(r.join("templates")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/guildctl.yml"),
+        r.join("templates/guildctl.yml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(r.join("guilds")).unwrap();
+    std::fs::write(
+        r.join("base.yaml"),
+        "version: 1\nroles:\n  - { name: Shared Helper, color: \"#123456\" }\n",
+    )
+    .unwrap();
+    let mut ws = String::from("guilds:\n");
+    for (name, id) in ["a", "b", "c"].iter().zip(&ids) {
+        std::fs::write(
+            r.join(format!("guilds/{name}.yaml")),
+            "version: 1\nextends: ../base.yaml\n",
+        )
+        .unwrap();
+        ws.push_str(&format!(
+            "  {name}: {{ id: \"{id}\", manifest: guilds/{name}.yaml }}\n"
+        ));
+    }
+    std::fs::write(r.join("guildctl.yaml"), ws).unwrap();
+    // c's manifest does not load: line 3, column 8.
+    std::fs::write(
+        r.join("guilds/c.yaml"),
+        "version: 1\nextends: ../base.yaml\nroles: 7\n",
+    )
+    .unwrap();
+    std::fs::write(
+        r.join(".gitlab-ci.yml"),
+        "include:\n  - local: templates/guildctl.yml\n    inputs:\n      guilds: all\n      resource-group: guildctl-test\n",
+    )
+    .unwrap();
+    git(r, &["init", "-q", "-b", "main"]);
+    git(
+        r,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://gitlab.example/guilds/config.git",
+        ],
+    );
+    git(r, &["add", "."]);
+    git(r, &["commit", "-qm", "three guilds"]);
+    let head = git(r, &["rev-parse", "HEAD"]);
+    let runner = |source: &str| -> Vec<(&'static str, String)> {
+        let mut v = vec![
+            ("CI_PIPELINE_SOURCE", source.to_owned()),
+            ("CI_PROJECT_ID", PROJECT_ID.to_string()),
+            ("CI_API_V4_URL", gl.api.clone()),
+            ("GUILDCTL_GITLAB_TOKEN", TOKEN.to_owned()),
+            ("GUILDCTL_API_BASE", h.emu.api_base.clone()),
+            ("DISCORD_PLAN_TOKEN", h.emu.token.clone()),
+        ];
+        if source == "merge_request_event" {
+            v.push(("CI_MERGE_REQUEST_IID", "5".into()));
+            v.push(("CI_MERGE_REQUEST_SOURCE_PROJECT_ID", PROJECT_ID.to_string()));
+        }
+        v
+    };
+
+    // 1. The merge request's pipeline: validate names c's error; every guild noted; the
+    // plan job fails for c.
+    gl.add_merge_request(5, &head);
+    let validate = run(
+        &gcl,
+        r,
+        &["guildctl-validate"],
+        &runner("merge_request_event"),
+    );
+    assert_ne!(validate.code, 0, "{}", validate.log);
+    assert!(
+        validate.log.contains("guilds/c.yaml:3:8"),
+        "{}",
+        validate.log
+    );
+    let mr = run(&gcl, r, &["guildctl-plan"], &runner("merge_request_event"));
+    assert_ne!(mr.code, 0, "the plan job fails for c: {}", mr.log);
+    let notes = gl.notes(5);
+    let note = |name: &str| {
+        notes
+            .iter()
+            .find(|n| {
+                n.body
+                    .starts_with(&format!("<!-- guildctl:plan:guild/{name} -->\n"))
+            })
+            .unwrap_or_else(|| panic!("{name}'s note: {notes:?}\n{}", mr.log))
+            .body
+            .clone()
+    };
+    for name in ["a", "b"] {
+        let body = note(name);
+        assert!(body.contains("### guildctl plan for"), "{body}");
+        assert!(body.contains("Shared Helper"), "{body}");
+        assert!(body.contains("Plan digest `"), "{body}");
+    }
+    let c = note("c");
+    assert!(c.contains("`guilds/c.yaml:3:8`"), "{c}");
+    assert!(c.contains("expected a list"), "{c}");
+    assert!(c.contains("no longer current"), "{c}");
+    assert!(
+        !c.contains(r.to_str().unwrap()),
+        "the runner's folders: {c}"
+    );
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    let artifacts = r.join(".gitlab-ci-local/artifacts/guildctl-plan/guildctl/plans");
+    let read = |f: &str| std::fs::read(artifacts.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    assert_eq!(read("guilds.txt"), b"a\nb\n");
+    assert!(
+        String::from_utf8(read("not-planned.tsv"))
+            .unwrap()
+            .starts_with("c\tinvalid manifest: guilds/c.yaml:3:8"),
+    );
+    assert!(h.writes().is_empty(), "the plan wrote to a guild");
+
+    // 2. A push moved the merge request's head: this (older) pipeline, run again, writes
+    // no note and says why.
+    let writes = gl.writes().len();
+    gl.push(5, "5555555555555555555555555555555555555555");
+    let stale = run(&gcl, r, &["guildctl-plan"], &runner("merge_request_event"));
+    assert!(stale.log.contains("a newer head exists"), "{}", stale.log);
+    assert_eq!(gl.writes().len(), writes, "{:?}", gl.writes());
+    gl.push(5, &head);
+
+    // 3. The merge: the merge request's own pipeline failed (for c), and its plans are
+    // applied; c is named with why, and its guild gets nothing.
+    gl.merge(5, &head);
+    let (_, jobs) = gl.add_pipeline(
+        5,
+        PROJECT_ID,
+        &head,
+        "refs/merge-requests/5/head",
+        "failed",
+        &[("guildctl-validate", "failed"), ("guildctl-plan", "failed")],
+    );
+    for f in ["guilds.txt", "not-planned.tsv", "a.json", "b.json"] {
+        gl.add_artifact(jobs[1], &format!("guildctl/plans/{f}"), &read(f));
+    }
+    let mut push = runner("push");
+    push.push(("DISCORD_TOKEN", h.emu.token.clone()));
+    let applied = run(&gcl, r, &["guildctl-apply"], &push);
+    assert_ne!(applied.code, 0, "c was not applied: {}", applied.log);
+    assert!(
+        applied
+            .log
+            .contains("not applied: it had no plan at review (invalid manifest: guilds/c.yaml:3:8"),
+        "{}",
+        applied.log
+    );
+    for id in &ids[..2] {
+        let guild = h.emu.state().guild(id).unwrap().clone();
+        assert!(
+            guild.roles.iter().any(|r| r.name == "Shared Helper"),
+            "guild {id}: {}",
+            applied.log
+        );
+    }
+    assert!(
+        !h.emu
+            .state()
+            .guild(&ids[2])
+            .unwrap()
+            .roles
+            .iter()
+            .any(|r| r.name == "Shared Helper")
+    );
+
+    // 4. A scheduled pipeline: one drift issue per guild drift could read (the guilds hold
+    // roles with power their manifests do not declare), none for c, which fails the job.
+    let drift = run(&gcl, r, &["guildctl-drift"], &runner("schedule"));
+    assert_ne!(drift.code, 0, "{}", drift.log);
+    let issues = gl.issues();
+    let titles: Vec<&str> = issues.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "guildctl: guild a drifted from its manifest",
+            "guildctl: guild b drifted from its manifest"
+        ],
+        "{}",
+        drift.log
+    );
+    assert!(
+        issues[0]
+            .description
+            .starts_with("<!-- guildctl:drift:guild/a -->"),
+        "{}",
+        issues[0].description
+    );
+    assert!(gl.violations().is_empty(), "{:?}", gl.violations());
 }

@@ -286,22 +286,34 @@ fn two_overwrites_for_one_target() {
     );
 }
 
+/// A name a declared role's is close to is a typo, an error (plan would refuse it); a name
+/// close to none may be a role the guild keeps by hand, and an id names a live role on
+/// purpose: warnings, which plan checks.
 #[test]
-fn overwrite_for_undeclared_role_is_a_warning() {
+fn overwrite_for_a_misspelt_role_is_an_error_and_for_another_undeclared_one_a_warning() {
     let ds = diags(
-        "roles:\n  - name: Moderator\nchannels:\n  - name: a\n    overwrites:\n      - role: Moderatr\n      - role: Ghost\n      - role: \"@everyone\"\n",
+        "roles:\n  - name: Moderator\nchannels:\n  - name: a\n    overwrites:\n      - role: Moderatr\n      - role: Ghost\n      - role: \"@everyone\"\n      - role: \"123456789012345678\"\n",
     );
     has(
         &ds,
-        Warning,
+        Error,
         "channels[0].overwrites[0].role",
         "role \"Moderatr\" is not declared",
     );
-    let d = ds
-        .iter()
-        .find(|d| d.path == "channels[0].overwrites[0].role")
-        .unwrap();
-    assert_eq!(d.help.as_deref(), Some("did you mean \"Moderator\"?"));
+    let help = |path: &str| {
+        ds.iter()
+            .find(|d| d.path == path)
+            .and_then(|d| d.help.clone())
+            .unwrap()
+    };
+    assert!(
+        help("channels[0].overwrites[0].role").starts_with("did you mean \"Moderator\"?"),
+        "{ds:#?}"
+    );
+    assert!(
+        help("channels[0].overwrites[0].role").contains("`- name: Moderatr`"),
+        "{ds:#?}"
+    );
     has(
         &ds,
         Warning,
@@ -312,7 +324,13 @@ fn overwrite_for_undeclared_role_is_a_warning() {
         !ds.iter()
             .any(|d| d.path == "channels[0].overwrites[2].role")
     );
-    assert!(ds.iter().all(|d| d.severity == Warning));
+    has(
+        &ds,
+        Warning,
+        "channels[0].overwrites[3].role",
+        "role \"123456789012345678\" is not declared",
+    );
+    assert_eq!(ds.len(), 3, "{ds:#?}");
 }
 
 #[test]
@@ -1230,7 +1248,7 @@ onboarding:
     );
     has(
         &ds,
-        Warning,
+        Error,
         &format!("{o}.roles[2]"),
         "role \"Rustaceans\" is not declared in this manifest",
     );

@@ -66,23 +66,14 @@ fn try_repo(pre_commit: &Path, home: &Path, sample: &Path, args: &[&str]) -> (Ou
     not(guildctl_pre_commit),
     ignore = "needs pre-commit: `pip install pre-commit==4.7.0` and set GUILDCTL_PRE_COMMIT to its path (.ci/run does)"
 )]
-fn the_hook_passes_a_valid_workspace_and_fails_a_broken_base_at_its_line() {
+fn the_hook_passes_a_valid_workspace_and_fails_a_broken_layout_once_at_its_line() {
     let pre_commit = common::external_tool("GUILDCTL_PRE_COMMIT");
     let home = tempfile::tempdir().unwrap();
     let sample = tempfile::tempdir().unwrap();
     let s = sample.path();
     git(s, &["init", "-q"]);
-    write(
-        s,
-        "guildctl.yaml",
-        "guilds:\n  prod: { id: \"111111111111111111\", manifest: guilds/prod.yaml }\n",
-    );
-    write(
-        s,
-        "guilds/base.yaml",
-        "version: 1\nroles:\n  - name: Moderators\n",
-    );
-    write(s, "guilds/prod.yaml", "version: 1\nextends: base.yaml\n");
+    // The README's workspace layout: the guilds' shared layout outside guilds/.
+    readme_layout(s);
     write(s, "README.md", "not a manifest\n");
     git(s, &["add", "."]);
     git(s, &["commit", "-qm", "a config repository"]);
@@ -97,29 +88,216 @@ fn the_hook_passes_a_valid_workspace_and_fails_a_broken_base_at_its_line() {
     assert!(text.contains("guildctl validate"), "{text}");
     assert!(text.contains("Passed"), "{text}");
 
-    // A base breaks: the guild that extends it is validated, and fails at the base's line.
+    // A commit that changes the layout alone: both guilds read it, and fail at its line,
+    // said once, with the repository's path of it.
     write(
         s,
-        "guilds/base.yaml",
-        "version: 1\nsettings:\n  afk_timeout: 7\n",
+        "layouts/community.yaml",
+        "version: 1\nsettings:\n  afk_timeout: 7\nroles:\n  - name: Moderators\n",
     );
-    git(s, &["add", "."]);
+    git(s, &["add", "layouts/community.yaml"]);
     let started = Instant::now();
-    let (out, text) = try_repo(
-        &pre_commit,
-        home.path(),
-        s,
-        &["--files", "guilds/base.yaml"],
-    );
+    let (out, text) = try_repo(&pre_commit, home.path(), s, &[]);
     eprintln!(
-        "try-repo on a broken base: {:.1} s",
+        "try-repo on a broken layout: {:.1} s",
         started.elapsed().as_secs_f64()
     );
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("Failed"), "{text}");
-    assert!(text.contains("Guild prod is touched"), "{text}");
-    assert!(text.contains("guilds/base.yaml:3:16"), "{text}");
-    assert!(text.contains("is not a valid afk_timeout"), "{text}");
+    assert!(!text.contains("no files to check"), "{text}");
+    assert!(text.contains("Guild main is touched"), "{text}");
+    assert!(text.contains("Guild staff is touched"), "{text}");
+    assert_eq!(
+        text.matches("--> layouts/community.yaml:3:16").count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("is not a valid afk_timeout").count(),
+        1,
+        "{text}"
+    );
+    assert!(!text.contains("../"), "{text}");
+    assert!(!text.contains(&s.display().to_string()), "{text}");
+}
+
+/// The README's workspace layout (README, "A workspace"): two guilds whose manifests extend
+/// `../layouts/community.yaml`, one naming a role the layout declares.
+fn readme_layout(dir: &Path) {
+    write(
+        dir,
+        "guildctl.yaml",
+        "guilds:\n  main: { id: \"111111111111111111\", manifest: guilds/main.yaml }\n  staff: { id: \"222222222222222222\", manifest: guilds/staff.yaml }\n",
+    );
+    write(
+        dir,
+        "layouts/community.yaml",
+        "version: 1\nroles:\n  - name: Moderators\n",
+    );
+    write(
+        dir,
+        "guilds/main.yaml",
+        "version: 1\nextends: ../layouts/community.yaml\nchannels:\n  - name: mod-log\n    overwrites:\n      - { role: Moderators, allow: [view_channel] }\n",
+    );
+    write(
+        dir,
+        "guilds/staff.yaml",
+        "version: 1\nextends: ../layouts/community.yaml\n",
+    );
+}
+
+/// `guildctl validate --changed FILE...` in `dir`: its exit code and stderr.
+fn validate_changed(dir: &Path, files: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_guildctl"))
+        .args(["validate", "--color", "never", "--changed"])
+        .args(files)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The hook passes every changed file: a layout outside guilds/ is checked through the
+/// guilds that read it, its problem shown once at the repository's path, other files are
+/// left alone, and a role no manifest declares is an error.
+#[test]
+fn validate_changed_checks_a_layout_once_and_leaves_other_files_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    readme_layout(d);
+    write(d, "README.md", "# Our guilds\n");
+    write(
+        d,
+        ".github/dependabot.yml",
+        "version: 2\nupdates:\n  - package-ecosystem: github-actions\n",
+    );
+    write(d, ".pre-commit-config.yaml", "repos: []\n");
+    let others = [
+        "README.md",
+        ".github/dependabot.yml",
+        ".pre-commit-config.yaml",
+    ];
+
+    let (code, err) = validate_changed(d, &others);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("nothing to validate"), "{err}");
+
+    write(
+        d,
+        "layouts/community.yaml",
+        "version: 1\nsettings:\n  afk_timeout: 7\nroles:\n  - name: Moderators\n",
+    );
+    let mut changed = vec!["layouts/community.yaml"];
+    changed.extend(others);
+    let (code, err) = validate_changed(d, &changed);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("Guild main is touched"), "{err}");
+    assert!(err.contains("Guild staff is touched"), "{err}");
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(err.contains("--> layouts/community.yaml:3:16"), "{err}");
+    assert!(!err.contains("../"), "{err}");
+    assert!(!err.contains(&d.display().to_string()), "{err}");
+    assert!(
+        err.contains("guilds/main.yaml: invalid (1 error, 0 warnings)\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("guilds/staff.yaml: invalid (1 error, 0 warnings; 1 of them shown above)"),
+        "{err}"
+    );
+    // Nothing else was taken for a manifest.
+    assert!(!err.contains("README.md"), "{err}");
+    assert!(!err.contains("dependabot"), "{err}");
+
+    // A role the manifests do not declare: an error, as plan refuses it.
+    readme_layout(d);
+    write(
+        d,
+        "guilds/main.yaml",
+        "version: 1\nextends: ../layouts/community.yaml\nchannels:\n  - name: mod-log\n    overwrites:\n      - { role: Moderatorz, allow: [view_channel] }\n",
+    );
+    let (code, err) = validate_changed(d, &["guilds/main.yaml"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("error: role \"Moderatorz\" is not declared in this manifest"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean \"Moderators\"?"), "{err}");
+    assert!(err.contains("--> guilds/main.yaml:6:17"), "{err}");
+}
+
+/// The hook's entry builds guildctl with `cargo install --locked` from its clone's folder
+/// (so Cargo.lock's versions and rust-toolchain.toml hold), once, then runs `validate
+/// --changed` with the files pre-commit passes. A stand-in `cargo` records how it was
+/// called and installs a stand-in guildctl.
+#[test]
+#[cfg(unix)]
+fn the_hooks_build_takes_the_versions_cargo_lock_pins() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hook: serde_json::Value = serde_saphyr::from_str(
+        &std::fs::read_to_string(repo.join(".pre-commit-hooks.yaml")).unwrap(),
+    )
+    .unwrap();
+    let entry = hook[0]["entry"].as_str().unwrap();
+    assert_eq!(hook[0]["language"].as_str(), Some("script"));
+    // A copy of the hook in a folder of its own, as pre-commit's clone is.
+    let clone = tempfile::tempdir().unwrap();
+    write(
+        clone.path(),
+        entry,
+        &std::fs::read_to_string(repo.join(entry)).unwrap(),
+    );
+    let script = clone.path().join(entry);
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let record = tools.path().join("cargo-calls");
+    write(
+        tools.path(),
+        "cargo",
+        &format!(
+            "#!/bin/sh\necho \"$(pwd) $*\" >> '{record}'\nwhile [ \"$1\" != --root ]; do shift; done\nmkdir -p \"$2/bin\"\nprintf '#!/bin/sh\\necho \"guildctl $*\"\\n' > \"$2/bin/guildctl\"\nchmod +x \"$2/bin/guildctl\"\n",
+            record = record.display()
+        ),
+    );
+    std::fs::set_permissions(
+        tools.path().join("cargo"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        tools.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sample = tempfile::tempdir().unwrap();
+    let run = || {
+        let out = Command::new(&script)
+            .args(["guilds/main.yaml", "layouts/community.yaml"])
+            .current_dir(sample.path())
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(
+        run().trim(),
+        "guildctl validate --changed guilds/main.yaml layouts/community.yaml"
+    );
+    let calls = std::fs::read_to_string(&record).unwrap();
+    let real_clone = std::fs::canonicalize(clone.path()).unwrap();
+    assert!(
+        calls.starts_with(&format!("{} install --locked ", real_clone.display())),
+        "{calls}"
+    );
+    assert!(calls.trim_end().ends_with("--path ."), "{calls}");
+    // Built once: the next commit runs what was built.
+    run();
+    assert_eq!(std::fs::read_to_string(&record).unwrap().lines().count(), 1);
 }
 
 /// What the hook runs, without pre-commit: `validate --changed` picks what the files touch.

@@ -513,8 +513,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Resolves a role reference and reports at `path`: a warning when it is not declared
-    /// (as `undeclared` says), an error when it is a previous name of a declared role or when
+    /// Resolves a role reference and reports at `path`: a warning or an error when it is not
+    /// declared (as `undeclared` says), an error when it is a previous name of a declared role or when
     /// several declared roles (each pinned by id) have that name. The path is written out
     /// only for a reference with something to say.
     pub fn check_role_ref(
@@ -536,28 +536,31 @@ impl<'a> Ctx<'a> {
             }
             RoleLookup::NotDeclared => {
                 let near = closest(name, self.roles.iter().map(|(_, r)| r.name.as_str()));
-                let help = match (undeclared, near) {
-                    (Undeclared::Warn, _) if is_snowflake(name) => Some(
-                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`".to_owned(),
-                    ),
-                    (Undeclared::Warn, Some(best)) => Some(format!("did you mean \"{best}\"?")),
-                    (Undeclared::Warn, None) => Some(
-                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`".to_owned(),
-                    ),
-                    (Undeclared::WarnIfClose, Some(best)) if !is_snowflake(name) => Some(format!(
-                        "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
+                let message = format!("role \"{name}\" is not declared in this manifest");
+                // A name one edit or so from a declared role's is a typo, an error: the hook
+                // and validate stop it rather than plan later (which refuses a role neither
+                // declared nor live). A name close to none may be a role the guild keeps by
+                // hand, and an id names a live role on purpose: only plan can check those.
+                let diagnostic = match (undeclared, near) {
+                    (Undeclared::Warn, _) if is_snowflake(name) => Some(Diagnostic::warning(path, message).with_help(
+                        "fine if a role with this id exists in the guild (plan checks); a declared role is named by id only when it pins that `id`",
                     )),
+                    (Undeclared::Warn, Some(best)) => Some(
+                        Diagnostic::error(path, message).with_help(format!(
+                            "did you mean \"{best}\"? If the guild has a role \"{name}\" of its own, declare it under `roles` by its name alone (`- name: {name}`), which changes nothing of it"
+                        )),
+                    ),
+                    (Undeclared::Warn, None) => Some(Diagnostic::warning(path, message).with_help(
+                        "fine if the role exists in the guild (plan checks); otherwise declare it under `roles`",
+                    )),
+                    (Undeclared::WarnIfClose, Some(best)) if !is_snowflake(name) => Some(
+                        Diagnostic::warning(path, message).with_help(format!(
+                            "did you mean \"{best}\"? (fine if the role exists in the guild: plan checks)"
+                        )),
+                    ),
                     (Undeclared::WarnIfClose, _) => None,
                 };
-                if let Some(help) = help {
-                    out.push(
-                        Diagnostic::warning(
-                            path,
-                            format!("role \"{name}\" is not declared in this manifest"),
-                        )
-                        .with_help(help),
-                    );
-                }
+                out.extend(diagnostic);
             }
             RoleLookup::Ambiguous(all) => {
                 let paths: Vec<&str> = all.iter().map(|&i| self.roles[i].0.as_str()).collect();
@@ -583,7 +586,8 @@ impl<'a> Ctx<'a> {
 /// (one the live guild may have: plan checks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Undeclared {
-    /// A warning, with the nearest declared name if there is one.
+    /// A warning (plan checks the role exists live), but an error when a declared name is
+    /// close to it: a typo, which plan would refuse.
     Warn,
     /// Only when a declared name is close to it (a typo): `policies:` name roles the
     /// manifest leaves alone (an Admin above the bot's role) as a matter of course.

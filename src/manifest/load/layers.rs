@@ -110,7 +110,7 @@ fn workspace_layer(report: &mut Report, ceiling: Option<&Path>) -> Option<Trees>
         return None;
     }
     let within = Within::workspace(file.parent().unwrap_or(&folder));
-    let read = source::read(&file, &within);
+    let read = source::read(&source::shown_path(&file), &within);
     let first = report.files.len();
     for p in read.problems {
         push(report, "read", None, p.message, p.help);
@@ -310,7 +310,7 @@ fn add_bases(
             .path
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        let path = from.join(&rel);
+        let path = source::shown_path(&from.join(&rel));
         let shown = format!("the base manifest {rel} ({})", path.display());
         let real = match source::resolve(&path, &shown, root) {
             Ok(r) => r.real,

@@ -139,6 +139,13 @@ impl FakeGitLab {
         });
     }
 
+    /// A push to merge request `iid`'s branch: `head_sha` is its head from now on.
+    pub fn push(&self, iid: u64, head_sha: &str) {
+        let mut g = self.inner.lock().unwrap();
+        let mr = g.mrs.iter_mut().find(|m| m.iid == iid).expect("the MR");
+        mr.head_sha = head_sha.into();
+    }
+
     /// Merges merge request `iid` as commit `merge_sha`.
     pub fn merge(&self, iid: u64, merge_sha: &str) {
         let mut g = self.inner.lock().unwrap();
