@@ -78,6 +78,7 @@ pub async fn plan_for_apply(
     if let Some(reviewed) = request.reviewed {
         plan.matches_reviewed(reviewed)
             .map_err(ApplyRefused::NotReviewed)?;
+        plan.hold_reviewed_policy_changes(reviewed);
     }
     if let Some(options) = &request.rehearse
         && !plan.is_empty()

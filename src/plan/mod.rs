@@ -224,6 +224,23 @@ impl Plan {
             .flatten()
             .collect()
     }
+
+    /// Takes in the policy changes the reviewed plan listed that this one, derived at apply,
+    /// does not (apply compared with another revision, or with none), and judges the gate
+    /// again: what was reviewed as a policy change stays one, whatever apply can read.
+    pub fn hold_reviewed_policy_changes(&mut self, reviewed: &Plan) {
+        let missing: Vec<PolicyChange> = reviewed
+            .policy_changes
+            .iter()
+            .filter(|c| !self.policy_changes.contains(c))
+            .cloned()
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        self.policy_changes.extend(missing);
+        self.policy_gate = safety::policy_gate(&self.policy_changes, self.policy_gate.allowance);
+    }
 }
 
 /// A plan the deletion gate refuses.

@@ -294,6 +294,14 @@ impl Runner {
         steps: &HashMap<String, HashMap<String, String>>,
         expr: &str,
     ) -> String {
+        // `A || B`: the first side that is not empty (GitHub's first truthy one).
+        if expr.contains("||") {
+            return expr
+                .split("||")
+                .map(|side| self.value(action, steps, side.trim()))
+                .find(|v| !v.is_empty())
+                .unwrap_or_default();
+        }
         // `A == B`, each side an expression or a quoted literal: "true" or "false".
         if let Some((left, right)) = expr.split_once("==") {
             let side = |s: &str| match s.trim() {
@@ -313,7 +321,12 @@ impl Runner {
                     self.eval(action, steps, default)
                 }
             },
-            ["github", name] => self.github.get(*name).cloned().unwrap_or_default(),
+            // `github.event.before` is looked up as `event.before`.
+            ["github", path @ ..] => self
+                .github
+                .get(&path.join("."))
+                .cloned()
+                .unwrap_or_default(),
             ["runner", "temp"] => self.temp.to_str().unwrap().to_owned(),
             ["runner", "os"] => "Linux".into(),
             ["steps", id, "outputs", name] => steps

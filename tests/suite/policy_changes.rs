@@ -207,9 +207,11 @@ policies:
         .map(|r| {
             let p = &r["locations"][0]["physicalLocation"];
             (
+                // SARIF messages are markdown-escaped (text from the manifest is inert).
                 r["message"]["text"]
                     .as_str()
                     .unwrap()
+                    .replace('\\', "")
                     .chars()
                     .take(40)
                     .collect(),
@@ -795,4 +797,54 @@ async fn a_workspace_policy_deleted_is_a_risk_for_every_guild_of_an_all_run() {
     .await
     .assert_code(0);
     assert!(!h.writes().is_empty());
+}
+
+/// The merge's apply holds what the pull request's plan reviewed: a policy change listed
+/// there is counted by apply's gate though apply itself compares with no revision (or one
+/// that cannot be read), so dropping the base revision at apply lets nothing through.
+#[tokio::test]
+async fn apply_of_a_reviewed_plan_counts_the_policy_changes_it_listed() {
+    let h = Harness::start().await;
+    let dir = reviewed_workspace(&h);
+    h.put(
+        "guilds/main.yaml",
+        b"version: 1
+extends: ../layouts/community.yaml
+channels:
+  - name: bot-spam
+    topic: Bot commands only.
+",
+    );
+    h.run(&[
+        "plan",
+        "-f",
+        "guilds/main.yaml",
+        "--policies-base",
+        "HEAD",
+        "--out",
+        "reviewed.json",
+    ])
+    .await
+    .assert_code(0);
+    git(dir, &["commit", "-qam", "merged"]);
+    let apply = [
+        "apply",
+        "-f",
+        "guilds/main.yaml",
+        "--plan",
+        "reviewed.json",
+        "--yes",
+        "--no-rehearse",
+    ];
+    let refused = h.run(&apply).await;
+    refused.assert_code(1);
+    has(
+        &format!("{}{}", refused.stdout, refused.stderr),
+        "removes, renames or loosens 1 policy (few-admins: removed",
+    );
+    // Nothing was sent: the reviewed change is still to make.
+    let still = h.run(&["plan", "-f", "guilds/main.yaml"]).await;
+    has(&still.stdout, "Bot commands only.");
+    let allowed = [&apply[..], &["--allow-policy-changes", "1"]].concat();
+    h.run(&allowed).await.assert_code(0);
 }
