@@ -6,7 +6,9 @@
 //!
 //! Run: `cargo bench --bench access` (`-- --quick` for one iteration).
 
-use std::time::Duration;
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::{measure, ms};
 
 use discord_emulator::{EmulatorOptions, LargeStateOptions, RunningEmulator, large_state};
 use guildctl::access::model::{Overwrite, ROLE};
@@ -17,34 +19,6 @@ use guildctl::manifest::{self, Policy};
 use guildctl::permissions::Permissions;
 use guildctl::plan::{self, PlanOptions};
 use guildctl::snapshot::Snapshot;
-
-fn cpu_now() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
-fn measure(iters: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..iters)
-        .map(|_| {
-            let start = cpu_now();
-            f();
-            cpu_now() - start
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
 
 async fn largest() -> Snapshot {
     let mut state = large_state(LargeStateOptions::default());

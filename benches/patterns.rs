@@ -7,7 +7,9 @@
 //!
 //! Run: `cargo bench --bench patterns` (`-- --quick` for one iteration).
 
-use std::time::Duration;
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::{measure, ms};
 
 use guildctl::access::Guild;
 use guildctl::access::model::{Overwrite, ROLE};
@@ -16,34 +18,6 @@ use guildctl::discord::models::channel_type;
 use guildctl::manifest::Policy;
 use guildctl::manifest::pattern::{ChannelPattern, MAX_PATTERN_CHARS};
 use guildctl::permissions::Permissions;
-
-fn cpu_now() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
-fn measure(iters: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..iters)
-        .map(|_| {
-            let start = cpu_now();
-            f();
-            cpu_now() - start
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
 
 const STARS: &str = "*a*a*a*a*a*a*b";
 const CHANNELS: usize = 500;

@@ -11,6 +11,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::{measure, ms};
+
 #[path = "common/edit.rs"]
 mod edit;
 use edit::changed;
@@ -23,32 +27,6 @@ use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
 const SIZES: [usize; 4] = [10, 50, 125, 250];
-
-/// This thread's CPU time so far.
-fn cpu_now() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
-/// The median CPU time of `f` over `iters` runs, after one warm-up run.
-fn measure(iters: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..iters)
-        .map(|_| {
-            let start = cpu_now();
-            f();
-            cpu_now() - start
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
 
 struct Row {
     roles: usize,
@@ -141,10 +119,6 @@ fn row(roles: usize, snap: &Snapshot, dir: &Path, iters: usize) -> Row {
         export,
         drift: drift_time,
     }
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 fn main() {

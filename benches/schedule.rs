@@ -12,6 +12,10 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::cpu_now;
+
 use guildctl::apply::{Schedule, Status};
 use guildctl::discord::Route;
 use guildctl::plan::{
@@ -21,18 +25,6 @@ use guildctl::plan::{
 
 /// Calls in flight at once, apply's default.
 const CONCURRENCY: usize = 8;
-
-/// This thread's CPU time so far.
-fn cpu_now() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
 
 fn change(kind: Kind, name: String, id: Option<String>) -> Change {
     Change {
