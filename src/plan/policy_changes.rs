@@ -22,9 +22,10 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::access::model::{Guild, Role};
-use crate::access::policy::{self, ANYONE, Carried};
+use crate::access::policy::{ANYONE, Carried};
 use crate::discord::models::channel_type;
 use crate::discord::names::{EVERYONE, stored_display_name};
+use crate::manifest::pattern::ChannelPattern;
 use crate::manifest::{PermissionName, Policy};
 use crate::permissions::Permissions;
 
@@ -481,10 +482,15 @@ fn role_named<'g>(g: &'g Guild, name: &str) -> Option<&'g Role> {
 
 /// The channels (ids) `patterns` name on `g`.
 fn channels_named(g: &Guild, patterns: &[String]) -> BTreeSet<String> {
+    // Compiled once; a pattern past the length limit names nothing.
+    let compiled: Vec<ChannelPattern> = patterns
+        .iter()
+        .filter_map(|p| ChannelPattern::new(p).ok())
+        .collect();
     (0..g.channels.len())
         .filter(|&i| {
             let path = g.path(i);
-            patterns.iter().any(|p| policy::matches(p, &path))
+            compiled.iter().any(|p| p.matches(&path))
         })
         .map(|i| g.channels[i].id.clone())
         .collect()

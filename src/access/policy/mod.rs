@@ -360,10 +360,13 @@ impl<'a> Judge<'a> {
         let paths: Vec<String> = (0..self.g.channels.len()).map(|i| self.g.path(i)).collect();
         let mut out = Vec::new();
         for (k, pattern) in patterns.iter().enumerate() {
+            // Compiled once for every channel; one past the length limit names nothing
+            // (`validate` refuses it before any policy is judged).
+            let compiled = ChannelPattern::new(pattern).ok();
             let found: Vec<usize> = paths
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| matches(pattern, p))
+                .filter(|(_, p)| compiled.as_ref().is_some_and(|c| c.matches(p)))
                 .map(|(i, _)| i)
                 .collect();
             if found.is_empty() && self.certainty == Certainty::Whole {
@@ -782,14 +785,6 @@ fn admin_note(own: Permissions, found: Permissions) -> &'static str {
     } else {
         ""
     }
-}
-
-/// Whether channel `path` (`Staff/#mod-log`) is named by `pattern`
-/// ([`crate::manifest::pattern`]: segments split at `/`, `#` ignored, letters compared
-/// without case, `*` any text within a segment, `**` any segments). A pattern past the
-/// length limit names nothing: `validate` refuses it before any policy is judged.
-pub fn matches(pattern: &str, path: &str) -> bool {
-    ChannelPattern::new(pattern).is_ok_and(|p| p.matches(path))
 }
 
 #[cfg(test)]

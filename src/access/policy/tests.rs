@@ -136,6 +136,11 @@ fn whats(v: &Verdict) -> Vec<&str> {
     v.breaches.iter().map(|b| b.what.as_str()).collect()
 }
 
+/// Whether `pattern` names the channel at `path`, as the judge matches.
+fn matches(pattern: &str, path: &str) -> bool {
+    ChannelPattern::new(pattern).is_ok_and(|p| p.matches(path))
+}
+
 #[test]
 fn patterns_name_channels_by_category() {
     assert!(matches("Staff/*", "Staff/#mod-log"));
