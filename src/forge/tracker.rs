@@ -67,6 +67,7 @@ pub struct Thread {
 pub trait Tracker {
     type Error;
 
+    /// How this forge names what the flows touch, for what guildctl says.
     fn words(&self) -> Words;
     /// The marker on its own line, then `body`, cut to the forge's limit with a note
     /// saying where the whole report is (`forge::body_with_marker`).

@@ -15,7 +15,7 @@ use crate::forge::{
     Candidate, Comment, Issue, Merged, Page, PlanRuns, Reviews, Thread, Tracker, Words,
 };
 
-pub const WORDS: Words = Words {
+const WORDS: Words = Words {
     forge: "GitHub",
     comment: "comment",
     commented: "Commented on",

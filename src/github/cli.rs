@@ -9,14 +9,13 @@ use crate::inert;
 use crate::plan::Plan;
 use crate::report::{self, Heading, MarkdownRoom};
 
-use super::adapter::WORDS;
 use super::client::GitHub;
 use super::error::GithubError;
 use super::files::pull_request_files;
 use super::identity::{Identity, identity};
 use super::types::{marker, pull_request_from_event, read};
 use crate::forge::{
-    DriftReport, Foreign, PlanRuns, Posted, every_guild, left_alone, passed_over_lines,
+    DriftReport, Foreign, PlanRuns, Posted, Tracker, every_guild, left_alone, passed_over_lines,
     plan_digest, plan_rehearsal, reviewed_plan, sync_drift_issue, touched_guilds, upsert_comment,
 };
 
@@ -200,7 +199,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 Posted::Superseded { .. } => return Ok(0),
             };
             report_foreign("comment", &done.foreign, done.written_as.as_deref(), &me);
-            eprintln!("{}", done.describe(WORDS, number));
+            eprintln!("{}", done.describe(gh.words(), number));
             // The URL is GitHub's answer: shown inert.
             crate::outln!("{}", inert::terminal(&done.url));
             Ok(0)
@@ -260,7 +259,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             };
             for line in found
                 .iter()
-                .flat_map(|r| passed_over_lines(WORDS, &r.passed_over))
+                .flat_map(|r| passed_over_lines(gh.words(), &r.passed_over))
             {
                 eprintln!("{line}");
             }

@@ -18,7 +18,6 @@ mod identity;
 mod types;
 mod wire;
 
-pub use adapter::WORDS;
 pub use client::GitHub;
 pub use error::GithubError;
 pub use files::pull_request_files;

@@ -7,12 +7,11 @@ use std::path::PathBuf;
 use clap::{ArgAction, Args, Subcommand};
 
 use crate::forge::{
-    DriftReport, Foreign, PlanRuns, Posted, left_alone, marker, passed_over_lines, plan_digest,
-    read, reviewed_plan, sync_drift_issue, upsert_comment,
+    DriftReport, Foreign, PlanRuns, Posted, Tracker, left_alone, marker, passed_over_lines,
+    plan_digest, read, reviewed_plan, sync_drift_issue, upsert_comment,
 };
 use crate::inert;
 
-use super::adapter::WORDS;
 use super::artifact::download_artifact;
 use super::client::{GitLab, Identity, identity};
 use super::error::GitlabError;
@@ -170,7 +169,7 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
                 }
             };
             report_foreign("note", &done.foreign, &me);
-            eprintln!("{}", done.describe(WORDS, iid));
+            eprintln!("{}", done.describe(gl.words(), iid));
             // The URL is GitLab's answer: shown inert.
             crate::outln!("{}", inert::terminal(&done.url));
             Ok(0)
@@ -227,7 +226,7 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             };
             for line in found
                 .iter()
-                .flat_map(|r| passed_over_lines(WORDS, &r.passed_over))
+                .flat_map(|r| passed_over_lines(gl.words(), &r.passed_over))
             {
                 eprintln!("{line}");
             }

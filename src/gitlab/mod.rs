@@ -19,7 +19,6 @@ mod client;
 mod error;
 mod wire;
 
-pub use adapter::WORDS;
 pub use artifact::download_artifact;
 pub use client::{GitLab, GitlabToken, Identity, identity};
 pub use error::GitlabError;
