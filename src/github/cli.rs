@@ -10,15 +10,14 @@ use crate::plan::Plan;
 use crate::report::{self, Heading, MarkdownRoom};
 
 use super::client::GitHub;
-use super::comment::{CommentAction, Foreign, upsert_comment};
 use super::error::GithubError;
 use super::files::pull_request_files;
 use super::identity::{Identity, identity};
-use super::issue::{DriftIssue, DriftReport, sync_drift_issue};
-use super::reviewed::reviewed_plan_run;
 use super::types::{marker, pull_request_from_event, read};
-use crate::forge::{every_guild, touched_guilds};
-use crate::forge::{plan_digest, plan_rehearsal};
+use crate::forge::{
+    DriftReport, Foreign, PlanRuns, Posted, Tracker, every_guild, left_alone, passed_over_lines,
+    plan_digest, plan_rehearsal, reviewed_plan, sync_drift_issue, touched_guilds, upsert_comment,
+};
 
 #[derive(Args)]
 pub struct GithubArgs {
@@ -152,11 +151,8 @@ async fn whoami(gh: &GitHub, author: &AuthorArg) -> Result<Identity, GithubError
 /// Says what was left alone, and warns when GitHub wrote what guildctl created under
 /// another login than the one it looks for (the next run would not find it).
 fn report_foreign(kind: &str, foreign: &[Foreign], written_as: Option<&str>, me: &Identity) {
-    for f in foreign {
-        eprintln!(
-            "Left alone: {kind} {} by {} carries guildctl's marker, but guildctl writes as {}.",
-            f.id, f.author, me.login
-        );
+    for line in left_alone(kind, foreign, &me.login) {
+        eprintln!("{line}");
     }
     if let Some(actual) = written_as {
         eprintln!(
@@ -197,17 +193,15 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 }
             };
             let me = whoami(&gh, &author).await?;
-            let done = upsert_comment(&gh, &me, number, &marker, &body).await?;
-            report_foreign("comment", &done.foreign, done.written_as.as_deref(), &me);
-            let verb = match done.action {
-                CommentAction::Created => "Commented on",
-                CommentAction::Updated => "Updated the comment on",
-                CommentAction::Unchanged => "The comment is already current on",
+            // A pull request's comment is written by whichever run: no head to compare.
+            let done = match upsert_comment(&gh, &me.login, number, &marker, &body, None).await? {
+                Posted::Written(done) => done,
+                Posted::Superseded { .. } => return Ok(0),
             };
+            report_foreign("comment", &done.foreign, done.written_as.as_deref(), &me);
+            eprintln!("{}", done.describe(gh.words(), number));
             // The URL is GitHub's answer: shown inert.
-            let url = inert::terminal(&done.url);
-            eprintln!("{verb} #{number}: {url}");
-            crate::outln!("{url}");
+            crate::outln!("{}", inert::terminal(&done.url));
             Ok(0)
         }
         GithubCommand::DriftIssue {
@@ -225,7 +219,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             let me = whoami(&gh, &author).await?;
             let sync = sync_drift_issue(
                 &gh,
-                &me,
+                &me.login,
                 &DriftReport {
                     marker: &marker,
                     label: &label,
@@ -237,26 +231,9 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             )
             .await?;
             report_foreign("issue", &sync.foreign, sync.written_as.as_deref(), &me);
-            let done = sync.issue;
-            let url = done.url().map(inert::terminal);
-            let url = url.as_deref().unwrap_or_default();
-            match &done {
-                DriftIssue::Opened { number, .. } => {
-                    eprintln!("Opened drift issue #{number}: {url}")
-                }
-                DriftIssue::Updated { number, .. } => {
-                    eprintln!("Updated drift issue #{number}: {url}")
-                }
-                DriftIssue::Unchanged { number, .. } => {
-                    eprintln!("Drift issue #{number} is already current: {url}")
-                }
-                DriftIssue::Closed { number, .. } => {
-                    eprintln!("Closed drift issue #{number}: {url}")
-                }
-                DriftIssue::Nothing => eprintln!("No drift and no open drift issue."),
-            }
-            if done.url().is_some() {
-                crate::outln!("{url}");
+            eprintln!("{}", sync.issue.describe());
+            if let Some(url) = sync.issue.url() {
+                crate::outln!("{}", inert::terminal(url));
             }
             Ok(0)
         }
@@ -266,29 +243,29 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             sha,
         } => {
             let gh = GitHub::from_env()?;
-            let found = reviewed_plan_run(&gh, &sha, &workflow, include_failed).await?;
+            let plan = PlanRuns {
+                name: &workflow,
+                include_failed,
+            };
+            let found = reviewed_plan(&gh, &sha, plan).await?;
             let (pr, head, run) = match &found {
                 // GitHub's answer, printed as `key=value` lines a step reads: one line each.
                 Some(r) => (
-                    r.pull_request.to_string(),
+                    r.change.to_string(),
                     inert::terminal(&r.head_sha).into_owned(),
-                    r.run_id.map(|i| i.to_string()).unwrap_or_default(),
+                    r.run.map(|i| i.to_string()).unwrap_or_default(),
                 ),
                 None => Default::default(),
             };
-            if let Some(r) = &found {
-                // Newest first, as GitHub listed them; a long tail is counted, not listed.
-                const SHOWN: usize = 20;
-                for p in r.passed_over.iter().take(SHOWN) {
-                    eprintln!("Passed over: {p}.");
-                }
-                if r.passed_over.len() > SHOWN {
-                    eprintln!("Passed over {} more runs.", r.passed_over.len() - SHOWN);
-                }
+            for line in found
+                .iter()
+                .flat_map(|r| passed_over_lines(gh.words(), &r.passed_over))
+            {
+                eprintln!("{line}");
             }
             match &found {
                 None => eprintln!("Commit {sha} merged no pull request: no reviewed plan."),
-                Some(r) if r.run_id.is_none() => eprintln!(
+                Some(r) if r.run.is_none() => eprintln!(
                     "Pull request #{pr} (head {head}) has no {} {workflow} run of its own from this repository: no reviewed plan.",
                     if include_failed {
                         "finished"

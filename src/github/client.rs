@@ -4,16 +4,16 @@
 use std::time::Duration;
 
 use reqwest::Method;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::GithubError;
 use super::types::{GithubToken, Repo};
+use crate::forge::{Page, every_page, next_link};
 
 const USER_AGENT: &str = concat!("guildctl/", env!("CARGO_PKG_VERSION"));
 /// The REST API version the requests are written for.
 const API_VERSION: &str = "2022-11-28";
-/// At 100 items a page, enough for any pull request's comments or open labelled issues.
-pub(crate) const MAX_PAGES: usize = 50;
 
 pub struct GitHub {
     http: reqwest::Client,
@@ -139,40 +139,32 @@ impl GitHub {
         }
     }
 
-    /// Every item of a listing, page after page.
-    pub(crate) async fn get_all(&self, path: &str) -> Result<Vec<Value>, GithubError> {
-        let mut items = Vec::new();
-        let mut next = Some(path.to_owned());
-        let mut pages = 0;
-        while let Some(url) = next.take() {
-            pages += 1;
-            let (page, link) = self.send(Method::GET, &url, None).await?;
-            match page {
-                Value::Array(list) => items.extend(list),
-                other => {
-                    return Err(GithubError::Decode {
-                        method: "GET".into(),
-                        path: path.to_owned(),
-                        detail: format!("a list was expected, got {}", kind(&other)),
-                    });
-                }
-            }
-            if pages < MAX_PAGES {
-                next = link;
-            }
-        }
-        Ok(items)
+    /// One request whose answer is read as `T` (the typed shapes of `wire`).
+    pub(crate) async fn send_as<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(T, Option<String>), GithubError> {
+        let (v, next) = self.send(method.clone(), path, body).await?;
+        let typed = serde_json::from_value(v).map_err(|e| GithubError::Decode {
+            method: method.to_string(),
+            path: path.to_owned(),
+            detail: e.to_string(),
+        })?;
+        Ok((typed, next))
     }
-}
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
+    /// Every item of a listing, page after page (`forge::every_page`).
+    pub(crate) async fn get_all<T: DeserializeOwned>(
+        &self,
+        path: &str,
+    ) -> Result<Vec<T>, GithubError> {
+        every_page(path, |url| async move {
+            let (items, next) = self.send_as(Method::GET, &url, None).await?;
+            Ok(Page { items, next })
+        })
+        .await
     }
 }
 
@@ -185,33 +177,5 @@ fn hint(status: u16) -> &'static str {
         }
         404 => " (is GITHUB_REPOSITORY right, and can the token see it?)",
         _ => "",
-    }
-}
-
-/// The `rel="next"` URL of a `Link` header (RFC 8288, as GitHub writes it).
-fn next_link(header: &str) -> Option<String> {
-    header.split(',').find_map(|part| {
-        let (url, params) = part.split_once(';')?;
-        let is_next = params
-            .split(';')
-            .any(|p| matches!(p.trim(), "rel=\"next\"" | "rel=next"));
-        let url = url.trim().strip_prefix('<')?.strip_suffix('>')?;
-        is_next.then(|| url.to_owned())
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_next_link_is_read_from_githubs_header() {
-        let h = r#"<https://api.github.com/repositories/1/issues/2/comments?page=2>; rel="next", <https://api.github.com/repositories/1/issues/2/comments?page=5>; rel="last""#;
-        assert_eq!(
-            next_link(h).as_deref(),
-            Some("https://api.github.com/repositories/1/issues/2/comments?page=2")
-        );
-        assert_eq!(next_link(r#"<https://x/?page=1>; rel="prev""#), None);
-        assert_eq!(next_link("garbage"), None);
     }
 }

@@ -31,8 +31,8 @@ pub enum GithubError {
         path: PathBuf,
         source: serde_json::Error,
     },
-    #[error("{0:?} is not a commit sha")]
-    BadSha(String),
+    #[error(transparent)]
+    BadSha(#[from] crate::forge::NotASha),
     #[error(transparent)]
     Marker(#[from] crate::forge::EmptyMarker),
     #[error(transparent)]

@@ -3,10 +3,10 @@
 //! write the marker (docs/github.md, "Whose comment is it").
 
 use reqwest::Method;
-use serde_json::Value;
 
 use super::client::GitHub;
 use super::error::GithubError;
+use super::wire::Me;
 
 /// The login a workflow's own `GITHUB_TOKEN` writes as.
 pub const ACTIONS_BOT: &str = "github-actions[bot]";
@@ -34,11 +34,6 @@ pub enum IdentitySource {
 }
 
 impl Identity {
-    /// Whether `item` (a comment or an issue as GitHub returns it) was written by this login.
-    pub fn wrote(&self, item: &Value) -> bool {
-        author(item).is_some_and(|a| a.eq_ignore_ascii_case(&self.login))
-    }
-
     /// How the login was learned, for the log.
     pub fn describe(&self) -> String {
         match self.source {
@@ -51,11 +46,6 @@ impl Identity {
             ),
         }
     }
-}
-
-/// The login of an item's author (`user.login`); none for a deleted account.
-pub fn author(item: &Value) -> Option<&str> {
-    item.pointer("/user/login").and_then(Value::as_str)
 }
 
 /// The token's identity: `given` when there is one, else what `GET /user` says, else
@@ -71,22 +61,16 @@ pub async fn identity(gh: &GitHub, given: Option<&str>) -> Result<Identity, Gith
             source: IdentitySource::Given,
         });
     }
-    match gh.send(Method::GET, "/user", None).await {
-        Ok((user, _)) => {
-            let login = user
-                .get("login")
-                .and_then(Value::as_str)
-                .filter(|l| valid_login(l))
-                .ok_or_else(|| GithubError::Decode {
-                    method: "GET".into(),
-                    path: "/user".into(),
-                    detail: "no login".into(),
-                })?;
-            Ok(Identity {
-                login: login.to_owned(),
-                source: IdentitySource::User,
-            })
-        }
+    match gh.send_as::<Me>(Method::GET, "/user", None).await {
+        Ok((Me { login }, _)) if valid_login(&login) => Ok(Identity {
+            login,
+            source: IdentitySource::User,
+        }),
+        Ok(_) => Err(GithubError::Decode {
+            method: "GET".into(),
+            path: "/user".into(),
+            detail: "no login".into(),
+        }),
         Err(GithubError::Api {
             status: 403,
             message,
@@ -111,19 +95,6 @@ fn valid_login(login: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn authors_are_compared_by_login_whatever_the_case() {
-        let me = Identity {
-            login: "github-actions[bot]".into(),
-            source: IdentitySource::ActionsToken,
-        };
-        assert!(me.wrote(&json!({ "user": { "login": "GitHub-Actions[bot]" } })));
-        assert!(!me.wrote(&json!({ "user": { "login": "github-actions" } })));
-        assert!(!me.wrote(&json!({ "user": null })));
-        assert!(!me.wrote(&json!({})));
-    }
 
     #[test]
     fn logins_are_checked() {

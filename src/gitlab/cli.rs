@@ -6,14 +6,15 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Subcommand};
 
-use crate::forge::{marker, plan_digest, read};
+use crate::forge::{
+    DriftReport, Foreign, PlanRuns, Posted, Tracker, left_alone, marker, passed_over_lines,
+    plan_digest, read, reviewed_plan, sync_drift_issue, upsert_comment,
+};
 use crate::inert;
 
+use super::artifact::download_artifact;
 use super::client::{GitLab, Identity, identity};
 use super::error::GitlabError;
-use super::issue::{DriftIssue, sync_drift_issue};
-use super::note::{NoteAction, Noted, upsert_note};
-use super::reviewed::{download_artifact, reviewed_plan};
 
 #[derive(Args)]
 pub struct GitlabArgs {
@@ -132,13 +133,9 @@ async fn whoami(gl: &GitLab, author: &AuthorArg) -> Result<Identity, GitlabError
     Ok(me)
 }
 
-fn report_foreign(kind: &str, foreign: &[(u64, String)], me: &Identity) {
-    for (id, who) in foreign {
-        eprintln!(
-            "Left alone: {kind} {id} by {} carries guildctl's marker, but guildctl writes as {}.",
-            inert::terminal(who),
-            me.username
-        );
+fn report_foreign(kind: &str, foreign: &[Foreign], me: &Identity) {
+    for line in left_alone(kind, foreign, &me.username) {
+        eprintln!("{line}");
     }
 }
 
@@ -157,9 +154,11 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             let commit = sha.or_else(pipeline_commit);
             let gl = GitLab::from_env()?;
             let me = whoami(&gl, &author).await?;
-            let done = match upsert_note(&gl, &me, iid, &marker, &body, commit.as_deref()).await? {
-                Noted::Written(done) => done,
-                Noted::Superseded { head } => {
+            let posted =
+                upsert_comment(&gl, &me.username, iid, &marker, &body, commit.as_deref()).await?;
+            let done = match posted {
+                Posted::Written(done) => done,
+                Posted::Superseded { head } => {
                     // Not a failure: the newer head's own pipeline writes the note.
                     eprintln!(
                         "Not writing the note on !{iid}: a newer head exists ({} is the merge request's head, this pipeline planned {}); its own pipeline writes the note.",
@@ -170,15 +169,9 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
                 }
             };
             report_foreign("note", &done.foreign, &me);
-            let verb = match done.action {
-                NoteAction::Created => "Noted on",
-                NoteAction::Updated => "Updated the note on",
-                NoteAction::Unchanged => "The note is already current on",
-            };
+            eprintln!("{}", done.describe(gl.words(), iid));
             // The URL is GitLab's answer: shown inert.
-            let url = inert::terminal(&done.url);
-            eprintln!("{verb} !{iid}: {url}");
-            crate::outln!("{url}");
+            crate::outln!("{}", inert::terminal(&done.url));
             Ok(0)
         }
         GitlabCommand::DriftIssue {
@@ -194,22 +187,19 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             let gl = GitLab::from_env()?;
             let me = whoami(&gl, &author).await?;
             let closing = closing_note();
-            let (done, foreign) =
-                sync_drift_issue(&gl, &me, &marker, &label, &title, &body, drifted, &closing)
-                    .await?;
-            report_foreign("issue", &foreign, &me);
-            let url = done.url().map(inert::terminal).unwrap_or_default();
-            match &done {
-                DriftIssue::Opened { iid, .. } => eprintln!("Opened drift issue #{iid}: {url}"),
-                DriftIssue::Updated { iid, .. } => eprintln!("Updated drift issue #{iid}: {url}"),
-                DriftIssue::Unchanged { iid, .. } => {
-                    eprintln!("Drift issue #{iid} is already current: {url}")
-                }
-                DriftIssue::Closed { iid, .. } => eprintln!("Closed drift issue #{iid}: {url}"),
-                DriftIssue::Nothing => eprintln!("No drift and no open drift issue."),
-            }
-            if done.url().is_some() {
-                crate::outln!("{url}");
+            let report = DriftReport {
+                marker: &marker,
+                label: &label,
+                title: &title,
+                body: &body,
+                drifted,
+                closing_comment: &closing,
+            };
+            let sync = sync_drift_issue(&gl, &me.username, &report).await?;
+            report_foreign("issue", &sync.foreign, &me);
+            eprintln!("{}", sync.issue.describe());
+            if let Some(url) = sync.issue.url() {
+                crate::outln!("{}", inert::terminal(url));
             }
             Ok(0)
         }
@@ -219,36 +209,30 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             sha,
         } => {
             let gl = GitLab::from_env()?;
-            let found = reviewed_plan(&gl, &sha, &job, include_failed).await?;
+            let plan = PlanRuns {
+                name: &job,
+                include_failed,
+            };
+            let found = reviewed_plan(&gl, &sha, plan).await?;
             let num = |n: Option<u64>| n.map(|i| i.to_string()).unwrap_or_default();
             let (mr, head, pipeline, job_id) = match &found {
                 Some(r) => (
-                    r.merge_request.to_string(),
+                    r.change.to_string(),
                     inert::terminal(&r.head_sha).into_owned(),
-                    num(r.pipeline_id),
-                    num(r.job_id),
+                    num(r.run),
+                    num(r.plan),
                 ),
                 None => Default::default(),
             };
-            if let Some(r) = &found {
-                const SHOWN: usize = 20;
-                for p in r.passed_over.iter().take(SHOWN) {
-                    eprintln!(
-                        "Passed over: pipeline {} {}.",
-                        p.run_id,
-                        inert::terminal(&p.why)
-                    );
-                }
-                if r.passed_over.len() > SHOWN {
-                    eprintln!(
-                        "Passed over {} more pipelines.",
-                        r.passed_over.len() - SHOWN
-                    );
-                }
+            for line in found
+                .iter()
+                .flat_map(|r| passed_over_lines(gl.words(), &r.passed_over))
+            {
+                eprintln!("{line}");
             }
             match &found {
                 None => eprintln!("Commit {sha} merged no merge request: no reviewed plan."),
-                Some(r) if r.job_id.is_none() => eprintln!(
+                Some(r) if r.plan.is_none() => eprintln!(
                     "Merge request !{mr} (head {head}) has no {} pipeline of its own with a {} {job} job: no reviewed plan.",
                     if include_failed {
                         "finished"

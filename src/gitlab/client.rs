@@ -6,13 +6,14 @@ use std::fmt;
 use std::time::Duration;
 
 use reqwest::Method;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::GitlabError;
+use super::wire::User;
+use crate::forge::{Page, every_page, next_link};
 
 const USER_AGENT: &str = concat!("guildctl/", env!("CARGO_PKG_VERSION"));
-/// At 100 items a page, enough for any merge request's notes or open labelled issues.
-const MAX_PAGES: usize = 50;
 
 /// The token: hidden from `Debug`, no `Display`, so it cannot be printed by accident.
 #[derive(Clone)]
@@ -184,29 +185,32 @@ impl GitLab {
         Ok(self.request(Method::GET, path, None).await?.0)
     }
 
-    /// Every item of a listing, page after page.
-    pub(crate) async fn get_all(&self, path: &str) -> Result<Vec<Value>, GitlabError> {
-        let mut items = Vec::new();
-        let mut next = Some(path.to_owned());
-        let mut pages = 0;
-        while let Some(url) = next.take() {
-            pages += 1;
-            let (page, link) = self.send(Method::GET, &url, None).await?;
-            match page {
-                Value::Array(list) => items.extend(list),
-                _ => {
-                    return Err(GitlabError::Decode {
-                        method: "GET".into(),
-                        path: path.to_owned(),
-                        detail: "a list was expected".into(),
-                    });
-                }
-            }
-            if pages < MAX_PAGES {
-                next = link;
-            }
-        }
-        Ok(items)
+    /// One JSON request whose answer is read as `T` (the typed shapes of `wire`).
+    pub(crate) async fn send_as<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(T, Option<String>), GitlabError> {
+        let (v, next) = self.send(method.clone(), path, body).await?;
+        let typed = serde_json::from_value(v).map_err(|e| GitlabError::Decode {
+            method: method.to_string(),
+            path: path.to_owned(),
+            detail: e.to_string(),
+        })?;
+        Ok((typed, next))
+    }
+
+    /// Every item of a listing, page after page (`forge::every_page`).
+    pub(crate) async fn get_all<T: DeserializeOwned>(
+        &self,
+        path: &str,
+    ) -> Result<Vec<T>, GitlabError> {
+        every_page(path, |url| async move {
+            let (items, next) = self.send_as(Method::GET, &url, None).await?;
+            Ok(Page { items, next })
+        })
+        .await
     }
 }
 
@@ -222,18 +226,6 @@ fn hint(status: u16) -> &'static str {
     }
 }
 
-/// The `rel="next"` URL of a `Link` header (RFC 8288, as GitLab writes it).
-fn next_link(header: &str) -> Option<String> {
-    header.split(',').find_map(|part| {
-        let (url, params) = part.split_once(';')?;
-        let is_next = params
-            .split(';')
-            .any(|p| matches!(p.trim(), "rel=\"next\"" | "rel=next"));
-        let url = url.trim().strip_prefix('<')?.strip_suffix('>')?;
-        is_next.then(|| url.to_owned())
-    })
-}
-
 /// The username guildctl writes as on GitLab. A note or issue that carries guildctl's
 /// marker is guildctl's only when this user wrote it: anyone can write the marker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -244,11 +236,6 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// Whether `item` (a note or an issue as GitLab returns it) was written by this user.
-    pub fn wrote(&self, item: &Value) -> bool {
-        author(item).is_some_and(|a| a.eq_ignore_ascii_case(&self.username))
-    }
-
     pub fn describe(&self) -> String {
         if self.given {
             format!("{} (as given)", self.username)
@@ -256,11 +243,6 @@ impl Identity {
             format!("{} (the token's user)", self.username)
         }
     }
-}
-
-/// The username of an item's author (`author.username`).
-pub(crate) fn author(item: &Value) -> Option<&str> {
-    item.pointer("/author/username").and_then(Value::as_str)
 }
 
 /// `given` when there is one, else the token's user from `GET /user` (a project or group
@@ -276,18 +258,16 @@ pub async fn identity(gl: &GitLab, given: Option<&str>) -> Result<Identity, Gitl
             given: true,
         });
     }
-    let (user, _) = gl.send(Method::GET, "/user", None).await?;
-    let username = user
-        .get("username")
-        .and_then(Value::as_str)
-        .filter(|u| valid_username(u))
-        .ok_or_else(|| GitlabError::Decode {
+    let (User { username }, _) = gl.send_as(Method::GET, "/user", None).await?;
+    if !valid_username(&username) {
+        return Err(GitlabError::Decode {
             method: "GET".into(),
             path: "/user".into(),
             detail: "no username".into(),
-        })?;
+        });
+    }
     Ok(Identity {
-        username: username.to_owned(),
+        username,
         given: false,
     })
 }
@@ -303,17 +283,9 @@ fn valid_username(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
-    fn authors_are_compared_by_username() {
-        let me = Identity {
-            username: "project_7_bot_1a2b".into(),
-            given: false,
-        };
-        assert!(me.wrote(&json!({ "author": { "username": "project_7_bot_1a2b" } })));
-        assert!(!me.wrote(&json!({ "author": { "username": "mallory" } })));
-        assert!(!me.wrote(&json!({ "author": null })));
+    fn usernames_and_tokens_are_checked() {
         assert!(valid_username("project_7_bot_1a2b"));
         assert!(!valid_username("a b"));
         assert_eq!(

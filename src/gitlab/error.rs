@@ -12,8 +12,8 @@ pub enum GitlabError {
     BadProject(String),
     #[error("the GitLab token is empty or has spaces in it")]
     BadToken,
-    #[error("{0:?} is not a commit sha")]
-    BadSha(String),
+    #[error(transparent)]
+    BadSha(#[from] crate::forge::NotASha),
     #[error("{0:?} is not a GitLab username")]
     BadAuthor(String),
     #[error(

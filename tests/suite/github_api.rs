@@ -1,5 +1,9 @@
 //! `guildctl github ...` against a stand-in for GitHub's REST API that checks every
-//! request and response against GitHub's OpenAPI description (tests/suite/common/github.rs).
+//! request and response against GitHub's OpenAPI description (tests/suite/common/github.rs):
+//! the GitHub adapter's contract in one test, and what the subcommands do around the
+//! flows (forks, failures, who guildctl is, digests, changed guilds). The flows (the drift
+//! issue, the plan comment, the reviewed pick) are tested over an in-memory fake forge in
+//! src/forge/tests.rs.
 
 use crate::common;
 
@@ -63,220 +67,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p
-}
-
-#[tokio::test]
-async fn a_pull_request_gets_one_plan_comment_kept_current() {
-    let gh = FakeGitHub::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let opened = event("pull_request-opened");
-    gh.add_comment(PR_NUMBER, "LGTM, but see the plan");
-    let first = write(dir.path(), "a.md", "### guildctl plan\n\n2 to create.\n");
-    let args = ["comment", "--marker", "plan:guild.yaml", "--body-file"];
-
-    let out = github(
-        &gh,
-        &opened,
-        &[&args[..], &[first.to_str().unwrap()]].concat(),
-    )
-    .await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let comments = gh.comments(PR_NUMBER);
-    assert_eq!(comments.len(), 2);
-    let ours = &comments[1];
-    assert!(
-        ours.body
-            .starts_with("<!-- guildctl:plan:guild.yaml -->\n### guildctl plan"),
-        "{}",
-        ours.body
-    );
-    assert_eq!(
-        out.stdout.trim(),
-        format!(
-            "https://github.com/{REPO}/pull/{PR_NUMBER}#issuecomment-{}",
-            ours.id
-        )
-    );
-
-    // A second push: the same comment says the new plan.
-    let second = write(dir.path(), "b.md", "### guildctl plan\n\n1 to update.\n");
-    let synced = event("pull_request-synchronize");
-    let out = github(
-        &gh,
-        &synced,
-        &[&args[..], &[second.to_str().unwrap()]].concat(),
-    )
-    .await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let comments = gh.comments(PR_NUMBER);
-    assert_eq!(comments.len(), 2, "still one plan comment");
-    assert_eq!(comments[1].id, ours.id);
-    assert!(comments[1].body.ends_with("1 to update.\n"));
-    assert!(out.stderr.contains("Updated the comment"), "{}", out.stderr);
-
-    // Nothing new: nothing is written.
-    let writes = gh.writes().len();
-    let out = github(
-        &gh,
-        &synced,
-        &[&args[..], &[second.to_str().unwrap()]].concat(),
-    )
-    .await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(gh.writes().len(), writes);
-
-    // Another manifest has its own comment.
-    let out = github(
-        &gh,
-        &synced,
-        &[
-            "comment",
-            "--marker",
-            "plan:staging/guild.yaml",
-            "--body-file",
-            second.to_str().unwrap(),
-        ],
-    )
-    .await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(gh.comments(PR_NUMBER).len(), 3);
-    gh.assert_conforms();
-}
-
-#[tokio::test]
-async fn the_comment_is_found_past_the_first_page() {
-    let gh = FakeGitHub::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let opened = event("pull_request-opened");
-    let body = write(dir.path(), "a.md", "plan one");
-    let args = [
-        "comment",
-        "--marker",
-        "plan:guild.yaml",
-        "--body-file",
-        body.to_str().unwrap(),
-    ];
-    for i in 0..150 {
-        gh.add_comment(PR_NUMBER, &format!("comment {i}"));
-    }
-    assert_eq!(github(&gh, &opened, &args).await.code, 0);
-    std::fs::write(&body, "plan two").unwrap();
-    let out = github(&gh, &opened, &args).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let ours: Vec<_> = gh
-        .comments(PR_NUMBER)
-        .into_iter()
-        .filter(|c| c.body.contains("guildctl:plan"))
-        .collect();
-    assert_eq!(ours.len(), 1, "found on page 2, not posted twice");
-    assert!(ours[0].body.ends_with("plan two"));
-    assert!(
-        gh.requests().iter().any(|r| r.path.contains("page=2")),
-        "the second page was read"
-    );
-    gh.assert_conforms();
-}
-
-#[tokio::test]
-async fn drift_opens_updates_and_closes_one_labelled_issue() {
-    let gh = FakeGitHub::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let ev = event("pull_request-opened");
-    let report = write(
-        dir.path(),
-        "drift.md",
-        "### guildctl drift report\n\n1 to update.\n",
-    );
-    let drift = |drifted: &'static str| {
-        vec![
-            "drift-issue".to_owned(),
-            "--marker".into(),
-            "drift:guild.yaml".into(),
-            "--body-file".into(),
-            report.to_str().unwrap().to_owned(),
-            "--drifted".into(),
-            drifted.into(),
-        ]
-    };
-    let run = |args: Vec<String>| {
-        let gh = &gh;
-        let ev = ev.clone();
-        async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            github(gh, &ev, &args).await
-        }
-    };
-    let ours = |gh: &FakeGitHub| {
-        gh.issues()
-            .into_iter()
-            .filter(|i| i.body.contains("guildctl:drift:guild.yaml"))
-            .collect::<Vec<_>>()
-    };
-
-    // No drift and no issue: nothing at all is written.
-    let out = run(drift("false")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(gh.writes().is_empty());
-    assert_eq!(out.stdout, "");
-
-    let out = run(drift("true")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let issues = ours(&gh);
-    assert_eq!(issues.len(), 1);
-    assert_eq!(issues[0].labels, ["guildctl-drift"]);
-    assert_eq!(issues[0].state, "open");
-    assert_eq!(
-        out.stdout.trim(),
-        format!("https://github.com/{REPO}/issues/{}", issues[0].number)
-    );
-
-    // Still drifted, with a different report: the same issue says it.
-    std::fs::write(&report, "### guildctl drift report\n\n2 to update.\n").unwrap();
-    let out = run(drift("true")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let again = ours(&gh);
-    assert_eq!(again.len(), 1);
-    assert_eq!(again[0].number, issues[0].number);
-    assert!(again[0].body.ends_with("2 to update.\n"));
-    let writes = gh.writes().len();
-    assert_eq!(run(drift("true")).await.code, 0);
-    assert_eq!(
-        gh.writes().len(),
-        writes,
-        "an unchanged report writes nothing"
-    );
-
-    // The guild matches again: a comment, then the issue closes as completed.
-    std::fs::write(&report, "No changes: the guild matches the manifest.\n").unwrap();
-    let out = run(drift("false")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let closed = ours(&gh);
-    assert_eq!(closed.len(), 1);
-    assert_eq!(closed[0].state, "closed");
-    assert_eq!(closed[0].state_reason.as_deref(), Some("completed"));
-    let comments = gh.comments(closed[0].number);
-    assert_eq!(comments.len(), 1);
-    assert!(
-        comments[0]
-            .body
-            .contains("matches its manifest again ([run 4242](https://github.com/Codertocat/Hello-World/actions/runs/4242))"),
-        "{}",
-        comments[0].body
-    );
-
-    // Drift again later: a new issue, the closed one stays closed.
-    let out = run(drift("true")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let all = ours(&gh);
-    assert_eq!(all.len(), 2);
-    assert_eq!(all.iter().filter(|i| i.state == "open").count(), 1);
-
-    // The pull request and the unrelated issue were never touched.
-    for i in gh.issues().iter().filter(|i| i.number <= 2) {
-        assert_eq!(i.state, "open");
-        assert!(!i.body.contains("guildctl"), "{i:?}");
-    }
-    gh.assert_conforms();
 }
 
 #[tokio::test]
@@ -454,367 +244,6 @@ async fn the_stand_in_holds_requests_to_githubs_description() {
     assert_eq!(gh.violations().len(), 3);
 }
 
-#[tokio::test]
-async fn the_reviewed_plan_is_the_plan_run_for_the_merged_pull_requests_head() {
-    let gh = FakeGitHub::start().await;
-    let ev = event("pull_request-opened");
-    let head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
-    let merge = "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed";
-    gh.merge_pull(PR_NUMBER, head, merge);
-    gh.add_run("guild-plan.yml", head, "pull_request", "failure");
-    let reviewed = gh.add_run("guild-plan.yml", head, "pull_request", "success");
-    gh.add_run("other.yml", head, "pull_request", "success");
-    gh.add_run("guild-plan.yml", "abcdef0123", "pull_request", "success");
-    let args = |sha: &'static str| {
-        [
-            "reviewed-plan",
-            "--workflow",
-            "guild-plan.yml",
-            "--sha",
-            sha,
-        ]
-    };
-
-    let out = github(&gh, &ev, &args(merge)).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(
-        out.stdout,
-        format!("pull-request={PR_NUMBER}\nhead-sha={head}\nrun-id={reviewed}\n")
-    );
-
-    // A direct push merged no pull request: empty values, still a success.
-    let out = github(&gh, &ev, &args("0123456789abcdef")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout, "pull-request=\nhead-sha=\nrun-id=\n");
-
-    // A merged pull request whose plan never succeeded: no run.
-    gh.merge_pull(7, "3333333333", "4444444444");
-    let out = github(&gh, &ev, &args("4444444444")).await;
-    assert_eq!(out.stdout, "pull-request=7\nhead-sha=3333333333\nrun-id=\n");
-    assert!(
-        out.stderr.contains("no successful guild-plan.yml run"),
-        "{}",
-        out.stderr
-    );
-
-    // Not a sha: refused before any request.
-    let sent = gh.requests().len();
-    let out = github(&gh, &ev, &args("main/../x")).await;
-    assert_eq!(out.code, 1);
-    assert_eq!(gh.requests().len(), sent);
-    gh.assert_conforms();
-}
-
-/// A run for the merged pull request's head is the reviewed plan only when GitHub lists
-/// it as that pull request's own and it ran from this repository: not a run of another
-/// pull request with the same head, not a run from a fork, not a run listing another
-/// repository's pull request of the same number. The right one is found past newer
-/// ones, on a later page.
-#[tokio::test]
-async fn the_reviewed_plan_run_belongs_to_the_merged_pull_request_and_this_repository() {
-    let gh = FakeGitHub::start().await;
-    let ev = event("pull_request-opened");
-    let head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
-    let merge = "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed";
-    gh.merge_pull(PR_NUMBER, head, merge);
-    let ours = vec![(PR_NUMBER, REPO.to_owned())];
-    let wf = "guild-plan.yml";
-    let own = gh.add_run_with(wf, head, "pull_request", "success", ours.clone(), REPO);
-    // Newer, and each with the same head: 100 runs of pull request #9 (a page's worth),
-    // then a fork's run that even lists #2, and a run of another repository's #2.
-    let mut others = Vec::new();
-    for _ in 0..100 {
-        others.push(gh.add_run_with(
-            wf,
-            head,
-            "pull_request",
-            "success",
-            vec![(9, REPO.to_owned())],
-            REPO,
-        ));
-    }
-    let fork = gh.add_run_with(
-        wf,
-        head,
-        "pull_request",
-        "success",
-        ours,
-        "mallory/Hello-World",
-    );
-    let elsewhere = gh.add_run_with(
-        wf,
-        head,
-        "pull_request",
-        "success",
-        vec![(PR_NUMBER, "mallory/Other".to_owned())],
-        REPO,
-    );
-    let args = ["reviewed-plan", "--workflow", wf, "--sha", merge];
-
-    let out = github(&gh, &ev, &args).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(
-        out.stdout,
-        format!("pull-request={PR_NUMBER}\nhead-sha={head}\nrun-id={own}\n")
-    );
-    for line in [
-        format!(
-            "Passed over: run {elsewhere} is for pull request #{PR_NUMBER} of another repository."
-        ),
-        format!("Passed over: run {fork} came from fork mallory/Hello-World."),
-        format!("Passed over: run {} is for pull request #9.", others[99]),
-        "Passed over 82 more runs.".to_owned(),
-    ] {
-        assert!(out.stderr.contains(&line), "{line}\n{}", out.stderr);
-    }
-    assert!(
-        gh.requests()
-            .iter()
-            .any(|r| r.path.contains("/runs?") && r.path.contains("page=2")),
-        "the second page of runs was read"
-    );
-
-    // A merged pull request with only others' runs for its head: no reviewed plan, and
-    // the message says why each was passed over.
-    let (head2, merge2) = ("3333333333", "4444444444");
-    gh.merge_pull(7, head2, merge2);
-    let nine = gh.add_run_with(
-        wf,
-        head2,
-        "pull_request",
-        "success",
-        vec![(9, REPO.to_owned())],
-        REPO,
-    );
-    let forked = gh.add_run_with(
-        wf,
-        head2,
-        "pull_request",
-        "success",
-        vec![],
-        "mallory/Hello-World",
-    );
-    let out = github(
-        &gh,
-        &ev,
-        &["reviewed-plan", "--workflow", wf, "--sha", merge2],
-    )
-    .await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(
-        out.stdout,
-        format!("pull-request=7\nhead-sha={head2}\nrun-id=\n")
-    );
-    assert!(
-        out.stderr
-            .contains(&format!("run {nine} is for pull request #9"))
-            && out
-                .stderr
-                .contains(&format!("run {forked} came from fork mallory/Hello-World"))
-            && out
-                .stderr
-                .contains("no successful guild-plan.yml run of its own"),
-        "{}",
-        out.stderr
-    );
-    gh.assert_conforms();
-}
-
-/// Anyone can write guildctl's marker into a comment. Only a comment the token's own
-/// identity wrote is edited: a marker comment by someone else is left as it is, and
-/// guildctl's own comment is created beside it, then kept current.
-#[tokio::test]
-async fn a_marker_comment_by_someone_else_is_left_alone() {
-    let gh = FakeGitHub::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let ev = event("pull_request-opened");
-    let planted =
-        "<!-- guildctl:plan:guild.yaml -->\n### guildctl plan\n\nNo changes. Approve away.";
-    let theirs = gh.add_comment(PR_NUMBER, planted);
-    let body = write(dir.path(), "a.md", "### guildctl plan\n\n3 to delete.\n");
-    let args = [
-        "comment",
-        "--marker",
-        "plan:guild.yaml",
-        "--body-file",
-        body.to_str().unwrap(),
-    ];
-
-    let out = github(&gh, &ev, &args).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(&format!(
-            "Left alone: comment {theirs} by {OTHER_LOGIN} carries guildctl's marker"
-        )),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("writes on GitHub as github-actions[bot]"),
-        "{}",
-        out.stderr
-    );
-    let comments = gh.comments(PR_NUMBER);
-    assert_eq!(comments.len(), 2, "{comments:?}");
-    assert_eq!(
-        (comments[0].id, comments[0].body.as_str()),
-        (theirs, planted)
-    );
-    assert_eq!(comments[1].author, BOT_LOGIN);
-    assert!(comments[1].body.ends_with("3 to delete.\n"));
-    assert!(
-        !gh.writes()
-            .iter()
-            .any(|w| w.path.ends_with(&format!("/comments/{theirs}"))),
-        "the planted comment was never written to"
-    );
-
-    // The next push updates guildctl's comment, still not theirs.
-    std::fs::write(&body, "### guildctl plan\n\n4 to delete.\n").unwrap();
-    let out = github(&gh, &ev, &args).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let comments = gh.comments(PR_NUMBER);
-    assert_eq!(comments.len(), 2);
-    assert_eq!(comments[0].body, planted);
-    assert!(comments[1].body.ends_with("4 to delete.\n"));
-
-    // With a person's token, GitHub names the person, and the Actions bot's comment is
-    // not theirs either: a third comment, by the person.
-    let out = github_with(&gh, &ev, &args, &[("GITHUB_TOKEN", &gh.user_token)]).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(&format!(
-            "writes on GitHub as {USER_LOGIN} (the token's user)"
-        )),
-        "{}",
-        out.stderr
-    );
-    let comments = gh.comments(PR_NUMBER);
-    assert_eq!(comments.len(), 3);
-    assert_eq!(comments[2].author, USER_LOGIN);
-    assert!(
-        comments[1].body.ends_with("4 to delete.\n"),
-        "the bot's comment is untouched"
-    );
-
-    // An author given (the Action gives it for its own token) is taken without asking
-    // GitHub; one GitHub does not write as is warned about at once.
-    let users = |gh: &FakeGitHub| gh.requests().iter().filter(|r| r.path == "/user").count();
-    let asked = users(&gh);
-    std::fs::write(&body, "### guildctl plan\n\n5 to delete.\n").unwrap();
-    let out = github_with(&gh, &ev, &args, &[("GUILDCTL_GITHUB_AUTHOR", BOT_LOGIN)]).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(users(&gh), asked, "no GET /user");
-    assert!(gh.comments(PR_NUMBER)[1].body.ends_with("5 to delete.\n"));
-    let out = github_with(
-        &gh,
-        &ev,
-        &[&args[..], &["--author", "my-app[bot]"]].concat(),
-        &[],
-    )
-    .await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("::warning::guildctl: GitHub wrote this comment as github-actions[bot], not as my-app[bot]"),
-        "{}",
-        out.stderr
-    );
-    let out = github_with(&gh, &ev, &[&args[..], &["--author", "a b"]].concat(), &[]).await;
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("is not a GitHub login"),
-        "{}",
-        out.stderr
-    );
-    gh.assert_conforms();
-}
-
-/// The same for drift issues: an open, labelled issue with guildctl's marker that
-/// someone else opened is neither updated nor closed; guildctl opens its own.
-#[tokio::test]
-async fn a_drift_issue_opened_by_someone_else_is_left_alone() {
-    let gh = FakeGitHub::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let ev = event("pull_request-opened");
-    let planted = "<!-- guildctl:drift:guild.yaml -->\nAll good, close me.";
-    let theirs = gh.add_issue_by(OTHER_LOGIN, "guildctl: drift", planted, &["guildctl-drift"]);
-    let report = write(
-        dir.path(),
-        "drift.md",
-        "### guildctl drift report\n\n1 to update.\n",
-    );
-    let args = |drifted: &'static str| {
-        vec![
-            "drift-issue".to_owned(),
-            "--marker".into(),
-            "drift:guild.yaml".into(),
-            "--body-file".into(),
-            report.to_str().unwrap().to_owned(),
-            "--drifted".into(),
-            drifted.into(),
-        ]
-    };
-    let run = |a: Vec<String>| {
-        let (gh, ev) = (&gh, ev.clone());
-        async move {
-            let a: Vec<&str> = a.iter().map(String::as_str).collect();
-            github(gh, &ev, &a).await
-        }
-    };
-    let planted_issue = |gh: &FakeGitHub| {
-        gh.issues()
-            .into_iter()
-            .find(|i| i.number == theirs)
-            .unwrap()
-    };
-
-    // No drift: their issue is not closed (nothing is written at all).
-    let out = run(args("false")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(gh.writes().is_empty(), "{:?}", gh.writes());
-    assert!(
-        out.stderr
-            .contains(&format!("Left alone: issue {theirs} by {OTHER_LOGIN}")),
-        "{}",
-        out.stderr
-    );
-
-    // Drift: a new issue by guildctl, theirs untouched.
-    let out = run(args("true")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let ours: Vec<_> = gh
-        .issues()
-        .into_iter()
-        .filter(|i| i.author == BOT_LOGIN)
-        .collect();
-    assert_eq!(ours.len(), 1);
-    assert_ne!(ours[0].number, theirs);
-    assert!(ours[0].body.ends_with("1 to update.\n"));
-    let p = planted_issue(&gh);
-    assert_eq!((p.state.as_str(), p.body.as_str()), ("open", planted));
-
-    // Drift ends: guildctl closes its own issue, and only that one.
-    let out = run(args("false")).await;
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let closed = gh
-        .issues()
-        .into_iter()
-        .find(|i| i.number == ours[0].number)
-        .unwrap();
-    assert_eq!(closed.state, "closed");
-    let p = planted_issue(&gh);
-    assert_eq!((p.state.as_str(), p.body.as_str()), ("open", planted));
-    assert!(gh.comments(theirs).is_empty());
-    assert!(
-        !gh.writes()
-            .iter()
-            .any(|w| w.path.contains(&format!("/issues/{theirs}"))),
-        "the planted issue was never written to"
-    );
-    gh.assert_conforms();
-}
-
 /// `changed-guilds` counts every file a manifest reads as that guild's (issue 30, point 5):
 /// an image or an avatar a single-file manifest names, as much as the manifest itself and
 /// its bases, so a pull request that changes only an image is planned and commented.
@@ -883,34 +312,227 @@ async fn changed_guilds_names_the_guild_whose_image_or_avatar_changed() {
     gh.assert_conforms();
 }
 
-/// A workspace's plan run fails when one guild's plan does, and saves the others' plans:
-/// with --include-failed the pull request's own failed run counts (the newest that
-/// finished), never a cancelled one; without it only a successful run does.
+/// The GitHub adapter's contract: every operation the forge's flows ask of it
+/// (`forge::Tracker`, `forge::Reviews`; the flows themselves are tested over the in-memory
+/// fake in `forge::tests`), spoken to the stand-in that holds each request and answer to
+/// GitHub's OpenAPI description: a pull request's comments read across pages, one
+/// comment created, edited and left when current, a marker comment by someone else left
+/// alone; the drift issue opened with its label, edited, commented on and closed as
+/// completed; the reviewed plan run found past others' runs on a later page, and with
+/// `--include-failed` among the finished ones.
 #[tokio::test]
-async fn a_failed_plan_run_counts_only_with_include_failed() {
+async fn the_github_adapter_speaks_githubs_rest_api() {
     let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
     let ev = event("pull_request-opened");
+    let run = |args: Vec<String>| {
+        let (gh, ev) = (&gh, ev.clone());
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = github(gh, &ev, &args).await;
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            out
+        }
+    };
+    let args = |words: &[&str], file: &Path| {
+        let mut a: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        a.extend(["--body-file".into(), file.to_str().unwrap().to_owned()]);
+        a
+    };
+
+    // The plan comment.
+    for i in 0..150 {
+        gh.add_comment(PR_NUMBER, &format!("comment {i}"));
+    }
+    let planted = "<!-- guildctl:plan:guild.yaml -->\nNo changes. Approve away.";
+    let theirs = gh.add_comment(PR_NUMBER, planted);
+    let plan = write(dir.path(), "plan.md", "### guildctl plan\n\n2 to create.\n");
+    let comment = args(&["comment", "--marker", "plan:guild.yaml"], &plan);
+    let out = run(comment.clone()).await;
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 152);
+    let ours = comments.last().unwrap().clone();
+    assert_eq!(ours.author, BOT_LOGIN);
+    assert_eq!(
+        ours.body,
+        "<!-- guildctl:plan:guild.yaml -->\n### guildctl plan\n\n2 to create.\n"
+    );
+    assert_eq!(
+        out.stdout,
+        format!(
+            "https://github.com/{REPO}/pull/{PR_NUMBER}#issuecomment-{}\n",
+            ours.id
+        )
+    );
+    for line in [
+        "guildctl writes on GitHub as github-actions[bot] (an installation token".to_owned(),
+        format!(
+            "Left alone: comment {theirs} by {OTHER_LOGIN} carries guildctl's marker, but guildctl writes as {BOT_LOGIN}."
+        ),
+        format!("Commented on #{PR_NUMBER}: https://github.com/"),
+    ] {
+        assert!(out.stderr.contains(&line), "{line}\n{}", out.stderr);
+    }
+    assert!(
+        gh.requests().iter().any(|r| r.path.contains("page=2")),
+        "the comments' second page was read"
+    );
+    std::fs::write(&plan, "### guildctl plan\n\n1 to update.\n").unwrap();
+    let out = run(comment.clone()).await;
+    assert!(
+        out.stderr
+            .contains(&format!("Updated the comment on #{PR_NUMBER}")),
+        "{}",
+        out.stderr
+    );
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 152, "edited in place");
+    assert!(comments[151].body.ends_with("1 to update.\n"));
+    assert_eq!(comments[150].body, planted);
+    let writes = gh.writes().len();
+    let out = run(comment).await;
+    assert!(out.stderr.contains("already current"), "{}", out.stderr);
+    assert_eq!(
+        gh.writes().len(),
+        writes,
+        "an unchanged comment writes nothing"
+    );
+
+    // The drift issue.
+    let report = write(
+        dir.path(),
+        "drift.md",
+        "### guildctl drift report\n\n1 to update.\n",
+    );
+    let drift = |drifted: &str| {
+        let mut a = args(&["drift-issue", "--marker", "drift:guild.yaml"], &report);
+        a.extend(["--drifted".into(), drifted.into()]);
+        a
+    };
+    let ours = |gh: &FakeGitHub| {
+        gh.issues()
+            .into_iter()
+            .filter(|i| i.body.contains("guildctl:drift:guild.yaml"))
+            .collect::<Vec<_>>()
+    };
+    let out = run(drift("true")).await;
+    let opened = ours(&gh);
+    assert_eq!(opened.len(), 1);
+    assert_eq!(
+        (opened[0].labels.as_slice(), opened[0].state.as_str()),
+        (&["guildctl-drift".to_owned()][..], "open")
+    );
+    assert_eq!(
+        out.stdout,
+        format!("https://github.com/{REPO}/issues/{}\n", opened[0].number)
+    );
+    std::fs::write(&report, "### guildctl drift report\n\n2 to update.\n").unwrap();
+    let out = run(drift("true")).await;
+    assert!(
+        out.stderr.contains("Updated drift issue #"),
+        "{}",
+        out.stderr
+    );
+    assert!(ours(&gh)[0].body.ends_with("2 to update.\n"));
+    let out = run(drift("false")).await;
+    assert!(
+        out.stderr.contains("Closed drift issue #"),
+        "{}",
+        out.stderr
+    );
+    let closed = &ours(&gh)[0];
+    assert_eq!(
+        (closed.state.as_str(), closed.state_reason.as_deref()),
+        ("closed", Some("completed"))
+    );
+    let said = gh.comments(closed.number);
+    assert_eq!(said.len(), 1);
+    assert!(
+        said[0].body.contains("matches its manifest again ([run 4242](https://github.com/Codertocat/Hello-World/actions/runs/4242))"),
+        "{}",
+        said[0].body
+    );
+    // The pull request and the unrelated issue were never touched.
+    for i in gh.issues().iter().filter(|i| i.number <= 2) {
+        assert_eq!(i.state, "open");
+        assert!(!i.body.contains("guildctl"), "{i:?}");
+    }
+
+    // The reviewed plan run: the pull request's own, past 100 newer runs of pull request
+    // #9 with the same head and a fork's run, on the second page.
     let head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
     let merge = "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed";
-    gh.merge_pull(PR_NUMBER, head, merge);
-    let ours = vec![(PR_NUMBER, REPO.to_owned())];
     let wf = "guild-plan.yml";
-    let succeeded = gh.add_run_with(wf, head, "pull_request", "success", ours.clone(), REPO);
-    let failed = gh.add_run_with(wf, head, "pull_request", "failure", ours.clone(), REPO);
-    let cancelled = gh.add_run_with(wf, head, "pull_request", "cancelled", ours, REPO);
-    let strict = github(
-        &gh,
-        &ev,
-        &["reviewed-plan", "--workflow", wf, "--sha", merge],
-    )
-    .await;
-    assert_eq!(strict.code, 0, "{}", strict.stderr);
-    assert!(
-        strict.stdout.ends_with(&format!("run-id={succeeded}\n")),
-        "{}",
-        strict.stdout
+    gh.merge_pull(PR_NUMBER, head, merge);
+    let mine = vec![(PR_NUMBER, REPO.to_owned())];
+    let own = gh.add_run_with(wf, head, "pull_request", "success", mine.clone(), REPO);
+    for _ in 0..100 {
+        gh.add_run_with(
+            wf,
+            head,
+            "pull_request",
+            "success",
+            vec![(9, REPO.to_owned())],
+            REPO,
+        );
+    }
+    let fork = gh.add_run_with(
+        wf,
+        head,
+        "pull_request",
+        "success",
+        mine.clone(),
+        "mallory/Hello-World",
     );
-    let workspace = github(
+    let reviewed = |extra: &[&str]| {
+        let mut a: Vec<String> = ["reviewed-plan", "--workflow", wf, "--sha", merge]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        a.extend(extra.iter().map(|w| w.to_string()));
+        a
+    };
+    let out = run(reviewed(&[])).await;
+    assert_eq!(
+        out.stdout,
+        format!("pull-request={PR_NUMBER}\nhead-sha={head}\nrun-id={own}\n")
+    );
+    for line in [
+        format!("Passed over: run {fork} came from fork mallory/Hello-World."),
+        "Passed over 81 more runs.".to_owned(),
+        format!("Pull request #{PR_NUMBER} (head {head}): plan run {own}."),
+    ] {
+        assert!(out.stderr.contains(&line), "{line}\n{}", out.stderr);
+    }
+    assert!(
+        gh.requests()
+            .iter()
+            .any(|r| r.path.contains("/runs?") && r.path.contains("page=2")),
+        "the runs' second page was read"
+    );
+    // A workspace's failed plan run counts with --include-failed, never a cancelled one.
+    let failed = gh.add_run_with(wf, head, "pull_request", "failure", mine.clone(), REPO);
+    let cancelled = gh.add_run_with(wf, head, "pull_request", "cancelled", mine, REPO);
+    let out = run(reviewed(&["--include-failed"])).await;
+    assert!(
+        out.stdout.ends_with(&format!("run-id={failed}\n")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "Passed over: run {cancelled} concluded cancelled."
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        gh.requests()
+            .iter()
+            .any(|r| r.path.contains("status=completed"))
+    );
+    // A direct push merged no pull request: empty values, still a success.
+    let out = github(
         &gh,
         &ev,
         &[
@@ -918,30 +540,89 @@ async fn a_failed_plan_run_counts_only_with_include_failed() {
             "--workflow",
             wf,
             "--sha",
-            merge,
-            "--include-failed",
+            "0123456789abcdef",
         ],
     )
     .await;
-    assert_eq!(workspace.code, 0, "{}", workspace.stderr);
-    assert!(
-        workspace.stdout.ends_with(&format!("run-id={failed}\n")),
-        "{}\n{}",
-        workspace.stdout,
-        workspace.stderr
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "pull-request=\nhead-sha=\nrun-id=\n")
     );
+    gh.assert_conforms();
+}
+
+/// Who guildctl is on GitHub (docs/github.md, "Whose comment is it"): an installation
+/// token is taken for `github-actions[bot]`, a person's token is that person's
+/// (`GET /user`), a given author is taken without asking, and a comment GitHub wrote as
+/// another login than the given one is warned about at once.
+#[tokio::test]
+async fn guildctl_learns_its_login_from_author_or_github() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ev = event("pull_request-opened");
+    let body = write(dir.path(), "a.md", "### guildctl plan\n\n3 to delete.\n");
+    let args = [
+        "comment",
+        "--marker",
+        "plan:guild.yaml",
+        "--body-file",
+        body.to_str().unwrap(),
+    ];
+    let out = github(&gh, &ev, &args).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        workspace.stderr.contains(&format!(
-            "Passed over: run {cancelled} concluded cancelled."
+        out.stderr
+            .contains("writes on GitHub as github-actions[bot]"),
+        "{}",
+        out.stderr
+    );
+
+    // With a person's token, GitHub names the person, and the Actions bot's comment is
+    // not theirs: a second comment, by the person.
+    let out = github_with(&gh, &ev, &args, &[("GITHUB_TOKEN", &gh.user_token)]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "writes on GitHub as {USER_LOGIN} (the token's user)"
         )),
         "{}",
-        workspace.stderr
+        out.stderr
     );
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 2);
+    assert_eq!(
+        (comments[0].author.as_str(), comments[1].author.as_str()),
+        (BOT_LOGIN, USER_LOGIN)
+    );
+
+    // An author given (the Action gives it for its own token) is taken without asking
+    // GitHub; one GitHub does not write as is warned about at once.
+    let users = |gh: &FakeGitHub| gh.requests().iter().filter(|r| r.path == "/user").count();
+    let asked = users(&gh);
+    std::fs::write(&body, "### guildctl plan\n\n5 to delete.\n").unwrap();
+    let out = github_with(&gh, &ev, &args, &[("GUILDCTL_GITHUB_AUTHOR", BOT_LOGIN)]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(users(&gh), asked, "no GET /user");
+    assert!(gh.comments(PR_NUMBER)[0].body.ends_with("5 to delete.\n"));
+    let out = github_with(
+        &gh,
+        &ev,
+        &[&args[..], &["--author", "my-app[bot]"]].concat(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        gh.requests()
-            .iter()
-            .any(|r| r.path.contains("status=completed")),
-        "asked GitHub for every finished run"
+        out.stderr.contains("::warning::guildctl: GitHub wrote this comment as github-actions[bot], not as my-app[bot]"),
+        "{}",
+        out.stderr
+    );
+    let out = github_with(&gh, &ev, &[&args[..], &["--author", "a b"]].concat(), &[]).await;
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("is not a GitHub login"),
+        "{}",
+        out.stderr
     );
     gh.assert_conforms();
 }

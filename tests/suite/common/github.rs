@@ -225,23 +225,6 @@ impl FakeGitHub {
         id
     }
 
-    /// `author`'s open issue with `labels`; returns its number.
-    pub fn add_issue_by(&self, author: &str, title: &str, body: &str, labels: &[&str]) -> u64 {
-        let mut d = self.shared.data.lock().unwrap();
-        let number = d.issues.iter().map(|i| i.number).max().unwrap_or(0) + 1;
-        d.issues.push(GhIssue {
-            number,
-            title: title.to_owned(),
-            body: body.to_owned(),
-            labels: labels.iter().map(|l| l.to_string()).collect(),
-            state: "open".into(),
-            state_reason: None,
-            is_pull_request: false,
-            author: author.to_owned(),
-        });
-        number
-    }
-
     /// Records that `number`, with head `head_sha`, was merged as `merge_commit_sha`.
     pub fn merge_pull(&self, number: u64, head_sha: &str, merge_commit_sha: &str) {
         self.shared.data.lock().unwrap().pulls.push(GhPull {
@@ -249,27 +232,6 @@ impl FakeGitHub {
             head_sha: head_sha.to_owned(),
             merge_commit_sha: merge_commit_sha.to_owned(),
         });
-    }
-
-    /// A finished run of `.github/workflows/{workflow_file}` from a branch of `REPO`;
-    /// its `pull_requests` are the merged pull requests recorded with this head, as
-    /// GitHub lists the pull requests whose head a run is for. Returns its id.
-    pub fn add_run(
-        &self,
-        workflow_file: &str,
-        head_sha: &str,
-        event: &str,
-        conclusion: &str,
-    ) -> u64 {
-        let prs: Vec<(u64, String)> = {
-            let d = self.shared.data.lock().unwrap();
-            d.pulls
-                .iter()
-                .filter(|p| p.head_sha == head_sha)
-                .map(|p| (p.number, REPO.to_owned()))
-                .collect()
-        };
-        self.add_run_with(workflow_file, head_sha, event, conclusion, prs, REPO)
     }
 
     /// A finished run whose `pull_requests` and head repository are given: a run of
