@@ -6,7 +6,7 @@
 use std::process::Command;
 
 const HOOK: &str =
-    "pre_commit::the_hook_passes_a_valid_workspace_and_fails_a_broken_base_at_its_line";
+    "pre_commit::the_hook_passes_a_valid_workspace_and_fails_a_broken_layout_once_at_its_line";
 const COMPONENT: &str = "gitlab_component::the_component_plans_notes_applies_the_reviewed_plan_and_keeps_the_drift_issue";
 
 #[test]
@@ -22,6 +22,19 @@ fn a_test_whose_tool_is_absent_is_listed_as_ignored_and_runs_where_it_is_present
         .lines()
         .filter_map(|l| l.strip_suffix(": test"))
         .collect();
+    // The names must be tests of this binary: a renamed test would otherwise pass here
+    // wherever its tool is installed, and fail only where it is not.
+    let all = Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--list", "--format", "terse"])
+        .output()
+        .expect("the test binary lists its tests");
+    let all = String::from_utf8_lossy(&all.stdout);
+    for name in [HOOK, COMPONENT] {
+        assert!(
+            all.lines().any(|l| l.strip_suffix(": test") == Some(name)),
+            "{name} is not a test of this binary: rename it here too"
+        );
+    }
     assert!(
         ignored.contains(&"manifest_fuzz::timed_fuzz_run"),
         "the list is not of ignored tests: {listed}"
