@@ -13,7 +13,9 @@ use guildctl::manifest::LoadedManifest;
 use guildctl::plan::{self, Problem};
 use guildctl::report::{self, Format};
 
-use super::{Connection, Target, connect_loaded, load_checked, read_guild_for_users};
+use guildctl::snapshot::{self, Reading};
+
+use super::{Connection, Target, connect_loaded, load_checked};
 
 #[derive(Args)]
 pub struct AccessArgs {
@@ -110,8 +112,8 @@ pub(crate) async fn view_loaded(
         Who::User(user) => vec![user.clone()],
         Who::Everyone | Who::Roles(_) => Vec::new(),
     };
-    let snap =
-        read_guild_for_users(&session.client, &session.guild_id, &loaded.manifest, &users).await?;
+    let reading = Reading::of(&loaded.manifest).with_users(&users);
+    let snap = snapshot::read(&session.client, &session.guild_id, reading).await?;
     let options = target
         .plan_options()
         .with_api_base(session.client.api_base());

@@ -6,7 +6,6 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use guildctl::snapshot::Snapshot;
-use guildctl::snapshot::people::PeopleQuery;
 
 use super::Connection;
 
@@ -46,28 +45,8 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
         return super::workspace::export(&selection, &conn, output.as_deref()).await;
     }
     let session = conn.open(None).await?;
-    let mut snap = Snapshot::fetch(&session.client, &session.guild_id)
-        .await
-        .context("reading the live guild")?;
-    let mut wanted = PeopleQuery {
-        bans,
-        ..PeopleQuery::default()
-    };
-    if members {
-        // Every role a roster could be exported for; the listing names their holders.
-        let guild = snap.guild.id.clone();
-        wanted.rosters = snap
-            .guild
-            .roles
-            .iter()
-            .filter(|r| r.id != guild && !r.managed)
-            .map(|r| (r.id.clone(), Default::default()))
-            .collect();
-    }
-    snap.read_people(&session.client, &wanted)
-        .await
-        .context("reading the guild's members and bans")?;
-    read_sections(&session.client, &mut snap).await?;
+    let reading = guildctl::snapshot::Reading::everything(members, bans);
+    let snap = guildctl::snapshot::read(&session.client, &session.guild_id, reading).await?;
     if members && snap.people.as_ref().is_some_and(|p| p.listing_refused) {
         bail!(
             "export --members lists the guild's members, which Discord refused: the bot's application lacks the GUILD_MEMBERS privileged intent (Developer Portal > Bot > Server Members Intent). Nothing was written"
@@ -106,32 +85,6 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
         }
     }
     Ok(0)
-}
-
-/// What an export reads beyond the guild, for one guild and for a workspace alike: the whole
-/// guild's AutoMod rules and scheduled events (one GET each; left out when the bot may not
-/// read them), and its emoji, soundboard and sticker lists.
-pub(crate) async fn read_sections(
-    client: &guildctl::discord::Client,
-    snap: &mut Snapshot,
-) -> Result<()> {
-    let guild = snap.guild.id.clone();
-    snap.automod = guildctl::snapshot::automod::read(client, &guild)
-        .await
-        .context("reading the guild's AutoMod rules")?;
-    snap.events = guildctl::snapshot::events::read(client, &guild)
-        .await
-        .context("reading the guild's scheduled events")?;
-    snap.read_emoji_list(client)
-        .await
-        .context("reading the guild's emojis")?;
-    snap.read_sound_list(client)
-        .await
-        .context("reading the guild's soundboard sounds")?;
-    snap.read_sticker_list(client)
-        .await
-        .context("reading the guild's stickers")?;
-    Ok(())
 }
 
 /// Every file an export writes beside its manifest in `base` — the guild's and roles'

@@ -405,44 +405,11 @@ pub(crate) async fn connect_loaded(target: &Target, loaded: &LoadedManifest) -> 
     target.conn.open(manifest_guild).await
 }
 
-/// The live guild the session is for, as `manifest` needs it ([`read_guild_for`]).
+/// The live guild the session is for, as `manifest` needs it (the reading room,
+/// [`guildctl::snapshot::read`]).
 pub(crate) async fn fetch(session: &Session, manifest: &manifest::Manifest) -> Result<Snapshot> {
-    read_guild_for(&session.client, &session.guild_id, manifest).await
-}
-
-/// Reads a guild: its seven reads, then only what `manifest` asks about besides — the
-/// integrations, invites and voice regions, its custom emoji and their images, the members
-/// and bans of its rosters and ban list (none for a manifest without them).
-pub(crate) async fn read_guild_for(
-    client: &Client,
-    guild_id: &str,
-    manifest: &manifest::Manifest,
-) -> Result<Snapshot> {
-    read_guild_for_users(client, guild_id, manifest, &[]).await
-}
-
-/// [`read_guild_for`], also reading the membership (roles) of `users`: one read each.
-pub(crate) async fn read_guild_for_users(
-    client: &Client,
-    guild_id: &str,
-    manifest: &manifest::Manifest,
-    users: &[String],
-) -> Result<Snapshot> {
-    let mut snap = Snapshot::fetch(client, guild_id)
-        .await
-        .context("reading the live guild")?;
-    snap.read_doors(client, guildctl::snapshot::Wants::of(manifest))
-        .await
-        .context("reading the guild's integrations, invites or voice regions")?;
-    let mut wanted = guildctl::plan::people_query(manifest, &snap);
-    wanted.users.extend(users.iter().cloned());
-    snap.read_people(client, &wanted)
-        .await
-        .context("reading the guild's roster members and bans")?;
-    snap.read_sections(client, manifest).await.context(
-        "reading the guild's emojis, soundboard sounds, AutoMod rules or scheduled events",
-    )?;
-    Ok(snap)
+    let reading = guildctl::snapshot::Reading::of(manifest);
+    Ok(guildctl::snapshot::read(&session.client, &session.guild_id, reading).await?)
 }
 
 /// Shows a refused plan's problems on the manifest's lines.

@@ -369,7 +369,8 @@ async fn open(conn: &Connection, guilds: &[WorkspaceGuild]) -> Result<Session> {
 
 /// A guild as its manifest needs it: the same reads as one guild's command makes.
 async fn read(session: &Session, id: &str, loaded: &LoadedManifest) -> Result<Snapshot> {
-    super::read_guild_for(&session.client, id, &loaded.manifest).await
+    let reading = guildctl::snapshot::Reading::of(&loaded.manifest);
+    Ok(guildctl::snapshot::read(&session.client, id, reading).await?)
 }
 
 // --- validate
@@ -881,12 +882,10 @@ pub(crate) async fn export(sel: &Selection, conn: &Connection, out: Option<&Path
     let outcomes = each(&guilds, |g| {
         let session = &session;
         async move {
-            let mut snap = Snapshot::fetch(&session.client, &g.id)
-                .await
-                .context("reading the live guild")?;
-            // What a single guild's export reads and writes, each guild's files in folders
-            // of their own (`images/NAME`, `emojis/NAME`, ...): guilds' files share names.
-            super::export::read_sections(&session.client, &mut snap).await?;
+            let reading = guildctl::snapshot::Reading::everything(false, false);
+            let snap = guildctl::snapshot::read(&session.client, &g.id, reading).await?;
+            // What a single guild's export writes, each guild's files in folders of their
+            // own (`images/NAME`, `emojis/NAME`, ...): guilds' files share names.
             let images = super::export::write_files(&session.client, &snap, dir, |kind| {
                 format!("{kind}/{}", g.name)
             })

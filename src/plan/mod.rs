@@ -50,7 +50,9 @@ pub use context::{IdRef, PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use field::{Field, FieldChange};
 pub use matching::Duplicate;
-pub use members::{BULK_BAN_MAX, people_query};
+pub use members::BULK_BAN_MAX;
+/// What to read for a manifest's people: the reading room's ([`crate::snapshot::people_query`]).
+pub use crate::snapshot::people_query;
 pub use policy_changes::{PolicyBase, PolicyBaseline, PolicyChange, PriorPolicy};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};
