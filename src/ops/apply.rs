@@ -327,7 +327,7 @@ pub enum Calls {
     NotStarted,
     /// Its calls were made (some may have failed); with the fresh plan when asked for.
     Made {
-        outcome: calls::Outcome,
+        outcome: Box<calls::Outcome>,
         replan: Option<Replan>,
     },
 }
@@ -335,7 +335,7 @@ pub enum Calls {
 /// A fresh plan once the calls succeeded.
 #[derive(Debug)]
 pub enum Replan {
-    Planned(Result<Plan, PlanError>),
+    Planned(Result<Box<Plan>, PlanError>),
     /// Interrupted before the guild was read again: nothing is left undone.
     Interrupted,
     Failed(Failure),
@@ -402,7 +402,10 @@ async fn apply_one(
             Some(fresh) => Some(fresh.await),
             None => None,
         };
-        Calls::Made { outcome, replan }
+        Calls::Made {
+            outcome: Box::new(outcome),
+            replan,
+        }
     };
     drop(ready.lock.take());
     Applied {
@@ -421,7 +424,9 @@ async fn replan(
     host: &impl Host,
 ) -> Replan {
     match snapshot::read(client, &target.id, Reading::of(&loaded.manifest)).await {
-        Ok(after) => Replan::Planned(plan::diff_loaded(loaded, &after, &host.plan_options())),
+        Ok(after) => {
+            Replan::Planned(plan::diff_loaded(loaded, &after, &host.plan_options()).map(Box::new))
+        }
         // Interrupted once every call was over: nothing is left undone.
         Err(_) if client.is_stopped() => Replan::Interrupted,
         Err(e) => Replan::Failed(Box::new(e)),
