@@ -544,3 +544,27 @@ async fn drift_all_counts_each_guilds_prune() {
         );
     }
 }
+
+/// `export --all --members --bans` writes each guild's rosters and ban list, as one
+/// guild's export does (both were refused with --all before).
+#[tokio::test(flavor = "multi_thread")]
+async fn export_all_writes_each_guilds_rosters_and_bans() {
+    let (h, _) = workspace("").await;
+    let out = h.dir.path().join("exported");
+    let run = h
+        .run(&[
+            "export",
+            "--all",
+            "--members",
+            "--bans",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .await;
+    run.assert_code(0);
+    for name in ["a", "b", "c"] {
+        let yaml = std::fs::read_to_string(out.join(format!("{name}.yaml"))).unwrap();
+        assert!(yaml.contains("name: alice"), "{name}: {yaml}");
+        assert!(yaml.contains("\nbans:\n"), "{name}: {yaml}");
+    }
+}
