@@ -368,6 +368,10 @@ async fn apply_all(target: &Target, run: &ApplyRun, calls: &CallRun, yes: bool) 
                     ),
                     ..guilds::plan_outcome(&g.target, plan, Format::Text, color, false)
                 },
+                // Its problems are shown on the manifest's lines; the summary counts them.
+                Some(ApplyRefused::Plan(refusal)) => {
+                    Outcome::failed(&g.target, &refused(refusal).into())
+                }
                 _ => Outcome::failed(&g.target, e),
             },
         })
