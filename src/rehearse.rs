@@ -23,7 +23,7 @@ use crate::discord::{Client, ClientError, ClientOptions, Token};
 use crate::manifest::LoadedManifest;
 use crate::plan::{self, Plan, PlanOptions, Rehearsal, RehearsalRefusal};
 use crate::snapshot::doors::parse_timestamp;
-use crate::snapshot::{Snapshot, Wants};
+use crate::snapshot::{self, Reading, Snapshot};
 
 /// Why a rehearsal could not be run at all (as opposed to a plan it refused).
 #[derive(Debug, thiserror::Error)]
@@ -229,16 +229,11 @@ async fn read_back(
     loaded: &LoadedManifest,
     snap: &Snapshot,
 ) -> Result<Snapshot, ClientError> {
-    let mut after = Snapshot::fetch(client, &snap.guild.id).await?;
-    let wants = Wants {
-        regions: false,
-        ..Wants::of(&loaded.manifest)
-    };
-    after.read_doors(client, wants).await?;
+    let reading = Reading::of(&loaded.manifest).without_regions();
+    let mut after = snapshot::read(client, &snap.guild.id, reading)
+        .await
+        .map_err(|e| e.source)?;
     after.doors.regions.clone_from(&snap.doors.regions);
-    let q = plan::people_query(&loaded.manifest, &after);
-    after.read_people(client, &q).await?;
-    after.read_sections(client, &loaded.manifest).await?;
     // The copy holds only the members the rosters read, so it counts no other holder: a
     // role without a roster keeps the guild's count, which apply does not change (a
     // `holders` policy counts it so; docs/access.md).

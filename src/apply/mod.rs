@@ -8,6 +8,7 @@
 
 mod people;
 mod schedule;
+pub mod summary;
 mod webhook_urls;
 
 pub use schedule::Schedule;

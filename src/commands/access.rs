@@ -3,17 +3,17 @@
 //! it, or of today's (`--live`). Reads only.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
 
-use guildctl::access::view::{Query, View, Who};
+use guildctl::access::view::{Query, Who};
 use guildctl::inert;
-use guildctl::manifest::LoadedManifest;
-use guildctl::plan::{self, Problem};
+use guildctl::ops;
 use guildctl::report::{self, Format};
 
-use super::{Connection, Target, connect_loaded, load_checked, read_guild_for_users};
+use super::{Connection, Target, connect_loaded, failure, load_checked};
 
 #[derive(Args)]
 pub struct AccessArgs {
@@ -73,7 +73,7 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
         policies_base: None,
         conn,
     };
-    let loaded = load_checked(&target)?;
+    let loaded = Arc::new(load_checked(&target)?);
     let query = Query {
         live,
         who: match (roles, user) {
@@ -83,7 +83,11 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
         },
         channel,
     };
-    let (view, problems) = view_loaded(&target, &loaded, &query).await?;
+    let session = connect_loaded(&target, &loaded).await?;
+    let guild = target.guild(session.guild_id.clone());
+    let (view, problems) = ops::access(&session.client, &guild, Some(loaded), &target, &query)
+        .await
+        .map_err(failure)?;
     if !problems.is_empty() {
         eprintln!(
             "note: apply would refuse this plan ({} problem(s), `guildctl plan` shows them); this is the guild as the manifest would make it",
@@ -95,25 +99,4 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
     }
     guildctl::out!("{}", report::access::render(&view, format));
     Ok(0)
-}
-
-/// What `query` asks of a loaded manifest's guild, with the problems for which apply would
-/// refuse its plan: the live guild read as the manifest needs (and the member `--user`
-/// names, one read more).
-pub(crate) async fn view_loaded(
-    target: &Target,
-    loaded: &LoadedManifest,
-    query: &Query,
-) -> Result<(View, Vec<Problem>)> {
-    let session = connect_loaded(target, loaded).await?;
-    let users: Vec<String> = match &query.who {
-        Who::User(user) => vec![user.clone()],
-        Who::Everyone | Who::Roles(_) => Vec::new(),
-    };
-    let snap =
-        read_guild_for_users(&session.client, &session.guild_id, &loaded.manifest, &users).await?;
-    let options = target
-        .plan_options()
-        .with_api_base(session.client.api_base());
-    Ok(plan::access_view(loaded, &snap, &options, query)?)
 }

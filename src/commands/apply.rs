@@ -8,22 +8,25 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
 
-use guildctl::apply::{self, Status};
+use guildctl::apply::{self, Status, summary};
+use guildctl::file_lock::Held;
 use guildctl::inert;
-use guildctl::ops::{self, ApplyRefused, ApplyRequest};
-use guildctl::plan::{self, PlanOptions};
+use guildctl::ops::apply::{Applied, ApplyRun, CallRun, Calls, Replan};
+use guildctl::ops::{self, ApplyRefused, Failure, Guild, GuildTarget, Targets};
+use guildctl::plan::Plan;
 use guildctl::progress::{self, ApplyProgress};
 use guildctl::report::{self, Format, Heading};
 
-use super::git::default_reason;
+use super::guilds::{self, Outcome};
 use super::locks::{self, Writer};
 use super::{
-    EXIT_INTERRUPTED, Target, annotate_rehearsal_refusal, connect, fetch, read_reviewed_plan,
-    refused, rehearsal_failed, rehearsal_options,
+    EXIT_CHANGES, EXIT_INTERRUPTED, Session, Target, connect, failure, open_for, refused,
+    rehearsal_failed,
 };
 
 #[derive(Args)]
@@ -105,83 +108,70 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         wait: lock_timeout,
     });
     let target = &target;
+    let run = ApplyRun {
+        reviewed: reviewed_path.clone(),
+        allow_deletes,
+        allow_policy_changes,
+        rehearse: !no_rehearse,
+    };
+    let mut calls = CallRun {
+        reason,
+        keep_going,
+        webhook_urls: None,
+        replan: false,
+    };
     if target.selection.active() {
+        // One file takes one guild's URLs (docs/decisions.md, "Webhook URLs with --all").
         if webhook_urls.is_some() {
             bail!(
                 "--webhook-urls takes one guild's URLs: apply the guilds that create webhooks one at a time (-f)"
             );
         }
-        return super::workspace::apply(super::workspace::ApplyAll {
-            target,
-            plans: reviewed_path.as_deref(),
-            yes,
-            allow_deletes,
-            allow_policy_changes,
-            reason,
-            keep_going,
-            no_rehearse,
-        })
-        .await;
+        return apply_all(target, &run, &calls, yes).await;
     }
     // Before the first call: a file that could not take the URLs is found now, not
     // after the webhooks exist.
-    let webhook_urls = webhook_urls
+    calls.webhook_urls = webhook_urls
         .as_deref()
         .map(apply::WebhookUrlFile::prepare)
         .transpose()
         .map_err(|e| anyhow!("--webhook-urls {e}; nothing was sent to Discord"))?;
     let (loaded, session) = connect(target).await?;
-    // Held from before the guild is read until the calls are over: another apply of this
-    // guild on this machine then plans from what this one made.
-    let _guild_lock = session.lock_guild(&session.guild_id).await?;
-    let reviewed = match &reviewed_path {
-        Some(path) => Some(read_reviewed_plan(path, &loaded, &session.guild_id)?),
-        None => None,
-    };
-    let snap = fetch(&session, &loaded.manifest).await?;
-    let request = ApplyRequest {
-        reviewed: reviewed.as_ref(),
-        options: PlanOptions {
-            allow_deletes,
-            allow_policy_changes,
-            ..target
-                .plan_options_for(&loaded)
-                .with_api_base(session.client.api_base())
-        },
-        rehearse: (!no_rehearse)
-            .then(|| rehearsal_options(target))
-            .transpose()?,
-    };
+    let loaded = Arc::new(loaded);
+    // In the sandbox, show that one apply converges.
+    calls.replan = session.sandbox.is_some();
     let color = target.conn.color_out();
-    // The plan this run executes is always the one it derives here.
-    let plan = match ops::plan_for_apply(&loaded, &snap, request).await {
-        Ok(plan) => plan,
-        Err(ApplyRefused::Plan(e)) => return Err(refused(target, &loaded, &e)),
-        Err(e @ ApplyRefused::NotReviewed(_)) => {
-            let path = reviewed_path.as_deref().unwrap_or(Path::new("-"));
-            bail!("{e} (reviewed plan: {})", path.display())
-        }
-        Err(e) => {
-            // A refused plan is shown with its refusal, as it would have run.
-            if let Some(plan) = e.plan() {
-                annotate_rehearsal_refusal(target, &loaded, plan)?;
+    // The plan this run executes is always the one it derives here; the guild is locked
+    // from before it is read until the calls are over, so another apply of this guild on
+    // this machine then plans from what this one made.
+    let prepared = ops::apply::prepare(
+        &session.client,
+        target.one(&session, &loaded),
+        target,
+        &run,
+        |id| lock(&session, id),
+    )
+    .await;
+    let plan = match prepared.first().map(|g| &g.result) {
+        Some(Ok(ready)) => &ready.plan,
+        _ => {
+            let Some(Guild { result: Err(e), .. }) = prepared.into_iter().next() else {
+                bail!("internal error: no plan for the guild");
+            };
+            let (shown, error) = refusal(e, reviewed_path.as_deref());
+            if let Some(plan) = shown {
+                // A refused plan is shown with its refusal, as it would have run.
                 guildctl::out!(
                     "{}",
-                    report::render(plan, Format::Text, Heading::Plan, color)
+                    report::render(&plan, Format::Text, Heading::Plan, color)
                 );
             }
-            // The plan just shown says the rehearsal's verdict; the error says what failed.
-            if let ApplyRefused::RehearsalFailed { plan } = &e
-                && let Some(failed) = rehearsal_failed(plan)
-            {
-                bail!("refusing to apply: {failed}");
-            }
-            return Err(e.into());
+            return Err(error);
         }
     };
     guildctl::out!(
         "{}",
-        report::render(&plan, Format::Text, Heading::Plan, color)
+        report::render(plan, Format::Text, Heading::Plan, color)
     );
     if plan.is_empty() {
         return Ok(0);
@@ -202,40 +192,49 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             return Ok(1);
         }
     }
-    let reason = reason.unwrap_or_else(|| default_reason(target.file()));
-    let options = apply::ApplyOptions {
-        keep_going,
-        webhook_urls,
-        ..apply::ApplyOptions::new(reason, loaded.dir())
-    };
-    let mut shown = ApplyProgress::new(
+    let shown = Mutex::new(ApplyProgress::new(
         &session.console,
         plan.operations.len(),
         progress::stderr_wants_bar(),
-    );
+    ));
     super::interrupt::watch(
         &session.client,
         &session.console,
         target.conn.sandbox_state.as_deref(),
     )?;
-    let outcome = apply::apply(&session.client, &plan, &options, |p| shown.event(p)).await;
-    shown.finish();
+    let progress = |_: &GuildTarget, p: apply::Progress<'_>| {
+        if let Ok(mut shown) = shown.lock() {
+            shown.event(p);
+        }
+    };
+    let applied = ops::apply::run(&session.client, prepared, target, &calls, &progress).await;
+    if let Ok(shown) = shown.into_inner() {
+        shown.finish();
+    }
     // Saved whatever the outcome: the calls that were made changed the guild.
     session.save_sandbox(&target.conn)?;
+    let Some(Guild { result, .. }) = applied.into_iter().next() else {
+        bail!("internal error: no outcome for the guild");
+    };
+    let applied = result.map_err(failure)?;
+    let plan = &applied.plan;
+    let (outcome, replan) = match applied.calls {
+        Calls::Made { outcome, replan } => (outcome, replan),
+        Calls::Nothing => return Ok(0),
+        Calls::NotStarted => {
+            guildctl::outln!(
+                "Interrupted before the first call: nothing was sent. Run `guildctl apply` again to apply it."
+            );
+            return Ok(EXIT_INTERRUPTED);
+        }
+    };
     let urls_lost = webhook_urls_report(&outcome, session.sandbox.is_some());
-    guildctl::outln!(
-        "\nApplied {} of {} calls; {} failed, {} skipped.",
-        outcome.count(Status::Done),
-        plan.operations.len(),
-        outcome.count(Status::Failed),
-        outcome.count(Status::Skipped)
-    );
-    for (i, note) in &outcome.notes {
-        let line = format!("{}: {note}", plan.operations[*i].summary);
-        guildctl::outln!("Note: {}", inert::terminal(&line));
+    guildctl::outln!("\n{}", summary::counts_line(plan, &outcome));
+    for line in summary::notes(plan, &outcome) {
+        guildctl::outln!("{line}");
     }
     if outcome.interrupted || session.client.is_stopped() {
-        for line in interrupted_report(&plan, &outcome, reviewed.is_some()) {
+        for line in summary::interrupted_report(plan, &outcome, applied.reviewed) {
             guildctl::outln!("{line}");
         }
         if let Some(message) = urls_lost {
@@ -247,19 +246,11 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         if !outcome.failures.is_empty() {
             guildctl::outln!("Failed:");
         }
-        for (i, e) in &outcome.failures {
-            let line = format!("{}: {e}", plan.operations[*i].summary);
-            guildctl::outln!("  {}", inert::terminal(&line));
+        for line in summary::failures(plan, &outcome) {
+            guildctl::outln!("  {line}");
         }
-        let skipped: Vec<&str> = outcome
-            .statuses
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| **s == Status::Skipped)
-            .map(|(i, _)| plan.operations[i].summary.as_str())
-            .collect();
-        if !skipped.is_empty() {
-            guildctl::outln!("Skipped: {}", inert::terminal(&skipped.join(", ")));
+        if let Some(line) = summary::skipped(plan, &outcome) {
+            guildctl::outln!("{line}");
         }
         if let Some(message) = urls_lost {
             bail!("{message}");
@@ -269,84 +260,227 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             outcome.failures.len()
         );
     }
-    if session.sandbox.is_some() {
-        // In the sandbox, show that one apply converges.
-        let after = match fetch(&session, &loaded.manifest).await {
-            Ok(after) => after,
-            // Interrupted once every call was over: nothing is left undone.
-            Err(_) if session.client.is_stopped() => {
-                guildctl::outln!("Interrupted before the fresh plan against the sandbox.");
-                return Ok(EXIT_INTERRUPTED);
-            }
-            Err(e) => return Err(e),
-        };
-        match plan::diff_loaded(&loaded, &after, &target.plan_options()) {
-            Ok(p) if p.is_empty() => {
-                guildctl::outln!("A fresh plan against the sandbox shows no changes.")
-            }
-            Ok(p) => guildctl::outln!("A fresh plan still shows: {}", report::summary_line(&p)),
-            Err(e) => guildctl::outln!(
-                "A fresh plan was refused: {}",
-                inert::terminal(&e.to_string())
-            ),
+    match replan {
+        None => Ok(0),
+        Some(Replan::Failed(e)) => Err(failure(e)),
+        Some(replan) => {
+            guildctl::out!("{}", replan_line(&replan));
+            Ok(match replan {
+                Replan::Interrupted => EXIT_INTERRUPTED,
+                _ => 0,
+            })
         }
     }
-    Ok(0)
 }
 
-/// What an interrupted run did not do, and how to finish: the calls never sent, those
-/// stopped before Discord confirmed them, those that failed. `reviewed`: the run applied
-/// a reviewed plan (`--plan`), which no longer matches what is left.
-pub(crate) fn interrupted_report(
-    plan: &plan::Plan,
-    outcome: &apply::Outcome,
-    reviewed: bool,
-) -> Vec<String> {
-    let summaries = |keep: &dyn Fn(usize, Status) -> bool| -> Vec<&str> {
-        outcome
-            .statuses
-            .iter()
-            .enumerate()
-            .filter(|&(i, s)| keep(i, *s))
-            .map(|(i, _)| plan.operations[i].summary.as_str())
-            .collect()
+/// What the fresh plan after an apply in the sandbox shows, as a line.
+fn replan_line(replan: &Replan) -> String {
+    match replan {
+        Replan::Planned(Ok(p)) if p.is_empty() => {
+            "A fresh plan against the sandbox shows no changes.\n".to_owned()
+        }
+        Replan::Planned(Ok(p)) => {
+            format!("A fresh plan still shows: {}\n", report::summary_line(p))
+        }
+        Replan::Planned(Err(e)) => format!(
+            "A fresh plan was refused: {}\n",
+            inert::terminal(&e.to_string())
+        ),
+        Replan::Interrupted => {
+            "Interrupted before the fresh plan against the sandbox.\n".to_owned()
+        }
+        Replan::Failed(e) => format!("error: {}\n", inert::terminal(&guilds::chain(e.as_ref()))),
+    }
+}
+
+/// Locks guild `id` for the session's writes (a live guild's).
+async fn lock(session: &Session, id: String) -> Result<Option<Held>, Failure> {
+    Ok(session.lock_guild(&id).await?)
+}
+
+/// A guild's plan that apply refused, as one guild's apply ends: the plan to show with the
+/// refusal, if it was made whole, and the error.
+fn refusal(e: Failure, reviewed: Option<&Path>) -> (Option<Box<Plan>>, anyhow::Error) {
+    let refused_plan = match e.downcast::<ApplyRefused>() {
+        Ok(refused) => *refused,
+        Err(e) => return (None, failure(e)),
     };
-    let not_done = outcome.statuses.len() - outcome.count(Status::Done);
-    let mut lines = vec![if not_done == 0 {
-        "Interrupted, after every call was made.".to_owned()
-    } else {
-        format!("Interrupted: {not_done} call(s) not made.")
-    }];
-    let unconfirmed = |i: usize| outcome.unconfirmed.contains(&i);
-    let not_sent = summaries(&|i, s| s != Status::Done && s != Status::Failed && !unconfirmed(i));
-    if !not_sent.is_empty() {
-        lines.push(format!(
-            "Not sent: {}",
-            inert::terminal(&not_sent.join(", "))
-        ));
+    match refused_plan {
+        // Its problems are shown on the manifest's lines.
+        ApplyRefused::Plan(e) => (None, refused(&e)),
+        e @ ApplyRefused::NotReviewed(_) => {
+            let path = reviewed.unwrap_or(Path::new("-"));
+            (None, anyhow!("{e} (reviewed plan: {})", path.display()))
+        }
+        // The plan shown says the rehearsal's verdict; the error says what failed.
+        ApplyRefused::RehearsalFailed { plan } => match rehearsal_failed(&plan) {
+            Some(failed) => (Some(plan), anyhow!("refusing to apply: {failed}")),
+            None => {
+                let shown = plan.clone();
+                (Some(shown), ApplyRefused::RehearsalFailed { plan }.into())
+            }
+        },
+        ApplyRefused::Unsafe { plan, error } => {
+            let shown = plan.clone();
+            (Some(shown), ApplyRefused::Unsafe { plan, error }.into())
+        }
+        e @ ApplyRefused::Rehearse(_) => (None, e.into()),
     }
-    let maybe = summaries(&|i, _| unconfirmed(i));
-    if !maybe.is_empty() {
-        lines.push(format!(
-            "Stopped before Discord confirmed them (an earlier try may have been made): {}",
-            inert::terminal(&maybe.join(", "))
-        ));
-    }
-    for (i, e) in &outcome.failures {
-        let line = format!("{}: {e}", plan.operations[*i].summary);
-        lines.push(format!("Failed: {}", inert::terminal(&line)));
-    }
-    if not_done > 0 {
-        lines.push(
-            "Run `guildctl apply` again to finish: it plans again from the guild as it is now, so it makes only what is still missing.".to_owned(),
-        );
-        if reviewed {
-            lines.push(
-                "The reviewed plan (--plan) no longer matches what is left, so apply refuses it: review a plan of the rest, or apply without --plan.".to_owned(),
-            );
+}
+
+/// `apply --all` / `--guilds`: every guild planned and judged first, nothing written; then,
+/// confirmed, each guild whose plan passed applied whole, whatever happens to the others.
+async fn apply_all(target: &Target, run: &ApplyRun, calls: &CallRun, yes: bool) -> Result<u8> {
+    target.selection.no_reports("apply")?;
+    let chosen = target.selection.resolve()?;
+    let session = open_for(&target.conn, &chosen).await?;
+    let color = target.conn.color_out();
+    // 1. Plan every guild and judge its gates; nothing is written yet.
+    let prepared = ops::apply::prepare(
+        &session.client,
+        Targets::workspace(chosen),
+        target,
+        run,
+        |id| lock(&session, id),
+    )
+    .await;
+    let mut planned: Vec<Outcome> = prepared
+        .iter()
+        .map(|g| match &g.result {
+            Ok(r) => {
+                let mut o = guilds::plan_outcome(&g.target, &r.plan, Format::Text, color, false);
+                if !r.plan.is_empty() {
+                    o.code = EXIT_CHANGES;
+                }
+                o
+            }
+            Err(e) => match e.downcast_ref::<ApplyRefused>() {
+                // Shown as one guild's apply shows it: the plan, whose verdict says the
+                // refusal once; the summary says what failed.
+                Some(ApplyRefused::RehearsalFailed { plan }) => Outcome {
+                    code: 1,
+                    changed: !plan.is_empty(),
+                    summary: format!(
+                        "refusing to apply: {}",
+                        plan.rehearsal
+                            .as_ref()
+                            .map_or("rehearsal failed", |r| r.failure())
+                    ),
+                    ..guilds::plan_outcome(&g.target, plan, Format::Text, color, false)
+                },
+                // Its problems are shown on the manifest's lines; the summary counts them.
+                Some(ApplyRefused::Plan(refusal)) => {
+                    Outcome::failed(&g.target, &refused(refusal).into())
+                }
+                _ => Outcome::failed(&g.target, e),
+            },
+        })
+        .collect();
+    let to_apply = prepared
+        .iter()
+        .filter_map(|g| g.result.as_ref().ok())
+        .filter(|r| !r.plan.is_empty())
+        .count();
+    if to_apply > 0 && !yes {
+        guildctl::out!("{}", guilds::summary_table(&planned));
+        if !std::io::stdin().is_terminal() {
+            bail!("apply needs confirmation: run it in a terminal, or pass --yes");
+        }
+        eprint!("Apply the changes to {to_apply} guild(s)? [y/N] ");
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            eprintln!("Nothing was changed.");
+            return Ok(1);
         }
     }
-    lines
+    // 2. Apply each guild that is ready, whole, whatever happens to the others. An
+    // interrupt stops every guild's calls, and the guilds not started yet stay so.
+    super::interrupt::watch(
+        &session.client,
+        &session.console,
+        target.conn.sandbox_state.as_deref(),
+    )?;
+    // In the sandbox, show that one apply converges, as one guild's apply does.
+    let calls = CallRun {
+        replan: session.sandbox.is_some(),
+        ..calls.clone()
+    };
+    // No progress bar: several guilds' calls run at once (docs/decisions.md).
+    let applied = ops::apply::run(&session.client, prepared, target, &calls, &|_, _| {}).await;
+    for (o, g) in planned.iter_mut().zip(applied) {
+        let Ok(applied) = g.result else { continue };
+        let (code, summary, detail) = applied_report(&applied, session.sandbox.is_some());
+        o.code = code;
+        o.summary = summary;
+        o.text.push_str(&detail);
+    }
+    session.save_sandbox(&target.conn)?;
+    let code = guilds::finish(&planned, false);
+    if session.client.is_stopped() {
+        return Ok(EXIT_INTERRUPTED);
+    }
+    Ok(code)
+}
+
+/// (exit code, summary, details) of one guild's apply in `apply --all`: what one guild's
+/// apply says, under the guild's name.
+fn applied_report(applied: &Applied, sandbox: bool) -> (u8, String, String) {
+    let plan = &applied.plan;
+    let total = plan.operations.len();
+    let outcome = match &applied.calls {
+        Calls::Nothing => return (0, report::summary_line(plan), String::new()),
+        Calls::NotStarted => {
+            let summary = format!(
+                "not applied: interrupted before it started ({total} call(s)); run apply again to apply it"
+            );
+            return (EXIT_INTERRUPTED, summary, String::new());
+        }
+        Calls::Made { outcome, .. } => outcome,
+    };
+    let done = outcome.count(Status::Done);
+    let mut detail = format!("\n{}\n", summary::counts_line(plan, outcome));
+    for line in summary::notes(plan, outcome) {
+        detail.push_str(&format!("{line}\n"));
+    }
+    for line in summary::failures(plan, outcome) {
+        detail.push_str(&format!("  failed: {line}\n"));
+    }
+    if let Some(line) = summary::skipped(plan, outcome) {
+        detail.push_str(&format!("  {line}\n"));
+    }
+    let urls_lost = webhook_urls_report(outcome, sandbox);
+    if outcome.interrupted {
+        for line in summary::interrupted_report(plan, outcome, applied.reviewed) {
+            detail.push_str(&format!("{line}\n"));
+        }
+        let summary =
+            format!("interrupted: applied {done} of {total} call(s); run apply again to finish");
+        return (EXIT_INTERRUPTED, summary, detail);
+    }
+    if let Some(message) = urls_lost {
+        detail.push_str(&format!("  error: {}\n", inert::terminal(&message)));
+    }
+    if outcome.succeeded() {
+        if let Calls::Made {
+            replan: Some(replan),
+            ..
+        } = &applied.calls
+        {
+            detail.push_str(&replan_line(replan));
+        }
+        (0, format!("applied {done} call(s)"), detail)
+    } else {
+        (
+            1,
+            format!(
+                "apply failed: {} of {total} call(s) failed; run apply again once fixed",
+                outcome.failures.len()
+            ),
+            detail,
+        )
+    }
 }
 
 /// Says where the URLs of the webhooks created are, never what they are (each holds

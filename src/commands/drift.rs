@@ -4,13 +4,16 @@
 use anyhow::Result;
 use clap::Args;
 
-use guildctl::drift::{self, DriftOptions, DriftReport};
-use guildctl::manifest::LoadedManifest;
-use guildctl::plan;
-use guildctl::report::Format;
+use std::sync::Arc;
 
-use super::git::current_commit;
-use super::{Session, Target, connect_loaded, fetch, load_checked};
+use serde_json::Value;
+
+use guildctl::drift;
+use guildctl::ops::{self, DriftRun, Guild, Targets};
+use guildctl::report::{self, Format};
+
+use super::guilds::{self, Outcome};
+use super::{Target, connect_loaded, load_checked, only, open_for};
 
 #[derive(Args)]
 pub struct DriftArgs {
@@ -44,47 +47,74 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         applier,
         prune_days,
     } = args;
+    let run = DriftRun {
+        audit_pages,
+        appliers: applier,
+        prune_days,
+        now_ms: now_ms(),
+    };
     if target.selection.active() {
-        return super::workspace::drift(&target, format, audit_pages, fail_on_unmanaged, &applier)
-            .await;
+        return drift_all(&target, format, &run, fail_on_unmanaged).await;
     }
-    let loaded = load_checked(&target)?;
-    let (session, mut report) = drift_loaded(&target, &loaded, audit_pages, applier).await?;
-    if let Some(days) = prune_days {
-        report.prune_count =
-            Some(drift::prune_count(&session.client, &session.guild_id, days).await?);
-    }
-    guildctl::out!("{}", drift::render(&report, format));
-    Ok(report.exit_code(fail_on_unmanaged))
+    let loaded = Arc::new(load_checked(&target)?);
+    let session = connect_loaded(&target, &loaded).await?;
+    let targets = target.one(&session, &loaded);
+    let found = only(ops::drift(&session.client, targets, &target, &run).await)?;
+    guildctl::out!("{}", drift::render(&found.report, format));
+    Ok(found.report.exit_code(fail_on_unmanaged))
 }
 
-/// Drift of a loaded manifest: the live guild read as it needs, its differences without
-/// apply's gates, each attributed from at most `audit_pages` pages of the audit log.
-pub(crate) async fn drift_loaded(
-    target: &Target,
-    loaded: &LoadedManifest,
-    audit_pages: usize,
-    appliers: Vec<String>,
-) -> Result<(Session, DriftReport)> {
-    let session = connect_loaded(target, loaded).await?;
-    let snap = fetch(&session, &loaded.manifest).await?;
-    // Drift needs only eyes: the differences without apply's gates.
-    let (plan, problems) = plan::differences(loaded, &snap, &target.plan_options());
-    let now_ms = std::time::SystemTime::now()
+/// Now, in milliseconds since the epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
-        .unwrap_or(0);
-    let mut options = DriftOptions::new(now_ms, current_commit(target.file()));
-    options.max_pages = audit_pages;
-    options.appliers = appliers;
-    let report = drift::investigate(
-        &session.client,
-        &snap,
-        &plan,
-        &problems,
-        loaded.stored(),
-        &options,
-    )
-    .await;
-    Ok((session, report))
+        .unwrap_or(0)
+}
+
+/// `drift --all` / `--guilds`: every guild's drift, rendered as one guild's under a summary.
+async fn drift_all(
+    target: &Target,
+    format: Format,
+    run: &DriftRun,
+    fail_on_unmanaged: bool,
+) -> Result<u8> {
+    let chosen = target.selection.resolve()?;
+    let session = open_for(&target.conn, &chosen).await?;
+    let found = ops::drift(&session.client, Targets::workspace(chosen), target, run).await;
+    let outcomes: Vec<Outcome> = found
+        .into_iter()
+        .map(|Guild { target: g, result }| match result {
+            Err(e) => Outcome::failed(&g, &e),
+            Ok(ops::Drifted {
+                report: r,
+                differences,
+            }) => {
+                let rendered = drift::render(&r, format);
+                let code = r.exit_code(fail_on_unmanaged);
+                Outcome {
+                    name: guilds::name(&g),
+                    id: g.id.clone(),
+                    code,
+                    changed: code != 0,
+                    summary: if code == 0 {
+                        "no drift".into()
+                    } else {
+                        format!("drift: {}", report::summary_line(&differences))
+                    },
+                    json: match format {
+                        Format::Json => serde_json::from_str(&rendered).unwrap_or(Value::Null),
+                        _ => Value::Null,
+                    },
+                    text: rendered,
+                    planned: false,
+                    failure_markdown: None,
+                }
+            }
+        })
+        .collect();
+    if let Some(dir) = &target.selection.reports {
+        guilds::write_reports(dir, &outcomes, format, "drift")?;
+    }
+    Ok(guilds::finish(&outcomes, format == Format::Json))
 }

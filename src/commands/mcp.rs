@@ -3,8 +3,8 @@
 //! `explain` and `schema`. None writes to Discord and none applies: a change to a guild
 //! stays a reviewed pull request.
 //!
-//! Each tool runs what its command runs (`load_checked`, `plan_loaded`, `view_loaded`,
-//! `drift_loaded`, the renderers), with the server's connection (`--sandbox`, or the token
+//! Each tool runs the operation its command runs (`guildctl::ops`: `validate`, `plan`,
+//! `access`, `drift`) and the command's renderers, with the server's connection (`--sandbox`, or the token
 //! from `DISCORD_TOKEN` / `--token-file`, never from a tool's arguments). Paths go through
 //! the manifest resolver held to the folder the server was started in. Results are the
 //! commands' own renderings: plans and reports as text for a terminal, JSON as guildctl
@@ -12,6 +12,7 @@
 //! diagnostics the commands print go to stderr.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
@@ -23,15 +24,16 @@ use serde::Deserialize;
 
 use guildctl::access::view::{Query, Who};
 use guildctl::manifest::{self, LoadedManifest, WORKSPACE_FILE, Within, Workspace};
+use guildctl::ops::{self, DriftRun, PlanRun, Planned, Targets};
 use guildctl::plan::{Action, Plan};
 use guildctl::report::{self, Format, Heading};
 use guildctl::{drift, inert, mcp};
 
-use super::access::view_loaded;
-use super::drift::drift_loaded;
-use super::plan::plan_loaded;
-use super::workspace::{load_for, validate_guild};
-use super::{Connection, Invalid, Target, load_checked, refusal_report, rehearsal_failed};
+use super::drift::now_ms;
+use super::{
+    Connection, Invalid, Target, connect_loaded, failure, load_checked, only, refusal_report,
+    rehearsal_failed,
+};
 
 #[derive(Args)]
 pub struct McpArgs {
@@ -441,15 +443,23 @@ impl Server {
         &self,
         manifest: Option<String>,
         guild: Option<String>,
-    ) -> Result<(Target, LoadedManifest)> {
+    ) -> Result<(Target, Arc<LoadedManifest>)> {
         match (manifest, guild) {
             (Some(_), Some(_)) => bail!("give `manifest` or `guild`, not both"),
             (Some(path), None) => {
                 let target = self.target(Some(PathBuf::from(path)));
                 let loaded = load_checked(&target)?;
-                Ok((target, loaded))
+                Ok((target, Arc::new(loaded)))
             }
-            (None, Some(name)) => load_for(&self.target(None), &workspace_guild(&name)?),
+            (None, Some(name)) => {
+                // A workspace's guild: its folder, and the workspace's id for it.
+                let g = workspace_guild(&name)?;
+                let mut target = self.target(Some(g.manifest.clone()));
+                target.within = Some(g.within());
+                target.conn.guild = Some(g.id.clone());
+                let loaded = ops::load(&target, &g.into()).map_err(failure)?;
+                Ok((target, Arc::new(loaded)))
+            }
             (None, None) => bail!(
                 "name the manifest: `manifest` (a path in the folder the server runs in) or `guild` (a guild of its {WORKSPACE_FILE})"
             ),
@@ -462,8 +472,8 @@ impl Server {
             (Some(path), None) => {
                 vec![guildctl::access::policy::validate_in(Path::new(&path), &here()).1]
             }
-            (None, Some(name)) => vec![validate_guild(&workspace_guild(&name)?)],
-            (None, None) => workspace()?.guilds.iter().map(validate_guild).collect(),
+            (None, Some(name)) => vec![ops::validate_guild(&workspace_guild(&name)?.into())],
+            (None, None) => ops::validate(&Targets::workspace(workspace()?.guilds)),
         };
         let json = manifest::render_reports(&reports, manifest::ReportFormat::Json, false);
         Ok(CallToolResult::success(vec![ContentBlock::text(
@@ -473,10 +483,14 @@ impl Server {
 
     async fn plan_now(&self, p: PlanParams) -> Result<CallToolResult> {
         let (target, loaded) = self.load(p.manifest, p.guild)?;
-        let (_session, planned) = plan_loaded(&target, &loaded, p.rehearse).await?;
-        let plan = match planned {
-            Ok(plan) => plan,
-            Err(refused) => {
+        let session = connect_loaded(&target, &loaded).await?;
+        let targets = target.one(&session, &loaded);
+        let run = PlanRun {
+            rehearse: p.rehearse,
+        };
+        let plan = match only(ops::plan(&session.client, targets, &target, run).await)? {
+            Planned::Plan(plan) => plan,
+            Planned::Refused(refused) => {
                 let report = refusal_report(&loaded, &refused);
                 return Ok(CallToolResult::error(vec![
                     ContentBlock::text(format!(
@@ -514,7 +528,11 @@ impl Server {
             channel: p.channel,
         };
         let (target, loaded) = self.load(p.manifest, p.guild)?;
-        let (view, problems) = view_loaded(&target, &loaded, &query).await?;
+        let session = connect_loaded(&target, &loaded).await?;
+        let guild = target.guild(session.guild_id.clone());
+        let (view, problems) = ops::access(&session.client, &guild, Some(loaded), &target, &query)
+            .await
+            .map_err(failure)?;
         let mut content = vec![ContentBlock::text(report::access::render(
             &view,
             p.format.into(),
@@ -537,9 +555,16 @@ impl Server {
     async fn drift_now(&self, p: DriftParams) -> Result<CallToolResult> {
         let (target, loaded) = self.load(p.manifest, p.guild)?;
         let pages = p.audit_pages.unwrap_or(drift::DEFAULT_MAX_PAGES);
-        let (_session, found) = drift_loaded(&target, &loaded, pages, Vec::new()).await?;
+        let run = DriftRun {
+            audit_pages: pages,
+            now_ms: now_ms(),
+            ..DriftRun::default()
+        };
+        let session = connect_loaded(&target, &loaded).await?;
+        let targets = target.one(&session, &loaded);
+        let found = only(ops::drift(&session.client, targets, &target, &run).await)?;
         Ok(CallToolResult::success(vec![ContentBlock::text(
-            drift::render(&found, p.format.into()),
+            drift::render(&found.report, p.format.into()),
         )]))
     }
 }

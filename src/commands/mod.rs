@@ -1,5 +1,7 @@
-//! One module per command, as cargo's `commands/`: each holds its arguments and runs
-//! them. `session` is what the commands that read a manifest or the guild share; `git`
+//! One module per command, as cargo's `commands/`: each holds its arguments, calls one
+//! operation of `guildctl::ops` and renders what comes back. `session` is what the commands
+//! that read a manifest or the guild share (the targets, the session, `ops`'s host);
+//! `guilds` how a run over a workspace's guilds is rendered; `git`
 //! the commit facts an apply records; `locks` the locks a command that writes takes;
 //! `interrupt` what SIGINT and SIGTERM do while apply makes its calls.
 
@@ -9,6 +11,7 @@ pub mod drift;
 pub mod emulator;
 pub mod export;
 mod git;
+mod guilds;
 pub mod import;
 mod interrupt;
 pub mod lockdown;
@@ -20,12 +23,8 @@ mod policy_base;
 mod rehearse;
 mod session;
 pub mod validate;
-mod workspace;
 
-pub(crate) use rehearse::{
-    annotate_refusal as annotate_rehearsal_refusal, failed as rehearsal_failed,
-    options as rehearsal_options, rehearse_plan,
-};
+pub(crate) use rehearse::failed as rehearsal_failed;
 pub(crate) use session::*;
 
 /// Exit codes (DESIGN.md): 0 nothing to change, 1 error, 2 changes pending.

@@ -1,18 +1,22 @@
 //! `guildctl plan`: what apply would change, for a terminal, a pull request or tools.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use serde_json::json;
 
 use guildctl::inert;
 use guildctl::manifest::LoadedManifest;
-use guildctl::plan::{self, Plan, PlanError};
+use guildctl::ops::{self, Guild, PlanRun, Planned, Targets};
+use guildctl::plan::{Plan, PlanError};
 use guildctl::report::{self, Format, Heading, sarif};
 
+use super::guilds::{self, Outcome};
 use super::{
-    EXIT_CHANGES, Invalid, Session, Target, connect_loaded, fetch, load_checked, refused,
-    rehearsal_failed, rehearse_plan,
+    EXIT_CHANGES, Invalid, Session, Target, connect_loaded, load_checked, only, open_for, refused,
+    rehearsal_failed,
 };
 
 #[derive(Args)]
@@ -84,14 +88,7 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
                 "--format sarif writes one manifest's findings: run `plan -f MANIFEST --format sarif` for each guild"
             );
         };
-        return super::workspace::plan(
-            &target,
-            out.as_deref(),
-            format,
-            detailed_exitcode,
-            rehearse,
-        )
-        .await;
+        return plan_all(&target, out.as_deref(), format, detailed_exitcode, rehearse).await;
     }
     let sarif_out = SarifOut {
         stdout: format == PlanFormat::Sarif,
@@ -173,9 +170,9 @@ async fn plan_for(
     format: Option<Format>,
     sarif_out: SarifOut<'_>,
     rehearse: bool,
-) -> Result<(Session, LoadedManifest, Plan)> {
+) -> Result<(Session, Arc<LoadedManifest>, Plan)> {
     let loaded = match load_checked(target) {
-        Ok(loaded) => loaded,
+        Ok(loaded) => Arc::new(loaded),
         Err(e) => {
             if let Some(invalid) = e.downcast_ref::<Invalid>() {
                 sarif_out.write_invalid(&invalid.report)?;
@@ -190,36 +187,100 @@ async fn plan_for(
             Some(Format::Markdown) => guildctl::out!("{}", report::refusal_markdown(&e)),
             Some(Format::Json) => guildctl::outln!(
                 "{}",
-                inert::json_pretty(&serde_json::json!({ "refused": true, "problems": e.problems }))
+                inert::json_pretty(&json!({ "refused": true, "problems": e.problems }))
             ),
             Some(Format::Text) | None => {}
         }
         if let Err(written) = sarif_out.write(&loaded, None, Some(&e)) {
             return written;
         }
-        refused(target, &loaded, &e)
+        refused(&e)
     })?;
     Ok((session, loaded, plan))
 }
 
-/// The plan of a loaded manifest: the live guild read as it needs, diffed, and rehearsed
-/// when asked. A refused plan is the inner error, for the caller to show.
-pub(crate) async fn plan_loaded(
+/// The plan of a loaded manifest ([`ops::plan`] for its one guild): the live guild read as
+/// it needs, diffed, and rehearsed when asked. A refused plan is the inner error, its
+/// problems shown on the manifest's lines.
+async fn plan_loaded(
     target: &Target,
-    loaded: &LoadedManifest,
+    loaded: &Arc<LoadedManifest>,
     rehearse: bool,
 ) -> Result<(Session, Result<Plan, PlanError>)> {
     let session = connect_loaded(target, loaded).await?;
-    let snap = fetch(&session, &loaded.manifest).await?;
-    let options = target
-        .plan_options_for(loaded)
-        .with_api_base(session.client.api_base());
-    let mut plan = match plan::diff_loaded(loaded, &snap, &options) {
-        Ok(plan) => plan,
-        Err(e) => return Ok((session, Err(e))),
-    };
-    if rehearse {
-        rehearse_plan(target, loaded, &snap, &mut plan).await?;
+    let targets = target.one(&session, loaded);
+    let planned = only(ops::plan(&session.client, targets, target, PlanRun { rehearse }).await)?;
+    Ok(match planned {
+        Planned::Plan(plan) => (session, Ok(*plan)),
+        Planned::Refused(e) => (session, Err(e)),
+    })
+}
+
+/// `plan --all` / `--guilds`: every guild's plan, rendered as one guild's `plan` renders
+/// it under a summary; with `--out DIR`, each plan in `DIR/NAME.json` and the folder's
+/// index for the apply that follows the merge.
+async fn plan_all(
+    target: &Target,
+    out: Option<&Path>,
+    format: Format,
+    detailed_exitcode: bool,
+    rehearse: bool,
+) -> Result<u8> {
+    let chosen = target.selection.resolve()?;
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the plan folder {}", dir.display()))?;
     }
-    Ok((session, Ok(plan)))
+    let session = open_for(&target.conn, &chosen).await?;
+    let color = target.conn.color_out();
+    let run = PlanRun { rehearse };
+    let planned = ops::plan(&session.client, Targets::workspace(chosen), target, run).await;
+    let mut outcomes = Vec::new();
+    for Guild { target: g, result } in planned {
+        outcomes.push(match result {
+            Err(e) => Outcome::failed(&g, &e),
+            Ok(Planned::Refused(e)) => Outcome {
+                name: guilds::name(&g),
+                id: g.id.clone(),
+                code: 1,
+                changed: false,
+                summary: format!("refused: {} problem(s)", e.problems.len()),
+                text: match format {
+                    Format::Markdown => report::refusal_markdown(&e),
+                    _ => format!("error: {}\n", refused(&e)),
+                },
+                json: json!({ "refused": true, "problems": e.problems }),
+                planned: false,
+                failure_markdown: None,
+            },
+            Ok(Planned::Plan(plan)) => {
+                // Written with its verdict, as one guild's `plan --out` writes it; a plan
+                // that cannot be written is its guild's failure.
+                if let Some(dir) = out {
+                    let path = dir.join(format!("{}.json", guilds::name(&g)));
+                    if let Err(e) = std::fs::write(&path, report::plan_json(&plan))
+                        .with_context(|| format!("cannot write the plan to {}", path.display()))
+                    {
+                        outcomes.push(Outcome::failed(&g, &e.into()));
+                        continue;
+                    }
+                }
+                let mut o = guilds::plan_outcome(&g, &plan, format, color, detailed_exitcode);
+                // A failed rehearsal is this guild's failure, as `plan --rehearse` exits 1.
+                // What failed, in a few words: the verdict is in the guild's plan.
+                if let Some(r) = plan.rehearsal.as_ref().filter(|r| !r.ok) {
+                    o.code = 1;
+                    o.summary = r.failure().to_owned();
+                }
+                o
+            }
+        });
+    }
+    if let Some(dir) = &target.selection.reports {
+        guilds::write_reports(dir, &outcomes, format, "plan")?;
+    }
+    if let Some(dir) = out {
+        guilds::write_plan_index(dir, &outcomes)?;
+    }
+    Ok(guilds::finish(&outcomes, format == Format::Json))
 }

@@ -4,6 +4,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
@@ -11,11 +12,11 @@ use clap::Args;
 use discord_emulator::{EmulatorOptions, RunningEmulator};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::file_lock::Held;
-use guildctl::manifest::{self, Diagnostic, LoadedManifest, Severity};
-use guildctl::plan::{PlanError, PlanOptions};
+use guildctl::manifest::{self, LoadedManifest, Workspace, WorkspaceGuild};
+use guildctl::ops::{self, Failure, GuildTarget, Targets};
+use guildctl::plan::{PlanError, PlanOptions, PolicyBaseline};
 use guildctl::private_file::write_private;
 use guildctl::progress::{self, Console};
-use guildctl::snapshot::Snapshot;
 
 use super::locks::{self, Writer};
 
@@ -43,6 +44,48 @@ impl ColorChoice {
     }
 }
 
+/// Which guilds of the workspace to run.
+#[derive(Args, Clone, Default)]
+pub(crate) struct Selection {
+    /// Run for every guild of the workspace file (guildctl.yaml, in this folder or above).
+    #[arg(long, conflicts_with = "guilds", group = "workspace_run")]
+    pub(crate) all: bool,
+    /// Run for these guilds of the workspace file (names, comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAME,...",
+        group = "workspace_run"
+    )]
+    pub(crate) guilds: Vec<String>,
+    /// With --all or --guilds: also write each guild's report to DIR/NAME.md (or .txt,
+    /// .json, as --format says) and one line per guild, `NAME<TAB>EXIT CODE`, to
+    /// DIR/guilds.tsv, for a step that posts one comment or issue per guild.
+    #[arg(long, value_name = "DIR", requires = "workspace_run")]
+    pub(crate) reports: Option<PathBuf>,
+}
+
+impl Selection {
+    pub(crate) fn active(&self) -> bool {
+        self.all || !self.guilds.is_empty()
+    }
+
+    /// Refuses `--reports` where a command does not write them.
+    pub(crate) fn no_reports(&self, command: &str) -> Result<()> {
+        if self.reports.is_some() {
+            bail!("--reports is for plan and drift; {command} --all prints its reports");
+        }
+        Ok(())
+    }
+
+    /// The workspace's guilds chosen, in the workspace's order for `--all`.
+    pub(crate) fn resolve(&self) -> Result<Vec<WorkspaceGuild>> {
+        let ws = Workspace::find(Path::new("."))?;
+        let names = (!self.all).then_some(self.guilds.as_slice());
+        Ok(ws.select(names)?)
+    }
+}
+
 #[derive(Args, Clone)]
 pub(crate) struct Target {
     /// The manifest file (or folder); or --all / --guilds for a workspace's guilds.
@@ -54,7 +97,7 @@ pub(crate) struct Target {
     )]
     pub(crate) file: Option<PathBuf>,
     #[command(flatten)]
-    pub(crate) selection: super::workspace::Selection,
+    pub(crate) selection: Selection,
     /// Create this declared channel even though the bot cannot see whether it exists
     /// (Discord hides channels a bot cannot view). Repeat for several; `Category/name`
     /// picks one in a category.
@@ -87,19 +130,6 @@ impl Target {
         PlanOptions {
             create_unseen: self.create_unseen.clone(),
             ..PlanOptions::default()
-        }
-    }
-
-    /// [`Self::plan_options`] with the policies `loaded` is compared with: those of
-    /// `--policies-base`, read from Git.
-    pub(crate) fn plan_options_for(&self, loaded: &LoadedManifest) -> PlanOptions {
-        PlanOptions {
-            policy_baseline: super::policy_base::baseline(
-                self.policies_base.as_deref(),
-                loaded,
-                self.conn.guild.as_deref(),
-            ),
-            ..self.plan_options()
         }
     }
 
@@ -351,31 +381,21 @@ pub(crate) fn env_number(name: &str) -> Result<Option<u64>> {
 /// A manifest its checks refused, with the report that says why: the error
 /// [`load_checked`] ends with, which a caller that shows diagnostics its own way (`mcp`)
 /// takes the report from.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: {}; nothing was sent to Discord", .path.display(), .report.summary())]
-pub(crate) struct Invalid {
-    pub(crate) path: PathBuf,
-    pub(crate) report: manifest::Report,
+pub(crate) use guildctl::ops::Invalid;
+
+/// A guild's failure as the command's error, a refused manifest kept as itself (callers
+/// look for [`Invalid`]).
+pub(crate) fn failure(e: Failure) -> anyhow::Error {
+    match e.downcast::<Invalid>() {
+        Ok(invalid) => anyhow::Error::new(*invalid),
+        Err(e) => anyhow::Error::from_boxed(e),
+    }
 }
 
 /// Loads a manifest (a file or a folder) and runs every check; warnings are printed, errors
 /// refuse it ([`Invalid`]) before anything is sent to Discord.
 pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
-    let path = target.file();
-    let within = target
-        .within
-        .clone()
-        .unwrap_or_else(|| manifest::Within::given(path));
-    let (loaded, report) = manifest::validate_in(path, &within);
-    target.show(&report)?;
-    match loaded {
-        Some(loaded) if !report.has_errors() => Ok(loaded),
-        _ => Err(Invalid {
-            path: path.to_path_buf(),
-            report,
-        }
-        .into()),
-    }
+    ops::load(target, &target.guild(String::new())).map_err(failure)
 }
 
 /// Loads and checks the manifest and connects, without a request yet: a manifest that
@@ -405,51 +425,9 @@ pub(crate) async fn connect_loaded(target: &Target, loaded: &LoadedManifest) -> 
     target.conn.open(manifest_guild).await
 }
 
-/// The live guild the session is for, as `manifest` needs it ([`read_guild_for`]).
-pub(crate) async fn fetch(session: &Session, manifest: &manifest::Manifest) -> Result<Snapshot> {
-    read_guild_for(&session.client, &session.guild_id, manifest).await
-}
-
-/// Reads a guild: its seven reads, then only what `manifest` asks about besides — the
-/// integrations, invites and voice regions, its custom emoji and their images, the members
-/// and bans of its rosters and ban list (none for a manifest without them).
-pub(crate) async fn read_guild_for(
-    client: &Client,
-    guild_id: &str,
-    manifest: &manifest::Manifest,
-) -> Result<Snapshot> {
-    read_guild_for_users(client, guild_id, manifest, &[]).await
-}
-
-/// [`read_guild_for`], also reading the membership (roles) of `users`: one read each.
-pub(crate) async fn read_guild_for_users(
-    client: &Client,
-    guild_id: &str,
-    manifest: &manifest::Manifest,
-    users: &[String],
-) -> Result<Snapshot> {
-    let mut snap = Snapshot::fetch(client, guild_id)
-        .await
-        .context("reading the live guild")?;
-    snap.read_doors(client, guildctl::snapshot::Wants::of(manifest))
-        .await
-        .context("reading the guild's integrations, invites or voice regions")?;
-    let mut wanted = guildctl::plan::people_query(manifest, &snap);
-    wanted.users.extend(users.iter().cloned());
-    snap.read_people(client, &wanted)
-        .await
-        .context("reading the guild's roster members and bans")?;
-    snap.read_sections(client, manifest).await.context(
-        "reading the guild's emojis, soundboard sounds, AutoMod rules or scheduled events",
-    )?;
-    Ok(snap)
-}
-
-/// Shows a refused plan's problems on the manifest's lines.
-pub(crate) fn refused(target: &Target, loaded: &LoadedManifest, e: &PlanError) -> anyhow::Error {
-    if let Err(shown) = target.show(&refusal_report(loaded, e)) {
-        return shown;
-    }
+/// The error a refused plan ends a command with (its problems are shown on the manifest's
+/// lines already).
+pub(crate) fn refused(e: &PlanError) -> anyhow::Error {
     anyhow!(
         "the plan was refused ({} problem(s)) before any change was made",
         e.problems.len()
@@ -457,39 +435,71 @@ pub(crate) fn refused(target: &Target, loaded: &LoadedManifest, e: &PlanError) -
 }
 
 /// A refused plan's problems as errors placed on the manifest's lines.
-pub(crate) fn refusal_report(loaded: &LoadedManifest, e: &PlanError) -> manifest::Report {
-    let diags: Vec<Diagnostic> = e
-        .problems
-        .iter()
-        .map(|p| Diagnostic {
-            severity: Severity::Error,
-            path: p.source.clone().unwrap_or_default(),
-            message: p.message.clone(),
-            help: p.help.clone(),
-        })
-        .collect();
-    manifest::report_on(loaded, &diags)
+pub(crate) use guildctl::ops::refusal_report;
+
+impl Target {
+    /// The manifest given with -f as the one guild `id` to run for.
+    pub(crate) fn guild(&self, id: String) -> GuildTarget {
+        let path = self.file().to_path_buf();
+        let within = self
+            .within
+            .clone()
+            .unwrap_or_else(|| manifest::Within::given(&path));
+        GuildTarget::file(path, within, id)
+    }
+
+    /// The one guild of a session, with its manifest loaded already.
+    pub(crate) fn one(&self, session: &Session, loaded: &Arc<LoadedManifest>) -> Targets {
+        Targets::one(self.guild(session.guild_id.clone()), Arc::clone(loaded))
+    }
 }
 
-/// Reads a saved plan and checks, before any request, that it was made from this
-/// manifest, for this guild, by this guildctl, and that its digest is its own. What it
-/// says is trusted no further: only its digest is used, to match the plan apply derives.
-pub(crate) fn read_reviewed_plan(
-    path: &Path,
-    loaded: &LoadedManifest,
-    guild_id: &str,
-) -> Result<guildctl::plan::Plan> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the plan {}", path.display()))?;
-    let plan: guildctl::plan::Plan = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a guildctl plan", path.display()))?;
-    let digest = guildctl::plan::binding::manifest_digest(loaded);
-    plan.verify_binding(&digest, guild_id).map_err(|e| {
-        anyhow!(
-            "refusing to apply {} with {}: {e}. Apply it with the manifest and guild it was made for, or make and review a new plan; nothing was sent to Discord",
-            path.display(),
-            loaded.path.display(),
-        )
-    })?;
-    Ok(plan)
+/// What the operations ask of the command line: where a manifest's findings go, the plan's
+/// options, the policies' base revision, Git's commit and the audit-log reason.
+impl ops::Host for Target {
+    fn show(&self, report: &manifest::Report) -> Result<(), Failure> {
+        Ok(Target::show(self, report)?)
+    }
+
+    fn annotate(&self, report: &manifest::Report) -> Result<(), Failure> {
+        Ok(Target::annotate(self, report)?)
+    }
+
+    fn plan_options(&self) -> PlanOptions {
+        Target::plan_options(self)
+    }
+
+    fn policy_baseline(&self, guild: &GuildTarget, loaded: &LoadedManifest) -> PolicyBaseline {
+        // A workspace's guild is compared for its own id; a manifest alone for --guild's.
+        let id = match &guild.name {
+            Some(_) => Some(guild.id.as_str()),
+            None => self.conn.guild.as_deref(),
+        };
+        super::policy_base::baseline(self.policies_base.as_deref(), loaded, id)
+    }
+
+    fn commit(&self, manifest: &Path) -> Option<String> {
+        super::git::current_commit(manifest)
+    }
+
+    fn reason(&self, manifest: &Path) -> String {
+        super::git::default_reason(manifest)
+    }
+}
+
+/// The outcome of the one guild an operation was run for, its failure as the command's
+/// error.
+pub(crate) fn only<T>(outcomes: Vec<ops::Guild<T>>) -> Result<T> {
+    match outcomes.into_iter().next() {
+        Some(g) => g.result.map_err(failure),
+        None => bail!("internal error: the operation ran for no guild"),
+    }
+}
+
+/// One session (one client, one rate-limit budget) for every guild of a workspace.
+pub(crate) async fn open_for(conn: &Connection, guilds: &[WorkspaceGuild]) -> Result<Session> {
+    let first = guilds.first().map(|g| g.id.as_str());
+    let mut conn = conn.clone();
+    conn.guild = None;
+    conn.open(first).await
 }

@@ -6,11 +6,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
-use guildctl::access::policy;
-use guildctl::manifest::{self, WORKSPACE_FILE, Workspace};
+use serde_json::Value;
+
+use guildctl::manifest::{self, WORKSPACE_FILE, Within, Workspace};
+use guildctl::ops::{self, GuildTarget, Targets};
 use guildctl::{forge, inert};
 
-use super::ColorArg;
+use super::guilds::{self, Outcome};
+use super::{ColorArg, Selection};
 
 #[derive(Args)]
 pub struct ValidateArgs {
@@ -35,7 +38,7 @@ pub struct ValidateArgs {
     )]
     changed: Option<Vec<PathBuf>>,
     #[command(flatten)]
-    selection: super::workspace::Selection,
+    selection: Selection,
     /// text: compiler-style on stderr; github: workflow annotations on stdout; json: one
     /// document on stdout.
     #[arg(long, value_enum, default_value = "text")]
@@ -49,7 +52,7 @@ pub struct ValidateArgs {
 pub fn run(args: ValidateArgs) -> Result<u8> {
     let color = args.output.color.enabled(std::io::stderr().is_terminal());
     if args.selection.active() {
-        return super::workspace::validate(&args.selection, args.format, color);
+        return validate_all(&args.selection, args.format, color);
     }
     if let Some(changed) = args.changed {
         return validate_changed(&changed, args.format, color);
@@ -58,8 +61,58 @@ pub fn run(args: ValidateArgs) -> Result<u8> {
 }
 
 fn validate_files(files: &[PathBuf], format: manifest::ReportFormat, color: bool) -> u8 {
-    let reports: Vec<manifest::Report> = files.iter().map(|f| policy::validate(f).1).collect();
+    let reports = ops::validate(&Targets::ids(files.iter().map(|f| alone(f))));
     print_reports(&reports, format, color)
+}
+
+/// A manifest validated on its own, held to the folder its path implies.
+fn alone(file: &Path) -> GuildTarget {
+    GuildTarget::file(file.to_path_buf(), Within::given(file), String::new())
+}
+
+/// `validate --all` / `--guilds`: each guild's report as `validate` prints it, under a
+/// summary; SARIF is one log for the whole run, every guild's report in it.
+fn validate_all(sel: &Selection, format: manifest::ReportFormat, color: bool) -> Result<u8> {
+    sel.no_reports("validate")?;
+    let targets = Targets::workspace(sel.resolve()?);
+    let reports = ops::validate(&targets);
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for (g, report) in targets.guilds().zip(&reports) {
+        let errors = report.has_errors();
+        let rendered = manifest::render_reports(std::slice::from_ref(report), format, color);
+        let json = match format {
+            manifest::ReportFormat::Json => {
+                serde_json::from_str(&rendered.stdout).unwrap_or(Value::Null)
+            }
+            _ => Value::Null,
+        };
+        // Text goes where `validate` puts it: diagnostics on stderr, annotations on stdout.
+        eprint!("{}", rendered.stderr);
+        outcomes.push(Outcome {
+            name: guilds::name(g),
+            id: g.id.clone(),
+            code: u8::from(errors),
+            changed: false,
+            summary: if errors {
+                format!("invalid ({})", report.summary())
+            } else {
+                "valid".into()
+            },
+            text: rendered.stdout,
+            json,
+            planned: false,
+            failure_markdown: None,
+        });
+    }
+    if format == manifest::ReportFormat::Sarif {
+        let all: Vec<&manifest::Report> = reports.iter().collect();
+        guildctl::out!("{}", manifest::sarif::render(&all, &[]));
+        return Ok(guilds::combined(outcomes.iter().map(|o| o.code)));
+    }
+    Ok(guilds::finish(
+        &outcomes,
+        format == manifest::ReportFormat::Json,
+    ))
 }
 
 /// Prints the reports as `validate` does; 1 when any has an error.
@@ -92,7 +145,7 @@ fn validate_changed(
         for t in forge::touched_guilds(&ws, Path::new("."), &files) {
             eprintln!("Guild {} is touched: {}.", t.name, inert::terminal(&t.why));
             if let Some(g) = ws.guilds.iter().find(|g| g.name == t.name) {
-                reports.push(super::workspace::validate_guild(g));
+                reports.push(ops::validate_guild(&g.clone().into()));
             }
         }
         read.push(forge::absolute(&ws.path));
@@ -109,7 +162,11 @@ fn validate_changed(
         .iter()
         .filter(|p| !read.contains(&forge::absolute(p)) && is_manifest_like(p))
         .collect();
-    reports.extend(alone.into_iter().map(|f| policy::validate(f).1));
+    reports.extend(
+        alone
+            .into_iter()
+            .map(|f| ops::validate_guild(&self::alone(f))),
+    );
     if reports.is_empty() {
         eprintln!("No changed file is a manifest or read by one: nothing to validate.");
         return Ok(0);

@@ -54,7 +54,7 @@ impl Entry {
 
 /// The most contents kept, most recently used first. Each holds a whole manifest twice
 /// (typed and stored), so a workspace of distinct manifests keeps only a few: they are
-/// worked on at most 8 at a time (`commands::workspace::CONCURRENCY`).
+/// worked on at most 8 at a time (`ops::CONCURRENCY`).
 const MAX_KEPT: usize = 8;
 
 static SEEN: Mutex<Vec<Entry>> = Mutex::new(Vec::new());

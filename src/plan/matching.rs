@@ -13,60 +13,14 @@
 
 use std::borrow::Cow;
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::Kind;
 use super::context::Ctx;
-use crate::manifest::{
-    AutoModRule, GuildEmoji, GuildSticker, Role, ScheduledEvent, SoundboardSound, Webhook,
-};
+pub(super) use crate::snapshot::matching::Declared;
+use crate::snapshot::matching::{PinFault, match_entries};
 use crate::snapshot::snowflake_cmp;
-
-/// A declared entry as matching sees it: its pinned id, its name, its previous names.
-pub(super) trait Declared {
-    fn id(&self) -> Option<&str>;
-    fn name(&self) -> &str;
-    fn previous_names(&self) -> &[String];
-    /// Matched by its planner, not by name (`@everyone` is the guild's default role).
-    fn matched_apart(&self) -> bool {
-        false
-    }
-}
-
-/// Implements [`Declared`] for manifest kinds with `id`, `name` and `previous_names`; a
-/// kind some of whose entries are matched apart says which after `=>`.
-macro_rules! declared {
-    ($($kind:ty $(=> $apart:expr)?),* $(,)?) => {$(
-        impl Declared for $kind {
-            fn id(&self) -> Option<&str> {
-                self.id.as_ref().map(|i| i.0.as_str())
-            }
-            fn name(&self) -> &str {
-                &self.name
-            }
-            fn previous_names(&self) -> &[String] {
-                &self.previous_names
-            }
-            $(
-                fn matched_apart(&self) -> bool {
-                    let apart: fn(&Self) -> bool = $apart;
-                    apart(self)
-                }
-            )?
-        }
-    )*};
-}
-
-declared!(
-    GuildEmoji,
-    SoundboardSound,
-    GuildSticker,
-    ScheduledEvent,
-    AutoModRule,
-    Webhook,
-    Role => |r| r.name == crate::discord::names::EVERYONE,
-);
 
 /// Several live objects that one declared entry matches (the same name, or a previous name,
 /// in the same place) where there should be one: what two applies creating it at once leave,
@@ -173,39 +127,18 @@ pub(super) fn match_live<'l, D: Declared, T: ?Sized>(
     last: impl Fn(&D, &T) -> bool,
 ) -> Vec<Option<&'l T>> {
     let what = kind.label();
-    let mut out: Vec<Option<usize>> = vec![None; wanted.len()];
-    let mut used: HashSet<usize> = HashSet::new();
     let keys: Vec<(&'l str, Cow<'l, str>)> = live.iter().map(|l| key(*l)).collect();
-    let by_id: HashMap<&str, usize> = keys
-        .iter()
-        .enumerate()
-        .map(|(k, (id, _))| (*id, k))
-        .collect();
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, (_, name)) in keys.iter().enumerate() {
-        by_name.entry(name.as_ref()).or_default().push(k);
-    }
-    for same in by_name.values_mut() {
-        same.sort_by(|&a, &b| snowflake_cmp(keys[a].0, keys[b].0));
-    }
-    for (i, d) in wanted.iter().enumerate() {
-        let Some(id) = d.id().filter(|_| !d.matched_apart()) else {
-            continue;
-        };
-        let message = match by_id.get(id) {
-            Some(&k) => match out.iter().position(|o| *o == Some(k)) {
-                None => {
-                    used.insert(k);
-                    out[i] = Some(k);
-                    continue;
-                }
-                Some(first) => format!(
-                    "{what} `{}` is pinned to id {id}, which `{}` is pinned to already",
-                    d.name(),
-                    wanted[first].name()
-                ),
-            },
-            None => format!(
+    let found = match_entries(wanted, &keys, |d, k| last(d, live[k]));
+    for &(i, fault) in &found.pin_faults {
+        let d = &wanted[i];
+        let id = d.id().unwrap_or_default();
+        let message = match fault {
+            PinFault::Taken { by } => format!(
+                "{what} `{}` is pinned to id {id}, which `{}` is pinned to already",
+                d.name(),
+                wanted[by].name()
+            ),
+            PinFault::Unknown => format!(
                 "{what} `{}` is pinned to id {id}, which names no {what} of this guild that guildctl may change",
                 d.name()
             ),
@@ -216,42 +149,7 @@ pub(super) fn match_live<'l, D: Declared, T: ?Sized>(
             Some("remove the `id` to match it by name, or correct it"),
         );
     }
-    for previous in [false, true] {
-        for (i, d) in wanted.iter().enumerate() {
-            if out[i].is_some() || d.id().is_some() || d.matched_apart() {
-                continue;
-            }
-            let names: Vec<&str> = if previous {
-                d.previous_names().iter().map(String::as_str).collect()
-            } else {
-                vec![d.name()]
-            };
-            let found = names
-                .iter()
-                .filter_map(|n| by_name.get(n))
-                .filter_map(|v| v.iter().copied().find(|k| !used.contains(k)))
-                .min_by(|&a, &b| snowflake_cmp(keys[a].0, keys[b].0));
-            if let Some(k) = found {
-                used.insert(k);
-                out[i] = Some(k);
-            }
-        }
-    }
-    let mut oldest_first: Vec<usize> = (0..live.len()).collect();
-    oldest_first.sort_by(|&a, &b| snowflake_cmp(keys[a].0, keys[b].0));
-    for (i, d) in wanted.iter().enumerate() {
-        if out[i].is_some() || d.id().is_some() || d.matched_apart() {
-            continue;
-        }
-        let found = oldest_first
-            .iter()
-            .copied()
-            .find(|&k| !used.contains(&k) && last(d, live[k]));
-        if let Some(k) = found {
-            used.insert(k);
-            out[i] = Some(k);
-        }
-    }
+    let (out, used, by_name) = (found.found, found.used, found.by_name);
     let used_ids: HashSet<&str> = used.iter().map(|&k| keys[k].0).collect();
     for (i, d) in wanted.iter().enumerate() {
         let Some(k) = out[i] else { continue };

@@ -19,77 +19,12 @@ use serde_json::json;
 use super::context::{Ctx, IdRef, Op, Phase, Problem, change};
 use super::{Action, Change, FieldChange, HeldRole, Kind, Person, Plan};
 use crate::discord::Route;
-use crate::discord::models::OVERWRITE_MEMBER;
-use crate::manifest::{Manifest, Role, RosterMember};
+use crate::manifest::{Role, RosterMember};
 use crate::permissions::Permissions;
-use crate::snapshot::people::PeopleQuery;
 use crate::snapshot::{Snapshot, role_rank_cmp};
 
 /// Users one Bulk Guild Ban may name (reference, Limits).
 pub const BULK_BAN_MAX: usize = 200;
-
-/// What the snapshot must read for this manifest's rosters and bans, and for the member
-/// overwrites of the guild and the manifest: the live id of each roster role (matched as the
-/// role planner matches) with its declared users, and every user a member overwrite names.
-/// Empty for a manifest without rosters or bans on a guild without member overwrites, which
-/// then costs no read more.
-pub fn people_query(manifest: &Manifest, snap: &Snapshot) -> PeopleQuery {
-    let mut q = PeopleQuery {
-        overwrites: overwrite_users(manifest, snap),
-        bans: manifest.bans.is_some(),
-        ban_list: manifest
-            .bans
-            .iter()
-            .flatten()
-            .map(|b| b.id.0.clone())
-            .collect(),
-        counts: manifest
-            .policies
-            .iter()
-            .flatten()
-            .any(|p| p.holders.is_some()),
-        ..PeopleQuery::default()
-    };
-    let Some(roles) = &manifest.roles else {
-        return q;
-    };
-    if roles.iter().all(|r| r.members.is_none()) {
-        return q;
-    }
-    let desired = crate::manifest::stored::as_stored(manifest);
-    let options = super::PlanOptions::default();
-    let mut cx = Ctx::new(&desired, snap, &options);
-    super::roles::plan_roles(&mut cx);
-    for d in desired.roles.iter().flatten() {
-        let Some(members) = &d.members else { continue };
-        let users: BTreeSet<String> = members.iter().map(|m| m.id.0.clone()).collect();
-        q.users.extend(users.iter().cloned());
-        if let Some(IdRef::Live(id)) = cx.role_ids.get(&d.name) {
-            q.rosters.insert(id.clone(), users);
-        }
-    }
-    q
-}
-
-/// Every user a member overwrite names: in the live guild's channels, and in the channels
-/// the manifest declares.
-fn overwrite_users(manifest: &Manifest, snap: &Snapshot) -> BTreeSet<String> {
-    let live = snap
-        .channels
-        .iter()
-        .flat_map(|c| &c.permission_overwrites)
-        .filter(|o| o.kind == OVERWRITE_MEMBER)
-        .map(|o| o.id.clone());
-    let declared = manifest
-        .channels
-        .iter()
-        .flatten()
-        .flat_map(|c| std::iter::once(c).chain(c.channels.iter().flatten()))
-        .flat_map(|c| c.overwrites.iter().flatten())
-        .filter_map(|o| o.member.as_ref())
-        .map(|m| m.0.clone());
-    live.chain(declared).collect()
-}
 
 /// The name a user is shown by: their username as read, else their id (Discord knows no
 /// such user). Never the manifest's `name`, which is a comment.

@@ -45,12 +45,14 @@ use serde_json::Value;
 
 use crate::discord::Route;
 
+/// What to read for a manifest's people: the reading room's ([`crate::snapshot::people_query`]).
+pub use crate::snapshot::people_query;
 pub use binding::{BindingError, Mismatch};
 pub use context::{IdRef, PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use field::{Field, FieldChange};
 pub use matching::Duplicate;
-pub use members::{BULK_BAN_MAX, people_query};
+pub use members::BULK_BAN_MAX;
 pub use policy_changes::{PolicyBase, PolicyBaseline, PolicyChange, PriorPolicy};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};
 pub use risk::{Risk, Widening};

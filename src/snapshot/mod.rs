@@ -27,6 +27,11 @@ pub use expressions::Expressions;
 
 pub mod follows;
 
+pub mod matching;
+
+mod read;
+pub use read::{ReadError, Reading, people_query, read};
+
 /// Everything guildctl knows about a guild at one moment.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {

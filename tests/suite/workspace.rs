@@ -7,6 +7,7 @@ use crate::common;
 use std::collections::HashMap;
 
 use common::Harness;
+use discord_emulator::faults::{FaultKind, FaultRule, FaultSet};
 use discord_emulator::{State, default_state, with_guild_copies};
 
 const BASE: &str = "version: 1
@@ -465,4 +466,105 @@ async fn files_alike_in_two_folders_are_checked_each_in_its_own() {
     let out = format!("{}{}", run.stdout, run.stderr);
     assert!(out.contains("guilds/y/main.yaml:5:"), "{out}");
     assert!(!out.contains("guilds/x/main.yaml:5:"), "{out}");
+}
+
+/// `apply --all` says what one guild's apply says of a guild whose calls fail: the failed
+/// calls, and by name the calls that were not made because of them (it gave the count
+/// alone before `ops::apply` ran both).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_guild_whose_calls_fail_names_the_calls_skipped() {
+    let (h, ids) = workspace(
+        "channels:\n  - name: Cellar\n    type: category\n    channels:\n      - { name: inside, type: text }\n",
+    )
+    .await;
+    h.emu
+        .set_faults(FaultSet {
+            seed: Some(1),
+            rules: vec![FaultRule {
+                method: "POST".into(),
+                path: format!("/guilds/{}/channels", ids[2]),
+                probability: 1.0,
+                kind: FaultKind::Status(403),
+            }],
+        })
+        .unwrap();
+    let run = h.run(&["apply", "--all", "--yes", "--no-rehearse"]).await;
+    run.assert_code(1);
+    let c = run.stdout.split("\n== c (").nth(1).expect("c's report");
+    assert!(c.contains("  failed: create channel"), "{}", run.stdout);
+    let skipped = c
+        .lines()
+        .find(|l| l.starts_with("  Skipped: "))
+        .unwrap_or_else(|| panic!("no Skipped line for c:\n{}", run.stdout));
+    assert!(skipped.contains("inside"), "{skipped}");
+    // The others were applied whole.
+    assert!(
+        run.stdout.contains("3 guild(s): 1 failed"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A guild whose apply creates webhooks is told that their URLs were not saved, under
+/// `--all` as alone (it was silent before).
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_all_says_the_new_webhooks_urls_were_not_saved() {
+    let (h, _) = workspace("webhooks:\n  - { name: Deploys, channel: shared-news }\n").await;
+    let run = h.run(&["apply", "--all", "--yes"]).await;
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("Created 1 webhook(s) (Deploys); their URLs were not saved"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `drift --all --prune-days N` counts each guild's prune, as `drift -f` does (the flag
+/// was ignored with --all before).
+#[tokio::test(flavor = "multi_thread")]
+async fn drift_all_counts_each_guilds_prune() {
+    let (h, ids) = workspace("").await;
+    h.emu.clear_requests();
+    let run = h
+        .run(&["drift", "--all", "--prune-days", "7", "--format", "json"])
+        .await;
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    let guilds = doc["guilds"].as_array().expect("guilds");
+    assert_eq!(guilds.len(), 3);
+    for g in guilds {
+        assert_eq!(g["result"]["prune_count"]["days"], 7, "{g}");
+    }
+    for id in &ids {
+        assert!(
+            h.requests().iter().any(
+                |q| q.method == "GET" && q.path.contains(&format!("/guilds/{id}/prune?days=7"))
+            ),
+            "no prune count read for {id}"
+        );
+    }
+}
+
+/// `export --all --members --bans` writes each guild's rosters and ban list, as one
+/// guild's export does (both were refused with --all before).
+#[tokio::test(flavor = "multi_thread")]
+async fn export_all_writes_each_guilds_rosters_and_bans() {
+    let (h, _) = workspace("").await;
+    let out = h.dir.path().join("exported");
+    let run = h
+        .run(&[
+            "export",
+            "--all",
+            "--members",
+            "--bans",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .await;
+    run.assert_code(0);
+    for name in ["a", "b", "c"] {
+        let yaml = std::fs::read_to_string(out.join(format!("{name}.yaml"))).unwrap();
+        assert!(yaml.contains("name: alice"), "{name}: {yaml}");
+        assert!(yaml.contains("\nbans:\n"), "{name}: {yaml}");
+    }
 }

@@ -1,0 +1,32 @@
+//! `access`: who can do what, where, in the guild as its manifest would make it (or as it
+//! is).
+
+use super::Failure;
+use super::targets::loaded;
+use super::{GuildTarget, Host};
+use crate::access::view::{Query, View, Who};
+use crate::discord::Client;
+use crate::manifest::LoadedManifest;
+use crate::plan::{self, Problem};
+use crate::snapshot::{self, Reading};
+
+/// What `query` asks of one guild, with the problems for which apply would refuse its
+/// plan: the live guild read as the manifest needs (and the member `query` names, one read
+/// more).
+pub async fn access(
+    client: &Client,
+    guild: &GuildTarget,
+    pre: Option<std::sync::Arc<LoadedManifest>>,
+    host: &impl Host,
+    query: &Query,
+) -> Result<(View, Vec<Problem>), Failure> {
+    let loaded = loaded(host, guild, pre).await?;
+    let users: Vec<String> = match &query.who {
+        Who::User(user) => vec![user.clone()],
+        Who::Everyone | Who::Roles(_) => Vec::new(),
+    };
+    let reading = Reading::of(&loaded.manifest).with_users(&users);
+    let snap = snapshot::read(client, &guild.id, reading).await?;
+    let options = host.plan_options().with_api_base(client.api_base());
+    Ok(plan::access_view(&loaded, &snap, &options, query)?)
+}

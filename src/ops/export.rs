@@ -1,0 +1,323 @@
+//! `export`: each guild read whole, written as a manifest, with its files (images, emoji,
+//! sounds, stickers, event covers) beside it.
+
+use std::path::{Path, PathBuf};
+
+use super::targets::fan_out;
+use super::{Failure, Guild, Targets};
+use crate::discord::Client;
+use crate::export::ExportedImages;
+use crate::snapshot::{self, Reading, Snapshot};
+
+/// Where a guild's manifest goes.
+#[derive(Debug, Clone)]
+pub enum ExportTo {
+    /// Standard output, without the files (`export` without `-o`): the YAML is returned.
+    Stdout,
+    /// This file, its files in folders beside it (`images/`, `emojis/`, ...).
+    File(PathBuf),
+    /// `DIR/NAME.yaml` for each guild, its files in folders of their own
+    /// (`images/NAME`, `emojis/NAME`, ...): guilds' files share names.
+    Folder(PathBuf),
+}
+
+/// What `export` asks.
+#[derive(Debug, Clone)]
+pub struct ExportRun {
+    pub to: ExportTo,
+    /// Also rosters (`--members`): the member listing.
+    pub members: bool,
+    /// Also the ban list (`--bans`).
+    pub bans: bool,
+}
+
+/// A guild exported.
+#[derive(Debug)]
+pub struct Exported {
+    /// The manifest, for [`ExportTo::Stdout`].
+    pub yaml: Option<String>,
+    /// The file written, otherwise.
+    pub file: Option<PathBuf>,
+    /// What a person is told, in order: the files written, those left out and why.
+    pub notes: Vec<String>,
+}
+
+/// A file that could not be written, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}")]
+pub struct FileError {
+    pub what: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
+fn file_error(what: String) -> impl FnOnce(std::io::Error) -> Failure {
+    move |source| Box::new(FileError { what, source })
+}
+
+/// Exports every guild of `targets` (their manifests are not read: ids alone).
+pub async fn export(client: &Client, targets: Targets, run: &ExportRun) -> Vec<Guild<Exported>> {
+    fan_out(targets, |g, _| async move {
+        let reading = Reading::everything(run.members, run.bans);
+        let snap = snapshot::read(client, &g.id, reading).await?;
+        if run.members && snap.people.as_ref().is_some_and(|p| p.listing_refused) {
+            return Err(
+                "export --members lists the guild's members, which Discord refused: the bot's application lacks the GUILD_MEMBERS privileged intent (Developer Portal > Bot > Server Members Intent). Nothing was written"
+                    .into(),
+            );
+        }
+        let mut notes = Vec::new();
+        let (path, beside, sub) = match &run.to {
+            ExportTo::Stdout => {
+                notes.extend(left_out(&snap));
+                let yaml = crate::export::export(&snap)?;
+                return Ok(Exported {
+                    yaml: Some(yaml),
+                    file: None,
+                    notes,
+                });
+            }
+            ExportTo::File(path) => (
+                path.clone(),
+                path.parent().unwrap_or(Path::new("")).to_path_buf(),
+                None,
+            ),
+            ExportTo::Folder(dir) => {
+                let name = g.name.clone().unwrap_or_else(|| g.id.clone());
+                (dir.join(format!("{name}.yaml")), dir.clone(), Some(name))
+            }
+        };
+        let folder = |kind: &str| match &sub {
+            Some(name) => format!("{kind}/{name}"),
+            None => kind.to_owned(),
+        };
+        let images = write_files(client, &snap, &beside, folder, &mut notes).await?;
+        let yaml = crate::export::export_with_images(&snap, &images)?;
+        std::fs::write(&path, yaml).map_err(file_error(format!("cannot write {}", path.display())))?;
+        Ok(Exported {
+            yaml: None,
+            file: Some(path),
+            notes,
+        })
+    })
+    .await
+}
+
+/// What an export to standard output leaves out, said: the files it would write beside a
+/// manifest.
+fn left_out(snap: &Snapshot) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !snap.emoji_paths().is_empty()
+        || !snap.sound_paths().is_empty()
+        || !snap.sticker_paths().is_empty()
+    {
+        notes.push("note: the guild's emojis, soundboard sounds and stickers are left out (unmanaged): they are written as files beside the manifest with -o FILE".to_owned());
+    }
+    if snap.events.iter().flatten().any(|e| e.image.is_some()) {
+        notes.push("note: the events' cover images are left out (unmanaged): they are written as files beside the manifest with -o FILE".to_owned());
+    }
+    if !snap.live_images().is_empty() {
+        notes.push("note: the guild's and roles' images are left out (unmanaged): they are written as files beside the manifest with -o FILE".to_owned());
+    }
+    notes
+}
+
+/// Every file an export writes beside its manifest in `base` — the guild's and roles'
+/// images, emoji images, sounds, sticker files, event covers —, each kind in the folder
+/// `folder(kind)` (`images`, `emojis`, `sounds`, `stickers`, `events`), and the manifest's
+/// path for each by its CDN path. A file the CDN does not give is left out (unmanaged), said.
+async fn write_files(
+    client: &Client,
+    snap: &Snapshot,
+    base: &Path,
+    folder: impl Fn(&str) -> String,
+    notes: &mut Vec<String>,
+) -> Result<ExportedImages, Failure> {
+    use crate::discord::cdn;
+    let mut files = write_images(client, snap, base, &folder("images"), notes).await?;
+    let expressions = &snap.expressions;
+    let emojis = expressions.emojis.iter().flatten().filter(|e| !e.managed);
+    let emojis = emojis.map(|e| Named {
+        at: cdn::emoji_path(&e.id, e.animated),
+        name: e.name.as_deref().unwrap_or_default(),
+        id: &e.id,
+    });
+    let sounds = expressions.sounds.iter().flatten().map(|s| Named {
+        at: cdn::sound_path(&s.sound_id),
+        name: &s.name,
+        id: &s.sound_id,
+    });
+    let stickers = expressions.stickers.iter().flatten().map(|s| Named {
+        at: cdn::sticker_path(&s.id, s.format_type),
+        name: &s.name,
+        id: &s.id,
+    });
+    // The covers of the events export writes (scheduled or active).
+    let events = snap.events.iter().flatten();
+    let covers = events
+        .filter(|e| crate::export::exports_event(e))
+        .filter_map(|e| {
+            Some(Named {
+                at: e.live_image()?.path(),
+                name: &e.name,
+                id: &e.id,
+            })
+        });
+    let kinds = [
+        (EMOJI, emojis.collect::<Vec<_>>()),
+        (SOUND, sounds.collect()),
+        (STICKER, stickers.collect()),
+        (COVER, covers.collect()),
+    ];
+    for (kind, list) in kinds {
+        files.extend(write_named(client, list, base, &folder(kind.folder), &kind, notes).await?);
+    }
+    Ok(files)
+}
+
+/// Writes each live image from the CDN into the folder `sub` (a relative path with `/`)
+/// of `base`, the manifest's folder, and returns the manifest's path for each.
+async fn write_images(
+    client: &Client,
+    snap: &Snapshot,
+    base: &Path,
+    sub: &str,
+    notes: &mut Vec<String>,
+) -> Result<ExportedImages, Failure> {
+    let mut out = ExportedImages::new();
+    let live = snap.live_images();
+    if live.is_empty() {
+        return Ok(out);
+    }
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir)
+        .map_err(file_error(format!("cannot create {}", dir.display())))?;
+    for image in &live {
+        match client.cdn_image(image).await {
+            Ok(bytes) => {
+                let name = crate::export::image_file_name(image);
+                let file = dir.join(&name);
+                std::fs::write(&file, bytes)
+                    .map_err(file_error(format!("cannot write {}", file.display())))?;
+                out.insert(image.path(), format!("{sub}/{name}"));
+            }
+            Err(e) => notes.push(format!(
+                "note: {} is left out (unmanaged): {e}",
+                crate::inert::terminal(&image.path())
+            )),
+        }
+    }
+    notes.push(format!("Wrote {} image(s) to {}", out.len(), dir.display()));
+    Ok(out)
+}
+
+/// A kind of file written under its object's name: what one is called in a note, what they
+/// are called counted, and their folder.
+struct NamedKind {
+    one: &'static str,
+    counted: &'static str,
+    folder: &'static str,
+}
+
+const EMOJI: NamedKind = NamedKind {
+    one: "emoji",
+    counted: "emoji image(s)",
+    folder: "emojis",
+};
+const SOUND: NamedKind = NamedKind {
+    one: "sound",
+    counted: "sound(s)",
+    folder: "sounds",
+};
+const STICKER: NamedKind = NamedKind {
+    one: "sticker",
+    counted: "sticker(s)",
+    folder: "stickers",
+};
+const COVER: NamedKind = NamedKind {
+    one: "the cover of event",
+    counted: "event cover(s)",
+    folder: "events",
+};
+
+/// A file on the CDN that is written under its object's name in the guild.
+struct Named<'a> {
+    /// Its CDN path, by which the manifest refers to it.
+    at: String,
+    name: &'a str,
+    /// For a second object of the same name: `NAME-ID`.
+    id: &'a str,
+}
+
+/// Writes each file into the folder `sub` of `base` as `NAME.EXT`, and returns
+/// the manifest's path for each by its CDN path. A name from the guild becomes a file name:
+/// letters, digits and `_` only.
+async fn write_named(
+    client: &Client,
+    files: Vec<Named<'_>>,
+    base: &Path,
+    sub: &str,
+    kind: &NamedKind,
+    notes: &mut Vec<String>,
+) -> Result<ExportedImages, Failure> {
+    let mut out = ExportedImages::new();
+    if files.is_empty() {
+        return Ok(out);
+    }
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir)
+        .map_err(file_error(format!("cannot create {}", dir.display())))?;
+    let mut taken = std::collections::HashSet::new();
+    for f in files {
+        let bytes = match client.cdn_file(&f.at).await {
+            Ok(b) => b,
+            Err(err) => {
+                notes.push(format!(
+                    "note: {} {} is left out (unmanaged): {err}",
+                    kind.one,
+                    crate::inert::terminal(&f.at)
+                ));
+                continue;
+            }
+        };
+        let stem: String = f
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let ext = extension(&f.at, &bytes);
+        let mut name = format!("{stem}.{ext}");
+        if stem.is_empty() || !taken.insert(name.clone()) {
+            name = format!("{stem}-{}.{ext}", f.id);
+            taken.insert(name.clone());
+        }
+        let file = dir.join(&name);
+        std::fs::write(&file, bytes)
+            .map_err(file_error(format!("cannot write {}", file.display())))?;
+        out.insert(f.at, format!("{sub}/{name}"));
+    }
+    notes.push(format!(
+        "Wrote {} {} to {}",
+        out.len(),
+        kind.counted,
+        dir.display()
+    ));
+    Ok(out)
+}
+
+/// A written file's extension: its CDN path's (`png`, `gif`, `json`), or, for a sound, whose
+/// path has none, its container's (Ogg by its magic bytes, else MP3).
+fn extension<'a>(at: &'a str, bytes: &[u8]) -> &'a str {
+    let last = at.rsplit('/').next().unwrap_or(at);
+    match last.rsplit_once('.') {
+        Some((_, ext)) => ext,
+        None if bytes.starts_with(b"OggS") => "ogg",
+        None => "mp3",
+    }
+}

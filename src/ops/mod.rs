@@ -1,0 +1,110 @@
+//! One library operation per command, as cargo's `ops`: `validate`, `plan`, `apply`,
+//! `drift`, `export` and `access` take the client (one bot, one rate-limit budget), the
+//! [`Targets`] resolved once from the command line (one guild is a workspace of one) and
+//! their options, fan out over the guilds themselves (at most [`CONCURRENCY`] at a time) and
+//! return a typed outcome per guild. A command parses its arguments, calls one operation
+//! and renders what comes back; a guild's outcome is rendered the same way whether it was
+//! run alone or with `--all`.
+//!
+//! What the library cannot decide is the caller's [`Host`]: where a manifest's findings are
+//! shown, the policies of a base revision, the commit a manifest is at.
+
+mod access;
+pub mod apply;
+mod drift;
+mod export;
+mod plan;
+mod targets;
+mod validate;
+
+use std::path::Path;
+
+use crate::manifest::{self, Diagnostic, LoadedManifest, Report, Severity};
+use crate::plan::{PlanError, PlanOptions, PolicyBaseline};
+
+pub use access::access;
+pub use apply::{ApplyRefused, ApplyRequest, plan_for_apply};
+pub use drift::{DriftRun, Drifted, drift};
+pub use export::{ExportRun, ExportTo, Exported, FileError, export};
+pub use plan::{CannotRehearse, PlanRun, Planned, plan};
+pub use targets::{CONCURRENCY, Guild, GuildTarget, Targets, WrongGuild};
+pub use validate::{validate, validate_guild};
+
+/// A guild's failure, which is that guild's alone: the others go on.
+pub type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+/// The caller's side of an operation: what the library does not decide.
+pub trait Host: Clone + Send + Sync + 'static {
+    /// Shows a report on a guild's manifest: its checks' findings as it loads, a refused
+    /// plan's problems on its lines.
+    fn show(&self, report: &Report) -> Result<(), Failure>;
+    /// Writes a report where the plan's own text does not say it already (a workflow's
+    /// annotations): the call a rehearsal's copy refused.
+    fn annotate(&self, report: &Report) -> Result<(), Failure>;
+    /// The plan's options the command line gives (`--create-unseen`).
+    fn plan_options(&self) -> PlanOptions;
+    /// The policies of the base revision a guild's manifest is compared with
+    /// (`--policies-base`).
+    fn policy_baseline(&self, guild: &GuildTarget, loaded: &LoadedManifest) -> PolicyBaseline;
+    /// The commit a manifest is at, for drift's report; `None` outside Git.
+    fn commit(&self, manifest: &Path) -> Option<String>;
+    /// The audit-log reason of apply's calls for a manifest, when none is given.
+    fn reason(&self, manifest: &Path) -> String;
+}
+
+/// A manifest its checks refused, with the report that says why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {}; nothing was sent to Discord", .path.display(), .report.summary())]
+pub struct Invalid {
+    pub path: std::path::PathBuf,
+    pub report: manifest::Report,
+}
+
+/// Loads a guild's manifest and runs every check; the findings are shown
+/// ([`Host::show`]), errors refuse it ([`Invalid`]) before anything is sent to Discord, and
+/// a workspace's guild whose manifest names another guild is refused ([`WrongGuild`]).
+pub fn load(host: &impl Host, guild: &GuildTarget) -> Result<LoadedManifest, Failure> {
+    let (loaded, report) = manifest::validate_in(&guild.manifest, &guild.within);
+    host.show(&report)?;
+    let loaded = match loaded {
+        Some(loaded) if !report.has_errors() => loaded,
+        _ => {
+            return Err(Box::new(Invalid {
+                path: guild.manifest.clone(),
+                report,
+            }));
+        }
+    };
+    guild.check_declared(&loaded)?;
+    Ok(loaded)
+}
+
+/// A refused plan's problems as errors placed on the manifest's lines.
+pub fn refusal_report(loaded: &LoadedManifest, e: &PlanError) -> Report {
+    let diags: Vec<Diagnostic> = e
+        .problems
+        .iter()
+        .map(|p| Diagnostic {
+            severity: Severity::Error,
+            path: p.source.clone().unwrap_or_default(),
+            message: p.message.clone(),
+            help: p.help.clone(),
+        })
+        .collect();
+    manifest::report_on(loaded, &diags)
+}
+
+/// The plan's options for a guild: the command line's, the policies of the base revision,
+/// and the API the plan is made against.
+fn plan_options(
+    host: &impl Host,
+    guild: &GuildTarget,
+    loaded: &LoadedManifest,
+    api_base: &str,
+) -> PlanOptions {
+    PlanOptions {
+        policy_baseline: host.policy_baseline(guild, loaded),
+        ..host.plan_options()
+    }
+    .with_api_base(api_base)
+}

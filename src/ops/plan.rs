@@ -1,0 +1,111 @@
+//! `plan`: each guild read as its manifest needs, diffed, and rehearsed when asked.
+
+use std::sync::Arc;
+
+use super::targets::{fan_out, loaded, local_runtime, off_thread};
+use super::{Failure, Guild, GuildTarget, Host, Targets, plan_options, refusal_report};
+use crate::discord::Client;
+use crate::manifest::{self, Diagnostic, LoadedManifest, Severity};
+use crate::plan::{self, Plan, PlanError};
+use crate::rehearse::{self, RehearseError, RehearseOptions};
+use crate::snapshot::{self, Reading, Snapshot};
+
+/// How `plan` runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlanRun {
+    /// Apply each plan first to an in-process copy of its guild (`--rehearse`).
+    pub rehearse: bool,
+}
+
+/// A guild's plan, or the problems for which it was refused (shown on the manifest's
+/// lines already, [`Host::show`]).
+#[derive(Debug)]
+pub enum Planned {
+    Plan(Box<Plan>),
+    Refused(PlanError),
+}
+
+/// The rehearsal could not run (not a verdict: the copy was never made or read back).
+#[derive(Debug, thiserror::Error)]
+#[error("rehearsing the plan on a copy of the guild (--no-rehearse skips it): {0}")]
+pub struct CannotRehearse(pub RehearseError);
+
+/// Plans every guild of `targets`.
+pub async fn plan(
+    client: &Client,
+    targets: Targets,
+    host: &impl Host,
+    run: PlanRun,
+) -> Vec<Guild<Planned>> {
+    fan_out(targets, |g, pre| async move {
+        let loaded = loaded(host, &g, pre).await?;
+        let snap = snapshot::read(client, &g.id, Reading::of(&loaded.manifest)).await?;
+        let (host, api_base) = (host.clone(), client.api_base().to_owned());
+        off_thread(move || plan_read(&host, &g, &loaded, &snap, &api_base, run)).await?
+    })
+    .await
+}
+
+/// The plan of a guild read already (on a blocking thread: its rehearsal's copy is
+/// served on a runtime of its own).
+fn plan_read(
+    host: &impl Host,
+    g: &GuildTarget,
+    loaded: &Arc<LoadedManifest>,
+    snap: &Snapshot,
+    api_base: &str,
+    run: PlanRun,
+) -> Result<Planned, Failure> {
+    let options = plan_options(host, g, loaded, api_base);
+    let mut plan = match plan::diff_loaded(loaded, snap, &options) {
+        Ok(plan) => plan,
+        Err(e) => {
+            host.show(&refusal_report(loaded, &e))?;
+            return Ok(Planned::Refused(e));
+        }
+    };
+    if run.rehearse {
+        let options = rehearsal_options(host)?;
+        let verdict = local_runtime()?
+            .block_on(rehearse::rehearse(loaded, snap, &plan, &options))
+            .map_err(CannotRehearse)?;
+        plan.rehearsal = Some(verdict);
+        annotate_refusal(host, loaded, &plan)?;
+    }
+    Ok(Planned::Plan(Box::new(plan)))
+}
+
+/// The rehearsal's options: the command line's plan options, and the copy's rules from
+/// `GUILDCTL_REHEARSAL_RULES`.
+pub(super) fn rehearsal_options(host: &impl Host) -> Result<RehearseOptions, Failure> {
+    Ok(RehearseOptions {
+        plan: host.plan_options(),
+        rules: RehearseOptions::rules_from_env()?,
+    })
+}
+
+/// The call the rehearsal's copy refused, if it refused one, on its manifest line
+/// ([`Host::annotate`], for a pull request). A person reads it once, in the plan's verdict
+/// shown beside it, so it is not shown again.
+pub fn annotate_refusal(
+    host: &impl Host,
+    loaded: &LoadedManifest,
+    plan: &Plan,
+) -> Result<(), Failure> {
+    let Some(r) = plan.rehearsal.as_ref().and_then(|v| v.refusal.as_ref()) else {
+        return Ok(());
+    };
+    let diag = Diagnostic {
+        severity: Severity::Error,
+        path: r.source.clone().unwrap_or_default(),
+        message: format!(
+            "the rehearsal's copy refused {}: {}",
+            r.call,
+            r.answer(&|s| s.to_owned())
+        ),
+        help: Some(
+            "Discord would refuse this call: change the manifest (or the guild) so it is accepted; nothing was sent to Discord".to_owned(),
+        ),
+    };
+    host.annotate(&manifest::report_on(loaded, &[diag]))
+}
