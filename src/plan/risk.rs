@@ -202,11 +202,29 @@ fn access_risks(plan: &Plan, grants: &[Risk]) -> Vec<Risk> {
             .iter()
             .filter_map(|r| match &r.what {
                 Widening::Grant { permissions } => {
-                    let same = match (r.object.kind, a.who_kind) {
-                        (Kind::Role, _) if r.object.name == EVERYONE => true,
-                        (Kind::Role, WhoKind::Role) => r.object.name == a.who,
-                        (Kind::RosterEntry, WhoKind::User) => r.object.id == a.who_id,
-                        _ => false,
+                    // Only roles and roster entries grant; a new kind says whether it does.
+                    #[deny(clippy::wildcard_enum_match_arm)]
+                    let same = match r.object.kind {
+                        Kind::Role if r.object.name == EVERYONE => true,
+                        Kind::Role => a.who_kind == WhoKind::Role && r.object.name == a.who,
+                        Kind::RosterEntry => a.who_kind == WhoKind::User && r.object.id == a.who_id,
+                        Kind::Guild
+                        | Kind::Category
+                        | Kind::Channel
+                        | Kind::WelcomeScreen
+                        | Kind::Onboarding
+                        | Kind::Widget
+                        | Kind::Webhook
+                        | Kind::Overwrites
+                        | Kind::Integration
+                        | Kind::Invite
+                        | Kind::Ban
+                        | Kind::Emoji
+                        | Kind::Sound
+                        | Kind::AutoModRule
+                        | Kind::ScheduledEvent
+                        | Kind::Sticker
+                        | Kind::Policy => false,
                     };
                     same.then(|| permissions_of(permissions))
                 }
