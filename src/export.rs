@@ -22,6 +22,7 @@ use crate::manifest::{
     VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
 use crate::permissions::Permissions;
+use crate::sections;
 use crate::snapshot::{Snapshot, snowflake_cmp};
 
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +31,7 @@ pub struct ExportError(String);
 
 /// The live images written beside the manifest: the manifest's path for each image (by its
 /// CDN path, [`crate::discord::cdn::LiveImage::path`]).
-pub type ExportedImages = HashMap<String, String>;
+pub type ExportedImages = sections::ExportedFiles;
 
 /// The manifest for `snap`, as YAML with explanatory comments; images are left out.
 pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
@@ -53,7 +54,7 @@ pub fn image_file_name(image: &crate::discord::cdn::LiveImage<'_>) -> String {
 pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<String, ExportError> {
     let names = Names::new(snap);
     let community = snap.guild.has_feature("COMMUNITY");
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         version: 1,
         guild: Some(Snowflake(snap.guild.id.clone())),
         extends: None,
@@ -94,88 +95,17 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         bans: bans(snap),
         // Rules people write; the live guild states none.
         policies: None,
-        emojis: emojis(snap, images),
-        soundboard: sounds(snap, images),
-        stickers: stickers(snap, images),
+        // The sections that are units ([`crate::sections`]) fill in their own.
+        emojis: None,
+        soundboard: None,
+        stickers: None,
         prune: Default::default(),
         safety: None,
     };
+    for section in sections::ALL {
+        section.export(snap, images, &|id| names.role(id), &mut manifest);
+    }
     render(snap, &manifest)
-}
-
-/// The guild's custom emoji whose image files were written (`images`, by CDN path), with
-/// their ids pinned; managed ones (an integration's) are not guildctl's to write. Left out
-/// when the emoji were not read or no image was written.
-fn emojis(snap: &Snapshot, images: &ExportedImages) -> Option<Vec<crate::manifest::GuildEmoji>> {
-    let live = snap.expressions.emojis.as_ref()?;
-    let names = Names::new(snap);
-    let out: Vec<crate::manifest::GuildEmoji> = live
-        .iter()
-        .filter(|e| !e.managed)
-        .filter_map(|e| {
-            let image = images
-                .get(&crate::discord::cdn::emoji_path(&e.id, e.animated))?
-                .clone();
-            Some(crate::manifest::GuildEmoji {
-                id: Some(Snowflake(e.id.clone())),
-                name: e.name.clone().unwrap_or_default(),
-                previous_names: Vec::new(),
-                image,
-                roles: (!e.roles.is_empty())
-                    .then(|| e.roles.iter().filter_map(|r| names.role(r)).collect()),
-            })
-        })
-        .collect();
-    (!out.is_empty()).then_some(out)
-}
-
-/// The guild's soundboard sounds whose files were written (`images`, by CDN path), with
-/// their ids pinned. Left out when not read or no file was written.
-fn sounds(
-    snap: &Snapshot,
-    files: &ExportedImages,
-) -> Option<Vec<crate::manifest::SoundboardSound>> {
-    let live = snap.expressions.sounds.as_ref()?;
-    let out: Vec<crate::manifest::SoundboardSound> = live
-        .iter()
-        .filter_map(|s| {
-            let sound = files
-                .get(&crate::discord::cdn::sound_path(&s.sound_id))?
-                .clone();
-            Some(crate::manifest::SoundboardSound {
-                id: Some(Snowflake(s.sound_id.clone())),
-                name: s.name.clone(),
-                previous_names: Vec::new(),
-                sound,
-                volume: Some(s.volume),
-                emoji: s.emoji_id.clone().or_else(|| s.emoji_name.clone()),
-            })
-        })
-        .collect();
-    (!out.is_empty()).then_some(out)
-}
-
-/// The guild's stickers whose files were written (`files`, by CDN path), with their ids
-/// pinned. Left out when not read or no file was written.
-fn stickers(snap: &Snapshot, files: &ExportedImages) -> Option<Vec<crate::manifest::GuildSticker>> {
-    let live = snap.expressions.stickers.as_ref()?;
-    let out: Vec<crate::manifest::GuildSticker> = live
-        .iter()
-        .filter_map(|s| {
-            let image = files
-                .get(&crate::discord::cdn::sticker_path(&s.id, s.format_type))?
-                .clone();
-            Some(crate::manifest::GuildSticker {
-                id: Some(Snowflake(s.id.clone())),
-                name: s.name.clone(),
-                previous_names: Vec::new(),
-                image,
-                tags: s.tags.clone(),
-                description: s.description.clone().filter(|d| !d.is_empty()),
-            })
-        })
-        .collect();
-    (!out.is_empty()).then_some(out)
 }
 
 /// How channels are referred to: by name, or `Category/name` where a name is not unique.
@@ -775,31 +705,8 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     section(&mut out, None, "widget", &m.widget)?;
     // Before the webhooks, which stay the last section most exports have (the README's
     // tour adds one at the end of the file).
-    if m.emojis.is_some() {
-        section(
-            &mut out,
-            Some(
-                "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
-            ),
-            "emojis",
-            &m.emojis,
-        )?;
-    }
-    if m.soundboard.is_some() {
-        section(
-            &mut out,
-            Some("Soundboard sounds, their files written beside the manifest."),
-            "soundboard",
-            &m.soundboard,
-        )?;
-    }
-    if m.stickers.is_some() {
-        section(
-            &mut out,
-            Some("Stickers, their files written beside the manifest."),
-            "stickers",
-            &m.stickers,
-        )?;
+    for unit in sections::ALL {
+        unit.write(m, &mut out).map_err(ExportError)?;
     }
     if m.automod.is_some() {
         section(
@@ -865,16 +772,5 @@ pub(crate) fn section<T: Serialize>(
     key: &str,
     value: &T,
 ) -> Result<(), ExportError> {
-    if let Some(c) = comment {
-        out.push('\n');
-        for line in c.lines() {
-            let _ = writeln!(out, "# {line}");
-        }
-    }
-    let one = std::collections::BTreeMap::from([(key, value)]);
-    let options = serde_saphyr::ser_options! { compact_list_indent: false };
-    let yaml = serde_saphyr::to_string_with_options(&one, options)
-        .map_err(|e| ExportError(e.to_string()))?;
-    out.push_str(&yaml);
-    Ok(())
+    sections::write_section(out, comment, key, value).map_err(ExportError)
 }

@@ -6,6 +6,7 @@ use super::context::{Ctx, Op, Phase, PlanError, Problem};
 use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, policy_changes, safety};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{LoadedManifest, Manifest};
+use crate::sections::SectionId;
 use crate::snapshot::Snapshot;
 
 /// [`diff`] for a manifest loaded from files, with the plan bound to their digest
@@ -137,6 +138,17 @@ struct Built {
     live: crate::access::Guild,
 }
 
+/// The planner of a section that is a unit ([`crate::sections`]): a match naming every
+/// one, so a new section does not compile until it is planned.
+#[deny(clippy::wildcard_enum_match_arm)]
+fn plan_section(section: SectionId, cx: &mut Ctx) {
+    match section {
+        SectionId::Emojis => super::emojis::plan_emojis(cx),
+        SectionId::Soundboard => super::sounds::plan_sounds(cx),
+        SectionId::Stickers => super::stickers::plan_stickers(cx),
+    }
+}
+
 /// Runs the planners.
 fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
     // Planned as Discord will store it (names trimmed of extra whitespace), so what
@@ -157,9 +169,9 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
     super::members::plan_rosters(&mut cx);
     super::members::plan_bans(&mut cx);
     super::members::check_names(&mut cx);
-    super::emojis::plan_emojis(&mut cx);
-    super::sounds::plan_sounds(&mut cx);
-    super::stickers::plan_stickers(&mut cx);
+    for section in crate::sections::ALL {
+        plan_section(section.id(), &mut cx);
+    }
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|op| op.phase);
