@@ -5,15 +5,12 @@
 
 use std::fmt::Write;
 
-use hashbrown::HashMap;
 use serde::Serialize;
 
 use crate::discord::models::{
     self, Channel as LiveChannel, OVERWRITE_MEMBER, REQUIRE_TAG, WEBHOOK_INCOMING, channel_type,
 };
 use crate::inert;
-use crate::manifest::ScheduledEvent;
-use crate::manifest::{AutoModAction, AutoModBlock, AutoModRule, InviteRule, Invites};
 use crate::manifest::{
     Ban, Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
     Follow, ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications,
@@ -21,8 +18,9 @@ use crate::manifest::{
     RoleColors, RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
     VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
+use crate::manifest::{InviteRule, Invites};
 use crate::permissions::Permissions;
-use crate::sections;
+use crate::sections::{self, Names};
 use crate::snapshot::{Snapshot, snowflake_cmp};
 
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +30,8 @@ pub struct ExportError(String);
 /// The live images written beside the manifest: the manifest's path for each image (by its
 /// CDN path, [`crate::discord::cdn::LiveImage::path`]).
 pub type ExportedImages = sections::ExportedFiles;
+
+pub use sections::exports_event;
 
 /// The manifest for `snap`, as YAML with explanatory comments; images are left out.
 pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
@@ -82,8 +82,8 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
             ),
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
-        automod: snap.automod.as_ref().map(|r| automod(r, &names)),
-        events: snap.events.as_ref().map(|e| events(e, &names, images)),
+        automod: None,
+        events: None,
         integrations: None,
         // The vanity code, with one empty rule (any invite may exist): adopting a guild
         // changes nothing about its invites until someone writes rules.
@@ -103,43 +103,9 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         safety: None,
     };
     for section in sections::ALL {
-        section.export(snap, images, &|id| names.role(id), &mut manifest);
+        section.export(snap, images, &names, &mut manifest);
     }
     render(snap, &manifest)
-}
-
-/// How channels are referred to: by name, or `Category/name` where a name is not unique.
-struct Names<'a> {
-    snap: &'a Snapshot,
-    counts: HashMap<&'a str, usize>,
-}
-
-impl<'a> Names<'a> {
-    fn new(snap: &'a Snapshot) -> Names<'a> {
-        let mut counts = HashMap::new();
-        for c in &snap.channels {
-            *counts.entry(c.name.as_str()).or_insert(0) += 1;
-        }
-        Names { snap, counts }
-    }
-
-    fn channel(&self, id: &str) -> String {
-        let Some(c) = self.snap.channel(id) else {
-            return id.to_owned();
-        };
-        let parent = c.parent_id.as_deref().and_then(|p| self.snap.channel(p));
-        match (self.counts.get(c.name.as_str()), parent) {
-            (Some(n), Some(p)) if *n > 1 => format!("{}/{}", p.name, c.name),
-            _ => c.name.clone(),
-        }
-    }
-
-    fn role(&self, id: &str) -> Option<String> {
-        if id == self.snap.guild.id {
-            return Some("@everyone".into());
-        }
-        self.snap.role(id).map(|r| r.name.clone())
-    }
 }
 
 /// The file written for a live image, if it was: managed only then.
@@ -541,103 +507,6 @@ fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
         .collect()
 }
 
-/// AutoMod rules as the manifest writes them, pinned by id, roles and channels by name.
-fn automod(live: &[crate::snapshot::automod::AutoModRule], names: &Names) -> Vec<AutoModRule> {
-    live.iter()
-        .map(|r| AutoModRule {
-            id: Some(Snowflake(r.id.clone())),
-            name: r.name.clone(),
-            previous_names: Vec::new(),
-            trigger: crate::snapshot::automod::trigger_as_written(
-                r.trigger_type,
-                &r.trigger_metadata,
-            ),
-            event: None,
-            actions: r
-                .actions
-                .iter()
-                .filter_map(|a| {
-                    let m = &a.metadata;
-                    Some(match a.kind {
-                        1 => AutoModAction::Block(AutoModBlock {
-                            message: m.custom_message.clone().filter(|s| !s.is_empty()),
-                        }),
-                        2 => AutoModAction::Alert(names.channel(m.channel_id.as_deref()?)),
-                        3 => AutoModAction::Timeout(m.duration_seconds?),
-                        4 => AutoModAction::BlockMemberInteraction,
-                        _ => return None,
-                    })
-                })
-                .collect(),
-            exempt_roles: r
-                .exempt_roles
-                .iter()
-                .filter_map(|id| names.role(id))
-                .collect(),
-            exempt_channels: r
-                .exempt_channels
-                .iter()
-                .map(|id| names.channel(id))
-                .collect(),
-            enabled: r.enabled,
-        })
-        .collect()
-}
-
-/// Whether `export` writes an event: scheduled and active ones (a past one is not managed).
-pub fn exports_event(e: &crate::snapshot::events::ScheduledEvent) -> bool {
-    matches!(e.status, 1 | 2)
-}
-
-/// Scheduled and active events as the manifest writes them, pinned by id; a recurring
-/// event starts at its rule's start. A cover image is the file written for it (`images`,
-/// by CDN path); without one, the cover is left out (left as it is).
-fn events(
-    live: &[crate::snapshot::events::ScheduledEvent],
-    names: &Names,
-    images: &ExportedImages,
-) -> Vec<ScheduledEvent> {
-    live.iter()
-        .filter(|e| exports_event(e))
-        .map(|e| {
-            let rule = e.recurrence_rule.as_ref();
-            let start = rule.map_or(e.scheduled_start_time.as_str(), |r| r.start.as_str());
-            let shift = |t: &str| {
-                // An occurrence's end, moved back to the first occurrence's.
-                let ms = crate::discord::time::parse_rfc3339;
-                match (ms(t), ms(&e.scheduled_start_time), ms(start)) {
-                    (Some(end), Some(now), Some(first)) => {
-                        crate::discord::time::rfc3339(end - now + first)
-                    }
-                    _ => t.to_owned(),
-                }
-            };
-            ScheduledEvent {
-                id: Some(Snowflake(e.id.clone())),
-                name: e.name.clone(),
-                previous_names: Vec::new(),
-                channel: e.channel_id.as_deref().map(|c| names.channel(c)),
-                location: e.entity_metadata.as_ref().and_then(|m| m.location.clone()),
-                start: tidy_time(start),
-                end: e
-                    .scheduled_end_time
-                    .as_deref()
-                    .map(|t| tidy_time(&shift(t))),
-                description: e.description.clone().filter(|d| !d.is_empty()),
-                image: e.live_image().and_then(|i| images.get(&i.path())).cloned(),
-                recurrence: rule.map(crate::snapshot::events::recurrence_as_written),
-            }
-        })
-        .collect()
-}
-
-/// Discord's `2027-01-06T18:00:00.000000+00:00` as `2027-01-06T18:00:00Z`.
-fn tidy_time(t: &str) -> String {
-    crate::discord::time::parse_rfc3339(t)
-        .filter(|ms| ms % 1000 == 0)
-        .map_or_else(|| t.to_owned(), crate::discord::time::rfc3339)
-}
-
 /// YAML, one section at a time, with a comment above each.
 fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
@@ -707,26 +576,6 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     // tour adds one at the end of the file).
     for unit in sections::ALL {
         unit.write(m, &mut out).map_err(ExportError)?;
-    }
-    if m.automod.is_some() {
-        section(
-            &mut out,
-            Some(
-                "AutoMod rules, pinned by id (Discord's own mention-spam rule among them in a community guild).",
-            ),
-            "automod",
-            &m.automod,
-        )?;
-    }
-    if m.events.is_some() {
-        section(
-            &mut out,
-            Some(
-                "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
-            ),
-            "events",
-            &m.events,
-        )?;
     }
     if m.webhooks.is_some() {
         section(

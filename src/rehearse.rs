@@ -453,8 +453,6 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         "webhooks": webhooks,
         "integrations": integrations,
         "invites": invites,
-        "auto_moderation_rules": snap.automod.iter().flatten().collect::<Vec<_>>(),
-        "scheduled_events": snap.events.iter().flatten().collect::<Vec<_>>(),
     });
     // The sections that are units copy their own objects ([`crate::sections`]).
     for section in sections::ALL {
@@ -484,8 +482,6 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         .chain(snap.channels.iter().map(|c| c.id.as_str()))
         .chain(snap.webhooks.iter().flatten().map(|w| w.id.as_str()))
         .chain(sections::ALL.iter().flat_map(|s| s.ids(snap)))
-        .chain(snap.automod.iter().flatten().map(|r| r.id.as_str()))
-        .chain(snap.events.iter().flatten().map(|e| e.id.as_str()))
         .chain(snap.follow_sources.keys().map(String::as_str))
         .chain(snap.follow_sources.values().filter_map(|s| match s {
             crate::snapshot::follows::FollowSource::Channel { guild_id, .. } => guild_id.as_deref(),

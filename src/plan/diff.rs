@@ -6,7 +6,7 @@ use super::context::{Ctx, Op, Phase, PlanError, Problem};
 use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, policy_changes, safety};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{LoadedManifest, Manifest};
-use crate::sections::SectionId;
+use crate::sections::{PlanTurn, SectionId};
 use crate::snapshot::Snapshot;
 
 /// [`diff`] for a manifest loaded from files, with the plan bound to their digest
@@ -138,14 +138,22 @@ struct Built {
     live: crate::access::Guild,
 }
 
-/// The planner of a section that is a unit ([`crate::sections`]): a match naming every
-/// one, so a new section does not compile until it is planned.
+/// Runs the planners of the sections that are units ([`crate::sections::ALL`]) whose turn
+/// it is, each by a match naming every section, so a new one does not compile until it is
+/// planned.
 #[deny(clippy::wildcard_enum_match_arm)]
-fn plan_section(section: SectionId, cx: &mut Ctx) {
-    match section {
-        SectionId::Emojis => super::emojis::plan_emojis(cx),
-        SectionId::Soundboard => super::sounds::plan_sounds(cx),
-        SectionId::Stickers => super::stickers::plan_stickers(cx),
+fn plan_sections(turn: PlanTurn, cx: &mut Ctx) {
+    for section in crate::sections::ALL {
+        if section.plan_turn() != turn {
+            continue;
+        }
+        match section.id() {
+            SectionId::Emojis => super::emojis::plan_emojis(cx),
+            SectionId::Soundboard => super::sounds::plan_sounds(cx),
+            SectionId::Stickers => super::stickers::plan_stickers(cx),
+            SectionId::AutoMod => super::automod::plan_automod(cx),
+            SectionId::Events => super::events::plan_events(cx),
+        }
     }
 }
 
@@ -163,15 +171,12 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
     super::webhooks::plan_webhooks(&mut cx);
     super::integrations::plan_integrations(&mut cx);
     super::invites::plan_invites(&mut cx);
-    super::automod::plan_automod(&mut cx);
-    super::events::plan_events(&mut cx);
+    plan_sections(PlanTurn::AfterDoors, &mut cx);
     super::regions::check_regions(&mut cx);
     super::members::plan_rosters(&mut cx);
     super::members::plan_bans(&mut cx);
     super::members::check_names(&mut cx);
-    for section in crate::sections::ALL {
-        plan_section(section.id(), &mut cx);
-    }
+    plan_sections(PlanTurn::Last, &mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|op| op.phase);

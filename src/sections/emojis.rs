@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ExportedFiles, RoleNames, Section, SectionId, write_declared};
+use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
 use crate::discord::cdn::emoji_path;
 use crate::discord::models::User;
 use crate::manifest::{GuildEmoji, Manifest, Snowflake};
@@ -15,12 +15,16 @@ impl Section for Emojis {
         SectionId::Emojis
     }
 
+    fn plan_turn(&self) -> PlanTurn {
+        PlanTurn::Last
+    }
+
     fn key(&self) -> &'static str {
         "emojis"
     }
 
     /// Managed emoji (an integration's) are not guildctl's to write.
-    fn export(&self, snap: &Snapshot, files: &ExportedFiles, roles: RoleNames, out: &mut Manifest) {
+    fn export(&self, snap: &Snapshot, files: &ExportedFiles, names: &Names, out: &mut Manifest) {
         let Some(live) = snap.expressions.emojis.as_ref() else {
             return;
         };
@@ -35,7 +39,7 @@ impl Section for Emojis {
                     previous_names: Vec::new(),
                     image,
                     roles: (!e.roles.is_empty())
-                        .then(|| e.roles.iter().filter_map(|r| roles(r)).collect()),
+                        .then(|| e.roles.iter().filter_map(|r| names.role(r)).collect()),
                 })
             })
             .collect();

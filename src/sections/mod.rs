@@ -5,14 +5,20 @@
 //! and the plan runs each one's planner (`plan::diff`, by [`SectionId`], a match that
 //! names every section).
 //!
-//! This round holds the three expression-like sections (custom emoji, soundboard sounds,
-//! stickers); the others are still written out by each room (docs/architecture.md,
-//! "Sections").
+//! This round holds the five expression-like sections (custom emoji, soundboard sounds,
+//! stickers, AutoMod rules, scheduled events); the others are still written out by each
+//! room (docs/architecture.md, "Sections").
 #![deny(clippy::wildcard_enum_match_arm)]
 
+mod automod;
 mod emojis;
+mod events;
+mod names;
 mod sounds;
 mod stickers;
+
+pub use events::exports_event;
+pub use names::Names;
 
 use std::fmt::Write;
 
@@ -31,14 +37,23 @@ pub enum SectionId {
     Emojis,
     Soundboard,
     Stickers,
+    AutoMod,
+    Events,
+}
+
+/// Where in the plan a section's planner runs: its changes keep the place they always had
+/// among the other sections' (a plan lists its changes in the order they were planned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanTurn {
+    /// After the webhooks, integrations and invites, before the rosters and bans.
+    AfterDoors,
+    /// Last, after the rosters and bans.
+    Last,
 }
 
 /// The files `export` wrote for live objects, by CDN path: the name each got beside the
 /// manifest.
 pub type ExportedFiles = HashMap<String, String>;
-
-/// What the export names roles by: a live role's id to its name.
-pub type RoleNames<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// One manifest section, as the rooms below the planner need it.
 pub trait Section: Sync {
@@ -47,9 +62,12 @@ pub trait Section: Sync {
     /// Its key in the manifest (`emojis`).
     fn key(&self) -> &'static str;
 
-    /// The live objects as manifest entries, with their ids pinned, for those whose file was
-    /// written (`files`); left out when not read or no file was written.
-    fn export(&self, snap: &Snapshot, files: &ExportedFiles, roles: RoleNames, out: &mut Manifest);
+    /// Where in the plan its planner runs.
+    fn plan_turn(&self) -> PlanTurn;
+
+    /// Its live objects as manifest entries, with their ids pinned, roles and channels by
+    /// name, each file as the name `files` gives it (left out when not read).
+    fn export(&self, snap: &Snapshot, files: &ExportedFiles, names: &Names, out: &mut Manifest);
 
     /// The section of `m` as `export` writes it, with its comment, when `m` declares it.
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String>;
@@ -69,8 +87,15 @@ pub trait Section: Sync {
     fn files(&self, snap: &Snapshot) -> Vec<String>;
 }
 
-/// Every section that is a unit, in the order the plan, the export and the copy take them.
-pub static ALL: &[&dyn Section] = &[&emojis::Emojis, &sounds::Sounds, &stickers::Stickers];
+/// Every section that is a unit, in the order the export writes them (and the copy and,
+/// within each [`PlanTurn`], the plan take them).
+pub static ALL: &[&dyn Section] = &[
+    &emojis::Emojis,
+    &sounds::Sounds,
+    &stickers::Stickers,
+    &automod::AutoMod,
+    &events::Events,
+];
 
 /// Writes `key: value` as YAML, with a comment above it (each line of `comment` becomes a
 /// `# ` line; the caller keeps outside text in it to one line each).
@@ -116,6 +141,8 @@ mod tests {
             SectionId::Emojis => 0,
             SectionId::Soundboard => 1,
             SectionId::Stickers => 2,
+            SectionId::AutoMod => 3,
+            SectionId::Events => 4,
         }
     }
 
@@ -124,6 +151,6 @@ mod tests {
         for (i, s) in ALL.iter().enumerate() {
             assert_eq!(place(s.id()), i, "{}", s.key());
         }
-        assert_eq!(ALL.len(), 3);
+        assert_eq!(ALL.len(), place(SectionId::Events) + 1);
     }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ExportedFiles, RoleNames, Section, SectionId, write_declared};
+use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
 use crate::discord::cdn::sticker_path;
 use crate::discord::models::User;
 use crate::manifest::{GuildSticker, Manifest, Snowflake};
@@ -15,11 +15,15 @@ impl Section for Stickers {
         SectionId::Stickers
     }
 
+    fn plan_turn(&self) -> PlanTurn {
+        PlanTurn::Last
+    }
+
     fn key(&self) -> &'static str {
         "stickers"
     }
 
-    fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: RoleNames, out: &mut Manifest) {
+    fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
         let Some(live) = snap.expressions.stickers.as_ref() else {
             return;
         };
