@@ -381,8 +381,9 @@ pub(super) fn bare_name(display: &str) -> String {
 #[deny(clippy::wildcard_enum_match_arm)]
 pub(super) fn people_question(c: &Change, snap: &Snapshot) -> Option<Question> {
     let user = c.object.id.clone();
-    match c.object.kind {
-        Kind::RosterEntry => {
+    use crate::plan::PeopleEntries;
+    match c.object.kind.facts().people? {
+        PeopleEntries::RoleGiven => {
             let name = c
                 .object
                 .name
@@ -408,25 +409,10 @@ pub(super) fn people_question(c: &Change, snap: &Snapshot) -> Option<Question> {
                 Matcher::RoleGiven { key, role, name },
             ))
         }
-        Kind::Ban if c.action == Action::Create => Some(Question::new(&[23], user, Matcher::Any)),
-        Kind::Ban => Some(Question::new(&[22], user, Matcher::Any)),
-        Kind::Guild
-        | Kind::Role
-        | Kind::Category
-        | Kind::Channel
-        | Kind::WelcomeScreen
-        | Kind::Onboarding
-        | Kind::Widget
-        | Kind::Webhook
-        | Kind::Overwrites
-        | Kind::Integration
-        | Kind::Invite
-        | Kind::Emoji
-        | Kind::Sound
-        | Kind::AutoModRule
-        | Kind::ScheduledEvent
-        | Kind::Sticker
-        | Kind::Policy => None,
+        PeopleEntries::Ban if c.action == Action::Create => {
+            Some(Question::new(&[23], user, Matcher::Any))
+        }
+        PeopleEntries::Ban => Some(Question::new(&[22], user, Matcher::Any)),
     }
 }
 

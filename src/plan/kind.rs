@@ -63,10 +63,63 @@ pub struct KindFacts {
     pub audit: AuditActions,
     /// What drift asks the audit log about a declared object that is missing.
     pub when_missing: WhenMissing,
-    /// Whether `protect: true` can keep an object of the kind from deletion.
-    pub protectable: bool,
+    /// What a `protect: true` entry of the kind is matched by (`None`: nothing of the kind
+    /// can be protected).
+    pub protect: Option<Protect>,
     /// What apply's later calls rely on a call of this kind for.
     pub relied_on: ReliedOn,
+    /// Whom a grant carried by a change of the kind is to (`None`: the kind grants nothing).
+    pub grants_to: Option<Grantee>,
+    /// The audit-log entries of a person's that explain one of the kind (`None`: an
+    /// object's, by [`KindFacts::audit`]).
+    pub people: Option<PeopleEntries>,
+    /// What drift reports an unmanaged live one as (`None`: not a way in, nothing said).
+    pub door: Option<Door>,
+}
+
+/// What a `protect: true` entry is matched by: the live object's name, read where the
+/// kind's objects are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protect {
+    Role,
+    /// A channel or category (its name as its type stores it).
+    Channel,
+    Webhook,
+}
+
+/// Whom a grant is to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grantee {
+    /// A role (or @everyone, which every member has).
+    Role,
+    /// A user, by id.
+    User,
+}
+
+/// The audit-log entries that explain a person's change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeopleEntries {
+    /// A member role update (25) that gave or took the role.
+    RoleGiven,
+    /// A ban (22) or its lifting (23).
+    Ban,
+}
+
+/// What an unmanaged live object is, as drift's doors report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Door {
+    /// A role, high risk when it grants a dangerous permission.
+    Role,
+    /// A webhook, high risk when made by hand.
+    Webhook,
+    /// A channel or category, with its overwrites that grant power.
+    Channel,
+    /// A declared channel's overwrites the manifest leaves alone.
+    Overwrites,
+    Integration,
+    Invite,
+    /// A ban the manifest's list does not have.
+    Ban,
 }
 
 /// Audit-log action types (discord-behaviour.md §7.2), one per action on a kind.
@@ -141,8 +194,11 @@ impl Kind {
             prune_key: None,
             audit: GUILD_UPDATE,
             when_missing: WhenMissing::GuildEdit,
-            protectable: false,
+            protect: None,
             relied_on: ReliedOn::Nothing,
+            grants_to: None,
+            people: None,
+            door: None,
         };
         match self {
             Kind::Guild => KindFacts {
@@ -156,8 +212,11 @@ impl Kind {
                 prune_key: Some("prune.roles"),
                 audit: audited(30, 31, 32),
                 when_missing: WhenMissing::DeletedByName,
-                protectable: true,
+                protect: Some(Protect::Role),
                 relied_on: ReliedOn::ById,
+                grants_to: Some(Grantee::Role),
+                people: None,
+                door: Some(Door::Role),
             },
             Kind::Category => KindFacts {
                 label: "category",
@@ -169,8 +228,10 @@ impl Kind {
                 prune_key: Some("prune.channels"),
                 audit: audited(10, 11, 12),
                 when_missing: WhenMissing::DeletedByName,
-                protectable: true,
+                protect: Some(Protect::Channel),
                 relied_on: ReliedOn::ById,
+                door: Some(Door::Channel),
+                ..NONE
             },
             Kind::WelcomeScreen => KindFacts {
                 label: "welcome screen",
@@ -191,11 +252,13 @@ impl Kind {
                 prune_key: Some("prune.webhooks"),
                 audit: audited(50, 51, 52),
                 when_missing: WhenMissing::DeletedByName,
-                protectable: true,
-                relied_on: ReliedOn::Nothing,
+                protect: Some(Protect::Webhook),
+                door: Some(Door::Webhook),
+                ..NONE
             },
             Kind::Overwrites => KindFacts {
                 label: "overwrites on",
+                door: Some(Door::Overwrites),
                 ..NONE
             },
             Kind::Integration => KindFacts {
@@ -203,6 +266,7 @@ impl Kind {
                 gate: Some(DeleteKind::Integrations),
                 prune_key: Some("prune.integrations"),
                 audit: audited(80, 81, 82),
+                door: Some(Door::Integration),
                 ..NONE
             },
             Kind::Invite => KindFacts {
@@ -210,18 +274,23 @@ impl Kind {
                 gate: Some(DeleteKind::Invites),
                 prune_key: Some("prune.invites"),
                 audit: audited(40, 41, 42),
+                door: Some(Door::Invite),
                 ..NONE
             },
             // Taken off a roster because the roster lists who holds the role: no `prune`.
             Kind::RosterEntry => KindFacts {
                 label: "roster entry",
                 gate: Some(DeleteKind::RosterEntries),
+                grants_to: Some(Grantee::User),
+                people: Some(PeopleEntries::RoleGiven),
                 ..NONE
             },
             Kind::Ban => KindFacts {
                 label: "ban",
                 gate: Some(DeleteKind::Bans),
                 prune_key: Some("prune.bans"),
+                people: Some(PeopleEntries::Ban),
+                door: Some(Door::Ban),
                 ..NONE
             },
             Kind::Emoji => KindFacts {
@@ -450,12 +519,13 @@ mod tests {
         assert_eq!(table, manifest);
     }
 
-    /// A kind `prune` deletes is one the gate counts.
+    /// A kind `prune` deletes, or `protect:` keeps, is one the gate counts (the protecting
+    /// entry is found by its gate class).
     #[test]
-    fn a_pruned_kind_is_counted_by_the_gate() {
+    fn a_pruned_or_protected_kind_is_counted_by_the_gate() {
         for kind in Kind::ALL {
             let facts = kind.facts();
-            if facts.prune_key.is_some() {
+            if facts.prune_key.is_some() || facts.protect.is_some() {
                 assert!(facts.gate.is_some(), "{kind:?}");
             }
         }

@@ -50,7 +50,10 @@ pub use binding::{BindingError, Mismatch};
 pub use context::{IdRef, PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use field::{Field, FieldChange};
-pub use kind::{AuditActions, DeleteKind, Kind, KindFacts, ReliedOn, WhenMissing};
+pub use kind::{
+    AuditActions, DeleteKind, Door, Grantee, Kind, KindFacts, PeopleEntries, Protect, ReliedOn,
+    WhenMissing,
+};
 pub use matching::Duplicate;
 pub use members::{BULK_BAN_MAX, people_query};
 pub use policy_changes::{PolicyBase, PolicyBaseline, PolicyChange, PriorPolicy};

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::field::{self, Field};
-use super::{Action, Change, HeldRole, Kind, ObjectRef, Plan};
+use super::{Action, Change, Grantee, HeldRole, Kind, ObjectRef, Plan};
 use crate::permissions::Permissions;
 
 /// The `@everyone` role's name in plans and manifests.
@@ -202,29 +202,17 @@ fn access_risks(plan: &Plan, grants: &[Risk]) -> Vec<Risk> {
             .iter()
             .filter_map(|r| match &r.what {
                 Widening::Grant { permissions } => {
-                    // Only roles and roster entries grant; a new kind says whether it does.
-                    #[deny(clippy::wildcard_enum_match_arm)]
-                    let same = match r.object.kind {
-                        Kind::Role if r.object.name == EVERYONE => true,
-                        Kind::Role => a.who_kind == WhoKind::Role && r.object.name == a.who,
-                        Kind::RosterEntry => a.who_kind == WhoKind::User && r.object.id == a.who_id,
-                        Kind::Guild
-                        | Kind::Category
-                        | Kind::Channel
-                        | Kind::WelcomeScreen
-                        | Kind::Onboarding
-                        | Kind::Widget
-                        | Kind::Webhook
-                        | Kind::Overwrites
-                        | Kind::Integration
-                        | Kind::Invite
-                        | Kind::Ban
-                        | Kind::Emoji
-                        | Kind::Sound
-                        | Kind::AutoModRule
-                        | Kind::ScheduledEvent
-                        | Kind::Sticker
-                        | Kind::Policy => false,
+                    // Whom the kind grants to is its row of the kind table.
+                    let same = match r.object.kind.facts().grants_to {
+                        // What @everyone is granted, every member has.
+                        Some(Grantee::Role) if r.object.name == EVERYONE => true,
+                        Some(Grantee::Role) => {
+                            a.who_kind == WhoKind::Role && r.object.name == a.who
+                        }
+                        Some(Grantee::User) => {
+                            a.who_kind == WhoKind::User && r.object.id == a.who_id
+                        }
+                        None => false,
                     };
                     same.then(|| permissions_of(permissions))
                 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::context::Problem;
 pub use super::kind::DeleteKind;
 use super::policy_changes::PolicyChange;
-use super::{Action, Change, Kind, Plan, created_key};
+use super::{Action, Change, Kind, Plan, Protect, created_key};
 use crate::discord::Route;
 use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::manifest::{Channel, Manifest};
@@ -772,17 +772,17 @@ pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Ve
         let (Action::Delete, Some(id)) = (c.action, c.object.id.as_deref()) else {
             continue;
         };
-        if !c.object.kind.facts().protectable {
+        let Some(protect) = c.object.kind.facts().protect else {
             continue;
-        }
-        // The live name `protect:` entries are matched by (the table says who has one).
-        let (name, channel_kind) = match c.object.kind {
-            Kind::Role => (snap.role(id).map(|r| r.name.clone()), 0),
-            Kind::Channel | Kind::Category => (
+        };
+        // The live name `protect:` entries are matched by.
+        let (name, channel_kind) = match protect {
+            Protect::Role => (snap.role(id).map(|r| r.name.clone()), 0),
+            Protect::Channel => (
                 snap.channel(id).map(|ch| ch.name.clone()),
                 snap.channel(id).map_or(0, |ch| ch.kind),
             ),
-            Kind::Webhook => (
+            Protect::Webhook => (
                 snap.webhooks
                     .iter()
                     .flatten()
@@ -790,21 +790,6 @@ pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Ve
                     .and_then(|w| w.name.clone()),
                 0,
             ),
-            Kind::Guild
-            | Kind::WelcomeScreen
-            | Kind::Onboarding
-            | Kind::Widget
-            | Kind::Overwrites
-            | Kind::Integration
-            | Kind::Invite
-            | Kind::RosterEntry
-            | Kind::Ban
-            | Kind::Emoji
-            | Kind::Sound
-            | Kind::AutoModRule
-            | Kind::ScheduledEvent
-            | Kind::Sticker
-            | Kind::Policy => continue,
         };
         let name = name.unwrap_or_else(|| c.object.name.clone());
         if let Some(source) = protector(manifest, c.object.kind, id, &name, channel_kind) {
