@@ -5,15 +5,12 @@
 
 use std::fmt::Write;
 
-use hashbrown::HashMap;
 use serde::Serialize;
 
 use crate::discord::models::{
     self, Channel as LiveChannel, OVERWRITE_MEMBER, REQUIRE_TAG, WEBHOOK_INCOMING, channel_type,
 };
 use crate::inert;
-use crate::manifest::ScheduledEvent;
-use crate::manifest::{AutoModAction, AutoModBlock, AutoModRule, InviteRule, Invites};
 use crate::manifest::{
     Ban, Channel, ChannelType, Color, ColorStyle, CustomEmoji, Emoji, ExplicitContentFilter,
     Follow, ForumLayout, ForumTag, Gradient, HOLOGRAPHIC, Manifest, MessageNotifications,
@@ -21,7 +18,9 @@ use crate::manifest::{
     RoleColors, RosterMember, SCHEMA_ID, Settings, Snowflake, SortOrder, SystemChannelFlag,
     VerificationLevel, VideoQualityMode, Webhook, WelcomeChannel, WelcomeScreen, Widget,
 };
+use crate::manifest::{InviteRule, Invites};
 use crate::permissions::Permissions;
+use crate::sections::{self, Names};
 use crate::snapshot::{Snapshot, snowflake_cmp};
 
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +29,9 @@ pub struct ExportError(String);
 
 /// The live images written beside the manifest: the manifest's path for each image (by its
 /// CDN path, [`crate::discord::cdn::LiveImage::path`]).
-pub type ExportedImages = HashMap<String, String>;
+pub type ExportedImages = sections::ExportedFiles;
+
+pub use sections::exports_event;
 
 /// The manifest for `snap`, as YAML with explanatory comments; images are left out.
 pub fn export(snap: &Snapshot) -> Result<String, ExportError> {
@@ -53,7 +54,7 @@ pub fn image_file_name(image: &crate::discord::cdn::LiveImage<'_>) -> String {
 pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<String, ExportError> {
     let names = Names::new(snap);
     let community = snap.guild.has_feature("COMMUNITY");
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         version: 1,
         guild: Some(Snowflake(snap.guild.id.clone())),
         extends: None,
@@ -81,8 +82,8 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
             ),
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
-        automod: snap.automod.as_ref().map(|r| automod(r, &names)),
-        events: snap.events.as_ref().map(|e| events(e, &names, images)),
+        automod: None,
+        events: None,
         integrations: None,
         // The vanity code, with one empty rule (any invite may exist): adopting a guild
         // changes nothing about its invites until someone writes rules.
@@ -94,122 +95,17 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         bans: bans(snap),
         // Rules people write; the live guild states none.
         policies: None,
-        emojis: emojis(snap, images),
-        soundboard: sounds(snap, images),
-        stickers: stickers(snap, images),
+        // The sections that are units ([`crate::sections`]) fill in their own.
+        emojis: None,
+        soundboard: None,
+        stickers: None,
         prune: Default::default(),
         safety: None,
     };
+    for section in sections::ALL {
+        section.export(snap, images, &names, &mut manifest);
+    }
     render(snap, &manifest)
-}
-
-/// The guild's custom emoji whose image files were written (`images`, by CDN path), with
-/// their ids pinned; managed ones (an integration's) are not guildctl's to write. Left out
-/// when the emoji were not read or no image was written.
-fn emojis(snap: &Snapshot, images: &ExportedImages) -> Option<Vec<crate::manifest::GuildEmoji>> {
-    let live = snap.expressions.emojis.as_ref()?;
-    let names = Names::new(snap);
-    let out: Vec<crate::manifest::GuildEmoji> = live
-        .iter()
-        .filter(|e| !e.managed)
-        .filter_map(|e| {
-            let image = images
-                .get(&crate::discord::cdn::emoji_path(&e.id, e.animated))?
-                .clone();
-            Some(crate::manifest::GuildEmoji {
-                id: Some(Snowflake(e.id.clone())),
-                name: e.name.clone().unwrap_or_default(),
-                previous_names: Vec::new(),
-                image,
-                roles: (!e.roles.is_empty())
-                    .then(|| e.roles.iter().filter_map(|r| names.role(r)).collect()),
-            })
-        })
-        .collect();
-    (!out.is_empty()).then_some(out)
-}
-
-/// The guild's soundboard sounds whose files were written (`images`, by CDN path), with
-/// their ids pinned. Left out when not read or no file was written.
-fn sounds(
-    snap: &Snapshot,
-    files: &ExportedImages,
-) -> Option<Vec<crate::manifest::SoundboardSound>> {
-    let live = snap.expressions.sounds.as_ref()?;
-    let out: Vec<crate::manifest::SoundboardSound> = live
-        .iter()
-        .filter_map(|s| {
-            let sound = files
-                .get(&crate::discord::cdn::sound_path(&s.sound_id))?
-                .clone();
-            Some(crate::manifest::SoundboardSound {
-                id: Some(Snowflake(s.sound_id.clone())),
-                name: s.name.clone(),
-                previous_names: Vec::new(),
-                sound,
-                volume: Some(s.volume),
-                emoji: s.emoji_id.clone().or_else(|| s.emoji_name.clone()),
-            })
-        })
-        .collect();
-    (!out.is_empty()).then_some(out)
-}
-
-/// The guild's stickers whose files were written (`files`, by CDN path), with their ids
-/// pinned. Left out when not read or no file was written.
-fn stickers(snap: &Snapshot, files: &ExportedImages) -> Option<Vec<crate::manifest::GuildSticker>> {
-    let live = snap.expressions.stickers.as_ref()?;
-    let out: Vec<crate::manifest::GuildSticker> = live
-        .iter()
-        .filter_map(|s| {
-            let image = files
-                .get(&crate::discord::cdn::sticker_path(&s.id, s.format_type))?
-                .clone();
-            Some(crate::manifest::GuildSticker {
-                id: Some(Snowflake(s.id.clone())),
-                name: s.name.clone(),
-                previous_names: Vec::new(),
-                image,
-                tags: s.tags.clone(),
-                description: s.description.clone().filter(|d| !d.is_empty()),
-            })
-        })
-        .collect();
-    (!out.is_empty()).then_some(out)
-}
-
-/// How channels are referred to: by name, or `Category/name` where a name is not unique.
-struct Names<'a> {
-    snap: &'a Snapshot,
-    counts: HashMap<&'a str, usize>,
-}
-
-impl<'a> Names<'a> {
-    fn new(snap: &'a Snapshot) -> Names<'a> {
-        let mut counts = HashMap::new();
-        for c in &snap.channels {
-            *counts.entry(c.name.as_str()).or_insert(0) += 1;
-        }
-        Names { snap, counts }
-    }
-
-    fn channel(&self, id: &str) -> String {
-        let Some(c) = self.snap.channel(id) else {
-            return id.to_owned();
-        };
-        let parent = c.parent_id.as_deref().and_then(|p| self.snap.channel(p));
-        match (self.counts.get(c.name.as_str()), parent) {
-            (Some(n), Some(p)) if *n > 1 => format!("{}/{}", p.name, c.name),
-            _ => c.name.clone(),
-        }
-    }
-
-    fn role(&self, id: &str) -> Option<String> {
-        if id == self.snap.guild.id {
-            return Some("@everyone".into());
-        }
-        self.snap.role(id).map(|r| r.name.clone())
-    }
 }
 
 /// The file written for a live image, if it was: managed only then.
@@ -611,103 +507,6 @@ fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
         .collect()
 }
 
-/// AutoMod rules as the manifest writes them, pinned by id, roles and channels by name.
-fn automod(live: &[crate::snapshot::automod::AutoModRule], names: &Names) -> Vec<AutoModRule> {
-    live.iter()
-        .map(|r| AutoModRule {
-            id: Some(Snowflake(r.id.clone())),
-            name: r.name.clone(),
-            previous_names: Vec::new(),
-            trigger: crate::snapshot::automod::trigger_as_written(
-                r.trigger_type,
-                &r.trigger_metadata,
-            ),
-            event: None,
-            actions: r
-                .actions
-                .iter()
-                .filter_map(|a| {
-                    let m = &a.metadata;
-                    Some(match a.kind {
-                        1 => AutoModAction::Block(AutoModBlock {
-                            message: m.custom_message.clone().filter(|s| !s.is_empty()),
-                        }),
-                        2 => AutoModAction::Alert(names.channel(m.channel_id.as_deref()?)),
-                        3 => AutoModAction::Timeout(m.duration_seconds?),
-                        4 => AutoModAction::BlockMemberInteraction,
-                        _ => return None,
-                    })
-                })
-                .collect(),
-            exempt_roles: r
-                .exempt_roles
-                .iter()
-                .filter_map(|id| names.role(id))
-                .collect(),
-            exempt_channels: r
-                .exempt_channels
-                .iter()
-                .map(|id| names.channel(id))
-                .collect(),
-            enabled: r.enabled,
-        })
-        .collect()
-}
-
-/// Whether `export` writes an event: scheduled and active ones (a past one is not managed).
-pub fn exports_event(e: &crate::snapshot::events::ScheduledEvent) -> bool {
-    matches!(e.status, 1 | 2)
-}
-
-/// Scheduled and active events as the manifest writes them, pinned by id; a recurring
-/// event starts at its rule's start. A cover image is the file written for it (`images`,
-/// by CDN path); without one, the cover is left out (left as it is).
-fn events(
-    live: &[crate::snapshot::events::ScheduledEvent],
-    names: &Names,
-    images: &ExportedImages,
-) -> Vec<ScheduledEvent> {
-    live.iter()
-        .filter(|e| exports_event(e))
-        .map(|e| {
-            let rule = e.recurrence_rule.as_ref();
-            let start = rule.map_or(e.scheduled_start_time.as_str(), |r| r.start.as_str());
-            let shift = |t: &str| {
-                // An occurrence's end, moved back to the first occurrence's.
-                let ms = crate::discord::time::parse_rfc3339;
-                match (ms(t), ms(&e.scheduled_start_time), ms(start)) {
-                    (Some(end), Some(now), Some(first)) => {
-                        crate::discord::time::rfc3339(end - now + first)
-                    }
-                    _ => t.to_owned(),
-                }
-            };
-            ScheduledEvent {
-                id: Some(Snowflake(e.id.clone())),
-                name: e.name.clone(),
-                previous_names: Vec::new(),
-                channel: e.channel_id.as_deref().map(|c| names.channel(c)),
-                location: e.entity_metadata.as_ref().and_then(|m| m.location.clone()),
-                start: tidy_time(start),
-                end: e
-                    .scheduled_end_time
-                    .as_deref()
-                    .map(|t| tidy_time(&shift(t))),
-                description: e.description.clone().filter(|d| !d.is_empty()),
-                image: e.live_image().and_then(|i| images.get(&i.path())).cloned(),
-                recurrence: rule.map(crate::snapshot::events::recurrence_as_written),
-            }
-        })
-        .collect()
-}
-
-/// Discord's `2027-01-06T18:00:00.000000+00:00` as `2027-01-06T18:00:00Z`.
-fn tidy_time(t: &str) -> String {
-    crate::discord::time::parse_rfc3339(t)
-        .filter(|ms| ms % 1000 == 0)
-        .map_or_else(|| t.to_owned(), crate::discord::time::rfc3339)
-}
-
 /// YAML, one section at a time, with a comment above each.
 fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
@@ -775,51 +574,8 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     section(&mut out, None, "widget", &m.widget)?;
     // Before the webhooks, which stay the last section most exports have (the README's
     // tour adds one at the end of the file).
-    if m.emojis.is_some() {
-        section(
-            &mut out,
-            Some(
-                "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
-            ),
-            "emojis",
-            &m.emojis,
-        )?;
-    }
-    if m.soundboard.is_some() {
-        section(
-            &mut out,
-            Some("Soundboard sounds, their files written beside the manifest."),
-            "soundboard",
-            &m.soundboard,
-        )?;
-    }
-    if m.stickers.is_some() {
-        section(
-            &mut out,
-            Some("Stickers, their files written beside the manifest."),
-            "stickers",
-            &m.stickers,
-        )?;
-    }
-    if m.automod.is_some() {
-        section(
-            &mut out,
-            Some(
-                "AutoMod rules, pinned by id (Discord's own mention-spam rule among them in a community guild).",
-            ),
-            "automod",
-            &m.automod,
-        )?;
-    }
-    if m.events.is_some() {
-        section(
-            &mut out,
-            Some(
-                "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
-            ),
-            "events",
-            &m.events,
-        )?;
+    for unit in sections::ALL {
+        unit.write(m, &mut out).map_err(ExportError)?;
     }
     if m.webhooks.is_some() {
         section(
@@ -865,16 +621,5 @@ pub(crate) fn section<T: Serialize>(
     key: &str,
     value: &T,
 ) -> Result<(), ExportError> {
-    if let Some(c) = comment {
-        out.push('\n');
-        for line in c.lines() {
-            let _ = writeln!(out, "# {line}");
-        }
-    }
-    let one = std::collections::BTreeMap::from([(key, value)]);
-    let options = serde_saphyr::ser_options! { compact_list_indent: false };
-    let yaml = serde_saphyr::to_string_with_options(&one, options)
-        .map_err(|e| ExportError(e.to_string()))?;
-    out.push_str(&yaml);
-    Ok(())
+    sections::write_section(out, comment, key, value).map_err(ExportError)
 }

@@ -56,5 +56,6 @@ pub mod private_file;
 pub mod progress;
 pub mod rehearse;
 pub mod report;
+pub mod sections;
 pub mod snapshot;
 pub mod stdout;

@@ -22,6 +22,7 @@ use crate::apply::{self, ApplyOptions, Status};
 use crate::discord::{Client, ClientError, ClientOptions, Token};
 use crate::manifest::LoadedManifest;
 use crate::plan::{self, Plan, PlanOptions, Rehearsal, RehearsalRefusal};
+use crate::sections;
 use crate::snapshot::doors::parse_timestamp;
 use crate::snapshot::{self, Reading, Snapshot};
 
@@ -416,63 +417,6 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
             })
         })
         .collect();
-    // Without their files (the copy's CDN answers 404 for them, and the read-back takes
-    // their digests from the snapshot); each creator is a user of the copy, so it can tell
-    // the bot's own emoji from others'.
-    let emojis: Vec<Value> = snap
-        .expressions
-        .emojis
-        .iter()
-        .flatten()
-        .map(|e| {
-            if let Some(u) = &e.user {
-                users
-                    .entry(u.id.clone())
-                    .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
-            }
-            json!({
-                "id": e.id, "name": e.name.clone().unwrap_or_default(), "roles": e.roles,
-                "user_id": e.user.as_ref().map(|u| &u.id), "managed": e.managed,
-                "animated": e.animated,
-            })
-        })
-        .collect();
-    let sounds: Vec<Value> = snap
-        .expressions
-        .sounds
-        .iter()
-        .flatten()
-        .map(|s| {
-            if let Some(u) = &s.user {
-                users
-                    .entry(u.id.clone())
-                    .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
-            }
-            json!({
-                "sound_id": s.sound_id, "name": s.name, "volume": s.volume,
-                "emoji_id": s.emoji_id, "emoji_name": s.emoji_name,
-                "user_id": s.user.as_ref().map(|u| &u.id),
-            })
-        })
-        .collect();
-    // Stickers as Discord lists them, without their files, as the emoji are.
-    let stickers: Vec<Value> = snap
-        .expressions
-        .stickers
-        .iter()
-        .flatten()
-        .map(|s| {
-            if let Some(u) = &s.user {
-                users
-                    .entry(u.id.clone())
-                    .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
-            }
-            json!({
-                "id": s.id, "name": s.name, "description": s.description, "tags": s.tags,
-                "format_type": s.format_type, "user_id": s.user.as_ref().map(|u| &u.id),
-            })
-        })
-        .collect();
     // The tier is what Discord checks; the count only has to reach it.
     let boosts = [0, 2, 7, 14][usize::try_from(g.premium_tier.min(3)).unwrap_or(0)];
     let mut guild = json!({
@@ -502,14 +446,18 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         "members": members,
         "bans": bans,
         "webhooks": webhooks,
-        "emojis": emojis,
-        "soundboard_sounds": sounds,
-        "stickers": stickers,
         "integrations": integrations,
         "invites": invites,
-        "auto_moderation_rules": snap.automod.iter().flatten().collect::<Vec<_>>(),
-        "scheduled_events": snap.events.iter().flatten().collect::<Vec<_>>(),
     });
+    // The sections that are units copy their own objects ([`crate::sections`]).
+    for section in sections::ALL {
+        let list = section.copy(snap, &mut |u| {
+            users
+                .entry(u.id.clone())
+                .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
+        });
+        guild[section.copy_key()] = Value::Array(list);
+    }
     if let Some(w) = welcome {
         guild["welcome_screen"] = w;
     }
@@ -528,29 +476,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
         .chain(g.roles.iter().map(|r| r.id.as_str()))
         .chain(snap.channels.iter().map(|c| c.id.as_str()))
         .chain(snap.webhooks.iter().flatten().map(|w| w.id.as_str()))
-        .chain(
-            snap.expressions
-                .emojis
-                .iter()
-                .flatten()
-                .map(|e| e.id.as_str()),
-        )
-        .chain(
-            snap.expressions
-                .sounds
-                .iter()
-                .flatten()
-                .map(|s| s.sound_id.as_str()),
-        )
-        .chain(snap.automod.iter().flatten().map(|r| r.id.as_str()))
-        .chain(snap.events.iter().flatten().map(|e| e.id.as_str()))
-        .chain(
-            snap.expressions
-                .stickers
-                .iter()
-                .flatten()
-                .map(|s| s.id.as_str()),
-        )
+        .chain(sections::ALL.iter().flat_map(|s| s.ids(snap)))
         .chain(snap.follow_sources.keys().map(String::as_str))
         .chain(snap.follow_sources.values().filter_map(|s| match s {
             crate::snapshot::follows::FollowSource::Channel { guild_id, .. } => guild_id.as_deref(),

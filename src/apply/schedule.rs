@@ -16,7 +16,7 @@ use std::collections::BinaryHeap;
 use hashbrown::HashMap;
 
 use super::Status;
-use crate::plan::{Kind, Operation, Plan, stage_waits_for};
+use crate::plan::{Kind, Operation, Plan, ReliedOn, stage_waits_for};
 
 const STAGES: usize = u8::MAX as usize + 1;
 
@@ -248,11 +248,14 @@ enum Reliance<'p> {
 
 fn relied_on_as(plan: &Plan, i: usize) -> Option<Reliance<'_>> {
     let object = &plan.changes.get(plan.operations[i].change)?.object;
-    match (object.kind, object.id.as_deref()) {
-        (Kind::Guild, _) => Some(Reliance::GuildWide),
-        (Kind::Role, Some(id)) if id == plan.guild_id => Some(Reliance::GuildWide),
-        (Kind::Role | Kind::Category | Kind::Channel, Some(id)) => Some(Reliance::Object(id)),
-        _ => None,
+    match (object.kind.facts().relied_on, object.id.as_deref()) {
+        (ReliedOn::GuildWide, _) => Some(Reliance::GuildWide),
+        // @everyone's role (its id is the guild's) is the guild's permissions.
+        (ReliedOn::ById, Some(id)) if object.kind == Kind::Role && id == plan.guild_id => {
+            Some(Reliance::GuildWide)
+        }
+        (ReliedOn::ById, Some(id)) => Some(Reliance::Object(id)),
+        (ReliedOn::ById, None) | (ReliedOn::Nothing, _) => None,
     }
 }
 

@@ -12,7 +12,7 @@ use crate::discord::models::WEBHOOK_INCOMING;
 use crate::discord::time::rfc3339;
 use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
-use crate::plan::{Action, Change, FieldChange, Kind, Plan, Problem, Widening, risk};
+use crate::plan::{Action, Change, Door, FieldChange, Kind, Plan, Problem, Widening, risk};
 use crate::snapshot::Snapshot;
 
 mod access;
@@ -501,6 +501,8 @@ fn mark_duplicates(unmanaged: &mut [(Unmanaged, Question)], duplicates: &[crate:
     }
 }
 
+// What a kind is as a door is its row of the kind table; every door is named here.
+#[deny(clippy::wildcard_enum_match_arm)]
 fn unmanaged_objects(
     plan: &Plan,
     snap: &Snapshot,
@@ -518,8 +520,11 @@ fn unmanaged_objects(
     };
     for o in &plan.unmanaged {
         let Some(id) = o.id.as_deref() else { continue };
-        match o.kind {
-            Kind::Role => {
+        let Some(door) = o.kind.facts().door else {
+            continue;
+        };
+        match door {
+            Door::Role => {
                 let Some(r) = snap.role(id) else { continue };
                 let bad = r.permissions.dangerous_names();
                 let (high, risk) = if r.managed {
@@ -538,7 +543,7 @@ fn unmanaged_objects(
                     Question::new(&[30], Some(id.to_owned()), Matcher::Any),
                 ));
             }
-            Kind::Webhook => {
+            Door::Webhook => {
                 let hand_made = snap
                     .webhooks
                     .iter()
@@ -563,10 +568,10 @@ fn unmanaged_objects(
             }
             // A manifest without `channels:` (a roster or a settings file) leaves every
             // channel alone: only their overwrites that grant power are worth a line.
-            Kind::Category | Kind::Channel if !manages_channels => {
+            Door::Channel if !manages_channels => {
                 out.extend(powerful_overwrites(snap, id, &o.name));
             }
-            Kind::Category | Kind::Channel => {
+            Door::Channel => {
                 out.push((
                     item(
                         o.kind.label(),
@@ -581,11 +586,11 @@ fn unmanaged_objects(
                 out.extend(powerful_overwrites(snap, id, &o.name));
             }
             // A declared channel whose overwrites the manifest leaves alone.
-            Kind::Overwrites => out.extend(powerful_overwrites(snap, id, &o.name)),
-            Kind::Integration => out.extend(doors::integration(snap, id, &o.name)),
-            Kind::Invite => out.extend(doors::invite(snap, id)),
+            Door::Overwrites => out.extend(powerful_overwrites(snap, id, &o.name)),
+            Door::Integration => out.extend(doors::integration(snap, id, &o.name)),
+            Door::Invite => out.extend(doors::invite(snap, id)),
             // A ban made by hand that the ban list does not have (kept without prune.bans).
-            Kind::Ban => out.push((
+            Door::Ban => out.push((
                 item(
                     "ban",
                     o.name.clone(),
@@ -595,7 +600,6 @@ fn unmanaged_objects(
                 ),
                 Question::new(&[22], Some(id.to_owned()), Matcher::Any),
             )),
-            _ => {}
         }
     }
     out

@@ -103,7 +103,7 @@ pub(super) fn plan_automod(cx: &mut Ctx) {
             continue;
         }
         if manifest.prune.automod {
-            delete(cx, r, "prune.automod".into(), String::new());
+            delete(cx, r, Kind::AutoModRule.pruned_by().into(), String::new());
         } else {
             cx.unmanaged.push(rule_ref(r));
         }

@@ -6,6 +6,7 @@ use super::context::{Ctx, Op, Phase, PlanError, Problem};
 use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, policy_changes, safety};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{LoadedManifest, Manifest};
+use crate::sections::{PlanTurn, SectionId};
 use crate::snapshot::Snapshot;
 
 /// [`diff`] for a manifest loaded from files, with the plan bound to their digest
@@ -137,6 +138,25 @@ struct Built {
     live: crate::access::Guild,
 }
 
+/// Runs the planners of the sections that are units ([`crate::sections::ALL`]) whose turn
+/// it is, each by a match naming every section, so a new one does not compile until it is
+/// planned.
+#[deny(clippy::wildcard_enum_match_arm)]
+fn plan_sections(turn: PlanTurn, cx: &mut Ctx) {
+    for section in crate::sections::ALL {
+        if section.plan_turn() != turn {
+            continue;
+        }
+        match section.id() {
+            SectionId::Emojis => super::emojis::plan_emojis(cx),
+            SectionId::Soundboard => super::sounds::plan_sounds(cx),
+            SectionId::Stickers => super::stickers::plan_stickers(cx),
+            SectionId::AutoMod => super::automod::plan_automod(cx),
+            SectionId::Events => super::events::plan_events(cx),
+        }
+    }
+}
+
 /// Runs the planners.
 fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
     // Planned as Discord will store it (names trimmed of extra whitespace), so what
@@ -151,15 +171,12 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
     super::webhooks::plan_webhooks(&mut cx);
     super::integrations::plan_integrations(&mut cx);
     super::invites::plan_invites(&mut cx);
-    super::automod::plan_automod(&mut cx);
-    super::events::plan_events(&mut cx);
+    plan_sections(PlanTurn::AfterDoors, &mut cx);
     super::regions::check_regions(&mut cx);
     super::members::plan_rosters(&mut cx);
     super::members::plan_bans(&mut cx);
     super::members::check_names(&mut cx);
-    super::emojis::plan_emojis(&mut cx);
-    super::sounds::plan_sounds(&mut cx);
-    super::stickers::plan_stickers(&mut cx);
+    plan_sections(PlanTurn::Last, &mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
     ops.sort_by_key(|op| op.phase);

@@ -381,5 +381,5 @@ fn delete(cx: &mut Ctx, e: &Live) {
         name: &e.name,
         id: &e.id,
     };
-    EVENT.delete(cx, live, b.fields, "prune.events".into(), route, "");
+    EVENT.delete(cx, live, b.fields, EVENT.kind.pruned_by().into(), route, "");
 }

@@ -132,7 +132,7 @@ impl Expression {
                 continue;
             }
             let route = object.delete_route(cx);
-            let source = format!("prune.{}", self.section);
+            let source = self.calls.kind.pruned_by().to_owned();
             self.calls.delete(cx, l, Vec::new(), source, route, "");
             deleted.insert(l.id);
         }

@@ -74,7 +74,7 @@ pub(super) fn plan_integrations(cx: &mut Ctx) {
             object.name.clone(),
             object.id.clone(),
             goes_with(cx, i),
-            Some("prune.integrations".into()),
+            Some(Kind::Integration.pruned_by().into()),
         ));
         let route = Route::DeleteIntegration {
             guild: cx.guild(),

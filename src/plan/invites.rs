@@ -138,7 +138,7 @@ pub(super) fn plan_invites(cx: &mut Ctx) {
                     inv.code.clone(),
                     Some(inv.code.clone()),
                     describe(cx, inv, &why),
-                    Some("prune.invites".into()),
+                    Some(Kind::Invite.pruned_by().into()),
                 ));
                 let route = Route::DeleteInvite {
                     code: inv.code.clone(),

@@ -425,7 +425,7 @@ pub(super) fn plan_bans(cx: &mut Ctx) {
                 who.clone(),
                 Some(user.clone()),
                 vec![],
-                Some("prune.bans".into()),
+                Some(Kind::Ban.pruned_by().into()),
             )
         });
         let route = Route::DeleteBan {

@@ -24,6 +24,7 @@ pub mod gates;
 pub mod images;
 mod integrations;
 mod invites;
+mod kind;
 mod matching;
 mod members;
 mod order;
@@ -51,6 +52,10 @@ pub use binding::{BindingError, Mismatch};
 pub use context::{IdRef, PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use field::{Field, FieldChange};
+pub use kind::{
+    AuditActions, DeleteKind, Door, Grantee, Kind, KindFacts, PeopleEntries, Protect, ReliedOn,
+    WhenMissing,
+};
 pub use matching::Duplicate;
 pub use members::BULK_BAN_MAX;
 pub use policy_changes::{PolicyBase, PolicyBaseline, PolicyChange, PriorPolicy};
@@ -259,69 +264,6 @@ pub enum Action {
     Update,
     Reorder,
     Delete,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Guild,
-    Role,
-    Category,
-    Channel,
-    WelcomeScreen,
-    Onboarding,
-    Widget,
-    Webhook,
-    /// A channel's permission overwrites as a set: unmanaged when a declared channel
-    /// leaves `overwrites` out (the object named is the channel).
-    Overwrites,
-    /// An application (bot or app) added to the guild; its id is the integration's.
-    Integration,
-    /// An invite; its id is the invite's code.
-    Invite,
-    /// One user holding a roster role: created when given, deleted when taken
-    /// (named `Role ← user`, the id is the user's).
-    RosterEntry,
-    /// One banned user: created when banned, deleted when the ban is lifted.
-    Ban,
-    /// A custom emoji.
-    Emoji,
-    /// A soundboard sound.
-    Sound,
-    /// An AutoMod rule.
-    AutoModRule,
-    /// A scheduled event.
-    ScheduledEvent,
-    /// A guild sticker.
-    Sticker,
-    /// A policy (`policies:`): in the repository, not in Discord; named by risks only.
-    Policy,
-}
-
-impl Kind {
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::Guild => "guild",
-            Kind::Role => "role",
-            Kind::Category => "category",
-            Kind::Channel => "channel",
-            Kind::WelcomeScreen => "welcome screen",
-            Kind::Onboarding => "onboarding",
-            Kind::Widget => "widget",
-            Kind::Webhook => "webhook",
-            Kind::Overwrites => "overwrites on",
-            Kind::Integration => "integration",
-            Kind::Invite => "invite",
-            Kind::RosterEntry => "roster entry",
-            Kind::Ban => "ban",
-            Kind::Emoji => "emoji",
-            Kind::Sound => "sound",
-            Kind::AutoModRule => "AutoMod rule",
-            Kind::ScheduledEvent => "event",
-            Kind::Sticker => "sticker",
-            Kind::Policy => "policy",
-        }
-    }
 }
 
 /// Which object a change is about.

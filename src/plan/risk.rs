@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::field::{self, Field};
-use super::{Action, Change, HeldRole, Kind, ObjectRef, Plan};
+use super::{Action, Change, Grantee, HeldRole, Kind, ObjectRef, Plan};
 use crate::permissions::Permissions;
 
 /// The `@everyone` role's name in plans and manifests.
@@ -202,11 +202,17 @@ fn access_risks(plan: &Plan, grants: &[Risk]) -> Vec<Risk> {
             .iter()
             .filter_map(|r| match &r.what {
                 Widening::Grant { permissions } => {
-                    let same = match (r.object.kind, a.who_kind) {
-                        (Kind::Role, _) if r.object.name == EVERYONE => true,
-                        (Kind::Role, WhoKind::Role) => r.object.name == a.who,
-                        (Kind::RosterEntry, WhoKind::User) => r.object.id == a.who_id,
-                        _ => false,
+                    // Whom the kind grants to is its row of the kind table.
+                    let same = match r.object.kind.facts().grants_to {
+                        // What @everyone is granted, every member has.
+                        Some(Grantee::Role) if r.object.name == EVERYONE => true,
+                        Some(Grantee::Role) => {
+                            a.who_kind == WhoKind::Role && r.object.name == a.who
+                        }
+                        Some(Grantee::User) => {
+                            a.who_kind == WhoKind::User && r.object.id == a.who_id
+                        }
+                        None => false,
                     };
                     same.then(|| permissions_of(permissions))
                 }

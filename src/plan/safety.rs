@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::context::Problem;
+pub use super::kind::DeleteKind;
 use super::policy_changes::PolicyChange;
-use super::{Action, Change, Kind, Plan, created_key};
+use super::{Action, Change, Kind, Plan, Protect, created_key};
 use crate::discord::Route;
 use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::manifest::{Channel, Manifest};
@@ -31,56 +32,7 @@ pub const MIN_DELETE_LIMIT: usize = 2;
 /// default: a truncated manifest in a guild of 500 channels must not cost 150.
 pub const MAX_DELETE_LIMIT: usize = 10;
 
-/// The kinds the gate counts: what `prune` can delete.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DeleteKind {
-    Roles,
-    /// Channels and categories together, as `prune.channels` deletes both.
-    Channels,
-    Webhooks,
-    /// Applications removed by `prune.integrations` (their bots, roles and webhooks go too).
-    Integrations,
-    Invites,
-    /// Members taken off a roster role.
-    RosterEntries,
-    /// Bans lifted (`prune.bans`).
-    Bans,
-    /// Custom emoji deleted: pruned, or replaced for a new image.
-    Emojis,
-    /// Soundboard sounds deleted: pruned, or replaced for a new file.
-    Sounds,
-    /// Members banned: each leaves the guild with every role they hold. Counted apart from
-    /// the deletions of objects, with the default limit of [`MIN_DELETE_LIMIT`] whatever the
-    /// guild's size (guildctl does not read how many members it has).
-    MemberBans,
-    /// AutoMod rules deleted: by `prune.automod`, or to change a rule's trigger kind.
-    AutoModRules,
-    /// Scheduled events deleted by `prune.events`.
-    ScheduledEvents,
-    /// Guild stickers deleted: pruned, or replaced for a new file.
-    Stickers,
-}
-
 impl DeleteKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            DeleteKind::Roles => "roles",
-            DeleteKind::Channels => "channels",
-            DeleteKind::Webhooks => "webhooks",
-            DeleteKind::Integrations => "integrations",
-            DeleteKind::Invites => "invites",
-            DeleteKind::RosterEntries => "roster removals",
-            DeleteKind::Bans => "bans lifted",
-            DeleteKind::MemberBans => "members banned",
-            DeleteKind::Emojis => "emojis",
-            DeleteKind::Sounds => "sounds",
-            DeleteKind::AutoModRules => "AutoMod rules",
-            DeleteKind::ScheduledEvents => "scheduled events",
-            DeleteKind::Stickers => "stickers",
-        }
-    }
-
     /// What the plan does to the kind's live objects, as a verb and what it counts:
     /// "deletes … channels", "removes … roster entries", "lifts … bans".
     fn verb_and_noun(self) -> (&'static str, &'static str) {
@@ -99,26 +51,8 @@ impl DeleteKind {
             return Some(DeleteKind::MemberBans);
         }
         (c.action == Action::Delete)
-            .then(|| DeleteKind::of(c.object.kind))
+            .then_some(c.object.kind.facts().gate)
             .flatten()
-    }
-
-    fn of(kind: Kind) -> Option<DeleteKind> {
-        match kind {
-            Kind::Role => Some(DeleteKind::Roles),
-            Kind::Category | Kind::Channel => Some(DeleteKind::Channels),
-            Kind::Webhook => Some(DeleteKind::Webhooks),
-            Kind::Integration => Some(DeleteKind::Integrations),
-            Kind::Invite => Some(DeleteKind::Invites),
-            Kind::RosterEntry => Some(DeleteKind::RosterEntries),
-            Kind::Ban => Some(DeleteKind::Bans),
-            Kind::Emoji => Some(DeleteKind::Emojis),
-            Kind::Sound => Some(DeleteKind::Sounds),
-            Kind::AutoModRule => Some(DeleteKind::AutoModRules),
-            Kind::ScheduledEvent => Some(DeleteKind::ScheduledEvents),
-            Kind::Sticker => Some(DeleteKind::Stickers),
-            _ => None,
-        }
     }
 }
 
@@ -510,21 +444,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
         DeleteKind::Stickers => snap.expressions.stickers.as_ref().map_or(0, Vec::len),
     };
     let mut kinds = Vec::new();
-    for kind in [
-        DeleteKind::Roles,
-        DeleteKind::Channels,
-        DeleteKind::Webhooks,
-        DeleteKind::Integrations,
-        DeleteKind::Invites,
-        DeleteKind::RosterEntries,
-        DeleteKind::Bans,
-        DeleteKind::MemberBans,
-        DeleteKind::Emojis,
-        DeleteKind::Sounds,
-        DeleteKind::AutoModRules,
-        DeleteKind::ScheduledEvents,
-        DeleteKind::Stickers,
-    ] {
+    for kind in DeleteKind::ALL {
         let direct = plan
             .changes
             .iter()
@@ -839,25 +759,30 @@ pub(crate) fn protector(
     name: &str,
     channel_kind: u8,
 ) -> Option<String> {
-    naming_entry(m, DeleteKind::of(kind)?, id, name, channel_kind, true)
+    naming_entry(m, kind.facts().gate?, id, name, channel_kind, true)
 }
 
 /// Deletions of protected objects, and declared webhooks that a channel deletion would
 /// take with it: planning problems, found before any call. The planners never schedule
 /// a protected object's deletion; this also refuses a saved plan that does.
+#[deny(clippy::wildcard_enum_match_arm)]
 pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Vec<Problem> {
     let mut problems = Vec::new();
     for c in &plan.changes {
         let (Action::Delete, Some(id)) = (c.action, c.object.id.as_deref()) else {
             continue;
         };
-        let (name, channel_kind) = match c.object.kind {
-            Kind::Role => (snap.role(id).map(|r| r.name.clone()), 0),
-            Kind::Channel | Kind::Category => (
+        let Some(protect) = c.object.kind.facts().protect else {
+            continue;
+        };
+        // The live name `protect:` entries are matched by.
+        let (name, channel_kind) = match protect {
+            Protect::Role => (snap.role(id).map(|r| r.name.clone()), 0),
+            Protect::Channel => (
                 snap.channel(id).map(|ch| ch.name.clone()),
                 snap.channel(id).map_or(0, |ch| ch.kind),
             ),
-            Kind::Webhook => (
+            Protect::Webhook => (
                 snap.webhooks
                     .iter()
                     .flatten()
@@ -865,7 +790,6 @@ pub fn protect_problems(plan: &Plan, manifest: &Manifest, snap: &Snapshot) -> Ve
                     .and_then(|w| w.name.clone()),
                 0,
             ),
-            _ => continue,
         };
         let name = name.unwrap_or_else(|| c.object.name.clone());
         if let Some(source) = protector(manifest, c.object.kind, id, &name, channel_kind) {

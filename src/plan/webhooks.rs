@@ -115,7 +115,7 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
                 id: &w.id,
             };
             // Pointed at the `prune:` line that asks for it.
-            let source = "prune.webhooks".to_owned();
+            let source = WEBHOOK.kind.pruned_by().to_owned();
             WEBHOOK.delete(cx, live, Vec::new(), source, route, "");
         } else if !cx.managed_followers.contains(&w.id) {
             cx.unmanaged.push(webhook_ref(w));

@@ -82,21 +82,11 @@ impl PlanFinding {
     }
 }
 
-/// The `prune` entry that deletes an undeclared object of `kind` (the source map falls
-/// back to `prune`, then to the manifest's start, where the entry is absent).
+/// The `prune` entry that deletes an undeclared object of `kind`, its row of the kind
+/// table (the source map falls back to `prune`, then to the manifest's start, where the
+/// entry is absent; a kind no `prune` key deletes is placed on `prune`).
 fn pruned_by(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Role => "prune.roles",
-        Kind::Category | Kind::Channel => "prune.channels",
-        Kind::Webhook => "prune.webhooks",
-        Kind::Ban => "bans",
-        Kind::Emoji => "prune.emojis",
-        Kind::Sound => "prune.soundboard",
-        Kind::Sticker => "prune.stickers",
-        Kind::AutoModRule => "prune.automod",
-        Kind::ScheduledEvent => "prune.events",
-        _ => "prune",
-    }
+    kind.pruned_by()
 }
 
 /// What a plan finds, in a fixed order: the refusals and policy breaches (with
@@ -299,4 +289,22 @@ pub const PLAN_RULES: &[RuleText] = &[
 /// The plan's findings on `loaded` as a SARIF log, with a final line break.
 pub fn render(loaded: &LoadedManifest, findings: &[PlanFinding]) -> String {
     crate::manifest::sarif::render(&[&plan_report(loaded, findings)], PLAN_RULES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pruned integration, invite or lifted ban whose change names no source is placed on
+    /// the `prune` entry that deletes it, as a role is on `prune.roles`: not on `prune` as a
+    /// whole, nor on the ban list (the planners name these sources today; a saved plan or a
+    /// planner that does not still lands on the right line).
+    #[test]
+    fn every_pruned_kind_is_placed_on_its_own_prune_entry() {
+        assert_eq!(pruned_by(Kind::Integration), "prune.integrations");
+        assert_eq!(pruned_by(Kind::Invite), "prune.invites");
+        assert_eq!(pruned_by(Kind::Ban), "prune.bans");
+        assert_eq!(pruned_by(Kind::Role), "prune.roles");
+        assert_eq!(pruned_by(Kind::Sound), "prune.soundboard");
+    }
 }

@@ -335,6 +335,55 @@ channels:
     assert!(h.writes().is_empty());
 }
 
+/// A pruned integration, invite or lifted ban is placed on the `prune` entry that deletes
+/// it (`prune.integrations`, `prune.invites`, `prune.bans`), as a pruned role is on
+/// `prune.roles`: not on `prune` as a whole, nor on the ban list.
+#[tokio::test]
+async fn a_pruned_integration_invite_or_ban_lands_on_its_prune_entry() {
+    let h = Harness::start().await;
+    h.manifest(
+        "doors.yaml",
+        "version: 1
+integrations: []
+invites:
+  rules:
+    - { max_uses: 100 }
+bans: []
+prune:
+  integrations: true
+  invites: true
+  bans: true
+safety: { allow_deletes: 10 }
+",
+    );
+    let run = h
+        .run(&["plan", "-f", "doors.yaml", "--format", "sarif"])
+        .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let log = schema_checked(&run.stdout);
+    let deletions: Vec<(String, u64)> = results(&log)
+        .iter()
+        .zip(lines(&log))
+        .filter(|(_, (rule, _))| rule == "risk-delete")
+        .map(|(r, (_, line))| (r["message"]["text"].as_str().unwrap().to_owned(), line))
+        .collect();
+    let on = |kind: &str| -> Vec<u64> {
+        deletions
+            .iter()
+            .filter(|(text, _)| text.contains(kind))
+            .map(|(_, line)| *line)
+            .collect()
+    };
+    let (integrations, invites, bans) = (on("integration"), on("invite"), on("ban"));
+    assert!(!integrations.is_empty(), "{deletions:?}");
+    assert!(!invites.is_empty(), "{deletions:?}");
+    assert!(!bans.is_empty(), "{deletions:?}");
+    assert!(integrations.iter().all(|l| *l == 8), "{deletions:?}");
+    assert!(invites.iter().all(|l| *l == 9), "{deletions:?}");
+    assert!(bans.iter().all(|l| *l == 10), "{deletions:?}");
+    assert!(h.writes().is_empty());
+}
+
 #[tokio::test]
 async fn a_plan_of_an_invalid_manifest_writes_the_validation_results_as_sarif() {
     let h = Harness::start().await;

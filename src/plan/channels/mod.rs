@@ -962,7 +962,7 @@ fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
             Some(c.id.clone()),
             vec![],
             // Pointed at the `prune:` line that asks for it.
-            Some("prune.channels".into()),
+            Some(Kind::Channel.pruned_by().into()),
         ));
         let phase = if category {
             Phase::CategoryDelete

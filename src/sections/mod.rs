@@ -1,0 +1,156 @@
+//! The manifest's sections as units: what each is below the planner, in one module per
+//! section — its manifest key, its live objects as the rehearsal's copy holds them, their
+//! files, their ids, and the section as `export` writes it. The pipeline iterates
+//! [`ALL`]: `export` builds and writes each section from it, the rehearsal copies each,
+//! and the plan runs each one's planner (`plan::diff`, by [`SectionId`], a match that
+//! names every section).
+//!
+//! This round holds the five expression-like sections (custom emoji, soundboard sounds,
+//! stickers, AutoMod rules, scheduled events); the others are still written out by each
+//! room (docs/architecture.md, "Sections").
+#![deny(clippy::wildcard_enum_match_arm)]
+
+mod automod;
+mod emojis;
+mod events;
+mod names;
+mod sounds;
+mod stickers;
+
+pub use events::exports_event;
+pub use names::Names;
+
+use std::fmt::Write;
+
+use hashbrown::HashMap;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::discord::models::User;
+use crate::manifest::Manifest;
+use crate::snapshot::Snapshot;
+
+/// Which section, for the rooms above that dispatch on it with a match naming every one
+/// (the planner of each lives in `plan`, which this room sits below).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectionId {
+    Emojis,
+    Soundboard,
+    Stickers,
+    AutoMod,
+    Events,
+}
+
+/// Where in the plan a section's planner runs: its changes keep the place they always had
+/// among the other sections' (a plan lists its changes in the order they were planned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanTurn {
+    /// After the webhooks, integrations and invites, before the rosters and bans.
+    AfterDoors,
+    /// Last, after the rosters and bans.
+    Last,
+}
+
+/// The files `export` wrote for live objects, by CDN path: the name each got beside the
+/// manifest.
+pub type ExportedFiles = HashMap<String, String>;
+
+/// One manifest section, as the rooms below the planner need it.
+pub trait Section: Sync {
+    fn id(&self) -> SectionId;
+
+    /// Its key in the manifest (`emojis`).
+    fn key(&self) -> &'static str;
+
+    /// Where in the plan its planner runs.
+    fn plan_turn(&self) -> PlanTurn;
+
+    /// Its live objects as manifest entries, with their ids pinned, roles and channels by
+    /// name, each file as the name `files` gives it (left out when not read).
+    fn export(&self, snap: &Snapshot, files: &ExportedFiles, names: &Names, out: &mut Manifest);
+
+    /// The section of `m` as `export` writes it, with its comment, when `m` declares it.
+    fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String>;
+
+    /// The key of the copy's guild its objects go under (`soundboard_sounds`).
+    fn copy_key(&self) -> &'static str;
+
+    /// Its live objects as the rehearsal's copy of the guild holds them, without their files
+    /// (the copy's CDN answers 404 for them; the read-back takes their digests from the
+    /// snapshot); each creator is given to `creator`, so the copy knows them as users.
+    fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value>;
+
+    /// Its live objects' ids (the copy's new ids come after every one).
+    fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str>;
+
+    /// The CDN path of each live object's file.
+    fn files(&self, snap: &Snapshot) -> Vec<String>;
+}
+
+/// Every section that is a unit, in the order the export writes them (and the copy and,
+/// within each [`PlanTurn`], the plan take them).
+pub static ALL: &[&dyn Section] = &[
+    &emojis::Emojis,
+    &sounds::Sounds,
+    &stickers::Stickers,
+    &automod::AutoMod,
+    &events::Events,
+];
+
+/// Writes `key: value` as YAML, with a comment above it (each line of `comment` becomes a
+/// `# ` line; the caller keeps outside text in it to one line each).
+pub fn write_section<T: Serialize>(
+    out: &mut String,
+    comment: Option<&str>,
+    key: &str,
+    value: &T,
+) -> Result<(), String> {
+    if let Some(c) = comment {
+        out.push('\n');
+        for line in c.lines() {
+            let _ = writeln!(out, "# {line}");
+        }
+    }
+    let one = std::collections::BTreeMap::from([(key, value)]);
+    let options = serde_saphyr::ser_options! { compact_list_indent: false };
+    let yaml = serde_saphyr::to_string_with_options(&one, options).map_err(|e| e.to_string())?;
+    out.push_str(&yaml);
+    Ok(())
+}
+
+/// A declared section, written with its comment; nothing when it is not declared.
+fn write_declared<T: Serialize>(
+    out: &mut String,
+    comment: &str,
+    key: &str,
+    value: &Option<T>,
+) -> Result<(), String> {
+    match value {
+        Some(_) => write_section(out, Some(comment), key, value),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A match naming every section: a new one does not compile here until it is in [`ALL`].
+    fn place(id: SectionId) -> usize {
+        match id {
+            SectionId::Emojis => 0,
+            SectionId::Soundboard => 1,
+            SectionId::Stickers => 2,
+            SectionId::AutoMod => 3,
+            SectionId::Events => 4,
+        }
+    }
+
+    #[test]
+    fn every_section_is_registered_once_in_order() {
+        for (i, s) in ALL.iter().enumerate() {
+            assert_eq!(place(s.id()), i, "{}", s.key());
+        }
+        assert_eq!(ALL.len(), place(SectionId::Events) + 1);
+    }
+}
