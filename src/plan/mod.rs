@@ -46,10 +46,9 @@ use serde_json::Value;
 use crate::discord::Route;
 
 pub use binding::{BindingError, Mismatch};
-pub use context::{IdRef, PlanError, Problem};
+pub use context::{Duplicate, IdRef, PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use field::{Field, FieldChange};
-pub use matching::Duplicate;
 pub use members::{BULK_BAN_MAX, people_query};
 pub use policy_changes::{PolicyBase, PolicyBaseline, PolicyChange, PriorPolicy};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};

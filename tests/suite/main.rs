@@ -16,6 +16,7 @@ mod common;
 mod access;
 mod action;
 mod apply_safety;
+mod architecture;
 mod automod;
 mod bounded_reads;
 mod broken_reads;
