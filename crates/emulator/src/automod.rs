@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 
 use crate::access::{digits, guild_at, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{
+    AUTO_MODERATION_RULE_CREATE, AUTO_MODERATION_RULE_DELETE, AUTO_MODERATION_RULE_UPDATE,
+};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader, check_refs};
@@ -457,16 +460,10 @@ pub async fn create_rule(
     let rid = rule.id.clone();
     let out = render::automod_rule(&g.id, &rule);
     g.auto_moderation_rules.push(rule);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        140,
-        &rid,
-        changes,
-        None,
-    );
+    Entry::on(AUTO_MODERATION_RULE_CREATE, &rid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(ok(out), [events::AUTO_MODERATION_RULE_CREATE])
 }
 
@@ -534,16 +531,10 @@ pub async fn modify_rule(
     }
     let changes = diff_snapshots(before, snapshot(&g.id, &g.auto_moderation_rules[ri]));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            141,
-            &rid,
-            changes,
-            None,
-        );
+        Entry::on(AUTO_MODERATION_RULE_UPDATE, &rid)
+            .changes(changes)
+            .by(&actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(
         ok(render::automod_rule(&g.id, &g.auto_moderation_rules[ri])),
@@ -565,16 +556,10 @@ pub async fn delete_rule(
     let ri = find(g, &rid)?;
     let rule = g.auto_moderation_rules.remove(ri);
     let changes = snapshot_changes(snapshot(&g.id, &rule), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        142,
-        &rid,
-        changes,
-        None,
-    );
+    Entry::on(AUTO_MODERATION_RULE_DELETE, &rid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::AUTO_MODERATION_RULE_DELETE])
 }
 

@@ -10,7 +10,8 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_params};
-use crate::audit_log::audit;
+use crate::audit_log::Entry;
+use crate::audit_log::action::{MEMBER_BAN_ADD, MEMBER_BAN_REMOVE};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Reader};
@@ -18,8 +19,6 @@ use crate::perms::{guild_permissions, highest_rank, is_owner};
 use crate::render;
 use crate::state::{Ban, Guild, SnowflakeGen, State, User};
 
-const MEMBER_BAN_ADD: u32 = 22;
-const MEMBER_BAN_REMOVE: u32 = 23;
 /// Users one bulk ban may name (reference, Limits).
 const BULK_MAX: usize = 200;
 
@@ -143,16 +142,9 @@ fn ban(g: &mut Guild, snow: &mut SnowflakeGen, actor: &str, reason: Option<&str>
         user_id: uid.to_owned(),
         reason: reason.map(str::to_owned),
     });
-    audit(
-        g,
-        snow,
-        actor,
-        reason,
-        MEMBER_BAN_ADD,
-        uid,
-        Vec::new(),
-        None,
-    );
+    Entry::on(MEMBER_BAN_ADD, uid)
+        .by(actor, reason)
+        .record(g, snow);
 }
 
 /// `delete_message_seconds` 0–604800 and the deprecated `delete_message_days` 0–7: read and
@@ -209,16 +201,9 @@ pub async fn delete_ban(
         .position(|b| b.user_id == uid)
         .ok_or_else(unknown_ban)?;
     g.bans.remove(i);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        MEMBER_BAN_REMOVE,
-        &uid,
-        Vec::new(),
-        None,
-    );
+    Entry::on(MEMBER_BAN_REMOVE, &uid)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_BAN_REMOVE])
 }
 

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use crate::access::{channel_loc, guild_for_write, guild_idx, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
-use crate::audit_log::{audit, change, diff, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{CHANNEL_CREATE, CHANNEL_DELETE, CHANNEL_UPDATE};
+use crate::audit_log::{Entry, change, diff, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -506,16 +507,10 @@ pub async fn post_channel(
     let out = render::channel(&g.id, &ch);
     let cid = ch.id.clone();
     g.channels.push(ch);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        10,
-        &cid,
-        changes,
-        None,
-    );
+    Entry::on(CHANNEL_CREATE, &cid)
+        .changes(changes)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(
         Ok((StatusCode::CREATED, Json(out)).into_response()),
         [events::CHANNEL_CREATE],
@@ -668,16 +663,10 @@ pub async fn patch_channel(
     }
     let changes = diff_snapshots(before, channel_snapshot(c));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            11,
-            &cid,
-            changes,
-            None,
-        );
+        Entry::on(CHANNEL_UPDATE, &cid)
+            .changes(changes)
+            .by(actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     // permission_overwrites replaces the whole set (§4.2) and logs 13/14/15.
     if let Some(ows) = f.overwrites {
@@ -713,16 +702,10 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
         json!(c.permission_overwrites),
         Value::Null,
     ));
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        12,
-        &cid,
-        changes,
-        None,
-    );
+    Entry::on(CHANNEL_DELETE, &cid)
+        .changes(changes)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     // A deleted category orphans its children, each a CHANNEL_UPDATE (§4.6).
     if c.kind == 4 {
         let orphans: Vec<String> = g
@@ -736,7 +719,10 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
             .collect();
         for id in orphans {
             let ch = vec![change("parent_id", json!(cid), Value::Null)];
-            audit(g, snowflake, actor, None, 11, &id, ch, None);
+            Entry::on(CHANNEL_UPDATE, &id)
+                .changes(ch)
+                .by(actor, None)
+                .record(g, snowflake);
         }
     }
     g.forget_channel(&cid);
@@ -854,7 +840,10 @@ pub async fn patch_channel_positions(
         }
         let moved = !changes.is_empty();
         if moved {
-            audit(g, snowflake, actor, None, 11, &cid, changes, None);
+            Entry::on(CHANNEL_UPDATE, &cid)
+                .changes(changes)
+                .by(actor, None)
+                .record(g, snowflake);
         }
         if moved || m.lock {
             // Several Channel Update: one per channel that changed (the reference's Events).

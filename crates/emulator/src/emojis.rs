@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use crate::access::{digits, guild_at, guild_idx};
 use crate::app::{App, Ctx, JsonBody, R, created, fired, lock, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{EMOJI_CREATE, EMOJI_DELETE, EMOJI_UPDATE};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::expressions::{Kind, creator, may_change, may_create, shows_creators, slots, too_large};
@@ -178,16 +179,10 @@ pub async fn create_emoji(
     let changes = snapshot_changes(snapshot(&e), true);
     let eid = e.id.clone();
     g.emojis.push(e);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        60,
-        &eid,
-        changes,
-        None,
-    );
+    Entry::on(EMOJI_CREATE, &eid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     let e = st.guilds[gi]
         .emojis
         .last()
@@ -231,16 +226,10 @@ pub async fn modify_emoji(
     }
     let changes = diff_snapshots(before, snapshot(e));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            61,
-            &eid,
-            changes,
-            None,
-        );
+        Entry::on(EMOJI_UPDATE, &eid)
+            .changes(changes)
+            .by(&actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(
         ok(show(&st, &st.guilds[gi].emojis[ei], true)),
@@ -266,15 +255,9 @@ pub async fn delete_emoji(
     )?;
     let e = g.emojis.remove(ei);
     let changes = snapshot_changes(snapshot(&e), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        62,
-        &eid,
-        changes,
-        None,
-    );
+    Entry::on(EMOJI_DELETE, &eid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_EMOJIS_UPDATE])
 }

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use crate::access::{guild_for_write, guild_idx};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok, query_params};
-use crate::audit_log::{audit, diff};
+use crate::audit_log::action::GUILD_UPDATE;
+use crate::audit_log::{Entry, diff};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -321,16 +322,10 @@ pub async fn patch_guild(
     }
     if !ch.is_empty() {
         let gid = g.id.clone();
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            1,
-            &gid,
-            ch,
-            None,
-        );
+        Entry::on(GUILD_UPDATE, &gid)
+            .changes(ch)
+            .by(actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(ok(render::guild(g, false, dialect)), [events::GUILD_UPDATE])
 }

@@ -14,7 +14,8 @@ use super::render;
 use super::state::{AuditChange, Guild, Integration, State};
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, R, fired, lock, no_content, ok};
-use crate::audit_log::audit;
+use crate::audit_log::Entry;
+use crate::audit_log::action::INTEGRATION_DELETE;
 use crate::events;
 use crate::perms::guild_permissions;
 use discord_permissions::Permissions;
@@ -144,16 +145,10 @@ pub async fn delete_integration(
             new_value: None,
         },
     ];
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        82,
-        &iid,
-        changes,
-        None,
-    );
+    Entry::on(INTEGRATION_DELETE, &iid)
+        .changes(changes)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(
         no_content(),
         [

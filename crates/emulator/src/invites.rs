@@ -15,6 +15,7 @@ use super::render;
 use super::state::{AuditChange, AuditEntry, Guild, Invite, State, TargetUsersJob};
 use crate::access::{guild_idx, need};
 use crate::app::{App, Ctx, R, fired, lock, ok, query_params};
+use crate::audit_log::action::INVITE_DELETE;
 use crate::events;
 use crate::form;
 use crate::perms::{channel_permissions, guild_permissions, is_owner};
@@ -165,7 +166,7 @@ pub async fn delete_invite(AxState(app): AxState<App>, ctx: Ctx, Path(code): Pat
     };
     g.audit_log.push(AuditEntry {
         id: snowflake.next_id(),
-        action_type: 42,
+        action_type: INVITE_DELETE,
         user_id: Some(actor.to_owned()),
         // An invite has no id; its entries name it by `code` among the changes.
         target_id: None,

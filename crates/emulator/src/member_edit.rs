@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use crate::access::{digits, guild_for_write, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok};
-use crate::audit_log::{audit, audit_entry, change, diff, options};
+use crate::audit_log::action::{MEMBER_DISCONNECT, MEMBER_MOVE, MEMBER_ROLE_UPDATE, MEMBER_UPDATE};
+use crate::audit_log::{Entry, change, diff, string_options};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader, image_hash};
@@ -19,11 +20,6 @@ use crate::perms::{bits, can_manage_role, guild_permissions, is_owner, outranks}
 use crate::render;
 use crate::state::{AuditChange, Guild, MemberDetails, SnowflakeGen, State};
 use crate::time::{parse_timestamp, timestamp};
-
-const MEMBER_UPDATE: u32 = 24;
-const MEMBER_ROLE_UPDATE: u32 = 25;
-const MEMBER_MOVE: u32 = 26;
-const MEMBER_DISCONNECT: u32 = 27;
 
 /// The one member flag a caller may set or clear: BYPASSES_VERIFICATION (1 << 2); the
 /// others are Discord's to set (reference, Member flags, "Editable").
@@ -286,28 +282,16 @@ fn apply_edit(
     }
     let mut fires = Vec::new();
     if !member_changes.is_empty() {
-        audit(
-            g,
-            snow,
-            actor,
-            reason,
-            MEMBER_UPDATE,
-            uid,
-            member_changes,
-            None,
-        );
+        Entry::on(MEMBER_UPDATE, uid)
+            .changes(member_changes)
+            .by(actor, reason)
+            .record(g, snow);
     }
     if !role_changes.is_empty() {
-        audit(
-            g,
-            snow,
-            actor,
-            reason,
-            MEMBER_ROLE_UPDATE,
-            uid,
-            role_changes,
-            None,
-        );
+        Entry::on(MEMBER_ROLE_UPDATE, uid)
+            .changes(role_changes)
+            .by(actor, reason)
+            .record(g, snow);
     }
     if let Some((action, channel)) = voice {
         // Moves and disconnects are counted, not targeted (reference, options: count,
@@ -316,16 +300,10 @@ fn apply_edit(
         if let Some(c) = channel {
             opts.push(("channel_id", c));
         }
-        audit_entry(
-            g,
-            snow,
-            actor,
-            reason,
-            action,
-            None,
-            Vec::new(),
-            options(&opts),
-        );
+        Entry::untargeted(action)
+            .options(string_options(&opts))
+            .by(actor, reason)
+            .record(g, snow);
     }
     // Modify Guild Member fires Guild Member Update (reference, Events).
     fires.push(events::GUILD_MEMBER_UPDATE);
@@ -406,16 +384,10 @@ pub async fn modify_current_member(
         d.bio = b.filter(|s| !s.is_empty());
     }
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            MEMBER_UPDATE,
-            &actor,
-            changes,
-            None,
-        );
+        Entry::on(MEMBER_UPDATE, &actor)
+            .changes(changes)
+            .by(&actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(ok(shown(&st, &gid, &actor)?), [events::GUILD_MEMBER_UPDATE])
 }
@@ -442,16 +414,10 @@ pub async fn modify_current_nick(
         m.nick = nick.clone();
     }
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            MEMBER_UPDATE,
-            &actor,
-            changes,
-            None,
-        );
+        Entry::on(MEMBER_UPDATE, &actor)
+            .changes(changes)
+            .by(&actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(ok(json!({ "nick": nick })), [events::GUILD_MEMBER_UPDATE])
 }

@@ -15,7 +15,8 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_params};
-use crate::audit_log::{audit, change};
+use crate::audit_log::action::{MEMBER_KICK, MEMBER_ROLE_UPDATE};
+use crate::audit_log::{Entry, change};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Reader};
@@ -25,7 +26,6 @@ use crate::state::{Member, MemberDetails};
 use crate::time::timestamp;
 
 /// MEMBER_ROLE_UPDATE (§7.2).
-const MEMBER_ROLE_UPDATE: u32 = 25;
 
 /// `GET /guilds/{g}/members?limit&after`: members by ascending user id, `limit` 1–1000
 /// (default 1), after the user id `after` (default 0). Needs the GUILD_MEMBERS intent
@@ -156,21 +156,14 @@ fn member_role(app: App, ctx: Ctx, gid: String, uid: String, rid: String, add: b
         roles.retain(|r| *r != rid);
         "$remove"
     };
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        MEMBER_ROLE_UPDATE,
-        &uid,
-        vec![change(key, Value::Null, entry)],
-        None,
-    );
+    Entry::on(MEMBER_ROLE_UPDATE, &uid)
+        .changes(vec![change(key, Value::Null, entry)])
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_MEMBER_UPDATE])
 }
 
 /// MEMBER_KICK (reference, audit log events).
-const MEMBER_KICK: u32 = 20;
 
 /// `GET /guilds/{g}/members/search?query&limit`: members whose username or nickname
 /// starts with `query` (1–100 characters, case ignored), by ascending user id, `limit`
@@ -351,15 +344,8 @@ pub async fn remove_member(
         return Err(ApiError::missing_permissions());
     }
     g.remove_member(&uid);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        MEMBER_KICK,
-        &uid,
-        Vec::new(),
-        None,
-    );
+    Entry::on(MEMBER_KICK, &uid)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_MEMBER_REMOVE])
 }

@@ -15,20 +15,17 @@ use super::state::{EmulatorConfig, Guild, Onboarding, Prompt, PromptOption, Stat
 use crate::access::{guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{
+    ONBOARDING_CREATE, ONBOARDING_PROMPT_CREATE, ONBOARDING_PROMPT_DELETE,
+    ONBOARDING_PROMPT_UPDATE, ONBOARDING_UPDATE,
+};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use discord_permissions::Permissions;
 
 const MAX_PROMPTS: usize = 15;
 const MAX_OPTIONS: usize = 50;
 const MAX_DEFAULT_CHANNELS: usize = 500;
 const MAX_OPTION_IDS: usize = 50;
-
-// Audit-log action types (§7.2).
-const PROMPT_CREATE: u32 = 163;
-const PROMPT_UPDATE: u32 = 164;
-const PROMPT_DELETE: u32 = 165;
-const ONBOARDING_CREATE: u32 = 166;
-const ONBOARDING_UPDATE: u32 = 167;
 
 fn render_option(o: &PromptOption) -> Value {
     json!({
@@ -378,14 +375,14 @@ pub async fn put_onboarding(
     for p in &new.prompts {
         match old.prompts.iter().find(|o| o.id == p.id) {
             None => entries.push((
-                PROMPT_CREATE,
+                ONBOARDING_PROMPT_CREATE,
                 p.id.clone(),
                 snapshot_changes(prompt_snapshot(p), true),
             )),
             Some(o) => {
                 let ch = diff_snapshots(prompt_snapshot(o), prompt_snapshot(p));
                 if !ch.is_empty() {
-                    entries.push((PROMPT_UPDATE, p.id.clone(), ch));
+                    entries.push((ONBOARDING_PROMPT_UPDATE, p.id.clone(), ch));
                 }
             }
         }
@@ -393,7 +390,7 @@ pub async fn put_onboarding(
     for o in &old.prompts {
         if !new.prompts.iter().any(|p| p.id == o.id) {
             entries.push((
-                PROMPT_DELETE,
+                ONBOARDING_PROMPT_DELETE,
                 o.id.clone(),
                 snapshot_changes(prompt_snapshot(o), false),
             ));
@@ -411,7 +408,10 @@ pub async fn put_onboarding(
     }
     g.onboarding = new;
     for (action, target, changes) in entries {
-        audit(g, snowflake, actor, reason, action, &target, changes, None);
+        Entry::on(action, &target)
+            .changes(changes)
+            .by(actor, reason)
+            .record(g, snowflake);
     }
     ok(render(&g.id, &g.onboarding))
 }

@@ -10,7 +10,8 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok, query_params};
-use crate::audit_log::{audit_entry, options};
+use crate::audit_log::action::MEMBER_PRUNE;
+use crate::audit_log::{Entry, string_options};
 use crate::error::FieldErrors;
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -18,7 +19,6 @@ use crate::perms::{guild_permissions, is_owner};
 use crate::state::{Guild, State};
 use crate::time::parse_timestamp;
 
-const MEMBER_PRUNE: u32 = 21;
 const DAY_MS: u64 = 86_400_000;
 
 /// The user ids a prune of `days` with `include` would remove.
@@ -163,19 +163,13 @@ pub async fn begin_prune(
         g.remove_member(uid);
     }
     let reason = ctx.reason.clone().or(body_reason);
-    audit_entry(
-        g,
-        snowflake,
-        actor,
-        reason.as_deref(),
-        MEMBER_PRUNE,
-        None,
-        Vec::new(),
-        options(&[
+    Entry::untargeted(MEMBER_PRUNE)
+        .options(string_options(&[
             ("delete_member_days", days.to_string()),
             ("members_removed", gone.len().to_string()),
-        ]),
-    );
+        ]))
+        .by(actor, reason.as_deref())
+        .record(g, snowflake);
     let pruned = if compute {
         json!(gone.len())
     } else {

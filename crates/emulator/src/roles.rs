@@ -8,7 +8,8 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_for_write, guild_idx};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
-use crate::audit_log::{audit, change, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{ROLE_CREATE, ROLE_DELETE, ROLE_UPDATE};
+use crate::audit_log::{Entry, change, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -209,16 +210,10 @@ pub async fn post_role(
     let out = render::role(&role, dialect);
     let rid = role.id.clone();
     g.roles.push(role);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        30,
-        &rid,
-        changes,
-        None,
-    );
+    Entry::on(ROLE_CREATE, &rid)
+        .changes(changes)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(ok(out), [events::GUILD_ROLE_CREATE])
 }
 
@@ -286,16 +281,10 @@ pub async fn patch_role(
     let changes = diff_snapshots(before, role_snapshot(role));
     let out = render::role(role, dialect);
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            31,
-            &rid,
-            changes,
-            None,
-        );
+        Entry::on(ROLE_UPDATE, &rid)
+            .changes(changes)
+            .by(actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(ok(out), [events::GUILD_ROLE_UPDATE])
 }
@@ -329,16 +318,10 @@ pub async fn delete_role(
     }
     g.forget_role(&rid);
     let changes = snapshot_changes(role_snapshot(&role), false);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        32,
-        &rid,
-        changes,
-        None,
-    );
+    Entry::on(ROLE_DELETE, &rid)
+        .changes(changes)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_ROLE_DELETE])
 }
 
@@ -415,16 +398,10 @@ pub async fn patch_roles(
     // per moved role so every write leaves a trace.
     for (id, old, new) in changed {
         let ch = vec![change("position", json!(old), json!(new))];
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            31,
-            &id,
-            ch,
-            None,
-        );
+        Entry::on(ROLE_UPDATE, &id)
+            .changes(ch)
+            .by(actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(ok(render::roles(g, dialect)), events)
 }

@@ -14,7 +14,10 @@ use serde_json::{Value, json};
 
 use crate::access::{digits, guild_at, guild_idx, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_bool, query_params};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{
+    GUILD_SCHEDULED_EVENT_CREATE, GUILD_SCHEDULED_EVENT_DELETE, GUILD_SCHEDULED_EVENT_UPDATE,
+};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::config::EmulatorConfig;
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
@@ -576,16 +579,10 @@ pub async fn create_event(
     let changes = snapshot_changes(snapshot(&e), true);
     let eid = e.id.clone();
     g.scheduled_events.push(e);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        100,
-        &eid,
-        changes,
-        None,
-    );
+    Entry::on(GUILD_SCHEDULED_EVENT_CREATE, &eid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     let g = &st.guilds[gi];
     let e = g
         .scheduled_events
@@ -706,16 +703,10 @@ pub async fn modify_event(
     let changes = diff_snapshots(snapshot(&current), snapshot(&e));
     g.scheduled_events[ei] = e;
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            101,
-            &eid,
-            changes,
-            None,
-        );
+        Entry::on(GUILD_SCHEDULED_EVENT_UPDATE, &eid)
+            .changes(changes)
+            .by(&actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     let g = &st.guilds[gi];
     fired(
@@ -739,16 +730,10 @@ pub async fn delete_event(
     need_for(g, current, &actor, change_permission(g, current, &actor))?;
     let e = g.scheduled_events.remove(ei);
     let changes = snapshot_changes(snapshot(&e), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        102,
-        &eid,
-        changes,
-        None,
-    );
+    Entry::on(GUILD_SCHEDULED_EVENT_DELETE, &eid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_SCHEDULED_EVENT_DELETE])
 }
 

@@ -6,7 +6,10 @@ use serde_json::{Value, json};
 
 use crate::access::{digits, guild_at, guild_idx};
 use crate::app::{App, Ctx, JsonBody, R, created, fired, lock, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{
+    SOUNDBOARD_SOUND_CREATE, SOUNDBOARD_SOUND_DELETE, SOUNDBOARD_SOUND_UPDATE,
+};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::expressions::{Kind, creator, may_change, may_create, shows_creators, slots, too_large};
@@ -186,16 +189,10 @@ pub async fn create_sound(
     let changes = snapshot_changes(snapshot(&s), true);
     let sid = s.sound_id.clone();
     g.soundboard_sounds.push(s);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        130,
-        &sid,
-        changes,
-        None,
-    );
+    Entry::on(SOUNDBOARD_SOUND_CREATE, &sid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     let g = &st.guilds[gi];
     let s = g
         .soundboard_sounds
@@ -247,16 +244,10 @@ pub async fn modify_sound(
     }
     let changes = diff_snapshots(before, snapshot(s));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            131,
-            &sid,
-            changes,
-            None,
-        );
+        Entry::on(SOUNDBOARD_SOUND_UPDATE, &sid)
+            .changes(changes)
+            .by(&actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     let g = &st.guilds[gi];
     fired(
@@ -280,15 +271,9 @@ pub async fn delete_sound(
     may_change(guild_permissions(g, &actor), owner.as_deref(), &actor)?;
     let s = g.soundboard_sounds.remove(si);
     let changes = snapshot_changes(snapshot(&s), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        132,
-        &sid,
-        changes,
-        None,
-    );
+    Entry::on(SOUNDBOARD_SOUND_DELETE, &sid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_SOUNDBOARD_SOUND_DELETE])
 }

@@ -11,7 +11,8 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{digits, guild_at, guild_idx};
 use crate::app::{App, Ctx, JsonBody, MAX_BODY, R, created, fired, lock, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{STICKER_CREATE, STICKER_DELETE, STICKER_UPDATE};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::expressions::{Kind, creator, may_change, may_create, shows_creators, slots};
@@ -240,16 +241,10 @@ pub async fn create_sticker(
     let changes = snapshot_changes(snapshot(&s), true);
     let sid = s.id.clone();
     g.stickers.push(s);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        90,
-        &sid,
-        changes,
-        None,
-    );
+    Entry::on(STICKER_CREATE, &sid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     let g = &st.guilds[gi];
     let s = g.stickers.last().ok_or_else(ApiError::unknown_sticker)?;
     fired(
@@ -294,16 +289,10 @@ pub async fn modify_sticker(
     }
     let changes = diff_snapshots(before, snapshot(s));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            91,
-            &sid,
-            changes,
-            None,
-        );
+        Entry::on(STICKER_UPDATE, &sid)
+            .changes(changes)
+            .by(&actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     let g = &st.guilds[gi];
     fired(
@@ -330,15 +319,9 @@ pub async fn delete_sticker(
     )?;
     let s = g.stickers.remove(si);
     let changes = snapshot_changes(snapshot(&s), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        92,
-        &sid,
-        changes,
-        None,
-    );
+    Entry::on(STICKER_DELETE, &sid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_STICKERS_UPDATE])
 }

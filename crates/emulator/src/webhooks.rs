@@ -17,7 +17,8 @@ use super::state::{AuditEntry, Guild, State, Webhook};
 use crate::access::{channel_loc, digits, guild_idx, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, fired, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{WEBHOOK_CREATE, WEBHOOK_DELETE, WEBHOOK_UPDATE};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::events;
 use crate::form::image_hash;
 use crate::names::stored_display_name;
@@ -150,16 +151,10 @@ pub async fn post_webhook(
     let wid = w.id.clone();
     let changes = snapshot_changes(snapshot(&w), true);
     g.webhooks.push(w);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        50,
-        &wid,
-        changes,
-        None,
-    );
+    Entry::on(WEBHOOK_CREATE, &wid)
+        .changes(changes)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     let g = &st.guilds[gi];
     let w = g.webhooks.last().ok_or_else(ApiError::unknown_webhook)?;
     fired(ok(show(&st, g, w, actor)), [events::WEBHOOKS_UPDATE])
@@ -338,7 +333,7 @@ fn apply_edit(st: &mut State, gi: usize, wi: usize, edit: WebhookEdit, who: Who)
     let changes = diff_snapshots(before, snapshot(w));
     let wid = w.id.clone();
     if !changes.is_empty() {
-        log(g, snowflake, who, 51, &wid, changes);
+        log(g, snowflake, who, WEBHOOK_UPDATE, &wid, changes);
     }
 }
 
@@ -362,7 +357,10 @@ fn log(
     changes: Vec<super::state::AuditChange>,
 ) {
     match who {
-        Who::Bot { user, reason } => audit(g, snow, user, reason, action, wid, changes, None),
+        Who::Bot { user, reason } => Entry::on(action, wid)
+            .changes(changes)
+            .by(user, reason)
+            .record(g, snow),
         Who::Token => g.audit_log.push(AuditEntry {
             id: snow.next_id(),
             action_type: action,
@@ -436,7 +434,7 @@ fn remove(st: &mut State, gi: usize, wi: usize, who: Who) {
         g,
         snowflake,
         who,
-        52,
+        WEBHOOK_DELETE,
         &w.id,
         snapshot_changes(snapshot(&w), false),
     );

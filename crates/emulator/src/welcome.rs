@@ -13,7 +13,8 @@ use super::state::{WelcomeChannel, WelcomeScreen};
 use crate::access::{guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, fired, ok};
-use crate::audit_log::{audit, change};
+use crate::audit_log::action::GUILD_UPDATE;
+use crate::audit_log::{Entry, change};
 use crate::events;
 use discord_permissions::Permissions;
 
@@ -136,16 +137,10 @@ pub async fn patch_welcome_screen(
         }
         let features = change("features", old, json!(g.features));
         let gid = g.id.clone();
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            1,
-            &gid,
-            vec![features],
-            None,
-        );
+        Entry::on(GUILD_UPDATE, &gid)
+            .changes(vec![features])
+            .by(actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(ok(render(&g.welcome_screen)), fires)
 }

@@ -11,7 +11,8 @@ use super::state::Guild;
 use crate::access::{digits, guild_for_write, guild_idx, need};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, fired, ok};
-use crate::audit_log::{audit, diff};
+use crate::audit_log::action::GUILD_UPDATE;
+use crate::audit_log::{Entry, diff};
 use crate::events;
 use discord_permissions::Permissions;
 
@@ -77,16 +78,10 @@ pub async fn patch_widget(
     }
     if !changes.is_empty() {
         let gid = g.id.clone();
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            1,
-            &gid,
-            changes,
-            None,
-        );
+        Entry::on(GUILD_UPDATE, &gid)
+            .changes(changes)
+            .by(actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     fired(ok(settings(g)), [events::GUILD_UPDATE])
 }
