@@ -3,11 +3,11 @@
 //! also MODERATE_MEMBERS. A guild holds at most 6 keyword rules and one rule of each other
 //! trigger type; a rule's trigger type never changes.
 
-use axum::extract::{Path, State as AxState};
+use axum::extract::Path;
 use serde_json::{Value, json};
 
-use crate::access::{digits, guild_at, guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
+use crate::access::{InGuild, digits, guild_at, need};
+use crate::app::{JsonBody, R, fired, no_content, ok};
 use crate::audit_log::action::{
     AUTO_MODERATION_RULE_CREATE, AUTO_MODERATION_RULE_DELETE, AUTO_MODERATION_RULE_UPDATE,
 };
@@ -349,14 +349,11 @@ fn may_time_out(
 }
 
 /// `GET /guilds/{g}/auto-moderation/rules` (MANAGE_GUILD).
-pub async fn list_rules(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn list_rules(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(
-        guild_permissions(g, &ctx.user_id),
-        Permissions::MANAGE_GUILD,
-    )?;
+    need(guild_permissions(g, &call.actor), Permissions::MANAGE_GUILD)?;
     ok(Value::Array(
         g.auto_moderation_rules
             .iter()
@@ -366,18 +363,11 @@ pub async fn list_rules(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<St
 }
 
 /// `GET /guilds/{g}/auto-moderation/rules/{r}` (MANAGE_GUILD).
-pub async fn get_rule(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_rule(call: InGuild, Path((_, rid)): Path<(String, String)>) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(
-        guild_permissions(g, &ctx.user_id),
-        Permissions::MANAGE_GUILD,
-    )?;
+    need(guild_permissions(g, &call.actor), Permissions::MANAGE_GUILD)?;
     ok(render::automod_rule(
         &g.id,
         &g.auto_moderation_rules[find(g, &rid)?],
@@ -385,15 +375,10 @@ pub async fn get_rule(
 }
 
 /// `POST /guilds/{g}/auto-moderation/rules` → 200 (the OpenAPI's status).
-pub async fn create_rule(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn create_rule(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     need(guild_permissions(g, &actor), Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
@@ -462,7 +447,7 @@ pub async fn create_rule(
     g.auto_moderation_rules.push(rule);
     Entry::on(AUTO_MODERATION_RULE_CREATE, &rid)
         .changes(changes)
-        .by(&actor, ctx.reason.as_deref())
+        .by(&actor, call.reason())
         .record(g, snowflake);
     fired(ok(out), [events::AUTO_MODERATION_RULE_CREATE])
 }
@@ -471,14 +456,13 @@ pub async fn create_rule(
 /// cannot change (a rule of another type is a new rule); `trigger_metadata` and `actions`
 /// replace what the rule had.
 pub async fn modify_rule(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, rid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     need(guild_permissions(g, &actor), Permissions::MANAGE_GUILD)?;
     let ri = find(g, &rid)?;
@@ -533,7 +517,7 @@ pub async fn modify_rule(
     if !changes.is_empty() {
         Entry::on(AUTO_MODERATION_RULE_UPDATE, &rid)
             .changes(changes)
-            .by(&actor, ctx.reason.as_deref())
+            .by(&actor, call.reason())
             .record(g, snowflake);
     }
     fired(
@@ -543,14 +527,10 @@ pub async fn modify_rule(
 }
 
 /// `DELETE /guilds/{g}/auto-moderation/rules/{r}` → 204 (MANAGE_GUILD).
-pub async fn delete_rule(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn delete_rule(call: InGuild, Path((_, rid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     need(guild_permissions(g, &actor), Permissions::MANAGE_GUILD)?;
     let ri = find(g, &rid)?;
@@ -558,7 +538,7 @@ pub async fn delete_rule(
     let changes = snapshot_changes(snapshot(&g.id, &rule), false);
     Entry::on(AUTO_MODERATION_RULE_DELETE, &rid)
         .changes(changes)
-        .by(&actor, ctx.reason.as_deref())
+        .by(&actor, call.reason())
         .record(g, snowflake);
     fired(no_content(), [events::AUTO_MODERATION_RULE_DELETE])
 }

@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, RawQuery, State as AxState};
+use axum::extract::{Path, RawQuery};
 use serde_json::{Value, json};
 
-use crate::access::{digits, guild_at, guild_idx, need, need_in_channel};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_bool, query_params};
+use crate::access::{InGuild, digits, guild_at, need, need_in_channel};
+use crate::app::{JsonBody, R, fired, no_content, ok, query_bool, query_params};
 use crate::audit_log::action::{
     GUILD_SCHEDULED_EVENT_CREATE, GUILD_SCHEDULED_EVENT_DELETE, GUILD_SCHEDULED_EVENT_UPDATE,
 };
@@ -471,20 +471,15 @@ fn with_user_count(q: Option<String>) -> Result<bool, ApiError> {
 }
 
 /// `GET /guilds/{g}/scheduled-events` (`with_user_count`): the events the caller may see.
-pub async fn list_events(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
+pub async fn list_events(call: InGuild, RawQuery(q): RawQuery) -> R {
     let counts = with_user_count(q)?;
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     ok(Value::Array(
         g.scheduled_events
             .iter()
-            .filter(|e| visible(g, e, &ctx.user_id))
+            .filter(|e| visible(g, e, &call.actor))
             .map(|e| show(&st, g, e, counts))
             .collect(),
     ))
@@ -493,32 +488,26 @@ pub async fn list_events(
 /// `GET /guilds/{g}/scheduled-events/{e}`: 403 50001 for an event in a channel the caller
 /// cannot view, as for the channel itself.
 pub async fn get_event(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, eid)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> R {
     let counts = with_user_count(q)?;
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     let e = &g.scheduled_events[find(g, &eid)?];
-    if !visible(g, e, &ctx.user_id) {
+    if !visible(g, e, &call.actor) {
         return Err(ApiError::missing_access());
     }
     ok(show(&st, g, e, counts))
 }
 
 /// `POST /guilds/{g}/scheduled-events` → 200 (the OpenAPI's status), status SCHEDULED.
-pub async fn create_event(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn create_event(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let cfg = st.config.clone();
     let now = st.now_ms();
     let (g, snowflake) = guild_at(&mut st, gi);
@@ -581,7 +570,7 @@ pub async fn create_event(
     g.scheduled_events.push(e);
     Entry::on(GUILD_SCHEDULED_EVENT_CREATE, &eid)
         .changes(changes)
-        .by(&actor, ctx.reason.as_deref())
+        .by(&actor, call.reason())
         .record(g, snowflake);
     let g = &st.guilds[gi];
     let e = g
@@ -608,14 +597,13 @@ fn transition_allowed(from: u8, to: u8) -> bool {
 /// `channel_id: null`, a location and an end; `entity_metadata` is discarded for stage
 /// and voice events.
 pub async fn modify_event(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, eid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let cfg = st.config.clone();
     let now = st.now_ms();
     let (g, snowflake) = guild_at(&mut st, gi);
@@ -705,7 +693,7 @@ pub async fn modify_event(
     if !changes.is_empty() {
         Entry::on(GUILD_SCHEDULED_EVENT_UPDATE, &eid)
             .changes(changes)
-            .by(&actor, ctx.reason.as_deref())
+            .by(&actor, call.reason())
             .record(g, snowflake);
     }
     let g = &st.guilds[gi];
@@ -716,14 +704,10 @@ pub async fn modify_event(
 }
 
 /// `DELETE /guilds/{g}/scheduled-events/{e}` → 204, with the permissions of modify.
-pub async fn delete_event(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn delete_event(call: InGuild, Path((_, eid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     let ei = find(g, &eid)?;
     let current = &g.scheduled_events[ei];
@@ -732,7 +716,7 @@ pub async fn delete_event(
     let changes = snapshot_changes(snapshot(&e), false);
     Entry::on(GUILD_SCHEDULED_EVENT_DELETE, &eid)
         .changes(changes)
-        .by(&actor, ctx.reason.as_deref())
+        .by(&actor, call.reason())
         .record(g, snowflake);
     fired(no_content(), [events::GUILD_SCHEDULED_EVENT_DELETE])
 }
