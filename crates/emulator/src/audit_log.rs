@@ -1,12 +1,12 @@
 //! The audit log: the entries every write records (discord-behaviour.md §7.2)
 //! and `GET /guilds/{g}/audit-logs` (§7.3), kept 45 days on the emulator's clock.
 
-use axum::extract::{Path, RawQuery, State as AxState};
+use axum::extract::RawQuery;
 use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
-use crate::access::{guild_idx, need};
-use crate::app::{App, Ctx, R, lock, ok, query_params};
+use crate::access::{InGuild, need};
+use crate::app::{R, ok, query_params};
 use crate::error::FieldErrors;
 use crate::form::Reader;
 use crate::perms::guild_permissions;
@@ -205,17 +205,12 @@ pub(crate) fn string_options(pairs: &[(&str, String)]) -> Map<String, Value> {
         .collect()
 }
 
-pub async fn get_audit_logs(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_audit_logs(call: InGuild, RawQuery(q): RawQuery) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     need(
-        guild_permissions(g, &ctx.user_id),
+        guild_permissions(g, &call.actor),
         Permissions::VIEW_AUDIT_LOG,
     )?;
     let query = query_params(q);

@@ -8,7 +8,7 @@ use axum::response::IntoResponse;
 use discord_permissions::Permissions;
 use serde_json::{Value, json};
 
-use crate::access::{channel_loc, guild_for_write, guild_idx, need, need_in_channel};
+use crate::access::{InGuild, channel_loc, guild_for_write, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
 use crate::audit_log::action::{CHANNEL_CREATE, CHANNEL_DELETE, CHANNEL_UPDATE};
 use crate::audit_log::{Entry, change, diff, diff_snapshots, snapshot_changes};
@@ -390,12 +390,12 @@ fn channel_snapshot(c: &Channel) -> Vec<(&'static str, Value)> {
     ]
 }
 
-pub async fn get_channels(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_channels(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     // Channels the caller cannot view are left out entirely (§9.1).
-    let viewable = viewable_channels(g, &ctx.user_id);
+    let viewable = viewable_channels(g, &call.actor);
     ok(Value::Array(
         g.channels
             .iter()
@@ -406,17 +406,12 @@ pub async fn get_channels(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<
     ))
 }
 
-pub async fn post_channel(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+pub async fn post_channel(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     let collapse = st.config.collapse_inner_whitespace;
     let max_categories = st.config.max_categories;
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_CHANNELS)?;
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_CHANNELS)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -509,7 +504,7 @@ pub async fn post_channel(
     g.channels.push(ch);
     Entry::on(CHANNEL_CREATE, &cid)
         .changes(changes)
-        .by(actor, ctx.reason.as_deref())
+        .by(actor, call.reason())
         .record(g, snowflake);
     fired(
         Ok((StatusCode::CREATED, Json(out)).into_response()),
@@ -731,15 +726,10 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
 
 /// `PATCH /guilds/{g}/channels`: positions, parents and lock_permissions.
 /// 204; takes no audit reason (§7.1) but logs CHANNEL_UPDATE entries.
-pub async fn patch_channel_positions(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_CHANNELS)?;
+pub async fn patch_channel_positions(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_CHANNELS)?;
     let items = form::list(&body)?;
     struct Move {
         ci: usize,

@@ -4,7 +4,6 @@
 //! out are deleted), prompt ids in the body are placeholders unless they name
 //! an existing prompt, and enabling checks Discord's requirements.
 
-use axum::extract::{Path, State as AxState};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
@@ -12,8 +11,8 @@ use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader, check_refs};
 use super::perms::{everyone_permissions, guild_permissions};
 use super::state::{EmulatorConfig, Guild, Onboarding, Prompt, PromptOption, State};
-use crate::access::{guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, lock};
+use crate::access::{InGuild, need};
+use crate::app::JsonBody;
 use crate::app::{R, ok};
 use crate::audit_log::action::{
     ONBOARDING_CREATE, ONBOARDING_PROMPT_CREATE, ONBOARDING_PROMPT_DELETE,
@@ -61,9 +60,9 @@ pub fn render(guild_id: &str, o: &Onboarding) -> Value {
     })
 }
 
-pub async fn get_onboarding(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_onboarding(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     ok(render(&g.id, &g.onboarding))
 }
@@ -313,15 +312,10 @@ fn merge_prompts(
     out
 }
 
-pub async fn put_onboarding(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let actor = ctx.user_id.as_str();
+pub async fn put_onboarding(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let gi = call.index(&st)?;
+    let actor = call.actor.as_str();
     let State {
         guilds,
         snowflake,
@@ -370,7 +364,7 @@ pub async fn put_onboarding(
         }
     }
 
-    let reason = ctx.reason.as_deref();
+    let reason = call.reason();
     let mut entries: Vec<(u32, String, Vec<super::state::AuditChange>)> = Vec::new();
     for p in &new.prompts {
         match old.prompts.iter().find(|o| o.id == p.id) {

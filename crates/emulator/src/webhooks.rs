@@ -14,7 +14,7 @@ use super::form::{self, Field, Reader};
 use super::perms::guild_permissions;
 use super::render;
 use super::state::{AuditEntry, Guild, State, Webhook};
-use crate::access::{channel_loc, digits, guild_idx, need, need_in_channel};
+use crate::access::{InGuild, channel_loc, digits, guild_idx, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, fired, no_content, ok};
 use crate::audit_log::action::{WEBHOOK_CREATE, WEBHOOK_DELETE, WEBHOOK_UPDATE};
@@ -188,22 +188,18 @@ pub async fn get_channel_webhooks(
 }
 
 /// `GET /guilds/{g}/webhooks`: MANAGE_WEBHOOKS in the guild.
-pub async fn get_guild_webhooks(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_guild_webhooks(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     need(
-        guild_permissions(g, &ctx.user_id),
+        guild_permissions(g, &call.actor),
         Permissions::MANAGE_WEBHOOKS,
     )?;
     ok(Value::Array(
         g.webhooks
             .iter()
-            .map(|w| show(&st, g, w, &ctx.user_id))
+            .map(|w| show(&st, g, w, &call.actor))
             .collect(),
     ))
 }
