@@ -25,8 +25,6 @@ use crate::render;
 use crate::state::{Member, MemberDetails};
 use crate::time::timestamp;
 
-/// MEMBER_ROLE_UPDATE (§7.2).
-
 /// `GET /guilds/{g}/members?limit&after`: members by ascending user id, `limit` 1–1000
 /// (default 1), after the user id `after` (default 0). Needs the GUILD_MEMBERS intent
 /// (reference, "Authentication" 3): without it, 403 50001 as Discord answers.
@@ -153,8 +151,6 @@ fn member_role(app: App, ctx: Ctx, gid: String, uid: String, rid: String, add: b
         .record(g, snowflake);
     fired(no_content(), [events::GUILD_MEMBER_UPDATE])
 }
-
-/// MEMBER_KICK (reference, audit log events).
 
 /// `GET /guilds/{g}/members/search?query&limit`: members whose username or nickname
 /// starts with `query` (1–100 characters, case ignored), by ascending user id, `limit`
