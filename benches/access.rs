@@ -6,6 +6,9 @@
 //!
 //! Run: `cargo bench --bench access` (`-- --quick` for one iteration).
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "common/cpu.rs"]
 mod cpu;
 use cpu::{measure, ms};

@@ -5,6 +5,9 @@
 //! Run: `cargo bench --bench apply_under_limits` (set GUILDCTL_BENCH_SCALE to change
 //! the clock's speed-up, default 25).
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 

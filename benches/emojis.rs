@@ -10,6 +10,9 @@
 //! 2000: an hour in 1.8 s, long beside the few milliseconds each upload costs both sides; under
 //! `cargo test` 100,000, as only the counts are held there).
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 

@@ -13,6 +13,9 @@
 //! Without `--bench` (as `cargo test --all-targets` runs it) it is a smoke test of
 //! 4 guilds that asserts only what does not depend on the machine.
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -87,6 +90,7 @@ fn run(dir: &Path, emu: &RunningEmulator, scale: f64, args: &[&str]) -> Cost {
 /// system) and peak RSS (KiB) to GUILDCTL_BENCH_RUSAGE, and exits with its exit code.
 // The child is reaped by `wait4`, which also gives its rusage; clippy sees no `wait()`.
 #[allow(clippy::zombie_processes)]
+#[allow(unsafe_code)] // wait4(2), for the child's rusage
 fn measure_child(args: &[String]) -> ! {
     let child = Command::new(&args[0])
         .args(&args[1..])

@@ -7,6 +7,9 @@
 //!
 //! Run: `cargo bench --bench patterns` (`-- --quick` for one iteration).
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "common/cpu.rs"]
 mod cpu;
 use cpu::{measure, ms};

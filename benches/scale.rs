@@ -8,6 +8,9 @@
 //! Run: `cargo bench --bench scale` (`-- --quick` for a few iterations, as CI would;
 //! GUILDCTL_BENCH_DIR=DIR keeps the manifests it generates).
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::time::Duration;
 

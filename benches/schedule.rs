@@ -9,6 +9,9 @@
 //!
 //! Run: `cargo bench --bench schedule` (`-- --quick` for small plans, one iteration).
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::VecDeque;
 use std::time::Duration;
 

@@ -178,8 +178,7 @@ pub fn private_folder(folder: &Path) -> io::Result<()> {
     if !meta.is_dir() {
         return not_private("is not a folder (or is a symbolic link)");
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if meta.uid() != unsafe { libc::geteuid() } {
+    if meta.uid() != rustix::process::geteuid().as_raw() {
         return not_private("belongs to another user");
     }
     let mode = meta.permissions().mode() & 0o777;

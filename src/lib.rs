@@ -15,6 +15,8 @@
 //! The local Discord API for tests and `--sandbox` is the `discord-emulator`
 //! crate, which shares nothing with this one but the permission table.
 
+#![forbid(unsafe_code)]
+
 pub mod access;
 pub mod apply;
 pub mod discord;

@@ -1,6 +1,8 @@
 //! The `guildctl` command line: parses the arguments and hands each command to its
 //! module in `commands/`.
 
+#![forbid(unsafe_code)]
+
 mod commands;
 
 use std::process::ExitCode;

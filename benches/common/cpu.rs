@@ -10,6 +10,7 @@ pub fn cpu_now() -> Duration {
         tv_nsec: 0,
     };
     // SAFETY: `t` is a valid timespec for the call to fill.
+    #[allow(unsafe_code)]
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
     assert_eq!(rc, 0, "clock_gettime");
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)

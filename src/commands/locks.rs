@@ -98,8 +98,7 @@ fn lock_folder() -> Result<PathBuf> {
     if let Some(home) = absolute("HOME") {
         candidates.push(home.join(".cache").join("guildctl").join("locks"));
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::geteuid() };
+    let uid = rustix::process::geteuid().as_raw();
     candidates.push(std::env::temp_dir().join(format!("guildctl-{uid}")));
     let mut tried = Vec::new();
     for folder in candidates {

@@ -5,6 +5,7 @@
 use reqwest::Method;
 
 use super::limits::IMAGE_MAX_BYTES;
+use super::models::{STICKER_GIF, STICKER_LOTTIE};
 use super::{Client, ClientError};
 
 /// Discord's CDN, for the default API base.
@@ -72,12 +73,6 @@ pub fn sticker_path(id: &str, format_type: u8) -> String {
     };
     format!("stickers/{id}.{ext}")
 }
-
-/// Sticker format types (resources/sticker, "Sticker Format Types").
-pub const STICKER_PNG: u8 = 1;
-pub const STICKER_APNG: u8 = 2;
-pub const STICKER_LOTTIE: u8 = 3;
-pub const STICKER_GIF: u8 = 4;
 
 /// The hex SHA-256 of an image's bytes: what a declared file and a live image are compared by.
 pub fn digest(bytes: &[u8]) -> String {

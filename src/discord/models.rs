@@ -598,8 +598,15 @@ pub struct GuildSticker {
 }
 
 fn png_sticker() -> u8 {
-    super::cdn::STICKER_PNG
+    STICKER_PNG
 }
+
+/// Sticker format types (resources/sticker, "Sticker Format Types"); the CDN names a
+/// sticker's file by them.
+pub const STICKER_PNG: u8 = 1;
+pub const STICKER_APNG: u8 = 2;
+pub const STICKER_LOTTIE: u8 = 3;
+pub const STICKER_GIF: u8 = 4;
 
 /// Webhook types (discord-behaviour.md §6).
 pub const WEBHOOK_INCOMING: u8 = 1;

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::audit::{Answers, AuditEntry, claims_guildctl, is_guildctl, is_permission_migration};
+use super::audit::Answers;
+use super::entry::{AuditEntry, claims_guildctl, is_guildctl, is_permission_migration};
 use super::questions::Question;
 use super::{Actor, Attribution, Blame, DriftOptions, GuildctlChange, RETENTION_DAYS};
 use crate::discord::time::{ago, rfc3339, snowflake_ms};

@@ -19,6 +19,7 @@ mod access;
 mod audit;
 mod blame;
 mod doors;
+mod entry;
 mod questions;
 mod render;
 pub use access::{AccessReview, ReviewedMember, ReviewedRole};

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::audit::{AuditEntry, PERMISSION_MIGRATIONS};
+use super::entry::{AuditEntry, PERMISSION_MIGRATIONS};
 use crate::plan::field::{self, Field};
 use crate::plan::{Action, Change, Kind};
 use crate::snapshot::Snapshot;

@@ -505,20 +505,20 @@ impl Report {
     /// The diagnostics as JSON values (see docs/validation.md for the format).
     pub fn json_items(&self) -> Vec<serde_json::Value> {
         let place = |s: Option<Span>| {
-            let file = self.file_of(s).display().to_string();
-            match s {
-                Some(s) => serde_json::json!({
-                    "file": file, "line": s.line, "column": s.column,
-                    "end_line": s.line, "end_column": s.column + s.len.max(1),
-                }),
-                None => serde_json::json!({ "file": file }),
+            let mut o = serde_json::Map::new();
+            o.insert("file".into(), self.file_of(s).display().to_string().into());
+            if let Some(s) = s {
+                o.insert("line".into(), s.line.into());
+                o.insert("column".into(), s.column.into());
+                o.insert("end_line".into(), s.line.into());
+                o.insert("end_column".into(), (s.column + s.len.max(1)).into());
             }
+            o
         };
         self.items
             .iter()
             .map(|d| {
-                let mut v = place(d.span);
-                let o = v.as_object_mut().expect("an object");
+                let mut o = place(d.span);
                 o.insert("severity".into(), serde_json::json!(d.severity));
                 o.insert("rule".into(), serde_json::json!(d.rule));
                 o.insert("path".into(), serde_json::json!(d.path));
@@ -534,15 +534,13 @@ impl Report {
                     .related
                     .iter()
                     .map(|(label, r)| {
-                        let mut v = place(Some(*r));
-                        v.as_object_mut()
-                            .expect("an object")
-                            .insert("label".into(), serde_json::json!(inert::redact(label)));
-                        v
+                        let mut o = place(Some(*r));
+                        o.insert("label".into(), serde_json::json!(inert::redact(label)));
+                        serde_json::Value::Object(o)
                     })
                     .collect();
                 o.insert("related".into(), serde_json::json!(related));
-                v
+                serde_json::Value::Object(o)
             })
             .collect()
     }

@@ -31,6 +31,45 @@ pub struct Problem {
     pub policy: Option<String>,
 }
 
+/// Several live objects that one declared entry matches (the same name, or a previous name,
+/// in the same place) where there should be one: what two applies creating it at once leave,
+/// or a copy made by hand. The entry manages one of them by a fixed rule; the plan says
+/// which, and why, at the entry, and `drift` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Duplicate {
+    pub kind: Kind,
+    /// The entry as declared (`Moderator`, `General/#general`).
+    pub name: String,
+    /// Where the manifest declares it (`roles[2]`).
+    pub source: String,
+    /// The id of the live object the entry manages.
+    pub managed: String,
+    /// Why that one: pinned by its id, or the oldest of a name.
+    pub why: String,
+    /// The ids of the other live objects it matches, oldest first: not managed by it.
+    pub others: Vec<String>,
+}
+
+impl Duplicate {
+    /// The finding in one sentence, as the plan's warning and drift say it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} `{}` matches {} live objects: guildctl manages {} ({}), not {}; pin the one to manage with `id`, and rename or delete the {}",
+            self.kind.label(),
+            self.name,
+            self.others.len() + 1,
+            self.managed,
+            self.why,
+            self.others.join(", "),
+            if self.others.len() == 1 {
+                "other"
+            } else {
+                "others"
+            }
+        )
+    }
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", summarise(.problems))]
 pub struct PlanError {
@@ -198,7 +237,7 @@ pub(crate) struct Ctx<'a> {
     pub(super) ops: Vec<Op>,
     pub warnings: Vec<Warning>,
     /// Declared entries that match more than one live object ([`super::matching`]).
-    pub duplicates: Vec<super::Duplicate>,
+    pub duplicates: Vec<Duplicate>,
     pub unmanaged: Vec<ObjectRef>,
     pub problems: Vec<Problem>,
     /// @everyone's guild permissions once the plan is applied.

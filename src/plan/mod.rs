@@ -49,14 +49,13 @@ use crate::discord::Route;
 /// What to read for a manifest's people: the reading room's ([`crate::snapshot::people_query`]).
 pub use crate::snapshot::people_query;
 pub use binding::{BindingError, Mismatch};
-pub use context::{IdRef, PlanError, Problem};
+pub use context::{Duplicate, IdRef, PlanError, Problem};
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
 pub use field::{Field, FieldChange};
 pub use kind::{
     AuditActions, DeleteKind, Door, Grantee, Kind, KindFacts, PeopleEntries, Protect, ReliedOn,
     WhenMissing,
 };
-pub use matching::Duplicate;
 pub use members::BULK_BAN_MAX;
 pub use policy_changes::{PolicyBase, PolicyBaseline, PolicyChange, PriorPolicy};
 pub use rehearsal::{Rehearsal, RehearsalRefusal};

@@ -272,6 +272,8 @@ const DATA_LIMIT: u64 = 192_000_000;
 /// Runs `guildctl ARGS` against the harness's emulator with its data memory limited to
 /// [`DATA_LIMIT`]: a process that tries to hold more is killed by the allocator (no exit
 /// code). The exit code, and stderr.
+// The one unsafe call: setting the child's data limit between fork and exec (below).
+#[allow(unsafe_code)]
 async fn run_limited(h: &Harness, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_guildctl"));
@@ -609,6 +611,7 @@ fn counted(delta: i64) {
 }
 
 // SAFETY: every call is passed to the system allocator as it came.
+#[allow(unsafe_code)] // a global allocator has no safe form
 unsafe impl std::alloc::GlobalAlloc for PerThread {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         counted(layout.size() as i64);

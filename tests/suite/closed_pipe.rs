@@ -251,7 +251,9 @@ async fn the_emulator_serves_when_nobody_reads_its_start_line() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let pid = i32::try_from(child.id().expect("running")).unwrap();
     // SAFETY: kill(2) on the child this test started, with a valid signal number.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    #[allow(unsafe_code)]
+    let sent = unsafe { libc::kill(pid, libc::SIGINT) };
+    assert_eq!(sent, 0);
     let out = child.wait_with_output().await.expect("guildctl ends");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");

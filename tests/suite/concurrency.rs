@@ -101,7 +101,9 @@ impl Watched {
     fn signal(&self, signal: i32) {
         let pid = i32::try_from(self.pid()).unwrap();
         // SAFETY: kill(2) on the pid of a child this test started and has not reaped.
-        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        #[allow(unsafe_code)]
+        let sent = unsafe { libc::kill(pid, signal) };
+        assert_eq!(sent, 0);
     }
 
     async fn finish(mut self) -> Run {

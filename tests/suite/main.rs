@@ -11,11 +11,15 @@
 //! counts the bytes each thread holds, and a test reads only its own thread's count, so
 //! the other tests running beside it do not move the figure.
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 mod access;
 mod action;
 mod apply_safety;
+mod architecture;
 mod automod;
 mod bounded_reads;
 mod broken_reads;

@@ -4,6 +4,8 @@
 //! name here are kept as they are, so a round trip never drops a permission
 //! Discord added after this table was written.
 
+#![forbid(unsafe_code)]
+
 use std::fmt;
 
 pub mod aliases;

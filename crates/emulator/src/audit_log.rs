@@ -1,12 +1,12 @@
 //! The audit log: the entries every write records (discord-behaviour.md §7.2)
 //! and `GET /guilds/{g}/audit-logs` (§7.3), kept 45 days on the emulator's clock.
 
-use axum::extract::{Path, RawQuery, State as AxState};
+use axum::extract::RawQuery;
 use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
-use crate::access::{guild_idx, need};
-use crate::app::{App, Ctx, R, lock, ok, query_params};
+use crate::access::{InGuild, need};
+use crate::app::{R, ok, query_params};
 use crate::error::FieldErrors;
 use crate::form::Reader;
 use crate::perms::guild_permissions;
@@ -63,76 +63,154 @@ fn kept(e: &AuditEntry, now: u64) -> bool {
     snowflake_ms(&e.id).is_none_or(|made| made.saturating_add(RETENTION_MS) >= now)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn audit(
-    g: &mut Guild,
-    snow: &mut SnowflakeGen,
-    actor: &str,
-    reason: Option<&str>,
+/// Audit-log action types by name (reference, "Audit log events"): the ones the
+/// emulator records.
+pub(crate) mod action {
+    pub(crate) const GUILD_UPDATE: u32 = 1;
+    pub(crate) const CHANNEL_CREATE: u32 = 10;
+    pub(crate) const CHANNEL_UPDATE: u32 = 11;
+    pub(crate) const CHANNEL_DELETE: u32 = 12;
+    pub(crate) const CHANNEL_OVERWRITE_CREATE: u32 = 13;
+    pub(crate) const CHANNEL_OVERWRITE_UPDATE: u32 = 14;
+    pub(crate) const CHANNEL_OVERWRITE_DELETE: u32 = 15;
+    pub(crate) const MEMBER_KICK: u32 = 20;
+    pub(crate) const MEMBER_PRUNE: u32 = 21;
+    pub(crate) const MEMBER_BAN_ADD: u32 = 22;
+    pub(crate) const MEMBER_BAN_REMOVE: u32 = 23;
+    pub(crate) const MEMBER_UPDATE: u32 = 24;
+    pub(crate) const MEMBER_ROLE_UPDATE: u32 = 25;
+    pub(crate) const MEMBER_MOVE: u32 = 26;
+    pub(crate) const MEMBER_DISCONNECT: u32 = 27;
+    pub(crate) const ROLE_CREATE: u32 = 30;
+    pub(crate) const ROLE_UPDATE: u32 = 31;
+    pub(crate) const ROLE_DELETE: u32 = 32;
+    pub(crate) const INVITE_DELETE: u32 = 42;
+    pub(crate) const WEBHOOK_CREATE: u32 = 50;
+    pub(crate) const WEBHOOK_UPDATE: u32 = 51;
+    pub(crate) const WEBHOOK_DELETE: u32 = 52;
+    pub(crate) const EMOJI_CREATE: u32 = 60;
+    pub(crate) const EMOJI_UPDATE: u32 = 61;
+    pub(crate) const EMOJI_DELETE: u32 = 62;
+    pub(crate) const INTEGRATION_DELETE: u32 = 82;
+    pub(crate) const STICKER_CREATE: u32 = 90;
+    pub(crate) const STICKER_UPDATE: u32 = 91;
+    pub(crate) const STICKER_DELETE: u32 = 92;
+    pub(crate) const GUILD_SCHEDULED_EVENT_CREATE: u32 = 100;
+    pub(crate) const GUILD_SCHEDULED_EVENT_UPDATE: u32 = 101;
+    pub(crate) const GUILD_SCHEDULED_EVENT_DELETE: u32 = 102;
+    pub(crate) const SOUNDBOARD_SOUND_CREATE: u32 = 130;
+    pub(crate) const SOUNDBOARD_SOUND_UPDATE: u32 = 131;
+    pub(crate) const SOUNDBOARD_SOUND_DELETE: u32 = 132;
+    pub(crate) const AUTO_MODERATION_RULE_CREATE: u32 = 140;
+    pub(crate) const AUTO_MODERATION_RULE_UPDATE: u32 = 141;
+    pub(crate) const AUTO_MODERATION_RULE_DELETE: u32 = 142;
+    pub(crate) const ONBOARDING_PROMPT_CREATE: u32 = 163;
+    pub(crate) const ONBOARDING_PROMPT_UPDATE: u32 = 164;
+    pub(crate) const ONBOARDING_PROMPT_DELETE: u32 = 165;
+    pub(crate) const ONBOARDING_CREATE: u32 = 166;
+    pub(crate) const ONBOARDING_UPDATE: u32 = 167;
+}
+
+/// One audit-log entry as a write records it, named part by part:
+/// `Entry::on(ROLE_UPDATE, &rid).changes(changes).by(actor, reason).record(g, snowflake)`.
+#[must_use = "an entry is written by `.by(..).record(..)`"]
+pub(crate) struct Entry<'a> {
     action: u32,
-    target: &str,
+    target: Option<&'a str>,
     changes: Vec<AuditChange>,
     options: Option<Map<String, Value>>,
-) {
-    audit_entry(
-        g,
-        snow,
-        actor,
-        reason,
-        action,
-        Some(target),
-        changes,
-        options,
-    );
 }
 
-/// [`audit`] for entries that may name no target (member moves and disconnects).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn audit_entry(
-    g: &mut Guild,
-    snow: &mut SnowflakeGen,
-    actor: &str,
-    reason: Option<&str>,
-    action: u32,
-    target: Option<&str>,
-    changes: Vec<AuditChange>,
-    options: Option<Map<String, Value>>,
-) {
-    // Entries past retention go as new ones come, so the log does not grow for ever.
-    let now = snow.now_ms();
-    g.audit_log.retain(|e| kept(e, now));
-    g.audit_log.push(AuditEntry {
-        id: snow.next_id(),
-        action_type: action,
-        user_id: Some(actor.into()),
-        target_id: target.map(str::to_owned),
-        changes,
-        options,
-        reason: reason.map(str::to_owned),
-    });
+impl<'a> Entry<'a> {
+    /// An entry of `action` on the object `target`.
+    pub(crate) fn on(action: u32, target: &'a str) -> Self {
+        Entry {
+            action,
+            target: Some(target),
+            changes: Vec::new(),
+            options: None,
+        }
+    }
+
+    /// An entry of `action` that names no object (a prune, member moves and disconnects).
+    pub(crate) fn untargeted(action: u32) -> Self {
+        Entry {
+            action,
+            target: None,
+            changes: Vec::new(),
+            options: None,
+        }
+    }
+
+    /// What changed (none: the entry has no `changes`).
+    pub(crate) fn changes(self, changes: Vec<AuditChange>) -> Self {
+        Entry { changes, ..self }
+    }
+
+    /// Optional entry info (`options`).
+    pub(crate) fn options(self, options: Map<String, Value>) -> Self {
+        Entry {
+            options: Some(options),
+            ..self
+        }
+    }
+
+    /// Who made the change, and the reason their request gave.
+    pub(crate) fn by<'b>(self, actor: &'b str, reason: Option<&'b str>) -> Authored<'a, 'b> {
+        Authored {
+            entry: self,
+            actor,
+            reason,
+        }
+    }
 }
 
-/// Optional entry info (`options`): every value a string (reference, Audit Log Entry).
-pub(crate) fn options(pairs: &[(&str, String)]) -> Option<Map<String, Value>> {
-    Some(
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), Value::String(v.clone())))
-            .collect(),
-    )
+/// An [`Entry`] with its author, ready to be recorded.
+#[must_use = "an entry is written by `.record(..)`"]
+pub(crate) struct Authored<'a, 'b> {
+    entry: Entry<'a>,
+    actor: &'b str,
+    reason: Option<&'b str>,
 }
 
-pub async fn get_audit_logs(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+impl Authored<'_, '_> {
+    /// Appends the entry to the guild's log, with a new id from `snow`.
+    pub(crate) fn record(self, g: &mut Guild, snow: &mut SnowflakeGen) {
+        // Entries past retention go as new ones come, so the log does not grow for ever.
+        let now = snow.now_ms();
+        g.audit_log.retain(|e| kept(e, now));
+        let Entry {
+            action,
+            target,
+            changes,
+            options,
+        } = self.entry;
+        g.audit_log.push(AuditEntry {
+            id: snow.next_id(),
+            action_type: action,
+            user_id: Some(self.actor.into()),
+            target_id: target.map(str::to_owned),
+            changes,
+            options,
+            reason: self.reason.map(str::to_owned),
+        });
+    }
+}
+
+/// Optional entry info from pairs: every value a string (reference, Audit Log Entry).
+pub(crate) fn string_options(pairs: &[(&str, String)]) -> Map<String, Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), Value::String(v.clone())))
+        .collect()
+}
+
+pub async fn get_audit_logs(call: InGuild, RawQuery(q): RawQuery) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     need(
-        guild_permissions(g, &ctx.user_id),
+        guild_permissions(g, &call.actor),
         Permissions::VIEW_AUDIT_LOG,
     )?;
     let query = query_params(q);

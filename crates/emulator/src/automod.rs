@@ -3,12 +3,15 @@
 //! also MODERATE_MEMBERS. A guild holds at most 6 keyword rules and one rule of each other
 //! trigger type; a rule's trigger type never changes.
 
-use axum::extract::{Path, State as AxState};
+use axum::extract::Path;
 use serde_json::{Value, json};
 
-use crate::access::{digits, guild_at, guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::access::{InGuild, digits, guild_at, need};
+use crate::app::{JsonBody, R, fired, no_content, ok};
+use crate::audit_log::action::{
+    AUTO_MODERATION_RULE_CREATE, AUTO_MODERATION_RULE_DELETE, AUTO_MODERATION_RULE_UPDATE,
+};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader, check_refs};
@@ -346,14 +349,11 @@ fn may_time_out(
 }
 
 /// `GET /guilds/{g}/auto-moderation/rules` (MANAGE_GUILD).
-pub async fn list_rules(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn list_rules(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(
-        guild_permissions(g, &ctx.user_id),
-        Permissions::MANAGE_GUILD,
-    )?;
+    need(guild_permissions(g, &call.actor), Permissions::MANAGE_GUILD)?;
     ok(Value::Array(
         g.auto_moderation_rules
             .iter()
@@ -363,18 +363,11 @@ pub async fn list_rules(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<St
 }
 
 /// `GET /guilds/{g}/auto-moderation/rules/{r}` (MANAGE_GUILD).
-pub async fn get_rule(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_rule(call: InGuild, Path((_, rid)): Path<(String, String)>) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(
-        guild_permissions(g, &ctx.user_id),
-        Permissions::MANAGE_GUILD,
-    )?;
+    need(guild_permissions(g, &call.actor), Permissions::MANAGE_GUILD)?;
     ok(render::automod_rule(
         &g.id,
         &g.auto_moderation_rules[find(g, &rid)?],
@@ -382,15 +375,10 @@ pub async fn get_rule(
 }
 
 /// `POST /guilds/{g}/auto-moderation/rules` → 200 (the OpenAPI's status).
-pub async fn create_rule(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn create_rule(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     need(guild_permissions(g, &actor), Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
@@ -457,16 +445,10 @@ pub async fn create_rule(
     let rid = rule.id.clone();
     let out = render::automod_rule(&g.id, &rule);
     g.auto_moderation_rules.push(rule);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        140,
-        &rid,
-        changes,
-        None,
-    );
+    Entry::on(AUTO_MODERATION_RULE_CREATE, &rid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     fired(ok(out), [events::AUTO_MODERATION_RULE_CREATE])
 }
 
@@ -474,14 +456,13 @@ pub async fn create_rule(
 /// cannot change (a rule of another type is a new rule); `trigger_metadata` and `actions`
 /// replace what the rule had.
 pub async fn modify_rule(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, rid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     need(guild_permissions(g, &actor), Permissions::MANAGE_GUILD)?;
     let ri = find(g, &rid)?;
@@ -534,16 +515,10 @@ pub async fn modify_rule(
     }
     let changes = diff_snapshots(before, snapshot(&g.id, &g.auto_moderation_rules[ri]));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            141,
-            &rid,
-            changes,
-            None,
-        );
+        Entry::on(AUTO_MODERATION_RULE_UPDATE, &rid)
+            .changes(changes)
+            .by(&actor, call.reason())
+            .record(g, snowflake);
     }
     fired(
         ok(render::automod_rule(&g.id, &g.auto_moderation_rules[ri])),
@@ -552,29 +527,19 @@ pub async fn modify_rule(
 }
 
 /// `DELETE /guilds/{g}/auto-moderation/rules/{r}` → 204 (MANAGE_GUILD).
-pub async fn delete_rule(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn delete_rule(call: InGuild, Path((_, rid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     need(guild_permissions(g, &actor), Permissions::MANAGE_GUILD)?;
     let ri = find(g, &rid)?;
     let rule = g.auto_moderation_rules.remove(ri);
     let changes = snapshot_changes(snapshot(&g.id, &rule), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        142,
-        &rid,
-        changes,
-        None,
-    );
+    Entry::on(AUTO_MODERATION_RULE_DELETE, &rid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     fired(no_content(), [events::AUTO_MODERATION_RULE_DELETE])
 }
 

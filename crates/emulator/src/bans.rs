@@ -3,14 +3,15 @@
 //! tables). Every ban and unban is audited (MEMBER_BAN_ADD 22, MEMBER_BAN_REMOVE 23) with the
 //! request's reason, which is also the ban's `reason`.
 
-use axum::extract::{Path, RawQuery, State as AxState};
+use axum::extract::{Path, RawQuery};
 use axum::http::StatusCode;
 use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
-use crate::access::{digits, guild_for_write, guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_params};
-use crate::audit_log::audit;
+use crate::access::{InGuild, digits, guild_for_write, need};
+use crate::app::{JsonBody, R, fired, no_content, ok, query_params};
+use crate::audit_log::Entry;
+use crate::audit_log::action::{MEMBER_BAN_ADD, MEMBER_BAN_REMOVE};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Reader};
@@ -18,8 +19,6 @@ use crate::perms::{guild_permissions, highest_rank, is_owner};
 use crate::render;
 use crate::state::{Ban, Guild, SnowflakeGen, State, User};
 
-const MEMBER_BAN_ADD: u32 = 22;
-const MEMBER_BAN_REMOVE: u32 = 23;
 /// Users one bulk ban may name (reference, Limits).
 const BULK_MAX: usize = 200;
 
@@ -55,16 +54,11 @@ fn query(q: Option<String>) -> Map<String, Value> {
 /// `GET /guilds/{g}/bans?limit&before&after`: BAN_MEMBERS; ascending user id, `limit` up to
 /// 1000 (default 1000); with both `before` and `after`, only `before` counts: then the
 /// `limit` bans just below it.
-pub async fn list_bans(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn list_bans(call: InGuild, RawQuery(q): RawQuery) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(guild_permissions(g, &ctx.user_id), Permissions::BAN_MEMBERS)?;
+    need(guild_permissions(g, &call.actor), Permissions::BAN_MEMBERS)?;
     let obj = query(q);
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -99,15 +93,11 @@ pub async fn list_bans(
     ok(Value::Array(out))
 }
 
-pub async fn get_ban(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, uid)): Path<(String, String)>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_ban(call: InGuild, Path((_, uid)): Path<(String, String)>) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(guild_permissions(g, &ctx.user_id), Permissions::BAN_MEMBERS)?;
+    need(guild_permissions(g, &call.actor), Permissions::BAN_MEMBERS)?;
     digits(&uid)?;
     let b = g
         .bans
@@ -143,16 +133,9 @@ fn ban(g: &mut Guild, snow: &mut SnowflakeGen, actor: &str, reason: Option<&str>
         user_id: uid.to_owned(),
         reason: reason.map(str::to_owned),
     });
-    audit(
-        g,
-        snow,
-        actor,
-        reason,
-        MEMBER_BAN_ADD,
-        uid,
-        Vec::new(),
-        None,
-    );
+    Entry::on(MEMBER_BAN_ADD, uid)
+        .by(actor, reason)
+        .record(g, snow);
 }
 
 /// `delete_message_seconds` 0–604800 and the deprecated `delete_message_days` 0–7: read and
@@ -166,16 +149,15 @@ fn read_delete_window(obj: &Map<String, Value>, r: &mut Reader<'_>, days: bool) 
 
 /// `PUT /guilds/{g}/bans/{u}`: BAN_MEMBERS; 204. Banning a banned user changes nothing.
 pub async fn put_ban(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, uid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, uid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     digits(&uid)?;
     let known = st.user(&uid).is_some();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::BAN_MEMBERS)?;
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::BAN_MEMBERS)?;
     let obj = if body.is_null() {
         Map::new()
     } else {
@@ -187,21 +169,17 @@ pub async fn put_ban(
     errs.check()?;
     let banned = g.bans.iter().any(|b| b.user_id == uid);
     if may_ban(g, known, banned, actor, &uid)? {
-        ban(g, snowflake, actor, ctx.reason.as_deref(), &uid);
+        ban(g, snowflake, actor, call.reason(), &uid);
         return fired(no_content(), [events::GUILD_BAN_ADD]);
     }
     no_content()
 }
 
 /// `DELETE /guilds/{g}/bans/{u}`: BAN_MEMBERS; 404 10026 when not banned.
-pub async fn delete_ban(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, uid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::BAN_MEMBERS)?;
+pub async fn delete_ban(call: InGuild, Path((_, uid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::BAN_MEMBERS)?;
     digits(&uid)?;
     let i = g
         .bans
@@ -209,30 +187,18 @@ pub async fn delete_ban(
         .position(|b| b.user_id == uid)
         .ok_or_else(unknown_ban)?;
     g.bans.remove(i);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        MEMBER_BAN_REMOVE,
-        &uid,
-        Vec::new(),
-        None,
-    );
+    Entry::on(MEMBER_BAN_REMOVE, &uid)
+        .by(actor, call.reason())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_BAN_REMOVE])
 }
 
 /// `POST /guilds/{g}/bulk-ban`: BAN_MEMBERS and MANAGE_GUILD; `user_ids` (≤200, required).
 /// 200 `{banned_users, failed_users}`, failed including the users already banned and those
 /// that could not be banned; 500000 when nobody could be banned.
-pub async fn bulk_ban(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+pub async fn bulk_ban(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -251,7 +217,7 @@ pub async fn bulk_ban(
     let known: Vec<bool> = ids.iter().map(|u| users.contains(u.as_str())).collect();
     let (g, snowflake) = guild_for_write(
         &mut st,
-        &gid,
+        &call.gid,
         actor,
         Permissions::BAN_MEMBERS | Permissions::MANAGE_GUILD,
     )?;
@@ -265,7 +231,7 @@ pub async fn bulk_ban(
             Ok(true)
         ) {
             already.insert(uid.clone());
-            ban(g, snowflake, actor, ctx.reason.as_deref(), uid);
+            ban(g, snowflake, actor, call.reason(), uid);
             banned.push(uid.clone());
         } else {
             failed.push(uid.clone());

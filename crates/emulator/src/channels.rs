@@ -8,9 +8,10 @@ use axum::response::IntoResponse;
 use discord_permissions::Permissions;
 use serde_json::{Value, json};
 
-use crate::access::{channel_loc, guild_for_write, guild_idx, need, need_in_channel};
+use crate::access::{InGuild, channel_loc, guild_for_write, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
-use crate::audit_log::{audit, change, diff, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{CHANNEL_CREATE, CHANNEL_DELETE, CHANNEL_UPDATE};
+use crate::audit_log::{Entry, change, diff, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -389,12 +390,12 @@ fn channel_snapshot(c: &Channel) -> Vec<(&'static str, Value)> {
     ]
 }
 
-pub async fn get_channels(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_channels(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     // Channels the caller cannot view are left out entirely (§9.1).
-    let viewable = viewable_channels(g, &ctx.user_id);
+    let viewable = viewable_channels(g, &call.actor);
     ok(Value::Array(
         g.channels
             .iter()
@@ -405,17 +406,12 @@ pub async fn get_channels(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<
     ))
 }
 
-pub async fn post_channel(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+pub async fn post_channel(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     let collapse = st.config.collapse_inner_whitespace;
     let max_categories = st.config.max_categories;
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_CHANNELS)?;
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_CHANNELS)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -506,16 +502,10 @@ pub async fn post_channel(
     let out = render::channel(&g.id, &ch);
     let cid = ch.id.clone();
     g.channels.push(ch);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        10,
-        &cid,
-        changes,
-        None,
-    );
+    Entry::on(CHANNEL_CREATE, &cid)
+        .changes(changes)
+        .by(actor, call.reason())
+        .record(g, snowflake);
     fired(
         Ok((StatusCode::CREATED, Json(out)).into_response()),
         [events::CHANNEL_CREATE],
@@ -668,16 +658,10 @@ pub async fn patch_channel(
     }
     let changes = diff_snapshots(before, channel_snapshot(c));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            11,
-            &cid,
-            changes,
-            None,
-        );
+        Entry::on(CHANNEL_UPDATE, &cid)
+            .changes(changes)
+            .by(actor, ctx.reason.as_deref())
+            .record(g, snowflake);
     }
     // permission_overwrites replaces the whole set (§4.2) and logs 13/14/15.
     if let Some(ows) = f.overwrites {
@@ -713,16 +697,10 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
         json!(c.permission_overwrites),
         Value::Null,
     ));
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        12,
-        &cid,
-        changes,
-        None,
-    );
+    Entry::on(CHANNEL_DELETE, &cid)
+        .changes(changes)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     // A deleted category orphans its children, each a CHANNEL_UPDATE (§4.6).
     if c.kind == 4 {
         let orphans: Vec<String> = g
@@ -736,7 +714,10 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
             .collect();
         for id in orphans {
             let ch = vec![change("parent_id", json!(cid), Value::Null)];
-            audit(g, snowflake, actor, None, 11, &id, ch, None);
+            Entry::on(CHANNEL_UPDATE, &id)
+                .changes(ch)
+                .by(actor, None)
+                .record(g, snowflake);
         }
     }
     g.forget_channel(&cid);
@@ -745,15 +726,10 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
 
 /// `PATCH /guilds/{g}/channels`: positions, parents and lock_permissions.
 /// 204; takes no audit reason (§7.1) but logs CHANNEL_UPDATE entries.
-pub async fn patch_channel_positions(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_CHANNELS)?;
+pub async fn patch_channel_positions(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_CHANNELS)?;
     let items = form::list(&body)?;
     struct Move {
         ci: usize,
@@ -854,7 +830,10 @@ pub async fn patch_channel_positions(
         }
         let moved = !changes.is_empty();
         if moved {
-            audit(g, snowflake, actor, None, 11, &cid, changes, None);
+            Entry::on(CHANNEL_UPDATE, &cid)
+                .changes(changes)
+                .by(actor, None)
+                .record(g, snowflake);
         }
         if moved || m.lock {
             // Several Channel Update: one per channel that changed (the reference's Events).

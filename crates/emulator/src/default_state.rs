@@ -707,7 +707,7 @@ mod tests {
                 e.name
             );
         }
-        let file = crate::images::decode_base64(g.stickers[0].file.as_deref().unwrap()).unwrap();
+        let file = crate::media::decode_base64(g.stickers[0].file.as_deref().unwrap()).unwrap();
         let sticker = media::sticker_file(&file).unwrap();
         assert_eq!((sticker.format_type, sticker.size), (1, Some((320, 320))));
         let sound = media::data_uri(g.soundboard_sounds[0].sound.as_deref().unwrap()).unwrap();

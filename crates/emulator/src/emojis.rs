@@ -2,12 +2,13 @@
 //! (name and roles: an emoji's image cannot be replaced), delete. The routes have strict
 //! per-guild limits of their own (§1.5), in `config.route_buckets`.
 
-use axum::extract::{Path, State as AxState};
+use axum::extract::Path;
 use serde_json::{Value, json};
 
-use crate::access::{digits, guild_at, guild_idx};
-use crate::app::{App, Ctx, JsonBody, R, created, fired, lock, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::access::{InGuild, digits, guild_at};
+use crate::app::{JsonBody, R, created, fired, no_content, ok};
+use crate::audit_log::action::{EMOJI_CREATE, EMOJI_DELETE, EMOJI_UPDATE};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::expressions::{Kind, creator, may_change, may_create, shows_creators, slots, too_large};
@@ -94,11 +95,11 @@ fn show(st: &State, e: &Emoji, with_creator: bool) -> Value {
 }
 
 /// `GET /guilds/{g}/emojis`: creators shown with either expression permission.
-pub async fn list_emojis(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn list_emojis(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    let with = shows_creators(guild_permissions(g, &ctx.user_id));
+    let with = shows_creators(guild_permissions(g, &call.actor));
     ok(Value::Array(
         g.emojis.iter().map(|e| show(&st, e, with)).collect(),
     ))
@@ -106,19 +107,15 @@ pub async fn list_emojis(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<S
 
 /// `GET /guilds/{g}/emojis/{e}`: the creator shown with MANAGE_GUILD_EXPRESSIONS, or to
 /// its creator holding CREATE_GUILD_EXPRESSIONS.
-pub async fn get_emoji(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_emoji(call: InGuild, Path((_, eid)): Path<(String, String)>) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     let e = &g.emojis[find(g, &eid)?];
     let with = may_change(
-        guild_permissions(g, &ctx.user_id),
+        guild_permissions(g, &call.actor),
         e.user_id.as_deref(),
-        &ctx.user_id,
+        &call.actor,
     )
     .is_ok();
     ok(show(&st, e, with))
@@ -126,15 +123,10 @@ pub async fn get_emoji(
 
 /// `POST /guilds/{g}/emojis` → 201 (CREATE_GUILD_EXPRESSIONS). Static and animated emoji
 /// have their own slots (30008 / 30018 when full).
-pub async fn create_emoji(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn create_emoji(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let cfg = st.config.clone();
     let (g, snowflake) = guild_at(&mut st, gi);
     may_create(guild_permissions(g, &actor))?;
@@ -178,16 +170,10 @@ pub async fn create_emoji(
     let changes = snapshot_changes(snapshot(&e), true);
     let eid = e.id.clone();
     g.emojis.push(e);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        60,
-        &eid,
-        changes,
-        None,
-    );
+    Entry::on(EMOJI_CREATE, &eid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     let e = st.guilds[gi]
         .emojis
         .last()
@@ -200,14 +186,13 @@ pub async fn create_emoji(
 /// image cannot change). One's own with CREATE_GUILD_EXPRESSIONS, anyone's with
 /// MANAGE_GUILD_EXPRESSIONS.
 pub async fn modify_emoji(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, eid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     let ei = find(g, &eid)?;
     may_change(
@@ -231,16 +216,10 @@ pub async fn modify_emoji(
     }
     let changes = diff_snapshots(before, snapshot(e));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            61,
-            &eid,
-            changes,
-            None,
-        );
+        Entry::on(EMOJI_UPDATE, &eid)
+            .changes(changes)
+            .by(&actor, call.reason())
+            .record(g, snowflake);
     }
     fired(
         ok(show(&st, &st.guilds[gi].emojis[ei], true)),
@@ -249,14 +228,10 @@ pub async fn modify_emoji(
 }
 
 /// `DELETE /guilds/{g}/emojis/{e}` → 204, with the same permissions as modify.
-pub async fn delete_emoji(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn delete_emoji(call: InGuild, Path((_, eid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     let ei = find(g, &eid)?;
     may_change(
@@ -266,15 +241,9 @@ pub async fn delete_emoji(
     )?;
     let e = g.emojis.remove(ei);
     let changes = snapshot_changes(snapshot(&e), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        62,
-        &eid,
-        changes,
-        None,
-    );
+    Entry::on(EMOJI_DELETE, &eid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_EMOJIS_UPDATE])
 }

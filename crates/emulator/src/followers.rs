@@ -8,7 +8,8 @@ use serde_json::json;
 
 use crate::access::{channel_loc, guild_at, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok};
-use crate::audit_log::{audit, snapshot_changes};
+use crate::audit_log::action::WEBHOOK_CREATE;
+use crate::audit_log::{Entry, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Reader};
@@ -87,16 +88,10 @@ pub async fn follow_channel(
     let wid = w.id.clone();
     let changes = snapshot_changes(snapshot(&w), true);
     g.webhooks.push(w);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        50,
-        &wid,
-        changes,
-        None,
-    );
+    Entry::on(WEBHOOK_CREATE, &wid)
+        .changes(changes)
+        .by(&actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(
         ok(json!({"channel_id": cid, "webhook_id": wid})),
         [events::WEBHOOKS_UPDATE],

@@ -1,13 +1,14 @@
 //! The guild object: `GET` and `PATCH /guilds/{g}` (discord-behaviour.md §5).
 
-use axum::extract::{Path, RawQuery, State as AxState};
+use axum::extract::RawQuery;
 use axum::http::StatusCode;
 use discord_permissions::Permissions;
 use serde_json::{Value, json};
 
-use crate::access::{guild_for_write, guild_idx};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok, query_params};
-use crate::audit_log::{audit, diff};
+use crate::access::{InGuild, guild_for_write};
+use crate::app::{JsonBody, R, fired, ok, query_params};
+use crate::audit_log::action::GUILD_UPDATE;
+use crate::audit_log::{Entry, diff};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -15,14 +16,9 @@ use crate::images;
 use crate::perms::is_admin;
 use crate::render;
 
-pub async fn get_guild(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_guild(call: InGuild, RawQuery(q): RawQuery) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let with_counts = query_params(q)
         .get("with_counts")
         .is_some_and(|v| v == "true" || v == "1" || v == "True");
@@ -45,16 +41,11 @@ const LOCALES: [&str; 32] = [
 /// Features a PATCH may change (§5.1); the rest of the array is ignored.
 const MUTABLE_FEATURES: [&str; 3] = ["COMMUNITY", "INVITES_DISABLED", "RAID_ALERTS_DISABLED"];
 
-pub async fn patch_guild(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+pub async fn patch_guild(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     let dialect = render::Dialect::of(&st.config);
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -321,16 +312,10 @@ pub async fn patch_guild(
     }
     if !ch.is_empty() {
         let gid = g.id.clone();
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            1,
-            &gid,
-            ch,
-            None,
-        );
+        Entry::on(GUILD_UPDATE, &gid)
+            .changes(ch)
+            .by(actor, call.reason())
+            .record(g, snowflake);
     }
     fired(ok(render::guild(g, false, dialect)), [events::GUILD_UPDATE])
 }
@@ -338,11 +323,11 @@ pub async fn patch_guild(
 /// `GET /guilds/{g}/preview`: a member of the guild, or anyone authenticated when the
 /// guild is DISCOVERABLE (else 404 10004, as for a guild one cannot see). No presences
 /// are emulated: `approximate_presence_count` is 0.
-pub async fn get_guild_preview(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    crate::access::digits(&gid)?;
-    let g = st.guild(&gid).ok_or_else(ApiError::unknown_guild)?;
-    let member = crate::perms::is_owner(g, &ctx.user_id) || g.member(&ctx.user_id).is_some();
+pub async fn get_guild_preview(call: InGuild) -> R {
+    let st = call.state();
+    crate::access::digits(&call.gid)?;
+    let g = st.guild(&call.gid).ok_or_else(ApiError::unknown_guild)?;
+    let member = crate::perms::is_owner(g, &call.actor) || g.member(&call.actor).is_some();
     if !member && !g.has_feature("DISCOVERABLE") {
         return Err(ApiError::unknown_guild());
     }

@@ -6,13 +6,12 @@
 //! reason a client sends. A body key left out keeps its current value; `null` lifts
 //! the action. Times are wall-clock, like Discord's.
 
-use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
 use super::error::FieldErrors;
 use super::form::{self, Field, Reader};
-use crate::access::guild_for_write;
-use crate::app::{App, Ctx, JsonBody, R, lock, ok};
+use crate::access::{InGuild, guild_for_write};
+use crate::app::{JsonBody, R, ok};
 use crate::time::{parse_timestamp, timestamp};
 use discord_permissions::Permissions;
 
@@ -33,15 +32,10 @@ pub fn incidents_json(data: Option<&Value>) -> Value {
 }
 
 /// `PUT /guilds/{g}/incident-actions`: MANAGE_GUILD → 200 with the incidents data.
-pub async fn put_incident_actions(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
+pub async fn put_incident_actions(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
     let now = st.now_ms();
-    let (g, _) = guild_for_write(&mut st, &gid, &ctx.user_id, Permissions::MANAGE_GUILD)?;
+    let (g, _) = guild_for_write(&mut st, &call.gid, &call.actor, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);

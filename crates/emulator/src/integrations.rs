@@ -6,15 +6,16 @@
 //! deleting the integration removes the bot, that role and the webhooks its
 //! application made, as the reference says.
 
-use axum::extract::{Path, State as AxState};
+use axum::extract::Path;
 use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::render;
 use super::state::{AuditChange, Guild, Integration, State};
-use crate::access::{digits, guild_for_write, guild_idx, need};
-use crate::app::{App, Ctx, R, fired, lock, no_content, ok};
-use crate::audit_log::audit;
+use crate::access::{InGuild, digits, guild_for_write, need};
+use crate::app::{R, fired, no_content, ok};
+use crate::audit_log::Entry;
+use crate::audit_log::action::INTEGRATION_DELETE;
 use crate::events;
 use crate::perms::guild_permissions;
 use discord_permissions::Permissions;
@@ -62,14 +63,11 @@ fn show(st: &State, i: &Integration) -> Value {
 }
 
 /// `GET /guilds/{g}/integrations`: MANAGE_GUILD; the first 50.
-pub async fn get_integrations(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_integrations(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(
-        guild_permissions(g, &ctx.user_id),
-        Permissions::MANAGE_GUILD,
-    )?;
+    need(guild_permissions(g, &call.actor), Permissions::MANAGE_GUILD)?;
     ok(Value::Array(
         g.integrations
             .iter()
@@ -114,14 +112,10 @@ fn remove_application(g: &mut Guild, app_id: &str, bot_id: Option<&str>) {
 
 /// `DELETE /guilds/{g}/integrations/{i}`: MANAGE_GUILD; also deletes its webhooks and
 /// removes its bot → 204, INTEGRATION_DELETE (82).
-pub async fn delete_integration(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, iid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
+pub async fn delete_integration(call: InGuild, Path((_, iid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_GUILD)?;
     digits(&iid)?;
     let at = g
         .integrations
@@ -144,16 +138,10 @@ pub async fn delete_integration(
             new_value: None,
         },
     ];
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        82,
-        &iid,
-        changes,
-        None,
-    );
+    Entry::on(INTEGRATION_DELETE, &iid)
+        .changes(changes)
+        .by(actor, call.reason())
+        .record(g, snowflake);
     fired(
         no_content(),
         [

@@ -13,8 +13,9 @@ use serde_json::{Map, Value, json};
 use super::error::ApiError;
 use super::render;
 use super::state::{AuditChange, AuditEntry, Guild, Invite, State, TargetUsersJob};
-use crate::access::{guild_idx, need};
+use crate::access::{InGuild, need};
 use crate::app::{App, Ctx, R, fired, lock, ok, query_params};
+use crate::audit_log::action::INVITE_DELETE;
 use crate::events;
 use crate::form;
 use crate::perms::{channel_permissions, guild_permissions, is_owner};
@@ -77,11 +78,11 @@ fn show(st: &State, g: &Guild, i: &Invite, metadata: bool, counts: bool) -> Valu
 
 /// `GET /guilds/{g}/invites`: MANAGE_GUILD or VIEW_AUDIT_LOG; the metadata only
 /// with MANAGE_GUILD.
-pub async fn get_guild_invites(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_guild_invites(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    let p = guild_permissions(g, &ctx.user_id);
+    let p = guild_permissions(g, &call.actor);
     let metadata = p.contains(Permissions::MANAGE_GUILD);
     if !metadata {
         need(p, Permissions::VIEW_AUDIT_LOG)?;
@@ -165,7 +166,7 @@ pub async fn delete_invite(AxState(app): AxState<App>, ctx: Ctx, Path(code): Pat
     };
     g.audit_log.push(AuditEntry {
         id: snowflake.next_id(),
-        action_type: 42,
+        action_type: INVITE_DELETE,
         user_id: Some(actor.to_owned()),
         // An invite has no id; its entries name it by `code` among the changes.
         target_id: None,
@@ -185,14 +186,11 @@ pub async fn delete_invite(AxState(app): AxState<App>, ctx: Ctx, Path(code): Pat
 }
 
 /// `GET /guilds/{g}/vanity-url`: MANAGE_GUILD → `{code, uses}` (code null when unset).
-pub async fn get_vanity_url(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_vanity_url(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(
-        guild_permissions(g, &ctx.user_id),
-        Permissions::MANAGE_GUILD,
-    )?;
+    need(guild_permissions(g, &call.actor), Permissions::MANAGE_GUILD)?;
     ok(json!({"code": g.vanity_url_code, "uses": g.vanity_uses}))
 }
 

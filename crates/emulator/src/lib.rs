@@ -4,6 +4,8 @@
 //! It is held to the real API (discord-behaviour.md), not to guildctl. The
 //! state format is documented in the crate README.
 
+#![forbid(unsafe_code)]
+
 mod access;
 mod app;
 mod application;

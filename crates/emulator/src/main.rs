@@ -2,6 +2,8 @@
 //! Discord API on a loopback address until interrupted. The first line on stdout
 //! is JSON with `api_base`, `token` and `guild_id`.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -48,8 +48,12 @@ pub fn with_guild_copies(mut state: State, count: usize) -> State {
             }
             map.insert(id.to_string(), new.to_string());
         }
+        // A guild is derived `Serialize` with string keys only, so it always becomes a
+        // value; `remap` only swaps one id string for another, so the value reads back.
+        #[allow(clippy::expect_used)]
         let mut value = serde_json::to_value(&first).expect("a guild serialises");
         remap(&mut value, &map);
+        #[allow(clippy::expect_used)]
         let mut guild: Guild = serde_json::from_value(value).expect("a remapped guild reads back");
         guild.name = format!("{} {}", first.name, k + 1);
         state.guilds.push(guild);

@@ -6,7 +6,30 @@
 //! documented rules (formats, sizes, dimensions, duration) to real files and to refuse
 //! what is not one.
 
-use crate::images::decode_base64;
+/// Standard base64 (RFC 4648 §4, padding optional) decoded; `None` for any other character.
+pub(crate) fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    fn val(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let s = s.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    for chunk in s.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= val(c)? << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
 
 /// `data:<mime>;base64,<data>` decoded: the type it names and its bytes.
 #[derive(Debug, Clone, PartialEq)]
@@ -285,6 +308,14 @@ fn mp3_frame(h: u32) -> Option<(usize, f64)> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn base64_round_trip() {
+        assert_eq!(decode_base64("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(decode_base64("aGk=").unwrap(), b"hi");
+        assert_eq!(decode_base64("YWJj").unwrap(), b"abc");
+        assert!(decode_base64("a$c=").is_none());
+    }
 
     /// `n` MPEG-1 layer III frames at 128 kbit/s, 44.1 kHz: 417 bytes and 1152 samples
     /// each.

@@ -4,13 +4,14 @@
 //! the member's own fields, MEMBER_ROLE_UPDATE 25, MEMBER_MOVE 26, MEMBER_DISCONNECT 27)
 //! with the request's reason, and fires Guild Member Update.
 
-use axum::extract::{Path, State as AxState};
+use axum::extract::Path;
 use discord_permissions::Permissions;
 use serde_json::{Value, json};
 
-use crate::access::{digits, guild_for_write, need, need_in_channel};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok};
-use crate::audit_log::{audit, audit_entry, change, diff, options};
+use crate::access::{InGuild, digits, guild_for_write, need, need_in_channel};
+use crate::app::{JsonBody, R, fired, ok};
+use crate::audit_log::action::{MEMBER_DISCONNECT, MEMBER_MOVE, MEMBER_ROLE_UPDATE, MEMBER_UPDATE};
+use crate::audit_log::{Entry, change, diff, string_options};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader, image_hash};
@@ -19,11 +20,6 @@ use crate::perms::{bits, can_manage_role, guild_permissions, is_owner, outranks}
 use crate::render;
 use crate::state::{AuditChange, Guild, MemberDetails, SnowflakeGen, State};
 use crate::time::{parse_timestamp, timestamp};
-
-const MEMBER_UPDATE: u32 = 24;
-const MEMBER_ROLE_UPDATE: u32 = 25;
-const MEMBER_MOVE: u32 = 26;
-const MEMBER_DISCONNECT: u32 = 27;
 
 /// The one member flag a caller may set or clear: BYPASSES_VERIFICATION (1 << 2); the
 /// others are Discord's to set (reference, Member flags, "Editable").
@@ -286,28 +282,16 @@ fn apply_edit(
     }
     let mut fires = Vec::new();
     if !member_changes.is_empty() {
-        audit(
-            g,
-            snow,
-            actor,
-            reason,
-            MEMBER_UPDATE,
-            uid,
-            member_changes,
-            None,
-        );
+        Entry::on(MEMBER_UPDATE, uid)
+            .changes(member_changes)
+            .by(actor, reason)
+            .record(g, snow);
     }
     if !role_changes.is_empty() {
-        audit(
-            g,
-            snow,
-            actor,
-            reason,
-            MEMBER_ROLE_UPDATE,
-            uid,
-            role_changes,
-            None,
-        );
+        Entry::on(MEMBER_ROLE_UPDATE, uid)
+            .changes(role_changes)
+            .by(actor, reason)
+            .record(g, snow);
     }
     if let Some((action, channel)) = voice {
         // Moves and disconnects are counted, not targeted (reference, options: count,
@@ -316,16 +300,10 @@ fn apply_edit(
         if let Some(c) = channel {
             opts.push(("channel_id", c));
         }
-        audit_entry(
-            g,
-            snow,
-            actor,
-            reason,
-            action,
-            None,
-            Vec::new(),
-            options(&opts),
-        );
+        Entry::untargeted(action)
+            .options(string_options(&opts))
+            .by(actor, reason)
+            .record(g, snow);
     }
     // Modify Guild Member fires Guild Member Update (reference, Events).
     fires.push(events::GUILD_MEMBER_UPDATE);
@@ -344,36 +322,30 @@ fn shown(st: &State, gid: &str, uid: &str) -> Result<Value, ApiError> {
 /// permission (reference table), checked all before anything changes. 200 with the
 /// member.
 pub async fn modify_member(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, uid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, uid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     digits(&uid)?;
     let now = st.now_ms();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::NONE)?;
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::NONE)?;
     if g.member(&uid).is_none() {
         return Err(ApiError::unknown_member());
     }
     let edit = read_edit(&body, now)?;
     check_edit(g, actor, &uid, &edit)?;
-    let fires = apply_edit(g, snowflake, actor, ctx.reason.as_deref(), &uid, edit);
-    fired(ok(shown(&st, &gid, &uid)?), fires)
+    let fires = apply_edit(g, snowflake, actor, call.reason(), &uid, edit);
+    fired(ok(shown(&st, &call.gid, &uid)?), fires)
 }
 
 /// `PATCH /guilds/{g}/members/@me` (Modify Current Member): `nick` (CHANGE_NICKNAME),
 /// `avatar` and `banner` (image data; the guild profile keeps their hashes), `bio` (≤190
 /// characters). 200 with the member.
-pub async fn modify_current_member(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
+pub async fn modify_current_member(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -382,7 +354,7 @@ pub async fn modify_current_member(
     let banner = r.image("banner").into_option();
     let bio = r.string_len("bio", 0, 190).into_option();
     errs.check()?;
-    let (g, snowflake) = guild_for_write(&mut st, &gid, &actor, Permissions::NONE)?;
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, &actor, Permissions::NONE)?;
     if nick.is_some() {
         need(guild_permissions(g, &actor), bits::CHANGE_NICKNAME)?;
     }
@@ -406,52 +378,38 @@ pub async fn modify_current_member(
         d.bio = b.filter(|s| !s.is_empty());
     }
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            MEMBER_UPDATE,
-            &actor,
-            changes,
-            None,
-        );
+        Entry::on(MEMBER_UPDATE, &actor)
+            .changes(changes)
+            .by(&actor, call.reason())
+            .record(g, snowflake);
     }
-    fired(ok(shown(&st, &gid, &actor)?), [events::GUILD_MEMBER_UPDATE])
+    fired(
+        ok(shown(&st, &call.gid, &actor)?),
+        [events::GUILD_MEMBER_UPDATE],
+    )
 }
 
 /// `PATCH /guilds/{g}/members/@me/nick` (Modify Current User Nick, deprecated): `nick`
 /// with CHANGE_NICKNAME → 200 `{"nick"}`.
-pub async fn modify_current_nick(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
+pub async fn modify_current_nick(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
     let nick = read_nick(&mut r).unwrap_or(None);
     errs.check()?;
-    let (g, snowflake) = guild_for_write(&mut st, &gid, &actor, bits::CHANGE_NICKNAME)?;
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, &actor, bits::CHANGE_NICKNAME)?;
     let mut changes = Vec::new();
     if let Some(m) = g.members.iter_mut().find(|m| m.user_id == actor) {
         diff(&mut changes, "nick", json!(m.nick), json!(nick));
         m.nick = nick.clone();
     }
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            MEMBER_UPDATE,
-            &actor,
-            changes,
-            None,
-        );
+        Entry::on(MEMBER_UPDATE, &actor)
+            .changes(changes)
+            .by(&actor, call.reason())
+            .record(g, snowflake);
     }
     fired(ok(json!({ "nick": nick })), [events::GUILD_MEMBER_UPDATE])
 }

@@ -13,9 +13,10 @@ use axum::response::IntoResponse;
 use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
-use crate::access::{digits, guild_for_write, guild_idx, need};
+use crate::access::{InGuild, digits, guild_for_write, need};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_params};
-use crate::audit_log::{audit, change};
+use crate::audit_log::action::{MEMBER_KICK, MEMBER_ROLE_UPDATE};
+use crate::audit_log::{Entry, change};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Reader};
@@ -24,20 +25,12 @@ use crate::render;
 use crate::state::{Member, MemberDetails};
 use crate::time::timestamp;
 
-/// MEMBER_ROLE_UPDATE (§7.2).
-const MEMBER_ROLE_UPDATE: u32 = 25;
-
 /// `GET /guilds/{g}/members?limit&after`: members by ascending user id, `limit` 1–1000
 /// (default 1), after the user id `after` (default 0). Needs the GUILD_MEMBERS intent
 /// (reference, "Authentication" 3): without it, 403 50001 as Discord answers.
-pub async fn list_members(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn list_members(call: InGuild, RawQuery(q): RawQuery) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     if !st.config.guild_members_intent {
         return Err(ApiError::missing_access());
     }
@@ -77,13 +70,9 @@ pub async fn list_members(
 
 /// `GET /guilds/{g}/roles/member-counts`: role id → members holding it, @everyone left
 /// out (reference). Every other role is listed, with 0 when nobody holds it.
-pub async fn role_member_counts(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn role_member_counts(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     let mut counts: HashMap<&str, u64> = g
         .roles
@@ -156,33 +145,19 @@ fn member_role(app: App, ctx: Ctx, gid: String, uid: String, rid: String, add: b
         roles.retain(|r| *r != rid);
         "$remove"
     };
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        MEMBER_ROLE_UPDATE,
-        &uid,
-        vec![change(key, Value::Null, entry)],
-        None,
-    );
+    Entry::on(MEMBER_ROLE_UPDATE, &uid)
+        .changes(vec![change(key, Value::Null, entry)])
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_MEMBER_UPDATE])
 }
-
-/// MEMBER_KICK (reference, audit log events).
-const MEMBER_KICK: u32 = 20;
 
 /// `GET /guilds/{g}/members/search?query&limit`: members whose username or nickname
 /// starts with `query` (1–100 characters, case ignored), by ascending user id, `limit`
 /// 1–1000 (default 1).
-pub async fn search_members(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn search_members(call: InGuild, RawQuery(q): RawQuery) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let obj: Map<String, Value> = query_params(q)
         .into_iter()
         .map(|(k, v)| (k, Value::String(v)))
@@ -230,13 +205,12 @@ fn invalid_oauth2_token() -> ApiError {
 /// DEAFEN_MEMBERS. A banned user is refused (403 40007). Pending in a guild with
 /// membership screening.
 pub async fn add_member(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, uid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, uid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     digits(&uid)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
@@ -263,7 +237,7 @@ pub async fn add_member(
     });
     let known = st.user(&uid).is_some();
     let now = st.now_ms();
-    let (g, _) = guild_for_write(&mut st, &gid, actor, bits::CREATE_INSTANT_INVITE)?;
+    let (g, _) = guild_for_write(&mut st, &call.gid, actor, bits::CREATE_INSTANT_INVITE)?;
     if !known {
         return Err(ApiError::unknown_user());
     }
@@ -320,7 +294,7 @@ pub async fn add_member(
     if details != MemberDetails::default() {
         g.member_details.insert(uid.clone(), details);
     }
-    let g = st.guild(&gid).ok_or_else(ApiError::unknown_guild)?;
+    let g = st.guild(&call.gid).ok_or_else(ApiError::unknown_guild)?;
     let shown = match (g.member(&uid), st.user(&uid)) {
         (Some(m), Some(u)) => render::member(m, u, g.member_details.get(&uid)),
         _ => return Err(ApiError::unknown_member()),
@@ -335,14 +309,10 @@ pub async fn add_member(
 /// member must rank below the caller (never the owner, nor the caller itself: 403
 /// 50013); 404 10007 when not a member. 204; MEMBER_KICK (20) with the reason; the
 /// member's voice state and details go with it.
-pub async fn remove_member(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, uid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::KICK_MEMBERS)?;
+pub async fn remove_member(call: InGuild, Path((_, uid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::KICK_MEMBERS)?;
     digits(&uid)?;
     if g.member(&uid).is_none() {
         return Err(ApiError::unknown_member());
@@ -351,15 +321,8 @@ pub async fn remove_member(
         return Err(ApiError::missing_permissions());
     }
     g.remove_member(&uid);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        MEMBER_KICK,
-        &uid,
-        Vec::new(),
-        None,
-    );
+    Entry::on(MEMBER_KICK, &uid)
+        .by(actor, call.reason())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_MEMBER_REMOVE])
 }

@@ -4,7 +4,6 @@
 //! out are deleted), prompt ids in the body are placeholders unless they name
 //! an existing prompt, and enabling checks Discord's requirements.
 
-use axum::extract::{Path, State as AxState};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
@@ -12,23 +11,20 @@ use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader, check_refs};
 use super::perms::{everyone_permissions, guild_permissions};
 use super::state::{EmulatorConfig, Guild, Onboarding, Prompt, PromptOption, State};
-use crate::access::{guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, lock};
+use crate::access::{InGuild, need};
+use crate::app::JsonBody;
 use crate::app::{R, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{
+    ONBOARDING_CREATE, ONBOARDING_PROMPT_CREATE, ONBOARDING_PROMPT_DELETE,
+    ONBOARDING_PROMPT_UPDATE, ONBOARDING_UPDATE,
+};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use discord_permissions::Permissions;
 
 const MAX_PROMPTS: usize = 15;
 const MAX_OPTIONS: usize = 50;
 const MAX_DEFAULT_CHANNELS: usize = 500;
 const MAX_OPTION_IDS: usize = 50;
-
-// Audit-log action types (§7.2).
-const PROMPT_CREATE: u32 = 163;
-const PROMPT_UPDATE: u32 = 164;
-const PROMPT_DELETE: u32 = 165;
-const ONBOARDING_CREATE: u32 = 166;
-const ONBOARDING_UPDATE: u32 = 167;
 
 fn render_option(o: &PromptOption) -> Value {
     json!({
@@ -64,9 +60,9 @@ pub fn render(guild_id: &str, o: &Onboarding) -> Value {
     })
 }
 
-pub async fn get_onboarding(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_onboarding(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     ok(render(&g.id, &g.onboarding))
 }
@@ -316,15 +312,10 @@ fn merge_prompts(
     out
 }
 
-pub async fn put_onboarding(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
-    let actor = ctx.user_id.as_str();
+pub async fn put_onboarding(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let gi = call.index(&st)?;
+    let actor = call.actor.as_str();
     let State {
         guilds,
         snowflake,
@@ -373,19 +364,19 @@ pub async fn put_onboarding(
         }
     }
 
-    let reason = ctx.reason.as_deref();
+    let reason = call.reason();
     let mut entries: Vec<(u32, String, Vec<super::state::AuditChange>)> = Vec::new();
     for p in &new.prompts {
         match old.prompts.iter().find(|o| o.id == p.id) {
             None => entries.push((
-                PROMPT_CREATE,
+                ONBOARDING_PROMPT_CREATE,
                 p.id.clone(),
                 snapshot_changes(prompt_snapshot(p), true),
             )),
             Some(o) => {
                 let ch = diff_snapshots(prompt_snapshot(o), prompt_snapshot(p));
                 if !ch.is_empty() {
-                    entries.push((PROMPT_UPDATE, p.id.clone(), ch));
+                    entries.push((ONBOARDING_PROMPT_UPDATE, p.id.clone(), ch));
                 }
             }
         }
@@ -393,7 +384,7 @@ pub async fn put_onboarding(
     for o in &old.prompts {
         if !new.prompts.iter().any(|p| p.id == o.id) {
             entries.push((
-                PROMPT_DELETE,
+                ONBOARDING_PROMPT_DELETE,
                 o.id.clone(),
                 snapshot_changes(prompt_snapshot(o), false),
             ));
@@ -411,7 +402,10 @@ pub async fn put_onboarding(
     }
     g.onboarding = new;
     for (action, target, changes) in entries {
-        audit(g, snowflake, actor, reason, action, &target, changes, None);
+        Entry::on(action, &target)
+            .changes(changes)
+            .by(actor, reason)
+            .record(g, snowflake);
     }
     ok(render(&g.id, &g.onboarding))
 }

@@ -7,7 +7,10 @@ use serde_json::{Map, Value, json};
 
 use crate::access::{channel_loc, digits, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content};
-use crate::audit_log::{audit, change, diff};
+use crate::audit_log::action::{
+    CHANNEL_OVERWRITE_CREATE, CHANNEL_OVERWRITE_DELETE, CHANNEL_OVERWRITE_UPDATE,
+};
+use crate::audit_log::{Entry, change, diff};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -104,7 +107,7 @@ pub(crate) fn log_overwrite_diff(
     for n in new {
         match old.iter().find(|o| o.id == n.id) {
             None => entries.push((
-                13,
+                CHANNEL_OVERWRITE_CREATE,
                 vec![
                     change("id", Value::Null, json!(n.id)),
                     change("type", Value::Null, json!(n.kind)),
@@ -117,7 +120,7 @@ pub(crate) fn log_overwrite_diff(
                 let mut ch = Vec::new();
                 diff(&mut ch, "allow", json!(o.allow), json!(n.allow));
                 diff(&mut ch, "deny", json!(o.deny), json!(n.deny));
-                entries.push((14, ch, overwrite_options(g, n)));
+                entries.push((CHANNEL_OVERWRITE_UPDATE, ch, overwrite_options(g, n)));
             }
             Some(_) => {}
         }
@@ -125,7 +128,7 @@ pub(crate) fn log_overwrite_diff(
     for o in old {
         if !new.iter().any(|n| n.id == o.id) {
             entries.push((
-                15,
+                CHANNEL_OVERWRITE_DELETE,
                 vec![
                     change("id", json!(o.id), Value::Null),
                     change("type", json!(o.kind), Value::Null),
@@ -137,7 +140,11 @@ pub(crate) fn log_overwrite_diff(
         }
     }
     for (action, ch, opts) in entries {
-        audit(g, snow, actor, reason, action, cid, ch, Some(opts));
+        Entry::on(action, cid)
+            .changes(ch)
+            .options(opts)
+            .by(actor, reason)
+            .record(g, snow);
     }
 }
 

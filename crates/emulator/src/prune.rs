@@ -4,13 +4,14 @@
 //! role they hold is in `include_roles`. The emulator knows no activity: a member counts
 //! as inactive since it joined. The owner and bots are never pruned.
 
-use axum::extract::{Path, RawQuery, State as AxState};
+use axum::extract::RawQuery;
 use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
-use crate::access::{guild_for_write, guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, ok, query_params};
-use crate::audit_log::{audit_entry, options};
+use crate::access::{InGuild, guild_for_write, need};
+use crate::app::{JsonBody, R, fired, ok, query_params};
+use crate::audit_log::action::MEMBER_PRUNE;
+use crate::audit_log::{Entry, string_options};
 use crate::error::FieldErrors;
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -18,7 +19,6 @@ use crate::perms::{guild_permissions, is_owner};
 use crate::state::{Guild, State};
 use crate::time::parse_timestamp;
 
-const MEMBER_PRUNE: u32 = 21;
 const DAY_MS: u64 = 86_400_000;
 
 /// The user ids a prune of `days` with `include` would remove.
@@ -77,16 +77,11 @@ fn read_days(r: &mut Reader) -> u64 {
 }
 
 /// `GET /guilds/{g}/prune?days&include_roles=a,b` → `{pruned}`.
-pub async fn get_prune_count(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_prune_count(call: InGuild, RawQuery(q): RawQuery) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    let p = guild_permissions(g, &ctx.user_id);
+    let p = guild_permissions(g, &call.actor);
     need(p, Permissions::MANAGE_GUILD)?;
     need(p, Permissions::KICK_MEMBERS)?;
     let obj: Map<String, Value> = query_params(q)
@@ -126,15 +121,9 @@ fn read_compute(r: &mut Reader) -> bool {
 /// 200 `{pruned}`, null when `compute_prune_count` is false. MEMBER_PRUNE (21) with
 /// `delete_member_days` and `members_removed`, the reason from the header (or the
 /// deprecated body `reason`); one Guild Member Remove per member.
-pub async fn begin_prune(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+pub async fn begin_prune(call: InGuild, RawQuery(q): RawQuery, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     let mut obj = form::object(&body)?;
     // twilight sends the parameters in the query string, as the count takes them;
     // Discord reads them there too. A body field wins over the query's.
@@ -151,31 +140,25 @@ pub async fn begin_prune(
         _ => None,
     };
     errs.check()?;
-    let gi = guild_idx(&st, &gid, actor)?;
+    let gi = call.index(&st)?;
     let gone = prunable(&st, &st.guilds[gi], days, &include);
     let (g, snowflake) = guild_for_write(
         &mut st,
-        &gid,
+        &call.gid,
         actor,
         Permissions::MANAGE_GUILD | Permissions::KICK_MEMBERS,
     )?;
     for uid in &gone {
         g.remove_member(uid);
     }
-    let reason = ctx.reason.clone().or(body_reason);
-    audit_entry(
-        g,
-        snowflake,
-        actor,
-        reason.as_deref(),
-        MEMBER_PRUNE,
-        None,
-        Vec::new(),
-        options(&[
+    let reason = call.reason.clone().or(body_reason);
+    Entry::untargeted(MEMBER_PRUNE)
+        .options(string_options(&[
             ("delete_member_days", days.to_string()),
             ("members_removed", gone.len().to_string()),
-        ]),
-    );
+        ]))
+        .by(actor, reason.as_deref())
+        .record(g, snowflake);
     let pruned = if compute {
         json!(gone.len())
     } else {

@@ -1,10 +1,9 @@
 //! Get Guild Voice Regions.
 
-use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
-use crate::access::guild_idx;
-use crate::app::{App, Ctx, R, lock, ok};
+use crate::access::InGuild;
+use crate::app::{R, ok};
 
 /// Discord's voice regions (ids as `rtc_region` takes them); the first is optimal here.
 pub const REGIONS: [(&str, &str); 13] = [
@@ -24,9 +23,9 @@ pub const REGIONS: [(&str, &str); 13] = [
 ];
 
 /// `GET /guilds/{g}/regions`: any member; VIP regions when the guild has `VIP_REGIONS`.
-pub async fn get_regions(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_regions(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let vip = st.guilds[gi].has_feature("VIP_REGIONS");
     let region = |(id, name): (&str, &str), optimal: bool, custom: bool| json!({"id": id, "name": name, "optimal": optimal, "deprecated": false, "custom": custom});
     let mut out: Vec<Value> = REGIONS

@@ -2,13 +2,14 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, State as AxState};
+use axum::extract::Path;
 use discord_permissions::Permissions;
 use serde_json::{Map, Value, json};
 
-use crate::access::{digits, guild_for_write, guild_idx};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok};
-use crate::audit_log::{audit, change, diff_snapshots, snapshot_changes};
+use crate::access::{InGuild, digits};
+use crate::app::{JsonBody, R, fired, no_content, ok};
+use crate::audit_log::action::{ROLE_CREATE, ROLE_DELETE, ROLE_UPDATE};
+use crate::audit_log::{Entry, change, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::form::{self, Field, Reader};
@@ -20,22 +21,18 @@ use crate::state::{Guild, Role};
 
 const MAX_ROLES: usize = 250;
 
-pub async fn get_roles(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_roles(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     ok(render::roles(
         &st.guilds[gi],
         render::Dialect::of(&st.config),
     ))
 }
 
-pub async fn get_role(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_role(call: InGuild, Path((_, rid)): Path<(String, String)>) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     digits(&rid)?;
     let r = st.guilds[gi]
         .role(&rid)
@@ -159,17 +156,12 @@ fn role_snapshot(r: &Role) -> Vec<(&'static str, Value)> {
     ]
 }
 
-pub async fn post_role(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+pub async fn post_role(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     let collapse = st.config.collapse_inner_whitespace;
     let dialect = render::Dialect::of(&st.config);
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    let (g, snowflake) = call.write(&mut st, Permissions::MANAGE_ROLES)?;
     let f = read_role(&form::object(&body)?, collapse)?;
     check_features(g, &f)?;
     if g.roles.len() >= MAX_ROLES {
@@ -184,7 +176,7 @@ pub async fn post_role(
         .unwrap_or_else(|| g.everyone().map(|r| r.permissions).unwrap_or_default());
     check_grant(g, actor, perms)?;
     // New roles go to position 1; every other role moves up one (§3.3).
-    for r in g.roles.iter_mut().filter(|r| r.id != gid) {
+    for r in g.roles.iter_mut().filter(|r| r.id != call.gid) {
         r.position += 1;
     }
     let (color, secondary_color, tertiary_color) = f.colors.unwrap_or((0, None, None));
@@ -209,30 +201,23 @@ pub async fn post_role(
     let out = render::role(&role, dialect);
     let rid = role.id.clone();
     g.roles.push(role);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        30,
-        &rid,
-        changes,
-        None,
-    );
+    Entry::on(ROLE_CREATE, &rid)
+        .changes(changes)
+        .by(actor, call.reason())
+        .record(g, snowflake);
     fired(ok(out), [events::GUILD_ROLE_CREATE])
 }
 
 pub async fn patch_role(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, rid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     let collapse = st.config.collapse_inner_whitespace;
     let dialect = render::Dialect::of(&st.config);
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    let (g, snowflake) = call.write(&mut st, Permissions::MANAGE_ROLES)?;
     digits(&rid)?;
     let idx = g
         .roles
@@ -286,28 +271,18 @@ pub async fn patch_role(
     let changes = diff_snapshots(before, role_snapshot(role));
     let out = render::role(role, dialect);
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            31,
-            &rid,
-            changes,
-            None,
-        );
+        Entry::on(ROLE_UPDATE, &rid)
+            .changes(changes)
+            .by(actor, call.reason())
+            .record(g, snowflake);
     }
     fired(ok(out), [events::GUILD_ROLE_UPDATE])
 }
 
-pub async fn delete_role(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, rid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+pub async fn delete_role(call: InGuild, Path((_, rid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
+    let (g, snowflake) = call.write(&mut st, Permissions::MANAGE_ROLES)?;
     digits(&rid)?;
     let idx = g
         .roles
@@ -323,37 +298,26 @@ pub async fn delete_role(
     }
     let role = g.roles.remove(idx);
     for r in g.roles.iter_mut() {
-        if r.id != gid && r.position > role.position {
+        if r.id != call.gid && r.position > role.position {
             r.position -= 1;
         }
     }
     g.forget_role(&rid);
     let changes = snapshot_changes(role_snapshot(&role), false);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        32,
-        &rid,
-        changes,
-        None,
-    );
+    Entry::on(ROLE_DELETE, &rid)
+        .changes(changes)
+        .by(actor, call.reason())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_ROLE_DELETE])
 }
 
 /// `PATCH /guilds/{g}/roles`: apply the given positions, then renumber 1..n by
 /// (position desc, lower id first); @everyone stays 0 (§3.3).
-pub async fn patch_roles(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
+pub async fn patch_roles(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
     let dialect = render::Dialect::of(&st.config);
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_ROLES)?;
+    let (g, snowflake) = call.write(&mut st, Permissions::MANAGE_ROLES)?;
     let items = form::list(&body)?;
     let mut errs = FieldErrors::default();
     let mut moves: Vec<(String, Option<i64>)> = Vec::new();
@@ -378,7 +342,7 @@ pub async fn patch_roles(
     for (id, pos) in &moves {
         let role = g.role(id).ok_or_else(ApiError::unknown_role)?;
         let Some(pos) = pos else { continue };
-        if *id == gid || owner {
+        if *id == call.gid || owner {
             continue;
         }
         // Roles at or above the caller's top may only be "moved" to where they
@@ -393,7 +357,7 @@ pub async fn patch_roles(
     }
     let before: HashMap<String, i64> = g.roles.iter().map(|r| (r.id.clone(), r.position)).collect();
     for (id, pos) in &moves {
-        if *id == gid {
+        if *id == call.gid {
             continue; // @everyone cannot move.
         }
         if let (Some(p), Some(r)) = (pos, g.roles.iter_mut().find(|r| r.id == *id)) {
@@ -415,16 +379,10 @@ pub async fn patch_roles(
     // per moved role so every write leaves a trace.
     for (id, old, new) in changed {
         let ch = vec![change("position", json!(old), json!(new))];
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            31,
-            &id,
-            ch,
-            None,
-        );
+        Entry::on(ROLE_UPDATE, &id)
+            .changes(ch)
+            .by(actor, call.reason())
+            .record(g, snowflake);
     }
     fired(ok(render::roles(g, dialect)), events)
 }

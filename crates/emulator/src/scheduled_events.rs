@@ -9,12 +9,15 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, RawQuery, State as AxState};
+use axum::extract::{Path, RawQuery};
 use serde_json::{Value, json};
 
-use crate::access::{digits, guild_at, guild_idx, need, need_in_channel};
-use crate::app::{App, Ctx, JsonBody, R, fired, lock, no_content, ok, query_bool, query_params};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::access::{InGuild, digits, guild_at, need, need_in_channel};
+use crate::app::{JsonBody, R, fired, no_content, ok, query_bool, query_params};
+use crate::audit_log::action::{
+    GUILD_SCHEDULED_EVENT_CREATE, GUILD_SCHEDULED_EVENT_DELETE, GUILD_SCHEDULED_EVENT_UPDATE,
+};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::config::EmulatorConfig;
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
@@ -468,20 +471,15 @@ fn with_user_count(q: Option<String>) -> Result<bool, ApiError> {
 }
 
 /// `GET /guilds/{g}/scheduled-events` (`with_user_count`): the events the caller may see.
-pub async fn list_events(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    RawQuery(q): RawQuery,
-) -> R {
+pub async fn list_events(call: InGuild, RawQuery(q): RawQuery) -> R {
     let counts = with_user_count(q)?;
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     ok(Value::Array(
         g.scheduled_events
             .iter()
-            .filter(|e| visible(g, e, &ctx.user_id))
+            .filter(|e| visible(g, e, &call.actor))
             .map(|e| show(&st, g, e, counts))
             .collect(),
     ))
@@ -490,32 +488,26 @@ pub async fn list_events(
 /// `GET /guilds/{g}/scheduled-events/{e}`: 403 50001 for an event in a channel the caller
 /// cannot view, as for the channel itself.
 pub async fn get_event(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, eid)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> R {
     let counts = with_user_count(q)?;
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     let e = &g.scheduled_events[find(g, &eid)?];
-    if !visible(g, e, &ctx.user_id) {
+    if !visible(g, e, &call.actor) {
         return Err(ApiError::missing_access());
     }
     ok(show(&st, g, e, counts))
 }
 
 /// `POST /guilds/{g}/scheduled-events` → 200 (the OpenAPI's status), status SCHEDULED.
-pub async fn create_event(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn create_event(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let cfg = st.config.clone();
     let now = st.now_ms();
     let (g, snowflake) = guild_at(&mut st, gi);
@@ -576,16 +568,10 @@ pub async fn create_event(
     let changes = snapshot_changes(snapshot(&e), true);
     let eid = e.id.clone();
     g.scheduled_events.push(e);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        100,
-        &eid,
-        changes,
-        None,
-    );
+    Entry::on(GUILD_SCHEDULED_EVENT_CREATE, &eid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     let g = &st.guilds[gi];
     let e = g
         .scheduled_events
@@ -611,14 +597,13 @@ fn transition_allowed(from: u8, to: u8) -> bool {
 /// `channel_id: null`, a location and an end; `entity_metadata` is discarded for stage
 /// and voice events.
 pub async fn modify_event(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, eid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let cfg = st.config.clone();
     let now = st.now_ms();
     let (g, snowflake) = guild_at(&mut st, gi);
@@ -706,16 +691,10 @@ pub async fn modify_event(
     let changes = diff_snapshots(snapshot(&current), snapshot(&e));
     g.scheduled_events[ei] = e;
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            101,
-            &eid,
-            changes,
-            None,
-        );
+        Entry::on(GUILD_SCHEDULED_EVENT_UPDATE, &eid)
+            .changes(changes)
+            .by(&actor, call.reason())
+            .record(g, snowflake);
     }
     let g = &st.guilds[gi];
     fired(
@@ -725,30 +704,20 @@ pub async fn modify_event(
 }
 
 /// `DELETE /guilds/{g}/scheduled-events/{e}` → 204, with the permissions of modify.
-pub async fn delete_event(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, eid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn delete_event(call: InGuild, Path((_, eid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     let ei = find(g, &eid)?;
     let current = &g.scheduled_events[ei];
     need_for(g, current, &actor, change_permission(g, current, &actor))?;
     let e = g.scheduled_events.remove(ei);
     let changes = snapshot_changes(snapshot(&e), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        102,
-        &eid,
-        changes,
-        None,
-    );
+    Entry::on(GUILD_SCHEDULED_EVENT_DELETE, &eid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_SCHEDULED_EVENT_DELETE])
 }
 

@@ -1,12 +1,15 @@
 //! Soundboard sounds (discord-behaviour.md §10.2, resources/soundboard): list, get,
 //! create, modify (name, volume, emoji: the sound itself cannot change), delete.
 
-use axum::extract::{Path, State as AxState};
+use axum::extract::Path;
 use serde_json::{Value, json};
 
-use crate::access::{digits, guild_at, guild_idx};
-use crate::app::{App, Ctx, JsonBody, R, created, fired, lock, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::access::{InGuild, digits, guild_at};
+use crate::app::{JsonBody, R, created, fired, no_content, ok};
+use crate::audit_log::action::{
+    SOUNDBOARD_SOUND_CREATE, SOUNDBOARD_SOUND_DELETE, SOUNDBOARD_SOUND_UPDATE,
+};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::expressions::{Kind, creator, may_change, may_create, shows_creators, slots, too_large};
@@ -106,11 +109,11 @@ fn show(st: &State, g: &Guild, s: &Sound, with_creator: bool) -> Value {
 
 /// `GET /guilds/{g}/soundboard-sounds` → `{items}`; creators shown with either expression
 /// permission.
-pub async fn list_sounds(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn list_sounds(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    let with = shows_creators(guild_permissions(g, &ctx.user_id));
+    let with = shows_creators(guild_permissions(g, &call.actor));
     let items: Vec<Value> = g
         .soundboard_sounds
         .iter()
@@ -119,34 +122,25 @@ pub async fn list_sounds(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<S
     ok(json!({ "items": items }))
 }
 
-pub async fn get_sound(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, sid)): Path<(String, String)>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_sound(call: InGuild, Path((_, sid)): Path<(String, String)>) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     let s = &g.soundboard_sounds[find(g, &sid)?];
     ok(show(
         &st,
         g,
         s,
-        shows_creators(guild_permissions(g, &ctx.user_id)),
+        shows_creators(guild_permissions(g, &call.actor)),
     ))
 }
 
 /// `POST /guilds/{g}/soundboard-sounds` → 201 (CREATE_GUILD_EXPRESSIONS); 30045 when the
 /// guild's slots are full.
-pub async fn create_sound(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn create_sound(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let cfg = st.config.clone();
     let (g, snowflake) = guild_at(&mut st, gi);
     may_create(guild_permissions(g, &actor))?;
@@ -186,16 +180,10 @@ pub async fn create_sound(
     let changes = snapshot_changes(snapshot(&s), true);
     let sid = s.sound_id.clone();
     g.soundboard_sounds.push(s);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        130,
-        &sid,
-        changes,
-        None,
-    );
+    Entry::on(SOUNDBOARD_SOUND_CREATE, &sid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     let g = &st.guilds[gi];
     let s = g
         .soundboard_sounds
@@ -211,14 +199,13 @@ pub async fn create_sound(
 /// (a `sound` is not read). One's own with CREATE_GUILD_EXPRESSIONS, anyone's with
 /// MANAGE_GUILD_EXPRESSIONS.
 pub async fn modify_sound(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, sid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, sid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     let si = find(g, &sid)?;
     let owner = g.soundboard_sounds[si].user_id.clone();
@@ -247,16 +234,10 @@ pub async fn modify_sound(
     }
     let changes = diff_snapshots(before, snapshot(s));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            131,
-            &sid,
-            changes,
-            None,
-        );
+        Entry::on(SOUNDBOARD_SOUND_UPDATE, &sid)
+            .changes(changes)
+            .by(&actor, call.reason())
+            .record(g, snowflake);
     }
     let g = &st.guilds[gi];
     fired(
@@ -266,29 +247,19 @@ pub async fn modify_sound(
 }
 
 /// `DELETE /guilds/{g}/soundboard-sounds/{s}` → 204, with the same permissions as modify.
-pub async fn delete_sound(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, sid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn delete_sound(call: InGuild, Path((_, sid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     let si = find(g, &sid)?;
     let owner = g.soundboard_sounds[si].user_id.clone();
     may_change(guild_permissions(g, &actor), owner.as_deref(), &actor)?;
     let s = g.soundboard_sounds.remove(si);
     let changes = snapshot_changes(snapshot(&s), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        132,
-        &sid,
-        changes,
-        None,
-    );
+    Entry::on(SOUNDBOARD_SOUND_DELETE, &sid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_SOUNDBOARD_SOUND_DELETE])
 }

@@ -2,16 +2,17 @@
 //! multipart/form-data upload), modify (name, description, tags: the file cannot change),
 //! delete.
 
-use axum::extract::{FromRequest, Multipart, Path, Request, State as AxState};
+use axum::extract::{FromRequest, Multipart, Path, Request};
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
-use crate::access::{digits, guild_at, guild_idx};
-use crate::app::{App, Ctx, JsonBody, MAX_BODY, R, created, fired, lock, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::access::{InGuild, digits, guild_at};
+use crate::app::{App, JsonBody, MAX_BODY, R, created, fired, no_content, ok};
+use crate::audit_log::action::{STICKER_CREATE, STICKER_DELETE, STICKER_UPDATE};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::error::{ApiError, FieldErrors};
 use crate::events;
 use crate::expressions::{Kind, creator, may_change, may_create, shows_creators, slots};
@@ -147,31 +148,27 @@ fn invalid_file() -> ApiError {
 }
 
 /// `GET /guilds/{g}/stickers`: creators shown with either expression permission.
-pub async fn list_stickers(AxState(app): AxState<App>, ctx: Ctx, Path(gid): Path<String>) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn list_stickers(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    let with = shows_creators(guild_permissions(g, &ctx.user_id));
+    let with = shows_creators(guild_permissions(g, &call.actor));
     ok(Value::Array(
         g.stickers.iter().map(|s| show(&st, g, s, with)).collect(),
     ))
 }
 
 /// `GET /guilds/{g}/stickers/{s}`: the creator shown as in the list.
-pub async fn get_sticker(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, sid)): Path<(String, String)>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_sticker(call: InGuild, Path((_, sid)): Path<(String, String)>) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     let s = &g.stickers[find(g, &sid)?];
     ok(show(
         &st,
         g,
         s,
-        shows_creators(guild_permissions(g, &ctx.user_id)),
+        shows_creators(guild_permissions(g, &call.actor)),
     ))
 }
 
@@ -179,15 +176,10 @@ pub async fn get_sticker(
 /// CREATE_GUILD_EXPRESSIONS. The file: PNG, APNG or GIF of at most 320 × 320 pixels, or
 /// Lottie JSON in a VERIFIED or PARTNERED guild, at most 512 KiB (50045 above, 50046 for
 /// any other file).
-pub async fn create_sticker(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    form: StickerForm,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn create_sticker(call: InGuild, form: StickerForm) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let cfg = st.config.clone();
     let (g, snowflake) = guild_at(&mut st, gi);
     may_create(guild_permissions(g, &actor))?;
@@ -240,16 +232,10 @@ pub async fn create_sticker(
     let changes = snapshot_changes(snapshot(&s), true);
     let sid = s.id.clone();
     g.stickers.push(s);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        90,
-        &sid,
-        changes,
-        None,
-    );
+    Entry::on(STICKER_CREATE, &sid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     let g = &st.guilds[gi];
     let s = g.stickers.last().ok_or_else(ApiError::unknown_sticker)?;
     fired(
@@ -261,14 +247,13 @@ pub async fn create_sticker(
 /// `PATCH /guilds/{g}/stickers/{s}` (JSON): `name`, `description`, `tags`; one's own with
 /// CREATE_GUILD_EXPRESSIONS, anyone's with MANAGE_GUILD_EXPRESSIONS.
 pub async fn modify_sticker(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, sid)): Path<(String, String)>,
+    call: InGuild,
+    Path((_, sid)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     let si = find(g, &sid)?;
     may_change(
@@ -294,16 +279,10 @@ pub async fn modify_sticker(
     }
     let changes = diff_snapshots(before, snapshot(s));
     if !changes.is_empty() {
-        audit(
-            g,
-            snowflake,
-            &actor,
-            ctx.reason.as_deref(),
-            91,
-            &sid,
-            changes,
-            None,
-        );
+        Entry::on(STICKER_UPDATE, &sid)
+            .changes(changes)
+            .by(&actor, call.reason())
+            .record(g, snowflake);
     }
     let g = &st.guilds[gi];
     fired(
@@ -313,14 +292,10 @@ pub async fn modify_sticker(
 }
 
 /// `DELETE /guilds/{g}/stickers/{s}` → 204, with the same permissions as modify.
-pub async fn delete_sticker(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, sid)): Path<(String, String)>,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.clone();
-    let gi = guild_idx(&st, &gid, &actor)?;
+pub async fn delete_sticker(call: InGuild, Path((_, sid)): Path<(String, String)>) -> R {
+    let mut st = call.state();
+    let actor = call.actor.clone();
+    let gi = call.index(&st)?;
     let (g, snowflake) = guild_at(&mut st, gi);
     let si = find(g, &sid)?;
     may_change(
@@ -330,15 +305,9 @@ pub async fn delete_sticker(
     )?;
     let s = g.stickers.remove(si);
     let changes = snapshot_changes(snapshot(&s), false);
-    audit(
-        g,
-        snowflake,
-        &actor,
-        ctx.reason.as_deref(),
-        92,
-        &sid,
-        changes,
-        None,
-    );
+    Entry::on(STICKER_DELETE, &sid)
+        .changes(changes)
+        .by(&actor, call.reason())
+        .record(g, snowflake);
     fired(no_content(), [events::GUILD_STICKERS_UPDATE])
 }

@@ -1,11 +1,10 @@
 //! Threads: List Active Guild Threads, and what webhooks do to threads (post into one,
 //! unarchiving it; start one in a forum or media channel).
 
-use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
-use crate::access::guild_idx;
-use crate::app::{App, Ctx, R, lock, ok};
+use crate::access::InGuild;
+use crate::app::{R, ok};
 use crate::perms::viewable_channels;
 use crate::render;
 use crate::state::{Guild, Thread};
@@ -20,15 +19,11 @@ pub(crate) fn message_count(g: &Guild, id: &str) -> usize {
 /// channels the caller can view, newest (highest id) first; `members` holds the
 /// caller's thread member for each returned thread it joined. Nothing is paged:
 /// `has_more` is false.
-pub async fn get_active_threads(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_active_threads(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    let seen = viewable_channels(g, &ctx.user_id);
+    let seen = viewable_channels(g, &call.actor);
     let visible = |parent: &str| match &seen {
         None => true,
         Some(v) => g
@@ -45,11 +40,11 @@ pub async fn get_active_threads(
     active.sort_by_key(|t| std::cmp::Reverse(t.id.parse::<u64>().unwrap_or(0)));
     let members: Vec<Value> = active
         .iter()
-        .filter(|t| t.member_ids.contains(&ctx.user_id))
+        .filter(|t| t.member_ids.contains(&call.actor))
         .map(|t| {
             json!({
                 "id": t.id,
-                "user_id": ctx.user_id,
+                "user_id": call.actor,
                 "join_timestamp": thread_created(t),
                 "flags": 0,
             })

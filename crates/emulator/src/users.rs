@@ -3,7 +3,7 @@
 
 use axum::extract::{Path, State as AxState};
 
-use crate::access::{digits, guild_idx};
+use crate::access::{InGuild, digits};
 use crate::app::{App, Ctx, R, lock, ok};
 use crate::error::ApiError;
 use crate::render;
@@ -23,13 +23,9 @@ pub async fn get_user(AxState(app): AxState<App>, _ctx: Ctx, Path(uid): Path<Str
     ok(render::user(u))
 }
 
-pub async fn get_member(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path((gid, uid)): Path<(String, String)>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_member(call: InGuild, Path((_, uid)): Path<(String, String)>) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     digits(&uid)?;
     let u = st.user(&uid).ok_or_else(ApiError::unknown_user)?;
     let m = st.guilds[gi]

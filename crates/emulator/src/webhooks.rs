@@ -14,10 +14,11 @@ use super::form::{self, Field, Reader};
 use super::perms::guild_permissions;
 use super::render;
 use super::state::{AuditEntry, Guild, State, Webhook};
-use crate::access::{channel_loc, digits, guild_idx, need, need_in_channel};
+use crate::access::{InGuild, channel_loc, digits, guild_idx, need, need_in_channel};
 use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, fired, no_content, ok};
-use crate::audit_log::{audit, diff_snapshots, snapshot_changes};
+use crate::audit_log::action::{WEBHOOK_CREATE, WEBHOOK_DELETE, WEBHOOK_UPDATE};
+use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
 use crate::events;
 use crate::form::image_hash;
 use crate::names::stored_display_name;
@@ -150,16 +151,10 @@ pub async fn post_webhook(
     let wid = w.id.clone();
     let changes = snapshot_changes(snapshot(&w), true);
     g.webhooks.push(w);
-    audit(
-        g,
-        snowflake,
-        actor,
-        ctx.reason.as_deref(),
-        50,
-        &wid,
-        changes,
-        None,
-    );
+    Entry::on(WEBHOOK_CREATE, &wid)
+        .changes(changes)
+        .by(actor, ctx.reason.as_deref())
+        .record(g, snowflake);
     let g = &st.guilds[gi];
     let w = g.webhooks.last().ok_or_else(ApiError::unknown_webhook)?;
     fired(ok(show(&st, g, w, actor)), [events::WEBHOOKS_UPDATE])
@@ -193,22 +188,18 @@ pub async fn get_channel_webhooks(
 }
 
 /// `GET /guilds/{g}/webhooks`: MANAGE_WEBHOOKS in the guild.
-pub async fn get_guild_webhooks(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_guild_webhooks(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     need(
-        guild_permissions(g, &ctx.user_id),
+        guild_permissions(g, &call.actor),
         Permissions::MANAGE_WEBHOOKS,
     )?;
     ok(Value::Array(
         g.webhooks
             .iter()
-            .map(|w| show(&st, g, w, &ctx.user_id))
+            .map(|w| show(&st, g, w, &call.actor))
             .collect(),
     ))
 }
@@ -338,7 +329,7 @@ fn apply_edit(st: &mut State, gi: usize, wi: usize, edit: WebhookEdit, who: Who)
     let changes = diff_snapshots(before, snapshot(w));
     let wid = w.id.clone();
     if !changes.is_empty() {
-        log(g, snowflake, who, 51, &wid, changes);
+        log(g, snowflake, who, WEBHOOK_UPDATE, &wid, changes);
     }
 }
 
@@ -362,7 +353,10 @@ fn log(
     changes: Vec<super::state::AuditChange>,
 ) {
     match who {
-        Who::Bot { user, reason } => audit(g, snow, user, reason, action, wid, changes, None),
+        Who::Bot { user, reason } => Entry::on(action, wid)
+            .changes(changes)
+            .by(user, reason)
+            .record(g, snow),
         Who::Token => g.audit_log.push(AuditEntry {
             id: snow.next_id(),
             action_type: action,
@@ -436,7 +430,7 @@ fn remove(st: &mut State, gi: usize, wi: usize, who: Who) {
         g,
         snowflake,
         who,
-        52,
+        WEBHOOK_DELETE,
         &w.id,
         snapshot_changes(snapshot(&w), false),
     );

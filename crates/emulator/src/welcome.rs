@@ -3,17 +3,17 @@
 //! The screen belongs to community guilds. Whether it is shown is not in the
 //! response: it is the `WELCOME_SCREEN_ENABLED` guild feature.
 
-use axum::extract::{Path, State as AxState};
 use serde_json::{Value, json};
 
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::guild_permissions;
 use super::state::{WelcomeChannel, WelcomeScreen};
-use crate::access::{guild_for_write, guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, lock};
+use crate::access::{InGuild, guild_for_write, need};
+use crate::app::JsonBody;
 use crate::app::{R, fired, ok};
-use crate::audit_log::{audit, change};
+use crate::audit_log::action::GUILD_UPDATE;
+use crate::audit_log::{Entry, change};
 use crate::events;
 use discord_permissions::Permissions;
 
@@ -32,13 +32,9 @@ fn render(w: &WelcomeScreen) -> Value {
     })
 }
 
-pub async fn get_welcome_screen(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_welcome_screen(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
     // Only community guilds have one (undocumented; 10069 is Discord's code
     // for a missing welcome screen).
@@ -46,10 +42,7 @@ pub async fn get_welcome_screen(
         return Err(ApiError::unknown_welcome_screen());
     }
     if !g.has_feature(ENABLED) {
-        need(
-            guild_permissions(g, &ctx.user_id),
-            Permissions::MANAGE_GUILD,
-        )?;
+        need(guild_permissions(g, &call.actor), Permissions::MANAGE_GUILD)?;
     }
     ok(render(&g.welcome_screen))
 }
@@ -96,15 +89,10 @@ fn read_channels(r: &mut Reader, g: &super::state::Guild) -> Option<Vec<WelcomeC
 /// PATCH: every field optional; `enabled` toggles the feature (and, as a
 /// guild change, is logged as GUILD_UPDATE `features`); the screen's own
 /// edits have no audit action (§7.2).
-pub async fn patch_welcome_screen(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
+pub async fn patch_welcome_screen(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_GUILD)?;
     if !g.has_feature("COMMUNITY") {
         return Err(ApiError::unknown_welcome_screen());
     }
@@ -136,16 +124,10 @@ pub async fn patch_welcome_screen(
         }
         let features = change("features", old, json!(g.features));
         let gid = g.id.clone();
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            1,
-            &gid,
-            vec![features],
-            None,
-        );
+        Entry::on(GUILD_UPDATE, &gid)
+            .changes(vec![features])
+            .by(actor, call.reason())
+            .record(g, snowflake);
     }
     fired(ok(render(&g.welcome_screen)), fires)
 }

@@ -8,10 +8,11 @@ use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::{everyone_permissions, guild_permissions};
 use super::state::Guild;
-use crate::access::{digits, guild_for_write, guild_idx, need};
-use crate::app::{App, Ctx, JsonBody, lock};
+use crate::access::{InGuild, digits, guild_for_write, need};
+use crate::app::{App, JsonBody, lock};
 use crate::app::{R, fired, ok};
-use crate::audit_log::{audit, diff};
+use crate::audit_log::action::GUILD_UPDATE;
+use crate::audit_log::{Entry, diff};
 use crate::events;
 use discord_permissions::Permissions;
 
@@ -19,32 +20,20 @@ fn settings(g: &Guild) -> Value {
     json!({"enabled": g.widget_enabled, "channel_id": g.widget_channel_id})
 }
 
-pub async fn get_widget_settings(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-) -> R {
-    let st = lock(&app.state);
-    let gi = guild_idx(&st, &gid, &ctx.user_id)?;
+pub async fn get_widget_settings(call: InGuild) -> R {
+    let st = call.state();
+    let gi = call.index(&st)?;
     let g = &st.guilds[gi];
-    need(
-        guild_permissions(g, &ctx.user_id),
-        Permissions::MANAGE_GUILD,
-    )?;
+    need(guild_permissions(g, &call.actor), Permissions::MANAGE_GUILD)?;
     ok(settings(g))
 }
 
 /// PATCH `{enabled?, channel_id?}` → the settings; GUILD_UPDATE entry with
 /// `widget_enabled` / `widget_channel_id` (§7.2).
-pub async fn patch_widget(
-    AxState(app): AxState<App>,
-    ctx: Ctx,
-    Path(gid): Path<String>,
-    JsonBody(body): JsonBody,
-) -> R {
-    let mut st = lock(&app.state);
-    let actor = ctx.user_id.as_str();
-    let (g, snowflake) = guild_for_write(&mut st, &gid, actor, Permissions::MANAGE_GUILD)?;
+pub async fn patch_widget(call: InGuild, JsonBody(body): JsonBody) -> R {
+    let mut st = call.state();
+    let actor = call.actor.as_str();
+    let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
     let mut r = Reader::new(&obj, &mut errs);
@@ -77,16 +66,10 @@ pub async fn patch_widget(
     }
     if !changes.is_empty() {
         let gid = g.id.clone();
-        audit(
-            g,
-            snowflake,
-            actor,
-            ctx.reason.as_deref(),
-            1,
-            &gid,
-            changes,
-            None,
-        );
+        Entry::on(GUILD_UPDATE, &gid)
+            .changes(changes)
+            .by(actor, call.reason())
+            .record(g, snowflake);
     }
     fired(ok(settings(g)), [events::GUILD_UPDATE])
 }

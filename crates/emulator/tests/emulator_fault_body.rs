@@ -4,6 +4,9 @@
 //! A test binary of its own, beside `tests/suite`: it measures the process's peak memory
 //! (`VmHWM`), which the other tests would raise if they shared its process.
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "suite/emulator_support.rs"]
 #[allow(dead_code)] // This file uses a part of it.
 mod emulator_support;

@@ -6,6 +6,9 @@
 //! environment, the current directory). `emulator_fault_body.rs` stays a binary of its
 //! own: it measures the process's peak memory.
 
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod emulator_support;
 
 mod coverage;
