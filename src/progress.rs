@@ -2,7 +2,7 @@
 //! terminal (the call in flight, an ETA), plain lines anywhere else, and one line each
 //! time Discord's rate limit makes guildctl wait long enough to notice.
 //!
-//! Plain output (docs/progress.md): one line per finished call, `[DONE/TOTAL] SUMMARY:
+//! Plain output (docs/rate-limits.md): one line per finished call, `[DONE/TOTAL] SUMMARY:
 //! done|FAILED|skipped` (a failure's error on the next line, indented), and `waiting
 //! 4.2 s for Discord's rate limit on METHOD /path` before a wait of a second or more.
 //! No colour, no `\r`, no cursor movement. Nothing printed here ever holds a token:

@@ -625,7 +625,7 @@ impl Guild {
 }
 
 /// Two overwrite sets as Discord's sync check compares them: order does not matter and an
-/// all-zero overwrite is the same as none (discord-behaviour.md §4.5).
+/// all-zero overwrite is the same as none (docs/discord.md §4.5).
 pub fn same_set(a: &[Overwrite], b: &[Overwrite]) -> bool {
     fn norm(s: &[Overwrite]) -> Vec<(&str, u8, u64, u64)> {
         let mut v: Vec<(&str, u8, u64, u64)> = s

@@ -27,7 +27,7 @@ pub mod validate;
 pub(crate) use rehearse::failed as rehearsal_failed;
 pub(crate) use session::*;
 
-/// Exit codes (DESIGN.md): 0 nothing to change, 1 error, 2 changes pending.
+/// Exit codes (README.md): 0 nothing to change, 1 error, 2 changes pending.
 pub(crate) const EXIT_CHANGES: u8 = 2;
 /// An apply stopped by SIGINT or SIGTERM: 128 + SIGINT, as shells report Ctrl-C.
 pub(crate) const EXIT_INTERRUPTED: u8 = 130;

@@ -20,7 +20,7 @@ use crate::inert;
 use crate::inert::redact;
 use tokio::time::Instant;
 
-/// Discord requires a descriptive User-Agent (discord-behaviour.md §1.4).
+/// Discord requires a descriptive User-Agent (docs/discord.md §1.4).
 const USER_AGENT: &str = concat!(
     "DiscordBot (https://github.com/guildctl/guildctl, ",
     env!("CARGO_PKG_VERSION"),

@@ -1,8 +1,8 @@
 //! Discord's limits on what a guild holds and what its objects may say, in one place: the
 //! manifest's checks, the template import and the CDN reader all hold to these. Each group
-//! names its source in discord-behaviour.md (or Discord's docs).
+//! names its source in docs/discord.md (or Discord's docs).
 
-// discord-behaviour.md §4.2, §4.6, §5.1; Discord's docs for roles.
+// docs/discord.md §4.2, §4.6, §5.1; Discord's docs for roles.
 pub const GUILD_NAME_LEN: (usize, usize) = (2, 100);
 pub const GUILD_DESCRIPTION_MAX: usize = 300;
 pub const ROLE_NAME_MAX: usize = 100;
@@ -21,7 +21,7 @@ pub const CATEGORY_CHILDREN_MAX: usize = 50;
 pub const CHANNELS_MAX: usize = 500;
 pub const ROLES_MAX: usize = 250;
 pub const COLOR_MAX: u32 = 0xFF_FFFF;
-// discord-behaviour.md §5.3-§5.5 and §6.
+// docs/discord.md §5.3-§5.5 and §6.
 pub const WELCOME_CHANNELS_MAX: usize = 5;
 pub const WELCOME_DESCRIPTION_MAX: usize = 140;
 pub const WELCOME_CHANNEL_DESCRIPTION_LEN: (usize, usize) = (1, 50);
@@ -41,10 +41,10 @@ pub const WEBHOOK_NAME_LEN: (usize, usize) = (1, 80);
 /// Substrings Discord refuses in webhook names, in any case.
 pub const WEBHOOK_NAME_FORBIDDEN: [&str; 2] = ["clyde", "discord"];
 pub const WEBHOOKS_PER_CHANNEL_MAX: usize = 15;
-// discord-behaviour.md §9.5.
+// docs/discord.md §9.5.
 pub const TAGS_MAX: usize = 20;
 pub const TAG_NAME_LEN: (usize, usize) = (1, 20);
-// discord-behaviour.md §10.2: letters, digits and underscores.
+// docs/discord.md §10.2: letters, digits and underscores.
 pub const EMOJI_NAME_LEN: (usize, usize) = (2, 32);
 
 /// Discord stores at most 512 characters of an audit-log reason (§7.1), a ban's included.
@@ -53,13 +53,13 @@ pub const MAX_REASON_CHARS: usize = 512;
 /// Discord's limit on an uploaded image (8 MiB).
 pub const IMAGE_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
-// Discord's docs, resources/emoji: Create Guild Emoji; discord-behaviour.md §10.2.
+// Discord's docs, resources/emoji: Create Guild Emoji; docs/discord.md §10.2.
 /// An emoji image is at most 256 KiB.
 pub const EMOJI_IMAGE_MAX_BYTES: u64 = 256 * 1024;
 /// Emoji slots by boost tier (0-3), static and animated counted apart.
 pub const EMOJI_SLOTS: [usize; 4] = [50, 100, 150, 250];
 
-// Discord's docs, resources/soundboard: Create Guild Soundboard Sound; discord-behaviour.md §10.2.
+// Discord's docs, resources/soundboard: Create Guild Soundboard Sound; docs/discord.md §10.2.
 /// A sound is MP3 or Ogg, at most 512 KiB ...
 pub const SOUND_MAX_BYTES: u64 = 512 * 1024;
 /// ... and plays at most 5.2 seconds.
@@ -69,7 +69,7 @@ pub const SOUND_NAME_LEN: (usize, usize) = (2, 32);
 /// Soundboard slots by boost tier (0-3).
 pub const SOUND_SLOTS: [usize; 4] = [8, 24, 36, 48];
 
-// Discord's docs, resources/sticker: Create Guild Sticker; discord-behaviour.md §10.2.
+// Discord's docs, resources/sticker: Create Guild Sticker; docs/discord.md §10.2.
 /// A sticker's file is PNG, APNG, GIF or Lottie JSON, at most 512 KiB ...
 pub const STICKER_MAX_BYTES: u64 = 512 * 1024;
 /// ... and at most 320 pixels each way.

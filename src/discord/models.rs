@@ -16,7 +16,7 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Opti
     Option::<T>::deserialize(d)
 }
 
-/// Channel type numbers (discord-behaviour.md §4.1).
+/// Channel type numbers (docs/discord.md §4.1).
 pub mod channel_type {
     pub const TEXT: u8 = 0;
     pub const VOICE: u8 = 2;
@@ -344,7 +344,7 @@ pub struct Channel {
     /// Channel flags; guildctl manages the bits a manifest names ([`REQUIRE_TAG`],
     /// [`IS_SPOILER_CHANNEL`], [`HIDE_MEDIA_DOWNLOAD_OPTIONS`]) and keeps the rest.
     pub flags: u64,
-    /// Forum and media channels only, like the next three (discord-behaviour.md §9.5).
+    /// Forum and media channels only, like the next three (docs/discord.md §9.5).
     #[serde(default)]
     pub available_tags: Option<Vec<ForumTag>>,
     #[serde(default)]
@@ -389,7 +389,7 @@ pub struct DefaultReaction {
 }
 
 /// The locales Discord accepts as a guild's `preferred_locale`
-/// (discord-behaviour.md §9.4); anything else is refused with 400 50035.
+/// (docs/discord.md §9.4); anything else is refused with 400 50035.
 pub const LOCALES: [&str; 32] = [
     "id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl",
     "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th",
@@ -461,7 +461,7 @@ impl Channel {
     }
 }
 
-/// Discord's error body (discord-behaviour.md §2.1).
+/// Discord's error body (docs/discord.md §2.1).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(default)]
 pub struct ErrorBody {
@@ -473,7 +473,7 @@ pub struct ErrorBody {
 }
 
 /// `GET /guilds/{id}/welcome-screen`. Whether it is shown is the guild feature
-/// WELCOME_SCREEN_ENABLED, not a field (discord-behaviour.md §5.3).
+/// WELCOME_SCREEN_ENABLED, not a field (docs/discord.md §5.3).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct WelcomeScreen {
     #[serde(deserialize_with = "nullable")]

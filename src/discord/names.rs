@@ -1,5 +1,5 @@
 //! Names as Discord stores them, which is not always as they were sent
-//! (discord-behaviour.md §4.2, §9.2). The planner compares what Discord stores, so
+//! (docs/discord.md §4.2, §9.2). The planner compares what Discord stores, so
 //! an apply followed by a plan is empty and nothing is created twice.
 //!
 //! The emulator has its own copy of these rules, written from the same reference:

@@ -1,4 +1,4 @@
-//! Discord's rate limits, as a client keeps to them (discord-behaviour.md §1):
+//! Discord's rate limits, as a client keeps to them (docs/discord.md §1):
 //! per-route buckets learned from response headers and keyed by the bucket hash
 //! and the top-level resource, one request in flight per bucket, a global limit
 //! per second, and a budget of invalid (401, 403, 429) responses, counted per API for the
@@ -62,7 +62,7 @@ type Bucket = tokio::sync::Mutex<BucketState>;
 
 /// The invalid responses (401, 403, and 429s other than `shared`) one API gave this
 /// process in the last ten minutes. Discord counts them per IP address, not per token
-/// (discord-behaviour.md §1.4): every client the process makes for the same API, whatever
+/// (docs/discord.md §1.4): every client the process makes for the same API, whatever
 /// its token, writes to one ledger ([`InvalidLedger::for_api`]), so several bots in one run
 /// cannot spend the address's allowance once each. Another API (the rehearsal's in-process
 /// copy, a sandbox) is not Discord and keeps its own.

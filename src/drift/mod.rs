@@ -1,5 +1,5 @@
 //! Drift with blame: what differs between the live guild and the manifest, who
-//! changed it, when and why (from the audit log, discord-behaviour.md §7.4), which
+//! changed it, when and why (from the audit log, docs/discord.md §7.4), which
 //! objects nobody declared and how risky they are, and what the bot could not read.
 //!
 //! Drift only reads: the guild's seven GETs ([`Snapshot::fetch`]) plus audit-log pages,

@@ -1,6 +1,6 @@
 //! The questions drift asks of the audit log: for each drifted object and field, what an
 //! entry must look like to explain the live value (the action types, the target, the key
-//! Discord records the field under, discord-behaviour.md §7.2).
+//! Discord records the field under, docs/discord.md §7.2).
 
 use serde_json::Value;
 
@@ -314,7 +314,7 @@ pub(super) fn field_question(
 
 /// The key an audit-log change of `field` has, and the live value under it in `object`
 /// (`None`: the entry is matched by key alone): the field's API name, but where the log
-/// records it otherwise (discord-behaviour.md §7.2).
+/// records it otherwise (docs/discord.md §7.2).
 pub(super) fn audit_key(field: &Field, object: Option<&Value>) -> (String, Option<Value>) {
     use field::{Channel, Guild, Role, Webhook};
     let api = field.api().unwrap_or_default();

@@ -5,7 +5,7 @@
 //! `"  Ferris Fans  "` is compared as `Ferris Fans`, and a limit is checked on what
 //! Discord will keep (`"  a  "` is a guild name of 1 character).
 //!
-//! What Discord rewrites, by kind (discord-behaviour.md §4.2, §9.2, the reference's Guild
+//! What Discord rewrites, by kind (docs/discord.md §4.2, §9.2, the reference's Guild
 //! object; docs/manifest.md, "Names as Discord stores them", has the whole table):
 //!
 //! - the guild's name loses its leading and trailing whitespace ([`stored_guild_name`]);

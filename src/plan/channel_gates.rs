@@ -125,7 +125,7 @@ pub(super) fn check(plan: &Plan, snap: &Snapshot, g: &Guild) -> Vec<Problem> {
 }
 
 /// The declared channels the bot could no longer view once the plan is applied. Discord then
-/// omits them from every read (discord-behaviour.md §9.1), so guildctl could never manage
+/// omits them from every read (docs/discord.md §9.1), so guildctl could never manage
 /// them again: the next plan would find them missing and refuse to create them a second
 /// time. An administrator sees every channel.
 pub(super) fn sight(snap: &Snapshot, g: &Guild) -> Vec<Problem> {

@@ -223,7 +223,7 @@ impl std::fmt::Display for IdRef {
     }
 }
 
-/// What to do about a channel the bot may not be able to see (discord-behaviour.md §9.1).
+/// What to do about a channel the bot may not be able to see (docs/discord.md §9.1).
 pub(crate) const UNSEEN_HELP: &str = "Discord omits the channels a bot cannot view: give the bot's \
      role `view_channel` on the channel (or its category) and plan again; if the channel \
      surely does not exist, `--create-unseen NAME` lets guildctl create it";

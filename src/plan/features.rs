@@ -29,7 +29,7 @@ const ANY_CHANNEL: &[u8] = &[
     channel_type::MEDIA,
 ];
 
-/// Discord's onboarding requirements (discord-behaviour.md §5.4).
+/// Discord's onboarding requirements (docs/discord.md §5.4).
 pub const ONBOARDING_MIN_DEFAULT_CHANNELS: usize = 7;
 pub const ONBOARDING_MIN_WRITABLE: usize = 5;
 
@@ -511,7 +511,7 @@ fn desired_prompts(
 }
 
 /// A prompt as the PUT body wants it: an id even for a new prompt (a placeholder the
-/// server replaces), emoji as flat fields (discord-behaviour.md §5.4).
+/// server replaces), emoji as flat fields (docs/discord.md §5.4).
 fn prompt_api(p: &Pr, index: usize) -> Value {
     let placeholder = || (100_000_000_000_000_000u64 + index as u64).to_string();
     let options: Vec<Value> = p

@@ -1,4 +1,4 @@
-//! The settings of forum and media channels (discord-behaviour.md §9.5): tags, the
+//! The settings of forum and media channels (docs/discord.md §9.5): tags, the
 //! default reaction, sort order and layout, as field changes and
 //! the request body of one channel. `channels` calls it for each declared channel.
 //!

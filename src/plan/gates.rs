@@ -10,7 +10,7 @@ use crate::discord::Route;
 use crate::permissions::Permissions;
 use crate::snapshot::Snapshot;
 
-/// Discord's limits (discord-behaviour.md §2.3, §4.6).
+/// Discord's limits (docs/discord.md §2.3, §4.6).
 pub const MAX_ROLES: usize = 250;
 pub const MAX_CHANNELS: usize = 500;
 

@@ -493,7 +493,7 @@ fn unbannable(snap: &Snapshot, user: &str) -> Option<&'static str> {
 }
 
 /// What Discord would refuse of the roster calls: the bot gives and takes only roles strictly
-/// below its highest role (discord-behaviour.md §3.4).
+/// below its highest role (docs/discord.md §3.4).
 pub(super) fn gate(plan: &Plan, snap: &Snapshot) -> Vec<Problem> {
     let Some(top) = snap.bot_top_rank() else {
         return Vec::new();

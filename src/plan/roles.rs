@@ -424,7 +424,7 @@ fn plan_role_update(cx: &mut Ctx, d: &Role, live: &LiveRole, source: String) {
 
 fn plan_role_create(cx: &mut Ctx, d: &Role, source: String) {
     let b = role_fields(cx, d, None, &source);
-    // Created without `permissions`, a role gets @everyone's (discord-behaviour.md §3.2).
+    // Created without `permissions`, a role gets @everyone's (docs/discord.md §3.2).
     let permissions = body_permissions(&b).unwrap_or(cx.everyone_after);
     let idx = cx.push_change(change(
         Action::Create,
@@ -480,7 +480,7 @@ fn plan_role_order(
         return;
     }
     // The roles below the bot get positions n..1, each strictly under the bot's own
-    // position number (discord-behaviour.md §3.4), which creates raise by one each. A role
+    // position number (docs/discord.md §3.4), which creates raise by one each. A role
     // sharing the bot's number (an old tie, §3.3) leaves too few numbers below it.
     let fixed = cx.snap.bot_top_rank().map(|t| t + 1).unwrap_or(0);
     let n = target.len().saturating_sub(fixed);

@@ -288,7 +288,7 @@ fn plan_features(cx: &Ctx, s: &Settings, b: &mut ChangeBuilder) -> bool {
 }
 
 /// COMMUNITY needs rules and updates channels in the same PATCH, verification at
-/// least low and the explicit content filter on all members (discord-behaviour.md §5.2).
+/// least low and the explicit content filter on all members (docs/discord.md §5.2).
 fn check_community_prerequisites(
     cx: &mut Ctx,
     s: &Settings,

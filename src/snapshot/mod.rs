@@ -370,7 +370,7 @@ impl Snapshot {
     }
 
     /// Roles from highest to lowest, `@everyone` last. Equal positions: the older
-    /// (lower) id ranks higher, as Discord's clients sort (discord-behaviour.md §3.3).
+    /// (lower) id ranks higher, as Discord's clients sort (docs/discord.md §3.3).
     pub fn roles_by_rank(&self) -> Vec<&Role> {
         let mut roles: Vec<&Role> = self.guild.roles.iter().collect();
         roles.sort_by(|a, b| role_rank_cmp(&self.guild.id, a, b));
@@ -426,7 +426,7 @@ impl Snapshot {
     }
 
     /// Whether every channel of the guild is in this snapshot. Discord omits the
-    /// channels a bot cannot view (discord-behaviour.md §9.1); an administrator or
+    /// channels a bot cannot view (docs/discord.md §9.1); an administrator or
     /// the owner views them all.
     pub fn sees_every_channel(&self) -> bool {
         self.bot_permissions() == Permissions::ALL

@@ -1,6 +1,6 @@
 //! The order of channel calls reaches the manifest's state (issue 41, point 3;
 //! docs/decisions.md, "Order of overwrite writes"). Discord copies a category's new
-//! overwrites to every channel synced with it (discord-behaviour.md §4.5), so a plan that
+//! overwrites to every channel synced with it (docs/discord.md §4.5), so a plan that
 //! moves channels between categories, syncs and unsyncs them and changes a category's
 //! overwrites and its children's in one go ends right only if its calls come in the right
 //! order. For generated small guilds (one to three categories, synced and unsynced children

@@ -1,4 +1,4 @@
-//! Channels the bot cannot see (discord-behaviour.md §9.1): Discord omits them from
+//! Channels the bot cannot see (docs/discord.md §9.1): Discord omits them from
 //! the API, so a declared channel that is missing may exist hidden. guildctl never
 //! creates a second copy: without administrator, a missing declared channel or a
 //! missing pinned id is refused with what to do, and `--create-unseen` is the

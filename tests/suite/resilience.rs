@@ -280,7 +280,7 @@ async fn a_429_storm_ends_the_run_before_the_invalid_request_budget_is_spent() {
     );
 }
 
-/// Discord counts invalid responses per IP address, not per token (discord-behaviour.md
+/// Discord counts invalid responses per IP address, not per token (docs/discord.md
 /// §1.4): two clients of one process with different bots' tokens draw on one budget, and
 /// the second stops where the first left it.
 #[tokio::test]

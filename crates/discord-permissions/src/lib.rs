@@ -12,7 +12,7 @@ pub mod aliases;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Every documented permission, by bit number (discord-behaviour.md §3.5).
+/// Every documented permission, by bit number (docs/discord.md §3.5).
 pub const NAMED: &[(&str, u32)] = &[
     ("create_instant_invite", 0),
     ("kick_members", 1),
@@ -93,7 +93,7 @@ pub const DANGEROUS: &[&str] = &[
 /// The channel types a permission means something in, as Discord's permission table
 /// gives them (its "Channel Type" column: **T**ext — text, announcement, forum and media
 /// channels —, **V**oice, **S**tage); a permission in none of them is guild-wide only.
-/// discord-behaviour.md §3.5 and Discord's `topics/permissions`, "Bitwise Permission Flags".
+/// docs/discord.md §3.5 and Discord's `topics/permissions`, "Bitwise Permission Flags".
 pub const CHANNEL_TYPES: &[(&str, &str)] = &[
     ("create_instant_invite", "TVS"),
     ("manage_channels", "TVS"),
@@ -486,7 +486,7 @@ mod tests {
 
     #[test]
     fn documented_bits_or_to_the_reference_total() {
-        // discord-behaviour.md §3.5: OR of all documented bits = 8866461766385663.
+        // docs/discord.md §3.5: OR of all documented bits = 8866461766385663.
         assert_eq!(Permissions::known_mask(), 8866461766385663);
     }
 

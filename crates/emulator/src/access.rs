@@ -1,5 +1,5 @@
 //! The checks every handler opens with: the path ids, the caller's
-//! membership, and the permissions a write needs (discord-behaviour.md §3.4).
+//! membership, and the permissions a write needs (docs/discord.md §3.4).
 
 use std::sync::MutexGuard;
 

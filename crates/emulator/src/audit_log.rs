@@ -1,4 +1,4 @@
-//! The audit log: the entries every write records (discord-behaviour.md §7.2)
+//! The audit log: the entries every write records (docs/discord.md §7.2)
 //! and `GET /guilds/{g}/audit-logs` (§7.3), kept 45 days on the emulator's clock.
 
 use axum::extract::RawQuery;

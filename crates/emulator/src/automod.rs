@@ -1,4 +1,4 @@
-//! AutoMod rules (discord-behaviour.md §10.1, resources/auto-moderation): list, get,
+//! AutoMod rules (docs/discord.md §10.1, resources/auto-moderation): list, get,
 //! create, modify, delete. Every route needs MANAGE_GUILD; a rule with a timeout action
 //! also MODERATE_MEMBERS. A guild holds at most 6 keyword rules and one rule of each other
 //! trigger type; a rule's trigger type never changes.

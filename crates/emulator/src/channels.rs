@@ -1,5 +1,5 @@
 //! Channels: create, read, edit, delete and the bulk position route
-//! (discord-behaviour.md §4).
+//! (docs/discord.md §4).
 
 use axum::Json;
 use axum::extract::{Path, State as AxState};

@@ -1,5 +1,5 @@
 //! `State.config`: the emulator's knobs. Behaviour where Discord's rules are
-//! unverified (discord-behaviour.md §8 "Open questions") and every rate limit
+//! unverified (docs/discord.md §8 "Open questions") and every rate limit
 //! (§1), with defaults taken from the reference where it gives a number and
 //! typical values otherwise (the crate README lists the source of each).
 //!
@@ -148,7 +148,7 @@ pub fn bucket_hash(name: &str) -> String {
 }
 
 /// The default per-route buckets. Sources (the crate README has the table):
-/// §1.5 of the reference for `PATCH /channels/{id}`; hata's observed limits
+/// docs/discord.md §1.5 for `PATCH /channels/{id}`; hata's observed limits
 /// (HuyaneMatsu/hata, 2021) for overwrites, role edits, the welcome screen,
 /// member reads, emojis, stickers, AutoMod rules and scheduled events; a typical
 /// 5 per 5 s for the other writes. Reads other than members have no per-route

@@ -1,4 +1,4 @@
-//! Custom emoji (discord-behaviour.md §10.2, resources/emoji): list, get, create, modify
+//! Custom emoji (docs/discord.md §10.2, resources/emoji): list, get, create, modify
 //! (name and roles: an emoji's image cannot be replaced), delete. The routes have strict
 //! per-guild limits of their own (§1.5), in `config.route_buckets`.
 

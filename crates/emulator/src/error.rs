@@ -1,4 +1,4 @@
-//! Discord's error bodies (discord-behaviour.md §2.1) and a builder for the
+//! Discord's error bodies (docs/discord.md §2.1) and a builder for the
 //! nested `errors` tree of 400 50035 "Invalid Form Body".
 
 use axum::http::StatusCode;

@@ -1,4 +1,4 @@
-//! What emoji, stickers and soundboard sounds share (discord-behaviour.md §10.2): who may
+//! What emoji, stickers and soundboard sounds share (docs/discord.md §10.2): who may
 //! create, change and see the creator of one since the permission split of 2026-02-23,
 //! how many a guild may hold by boost tier, and the upload size error.
 

@@ -1,5 +1,5 @@
 //! Reading request bodies field by field, recording Discord-style field errors
-//! (discord-behaviour.md §2.1) instead of failing on the first bad value.
+//! (docs/discord.md §2.1) instead of failing on the first bad value.
 
 use serde_json::{Map, Value};
 

@@ -1,4 +1,4 @@
-//! The guild object: `GET` and `PATCH /guilds/{g}` (discord-behaviour.md §5).
+//! The guild object: `GET` and `PATCH /guilds/{g}` (docs/discord.md §5).
 
 use axum::extract::RawQuery;
 use axum::http::StatusCode;

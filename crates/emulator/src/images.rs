@@ -1,5 +1,5 @@
 //! Uploaded images: the guild's icon, banner, splash and discovery splash, role icons and
-//! scheduled events' covers (discord-behaviour.md §3.1, §5.1, §10.3). Discord keeps a hash
+//! scheduled events' covers (docs/discord.md §3.1, §5.1, §10.3). Discord keeps a hash
 //! in the object and serves the image from its CDN at `{kind}/{id}/{hash}.{ext}`; the
 //! emulator keeps the data URI under its hash in the guild and serves it at
 //! `/cdn/{kind}/{id}/{hash}.{ext}` (no token, as the CDN), so a client can read back what it

@@ -11,7 +11,7 @@ use super::state::{
 use crate::automod::discord_mention_spam_rule;
 use discord_permissions::Permissions;
 
-/// Discord's limits (discord-behaviour.md §2.3, §5.4, §6).
+/// Discord's limits (docs/discord.md §2.3, §5.4, §6).
 const MAX_ROLES: usize = 250;
 const MAX_CHANNELS: usize = 500;
 const MAX_WEBHOOKS: usize = 1000;

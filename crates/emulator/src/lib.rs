@@ -1,7 +1,7 @@
 //! A faithful local stand-in for the Discord HTTP API v10, for tests and for
 //! trying guildctl without a real guild (`guildctl emulator`, `--sandbox`).
 //!
-//! It is held to the real API (discord-behaviour.md), not to guildctl. The
+//! It is held to the real API (docs/discord.md), not to guildctl. The
 //! state format is documented in the crate README.
 
 #![forbid(unsafe_code)]

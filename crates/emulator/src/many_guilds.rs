@@ -5,7 +5,7 @@
 //!
 //! Rate limits need nothing more: the global limit is the bot's, counted once whatever
 //! guild a request names, and route buckets are keyed by the guild (or channel) in the
-//! path (discord-behaviour.md §1), so each copy has its own.
+//! path (docs/discord.md §1), so each copy has its own.
 
 use std::collections::{HashMap, HashSet};
 

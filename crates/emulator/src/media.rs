@@ -1,4 +1,4 @@
-//! What the emulator reads of uploaded files (discord-behaviour.md §10.2): the bytes of a
+//! What the emulator reads of uploaded files (docs/discord.md §10.2): the bytes of a
 //! data URI, an image's format (by its magic bytes, not the type the URI claims), whether
 //! it is animated, a sticker's format and size, and how long a sound plays.
 //!

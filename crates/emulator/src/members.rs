@@ -3,7 +3,7 @@
 //! member counts, giving or taking one role, adding a user with its OAuth2 token, and the
 //! kick (reference: "List/Search Guild Members", "Get Guild Role Member Counts",
 //! "Add/Remove Guild Member Role", "Add Guild Member", "Remove Guild Member";
-//! discord-behaviour.md §3.4 for the hierarchy, §7.2 for the audit entry).
+//! docs/discord.md §3.4 for the hierarchy, §7.2 for the audit entry).
 
 use std::collections::HashMap;
 

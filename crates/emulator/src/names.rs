@@ -1,6 +1,6 @@
 //! Names as Discord stores them, which is not always as they were sent.
 //!
-//! Written from discord-behaviour.md alone (§4.2, §9.2), never from a client's
+//! Written from docs/discord.md alone (§4.2, §9.2), never from a client's
 //! code: a client that gets these rules wrong must be caught by its tests
 //! against this emulator, not agree with it by construction.
 

@@ -1,4 +1,4 @@
-//! `GET/PUT /guilds/{g}/onboarding` (discord-behaviour.md §5.4).
+//! `GET/PUT /guilds/{g}/onboarding` (docs/discord.md §5.4).
 //!
 //! PUT replaces what it names: the prompt list is authoritative (prompts left
 //! out are deleted), prompt ids in the body are placeholders unless they name

@@ -1,4 +1,4 @@
-//! Permission computation and role hierarchy (discord-behaviour.md §3.4, §3.6).
+//! Permission computation and role hierarchy (docs/discord.md §3.4, §3.6).
 
 use std::cmp::Reverse;
 use std::collections::HashSet;
@@ -7,7 +7,7 @@ use super::state::{Channel, Guild, Overwrite, Role};
 use discord_permissions::Permissions;
 
 /// Bits the shared `discord-permissions` crate has no constant for (values from
-/// discord-behaviour.md §3.5), named as it names its own.
+/// docs/discord.md §3.5), named as it names its own.
 pub(crate) mod bits {
     use discord_permissions::Permissions;
     pub const CREATE_INSTANT_INVITE: Permissions = Permissions(1 << 0);

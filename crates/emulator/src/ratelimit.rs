@@ -1,4 +1,4 @@
-//! Rate limits as Discord applies them (discord-behaviour.md §1): per-route
+//! Rate limits as Discord applies them (docs/discord.md §1): per-route
 //! buckets keyed by (bucket hash, major id), the global limit, the name/topic
 //! sublimit of `PATCH /channels/{id}`, the role-creation bucket, and the
 //! invalid-request counter with its temporary refusal.

@@ -1,4 +1,4 @@
-//! Roles: create, edit, delete and the bulk reorder (discord-behaviour.md §3).
+//! Roles: create, edit, delete and the bulk reorder (docs/discord.md §3).
 
 use std::collections::HashMap;
 

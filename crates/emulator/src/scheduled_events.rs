@@ -1,4 +1,4 @@
-//! Scheduled events (discord-behaviour.md §10.3, resources/guild-scheduled-event): list,
+//! Scheduled events (docs/discord.md §10.3, resources/guild-scheduled-event): list,
 //! get, create, modify (status transitions included), delete.
 //!
 //! Stage (1) and voice (2) events name a channel of that type; external ones (3) a

@@ -1,4 +1,4 @@
-//! Soundboard sounds (discord-behaviour.md §10.2, resources/soundboard): list, get,
+//! Soundboard sounds (docs/discord.md §10.2, resources/soundboard): list, get,
 //! create, modify (name, volume, emoji: the sound itself cannot change), delete.
 
 use axum::extract::Path;

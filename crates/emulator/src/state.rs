@@ -10,7 +10,7 @@ use discord_permissions::Permissions;
 
 pub use super::config::EmulatorConfig;
 
-/// Discord epoch (2015-01-01T00:00:00Z) in milliseconds (discord-behaviour.md §8).
+/// Discord epoch (2015-01-01T00:00:00Z) in milliseconds (docs/discord.md §8).
 pub const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -28,7 +28,7 @@ pub struct State {
     pub bot_user_id: String,
     #[serde(default)]
     pub snowflake: SnowflakeGen,
-    /// Behaviour where Discord's rules are unverified (discord-behaviour.md §8
+    /// Behaviour where Discord's rules are unverified (docs/discord.md §8
     /// "Open questions") and the rate limits (§1).
     #[serde(default)]
     pub config: EmulatorConfig,

@@ -1,4 +1,4 @@
-//! Guild stickers (discord-behaviour.md §10.2, resources/sticker): list, get, create (a
+//! Guild stickers (docs/discord.md §10.2, resources/sticker): list, get, create (a
 //! multipart/form-data upload), modify (name, description, tags: the file cannot change),
 //! delete.
 

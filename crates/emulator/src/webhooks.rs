@@ -1,4 +1,4 @@
-//! Webhook routes (discord-behaviour.md §6): create and list per channel, list
+//! Webhook routes (docs/discord.md §6): create and list per channel, list
 //! per guild, get/modify/delete by id (bot auth) and by token (no auth).
 //!
 //! The token is a credential: it is shown only to the application that created

@@ -1,4 +1,4 @@
-//! `GET/PATCH /guilds/{g}/welcome-screen` (discord-behaviour.md §5.3).
+//! `GET/PATCH /guilds/{g}/welcome-screen` (docs/discord.md §5.3).
 //!
 //! The screen belongs to community guilds. Whether it is shown is not in the
 //! response: it is the `WELCOME_SCREEN_ENABLED` guild feature.

@@ -1,4 +1,4 @@
-//! The guild widget (discord-behaviour.md §5.5): settings under
+//! The guild widget (docs/discord.md §5.5): settings under
 //! `/guilds/{g}/widget` (MANAGE_GUILD) and the public `widget.json`.
 
 use axum::extract::{Path, State as AxState};

@@ -1,5 +1,5 @@
 //! Effective permissions, computed as Discord documents it (`topics/permissions`;
-//! discord-behaviour.md §3.6): the guild's base permissions, then a channel's overwrites,
+//! docs/discord.md §3.6): the guild's base permissions, then a channel's overwrites,
 //! then the implicit rules, for a member holding some roles.
 //!
 //! 1. Base: the owner has every permission; else `@everyone`'s permissions OR those of

@@ -1,4 +1,4 @@
-//! Rules for a channel's flags and follows (discord-behaviour.md §4.2, §6): what Discord
+//! Rules for a channel's flags and follows (docs/discord.md §4.2, §6): what Discord
 //! would refuse of `spoiler`, and the announcement channels a channel follows. Which
 //! channel types take them is `channel-field-applicability`'s.
 

@@ -292,7 +292,7 @@ pub(super) fn channel_display_order(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 pub(super) fn channel_field_applicability(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     use ChannelType::*;
-    // discord-behaviour.md §4.2
+    // docs/discord.md §4.2
     const TEXTISH: &[ChannelType] = &[Text, Announcement, Forum, Media];
     const VOICEISH: &[ChannelType] = &[Voice, Stage];
     const FORUMISH: &[ChannelType] = &[Forum, Media];

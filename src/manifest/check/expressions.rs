@@ -1,5 +1,5 @@
 //! Rules for custom emoji, soundboard sounds and stickers (Discord's docs, resources/emoji,
-//! resources/soundboard and resources/sticker; discord-behaviour.md §10.2): names Discord accepts, each used once,
+//! resources/soundboard and resources/sticker; docs/discord.md §10.2): names Discord accepts, each used once,
 //! the roles emoji are for, sounds' volume and emoji. Their files are checked with the others
 //! (`image`, `audio`).
 

@@ -1,4 +1,4 @@
-//! Rules for the welcome screen, onboarding and the widget (discord-behaviour.md §5.3-§5.5):
+//! Rules for the welcome screen, onboarding and the widget (docs/discord.md §5.3-§5.5):
 //! Discord's limits, the channels, roles and emoji they name, each listed once, and what
 //! enabling onboarding needs.
 

@@ -1,4 +1,4 @@
-//! Rules for the tags of forum and media channels (discord-behaviour.md §9.5). Which
+//! Rules for the tags of forum and media channels (docs/discord.md §9.5). Which
 //! channel types take the forum fields is `channel-field-applicability`'s.
 
 use hashbrown::HashMap;

@@ -1,6 +1,6 @@
 //! Rules for guild settings: the channels they name, Discord's limits (and the count of roles
 //! and channels a guild holds), the locale, and what `community: true` needs and what needs
-//! it (discord-behaviour.md §4.6, §5.1).
+//! it (docs/discord.md §4.6, §5.1).
 
 use super::*;
 use crate::discord::models::LOCALES;

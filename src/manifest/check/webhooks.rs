@@ -1,4 +1,4 @@
-//! Rules for webhooks (discord-behaviour.md §6): names Discord accepts, each used once in a
+//! Rules for webhooks (docs/discord.md §6): names Discord accepts, each used once in a
 //! channel, and the channels they post in.
 
 use super::*;

@@ -66,7 +66,7 @@ impl ChannelType {
     pub fn is_voice_like(self) -> bool {
         matches!(self, ChannelType::Voice | ChannelType::Stage)
     }
-    /// Forum and media channels hold posts, with tags (discord-behaviour.md §9.5).
+    /// Forum and media channels hold posts, with tags (docs/discord.md §9.5).
     pub fn is_forum_like(self) -> bool {
         matches!(self, ChannelType::Forum | ChannelType::Media)
     }

@@ -196,7 +196,7 @@ impl JsonSchema for Locale {
             .map(|(code, language)| serde_json::json!({"const": code, "description": language}))
             .collect();
         schemars::json_schema!({
-            "description": "A locale Discord accepts (discord-behaviour.md §9.4), written as Discord writes it (`en-US`, not `en-us`).",
+            "description": "A locale Discord accepts (docs/discord.md §9.4), written as Discord writes it (`en-US`, not `en-us`).",
             "type": "string",
             "oneOf": locales,
         })

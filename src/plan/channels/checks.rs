@@ -54,7 +54,7 @@ pub(super) fn check_spoiler_nsfw(cx: &mut Ctx, d: &Decl, live: Option<&LiveChann
 }
 
 /// Discord sets `default_thread_rate_limit_per_user` of an announcement channel only when
-/// creating it: Modify Channel ignores it there (discord-behaviour.md §4.2), so a change
+/// creating it: Modify Channel ignores it there (docs/discord.md §4.2), so a change
 /// would be sent on every apply and never made.
 pub(super) fn check_announcement_thread_slowmode(
     cx: &mut Ctx,
@@ -80,7 +80,7 @@ pub(super) fn check_announcement_thread_slowmode(
     );
 }
 
-/// Bitrate ceilings depend on the guild's boost tier (discord-behaviour.md §4.2).
+/// Bitrate ceilings depend on the guild's boost tier (docs/discord.md §4.2).
 pub(super) fn check_bitrate(cx: &mut Ctx, d: &Decl) {
     let Some(bitrate) = d.ch.bitrate else { return };
     let g = &cx.snap.guild;

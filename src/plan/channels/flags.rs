@@ -1,4 +1,4 @@
-//! The channel flags a manifest names (discord-behaviour.md §4.2): `require_tag`,
+//! The channel flags a manifest names (docs/discord.md §4.2): `require_tag`,
 //! `spoiler`, `hide_media_download_options`, each one bit of the channel's `flags`. Only
 //! the bits the manifest names are changed; Discord's other flags are sent back as they are.
 

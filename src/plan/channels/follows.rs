@@ -1,5 +1,5 @@
 //! A channel's `follows`: the announcement channels of other guilds whose posts Discord
-//! copies into it (Follow Announcement Channel, discord-behaviour.md §6). Each follow is
+//! copies into it (Follow Announcement Channel, docs/discord.md §6). Each follow is
 //! a webhook of type 2 ("Channel Follower") of the channel, listed with the guild's
 //! webhooks, so following is a `POST /channels/{followed}/followers` and unfollowing is
 //! deleting that webhook. The list is authoritative for the channel: a follow it does not

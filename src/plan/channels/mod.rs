@@ -34,7 +34,7 @@ use overwrites::{
 };
 use positions::plan_order;
 
-/// Discord sorts channels within these groups (discord-behaviour.md §4.3).
+/// Discord sorts channels within these groups (docs/discord.md §4.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Group {
     Category,

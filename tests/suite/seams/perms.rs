@@ -1,5 +1,5 @@
 //! Effective permissions and the access lines a plan must show, computed here apart from
-//! `src/access`: from Discord's documented algorithm (discord-behaviour.md §3.6,
+//! `src/access`: from Discord's documented algorithm (docs/discord.md §3.6,
 //! `topics/permissions`) and the line rules docs/access.md states, over the emulator's own
 //! state (the guild before apply, and the guild apply left). Only Discord's permission table
 //! (which permission means something in which kind of channel,

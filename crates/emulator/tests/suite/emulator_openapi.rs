@@ -13,8 +13,8 @@ use emulator_support::rfc3339_in;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-/// Places where the spec is known to be wrong (discord-behaviour.md: the
-/// header note "Important gap in the spec", and §2.1 on field error codes;
+/// Places where the spec is known to be wrong (docs/discord.md: the
+/// section "Gaps in the OpenAPI spec", and §2.1 on field error codes;
 /// the service reference for onboarding options).
 /// Each fix edits one JSON pointer of the loaded spec, so the exception is as
 /// narrow as that pointer.

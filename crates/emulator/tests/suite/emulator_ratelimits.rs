@@ -1,4 +1,4 @@
-//! The emulator's rate limits (discord-behaviour.md §1) and fault injection,
+//! The emulator's rate limits (docs/discord.md §1) and fault injection,
 //! observed over real HTTP on loopback. Emulated time runs fast or is advanced
 //! by hand, so windows of minutes or days take no real time.
 

@@ -1,4 +1,4 @@
-//! Names as Discord stores them (discord-behaviour.md §9.2): webhook names come back
+//! Names as Discord stores them (docs/discord.md §9.2): webhook names come back
 //! trimmed and collapsed, role, category and voice names trimmed with their inner
 //! whitespace kept (or collapsed, with `collapse_inner_whitespace`), text-like channels
 //! normalised further (§4.2); lengths are checked on the stored form, and audit-log

@@ -1,4 +1,4 @@
-//! Channel visibility (discord-behaviour.md §9.1): channels the caller cannot
+//! Channel visibility (docs/discord.md §9.1): channels the caller cannot
 //! view are left out of every channel list and are Missing Access by id;
 //! categories show through a visible child; administrators and the owner see
 //! everything. Observed over real HTTP on loopback.

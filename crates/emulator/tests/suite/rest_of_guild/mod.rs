@@ -1,4 +1,4 @@
-//! The rest of the guild (discord-behaviour.md §10), over real HTTP on loopback: AutoMod
+//! The rest of the guild (docs/discord.md §10), over real HTTP on loopback: AutoMod
 //! rules, emoji, stickers, soundboard sounds, scheduled events, channel flags and
 //! channel followers. A module per resource.
 
