@@ -608,7 +608,7 @@ pub const STICKER_APNG: u8 = 2;
 pub const STICKER_LOTTIE: u8 = 3;
 pub const STICKER_GIF: u8 = 4;
 
-/// Webhook types (discord-behaviour.md §6).
+/// Webhook types (docs/discord.md §6).
 pub const WEBHOOK_INCOMING: u8 = 1;
 
 /// A webhook as guildctl reads it. There is deliberately no `token` field: the

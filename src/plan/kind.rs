@@ -122,7 +122,7 @@ pub enum Door {
     Ban,
 }
 
-/// Audit-log action types (discord-behaviour.md §7.2), one per action on a kind.
+/// Audit-log action types (docs/discord.md §7.2), one per action on a kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AuditActions {
     pub create: u32,
