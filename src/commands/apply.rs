@@ -177,18 +177,11 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         return Ok(0);
     }
     if !yes {
-        if !std::io::stdin().is_terminal() {
-            bail!("apply needs confirmation: run it in a terminal, or pass --yes");
-        }
-        eprint!(
-            "Apply these changes to {}? [y/N] ",
+        let question = format!(
+            "Apply these changes to {}?",
             inert::terminal(&plan.guild_name)
         );
-        std::io::stderr().flush()?;
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            eprintln!("Nothing was changed.");
+        if !confirmed(&question)? {
             return Ok(1);
         }
     }
@@ -383,15 +376,7 @@ async fn apply_all(target: &Target, run: &ApplyRun, calls: &CallRun, yes: bool) 
         .count();
     if to_apply > 0 && !yes {
         guildctl::out!("{}", guilds::summary_table(&planned));
-        if !std::io::stdin().is_terminal() {
-            bail!("apply needs confirmation: run it in a terminal, or pass --yes");
-        }
-        eprint!("Apply the changes to {to_apply} guild(s)? [y/N] ");
-        std::io::stderr().flush()?;
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            eprintln!("Nothing was changed.");
+        if !confirmed(&format!("Apply the changes to {to_apply} guild(s)?"))? {
             return Ok(1);
         }
     }
@@ -537,4 +522,21 @@ fn webhook_urls_report(outcome: &apply::Outcome, sandbox: bool) -> Option<String
             ))
         }
     }
+}
+
+/// Asks `question` on the terminal; false (after saying nothing was changed) unless the
+/// answer is yes. Without a terminal there is no one to ask: an error naming `--yes`.
+fn confirmed(question: &str) -> anyhow::Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        bail!("apply needs confirmation: run it in a terminal, or pass --yes");
+    }
+    eprint!("{question} [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    let yes = matches!(answer.trim(), "y" | "Y" | "yes");
+    if !yes {
+        eprintln!("Nothing was changed.");
+    }
+    Ok(yes)
 }
