@@ -67,19 +67,13 @@ fn bound_u32(v: &mut Value) {
     }
 }
 
-/// The checked-in schema, which `tests/manifest_schema.rs` holds equal to [`schema_json`]:
-/// validation reads it rather than generating it from the types in every run (a sixth of
-/// the work before a small manifest's first request).
-const CHECKED_IN: &str = include_str!("../../schema/guildctl.schema.json");
-
-fn validator() -> Option<&'static jsonschema::Validator> {
-    static V: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
-    V.get_or_init(|| {
-        let schema: Value = serde_json::from_str(CHECKED_IN).ok()?;
-        jsonschema::validator_for(&schema).ok()
-    })
-    .as_ref()
-}
+/// The checked-in schema, which `tests/manifest_schema.rs` holds equal to [`schema_json`],
+/// compiled into code when guildctl is built: a run neither generates the schema from the
+/// types nor compiles it (compiling it, with jsonschema's check of the schema against its
+/// meta-schema, cost more than validating a 250-role manifest against it;
+/// docs/performance.md).
+#[jsonschema::validator(path = "schema/guildctl.schema.json")]
+struct ManifestSchema;
 
 /// A schema violation: the diagnostic, and whether it is best shown at the key of the entry
 /// its path names (an unknown field) rather than at its value.
@@ -100,21 +94,12 @@ pub fn validate_against_schema(value: &Value) -> Vec<Diagnostic> {
 
 /// [`validate_against_schema`], keeping where each is best shown.
 pub fn violations(value: &Value) -> Vec<Violation> {
-    let Some(v) = validator() else {
-        return vec![Violation {
-            diagnostic: Diagnostic::error(
-                "",
-                "internal error: the generated JSON schema does not compile",
-            ),
-            at_key: false,
-        }];
-    };
     // The common case, a valid manifest, answered without the error iterator's bookkeeping.
-    if v.is_valid(value) {
+    if ManifestSchema::is_valid(value) {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for e in v.iter_errors(value) {
+    for e in ManifestSchema::iter_errors(value) {
         flatten(&e, &mut out);
     }
     out.dedup();
