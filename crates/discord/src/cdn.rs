@@ -109,7 +109,7 @@ impl Client {
             .await
             .map_err(|e| fail(e.without_url().to_string()))?;
         if resp.status().is_redirection() {
-            return Err(super::client::redirected(&Method::GET, &shown, &resp));
+            return Err(crate::error::redirected(&Method::GET, &shown, &resp));
         }
         if !resp.status().is_success() {
             return Err(fail(format!("the CDN answered {}", resp.status())));

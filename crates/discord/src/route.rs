@@ -13,7 +13,7 @@ use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
 use super::ratelimit;
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 /// A write guildctl makes. Each variant is one of Discord's routes, named as Discord's
 /// reference names it.

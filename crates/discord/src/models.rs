@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 /// A field that must be present and may be `null` (plain `Option` fields may be absent).
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
