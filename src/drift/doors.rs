@@ -135,7 +135,11 @@ pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unma
             blame: Blame::none(""),
         },
         // INTEGRATION_CREATE names the integration; BOT_ADD names the bot user.
-        Question::new(&[action::INTEGRATION_CREATE], Some(id.to_owned()), Matcher::Any),
+        Question::new(
+            &[action::INTEGRATION_CREATE],
+            Some(id.to_owned()),
+            Matcher::Any,
+        ),
     ))
 }
 

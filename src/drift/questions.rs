@@ -112,13 +112,11 @@ impl Question {
                         | action::PIN_MESSAGES_MIGRATION
                         | action::BYPASS_SLOWMODE_MIGRATION,
                         Some((_, allow, deny)),
-                    ) => {
-                        e.changes.iter().all(|c| match c.key.as_str() {
-                            "allow" => same(&Value::String(allow.clone()), &c.new_value),
-                            "deny" => same(&Value::String(deny.clone()), &c.new_value),
-                            _ => true,
-                        })
-                    }
+                    ) => e.changes.iter().all(|c| match c.key.as_str() {
+                        "allow" => same(&Value::String(allow.clone()), &c.new_value),
+                        "deny" => same(&Value::String(deny.clone()), &c.new_value),
+                        _ => true,
+                    }),
                     _ => false,
                 }
             }
@@ -442,13 +440,11 @@ pub(super) fn people_question(c: &Change, snap: &Snapshot) -> Option<Question> {
                 Matcher::RoleGiven { key, role, name },
             ))
         }
-        PeopleEntries::Ban if c.action == Action::Create => {
-            Some(Question::new(
-                &[action::MEMBER_BAN_REMOVE],
-                user,
-                Matcher::Any,
-            ))
-        }
+        PeopleEntries::Ban if c.action == Action::Create => Some(Question::new(
+            &[action::MEMBER_BAN_REMOVE],
+            user,
+            Matcher::Any,
+        )),
         PeopleEntries::Ban => Some(Question::new(&[action::MEMBER_BAN_ADD], user, Matcher::Any)),
     }
 }

@@ -107,10 +107,10 @@ pub mod action {
     /// Onboarding changed: ONBOARDING_UPDATE (docs/discord.md §7.2).
     pub const ONBOARDING_UPDATE: ActionType = 167;
     /// Discord's own rewrite of roles and overwrites when it split `pin_messages` off
-    /// `manage_messages` (docs/drift.md, "Discord's own changes"; not in the OpenAPI enum).
+    /// `manage_messages` (docs/discord.md §7.2; not in the OpenAPI enum).
     pub const PIN_MESSAGES_MIGRATION: ActionType = 212;
     /// Discord's own rewrite of roles and overwrites when it split `bypass_slowmode` off
-    /// `manage_channels`/`manage_threads` (docs/drift.md; not in the OpenAPI enum).
+    /// `manage_channels`/`manage_threads` (docs/discord.md §7.2; not in the OpenAPI enum).
     pub const BYPASS_SLOWMODE_MIGRATION: ActionType = 213;
 
     /// The action types under which Discord rewrote roles and overwrites itself when it split

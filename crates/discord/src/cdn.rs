@@ -33,8 +33,11 @@ pub fn cdn_base(api_base: &str) -> String {
 /// `discovery-splashes`, `role-icons`), the id of the guild or role, and its hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveImage<'a> {
+    /// The CDN folder.
     pub kind: &'static str,
+    /// The guild's or role's id.
     pub id: &'a str,
+    /// The image hash (`a_` first for an animated one).
     pub hash: &'a str,
 }
 

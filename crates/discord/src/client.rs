@@ -17,8 +17,8 @@ use tokio::time::Instant;
 
 use crate::error::{describe, redirected};
 use crate::limits::MAX_REASON_CHARS;
-use crate::ratelimit::{InvalidLedger, Limiter, Route, Wait, WaitHook, secs};
 use crate::models::ErrorBody;
+use crate::ratelimit::{InvalidLedger, Limiter, Route, Wait, WaitHook, secs};
 use crate::{ApiError, ClientError, GaveUp, Token};
 
 /// Discord requires a descriptive User-Agent (docs/discord.md §1.4).
@@ -32,7 +32,9 @@ const USER_AGENT: &str = concat!(
 /// as bytes so that every attempt of a retried call sends the same body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form {
+    /// The text fields, by name.
     pub fields: Vec<(String, String)>,
+    /// The file.
     pub file: FormFile,
 }
 
@@ -43,7 +45,9 @@ pub struct FormFile {
     pub part: String,
     /// The file's name as sent (its name beside the manifest, without folders).
     pub name: String,
+    /// The file's MIME type (`image/png`, …).
     pub mime: &'static str,
+    /// The file's bytes.
     pub bytes: bytes::Bytes,
 }
 
@@ -162,10 +166,13 @@ enum Attempt {
 }
 
 impl Client {
+    /// A client of the API at `api_base` (`https://discord.com/api/v10`, or the
+    /// emulator's) with the bot's token, and the default bounds.
     pub fn new(api_base: &str, token: Token) -> Result<Client, ClientError> {
         Client::with_options(api_base, token, ClientOptions::default())
     }
 
+    /// A client with its bounds (retries, deadline, body cap, global limit) given.
     pub fn with_options(
         api_base: &str,
         token: Token,
@@ -199,6 +206,7 @@ impl Client {
         })
     }
 
+    /// The API base, without a trailing slash.
     pub fn api_base(&self) -> &str {
         &self.api_base
     }

@@ -13,55 +13,85 @@ use serde_json::Value;
 use crate::models::ErrorBody;
 use crate::time::human_duration;
 
+/// Why a call to Discord did not come to an answer. Its `Display` shows the server's words
+/// inert and webhook tokens redacted, so it can be printed anywhere.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     #[error(
         "the bot token is empty or malformed: set DISCORD_TOKEN or pass --token-file with the bot's token"
     )]
+    /// The token given cannot be a bot token.
     BadToken,
     // Details and bodies are what a server said: shown inert (crate::inert).
+    /// The request did not get an answer: connection, TLS, timeout.
     #[error("{method} {path}: {}", inert::terminal(.detail))]
     Transport {
+        /// The call's method.
         method: Method,
+        /// The call's path, webhook tokens redacted.
         path: String,
+        /// What went wrong, as the server or the transport said it.
         detail: String,
     },
+    /// Discord answered with an error status.
     #[error("{0}")]
     Api(Box<ApiError>),
     /// A bulk call Discord carried out for only some of what it named.
     #[error("{method} {path}: {}", inert::terminal(.detail))]
     Partial {
+        /// The call's method.
         method: Method,
+        /// The call's path, webhook tokens redacted.
         path: String,
+        /// What went wrong, as the server or the transport said it.
         detail: String,
     },
+    /// Discord refused the token (401, docs/discord.md §2).
     #[error(
         "{method} {path}: Discord rejected the bot token (401); check DISCORD_TOKEN or --token-file"
     )]
-    Unauthorized { method: Method, path: String },
+    Unauthorized {
+        /// The call's method.
+        method: Method,
+        /// The call's path, tokens redacted.
+        path: String,
+    },
+    /// The run's budget of invalid responses is spent: Discord restricts an address after
+    /// 10,000 in ten minutes (docs/discord.md §1.4).
     #[error(
         "stopped after {spent} rate-limited or refused responses, far below the 10,000 in ten minutes that get this machine's IP address restricted by Discord; wait a few minutes and run again"
     )]
-    InvalidBudget { spent: usize },
+    InvalidBudget {
+        /// The refused and rate-limited answers counted.
+        spent: usize,
+    },
+    /// A write whose answer was lost: it may or may not have been made.
     #[error(
         "{method} {path}: the outcome is unknown ({}); the object may or may not exist",
         inert::terminal(.detail)
     )]
     Ambiguous {
+        /// The call's method.
         method: Method,
+        /// The call's path, webhook tokens redacted.
         path: String,
+        /// What went wrong, as the server or the transport said it.
         detail: String,
     },
+    /// A success whose body is not what Discord sends.
     #[error(
         "{method} {path}: the response was not what Discord sends ({}); guildctl does not act on it: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's, and try again",
         inert::terminal(.detail)
     )]
     Decode {
+        /// The call's method.
         method: Method,
+        /// The call's path, webhook tokens redacted.
         path: String,
+        /// What went wrong, as the server or the transport said it.
         detail: String,
     },
-    /// A response body over [`ClientOptions::max_body_bytes`], refused before it is
+    /// A response body over [`ClientOptions::max_body_bytes`](crate::ClientOptions::max_body_bytes), refused before it is
     /// read whole: announced in `Content-Length`, or counted as it arrived.
     #[error(
         "{method} {path}: the response is larger than the {} guildctl reads ({}); a guild at Discord's limits answers in far less, so check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's (if it is, raise the cap with GUILDCTL_MAX_BODY_MB)",
@@ -69,9 +99,13 @@ pub enum ClientError {
         match .announced { Some(n) => format!("Content-Length: {n}"), None => "more than that arrived".to_owned() }
     )]
     BodyTooLarge {
+        /// The call's method.
         method: Method,
+        /// The call's path, webhook tokens redacted.
         path: String,
+        /// The cap, in bytes.
         cap: usize,
+        /// The `Content-Length` announced, if any.
         announced: Option<u64>,
     },
     /// A redirect (3xx) from the API or the CDN: never followed, so no request goes to a
@@ -81,12 +115,16 @@ pub enum ClientError {
         shown_location(.location)
     )]
     Redirected {
+        /// The call's method.
         method: Method,
+        /// The call's path, webhook tokens redacted.
         path: String,
+        /// The status answered.
         status: StatusCode,
+        /// The `Location` answered, as sent.
         location: Option<String>,
     },
-    /// A call not sent because the client was stopped ([`Client::stop`]: apply was
+    /// A call not sent because the client was stopped ([`Client::stop`](crate::Client::stop): apply was
     /// interrupted). `maybe_made`: an earlier try was sent and its outcome is unknown.
     #[error("{method} {path}: {}", if *.maybe_made {
         "stopped by the interrupt before Discord confirmed it (an earlier try may have been made)"
@@ -94,17 +132,25 @@ pub enum ClientError {
         "not sent: stopped by the interrupt"
     })]
     Stopped {
+        /// The call's method.
         method: Method,
+        /// The call's path, webhook tokens redacted.
         path: String,
+        /// Whether an earlier try was sent.
         maybe_made: bool,
     },
     /// A call still failing when one of its bounds ran out: its retries, or its deadline.
     #[error("{method} {path}: {why} (the last answer: {last}); {advice}")]
     GaveUp {
+        /// The call's method.
         method: Method,
+        /// The call's path, webhook tokens redacted.
         path: String,
+        /// The bound reached.
         why: GaveUp,
+        /// What the last try got.
         last: String,
+        /// What to do.
         advice: &'static str,
     },
 }
@@ -112,13 +158,21 @@ pub enum ClientError {
 /// Which bound a call reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GaveUp {
-    /// Answered 429 more than [`ClientOptions::max_rate_limited`] times.
-    RateLimited { tries: u32 },
-    /// Failed (5xx, timeout, dropped connection) more than [`ClientOptions::max_retries`] times.
-    Failing { tries: u32 },
-    /// [`ClientOptions::deadline`] passed, or the next wait would pass it (`wait`).
+    /// Answered 429 more than [`ClientOptions::max_rate_limited`](crate::ClientOptions::max_rate_limited) times.
+    RateLimited {
+        /// The tries made.
+        tries: u32,
+    },
+    /// Failed (5xx, timeout, dropped connection) more than [`ClientOptions::max_retries`](crate::ClientOptions::max_retries) times.
+    Failing {
+        /// The tries made.
+        tries: u32,
+    },
+    /// [`ClientOptions::deadline`](crate::ClientOptions::deadline) passed, or the next wait would pass it (`wait`).
     Deadline {
+        /// The call's deadline.
         deadline: Duration,
+        /// The wait Discord asked for, past it.
         wait: Option<Duration>,
     },
 }
@@ -186,15 +240,20 @@ fn mib(bytes: usize) -> String {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{method} {path} failed: {status}{}", describe(.body))]
 pub struct ApiError {
+    /// The call's method.
     pub method: Method,
+    /// The call's path, webhook tokens redacted.
     pub path: String,
+    /// The status.
     pub status: StatusCode,
+    /// Discord's error body, when it sent one (docs/discord.md §2.1).
     pub body: Option<ErrorBody>,
     /// A 429's `X-RateLimit-Scope` (`user`, `global`, `shared`).
     pub scope: Option<String>,
 }
 
 impl ApiError {
+    /// Discord's error code (docs/discord.md §2.3), when the body had one.
     pub fn code(&self) -> Option<i64> {
         self.body.as_ref().map(|b| b.code)
     }

@@ -13,7 +13,7 @@
 //! about Discord, a test fails.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod audit;
 pub mod cdn;
@@ -29,5 +29,5 @@ pub mod time;
 
 pub use client::{Client, ClientOptions, Form, FormFile, MAX_BODY_BYTES};
 pub use error::{ApiError, ClientError, GaveUp};
-pub use secret::{Secret, Token};
 pub use route::Route;
+pub use secret::{Secret, Token};

@@ -10,6 +10,8 @@ use crate::ClientError;
 pub struct Token(String);
 
 impl Token {
+    /// The token, trimmed and without a pasted `Bot ` prefix; an empty one, or one with
+    /// blanks or control characters, is [`ClientError::BadToken`].
     pub fn new(token: impl Into<String>) -> Result<Token, ClientError> {
         let t = token.into().trim().to_owned();
         // A token pasted with its "Bot " prefix is accepted; an empty one is not.
@@ -37,10 +39,12 @@ impl fmt::Debug for Token {
 pub struct Secret(String);
 
 impl Secret {
+    /// The secret.
     pub fn new(s: String) -> Secret {
         Secret(s)
     }
 
+    /// The raw value, for the places that must send it.
     pub fn expose(&self) -> &str {
         &self.0
     }
