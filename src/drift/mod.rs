@@ -162,7 +162,7 @@ pub struct Blame {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Attribution {
     pub entry_id: String,
-    pub action_type: u32,
+    pub action_type: crate::discord::audit::ActionType,
     pub user: Actor,
     /// UTC, RFC 3339, from the entry id's snowflake timestamp.
     pub at: String,
