@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::entry::AuditEntry;
-use crate::discord::audit::action;
+use crate::discord::audit::{ActionType, action};
 use crate::plan::field::{self, Field};
 use crate::plan::{Action, Change, Kind};
 use crate::snapshot::Snapshot;
@@ -35,7 +35,7 @@ pub(super) enum Matcher {
 
 #[derive(Debug, Clone)]
 pub(super) struct Question {
-    pub(super) actions: Vec<u32>,
+    pub(super) actions: Vec<ActionType>,
     pub(super) target: Option<String>,
     pub(super) matcher: Matcher,
     /// Set when Discord does not audit this kind of change: no search.
@@ -43,7 +43,11 @@ pub(super) struct Question {
 }
 
 impl Question {
-    pub(super) fn new(actions: &[u32], target: Option<String>, matcher: Matcher) -> Question {
+    pub(super) fn new(
+        actions: &[ActionType],
+        target: Option<String>,
+        matcher: Matcher,
+    ) -> Question {
         Question {
             actions: actions.to_vec(),
             target,
@@ -236,7 +240,10 @@ pub(super) fn field_question(
     let role_permissions = [update, create, pins, slowmode];
     // The live object the field is read from, as the API shapes it, the entries that change
     // it, and their target.
-    let (object, actions, target): (Option<Value>, &[u32], Option<String>) = match c.object.kind {
+    let (object, actions, target): (Option<Value>, &[ActionType], Option<String>) = match c
+        .object
+        .kind
+    {
         Kind::WelcomeScreen => {
             return Question::unaudited("Discord does not audit welcome-screen edits");
         }
@@ -272,7 +279,7 @@ pub(super) fn field_question(
         ),
         Kind::Role => {
             let role = id.as_deref().and_then(|i| snap.role(i));
-            let actions: &[u32] = if *field == Field::Role(field::Role::Permissions) {
+            let actions: &[ActionType] = if *field == Field::Role(field::Role::Permissions) {
                 &role_permissions
             } else {
                 &role_permissions[..2]
