@@ -19,7 +19,9 @@
 
 pub mod access;
 pub mod apply;
-pub mod discord;
+/// Discord's API as guildctl speaks it: routes, models, limits, the client, the CDN
+/// (the `guildctl-discord` crate).
+pub use guildctl_discord as discord;
 pub mod drift;
 pub mod export;
 pub mod file_lock;
@@ -27,7 +29,8 @@ pub mod forge;
 pub mod github;
 pub mod gitlab;
 pub mod import;
-pub mod inert;
+/// Text from outside made inert where it is shown (the `guildctl-inert` crate).
+pub use guildctl_inert as inert;
 pub mod lockdown;
 pub mod manifest;
 pub mod mcp;

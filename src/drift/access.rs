@@ -14,6 +14,7 @@ use super::{Blame, Matcher, Question};
 use crate::access::policy::{self, Breach, Certainty};
 use crate::access::{Guild, person};
 use crate::discord::Client;
+use crate::discord::audit::action;
 use crate::manifest::Manifest;
 use crate::snapshot::Snapshot;
 
@@ -133,7 +134,7 @@ pub(super) fn review(
             .enumerate()
             .map(|(j, user)| {
                 questions.push(Question::new(
-                    &[25],
+                    &[action::MEMBER_ROLE_UPDATE],
                     Some(user.clone()),
                     Matcher::RoleGiven {
                         key: "$add",

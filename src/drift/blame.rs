@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::audit::Answers;
-use super::entry::{AuditEntry, claims_guildctl, is_guildctl, is_permission_migration};
+use super::entry::{AuditEntry, claims_guildctl, is_guildctl};
 use super::questions::Question;
 use super::{Actor, Attribution, Blame, DriftOptions, GuildctlChange, RETENTION_DAYS};
 use crate::discord::time::{ago, rfc3339, snowflake_ms};
@@ -75,7 +75,7 @@ pub(super) fn attribute(e: &AuditEntry, who: &Who) -> Attribution {
     let ms = snowflake_ms(&e.id).unwrap_or(0);
     let user = match &e.user_id {
         // Discord's own change, whoever the entry names (if anyone).
-        _ if is_permission_migration(e) => Actor {
+        _ if e.is_permission_migration() => Actor {
             id: None,
             display_name: None,
             name: PERMISSION_MIGRATION.into(),

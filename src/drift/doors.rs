@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Blame, Matcher, Question, Unmanaged, rfc3339};
+use crate::discord::audit::action;
 use crate::snapshot::Snapshot;
 use crate::snapshot::doors::parse_timestamp;
 
@@ -134,7 +135,11 @@ pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unma
             blame: Blame::none(""),
         },
         // INTEGRATION_CREATE names the integration; BOT_ADD names the bot user.
-        Question::new(&[80], Some(id.to_owned()), Matcher::Any),
+        Question::new(
+            &[action::INTEGRATION_CREATE],
+            Some(id.to_owned()),
+            Matcher::Any,
+        ),
     ))
 }
 
@@ -187,7 +192,7 @@ pub(super) fn invite(snap: &Snapshot, code: &str) -> Option<(Unmanaged, Question
 /// Who created the invite: INVITE_CREATE entries carry its code among the changes.
 pub(super) fn invite_question(code: &str) -> Question {
     Question::new(
-        &[40],
+        &[action::INVITE_CREATE],
         None,
         Matcher::Key {
             key: "code".into(),

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::discord::audit::action;
 use crate::discord::models::WEBHOOK_INCOMING;
 use crate::discord::time::rfc3339;
 use crate::discord::{Client, ClientError};
@@ -161,7 +162,7 @@ pub struct Blame {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Attribution {
     pub entry_id: String,
-    pub action_type: u32,
+    pub action_type: crate::discord::audit::ActionType,
     pub user: Actor,
     /// UTC, RFC 3339, from the entry id's snowflake timestamp.
     pub at: String,
@@ -541,7 +542,7 @@ fn unmanaged_objects(
                 };
                 out.push((
                     item("role", o.name.clone(), id, high, risk),
-                    Question::new(&[30], Some(id.to_owned()), Matcher::Any),
+                    Question::new(&[action::ROLE_CREATE], Some(id.to_owned()), Matcher::Any),
                 ));
             }
             Door::Webhook => {
@@ -564,7 +565,7 @@ fn unmanaged_objects(
                 };
                 out.push((
                     item("webhook", o.name.clone(), id, high, risk),
-                    Question::new(&[50], Some(id.to_owned()), Matcher::Any),
+                    Question::new(&[action::WEBHOOK_CREATE], Some(id.to_owned()), Matcher::Any),
                 ));
             }
             // A manifest without `channels:` (a roster or a settings file) leaves every
@@ -581,7 +582,7 @@ fn unmanaged_objects(
                         false,
                         overwrites_said(snap, id),
                     ),
-                    Question::new(&[10], Some(id.to_owned()), Matcher::Any),
+                    Question::new(&[action::CHANNEL_CREATE], Some(id.to_owned()), Matcher::Any),
                 ));
                 // Its overwrites are unmanaged too; those granting power are the risk.
                 out.extend(powerful_overwrites(snap, id, &o.name));
@@ -599,7 +600,7 @@ fn unmanaged_objects(
                     false,
                     "a ban the manifest's list does not have".to_owned(),
                 ),
-                Question::new(&[22], Some(id.to_owned()), Matcher::Any),
+                Question::new(&[action::MEMBER_BAN_ADD], Some(id.to_owned()), Matcher::Any),
             )),
         }
     }
@@ -655,7 +656,7 @@ fn powerful_overwrites(snap: &Snapshot, id: &str, channel: &str) -> Vec<(Unmanag
                 blame: Blame::none(""),
             };
             let question = Question::new(
-                &[13],
+                &[action::CHANNEL_OVERWRITE_CREATE],
                 Some(id.to_owned()),
                 Matcher::OverwriteFor { id: ow.id.clone() },
             );

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::entry::{AuditEntry, PERMISSION_MIGRATIONS};
+use super::entry::AuditEntry;
+use crate::discord::audit::{ActionType, action};
 use crate::plan::field::{self, Field};
 use crate::plan::{Action, Change, Kind};
 use crate::snapshot::Snapshot;
@@ -34,7 +35,7 @@ pub(super) enum Matcher {
 
 #[derive(Debug, Clone)]
 pub(super) struct Question {
-    pub(super) actions: Vec<u32>,
+    pub(super) actions: Vec<ActionType>,
     pub(super) target: Option<String>,
     pub(super) matcher: Matcher,
     /// Set when Discord does not audit this kind of change: no search.
@@ -42,7 +43,11 @@ pub(super) struct Question {
 }
 
 impl Question {
-    pub(super) fn new(actions: &[u32], target: Option<String>, matcher: Matcher) -> Question {
+    pub(super) fn new(
+        actions: &[ActionType],
+        target: Option<String>,
+        matcher: Matcher,
+    ) -> Question {
         Question {
             actions: actions.to_vec(),
             target,
@@ -104,14 +109,18 @@ impl Question {
                 };
                 let now = live.iter().find(|(i, _, _)| *i == id);
                 match (e.action_type, now) {
-                    (15, None) => true,
-                    (13 | 14 | 212 | 213, Some((_, allow, deny))) => {
-                        e.changes.iter().all(|c| match c.key.as_str() {
-                            "allow" => same(&Value::String(allow.clone()), &c.new_value),
-                            "deny" => same(&Value::String(deny.clone()), &c.new_value),
-                            _ => true,
-                        })
-                    }
+                    (action::CHANNEL_OVERWRITE_DELETE, None) => true,
+                    (
+                        action::CHANNEL_OVERWRITE_CREATE
+                        | action::CHANNEL_OVERWRITE_UPDATE
+                        | action::PIN_MESSAGES_MIGRATION
+                        | action::BYPASS_SLOWMODE_MIGRATION,
+                        Some((_, allow, deny)),
+                    ) => e.changes.iter().all(|c| match c.key.as_str() {
+                        "allow" => same(&Value::String(allow.clone()), &c.new_value),
+                        "deny" => same(&Value::String(deny.clone()), &c.new_value),
+                        _ => true,
+                    }),
                     _ => false,
                 }
             }
@@ -178,7 +187,15 @@ pub(super) fn change_questions(c: &Change, snap: &Snapshot) -> (Option<Question>
                     },
                 ),
                 WhenMissing::Unaudited(why) => Question::unaudited(why),
-                WhenMissing::GuildEdit => Question::new(&[1, 166, 167], None, Matcher::Any),
+                WhenMissing::GuildEdit => Question::new(
+                    &[
+                        action::GUILD_UPDATE,
+                        action::ONBOARDING_CREATE,
+                        action::ONBOARDING_UPDATE,
+                    ],
+                    None,
+                    Matcher::Any,
+                ),
             };
             let fields = c.fields.iter().map(|_| q.clone()).collect();
             (Some(q), fields)
@@ -219,11 +236,14 @@ pub(super) fn field_question(
     let id = c.object.id.clone();
     let guild = Some(snap.guild.id.clone());
     // Discord's permission migrations rewrote roles' permissions and overwrites too.
-    let [pins, slowmode] = PERMISSION_MIGRATIONS;
+    let [pins, slowmode] = action::PERMISSION_MIGRATIONS;
     let role_permissions = [update, create, pins, slowmode];
     // The live object the field is read from, as the API shapes it, the entries that change
     // it, and their target.
-    let (object, actions, target): (Option<Value>, &[u32], Option<String>) = match c.object.kind {
+    let (object, actions, target): (Option<Value>, &[ActionType], Option<String>) = match c
+        .object
+        .kind
+    {
         Kind::WelcomeScreen => {
             return Question::unaudited("Discord does not audit welcome-screen edits");
         }
@@ -235,19 +255,31 @@ pub(super) fn field_question(
         Kind::Policy => return Question::unaudited("a policy is not in Discord"),
         // Each prompt is an object of its own in the log (§7.2).
         Kind::Onboarding if *field == Field::Onboarding(field::Onboarding::Prompts) => {
-            return Question::new(&[163, 164, 165], None, Matcher::Any);
+            return Question::new(
+                &[
+                    action::ONBOARDING_PROMPT_CREATE,
+                    action::ONBOARDING_PROMPT_UPDATE,
+                    action::ONBOARDING_PROMPT_DELETE,
+                ],
+                None,
+                Matcher::Any,
+            );
         }
         Kind::Onboarding => (
             snap.onboarding
                 .as_ref()
                 .and_then(|o| serde_json::to_value(o).ok()),
-            &[166, 167],
+            &[action::ONBOARDING_CREATE, action::ONBOARDING_UPDATE],
             guild,
         ),
-        Kind::Guild | Kind::Widget => (serde_json::to_value(&snap.guild).ok(), &[1], guild),
+        Kind::Guild | Kind::Widget => (
+            serde_json::to_value(&snap.guild).ok(),
+            &[action::GUILD_UPDATE],
+            guild,
+        ),
         Kind::Role => {
             let role = id.as_deref().and_then(|i| snap.role(i));
-            let actions: &[u32] = if *field == Field::Role(field::Role::Permissions) {
+            let actions: &[ActionType] = if *field == Field::Role(field::Role::Permissions) {
                 &role_permissions
             } else {
                 &role_permissions[..2]
@@ -266,7 +298,13 @@ pub(super) fn field_question(
                     })
                     .unwrap_or_default();
                 return Question::new(
-                    &[13, 14, 15, pins, slowmode],
+                    &[
+                        action::CHANNEL_OVERWRITE_CREATE,
+                        action::CHANNEL_OVERWRITE_UPDATE,
+                        action::CHANNEL_OVERWRITE_DELETE,
+                        pins,
+                        slowmode,
+                    ],
                     id,
                     Matcher::Overwrites { live },
                 );
@@ -404,15 +442,17 @@ pub(super) fn people_question(c: &Change, snap: &Snapshot) -> Option<Question> {
                 "$remove"
             };
             Some(Question::new(
-                &[25],
+                &[action::MEMBER_ROLE_UPDATE],
                 user,
                 Matcher::RoleGiven { key, role, name },
             ))
         }
-        PeopleEntries::Ban if c.action == Action::Create => {
-            Some(Question::new(&[23], user, Matcher::Any))
-        }
-        PeopleEntries::Ban => Some(Question::new(&[22], user, Matcher::Any)),
+        PeopleEntries::Ban if c.action == Action::Create => Some(Question::new(
+            &[action::MEMBER_BAN_REMOVE],
+            user,
+            Matcher::Any,
+        )),
+        PeopleEntries::Ban => Some(Question::new(&[action::MEMBER_BAN_ADD], user, Matcher::Any)),
     }
 }
 

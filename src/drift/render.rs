@@ -584,7 +584,7 @@ mod tests {
     fn applied(commit: Option<&str>) -> Attribution {
         Attribution {
             entry_id: "1".into(),
-            action_type: 11,
+            action_type: crate::discord::audit::action::CHANNEL_UPDATE,
             user: Actor {
                 id: Some("2".into()),
                 name: "guildctl".into(),

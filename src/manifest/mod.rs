@@ -85,7 +85,10 @@ pub fn check_report(loaded: &LoadedManifest) -> Report {
 /// The first byte picks the mode: even, one file (the other bytes); odd, a folder whose files
 /// are the other bytes split at `0x1e` (at most 8). Files are "in" a folder that does not
 /// exist, so avatar checks read nothing.
-#[doc(hidden)]
+///
+/// A test hook: compiled only with the `test-hooks` feature, which guildctl's own tests
+/// and the fuzz target turn on; no build of the tool has it.
+#[cfg(feature = "test-hooks")]
 // A fuzz hook's panic is its finding: it asserts, as a test does.
 #[allow(clippy::expect_used)]
 pub fn fuzz_one(data: &[u8]) {

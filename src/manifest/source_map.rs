@@ -199,8 +199,9 @@ impl SourceMap {
     }
 
     /// Panics unless looking paths up in the trees gives what writing every path out gives,
-    /// for every path written out, its key, and paths around them. For the fuzz harness.
-    #[doc(hidden)]
+    /// for every path written out, its key, and paths around them. For the fuzz harness: a
+    /// test hook (the `test-hooks` feature).
+    #[cfg(feature = "test-hooks")]
     pub fn assert_lookups_agree(&self) {
         if !self.inner.plain_keys {
             return;

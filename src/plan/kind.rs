@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::discord::audit::{ActionType, action};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -59,7 +61,7 @@ pub struct KindFacts {
     /// places a pruning risk (`None`: no `prune` key deletes it; SARIF says `prune`).
     pub prune_key: Option<&'static str>,
     /// The audit-log action types Discord records for the kind's create, update and delete
-    /// (`(0, 1, 0)` for what Discord audits as a guild update, or does not audit).
+    /// (`GUILD_UPDATE` alone for what Discord audits as a guild update, or does not audit).
     pub audit: AuditActions,
     /// What drift asks the audit log about a declared object that is missing.
     pub when_missing: WhenMissing,
@@ -99,9 +101,9 @@ pub enum Grantee {
 /// The audit-log entries that explain a person's change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PeopleEntries {
-    /// A member role update (25) that gave or took the role.
+    /// A member role update (`MEMBER_ROLE_UPDATE`) that gave or took the role.
     RoleGiven,
-    /// A ban (22) or its lifting (23).
+    /// A ban (`MEMBER_BAN_ADD`) or its lifting (`MEMBER_BAN_REMOVE`).
     Ban,
 }
 
@@ -125,12 +127,12 @@ pub enum Door {
 /// Audit-log action types (docs/discord.md §7.2), one per action on a kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AuditActions {
-    pub create: u32,
-    pub update: u32,
-    pub delete: u32,
+    pub create: ActionType,
+    pub update: ActionType,
+    pub delete: ActionType,
 }
 
-const fn audited(create: u32, update: u32, delete: u32) -> AuditActions {
+const fn audited(create: ActionType, update: ActionType, delete: ActionType) -> AuditActions {
     AuditActions {
         create,
         update,
@@ -138,8 +140,8 @@ const fn audited(create: u32, update: u32, delete: u32) -> AuditActions {
     }
 }
 
-/// Not audited as an object of its own: a guild update (1) at most.
-const GUILD_UPDATE: AuditActions = audited(0, 1, 0);
+/// Not audited as an object of its own: a guild update at most.
+const AS_GUILD_UPDATE: AuditActions = audited(action::NONE, action::GUILD_UPDATE, action::NONE);
 
 /// What explains a declared object that is not live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,7 +150,8 @@ pub enum WhenMissing {
     DeletedByName,
     /// Nothing: Discord does not audit it; the reason is shown.
     Unaudited(&'static str),
-    /// A guild update or an onboarding prompt's create or update (1, 166, 167).
+    /// A guild update or onboarding set up or changed (`GUILD_UPDATE`, `ONBOARDING_CREATE`,
+    /// `ONBOARDING_UPDATE`).
     GuildEdit,
 }
 
@@ -192,7 +195,7 @@ impl Kind {
             label: "",
             gate: None,
             prune_key: None,
-            audit: GUILD_UPDATE,
+            audit: AS_GUILD_UPDATE,
             when_missing: WhenMissing::GuildEdit,
             protect: None,
             relied_on: ReliedOn::Nothing,
@@ -210,7 +213,11 @@ impl Kind {
                 label: "role",
                 gate: Some(DeleteKind::Roles),
                 prune_key: Some("prune.roles"),
-                audit: audited(30, 31, 32),
+                audit: audited(
+                    action::ROLE_CREATE,
+                    action::ROLE_UPDATE,
+                    action::ROLE_DELETE,
+                ),
                 when_missing: WhenMissing::DeletedByName,
                 protect: Some(Protect::Role),
                 relied_on: ReliedOn::ById,
@@ -226,7 +233,11 @@ impl Kind {
                 label: "channel",
                 gate: Some(DeleteKind::Channels),
                 prune_key: Some("prune.channels"),
-                audit: audited(10, 11, 12),
+                audit: audited(
+                    action::CHANNEL_CREATE,
+                    action::CHANNEL_UPDATE,
+                    action::CHANNEL_DELETE,
+                ),
                 when_missing: WhenMissing::DeletedByName,
                 protect: Some(Protect::Channel),
                 relied_on: ReliedOn::ById,
@@ -250,7 +261,11 @@ impl Kind {
                 label: "webhook",
                 gate: Some(DeleteKind::Webhooks),
                 prune_key: Some("prune.webhooks"),
-                audit: audited(50, 51, 52),
+                audit: audited(
+                    action::WEBHOOK_CREATE,
+                    action::WEBHOOK_UPDATE,
+                    action::WEBHOOK_DELETE,
+                ),
                 when_missing: WhenMissing::DeletedByName,
                 protect: Some(Protect::Webhook),
                 door: Some(Door::Webhook),
@@ -265,7 +280,11 @@ impl Kind {
                 label: "integration",
                 gate: Some(DeleteKind::Integrations),
                 prune_key: Some("prune.integrations"),
-                audit: audited(80, 81, 82),
+                audit: audited(
+                    action::INTEGRATION_CREATE,
+                    action::INTEGRATION_UPDATE,
+                    action::INTEGRATION_DELETE,
+                ),
                 door: Some(Door::Integration),
                 ..NONE
             },
@@ -273,7 +292,11 @@ impl Kind {
                 label: "invite",
                 gate: Some(DeleteKind::Invites),
                 prune_key: Some("prune.invites"),
-                audit: audited(40, 41, 42),
+                audit: audited(
+                    action::INVITE_CREATE,
+                    action::INVITE_UPDATE,
+                    action::INVITE_DELETE,
+                ),
                 door: Some(Door::Invite),
                 ..NONE
             },
@@ -297,7 +320,11 @@ impl Kind {
                 label: "emoji",
                 gate: Some(DeleteKind::Emojis),
                 prune_key: Some("prune.emojis"),
-                audit: audited(60, 61, 62),
+                audit: audited(
+                    action::EMOJI_CREATE,
+                    action::EMOJI_UPDATE,
+                    action::EMOJI_DELETE,
+                ),
                 when_missing: WhenMissing::DeletedByName,
                 ..NONE
             },
@@ -305,7 +332,11 @@ impl Kind {
                 label: "sound",
                 gate: Some(DeleteKind::Sounds),
                 prune_key: Some("prune.soundboard"),
-                audit: audited(130, 131, 132),
+                audit: audited(
+                    action::SOUNDBOARD_SOUND_CREATE,
+                    action::SOUNDBOARD_SOUND_UPDATE,
+                    action::SOUNDBOARD_SOUND_DELETE,
+                ),
                 when_missing: WhenMissing::DeletedByName,
                 ..NONE
             },
@@ -313,7 +344,11 @@ impl Kind {
                 label: "AutoMod rule",
                 gate: Some(DeleteKind::AutoModRules),
                 prune_key: Some("prune.automod"),
-                audit: audited(140, 141, 142),
+                audit: audited(
+                    action::AUTO_MODERATION_RULE_CREATE,
+                    action::AUTO_MODERATION_RULE_UPDATE,
+                    action::AUTO_MODERATION_RULE_DELETE,
+                ),
                 when_missing: WhenMissing::DeletedByName,
                 ..NONE
             },
@@ -321,7 +356,11 @@ impl Kind {
                 label: "event",
                 gate: Some(DeleteKind::ScheduledEvents),
                 prune_key: Some("prune.events"),
-                audit: audited(100, 101, 102),
+                audit: audited(
+                    action::SCHEDULED_EVENT_CREATE,
+                    action::SCHEDULED_EVENT_UPDATE,
+                    action::SCHEDULED_EVENT_DELETE,
+                ),
                 when_missing: WhenMissing::DeletedByName,
                 ..NONE
             },
@@ -329,7 +368,11 @@ impl Kind {
                 label: "sticker",
                 gate: Some(DeleteKind::Stickers),
                 prune_key: Some("prune.stickers"),
-                audit: audited(90, 91, 92),
+                audit: audited(
+                    action::STICKER_CREATE,
+                    action::STICKER_UPDATE,
+                    action::STICKER_DELETE,
+                ),
                 when_missing: WhenMissing::DeletedByName,
                 ..NONE
             },

@@ -24,9 +24,19 @@ fn every_import_runs_down_the_floors_and_no_module_imports_one_that_imports_it()
     let doc =
         std::fs::read_to_string(root.join("docs/architecture.md")).expect("docs/architecture.md");
     let floors = Floors::parse(&doc).unwrap_or_else(|e| panic!("docs/architecture.md: {e}"));
+    // guildctl's two leaf rooms are crates of their own, mounted in its lib.rs
+    // (`pub use guildctl_discord as discord;`): their files are read as those rooms, so the
+    // floors hold across the crate line too.
     let crates = [
-        CrateRoot::new("guildctl", "src/lib.rs", &[]),
-        CrateRoot::new("guildctl-bin", "src/main.rs", &[("guildctl", "guildctl")]),
+        CrateRoot::new("guildctl", "src/lib.rs", GUILDCTL_EXTERNS),
+        CrateRoot::new("guildctl-bin", "src/main.rs", GUILDCTL_BIN_EXTERNS),
+        CrateRoot::new(
+            "guildctl-discord",
+            "crates/discord/src/lib.rs",
+            &[("guildctl_inert", "guildctl-inert")],
+        )
+        .mounted_as("discord"),
+        CrateRoot::new("guildctl-inert", "crates/inert/src/lib.rs", &[]).mounted_as("inert"),
         CrateRoot::new("discord-emulator", "crates/emulator/src/lib.rs", &[]),
         CrateRoot::new(
             "discord-emulator-bin",
@@ -43,11 +53,7 @@ fn every_import_runs_down_the_floors_and_no_module_imports_one_that_imports_it()
         std::fs::read_to_string(root.join(path)).ok()
     });
     let mut problems = house.problems;
-    problems.extend(
-        house
-            .graph
-            .up_the_floors(&floors, &["guildctl", "guildctl-bin"]),
-    );
+    problems.extend(house.graph.up_the_floors(&floors, &GUILDCTL_CRATES));
     let mut known: Vec<&[&str]> = KNOWN_CIRCLES.to_vec();
     for circle in house.graph.circles() {
         match known.iter().position(|k| {
@@ -75,6 +81,8 @@ fn every_import_runs_down_the_floors_and_no_module_imports_one_that_imports_it()
     let mut on_disk = Vec::new();
     for dir in [
         "src",
+        "crates/discord/src",
+        "crates/inert/src",
         "crates/emulator/src",
         "crates/discord-permissions/src",
     ] {
@@ -150,12 +158,109 @@ fn the_checker_names_the_line_of_each_import_up_and_of_each_circle() {
     );
 }
 
+/// A room that is a crate of its own, mounted by the library (`pub use c_low as low;`): its
+/// files are that room, the library's paths through the mount reach them, and an import of
+/// a room above from inside the crate is found as one from any other room.
+#[test]
+fn a_room_that_is_a_crate_is_held_by_the_floors_across_the_crate_line() {
+    let table = "\
+| floor | room | imports of guildctl |
+|---|---|---|
+| 1 | `low` | nothing |
+| 2 | `mid` | `low` |
+| 3 | `top` | any room below |
+";
+    let floors = Floors::parse(table).unwrap();
+    let files: BTreeMap<&str, &str> = BTreeMap::from([
+        (
+            "src/lib.rs",
+            "pub use c_low as low;\npub use c_mid as mid;\npub mod top;\n",
+        ),
+        ("src/top.rs", "use crate::low::Thing;\nuse crate::mid::M;\n"),
+        ("low/lib.rs", "mod thing;\npub use thing::Thing;\n"),
+        ("low/thing.rs", "pub struct Thing;\nuse c_mid::M;\n"),
+        ("mid/lib.rs", "pub struct M;\nuse c_low::Thing;\n"),
+    ]);
+    let crates = [
+        CrateRoot::new("c", "src/lib.rs", &[("c_low", "c-low"), ("c_mid", "c-mid")]),
+        CrateRoot::new("c-low", "low/lib.rs", &[("c_mid", "c-mid")]).mounted_as("low"),
+        CrateRoot::new("c-mid", "mid/lib.rs", &[("c_low", "c-low")]).mounted_as("mid"),
+    ];
+    let house = House::read(&crates, |p| files.get(p.to_str()?).map(|s| s.to_string()));
+    assert_eq!(house.problems, Vec::<String>::new());
+    let edges: Vec<(String, String)> = house
+        .graph
+        .edges
+        .iter()
+        .map(|e| {
+            let name = |i: usize| house.graph.files[i].path.display().to_string();
+            (name(e.from), name(e.to))
+        })
+        .collect();
+    for through_the_mount in [("src/top.rs", "low/thing.rs"), ("src/top.rs", "mid/lib.rs")] {
+        assert!(
+            edges.contains(&(through_the_mount.0.into(), through_the_mount.1.into())),
+            "{through_the_mount:?} not in {edges:?}"
+        );
+    }
+    assert_eq!(
+        house.graph.up_the_floors(&floors, &["c", "c-low", "c-mid"]),
+        [
+            "low/thing.rs:2: `low` (floor 1) imports `mid` (floor 2): a room imports only rooms on the floors below it"
+        ]
+    );
+}
+
+/// The crates split from guildctl are released with it, at its version: the Discord
+/// client's User-Agent names guildctl-discord's (docs/discord.md §1.4).
+#[test]
+fn the_crates_of_guildctls_rooms_have_its_version() {
+    for manifest in ["crates/discord/Cargo.toml", "crates/inert/Cargo.toml"] {
+        let text = std::fs::read_to_string(Path::new(ROOT).join(manifest)).expect(manifest);
+        let version = text
+            .lines()
+            .find_map(|l| l.strip_prefix("version = \""))
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("{manifest}: no `version = \"…\"`"));
+        assert_eq!(
+            version,
+            env!("CARGO_PKG_VERSION"),
+            "{manifest}: released with guildctl, so at its version"
+        );
+    }
+}
+
+/// The crates whose imports the floors table holds: guildctl's library and binary, and
+/// the crates its leaf rooms are.
+const GUILDCTL_CRATES: [&str; 4] = [
+    "guildctl",
+    "guildctl-bin",
+    "guildctl-discord",
+    "guildctl-inert",
+];
+
+/// How guildctl's library names the crates of its rooms.
+const GUILDCTL_EXTERNS: &[(&str, &str)] = &[
+    ("guildctl_discord", "guildctl-discord"),
+    ("guildctl_inert", "guildctl-inert"),
+];
+
+/// How guildctl's binary names its library and the crates of its rooms.
+const GUILDCTL_BIN_EXTERNS: &[(&str, &str)] = &[
+    ("guildctl", "guildctl"),
+    ("guildctl_discord", "guildctl-discord"),
+    ("guildctl_inert", "guildctl-inert"),
+];
+
 /// A crate to read: its root file, and the names under which it reaches other crates
 /// read with it (`guildctl::` in the binary is the library's `crate::`).
 struct CrateRoot {
     name: &'static str,
     root: &'static str,
     externs: &'static [(&'static str, &'static str)],
+    /// The room of the floors table the whole crate is (`None`: each top module of the
+    /// crate is a room).
+    room: Option<&'static str>,
 }
 
 impl CrateRoot {
@@ -168,6 +273,15 @@ impl CrateRoot {
             name,
             root,
             externs,
+            room: None,
+        }
+    }
+
+    /// The crate as one room of the floors table.
+    const fn mounted_as(self, room: &'static str) -> Self {
+        CrateRoot {
+            room: Some(room),
+            ..self
         }
     }
 }
@@ -550,7 +664,13 @@ fn read(src: &str) -> Read {
             Tok::Ident(w)
                 if matches!(
                     w.as_str(),
-                    "crate" | "super" | "self" | "guildctl" | "discord_emulator"
+                    "crate"
+                        | "super"
+                        | "self"
+                        | "guildctl"
+                        | "guildctl_discord"
+                        | "guildctl_inert"
+                        | "discord_emulator"
                 ) && toks.get(i + 1).map(|t| &t.tok) == Some(&Tok::PathSep)
                     && (i == 0 || toks[i - 1].tok != Tok::PathSep) =>
             {
@@ -668,6 +788,8 @@ struct Edge {
 struct Graph {
     files: Vec<File>,
     edges: Vec<Edge>,
+    /// The crates that are one room each, and their room.
+    crate_rooms: Vec<(&'static str, &'static str)>,
 }
 
 struct House {
@@ -742,7 +864,14 @@ impl House {
             }
         }
         House {
-            graph: Graph { files, edges },
+            graph: Graph {
+                files,
+                edges,
+                crate_rooms: crates
+                    .iter()
+                    .filter_map(|c| Some((c.name, c.room?)))
+                    .collect(),
+            },
             problems,
         }
     }
@@ -854,10 +983,13 @@ impl Resolver<'_> {
 }
 
 impl Graph {
-    /// A file's room: the first module of its path (`main` for the binary's root); `None`
-    /// for a library's root, the crate's face.
+    /// A file's room: its crate's, for a crate that is one room; else the first module of
+    /// its path (`main` for the binary's root); `None` for a library's root, the crate's face.
     fn room(&self, i: usize) -> Option<String> {
         let f = &self.files[i];
+        if let Some(&(_, room)) = self.crate_rooms.iter().find(|(c, _)| *c == f.module.krate) {
+            return Some(room.to_string());
+        }
         match f.module.path.first() {
             Some(room) => Some(room.clone()),
             None if f.module.krate.ends_with("-bin") => Some("main".into()),

@@ -83,7 +83,7 @@ async fn a_comment_cut_to_size_keeps_the_risk_that_opens_mod_log() {
     let everyone = "@everyone gains view_channel in Staff/#mod-log (and with it: send_messages, read_message_history, create_public_threads, send_messages_in_threads)";
     assert_eq!(
         lines[6],
-        // Names are inert in markdown: no `#` reference, no `@` mention (src/inert.rs).
+        // Names are inert in markdown: no `#` reference, no `@` mention (crates/inert/src/lib.rs).
         format!(
             "- {}",
             everyone

@@ -40,6 +40,7 @@ use wording::{serde_path, type_hint, type_message};
 
 pub use merge::LIST_SECTIONS;
 pub(super) use parse::parse_tree;
+#[cfg(feature = "test-hooks")]
 pub use parse::{assert_parses_agree, parses_fast};
 
 /// The only manifest format version.

@@ -39,15 +39,15 @@ pub(crate) fn parse_tree(text: &str) -> Result<At<Node>, serde_saphyr::Error> {
 }
 
 /// Whether the text parses by the fast path (for tests: the manifests guildctl writes and
-/// the examples should).
-#[doc(hidden)]
+/// the examples should). A test hook (the `test-hooks` feature).
+#[cfg(feature = "test-hooks")]
 pub fn parses_fast(text: &str) -> bool {
     parse_fast(text, &LIMITS).is_some()
 }
 
 /// Panics unless the fast parse, where it answers, gives serde-saphyr's tree (places
-/// included). For the fuzz harness.
-#[doc(hidden)]
+/// included). For the fuzz harness: a test hook (the `test-hooks` feature).
+#[cfg(feature = "test-hooks")]
 pub fn assert_parses_agree(text: &str) {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     if let Some(fast) = parse_fast(&text, &LIMITS) {

@@ -33,8 +33,11 @@ pub fn cdn_base(api_base: &str) -> String {
 /// `discovery-splashes`, `role-icons`), the id of the guild or role, and its hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveImage<'a> {
+    /// The CDN folder.
     pub kind: &'static str,
+    /// The guild's or role's id.
     pub id: &'a str,
+    /// The image hash (`a_` first for an animated one).
     pub hash: &'a str,
 }
 
@@ -109,7 +112,7 @@ impl Client {
             .await
             .map_err(|e| fail(e.without_url().to_string()))?;
         if resp.status().is_redirection() {
-            return Err(super::client::redirected(&Method::GET, &shown, &resp));
+            return Err(crate::error::redirected(&Method::GET, &shown, &resp));
         }
         if !resp.status().is_success() {
             return Err(fail(format!("the CDN answered {}", resp.status())));

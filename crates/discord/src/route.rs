@@ -13,157 +13,246 @@ use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
 use super::ratelimit;
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 /// A write guildctl makes. Each variant is one of Discord's routes, named as Discord's
 /// reference names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Route<I = String> {
+    /// Create Guild Role: `POST /guilds/{guild}/roles` (docs/discord.md §3.2).
     CreateRole {
+        /// The guild.
         guild: I,
     },
     /// The bulk reorder of the roles.
     UpdateRolePositions {
+        /// The guild.
         guild: I,
     },
+    /// Modify Guild Role: `PATCH /guilds/{guild}/roles/{role}` (docs/discord.md §3.2).
     UpdateRole {
+        /// The guild.
         guild: I,
+        /// The role.
         role: I,
     },
+    /// Delete Guild Role: `DELETE /guilds/{guild}/roles/{role}` (docs/discord.md §3.2).
     DeleteRole {
+        /// The guild.
         guild: I,
+        /// The role.
         role: I,
     },
+    /// Create Guild Channel: `POST /guilds/{guild}/channels` (docs/discord.md §4).
     CreateChannel {
+        /// The guild.
         guild: I,
     },
     /// The bulk reorder (and move) of channels: the one write Discord does not audit (§7.1).
     UpdateChannelPositions {
+        /// The guild.
         guild: I,
     },
+    /// Modify Channel: `PATCH /channels/{channel}`, its overwrites included (docs/discord.md §4).
     UpdateChannel {
+        /// The channel.
         channel: I,
     },
+    /// Delete Channel: `DELETE /channels/{channel}` (docs/discord.md §4.6).
     DeleteChannel {
+        /// The channel.
         channel: I,
     },
+    /// Modify Guild: `PATCH /guilds/{guild}` (docs/discord.md §5.1).
     UpdateGuild {
+        /// The guild.
         guild: I,
     },
+    /// Modify Guild Welcome Screen: `PATCH /guilds/{guild}/welcome-screen` (docs/discord.md §5.3).
     UpdateWelcomeScreen {
+        /// The guild.
         guild: I,
     },
+    /// Modify Guild Onboarding: `PUT /guilds/{guild}/onboarding` (docs/discord.md §5.4).
     UpdateOnboarding {
+        /// The guild.
         guild: I,
     },
+    /// Modify Guild Widget: `PATCH /guilds/{guild}/widget` (docs/discord.md §5.5).
     UpdateWidget {
+        /// The guild.
         guild: I,
     },
+    /// Create Webhook: `POST /channels/{channel}/webhooks` (docs/discord.md §6).
     CreateWebhook {
+        /// The channel.
         channel: I,
     },
+    /// Modify Webhook: `PATCH /webhooks/{webhook}`, a move included (docs/discord.md §6).
     UpdateWebhook {
+        /// The webhook.
         webhook: I,
     },
+    /// Delete Webhook: `DELETE /webhooks/{webhook}` (docs/discord.md §6).
     DeleteWebhook {
+        /// The webhook.
         webhook: I,
     },
+    /// Delete Guild Integration: `DELETE /guilds/{guild}/integrations/{integration}`; the
+    /// application's bot, roles and webhooks go with it.
     DeleteIntegration {
+        /// The guild.
         guild: I,
+        /// The integration.
         integration: I,
     },
     /// An invite is known by its code, not an id.
     DeleteInvite {
+        /// The invite's code.
         code: String,
     },
+    /// Add Guild Member Role: `PUT /guilds/{guild}/members/{user}/roles/{role}`.
     AddMemberRole {
+        /// The guild.
         guild: I,
+        /// The user.
         user: I,
+        /// The role.
         role: I,
     },
+    /// Remove Guild Member Role: `DELETE /guilds/{guild}/members/{user}/roles/{role}`.
     RemoveMemberRole {
+        /// The guild.
         guild: I,
+        /// The user.
         user: I,
+        /// The role.
         role: I,
     },
+    /// Create Guild Ban: `PUT /guilds/{guild}/bans/{user}`.
     CreateBan {
+        /// The guild.
         guild: I,
+        /// The user.
         user: I,
     },
+    /// Remove Guild Ban: `DELETE /guilds/{guild}/bans/{user}`.
     DeleteBan {
+        /// The guild.
         guild: I,
+        /// The user.
         user: I,
     },
+    /// Bulk Guild Ban: `POST /guilds/{guild}/bulk-ban`, up to 200 users a call.
     BulkBan {
+        /// The guild.
         guild: I,
     },
     /// `guildctl lockdown`: joins and DMs paused.
     UpdateIncidentActions {
+        /// The guild.
         guild: I,
     },
+    /// Create Guild Emoji: `POST /guilds/{guild}/emojis` (docs/discord.md §10.2).
     CreateEmoji {
+        /// The guild.
         guild: I,
     },
     /// Only `name` and `roles`: Discord cannot replace an emoji's image.
     UpdateEmoji {
+        /// The guild.
         guild: I,
+        /// The emoji.
         emoji: I,
     },
+    /// Delete Guild Emoji: `DELETE /guilds/{guild}/emojis/{emoji}` (docs/discord.md §10.2).
     DeleteEmoji {
+        /// The guild.
         guild: I,
+        /// The emoji.
         emoji: I,
     },
+    /// Create Guild Soundboard Sound: `POST /guilds/{guild}/soundboard-sounds` (docs/discord.md §10.2).
     CreateSound {
+        /// The guild.
         guild: I,
     },
     /// `name`, `volume` and the emoji: Discord cannot replace a sound's file.
     UpdateSound {
+        /// The guild.
         guild: I,
+        /// The sound.
         sound: I,
     },
+    /// Delete Guild Soundboard Sound (docs/discord.md §10.2).
     DeleteSound {
+        /// The guild.
         guild: I,
+        /// The sound.
         sound: I,
     },
+    /// Create Auto Moderation Rule: `POST /guilds/{guild}/auto-moderation/rules` (docs/discord.md §10.1).
     CreateAutoModRule {
+        /// The guild.
         guild: I,
     },
+    /// Modify Auto Moderation Rule (docs/discord.md §10.1).
     UpdateAutoModRule {
+        /// The guild.
         guild: I,
+        /// The AutoMod rule.
         rule: I,
     },
+    /// Delete Auto Moderation Rule (docs/discord.md §10.1).
     DeleteAutoModRule {
+        /// The guild.
         guild: I,
+        /// The AutoMod rule.
         rule: I,
     },
+    /// Create Guild Scheduled Event: `POST /guilds/{guild}/scheduled-events` (docs/discord.md §10.3).
     CreateScheduledEvent {
+        /// The guild.
         guild: I,
     },
+    /// Modify Guild Scheduled Event (docs/discord.md §10.3).
     UpdateScheduledEvent {
+        /// The guild.
         guild: I,
+        /// The scheduled event.
         event: I,
     },
+    /// Delete Guild Scheduled Event (docs/discord.md §10.3).
     DeleteScheduledEvent {
+        /// The guild.
         guild: I,
+        /// The scheduled event.
         event: I,
     },
     /// A multipart/form-data upload: `name`, `description`, `tags` and the `file`.
     CreateSticker {
+        /// The guild.
         guild: I,
     },
     /// `name`, `description` and `tags` (JSON): Discord cannot replace a sticker's file.
     UpdateSticker {
+        /// The guild.
         guild: I,
+        /// The sticker.
         sticker: I,
     },
+    /// Delete Guild Sticker (docs/discord.md §10.2).
     DeleteSticker {
+        /// The guild.
         guild: I,
+        /// The sticker.
         sticker: I,
     },
     /// Follow Announcement Channel: `channel` is the followed one (of another guild); the
     /// channel that receives its posts is in the body (`webhook_channel_id`).
     FollowChannel {
+        /// The channel.
         channel: I,
     },
 }
@@ -412,6 +501,7 @@ impl<I> Route<I> {
         }
     }
 
+    /// The HTTP method of the call.
     pub fn method(&self) -> Method {
         self.parts().0
     }

@@ -12,13 +12,14 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::limits::MAX_REASON_CHARS;
-use super::models::ErrorBody;
-use super::ratelimit::{InvalidLedger, Limiter, Route, Wait, WaitHook, secs};
-use super::time::human_duration;
-use crate::inert;
-use crate::inert::redact;
+use guildctl_inert::redact;
 use tokio::time::Instant;
+
+use crate::error::{describe, redirected};
+use crate::limits::MAX_REASON_CHARS;
+use crate::models::ErrorBody;
+use crate::ratelimit::{InvalidLedger, Limiter, Route, Wait, WaitHook, secs};
+use crate::{ApiError, ClientError, GaveUp, Token};
 
 /// Discord requires a descriptive User-Agent (docs/discord.md §1.4).
 const USER_AGENT: &str = concat!(
@@ -27,286 +28,13 @@ const USER_AGENT: &str = concat!(
     ")"
 );
 
-/// A bot token. It has no `Display`, and its `Debug` hides the value, so it
-/// cannot end up in output or an error message by accident.
-#[derive(Clone)]
-pub struct Token(String);
-
-impl Token {
-    pub fn new(token: impl Into<String>) -> Result<Token, ClientError> {
-        let t = token.into().trim().to_owned();
-        // A token pasted with its "Bot " prefix is accepted; an empty one is not.
-        let t = t.strip_prefix("Bot ").map(str::to_owned).unwrap_or(t);
-        if t.is_empty() || t.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(ClientError::BadToken);
-        }
-        Ok(Token(t))
-    }
-
-    /// The raw value, for the places that must compare or send it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Token {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Token(***)")
-    }
-}
-
-/// A secret string (a webhook URL with its token): hidden from `Debug`, no `Display`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(s: String) -> Secret {
-        Secret(s)
-    }
-
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum ClientError {
-    #[error(
-        "the bot token is empty or malformed: set DISCORD_TOKEN or pass --token-file with the bot's token"
-    )]
-    BadToken,
-    // Details and bodies are what a server said: shown inert (crate::inert).
-    #[error("{method} {path}: {}", inert::terminal(.detail))]
-    Transport {
-        method: Method,
-        path: String,
-        detail: String,
-    },
-    #[error("{0}")]
-    Api(Box<ApiError>),
-    /// A bulk call Discord carried out for only some of what it named.
-    #[error("{method} {path}: {}", inert::terminal(.detail))]
-    Partial {
-        method: Method,
-        path: String,
-        detail: String,
-    },
-    #[error(
-        "{method} {path}: Discord rejected the bot token (401); check DISCORD_TOKEN or --token-file"
-    )]
-    Unauthorized { method: Method, path: String },
-    #[error(
-        "stopped after {spent} rate-limited or refused responses, far below the 10,000 in ten minutes that get this machine's IP address restricted by Discord; wait a few minutes and run again"
-    )]
-    InvalidBudget { spent: usize },
-    #[error(
-        "{method} {path}: the outcome is unknown ({}); the object may or may not exist",
-        inert::terminal(.detail)
-    )]
-    Ambiguous {
-        method: Method,
-        path: String,
-        detail: String,
-    },
-    #[error(
-        "{method} {path}: the response was not what Discord sends ({}); guildctl does not act on it: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's, and try again",
-        inert::terminal(.detail)
-    )]
-    Decode {
-        method: Method,
-        path: String,
-        detail: String,
-    },
-    /// A response body over [`ClientOptions::max_body_bytes`], refused before it is
-    /// read whole: announced in `Content-Length`, or counted as it arrived.
-    #[error(
-        "{method} {path}: the response is larger than the {} guildctl reads ({}); a guild at Discord's limits answers in far less, so check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's (if it is, raise the cap with GUILDCTL_MAX_BODY_MB)",
-        mib(*.cap),
-        match .announced { Some(n) => format!("Content-Length: {n}"), None => "more than that arrived".to_owned() }
-    )]
-    BodyTooLarge {
-        method: Method,
-        path: String,
-        cap: usize,
-        announced: Option<u64>,
-    },
-    /// A redirect (3xx) from the API or the CDN: never followed, so no request goes to a
-    /// host guildctl did not choose. `location` is where it pointed, as the server said it.
-    #[error(
-        "{method} {path}: answered {status}, a redirect to {}; guildctl follows no redirect, so nothing was asked of another host: check that the API base (--api-base, GUILDCTL_API_BASE) is Discord's",
-        shown_location(.location)
-    )]
-    Redirected {
-        method: Method,
-        path: String,
-        status: StatusCode,
-        location: Option<String>,
-    },
-    /// A call not sent because the client was stopped ([`Client::stop`]: apply was
-    /// interrupted). `maybe_made`: an earlier try was sent and its outcome is unknown.
-    #[error("{method} {path}: {}", if *.maybe_made {
-        "stopped by the interrupt before Discord confirmed it (an earlier try may have been made)"
-    } else {
-        "not sent: stopped by the interrupt"
-    })]
-    Stopped {
-        method: Method,
-        path: String,
-        maybe_made: bool,
-    },
-    /// A call still failing when one of its bounds ran out: its retries, or its deadline.
-    #[error("{method} {path}: {why} (the last answer: {last}); {advice}")]
-    GaveUp {
-        method: Method,
-        path: String,
-        why: GaveUp,
-        last: String,
-        advice: &'static str,
-    },
-}
-
-/// Which bound a call reached.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GaveUp {
-    /// Answered 429 more than [`ClientOptions::max_rate_limited`] times.
-    RateLimited { tries: u32 },
-    /// Failed (5xx, timeout, dropped connection) more than [`ClientOptions::max_retries`] times.
-    Failing { tries: u32 },
-    /// [`ClientOptions::deadline`] passed, or the next wait would pass it (`wait`).
-    Deadline {
-        deadline: Duration,
-        wait: Option<Duration>,
-    },
-}
-
-impl fmt::Display for GaveUp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GaveUp::RateLimited { tries } => {
-                write!(f, "gave up after {tries} tries, each answered 429")
-            }
-            GaveUp::Failing { tries } => write!(f, "gave up after {tries} tries, each failing"),
-            GaveUp::Deadline {
-                deadline,
-                wait: Some(wait),
-            } => write!(
-                f,
-                "gave up: Discord asked to wait {}, past the call's deadline of {}",
-                human_duration(*wait),
-                human_duration(*deadline)
-            ),
-            GaveUp::Deadline { deadline, .. } => write!(
-                f,
-                "gave up at the call's deadline of {}",
-                human_duration(*deadline)
-            ),
-        }
-    }
-}
-
-/// A redirect's `Location` as an error shows it: the server's text, tokens redacted, inert,
-/// at most 200 characters.
-fn shown_location(location: &Option<String>) -> String {
-    match location {
-        Some(l) => {
-            let short: String = l.chars().take(200).collect();
-            format!("\"{}\"", inert::terminal(&redact(&short)))
-        }
-        None => "nowhere (no Location)".to_owned(),
-    }
-}
-
-/// The error for a redirect answering `method path` (the API's or the CDN's).
-pub(super) fn redirected(method: &Method, path: &str, resp: &reqwest::Response) -> ClientError {
-    ClientError::Redirected {
-        method: method.clone(),
-        path: path.to_owned(),
-        status: resp.status(),
-        location: resp
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
-    }
-}
-
-/// `32 MiB`, or bytes when it is not a whole number of MiB.
-fn mib(bytes: usize) -> String {
-    if bytes > 0 && bytes.is_multiple_of(1 << 20) {
-        format!("{} MiB", bytes >> 20)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
-
-/// A call that Discord answered with an error status.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{method} {path} failed: {status}{}", describe(.body))]
-pub struct ApiError {
-    pub method: Method,
-    pub path: String,
-    pub status: StatusCode,
-    pub body: Option<ErrorBody>,
-    /// A 429's `X-RateLimit-Scope` (`user`, `global`, `shared`).
-    pub scope: Option<String>,
-}
-
-impl ApiError {
-    pub fn code(&self) -> Option<i64> {
-        self.body.as_ref().map(|b| b.code)
-    }
-}
-
-fn describe(body: &Option<ErrorBody>) -> String {
-    let Some(b) = body else {
-        return String::new();
-    };
-    let mut s = format!(", Discord error {}: {}", b.code, b.message);
-    if let Some(errors) = &b.errors {
-        let mut leaves = Vec::new();
-        collect_field_errors(errors, String::new(), &mut leaves);
-        if !leaves.is_empty() {
-            s.push_str(&format!(" ({})", leaves.join("; ")));
-        }
-    }
-    // The body is the server's words, field names included: shown inert.
-    inert::terminal(&s).into_owned()
-}
-
-/// Flattens Discord's nested `errors` tree into `field.path: message` lines.
-fn collect_field_errors(v: &Value, path: String, out: &mut Vec<String>) {
-    let Value::Object(map) = v else { return };
-    for (k, child) in map {
-        if k == "_errors" {
-            for e in child.as_array().into_iter().flatten() {
-                let msg = e
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("invalid");
-                let at = if path.is_empty() { "body" } else { &path };
-                out.push(format!("{at}: {msg}"));
-            }
-        } else {
-            let p = if path.is_empty() {
-                k.clone()
-            } else {
-                format!("{path}.{k}")
-            };
-            collect_field_errors(child, p, out);
-        }
-    }
-}
-
 /// A multipart/form-data body (Create Guild Sticker): its text fields and one file, kept
 /// as bytes so that every attempt of a retried call sends the same body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form {
+    /// The text fields, by name.
     pub fields: Vec<(String, String)>,
+    /// The file.
     pub file: FormFile,
 }
 
@@ -317,7 +45,9 @@ pub struct FormFile {
     pub part: String,
     /// The file's name as sent (its name beside the manifest, without folders).
     pub name: String,
+    /// The file's MIME type (`image/png`, …).
     pub mime: &'static str,
+    /// The file's bytes.
     pub bytes: bytes::Bytes,
 }
 
@@ -436,10 +166,13 @@ enum Attempt {
 }
 
 impl Client {
+    /// A client of the API at `api_base` (`https://discord.com/api/v10`, or the
+    /// emulator's) with the bot's token, and the default bounds.
     pub fn new(api_base: &str, token: Token) -> Result<Client, ClientError> {
         Client::with_options(api_base, token, ClientOptions::default())
     }
 
+    /// A client with its bounds (retries, deadline, body cap, global limit) given.
     pub fn with_options(
         api_base: &str,
         token: Token,
@@ -473,6 +206,7 @@ impl Client {
         })
     }
 
+    /// The API base, without a trailing slash.
     pub fn api_base(&self) -> &str {
         &self.api_base
     }
@@ -517,7 +251,7 @@ impl Client {
     /// Reads `path` as a `T`. A body that is empty, or not a `T` (a required field missing,
     /// a value of the wrong type) is [`ClientError::Decode`], naming where in the body.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        self.get_or(path, super::models::decode_at).await
+        self.get_or(path, crate::models::decode_at).await
     }
 
     /// [`Client::get`], with `fallback` reading a body that is not a `T` as it stands (a
@@ -577,7 +311,7 @@ impl Client {
     /// records one ([`super::Route::takes_reason`]).
     pub async fn call(
         &self,
-        route: &super::Route,
+        route: &crate::Route,
         body: Option<&Value>,
         reason: Option<&str>,
     ) -> Result<Option<Value>, ClientError> {
@@ -588,7 +322,7 @@ impl Client {
     /// ([`super::Route::takes_form`]): the same bucket, reason, retries and deadline.
     pub async fn call_form(
         &self,
-        route: &super::Route,
+        route: &crate::Route,
         form: &Form,
         reason: Option<&str>,
     ) -> Result<Option<Value>, ClientError> {
@@ -597,7 +331,7 @@ impl Client {
 
     async fn call_with(
         &self,
-        route: &super::Route,
+        route: &crate::Route,
         body: Option<Body<'_>>,
         reason: Option<&str>,
     ) -> Result<Option<Value>, ClientError> {
@@ -1004,61 +738,5 @@ mod tests {
             .unwrap();
         assert_eq!(decoded.chars().count(), 512);
         assert_eq!(encode_reason("a b+c"), "a%20b%2Bc");
-    }
-
-    #[test]
-    fn tokens_never_print() {
-        let t = Token::new("Bot secret-value").unwrap();
-        assert_eq!(t.expose(), "secret-value");
-        assert!(!format!("{t:?}").contains("secret"));
-        assert!(Token::new("  ").is_err());
-    }
-
-    #[test]
-    fn api_errors_flatten_field_errors() {
-        let body: ErrorBody = serde_json::from_value(serde_json::json!({
-            "code": 50035, "message": "Invalid Form Body",
-            "errors": {"name": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 100 or fewer in length."}]}}
-        }))
-        .unwrap();
-        let e = ApiError {
-            method: Method::PATCH,
-            path: "/channels/1".into(),
-            status: StatusCode::BAD_REQUEST,
-            body: Some(body),
-            scope: None,
-        };
-        assert_eq!(
-            e.to_string(),
-            "PATCH /channels/1 failed: 400 Bad Request, Discord error 50035: Invalid Form Body (name: Must be 100 or fewer in length.)"
-        );
-    }
-
-    #[test]
-    fn error_bodies_are_shown_inert() {
-        // What a hostile or broken server may answer: terminal escapes and a line that
-        // would be a workflow command, in the message and in a field's name.
-        let body: ErrorBody = serde_json::from_value(serde_json::json!({
-            "code": 0, "message": "no\u{1b}]52;c;aGk=\u{7}\n::warning::owned",
-            "errors": {"x\n::error::y": {"_errors": [{"code": "X", "message": "\u{202e}##[error]z"}]}}
-        }))
-        .unwrap();
-        let e = ClientError::Api(Box::new(ApiError {
-            method: Method::GET,
-            path: "/guilds/1".into(),
-            status: StatusCode::BAD_REQUEST,
-            body: Some(body),
-            scope: None,
-        }));
-        assert_eq!(
-            e.to_string(),
-            "GET /guilds/1 failed: 400 Bad Request, Discord error 0: no\\u{1b}]52;c;aGk=\\u{7}\\n::warning::owned (x\\n::error::y: \\u{202e}\\u{23}#[error]z)"
-        );
-        let e = ClientError::Decode {
-            method: Method::GET,
-            path: "/guilds/1".into(),
-            detail: "\u{1b}[2K".into(),
-        };
-        assert!(e.to_string().contains("(\\u{1b}[2K)"), "{e}");
     }
 }

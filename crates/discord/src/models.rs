@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::permissions::Permissions;
+use discord_permissions::Permissions;
 
 /// A field that must be present and may be `null` (plain `Option` fields may be absent).
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
@@ -18,70 +18,109 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Opti
 
 /// Channel type numbers (docs/discord.md §4.1).
 pub mod channel_type {
+    /// A text channel.
     pub const TEXT: u8 = 0;
+    /// A voice channel.
     pub const VOICE: u8 = 2;
+    /// A category.
     pub const CATEGORY: u8 = 4;
+    /// An announcement channel, which others can follow.
     pub const ANNOUNCEMENT: u8 = 5;
+    /// A stage channel.
     pub const STAGE: u8 = 13;
+    /// A forum channel.
     pub const FORUM: u8 = 15;
+    /// A media channel.
     pub const MEDIA: u8 = 16;
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+/// A Discord user, as an answer names one.
 pub struct User {
+    /// The user's id.
     pub id: String,
+    /// The username.
     pub username: String,
     #[serde(default)]
+    /// Whether the user is a bot.
     pub bot: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+/// A guild member: the user and the ids of their roles.
 pub struct Member {
     #[serde(default)]
+    /// The member's user (absent in some answers).
     pub user: Option<User>,
+    /// The ids of the member's roles.
     pub roles: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+/// `GET /guilds/{id}`: the guild's settings and roles (docs/discord.md §5.1).
 pub struct Guild {
+    /// The guild's id.
     pub id: String,
+    /// The guild's name.
     pub name: String,
     #[serde(deserialize_with = "nullable")]
+    /// The description (a community guild's).
     pub description: Option<String>,
+    /// The owner's user id.
     pub owner_id: String,
+    /// The verification level (0–4).
     pub verification_level: u64,
+    /// The default notification level (0 all messages, 1 mentions only).
     pub default_message_notifications: u64,
+    /// The explicit content filter (0–2).
     pub explicit_content_filter: u64,
     #[serde(deserialize_with = "nullable")]
+    /// The AFK voice channel.
     pub afk_channel_id: Option<String>,
+    /// The AFK timeout in seconds (one of [`crate::limits::AFK_TIMEOUTS`]).
     pub afk_timeout: u64,
     #[serde(deserialize_with = "nullable")]
+    /// Where system messages go.
     pub system_channel_id: Option<String>,
+    /// Which system messages are suppressed (bit flags).
     pub system_channel_flags: u64,
     #[serde(deserialize_with = "nullable")]
+    /// A community guild's rules channel.
     pub rules_channel_id: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// A community guild's channel for Discord's notices to moderators.
     pub public_updates_channel_id: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// A community guild's safety alerts channel.
     pub safety_alerts_channel_id: Option<String>,
+    /// The preferred locale (docs/discord.md §9.4).
     pub preferred_locale: String,
+    /// Whether the boost progress bar shows.
     pub premium_progress_bar_enabled: bool,
     /// Image hashes (`a_` first when animated); the image itself is on the CDN.
     #[serde(deserialize_with = "nullable")]
     pub icon: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// The banner's image hash.
     pub banner: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// The invite splash's image hash.
     pub splash: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// The discovery splash's image hash.
     pub discovery_splash: Option<String>,
+    /// The boost level (0–3): what it unlocks (bitrates, expression slots).
     pub premium_tier: u64,
+    /// The guild's features (`COMMUNITY`, `WELCOME_SCREEN_ENABLED`, …).
     pub features: Vec<String>,
+    /// Every role, @everyone (the guild's id) included.
     pub roles: Vec<Role>,
     // Discord's own documentation marks the widget fields optional; absent reads as off.
     #[serde(default)]
+    /// Whether the widget is on (docs/discord.md §5.5).
     pub widget_enabled: bool,
     #[serde(default)]
+    /// The channel the widget's invite leads to (docs/discord.md §5.5).
     pub widget_channel_id: Option<String>,
     /// The vanity URL code (discord.gg/CODE), when the guild has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -203,6 +242,7 @@ impl Guild {
         Ok(guild)
     }
 
+    /// Whether the guild has a feature (`COMMUNITY`, …).
     pub fn has_feature(&self, feature: &str) -> bool {
         self.features.iter().any(|f| f == feature)
     }
@@ -215,19 +255,28 @@ impl Guild {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(from = "WireRole", into = "WireRole")]
 pub struct Role {
+    /// The role's id (@everyone's is the guild's).
     pub id: String,
+    /// The role's name.
     pub name: String,
+    /// The permissions the role grants (docs/discord.md §3.5).
     pub permissions: Permissions,
+    /// The role's place in the hierarchy (docs/discord.md §3.3).
     pub position: i64,
     /// Primary, secondary and tertiary colour: the Role object's `colors`, or its `color`
     /// where a server sends no `colors` (older servers).
     pub colors: RoleColors,
+    /// Whether members show apart in the member list.
     pub hoist: bool,
+    /// Managed by an integration (a bot's own role): not guildctl's to change.
     pub managed: bool,
+    /// Whether anyone can mention the role.
     pub mentionable: bool,
+    /// The role's Unicode emoji icon.
     pub unicode_emoji: Option<String>,
     /// The role icon's image hash.
     pub icon: Option<String>,
+    /// The role's tags (bot, integration, premium subscriber), as sent.
     pub tags: Option<serde_json::Value>,
 }
 
@@ -299,10 +348,13 @@ impl From<Role> for WireRole {
 /// A role's colours (the Role object's `colors`).
 #[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
 pub struct RoleColors {
+    /// The primary colour (24-bit RGB; 0 for none).
     pub primary_color: u32,
     #[serde(default)]
+    /// The gradient's second colour.
     pub secondary_color: Option<u32>,
     #[serde(default)]
+    /// The holographic style's third colour.
     pub tertiary_color: Option<u32>,
 }
 
@@ -315,31 +367,46 @@ impl Role {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+/// A guild channel or category (docs/discord.md §4).
 pub struct Channel {
+    /// The channel's id.
     pub id: String,
     #[serde(rename = "type")]
+    /// The channel type ([`channel_type`], docs/discord.md §4.1).
     pub kind: u8,
+    /// The channel's name, as Discord stored it (docs/discord.md §9.2).
     pub name: String,
+    /// The channel's position among its siblings (docs/discord.md §4.3).
     pub position: i64,
     #[serde(default)]
+    /// The category it is in.
     pub parent_id: Option<String>,
     #[serde(default)]
+    /// The topic (a forum's guidelines).
     pub topic: Option<String>,
     #[serde(default)]
+    /// Whether it is age-restricted.
     pub nsfw: Option<bool>,
     #[serde(default)]
+    /// Slowmode, in seconds.
     pub rate_limit_per_user: Option<u32>,
     #[serde(default)]
+    /// A voice or stage channel's bitrate.
     pub bitrate: Option<u32>,
     #[serde(default)]
+    /// A voice or stage channel's user limit.
     pub user_limit: Option<u32>,
     #[serde(default)]
+    /// A voice channel's region (`None`: automatic).
     pub rtc_region: Option<String>,
     #[serde(default)]
+    /// A voice channel's video quality (1 auto, 2 full).
     pub video_quality_mode: Option<u64>,
     #[serde(default)]
+    /// The default auto-archive duration of new threads, in minutes.
     pub default_auto_archive_duration: Option<u32>,
     #[serde(default)]
+    /// The default slowmode of new threads, in seconds.
     pub default_thread_rate_limit_per_user: Option<u32>,
     /// Channel flags; guildctl manages the bits a manifest names ([`REQUIRE_TAG`],
     /// [`IS_SPOILER_CHANNEL`], [`HIDE_MEDIA_DOWNLOAD_OPTIONS`]) and keeps the rest.
@@ -348,6 +415,7 @@ pub struct Channel {
     #[serde(default)]
     pub available_tags: Option<Vec<ForumTag>>,
     #[serde(default)]
+    /// A forum or media channel's reaction button.
     pub default_reaction_emoji: Option<DefaultReaction>,
     /// 0 latest activity, 1 creation date; `null` when never set.
     #[serde(default)]
@@ -370,12 +438,17 @@ pub const IS_SPOILER_CHANNEL: u64 = 1 << 21;
 /// A tag of a forum or media channel. Discord sets at most one of the emoji fields.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct ForumTag {
+    /// The tag's id.
     pub id: String,
+    /// The tag's name.
     pub name: String,
+    /// Whether only moderators can apply it.
     pub moderated: bool,
     #[serde(deserialize_with = "nullable")]
+    /// Its custom emoji.
     pub emoji_id: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// Its Unicode emoji.
     pub emoji_name: Option<String>,
 }
 
@@ -383,8 +456,10 @@ pub struct ForumTag {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct DefaultReaction {
     #[serde(deserialize_with = "nullable")]
+    /// A custom emoji.
     pub emoji_id: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// A Unicode emoji.
     pub emoji_name: Option<String>,
 }
 
@@ -435,14 +510,20 @@ pub const LOCALE_LANGUAGES: [&str; 32] = [
 
 /// Overwrite target types.
 pub const OVERWRITE_ROLE: u8 = 0;
+/// An overwrite for a member.
 pub const OVERWRITE_MEMBER: u8 = 1;
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A permission overwrite of a channel: allow and deny for a role or member (docs/discord.md §4.4).
 pub struct Overwrite {
+    /// The role or member it is for.
     pub id: String,
     #[serde(rename = "type")]
+    /// [`OVERWRITE_ROLE`] or [`OVERWRITE_MEMBER`].
     pub kind: u8,
+    /// The permissions allowed.
     pub allow: Permissions,
+    /// The permissions denied.
     pub deny: Permissions,
 }
 
@@ -465,10 +546,15 @@ impl Channel {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(default)]
 pub struct ErrorBody {
+    /// Discord's error code (docs/discord.md §2.3).
     pub code: i64,
+    /// Discord's message.
     pub message: String,
+    /// The nested tree of field errors, as sent.
     pub errors: Option<serde_json::Value>,
+    /// A 429's wait, in seconds (docs/discord.md §1.3).
     pub retry_after: Option<f64>,
+    /// Whether a 429 is the global limit.
     pub global: Option<bool>,
 }
 
@@ -477,48 +563,73 @@ pub struct ErrorBody {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct WelcomeScreen {
     #[serde(deserialize_with = "nullable")]
+    /// The screen's description.
     pub description: Option<String>,
+    /// The channels it lists.
     pub welcome_channels: Vec<WelcomeChannel>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+/// A channel a welcome screen lists (docs/discord.md §5.3).
 pub struct WelcomeChannel {
+    /// The channel.
     pub channel_id: String,
+    /// What the screen says of it.
     pub description: String,
     #[serde(deserialize_with = "nullable")]
+    /// Its custom emoji.
     pub emoji_id: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// Its Unicode emoji.
     pub emoji_name: Option<String>,
 }
 
 /// `GET /guilds/{id}/onboarding`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct Onboarding {
+    /// The prompts.
     pub prompts: Vec<Prompt>,
+    /// The channels every new member sees.
     pub default_channel_ids: Vec<String>,
+    /// Whether onboarding is on.
     pub enabled: bool,
+    /// The mode (0 default channels only, 1 with advanced).
     pub mode: u64,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+/// An onboarding prompt (docs/discord.md §5.4).
 pub struct Prompt {
+    /// The prompt's id.
     pub id: String,
     #[serde(rename = "type")]
+    /// The prompt type (0 multiple choice, 1 dropdown).
     pub kind: u64,
+    /// The question asked.
     pub title: String,
+    /// The answers offered.
     pub options: Vec<PromptOption>,
+    /// Whether only one answer may be picked.
     pub single_select: bool,
+    /// Whether an answer is required.
     pub required: bool,
+    /// Whether it is asked while joining (else only in Channels & Roles).
     pub in_onboarding: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+/// An option of an onboarding prompt: the channels it opens and the roles it gives.
 pub struct PromptOption {
+    /// The option's id.
     pub id: String,
+    /// The option's title.
     pub title: String,
     #[serde(deserialize_with = "nullable")]
+    /// The option's description.
     pub description: Option<String>,
+    /// The channels it opens.
     pub channel_ids: Vec<String>,
+    /// The roles it gives.
     pub role_ids: Vec<String>,
     /// Responses carry the emoji nested; requests send it flat.
     #[serde(default)]
@@ -527,9 +638,13 @@ pub struct PromptOption {
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(default)]
+/// An emoji as a reference to one: custom (`id`) or Unicode (`name`).
 pub struct Emoji {
+    /// A custom emoji's id.
     pub id: Option<String>,
+    /// The name, or the Unicode emoji itself.
     pub name: Option<String>,
+    /// Whether a custom emoji is animated.
     pub animated: Option<bool>,
 }
 
@@ -537,15 +652,19 @@ pub struct Emoji {
 /// to a caller with an expression permission.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct GuildEmoji {
+    /// The emoji's id.
     pub id: String,
     #[serde(default)]
+    /// The emoji's name.
     pub name: Option<String>,
     /// Roles allowed to use it; empty, everyone.
     #[serde(default)]
     pub roles: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Who uploaded it.
     pub user: Option<User>,
     #[serde(default)]
+    /// Whether it is animated (its own slots: docs/discord.md §10.2).
     pub animated: bool,
     /// Managed by an integration (Twitch subscriber emoji): not guildctl's to change.
     #[serde(default)]
@@ -555,16 +674,22 @@ pub struct GuildEmoji {
 /// A soundboard sound of the guild, as List Guild Soundboard Sounds gives it (its `items`).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct SoundboardSound {
+    /// The sound's id.
     pub sound_id: String,
     #[serde(default)]
+    /// The sound's name.
     pub name: String,
     #[serde(default = "full_volume")]
+    /// Its volume, 0 to 1.
     pub volume: f64,
     #[serde(default)]
+    /// Its custom emoji.
     pub emoji_id: Option<String>,
     #[serde(default)]
+    /// Its Unicode emoji.
     pub emoji_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Who uploaded it.
     pub user: Option<User>,
 }
 
@@ -575,6 +700,7 @@ fn full_volume() -> f64 {
 /// List Guild Soundboard Sounds' answer.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct SoundboardSounds {
+    /// The guild's sounds.
     pub items: Vec<SoundboardSound>,
 }
 
@@ -582,10 +708,13 @@ pub struct SoundboardSounds {
 /// caller with an expression permission.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct GuildSticker {
+    /// The sticker's id.
     pub id: String,
     #[serde(default)]
+    /// The sticker's name.
     pub name: String,
     #[serde(default)]
+    /// The sticker's description.
     pub description: Option<String>,
     /// Autocomplete tags (by convention an emoji's name).
     #[serde(default)]
@@ -594,6 +723,7 @@ pub struct GuildSticker {
     #[serde(default = "png_sticker")]
     pub format_type: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Who uploaded it.
     pub user: Option<User>,
 }
 
@@ -604,8 +734,11 @@ fn png_sticker() -> u8 {
 /// Sticker format types (resources/sticker, "Sticker Format Types"); the CDN names a
 /// sticker's file by them.
 pub const STICKER_PNG: u8 = 1;
+/// Sticker format type 2: APNG.
 pub const STICKER_APNG: u8 = 2;
+/// Sticker format type 3: Lottie JSON.
 pub const STICKER_LOTTIE: u8 = 3;
+/// Sticker format type 4: GIF.
 pub const STICKER_GIF: u8 = 4;
 
 /// Webhook types (docs/discord.md §6).
@@ -615,16 +748,22 @@ pub const WEBHOOK_INCOMING: u8 = 1;
 /// token is a secret and is dropped as the response is read.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct Webhook {
+    /// The webhook's id.
     pub id: String,
     #[serde(rename = "type")]
+    /// The webhook type (docs/discord.md §6).
     pub kind: u8,
     #[serde(deserialize_with = "nullable")]
+    /// The channel it posts in.
     pub channel_id: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// Its default name.
     pub name: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// Its default avatar's image hash.
     pub avatar: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    /// The application that made it (`None`: made by hand).
     pub application_id: Option<String>,
     /// A channel follower's: the guild of the followed channel; absent when the follower's
     /// creator lost access to it.
@@ -638,8 +777,10 @@ pub struct Webhook {
 /// The guild or channel a channel follower webhook copies from (`{id, name}`).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 pub struct FollowSource {
+    /// The guild's or channel's id.
     pub id: String,
     #[serde(default)]
+    /// Its name.
     pub name: Option<String>,
 }
 

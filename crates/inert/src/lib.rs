@@ -17,6 +17,9 @@
 //!
 //! The rules, and why each is there, are in docs/architecture.md ("Text from outside").
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 use std::borrow::Cow;
 use std::io;
 

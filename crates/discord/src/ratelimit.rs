@@ -20,11 +20,14 @@ pub const INVALID_WINDOW: Duration = Duration::from_secs(600);
 /// ids replaced, and the major parameter (the guild, channel or webhook id).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Route {
+    /// The method and the path with the minor ids left out (`PUT /guilds/1/members/:id`).
     pub key: String,
+    /// The major parameter's id: buckets are per major parameter (docs/discord.md §1.1).
     pub major: String,
 }
 
 impl Route {
+    /// The route of a call by its method and path (the query left out).
     pub fn of(method: &Method, path: &str) -> Route {
         let path = path.split('?').next().unwrap_or(path);
         let mut major = String::new();
@@ -112,6 +115,8 @@ fn expire(seen: &mut VecDeque<Instant>, now: Instant) {
     }
 }
 
+/// The client's rate limiter: the buckets Discord names, the global limit, and the count of
+/// invalid responses that stops a run before Discord bans its address (docs/discord.md §1).
 #[derive(Debug)]
 pub struct Limiter {
     /// Route key → bucket hash, learned from `X-RateLimit-Bucket`.
@@ -128,7 +133,9 @@ pub struct Limiter {
 /// global limit after a global 429 (`None`), until `until`.
 #[derive(Debug, Clone, Copy)]
 pub struct Wait<'a> {
+    /// The bucket's route (`None`: the global limit).
     pub route: Option<&'a Route>,
+    /// When the wait ends.
     pub until: Instant,
 }
 
