@@ -63,7 +63,9 @@ pub(crate) fn shown_path(path: &Path) -> PathBuf {
 /// joined with the file's path inside it) and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceFile {
+    /// The path as shown.
     pub path: PathBuf,
+    /// The file's text.
     pub text: String,
 }
 

@@ -164,7 +164,9 @@ fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum Extends {
+    /// One base manifest (a path relative to the manifest).
     One(String),
+    /// Several, merged in order.
     Many(Vec<String>),
 }
 
