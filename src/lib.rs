@@ -12,7 +12,7 @@
 //!   guild ([`ops::Guild`]); the caller's side is an [`ops::Host`] ([`ops::Embedded`] is
 //!   one ready for a program).
 //! - [`manifest`]: the manifest's types ([`manifest::Manifest`]) and loading one from a
-//!   file, a folder or a string ([`manifest::load`], [`manifest::load_str`]), checked
+//!   file, a folder or a string ([`manifest::load()`], [`manifest::load_str`]), checked
 //!   ([`manifest::check_report`], [`manifest::validate`]) into a [`manifest::Report`].
 //! - [`plan`]: the plan value, [`plan::Plan`]: what differs, field by field, and the calls
 //!   that would make the guild so.

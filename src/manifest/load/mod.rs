@@ -62,7 +62,7 @@ pub struct LoadedManifest {
     pub is_dir: bool,
     /// The files, in merge order (one for a file manifest).
     pub files: Vec<SourceFile>,
-    /// Shared with every load of the same content in this process ([`super::shared`]).
+    /// Shared with every load of the same content in this process (`manifest::shared`).
     pub manifest: Arc<Manifest>,
     /// Where each node of the manifest is (file, line, column), for placing findings.
     pub locations: SourceMap,
