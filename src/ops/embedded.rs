@@ -83,3 +83,45 @@ impl Host for Embedded {
         self.reason.clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{Located, Severity};
+
+    fn report_with(message: &str) -> Report {
+        let mut report = Report::new(Path::new("layout.yaml"), Vec::new());
+        report.items.push(Located {
+            severity: Severity::Warning,
+            rule: "test".into(),
+            message: message.to_owned(),
+            help: None,
+            path: String::new(),
+            span: None,
+            related: Vec::new(),
+        });
+        report
+    }
+
+    #[test]
+    fn keeps_what_was_shown_through_its_clones_and_hands_it_over_once() {
+        let host = Embedded::new("a bot's layout");
+        let handed_to_an_operation = host.clone();
+        handed_to_an_operation.show(&report_with("first")).unwrap();
+        handed_to_an_operation
+            .show(&Report::new(Path::new("layout.yaml"), Vec::new()))
+            .unwrap();
+        handed_to_an_operation
+            .annotate(&report_with("second"))
+            .unwrap();
+        let kept: Vec<String> = host
+            .take_reports()
+            .iter()
+            .map(|r| r.items[0].message.clone())
+            .collect();
+        assert_eq!(kept, ["first", "second"]);
+        assert!(host.take_reports().is_empty());
+        assert_eq!(host.reason(Path::new("layout.yaml")), "a bot's layout");
+        assert_eq!(host.commit(Path::new("layout.yaml")), None);
+    }
+}
