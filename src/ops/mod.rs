@@ -60,6 +60,8 @@ use std::path::Path;
 use crate::manifest::{self, Diagnostic, LoadedManifest, Report, Severity};
 use crate::plan::{PlanError, PlanOptions, PolicyBaseline};
 
+/// A guild that could not be read: which step, and Discord's answer (its source).
+pub use crate::snapshot::ReadError;
 pub use access::access;
 pub use apply::ApplyRefused;
 #[doc(hidden)] // a step of apply::prepare on a snapshot read already: the tests'.
@@ -71,10 +73,15 @@ pub use plan::{CannotRehearse, PlanRun, Planned, plan};
 pub use targets::{CONCURRENCY, Guild, GuildTarget, Targets, WrongGuild};
 pub use validate::{validate, validate_guild};
 
-/// A guild's failure, which is that guild's alone: the others go on.
+/// A guild's failure, which is that guild's alone: the others go on. Its message says what
+/// happened and what to do; a program that must tell failures apart downcasts it
+/// ([`Invalid`], [`WrongGuild`], [`ApplyRefused`], [`CannotRehearse`],
+/// [`apply::ReviewedPlanError`], [`FileError`], or [`ReadError`] when the guild could not
+/// be read, its source the [`crate::discord::ClientError`] of the call that failed).
 pub type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-/// The caller's side of an operation: what the library does not decide.
+/// The caller's side of an operation: what the library does not decide. The command line
+/// implements it from its arguments; [`Embedded`] is the one for a program.
 pub trait Host: Clone + Send + Sync + 'static {
     /// Shows a report on a guild's manifest: its checks' findings as it loads, a refused
     /// plan's problems on its lines.
