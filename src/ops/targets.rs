@@ -42,7 +42,7 @@ impl GuildTarget {
     /// Refuses a workspace's guild whose manifest's `guild:` names another guild than the
     /// workspace gives it (a manifest given alone is held to `--guild` when the session
     /// opens).
-    pub fn check_declared(&self, loaded: &LoadedManifest) -> Result<(), WrongGuild> {
+    pub(crate) fn check_declared(&self, loaded: &LoadedManifest) -> Result<(), WrongGuild> {
         match (&self.name, &loaded.manifest.guild) {
             (Some(name), Some(declared)) if declared.0 != self.id => Err(WrongGuild {
                 manifest: self.manifest.clone(),
