@@ -7,7 +7,7 @@
 //! - [`diff`]: who gains and who loses what, where, between two guilds (a plan's `access`).
 //! - [`view`]: the matrix of roles × channels and the "preview as" of `guildctl access`.
 //! - [`policy`]: the rules a manifest states (`policies:`), judged on a guild.
-//! - [`review`]: drift's review of who holds dangerous permissions.
+//! - `review` (drift's `access`): drift's review of who holds dangerous permissions.
 //!
 //! It sits below `plan` and above `snapshot` and `manifest`, whose types it reads.
 

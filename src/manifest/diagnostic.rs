@@ -38,7 +38,9 @@ use crate::inert;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// The manifest cannot be used as it is.
     Error,
+    /// Worth a look; the manifest is used.
     Warning,
 }
 
@@ -56,13 +58,18 @@ impl fmt::Display for Severity {
 /// Other nodes a message names by path (`first declared at roles[0]`) are shown beside it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    /// How bad it is.
     pub severity: Severity,
+    /// The node it is about (`roles[2].name`); `""` is the root.
     pub path: String,
+    /// What is wrong.
     pub message: String,
+    /// What to do about it, when there is something to say.
     pub help: Option<String>,
 }
 
 impl Diagnostic {
+    /// An error about the node at `path`.
     pub fn error(path: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
@@ -72,6 +79,7 @@ impl Diagnostic {
         }
     }
 
+    /// A warning about the node at `path`.
     pub fn warning(path: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
@@ -79,11 +87,13 @@ impl Diagnostic {
         }
     }
 
+    /// This diagnostic with what to do about it.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
+    /// It is an error.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
@@ -126,11 +136,14 @@ fn counts(errors: usize, warnings: usize) -> String {
 /// A diagnostic placed in the manifest's files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
+    /// How bad it is.
     pub severity: Severity,
     /// What found it: `read`, `syntax`, `limits`, `version`, `merge`, `schema`, `type`, one of
     /// [`super::check::RULES`], `avatar-files`, or `plan`.
     pub rule: Cow<'static, str>,
+    /// What is wrong.
     pub message: String,
+    /// What to do about it, when there is something to say.
     pub help: Option<String>,
     /// The node it is about (`roles[2].name`); empty when it is not about one node.
     pub path: String,
@@ -142,6 +155,7 @@ pub struct Located {
 }
 
 impl Located {
+    /// It is an error.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
@@ -157,11 +171,14 @@ pub type Seen = HashSet<(PathBuf, usize, usize, Severity, String)>;
 pub struct Report {
     /// What `-f` named: the manifest file or folder.
     pub root: PathBuf,
+    /// The manifest's files with their text, which the places name by index.
     pub files: Vec<SourceFile>,
+    /// The findings, sorted by position.
     pub items: Vec<Located>,
 }
 
 impl Report {
+    /// A report on the manifest at `root` (its `files`) with nothing found yet.
     pub fn new(root: &Path, files: Vec<SourceFile>) -> Self {
         Report {
             root: root.to_path_buf(),
@@ -170,14 +187,17 @@ impl Report {
         }
     }
 
+    /// How many errors.
     pub fn errors(&self) -> usize {
         self.items.iter().filter(|d| d.is_error()).count()
     }
 
+    /// How many warnings.
     pub fn warnings(&self) -> usize {
         self.items.len() - self.errors()
     }
 
+    /// Any error at all: the manifest cannot be used.
     pub fn has_errors(&self) -> bool {
         self.errors() > 0
     }

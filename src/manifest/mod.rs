@@ -1,23 +1,39 @@
 //! Manifests: the YAML types, loading with source locations, and checks.
 //!
-//! [`load`] reads a file or a folder of files into a [`LoadedManifest`] (with a [`SourceMap`]
+//! [`load()`] reads a file or a folder of files into a [`LoadedManifest`] (with a [`SourceMap`]
 //! of node positions), refusing it with a [`LoadError`] that lists every problem of the stage
-//! that failed (syntax, version, merge, schema, types); [`check`] runs the semantic rules
-//! ([`check_loaded`] adds the file checks); [`validate`] does both and returns a [`Report`],
-//! which renders as text, GitHub annotations or JSON; [`schema_json`] generates the JSON schema.
+//! that failed (syntax, version, merge, schema, types); [`load_str`] reads one from a string
+//! (a program's own layout); [`check()`] runs the semantic rules ([`check_loaded`] adds the
+//! file checks, [`check_report`] places them on the manifest's lines); [`validate`] does both
+//! and returns a [`Report`], which renders as text, GitHub annotations or JSON;
+//! [`schema_json`] generates the JSON schema.
+//!
+//! For a program that embeds guildctl (docs/library.md) this is the manifest's face: the
+//! types ([`Manifest`] and its sections), loading and checking, the report, the workspace
+//! file ([`Workspace`]). Every public item here is documented, and `missing_docs` keeps it
+//! so; the modules marked `#[doc(hidden)]` are the checker's, the binary's and the tests'
+//! rooms, not API.
 
+#![deny(missing_docs)]
+
+#[doc(hidden)] // the semantic rules and what they share; check() and check_loaded are the API.
 pub mod check;
 pub mod diagnostic;
 mod extends;
 pub mod load;
 mod output;
+#[doc(hidden)] // channel patterns: the checker's and the planner's matcher; not API.
 pub mod pattern;
+#[doc(hidden)] // docs/rules.md compiled in, for SARIF and the MCP server; the binary's.
 pub mod rules;
+#[doc(hidden)] // `validate --format sarif`; the binary's.
 pub mod sarif;
+#[doc(hidden)] // the schema's generation and checking; schema_json is the API.
 pub mod schema;
 mod shared;
 pub mod source;
 pub mod source_map;
+#[doc(hidden)] // names as Discord stores them: the checker's and the planner's; not API.
 pub mod stored;
 mod suggest;
 mod tree;
@@ -28,20 +44,25 @@ use std::borrow::Cow;
 use std::path::Path;
 
 pub(crate) use check::resolve_channel_ref;
+#[doc(hidden)]
+// the file checks' tables and readers: the planner's, the binary's and the tests'.
 pub use check::{
     EMOJI_RULES, FileRules, IMAGE_MAX_BYTES, IMAGE_RULES, LOTTIE, SOUND_RULES, STICKER_RULES,
-    UPLOAD_RULES, check, check_loaded, emoji_image_fields, image_fields, read_file_as, read_image,
-    sound_fields, split_channel_ref, sticker_fields,
+    UPLOAD_RULES, emoji_image_fields, image_fields, read_file_as, read_image, sound_fields,
+    split_channel_ref, sticker_fields,
 };
+pub use check::{check, check_loaded};
 pub use diagnostic::{Diagnostic, Located, Report, Severity};
-pub use load::{
-    LoadError, LoadedManifest, load, load_folder_sources, load_in, load_in_tree, load_str, render,
-    report_on,
-};
+pub use load::{LoadError, LoadedManifest, load, load_in, load_str, report_on};
+#[doc(hidden)] // loading for the fuzzers and a base revision's copy, rendering for the tests.
+pub use load::{load_folder_sources, load_in_tree, render};
 pub use output::{Output, ReportFormat, render_reports};
-pub use schema::{SCHEMA_ID, schema_json, validate_against_schema};
+#[doc(hidden)] // the schema stage of loading: the tests'.
+pub use schema::validate_against_schema;
+pub use schema::{SCHEMA_ID, schema_json};
 pub use source::{SourceFile, WORKSPACE_FILE, Within};
 pub use source_map::{SourceMap, Span};
+#[doc(hidden)] // "did you mean": the binary's.
 pub use suggest::closest;
 pub use types::*;
 pub use workspace::{Workspace, WorkspaceError, WorkspaceGuild};

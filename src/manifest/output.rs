@@ -22,7 +22,9 @@ pub enum ReportFormat {
 /// What `validate` prints, on each stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Output {
+    /// What goes to standard output.
     pub stdout: String,
+    /// What goes to standard error.
     pub stderr: String,
 }
 

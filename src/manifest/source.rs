@@ -1,7 +1,7 @@
 //! Reading a manifest's files: one file, or every YAML file of a folder, within size limits.
 //!
-//! Nothing here parses YAML: [`read`] returns the files' text (or the problems that kept a
-//! file from being read), and [`super::load`] parses and merges them.
+//! Nothing here parses YAML: `read` returns the files' text (or the problems that kept a
+//! file from being read), and [`super::load()`] parses and merges them.
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -63,7 +63,9 @@ pub(crate) fn shown_path(path: &Path) -> PathBuf {
 /// joined with the file's path inside it) and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceFile {
+    /// The path as shown.
     pub path: PathBuf,
+    /// The file's text.
     pub text: String,
 }
 
@@ -101,7 +103,7 @@ fn problem(message: String, help: &str) -> ReadProblem {
 /// The folder a path read from a repository must stay inside, and how a refusal names it.
 ///
 /// Every path a manifest's content is read from (`-f`, a workspace's `manifest:`,
-/// `extends:`, a folder's entries, images) is resolved whole by [`resolve`] against one of
+/// `extends:`, a folder's entries, images) is resolved whole by `resolve` against one of
 /// these before anything is opened, so a symbolic link committed anywhere along the path
 /// (`guilds/root -> /`) cannot make a run read, and show, a file from elsewhere on the
 /// machine that runs it.
@@ -161,7 +163,7 @@ struct Confinement {
 }
 
 /// Confines every path this process reads from a repository to `root` (named `named` in
-/// refusals), before anything is read: [`resolve`] refuses any path that leads out of it,
+/// refusals), before anything is read: `resolve` refuses any path that leads out of it,
 /// by `..`, an absolute path or a symbolic link, without looking at anything outside it, so
 /// a refusal says the same whether or not the path exists and never where a link leads; and
 /// no workspace file is looked for above it ([`workspace_file_above`]). Set once: a second

@@ -7,13 +7,17 @@ use hashbrown::HashMap;
 
 use super::tree::{At, Key, Loc, Node, Scalar, ScalarNode};
 
-/// A place in one of a manifest's files: the file (an index into [`Report::files`]), the
+/// A place in one of a manifest's files: the file (an index into [`Report::files`](super::Report::files)), the
 /// 1-based line and column, and the length in characters of the marked text on that line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Span {
+    /// The file: an index into [`Report::files`](super::Report::files).
     pub file: usize,
+    /// The line, from 1.
     pub line: usize,
+    /// The column, from 1, in characters.
     pub column: usize,
+    /// The marked text's length in characters.
     pub len: usize,
 }
 

@@ -24,6 +24,7 @@ pub struct Workspace {
     pub path: PathBuf,
     /// Its folder: manifests' paths are relative to it, and bases must lie in it.
     pub root: PathBuf,
+    /// Its guilds, in the file's order.
     pub guilds: Vec<WorkspaceGuild>,
 }
 
@@ -47,25 +48,42 @@ impl WorkspaceGuild {
     }
 }
 
+/// Why a workspace could not be found or read.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
+    /// No workspace file in the folder or any above it.
     #[error(
         "no workspace file: --all and --guilds need a {WORKSPACE_FILE} in this folder or one above it (guilds: {{ NAME: {{ id: \"…\", manifest: PATH }} }})"
     )]
     NotFound,
+    /// The workspace file could not be read.
     #[error("cannot read {path}: {message}")]
-    Read { path: PathBuf, message: String },
-    #[error("{path}:{line}:{column}: {message}")]
-    Invalid {
+    Read {
+        /// The workspace file.
         path: PathBuf,
-        line: usize,
-        column: usize,
+        /// Why.
         message: String,
     },
+    /// The workspace file is not a valid workspace, at this place.
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        /// The workspace file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// The column, from 1.
+        column: usize,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A guild asked for by name that the workspace does not have.
     #[error("the workspace {path} has no guild named {name:?} (it has: {known})")]
     UnknownGuild {
+        /// The workspace file.
         path: PathBuf,
+        /// The name asked for.
         name: String,
+        /// The names it has, in words.
         known: String,
     },
 }

@@ -1,6 +1,6 @@
 //! What `guildctl mcp` (the Model Context Protocol server in `commands/mcp.rs`) serves that
 //! no command has: the server's instructions to the assistant, and the explanation of each
-//! rule a diagnostic or finding names ([`explain`], from docs/rules.md).
+//! rule a diagnostic or finding names (`explain`, from docs/rules.md).
 
 pub mod explain;
 

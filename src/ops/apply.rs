@@ -11,13 +11,16 @@ use super::targets::{fan_out, loaded, local_runtime, off_thread};
 use super::{Failure, Guild, GuildTarget, Host, Targets, plan_options, refusal_report};
 use crate::apply::{self as calls, ApplyOptions, WebhookUrlFile};
 use crate::discord::Client;
-use crate::file_lock::Held;
+/// A guild's lock held while its apply runs: what [`prepare`]'s `lock` returns, if the
+/// program locks guilds at all ([`no_lock`] does not).
+pub use crate::file_lock::Held;
 use crate::manifest::LoadedManifest;
 use crate::plan::{self, BindingError, Plan, PlanError, PlanOptions, UnsafePlan};
 use crate::rehearse::{self, RehearseError, RehearseOptions};
 use crate::snapshot::{self, Reading, Snapshot};
 
 /// What `apply` is asked for one guild, beside its manifest and its live guild.
+#[doc(hidden)] // plan_for_apply's request: the tests'; prepare is the API.
 #[derive(Debug, Clone, Default)]
 pub struct ApplyRequest<'a> {
     /// The plan reviewed for this change (`--plan`), already bound to the manifest, the
@@ -42,14 +45,23 @@ pub enum ApplyRefused {
         "refusing to apply: {0}. Make and review a new plan (`guildctl plan`); nothing was sent to Discord"
     )]
     NotReviewed(BindingError),
+    /// The rehearsal on a copy of the guild could not run (not a verdict).
     #[error("rehearsing the plan on a copy of the guild (--no-rehearse skips it): {0}")]
     Rehearse(RehearseError),
     /// The deletion gate refuses the plan, shown with it.
     #[error("{error}. Nothing was changed")]
-    Unsafe { plan: Box<Plan>, error: UnsafePlan },
+    Unsafe {
+        /// The plan refused.
+        plan: Box<Plan>,
+        /// What the gate refused in it.
+        error: UnsafePlan,
+    },
     /// The copy refused a call or did not converge: the plan, with the verdict on it.
     #[error("refusing to apply: {}; nothing was sent to Discord", rehearsal_headline(.plan))]
-    RehearsalFailed { plan: Box<Plan> },
+    RehearsalFailed {
+        /// The plan, its verdict in [`Plan::rehearsal`].
+        plan: Box<Plan>,
+    },
 }
 
 impl ApplyRefused {
@@ -79,6 +91,7 @@ fn rehearsal_headline(plan: &Plan) -> String {
 /// with the request's allowance (once, as the plan is made) and by the manifest's policies
 /// and Discord's rules, rehearsed on a copy of the guild, and refused when unsafe or when
 /// the copy refused it. Single-guild and workspace apply both run this.
+#[doc(hidden)] // a step of prepare on a snapshot read already: the tests'; prepare is the API.
 pub async fn plan_for_apply(
     loaded: &LoadedManifest,
     snap: &Snapshot,
@@ -117,7 +130,11 @@ pub async fn plan_for_apply(
 /// `not-planned.tsv`, `NAME<TAB>WHY` for each guild chosen that has none (its manifest
 /// does not load, its plan was refused, its guild could not be read), so the apply
 /// says why it leaves that guild alone.
+#[doc(hidden)] // the command line's plan folder (`plan --all --out DIR`); not API.
 pub const PLANNED_LIST: &str = "guilds.txt";
+/// `NAME<TAB>WHY` for each guild of `plan --all --out DIR` that has no plan: see
+/// [`PLANNED_LIST`].
+#[doc(hidden)] // the command line's plan folder (`plan --all --out DIR`); not API.
 pub const NOT_PLANNED_LIST: &str = "not-planned.tsv";
 
 /// How `apply` plans each guild.
@@ -137,7 +154,9 @@ pub struct ApplyRun {
 /// A guild whose plan passed every gate, ready to apply (an empty plan included).
 #[derive(Debug)]
 pub struct ToApply {
+    /// The guild's manifest, loaded and checked.
     pub loaded: Arc<LoadedManifest>,
+    /// The plan [`run`] will apply, judged by every gate (and rehearsed, when asked).
     pub plan: Plan,
     /// The plan was matched with a reviewed one.
     pub reviewed: bool,
@@ -149,6 +168,11 @@ pub struct ToApply {
 /// Plans every guild of `targets` as apply will run it ([`plan_for_apply`]), each locked by
 /// `lock` before it is read; nothing is written. A refusal is the guild's failure
 /// ([`ApplyRefused`], shown on the manifest's lines already).
+///
+/// `lock` is called with each guild's id before it is read, and what it returns is held
+/// until that guild's calls are over ([`run`]); the command line locks the guild against
+/// other guildctl processes on the machine, and a program that applies a guild from one
+/// place passes [`no_lock`].
 pub async fn prepare<H, L, Fut>(
     client: &Client,
     targets: Targets,
@@ -234,6 +258,11 @@ where
     .await
 }
 
+/// The `lock` of [`prepare`] for a program that does not lock its guilds: none is held.
+pub async fn no_lock(_guild_id: String) -> Result<Option<Held>, Failure> {
+    Ok(None)
+}
+
 /// Why a guild has no plan in a reviewed folder (its line of `not-planned.tsv`), when
 /// the folder says.
 fn not_planned_why(dir: &Path, name: &str) -> Option<String> {
@@ -248,23 +277,34 @@ fn not_planned_why(dir: &Path, name: &str) -> Option<String> {
 /// manifest, for this guild, by this guildctl.
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewedPlanError {
+    /// The file could not be read.
     #[error("cannot read the plan {}", .path.display())]
     Read {
+        /// The reviewed plan's file.
         path: PathBuf,
+        /// Why it could not be read.
         source: std::io::Error,
     },
+    /// The file is not a plan guildctl wrote.
     #[error("{} is not a guildctl plan", .path.display())]
     NotAPlan {
+        /// The reviewed plan's file.
         path: PathBuf,
+        /// Where its JSON is not a plan's.
         source: serde_json::Error,
     },
+    /// The plan was made from another manifest, for another guild or by another guildctl,
+    /// or its digest is not its own.
     #[error(
         "refusing to apply {} with {}: {error}. Apply it with the manifest and guild it was made for, or make and review a new plan; nothing was sent to Discord",
         .path.display(), .manifest.display()
     )]
     Unbound {
+        /// The reviewed plan's file.
         path: PathBuf,
+        /// The manifest it was held to.
         manifest: PathBuf,
+        /// What does not match.
         error: BindingError,
     },
 }
@@ -272,7 +312,7 @@ pub enum ReviewedPlanError {
 /// Reads a saved plan and checks, before any request, that it was made from this
 /// manifest, for this guild, by this guildctl, and that its digest is its own. What it
 /// says is trusted no further: only its digest is used, to match the plan apply derives.
-pub fn read_reviewed_plan(
+fn read_reviewed_plan(
     path: &Path,
     loaded: &LoadedManifest,
     guild_id: &str,
@@ -312,9 +352,13 @@ pub struct CallRun {
 /// A guild's apply: its plan, and what its calls came to.
 #[derive(Debug)]
 pub struct Applied {
+    /// The guild's manifest.
     pub loaded: Arc<LoadedManifest>,
+    /// The plan applied.
     pub plan: Plan,
+    /// The plan was matched with a reviewed one ([`ApplyRun::reviewed`]).
     pub reviewed: bool,
+    /// What its calls came to.
     pub calls: Calls,
 }
 
@@ -327,7 +371,10 @@ pub enum Calls {
     NotStarted,
     /// Its calls were made (some may have failed); with the fresh plan when asked for.
     Made {
+        /// Each call's status, and what failed and why.
         outcome: Box<calls::Outcome>,
+        /// The guild planned again, when [`CallRun::replan`] asked and every call
+        /// succeeded.
         replan: Option<Replan>,
     },
 }
@@ -335,9 +382,12 @@ pub enum Calls {
 /// A fresh plan once the calls succeeded.
 #[derive(Debug)]
 pub enum Replan {
+    /// The fresh plan (empty when one apply converged), or the problems for which it was
+    /// refused.
     Planned(Result<Box<Plan>, PlanError>),
     /// Interrupted before the guild was read again: nothing is left undone.
     Interrupted,
+    /// The guild could not be read again.
     Failed(Failure),
 }
 

@@ -24,6 +24,7 @@ pub struct DriftRun {
 /// A guild's drift: the report, and the differences it was made from.
 #[derive(Debug)]
 pub struct Drifted {
+    /// What drifted, who changed it and when (from the audit log), what nobody declared.
     pub report: DriftReport,
     /// The guild's differences from its manifest, without apply's gates.
     pub differences: Plan,

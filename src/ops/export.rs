@@ -24,6 +24,7 @@ pub enum ExportTo {
 /// What `export` asks.
 #[derive(Debug, Clone)]
 pub struct ExportRun {
+    /// Where each guild's manifest goes.
     pub to: ExportTo,
     /// Also rosters (`--members`): the member listing.
     pub members: bool,
@@ -46,7 +47,9 @@ pub struct Exported {
 #[derive(Debug, thiserror::Error)]
 #[error("{what}")]
 pub struct FileError {
+    /// What could not be written, in words (naming the file).
     pub what: String,
+    /// Why.
     #[source]
     pub source: std::io::Error,
 }

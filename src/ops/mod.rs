@@ -7,11 +7,49 @@
 //! run alone or with `--all`.
 //!
 //! What the library cannot decide is the caller's [`Host`]: where a manifest's findings are
-//! shown, the policies of a base revision, the commit a manifest is at.
+//! shown, the policies of a base revision, the commit a manifest is at. [`Embedded`] is a
+//! host for a program that embeds guildctl (a bot applying a layout from its own process):
+//! it keeps the findings for the program to read.
+//!
+//! This module is the library's face for embedders (docs/library.md): every public item
+//! here is documented, and `missing_docs` keeps it so. An apply from Rust code, as
+//! `examples/embed.rs` runs it against the emulator:
+//!
+//! ```no_run
+//! # async fn apply(yaml: &str, api_base: &str, token: &str, guild_id: &str)
+//! #     -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//! use std::path::Path;
+//! use std::sync::Arc;
+//! use guildctl::discord::{Client, Token};
+//! use guildctl::manifest::{self, Within};
+//! use guildctl::ops::{self, Embedded, GuildTarget, Targets, apply::{ApplyRun, CallRun}};
+//!
+//! let client = Client::new(api_base, Token::new(token)?)?;
+//! let path = Path::new("layout.yaml"); // where the layout's relative files would be
+//! let loaded = manifest::load_str(path, yaml.to_owned())?;
+//! if manifest::check_report(&loaded).has_errors() {
+//!     return Err("the layout has errors".into());
+//! }
+//! let guild = GuildTarget::file(path.into(), Within::given(path), guild_id.to_owned());
+//! let targets = Targets::one(guild, Arc::new(loaded));
+//! let host = Embedded::new("my bot: the server layout");
+//! let run = ApplyRun { rehearse: true, ..ApplyRun::default() };
+//! let ready = ops::apply::prepare(&client, targets, &host, &run, ops::apply::no_lock).await;
+//! let applied = ops::apply::run(&client, ready, &host, &CallRun::default(), &|_, _| {}).await;
+//! for guild in applied {
+//!     let applied = guild.result?;
+//!     println!("{} changes", applied.plan.changes.len());
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
 
 mod access;
 pub mod apply;
 mod drift;
+mod embedded;
 mod export;
 mod plan;
 mod targets;
@@ -22,18 +60,28 @@ use std::path::Path;
 use crate::manifest::{self, Diagnostic, LoadedManifest, Report, Severity};
 use crate::plan::{PlanError, PlanOptions, PolicyBaseline};
 
+/// A guild that could not be read: which step, and Discord's answer (its source).
+pub use crate::snapshot::ReadError;
 pub use access::access;
-pub use apply::{ApplyRefused, ApplyRequest, plan_for_apply};
+pub use apply::ApplyRefused;
+#[doc(hidden)] // a step of apply::prepare on a snapshot read already: the tests'.
+pub use apply::{ApplyRequest, plan_for_apply};
 pub use drift::{DriftRun, Drifted, drift};
+pub use embedded::Embedded;
 pub use export::{ExportRun, ExportTo, Exported, FileError, export};
 pub use plan::{CannotRehearse, PlanRun, Planned, plan};
 pub use targets::{CONCURRENCY, Guild, GuildTarget, Targets, WrongGuild};
 pub use validate::{validate, validate_guild};
 
-/// A guild's failure, which is that guild's alone: the others go on.
+/// A guild's failure, which is that guild's alone: the others go on. Its message says what
+/// happened and what to do; a program that must tell failures apart downcasts it
+/// ([`Invalid`], [`WrongGuild`], [`ApplyRefused`], [`CannotRehearse`],
+/// [`apply::ReviewedPlanError`], [`FileError`], or [`ReadError`] when the guild could not
+/// be read, its source the [`crate::discord::ClientError`] of the call that failed).
 pub type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-/// The caller's side of an operation: what the library does not decide.
+/// The caller's side of an operation: what the library does not decide. The command line
+/// implements it from its arguments; [`Embedded`] is the one for a program.
 pub trait Host: Clone + Send + Sync + 'static {
     /// Shows a report on a guild's manifest: its checks' findings as it loads, a refused
     /// plan's problems on its lines.
@@ -56,7 +104,9 @@ pub trait Host: Clone + Send + Sync + 'static {
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {}; nothing was sent to Discord", .path.display(), .report.summary())]
 pub struct Invalid {
+    /// The manifest (a file or a folder).
     pub path: std::path::PathBuf,
+    /// Every finding of its checks, placed on the manifest's lines.
     pub report: manifest::Report,
 }
 

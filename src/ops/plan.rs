@@ -21,7 +21,10 @@ pub struct PlanRun {
 /// lines already, [`Host::show`]).
 #[derive(Debug)]
 pub enum Planned {
+    /// The plan: empty when the guild is as the manifest says.
     Plan(Box<Plan>),
+    /// Discord would refuse one of its calls, or the manifest has a problem against this
+    /// guild: each problem with its manifest place.
     Refused(PlanError),
 }
 

@@ -42,7 +42,7 @@ impl GuildTarget {
     /// Refuses a workspace's guild whose manifest's `guild:` names another guild than the
     /// workspace gives it (a manifest given alone is held to `--guild` when the session
     /// opens).
-    pub fn check_declared(&self, loaded: &LoadedManifest) -> Result<(), WrongGuild> {
+    pub(crate) fn check_declared(&self, loaded: &LoadedManifest) -> Result<(), WrongGuild> {
         match (&self.name, &loaded.manifest.guild) {
             (Some(name), Some(declared)) if declared.0 != self.id => Err(WrongGuild {
                 manifest: self.manifest.clone(),
@@ -73,9 +73,13 @@ impl From<WorkspaceGuild> for GuildTarget {
     .manifest.display()
 )]
 pub struct WrongGuild {
+    /// The manifest.
     pub manifest: PathBuf,
+    /// The guild its `guild:` names.
     pub declared: String,
+    /// The guild's name in the workspace.
     pub name: String,
+    /// The id the workspace gives it.
     pub id: String,
 }
 
@@ -101,21 +105,26 @@ impl Targets {
         }
     }
 
-    /// Guilds given by id alone, with no manifest (`export`).
+    /// Guilds whose manifests are not loaded yet: an operation that needs one loads and
+    /// checks it ([`super::load`]) as the guild's turn comes, and `export` reads none
+    /// (guilds given by id alone).
     pub fn ids(guilds: impl IntoIterator<Item = GuildTarget>) -> Targets {
         Targets {
             guilds: guilds.into_iter().map(|g| (g, None)).collect(),
         }
     }
 
+    /// The guilds, in their order.
     pub fn guilds(&self) -> impl Iterator<Item = &GuildTarget> {
         self.guilds.iter().map(|(g, _)| g)
     }
 
+    /// How many guilds.
     pub fn len(&self) -> usize {
         self.guilds.len()
     }
 
+    /// No guild at all.
     pub fn is_empty(&self) -> bool {
         self.guilds.is_empty()
     }
@@ -124,7 +133,9 @@ impl Targets {
 /// One guild's outcome: the guild, and what its run came to (a failure is that guild's).
 #[derive(Debug)]
 pub struct Guild<T> {
+    /// The guild.
     pub target: GuildTarget,
+    /// Its outcome, or what stopped it.
     pub result: Result<T, Failure>,
 }
 

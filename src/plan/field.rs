@@ -5,7 +5,7 @@
 //!
 //! In a saved plan a field is its manifest name with its API field beside it (`"field":
 //! "slowmode", "api": "rate_limit_per_user"`); reading one back needs the object's kind,
-//! so a [`Change`] is read whole ([`WireChange`]), and a field its kind does not have, or an
+//! so a [`Change`] is read whole (`WireChange`), and a field its kind does not have, or an
 //! API field that is not the field's, makes the file no plan.
 
 use std::borrow::Cow;

@@ -91,7 +91,7 @@ fn pruned_by(kind: Kind) -> &'static str {
 
 /// What a plan finds, in a fixed order: the refusals and policy breaches (with
 /// `refused`), apply's refusal, the duplicates, then the risks in the order of the plan's
-/// changes, each placed on the manifest line that causes it ([`risk_place`]).
+/// changes, each placed on the manifest line that causes it (`risk_place`).
 pub fn plan_findings(
     loaded: &LoadedManifest,
     plan: Option<&Plan>,

@@ -17,7 +17,7 @@ const TEXT_LIKE: [u8; 4] = [0, 5, 15, 16];
 /// outside ASCII and emoji are kept.
 ///
 /// Other channels (voice, stage, category) keep case and punctuation and are
-/// stored as [`stored_object_name`] says, with inner whitespace kept.
+/// stored as `stored_object_name` says, with inner whitespace kept.
 pub fn stored_channel_name(kind: u8, sent: &str) -> String {
     stored_channel_name_with(kind, sent, false)
 }

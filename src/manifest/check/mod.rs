@@ -172,7 +172,7 @@ pub fn check_loaded(loaded: &LoadedManifest) -> Vec<Diagnostic> {
 /// [`check_loaded`], with the name of the rule that found each diagnostic (`avatar-files`
 /// for the file checks).
 ///
-/// The rules' findings are made once per manifest content ([`LoadedManifest::checked`]):
+/// The rules' findings are made once per manifest content (`LoadedManifest::checked`):
 /// they depend on the manifest alone. The files are looked at by every load, since they may
 /// change while the manifest does not.
 pub fn check_loaded_by_rule(loaded: &LoadedManifest) -> Vec<(&'static str, Diagnostic)> {

@@ -63,8 +63,9 @@ pub struct LoadedManifest {
     pub is_dir: bool,
     /// The files, in merge order (one for a file manifest).
     pub files: Vec<SourceFile>,
-    /// Shared with every load of the same content in this process ([`super::shared`]).
+    /// Shared with every load of the same content in this process (`manifest::shared`).
     pub manifest: Arc<Manifest>,
+    /// Where each node of the manifest is (file, line, column), for placing findings.
     pub locations: SourceMap,
     /// What the load stages said of a manifest they took: warnings (a text cut short by a
     /// `#`, `yaml-comment`), placed. [`super::check_report`] puts them first in the report.
@@ -131,6 +132,7 @@ fn manifest_dir(path: &Path, is_dir: bool) -> PathBuf {
 /// the files. `Display` gives one `file:line:col: error: message` line per problem.
 #[derive(Debug, Clone)]
 pub struct LoadError {
+    /// Every problem of the stage that stopped it, placed in the files.
     pub report: Report,
 }
 

@@ -63,6 +63,7 @@ impl ChannelType {
             ChannelType::Text | ChannelType::Announcement | ChannelType::Forum | ChannelType::Media
         )
     }
+    /// A voice or a stage channel.
     pub fn is_voice_like(self) -> bool {
         matches!(self, ChannelType::Voice | ChannelType::Stage)
     }
@@ -193,6 +194,7 @@ pub struct Channel {
 }
 
 impl Channel {
+    /// The channel's type: `type:`, text when not given.
     pub fn channel_type(&self) -> ChannelType {
         self.kind.unwrap_or(ChannelType::Text)
     }

@@ -164,7 +164,9 @@ fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum Extends {
+    /// One base manifest (a file or a folder), its path relative to the file that writes it.
     One(String),
+    /// Several base manifests, merged in order.
     Many(Vec<String>),
 }
 
