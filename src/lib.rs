@@ -28,6 +28,7 @@ pub mod github;
 pub mod gitlab;
 pub mod import;
 pub mod inert;
+pub mod judge;
 pub mod lockdown;
 pub mod manifest;
 pub mod mcp;
@@ -54,6 +55,7 @@ macro_rules! outln {
 /// Discord's permission bits and names, shared with the emulator.
 pub use discord_permissions as permissions;
 pub mod plan;
+pub mod planner;
 pub mod private_file;
 pub mod progress;
 pub mod rehearse;

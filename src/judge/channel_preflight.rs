@@ -10,12 +10,12 @@
 
 use serde_json::Value;
 
-use super::context::Problem;
-use super::{Plan, created_key};
 use crate::access::{Guild, Holder};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::permissions::Permissions;
+use crate::plan::Problem;
+use crate::plan::{Plan, created_key};
 use crate::snapshot::Snapshot;
 
 const VIEW: (&str, Permissions) = ("view_channel", Permissions::VIEW_CHANNEL);
@@ -31,7 +31,7 @@ const STAGE_EVENT: &[(&str, Permissions)] = &[
 /// The channel a call acts in, as the guild after the plan knows it (a live id, or the
 /// creation key of one the plan creates), and what the call needs there.
 fn needs<'p>(
-    op: &'p super::Operation,
+    op: &'p crate::plan::Operation,
     snap: &'p Snapshot,
     after: &Guild,
 ) -> Option<(&'p str, &'static [(&'static str, Permissions)])> {

@@ -3,16 +3,17 @@
 //! the change that makes it so, else the declaration that keeps it, else the policy itself.
 //!
 //! Each policy is judged as it is, and as it was before the change on what it covered
-//! before the plan ([`super::policy_changes`]): a plan that loosens a policy, or takes a
+//! before the plan ([`crate::judge::policy_changes`]): a plan that loosens a policy, or takes a
 //! channel or role out of one, is refused when it also does, there, what the policy forbade
 //! (a breach the live guild already had is the live guild's, said by drift).
 
-use super::field::{self, Field};
-use super::policy_changes::{PolicyChangeKind, Review};
-use super::{Change, Plan, Problem, Warning};
+use super::policy_changes::Review;
 use crate::access::policy::{self, Breach, Certainty};
 use crate::access::{Guild, model::Role};
 use crate::manifest::Manifest;
+use crate::plan::field::{self, Field};
+use crate::plan::policy_change::PolicyChangeKind;
+use crate::plan::{Change, Plan, Problem, Warning};
 use crate::snapshot::Snapshot;
 
 /// The manifest's policies, each with where it is declared.

@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::context::Problem;
-use super::{Plan, created_key};
 use crate::discord::Route;
 use crate::permissions::Permissions;
+use crate::plan::Problem;
+use crate::plan::{Plan, created_key};
 use crate::snapshot::Snapshot;
 
 /// Discord's limits (docs/discord.md §2.3, §4.6).
@@ -191,7 +191,7 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
         }
     }
 
-    let count = |is: fn(&Route<super::IdRef>) -> bool| {
+    let count = |is: fn(&Route<crate::plan::IdRef>) -> bool| {
         plan.operations.iter().filter(|o| is(&o.route)).count()
     };
     let roles_after = snap.guild.roles.len() + count(|r| matches!(r, Route::CreateRole { .. }))
@@ -218,9 +218,9 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
             help: Some("declare fewer channels, or prune unused ones".into()),
         });
     }
-    problems.extend(super::members::gate(plan, snap));
-    problems.extend(super::channel_gates::check(plan, snap, after));
-    problems.extend(super::channel_gates::sight(snap, after));
+    problems.extend(super::member_preflight::check(plan, snap));
+    problems.extend(crate::judge::channel_preflight::check(plan, snap, after));
+    problems.extend(crate::judge::channel_preflight::sight(snap, after));
     problems
 }
 
@@ -228,7 +228,7 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
 /// (Discord's Modify Channel: "If modifying permission overwrites, the MANAGE_ROLES
 /// permission is required"; on create, when there are any), and so does syncing a moved
 /// channel with its category (`lock_permissions`).
-fn overwrite_permissions(op: &super::Operation) -> &'static [(&'static str, Permissions)] {
+fn overwrite_permissions(op: &crate::plan::Operation) -> &'static [(&'static str, Permissions)] {
     const ROLES: &[(&str, Permissions)] = &[("manage_roles", Permissions::MANAGE_ROLES)];
     let body = op.body.as_ref();
     let overwrites = body
@@ -245,7 +245,7 @@ fn overwrite_permissions(op: &super::Operation) -> &'static [(&'static str, Perm
 
 /// What an AutoMod rule's call needs beyond `manage_guild`: a rule with a timeout action
 /// needs `moderate_members` (Discord's resources/auto-moderation, "Action Types").
-fn automod_permissions(op: &super::Operation) -> &'static [(&'static str, Permissions)] {
+fn automod_permissions(op: &crate::plan::Operation) -> &'static [(&'static str, Permissions)] {
     const MODERATE: &[(&str, Permissions)] = &[("moderate_members", Permissions::MODERATE_MEMBERS)];
     let times_out = op
         .body
@@ -263,7 +263,7 @@ fn automod_permissions(op: &super::Operation) -> &'static [(&'static str, Permis
 /// What a change to a scheduled event needs beyond `create_events`: `manage_events` for an
 /// event someone else made (Discord split the two on 2026-02-23).
 fn event_permissions(
-    op: &super::Operation,
+    op: &crate::plan::Operation,
     snap: &Snapshot,
 ) -> &'static [(&'static str, Permissions)] {
     const MANAGE: &[(&str, Permissions)] = &[("manage_events", Permissions::MANAGE_EVENTS)];

@@ -315,14 +315,17 @@ mod tests {
     fn changes_digest_depends_on_the_changes() {
         let empty = changes_digest(&[], &[]);
         assert_eq!(empty.len(), 64);
-        let change = super::super::context::change(
-            super::super::Action::Delete,
-            super::super::Kind::Role,
-            "Muted".into(),
-            Some("1".into()),
-            vec![],
-            None,
-        );
+        let change = Change {
+            action: crate::plan::Action::Delete,
+            object: crate::plan::ObjectRef {
+                kind: crate::plan::Kind::Role,
+                name: "Muted".into(),
+                id: Some("1".into()),
+            },
+            fields: vec![],
+            source: None,
+            person: None,
+        };
         assert_ne!(changes_digest(&[change], &[]), empty);
     }
 }

@@ -376,7 +376,7 @@ pub enum DeleteKind {
     Sounds,
     /// Members banned: each leaves the guild with every role they hold. Counted apart from
     /// the deletions of objects, with the default limit of
-    /// [`MIN_DELETE_LIMIT`](super::safety::MIN_DELETE_LIMIT) whatever the guild's size
+    /// [`MIN_DELETE_LIMIT`](super::deletion_gate::MIN_DELETE_LIMIT) whatever the guild's size
     /// (guildctl does not read how many members it has).
     MemberBans,
     /// AutoMod rules deleted: by `prune.automod`, or to change a rule's trigger kind.

@@ -8,14 +8,15 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::calls::{self, Calls};
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
-use super::field::AutoModRule as F;
-use super::matching::match_live;
-use super::{Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::{AutoModAction, AutoModRule, AutoModTrigger, AutoModTriggerType};
+use crate::plan::field::AutoModRule as F;
+use crate::plan::{IdRef, Phase};
+use crate::plan::{Kind, ObjectRef};
+use crate::planner::calls::{self, Calls};
+use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::matching::match_live;
 use crate::snapshot::automod::{AutoModRule as Live, TriggerMetadata, trigger_as_written};
 
 /// Alerts go to text and announcement channels.

@@ -4,10 +4,11 @@
 
 use serde_json::Value;
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
-use super::field::FieldChange;
-use super::{Action, Kind};
 use crate::discord::Route;
+use crate::plan::field::FieldChange;
+use crate::plan::{Action, Kind};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
 
 /// One such kind, as the plan writes of it.
 pub(super) struct Calls {

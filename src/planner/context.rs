@@ -6,222 +6,18 @@
 
 use hashbrown::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-use super::{
-    Action, Change, Field, FieldChange, Kind, ObjectRef, Operation, Plan, PlanOptions, Warning,
-    created_path_ref, created_ref,
-};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::discord::names::{is_normalised_type, stored_channel_name, stored_display_name};
 use crate::manifest::{Manifest, resolve_channel_ref};
+use crate::plan::{
+    Action, Change, Duplicate, Field, FieldChange, IdRef, Kind, ObjectRef, Operation, Phase,
+    PlanOptions, Problem, Warning,
+};
 use crate::snapshot::Snapshot;
-
-/// A reason the plan cannot be carried out, found before any call is made.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Problem {
-    pub message: String,
-    /// The manifest path of what caused it, e.g. `roles[0]`.
-    pub source: Option<String>,
-    pub help: Option<String>,
-    /// The policy (`policies:`) the plan would break, when that is the problem.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub policy: Option<String>,
-}
-
-/// Several live objects that one declared entry matches (the same name, or a previous name,
-/// in the same place) where there should be one: what two applies creating it at once leave,
-/// or a copy made by hand. The entry manages one of them by a fixed rule; the plan says
-/// which, and why, at the entry, and `drift` reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Duplicate {
-    pub kind: Kind,
-    /// The entry as declared (`Moderator`, `General/#general`).
-    pub name: String,
-    /// Where the manifest declares it (`roles[2]`).
-    pub source: String,
-    /// The id of the live object the entry manages.
-    pub managed: String,
-    /// Why that one: pinned by its id, or the oldest of a name.
-    pub why: String,
-    /// The ids of the other live objects it matches, oldest first: not managed by it.
-    pub others: Vec<String>,
-}
-
-impl Duplicate {
-    /// The finding in one sentence, as the plan's warning and drift say it.
-    pub fn describe(&self) -> String {
-        format!(
-            "{} `{}` matches {} live objects: guildctl manages {} ({}), not {}; pin the one to manage with `id`, and rename or delete the {}",
-            self.kind.label(),
-            self.name,
-            self.others.len() + 1,
-            self.managed,
-            self.why,
-            self.others.join(", "),
-            if self.others.len() == 1 {
-                "other"
-            } else {
-                "others"
-            }
-        )
-    }
-}
-
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{}", summarise(.problems))]
-pub struct PlanError {
-    pub problems: Vec<Problem>,
-    /// The plan as far as it could be computed, for display beside the problems.
-    pub partial: Box<Plan>,
-}
-
-fn summarise(problems: &[Problem]) -> String {
-    let lines: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
-    format!(
-        "the plan was refused before any change was made:\n  {}",
-        lines.join("\n  ")
-    )
-}
-
-/// When an operation runs, relative to the others. Operations are sorted by
-/// phase (stably), which orders every dependency a plan can contain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-#[repr(u8)]
-pub(crate) enum Phase {
-    RoleCreate,
-    RoleUpdate,
-    RoleOrder,
-    CategoryWrite,
-    ChannelWrite,
-    /// Guild settings reference channels, so they follow channel creation.
-    Settings,
-    /// Announcement channels need the NEWS feature that enabling COMMUNITY grants.
-    AfterCommunity,
-    /// Welcome screen, onboarding, widget and webhooks name channels and roles.
-    Features,
-    ChannelMove,
-    ChannelOrder,
-    /// Webhooks go before the channels that hold them.
-    WebhookDelete,
-    ChannelDelete,
-    CategoryDelete,
-    RoleDelete,
-    /// Last, so the stages of earlier kinds keep their numbers: an integration takes
-    /// its bot, role and webhooks with it.
-    IntegrationDelete,
-    InviteDelete,
-    /// Roster roles given and taken, once the roles exist with their permissions.
-    Rosters,
-    /// Bans and lifted bans.
-    Bans,
-    /// Custom emoji deleted (pruned, or replaced for a new image) before any is created, so
-    /// their slots are free.
-    EmojiDelete,
-    /// Custom emoji created and changed, once the roles they name exist.
-    EmojiWrite,
-    /// Soundboard sounds deleted (pruned, or replaced for a new file), then created and
-    /// changed (after the emoji they may show).
-    SoundDelete,
-    SoundWrite,
-    /// AutoMod rules deleted (first: a guild holds at most six keyword rules), then
-    /// created and updated, once the roles and channels they name exist.
-    AutoModDelete,
-    AutoModWrite,
-    /// Scheduled events deleted, then created and updated, in the channels they name.
-    EventDelete,
-    EventWrite,
-    /// Guild stickers deleted (pruned, or replaced for a new file) before any is created, so
-    /// their slots are free; then created and changed.
-    StickerDelete,
-    StickerWrite,
-    /// Announcement channels of other guilds followed into channels (a channel's `follows`),
-    /// once the channels exist; unfollowing is a webhook deletion (`WebhookDelete`).
-    Follows,
-}
-
-impl Phase {
-    /// The first phase whose calls wait for every call of the phases before it
-    /// (settings, community, features, moves, order and deletions are few, and
-    /// their prerequisites broad); calls of earlier phases wait only for what
-    /// they name.
-    pub const FIRST_BARRIER: Phase = Phase::Settings;
-}
-
-/// An id known now (live) or only once an earlier call of the run has created the object.
-/// In a saved plan, the id itself or `{"$created": KEY}`; in a path, `{$created:KEY}`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum IdRef {
-    Live(String),
-    New(String),
-}
-
-impl IdRef {
-    /// The id a model of the guild knows the object by: the live id, or the creation key.
-    pub fn key(&self) -> &str {
-        match self {
-            IdRef::Live(id) | IdRef::New(id) => id,
-        }
-    }
-
-    pub fn to_value(&self) -> Value {
-        match self {
-            IdRef::Live(id) => Value::String(id.clone()),
-            IdRef::New(key) => created_ref(key),
-        }
-    }
-
-    pub fn live(&self) -> Option<&str> {
-        match self {
-            IdRef::Live(id) => Some(id),
-            IdRef::New(_) => None,
-        }
-    }
-
-    /// The creation key, for an object created earlier in the run.
-    pub fn created(&self) -> Option<&str> {
-        match self {
-            IdRef::Live(_) => None,
-            IdRef::New(key) => Some(key),
-        }
-    }
-}
-
-impl Serialize for IdRef {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_value().serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for IdRef {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<IdRef, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Wire {
-            Live(String),
-            New {
-                #[serde(rename = "$created")]
-                key: String,
-            },
-        }
-        Ok(match Wire::deserialize(d)? {
-            Wire::Live(id) => IdRef::Live(id),
-            Wire::New { key } => IdRef::New(key),
-        })
-    }
-}
-
-/// As a path shows it: the id, or `{$created:KEY}`.
-impl std::fmt::Display for IdRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            IdRef::Live(id) => f.write_str(id),
-            IdRef::New(key) => f.write_str(&created_path_ref(key)),
-        }
-    }
-}
 
 /// What to do about a channel the bot may not be able to see (docs/discord.md §9.1).
 pub(crate) const UNSEEN_HELP: &str = "Discord omits the channels a bot cannot view: give the bot's \
@@ -236,7 +32,7 @@ pub(crate) struct Ctx<'a> {
     pub changes: Vec<Change>,
     pub(super) ops: Vec<Op>,
     pub warnings: Vec<Warning>,
-    /// Declared entries that match more than one live object ([`super::matching`]).
+    /// Declared entries that match more than one live object ([`crate::planner::matching`]).
     pub duplicates: Vec<Duplicate>,
     pub unmanaged: Vec<ObjectRef>,
     pub problems: Vec<Problem>,

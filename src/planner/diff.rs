@@ -2,10 +2,12 @@
 
 use hashbrown::HashMap;
 
-use super::context::{Ctx, Op, Phase, PlanError, Problem};
-use super::{Operation, PLAN_FORMAT, Plan, PlanOptions, binding, policy_changes, safety};
+use crate::judge::{deletion_gate, policy_changes};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{LoadedManifest, Manifest};
+use crate::plan::{Allowance, Operation, PLAN_FORMAT, Plan, PlanOptions, PolicyAllowance, binding};
+use crate::plan::{Phase, PlanError, Problem};
+use crate::planner::context::{Ctx, Op};
 use crate::sections::{PlanTurn, SectionId};
 use crate::snapshot::Snapshot;
 
@@ -57,23 +59,23 @@ fn diff_stored(
         after,
         live,
     } = build(desired, snap, options);
-    let allowance = safety::Allowance::resolve(options.allow_deletes, desired);
-    plan.deletion_gate = safety::deletion_gate(&plan, snap, allowance);
+    let allowance = Allowance::resolve(options.allow_deletes, desired);
+    plan.deletion_gate = deletion_gate::deletion_gate(&plan, snap, allowance);
     let review = policy_changes::review(
-        &super::policies::declared(desired),
+        &crate::judge::policies::declared(desired),
         &options.policy_baseline,
         &live,
         &after,
     );
-    problems.extend(super::policies::judge(
+    problems.extend(crate::judge::policies::judge(
         desired, snap, &live, &after, &review, &mut plan,
     ));
-    let allowance = safety::PolicyAllowance::resolve(options.allow_policy_changes, desired);
-    plan.policy_gate = safety::policy_gate(&review.changes, allowance);
+    let allowance = PolicyAllowance::resolve(options.allow_policy_changes, desired);
+    plan.policy_gate = deletion_gate::policy_gate(&review.changes, allowance);
     plan.policy_base = review.base;
     plan.policy_changes = review.changes;
-    problems.extend(super::gates::check(&plan, snap, &after));
-    problems.extend(safety::protect_problems(&plan, desired, snap));
+    problems.extend(crate::judge::preflight::check(&plan, snap, &after));
+    problems.extend(deletion_gate::protect_problems(&plan, desired, snap));
     if problems.is_empty() {
         Ok(plan)
     } else {
@@ -124,7 +126,7 @@ pub fn access_view(
 /// `options` with the manifest's image files read from its folder.
 fn with_images(loaded: &LoadedManifest, options: &PlanOptions) -> PlanOptions {
     PlanOptions {
-        images: super::images::read_image_files(&loaded.manifest, &loaded.dir()),
+        images: crate::planner::images::read_image_files(&loaded.manifest, &loaded.dir()),
         ..options.clone()
     }
 }
@@ -148,11 +150,11 @@ fn plan_sections(turn: PlanTurn, cx: &mut Ctx) {
             continue;
         }
         match section.id() {
-            SectionId::Emojis => super::emojis::plan_emojis(cx),
-            SectionId::Soundboard => super::sounds::plan_sounds(cx),
-            SectionId::Stickers => super::stickers::plan_stickers(cx),
-            SectionId::AutoMod => super::automod::plan_automod(cx),
-            SectionId::Events => super::events::plan_events(cx),
+            SectionId::Emojis => crate::planner::emojis::plan_emojis(cx),
+            SectionId::Soundboard => crate::planner::sounds::plan_sounds(cx),
+            SectionId::Stickers => crate::planner::stickers::plan_stickers(cx),
+            SectionId::AutoMod => crate::planner::automod::plan_automod(cx),
+            SectionId::Events => crate::planner::events::plan_events(cx),
         }
     }
 }
@@ -162,20 +164,20 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
     // Planned as Discord will store it (names trimmed of extra whitespace), so what
     // apply sends is what the next plan compares against.
     let mut cx = Ctx::new(desired, snap, options);
-    super::roles::plan_roles(&mut cx);
-    super::channels::plan_channels(&mut cx);
-    super::settings::plan_settings(&mut cx);
-    super::features::plan_welcome_screen(&mut cx);
-    super::features::plan_onboarding(&mut cx);
-    super::features::plan_widget(&mut cx);
-    super::webhooks::plan_webhooks(&mut cx);
-    super::integrations::plan_integrations(&mut cx);
-    super::invites::plan_invites(&mut cx);
+    crate::planner::roles::plan_roles(&mut cx);
+    crate::planner::channels::plan_channels(&mut cx);
+    crate::planner::settings::plan_settings(&mut cx);
+    crate::planner::welcome_onboarding_widget::plan_welcome_screen(&mut cx);
+    crate::planner::welcome_onboarding_widget::plan_onboarding(&mut cx);
+    crate::planner::welcome_onboarding_widget::plan_widget(&mut cx);
+    crate::planner::webhooks::plan_webhooks(&mut cx);
+    crate::planner::integrations::plan_integrations(&mut cx);
+    crate::planner::invites::plan_invites(&mut cx);
     plan_sections(PlanTurn::AfterDoors, &mut cx);
-    super::regions::check_regions(&mut cx);
-    super::members::plan_rosters(&mut cx);
-    super::members::plan_bans(&mut cx);
-    super::members::check_names(&mut cx);
+    crate::planner::regions::check_regions(&mut cx);
+    crate::planner::members::plan_rosters(&mut cx);
+    crate::planner::members::plan_bans(&mut cx);
+    crate::planner::members::check_names(&mut cx);
     plan_sections(PlanTurn::Last, &mut cx);
 
     let mut ops = std::mem::take(&mut cx.ops);
@@ -201,14 +203,16 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
         unmanaged: cx.unmanaged,
         deletion_gate: Default::default(),
         rehearsal: None,
-        widget_image_url: super::features::widget_image_url(desired, snap, options),
+        widget_image_url: crate::planner::welcome_onboarding_widget::widget_image_url(
+            desired, snap, options,
+        ),
         access: crate::access::diff::between(&cx.access_live, &cx.access_after),
         policies_kept: Vec::new(),
         policy_changes: Vec::new(),
         policy_base: Default::default(),
         policy_gate: Default::default(),
     };
-    safety::note_cascades(&mut plan, snap);
+    deletion_gate::note_cascades(&mut plan, snap);
     Built {
         plan,
         problems: cx.problems,

@@ -6,16 +6,18 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::Kind;
-use super::calls::Calls;
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
-use super::expressions::{Expression, Live, LiveExpression, NewFile};
-use super::field;
-use super::images::{ImageFile, declared_file};
 use crate::discord::Route;
 use crate::discord::limits::EMOJI_SLOTS;
 use crate::discord::models::GuildEmoji as LiveEmoji;
 use crate::manifest::GuildEmoji;
+use crate::plan::Kind;
+use crate::plan::field;
+use crate::plan::image::ImageFile;
+use crate::plan::{IdRef, Phase};
+use crate::planner::calls::Calls;
+use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::expressions::{Expression, Live, LiveExpression, NewFile};
+use crate::planner::images::declared_file;
 
 const EMOJI: Expression = Expression {
     calls: Calls {

@@ -8,17 +8,18 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::calls::{self, Calls};
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
-use super::field::ScheduledEvent as F;
-use super::images::{Slot, image_change};
-use super::matching::match_live;
-use super::{Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::cdn::LiveImage;
 use crate::discord::models::channel_type;
 use crate::discord::time::parse_rfc3339;
 use crate::manifest::{Recurrence, ScheduledEvent};
+use crate::plan::field::ScheduledEvent as F;
+use crate::plan::{IdRef, Phase};
+use crate::plan::{Kind, ObjectRef};
+use crate::planner::calls::{self, Calls};
+use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::images::{Slot, image_change};
+use crate::planner::matching::match_live;
 use crate::snapshot::events::{RecurrenceRule, ScheduledEvent as Live, recurrence_as_written};
 
 const EVENT_CHANNELS: &[u8] = &[channel_type::VOICE, channel_type::STAGE];

@@ -1,5 +1,5 @@
 //! What custom emoji, soundboard sounds and stickers share in a plan beyond their calls
-//! ([`super::calls`]): declared entries matched to live ones, a new file (Discord replaces
+//! ([`crate::planner::calls`]): declared entries matched to live ones, a new file (Discord replaces
 //! none of their files: a deletion and a creation, counted by the deletion gate), pruning
 //! and slots. Each kind's module says what is particular to it: its fields, its file, its
 //! slots.
@@ -9,13 +9,14 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::ObjectRef;
-use super::calls::Calls;
-pub(super) use super::calls::Live;
-use super::context::{ChangeBuilder, Ctx, IdRef};
-use super::field::Field;
-use super::matching::{Declared, match_live};
 use crate::discord::Route;
+use crate::plan::IdRef;
+use crate::plan::ObjectRef;
+use crate::plan::field::Field;
+use crate::planner::calls::Calls;
+pub(super) use crate::planner::calls::Live;
+use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::matching::{Declared, match_live};
 
 /// One kind of expression, as the plan writes of it.
 pub(super) struct Expression {

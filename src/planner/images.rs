@@ -3,111 +3,17 @@
 //! declared file with that of the live image as the CDN gives it (read with the snapshot):
 //! an unchanged image is not sent again, a changed one is one field of one PATCH.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx};
-use super::field::{self, Field};
-use super::image_ref;
-use crate::discord::cdn::{LiveImage, digest};
+use crate::discord::cdn::LiveImage;
 use crate::manifest::{
     EMOJI_RULES, Manifest, SOUND_RULES, STICKER_RULES, read_file_as, read_image,
 };
-
-/// A declared image file as the plan sees it: what its bytes are (SHA-256, size, type by
-/// its first bytes, width and height when its header says), and whether it is a GIF
-/// (Discord takes a GIF for animated).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImageFile {
-    pub digest: String,
-    pub animated: bool,
-    pub bytes: u64,
-    pub mime: &'static str,
-    /// Width and height in pixels, when the header can be read.
-    pub size: Option<(u64, u64)>,
-}
-
-impl ImageFile {
-    pub fn of(mime: &'static str, bytes: &[u8]) -> ImageFile {
-        let size = imagesize::blob_size(bytes)
-            .ok()
-            .map(|s| (s.width as u64, s.height as u64));
-        ImageFile {
-            digest: digest(bytes),
-            animated: mime == "image/gif" || (mime == "image/webp" && webp_animated(bytes)),
-            bytes: bytes.len() as u64,
-            mime,
-            size,
-        }
-    }
-
-    /// The image as a change's `after`: the file named `rel` and what it holds, so the
-    /// changes digest covers its bytes, not its name ([`ImageValue`]).
-    pub fn value(&self, rel: &str) -> Value {
-        json!(ImageValue {
-            file: rel.to_owned(),
-            sha256: self.digest.clone(),
-            bytes: self.bytes,
-            kind: self.mime.to_owned(),
-            width: self.size.map(|s| s.0),
-            height: self.size.map(|s| s.1),
-        })
-    }
-
-    /// The placeholder apply fills with the file's data URI, refusing bytes that are not
-    /// these ([`image_ref`]).
-    pub fn upload(&self, rel: &str) -> Value {
-        image_ref(rel, &self.digest)
-    }
-}
-
-/// A declared image as a plan's change shows it (its `after`): a file replaced after review
-/// changes the plan's changes digest, so `apply --plan` refuses it before any call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ImageValue {
-    pub file: String,
-    pub sha256: String,
-    pub bytes: u64,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub width: Option<u64>,
-    pub height: Option<u64>,
-}
-
-impl ImageValue {
-    /// `v` as an image value, if it is one.
-    pub fn of(v: &Value) -> Option<ImageValue> {
-        v.get("sha256")?;
-        serde_json::from_value(v.clone()).ok()
-    }
-}
-
-/// A declared image as a reviewer checks it: the file, the start of its SHA-256 (what the
-/// plan is bound to), its width and height, type and size:
-/// `"images/icon.png" (sha256 9f86d081884c…, 512×512 image/png, 20480 bytes)`.
-impl std::fmt::Display for ImageValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let prefix: String = self.sha256.chars().take(12).collect();
-        write!(f, "{:?} (sha256 {prefix}…, ", self.file)?;
-        if let (Some(w), Some(h)) = (self.width, self.height) {
-            write!(f, "{w}×{h} ")?;
-        }
-        write!(f, "{}, {} bytes)", self.kind, self.bytes)
-    }
-}
-
-/// Whether a WebP file is animated: its extended header (`VP8X`) sets the animation flag.
-fn webp_animated(bytes: &[u8]) -> bool {
-    bytes.len() > 20 && &bytes[12..16] == b"VP8X" && bytes[20] & 0x02 != 0
-}
-
-/// The manifest's image files by their path as written, read once before planning (with
-/// `validate`'s checks, [`read_image`]).
-pub type ImageFiles = BTreeMap<String, Result<ImageFile, String>>;
+use crate::plan::field::{self, Field};
+use crate::plan::image::{ImageFile, ImageFiles};
+use crate::planner::context::{ChangeBuilder, Ctx};
 
 /// Reads every image file `manifest` names, relative to `dir`: each with its kind's rules
 /// (an emoji's image with [`EMOJI_RULES`]; a file named both ways is read as an image first,

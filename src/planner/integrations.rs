@@ -9,10 +9,11 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::context::{Ctx, IdRef, Op, Phase, change};
-use super::field::Integration as Gone;
-use super::{Action, FieldChange, Kind, ObjectRef};
 use crate::discord::Route;
+use crate::plan::field::Integration as Gone;
+use crate::plan::{Action, FieldChange, Kind, ObjectRef};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{Ctx, Op, change};
 use crate::snapshot::doors::{Integration, MAX_INTEGRATIONS};
 
 pub(super) fn plan_integrations(cx: &mut Ctx) {

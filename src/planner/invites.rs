@@ -10,12 +10,13 @@ use hashbrown::HashSet;
 
 use serde_json::json;
 
-use super::context::{Ctx, IdRef, Op, Phase, change};
-use super::field::Invite as Fact;
-use super::{Action, FieldChange, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::InviteRule;
+use crate::plan::field::Invite as Fact;
+use crate::plan::{Action, FieldChange, Kind, ObjectRef};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{Ctx, Op, change};
 use crate::snapshot::doors::Invite;
 
 /// Channels an invite may lead to.

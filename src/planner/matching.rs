@@ -1,6 +1,6 @@
 //! Which live object a declared entry is, and where a declared entry matches more than one.
 //!
-//! Roles, webhooks, custom emoji, sounds, stickers ([`super::expressions`]), scheduled events
+//! Roles, webhooks, custom emoji, sounds, stickers ([`crate::planner::expressions`]), scheduled events
 //! and AutoMod rules are matched here ([`match_live`]): by a pinned id, then their name, then
 //! their previous names. Channels are matched by their own planner, which adds places (a
 //! category, a sorting group) and moves between them; it reports its duplicates through the
@@ -15,8 +15,9 @@ use std::borrow::Cow;
 
 use hashbrown::HashSet;
 
-use super::Kind;
-use super::context::{Ctx, Duplicate};
+use crate::plan::Duplicate;
+use crate::plan::Kind;
+use crate::planner::context::Ctx;
 pub(super) use crate::snapshot::matching::Declared;
 use crate::snapshot::matching::{PinFault, match_entries};
 use crate::snapshot::snowflake_cmp;

@@ -1,8 +1,8 @@
 //! `rtc_region` checked against Get Guild Voice Regions: a channel that names a region
 //! Discord does not offer this guild is refused at plan, before any call.
 
-use super::context::Ctx;
 use crate::manifest::Channel;
+use crate::planner::context::Ctx;
 
 pub(super) fn check_regions(cx: &mut Ctx) {
     let mut named: Vec<(String, String)> = Vec::new();

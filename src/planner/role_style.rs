@@ -4,12 +4,12 @@
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx};
-use super::field;
-use super::images::{Slot, image_change};
 use crate::discord::cdn::LiveImage;
 use crate::discord::models::Role as LiveRole;
 use crate::manifest::{HOLOGRAPHIC, Role};
+use crate::plan::field;
+use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::images::{Slot, image_change};
 
 type Triple = (u32, Option<u32>, Option<u32>);
 

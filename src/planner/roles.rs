@@ -4,16 +4,17 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
-use super::field::{self, Order};
-use super::matching::match_live;
-use super::order::target_order;
-use super::{Action, Field, FieldChange, Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::Role as LiveRole;
 use crate::discord::names::stored_display_name;
 use crate::manifest::{PermissionName, Role};
 use crate::permissions::Permissions;
+use crate::plan::field::{self, Order};
+use crate::plan::{Action, Field, FieldChange, Kind, ObjectRef};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
+use crate::planner::matching::match_live;
+use crate::planner::order::target_order;
 
 use crate::discord::names::EVERYONE;
 
@@ -98,7 +99,8 @@ pub(super) fn plan_roles(cx: &mut Ctx) {
         if matched.contains(r.id.as_str()) {
             continue;
         }
-        let protector = super::safety::protector(cx.manifest, Kind::Role, &r.id, &r.name, 0);
+        let protector =
+            crate::judge::deletion_gate::protector(cx.manifest, Kind::Role, &r.id, &r.name, 0);
         if let (true, Some(by)) = (cx.manifest.prune.roles, &protector) {
             cx.warn(
                 None,
@@ -315,7 +317,7 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
             );
         }
     }
-    super::role_style::role_style(cx, &mut b, d, live, source);
+    crate::planner::role_style::role_style(cx, &mut b, d, live, source);
     let flags: [(field::Role, Option<bool>, Option<bool>); 2] = [
         (field::Role::Hoist, d.hoist, live.map(|l| l.hoist)),
         (

@@ -3,14 +3,15 @@
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
-use super::field;
-use super::{Action, Kind};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::{
     ExplicitContentFilter, MessageNotifications, Settings, SystemChannelFlag, VerificationLevel,
 };
+use crate::plan::field;
+use crate::plan::{Action, Kind};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
 
 const COMMUNITY: &str = "COMMUNITY";
 
@@ -208,7 +209,7 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         g.premium_progress_bar_enabled,
         s.premium_progress_bar_enabled,
     );
-    super::images::guild_images(cx, &s, &mut b);
+    crate::planner::images::guild_images(cx, &s, &mut b);
     let enabling = plan_features(cx, &s, &mut b);
     if enabling {
         check_community_prerequisites(cx, &s, &resolved, &mut b);

@@ -1,5 +1,5 @@
 //! Soundboard sounds: create, rename, change volume or emoji, replace the file, prune. As for
-//! emoji ([`super::emojis`]), Discord cannot replace a sound's file (Modify Guild Soundboard
+//! emoji ([`crate::planner::emojis`]), Discord cannot replace a sound's file (Modify Guild Soundboard
 //! Sound takes `name`, `volume` and the emoji), so a changed file is a deletion and a
 //! creation, said in the plan and counted by the deletion gate.
 
@@ -7,16 +7,18 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::Kind;
-use super::calls::Calls;
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
-use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
-use super::field;
-use super::images::{ImageFile, declared_file};
 use crate::discord::Route;
 use crate::discord::limits::SOUND_SLOTS;
 use crate::discord::models::SoundboardSound as LiveSound;
 use crate::manifest::SoundboardSound;
+use crate::plan::Kind;
+use crate::plan::field;
+use crate::plan::image::ImageFile;
+use crate::plan::{IdRef, Phase};
+use crate::planner::calls::Calls;
+use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
+use crate::planner::images::declared_file;
 
 const SOUND: Expression = Expression {
     calls: Calls {

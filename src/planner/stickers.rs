@@ -1,5 +1,5 @@
 //! Guild stickers: create, rename, change tags or description, replace the file, prune. As for
-//! emoji ([`super::emojis`]), Discord cannot replace a sticker's file (Modify Guild Sticker
+//! emoji ([`crate::planner::emojis`]), Discord cannot replace a sticker's file (Modify Guild Sticker
 //! takes `name`, `description` and `tags`), so a changed file is a deletion and a creation,
 //! said in the plan and counted by the deletion gate. Create Guild Sticker is the one upload
 //! Discord takes as multipart/form-data: the body holds the file's placeholder under `file`,
@@ -9,16 +9,18 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::Kind;
-use super::calls::Calls;
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
-use super::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
-use super::field;
-use super::images::{ImageFile, declared_file};
 use crate::discord::Route;
 use crate::discord::limits::STICKER_SLOTS;
 use crate::discord::models::GuildSticker as LiveSticker;
 use crate::manifest::{GuildSticker, LOTTIE};
+use crate::plan::Kind;
+use crate::plan::field;
+use crate::plan::image::ImageFile;
+use crate::plan::{IdRef, Phase};
+use crate::planner::calls::Calls;
+use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
+use crate::planner::images::declared_file;
 
 const STICKER: Expression = Expression {
     calls: Calls {

@@ -7,15 +7,16 @@ use hashbrown::HashSet;
 
 use serde_json::{Value, json};
 
-use super::calls::{Calls, Live};
-use super::context::{ChangeBuilder, Ctx, IdRef, Phase};
-use super::field;
-use super::images::declared_file;
-use super::matching::match_live;
-use super::{Kind, ObjectRef};
 use crate::discord::Route;
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
 use crate::manifest::Webhook;
+use crate::plan::field;
+use crate::plan::{IdRef, Phase};
+use crate::plan::{Kind, ObjectRef};
+use crate::planner::calls::{Calls, Live};
+use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::images::declared_file;
+use crate::planner::matching::match_live;
 
 /// Webhooks post to text-like channels.
 const WEBHOOK_CHANNELS: &[u8] = &[
@@ -95,7 +96,9 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
         let prunable = w.kind == WEBHOOK_INCOMING && cx.manifest.prune.webhooks;
         // Asked only where it decides something: it searches every entry of the manifest.
         let protector = prunable
-            .then(|| super::safety::protector(cx.manifest, Kind::Webhook, &w.id, &name, 0))
+            .then(|| {
+                crate::judge::deletion_gate::protector(cx.manifest, Kind::Webhook, &w.id, &name, 0)
+            })
             .flatten();
         if let Some(by) = &protector {
             cx.warn(
@@ -129,7 +132,7 @@ fn channel_display(cx: &Ctx, id: &IdRef) -> Value {
 
 /// Discord reports only whether an avatar is set (an opaque hash), so guildctl sets
 /// one where none is, and removes it when the manifest says `null`. The file is bound by
-/// its bytes, as every image is ([`super::images::ImageFile::value`]).
+/// its bytes, as every image is ([`crate::planner::images::ImageFile::value`]).
 fn avatar_change(
     cx: &mut Ctx,
     b: &mut ChangeBuilder,

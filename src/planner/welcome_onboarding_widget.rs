@@ -4,12 +4,13 @@ use hashbrown::HashMap;
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, change};
-use super::field;
-use super::{Action, Kind, PlanOptions};
 use crate::discord::Route;
 use crate::discord::models::{self, channel_type};
 use crate::manifest::{Emoji, Manifest, OnboardingMode, PromptType};
+use crate::plan::field;
+use crate::plan::{Action, Kind, PlanOptions};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
 use crate::snapshot::Snapshot;
 
 /// Channel types a welcome screen, onboarding or a webhook may point at.

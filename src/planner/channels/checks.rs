@@ -5,7 +5,7 @@ use hashbrown::{HashMap, HashSet};
 
 use super::Decl;
 use crate::discord::models::{Channel as LiveChannel, channel_type};
-use crate::plan::context::Ctx;
+use crate::planner::context::Ctx;
 
 /// `require_tag: true` on a channel left without tags would make every post impossible.
 /// The checks refuse `tags: []`; with `tags` unmanaged, the live tags count.
@@ -13,7 +13,7 @@ pub(super) fn check_require_tag(cx: &mut Ctx, d: &Decl, live: Option<&LiveChanne
     let forum_like = matches!(d.kind, channel_type::FORUM | channel_type::MEDIA);
     if !forum_like
         || d.ch.require_tag != Some(true)
-        || crate::plan::forum::tags_after(d.ch, live) > 0
+        || crate::planner::forum::tags_after(d.ch, live) > 0
     {
         return;
     }

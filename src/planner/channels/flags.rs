@@ -4,13 +4,13 @@
 
 use serde_json::{Value, json};
 
-use super::super::context::ChangeBuilder;
-use super::super::field;
 use crate::discord::models::{
     Channel as LiveChannel, HIDE_MEDIA_DOWNLOAD_OPTIONS, IS_SPOILER_CHANNEL, REQUIRE_TAG,
     channel_type,
 };
 use crate::manifest::Channel;
+use crate::plan::field;
+use crate::planner::context::ChangeBuilder;
 
 /// The flags a channel of type `kind` takes, each with the bit and what the manifest says.
 fn declared(ch: &Channel, kind: u8) -> Vec<(field::Channel, u64, bool)> {

@@ -7,11 +7,12 @@
 
 use serde_json::json;
 
-use super::super::context::{Ctx, IdRef, Op, Phase, change};
-use super::super::{Action, FieldChange, Kind, field};
 use crate::discord::Route;
 use crate::discord::models::{Webhook as LiveWebhook, channel_type};
 use crate::manifest::Channel;
+use crate::plan::{Action, FieldChange, Kind, field};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{Ctx, Op, change};
 use crate::snapshot::follows::FollowSource;
 
 /// Discord's refusal when the followed channel is not an announcement channel.

@@ -7,16 +7,17 @@ use hashbrown::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::context::{ChangeBuilder, Ctx, IdRef, Op, Phase, UNSEEN_HELP, change};
-use super::field;
-use super::matching::{Matched, note_duplicates};
-use super::{Action, Field, FieldChange, Kind, ObjectRef};
 use crate::access::model::display_name;
 use crate::discord::Route;
 use crate::discord::models::{Channel as LiveChannel, OVERWRITE_ROLE, channel_type};
 use crate::discord::names::{is_normalised_type, stored_channel_name, stored_display_name};
 use crate::manifest::{Channel, ChannelType, VideoQualityMode};
 use crate::permissions::Permissions;
+use crate::plan::field;
+use crate::plan::{Action, Field, FieldChange, Kind, ObjectRef};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{ChangeBuilder, Ctx, Op, UNSEEN_HELP, change};
+use crate::planner::matching::{Matched, note_duplicates};
 use crate::snapshot::snowflake_cmp;
 
 mod checks;
@@ -309,7 +310,7 @@ fn record_access(
     change: Option<usize>,
 ) {
     let d = &decls[i];
-    let touches_access = |c: &super::Change| {
+    let touches_access = |c: &crate::plan::Change| {
         c.action == Action::Create
             || c.fields.iter().any(|f| {
                 f.field.is_overwrites()
@@ -621,7 +622,7 @@ fn channel_fields(
     } else if let Some(l) = live.filter(|l| l.name != stored) {
         notes.push((
             "name",
-            super::roles::whitespace_note("channel", &l.name, &stored),
+            crate::planner::roles::whitespace_note("channel", &l.name, &stored),
         ));
     }
     if let Some(l) = live
@@ -706,7 +707,7 @@ fn channel_fields(
     }
     flags::flag_fields(&mut b, ch, d.kind, live);
     notes.extend(
-        super::forum::forum_fields(&mut b, ch, d.kind, live)
+        crate::planner::forum::forum_fields(&mut b, ch, d.kind, live)
             .into_iter()
             .map(|note| ("tags", note)),
     );
@@ -927,7 +928,8 @@ fn plan_unmatched(cx: &mut Ctx, matched: &HashSet<&str>) {
             cx.unmanaged.push(object);
             continue;
         }
-        if let Some(by) = super::safety::protector(cx.manifest, object.kind, &c.id, &c.name, c.kind)
+        if let Some(by) =
+            crate::judge::deletion_gate::protector(cx.manifest, object.kind, &c.id, &c.name, c.kind)
         {
             cx.warn(
                 None,

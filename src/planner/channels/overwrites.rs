@@ -10,8 +10,9 @@ use crate::discord::models::{
     channel_type,
 };
 use crate::permissions::Permissions;
-use crate::plan::context::{Ctx, IdRef};
-use crate::plan::roles::{perm_names, permission_bits};
+use crate::plan::IdRef;
+use crate::planner::context::Ctx;
+use crate::planner::roles::{perm_names, permission_bits};
 
 /// An overwrite as guildctl compares them: target, type and bits.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,10 +8,11 @@ use super::{Decl, Group, group_of};
 use crate::access::model::display_name;
 use crate::discord::Route;
 use crate::discord::models::Channel as LiveChannel;
-use crate::plan::context::{Ctx, IdRef, Op, Phase, change};
 use crate::plan::field::Order;
-use crate::plan::order::target_order;
 use crate::plan::{Action, Field, FieldChange, Kind};
+use crate::plan::{IdRef, Phase};
+use crate::planner::context::{Ctx, Op, change};
+use crate::planner::order::target_order;
 
 /// Where a channel sorts: its parent (by id or creation key) and its group.
 type GroupKey = (Option<IdRef>, Group);
