@@ -14,8 +14,7 @@ use crate::access::{Guild, Holder};
 use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::permissions::Permissions;
-use crate::plan::Problem;
-use crate::plan::{Plan, created_key};
+use crate::plan::{Plan, Problem, created_key};
 use crate::snapshot::Snapshot;
 
 const VIEW: (&str, Permissions) = ("view_channel", Permissions::VIEW_CHANNEL);

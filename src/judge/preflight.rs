@@ -6,8 +6,7 @@ use serde_json::Value;
 
 use crate::discord::Route;
 use crate::permissions::Permissions;
-use crate::plan::Problem;
-use crate::plan::{Plan, created_key};
+use crate::plan::{Plan, Problem, created_key};
 use crate::snapshot::Snapshot;
 
 /// Discord's limits (docs/discord.md §2.3, §4.6).

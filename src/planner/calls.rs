@@ -6,8 +6,7 @@ use serde_json::Value;
 
 use crate::discord::Route;
 use crate::plan::field::FieldChange;
-use crate::plan::{Action, Kind};
-use crate::plan::{IdRef, Phase};
+use crate::plan::{Action, IdRef, Kind, Phase};
 use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
 
 /// One such kind, as the plan writes of it.

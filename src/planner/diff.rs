@@ -5,8 +5,10 @@ use hashbrown::HashMap;
 use crate::judge::{deletion_gate, policy_changes};
 use crate::manifest::stored::as_stored;
 use crate::manifest::{LoadedManifest, Manifest};
-use crate::plan::{Allowance, Operation, PLAN_FORMAT, Plan, PlanOptions, PolicyAllowance, binding};
-use crate::plan::{Phase, PlanError, Problem};
+use crate::plan::{
+    Allowance, Operation, PLAN_FORMAT, Phase, Plan, PlanError, PlanOptions, PolicyAllowance,
+    Problem, binding,
+};
 use crate::planner::context::{Ctx, Op};
 use crate::sections::{PlanTurn, SectionId};
 use crate::snapshot::Snapshot;

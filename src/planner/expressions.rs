@@ -10,9 +10,8 @@ use hashbrown::HashSet;
 use serde_json::{Value, json};
 
 use crate::discord::Route;
-use crate::plan::IdRef;
-use crate::plan::ObjectRef;
 use crate::plan::field::Field;
+use crate::plan::{IdRef, ObjectRef};
 use crate::planner::calls::Calls;
 pub(super) use crate::planner::calls::Live;
 use crate::planner::context::{ChangeBuilder, Ctx};

@@ -11,8 +11,7 @@ use serde_json::{Value, json};
 
 use crate::discord::Route;
 use crate::plan::field::Integration as Gone;
-use crate::plan::{Action, FieldChange, Kind, ObjectRef};
-use crate::plan::{IdRef, Phase};
+use crate::plan::{Action, FieldChange, IdRef, Kind, ObjectRef, Phase};
 use crate::planner::context::{Ctx, Op, change};
 use crate::snapshot::doors::{Integration, MAX_INTEGRATIONS};
 

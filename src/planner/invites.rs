@@ -14,8 +14,7 @@ use crate::discord::Route;
 use crate::discord::models::channel_type;
 use crate::manifest::InviteRule;
 use crate::plan::field::Invite as Fact;
-use crate::plan::{Action, FieldChange, Kind, ObjectRef};
-use crate::plan::{IdRef, Phase};
+use crate::plan::{Action, FieldChange, IdRef, Kind, ObjectRef, Phase};
 use crate::planner::context::{Ctx, Op, change};
 use crate::snapshot::doors::Invite;
 

@@ -15,8 +15,7 @@ use std::borrow::Cow;
 
 use hashbrown::HashSet;
 
-use crate::plan::Duplicate;
-use crate::plan::Kind;
+use crate::plan::{Duplicate, Kind};
 use crate::planner::context::Ctx;
 pub(super) use crate::snapshot::matching::Declared;
 use crate::snapshot::matching::{PinFault, match_entries};

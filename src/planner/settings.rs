@@ -8,9 +8,7 @@ use crate::discord::models::channel_type;
 use crate::manifest::{
     ExplicitContentFilter, MessageNotifications, Settings, SystemChannelFlag, VerificationLevel,
 };
-use crate::plan::field;
-use crate::plan::{Action, Kind};
-use crate::plan::{IdRef, Phase};
+use crate::plan::{Action, IdRef, Kind, Phase, field};
 use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
 
 const COMMUNITY: &str = "COMMUNITY";

@@ -7,9 +7,7 @@ use serde_json::{Value, json};
 use crate::discord::Route;
 use crate::discord::models::{self, channel_type};
 use crate::manifest::{Emoji, Manifest, OnboardingMode, PromptType};
-use crate::plan::field;
-use crate::plan::{Action, Kind, PlanOptions};
-use crate::plan::{IdRef, Phase};
+use crate::plan::{Action, IdRef, Kind, Phase, PlanOptions, field};
 use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
 use crate::snapshot::Snapshot;
 

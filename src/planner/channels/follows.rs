@@ -10,8 +10,7 @@ use serde_json::json;
 use crate::discord::Route;
 use crate::discord::models::{Webhook as LiveWebhook, channel_type};
 use crate::manifest::Channel;
-use crate::plan::{Action, FieldChange, Kind, field};
-use crate::plan::{IdRef, Phase};
+use crate::plan::{Action, FieldChange, IdRef, Kind, Phase, field};
 use crate::planner::context::{Ctx, Op, change};
 use crate::snapshot::follows::FollowSource;
 

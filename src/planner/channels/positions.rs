@@ -9,8 +9,7 @@ use crate::access::model::display_name;
 use crate::discord::Route;
 use crate::discord::models::Channel as LiveChannel;
 use crate::plan::field::Order;
-use crate::plan::{Action, Field, FieldChange, Kind};
-use crate::plan::{IdRef, Phase};
+use crate::plan::{Action, Field, FieldChange, IdRef, Kind, Phase};
 use crate::planner::context::{Ctx, Op, change};
 use crate::planner::order::target_order;
 
