@@ -69,33 +69,49 @@ fn hex(bytes: &[u8]) -> String {
 /// One way a saved plan does not fit the run applying it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
+    /// The plan's format is not the one this guildctl writes ([`PLAN_FORMAT`]).
     Format {
+        /// The format the plan says it is.
         plan: u32,
     },
+    /// Another guildctl version made the plan.
     Version {
+        /// The version that made it.
         plan: String,
     },
+    /// The changes and operations are not those the plan's digest was made of.
     Changes {
+        /// The digest the plan records.
         recorded: String,
+        /// The digest of what it holds.
         computed: String,
     },
+    /// The manifest changed since the plan was made.
     Manifest {
+        /// The manifest digest the plan was made with.
         plan: String,
+        /// The manifest's digest now.
         now: String,
     },
+    /// The plan was made for another guild.
     Guild {
+        /// The guild the plan names.
         plan: String,
+        /// The guild of this run.
         now: String,
     },
     /// An operation names a change or a prerequisite that does not exist.
     Malformed {
+        /// The operation's index.
         operation: usize,
     },
     /// The live guild is not the one the reviewed plan was made from.
     GuildMoved,
     /// The plan this run derives is not the reviewed one.
     Differs {
+        /// The reviewed plan's changes digest.
         reviewed: String,
+        /// The changes digest of the plan this run derives.
         derived: String,
         /// Changes the reviewed plan shows that this run would not make.
         only_reviewed: Vec<String>,
@@ -190,6 +206,7 @@ impl std::fmt::Display for Mismatch {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", self.describe())]
 pub struct BindingError {
+    /// Every way it does not fit, at least one.
     pub mismatches: Vec<Mismatch>,
 }
 

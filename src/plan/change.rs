@@ -6,29 +6,39 @@ use serde::{Deserialize, Serialize};
 use super::field::{Field, FieldChange, WireField};
 use super::kind::Kind;
 
+/// What a change does to its object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
+    /// The object is created.
     Create,
+    /// Fields of a live object change.
     Update,
+    /// A list (the roles, the channels of a group) is put in another order.
     Reorder,
+    /// The object is deleted (or, for a roster entry or a ban, taken away or lifted).
     Delete,
 }
 
 /// Which object a change is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObjectRef {
+    /// The kind of object.
     pub kind: Kind,
     /// Display name: a role's name, `#channel`, `Category/#channel`.
     pub name: String,
+    /// Its live id; none for an object the plan creates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
 }
 
+/// One object's change: the action, the object, and each field's value before and after.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "WireChange")]
 pub struct Change {
+    /// What the change does.
     pub action: Action,
+    /// The object it is about.
     pub object: ObjectRef,
     /// Field-level before/after, in manifest terms (names, not ids or bits), each with the
     /// field it is ([`Field`]).
@@ -88,14 +98,19 @@ pub struct Person {
 /// A role a member holds, with the dangerous permissions it grants (none: empty).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeldRole {
+    /// The role's name.
     pub name: String,
+    /// The dangerous permissions it grants, by their manifest names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dangerous: Vec<String>,
 }
 
+/// Something a reviewer should know that does not stop the plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Warning {
+    /// What it says.
     pub message: String,
+    /// Where in the manifest it is about, e.g. `roles[2]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
 }

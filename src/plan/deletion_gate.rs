@@ -50,6 +50,7 @@ pub fn default_limit(live: usize) -> usize {
 /// Deletions of one kind.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KindDeletions {
+    /// The kind counted.
     pub kind: DeleteKind,
     /// Live objects of the kind before the plan (roles without @everyone).
     pub live: usize,
@@ -115,7 +116,9 @@ pub enum AllowanceSource {
 /// An explicit number of deletions allowed in one apply, in place of the default limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Allowance {
+    /// How many deletions (and bans of members) one apply may make.
     pub deletes: usize,
+    /// Who gave it.
     pub source: AllowanceSource,
 }
 
@@ -223,7 +226,9 @@ impl DeletionGate {
 /// An explicit number of policy changes allowed in one apply (none by default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyAllowance {
+    /// How many policy changes one apply may make.
     pub changes: usize,
+    /// Who gave it.
     pub source: AllowanceSource,
 }
 

@@ -23,7 +23,7 @@ macro_rules! fields {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $name {
-            $($(#[$vmeta])* $variant),+
+            $(#[doc = concat!("The manifest's `", $field, "`.")] $(#[$vmeta])* $variant),+
         }
 
         impl $name {
@@ -236,8 +236,11 @@ fields! {
 /// the channels outside categories, the channels in one category).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Order {
+    /// The roles.
     Roles,
+    /// The categories.
     Categories,
+    /// The channels outside categories.
     Uncategorised,
     /// The channels in the category of this name.
     In(String),
@@ -296,22 +299,39 @@ fields! {
 /// What one field change touches: a field of the object's kind, or the order of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Field {
+    /// A field of a guild.
     Guild(Guild),
+    /// A field of a role.
     Role(Role),
+    /// A field of a channel.
     Channel(Channel),
+    /// A field of a webhook.
     Webhook(Webhook),
+    /// A field of a welcome screen.
     WelcomeScreen(WelcomeScreen),
+    /// A field of a onboarding.
     Onboarding(Onboarding),
+    /// A field of a widget.
     Widget(Widget),
+    /// A field of a integration.
     Integration(Integration),
+    /// A field of a invite.
     Invite(Invite),
+    /// A field of a roster entry.
     RosterEntry(RosterEntry),
+    /// A field of a ban.
     Ban(Ban),
+    /// A field of a emoji.
     Emoji(Emoji),
+    /// A field of a sound.
     Sound(Sound),
+    /// A field of a AutoMod rule.
     AutoModRule(AutoModRule),
+    /// A field of a scheduled event.
     ScheduledEvent(ScheduledEvent),
+    /// A field of a sticker.
     Sticker(Sticker),
+    /// The order of a list.
     Order(Order),
 }
 
@@ -439,12 +459,16 @@ impl Field {
 /// One field's value before and after the change, in manifest terms (names, not ids or bits).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldChange {
+    /// The field changed.
     pub field: Field,
+    /// Its value before the plan (`null`: none).
     pub before: Value,
+    /// Its value once the plan is applied (`null`: none).
     pub after: Value,
 }
 
 impl FieldChange {
+    /// The change of `field` from `before` to `after`.
     pub fn new(field: impl Into<Field>, before: Value, after: Value) -> FieldChange {
         FieldChange {
             field: field.into(),

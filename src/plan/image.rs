@@ -14,15 +14,20 @@ use crate::discord::cdn::digest;
 /// (Discord takes a GIF for animated).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageFile {
+    /// The SHA-256 of its bytes, in hex.
     pub digest: String,
+    /// Whether Discord takes it for animated (a GIF, an animated WebP).
     pub animated: bool,
+    /// Its size in bytes.
     pub bytes: u64,
+    /// Its type by its first bytes, e.g. `image/png`.
     pub mime: &'static str,
     /// Width and height in pixels, when the header can be read.
     pub size: Option<(u64, u64)>,
 }
 
 impl ImageFile {
+    /// The file of type `mime` with these bytes.
     pub fn of(mime: &'static str, bytes: &[u8]) -> ImageFile {
         let size = imagesize::blob_size(bytes)
             .ok()
@@ -61,12 +66,18 @@ impl ImageFile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImageValue {
+    /// The file's path as the manifest writes it.
     pub file: String,
+    /// The SHA-256 of its bytes, in hex.
     pub sha256: String,
+    /// Its size in bytes.
     pub bytes: u64,
+    /// Its type, e.g. `image/png`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// Its width in pixels, when its header says.
     pub width: Option<u64>,
+    /// Its height in pixels, when its header says.
     pub height: Option<u64>,
 }
 

@@ -10,16 +10,25 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A kind of object a plan changes; its facts are one row of [`Kind::facts`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
+    /// The guild's settings.
     Guild,
+    /// A role.
     Role,
+    /// A category.
     Category,
+    /// A channel.
     Channel,
+    /// The welcome screen.
     WelcomeScreen,
+    /// Onboarding.
     Onboarding,
+    /// The widget.
     Widget,
+    /// An incoming webhook.
     Webhook,
     /// A channel's permission overwrites as a set: unmanaged when a declared channel
     /// leaves `overwrites` out (the object named is the channel).
@@ -81,9 +90,11 @@ pub struct KindFacts {
 /// kind's objects are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protect {
+    /// A role, by its name.
     Role,
     /// A channel or category (its name as its type stores it).
     Channel,
+    /// A webhook, by its name.
     Webhook,
 }
 
@@ -116,7 +127,9 @@ pub enum Door {
     Channel,
     /// A declared channel's overwrites the manifest leaves alone.
     Overwrites,
+    /// An integration (a bot or an app).
     Integration,
+    /// An invite.
     Invite,
     /// A ban the manifest's list does not have.
     Ban,
@@ -125,8 +138,11 @@ pub enum Door {
 /// Audit-log action types (docs/discord.md §7.2), one per action on a kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AuditActions {
+    /// The action type of a creation (0: not audited).
     pub create: u32,
+    /// The action type of an update (0: not audited).
     pub update: u32,
+    /// The action type of a deletion (0: not audited).
     pub delete: u32,
 }
 
@@ -155,6 +171,7 @@ pub enum WhenMissing {
 /// What later calls of a run rely on a call of a kind for, beyond naming it in `after`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReliedOn {
+    /// Nothing beyond what names it.
     Nothing,
     /// The guild's settings: what Discord checks on every later call.
     GuildWide,
@@ -340,6 +357,7 @@ impl Kind {
         }
     }
 
+    /// The kind in words, as a plan names it (`role`, `custom emoji`).
     pub const fn label(self) -> &'static str {
         self.facts().label
     }
@@ -359,12 +377,15 @@ impl Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeleteKind {
+    /// Roles.
     Roles,
     /// Channels and categories together, as `prune.channels` deletes both.
     Channels,
+    /// Webhooks.
     Webhooks,
     /// Applications removed by `prune.integrations` (their bots, roles and webhooks go too).
     Integrations,
+    /// Invites.
     Invites,
     /// Members taken off a roster role.
     RosterEntries,
@@ -405,6 +426,7 @@ impl DeleteKind {
         DeleteKind::Stickers,
     ];
 
+    /// The class in words, as the gate counts it (`roles`, `roster entries`).
     pub const fn label(self) -> &'static str {
         match self {
             DeleteKind::Roles => "roles",

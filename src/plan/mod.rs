@@ -3,7 +3,7 @@
 //! it. A plan is a plain serialisable value: `crate::planner` makes it, `crate::judge`
 //! judges it, `apply` executes its operations, and `report` shows it. This room imports
 //! neither the planners nor the judges (docs/architecture.md, "The house").
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod binding;
 mod canonical_json;

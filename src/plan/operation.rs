@@ -16,6 +16,8 @@ use crate::discord::Route;
 pub struct Operation {
     /// The call: its method, path, audit-log reason and bucket follow from it.
     pub route: Route<IdRef>,
+    /// The JSON body, with placeholders for what earlier calls create; none for a call
+    /// that sends none.
     pub body: Option<Value>,
     /// The key under which the id of the object this call creates is remembered.
     pub creates: Option<String>,
@@ -124,7 +126,9 @@ impl Operation {
 /// In a saved plan, the id itself or `{"$created": KEY}`; in a path, `{$created:KEY}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IdRef {
+    /// A live object's id.
     Live(String),
+    /// The creation key of an object an earlier call of the run creates.
     New(String),
 }
 
@@ -136,6 +140,7 @@ impl IdRef {
         }
     }
 
+    /// As a body holds it: the id, or `{"$created": KEY}`.
     pub fn to_value(&self) -> Value {
         match self {
             IdRef::Live(id) => Value::String(id.clone()),
@@ -143,6 +148,7 @@ impl IdRef {
         }
     }
 
+    /// The live id, for an object that exists before the run.
     pub fn live(&self) -> Option<&str> {
         match self {
             IdRef::Live(id) => Some(id),

@@ -12,13 +12,22 @@ pub enum PolicyBaseline {
     #[default]
     NotGiven,
     /// The revision given could not be read: why.
-    Unreadable { revision: String, why: String },
+    Unreadable {
+        /// The revision as given.
+        revision: String,
+        /// Why it could not be read.
+        why: String,
+    },
     /// The policies at `revision` (commit `commit`), and the files (relative to the
     /// repository) the manifest reads now.
     At {
+        /// The revision as given.
         revision: String,
+        /// The commit it names.
         commit: String,
+        /// The policies it had.
         policies: Vec<PriorPolicy>,
+        /// The files the manifest reads now, relative to the repository.
         files_now: Vec<String>,
     },
 }
@@ -27,7 +36,9 @@ pub enum PolicyBaseline {
 /// defined it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PriorPolicy {
+    /// The policy as the revision had it.
     pub policy: Policy,
+    /// The file that defined it, relative to the repository.
     pub file: String,
 }
 
@@ -39,12 +50,23 @@ pub enum PolicyBase {
     #[default]
     NotGiven,
     /// The revision could not be read, so neither is that.
-    Unreadable { revision: String, why: String },
+    Unreadable {
+        /// The revision as given.
+        revision: String,
+        /// Why it could not be read.
+        why: String,
+    },
     /// The policies of this revision.
-    Revision { revision: String, commit: String },
+    Revision {
+        /// The revision as given.
+        revision: String,
+        /// The commit it names.
+        commit: String,
+    },
 }
 
 impl PolicyBase {
+    /// Whether no base revision was given.
     pub fn is_not_given(&self) -> bool {
         *self == PolicyBase::NotGiven
     }
@@ -69,11 +91,13 @@ impl PolicyBase {
 pub struct PolicyChange {
     /// The policy's name (before the change, for one renamed).
     pub policy: String,
+    /// What happens to it.
     #[serde(flatten)]
     pub what: PolicyChangeKind,
     /// The policy's rule in words before the change, and after it; none where there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
+    /// Its rule in words after the change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
     /// The file that defined it at the base revision, relative to the repository.
@@ -90,20 +114,39 @@ pub struct PolicyChange {
 #[serde(tag = "policy_change", rename_all = "snake_case")]
 pub enum PolicyChangeKind {
     /// It is gone: `why` says how (deleted from its file, or its file no longer read).
-    Removed { why: String },
+    Removed {
+        /// How it went.
+        why: String,
+    },
     /// Its rule is kept under another name.
-    Renamed { to: String },
+    Renamed {
+        /// Its new name.
+        to: String,
+    },
     /// Its rule changed and covers less: what it no longer covers.
-    Weakened { no_longer: Vec<String> },
+    Weakened {
+        /// What it no longer covers, in words.
+        no_longer: Vec<String>,
+    },
     /// Its rule changed in a way not compared (`only` guild-wide and in channels, another
     /// kind of rule): reviewed as a weakening.
     Changed,
     /// Its rule changed and covers at least as much in this guild: not a risk.
     NoWeaker,
     /// Its rule is the same, and something it covered before the plan is outside it after.
-    Leaves { item: ScopeObject, now: String },
+    Leaves {
+        /// What leaves it.
+        item: ScopeObject,
+        /// Where or what it is now.
+        now: String,
+    },
     /// An `only` rule's `who` gains a role or a member who was outside it.
-    Enters { item: ScopeObject, now: String },
+    Enters {
+        /// Who enters it.
+        item: ScopeObject,
+        /// What they are now.
+        now: String,
+    },
 }
 
 /// A channel, category, role or member a policy covers.
@@ -113,6 +156,7 @@ pub struct ScopeObject {
     pub kind: String,
     /// As a plan names it before the change: `Staff/#mod-log`, `Helper`, `alice (123)`.
     pub name: String,
+    /// Its live id.
     pub id: String,
 }
 

@@ -8,9 +8,11 @@ use super::kind::Kind;
 /// A reason the plan cannot be carried out, found before any call is made.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Problem {
+    /// What is wrong, in one sentence.
     pub message: String,
     /// The manifest path of what caused it, e.g. `roles[0]`.
     pub source: Option<String>,
+    /// What to do about it.
     pub help: Option<String>,
     /// The policy (`policies:`) the plan would break, when that is the problem.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -23,6 +25,7 @@ pub struct Problem {
 /// which, and why, at the entry, and `drift` reports it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Duplicate {
+    /// The entry's kind.
     pub kind: Kind,
     /// The entry as declared (`Moderator`, `General/#general`).
     pub name: String,

@@ -18,6 +18,7 @@ pub struct Risk {
     pub change: Option<usize>,
     /// The object changed.
     pub object: ObjectRef,
+    /// What widens, and for whom.
     #[serde(flatten)]
     pub what: Widening,
     /// For a change naming a user: the manifest's `name` for them, when it is not their
@@ -33,32 +34,48 @@ pub enum Widening {
     /// A role gains permissions guild-wide: any permission for `@everyone`, a dangerous
     /// one for any other role (a new role holding one counts); or a member given a roster
     /// role gains the dangerous permissions it holds.
-    Grant { permissions: Vec<String> },
+    Grant {
+        /// The permissions gained, by their manifest names.
+        permissions: Vec<String>,
+    },
     /// A channel's overwrites let `who` (`@everyone`, `role NAME`, `member NAME (ID)`) see, write
     /// or hold a dangerous permission where they could not: an allow added, a deny removed,
     /// or a whole overwrite that denied taken away (by an edit or a sync with the category).
     /// On a new channel only dangerous permissions count.
     Opens {
+        /// Who gains.
         who: String,
+        /// What they gain, by the permissions' manifest names.
         permissions: Vec<String>,
     },
     /// A member is banned: they leave the guild with every role they hold (`roles`, highest
     /// first, each with the dangerous permissions it grants).
-    BansMember { roles: Vec<HeldRole> },
+    BansMember {
+        /// The roles they hold, highest first.
+        roles: Vec<HeldRole>,
+    },
     /// Once the plan is applied, `who` (`@everyone`, a role, a person) can see, write or
     /// hold a dangerous permission in `channel` where they could not: a line of the plan's
     /// `access`, computed as Discord computes permissions, which says what an overwrite, a
     /// role's permissions or a roster entry opens. In a channel the plan creates only
     /// dangerous permissions count (nothing there was hidden before).
     Access {
+        /// Who gains.
         who: String,
+        /// Where.
         channel: String,
+        /// What they gain, by the permissions' manifest names.
         permissions: Vec<String>,
     },
     /// The object is deleted.
     Delete,
     /// A webhook posts into another channel.
-    WebhookMove { from: String, to: String },
+    WebhookMove {
+        /// The channel it posted into.
+        from: String,
+        /// The channel it posts into once the plan is applied.
+        to: String,
+    },
     /// A policy removed, renamed or loosened, or something that leaves what a policy covers
     /// ([`super::policy_change`]), with the policy's rule before and after.
     Policy(super::policy_change::PolicyChange),

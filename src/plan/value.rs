@@ -50,8 +50,12 @@ impl PlanOptions {
 /// the SHA-256; 4 typed fields: each field change names the API field it is sent as, `api`).
 pub const PLAN_FORMAT: u32 = 4;
 
+/// What differs between a manifest and a live guild, and how to make the guild the manifest:
+/// the changes for people, the operations for `apply`, and the verdicts judged on them. A
+/// plain value: serialised, it is the saved plan (`plan --out`) that `apply --plan` reads.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
+    /// The plan format ([`PLAN_FORMAT`]).
     pub format: u32,
     /// The guildctl version that made the plan; `apply --plan` refuses another's.
     #[serde(default)]
@@ -65,16 +69,20 @@ pub struct Plan {
     /// reviewers to match the plan applied with the plan reviewed.
     #[serde(default)]
     pub changes_sha256: String,
+    /// The guild's id.
     pub guild_id: String,
+    /// The guild's name, as read.
     pub guild_name: String,
     /// Fingerprint of the snapshot the plan was computed from; `apply --plan`
     /// refuses a plan whose guild has changed since.
     pub base_fingerprint: String,
+    /// What differs, one object a change, in the order planned.
     pub changes: Vec<Change>,
     /// The API calls that make the changes, in an order that satisfies every
     /// dependency (roles before what names them, creates before references,
     /// deletions last).
     pub operations: Vec<Operation>,
+    /// What a reviewer should know that does not stop the plan.
     pub warnings: Vec<Warning>,
     /// Live objects the manifest does not declare, kept as they are.
     pub unmanaged: Vec<ObjectRef>,
@@ -134,10 +142,12 @@ impl Plan {
         out
     }
 
+    /// Whether the plan changes nothing.
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
     }
 
+    /// How many changes do `action`.
     pub fn count(&self, action: Action) -> usize {
         self.changes.iter().filter(|c| c.action == action).count()
     }
@@ -167,12 +177,15 @@ impl Plan {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("apply refused: the plan {message}")]
 pub struct UnsafePlan {
+    /// Why, after "the plan": each refusing gate's sentence.
     pub message: String,
 }
 
+/// A plan that cannot be made: the problems found before any call.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", summarise(.problems))]
 pub struct PlanError {
+    /// Every problem found.
     pub problems: Vec<Problem>,
     /// The plan as far as it could be computed, for display beside the problems.
     pub partial: Box<Plan>,
