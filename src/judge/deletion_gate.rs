@@ -266,12 +266,7 @@ fn lost_with_integrations<'s>(
     if removed.is_empty() {
         return Vec::new();
     }
-    let deleted_directly: HashSet<&str> = plan
-        .changes
-        .iter()
-        .filter(|c| c.action == Action::Delete && c.object.kind == Kind::Webhook)
-        .filter_map(|c| c.object.id.as_deref())
-        .collect();
+    let deleted_directly = deleted_ids(plan, &[Kind::Webhook]);
     snap.webhooks
         .iter()
         .flatten()
@@ -285,15 +280,18 @@ fn lost_with_integrations<'s>(
         .collect()
 }
 
-/// Channels the plan deletes, by id.
-fn deleted_channels(plan: &Plan) -> HashSet<&str> {
+/// The objects of these kinds the plan deletes, by id.
+fn deleted_ids<'p>(plan: &'p Plan, kinds: &[Kind]) -> HashSet<&'p str> {
     plan.changes
         .iter()
-        .filter(|c| {
-            c.action == Action::Delete && matches!(c.object.kind, Kind::Channel | Kind::Category)
-        })
+        .filter(|c| c.action == Action::Delete && kinds.contains(&c.object.kind))
         .filter_map(|c| c.object.id.as_deref())
         .collect()
+}
+
+/// Channels the plan deletes, by id.
+fn deleted_channels(plan: &Plan) -> HashSet<&str> {
+    deleted_ids(plan, &[Kind::Channel, Kind::Category])
 }
 
 /// Live webhooks (of any type) that end the plan in a channel it deletes without being
@@ -303,12 +301,7 @@ fn lost_with_channels(plan: &Plan, snap: &Snapshot) -> Vec<Lost> {
     if deleted.is_empty() {
         return Vec::new();
     }
-    let deleted_directly: HashSet<&str> = plan
-        .changes
-        .iter()
-        .filter(|c| c.action == Action::Delete && c.object.kind == Kind::Webhook)
-        .filter_map(|c| c.object.id.as_deref())
-        .collect();
+    let deleted_directly = deleted_ids(plan, &[Kind::Webhook]);
     let mut out = Vec::new();
     for w in snap.webhooks.iter().flatten() {
         if deleted_directly.contains(w.id.as_str()) {

@@ -12,7 +12,7 @@
 //!   `who` (or into an `only`'s), a member leaving a `never`'s role or given an `only`'s.
 //!
 //! Each is a risk listed first in every format; all but a member's are counted by the policy
-//! gate (`safety::policy_gate`). Without a base revision, the policies as they are stand for
+//! gate (`deletion_gate::policy_gate`). Without a base revision, the policies as they are stand for
 //! what they were (escapes are still found) and the plan says so. And every policy is judged
 //! on the guild the plan leaves as it was too, on what it covered before the plan
 //! ([`Review::before`]), so no plan both loosens a policy and does what it forbade.

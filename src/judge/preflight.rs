@@ -1,4 +1,4 @@
-//! Safety gates: every operation of a plan is checked against what Discord
+//! Preflight: every operation of a plan is checked against what Discord
 //! would refuse (missing permissions, role hierarchy, grants the bot cannot
 //! make, limits), so a refused plan fails before its first call.
 

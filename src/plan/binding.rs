@@ -4,7 +4,10 @@
 
 use sha2::{Digest, Sha256};
 
-use super::{Change, Operation, PLAN_FORMAT, Plan, canonical_json};
+use super::canonical_json;
+use super::change::Change;
+use super::operation::Operation;
+use super::value::{PLAN_FORMAT, Plan};
 use crate::manifest::LoadedManifest;
 
 /// The version of guildctl that makes and applies plans.

@@ -259,7 +259,7 @@ impl PolicyAllowance {
     }
 }
 
-/// The policy gate's verdict: the policy changes it counts ([`PolicyChange::gated`])
+/// The policy gate's verdict: the policy changes it counts ([`PolicyChange::gated`](super::PolicyChange::gated))
 /// against the allowance, none by default.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyGate {

@@ -109,5 +109,5 @@ fn webp_animated(bytes: &[u8]) -> bool {
 }
 
 /// The manifest's image files by their path as written, read once before planning (with
-/// `validate`'s checks, [`read_image`]).
+/// `validate`'s checks, [`read_image`](crate::manifest::read_image)).
 pub type ImageFiles = BTreeMap<String, Result<ImageFile, String>>;

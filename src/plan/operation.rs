@@ -27,7 +27,7 @@ pub struct Operation {
     pub summary: String,
     /// Index into `Plan::changes` of the change this call implements.
     pub change: usize,
-    /// Indexes of the operations this one needs done first (see [`Plan::prerequisites`]).
+    /// Indexes of the operations this one needs done first (see [`Plan::prerequisites`](super::Plan::prerequisites)).
     pub after: Vec<usize>,
     /// Its place in the order of kinds of call (roles, channels, settings, ...,
     /// deletions); later stages from settings on wait for every earlier stage.

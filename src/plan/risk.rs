@@ -12,8 +12,8 @@ use super::kind::Kind;
 /// One change that widens access or destroys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Risk {
-    /// Index into [`Plan::changes`] of the change that carries it; none for a policy
-    /// change (policies are the repository's: [`Plan::policy_changes`]).
+    /// Index into [`Plan::changes`](super::Plan::changes) of the change that carries it; none for a policy
+    /// change (policies are the repository's: [`Plan::policy_changes`](super::Plan::policy_changes)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<usize>,
     /// The object changed.

@@ -18,7 +18,7 @@ pub struct PlanOptions {
     /// Declared channels the bot cannot see that may be created anyway, because the
     /// user says they do not exist hidden (`--create-unseen`): `name` or `Category/name`.
     pub create_unseen: Vec<String>,
-    /// The manifest's image files, read by [`diff_loaded`] and [`differences`] from the
+    /// The manifest's image files, read by [`diff_loaded`](crate::planner::diff_loaded) and [`differences`](crate::planner::differences) from the
     /// manifest's folder ([`crate::planner::read_image_files`]).
     pub images: ImageFiles,
     /// The API base in use, for the links a plan shows (the widget image); none, none shown.
@@ -60,12 +60,12 @@ pub struct Plan {
     /// The guildctl version that made the plan; `apply --plan` refuses another's.
     #[serde(default)]
     pub guildctl_version: String,
-    /// The manifest's content digest ([`binding::manifest_digest`]); `apply --plan`
+    /// The manifest's content digest ([`manifest_digest`](super::binding::manifest_digest)); `apply --plan`
     /// refuses the plan with a manifest whose digest differs. Empty when the plan was
     /// made from a manifest value rather than files.
     #[serde(default)]
     pub manifest_sha256: String,
-    /// The digest of `changes` and `operations` ([`binding::changes_digest`]), for
+    /// The digest of `changes` and `operations` ([`changes_digest`](super::binding::changes_digest)), for
     /// reviewers to match the plan applied with the plan reviewed.
     #[serde(default)]
     pub changes_sha256: String,
@@ -107,7 +107,7 @@ pub struct Plan {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies_kept: Vec<String>,
     /// Policies this change removes, renames or changes, and what leaves what a policy
-    /// covers ([`policy_changes`]); like `access`, not part of the changes digest.
+    /// covers ([`crate::judge::policy_changes`]); like `access`, not part of the changes digest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policy_changes: Vec<PolicyChange>,
     /// What the policies were compared with (a base revision, or why none).

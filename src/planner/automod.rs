@@ -14,22 +14,14 @@ use crate::manifest::{AutoModAction, AutoModRule, AutoModTrigger, AutoModTrigger
 use crate::plan::field::AutoModRule as F;
 use crate::plan::{IdRef, Kind, ObjectRef, Phase};
 use crate::planner::calls::{self, Calls};
-use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::planner::context::{ALL_TYPES, ChangeBuilder, Ctx};
 use crate::planner::matching::match_live;
 use crate::snapshot::automod::{AutoModRule as Live, TriggerMetadata, trigger_as_written};
 
 /// Alerts go to text and announcement channels.
 const ALERT_CHANNELS: &[u8] = &[channel_type::TEXT, channel_type::ANNOUNCEMENT];
 /// Any channel a rule may exempt.
-const EXEMPT_CHANNELS: &[u8] = &[
-    channel_type::TEXT,
-    channel_type::VOICE,
-    channel_type::CATEGORY,
-    channel_type::ANNOUNCEMENT,
-    channel_type::STAGE,
-    channel_type::FORUM,
-    channel_type::MEDIA,
-];
+const EXEMPT_CHANNELS: &[u8] = ALL_TYPES;
 
 const BLOCK_MESSAGE: u8 = 1;
 const SEND_ALERT: u8 = 2;

@@ -1,8 +1,7 @@
 //! The vocabulary every planner shares: the planning context (`Ctx`) with its
 //! indexes of the manifest and snapshot, the phases calls run in, references to
 //! objects created earlier in the run, and the builders of changes and calls.
-//! The planners (roles, channels, settings, features, webhooks) and the gates
-//! import it; `diff` runs them in order.
+//! The planners import it; `diff` runs them in order.
 
 use hashbrown::HashMap;
 
@@ -56,8 +55,18 @@ pub(crate) struct Ctx<'a> {
     pub managed_followers: hashbrown::HashSet<String>,
 }
 
+/// Any channel but a category.
+pub(crate) const ANY_CHANNEL: &[u8] = &[
+    channel_type::TEXT,
+    channel_type::VOICE,
+    channel_type::ANNOUNCEMENT,
+    channel_type::STAGE,
+    channel_type::FORUM,
+    channel_type::MEDIA,
+];
+
 /// Every channel type, to ask whether a reference names a channel of another type.
-const ALL_TYPES: &[u8] = &[
+pub(crate) const ALL_TYPES: &[u8] = &[
     channel_type::TEXT,
     channel_type::VOICE,
     channel_type::CATEGORY,

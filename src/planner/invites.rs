@@ -11,22 +11,14 @@ use hashbrown::HashSet;
 use serde_json::json;
 
 use crate::discord::Route;
-use crate::discord::models::channel_type;
 use crate::manifest::InviteRule;
 use crate::plan::field::Invite as Fact;
 use crate::plan::{Action, FieldChange, IdRef, Kind, ObjectRef, Phase};
-use crate::planner::context::{Ctx, Op, change};
+use crate::planner::context::{ANY_CHANNEL, Ctx, Op, change};
 use crate::snapshot::doors::Invite;
 
 /// Channels an invite may lead to.
-const INVITE_CHANNELS: &[u8] = &[
-    channel_type::TEXT,
-    channel_type::VOICE,
-    channel_type::ANNOUNCEMENT,
-    channel_type::STAGE,
-    channel_type::FORUM,
-    channel_type::MEDIA,
-];
+const INVITE_CHANNELS: &[u8] = ANY_CHANNEL;
 
 /// A rule with its channels resolved to live ids (`None`: any channel).
 struct Rule<'m> {

@@ -8,22 +8,13 @@ use crate::discord::Route;
 use crate::discord::models::{self, channel_type};
 use crate::manifest::{Emoji, Manifest, OnboardingMode, PromptType};
 use crate::plan::{Action, IdRef, Kind, Phase, PlanOptions, field};
-use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
+use crate::planner::context::{ANY_CHANNEL, ChangeBuilder, Ctx, Op, change};
 use crate::snapshot::Snapshot;
 
 /// Channel types a welcome screen, onboarding or a webhook may point at.
 const TEXT_LIKE: &[u8] = &[
     channel_type::TEXT,
     channel_type::ANNOUNCEMENT,
-    channel_type::FORUM,
-    channel_type::MEDIA,
-];
-/// Any channel but a category.
-const ANY_CHANNEL: &[u8] = &[
-    channel_type::TEXT,
-    channel_type::VOICE,
-    channel_type::ANNOUNCEMENT,
-    channel_type::STAGE,
     channel_type::FORUM,
     channel_type::MEDIA,
 ];

@@ -11,10 +11,10 @@ use crate::manifest::ChannelType;
 use crate::plan::{Action, FieldChange, IdRef, Kind, Phase, field};
 use crate::planner::context::{Ctx, Op, change};
 
-use super::Decl;
 use super::fields::channel_fields;
 use super::matching::live_ref;
 use super::overwrites::{Ow, live_set, overwrites_display, same_set};
+use super::{Decl, object_kind};
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn plan_update(
@@ -97,11 +97,7 @@ pub(super) fn plan_update(
     if fields.is_empty() {
         return;
     }
-    let kind = if d.kind == channel_type::CATEGORY {
-        Kind::Category
-    } else {
-        Kind::Channel
-    };
+    let kind = object_kind(d.kind);
     let display = d.display(decls);
     let idx = cx.push_change(change(
         Action::Update,
@@ -167,11 +163,7 @@ pub(super) fn plan_create(
             FieldChange::new(field::Channel::Type, Value::Null, json!(type_label(d.kind))),
         );
     }
-    let kind = if d.kind == channel_type::CATEGORY {
-        Kind::Category
-    } else {
-        Kind::Channel
-    };
+    let kind = object_kind(d.kind);
     let display = d.display(decls);
     let idx = cx.push_change(change(
         Action::Create,

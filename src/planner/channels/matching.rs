@@ -8,13 +8,13 @@ use hashbrown::{HashMap, HashSet};
 use crate::access::model::display_name;
 use crate::discord::models::{Channel as LiveChannel, channel_type};
 use crate::discord::names::{is_normalised_type, stored_channel_name, stored_display_name};
-use crate::plan::{IdRef, Kind, ObjectRef};
+use crate::plan::{IdRef, ObjectRef};
 use crate::planner::context::{Ctx, UNSEEN_HELP};
 use crate::planner::matching::{Matched, note_duplicates};
 use crate::snapshot::snowflake_cmp;
 
 use super::overwrites::{Ow, listed};
-use super::{Decl, Group, group_of};
+use super::{Decl, Group, group_of, object_kind};
 
 /// A channel created beside a live one the manifest does not declare, of the same type,
 /// in the same category and with the same overwrites, is most likely that channel renamed
@@ -87,11 +87,7 @@ pub(super) fn live_ref(snap: &crate::snapshot::Snapshot, c: &LiveChannel) -> Obj
         .and_then(|p| snap.channel(p))
         .map(|p| p.name.as_str());
     ObjectRef {
-        kind: if c.kind == channel_type::CATEGORY {
-            Kind::Category
-        } else {
-            Kind::Channel
-        },
+        kind: object_kind(c.kind),
         name: display_name(c.kind, &c.name, parent),
         id: Some(c.id.clone()),
     }
@@ -249,11 +245,7 @@ pub(super) fn match_channels<'s>(cx: &mut Ctx<'s>, decls: &[Decl]) -> Vec<Option
             .filter(|c| d.kind == channel_type::CATEGORY || Some(c.parent_id.as_deref()) == place)
             .map(|c| c.id.as_str());
         let m = Matched {
-            kind: if d.kind == channel_type::CATEGORY {
-                Kind::Category
-            } else {
-                Kind::Channel
-            },
+            kind: object_kind(d.kind),
             name: d.display(decls),
             source: d.source.clone(),
             pinned: d.ch.id.is_some(),

@@ -12,6 +12,7 @@ use crate::access::model::display_name;
 use crate::discord::models::channel_type;
 use crate::discord::names::stored_channel_name;
 use crate::manifest::Channel;
+use crate::plan::Kind;
 
 mod access;
 mod changes;
@@ -39,6 +40,15 @@ fn group_of(kind: u8) -> Group {
         channel_type::CATEGORY => Group::Category,
         channel_type::VOICE | channel_type::STAGE => Group::VoiceLike,
         _ => Group::TextLike,
+    }
+}
+
+/// The kind a plan names a channel of Discord type `kind` by: a category, or a channel.
+fn object_kind(kind: u8) -> Kind {
+    if kind == channel_type::CATEGORY {
+        Kind::Category
+    } else {
+        Kind::Channel
     }
 }
 
