@@ -20,7 +20,7 @@ use guildctl::access::{Guild, diff};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest::{self, Policy};
 use guildctl::permissions::Permissions;
-use guildctl::plan::{self, PlanOptions};
+use guildctl::plan::PlanOptions;
 use guildctl::snapshot::Snapshot;
 
 async fn largest() -> Snapshot {
@@ -125,7 +125,9 @@ fn main() {
     let loaded = loaded.expect("loaded");
     let options = PlanOptions::default();
     let whole = measure(iters, || {
-        std::hint::black_box(plan::diff_loaded(&loaded, &snap, &options).expect("plan"));
+        std::hint::black_box(
+            guildctl::planner::diff_loaded(&loaded, &snap, &options).expect("plan"),
+        );
     });
 
     println!(

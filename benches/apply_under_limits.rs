@@ -15,7 +15,6 @@ use discord_emulator::{EmulatorOptions, RunningEmulator, default_state};
 use guildctl::apply::{self, ApplyOptions};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
-use guildctl::plan;
 use guildctl::snapshot::Snapshot;
 
 #[path = "../tests/suite/common/lower_bound.rs"]
@@ -100,7 +99,7 @@ fn main() {
         let snap = Snapshot::fetch(&client, &emu.guild_id)
             .await
             .expect("snapshot");
-        let plan = plan::diff(&loaded.manifest, &snap).expect("plan");
+        let plan = guildctl::planner::diff(&loaded.manifest, &snap).expect("plan");
         let bound = lower_bound(&plan, &config);
         emu.clear_requests();
 

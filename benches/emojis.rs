@@ -20,7 +20,7 @@ use discord_emulator::{EmulatorOptions, RunningEmulator, default_state};
 use guildctl::apply::{self, ApplyOptions};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
-use guildctl::plan::{self, PlanOptions};
+use guildctl::plan::PlanOptions;
 use guildctl::snapshot::Snapshot;
 
 #[path = "../tests/suite/common/lower_bound.rs"]
@@ -94,7 +94,8 @@ fn main() {
             .await
             .expect("emojis");
         let reads = emu.requests().len();
-        let p = plan::diff_loaded(&loaded, &snap, &PlanOptions::default()).expect("plan");
+        let p =
+            guildctl::planner::diff_loaded(&loaded, &snap, &PlanOptions::default()).expect("plan");
         assert_eq!(p.operations.len(), EMOJIS);
         let bound = lower_bound(&p, &config);
 

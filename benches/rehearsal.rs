@@ -156,12 +156,12 @@ fn measure(
     assert!(!report.has_errors(), "{}", report.render_text(false));
     let loaded = loaded.expect("loaded");
     let options = PlanOptions::default();
-    let the_plan = plan::diff_loaded(&loaded, snap, &options).expect("plan");
+    let the_plan = guildctl::planner::diff_loaded(&loaded, snap, &options).expect("plan");
     let calls = the_plan.operations.len();
     assert!(calls > 100, "{calls} calls");
 
     let plan_once = || {
-        let p = plan::diff_loaded(&loaded, snap, &options).expect("plan");
+        let p = guildctl::planner::diff_loaded(&loaded, snap, &options).expect("plan");
         std::hint::black_box(report::render(&p, Format::Text, Heading::Plan, false));
         p
     };

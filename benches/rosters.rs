@@ -24,7 +24,6 @@ use discord_emulator::{EmulatorOptions, RunningEmulator, default_state};
 use guildctl::apply::{self, ApplyOptions};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
-use guildctl::plan;
 use guildctl::snapshot::Snapshot;
 
 #[path = "../tests/suite/common/lower_bound.rs"]
@@ -130,9 +129,9 @@ async fn plan_reads(b: &Bench, yaml: String) -> (guildctl::plan::Plan, Vec<Strin
     let mut snap = Snapshot::fetch(&b.client, &b.emu.guild_id)
         .await
         .expect("snapshot");
-    let q = plan::people_query(&loaded.manifest, &snap);
+    let q = guildctl::snapshot::people_query(&loaded.manifest, &snap);
     snap.read_people(&b.client, &q).await.expect("people");
-    let p = plan::diff(&loaded.manifest, &snap).expect("plan");
+    let p = guildctl::planner::diff(&loaded.manifest, &snap).expect("plan");
     let reads = b
         .emu
         .requests()

@@ -25,7 +25,7 @@ use edit::changed;
 use discord_emulator::{EmulatorOptions, LargeStateOptions, RunningEmulator, large_state};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
-use guildctl::plan::{self, PlanOptions};
+use guildctl::plan::PlanOptions;
 use guildctl::report::{self, Format, Heading};
 use guildctl::snapshot::Snapshot;
 
@@ -87,10 +87,10 @@ fn row(roles: usize, snap: &Snapshot, dir: &Path, iters: usize) -> Row {
     let loaded = loaded.expect("loaded");
     let (same_loaded, _) = manifest::validate(&same);
     let same_loaded = same_loaded.expect("loaded");
-    let the_plan = plan::diff_loaded(&loaded, snap, &options)
+    let the_plan = guildctl::planner::diff_loaded(&loaded, snap, &options)
         .unwrap_or_else(|e| panic!("plan refused: {:?}", e.problems));
     assert!(!the_plan.is_empty(), "the changed manifest has changes");
-    let drift = plan::diff_loaded(&same_loaded, snap, &options).expect("drift");
+    let drift = guildctl::planner::diff_loaded(&same_loaded, snap, &options).expect("drift");
     assert!(drift.is_empty(), "the export plans back to no changes");
 
     let validate = measure(iters, || {
@@ -98,14 +98,14 @@ fn row(roles: usize, snap: &Snapshot, dir: &Path, iters: usize) -> Row {
         assert!(!report.has_errors());
     });
     let plan_time = measure(iters, || {
-        let p = plan::diff_loaded(&loaded, snap, &options).expect("plan");
+        let p = guildctl::planner::diff_loaded(&loaded, snap, &options).expect("plan");
         std::hint::black_box(report::render(&p, Format::Text, Heading::Plan, false));
     });
     let export = measure(iters, || {
         std::hint::black_box(guildctl::export::export(snap).expect("export"));
     });
     let drift_time = measure(iters, || {
-        let p = plan::diff_loaded(&same_loaded, snap, &options).expect("drift");
+        let p = guildctl::planner::diff_loaded(&same_loaded, snap, &options).expect("drift");
         std::hint::black_box(report::render(&p, Format::Text, Heading::Drift, false));
     });
     Row {

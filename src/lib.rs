@@ -53,8 +53,6 @@
 // The library's face (docs/library.md).
 pub mod manifest;
 pub mod ops;
-// The plan value: its docs are written with its restructuring into rooms (issue 43, point 4).
-#[allow(missing_docs)]
 pub mod plan;
 /// Discord's API as guildctl speaks it: routes, models, audit-log types, limits, the
 /// client, the CDN (the `guildctl-discord` crate, every item documented).
@@ -91,10 +89,14 @@ pub mod gitlab;
 pub mod import;
 #[doc(hidden)] // how the binary shows text from outside (the `guildctl-inert` crate); internal.
 pub use guildctl_inert as inert;
+#[doc(hidden)] // the judges of a plan (preflight, deletion gate, risk, policies); ops runs them.
+pub mod judge;
 #[doc(hidden)] // `guildctl lockdown`; the binary's.
 pub mod lockdown;
 #[doc(hidden)] // what `guildctl mcp` serves; the binary's.
 pub mod mcp;
+#[doc(hidden)] // the per-kind planners and their kit; ops::plan is the API.
+pub mod planner;
 #[doc(hidden)] // the binary's private files (webhook URLs, sandbox state).
 pub mod private_file;
 #[doc(hidden)] // apply's progress on the binary's stderr.

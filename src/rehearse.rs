@@ -190,10 +190,10 @@ async fn run(
     // refusal the first plan did not have is itself a difference (the copy is not what the
     // manifest asks for); one it had already is the first plan's, and rehearsal judges
     // that plan by its calls.
-    let (again, refused_again) = match plan::diff_loaded(loaded, &after, &options.plan) {
+    let (again, refused_again) = match crate::planner::diff_loaded(loaded, &after, &options.plan) {
         Ok(p) => (p, Vec::new()),
         Err(e) => {
-            let first_passed = plan::diff_loaded(loaded, snap, &options.plan).is_ok();
+            let first_passed = crate::planner::diff_loaded(loaded, snap, &options.plan).is_ok();
             let problems = if first_passed {
                 e.problems
                     .iter()

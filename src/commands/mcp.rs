@@ -605,7 +605,7 @@ fn plan_summary(plan: &Plan) -> String {
             "reorder": plan.count(Action::Reorder),
             "delete": plan.count(Action::Delete),
         },
-        "risks": plan.risks(),
+        "risks": guildctl::judge::risks(plan),
         "access": plan.access,
         "policies_kept": plan.policies_kept,
         "warnings": plan.warnings,

@@ -84,7 +84,7 @@ pub(super) fn breaches(
     live: &Guild,
     counts: &Option<BTreeMap<String, u64>>,
 ) -> Vec<Breach> {
-    let policies = crate::plan::policies::declared(manifest);
+    let policies = crate::judge::policies::declared(manifest);
     if policies.is_empty() {
         return Vec::new();
     }

@@ -13,7 +13,7 @@ use crate::discord::models::WEBHOOK_INCOMING;
 use crate::discord::time::rfc3339;
 use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
-use crate::plan::{Action, Change, Door, FieldChange, Kind, Plan, Problem, Widening, risk};
+use crate::plan::{Action, Change, Door, FieldChange, Kind, Plan, Problem, Widening};
 use crate::snapshot::Snapshot;
 
 mod access;
@@ -272,7 +272,7 @@ pub enum DriftError {
     Client(#[from] ClientError),
 }
 
-/// Investigates the drift `plan` shows (made with [`crate::plan::differences`] from
+/// Investigates the drift `plan` shows (made with [`crate::planner::differences`] from
 /// `manifest`, in its stored form): asks the audit log who made each live value, ranks
 /// unmanaged objects by risk, judges the manifest's policies on the live guild, reviews
 /// who holds dangerous permissions, lists what the bot could not read.
@@ -421,7 +421,7 @@ pub async fn investigate(
 }
 
 /// What a drifted field's live value widens beyond the manifest's: the plan's risk
-/// rules ([`risk::of_change`]) on the change read the other way, keeping grants and
+/// rules ([`crate::judge::risk::of_change`]) on the change read the other way, keeping grants and
 /// openings (a deletion or a webhook move by hand is drift, not access).
 fn field_risk(c: &Change, f: &FieldChange, guild_id: &str) -> Option<String> {
     if c.action != Action::Update {
@@ -431,24 +431,25 @@ fn field_risk(c: &Change, f: &FieldChange, guild_id: &str) -> Option<String> {
         fields: vec![f.clone()],
         ..c.clone()
     };
-    let found: Vec<String> = risk::of_change(0, &risk::reversed(&one), guild_id)
-        .into_iter()
-        .filter_map(|r| match r.what {
-            Widening::Grant { permissions } => Some(format!(
-                "live grants {}, which the manifest does not",
-                permissions.join(", ")
-            )),
-            Widening::Opens { who, permissions } => Some(format!(
-                "live opens {} to {who}, which the manifest does not",
-                permissions.join(", ")
-            )),
-            Widening::BansMember { .. }
-            | Widening::Access { .. }
-            | Widening::Delete
-            | Widening::WebhookMove { .. }
-            | Widening::Policy(_) => None,
-        })
-        .collect();
+    let found: Vec<String> =
+        crate::judge::risk::of_change(0, &crate::judge::risk::reversed(&one), guild_id)
+            .into_iter()
+            .filter_map(|r| match r.what {
+                Widening::Grant { permissions } => Some(format!(
+                    "live grants {}, which the manifest does not",
+                    permissions.join(", ")
+                )),
+                Widening::Opens { who, permissions } => Some(format!(
+                    "live opens {} to {who}, which the manifest does not",
+                    permissions.join(", ")
+                )),
+                Widening::BansMember { .. }
+                | Widening::Access { .. }
+                | Widening::Delete
+                | Widening::WebhookMove { .. }
+                | Widening::Policy(_) => None,
+            })
+            .collect();
     (!found.is_empty()).then(|| found.join("; "))
 }
 

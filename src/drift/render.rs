@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::{Attribution, Blame, DriftReport, DriftedObject};
 use crate::inert;
 use crate::plan::Action;
-use crate::plan::images::ImageValue;
+use crate::plan::image::ImageValue;
 use crate::report::Format;
 
 /// Rows of the markdown table at most; GitHub comments hold 65,536 characters and

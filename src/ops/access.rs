@@ -7,7 +7,7 @@ use super::{GuildTarget, Host};
 use crate::access::view::{Query, View, Who};
 use crate::discord::Client;
 use crate::manifest::LoadedManifest;
-use crate::plan::{self, Problem};
+use crate::plan::Problem;
 use crate::snapshot::{self, Reading};
 
 /// What `query` asks of one guild, with the problems for which apply would refuse its
@@ -28,5 +28,7 @@ pub async fn access(
     let reading = Reading::of(&loaded.manifest).with_users(&users);
     let snap = snapshot::read(client, &guild.id, reading).await?;
     let options = host.plan_options().with_api_base(client.api_base());
-    Ok(plan::access_view(&loaded, &snap, &options, query)?)
+    Ok(crate::planner::access_view(
+        &loaded, &snap, &options, query,
+    )?)
 }

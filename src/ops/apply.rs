@@ -15,7 +15,7 @@ use crate::discord::Client;
 /// program locks guilds at all ([`no_lock`] does not).
 pub use crate::file_lock::Held;
 use crate::manifest::LoadedManifest;
-use crate::plan::{self, BindingError, Plan, PlanError, PlanOptions, UnsafePlan};
+use crate::plan::{BindingError, Plan, PlanError, PlanOptions, UnsafePlan};
 use crate::rehearse::{self, RehearseError, RehearseOptions};
 use crate::snapshot::{self, Reading, Snapshot};
 
@@ -97,11 +97,12 @@ pub async fn plan_for_apply(
     snap: &Snapshot,
     request: ApplyRequest<'_>,
 ) -> Result<Plan, ApplyRefused> {
-    let mut plan = plan::diff_loaded(loaded, snap, &request.options).map_err(ApplyRefused::Plan)?;
+    let mut plan =
+        crate::planner::diff_loaded(loaded, snap, &request.options).map_err(ApplyRefused::Plan)?;
     if let Some(reviewed) = request.reviewed {
         plan.matches_reviewed(reviewed)
             .map_err(ApplyRefused::NotReviewed)?;
-        plan.hold_reviewed_policy_changes(reviewed);
+        crate::judge::hold_reviewed_policy_changes(&mut plan, reviewed);
     }
     if let Some(options) = &request.rehearse
         && !plan.is_empty()
@@ -325,7 +326,7 @@ fn read_reviewed_plan(
         path: path.to_path_buf(),
         source,
     })?;
-    let digest = plan::binding::manifest_digest(loaded);
+    let digest = crate::plan::binding::manifest_digest(loaded);
     plan.verify_binding(&digest, guild_id)
         .map_err(|error| ReviewedPlanError::Unbound {
             path: path.to_path_buf(),
@@ -474,9 +475,9 @@ async fn replan(
     host: &impl Host,
 ) -> Replan {
     match snapshot::read(client, &target.id, Reading::of(&loaded.manifest)).await {
-        Ok(after) => {
-            Replan::Planned(plan::diff_loaded(loaded, &after, &host.plan_options()).map(Box::new))
-        }
+        Ok(after) => Replan::Planned(
+            crate::planner::diff_loaded(loaded, &after, &host.plan_options()).map(Box::new),
+        ),
         // Interrupted once every call was over: nothing is left undone.
         Err(_) if client.is_stopped() => Replan::Interrupted,
         Err(e) => Replan::Failed(Box::new(e)),

@@ -5,7 +5,7 @@ use super::targets::{fan_out, loaded};
 use super::{Guild, Host, Targets};
 use crate::discord::Client;
 use crate::drift::{self, DriftOptions, DriftReport};
-use crate::plan::{self, Plan};
+use crate::plan::Plan;
 use crate::snapshot::{self, Reading};
 
 /// How `drift` runs.
@@ -41,7 +41,7 @@ pub async fn drift(
         let loaded = loaded(host, &g, pre).await?;
         let snap = snapshot::read(client, &g.id, Reading::of(&loaded.manifest)).await?;
         // Drift needs only eyes: the differences without apply's gates.
-        let (plan, problems) = plan::differences(&loaded, &snap, &host.plan_options());
+        let (plan, problems) = crate::planner::differences(&loaded, &snap, &host.plan_options());
         let mut options = DriftOptions::new(run.now_ms, host.commit(&g.manifest));
         options.max_pages = run.audit_pages;
         options.appliers = run.appliers.clone();

@@ -6,7 +6,7 @@ use super::targets::{fan_out, loaded, local_runtime, off_thread};
 use super::{Failure, Guild, GuildTarget, Host, Targets, plan_options, refusal_report};
 use crate::discord::Client;
 use crate::manifest::{self, Diagnostic, LoadedManifest, Severity};
-use crate::plan::{self, Plan, PlanError};
+use crate::plan::{Plan, PlanError};
 use crate::rehearse::{self, RehearseError, RehearseOptions};
 use crate::snapshot::{self, Reading, Snapshot};
 
@@ -60,7 +60,7 @@ fn plan_read(
     run: PlanRun,
 ) -> Result<Planned, Failure> {
     let options = plan_options(host, g, loaded, api_base);
-    let mut plan = match plan::diff_loaded(loaded, snap, &options) {
+    let mut plan = match crate::planner::diff_loaded(loaded, snap, &options) {
         Ok(plan) => plan,
         Err(e) => {
             host.show(&refusal_report(loaded, &e))?;

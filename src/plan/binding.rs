@@ -4,7 +4,10 @@
 
 use sha2::{Digest, Sha256};
 
-use super::{Change, Operation, PLAN_FORMAT, Plan, canonical_json};
+use super::canonical_json;
+use super::change::Change;
+use super::operation::Operation;
+use super::value::{PLAN_FORMAT, Plan};
 use crate::manifest::LoadedManifest;
 
 /// The version of guildctl that makes and applies plans.
@@ -69,33 +72,49 @@ fn hex(bytes: &[u8]) -> String {
 /// One way a saved plan does not fit the run applying it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
+    /// The plan's format is not the one this guildctl writes ([`PLAN_FORMAT`]).
     Format {
+        /// The format the plan says it is.
         plan: u32,
     },
+    /// Another guildctl version made the plan.
     Version {
+        /// The version that made it.
         plan: String,
     },
+    /// The changes and operations are not those the plan's digest was made of.
     Changes {
+        /// The digest the plan records.
         recorded: String,
+        /// The digest of what it holds.
         computed: String,
     },
+    /// The manifest changed since the plan was made.
     Manifest {
+        /// The manifest digest the plan was made with.
         plan: String,
+        /// The manifest's digest now.
         now: String,
     },
+    /// The plan was made for another guild.
     Guild {
+        /// The guild the plan names.
         plan: String,
+        /// The guild of this run.
         now: String,
     },
     /// An operation names a change or a prerequisite that does not exist.
     Malformed {
+        /// The operation's index.
         operation: usize,
     },
     /// The live guild is not the one the reviewed plan was made from.
     GuildMoved,
     /// The plan this run derives is not the reviewed one.
     Differs {
+        /// The reviewed plan's changes digest.
         reviewed: String,
+        /// The changes digest of the plan this run derives.
         derived: String,
         /// Changes the reviewed plan shows that this run would not make.
         only_reviewed: Vec<String>,
@@ -190,6 +209,7 @@ impl std::fmt::Display for Mismatch {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", self.describe())]
 pub struct BindingError {
+    /// Every way it does not fit, at least one.
     pub mismatches: Vec<Mismatch>,
 }
 
@@ -315,14 +335,17 @@ mod tests {
     fn changes_digest_depends_on_the_changes() {
         let empty = changes_digest(&[], &[]);
         assert_eq!(empty.len(), 64);
-        let change = super::super::context::change(
-            super::super::Action::Delete,
-            super::super::Kind::Role,
-            "Muted".into(),
-            Some("1".into()),
-            vec![],
-            None,
-        );
+        let change = Change {
+            action: crate::plan::Action::Delete,
+            object: crate::plan::ObjectRef {
+                kind: crate::plan::Kind::Role,
+                name: "Muted".into(),
+                id: Some("1".into()),
+            },
+            fields: vec![],
+            source: None,
+            person: None,
+        };
         assert_ne!(changes_digest(&[change], &[]), empty);
     }
 }

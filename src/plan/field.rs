@@ -5,7 +5,7 @@
 //!
 //! In a saved plan a field is its manifest name with its API field beside it (`"field":
 //! "slowmode", "api": "rate_limit_per_user"`); reading one back needs the object's kind,
-//! so a [`Change`] is read whole (`WireChange`), and a field its kind does not have, or an
+//! so a [`Change`](super::Change) is read whole (`change::WireChange`), and a field its kind does not have, or an
 //! API field that is not the field's, makes the file no plan.
 
 use std::borrow::Cow;
@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Action, Change, Kind, ObjectRef, Person};
+use super::kind::Kind;
 
 /// Declares one kind's field enum with its table: `Variant = "manifest name" => api`, where
 /// `api` is the field's name in request bodies, or `None` for what a change only shows (the
@@ -23,7 +23,7 @@ macro_rules! fields {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $name {
-            $($(#[$vmeta])* $variant),+
+            $(#[doc = concat!("The manifest's `", $field, "`.")] $(#[$vmeta])* $variant),+
         }
 
         impl $name {
@@ -236,8 +236,11 @@ fields! {
 /// the channels outside categories, the channels in one category).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Order {
+    /// The roles.
     Roles,
+    /// The categories.
     Categories,
+    /// The channels outside categories.
     Uncategorised,
     /// The channels in the category of this name.
     In(String),
@@ -296,22 +299,39 @@ fields! {
 /// What one field change touches: a field of the object's kind, or the order of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Field {
+    /// A field of a guild.
     Guild(Guild),
+    /// A field of a role.
     Role(Role),
+    /// A field of a channel.
     Channel(Channel),
+    /// A field of a webhook.
     Webhook(Webhook),
+    /// A field of a welcome screen.
     WelcomeScreen(WelcomeScreen),
+    /// A field of a onboarding.
     Onboarding(Onboarding),
+    /// A field of a widget.
     Widget(Widget),
+    /// A field of a integration.
     Integration(Integration),
+    /// A field of a invite.
     Invite(Invite),
+    /// A field of a roster entry.
     RosterEntry(RosterEntry),
+    /// A field of a ban.
     Ban(Ban),
+    /// A field of a emoji.
     Emoji(Emoji),
+    /// A field of a sound.
     Sound(Sound),
+    /// A field of a AutoMod rule.
     AutoModRule(AutoModRule),
+    /// A field of a scheduled event.
     ScheduledEvent(ScheduledEvent),
+    /// A field of a sticker.
     Sticker(Sticker),
+    /// The order of a list.
     Order(Order),
 }
 
@@ -439,12 +459,16 @@ impl Field {
 /// One field's value before and after the change, in manifest terms (names, not ids or bits).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldChange {
+    /// The field changed.
     pub field: Field,
+    /// Its value before the plan (`null`: none).
     pub before: Value,
+    /// Its value once the plan is applied (`null`: none).
     pub after: Value,
 }
 
 impl FieldChange {
+    /// The change of `field` from `before` to `after`.
     pub fn new(field: impl Into<Field>, before: Value, after: Value) -> FieldChange {
         FieldChange {
             field: field.into(),
@@ -467,64 +491,14 @@ impl Serialize for FieldChange {
 }
 
 /// A field change as a saved plan writes it.
+/// A field change as a saved plan writes it: the field by its manifest name, its API field beside it.
 #[derive(Serialize, Deserialize)]
-struct WireField {
-    field: String,
+pub(super) struct WireField {
+    pub(super) field: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    api: Option<String>,
-    before: Value,
-    after: Value,
-}
-
-/// A change as a saved plan writes it; its fields are read with its object's kind.
-#[derive(Deserialize)]
-pub(super) struct WireChange {
-    action: Action,
-    object: ObjectRef,
-    fields: Vec<WireField>,
-    #[serde(default)]
-    source: Option<String>,
-    #[serde(default)]
-    person: Option<Person>,
-}
-
-impl TryFrom<WireChange> for Change {
-    type Error = String;
-
-    fn try_from(w: WireChange) -> Result<Change, String> {
-        let kind = w.object.kind;
-        let fields = w
-            .fields
-            .into_iter()
-            .map(|f| {
-                let field = Field::parse(kind, &f.field)
-                    .ok_or_else(|| format!("a {} has no field `{}`", kind.label(), f.field))?;
-                if f.api.is_some() && f.api.as_deref() != field.api() {
-                    return Err(format!(
-                        "the {} field `{}` is sent as {}, not `{}`",
-                        kind.label(),
-                        f.field,
-                        field
-                            .api()
-                            .map_or("nothing".to_owned(), |a| format!("`{a}`")),
-                        f.api.unwrap_or_default()
-                    ));
-                }
-                Ok(FieldChange {
-                    field,
-                    before: f.before,
-                    after: f.after,
-                })
-            })
-            .collect::<Result<_, String>>()?;
-        Ok(Change {
-            action: w.action,
-            object: w.object,
-            fields,
-            source: w.source,
-            person: w.person,
-        })
-    }
+    pub(super) api: Option<String>,
+    pub(super) before: Value,
+    pub(super) after: Value,
 }
 
 #[cfg(test)]
@@ -580,50 +554,5 @@ mod tests {
             assert_eq!(f.api(), Some("position"));
         }
         assert_eq!(Field::parse(Kind::Role, "slowmode"), None);
-    }
-
-    #[test]
-    fn a_saved_change_names_its_api_field_and_is_read_with_it() {
-        let change = Change {
-            action: Action::Update,
-            object: ObjectRef {
-                kind: Kind::Channel,
-                name: "#general".into(),
-                id: Some("1".into()),
-            },
-            fields: vec![FieldChange::new(
-                Channel::Slowmode,
-                serde_json::json!(0),
-                serde_json::json!(5),
-            )],
-            source: None,
-            person: None,
-        };
-        let json = serde_json::to_value(&change).unwrap();
-        assert_eq!(
-            json["fields"][0],
-            serde_json::json!({"field": "slowmode", "api": "rate_limit_per_user", "before": 0, "after": 5})
-        );
-        let back: Change = serde_json::from_value(json.clone()).unwrap();
-        assert_eq!(back, change);
-
-        // An API field that is not the field's makes the file no plan.
-        let mut lying = json.clone();
-        lying["fields"][0]["api"] = serde_json::json!("topic");
-        let e = serde_json::from_value::<Change>(lying)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains(
-                "the channel field `slowmode` is sent as `rate_limit_per_user`, not `topic`"
-            ),
-            "{e}"
-        );
-        let mut unknown = json;
-        unknown["fields"][0]["field"] = serde_json::json!("permissions");
-        let e = serde_json::from_value::<Change>(unknown)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("a channel has no field `permissions`"), "{e}");
     }
 }

@@ -12,16 +12,25 @@ use serde::{Deserialize, Serialize};
 
 use crate::discord::audit::{ActionType, action};
 
+/// A kind of object a plan changes; its facts are one row of [`Kind::facts`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
+    /// The guild's settings.
     Guild,
+    /// A role.
     Role,
+    /// A category.
     Category,
+    /// A channel.
     Channel,
+    /// The welcome screen.
     WelcomeScreen,
+    /// Onboarding.
     Onboarding,
+    /// The widget.
     Widget,
+    /// An incoming webhook.
     Webhook,
     /// A channel's permission overwrites as a set: unmanaged when a declared channel
     /// leaves `overwrites` out (the object named is the channel).
@@ -83,9 +92,11 @@ pub struct KindFacts {
 /// kind's objects are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protect {
+    /// A role, by its name.
     Role,
     /// A channel or category (its name as its type stores it).
     Channel,
+    /// A webhook, by its name.
     Webhook,
 }
 
@@ -118,7 +129,9 @@ pub enum Door {
     Channel,
     /// A declared channel's overwrites the manifest leaves alone.
     Overwrites,
+    /// An integration (a bot or an app).
     Integration,
+    /// An invite.
     Invite,
     /// A ban the manifest's list does not have.
     Ban,
@@ -127,8 +140,11 @@ pub enum Door {
 /// Audit-log action types (docs/discord.md §7.2), one per action on a kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AuditActions {
+    /// The action type of a creation (0: not audited).
     pub create: ActionType,
+    /// The action type of an update (0: not audited).
     pub update: ActionType,
+    /// The action type of a deletion (0: not audited).
     pub delete: ActionType,
 }
 
@@ -158,6 +174,7 @@ pub enum WhenMissing {
 /// What later calls of a run rely on a call of a kind for, beyond naming it in `after`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReliedOn {
+    /// Nothing beyond what names it.
     Nothing,
     /// The guild's settings: what Discord checks on every later call.
     GuildWide,
@@ -383,6 +400,7 @@ impl Kind {
         }
     }
 
+    /// The kind in words, as a plan names it (`role`, `custom emoji`).
     pub const fn label(self) -> &'static str {
         self.facts().label
     }
@@ -402,12 +420,15 @@ impl Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeleteKind {
+    /// Roles.
     Roles,
     /// Channels and categories together, as `prune.channels` deletes both.
     Channels,
+    /// Webhooks.
     Webhooks,
     /// Applications removed by `prune.integrations` (their bots, roles and webhooks go too).
     Integrations,
+    /// Invites.
     Invites,
     /// Members taken off a roster role.
     RosterEntries,
@@ -419,7 +440,7 @@ pub enum DeleteKind {
     Sounds,
     /// Members banned: each leaves the guild with every role they hold. Counted apart from
     /// the deletions of objects, with the default limit of
-    /// [`MIN_DELETE_LIMIT`](super::safety::MIN_DELETE_LIMIT) whatever the guild's size
+    /// [`MIN_DELETE_LIMIT`](super::deletion_gate::MIN_DELETE_LIMIT) whatever the guild's size
     /// (guildctl does not read how many members it has).
     MemberBans,
     /// AutoMod rules deleted: by `prune.automod`, or to change a rule's trigger kind.
@@ -448,6 +469,7 @@ impl DeleteKind {
         DeleteKind::Stickers,
     ];
 
+    /// The class in words, as the gate counts it (`roles`, `roster entries`).
     pub const fn label(self) -> &'static str {
         match self {
             DeleteKind::Roles => "roles",

@@ -35,6 +35,7 @@ pub struct Rehearsal {
 pub struct RehearsalRefusal {
     /// The call's summary, e.g. `create category Archive`.
     pub call: String,
+    /// The call's HTTP method.
     pub method: String,
     /// The path as sent to the copy (ids of objects created in the rehearsal are the copy's).
     pub path: String,

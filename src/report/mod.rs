@@ -15,7 +15,7 @@ mod rehearsal;
 pub mod sarif;
 
 use crate::inert;
-use crate::plan::images::ImageValue;
+use crate::plan::image::ImageValue;
 use crate::plan::{Action, Change, FieldChange, Kind, ObjectRef, Plan, PlanError, Risk, risk};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -66,7 +66,7 @@ pub fn plan_json(plan: &Plan) -> String {
         plan: &'a Plan,
     }
     let with = WithRisks {
-        risks: plan.risks(),
+        risks: crate::judge::risks(plan),
         plan,
     };
     let mut s = inert::json_pretty(&with);
@@ -160,7 +160,7 @@ fn text(plan: &Plan, heading: Heading, st: Style) -> String {
         inert::terminal(&plan.guild_id)
     );
     if heading == Heading::Plan {
-        write_risks(&mut out, &plan.risks(), st);
+        write_risks(&mut out, &crate::judge::risks(plan), st);
     }
     for c in &plan.changes {
         write_change(&mut out, c, st);
@@ -738,7 +738,7 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
     // The risks take what they need before the changes; the changes' frame and the note
     // on what was left out are kept free for them.
     let risks = match heading {
-        Heading::Plan => plan.risks(),
+        Heading::Plan => crate::judge::risks(plan),
         Heading::Drift => Vec::new(),
     };
     let reserved = if plan.changes.is_empty() {

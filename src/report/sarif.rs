@@ -112,7 +112,7 @@ pub fn plan_findings(
         );
         out.extend(plan.duplicates.iter().cloned().map(PlanFinding::Duplicate));
         let declared = Ctx::new(&loaded.manifest);
-        for r in plan.risks() {
+        for r in crate::judge::risks(plan) {
             // A policy change is placed on the policy's declaration, or on `policies:` for one gone.
             let Some(c) = r.change.and_then(|i| plan.changes.get(i)) else {
                 if let Widening::Policy(p) = &r.what {

@@ -1,4 +1,4 @@
-//! `automod:`, the guild's AutoMod rules: below the planner (`plan::automod`).
+//! `automod:`, the guild's AutoMod rules: below the planner (`planner::automod`).
 
 use serde_json::Value;
 

@@ -1,4 +1,4 @@
-//! `emojis:`, the guild's custom emoji: below the planner (`plan::emojis`).
+//! `emojis:`, the guild's custom emoji: below the planner (`planner::emojis`).
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! `events:`, the guild's scheduled events: below the planner (`plan::events`).
+//! `events:`, the guild's scheduled events: below the planner (`planner::events`).
 
 use serde_json::Value;
 

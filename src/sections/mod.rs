@@ -2,7 +2,7 @@
 //! section — its manifest key, its live objects as the rehearsal's copy holds them, their
 //! files, their ids, and the section as `export` writes it. The pipeline iterates
 //! [`ALL`]: `export` builds and writes each section from it, the rehearsal copies each,
-//! and the plan runs each one's planner (`plan::diff`, by [`SectionId`], a match that
+//! and the plan runs each one's planner (`planner::diff`, by [`SectionId`], a match that
 //! names every section).
 //!
 //! This round holds the five expression-like sections (custom emoji, soundboard sounds,

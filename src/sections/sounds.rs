@@ -1,4 +1,4 @@
-//! `soundboard:`, the guild's soundboard sounds: below the planner (`plan::sounds`).
+//! `soundboard:`, the guild's soundboard sounds: below the planner (`planner::sounds`).
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! `stickers:`, the guild's stickers: below the planner (`plan::stickers`).
+//! `stickers:`, the guild's stickers: below the planner (`planner::stickers`).
 
 use serde_json::{Value, json};
 

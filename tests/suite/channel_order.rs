@@ -400,7 +400,7 @@ async fn judge(c: &Case) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     let (client, snap) = read(&emu).await?;
     let shown = |what: &str| format!("{what}\nmanifest:\n{yaml}\ncase: {c:#?}");
-    let the_plan = plan::diff_loaded(&loaded, &snap, &Default::default())
+    let the_plan = guildctl::planner::diff_loaded(&loaded, &snap, &Default::default())
         .map_err(|e| shown(&format!("refused: {:#?}", e.problems)))?;
     let verdict = rehearse(&loaded, &snap, &the_plan, &RehearseOptions::default())
         .await
@@ -415,7 +415,7 @@ async fn judge(c: &Case) -> Result<(), String> {
     .await;
     let (_, after) = read(&emu).await?;
     emu.shutdown().await;
-    let again = plan::diff_loaded(&loaded, &after, &Default::default())
+    let again = guildctl::planner::diff_loaded(&loaded, &after, &Default::default())
         .map_err(|e| shown(&format!("refused after apply: {:#?}", e.problems)))?;
     let reached = outcome.succeeded() && again.is_empty();
     if verdict.ok != reached || !reached {

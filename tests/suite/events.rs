@@ -140,7 +140,7 @@ async fn an_event_is_renamed_in_place_and_its_rule_changed() {
 }
 
 /// Events are matched as emoji, sounds, stickers and AutoMod rules are
-/// (`plan::matching`): a pinned id that names no event, and one an entry before it is
+/// (`planner::matching`): a pinned id that names no event, and one an entry before it is
 /// pinned to, are refused at the entry's `id` before any call.
 #[tokio::test]
 async fn a_pinned_id_no_event_has_or_an_earlier_entry_took_is_refused_at_its_id() {

@@ -23,7 +23,7 @@ use common::Harness;
 use guildctl::apply::{self, ApplyOptions};
 use guildctl::discord::Client;
 use guildctl::manifest;
-use guildctl::plan::{self, Plan};
+use guildctl::plan::Plan;
 use guildctl::snapshot::Snapshot;
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
@@ -217,7 +217,7 @@ async fn plan_once(c: &Client, h: &Harness, m: &manifest::Manifest) -> Result<Pl
     let snap = Snapshot::fetch(c, &h.emu.guild_id)
         .await
         .map_err(|e| format!("snapshot: {e}"))?;
-    plan::diff(m, &snap).map_err(|e| format!("plan refused: {e}"))
+    guildctl::planner::diff(m, &snap).map_err(|e| format!("plan refused: {e}"))
 }
 
 /// The key names are compared by: whitespace collapsed.

@@ -386,14 +386,14 @@ async fn a_ban_of_a_user_who_is_not_a_member_says_so() {
 
 #[tokio::test]
 async fn the_rehearsal_copy_holds_the_members_a_plan_bans() {
-    use guildctl::{manifest, plan, rehearse, snapshot::Snapshot};
+    use guildctl::{manifest, rehearse, snapshot::Snapshot};
     let h = Harness::start().await;
     let st = h.emu.state();
     let yaml = staff_purge(&st, "safety: { allow_deletes: 9 }\n");
     let loaded = manifest::load_str(std::path::Path::new("purge.yaml"), yaml.clone()).unwrap();
     let client = h.client();
     let mut snap = Snapshot::fetch(&client, &h.emu.guild_id).await.unwrap();
-    let q = plan::people_query(&loaded.manifest, &snap);
+    let q = guildctl::snapshot::people_query(&loaded.manifest, &snap);
     snap.read_people(&client, &q).await.unwrap();
     let copy = rehearse::copy_of(&snap, None).expect("copy");
     let g = &copy.guilds[0];

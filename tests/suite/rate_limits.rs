@@ -22,7 +22,6 @@ use discord_emulator::{
 use guildctl::apply::{self, ApplyOptions};
 use guildctl::discord::{Client, ClientOptions, Token};
 use guildctl::manifest;
-use guildctl::plan;
 use guildctl::snapshot::Snapshot;
 
 /// Creates this many roles: about three windows of the global limit (50 a second).
@@ -56,7 +55,7 @@ async fn one_run() -> (usize, Duration, Duration) {
     let snap = Snapshot::fetch(&client, &emu.guild_id)
         .await
         .expect("snapshot");
-    let plan = plan::diff(&loaded.manifest, &snap).expect("plan");
+    let plan = guildctl::planner::diff(&loaded.manifest, &snap).expect("plan");
     let creates = plan
         .operations
         .iter()

@@ -7,7 +7,6 @@ use crate::common;
 use common::{Bot, GuildNames, Harness, arrange, bare_guild_state, example};
 use discord_permissions::Permissions;
 use guildctl::manifest;
-use guildctl::plan;
 use guildctl::rehearse::{RehearseOptions, rehearse};
 use serde_json::Value;
 
@@ -226,7 +225,7 @@ async fn a_missing_grant_is_refused_by_preflight_and_rehearsal_alike() {
         "version: 1\nroles:\n  - name: Bouncers\n    permissions: [ban_members]\n".into(),
     )
     .unwrap();
-    let refused = plan::diff_loaded(&loaded, &snap, &Default::default())
+    let refused = guildctl::planner::diff_loaded(&loaded, &snap, &Default::default())
         .expect_err("preflight refuses the grant");
     assert_eq!(refused.problems.len(), 1, "{:?}", refused.problems);
     assert_eq!(refused.problems[0].source.as_deref(), Some("roles[0]"));
@@ -261,7 +260,7 @@ async fn community_only_settings_are_refused_by_plan_on_a_guild_that_is_not_one(
     let snap = h.snapshot().await;
     let welcome = "version: 1\nwelcome_screen:\n  enabled: true\n  description: Hi\n";
     let loaded = manifest::load_str(std::path::Path::new("guild.yaml"), welcome.into()).unwrap();
-    let refused = plan::diff_loaded(&loaded, &snap, &Default::default())
+    let refused = guildctl::planner::diff_loaded(&loaded, &snap, &Default::default())
         .expect_err("plan refuses the welcome screen");
     let problem = &refused.problems[0];
     assert_eq!(refused.problems.len(), 1, "{:?}", refused.problems);
@@ -395,7 +394,7 @@ async fn what_the_copy_cannot_know_is_listed_as_not_rehearsed() {
         "version: 1\nroles:\n  - name: Readers\n".into(),
     )
     .unwrap();
-    let p = plan::diff_loaded(&loaded, &snap, &Default::default()).unwrap();
+    let p = guildctl::planner::diff_loaded(&loaded, &snap, &Default::default()).unwrap();
     let verdict = rehearse(&loaded, &snap, &p, &RehearseOptions::default())
         .await
         .unwrap();

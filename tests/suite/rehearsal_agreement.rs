@@ -298,7 +298,7 @@ async fn judge(c: &Case) -> Result<(Option<Disagreement>, bool), String> {
         .await
         .map_err(|e| e.to_string())?;
     emu.shutdown().await;
-    let preflight = plan::diff_loaded(&loaded, &snap, &Default::default());
+    let preflight = guildctl::planner::diff_loaded(&loaded, &snap, &Default::default());
     let (the_plan, mut problems) = match &preflight {
         Ok(p) => (p.clone(), Vec::new()),
         Err(e) => ((*e.partial).clone(), e.problems.clone()),

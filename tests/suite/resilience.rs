@@ -29,12 +29,12 @@ fn client(h: &Harness) -> Client {
 /// `holders` policy counts Moderator's members, as the commands read them).
 async fn plan_for(c: &Client, h: &Harness, loaded: &manifest::LoadedManifest) -> (Snapshot, Plan) {
     let mut snap = Snapshot::fetch(c, &h.emu.guild_id).await.expect("snapshot");
-    let people = plan::people_query(&loaded.manifest, &snap);
+    let people = guildctl::snapshot::people_query(&loaded.manifest, &snap);
     snap.read_people(c, &people).await.expect("people");
     snap.read_sections(c, &loaded.manifest)
         .await
         .expect("AutoMod rules and events");
-    let plan = plan::diff_loaded(loaded, &snap, &plan::PlanOptions::default())
+    let plan = guildctl::planner::diff_loaded(loaded, &snap, &plan::PlanOptions::default())
         .expect("the plan is not refused");
     (snap, plan)
 }

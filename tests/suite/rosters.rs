@@ -148,7 +148,7 @@ async fn a_listed_user_who_is_not_a_member_is_reported_not_an_error() {
 /// The member leaves between the plan and the call: apply reports it and succeeds.
 #[tokio::test]
 async fn a_member_who_left_before_the_call_is_a_note() {
-    use guildctl::{apply, manifest, plan, snapshot::Snapshot};
+    use guildctl::{apply, manifest, snapshot::Snapshot};
     let h = Harness::start().await;
     let loaded = manifest::load_str(
         std::path::Path::new("staff.yaml"),
@@ -157,9 +157,9 @@ async fn a_member_who_left_before_the_call_is_a_note() {
     .expect("manifest");
     let client = h.client();
     let mut snap = Snapshot::fetch(&client, &h.emu.guild_id).await.unwrap();
-    let q = plan::people_query(&loaded.manifest, &snap);
+    let q = guildctl::snapshot::people_query(&loaded.manifest, &snap);
     snap.read_people(&client, &q).await.unwrap();
-    let p = plan::diff(&loaded.manifest, &snap).expect("plan");
+    let p = guildctl::planner::diff(&loaded.manifest, &snap).expect("plan");
     // heidi leaves.
     h.arrange(|g| {
         g.leave("heidi");
@@ -271,7 +271,7 @@ async fn bans_go_out_in_bulk_by_reason_and_plan_back_empty() {
 
 #[tokio::test]
 async fn bulk_ban_partial_failure_counts_only_users_still_not_banned() {
-    use guildctl::{apply, manifest, plan, snapshot::Snapshot};
+    use guildctl::{apply, manifest, snapshot::Snapshot};
     let h = Harness::with_state(Some(with_users(5))).await;
     let st = h.emu.state();
     let ids: Vec<String> = (0..5).map(|k| st.user_id(&format!("spam{k:04}"))).collect();
@@ -280,9 +280,9 @@ async fn bulk_ban_partial_failure_counts_only_users_still_not_banned() {
         let yaml = format!("version: 1\nbans:\n{}", ban_list(ids, "spam"));
         let loaded = manifest::load_str(std::path::Path::new("bans.yaml"), yaml).unwrap();
         let mut snap = Snapshot::fetch(&client, &h.emu.guild_id).await.unwrap();
-        let q = plan::people_query(&loaded.manifest, &snap);
+        let q = guildctl::snapshot::people_query(&loaded.manifest, &snap);
         snap.read_people(&client, &q).await.unwrap();
-        plan::diff(&loaded.manifest, &snap).expect("plan")
+        guildctl::planner::diff(&loaded.manifest, &snap).expect("plan")
     };
     // Someone bans spam0000 by hand after the plan: Discord lists them as failed.
     let p = read(&ids[..3]).await;

@@ -669,7 +669,7 @@ async fn a_prune_of_a_role_above_the_bot_points_at_prune_and_offers_protect() {
 async fn the_apply_pipeline_judges_the_gate_once_with_the_allowance_it_is_given() {
     use guildctl::discord::{Client, Token};
     use guildctl::ops::{self, ApplyRefused, ApplyRequest};
-    use guildctl::plan::{PlanOptions, safety::AllowanceSource};
+    use guildctl::plan::{PlanOptions, deletion_gate::AllowanceSource};
 
     let h = Harness::start().await;
     let m = h.manifest("m.yaml", PRUNE_ALL_BUT_ONE);

@@ -68,7 +68,7 @@ pub struct Verdict {
 
 /// What a policy covered before a plan, as ids of the guild the plan leaves: judged there as
 /// well as what its text names now, so a plan cannot take a channel or a role out of a policy
-/// and, in the same plan, do what the policy forbade there (`plan::policy_changes`).
+/// and, in the same plan, do what the policy forbade there (`judge::policy_changes`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Carried {
     /// The channels (ids) its `where` named.

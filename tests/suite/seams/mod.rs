@@ -54,7 +54,7 @@ async fn read(client: &Client, guild: &str, m: &manifest::Manifest) -> Result<Sn
     snap.read_doors(client, Wants::of(m))
         .await
         .map_err(|e| e.to_string())?;
-    let q = plan::people_query(m, &snap);
+    let q = guildctl::snapshot::people_query(m, &snap);
     snap.read_people(client, &q)
         .await
         .map_err(|e| e.to_string())?;
@@ -142,7 +142,7 @@ async fn judge_on(
     let client = property::client(emu)?;
     let snap = read(&client, &emu.guild_id, &loaded.manifest).await?;
     let options = plan::PlanOptions::default();
-    let the_plan = match plan::diff_loaded(loaded, &snap, &options) {
+    let the_plan = match guildctl::planner::diff_loaded(loaded, &snap, &options) {
         Ok(p) => p,
         Err(_) => {
             tally.preflight_refused += 1;
@@ -187,7 +187,7 @@ async fn judge_on(
         (None, true) => {}
     }
     let after = read(&client, &emu.guild_id, &loaded.manifest).await?;
-    let again = plan::diff_loaded(loaded, &after, &options)
+    let again = guildctl::planner::diff_loaded(loaded, &after, &options)
         .map_err(|e| format!("the plan after apply is refused: {e:?}\n{}", case()))?;
     if !again.is_empty() {
         let left: Vec<String> = again.changes.iter().map(plan::Change::describe).collect();
