@@ -47,21 +47,10 @@ fn emoji_name_error(out: &mut Vec<Diagnostic>, path: String, name: &str) {
 
 /// An emoji is matched by name: two entries of one name would be one emoji.
 pub(super) fn unique_emoji_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let emojis = ctx.manifest.emojis.as_deref().unwrap_or_default();
-    for (name, idx) in groups(emojis.iter().map(|e| e.name.as_str())) {
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("emojis[{i}].name"),
-                    format!(
-                        "duplicate emoji name \"{name}\" (first declared at emojis[{}])",
-                        idx[0]
-                    ),
-                )
-                .with_help("give each emoji its own name"),
-            );
-        }
-    }
+    let entries = ctx.manifest.emojis.as_deref().unwrap_or_default();
+    let names = entries.iter().map(|e| (e.name.as_str(), false));
+    let rule = ("emoji", "give each emoji its own name");
+    duplicate_names(names, |i| format!("emojis[{i}]"), rule, out);
 }
 
 /// The roles an emoji is for: declared roles (or live ones, checked by the plan); not
@@ -125,21 +114,10 @@ pub(super) fn sounds(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 /// A sound is matched by name: two entries of one name would be one sound.
 pub(super) fn unique_sound_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let sounds = ctx.manifest.soundboard.as_deref().unwrap_or_default();
-    for (name, idx) in groups(sounds.iter().map(|s| s.name.as_str())) {
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("soundboard[{i}].name"),
-                    format!(
-                        "duplicate sound name \"{name}\" (first declared at soundboard[{}])",
-                        idx[0]
-                    ),
-                )
-                .with_help("give each sound its own name"),
-            );
-        }
-    }
+    let entries = ctx.manifest.soundboard.as_deref().unwrap_or_default();
+    let names = entries.iter().map(|e| (e.name.as_str(), false));
+    let rule = ("sound", "give each sound its own name");
+    duplicate_names(names, |i| format!("soundboard[{i}]"), rule, out);
 }
 
 /// Each sticker: a name of 2-30 characters (and its previous names), tags of 1-200
@@ -178,21 +156,10 @@ pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 /// A sticker is matched by name: two entries of one name would be one sticker.
 pub(super) fn unique_sticker_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let stickers = ctx.manifest.stickers.as_deref().unwrap_or_default();
-    for (name, idx) in groups(stickers.iter().map(|s| s.name.as_str())) {
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("stickers[{i}].name"),
-                    format!(
-                        "duplicate sticker name \"{name}\" (first declared at stickers[{}])",
-                        idx[0]
-                    ),
-                )
-                .with_help("give each sticker its own name"),
-            );
-        }
-    }
+    let entries = ctx.manifest.stickers.as_deref().unwrap_or_default();
+    let names = entries.iter().map(|e| (e.name.as_str(), false));
+    let rule = ("sticker", "give each sticker its own name");
+    duplicate_names(names, |i| format!("stickers[{i}]"), rule, out);
 }
 
 #[cfg(test)]
