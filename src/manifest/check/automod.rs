@@ -347,14 +347,7 @@ mod tests {
     }
 
     fn run(rule: Rule, list: Vec<AutoModRule>) -> Vec<Diagnostic> {
-        let m = Manifest {
-            version: 1,
-            automod: Some(list),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        rule(&Ctx::new(&m), &mut out);
-        out
+        run_rule(rule, |m| m.automod = Some(list))
     }
 
     fn paths(d: &[Diagnostic]) -> Vec<&str> {

@@ -279,14 +279,8 @@ mod tests {
     }
 
     fn run(rule: Rule, list: Vec<ScheduledEvent>) -> Vec<String> {
-        let m = Manifest {
-            version: 1,
-            events: Some(list),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        rule(&Ctx::new(&m), &mut out);
-        out.into_iter().map(|d| d.path).collect()
+        let found = run_rule(rule, |m| m.events = Some(list));
+        found.into_iter().map(|d| d.path).collect()
     }
 
     #[test]

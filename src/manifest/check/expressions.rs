@@ -45,12 +45,22 @@ fn emoji_name_error(out: &mut Vec<Diagnostic>, path: String, name: &str) {
     }
 }
 
+/// Emoji, stickers and sounds are matched by name, and none is pinned to an `id`: two
+/// entries of one name in `section` would be one object.
+fn unique_names<T>(
+    list: &Option<Vec<T>>,
+    name: impl Fn(&T) -> &String,
+    (section, what): (&str, &str),
+    out: &mut Vec<Diagnostic>,
+) {
+    let names = list.iter().flatten().map(|e| (name(e).as_str(), false));
+    let help = format!("give each {what} its own name");
+    duplicate_names(names, |i| format!("{section}[{i}]"), (what, &help), out);
+}
+
 /// An emoji is matched by name: two entries of one name would be one emoji.
 pub(super) fn unique_emoji_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let entries = ctx.manifest.emojis.as_deref().unwrap_or_default();
-    let names = entries.iter().map(|e| (e.name.as_str(), false));
-    let rule = ("emoji", "give each emoji its own name");
-    duplicate_names(names, |i| format!("emojis[{i}]"), rule, out);
+    unique_names(&ctx.manifest.emojis, |e| &e.name, ("emojis", "emoji"), out);
 }
 
 /// The roles an emoji is for: declared roles (or live ones, checked by the plan); not
@@ -114,10 +124,12 @@ pub(super) fn sounds(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 /// A sound is matched by name: two entries of one name would be one sound.
 pub(super) fn unique_sound_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let entries = ctx.manifest.soundboard.as_deref().unwrap_or_default();
-    let names = entries.iter().map(|e| (e.name.as_str(), false));
-    let rule = ("sound", "give each sound its own name");
-    duplicate_names(names, |i| format!("soundboard[{i}]"), rule, out);
+    unique_names(
+        &ctx.manifest.soundboard,
+        |e| &e.name,
+        ("soundboard", "sound"),
+        out,
+    );
 }
 
 /// Each sticker: a name of 2-30 characters (and its previous names), tags of 1-200
@@ -156,10 +168,12 @@ pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 /// A sticker is matched by name: two entries of one name would be one sticker.
 pub(super) fn unique_sticker_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let entries = ctx.manifest.stickers.as_deref().unwrap_or_default();
-    let names = entries.iter().map(|e| (e.name.as_str(), false));
-    let rule = ("sticker", "give each sticker its own name");
-    duplicate_names(names, |i| format!("stickers[{i}]"), rule, out);
+    unique_names(
+        &ctx.manifest.stickers,
+        |e| &e.name,
+        ("stickers", "sticker"),
+        out,
+    );
 }
 
 #[cfg(test)]
@@ -167,11 +181,8 @@ mod tests {
     use super::*;
 
     fn found(yaml: &str, rule: Rule) -> Vec<String> {
-        let m: Manifest = serde_saphyr::from_str(yaml).unwrap();
-        let ctx = Ctx::new(&m);
-        let mut out = Vec::new();
-        rule(&ctx, &mut out);
-        out.into_iter()
+        run_rule(rule, |m| *m = serde_saphyr::from_str(yaml).unwrap())
+            .into_iter()
             .map(|d| format!("{}: {}", d.path, d.message))
             .collect()
     }

@@ -188,6 +188,19 @@ pub fn check_loaded_by_rule(loaded: &LoadedManifest) -> Vec<(&'static str, Diagn
 // ---------------------------------------------------------------------------------------------
 // What the rules share
 
+/// The diagnostics of one rule on a manifest that `fill` writes (the rules' unit tests).
+#[cfg(test)]
+fn run_rule(rule: Rule, fill: impl FnOnce(&mut Manifest)) -> Vec<Diagnostic> {
+    let mut m = Manifest {
+        version: 1,
+        ..Default::default()
+    };
+    fill(&mut m);
+    let mut out = Vec::new();
+    rule(&Ctx::new(&m), &mut out);
+    out
+}
+
 /// A kind matched by name (roles, webhooks, rules, events, emoji, stickers, sounds): each
 /// later entry of a name is an error naming the first. Twins are fine when every entry of
 /// the name is `pinned` to its live object's `id` (an export of a guild that has them).
