@@ -10,11 +10,23 @@ pub(super) fn emoji_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let emojis = ctx.manifest.emojis.as_deref().unwrap_or_default();
     for (i, e) in emojis.iter().enumerate() {
         let path = format!("emojis[{i}]");
-        emoji_name_error(out, format!("{path}.name"), &e.name);
-        for (k, p) in e.previous_names.iter().enumerate() {
-            emoji_name_error(out, format!("{path}.previous_names[{k}]"), p);
+        for (at, name) in name_and_previous(&path, &e.name, &e.previous_names) {
+            emoji_name_error(out, at, name);
         }
     }
+}
+
+/// An entry's name and its previous names, each with its path: one rule holds for all.
+fn name_and_previous<'a>(
+    path: &str,
+    name: &'a String,
+    previous: &'a [String],
+) -> impl Iterator<Item = (String, &'a String)> {
+    let previous = previous
+        .iter()
+        .enumerate()
+        .map(move |(k, p)| (format!("{path}.previous_names[{k}]"), p));
+    std::iter::once((format!("{path}.name"), name)).chain(previous)
 }
 
 /// The one rule for an emoji's name, or why `name` breaks it.
@@ -86,13 +98,7 @@ pub(super) fn sounds(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let sounds = ctx.manifest.soundboard.as_deref().unwrap_or_default();
     for (i, s) in sounds.iter().enumerate() {
         let path = format!("soundboard[{i}]");
-        let names = std::iter::once((format!("{path}.name"), &s.name)).chain(
-            s.previous_names
-                .iter()
-                .enumerate()
-                .map(|(k, p)| (format!("{path}.previous_names[{k}]"), p)),
-        );
-        for (at, name) in names {
+        for (at, name) in name_and_previous(&path, &s.name, &s.previous_names) {
             length_error(out, at, "sound name", name, SOUND_NAME_LEN);
         }
         if let Some(v) = s.volume
@@ -138,13 +144,7 @@ pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let stickers = ctx.manifest.stickers.as_deref().unwrap_or_default();
     for (i, s) in stickers.iter().enumerate() {
         let path = format!("stickers[{i}]");
-        let names = std::iter::once((format!("{path}.name"), &s.name)).chain(
-            s.previous_names
-                .iter()
-                .enumerate()
-                .map(|(k, p)| (format!("{path}.previous_names[{k}]"), p)),
-        );
-        for (at, name) in names {
+        for (at, name) in name_and_previous(&path, &s.name, &s.previous_names) {
             length_error(out, at, "sticker name", name, STICKER_NAME_LEN);
         }
         length_error(
