@@ -472,7 +472,7 @@ impl Line<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::access::model::{Member, ROLE};
+    use crate::access::model::{Channel, Member, ROLE};
     use crate::access::test_kit::{allow_view, deny_view, p, set_mod_log, staff_guild};
     use crate::discord::models::channel_type;
 
@@ -663,6 +663,25 @@ mod tests {
         ]
     }
 
+    /// `ch` set again with `overwrites`, by the plan's change `change`.
+    fn with_overwrites(
+        g: &mut Guild,
+        ch: &Channel,
+        overwrites: Vec<Overwrite>,
+        change: Option<usize>,
+    ) {
+        let parent = ch.parent.as_deref();
+        g.set_channel(
+            &ch.id,
+            &ch.name,
+            ch.kind,
+            parent,
+            Some(overwrites),
+            None,
+            change,
+        );
+    }
+
     fn apply(g: &mut Guild, e: &Edit) {
         let roles = ["1", "10", "11", "12"];
         let channels = ["20", "21", "22"];
@@ -687,16 +706,7 @@ mod tests {
                     allow: Permissions(*allow),
                     deny: Permissions(*deny),
                 });
-                let parent = ch.parent.clone();
-                g.set_channel(
-                    &ch.id,
-                    &ch.name,
-                    ch.kind,
-                    parent.as_deref(),
-                    Some(ows),
-                    None,
-                    Some(3),
-                );
+                with_overwrites(g, &ch, ows, Some(3));
             }
             Edit::MemberRoles(rs) => {
                 let m = g.members.get_mut("500").unwrap();
@@ -726,16 +736,7 @@ mod tests {
                     return;
                 };
                 let ows = ch.overwrites.iter().rev().cloned().collect();
-                let parent = ch.parent.clone();
-                g.set_channel(
-                    &ch.id,
-                    &ch.name,
-                    ch.kind,
-                    parent.as_deref(),
-                    Some(ows),
-                    None,
-                    None,
-                );
+                with_overwrites(g, &ch, ows, None);
             }
             Edit::Parent(c) => {
                 let Some(ch) = g.channel(channels[*c]).cloned() else {
