@@ -89,23 +89,6 @@ fn whats(v: &Verdict) -> Vec<&str> {
     v.breaches.iter().map(|b| b.what.as_str()).collect()
 }
 
-/// Whether `pattern` names the channel at `path`, as the judge matches.
-fn matches(pattern: &str, path: &str) -> bool {
-    ChannelPattern::new(pattern).is_ok_and(|p| p.matches(path))
-}
-
-#[test]
-fn patterns_name_channels_by_category() {
-    assert!(matches("Staff/*", "Staff/#mod-log"));
-    assert!(matches("staff/#MOD-LOG", "Staff/#mod-log"));
-    assert!(!matches("Staff/*", "Staff"));
-    assert!(matches("Staff", "Staff"));
-    assert!(matches("**", "Staff/#mod-log") && matches("**", "#general"));
-    assert!(matches("*/mod-*", "Staff/#mod-log"));
-    assert!(!matches("*", "Staff/#mod-log"));
-    assert!(matches("#general", "#general") && matches("general", "#general"));
-}
-
 #[test]
 fn never_holds_until_a_channel_opens() {
     let mut g = guild();
