@@ -5,8 +5,8 @@
 //! `actions/upload-artifact` / `download-artifact` as copies to and from a folder of
 //! artifacts by run id and name.
 
-use super::*;
 use super::workspace::{guild_comments, repo_of, workspace_repo};
+use super::*;
 
 struct Job {
     /// The job's result: 0 when every step that ran succeeded.
