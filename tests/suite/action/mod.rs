@@ -3,7 +3,7 @@
 //! `${{ }}` expressions evaluated into its `env`, with fresh `GITHUB_OUTPUT`, `GITHUB_PATH`
 //! and a shared `GITHUB_STEP_SUMMARY`, a real `pull_request` event payload in
 //! `GITHUB_EVENT_PATH`, against the Discord emulator, a stand-in for GitHub's REST API
-//! (tests/suite/common/github.rs) and a local folder of releases served over loopback.
+//! (tests/suite/common/github/) and a local folder of releases served over loopback.
 //! `uses:` steps (the build cache) are not run; whether the runner would run them is.
 //! The example workflows' jobs run the same way, step by step (`workflow_jobs`).
 //!
@@ -343,7 +343,7 @@ impl Runner {
                 .and_then(|o| o.get(*name))
                 .cloned()
                 .unwrap_or_default(),
-            _ => panic!("tests/suite/action.rs cannot evaluate ${{{{ {expr} }}}}"),
+            _ => panic!("tests/suite/action/ cannot evaluate ${{{{ {expr} }}}}"),
         }
     }
 
