@@ -507,6 +507,9 @@ fn webhooks(live: &[models::Webhook], names: &Names) -> Vec<Webhook> {
         .collect()
 }
 
+/// The comment above the settings, wherever a manifest is written (export, import).
+pub(crate) const SETTINGS_NOTE: &str = "Guild settings; channels are referred to by name.";
+
 /// YAML, one section at a time, with a comment above each.
 fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     let mut out = String::new();
@@ -524,12 +527,7 @@ fn render(snap: &Snapshot, m: &Manifest) -> Result<String, ExportError> {
     );
     section(&mut out, None, "version", &m.version)?;
     section(&mut out, None, "guild", &m.guild)?;
-    section(
-        &mut out,
-        Some("Guild settings; channels are referred to by name."),
-        "settings",
-        &m.settings,
-    )?;
+    section(&mut out, Some(SETTINGS_NOTE), "settings", &m.settings)?;
     let managed: Vec<&str> = snap
         .guild
         .roles

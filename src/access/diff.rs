@@ -472,68 +472,16 @@ impl Line<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::access::model::{Member, ROLE};
+    use crate::access::model::{Channel, Member, ROLE};
+    use crate::access::test_kit::{allow_view, deny_view, p, set_mod_log, staff_guild};
     use crate::discord::models::channel_type;
-
-    fn p(names: &[&str]) -> Permissions {
-        names
-            .iter()
-            .map(|n| Permissions::from_name(n).unwrap())
-            .fold(Permissions::NONE, |a, b| a | b)
-    }
-
-    fn deny_view(target: &str) -> Overwrite {
-        Overwrite {
-            target: target.into(),
-            kind: ROLE,
-            allow: Permissions::NONE,
-            deny: Permissions::VIEW_CHANNEL,
-        }
-    }
-
-    fn allow_view(target: &str) -> Overwrite {
-        Overwrite {
-            target: target.into(),
-            kind: ROLE,
-            allow: Permissions::VIEW_CHANNEL,
-            deny: Permissions::NONE,
-        }
-    }
 
     /// @everyone reads and writes; Staff/#mod-log is Mod's (11) alone.
     fn live() -> Guild {
-        let mut g = Guild::new("1", p(&["view_channel", "send_messages"]));
+        let mut g = staff_guild();
         g.set_role("10", "Admin", Some(p(&["administrator"])), None, None);
         g.set_role("11", "Mod", Some(p(&["kick_members"])), None, None);
         g.set_role("12", "Member", Some(Permissions::NONE), None, None);
-        g.set_channel(
-            "20",
-            "general",
-            channel_type::TEXT,
-            None,
-            Some(vec![]),
-            None,
-            None,
-        );
-        let staff = vec![deny_view("1"), allow_view("11")];
-        g.set_channel(
-            "21",
-            "Staff",
-            channel_type::CATEGORY,
-            None,
-            Some(staff.clone()),
-            None,
-            None,
-        );
-        g.set_channel(
-            "22",
-            "mod-log",
-            channel_type::TEXT,
-            Some("21"),
-            Some(staff),
-            None,
-            None,
-        );
         g.members.insert(
             "500".into(),
             Member {
@@ -556,15 +504,8 @@ mod tests {
     fn opening_a_channel_to_everyone_is_one_line_not_one_per_role() {
         let before = live();
         let mut after = before.clone();
-        after.set_channel(
-            "22",
-            "mod-log",
-            channel_type::TEXT,
-            Some("21"),
-            Some(vec![allow_view("11")]),
-            Some("channels[1].channels[0]"),
-            Some(4),
-        );
+        let source = Some("channels[1].channels[0]");
+        set_mod_log(&mut after, vec![allow_view("11")], source, Some(4));
         // The category shows once one of its channels does.
         assert_eq!(
             lines(&before, &after),
@@ -583,15 +524,7 @@ mod tests {
     fn a_role_losing_a_channel_and_a_guild_wide_grant() {
         let before = live();
         let mut after = before.clone();
-        after.set_channel(
-            "22",
-            "mod-log",
-            channel_type::TEXT,
-            Some("21"),
-            Some(vec![deny_view("1")]),
-            None,
-            Some(0),
-        );
+        set_mod_log(&mut after, vec![deny_view("1")], None, Some(0));
         after.set_role("12", "Member", Some(p(&["ban_members"])), None, Some(1));
         assert_eq!(
             lines(&before, &after),
@@ -730,6 +663,25 @@ mod tests {
         ]
     }
 
+    /// `ch` set again with `overwrites`, by the plan's change `change`.
+    fn with_overwrites(
+        g: &mut Guild,
+        ch: &Channel,
+        overwrites: Vec<Overwrite>,
+        change: Option<usize>,
+    ) {
+        let parent = ch.parent.as_deref();
+        g.set_channel(
+            &ch.id,
+            &ch.name,
+            ch.kind,
+            parent,
+            Some(overwrites),
+            None,
+            change,
+        );
+    }
+
     fn apply(g: &mut Guild, e: &Edit) {
         let roles = ["1", "10", "11", "12"];
         let channels = ["20", "21", "22"];
@@ -754,16 +706,7 @@ mod tests {
                     allow: Permissions(*allow),
                     deny: Permissions(*deny),
                 });
-                let parent = ch.parent.clone();
-                g.set_channel(
-                    &ch.id,
-                    &ch.name,
-                    ch.kind,
-                    parent.as_deref(),
-                    Some(ows),
-                    None,
-                    Some(3),
-                );
+                with_overwrites(g, &ch, ows, Some(3));
             }
             Edit::MemberRoles(rs) => {
                 let m = g.members.get_mut("500").unwrap();
@@ -793,16 +736,7 @@ mod tests {
                     return;
                 };
                 let ows = ch.overwrites.iter().rev().cloned().collect();
-                let parent = ch.parent.clone();
-                g.set_channel(
-                    &ch.id,
-                    &ch.name,
-                    ch.kind,
-                    parent.as_deref(),
-                    Some(ows),
-                    None,
-                    None,
-                );
+                with_overwrites(g, &ch, ows, None);
             }
             Edit::Parent(c) => {
                 let Some(ch) = g.channel(channels[*c]).cloned() else {

@@ -15,6 +15,8 @@ pub mod diff;
 pub mod model;
 pub mod policy;
 pub mod rules;
+#[cfg(test)]
+mod test_kit;
 pub mod view;
 
 pub use diff::AccessChange;

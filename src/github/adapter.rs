@@ -12,7 +12,7 @@ use super::error::GithubError;
 use super::types::{COMPONENT, body_with_marker};
 use super::wire;
 use crate::forge::{
-    Candidate, Comment, Issue, Merged, Page, PlanRuns, Reviews, Thread, Tracker, Words,
+    CallError, Candidate, Comment, Issue, Merged, Page, PlanRuns, Reviews, Thread, Tracker, Words,
 };
 
 const WORDS: Words = Words {
@@ -38,7 +38,7 @@ impl Tracker for GitHub {
     async fn open_issues(&self, label: &str) -> Result<Vec<Issue>, GithubError> {
         let label = utf8_percent_encode(label, COMPONENT);
         let list = self.repo_path(&format!("/issues?state=open&labels={label}&per_page=100"));
-        let issues: Vec<wire::Issue> = self.get_all(&list).await?;
+        let issues: Vec<wire::Issue> = self.rest.get_all(&list).await?;
         // Pull requests are issues too in this listing; they are never drift issues.
         Ok(issues
             .into_iter()
@@ -66,6 +66,7 @@ impl Tracker for GitHub {
     async fn comment_on_issue(&self, number: u64, body: &str) -> Result<(), GithubError> {
         let path = self.repo_path(&format!("/issues/{number}/comments"));
         let _: (wire::IssueComment, _) = self
+            .rest
             .send_as(Method::POST, &path, Some(&json!({ "body": body })))
             .await?;
         Ok(())
@@ -79,7 +80,7 @@ impl Tracker for GitHub {
 
     async fn thread(&self, change: u64, _with_head: bool) -> Result<Thread, GithubError> {
         let list = self.repo_path(&format!("/issues/{change}/comments?per_page=100"));
-        let comments: Vec<wire::IssueComment> = self.get_all(&list).await?;
+        let comments: Vec<wire::IssueComment> = self.rest.get_all(&list).await?;
         Ok(Thread {
             change,
             comments: comments
@@ -116,7 +117,7 @@ impl GitHub {
         path: &str,
         payload: serde_json::Value,
     ) -> Result<Issue, GithubError> {
-        let (issue, _): (wire::Issue, _) = self.send_as(method, path, Some(&payload)).await?;
+        let (issue, _): (wire::Issue, _) = self.rest.send_as(method, path, Some(&payload)).await?;
         Ok(issue.into_issue())
     }
 
@@ -127,6 +128,7 @@ impl GitHub {
         body: &str,
     ) -> Result<Comment, GithubError> {
         let (c, _): (wire::IssueComment, _) = self
+            .rest
             .send_as(method, path, Some(&json!({ "body": body })))
             .await?;
         Ok(c.into_comment())
@@ -140,16 +142,13 @@ impl Reviews for GitHub {
 
     async fn merged(&self, sha: &str) -> Result<Option<Merged>, GithubError> {
         let path = self.repo_path(&format!("/commits/{sha}/pulls?per_page=100"));
-        let pulls: Vec<wire::PullRequest> = self.get_all(&path).await?;
+        let pulls: Vec<wire::PullRequest> = self.rest.get_all(&path).await?;
         let Some(pr) = pulls.into_iter().find(|p| p.merged_at.is_some()) else {
             return Ok(None);
         };
         if !pr.head.sha.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(GithubError::Decode {
-                method: "GET".into(),
-                path,
-                detail: "a pull request without a head sha".into(),
-            });
+            let detail = "a pull request without a head sha";
+            return Err(CallError::decode("GitHub", "GET", &path, detail).into());
         }
         Ok(Some(Merged {
             number: pr.number,
@@ -176,7 +175,7 @@ impl Reviews for GitHub {
             ))
         });
         // GitHub lists runs newest first.
-        let (runs, next): (wire::Runs, _) = self.send_as(Method::GET, &path, None).await?;
+        let (runs, next): (wire::Runs, _) = self.rest.send_as(Method::GET, &path, None).await?;
         let repo = self.repo().to_string();
         let items = runs
             .workflow_runs

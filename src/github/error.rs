@@ -39,27 +39,8 @@ pub enum GithubError {
     PlanFile(#[from] crate::forge::PlanFileError),
     #[error("{0:?} is not a GitHub login (letters, digits and hyphens, an App's ending in [bot])")]
     BadAuthor(String),
-    // GitHub's message is the server's words: shown inert.
-    #[error("GitHub API {method} {path}: {status}: {}{hint}", inert::terminal(.message))]
-    Api {
-        method: String,
-        path: String,
-        status: u16,
-        message: String,
-        hint: &'static str,
-    },
-    #[error("GitHub API {method} {path}: {source}")]
-    Transport {
-        method: String,
-        path: String,
-        source: reqwest::Error,
-    },
+    #[error(transparent)]
+    Call(#[from] crate::forge::CallError),
     #[error(transparent)]
     Workspace(#[from] crate::manifest::WorkspaceError),
-    #[error("GitHub API {method} {path}: unexpected response: {}", inert::terminal(.detail))]
-    Decode {
-        method: String,
-        path: String,
-        detail: String,
-    },
 }

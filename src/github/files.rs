@@ -13,7 +13,7 @@ const GITHUB_FILE_CAP: usize = 3000;
 
 pub async fn pull_request_files(gh: &GitHub, number: u64) -> Result<ChangedFiles, GithubError> {
     let path = gh.repo_path(&format!("/pulls/{number}/files?per_page=100"));
-    let files: Vec<ChangedFile> = gh.get_all(&path).await?;
+    let files: Vec<ChangedFile> = gh.rest.get_all(&path).await?;
     let complete = files.len() < GITHUB_FILE_CAP;
     // A renamed file counts under both names.
     let paths = files

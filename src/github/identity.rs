@@ -7,6 +7,7 @@ use reqwest::Method;
 use super::client::GitHub;
 use super::error::GithubError;
 use super::wire::Me;
+use crate::forge::CallError;
 
 /// The login a workflow's own `GITHUB_TOKEN` writes as.
 pub const ACTIONS_BOT: &str = "github-actions[bot]";
@@ -61,17 +62,13 @@ pub async fn identity(gh: &GitHub, given: Option<&str>) -> Result<Identity, Gith
             source: IdentitySource::Given,
         });
     }
-    match gh.send_as::<Me>(Method::GET, "/user", None).await {
+    match gh.rest.send_as::<Me>(Method::GET, "/user", None).await {
         Ok((Me { login }, _)) if valid_login(&login) => Ok(Identity {
             login,
             source: IdentitySource::User,
         }),
-        Ok(_) => Err(GithubError::Decode {
-            method: "GET".into(),
-            path: "/user".into(),
-            detail: "no login".into(),
-        }),
-        Err(GithubError::Api {
+        Ok(_) => Err(CallError::decode("GitHub", "GET", "/user", "no login").into()),
+        Err(CallError::Api {
             status: 403,
             message,
             ..
@@ -79,7 +76,7 @@ pub async fn identity(gh: &GitHub, given: Option<&str>) -> Result<Identity, Gith
             login: ACTIONS_BOT.to_owned(),
             source: IdentitySource::ActionsToken,
         }),
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -12,7 +12,7 @@ use super::error::GitlabError;
 use super::wire;
 use super::{SEGMENT, body_with_marker};
 use crate::forge::{
-    Candidate, Comment, Issue, Merged, Page, PlanRuns, Reviews, Thread, Tracker, Words,
+    CallError, Candidate, Comment, Issue, Merged, Page, PlanRuns, Reviews, Thread, Tracker, Words,
 };
 
 const WORDS: Words = Words {
@@ -25,11 +25,7 @@ const WORDS: Words = Words {
 };
 
 fn decode(method: &str, path: &str, detail: &str) -> GitlabError {
-    GitlabError::Decode {
-        method: method.to_owned(),
-        path: path.to_owned(),
-        detail: detail.into(),
-    }
+    CallError::decode("GitLab", method, path, detail).into()
 }
 
 impl Tracker for GitLab {
@@ -46,7 +42,7 @@ impl Tracker for GitLab {
     async fn open_issues(&self, label: &str) -> Result<Vec<Issue>, GitlabError> {
         let label = utf8_percent_encode(label, SEGMENT);
         let list = self.project_path(&format!("/issues?state=opened&labels={label}&per_page=100"));
-        let issues: Vec<wire::Issue> = self.get_all(&list).await?;
+        let issues: Vec<wire::Issue> = self.rest.get_all(&list).await?;
         Ok(issues.into_iter().map(wire::Issue::into_issue).collect())
     }
 
@@ -64,7 +60,8 @@ impl Tracker for GitLab {
 
     async fn comment_on_issue(&self, number: u64, body: &str) -> Result<(), GitlabError> {
         let notes = self.project_path(&format!("/issues/{number}/notes"));
-        self.send(Method::POST, &notes, Some(&json!({ "body": body })))
+        self.rest
+            .send(Method::POST, &notes, Some(&json!({ "body": body })))
             .await?;
         Ok(())
     }
@@ -80,8 +77,9 @@ impl Tracker for GitLab {
     async fn thread(&self, change: u64, with_head: bool) -> Result<Thread, GitlabError> {
         let mr_path = self.project_path(&format!("/merge_requests/{change}"));
         let list = format!("{mr_path}/notes?sort=asc&order_by=created_at&per_page=100");
-        let notes: Vec<wire::Note> = self.get_all(&list).await?;
-        let (mr, _): (wire::MergeRequest, _) = self.send_as(Method::GET, &mr_path, None).await?;
+        let notes: Vec<wire::Note> = self.rest.get_all(&list).await?;
+        let (mr, _): (wire::MergeRequest, _) =
+            self.rest.send_as(Method::GET, &mr_path, None).await?;
         let head = match (with_head, mr.sha) {
             (false, _) => None,
             (true, Some(sha)) => Some(sha),
@@ -121,7 +119,7 @@ impl GitLab {
         path: &str,
         payload: serde_json::Value,
     ) -> Result<Issue, GitlabError> {
-        let (issue, _): (wire::Issue, _) = self.send_as(method, path, Some(&payload)).await?;
+        let (issue, _): (wire::Issue, _) = self.rest.send_as(method, path, Some(&payload)).await?;
         Ok(issue.into_issue())
     }
 
@@ -133,6 +131,7 @@ impl GitLab {
         body: &str,
     ) -> Result<Comment, GitlabError> {
         let (note, _): (wire::Note, _) = self
+            .rest
             .send_as(method, path, Some(&json!({ "body": body })))
             .await?;
         Ok(note.into_comment(thread.page.as_deref().unwrap_or_default()))
@@ -146,7 +145,7 @@ impl Reviews for GitLab {
 
     async fn merged(&self, sha: &str) -> Result<Option<Merged>, GitlabError> {
         let path = self.project_path(&format!("/repository/commits/{sha}/merge_requests"));
-        let mrs: Vec<wire::CommitMergeRequest> = self.get_all(&path).await?;
+        let mrs: Vec<wire::CommitMergeRequest> = self.rest.get_all(&path).await?;
         let project = self.project();
         let Some(mr) = mrs
             .into_iter()
@@ -178,7 +177,7 @@ impl Reviews for GitLab {
             ))
         });
         let (pipelines, next): (Vec<wire::Pipeline>, _) =
-            self.send_as(Method::GET, &path, None).await?;
+            self.rest.send_as(Method::GET, &path, None).await?;
         let items = pipelines
             .iter()
             .map(|p| Candidate {
@@ -202,7 +201,7 @@ impl Reviews for GitLab {
         };
         let scopes: String = statuses.iter().map(|s| format!("scope[]={s}&")).collect();
         let path = self.project_path(&format!("/pipelines/{pipeline}/jobs?{scopes}per_page=100"));
-        let jobs: Vec<wire::Job> = self.get_all(&path).await?;
+        let jobs: Vec<wire::Job> = self.rest.get_all(&path).await?;
         let job = plan.name;
         Ok(jobs
             .iter()

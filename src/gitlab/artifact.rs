@@ -1,6 +1,8 @@
 //! One file of a job's artifacts: the plan the reviewed pipeline's plan job saved
 //! (`forge::reviewed_plan` finds the job).
 
+use reqwest::Method;
+
 use super::SEGMENT;
 use super::client::GitLab;
 use super::error::GitlabError;
@@ -24,7 +26,7 @@ pub async fn download_artifact(
         segments.push(percent_encoding::utf8_percent_encode(s, SEGMENT).to_string());
     }
     let path = gl.project_path(&format!("/jobs/{job}/artifacts/{}", segments.join("/")));
-    let bytes = gl.get_raw(&path).await?;
+    let bytes = gl.rest.request(Method::GET, &path, None).await?.0;
     std::fs::write(out, &bytes).map_err(|source| GitlabError::Write {
         path: out.display().to_string(),
         source,

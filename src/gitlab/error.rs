@@ -1,7 +1,5 @@
 //! What can go wrong talking to GitLab, each saying what to do about it.
 
-use crate::inert;
-
 #[derive(Debug, thiserror::Error)]
 pub enum GitlabError {
     #[error("{0} is not set (GitLab runners set it; the token is a CI/CD variable you add)")]
@@ -27,27 +25,8 @@ pub enum GitlabError {
         path: String,
         source: std::io::Error,
     },
-    // GitLab's message is the server's words: shown inert.
-    #[error("GitLab API {method} {path}: {status}: {}{hint}", inert::terminal(.message))]
-    Api {
-        method: String,
-        path: String,
-        status: u16,
-        message: String,
-        hint: &'static str,
-    },
-    #[error("GitLab API {method} {path}: {source}")]
-    Transport {
-        method: String,
-        path: String,
-        source: reqwest::Error,
-    },
-    #[error("GitLab API {method} {path}: unexpected response: {}", inert::terminal(.detail))]
-    Decode {
-        method: String,
-        path: String,
-        detail: String,
-    },
+    #[error(transparent)]
+    Call(#[from] crate::forge::CallError),
     #[error(transparent)]
     Marker(#[from] crate::forge::EmptyMarker),
     #[error(transparent)]

@@ -1,5 +1,5 @@
 //! `guildctl github ...` against a stand-in for GitHub's REST API that checks every
-//! request and response against GitHub's OpenAPI description (tests/suite/common/github.rs):
+//! request and response against GitHub's OpenAPI description (tests/suite/common/github/):
 //! the GitHub adapter's contract in one test, and what the subcommands do around the
 //! flows (forks, failures, who guildctl is, digests, changed guilds). The flows (the drift
 //! issue, the plan comment, the reviewed pick) are tested over an in-memory fake forge in

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::json::{Id, Template};
 use super::{Note, NoteKind, TemplateError};
-use crate::export::{schema_modeline, section};
+use crate::export::{SETTINGS_NOTE, schema_modeline, section};
 use crate::import::shown;
 use crate::manifest::Manifest;
 
@@ -55,12 +55,7 @@ pub(super) fn render(t: &Template, m: &Manifest, notes: &[Note]) -> Result<Strin
     }
     out.push('\n');
     section(&mut out, None, "version", &m.version)?;
-    section(
-        &mut out,
-        Some("Guild settings; channels are referred to by name."),
-        "settings",
-        &m.settings,
-    )?;
+    section(&mut out, Some(SETTINGS_NOTE), "settings", &m.settings)?;
     section(
         &mut out,
         Some("Roles, highest first: list order is the hierarchy."),

@@ -27,21 +27,14 @@ pub(super) fn automod_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     let mut owner: HashMap<&str, &str> = HashMap::new();
-    for (name, idx) in groups(list.iter().map(|(_, r)| r.name.as_str())) {
-        let first = list[idx[0]].0.as_str();
-        owner.insert(name, first);
-        if idx.iter().all(|&i| list[i].1.id.is_some()) {
-            continue;
-        }
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("{}.name", list[i].0),
-                    format!("duplicate AutoMod rule name \"{name}\" (first declared at {first})"),
-                )
-                .with_help("rules are matched by name: rename one, or pin each to its `id`"),
-            );
-        }
+    let names = list.iter().map(|(_, r)| (r.name.as_str(), r.id.is_some()));
+    let at = |i: usize| list[i].0.clone();
+    let rule = (
+        "AutoMod rule",
+        "rules are matched by name: rename one, or pin each to its `id`",
+    );
+    for (name, first) in duplicate_names(names, at, rule, out) {
+        owner.insert(name, list[first].0.as_str());
     }
     for (path, r) in &list {
         for (k, old) in r.previous_names.iter().enumerate() {
@@ -354,14 +347,7 @@ mod tests {
     }
 
     fn run(rule: Rule, list: Vec<AutoModRule>) -> Vec<Diagnostic> {
-        let m = Manifest {
-            version: 1,
-            automod: Some(list),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        rule(&Ctx::new(&m), &mut out);
-        out
+        run_rule(rule, |m| m.automod = Some(list))
     }
 
     fn paths(d: &[Diagnostic]) -> Vec<&str> {

@@ -57,23 +57,12 @@ pub(super) fn event_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    for (name, idx) in groups(list.iter().map(|(_, e)| e.name.as_str())) {
-        if idx.iter().all(|&i| list[i].1.id.is_some()) {
-            continue;
-        }
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("{}.name", list[i].0),
-                    format!(
-                        "duplicate event name \"{name}\" (first declared at {})",
-                        list[idx[0]].0
-                    ),
-                )
-                .with_help("events are matched by name: rename one, or pin each to its `id`"),
-            );
-        }
-    }
+    let names = list.iter().map(|(_, e)| (e.name.as_str(), e.id.is_some()));
+    let rule = (
+        "event",
+        "events are matched by name: rename one, or pin each to its `id`",
+    );
+    duplicate_names(names, |i| list[i].0.clone(), rule, out);
 }
 
 /// One place: `channel` or `location`, and a location needs `end`; times in RFC 3339, the
@@ -290,14 +279,8 @@ mod tests {
     }
 
     fn run(rule: Rule, list: Vec<ScheduledEvent>) -> Vec<String> {
-        let m = Manifest {
-            version: 1,
-            events: Some(list),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        rule(&Ctx::new(&m), &mut out);
-        out.into_iter().map(|d| d.path).collect()
+        let found = run_rule(rule, |m| m.events = Some(list));
+        found.into_iter().map(|d| d.path).collect()
     }
 
     #[test]

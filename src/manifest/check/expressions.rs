@@ -10,11 +10,23 @@ pub(super) fn emoji_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let emojis = ctx.manifest.emojis.as_deref().unwrap_or_default();
     for (i, e) in emojis.iter().enumerate() {
         let path = format!("emojis[{i}]");
-        emoji_name_error(out, format!("{path}.name"), &e.name);
-        for (k, p) in e.previous_names.iter().enumerate() {
-            emoji_name_error(out, format!("{path}.previous_names[{k}]"), p);
+        for (at, name) in name_and_previous(&path, &e.name, &e.previous_names) {
+            emoji_name_error(out, at, name);
         }
     }
+}
+
+/// An entry's name and its previous names, each with its path: one rule holds for all.
+fn name_and_previous<'a>(
+    path: &str,
+    name: &'a String,
+    previous: &'a [String],
+) -> impl Iterator<Item = (String, &'a String)> {
+    let previous = previous
+        .iter()
+        .enumerate()
+        .map(move |(k, p)| (format!("{path}.previous_names[{k}]"), p));
+    std::iter::once((format!("{path}.name"), name)).chain(previous)
 }
 
 /// The one rule for an emoji's name, or why `name` breaks it.
@@ -45,23 +57,22 @@ fn emoji_name_error(out: &mut Vec<Diagnostic>, path: String, name: &str) {
     }
 }
 
+/// Emoji, stickers and sounds are matched by name, and none is pinned to an `id`: two
+/// entries of one name in `section` would be one object.
+fn unique_names<T>(
+    list: &Option<Vec<T>>,
+    name: impl Fn(&T) -> &String,
+    (section, what): (&str, &str),
+    out: &mut Vec<Diagnostic>,
+) {
+    let names = list.iter().flatten().map(|e| (name(e).as_str(), false));
+    let help = format!("give each {what} its own name");
+    duplicate_names(names, |i| format!("{section}[{i}]"), (what, &help), out);
+}
+
 /// An emoji is matched by name: two entries of one name would be one emoji.
 pub(super) fn unique_emoji_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let emojis = ctx.manifest.emojis.as_deref().unwrap_or_default();
-    for (name, idx) in groups(emojis.iter().map(|e| e.name.as_str())) {
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("emojis[{i}].name"),
-                    format!(
-                        "duplicate emoji name \"{name}\" (first declared at emojis[{}])",
-                        idx[0]
-                    ),
-                )
-                .with_help("give each emoji its own name"),
-            );
-        }
-    }
+    unique_names(&ctx.manifest.emojis, |e| &e.name, ("emojis", "emoji"), out);
 }
 
 /// The roles an emoji is for: declared roles (or live ones, checked by the plan); not
@@ -87,13 +98,7 @@ pub(super) fn sounds(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let sounds = ctx.manifest.soundboard.as_deref().unwrap_or_default();
     for (i, s) in sounds.iter().enumerate() {
         let path = format!("soundboard[{i}]");
-        let names = std::iter::once((format!("{path}.name"), &s.name)).chain(
-            s.previous_names
-                .iter()
-                .enumerate()
-                .map(|(k, p)| (format!("{path}.previous_names[{k}]"), p)),
-        );
-        for (at, name) in names {
+        for (at, name) in name_and_previous(&path, &s.name, &s.previous_names) {
             length_error(out, at, "sound name", name, SOUND_NAME_LEN);
         }
         if let Some(v) = s.volume
@@ -125,21 +130,12 @@ pub(super) fn sounds(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 /// A sound is matched by name: two entries of one name would be one sound.
 pub(super) fn unique_sound_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let sounds = ctx.manifest.soundboard.as_deref().unwrap_or_default();
-    for (name, idx) in groups(sounds.iter().map(|s| s.name.as_str())) {
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("soundboard[{i}].name"),
-                    format!(
-                        "duplicate sound name \"{name}\" (first declared at soundboard[{}])",
-                        idx[0]
-                    ),
-                )
-                .with_help("give each sound its own name"),
-            );
-        }
-    }
+    unique_names(
+        &ctx.manifest.soundboard,
+        |e| &e.name,
+        ("soundboard", "sound"),
+        out,
+    );
 }
 
 /// Each sticker: a name of 2-30 characters (and its previous names), tags of 1-200
@@ -148,13 +144,7 @@ pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let stickers = ctx.manifest.stickers.as_deref().unwrap_or_default();
     for (i, s) in stickers.iter().enumerate() {
         let path = format!("stickers[{i}]");
-        let names = std::iter::once((format!("{path}.name"), &s.name)).chain(
-            s.previous_names
-                .iter()
-                .enumerate()
-                .map(|(k, p)| (format!("{path}.previous_names[{k}]"), p)),
-        );
-        for (at, name) in names {
+        for (at, name) in name_and_previous(&path, &s.name, &s.previous_names) {
             length_error(out, at, "sticker name", name, STICKER_NAME_LEN);
         }
         length_error(
@@ -178,21 +168,12 @@ pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 
 /// A sticker is matched by name: two entries of one name would be one sticker.
 pub(super) fn unique_sticker_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let stickers = ctx.manifest.stickers.as_deref().unwrap_or_default();
-    for (name, idx) in groups(stickers.iter().map(|s| s.name.as_str())) {
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("stickers[{i}].name"),
-                    format!(
-                        "duplicate sticker name \"{name}\" (first declared at stickers[{}])",
-                        idx[0]
-                    ),
-                )
-                .with_help("give each sticker its own name"),
-            );
-        }
-    }
+    unique_names(
+        &ctx.manifest.stickers,
+        |e| &e.name,
+        ("stickers", "sticker"),
+        out,
+    );
 }
 
 #[cfg(test)]
@@ -200,11 +181,8 @@ mod tests {
     use super::*;
 
     fn found(yaml: &str, rule: Rule) -> Vec<String> {
-        let m: Manifest = serde_saphyr::from_str(yaml).unwrap();
-        let ctx = Ctx::new(&m);
-        let mut out = Vec::new();
-        rule(&ctx, &mut out);
-        out.into_iter()
+        run_rule(rule, |m| *m = serde_saphyr::from_str(yaml).unwrap())
+            .into_iter()
             .map(|d| format!("{}: {}", d.path, d.message))
             .collect()
     }

@@ -188,6 +188,51 @@ pub fn check_loaded_by_rule(loaded: &LoadedManifest) -> Vec<(&'static str, Diagn
 // ---------------------------------------------------------------------------------------------
 // What the rules share
 
+/// The diagnostics of one rule on a manifest that `fill` writes (the rules' unit tests).
+#[cfg(test)]
+fn run_rule(rule: Rule, fill: impl FnOnce(&mut Manifest)) -> Vec<Diagnostic> {
+    let mut m = Manifest {
+        version: 1,
+        ..Default::default()
+    };
+    fill(&mut m);
+    let mut out = Vec::new();
+    rule(&Ctx::new(&m), &mut out);
+    out
+}
+
+/// A kind matched by name (roles, webhooks, rules, events, emoji, stickers, sounds): each
+/// later entry of a name is an error naming the first. Twins are fine when every entry of
+/// the name is `pinned` to its live object's `id` (an export of a guild that has them).
+/// `at` is an entry's path by index; returns each name with its first entry's index, for
+/// the rules on previous names.
+fn duplicate_names<'a>(
+    entries: impl IntoIterator<Item = (&'a str, bool)>,
+    at: impl Fn(usize) -> String,
+    (what, help): (&str, &str),
+    out: &mut Vec<Diagnostic>,
+) -> Vec<(&'a str, usize)> {
+    let entries: Vec<(&str, bool)> = entries.into_iter().collect();
+    let mut firsts = Vec::new();
+    for (name, idx) in groups(entries.iter().map(|&(name, _)| name)) {
+        firsts.push((name, idx[0]));
+        if idx.iter().all(|&i| entries[i].1) {
+            continue;
+        }
+        let first = at(idx[0]);
+        for &i in &idx[1..] {
+            out.push(
+                Diagnostic::error(
+                    format!("{}.name", at(i)),
+                    format!("duplicate {what} name \"{name}\" (first declared at {first})"),
+                )
+                .with_help(help),
+            );
+        }
+    }
+    firsts
+}
+
 /// Groups the items by key, in order of first appearance: `(key, indices)`.
 fn groups<K: Eq + std::hash::Hash + Clone>(
     keys: impl IntoIterator<Item = K>,

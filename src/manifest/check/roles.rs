@@ -5,25 +5,18 @@ use super::*;
 
 pub(super) fn unique_role_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut by_name: HashMap<&str, &str> = HashMap::new();
-    for (name, idx) in groups(ctx.roles.iter().map(|(_, r)| r.name.as_str())) {
-        let first = ctx.roles[idx[0]].0.as_str();
-        by_name.insert(name, first);
-        // Duplicates are fine when each is pinned to its live role (an export of such a guild).
-        if idx.iter().all(|&i| ctx.roles[i].1.id.is_some()) {
-            continue;
-        }
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("{}.name", ctx.roles[i].0),
-                    format!("duplicate role name \"{name}\" (first declared at {first})"),
-                )
-                .with_help(
-                    "role names must be unique in a manifest: rename or merge one of them \
-                     (roles of the same name are allowed only when each pins its `id`)",
-                ),
-            );
-        }
+    let names = ctx
+        .roles
+        .iter()
+        .map(|(_, r)| (r.name.as_str(), r.id.is_some()));
+    let at = |i: usize| ctx.roles[i].0.clone();
+    let rule = (
+        "role",
+        "role names must be unique in a manifest: rename or merge one of them \
+         (roles of the same name are allowed only when each pins its `id`)",
+    );
+    for (name, first) in duplicate_names(names, at, rule, out) {
+        by_name.insert(name, ctx.roles[first].0.as_str());
     }
     let mut previous: HashMap<&str, &str> = HashMap::new();
     for (path, r) in &ctx.roles {

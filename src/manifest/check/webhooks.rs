@@ -57,24 +57,14 @@ pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     let mut by_name: HashMap<&str, WebhookAt> = HashMap::new();
-    for (name, idx) in groups(hooks.iter().map(|(_, w)| w.name.as_str())) {
-        let first = hooks[idx[0]].0;
-        by_name.insert(name, first);
-        if idx.iter().all(|&i| hooks[i].1.id.is_some()) {
-            continue;
-        }
-        for &i in &idx[1..] {
-            out.push(
-                Diagnostic::error(
-                    format!("{}.name", hooks[i].0),
-                    format!("duplicate webhook name \"{name}\" (first declared at {first})"),
-                )
-                .with_help(
-                    "webhooks are matched by name: rename one \
-                     (webhooks of the same name are allowed only when each pins its `id`)",
-                ),
-            );
-        }
+    let names = hooks.iter().map(|(_, w)| (w.name.as_str(), w.id.is_some()));
+    let rule = (
+        "webhook",
+        "webhooks are matched by name: rename one \
+         (webhooks of the same name are allowed only when each pins its `id`)",
+    );
+    for (name, first) in duplicate_names(names, |i| hooks[i].0.to_string(), rule, out) {
+        by_name.insert(name, hooks[first].0);
     }
     let mut previous: HashMap<&str, WebhookAt> = HashMap::new();
     for (path, w) in &hooks {

@@ -136,6 +136,15 @@ pub fn err_code(v: &Value) -> i64 {
     v["code"].as_i64().unwrap_or(-1)
 }
 
+/// The first error Discord's error tree holds at `path` (`errors.a.b._errors[0]`).
+pub fn field_error<'a>(v: &'a Value, path: &[&str]) -> &'a Value {
+    let mut node = &v["errors"];
+    for p in path {
+        node = &node[*p];
+    }
+    &node["_errors"][0]
+}
+
 /// Sends and returns (status, JSON body or null when empty).
 async fn send(rb: reqwest::RequestBuilder) -> (u16, Value) {
     let resp = rb.send().await.expect("request");

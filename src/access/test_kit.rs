@@ -1,0 +1,82 @@
+//! What the access tests share: permissions by name, the role overwrites that hide or show a
+//! channel, and the small guild they start from, whose #mod-log they set again as a plan
+//! would.
+
+use super::model::{Guild, Overwrite, ROLE};
+use crate::discord::models::channel_type;
+use crate::permissions::Permissions;
+
+/// The permissions named (as a manifest names them).
+pub(crate) fn p(names: &[&str]) -> Permissions {
+    names
+        .iter()
+        .map(|n| Permissions::from_name(n).unwrap_or_else(|| panic!("{n}")))
+        .fold(Permissions::NONE, |a, b| a | b)
+}
+
+pub(crate) fn deny_view(role: &str) -> Overwrite {
+    Overwrite {
+        target: role.into(),
+        kind: ROLE,
+        allow: Permissions::NONE,
+        deny: Permissions::VIEW_CHANNEL,
+    }
+}
+
+pub(crate) fn allow_view(role: &str) -> Overwrite {
+    Overwrite {
+        target: role.into(),
+        kind: ROLE,
+        allow: Permissions::VIEW_CHANNEL,
+        deny: Permissions::NONE,
+    }
+}
+
+/// Guild 1, no roles yet: @everyone reads and writes; #general (20) is open, and the
+/// category Staff (21) and its #mod-log (22) are hidden from @everyone and seen by role 11.
+pub(crate) fn staff_guild() -> Guild {
+    let mut g = Guild::new("1", p(&["view_channel", "send_messages"]));
+    let general = Some(vec![]);
+    g.set_channel(
+        "20",
+        "general",
+        channel_type::TEXT,
+        None,
+        general,
+        None,
+        None,
+    );
+    let staff = vec![deny_view("1"), allow_view("11")];
+    let category = Some(staff.clone());
+    g.set_channel(
+        "21",
+        "Staff",
+        channel_type::CATEGORY,
+        None,
+        category,
+        None,
+        None,
+    );
+    set_mod_log(&mut g, staff, None, None);
+    g
+}
+
+/// #mod-log (22, in Staff) with `overwrites` now, declared at `source` and set by the
+/// plan's change `change`.
+pub(crate) fn set_mod_log(
+    g: &mut Guild,
+    overwrites: Vec<Overwrite>,
+    source: Option<&str>,
+    change: Option<usize>,
+) {
+    let (text, staff) = (channel_type::TEXT, Some("21"));
+    g.set_channel(
+        "22",
+        "mod-log",
+        text,
+        staff,
+        Some(overwrites),
+        source,
+        change,
+    );
+}
