@@ -54,11 +54,11 @@
 pub mod manifest;
 pub mod ops;
 pub mod plan;
+/// Discord's permission bits and names, shared with the emulator.
+pub use discord_permissions as permissions;
 /// Discord's API as guildctl speaks it: routes, models, audit-log types, limits, the
 /// client, the CDN (the `guildctl-discord` crate, every item documented).
 pub use guildctl_discord as discord;
-/// Discord's permission bits and names, shared with the emulator.
-pub use discord_permissions as permissions;
 // The rooms whose values the operations return (what a guild's calls came to, the drift
 // report, the access view, a rehearsal that could not run, the rendered plan): API, their
 // fields documented by their rooms as they are reached (docs/library.md, "Stability").
@@ -87,7 +87,7 @@ pub mod github;
 pub mod gitlab;
 #[doc(hidden)] // `guildctl import`'s conversion; the binary's.
 pub mod import;
-#[doc(hidden)] // how the binary shows text from outside (the `guildctl-inert` crate); internal.
+#[doc(hidden)] // text from outside shown inert (the `guildctl-inert` crate); internal.
 pub use guildctl_inert as inert;
 #[doc(hidden)] // the judges of a plan (preflight, deletion gate, risk, policies); ops runs them.
 pub mod judge;
