@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod lex;
+mod sizes;
 
 use lex::{Tok, Token, ident, lex};
 
