@@ -30,8 +30,9 @@
 //! # The rooms
 //!
 //! The modules follow the data path: `manifest` (YAML → desired state),
-//! `snapshot` (live state read through `discord`), `plan` (the difference and
-//! its safety gates), `apply` (ordered calls), `report` (text, markdown, JSON).
+//! `snapshot` (live state read through `discord`), `planner` (the difference, as the plan
+//! value `plan`), `judge` (its gates: preflight, deletion gate, risk, policies), `apply`
+//! (ordered calls), `report` (text, markdown, JSON).
 //! `github` talks to GitHub's REST API for the Action (plan comments, drift issues),
 //! `gitlab` to GitLab's for the CI/CD component (plan notes, drift issues), and `forge`
 //! holds what they share;
