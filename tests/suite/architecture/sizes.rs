@@ -12,13 +12,13 @@ const MOST_LINES: usize = 1_000;
 fn no_rust_file_is_over_a_thousand_lines() {
     let root = Path::new(ROOT);
     let mut files = Vec::new();
-    for dir in [
-        "src", "crates", "tests", "benches", "examples", "fuzz", "build.rs",
-    ] {
+    for dir in ["src", "crates", "tests", "benches", "examples", "fuzz"] {
         if root.join(dir).is_dir() {
             rust_files(root, Path::new(dir), &mut files);
         }
     }
+    // What a build writes (`fuzz/target` after `cargo fuzz build`) is not the source.
+    files.retain(|f| !f.components().any(|c| c.as_os_str() == "target"));
     assert!(
         files.len() > 100,
         "the walk found the source: {}",
