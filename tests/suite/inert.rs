@@ -211,7 +211,9 @@ proptest! {
         prop_assert!(!seen.contains("##["), "{:?}", t);
         // Idempotent, and text without anything to escape passes as it is.
         prop_assert_eq!(inert::terminal(&t), t.clone());
-        if !s.chars().any(inert::is_display_control) && !s.contains("::") && !s.contains("##") {
+        // As a runner reads it: ignorable characters between `#`s still make `##[`.
+        let bare: String = s.chars().filter(|c| !inert::is_ignorable(*c)).collect();
+        if !s.chars().any(inert::is_display_control) && !bare.contains("::") && !bare.contains("##") {
             prop_assert_eq!(&*t, &*s);
         }
     }
