@@ -180,7 +180,10 @@ async fn seeded_runs_with_faults_end_cleanly_and_converge() {
         }
     }
     // The faults really happened: a tenth of the forty-odd requests of each run.
-    assert!(faults_seen as u64 > seeds, "only {faults_seen} faults in {seeds} runs");
+    assert!(
+        faults_seen as u64 > seeds,
+        "only {faults_seen} faults in {seeds} runs"
+    );
     // Whether a random run fails depends on how its calls interleave with the
     // faults' draws, so the clean-failure path is also taken on purpose: every
     // create fails on the server, whatever the order.
