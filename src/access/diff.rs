@@ -26,6 +26,7 @@ use crate::permissions::Permissions;
 pub struct AccessChange {
     /// `@everyone`, a role's name, or a person ([`super::person`]).
     pub who: String,
+    /// What `who` is: `@everyone`, a role, or a person.
     pub who_kind: WhoKind,
     /// The role's live id, or the user's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,7 +37,9 @@ pub struct AccessChange {
     /// The channel's live id (none for a channel the plan creates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<String>,
+    /// The permissions gained (by name): held after apply, not before.
     pub gains: Vec<String>,
+    /// The permissions lost (by name): held before apply, not after.
     pub loses: Vec<String>,
     /// The channel is new: nobody saw it before, so seeing it hides nothing that was hidden.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -55,11 +58,15 @@ pub struct AccessChange {
     pub changes: Vec<usize>,
 }
 
+/// What an access line is about, so a reader (or a program) need not guess from the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WhoKind {
+    /// `@everyone`: every member.
     Everyone,
+    /// A member holding the role.
     Role,
+    /// One user, by their roles and their own overwrites.
     User,
 }
 

@@ -9,6 +9,7 @@ use crate::inert;
 
 use super::Format;
 
+/// The access view as a channel tree (text), a table (markdown) or JSON.
 pub fn render(v: &View, format: Format) -> String {
     match format {
         Format::Json => {

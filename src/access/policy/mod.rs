@@ -39,6 +39,7 @@ pub struct Breach {
     /// The channel (`Staff/#mod-log`); none: guild-wide (or a count of holders).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
+    /// The permissions (by name) the breach is about.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub permissions: Vec<String>,
     /// The model's channel (index) and role or user, for the caller to find the cause.
@@ -49,14 +50,18 @@ pub struct Breach {
 /// Where in the model a breach is, for finding what causes it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Place {
+    /// The channel's index in the model; none: guild-wide.
     pub channel: Option<usize>,
+    /// The role's id, when a role breaks it.
     pub role: Option<String>,
+    /// The user's id, when a person breaks it.
     pub user: Option<String>,
 }
 
 /// The verdict on a guild.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Verdict {
+    /// What breaks the policies, each breach on its own.
     pub breaches: Vec<Breach>,
     /// The names of the policies kept.
     pub kept: Vec<String>,
