@@ -479,7 +479,7 @@ impl Line<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::access::model::{Channel, Member, ROLE};
+    use crate::access::model::{Channel, ChannelSpec, Member, ROLE};
     use crate::access::test_kit::{allow_view, deny_view, p, set_mod_log, staff_guild};
     use crate::discord::models::channel_type;
 
@@ -569,10 +569,12 @@ mod tests {
         let mut after = before.clone();
         after.set_role("12", "Member", Some(p(&["administrator"])), None, Some(2));
         after.set_channel(
-            "channel:news",
-            "news",
-            channel_type::TEXT,
-            None,
+            ChannelSpec {
+                id: "channel:news",
+                name: "news",
+                kind: channel_type::TEXT,
+                parent: None,
+            },
             None,
             None,
             Some(3),
@@ -600,10 +602,12 @@ mod tests {
         };
         let general = |g: &mut Guild, ows: Vec<Overwrite>| {
             g.set_channel(
-                "20",
-                "general",
-                channel_type::TEXT,
-                None,
+                ChannelSpec {
+                    id: "20",
+                    name: "general",
+                    kind: channel_type::TEXT,
+                    parent: None,
+                },
                 Some(ows),
                 None,
                 Some(7),
@@ -679,10 +683,12 @@ mod tests {
     ) {
         let parent = ch.parent.as_deref();
         g.set_channel(
-            &ch.id,
-            &ch.name,
-            ch.kind,
-            parent,
+            ChannelSpec {
+                id: &ch.id,
+                name: &ch.name,
+                kind: ch.kind,
+                parent,
+            },
             Some(overwrites),
             None,
             change,
@@ -728,10 +734,12 @@ mod tests {
                 }];
                 let parent = inside.then_some("21");
                 g.set_channel(
-                    "23",
-                    "new",
-                    channel_type::TEXT,
-                    parent,
+                    ChannelSpec {
+                        id: "23",
+                        name: "new",
+                        kind: channel_type::TEXT,
+                        parent,
+                    },
                     Some(ows),
                     None,
                     Some(5),
@@ -755,7 +763,17 @@ mod tests {
                     } else {
                         Some("21")
                     };
-                    g.set_channel(&ch.id, &ch.name, ch.kind, parent, None, None, Some(4));
+                    g.set_channel(
+                        ChannelSpec {
+                            id: &ch.id,
+                            name: &ch.name,
+                            kind: ch.kind,
+                            parent,
+                        },
+                        None,
+                        None,
+                        Some(4),
+                    );
                 }
             }
         }

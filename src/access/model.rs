@@ -90,6 +90,21 @@ pub struct Channel {
 }
 
 /// One permission overwrite of a channel: what it allows and denies its target there.
+/// A channel as [`Guild::set_channel`] records it: which, named what, of what kind, in
+/// which category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelSpec<'a> {
+    /// The live id, or the creation key of a channel the plan creates.
+    pub id: &'a str,
+    /// Its own name (without `#` or its category).
+    pub name: &'a str,
+    /// Discord's channel type (`channel_type`).
+    pub kind: u8,
+    /// The category's id (or creation key); none outside categories.
+    pub parent: Option<&'a str>,
+}
+
+/// One permission overwrite of a channel: what it allows and denies its target there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Overwrite {
     /// A role's id (or creation key), or a user's id.
@@ -428,21 +443,23 @@ impl Guild {
         self.reindex();
     }
 
-    /// Records channel `id` as it is after apply (created when new, at the end of its
-    /// category). `overwrites`: the set the manifest gives it, `None` to keep it — a new
+    /// Records channel `channel.id` as it is after apply (created when new, at the end of
+    /// its category). `overwrites`: the set the manifest gives it, `None` to keep it — a new
     /// channel then gets its category's, as Discord copies them. Setting a category's
     /// overwrites carries them to its synced channels, as Discord does.
-    #[allow(clippy::too_many_arguments)]
     pub fn set_channel(
         &mut self,
-        id: &str,
-        name: &str,
-        kind: u8,
-        parent: Option<&str>,
+        channel: ChannelSpec<'_>,
         overwrites: Option<Vec<Overwrite>>,
         source: Option<&str>,
         change: Option<usize>,
     ) {
+        let ChannelSpec {
+            id,
+            name,
+            kind,
+            parent,
+        } = channel;
         let i = match self.channel_at.get(id) {
             Some(&i) => i,
             None => {

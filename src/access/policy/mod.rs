@@ -613,7 +613,7 @@ impl<'a> Judge<'a> {
 /// they declare (or sync); a channel that leaves its overwrites out is not known.
 /// `m` is in its stored form ([`crate::manifest::LoadedManifest::stored`]).
 pub fn manifest_model(m: &crate::manifest::Manifest) -> Guild {
-    use super::model::{MEMBER, Overwrite, ROLE};
+    use super::model::{ChannelSpec, MEMBER, Overwrite, ROLE};
     let role_key = |name: &str| {
         if name == EVERYONE {
             MANIFEST_GUILD.to_owned()
@@ -667,10 +667,12 @@ pub fn manifest_model(m: &crate::manifest::Manifest) -> Guild {
         let kind = c.channel_type().value() as u8;
         let id = format!("channel:{}", c.name);
         g.set_channel(
-            &id,
-            &c.name,
-            kind,
-            None,
+            ChannelSpec {
+                id: &id,
+                name: &c.name,
+                kind,
+                parent: None,
+            },
             Some(set(c.overwrites.as_deref().unwrap_or_default())),
             Some(&source),
             None,
@@ -684,10 +686,12 @@ pub fn manifest_model(m: &crate::manifest::Manifest) -> Guild {
             let synced = child.sync_permissions == Some(true) && child.overwrites.is_none();
             let own = child.overwrites.as_deref().map(set);
             g.set_channel(
-                &child_id,
-                &child.name,
-                child.channel_type().value() as u8,
-                Some(&id),
+                ChannelSpec {
+                    id: &child_id,
+                    name: &child.name,
+                    kind: child.channel_type().value() as u8,
+                    parent: Some(&id),
+                },
                 own,
                 Some(&format!("{source}.channels[{j}]")),
                 None,

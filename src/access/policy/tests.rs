@@ -1,5 +1,5 @@
 use super::*;
-use crate::access::model::{Member, Overwrite, ROLE};
+use crate::access::model::{ChannelSpec, Member, Overwrite, ROLE};
 use crate::access::test_kit::{p, set_mod_log, staff_guild};
 use crate::discord::models::channel_type;
 use crate::manifest::{HoldersRule, NeverRule, OnlyRule};
@@ -226,10 +226,12 @@ fn the_manifest_alone_decides_only_what_it_says() {
 fn with_member_overwrite(user: &str, allow: Permissions, deny: Permissions) -> Guild {
     let mut g = guild();
     g.set_channel(
-        "20",
-        "general",
-        channel_type::TEXT,
-        None,
+        ChannelSpec {
+            id: "20",
+            name: "general",
+            kind: channel_type::TEXT,
+            parent: None,
+        },
         Some(vec![
             Overwrite {
                 target: "12".into(),
