@@ -480,7 +480,9 @@ impl Line<'_> {
 mod tests {
     use super::*;
     use crate::access::model::{Channel, ChannelSpec, Member, ROLE};
-    use crate::access::test_kit::{allow_view, deny_view, p, set_mod_log, staff_guild};
+    use crate::access::test_kit::{
+        allow_view, deny_view, p, set_general, set_mod_log, staff_guild,
+    };
     use crate::discord::models::channel_type;
 
     /// @everyone reads and writes; Staff/#mod-log is Mod's (11) alone.
@@ -600,20 +602,7 @@ mod tests {
             allow: Permissions::NONE,
             deny: Permissions::SEND_MESSAGES,
         };
-        let general = |g: &mut Guild, ows: Vec<Overwrite>| {
-            g.set_channel(
-                ChannelSpec {
-                    id: "20",
-                    name: "general",
-                    kind: channel_type::TEXT,
-                    parent: None,
-                },
-                Some(ows),
-                None,
-                Some(7),
-            );
-        };
-        general(&mut before, vec![muted.clone()]);
+        set_general(&mut before, vec![muted.clone()], Some(7));
         before.not_members.insert("501".into(), Some("gone".into()));
         let member = |user: &str| Overwrite {
             target: user.into(),
@@ -622,7 +611,11 @@ mod tests {
             deny: Permissions::NONE,
         };
         let mut after = before.clone();
-        general(&mut after, vec![muted, member("500"), member("501")]);
+        set_general(
+            &mut after,
+            vec![muted, member("500"), member("501")],
+            Some(7),
+        );
         // heidi holds Member, which may not send there: her own overwrite lets her.
         assert_eq!(
             lines(&before, &after),

@@ -36,18 +36,7 @@ pub(crate) fn allow_view(role: &str) -> Overwrite {
 /// category Staff (21) and its #mod-log (22) are hidden from @everyone and seen by role 11.
 pub(crate) fn staff_guild() -> Guild {
     let mut g = Guild::new("1", p(&["view_channel", "send_messages"]));
-    let general = Some(vec![]);
-    g.set_channel(
-        ChannelSpec {
-            id: "20",
-            name: "general",
-            kind: channel_type::TEXT,
-            parent: None,
-        },
-        general,
-        None,
-        None,
-    );
+    set_general(&mut g, Vec::new(), None);
     let staff = vec![deny_view("1"), allow_view("11")];
     let category = Some(staff.clone());
     g.set_channel(
@@ -63,6 +52,22 @@ pub(crate) fn staff_guild() -> Guild {
     );
     set_mod_log(&mut g, staff, None, None);
     g
+}
+
+/// #general (20, outside categories) with `overwrites` now, set by the plan's change
+/// `change`.
+pub(crate) fn set_general(g: &mut Guild, overwrites: Vec<Overwrite>, change: Option<usize>) {
+    g.set_channel(
+        ChannelSpec {
+            id: "20",
+            name: "general",
+            kind: channel_type::TEXT,
+            parent: None,
+        },
+        Some(overwrites),
+        None,
+        change,
+    );
 }
 
 /// #mod-log (22, in Staff) with `overwrites` now, declared at `source` and set by the
