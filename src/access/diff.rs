@@ -549,16 +549,15 @@ mod tests {
         let before = live();
         let mut after = before.clone();
         after.give_role("500", "11", None, 9);
-        let all = between(&before, &after);
-        let text: Vec<String> = all.iter().map(|l| l.describe(&|s| s.to_owned())).collect();
         assert_eq!(
-            text,
+            lines(&before, &after),
             vec![
                 "heidi (500) gains kick_members guild-wide",
                 "heidi (500) gains view_channel in Staff (and with it: send_messages)",
                 "heidi (500) gains view_channel in Staff/#mod-log (and with it: send_messages)",
             ]
         );
+        let all = between(&before, &after);
         assert!(
             all.iter()
                 .all(|l| l.changes.contains(&9) && l.who_kind == WhoKind::User)
@@ -581,15 +580,14 @@ mod tests {
             None,
             Some(3),
         );
-        let all = between(&before, &after);
-        let text: Vec<String> = all.iter().map(|l| l.describe(&|s| s.to_owned())).collect();
         assert_eq!(
-            text,
+            lines(&before, &after),
             vec![
                 "@everyone gains view_channel in #news (and with it: send_messages)",
                 "Member gains administrator guild-wide",
             ]
         );
+        let all = between(&before, &after);
         assert!(all[0].new_channel && all[0].channel_id.is_none());
     }
 

@@ -128,6 +128,14 @@ pub struct Member {
     pub changed_by: Vec<usize>,
 }
 
+/// Each id's place in `ids`, for sorting by the manifest's order.
+fn positions(ids: &[String]) -> HashMap<&str, usize> {
+    ids.iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect()
+}
+
 /// How a channel is named in plans: `#name` for text-like channels, the name for voice
 /// channels and categories, after `Category/` inside one.
 pub fn display_name(kind: u8, name: &str, parent: Option<&str>) -> String {
@@ -408,11 +416,7 @@ impl Guild {
     /// Puts the roles in this order (ids; unlisted roles keep their place after them,
     /// `@everyone` last).
     pub fn order_roles(&mut self, ids: &[String]) {
-        let rank: HashMap<&str, usize> = ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (id.as_str(), i))
-            .collect();
+        let rank = positions(ids);
         let everyone = self.id.clone();
         let mut keyed: Vec<(usize, usize, Role)> = std::mem::take(&mut self.roles)
             .into_iter()
@@ -528,11 +532,7 @@ impl Guild {
     /// others after them as they were; channels outside categories, then each category
     /// with its channels; text-like before voice.
     pub fn order_channels(&mut self, declared: &[String]) {
-        let rank: HashMap<&str, usize> = declared
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (id.as_str(), i))
-            .collect();
+        let rank = positions(declared);
         let key = |at: usize, c: &Channel| -> (u8, usize, usize) {
             let group = match c.kind {
                 channel_type::CATEGORY => 2,
