@@ -672,18 +672,7 @@ mod tests {
         overwrites: Vec<Overwrite>,
         change: Option<usize>,
     ) {
-        let parent = ch.parent.as_deref();
-        g.set_channel(
-            ChannelSpec {
-                id: &ch.id,
-                name: &ch.name,
-                kind: ch.kind,
-                parent,
-            },
-            Some(overwrites),
-            None,
-            change,
-        );
+        g.set_channel(ch.spec(), Some(overwrites), None, change);
     }
 
     fn apply(g: &mut Guild, e: &Edit) {
@@ -756,10 +745,8 @@ mod tests {
                     };
                     g.set_channel(
                         ChannelSpec {
-                            id: &ch.id,
-                            name: &ch.name,
-                            kind: ch.kind,
                             parent,
+                            ..ch.spec()
                         },
                         None,
                         None,

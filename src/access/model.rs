@@ -90,6 +90,18 @@ pub struct Channel {
 }
 
 /// One permission overwrite of a channel: what it allows and denies its target there.
+impl Channel {
+    /// The channel as [`Guild::set_channel`] takes it.
+    pub fn spec(&self) -> ChannelSpec<'_> {
+        ChannelSpec {
+            id: &self.id,
+            name: &self.name,
+            kind: self.kind,
+            parent: self.parent.as_deref(),
+        }
+    }
+}
+
 /// A channel as [`Guild::set_channel`] records it: which, named what, of what kind, in
 /// which category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
