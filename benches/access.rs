@@ -14,7 +14,7 @@ mod cpu;
 use cpu::{measure, ms};
 
 use discord_emulator::{EmulatorOptions, LargeStateOptions, RunningEmulator, large_state};
-use guildctl::access::model::{Overwrite, ROLE};
+use guildctl::access::model::{ChannelSpec, Overwrite, ROLE};
 use guildctl::access::policy::{self, Certainty};
 use guildctl::access::{Guild, diff};
 use guildctl::discord::{Client, ClientOptions, Token};
@@ -56,10 +56,12 @@ fn after_of(live: &Guild) -> Guild {
             deny: Permissions::NONE,
         }];
         after.set_channel(
-            &c.id,
-            &c.name,
-            c.kind,
-            c.parent.as_deref(),
+            ChannelSpec {
+                id: &c.id,
+                name: &c.name,
+                kind: c.kind,
+                parent: c.parent.as_deref(),
+            },
             Some(open),
             None,
             Some(k + 1),

@@ -15,7 +15,7 @@ mod cpu;
 use cpu::{measure, ms};
 
 use guildctl::access::Guild;
-use guildctl::access::model::{Overwrite, ROLE};
+use guildctl::access::model::{ChannelSpec, Overwrite, ROLE};
 use guildctl::access::policy::{self, Certainty};
 use guildctl::discord::models::channel_type;
 use guildctl::manifest::Policy;
@@ -42,10 +42,12 @@ fn guild() -> Guild {
             deny: Permissions::NONE,
         }];
         g.set_channel(
-            &format!("{}", 100 + i),
-            &name,
-            channel_type::TEXT,
-            None,
+            ChannelSpec {
+                id: &format!("{}", 100 + i),
+                name: &name,
+                kind: channel_type::TEXT,
+                parent: None,
+            },
             Some(open),
             None,
             None,

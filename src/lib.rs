@@ -46,9 +46,8 @@
 //! crate, which shares nothing with this one but the permission table.
 
 #![forbid(unsafe_code)]
-// Every public item of the library's face says what it is (docs/library.md, "Stability").
-// The rooms allowed it below are API whose items are not all documented yet (each joins as
-// its `allow` goes); the `#[doc(hidden)]` ones are not API, and the lint skips them.
+// Every public item of the library's face says what it is (docs/library.md, "Stability");
+// the `#[doc(hidden)]` rooms are not API, and the lint skips them.
 #![deny(missing_docs)]
 
 // The library's face (docs/library.md).
@@ -61,17 +60,11 @@ pub use discord_permissions as permissions;
 /// client, the CDN (the `guildctl-discord` crate, every item documented).
 pub use guildctl_discord as discord;
 // The rooms whose values the operations return (what a guild's calls came to, the drift
-// report, the access view, a rehearsal that could not run, the rendered plan): API, their
-// fields documented by their rooms as they are reached (docs/library.md, "Stability").
-#[allow(missing_docs)]
+// report, the access view, a rehearsal that could not run, the rendered plan): API.
 pub mod access;
-#[allow(missing_docs)]
 pub mod apply;
-#[allow(missing_docs)]
 pub mod drift;
-#[allow(missing_docs)]
 pub mod rehearse;
-#[allow(missing_docs)]
 pub mod report;
 
 // Internal rooms the `guildctl` binary, the tests and the benches use: not API, no

@@ -29,16 +29,26 @@ use crate::snapshot::{self, Reading, Snapshot};
 /// Why a rehearsal could not be run at all (as opposed to a plan it refused).
 #[derive(Debug, thiserror::Error)]
 pub enum RehearseError {
+    /// The snapshot could not be made into the emulator's state.
     #[error("the guild's copy could not be built: {0}")]
     Copy(String),
+    /// The emulator holding the copy did not start.
     #[error("the copy could not start: {0}")]
     Start(#[from] discord_emulator::EmulatorError),
+    /// Reading the copy after the plan's calls failed.
     #[error("the copy could not be read back after the calls: {0}")]
     ReadBack(ClientError),
+    /// The client that talks to the copy could not be made.
     #[error("the rehearsal's client: {0}")]
     Client(ClientError),
+    /// The rules file for the copy (`GUILDCTL_REHEARSAL_RULES`) cannot be read or parsed.
     #[error("cannot read the rehearsal rules {path}: {detail}")]
-    Rules { path: PathBuf, detail: String },
+    Rules {
+        /// The rules file.
+        path: PathBuf,
+        /// What is wrong with it.
+        detail: String,
+    },
 }
 
 /// How a rehearsal runs.

@@ -26,6 +26,7 @@ use crate::permissions::Permissions;
 pub struct AccessChange {
     /// `@everyone`, a role's name, or a person ([`super::person`]).
     pub who: String,
+    /// What `who` is: `@everyone`, a role, or a person.
     pub who_kind: WhoKind,
     /// The role's live id, or the user's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,7 +37,9 @@ pub struct AccessChange {
     /// The channel's live id (none for a channel the plan creates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<String>,
+    /// The permissions gained (by name): held after apply, not before.
     pub gains: Vec<String>,
+    /// The permissions lost (by name): held before apply, not after.
     pub loses: Vec<String>,
     /// The channel is new: nobody saw it before, so seeing it hides nothing that was hidden.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -55,11 +58,15 @@ pub struct AccessChange {
     pub changes: Vec<usize>,
 }
 
+/// What an access line is about, so a reader (or a program) need not guess from the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WhoKind {
+    /// `@everyone`: every member.
     Everyone,
+    /// A member holding the role.
     Role,
+    /// One user, by their roles and their own overwrites.
     User,
 }
 
@@ -472,8 +479,10 @@ impl Line<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::access::model::{Channel, Member, ROLE};
-    use crate::access::test_kit::{allow_view, deny_view, p, set_mod_log, staff_guild};
+    use crate::access::model::{Channel, ChannelSpec, Member, ROLE};
+    use crate::access::test_kit::{
+        allow_view, deny_view, p, set_general, set_mod_log, staff_guild,
+    };
     use crate::discord::models::channel_type;
 
     /// @everyone reads and writes; Staff/#mod-log is Mod's (11) alone.
@@ -540,16 +549,15 @@ mod tests {
         let before = live();
         let mut after = before.clone();
         after.give_role("500", "11", None, 9);
-        let all = between(&before, &after);
-        let text: Vec<String> = all.iter().map(|l| l.describe(&|s| s.to_owned())).collect();
         assert_eq!(
-            text,
+            lines(&before, &after),
             vec![
                 "heidi (500) gains kick_members guild-wide",
                 "heidi (500) gains view_channel in Staff (and with it: send_messages)",
                 "heidi (500) gains view_channel in Staff/#mod-log (and with it: send_messages)",
             ]
         );
+        let all = between(&before, &after);
         assert!(
             all.iter()
                 .all(|l| l.changes.contains(&9) && l.who_kind == WhoKind::User)
@@ -562,23 +570,24 @@ mod tests {
         let mut after = before.clone();
         after.set_role("12", "Member", Some(p(&["administrator"])), None, Some(2));
         after.set_channel(
-            "channel:news",
-            "news",
-            channel_type::TEXT,
-            None,
+            ChannelSpec {
+                id: "channel:news",
+                name: "news",
+                kind: channel_type::TEXT,
+                parent: None,
+            },
             None,
             None,
             Some(3),
         );
-        let all = between(&before, &after);
-        let text: Vec<String> = all.iter().map(|l| l.describe(&|s| s.to_owned())).collect();
         assert_eq!(
-            text,
+            lines(&before, &after),
             vec![
                 "@everyone gains view_channel in #news (and with it: send_messages)",
                 "Member gains administrator guild-wide",
             ]
         );
+        let all = between(&before, &after);
         assert!(all[0].new_channel && all[0].channel_id.is_none());
     }
 
@@ -591,18 +600,7 @@ mod tests {
             allow: Permissions::NONE,
             deny: Permissions::SEND_MESSAGES,
         };
-        let general = |g: &mut Guild, ows: Vec<Overwrite>| {
-            g.set_channel(
-                "20",
-                "general",
-                channel_type::TEXT,
-                None,
-                Some(ows),
-                None,
-                Some(7),
-            );
-        };
-        general(&mut before, vec![muted.clone()]);
+        set_general(&mut before, vec![muted.clone()], Some(7));
         before.not_members.insert("501".into(), Some("gone".into()));
         let member = |user: &str| Overwrite {
             target: user.into(),
@@ -611,7 +609,11 @@ mod tests {
             deny: Permissions::NONE,
         };
         let mut after = before.clone();
-        general(&mut after, vec![muted, member("500"), member("501")]);
+        set_general(
+            &mut after,
+            vec![muted, member("500"), member("501")],
+            Some(7),
+        );
         // heidi holds Member, which may not send there: her own overwrite lets her.
         assert_eq!(
             lines(&before, &after),
@@ -670,16 +672,7 @@ mod tests {
         overwrites: Vec<Overwrite>,
         change: Option<usize>,
     ) {
-        let parent = ch.parent.as_deref();
-        g.set_channel(
-            &ch.id,
-            &ch.name,
-            ch.kind,
-            parent,
-            Some(overwrites),
-            None,
-            change,
-        );
+        g.set_channel(ch.spec(), Some(overwrites), None, change);
     }
 
     fn apply(g: &mut Guild, e: &Edit) {
@@ -721,10 +714,12 @@ mod tests {
                 }];
                 let parent = inside.then_some("21");
                 g.set_channel(
-                    "23",
-                    "new",
-                    channel_type::TEXT,
-                    parent,
+                    ChannelSpec {
+                        id: "23",
+                        name: "new",
+                        kind: channel_type::TEXT,
+                        parent,
+                    },
                     Some(ows),
                     None,
                     Some(5),
@@ -748,7 +743,15 @@ mod tests {
                     } else {
                         Some("21")
                     };
-                    g.set_channel(&ch.id, &ch.name, ch.kind, parent, None, None, Some(4));
+                    g.set_channel(
+                        ChannelSpec {
+                            parent,
+                            ..ch.spec()
+                        },
+                        None,
+                        None,
+                        Some(4),
+                    );
                 }
             }
         }

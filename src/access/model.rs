@@ -16,14 +16,18 @@ use crate::snapshot::Snapshot;
 
 use crate::discord::names::EVERYONE;
 
-/// Overwrite targets: a role (`0`) or a member (`1`), as Discord numbers them.
+/// An overwrite whose target is a role (`0`, as Discord numbers it).
 pub const ROLE: u8 = 0;
+/// An overwrite whose target is a member (`1`, as Discord numbers it).
 pub const MEMBER: u8 = 1;
 
+/// A guild as access computes on it: the live one ([`Guild::live`]) or the one a plan
+/// leaves (a copy the planners change).
 #[derive(Debug, Clone, Default)]
 pub struct Guild {
     /// The guild's id, which is `@everyone`'s.
     pub id: String,
+    /// The owner's user id: the owner holds every permission, whatever their roles.
     pub owner_id: String,
     /// The user guildctl acts as.
     pub bot_id: String,
@@ -42,11 +46,14 @@ pub struct Guild {
     channel_at: HashMap<String, usize>,
 }
 
+/// A role: its name and guild-wide permissions, and where the plan touches it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Role {
     /// The live id; for a role the plan creates, its creation key (`role:Name`).
     pub id: String,
+    /// The role's name, as lines name it.
     pub name: String,
+    /// Its guild-wide permissions.
     pub permissions: Permissions,
     /// Discord gives and takes it (a bot's, an integration's, the booster role).
     pub managed: bool,
@@ -60,34 +67,69 @@ pub struct Role {
     pub rostered: bool,
 }
 
+/// A channel (a category too): what access needs of it to compute who may do what there.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Channel {
     /// The live id; for a channel the plan creates, its creation key.
     pub id: String,
+    /// The channel's own name (without `#` or its category).
     pub name: String,
     /// Discord's channel type (`channel_type`).
     pub kind: u8,
     /// The category's id.
     pub parent: Option<String>,
+    /// Its permission overwrites, as Discord keeps them.
     pub overwrites: Vec<Overwrite>,
     /// False where the manifest alone does not say the overwrites (a model made for
     /// `validate`, of a channel that leaves `overwrites` out).
     pub overwrites_known: bool,
     /// Where the manifest declares it (`channels[3].channels[0]`).
     pub source: Option<String>,
+    /// The plan's changes (indexes) that make it what it is after apply.
     pub changed_by: Vec<usize>,
 }
 
+/// One permission overwrite of a channel: what it allows and denies its target there.
+impl Channel {
+    /// The channel as [`Guild::set_channel`] takes it.
+    pub fn spec(&self) -> ChannelSpec<'_> {
+        ChannelSpec {
+            id: &self.id,
+            name: &self.name,
+            kind: self.kind,
+            parent: self.parent.as_deref(),
+        }
+    }
+}
+
+/// A channel as [`Guild::set_channel`] records it: which, named what, of what kind, in
+/// which category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelSpec<'a> {
+    /// The live id, or the creation key of a channel the plan creates.
+    pub id: &'a str,
+    /// Its own name (without `#` or its category).
+    pub name: &'a str,
+    /// Discord's channel type (`channel_type`).
+    pub kind: u8,
+    /// The category's id (or creation key); none outside categories.
+    pub parent: Option<&'a str>,
+}
+
+/// One permission overwrite of a channel: what it allows and denies its target there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Overwrite {
     /// A role's id (or creation key), or a user's id.
     pub target: String,
     /// [`ROLE`] or [`MEMBER`].
     pub kind: u8,
+    /// The permissions it grants in the channel.
     pub allow: Permissions,
+    /// The permissions it takes away in the channel.
     pub deny: Permissions,
 }
 
+/// A member guildctl knows the roles of.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Member {
     /// The username Discord gave, when read.
@@ -96,6 +138,14 @@ pub struct Member {
     pub roles: BTreeSet<String>,
     /// The roster changes (indexes) that give or take their roles.
     pub changed_by: Vec<usize>,
+}
+
+/// Each id's place in `ids`, for sorting by the manifest's order.
+fn positions(ids: &[String]) -> HashMap<&str, usize> {
+    ids.iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect()
 }
 
 /// How a channel is named in plans: `#name` for text-like channels, the name for voice
@@ -278,18 +328,22 @@ impl Guild {
             .collect();
     }
 
+    /// Role `id` (a live id or a creation key).
     pub fn role(&self, id: &str) -> Option<&Role> {
         self.role_at.get(id).map(|&i| &self.roles[i])
     }
 
+    /// The `@everyone` role (whose id is the guild's).
     pub fn everyone(&self) -> Option<&Role> {
         self.role(&self.id)
     }
 
+    /// Where channel `id` is in [`Guild::channels`] (the index [`super::Access`] uses).
     pub fn channel_index(&self, id: &str) -> Option<usize> {
         self.channel_at.get(id).copied()
     }
 
+    /// Channel `id` (a live id or a creation key).
     pub fn channel(&self, id: &str) -> Option<&Channel> {
         self.channel_index(id).map(|i| &self.channels[i])
     }
@@ -374,11 +428,7 @@ impl Guild {
     /// Puts the roles in this order (ids; unlisted roles keep their place after them,
     /// `@everyone` last).
     pub fn order_roles(&mut self, ids: &[String]) {
-        let rank: HashMap<&str, usize> = ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (id.as_str(), i))
-            .collect();
+        let rank = positions(ids);
         let everyone = self.id.clone();
         let mut keyed: Vec<(usize, usize, Role)> = std::mem::take(&mut self.roles)
             .into_iter()
@@ -409,21 +459,23 @@ impl Guild {
         self.reindex();
     }
 
-    /// Records channel `id` as it is after apply (created when new, at the end of its
-    /// category). `overwrites`: the set the manifest gives it, `None` to keep it — a new
+    /// Records channel `channel.id` as it is after apply (created when new, at the end of
+    /// its category). `overwrites`: the set the manifest gives it, `None` to keep it — a new
     /// channel then gets its category's, as Discord copies them. Setting a category's
     /// overwrites carries them to its synced channels, as Discord does.
-    #[allow(clippy::too_many_arguments)]
     pub fn set_channel(
         &mut self,
-        id: &str,
-        name: &str,
-        kind: u8,
-        parent: Option<&str>,
+        channel: ChannelSpec<'_>,
         overwrites: Option<Vec<Overwrite>>,
         source: Option<&str>,
         change: Option<usize>,
     ) {
+        let ChannelSpec {
+            id,
+            name,
+            kind,
+            parent,
+        } = channel;
         let i = match self.channel_at.get(id) {
             Some(&i) => i,
             None => {
@@ -492,11 +544,7 @@ impl Guild {
     /// others after them as they were; channels outside categories, then each category
     /// with its channels; text-like before voice.
     pub fn order_channels(&mut self, declared: &[String]) {
-        let rank: HashMap<&str, usize> = declared
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (id.as_str(), i))
-            .collect();
+        let rank = positions(declared);
         let key = |at: usize, c: &Channel| -> (u8, usize, usize) {
             let group = match c.kind {
                 channel_type::CATEGORY => 2,

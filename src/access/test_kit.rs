@@ -2,7 +2,7 @@
 //! channel, and the small guild they start from, whose #mod-log they set again as a plan
 //! would.
 
-use super::model::{Guild, Overwrite, ROLE};
+use super::model::{ChannelSpec, Guild, Overwrite, ROLE};
 use crate::discord::models::channel_type;
 use crate::permissions::Permissions;
 
@@ -36,29 +36,38 @@ pub(crate) fn allow_view(role: &str) -> Overwrite {
 /// category Staff (21) and its #mod-log (22) are hidden from @everyone and seen by role 11.
 pub(crate) fn staff_guild() -> Guild {
     let mut g = Guild::new("1", p(&["view_channel", "send_messages"]));
-    let general = Some(vec![]);
-    g.set_channel(
-        "20",
-        "general",
-        channel_type::TEXT,
-        None,
-        general,
-        None,
-        None,
-    );
+    set_general(&mut g, Vec::new(), None);
     let staff = vec![deny_view("1"), allow_view("11")];
     let category = Some(staff.clone());
     g.set_channel(
-        "21",
-        "Staff",
-        channel_type::CATEGORY,
-        None,
+        ChannelSpec {
+            id: "21",
+            name: "Staff",
+            kind: channel_type::CATEGORY,
+            parent: None,
+        },
         category,
         None,
         None,
     );
     set_mod_log(&mut g, staff, None, None);
     g
+}
+
+/// #general (20, outside categories) with `overwrites` now, set by the plan's change
+/// `change`.
+pub(crate) fn set_general(g: &mut Guild, overwrites: Vec<Overwrite>, change: Option<usize>) {
+    g.set_channel(
+        ChannelSpec {
+            id: "20",
+            name: "general",
+            kind: channel_type::TEXT,
+            parent: None,
+        },
+        Some(overwrites),
+        None,
+        change,
+    );
 }
 
 /// #mod-log (22, in Staff) with `overwrites` now, declared at `source` and set by the
@@ -71,10 +80,12 @@ pub(crate) fn set_mod_log(
 ) {
     let (text, staff) = (channel_type::TEXT, Some("21"));
     g.set_channel(
-        "22",
-        "mod-log",
-        text,
-        staff,
+        ChannelSpec {
+            id: "22",
+            name: "mod-log",
+            kind: text,
+            parent: staff,
+        },
         Some(overwrites),
         source,
         change,

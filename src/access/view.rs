@@ -22,32 +22,41 @@ pub struct Query {
     pub channel: Option<String>,
 }
 
+/// Whose access to show.
 #[derive(Debug, Clone, Default)]
 pub enum Who {
     /// The matrix of every role.
     #[default]
     Everyone,
+    /// A preview as a member holding these roles (by name).
     Roles(Vec<String>),
+    /// A preview as this user (by id), with the roles the guild says they hold.
     User(String),
 }
 
 /// A view of the guild's access: one of the two shapes.
 #[derive(Debug, Clone, Serialize)]
 pub struct View {
+    /// The guild's id.
     pub guild_id: String,
+    /// The guild's name, as Discord has it.
     pub guild_name: String,
     /// `after_plan` or `live`.
     pub state: &'static str,
     /// Roles holding administrator (they see and do everything), bots' included.
     pub administrators: Vec<String>,
+    /// The matrix or the preview.
     #[serde(flatten)]
     pub shape: Shape,
 }
 
+/// The two shapes of a view (`view` in its JSON says which).
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "view", rename_all = "snake_case")]
 pub enum Shape {
+    /// Every role × every channel.
     Matrix(Matrix),
+    /// What one member (or a member holding some roles) sees and may do.
     Preview(Preview),
 }
 
@@ -56,13 +65,16 @@ pub enum Shape {
 pub struct Matrix {
     /// Every role, highest first, `@everyone` last.
     pub roles: Vec<String>,
+    /// One row per channel, in Discord's order.
     pub channels: Vec<MatrixRow>,
 }
 
+/// One channel of the matrix: who sees it, writes there and manages it.
 #[derive(Debug, Clone, Serialize)]
 pub struct MatrixRow {
     /// As plans name it: `Staff/#mod-log`.
     pub channel: String,
+    /// The live id (none for a channel the plan creates).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
@@ -86,7 +98,9 @@ pub struct MatrixRow {
 /// What one role may do in one channel.
 #[derive(Debug, Clone, Serialize)]
 pub struct RolePermissions {
+    /// The role's name.
     pub role: String,
+    /// What it may do there, by name.
     pub permissions: Vec<String>,
 }
 
@@ -99,6 +113,7 @@ pub struct Preview {
     pub roles: Vec<String>,
     /// Every permission when the holder is an administrator or the owner.
     pub administrator: bool,
+    /// The guild-wide permissions held (kick, ban, manage roles, ...), by name.
     pub guild_wide: Vec<String>,
     /// Channels in the guild, categories left out.
     pub total_channels: usize,
@@ -106,27 +121,42 @@ pub struct Preview {
     pub channels: Vec<PreviewRow>,
 }
 
+/// One channel the previewed member sees, and what they may do there.
 #[derive(Debug, Clone, Serialize)]
 pub struct PreviewRow {
+    /// As plans name it: `Staff/#mod-log`.
     pub channel: String,
+    /// The live id (none for a channel the plan creates).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
     pub kind: &'static str,
+    /// Nested under a category (for the tree).
     pub in_category: bool,
+    /// What they may do there, by name.
     pub permissions: Vec<String>,
 }
 
 /// Why a query cannot be shown.
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum ViewError {
+    /// A role asked for (`--as`) that the guild does not have.
     #[error("the guild has no role named {name:?} (it has: {known})")]
-    UnknownRole { name: String, known: String },
+    UnknownRole {
+        /// The name asked for.
+        name: String,
+        /// The guild's role names, for the message.
+        known: String,
+    },
+    /// The user asked for (`--user`) is not a member.
     #[error(
         "user {0} is not a member of the guild (or Discord would not show the member): nothing to preview"
     )]
     NotAMember(String),
+    /// The `--channel` pattern matches no channel.
     #[error("--channel {0:?} names no channel of the guild")]
     NoChannel(String),
+    /// The `--channel` pattern is too long to match.
     #[error("--channel: {0}")]
     Pattern(PatternTooLong),
 }

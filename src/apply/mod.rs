@@ -32,20 +32,30 @@ use webhook_urls::Keeper;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// Not started yet.
     Pending,
+    /// Sent, not finished.
     Running,
+    /// Discord did it.
     Done,
+    /// The call failed (its error is in [`Outcome::failures`]).
     Failed,
+    /// Never sent: a call it needs failed or was skipped, or the run stopped first.
     Skipped,
 }
 
 /// Progress reported for each operation as it starts (`Running`), and once more as it
 /// finishes or is skipped.
 pub struct Progress<'a> {
+    /// The operation's index in the plan's `operations`.
     pub index: usize,
+    /// How many operations the plan has.
     pub total: usize,
+    /// The operation itself.
     pub operation: &'a Operation,
+    /// Where it is now: running, or how it ended.
     pub status: Status,
+    /// Why it failed, when it did.
     pub error: Option<&'a ClientError>,
 }
 
@@ -67,6 +77,8 @@ pub struct ApplyOptions {
 }
 
 impl ApplyOptions {
+    /// Options with this reason and image folder, 8 calls at once, stopping at the first
+    /// failure, no webhook URL file.
     pub fn new(reason: impl Into<String>, manifest_dir: impl Into<PathBuf>) -> ApplyOptions {
         ApplyOptions {
             reason: reason.into(),
@@ -78,8 +90,10 @@ impl ApplyOptions {
     }
 }
 
+/// What a run came to: each operation's status, the failures, the objects created.
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// Each operation's status, by its index in the plan.
     pub statuses: Vec<Status>,
     /// Every failed operation with its error, in the order they failed.
     pub failures: Vec<(usize, ClientError)>,
@@ -102,6 +116,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// How many operations ended (or stayed) in `status`.
     pub fn count(&self, status: Status) -> usize {
         self.statuses.iter().filter(|s| **s == status).count()
     }
@@ -118,8 +133,9 @@ impl Outcome {
     }
 }
 
+/// Why an operation's call could not be made complete before it was sent.
 #[derive(Debug, thiserror::Error)]
-pub enum Unresolved {
+enum Unresolved {
     #[error("operation refers to {0}, which was not created in this run")]
     Created(String),
     #[error("{0}")]
@@ -442,7 +458,7 @@ fn same_object(body: &Value, item: &Value) -> bool {
 }
 
 /// The route with each id created earlier in the run filled in.
-pub fn resolve_route(
+fn resolve_route(
     route: &Route<IdRef>,
     created: &HashMap<String, String>,
 ) -> Result<Route, Unresolved> {
@@ -457,7 +473,7 @@ pub fn resolve_route(
 
 /// Replaces every `{"$created": KEY}` in `v` with the id created under KEY, and
 /// every `{"$image": PATH}` with the image's data URI.
-pub fn resolve(
+fn resolve(
     v: &Value,
     created: &HashMap<String, String>,
     manifest_dir: &Path,

@@ -45,6 +45,7 @@ pub struct Schedule<'p> {
 }
 
 impl<'p> Schedule<'p> {
+    /// A schedule of the plan's operations, none started.
     pub fn new(plan: &'p Plan) -> Schedule<'p> {
         let total = plan.operations.len();
         let mut by_stage: Vec<Vec<usize>> = vec![Vec::new(); STAGES];

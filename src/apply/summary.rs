@@ -18,26 +18,26 @@ pub fn counts_line(plan: &Plan, outcome: &Outcome) -> String {
 
 /// What calls that succeeded left undone on purpose, one line each: `Note: CALL: NOTE`.
 pub fn notes(plan: &Plan, outcome: &Outcome) -> Vec<String> {
-    outcome
-        .notes
-        .iter()
-        .map(|(i, note)| {
-            let line = format!("{}: {note}", plan.operations[*i].summary);
-            format!("Note: {}", inert::terminal(&line))
-        })
+    per_call(plan, &outcome.notes)
+        .map(|line| format!("Note: {line}"))
         .collect()
 }
 
 /// The failed calls, each `CALL: ERROR`, made inert.
 pub fn failures(plan: &Plan, outcome: &Outcome) -> Vec<String> {
-    outcome
-        .failures
-        .iter()
-        .map(|(i, e)| {
-            let line = format!("{}: {e}", plan.operations[*i].summary);
-            inert::terminal(&line).into_owned()
-        })
-        .collect()
+    per_call(plan, &outcome.failures).collect()
+}
+
+/// `CALL: WHAT` for each call (by index) and what is said of it, made inert: the error
+/// text and the names in a call's summary may come from outside.
+fn per_call<'a, T: std::fmt::Display>(
+    plan: &'a Plan,
+    said: &'a [(usize, T)],
+) -> impl Iterator<Item = String> + 'a {
+    said.iter().map(|(i, what)| {
+        let line = format!("{}: {what}", plan.operations[*i].summary);
+        inert::terminal(&line).into_owned()
+    })
 }
 
 /// `Skipped: a, b` for the calls a failure left unmade, when there are any.

@@ -18,30 +18,41 @@ use crate::private_file::{create_temp_beside, folder_of, write_private};
 /// Why a webhook URL file cannot be used, or could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum UrlFileProblem {
+    /// The path ends in no file name (`/`, `..`).
     #[error("names no file")]
     NoFileName,
+    /// The path is a symbolic link.
     #[error(
         "is a symbolic link; give the path of the file itself (the file is replaced, never written through a link)"
     )]
     Symlink,
+    /// The path is a folder.
     #[error("is a directory; give the path of a file")]
     Directory,
+    /// The path is a device, a socket or a pipe.
     #[error("is not a regular file")]
     NotRegular,
+    /// The folder the file would be in does not exist.
     #[error("its folder {} does not exist", .0.display())]
     MissingFolder(PathBuf),
+    /// What should be the file's folder is a file.
     #[error("{} is not a folder", .0.display())]
     NotAFolder(PathBuf),
+    /// Creating a file in its folder was tried and refused.
     #[error("no file can be created in its folder {}: {}", .0.display(), .1)]
     FolderNotWritable(PathBuf, io::Error),
+    /// The file exists and cannot be opened for writing.
     #[error("the file is not writable: {0}")]
     NotWritable(io::Error),
+    /// The file exists and cannot be read (its earlier URLs are kept in it).
     #[error("the file cannot be read: {0}")]
     Unreadable(io::Error),
+    /// The file holds something else: not overwritten, so nothing of the user's is lost.
     #[error(
         "the file holds something other than webhook URLs (a JSON object of names to URLs), so it is not overwritten"
     )]
     NotUrlFile,
+    /// Writing the URLs failed during the run.
     #[error("{0}")]
     Write(io::Error),
 }
@@ -50,7 +61,9 @@ pub enum UrlFileProblem {
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {problem}", path.display())]
 pub struct UrlFileError {
+    /// The file (or fallback file) concerned.
     pub path: PathBuf,
+    /// What is wrong with it.
     pub problem: UrlFileProblem,
 }
 
@@ -150,6 +163,7 @@ impl WebhookUrlFile {
         self
     }
 
+    /// The file the URLs go to.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -212,12 +226,20 @@ pub enum UrlsKept {
     File(PathBuf),
     /// The file given could not be written, and the run stopped; they are in this
     /// fallback file, readable by the user alone.
-    Fallback { path: PathBuf, error: UrlFileError },
+    Fallback {
+        /// The fallback file.
+        path: PathBuf,
+        /// Why the file given could not be written.
+        error: UrlFileError,
+    },
     /// Neither the file given nor any fallback place could be written, and the run
     /// stopped. The webhooks (name, id) exist; Discord can show their URLs again.
     Nowhere {
+        /// Why the file given could not be written.
         error: UrlFileError,
+        /// Why each fallback place could not be written either.
         fallback_errors: Vec<UrlFileError>,
+        /// The webhooks created (name, id), so the user can find them.
         webhooks: Vec<(String, String)>,
     },
 }

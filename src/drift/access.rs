@@ -30,9 +30,12 @@ pub struct AccessReview {
     pub uncounted: Option<String>,
 }
 
+/// A role holding dangerous permissions, and who holds it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ReviewedRole {
+    /// The role's name.
     pub role: String,
+    /// The role's live id.
     pub id: String,
     /// Its dangerous permissions (`administrator` alone when it has it).
     pub dangerous: Vec<String>,
@@ -47,8 +50,10 @@ pub struct ReviewedRole {
     pub others: Option<u64>,
 }
 
+/// A member holding a reviewed role, and who gave it to them.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ReviewedMember {
+    /// The user's id.
     pub id: String,
     /// As access lines name people: `alice (123)`.
     pub name: String,

@@ -16,6 +16,7 @@ pub struct Lockdown {
     /// UTC, RFC 3339; set only while in force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invites_until: Option<String>,
+    /// UTC, RFC 3339; set only while in force.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dms_until: Option<String>,
 }
@@ -23,10 +24,12 @@ pub struct Lockdown {
 /// `drift --prune-days N`: members a prune of N days would remove (Get Guild Prune Count).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct PruneCount {
+    /// The days of inactivity asked about.
     pub days: u8,
     /// `None` when the bot may not ask (it needs manage_guild and kick_members).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub members: Option<u64>,
+    /// Why the count could not be read, when it could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreadable: Option<String>,
 }

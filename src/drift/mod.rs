@@ -8,10 +8,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::discord::Client;
 use crate::discord::audit::action;
 use crate::discord::models::WEBHOOK_INCOMING;
 use crate::discord::time::rfc3339;
-use crate::discord::{Client, ClientError};
 use crate::permissions::Permissions;
 use crate::plan::{Action, Change, Door, FieldChange, Kind, Plan, Problem, Widening};
 use crate::snapshot::Snapshot;
@@ -40,6 +40,8 @@ pub const PAGE_SIZE: usize = 100;
 /// Default cap on audit-log pages per run: 10 × 100 entries.
 pub const DEFAULT_MAX_PAGES: usize = 10;
 
+/// How drift investigates: how far back it reads the audit log, and whose changes are
+/// guildctl's.
 #[derive(Debug, Clone)]
 pub struct DriftOptions {
     /// Audit-log pages read at most (of [`PAGE_SIZE`] entries).
@@ -65,6 +67,8 @@ pub fn parse_user_id(s: &str) -> Result<String, String> {
 }
 
 impl DriftOptions {
+    /// Options reading at most [`DEFAULT_MAX_PAGES`] pages, with the bot drift runs as
+    /// the only applier.
     pub fn new(now_ms: u64, current_commit: Option<String>) -> DriftOptions {
         DriftOptions {
             max_pages: DEFAULT_MAX_PAGES,
@@ -78,8 +82,11 @@ impl DriftOptions {
 /// The drift report; its JSON form is documented in docs/drift.md.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DriftReport {
+    /// [`DRIFT_FORMAT`], so a reader of the JSON knows what its fields mean.
     pub format: u32,
+    /// The guild's id.
     pub guild_id: String,
+    /// The guild's name, as Discord has it.
     pub guild_name: String,
     /// When the report was made (UTC, RFC 3339).
     pub generated_at: String,
@@ -95,6 +102,7 @@ pub struct DriftReport {
     /// the others are listed as unmanaged, at medium risk, with who made them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub duplicates: Vec<crate::plan::Duplicate>,
+    /// How much of the audit log was read, and why reading stopped.
     pub audit_log: AuditSummary,
     /// Incident actions in force (`guildctl lockdown`), from the guild object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,17 +118,22 @@ pub struct DriftReport {
     pub access_review: Option<AccessReview>,
 }
 
+/// A managed object whose live state differs from the manifest.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DriftedObject {
     /// `create` (declared, missing live), `update`, `reorder`, `delete`.
     pub action: Action,
+    /// What kind of object it is.
     pub kind: Kind,
+    /// Its name, as plans show it.
     pub name: String,
+    /// Its live id (none when it is missing live).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Where the manifest declares it, e.g. `roles[2]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The fields whose live value differs, each with who set it.
     pub fields: Vec<DriftedField>,
     /// Set when a live field widens access beyond the manifest (see the field's `risk`):
     /// listed first, like a high-risk unmanaged object.
@@ -131,8 +144,10 @@ pub struct DriftedObject {
     pub blame: Option<Blame>,
 }
 
+/// One field whose live value differs from the manifest's.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DriftedField {
+    /// The field, as the manifest names it.
     pub field: String,
     /// The live value, in manifest terms.
     pub live: Value,
@@ -142,12 +157,14 @@ pub struct DriftedField {
     /// permission for a role (any permission for `@everyone`) or access to a channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<String>,
+    /// Who set the live value.
     pub blame: Blame,
 }
 
 /// Who made the live value what it is. Exactly one of `entry` and `not_found` is set.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Blame {
+    /// The audit-log entry that made it so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry: Option<Attribution>,
     /// Why no entry was found.
@@ -159,15 +176,20 @@ pub struct Blame {
     pub previous_guildctl: Option<Attribution>,
 }
 
+/// An audit-log entry a change is attributed to: who, when, and the reason they gave.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Attribution {
+    /// The entry's id.
     pub entry_id: String,
+    /// The entry's action (Discord's number for it).
     pub action_type: crate::discord::audit::ActionType,
+    /// Who made the change.
     pub user: Actor,
     /// UTC, RFC 3339, from the entry id's snowflake timestamp.
     pub at: String,
     /// "5 minutes ago", relative to `generated_at`.
     pub ago: String,
+    /// The audit-log reason given with the change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Set when the change was guildctl's: made by the bot that applies, with a
@@ -180,6 +202,7 @@ pub struct Attribution {
     pub claims_guildctl: bool,
 }
 
+/// A change guildctl made, and whether it came from the manifest's current commit.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct GuildctlChange {
     /// The commit the reason names, if any.
@@ -190,12 +213,15 @@ pub struct GuildctlChange {
     pub current: Option<bool>,
 }
 
+/// Who made a change: a person, a bot, a webhook, an integration, or Discord.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Actor {
+    /// The user's id, when the entry names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The username (unique), or the webhook's name.
     pub name: String,
+    /// Their display name (Discord's `global_name`), when they set one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
     /// `human`, `bot`, `this_bot` (the bot guildctl runs as), `webhook`,
@@ -204,12 +230,16 @@ pub struct Actor {
     pub kind: String,
 }
 
+/// A live object the manifest does not declare, with its risk and who made it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Unmanaged {
     /// `role`, `channel`, `category`, `webhook` or `overwrite`.
     pub kind: String,
+    /// Its name (for an overwrite, whose and where).
     pub name: String,
+    /// Its live id.
     pub id: String,
+    /// It grants something dangerous (administrator, a hand-made webhook, ...): listed first.
     pub high_risk: bool,
     /// Flagged, though not high risk: an invite made by hand that never expires.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -220,18 +250,23 @@ pub struct Unmanaged {
     pub blame: Blame,
 }
 
+/// A part of the guild the bot could not read, so drift could not judge it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Unreadable {
     /// What was not read: `webhooks`, `hidden channels`, `audit log`, ...
     pub part: String,
+    /// Why: the permission it needs, or what Discord answered.
     pub why: String,
 }
 
+/// How much of the audit log drift read.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct AuditSummary {
     /// Audit-log requests made.
     pub pages_read: usize,
+    /// Entries those pages held.
     pub entries_read: usize,
+    /// The cap on pages ([`DriftOptions::max_pages`]).
     pub max_pages: usize,
     /// Why reading stopped: `not_needed`, `all_attributed`, `end_of_log`,
     /// `retention` (entries older than 45 days), `page_cap`, `forbidden`, `error`.
@@ -264,12 +299,6 @@ impl DriftReport {
             || (fail_on_unmanaged && !self.unmanaged.is_empty());
         if fail { 2 } else { 0 }
     }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum DriftError {
-    #[error("reading the audit log: {0}")]
-    Client(#[from] ClientError),
 }
 
 /// Investigates the drift `plan` shows (made with [`crate::planner::differences`] from

@@ -18,6 +18,7 @@ use crate::report::Format;
 /// a row with a long reason takes ~600 (names and reasons are cut at 100 characters).
 pub const MARKDOWN_MAX_ROWS: usize = 60;
 
+/// The report as text, markdown (a PR or issue comment) or JSON (docs/drift.md).
 pub fn render(r: &DriftReport, format: Format) -> String {
     match format {
         Format::Json => inert::json_pretty(r) + "\n",

@@ -487,6 +487,7 @@ fn member_object(g: &Guild, user: &str) -> ScopeObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::model::ChannelSpec;
     use crate::manifest::{HoldersRule, NeverRule, OnlyRule};
     use crate::plan::PriorPolicy;
 
@@ -502,30 +503,36 @@ mod tests {
         );
         g.set_role("helper", "Helper", Some(Permissions::NONE), None, None);
         g.set_channel(
-            "staff",
-            "Staff",
-            channel_type::CATEGORY,
-            None,
+            ChannelSpec {
+                id: "staff",
+                name: "Staff",
+                kind: channel_type::CATEGORY,
+                parent: None,
+            },
             None,
             None,
             None,
         );
         for (id, name) in [("log", "mod-log"), ("chat", "mod-chat")] {
             g.set_channel(
-                id,
-                name,
-                channel_type::TEXT,
-                Some("staff"),
+                ChannelSpec {
+                    id,
+                    name,
+                    kind: channel_type::TEXT,
+                    parent: Some("staff"),
+                },
                 None,
                 None,
                 None,
             );
         }
         g.set_channel(
-            "general",
-            "general",
-            channel_type::TEXT,
-            None,
+            ChannelSpec {
+                id: "general",
+                name: "general",
+                kind: channel_type::TEXT,
+                parent: None,
+            },
             None,
             None,
             None,
@@ -777,10 +784,12 @@ mod tests {
         let live = guild();
         let mut after = guild();
         after.set_channel(
-            "log",
-            "mod-log",
-            channel_type::TEXT,
-            None,
+            ChannelSpec {
+                id: "log",
+                name: "mod-log",
+                kind: channel_type::TEXT,
+                parent: None,
+            },
             None,
             None,
             Some(0),

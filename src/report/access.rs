@@ -9,6 +9,7 @@ use crate::inert;
 
 use super::Format;
 
+/// The access view as a channel tree (text), a table (markdown) or JSON.
 pub fn render(v: &View, format: Format) -> String {
     match format {
         Format::Json => {
@@ -80,6 +81,16 @@ impl Common {
             text: meet(false),
             voice: meet(true),
         }
+    }
+
+    /// The groups with something in common, by name (`text`, `voice`).
+    fn groups(&self) -> impl Iterator<Item = (&'static str, &[String])> {
+        [
+            ("text", self.text.as_slice()),
+            ("voice", self.voice.as_slice()),
+        ]
+        .into_iter()
+        .filter(|(_, perms)| !perms.is_empty())
     }
 
     /// "as everywhere", or "+x, −y" against the row's group.
@@ -155,22 +166,26 @@ fn admins(out: &mut String, v: &View, shown: fn(&str) -> String) {
     }
 }
 
-fn width(names: impl Iterator<Item = usize>) -> usize {
-    names.max().unwrap_or(0).clamp(8, 32)
-}
-
-fn indent(in_category: bool) -> &'static str {
-    if in_category { "  " } else { "" }
+/// The channel column of a tree: each channel's own name, indented under its category,
+/// and the width they are padded to.
+fn tree_column<'a>(rows: impl Iterator<Item = (bool, &'a str)>) -> (Vec<String>, usize) {
+    let names: Vec<String> = rows
+        .map(|(in_category, channel)| {
+            let indent = if in_category { "  " } else { "" };
+            format!("{indent}{}", term(own_name(channel)))
+        })
+        .collect();
+    let width = names.iter().map(|n| n.chars().count()).max();
+    (names, width.unwrap_or(0).clamp(8, 32))
 }
 
 fn matrix_text(out: &mut String, m: &Matrix) {
-    let w = width(
+    let (names, w) = tree_column(
         m.channels
             .iter()
-            .map(|r| indent(r.in_category).len() + term(own_name(&r.channel)).chars().count()),
+            .map(|r| (r.in_category, r.channel.as_str())),
     );
-    for r in &m.channels {
-        let name = format!("{}{}", indent(r.in_category), term(own_name(&r.channel)));
+    for (r, name) in m.channels.iter().zip(names) {
         let _ = writeln!(
             out,
             "{name:<w$}  view {} | send {} | manage {}",
@@ -196,28 +211,16 @@ fn preview_text(out: &mut String, p: &Preview) {
         let _ = writeln!(out, "Guild-wide: {}", p.guild_wide.join(", "));
     }
     let common = Common::of(&p.channels);
-    if !common.text.is_empty() {
-        let _ = writeln!(
-            out,
-            "Everywhere they see (text): {}",
-            common.text.join(", ")
-        );
-    }
-    if !common.voice.is_empty() {
-        let _ = writeln!(
-            out,
-            "Everywhere they see (voice): {}",
-            common.voice.join(", ")
-        );
+    for (group, perms) in common.groups() {
+        let _ = writeln!(out, "Everywhere they see ({group}): {}", perms.join(", "));
     }
     out.push('\n');
-    let w = width(
+    let (names, w) = tree_column(
         p.channels
             .iter()
-            .map(|r| indent(r.in_category).len() + term(own_name(&r.channel)).chars().count()),
+            .map(|r| (r.in_category, r.channel.as_str())),
     );
-    for r in &p.channels {
-        let name = format!("{}{}", indent(r.in_category), term(own_name(&r.channel)));
+    for (r, name) in p.channels.iter().zip(names) {
         if r.kind == "category" {
             let _ = writeln!(out, "{name}");
         } else {
@@ -284,14 +287,12 @@ fn markdown(v: &View) -> String {
                 let _ = writeln!(out, "Guild-wide: {}\n", md(&p.guild_wide.join(", ")));
             }
             let common = Common::of(&p.channels);
-            for (group, perms) in [("text", &common.text), ("voice", &common.voice)] {
-                if !perms.is_empty() {
-                    let _ = writeln!(
-                        out,
-                        "Everywhere they see ({group}): {}\n",
-                        md(&perms.join(", "))
-                    );
-                }
+            for (group, perms) in common.groups() {
+                let _ = writeln!(
+                    out,
+                    "Everywhere they see ({group}): {}\n",
+                    md(&perms.join(", "))
+                );
             }
             let _ = writeln!(out, "| Channel | Can |\n|---|---|");
             for r in p.channels.iter().filter(|r| r.kind != "category") {

@@ -18,17 +18,23 @@ use crate::inert;
 use crate::plan::image::ImageValue;
 use crate::plan::{Action, Change, FieldChange, Kind, ObjectRef, Plan, PlanError, Risk, risk};
 
+/// How a report is shown (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// For a terminal (colour optional).
     Text,
+    /// For a pull-request comment, an issue or a job summary.
     Markdown,
+    /// For programs; each report's JSON form is documented with it (docs/).
     Json,
 }
 
 /// What the report is about: a plan of what apply would do, or drift found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Heading {
+    /// "Plan for guild …": what apply would change.
     Plan,
+    /// "Drift in guild …": how the live guild differs from the manifest.
     Drift,
 }
 
@@ -47,6 +53,8 @@ impl Style {
     }
 }
 
+/// The plan as people read it (text, with ANSI colour when `color`; markdown sized for a
+/// comment) or as JSON ([`plan_json`]).
 pub fn render(plan: &Plan, format: Format, heading: Heading, color: bool) -> String {
     match format {
         Format::Json => plan_json(plan),
@@ -124,6 +132,8 @@ fn symbol(action: Action) -> (&'static str, &'static str, &'static str) {
     }
 }
 
+/// One line of counts: "2 to create, 1 to update, 0 to reorder, 0 to delete.", or that
+/// nothing differs.
 pub fn summary_line(plan: &Plan) -> String {
     // Never a bare "matches" while an entry matches two live objects (a create two applies
     // made at once): that is said at the entry, and here.

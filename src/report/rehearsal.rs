@@ -18,21 +18,25 @@ fn some(items: &[String], show: &dyn Fn(&str) -> String) -> String {
     s.join("; ")
 }
 
+/// What a failed rehearsal lists, each under its label: the calls left undone, and what a
+/// second plan still shows (the lists that are not empty).
+fn what_went_wrong(r: &Rehearsal) -> impl Iterator<Item = (&'static str, &[String])> {
+    [
+        ("Left undone", r.left_undone.as_slice()),
+        ("A second plan still shows", r.still_changes.as_slice()),
+    ]
+    .into_iter()
+    .filter(|(_, items)| !items.is_empty())
+}
+
 /// For a terminal, after the summary line.
 pub(super) fn text(out: &mut String, r: &Rehearsal, paint: &dyn Fn(&str, &str) -> String) {
     let show = |s: &str| inert::terminal(s).into_owned();
     let colour = if r.ok { "32" } else { "1;31" };
     let (verdict, detail) = r.verdict(&show, &show);
     let _ = writeln!(out, "\n{} {detail}", paint(colour, &format!("{verdict}:")));
-    if !r.left_undone.is_empty() {
-        let _ = writeln!(out, "  Left undone: {}", some(&r.left_undone, &show));
-    }
-    if !r.still_changes.is_empty() {
-        let _ = writeln!(
-            out,
-            "  A second plan still shows: {}",
-            some(&r.still_changes, &show)
-        );
+    for (label, items) in what_went_wrong(r) {
+        let _ = writeln!(out, "  {label}: {}", some(items, &show));
     }
     if !r.not_rehearsed.is_empty() {
         // What, not why: each item's reason is in the JSON and the markdown.
@@ -65,15 +69,8 @@ pub(super) fn markdown(out: &mut String, r: &Rehearsal) {
             out,
             "> [!CAUTION]\n> **{verdict}, apply will refuse:** {detail}"
         );
-        if !r.left_undone.is_empty() {
-            let _ = writeln!(out, ">\n> Left undone: {}", some(&r.left_undone, &show));
-        }
-        if !r.still_changes.is_empty() {
-            let _ = writeln!(
-                out,
-                ">\n> A second plan still shows: {}",
-                some(&r.still_changes, &show)
-            );
+        for (label, items) in what_went_wrong(r) {
+            let _ = writeln!(out, ">\n> {label}: {}", some(items, &show));
         }
         out.push('\n');
     }

@@ -27,9 +27,13 @@ pub enum PlanFinding {
     /// What the plan widens or destroys: the risk's line, the kind of widening, the
     /// object's kind and where the change's object is declared.
     Risk {
+        /// The risk as the plan states it.
         line: String,
+        /// What kind of widening or destruction it is.
         what: Widening,
+        /// The kind of object changed.
         kind: Kind,
+        /// Where the manifest declares the object (`roles[2]`), when it does.
         source: Option<String>,
     },
     /// A declared entry that matches more than one live object.

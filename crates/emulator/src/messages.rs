@@ -557,13 +557,23 @@ pub(crate) struct Poster<'a> {
     pub with_components: bool,
 }
 
+/// Which components a webhook's message may carry: the webhook's owner and the request's
+/// `with_components`, read together.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ComponentRights {
+    /// An application owns the webhook.
+    pub app_owned: bool,
+    /// The request asked for components (`?with_components=true`).
+    pub with_components: bool,
+}
+
 /// Components as a message gets them: an application-owned webhook's always; other
 /// webhooks' only with `with_components`, and then none interactive (reference).
-fn allowed_components(
-    sent: Vec<Value>,
-    app_owned: bool,
-    with_components: bool,
-) -> Result<Vec<Value>, ApiError> {
+fn allowed_components(sent: Vec<Value>, rights: ComponentRights) -> Result<Vec<Value>, ApiError> {
+    let ComponentRights {
+        app_owned,
+        with_components,
+    } = rights;
     if !app_owned && !with_components {
         return Ok(Vec::new());
     }
@@ -600,8 +610,10 @@ pub(crate) fn compose(
     let poll = f.poll.set();
     let components = allowed_components(
         f.components.set().unwrap_or_default(),
-        p.app_owned.is_some(),
-        p.with_components,
+        ComponentRights {
+            app_owned: p.app_owned.is_some(),
+            with_components: p.with_components,
+        },
     )?;
     if flags & IS_COMPONENTS_V2 != 0 {
         // Only components (and files they show) under IS_COMPONENTS_V2.
@@ -677,15 +689,13 @@ fn mention_text(content: &str, components: &[Value], flags: u64) -> String {
 /// once content, embeds, files and poll are nulled; a poll only on a deferred
 /// interaction response, which the emulator has none of; mentions rebuilt when the
 /// content changes; `attachments` lists every attachment that stays, kept and new).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn edit(
     users: &[User],
     g: &Guild,
     snow: &mut SnowflakeGen,
     m: &Message,
     f: MessageFields,
-    app_owned: bool,
-    with_components: bool,
+    rights: ComponentRights,
     now: u64,
 ) -> Result<Message, ApiError> {
     let mut out = m.clone();
@@ -744,7 +754,7 @@ pub(crate) fn edit(
     let components_sent = !matches!(f.components, Field::Absent);
     match f.components {
         Field::Set(c) => {
-            let mut c = allowed_components(c, app_owned, with_components)?;
+            let mut c = allowed_components(c, rights)?;
             number_components(&mut c, &mut 1);
             out.components = c;
         }

@@ -244,7 +244,10 @@ pub async fn edit_message(
     let mi = find_message(&st, gi, wi, &mid, q.thread_id.as_deref())?;
     let now = st.now_ms();
     let f = messages::read_fields(body, false, now)?;
-    let app_owned = st.guilds[gi].webhooks[wi].application_id.is_some();
+    let rights = messages::ComponentRights {
+        app_owned: st.guilds[gi].webhooks[wi].application_id.is_some(),
+        with_components: q.with_components,
+    };
     let State {
         guilds,
         snowflake,
@@ -252,16 +255,7 @@ pub async fn edit_message(
         ..
     } = &mut *st;
     let g = &guilds[gi];
-    let edited = messages::edit(
-        users,
-        g,
-        snowflake,
-        &g.messages[mi],
-        f,
-        app_owned,
-        q.with_components,
-        now,
-    )?;
+    let edited = messages::edit(users, g, snowflake, &g.messages[mi], f, rights, now)?;
     guilds[gi].messages[mi] = edited;
     fired(
         ok(messages::render(&st, &st.guilds[gi].messages[mi])),

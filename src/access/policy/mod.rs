@@ -39,6 +39,7 @@ pub struct Breach {
     /// The channel (`Staff/#mod-log`); none: guild-wide (or a count of holders).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
+    /// The permissions (by name) the breach is about.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub permissions: Vec<String>,
     /// The model's channel (index) and role or user, for the caller to find the cause.
@@ -49,14 +50,18 @@ pub struct Breach {
 /// Where in the model a breach is, for finding what causes it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Place {
+    /// The channel's index in the model; none: guild-wide.
     pub channel: Option<usize>,
+    /// The role's id, when a role breaks it.
     pub role: Option<String>,
+    /// The user's id, when a person breaks it.
     pub user: Option<String>,
 }
 
 /// The verdict on a guild.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Verdict {
+    /// What breaks the policies, each breach on its own.
     pub breaches: Vec<Breach>,
     /// The names of the policies kept.
     pub kept: Vec<String>,
@@ -608,7 +613,7 @@ impl<'a> Judge<'a> {
 /// they declare (or sync); a channel that leaves its overwrites out is not known.
 /// `m` is in its stored form ([`crate::manifest::LoadedManifest::stored`]).
 pub fn manifest_model(m: &crate::manifest::Manifest) -> Guild {
-    use super::model::{MEMBER, Overwrite, ROLE};
+    use super::model::{ChannelSpec, MEMBER, Overwrite, ROLE};
     let role_key = |name: &str| {
         if name == EVERYONE {
             MANIFEST_GUILD.to_owned()
@@ -662,10 +667,12 @@ pub fn manifest_model(m: &crate::manifest::Manifest) -> Guild {
         let kind = c.channel_type().value() as u8;
         let id = format!("channel:{}", c.name);
         g.set_channel(
-            &id,
-            &c.name,
-            kind,
-            None,
+            ChannelSpec {
+                id: &id,
+                name: &c.name,
+                kind,
+                parent: None,
+            },
             Some(set(c.overwrites.as_deref().unwrap_or_default())),
             Some(&source),
             None,
@@ -679,10 +686,12 @@ pub fn manifest_model(m: &crate::manifest::Manifest) -> Guild {
             let synced = child.sync_permissions == Some(true) && child.overwrites.is_none();
             let own = child.overwrites.as_deref().map(set);
             g.set_channel(
-                &child_id,
-                &child.name,
-                child.channel_type().value() as u8,
-                Some(&id),
+                ChannelSpec {
+                    id: &child_id,
+                    name: &child.name,
+                    kind: child.channel_type().value() as u8,
+                    parent: Some(&id),
+                },
                 own,
                 Some(&format!("{source}.channels[{j}]")),
                 None,

@@ -1,7 +1,6 @@
 use super::*;
 use crate::access::model::{Member, Overwrite, ROLE};
-use crate::access::test_kit::{p, set_mod_log, staff_guild};
-use crate::discord::models::channel_type;
+use crate::access::test_kit::{p, set_general, set_mod_log, staff_guild};
 use crate::manifest::{HoldersRule, NeverRule, OnlyRule};
 
 fn perm_names(names: &[&str]) -> Vec<PermissionName> {
@@ -225,12 +224,9 @@ fn the_manifest_alone_decides_only_what_it_says() {
 /// `guild()` with a member overwrite on #general for `user`.
 fn with_member_overwrite(user: &str, allow: Permissions, deny: Permissions) -> Guild {
     let mut g = guild();
-    g.set_channel(
-        "20",
-        "general",
-        channel_type::TEXT,
-        None,
-        Some(vec![
+    set_general(
+        &mut g,
+        vec![
             Overwrite {
                 target: "12".into(),
                 kind: ROLE,
@@ -243,8 +239,7 @@ fn with_member_overwrite(user: &str, allow: Permissions, deny: Permissions) -> G
                 allow,
                 deny,
             },
-        ]),
-        None,
+        ],
         None,
     );
     g

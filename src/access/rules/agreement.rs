@@ -8,7 +8,7 @@ use discord_emulator::perms;
 use discord_emulator::state as emu;
 
 use super::Holder;
-use crate::access::model::{Guild, MEMBER, Member, Overwrite, ROLE};
+use crate::access::model::{ChannelSpec, Guild, MEMBER, Member, Overwrite, ROLE};
 use crate::permissions::Permissions;
 
 const GUILD: &str = "1";
@@ -228,10 +228,12 @@ fn model(s: &Spec) -> Guild {
             .collect();
         let parent = parent.map(channel_id);
         g.set_channel(
-            &channel_id(i),
-            &format!("c{i}"),
-            *kind,
-            parent.as_deref(),
+            ChannelSpec {
+                id: &channel_id(i),
+                name: &format!("c{i}"),
+                kind: *kind,
+                parent: parent.as_deref(),
+            },
             Some(set),
             None,
             None,

@@ -34,7 +34,9 @@ use crate::permissions::{ChannelKind, Permissions};
 /// implied), and, for member overwrites and the owner, which user they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Holder {
+    /// The roles held (ids), `@everyone` left out.
     pub roles: Vec<String>,
+    /// The user, when it is one (member overwrites and the owner then count).
     pub user: Option<String>,
 }
 
@@ -68,7 +70,10 @@ impl Holder {
 /// What a holder may do: guild-wide, and in each channel of the guild (by index).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Access {
+    /// Guild-wide: what the roles give (everything for an administrator or the owner).
     pub base: Permissions,
+    /// In each channel, by its index in the guild's `channels`: overwrites and implicit
+    /// rules applied.
     pub channels: Vec<Permissions>,
 }
 

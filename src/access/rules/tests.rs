@@ -3,7 +3,7 @@
 //! Visibility", "Permission Syncing"), on one small guild.
 
 use super::*;
-use crate::access::model::{Guild, Overwrite};
+use crate::access::model::{ChannelSpec, Guild, Overwrite};
 
 const GUILD: &str = "1";
 const OWNER: &str = "900";
@@ -34,7 +34,7 @@ fn member(target: &str, allow: &[&str], deny: &[&str]) -> Overwrite {
 }
 
 /// A channel of the fixture: id, name, type, category, overwrites.
-type ChannelSpec = (
+type ChannelRow = (
     &'static str,
     &'static str,
     u8,
@@ -75,7 +75,7 @@ fn guild() -> Guild {
         role(GUILD, &[], &["view_channel"]),
         role("11", &["view_channel"], &[]),
     ];
-    let channels: Vec<ChannelSpec> = vec![
+    let channels: Vec<ChannelRow> = vec![
         ("20", "general", t, None, vec![]),
         (
             "21",
@@ -181,7 +181,17 @@ fn guild() -> Guild {
         ),
     ];
     for (id, name, kind, parent, ows) in channels {
-        g.set_channel(id, name, kind, parent, Some(ows), None, None);
+        g.set_channel(
+            ChannelSpec {
+                id,
+                name,
+                kind,
+                parent,
+            },
+            Some(ows),
+            None,
+            None,
+        );
     }
     g.members.insert(
         HELEN.into(),
@@ -547,10 +557,12 @@ fn a_category_carries_new_overwrites_to_its_synced_channels_only() {
     let mut g = guild();
     let open = vec![role(GUILD, &[], &[])];
     g.set_channel(
-        "22",
-        "Staff",
-        channel_type::CATEGORY,
-        None,
+        ChannelSpec {
+            id: "22",
+            name: "Staff",
+            kind: channel_type::CATEGORY,
+            parent: None,
+        },
         Some(open),
         None,
         Some(7),
@@ -567,10 +579,12 @@ fn a_category_carries_new_overwrites_to_its_synced_channels_only() {
 fn a_new_channel_in_a_category_copies_its_overwrites() {
     let mut g = guild();
     g.set_channel(
-        "channel:Staff/new",
-        "new",
-        channel_type::TEXT,
-        Some("22"),
+        ChannelSpec {
+            id: "channel:Staff/new",
+            name: "new",
+            kind: channel_type::TEXT,
+            parent: Some("22"),
+        },
         None,
         None,
         Some(1),

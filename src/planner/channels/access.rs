@@ -3,6 +3,7 @@
 
 use hashbrown::HashMap;
 
+use crate::access::model::ChannelSpec;
 use crate::discord::models::{Channel as LiveChannel, OVERWRITE_ROLE};
 use crate::permissions::Permissions;
 use crate::plan::{Action, Field, IdRef, field};
@@ -94,10 +95,12 @@ pub(super) fn record_access(
     });
     let parent = d.parent.map(|p| ids[p].key().to_owned());
     cx.access_after.set_channel(
-        ids[i].key(),
-        &d.stored_name(),
-        d.kind,
-        parent.as_deref(),
+        ChannelSpec {
+            id: ids[i].key(),
+            name: &d.stored_name(),
+            kind: d.kind,
+            parent: parent.as_deref(),
+        },
         set,
         Some(&d.source),
         change,

@@ -16,17 +16,25 @@ use super::matching::live_ref;
 use super::overwrites::{Ow, live_set, overwrites_display, same_set};
 use super::{Decl, object_kind};
 
-#[allow(clippy::too_many_arguments)]
+/// What the plan makes of a declared channel beyond its fields: its overwrites (none where
+/// the manifest leaves them alone), its category, and the phase its calls run in.
+pub(super) struct Wanted<'a> {
+    pub ows: Option<&'a [Ow]>,
+    pub parent: Option<IdRef>,
+    pub phase: Phase,
+}
+
+/// `inherited`: the channel's overwrites when its own calls start (the live set, or its
+/// category's new one where the category's write carries over to it).
 pub(super) fn plan_update(
     cx: &mut Ctx,
     decls: &[Decl],
     i: usize,
     live: &LiveChannel,
-    ows: Option<&[Ow]>,
     inherited: &[Ow],
-    parent: Option<IdRef>,
-    phase: Phase,
+    wanted: Wanted<'_>,
 ) {
+    let Wanted { ows, parent, phase } = wanted;
     let d = &decls[i];
     if live.kind != d.kind {
         let swappable = [channel_type::TEXT, channel_type::ANNOUNCEMENT];

@@ -10,7 +10,7 @@ use crate::plan::{IdRef, Kind, ObjectRef, Phase};
 use crate::planner::context::{Ctx, UNSEEN_HELP};
 
 use super::access::{record_access, record_everyone_can_send};
-use super::changes::{plan_create, plan_unmatched, plan_update};
+use super::changes::{Wanted, plan_create, plan_unmatched, plan_update};
 use super::checks::{
     check_announcement_thread_slowmode, check_bitrate, check_category_sizes, check_require_tag,
     check_spoiler_nsfw,
@@ -140,10 +140,12 @@ pub(crate) fn plan_channels(cx: &mut Ctx) {
                 &decls,
                 i,
                 live,
-                desired_ows[i].as_deref(),
                 inherited.as_deref().unwrap_or_default(),
-                parent_ref,
-                phase,
+                Wanted {
+                    ows: desired_ows[i].as_deref(),
+                    parent: parent_ref,
+                    phase,
+                },
             ),
             None if !snap.sees_every_channel() && !may_create_unseen(cx, &decls, i) => {
                 cx.problem(
