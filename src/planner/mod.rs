@@ -11,30 +11,19 @@
 //! `integrations`, `invites`, `regions`, `members` (rosters and bans), `emojis`, `sounds`,
 //! `stickers`, `automod` and `events`.
 
-mod automod;
-mod calls;
 mod channels;
-pub(crate) mod context;
 mod diff;
-mod emojis;
-mod events;
-mod expressions;
 mod forum;
-mod images;
 mod integrations;
 mod invites;
-mod matching;
 mod members;
-mod order;
 mod regions;
 mod role_style;
 mod roles;
 mod settings;
-mod sounds;
-mod stickers;
 mod webhooks;
 mod welcome_onboarding_widget;
 
+pub use crate::plan_kit::images::read_image_files;
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
-pub use images::read_image_files;
 pub use members::BULK_BAN_MAX;

@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::discord::models::User;
 use crate::manifest::Manifest;
+use crate::plan_kit::context::Ctx;
 use crate::snapshot::Snapshot;
 
 /// Which section, for the rooms above that dispatch on it with a match naming every one
@@ -85,6 +86,10 @@ pub trait Section: Sync {
 
     /// The CDN path of each live object's file.
     fn files(&self, snap: &Snapshot) -> Vec<String>;
+
+    /// Plans the section: the changes that make its live objects the manifest's, and the
+    /// problems that refuse them, added to `cx` (its turn is [`Section::plan_turn`]).
+    fn plan(&self, cx: &mut Ctx);
 }
 
 /// Every section that is a unit, in the order the export writes them (and the copy and,

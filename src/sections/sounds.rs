@@ -1,11 +1,24 @@
-//! `soundboard:`, the guild's soundboard sounds: below the planner (`planner::sounds`).
+//! Soundboard sounds: create, rename, change volume or emoji, replace the file, prune. As for
+//! emoji ([`crate::planner::emojis`]), Discord cannot replace a sound's file (Modify Guild Soundboard
+//! Sound takes `name`, `volume` and the emoji), so a changed file is a deletion and a
+//! creation, said in the plan and counted by the deletion gate.
 
+use hashbrown::HashSet;
 use serde_json::{Value, json};
 
 use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
+use crate::discord::Route;
 use crate::discord::cdn::sound_path;
+use crate::discord::limits::SOUND_SLOTS;
+use crate::discord::models::SoundboardSound as LiveSound;
 use crate::discord::models::User;
 use crate::manifest::{Manifest, Snowflake, SoundboardSound};
+use crate::plan::image::ImageFile;
+use crate::plan::{IdRef, Kind, Phase, field};
+use crate::plan_kit::calls::Calls;
+use crate::plan_kit::context::{ChangeBuilder, Ctx};
+use crate::plan_kit::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
+use crate::plan_kit::images::declared_file;
 use crate::snapshot::Snapshot;
 
 pub(super) struct Sounds;
@@ -84,7 +97,189 @@ impl Section for Sounds {
             .collect()
     }
 
+    fn plan(&self, cx: &mut Ctx) {
+        plan_sounds(cx);
+    }
+
     fn files(&self, snap: &Snapshot) -> Vec<String> {
         snap.sound_paths()
     }
+}
+
+const SOUND: Expression = Expression {
+    calls: Calls {
+        kind: Kind::Sound,
+        noun: "sound",
+        key: "sound",
+        write: Phase::SoundWrite,
+        delete: Phase::SoundDelete,
+    },
+    section: "soundboard",
+    file_label: "sound",
+    file_word: "file",
+};
+
+/// Discord's soundboard slots by boost tier (8/24/36/48): the first creation past the limit
+/// is refused at its line (30045).
+const SLOTS: Slots = Slots {
+    by_tier: SOUND_SLOTS,
+    more_feature: "MORE_SOUNDBOARD",
+    called: "soundboard slots",
+    plural: "sounds",
+    code: 30045,
+};
+
+impl LiveExpression for LiveSound {
+    fn live(&self) -> Live<'_> {
+        Live {
+            name: &self.name,
+            id: &self.sound_id,
+        }
+    }
+
+    fn delete_route(&self, cx: &Ctx) -> Route<IdRef> {
+        Route::DeleteSound {
+            guild: cx.guild(),
+            sound: IdRef::Live(self.sound_id.clone()),
+        }
+    }
+}
+
+/// The emoji as the API keeps it: `(emoji_id, emoji_name)`. A string of digits is a custom
+/// emoji's id, anything else a standard emoji.
+fn emoji_fields(emoji: &str) -> (Option<String>, Option<String>) {
+    if !emoji.is_empty() && emoji.bytes().all(|b| b.is_ascii_digit()) {
+        (Some(emoji.to_owned()), None)
+    } else {
+        (None, Some(emoji.to_owned()))
+    }
+}
+
+/// The live sound's emoji as the manifest writes it.
+fn live_emoji(s: &LiveSound) -> Option<String> {
+    s.emoji_id.clone().or_else(|| s.emoji_name.clone())
+}
+
+/// Puts the emoji in `b`, both API fields in the body (one of them null).
+fn set_emoji(b: &mut ChangeBuilder, before: Option<String>, emoji: &str) {
+    let (id, name) = emoji_fields(emoji);
+    b.set(
+        field::Sound::Emoji,
+        json!(before),
+        json!(emoji),
+        json!(name),
+    );
+    b.body.insert("emoji_id".into(), json!(id));
+}
+
+fn plan_sounds(cx: &mut Ctx) {
+    let (manifest, snap) = (cx.manifest, cx.snap);
+    let Some(declared) = manifest.soundboard.as_deref() else {
+        return;
+    };
+    let Some(live) = snap.expressions.sounds.as_deref() else {
+        cx.problem(
+            Some("soundboard".into()),
+            "the bot cannot list this guild's soundboard sounds".into(),
+            Some("grant the bot's role `create_guild_expressions`, or leave `soundboard` out"),
+        );
+        return;
+    };
+    let all: Vec<&LiveSound> = live.iter().collect();
+    let matches = SOUND.match_declared(cx, declared, &all);
+    let mut created: Vec<String> = Vec::new();
+    let mut deleted: HashSet<&str> = HashSet::new();
+    for (i, d) in declared.iter().enumerate() {
+        let source = format!("soundboard[{i}]");
+        let Some(file) = declared_file(cx, &format!("{source}.sound"), &d.sound) else {
+            continue;
+        };
+        match matches[i] {
+            Some(l) if cx.snap.sound_digest(l) == Some(file.digest.as_str()) => {
+                plan_update(cx, d, l, source);
+            }
+            Some(l) => {
+                replace(cx, d, l, &file, &source);
+                deleted.insert(&l.sound_id);
+                created.push(source.clone());
+                plan_create(cx, d, &file, source);
+            }
+            None => {
+                created.push(source.clone());
+                plan_create(cx, d, &file, source);
+            }
+        }
+    }
+    let prune = cx.manifest.prune.soundboard;
+    SOUND.prune_unmatched(cx, live, &matches, |_| prune, &mut deleted);
+    SOUND.check_slots(cx, &SLOTS, live.len() - deleted.len(), &created);
+}
+
+fn plan_update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, source: String) {
+    let mut b = ChangeBuilder::new();
+    if live.name != d.name {
+        b.set(
+            field::Sound::Name,
+            json!(live.name),
+            json!(d.name),
+            json!(d.name),
+        );
+    }
+    if let Some(v) = d.volume
+        && (v - live.volume).abs() > 1e-9
+    {
+        b.set(field::Sound::Volume, json!(live.volume), json!(v), json!(v));
+    }
+    if let Some(e) = &d.emoji
+        && live_emoji(live).as_deref() != Some(e.as_str())
+    {
+        set_emoji(&mut b, live_emoji(live), e);
+    }
+    let route = Route::UpdateSound {
+        guild: cx.guild(),
+        sound: IdRef::Live(live.sound_id.clone()),
+    };
+    SOUND
+        .calls
+        .update(cx, &d.name, &live.sound_id, b, source, route);
+}
+
+/// The deletion half of a new file.
+fn replace(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, file: &ImageFile, source: &str) {
+    let file = NewFile {
+        field: field::Sound::Sound.into(),
+        live_digest: cx.snap.sound_digest(live),
+        after: file.value(&d.sound),
+        at: format!("{source}.sound"),
+    };
+    let warning = format!(
+        "sound `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sound's file",
+        live.name, live.sound_id
+    );
+    let route = live.delete_route(cx);
+    SOUND.replace(cx, live.live(), file, warning, route);
+}
+
+fn plan_create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, source: String) {
+    let mut b = ChangeBuilder::new();
+    b.set(
+        field::Sound::Name,
+        Value::Null,
+        json!(d.name),
+        json!(d.name),
+    );
+    b.set(
+        field::Sound::Sound,
+        Value::Null,
+        file.value(&d.sound),
+        file.upload(&d.sound),
+    );
+    if let Some(v) = d.volume {
+        b.set(field::Sound::Volume, Value::Null, json!(v), json!(v));
+    }
+    if let Some(e) = &d.emoji {
+        set_emoji(&mut b, None, e);
+    }
+    let route = Route::CreateSound { guild: cx.guild() };
+    SOUND.calls.create(cx, &d.name, b, source, route);
 }

@@ -1,11 +1,26 @@
-//! `stickers:`, the guild's stickers: below the planner (`planner::stickers`).
+//! Guild stickers: create, rename, change tags or description, replace the file, prune. As for
+//! emoji ([`crate::planner::emojis`]), Discord cannot replace a sticker's file (Modify Guild Sticker
+//! takes `name`, `description` and `tags`), so a changed file is a deletion and a creation,
+//! said in the plan and counted by the deletion gate. Create Guild Sticker is the one upload
+//! Discord takes as multipart/form-data: the body holds the file's placeholder under `file`,
+//! and apply sends it as the form's file part ([`crate::discord::Route::takes_form`]).
 
+use hashbrown::HashSet;
 use serde_json::{Value, json};
 
 use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
+use crate::discord::Route;
 use crate::discord::cdn::sticker_path;
+use crate::discord::limits::STICKER_SLOTS;
+use crate::discord::models::GuildSticker as LiveSticker;
 use crate::discord::models::User;
-use crate::manifest::{GuildSticker, Manifest, Snowflake};
+use crate::manifest::{GuildSticker, LOTTIE, Manifest, Snowflake};
+use crate::plan::image::ImageFile;
+use crate::plan::{IdRef, Kind, Phase, field};
+use crate::plan_kit::calls::Calls;
+use crate::plan_kit::context::{ChangeBuilder, Ctx};
+use crate::plan_kit::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
+use crate::plan_kit::images::declared_file;
 use crate::snapshot::Snapshot;
 
 pub(super) struct Stickers;
@@ -84,7 +99,201 @@ impl Section for Stickers {
             .collect()
     }
 
+    fn plan(&self, cx: &mut Ctx) {
+        plan_stickers(cx);
+    }
+
     fn files(&self, snap: &Snapshot) -> Vec<String> {
         snap.sticker_paths()
     }
+}
+
+const STICKER: Expression = Expression {
+    calls: Calls {
+        kind: Kind::Sticker,
+        noun: "sticker",
+        key: "sticker",
+        write: Phase::StickerWrite,
+        delete: Phase::StickerDelete,
+    },
+    section: "stickers",
+    file_label: "sticker",
+    file_word: "file",
+};
+
+/// Discord's sticker slots by boost tier (5/15/30/60): the first creation past the limit is
+/// refused at its line (30039).
+const SLOTS: Slots = Slots {
+    by_tier: STICKER_SLOTS,
+    more_feature: "MORE_STICKERS",
+    called: "sticker slots",
+    plural: "stickers",
+    code: 30039,
+};
+
+impl LiveExpression for LiveSticker {
+    fn live(&self) -> Live<'_> {
+        Live {
+            name: &self.name,
+            id: &self.id,
+        }
+    }
+
+    fn delete_route(&self, cx: &Ctx) -> Route<IdRef> {
+        Route::DeleteSticker {
+            guild: cx.guild(),
+            sticker: IdRef::Live(self.id.clone()),
+        }
+    }
+}
+
+/// A description as compared: Discord may keep an empty one as null.
+fn description_of(d: Option<&str>) -> &str {
+    d.unwrap_or_default()
+}
+
+fn plan_stickers(cx: &mut Ctx) {
+    let (manifest, snap) = (cx.manifest, cx.snap);
+    let Some(declared) = manifest.stickers.as_deref() else {
+        return;
+    };
+    let Some(live) = snap.expressions.stickers.as_deref() else {
+        cx.problem(
+            Some("stickers".into()),
+            "the bot cannot list this guild's stickers".into(),
+            Some("grant the bot's role `create_guild_expressions`, or leave `stickers` out"),
+        );
+        return;
+    };
+    let all: Vec<&LiveSticker> = live.iter().collect();
+    let matches = STICKER.match_declared(cx, declared, &all);
+    let mut created: Vec<String> = Vec::new();
+    let mut deleted: HashSet<&str> = HashSet::new();
+    for (i, d) in declared.iter().enumerate() {
+        let source = format!("stickers[{i}]");
+        let Some(file) = declared_file(cx, &format!("{source}.image"), &d.image) else {
+            continue;
+        };
+        if !lottie_allowed(cx, &file, &source) {
+            continue;
+        }
+        match matches[i] {
+            Some(l) if cx.snap.sticker_digest(l) == Some(file.digest.as_str()) => {
+                plan_update(cx, d, l, source);
+            }
+            Some(l) => {
+                replace(cx, d, l, &file, &source);
+                deleted.insert(&l.id);
+                created.push(source.clone());
+                plan_create(cx, d, &file, source);
+            }
+            None => {
+                created.push(source.clone());
+                plan_create(cx, d, &file, source);
+            }
+        }
+    }
+    let prune = cx.manifest.prune.stickers;
+    STICKER.prune_unmatched(cx, live, &matches, |_| prune, &mut deleted);
+    STICKER.check_slots(cx, &SLOTS, live.len() - deleted.len(), &created);
+}
+
+/// A Lottie sticker needs a verified or partnered guild (Create Guild Sticker); elsewhere
+/// Discord refuses the file (50046), so the plan refuses it at the entry's `image`.
+fn lottie_allowed(cx: &mut Ctx, file: &ImageFile, source: &str) -> bool {
+    let g = &cx.snap.guild;
+    if file.mime != LOTTIE || g.has_feature("VERIFIED") || g.has_feature("PARTNERED") {
+        return true;
+    }
+    cx.problem(
+        Some(format!("{source}.image")),
+        "a Lottie sticker needs the guild feature VERIFIED or PARTNERED, which this guild does not have (Discord refuses the file: 50046)".into(),
+        Some("use a PNG, APNG or GIF of at most 320x320 pixels"),
+    );
+    false
+}
+
+fn plan_update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, source: String) {
+    let mut b = ChangeBuilder::new();
+    if live.name != d.name {
+        b.set(
+            field::Sticker::Name,
+            json!(live.name),
+            json!(d.name),
+            json!(d.name),
+        );
+    }
+    if live.tags != d.tags {
+        b.set(
+            field::Sticker::Tags,
+            json!(live.tags),
+            json!(d.tags),
+            json!(d.tags),
+        );
+    }
+    if let Some(want) = &d.description
+        && description_of(live.description.as_deref()) != want.as_str()
+    {
+        b.set(
+            field::Sticker::Description,
+            json!(live.description),
+            json!(want),
+            json!(want),
+        );
+    }
+    let route = Route::UpdateSticker {
+        guild: cx.guild(),
+        sticker: IdRef::Live(live.id.clone()),
+    };
+    STICKER
+        .calls
+        .update(cx, &d.name, &live.id, b, source, route);
+}
+
+/// The deletion half of a new file.
+fn replace(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, file: &ImageFile, source: &str) {
+    let file = NewFile {
+        field: field::Sticker::Image.into(),
+        live_digest: cx.snap.sticker_digest(live),
+        after: file.value(&d.image),
+        at: format!("{source}.image"),
+    };
+    let warning = format!(
+        "sticker `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sticker's file, so it gets a new id, and messages that sent the old one show it as deleted",
+        live.name, live.id
+    );
+    let route = live.delete_route(cx);
+    STICKER.replace(cx, live.live(), file, warning, route);
+}
+
+fn plan_create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, source: String) {
+    let mut b = ChangeBuilder::new();
+    b.set(
+        field::Sticker::Name,
+        Value::Null,
+        json!(d.name),
+        json!(d.name),
+    );
+    b.set(
+        field::Sticker::Image,
+        Value::Null,
+        file.value(&d.image),
+        file.upload(&d.image),
+    );
+    b.set(
+        field::Sticker::Tags,
+        Value::Null,
+        json!(d.tags),
+        json!(d.tags),
+    );
+    if let Some(want) = d.description.as_ref().filter(|w| !w.is_empty()) {
+        b.set(
+            field::Sticker::Description,
+            Value::Null,
+            json!(want),
+            json!(want),
+        );
+    }
+    let route = Route::CreateSticker { guild: cx.guild() };
+    STICKER.calls.create(cx, &d.name, b, source, route);
 }

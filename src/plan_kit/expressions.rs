@@ -1,5 +1,5 @@
 //! What custom emoji, soundboard sounds and stickers share in a plan beyond their calls
-//! ([`crate::planner::calls`]): declared entries matched to live ones, a new file (Discord replaces
+//! ([`crate::plan_kit::calls`]): declared entries matched to live ones, a new file (Discord replaces
 //! none of their files: a deletion and a creation, counted by the deletion gate), pruning
 //! and slots. Each kind's module says what is particular to it: its fields, its file, its
 //! slots.
@@ -12,13 +12,13 @@ use serde_json::{Value, json};
 use crate::discord::Route;
 use crate::plan::field::Field;
 use crate::plan::{IdRef, ObjectRef};
-use crate::planner::calls::Calls;
-pub(super) use crate::planner::calls::Live;
-use crate::planner::context::{ChangeBuilder, Ctx};
-use crate::planner::matching::{Declared, match_live};
+use crate::plan_kit::calls::Calls;
+pub(crate) use crate::plan_kit::calls::Live;
+use crate::plan_kit::context::{ChangeBuilder, Ctx};
+use crate::plan_kit::matching::{Declared, match_live};
 
 /// One kind of expression, as the plan writes of it.
-pub(super) struct Expression {
+pub(crate) struct Expression {
     /// Its calls; its noun (`emoji`, `sound`, `sticker`) also names it in problems.
     pub calls: Calls,
     /// Its manifest section, for places (`emojis`).
@@ -30,7 +30,7 @@ pub(super) struct Expression {
 }
 
 /// A kind's slots, for a kind whose objects all count against one number.
-pub(super) struct Slots {
+pub(crate) struct Slots {
     /// By boost tier, 0 to 3.
     pub by_tier: [usize; 4],
     /// The guild feature that raises the limit.
@@ -44,13 +44,13 @@ pub(super) struct Slots {
 }
 
 /// What the shared steps need of a live expression of any kind.
-pub(super) trait LiveExpression {
+pub(crate) trait LiveExpression {
     fn live(&self) -> Live<'_>;
     fn delete_route(&self, cx: &Ctx) -> Route<IdRef>;
 }
 
 /// A declared entry whose file differs from the live one's.
-pub(super) struct NewFile<'a> {
+pub(crate) struct NewFile<'a> {
     /// The field the file is declared in.
     pub field: Field,
     /// The live file's SHA-256, when the CDN gave it.
@@ -63,7 +63,7 @@ pub(super) struct NewFile<'a> {
 
 impl Expression {
     /// The deletion half of a new file, with a warning of what the new id costs.
-    pub(super) fn replace(
+    pub(crate) fn replace(
         &self,
         cx: &mut Ctx,
         live: Live<'_>,
@@ -87,7 +87,7 @@ impl Expression {
     }
 
     /// Each declared entry's live match ([`match_live`]) among `live`.
-    pub(super) fn match_declared<'l, T: LiveExpression>(
+    pub(crate) fn match_declared<'l, T: LiveExpression>(
         &self,
         cx: &mut Ctx,
         declared: &[impl Declared],
@@ -109,7 +109,7 @@ impl Expression {
 
     /// The live ones no entry matched: each deleted under `prune.<section>` where `prunable`
     /// says so, else listed as unmanaged. Adds the deleted ids to `deleted`.
-    pub(super) fn prune_unmatched<'l, T: LiveExpression>(
+    pub(crate) fn prune_unmatched<'l, T: LiveExpression>(
         &self,
         cx: &mut Ctx,
         live: &'l [T],
@@ -141,7 +141,7 @@ impl Expression {
     /// Discord's slots by boost tier for a kind counted as one: the first creation past the
     /// limit is refused at its line with Discord's code. A guild with the feature that
     /// raises the limit, by a number Discord does not document, is not checked.
-    pub(super) fn check_slots(&self, cx: &mut Ctx, slots: &Slots, kept: usize, created: &[String]) {
+    pub(crate) fn check_slots(&self, cx: &mut Ctx, slots: &Slots, kept: usize, created: &[String]) {
         let g = &cx.snap.guild;
         if g.has_feature(slots.more_feature) {
             return;
