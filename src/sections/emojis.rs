@@ -12,12 +12,14 @@ use crate::discord::limits::EMOJI_SLOTS;
 use crate::discord::models::GuildEmoji as LiveEmoji;
 use crate::discord::models::User;
 use crate::manifest::{GuildEmoji, Manifest, Snowflake};
+use crate::plan::field::Field;
 use crate::plan::image::ImageFile;
 use crate::plan::{IdRef, Kind, Phase, field};
 use crate::plan_kit::calls::Calls;
 use crate::plan_kit::context::{ChangeBuilder, Ctx};
-use crate::plan_kit::expressions::{Expression, Live, LiveExpression, NewFile};
-use crate::plan_kit::images::declared_file;
+use crate::plan_kit::expressions::{
+    Expression, ExpressionPlan, Live, LiveExpression, plan_expressions,
+};
 use crate::snapshot::Snapshot;
 
 pub(super) struct Emojis;
@@ -100,7 +102,7 @@ impl Section for Emojis {
     }
 
     fn plan(&self, cx: &mut Ctx) {
-        plan_emojis(cx);
+        plan_expressions::<Emojis>(cx);
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {
@@ -137,55 +139,87 @@ impl LiveExpression for LiveEmoji {
     }
 }
 
-fn plan_emojis(cx: &mut Ctx) {
-    let (manifest, snap) = (cx.manifest, cx.snap);
-    // Left out: not managed, and not read.
-    let Some(declared) = manifest.emojis.as_deref() else {
-        return;
-    };
-    let Some(live) = snap.expressions.emojis.as_deref() else {
-        cx.problem(
-            Some("emojis".into()),
-            "the bot cannot list this guild's emojis".into(),
-            Some(
-                "grant the bot's role `create_guild_expressions` (and `manage_guild_expressions` for emojis others uploaded), or leave `emojis` out",
-            ),
-        );
-        return;
-    };
-    // An integration's emoji (managed) are not guildctl's to change or delete.
-    let own: Vec<&LiveEmoji> = live.iter().filter(|e| !e.managed).collect();
-    let matches = EMOJI.match_declared(cx, declared, &own);
-    // Each created emoji, with whether it is animated and where it is declared: the slots.
-    let mut created: Vec<(bool, String)> = Vec::new();
-    let mut deleted: HashSet<&str> = HashSet::new();
-    for (i, d) in declared.iter().enumerate() {
-        let source = format!("emojis[{i}]");
-        let Some(roles) = emoji_roles(cx, d, &source) else {
-            continue;
-        };
-        let Some(file) = declared_file(cx, &format!("{source}.image"), &d.image) else {
-            continue;
-        };
-        match matches[i] {
-            Some(l) if cx.snap.emoji_digest(l) == Some(file.digest.as_str()) => {
-                plan_update(cx, d, l, roles, source);
-            }
-            Some(l) => {
-                replace(cx, d, l, &file, &source);
-                deleted.insert(&l.id);
-                created.push((file.animated, source.clone()));
-                plan_create(cx, d, &file, roles, source);
-            }
-            None => {
-                created.push((file.animated, source.clone()));
-                plan_create(cx, d, &file, roles, source);
-            }
-        }
+impl ExpressionPlan for Emojis {
+    type Declared = GuildEmoji;
+    type Live = LiveEmoji;
+    /// The roles the emoji is for (`None`: not managed).
+    type Extra = Option<Vec<IdRef>>;
+    const EXPRESSION: Expression = EMOJI;
+    const FILE_KEY: &'static str = "image";
+    const UNREAD: (&'static str, &'static str) = (
+        "emojis",
+        "grant the bot's role `create_guild_expressions` (and `manage_guild_expressions` for emojis others uploaded), or leave `emojis` out",
+    );
+
+    fn file_field() -> Field {
+        field::Emoji::Image.into()
     }
-    let prune = cx.manifest.prune.emojis;
-    EMOJI.prune_unmatched(cx, live, &matches, |e| prune && !e.managed, &mut deleted);
-    check_slots(cx, live, &deleted, &created);
+
+    fn declared(m: &Manifest) -> Option<&[GuildEmoji]> {
+        m.emojis.as_deref()
+    }
+
+    fn live(snap: &Snapshot) -> Option<&[LiveEmoji]> {
+        snap.expressions.emojis.as_deref()
+    }
+
+    fn file(d: &GuildEmoji) -> &str {
+        &d.image
+    }
+
+    fn digest<'s>(snap: &'s Snapshot, l: &LiveEmoji) -> Option<&'s str> {
+        snap.emoji_digest(l)
+    }
+
+    /// An integration's emoji are not guildctl's to change or delete.
+    fn managed(l: &LiveEmoji) -> bool {
+        l.managed
+    }
+
+    fn prunable(m: &Manifest, _: &LiveEmoji) -> bool {
+        m.prune.emojis
+    }
+
+    fn extra(cx: &mut Ctx, d: &GuildEmoji, source: &str) -> Option<Option<Vec<IdRef>>> {
+        emoji_roles(cx, d, source)
+    }
+
+    fn replaced(live: &LiveEmoji) -> String {
+        let name = live.name.as_deref().unwrap_or_default();
+        format!(
+            "emoji `{name}` (id {}) is deleted and created again with the new image: Discord cannot replace an emoji's image, so it gets a new id, and messages that used the old one show `:{name}:` as text",
+            live.id
+        )
+    }
+
+    fn update(
+        cx: &mut Ctx,
+        d: &GuildEmoji,
+        l: &LiveEmoji,
+        roles: Option<Vec<IdRef>>,
+        source: String,
+    ) {
+        plan_update(cx, d, l, roles, source);
+    }
+
+    fn create(
+        cx: &mut Ctx,
+        d: &GuildEmoji,
+        file: &ImageFile,
+        roles: Option<Vec<IdRef>>,
+        source: String,
+    ) {
+        plan_create(cx, d, file, roles, source);
+    }
+
+    fn check_slots(
+        cx: &mut Ctx,
+        live: &[LiveEmoji],
+        deleted: &HashSet<&str>,
+        created: &[(bool, String)],
+    ) {
+        check_slots(cx, live, deleted, created);
+    }
 }
 
 /// The roles the emoji is for, as ids (`None` when `roles` is left out: not managed), or
@@ -256,23 +290,6 @@ fn plan_update(
         emoji: IdRef::Live(live.id.clone()),
     };
     EMOJI.calls.update(cx, &d.name, &live.id, b, source, route);
-}
-
-/// The deletion half of a new image: the live emoji goes, with what it was shown.
-fn replace(cx: &mut Ctx, d: &GuildEmoji, live: &LiveEmoji, file: &ImageFile, source: &str) {
-    let name = live.name.as_deref().unwrap_or_default();
-    let file = NewFile {
-        field: field::Emoji::Image.into(),
-        live_digest: cx.snap.emoji_digest(live),
-        after: file.value(&d.image),
-        at: format!("{source}.image"),
-    };
-    let warning = format!(
-        "emoji `{name}` (id {}) is deleted and created again with the new image: Discord cannot replace an emoji's image, so it gets a new id, and messages that used the old one show `:{name}:` as text",
-        live.id
-    );
-    let route = live.delete_route(cx);
-    EMOJI.replace(cx, live.live(), file, warning, route);
 }
 
 fn plan_create(

@@ -13,12 +13,14 @@ use crate::discord::limits::SOUND_SLOTS;
 use crate::discord::models::SoundboardSound as LiveSound;
 use crate::discord::models::User;
 use crate::manifest::{Manifest, Snowflake, SoundboardSound};
+use crate::plan::field::Field;
 use crate::plan::image::ImageFile;
 use crate::plan::{IdRef, Kind, Phase, field};
 use crate::plan_kit::calls::Calls;
 use crate::plan_kit::context::{ChangeBuilder, Ctx};
-use crate::plan_kit::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
-use crate::plan_kit::images::declared_file;
+use crate::plan_kit::expressions::{
+    Expression, ExpressionPlan, Live, LiveExpression, Slots, plan_expressions,
+};
 use crate::snapshot::Snapshot;
 
 pub(super) struct Sounds;
@@ -98,7 +100,7 @@ impl Section for Sounds {
     }
 
     fn plan(&self, cx: &mut Ctx) {
-        plan_sounds(cx);
+        plan_expressions::<Sounds>(cx);
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {
@@ -172,47 +174,68 @@ fn set_emoji(b: &mut ChangeBuilder, before: Option<String>, emoji: &str) {
     b.body.insert("emoji_id".into(), json!(id));
 }
 
-fn plan_sounds(cx: &mut Ctx) {
-    let (manifest, snap) = (cx.manifest, cx.snap);
-    let Some(declared) = manifest.soundboard.as_deref() else {
-        return;
-    };
-    let Some(live) = snap.expressions.sounds.as_deref() else {
-        cx.problem(
-            Some("soundboard".into()),
-            "the bot cannot list this guild's soundboard sounds".into(),
-            Some("grant the bot's role `create_guild_expressions`, or leave `soundboard` out"),
-        );
-        return;
-    };
-    let all: Vec<&LiveSound> = live.iter().collect();
-    let matches = SOUND.match_declared(cx, declared, &all);
-    let mut created: Vec<String> = Vec::new();
-    let mut deleted: HashSet<&str> = HashSet::new();
-    for (i, d) in declared.iter().enumerate() {
-        let source = format!("soundboard[{i}]");
-        let Some(file) = declared_file(cx, &format!("{source}.sound"), &d.sound) else {
-            continue;
-        };
-        match matches[i] {
-            Some(l) if cx.snap.sound_digest(l) == Some(file.digest.as_str()) => {
-                plan_update(cx, d, l, source);
-            }
-            Some(l) => {
-                replace(cx, d, l, &file, &source);
-                deleted.insert(&l.sound_id);
-                created.push(source.clone());
-                plan_create(cx, d, &file, source);
-            }
-            None => {
-                created.push(source.clone());
-                plan_create(cx, d, &file, source);
-            }
-        }
+impl ExpressionPlan for Sounds {
+    type Declared = SoundboardSound;
+    type Live = LiveSound;
+    type Extra = ();
+    const EXPRESSION: Expression = SOUND;
+    const FILE_KEY: &'static str = "sound";
+    const UNREAD: (&'static str, &'static str) = (
+        "soundboard sounds",
+        "grant the bot's role `create_guild_expressions`, or leave `soundboard` out",
+    );
+
+    fn file_field() -> Field {
+        field::Sound::Sound.into()
     }
-    let prune = cx.manifest.prune.soundboard;
-    SOUND.prune_unmatched(cx, live, &matches, |_| prune, &mut deleted);
-    SOUND.check_slots(cx, &SLOTS, live.len() - deleted.len(), &created);
+
+    fn declared(m: &Manifest) -> Option<&[SoundboardSound]> {
+        m.soundboard.as_deref()
+    }
+
+    fn live(snap: &Snapshot) -> Option<&[LiveSound]> {
+        snap.expressions.sounds.as_deref()
+    }
+
+    fn file(d: &SoundboardSound) -> &str {
+        &d.sound
+    }
+
+    fn digest<'s>(snap: &'s Snapshot, l: &LiveSound) -> Option<&'s str> {
+        snap.sound_digest(l)
+    }
+
+    fn prunable(m: &Manifest, _: &LiveSound) -> bool {
+        m.prune.soundboard
+    }
+
+    fn extra(_: &mut Ctx, _: &SoundboardSound, _: &str) -> Option<()> {
+        Some(())
+    }
+
+    fn replaced(live: &LiveSound) -> String {
+        format!(
+            "sound `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sound's file",
+            live.name, live.sound_id
+        )
+    }
+
+    fn update(cx: &mut Ctx, d: &SoundboardSound, l: &LiveSound, (): (), source: String) {
+        plan_update(cx, d, l, source);
+    }
+
+    fn create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, (): (), source: String) {
+        plan_create(cx, d, file, source);
+    }
+
+    fn check_slots(
+        cx: &mut Ctx,
+        live: &[LiveSound],
+        deleted: &HashSet<&str>,
+        created: &[(bool, String)],
+    ) {
+        SOUND.check_slots(cx, &SLOTS, live.len() - deleted.len(), created);
+    }
 }
 
 fn plan_update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, source: String) {
@@ -242,22 +265,6 @@ fn plan_update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, source: Stri
     SOUND
         .calls
         .update(cx, &d.name, &live.sound_id, b, source, route);
-}
-
-/// The deletion half of a new file.
-fn replace(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, file: &ImageFile, source: &str) {
-    let file = NewFile {
-        field: field::Sound::Sound.into(),
-        live_digest: cx.snap.sound_digest(live),
-        after: file.value(&d.sound),
-        at: format!("{source}.sound"),
-    };
-    let warning = format!(
-        "sound `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sound's file",
-        live.name, live.sound_id
-    );
-    let route = live.delete_route(cx);
-    SOUND.replace(cx, live.live(), file, warning, route);
 }
 
 fn plan_create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, source: String) {

@@ -15,12 +15,14 @@ use crate::discord::limits::STICKER_SLOTS;
 use crate::discord::models::GuildSticker as LiveSticker;
 use crate::discord::models::User;
 use crate::manifest::{GuildSticker, LOTTIE, Manifest, Snowflake};
+use crate::plan::field::Field;
 use crate::plan::image::ImageFile;
 use crate::plan::{IdRef, Kind, Phase, field};
 use crate::plan_kit::calls::Calls;
 use crate::plan_kit::context::{ChangeBuilder, Ctx};
-use crate::plan_kit::expressions::{Expression, Live, LiveExpression, NewFile, Slots};
-use crate::plan_kit::images::declared_file;
+use crate::plan_kit::expressions::{
+    Expression, ExpressionPlan, Live, LiveExpression, Slots, plan_expressions,
+};
 use crate::snapshot::Snapshot;
 
 pub(super) struct Stickers;
@@ -100,7 +102,7 @@ impl Section for Stickers {
     }
 
     fn plan(&self, cx: &mut Ctx) {
-        plan_stickers(cx);
+        plan_expressions::<Stickers>(cx);
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {
@@ -152,50 +154,72 @@ fn description_of(d: Option<&str>) -> &str {
     d.unwrap_or_default()
 }
 
-fn plan_stickers(cx: &mut Ctx) {
-    let (manifest, snap) = (cx.manifest, cx.snap);
-    let Some(declared) = manifest.stickers.as_deref() else {
-        return;
-    };
-    let Some(live) = snap.expressions.stickers.as_deref() else {
-        cx.problem(
-            Some("stickers".into()),
-            "the bot cannot list this guild's stickers".into(),
-            Some("grant the bot's role `create_guild_expressions`, or leave `stickers` out"),
-        );
-        return;
-    };
-    let all: Vec<&LiveSticker> = live.iter().collect();
-    let matches = STICKER.match_declared(cx, declared, &all);
-    let mut created: Vec<String> = Vec::new();
-    let mut deleted: HashSet<&str> = HashSet::new();
-    for (i, d) in declared.iter().enumerate() {
-        let source = format!("stickers[{i}]");
-        let Some(file) = declared_file(cx, &format!("{source}.image"), &d.image) else {
-            continue;
-        };
-        if !lottie_allowed(cx, &file, &source) {
-            continue;
-        }
-        match matches[i] {
-            Some(l) if cx.snap.sticker_digest(l) == Some(file.digest.as_str()) => {
-                plan_update(cx, d, l, source);
-            }
-            Some(l) => {
-                replace(cx, d, l, &file, &source);
-                deleted.insert(&l.id);
-                created.push(source.clone());
-                plan_create(cx, d, &file, source);
-            }
-            None => {
-                created.push(source.clone());
-                plan_create(cx, d, &file, source);
-            }
-        }
+impl ExpressionPlan for Stickers {
+    type Declared = GuildSticker;
+    type Live = LiveSticker;
+    type Extra = ();
+    const EXPRESSION: Expression = STICKER;
+    const FILE_KEY: &'static str = "image";
+    const UNREAD: (&'static str, &'static str) = (
+        "stickers",
+        "grant the bot's role `create_guild_expressions`, or leave `stickers` out",
+    );
+
+    fn file_field() -> Field {
+        field::Sticker::Image.into()
     }
-    let prune = cx.manifest.prune.stickers;
-    STICKER.prune_unmatched(cx, live, &matches, |_| prune, &mut deleted);
-    STICKER.check_slots(cx, &SLOTS, live.len() - deleted.len(), &created);
+
+    fn declared(m: &Manifest) -> Option<&[GuildSticker]> {
+        m.stickers.as_deref()
+    }
+
+    fn live(snap: &Snapshot) -> Option<&[LiveSticker]> {
+        snap.expressions.stickers.as_deref()
+    }
+
+    fn file(d: &GuildSticker) -> &str {
+        &d.image
+    }
+
+    fn digest<'s>(snap: &'s Snapshot, l: &LiveSticker) -> Option<&'s str> {
+        snap.sticker_digest(l)
+    }
+
+    fn prunable(m: &Manifest, _: &LiveSticker) -> bool {
+        m.prune.stickers
+    }
+
+    fn extra(_: &mut Ctx, _: &GuildSticker, _: &str) -> Option<()> {
+        Some(())
+    }
+
+    fn usable(cx: &mut Ctx, file: &ImageFile, source: &str) -> bool {
+        lottie_allowed(cx, file, source)
+    }
+
+    fn replaced(live: &LiveSticker) -> String {
+        format!(
+            "sticker `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sticker's file, so it gets a new id, and messages that sent the old one show it as deleted",
+            live.name, live.id
+        )
+    }
+
+    fn update(cx: &mut Ctx, d: &GuildSticker, l: &LiveSticker, (): (), source: String) {
+        plan_update(cx, d, l, source);
+    }
+
+    fn create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, (): (), source: String) {
+        plan_create(cx, d, file, source);
+    }
+
+    fn check_slots(
+        cx: &mut Ctx,
+        live: &[LiveSticker],
+        deleted: &HashSet<&str>,
+        created: &[(bool, String)],
+    ) {
+        STICKER.check_slots(cx, &SLOTS, live.len() - deleted.len(), created);
+    }
 }
 
 /// A Lottie sticker needs a verified or partnered guild (Create Guild Sticker); elsewhere
@@ -248,22 +272,6 @@ fn plan_update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, source: Strin
     STICKER
         .calls
         .update(cx, &d.name, &live.id, b, source, route);
-}
-
-/// The deletion half of a new file.
-fn replace(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, file: &ImageFile, source: &str) {
-    let file = NewFile {
-        field: field::Sticker::Image.into(),
-        live_digest: cx.snap.sticker_digest(live),
-        after: file.value(&d.image),
-        at: format!("{source}.image"),
-    };
-    let warning = format!(
-        "sticker `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sticker's file, so it gets a new id, and messages that sent the old one show it as deleted",
-        live.name, live.id
-    );
-    let route = live.delete_route(cx);
-    STICKER.replace(cx, live.live(), file, warning, route);
 }
 
 fn plan_create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, source: String) {
