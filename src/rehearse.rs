@@ -456,7 +456,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
                 .entry(u.id.clone())
                 .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
         });
-        guild[section.copy_key()] = Value::Array(list);
+        guild[section.about().copy_key] = Value::Array(list);
     }
     if let Some(w) = welcome {
         guild["welcome_screen"] = w;

@@ -146,7 +146,7 @@ struct Built {
 /// is, in the registry's order.
 fn plan_sections(turn: PlanTurn, cx: &mut Ctx) {
     for section in crate::sections::ALL {
-        if section.plan_turn() == turn {
+        if section.about().plan_turn == turn {
             section.plan(cx);
         }
     }

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
 use crate::discord::Route;
 use crate::discord::models::User;
 use crate::discord::models::channel_type;
@@ -27,16 +27,14 @@ use crate::snapshot::automod::{AutoModRule as Live, TriggerMetadata, trigger_as_
 pub(super) struct AutoMod;
 
 impl Section for AutoMod {
-    fn id(&self) -> SectionId {
-        SectionId::AutoMod
-    }
-
-    fn key(&self) -> &'static str {
-        "automod"
-    }
-
-    fn plan_turn(&self) -> PlanTurn {
-        PlanTurn::AfterDoors
+    fn about(&self) -> About {
+        About {
+            id: SectionId::AutoMod,
+            key: "automod",
+            copy_key: "auto_moderation_rules",
+            plan_turn: PlanTurn::AfterDoors,
+            comment: "AutoMod rules, pinned by id (Discord's own mention-spam rule among them in a community guild).",
+        }
     }
 
     fn export(&self, snap: &Snapshot, _: &ExportedFiles, names: &Names, out: &mut Manifest) {
@@ -81,16 +79,7 @@ impl Section for AutoMod {
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        write_declared(
-            out,
-            "AutoMod rules, pinned by id (Discord's own mention-spam rule among them in a community guild).",
-            self.key(),
-            &m.automod,
-        )
-    }
-
-    fn copy_key(&self) -> &'static str {
-        "auto_moderation_rules"
+        self.about().write(out, &m.automod)
     }
 
     /// As Discord lists them.
@@ -103,11 +92,7 @@ impl Section for AutoMod {
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        snap.automod
-            .iter()
-            .flatten()
-            .map(|r| r.id.as_str())
-            .collect()
+        ids_of(&snap.automod, |r| &r.id)
     }
 
     fn plan(&self, cx: &mut Ctx) {

@@ -5,7 +5,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
 use crate::discord::Route;
 use crate::discord::cdn::emoji_path;
 use crate::discord::limits::EMOJI_SLOTS;
@@ -25,16 +25,14 @@ use crate::snapshot::Snapshot;
 pub(super) struct Emojis;
 
 impl Section for Emojis {
-    fn id(&self) -> SectionId {
-        SectionId::Emojis
-    }
-
-    fn plan_turn(&self) -> PlanTurn {
-        PlanTurn::Last
-    }
-
-    fn key(&self) -> &'static str {
-        "emojis"
+    fn about(&self) -> About {
+        About {
+            id: SectionId::Emojis,
+            key: "emojis",
+            copy_key: "emojis",
+            plan_turn: PlanTurn::Last,
+            comment: "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
+        }
     }
 
     /// Managed emoji (an integration's) are not guildctl's to write.
@@ -61,16 +59,7 @@ impl Section for Emojis {
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        write_declared(
-            out,
-            "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
-            self.key(),
-            &m.emojis,
-        )
-    }
-
-    fn copy_key(&self) -> &'static str {
-        "emojis"
+        self.about().write(out, &m.emojis)
     }
 
     /// Each creator is a user of the copy, so it can tell the bot's own emoji from others'.
@@ -93,12 +82,7 @@ impl Section for Emojis {
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        snap.expressions
-            .emojis
-            .iter()
-            .flatten()
-            .map(|e| e.id.as_str())
-            .collect()
+        ids_of(&snap.expressions.emojis, |e| &e.id)
     }
 
     fn plan(&self, cx: &mut Ctx) {

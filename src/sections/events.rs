@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
 use crate::discord::Route;
 use crate::discord::cdn::LiveImage;
 use crate::discord::models::User;
@@ -32,16 +32,14 @@ pub fn exports_event(e: &Live) -> bool {
 }
 
 impl Section for Events {
-    fn id(&self) -> SectionId {
-        SectionId::Events
-    }
-
-    fn key(&self) -> &'static str {
-        "events"
-    }
-
-    fn plan_turn(&self) -> PlanTurn {
-        PlanTurn::AfterDoors
+    fn about(&self) -> About {
+        About {
+            id: SectionId::Events,
+            key: "events",
+            copy_key: "scheduled_events",
+            plan_turn: PlanTurn::AfterDoors,
+            comment: "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
+        }
     }
 
     fn export(&self, snap: &Snapshot, images: &ExportedFiles, names: &Names, out: &mut Manifest) {
@@ -54,16 +52,7 @@ impl Section for Events {
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        write_declared(
-            out,
-            "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
-            self.key(),
-            &m.events,
-        )
-    }
-
-    fn copy_key(&self) -> &'static str {
-        "scheduled_events"
+        self.about().write(out, &m.events)
     }
 
     /// As Discord lists them.
@@ -76,11 +65,7 @@ impl Section for Events {
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        snap.events
-            .iter()
-            .flatten()
-            .map(|e| e.id.as_str())
-            .collect()
+        ids_of(&snap.events, |e| &e.id)
     }
 
     /// Their cover images.

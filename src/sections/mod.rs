@@ -56,15 +56,37 @@ pub enum PlanTurn {
 /// manifest.
 pub type ExportedFiles = HashMap<String, String>;
 
-/// One manifest section, as the rooms below the planner need it.
-pub trait Section: Sync {
-    fn id(&self) -> SectionId;
-
+/// What a section is called and where it runs.
+#[derive(Debug, Clone, Copy)]
+pub struct About {
+    /// Which section.
+    pub id: SectionId,
     /// Its key in the manifest (`emojis`).
-    fn key(&self) -> &'static str;
-
+    pub key: &'static str,
+    /// The key of the rehearsal copy's guild its objects go under (`soundboard_sounds`).
+    pub copy_key: &'static str,
     /// Where in the plan its planner runs.
-    fn plan_turn(&self) -> PlanTurn;
+    pub plan_turn: PlanTurn,
+    /// The comment `export` writes above it.
+    pub comment: &'static str,
+}
+
+impl About {
+    /// The section declared as `value`, written with its comment; nothing when it is not
+    /// declared.
+    pub fn write<T: Serialize>(&self, out: &mut String, value: &Option<T>) -> Result<(), String> {
+        match value {
+            Some(_) => write_section(out, Some(self.comment), self.key, value),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One manifest section as a unit: what it is, its planner, and what the rooms around the
+/// planner need of it.
+pub trait Section: Sync {
+    /// What it is called and where it runs.
+    fn about(&self) -> About;
 
     /// Its live objects as manifest entries, with their ids pinned, roles and channels by
     /// name, each file as the name `files` gives it (left out when not read).
@@ -72,9 +94,6 @@ pub trait Section: Sync {
 
     /// The section of `m` as `export` writes it, with its comment, when `m` declares it.
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String>;
-
-    /// The key of the copy's guild its objects go under (`soundboard_sounds`).
-    fn copy_key(&self) -> &'static str;
 
     /// Its live objects as the rehearsal's copy of the guild holds them, without their files
     /// (the copy's CDN answers 404 for them; the read-back takes their digests from the
@@ -88,7 +107,7 @@ pub trait Section: Sync {
     fn files(&self, snap: &Snapshot) -> Vec<String>;
 
     /// Plans the section: the changes that make its live objects the manifest's, and the
-    /// problems that refuse them, added to `cx` (its turn is [`Section::plan_turn`]).
+    /// problems that refuse them, added to `cx` (in its turn, [`About::plan_turn`]).
     fn plan(&self, cx: &mut Ctx);
 }
 
@@ -123,17 +142,9 @@ pub fn write_section<T: Serialize>(
     Ok(())
 }
 
-/// A declared section, written with its comment; nothing when it is not declared.
-fn write_declared<T: Serialize>(
-    out: &mut String,
-    comment: &str,
-    key: &str,
-    value: &Option<T>,
-) -> Result<(), String> {
-    match value {
-        Some(_) => write_section(out, Some(comment), key, value),
-        None => Ok(()),
-    }
+/// The ids of a live list, when it was read.
+fn ids_of<'s, T>(list: &'s Option<Vec<T>>, id: impl Fn(&'s T) -> &'s String) -> Vec<&'s str> {
+    list.iter().flatten().map(|o| id(o).as_str()).collect()
 }
 
 #[cfg(test)]
@@ -154,7 +165,7 @@ mod tests {
     #[test]
     fn every_section_is_registered_once_in_order() {
         for (i, s) in ALL.iter().enumerate() {
-            assert_eq!(place(s.id()), i, "{}", s.key());
+            assert_eq!(place(s.about().id), i, "{}", s.about().key);
         }
         assert_eq!(ALL.len(), place(SectionId::Events) + 1);
     }

@@ -6,7 +6,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
 use crate::discord::Route;
 use crate::discord::cdn::sound_path;
 use crate::discord::limits::SOUND_SLOTS;
@@ -26,16 +26,14 @@ use crate::snapshot::Snapshot;
 pub(super) struct Sounds;
 
 impl Section for Sounds {
-    fn id(&self) -> SectionId {
-        SectionId::Soundboard
-    }
-
-    fn plan_turn(&self) -> PlanTurn {
-        PlanTurn::Last
-    }
-
-    fn key(&self) -> &'static str {
-        "soundboard"
+    fn about(&self) -> About {
+        About {
+            id: SectionId::Soundboard,
+            key: "soundboard",
+            copy_key: "soundboard_sounds",
+            plan_turn: PlanTurn::Last,
+            comment: "Soundboard sounds, their files written beside the manifest.",
+        }
     }
 
     fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
@@ -60,16 +58,7 @@ impl Section for Sounds {
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        write_declared(
-            out,
-            "Soundboard sounds, their files written beside the manifest.",
-            self.key(),
-            &m.soundboard,
-        )
-    }
-
-    fn copy_key(&self) -> &'static str {
-        "soundboard_sounds"
+        self.about().write(out, &m.soundboard)
     }
 
     fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value> {
@@ -91,12 +80,7 @@ impl Section for Sounds {
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        snap.expressions
-            .sounds
-            .iter()
-            .flatten()
-            .map(|s| s.sound_id.as_str())
-            .collect()
+        ids_of(&snap.expressions.sounds, |s| &s.sound_id)
     }
 
     fn plan(&self, cx: &mut Ctx) {

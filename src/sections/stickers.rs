@@ -8,7 +8,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
 use crate::discord::Route;
 use crate::discord::cdn::sticker_path;
 use crate::discord::limits::STICKER_SLOTS;
@@ -28,16 +28,14 @@ use crate::snapshot::Snapshot;
 pub(super) struct Stickers;
 
 impl Section for Stickers {
-    fn id(&self) -> SectionId {
-        SectionId::Stickers
-    }
-
-    fn plan_turn(&self) -> PlanTurn {
-        PlanTurn::Last
-    }
-
-    fn key(&self) -> &'static str {
-        "stickers"
+    fn about(&self) -> About {
+        About {
+            id: SectionId::Stickers,
+            key: "stickers",
+            copy_key: "stickers",
+            plan_turn: PlanTurn::Last,
+            comment: "Stickers, their files written beside the manifest.",
+        }
     }
 
     fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
@@ -62,16 +60,7 @@ impl Section for Stickers {
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        write_declared(
-            out,
-            "Stickers, their files written beside the manifest.",
-            self.key(),
-            &m.stickers,
-        )
-    }
-
-    fn copy_key(&self) -> &'static str {
-        "stickers"
+        self.about().write(out, &m.stickers)
     }
 
     /// As Discord lists them, without their files, as the emoji are.
@@ -93,12 +82,7 @@ impl Section for Stickers {
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        snap.expressions
-            .stickers
-            .iter()
-            .flatten()
-            .map(|s| s.id.as_str())
-            .collect()
+        ids_of(&snap.expressions.stickers, |s| &s.id)
     }
 
     fn plan(&self, cx: &mut Ctx) {
