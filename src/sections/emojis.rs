@@ -5,7 +5,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, copied, exported, ids_of};
 use crate::discord::Route;
 use crate::discord::cdn::emoji_path;
 use crate::discord::limits::EMOJI_SLOTS;
@@ -37,25 +37,23 @@ impl Section for Emojis {
 
     /// Managed emoji (an integration's) are not guildctl's to write.
     fn export(&self, snap: &Snapshot, files: &ExportedFiles, names: &Names, out: &mut Manifest) {
-        let Some(live) = snap.expressions.emojis.as_ref() else {
-            return;
-        };
-        let list: Vec<GuildEmoji> = live
-            .iter()
-            .filter(|e| !e.managed)
-            .filter_map(|e| {
-                let image = files.get(&emoji_path(&e.id, e.animated))?.clone();
-                Some(GuildEmoji {
-                    id: Some(Snowflake(e.id.clone())),
-                    name: e.name.clone().unwrap_or_default(),
-                    previous_names: Vec::new(),
-                    image,
-                    roles: (!e.roles.is_empty())
-                        .then(|| e.roles.iter().filter_map(|r| names.role(r)).collect()),
-                })
-            })
-            .collect();
-        out.emojis = (!list.is_empty()).then_some(list);
+        out.emojis = exported(
+            snap.expressions
+                .emojis
+                .iter()
+                .flatten()
+                .filter(|e| !e.managed),
+            files,
+            |e| emoji_path(&e.id, e.animated),
+            |e, image| GuildEmoji {
+                id: Some(Snowflake(e.id.clone())),
+                name: e.name.clone().unwrap_or_default(),
+                previous_names: Vec::new(),
+                image,
+                roles: (!e.roles.is_empty())
+                    .then(|| e.roles.iter().filter_map(|r| names.role(r)).collect()),
+            },
+        );
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
@@ -64,21 +62,18 @@ impl Section for Emojis {
 
     /// Each creator is a user of the copy, so it can tell the bot's own emoji from others'.
     fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value> {
-        snap.expressions
-            .emojis
-            .iter()
-            .flatten()
-            .map(|e| {
-                if let Some(u) = &e.user {
-                    creator(u);
-                }
+        copied(
+            &snap.expressions.emojis,
+            creator,
+            |e| e.user.as_ref(),
+            |e| {
                 json!({
                     "id": e.id, "name": e.name.clone().unwrap_or_default(), "roles": e.roles,
                     "user_id": e.user.as_ref().map(|u| &u.id), "managed": e.managed,
                     "animated": e.animated,
                 })
-            })
-            .collect()
+            },
+        )
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {

@@ -142,6 +142,39 @@ pub fn write_section<T: Serialize>(
     Ok(())
 }
 
+/// Live objects with files as `export` writes them: each whose file was written, made by
+/// `entry` with the file's name; `None` when none was.
+fn exported<'s, T: 's, E>(
+    live: impl IntoIterator<Item = &'s T>,
+    files: &ExportedFiles,
+    path: impl Fn(&T) -> String,
+    entry: impl Fn(&T, String) -> E,
+) -> Option<Vec<E>> {
+    let list: Vec<E> = live
+        .into_iter()
+        .filter_map(|o| Some(entry(o, files.get(&path(o))?.clone())))
+        .collect();
+    (!list.is_empty()).then_some(list)
+}
+
+/// A live list as the rehearsal's copy holds it, each creator given to `creator`.
+fn copied<T>(
+    live: &Option<Vec<T>>,
+    creator: &mut dyn FnMut(&User),
+    user: impl Fn(&T) -> Option<&User>,
+    object: impl Fn(&T) -> Value,
+) -> Vec<Value> {
+    live.iter()
+        .flatten()
+        .map(|o| {
+            if let Some(u) = user(o) {
+                creator(u);
+            }
+            object(o)
+        })
+        .collect()
+}
+
 /// The ids of a live list, when it was read.
 fn ids_of<'s, T>(list: &'s Option<Vec<T>>, id: impl Fn(&'s T) -> &'s String) -> Vec<&'s str> {
     list.iter().flatten().map(|o| id(o).as_str()).collect()

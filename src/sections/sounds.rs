@@ -6,7 +6,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, copied, exported, ids_of};
 use crate::discord::Route;
 use crate::discord::cdn::sound_path;
 use crate::discord::limits::SOUND_SLOTS;
@@ -37,24 +37,19 @@ impl Section for Sounds {
     }
 
     fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
-        let Some(live) = snap.expressions.sounds.as_ref() else {
-            return;
-        };
-        let list: Vec<SoundboardSound> = live
-            .iter()
-            .filter_map(|s| {
-                let sound = files.get(&sound_path(&s.sound_id))?.clone();
-                Some(SoundboardSound {
-                    id: Some(Snowflake(s.sound_id.clone())),
-                    name: s.name.clone(),
-                    previous_names: Vec::new(),
-                    sound,
-                    volume: Some(s.volume),
-                    emoji: s.emoji_id.clone().or_else(|| s.emoji_name.clone()),
-                })
-            })
-            .collect();
-        out.soundboard = (!list.is_empty()).then_some(list);
+        out.soundboard = exported(
+            snap.expressions.sounds.iter().flatten(),
+            files,
+            |s| sound_path(&s.sound_id),
+            |s, sound| SoundboardSound {
+                id: Some(Snowflake(s.sound_id.clone())),
+                name: s.name.clone(),
+                previous_names: Vec::new(),
+                sound,
+                volume: Some(s.volume),
+                emoji: s.emoji_id.clone().or_else(|| s.emoji_name.clone()),
+            },
+        );
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
@@ -62,21 +57,18 @@ impl Section for Sounds {
     }
 
     fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value> {
-        snap.expressions
-            .sounds
-            .iter()
-            .flatten()
-            .map(|s| {
-                if let Some(u) = &s.user {
-                    creator(u);
-                }
+        copied(
+            &snap.expressions.sounds,
+            creator,
+            |s| s.user.as_ref(),
+            |s| {
                 json!({
                     "sound_id": s.sound_id, "name": s.name, "volume": s.volume,
                     "emoji_id": s.emoji_id, "emoji_name": s.emoji_name,
                     "user_id": s.user.as_ref().map(|u| &u.id),
                 })
-            })
-            .collect()
+            },
+        )
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {

@@ -8,7 +8,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, copied, exported, ids_of};
 use crate::discord::Route;
 use crate::discord::cdn::sticker_path;
 use crate::discord::limits::STICKER_SLOTS;
@@ -39,24 +39,19 @@ impl Section for Stickers {
     }
 
     fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
-        let Some(live) = snap.expressions.stickers.as_ref() else {
-            return;
-        };
-        let list: Vec<GuildSticker> = live
-            .iter()
-            .filter_map(|s| {
-                let image = files.get(&sticker_path(&s.id, s.format_type))?.clone();
-                Some(GuildSticker {
-                    id: Some(Snowflake(s.id.clone())),
-                    name: s.name.clone(),
-                    previous_names: Vec::new(),
-                    image,
-                    tags: s.tags.clone(),
-                    description: s.description.clone().filter(|d| !d.is_empty()),
-                })
-            })
-            .collect();
-        out.stickers = (!list.is_empty()).then_some(list);
+        out.stickers = exported(
+            snap.expressions.stickers.iter().flatten(),
+            files,
+            |s| sticker_path(&s.id, s.format_type),
+            |s, image| GuildSticker {
+                id: Some(Snowflake(s.id.clone())),
+                name: s.name.clone(),
+                previous_names: Vec::new(),
+                image,
+                tags: s.tags.clone(),
+                description: s.description.clone().filter(|d| !d.is_empty()),
+            },
+        );
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
@@ -65,20 +60,17 @@ impl Section for Stickers {
 
     /// As Discord lists them, without their files, as the emoji are.
     fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value> {
-        snap.expressions
-            .stickers
-            .iter()
-            .flatten()
-            .map(|s| {
-                if let Some(u) = &s.user {
-                    creator(u);
-                }
+        copied(
+            &snap.expressions.stickers,
+            creator,
+            |s| s.user.as_ref(),
+            |s| {
                 json!({
                     "id": s.id, "name": s.name, "description": s.description, "tags": s.tags,
                     "format_type": s.format_type, "user_id": s.user.as_ref().map(|u| &u.id),
                 })
-            })
-            .collect()
+            },
+        )
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
