@@ -8,16 +8,14 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::discord::cdn::LiveImage;
-use crate::manifest::{
-    EMOJI_RULES, Manifest, SOUND_RULES, STICKER_RULES, read_file_as, read_image,
-};
+use crate::manifest::{Manifest, read_file_as, read_image};
 use crate::plan::field::{self, Field};
 use crate::plan::image::{ImageFile, ImageFiles};
 use crate::plan_kit::context::{ChangeBuilder, Ctx};
 
 /// Reads every image file `manifest` names, relative to `dir`: each with its kind's rules
-/// (an emoji's image with [`EMOJI_RULES`]; a file named both ways is read as an image first,
-/// and `validate` holds it to both).
+/// ([`crate::manifest::expression_files`]; a file named both ways is read as an image
+/// first, and `validate` holds it to both).
 pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
     let mut out: ImageFiles = crate::manifest::image_fields(manifest)
         .into_iter()
@@ -26,19 +24,9 @@ pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
             (rel.to_owned(), file)
         })
         .collect();
-    let files = crate::manifest::emoji_image_fields(manifest)
+    let files = crate::manifest::expression_files(manifest)
         .into_iter()
-        .map(|(_, rel)| (rel, &EMOJI_RULES))
-        .chain(
-            crate::manifest::sound_fields(manifest)
-                .into_iter()
-                .map(|(_, rel)| (rel, &SOUND_RULES)),
-        )
-        .chain(
-            crate::manifest::sticker_fields(manifest)
-                .into_iter()
-                .map(|(_, rel)| (rel, &STICKER_RULES)),
-        );
+        .map(|((_, rel), rules)| (rel, rules));
     for (rel, rules) in files {
         out.entry(rel.to_owned()).or_insert_with(|| {
             read_file_as(dir, rel, rules).map(|(mime, bytes)| ImageFile::of(mime, &bytes))

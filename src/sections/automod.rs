@@ -26,6 +26,8 @@ use crate::snapshot::automod::{AutoModRule as Live, TriggerMetadata, trigger_as_
 
 pub(super) struct AutoMod;
 
+crate::snapshot::matching::declared!(AutoModRule);
+
 impl Section for AutoMod {
     fn about(&self) -> About {
         About {

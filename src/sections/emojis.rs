@@ -24,6 +24,8 @@ use crate::snapshot::Snapshot;
 
 pub(super) struct Emojis;
 
+crate::snapshot::matching::declared!(GuildEmoji);
+
 impl Section for Emojis {
     fn about(&self) -> About {
         About {

@@ -31,6 +31,8 @@ pub fn exports_event(e: &Live) -> bool {
     matches!(e.status, 1 | 2)
 }
 
+crate::snapshot::matching::declared!(ScheduledEvent);
+
 impl Section for Events {
     fn about(&self) -> About {
         About {

@@ -25,6 +25,8 @@ use crate::snapshot::Snapshot;
 
 pub(super) struct Sounds;
 
+crate::snapshot::matching::declared!(SoundboardSound);
+
 impl Section for Sounds {
     fn about(&self) -> About {
         About {

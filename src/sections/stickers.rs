@@ -27,6 +27,8 @@ use crate::snapshot::Snapshot;
 
 pub(super) struct Stickers;
 
+crate::snapshot::matching::declared!(GuildSticker);
+
 impl Section for Stickers {
     fn about(&self) -> About {
         About {

@@ -370,6 +370,15 @@ pub fn read_file_as(
     load_file(manifest_dir, rel, rules).map_err(|e| e.message)
 }
 
+/// Every emoji image, sound and sticker file the manifest names, with the node path of its
+/// field and the rules its file is held to: the one list `validate` and the plan read.
+pub fn expression_files(m: &Manifest) -> Vec<((String, &str), &'static FileRules)> {
+    let emojis = emoji_image_fields(m).into_iter().map(|f| (f, &EMOJI_RULES));
+    let sounds = sound_fields(m).into_iter().map(|f| (f, &SOUND_RULES));
+    let stickers = sticker_fields(m).into_iter().map(|f| (f, &STICKER_RULES));
+    emojis.chain(sounds).chain(stickers).collect()
+}
+
 /// Every sound file the manifest names, with the node path of its field.
 pub fn sound_fields(m: &Manifest) -> Vec<(String, &str)> {
     m.soundboard
@@ -436,15 +445,8 @@ pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
 }
 
 pub(super) fn webhook_avatar_paths(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let emojis = emoji_image_fields(ctx.manifest);
-    let sounds = sound_fields(ctx.manifest);
-    let stickers = sticker_fields(ctx.manifest);
-    for (path, rel) in image_fields(ctx.manifest)
-        .into_iter()
-        .chain(emojis)
-        .chain(sounds)
-        .chain(stickers)
-    {
+    let files = expression_files(ctx.manifest).into_iter().map(|(f, _)| f);
+    for (path, rel) in image_fields(ctx.manifest).into_iter().chain(files) {
         if let Err(e) = normalise_rel(rel) {
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
@@ -461,12 +463,7 @@ pub(super) fn webhook_avatar_files(m: &Manifest, dir: &Path, out: &mut Vec<Diagn
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
     }
-    let files = emoji_image_fields(m)
-        .into_iter()
-        .map(|f| (f, &EMOJI_RULES))
-        .chain(sound_fields(m).into_iter().map(|f| (f, &SOUND_RULES)))
-        .chain(sticker_fields(m).into_iter().map(|f| (f, &STICKER_RULES)));
-    for ((path, rel), rules) in files {
+    for ((path, rel), rules) in expression_files(m) {
         if normalise_rel(rel).is_ok()
             && let Err(e) = load_file(dir, rel, rules)
         {

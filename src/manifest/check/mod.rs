@@ -55,8 +55,8 @@ use crate::discord::limits::*;
 
 pub use crate::discord::limits::IMAGE_MAX_BYTES;
 pub use image::{
-    EMOJI_RULES, FileRules, IMAGE_RULES, LOTTIE, SOUND_RULES, STICKER_RULES, UPLOAD_RULES,
-    emoji_image_fields, image_fields, read_file_as, read_image, sound_fields, sticker_fields,
+    EMOJI_RULES, FileRules, IMAGE_RULES, LOTTIE, SOUND_RULES, UPLOAD_RULES, expression_files,
+    image_fields, read_file_as, read_image,
 };
 pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup, Undeclared};
 pub(crate) use refs::resolve_channel_ref;
