@@ -1,5 +1,5 @@
 //! The calls of a kind of object the plan updates, creates and deletes one at a time by its
-//! own routes (webhooks, custom emoji, sounds, stickers, scheduled events, AutoMod rules):
+//! own routes (webhooks and the sections that are units, `crate::sections`):
 //! each a change and the call that makes it, written the same way for every such kind.
 
 use serde_json::Value;

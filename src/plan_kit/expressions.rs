@@ -1,8 +1,9 @@
-//! What custom emoji, soundboard sounds and stickers share in a plan beyond their calls
-//! ([`crate::plan_kit::calls`]): declared entries matched to live ones, a new file (Discord replaces
-//! none of their files: a deletion and a creation, counted by the deletion gate), pruning
-//! and slots. Each kind's module says what is particular to it: its fields, its file, its
-//! slots.
+//! What the expressions (sections whose objects are each a named file: custom emoji,
+//! sounds, stickers) share in a plan beyond their calls ([`crate::plan_kit::calls`]): one
+//! plan ([`plan_expressions`]) of declared entries matched to live ones, a new file (Discord
+//! replaces none of their files: a deletion and a creation, counted by the deletion gate),
+//! pruning and slots. Each kind's section says what is particular to it
+//! ([`ExpressionPlan`]): its fields, its file, its slots.
 
 use std::borrow::Cow;
 

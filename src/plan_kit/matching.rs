@@ -1,7 +1,7 @@
 //! Which live object a declared entry is, and where a declared entry matches more than one.
 //!
-//! Roles, webhooks, custom emoji, sounds, stickers ([`crate::plan_kit::expressions`]), scheduled events
-//! and AutoMod rules are matched here ([`match_live`]): by a pinned id, then their name, then
+//! Roles, webhooks and the sections' kinds (the expressions through
+//! [`crate::plan_kit::expressions`]) are matched here ([`match_live`]): by a pinned id, then their name, then
 //! their previous names. Channels are matched by their own planner, which adds places (a
 //! category, a sorting group) and moves between them; it reports its duplicates through the
 //! same check ([`note_duplicates`]).

@@ -2,7 +2,7 @@
 //! house"): `context` (the planning context, change builders, `Op`), `matching` (a declared
 //! entry's live object), `calls` (the change and call of an update, a creation and a
 //! deletion), `order` (target orders), `images` (declared image files), `expressions` (what
-//! custom emoji, sounds and stickers share).
+//! the expression-like sections share: their one plan).
 
 pub(crate) mod calls;
 pub mod context;

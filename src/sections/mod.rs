@@ -1,12 +1,10 @@
-//! The manifest's sections as units: what each is below the planner, in one module per
-//! section — its manifest key, its live objects as the rehearsal's copy holds them, their
-//! files, their ids, and the section as `export` writes it. The pipeline iterates
-//! [`ALL`]: `export` builds and writes each section from it, the rehearsal copies each,
-//! and the plan runs each one's planner (`planner::diff`, by [`SectionId`], a match that
-//! names every section).
+//! The manifest's sections as units, one module per section: its key, its planner (with the
+//! kit of `crate::plan_kit`, the room below), its live objects as `export` writes them and
+//! as the rehearsal's copy holds them, their files and their ids. The pipeline iterates
+//! [`ALL`]: `export` builds and writes each section from it, the rehearsal copies each and
+//! reads back its files, and `planner::diff` runs each one's planner in its turn.
 //!
-//! This round holds the five expression-like sections (custom emoji, soundboard sounds,
-//! stickers, AutoMod rules, scheduled events); the others are still written out by each
+//! The expression-like sections are units so far; the others are still written out by each
 //! room (docs/architecture.md, "Sections").
 #![deny(clippy::wildcard_enum_match_arm)]
 

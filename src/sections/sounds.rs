@@ -1,5 +1,5 @@
 //! Soundboard sounds: create, rename, change volume or emoji, replace the file, prune. As for
-//! emoji ([`crate::planner::emojis`]), Discord cannot replace a sound's file (Modify Guild Soundboard
+//! emoji ([`super::emojis`]), Discord cannot replace a sound's file (Modify Guild Soundboard
 //! Sound takes `name`, `volume` and the emoji), so a changed file is a deletion and a
 //! creation, said in the plan and counted by the deletion gate.
 

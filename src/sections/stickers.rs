@@ -1,5 +1,5 @@
 //! Guild stickers: create, rename, change tags or description, replace the file, prune. As for
-//! emoji ([`crate::planner::emojis`]), Discord cannot replace a sticker's file (Modify Guild Sticker
+//! emoji ([`super::emojis`]), Discord cannot replace a sticker's file (Modify Guild Sticker
 //! takes `name`, `description` and `tags`), so a changed file is a deletion and a creation,
 //! said in the plan and counted by the deletion gate. Create Guild Sticker is the one upload
 //! Discord takes as multipart/form-data: the body holds the file's placeholder under `file`,

@@ -1,7 +1,7 @@
 //! Which live object a declared entry is: by a pinned id, then its name, then its previous
 //! names, the oldest of a name first (docs/decisions.md, "Duplicates"). The reading room
 //! uses it to learn what to read (a roster role's live id) without planning; the planner
-//! (`planner::matching`) runs it and turns what it finds into problems, warnings
+//! (`plan_kit::matching`) runs it and turns what it finds into problems, warnings
 //! and duplicates.
 
 use std::borrow::Cow;

@@ -201,7 +201,7 @@ fn run_rule(rule: Rule, fill: impl FnOnce(&mut Manifest)) -> Vec<Diagnostic> {
     out
 }
 
-/// A kind matched by name (roles, webhooks, rules, events, emoji, stickers, sounds): each
+/// A kind matched by name (roles, webhooks, and the sections' kinds): each
 /// later entry of a name is an error naming the first. Twins are fine when every entry of
 /// the name is `pinned` to its live object's `id` (an export of a guild that has them).
 /// `at` is an entry's path by index; returns each name with its first entry's index, for
