@@ -54,9 +54,9 @@ use super::types::{Channel, ChannelType, Emoji, Manifest, Role};
 use crate::discord::limits::*;
 
 pub use crate::discord::limits::IMAGE_MAX_BYTES;
+pub use expressions::{EMOJI_RULES, SOUND_RULES, STICKER_RULES, expression_files};
 pub use image::{
-    EMOJI_RULES, FileRules, IMAGE_RULES, LOTTIE, SOUND_RULES, UPLOAD_RULES, expression_files,
-    image_fields, read_file_as, read_image,
+    FileRules, IMAGE_RULES, LOTTIE, UPLOAD_RULES, image_fields, read_file_as, read_image,
 };
 pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup, Undeclared};
 pub(crate) use refs::resolve_channel_ref;
