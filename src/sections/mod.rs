@@ -193,6 +193,25 @@ mod tests {
         }
     }
 
+    /// The loader knows each section by the one table of keys, as a list split across files
+    /// and merged by name; and every key of that table is a field of the manifest.
+    #[test]
+    fn the_loaders_table_holds_every_section_and_only_manifest_keys() {
+        let keys = crate::manifest::SECTION_KEYS;
+        for s in ALL {
+            let key = s.about().key;
+            let row = keys.iter().find(|r| r.key == key);
+            assert!(
+                matches!(row, Some(r) if r.split && r.identity == Some("name") && r.placed),
+                "{key}: {row:?}"
+            );
+        }
+        let schema = serde_json::to_value(schemars::schema_for!(Manifest)).expect("a schema");
+        for row in keys {
+            assert!(schema["properties"].get(row.key).is_some(), "{}", row.key);
+        }
+    }
+
     #[test]
     fn every_section_is_registered_once_in_order() {
         for (i, s) in ALL.iter().enumerate() {
