@@ -332,9 +332,10 @@ fn actions_shown(cx: &Ctx, actions: &[Value]) -> Value {
                     _ => json!({"block": {}}),
                 },
                 Some(2) => {
-                    let id = match &m["channel_id"] {
-                        Value::String(s) => IdRef::Live(s.clone()),
-                        v => IdRef::New(v["$created"].as_str().unwrap_or_default().to_owned()),
+                    let v = &m["channel_id"];
+                    let id = match v.as_str() {
+                        Some(s) => IdRef::Live(s.to_owned()),
+                        None => IdRef::New(v["$created"].as_str().unwrap_or_default().to_owned()),
                     };
                     json!({"alert": cx.channel_label(&id)})
                 }
