@@ -32,7 +32,7 @@ pub struct Ctx<'a> {
     pub changes: Vec<Change>,
     pub(crate) ops: Vec<Op>,
     pub warnings: Vec<Warning>,
-    /// Declared entries that match more than one live object ([`crate::plan_kit::matching`]).
+    /// Declared entries that match more than one live object (`plan_kit::matching`).
     pub duplicates: Vec<Duplicate>,
     pub unmanaged: Vec<ObjectRef>,
     pub problems: Vec<Problem>,
@@ -89,7 +89,7 @@ struct RefTarget {
 }
 
 /// The channels references may name, indexed so that each reference costs a lookup;
-/// resolved with the checks' rule ([`crate::manifest::resolve_channel_ref`]), so the
+/// resolved with the checks' rule (`manifest::resolve_channel_ref`), so the
 /// plan means by a reference what validation said it means.
 #[derive(Debug, Default)]
 pub struct ChannelRefs {

@@ -326,7 +326,7 @@ pub fn read_image(manifest_dir: &Path, rel: &str) -> Result<(&'static str, Vec<u
     load_image(manifest_dir, rel).map_err(|e| e.message)
 }
 
-/// [`read_image`] with the rules of one kind of file ([`EMOJI_RULES`], [`UPLOAD_RULES`]).
+/// [`read_image`] with the rules of one kind of file ([`EMOJI_RULES`](super::EMOJI_RULES), [`UPLOAD_RULES`]).
 pub fn read_file_as(
     manifest_dir: &Path,
     rel: &str,
