@@ -82,8 +82,6 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
             ),
         }),
         webhooks: snap.webhooks.as_ref().map(|w| webhooks(w, &names)),
-        automod: None,
-        events: None,
         integrations: None,
         // The vanity code, with one empty rule (any invite may exist): adopting a guild
         // changes nothing about its invites until someone writes rules.
@@ -95,12 +93,10 @@ pub fn export_with_images(snap: &Snapshot, images: &ExportedImages) -> Result<St
         bans: bans(snap),
         // Rules people write; the live guild states none.
         policies: None,
-        // The sections that are units ([`crate::sections`]) fill in their own.
-        emojis: None,
-        soundboard: None,
-        stickers: None,
         prune: Default::default(),
         safety: None,
+        // The sections that are units ([`crate::sections`]) fill in their own.
+        ..Manifest::default()
     };
     for section in sections::ALL {
         section.export(snap, images, &names, &mut manifest);

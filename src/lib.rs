@@ -89,7 +89,9 @@ pub mod judge;
 pub mod lockdown;
 #[doc(hidden)] // what `guildctl mcp` serves; the binary's.
 pub mod mcp;
-#[doc(hidden)] // the per-kind planners and their kit; ops::plan is the API.
+#[doc(hidden)] // the planners' kit, below the sections that plan with it; internal.
+pub mod plan_kit;
+#[doc(hidden)] // the per-kind planners and the driver; ops::plan is the API.
 pub mod planner;
 #[doc(hidden)] // the binary's private files (webhook URLs, sandbox state).
 pub mod private_file;

@@ -259,17 +259,10 @@ async fn read_back(
     }
     let mut paths: Vec<String> = after.live_images().iter().map(|i| i.path()).collect();
     // An emoji's path is its id, and its image cannot change: one the copy kept is the image
-    // the snapshot read.
-    paths.extend(after.emoji_paths());
-    paths.extend(after.sound_paths());
-    paths.extend(after.sticker_paths());
-    paths.extend(
-        after
-            .events
-            .iter()
-            .flatten()
-            .filter_map(|e| e.live_image().map(|i| i.path())),
-    );
+    // the snapshot read; so for every section's files.
+    for section in crate::sections::ALL {
+        paths.extend(section.files(&after));
+    }
     for path in paths {
         if let (None, Some(digest)) = (after.images.get(&path), snap.images.get(&path)) {
             after.images.insert(path, digest.clone());
@@ -466,7 +459,7 @@ pub fn copy_of(snap: &Snapshot, rules: Option<EmulatorConfig>) -> Result<State, 
                 .entry(u.id.clone())
                 .or_insert_with(|| user(&u.id, Some(&u.username), u.bot));
         });
-        guild[section.copy_key()] = Value::Array(list);
+        guild[section.about().copy_key] = Value::Array(list);
     }
     if let Some(w) = welcome {
         guild["welcome_screen"] = w;

@@ -607,22 +607,6 @@ fn gh_property(s: &str) -> String {
 /// Node paths a message mentions (`first declared at roles[0]`): words that start with a
 /// top-level section and go on with `[n]` or `.field`.
 pub(crate) fn mentioned_paths(message: &str) -> Vec<&str> {
-    const SECTIONS: [&str; 14] = [
-        "settings",
-        "roles",
-        "channels",
-        "welcome_screen",
-        "onboarding",
-        "widget",
-        "webhooks",
-        "prune",
-        "policies",
-        "emojis",
-        "soundboard",
-        "automod",
-        "events",
-        "stickers",
-    ];
     let bytes = message.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -631,8 +615,10 @@ pub(crate) fn mentioned_paths(message: &str) -> Vec<&str> {
             || !(bytes[i - 1].is_ascii_alphanumeric()
                 || bytes[i - 1] == b'_'
                 || bytes[i - 1] == b'.');
-        let section = SECTIONS
+        let section = crate::manifest::SECTION_KEYS
             .iter()
+            .filter(|s| s.placed)
+            .map(|s| s.key)
             .find(|s| boundary && bytes[i..].starts_with(s.as_bytes()));
         let Some(section) = section else {
             i += 1;

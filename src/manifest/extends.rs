@@ -33,20 +33,9 @@ pub const MAX_BASES: usize = 16;
 /// Lists whose items merge by identity (paths without their indexes), and the field that
 /// is an item's identity. A shared ban list merges by user, so a guild adds its own bans
 /// to the network's (or overrides one's reason) without repeating the list.
-const IDENTITY_LISTS: [(&str, &str); 12] = [
-    ("roles", "name"),
-    ("channels", "name"),
-    ("channels.channels", "name"),
-    ("webhooks", "name"),
-    ("bans", "id"),
-    ("integrations", "application"),
-    ("policies", "name"),
-    ("emojis", "name"),
-    ("soundboard", "name"),
-    ("automod", "name"),
-    ("events", "name"),
-    ("stickers", "name"),
-];
+/// The identity lists besides the top-level ones of
+/// [`SECTION_KEYS`](crate::manifest::SECTION_KEYS): a category's channels.
+const NESTED_IDENTITY_LISTS: [(&str, &str); 1] = [("channels.channels", "name")];
 
 /// Identity lists whose items are never merged: every layer's items are kept, so a guild
 /// cannot loosen a shared policy by redefining it (a name used twice is an error of the
@@ -54,10 +43,11 @@ const IDENTITY_LISTS: [(&str, &str); 12] = [
 const APPENDED_LISTS: [&str; 1] = ["policies"];
 
 fn identity_key(kind: &str) -> Option<&'static str> {
-    IDENTITY_LISTS
+    let top = crate::manifest::SECTION_KEYS
         .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, key)| *key)
+        .map(|s| (s.key, s.identity));
+    let nested = NESTED_IDENTITY_LISTS.iter().map(|&(k, key)| (k, Some(key)));
+    top.chain(nested).find(|(k, _)| *k == kind)?.1
 }
 
 /// Where a merged node is shown: a node of one file.

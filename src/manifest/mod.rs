@@ -47,9 +47,8 @@ pub(crate) use check::resolve_channel_ref;
 #[doc(hidden)]
 // the file checks' tables and readers: the planner's, the binary's and the tests'.
 pub use check::{
-    EMOJI_RULES, FileRules, IMAGE_MAX_BYTES, IMAGE_RULES, LOTTIE, SOUND_RULES, STICKER_RULES,
-    UPLOAD_RULES, emoji_image_fields, image_fields, read_file_as, read_image, sound_fields,
-    split_channel_ref, sticker_fields,
+    FileRules, IMAGE_MAX_BYTES, IMAGE_RULES, LOTTIE, UPLOAD_RULES, expression_files, image_fields,
+    read_file_as, read_image, split_channel_ref,
 };
 pub use check::{check, check_loaded};
 pub use diagnostic::{Diagnostic, Located, Report, Severity};

@@ -9,8 +9,8 @@ use crate::plan::{
     Allowance, Operation, PLAN_FORMAT, Phase, Plan, PlanError, PlanOptions, PolicyAllowance,
     Problem, binding,
 };
-use crate::planner::context::{Ctx, Op};
-use crate::sections::{PlanTurn, SectionId};
+use crate::plan_kit::context::{Ctx, Op};
+use crate::sections::PlanTurn;
 use crate::snapshot::Snapshot;
 
 /// [`diff`] for a manifest loaded from files, with the plan bound to their digest
@@ -128,7 +128,7 @@ pub fn access_view(
 /// `options` with the manifest's image files read from its folder.
 fn with_images(loaded: &LoadedManifest, options: &PlanOptions) -> PlanOptions {
     PlanOptions {
-        images: crate::planner::images::read_image_files(&loaded.manifest, &loaded.dir()),
+        images: crate::plan_kit::images::read_image_files(&loaded.manifest, &loaded.dir()),
         ..options.clone()
     }
 }
@@ -142,21 +142,12 @@ struct Built {
     live: crate::access::Guild,
 }
 
-/// Runs the planners of the sections that are units ([`crate::sections::ALL`]) whose turn
-/// it is, each by a match naming every section, so a new one does not compile until it is
-/// planned.
-#[deny(clippy::wildcard_enum_match_arm)]
+/// Runs the planner of each section that is a unit ([`crate::sections::ALL`]) whose turn it
+/// is, in the registry's order.
 fn plan_sections(turn: PlanTurn, cx: &mut Ctx) {
     for section in crate::sections::ALL {
-        if section.plan_turn() != turn {
-            continue;
-        }
-        match section.id() {
-            SectionId::Emojis => crate::planner::emojis::plan_emojis(cx),
-            SectionId::Soundboard => crate::planner::sounds::plan_sounds(cx),
-            SectionId::Stickers => crate::planner::stickers::plan_stickers(cx),
-            SectionId::AutoMod => crate::planner::automod::plan_automod(cx),
-            SectionId::Events => crate::planner::events::plan_events(cx),
+        if section.about().plan_turn == turn {
+            section.plan(cx);
         }
     }
 }

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::discord::models::{self, Channel as LiveChannel, channel_type};
 use crate::manifest::{Channel, Emoji, ForumLayout, ForumTag, SortOrder};
 use crate::plan::field;
-use crate::planner::context::ChangeBuilder;
+use crate::plan_kit::context::ChangeBuilder;
 
 /// An emoji as Discord stores it on a tag or a reaction: a custom emoji by its id alone, a
 /// standard one by its character. Discord sets at most one of the two, and keeps no name

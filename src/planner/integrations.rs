@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::discord::Route;
 use crate::plan::field::Integration as Gone;
 use crate::plan::{Action, FieldChange, IdRef, Kind, ObjectRef, Phase};
-use crate::planner::context::{Ctx, Op, change};
+use crate::plan_kit::context::{Ctx, Op, change};
 use crate::snapshot::doors::{Integration, MAX_INTEGRATIONS};
 
 pub(super) fn plan_integrations(cx: &mut Ctx) {

@@ -14,7 +14,7 @@ use crate::discord::Route;
 use crate::manifest::InviteRule;
 use crate::plan::field::Invite as Fact;
 use crate::plan::{Action, FieldChange, IdRef, Kind, ObjectRef, Phase};
-use crate::planner::context::{ANY_CHANNEL, Ctx, Op, change};
+use crate::plan_kit::context::{ANY_CHANNEL, Ctx, Op, change};
 use crate::snapshot::doors::Invite;
 
 /// Channels an invite may lead to.

@@ -20,7 +20,7 @@ use crate::discord::Route;
 use crate::manifest::{Role, RosterMember};
 use crate::permissions::Permissions;
 use crate::plan::{Action, Change, FieldChange, HeldRole, IdRef, Kind, Person, Phase};
-use crate::planner::context::{Ctx, Op, change};
+use crate::plan_kit::context::{Ctx, Op, change};
 use crate::snapshot::{Snapshot, role_rank_cmp};
 
 /// Users one Bulk Guild Ban may name (reference, Limits).

@@ -1,40 +1,27 @@
 //! The planners: what to change, per kind of object, to make the live guild the manifest
 //! (docs/architecture.md, "The house"). `diff` runs them in their turn over one planning
-//! context (`context::Ctx`), then has the plan judged (`crate::judge`); the planners share
-//! their kit: `context` (the context, change builders, `Op`), `matching` (a declared entry's
-//! live object), `calls` (the change and call of an update, a creation and a deletion),
-//! `order` (target orders), `images` (declared image files), `expressions` (what custom
-//! emoji, sounds and stickers share).
+//! context (`crate::plan_kit::context::Ctx`), then has the plan judged (`crate::judge`);
+//! their kit is the room below, `crate::plan_kit`.
 //!
-//! One planner per kind: `roles` (with `role_style` for colours), `channels` (with `forum`
-//! for forum and media channels), `settings`, `welcome_onboarding_widget`, `webhooks`,
-//! `integrations`, `invites`, `regions`, `members` (rosters and bans), `emojis`, `sounds`,
-//! `stickers`, `automod` and `events`.
+//! One planner per kind that is not yet a section of its own: `roles` (with `role_style` for
+//! colours), `channels` (with `forum` for forum and media channels), `settings`,
+//! `welcome_onboarding_widget`, `webhooks`, `integrations`, `invites`, `regions`, `members`
+//! (rosters and bans); the sections that are units (`crate::sections::ALL`) plan their own,
+//! each in its turn.
 
-mod automod;
-mod calls;
 mod channels;
-pub(crate) mod context;
 mod diff;
-mod emojis;
-mod events;
-mod expressions;
 mod forum;
-mod images;
 mod integrations;
 mod invites;
-mod matching;
 mod members;
-mod order;
 mod regions;
 mod role_style;
 mod roles;
 mod settings;
-mod sounds;
-mod stickers;
 mod webhooks;
 mod welcome_onboarding_widget;
 
+pub use crate::plan_kit::images::read_image_files;
 pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
-pub use images::read_image_files;
 pub use members::BULK_BAN_MAX;

@@ -2,7 +2,7 @@
 //! Discord does not offer this guild is refused at plan, before any call.
 
 use crate::manifest::Channel;
-use crate::planner::context::Ctx;
+use crate::plan_kit::context::Ctx;
 
 pub(super) fn check_regions(cx: &mut Ctx) {
     let mut named: Vec<(String, String)> = Vec::new();

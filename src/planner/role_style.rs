@@ -8,8 +8,8 @@ use crate::discord::cdn::LiveImage;
 use crate::discord::models::Role as LiveRole;
 use crate::manifest::{HOLOGRAPHIC, Role};
 use crate::plan::field;
-use crate::planner::context::{ChangeBuilder, Ctx};
-use crate::planner::images::{Slot, image_change};
+use crate::plan_kit::context::{ChangeBuilder, Ctx};
+use crate::plan_kit::images::{Slot, image_change};
 
 type Triple = (u32, Option<u32>, Option<u32>);
 

@@ -11,9 +11,9 @@ use crate::manifest::{PermissionName, Role};
 use crate::permissions::Permissions;
 use crate::plan::field::{self, Order};
 use crate::plan::{Action, Field, FieldChange, IdRef, Kind, ObjectRef, Phase};
-use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
-use crate::planner::matching::match_live;
-use crate::planner::order::target_order;
+use crate::plan_kit::context::{ChangeBuilder, Ctx, Op, change};
+use crate::plan_kit::matching::match_live;
+use crate::plan_kit::order::target_order;
 
 use crate::discord::names::EVERYONE;
 

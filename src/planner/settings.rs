@@ -9,7 +9,7 @@ use crate::manifest::{
     ExplicitContentFilter, MessageNotifications, Settings, SystemChannelFlag, VerificationLevel,
 };
 use crate::plan::{Action, IdRef, Kind, Phase, field};
-use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
+use crate::plan_kit::context::{ChangeBuilder, Ctx, Op, change};
 
 const COMMUNITY: &str = "COMMUNITY";
 
@@ -207,7 +207,7 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         g.premium_progress_bar_enabled,
         s.premium_progress_bar_enabled,
     );
-    crate::planner::images::guild_images(cx, &s, &mut b);
+    crate::plan_kit::images::guild_images(cx, &s, &mut b);
     let enabling = plan_features(cx, &s, &mut b);
     if enabling {
         check_community_prerequisites(cx, &s, &resolved, &mut b);

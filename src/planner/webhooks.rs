@@ -11,10 +11,10 @@ use crate::discord::Route;
 use crate::discord::models::{WEBHOOK_INCOMING, Webhook as LiveWebhook, channel_type};
 use crate::manifest::Webhook;
 use crate::plan::{IdRef, Kind, ObjectRef, Phase, field};
-use crate::planner::calls::{Calls, Live};
-use crate::planner::context::{ChangeBuilder, Ctx};
-use crate::planner::images::declared_file;
-use crate::planner::matching::match_live;
+use crate::plan_kit::calls::{Calls, Live};
+use crate::plan_kit::context::{ChangeBuilder, Ctx};
+use crate::plan_kit::images::declared_file;
+use crate::plan_kit::matching::match_live;
 
 /// Webhooks post to text-like channels.
 const WEBHOOK_CHANNELS: &[u8] = &[
@@ -130,7 +130,7 @@ fn channel_display(cx: &Ctx, id: &IdRef) -> Value {
 
 /// Discord reports only whether an avatar is set (an opaque hash), so guildctl sets
 /// one where none is, and removes it when the manifest says `null`. The file is bound by
-/// its bytes, as every image is ([`crate::planner::images::ImageFile::value`]).
+/// its bytes, as every image is ([`crate::plan_kit::images::ImageFile::value`]).
 fn avatar_change(
     cx: &mut Ctx,
     b: &mut ChangeBuilder,

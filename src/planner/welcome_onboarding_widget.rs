@@ -8,7 +8,7 @@ use crate::discord::Route;
 use crate::discord::models::{self, channel_type};
 use crate::manifest::{Emoji, Manifest, OnboardingMode, PromptType};
 use crate::plan::{Action, IdRef, Kind, Phase, PlanOptions, field};
-use crate::planner::context::{ANY_CHANNEL, ChangeBuilder, Ctx, Op, change};
+use crate::plan_kit::context::{ANY_CHANNEL, ChangeBuilder, Ctx, Op, change};
 use crate::snapshot::Snapshot;
 
 /// Channel types a welcome screen, onboarding or a webhook may point at.

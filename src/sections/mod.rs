@@ -1,12 +1,10 @@
-//! The manifest's sections as units: what each is below the planner, in one module per
-//! section — its manifest key, its live objects as the rehearsal's copy holds them, their
-//! files, their ids, and the section as `export` writes it. The pipeline iterates
-//! [`ALL`]: `export` builds and writes each section from it, the rehearsal copies each,
-//! and the plan runs each one's planner (`planner::diff`, by [`SectionId`], a match that
-//! names every section).
+//! The manifest's sections as units, one module per section: its key, its planner (with the
+//! kit of `crate::plan_kit`, the room below), its live objects as `export` writes them and
+//! as the rehearsal's copy holds them, their files and their ids. The pipeline iterates
+//! [`ALL`]: `export` builds and writes each section from it, the rehearsal copies each and
+//! reads back its files, and `planner::diff` runs each one's planner in its turn.
 //!
-//! This round holds the five expression-like sections (custom emoji, soundboard sounds,
-//! stickers, AutoMod rules, scheduled events); the others are still written out by each
+//! The expression-like sections are units so far; the others are still written out by each
 //! room (docs/architecture.md, "Sections").
 #![deny(clippy::wildcard_enum_match_arm)]
 
@@ -28,6 +26,7 @@ use serde_json::Value;
 
 use crate::discord::models::User;
 use crate::manifest::Manifest;
+use crate::plan_kit::context::Ctx;
 use crate::snapshot::Snapshot;
 
 /// Which section, for the rooms above that dispatch on it with a match naming every one
@@ -55,15 +54,37 @@ pub enum PlanTurn {
 /// manifest.
 pub type ExportedFiles = HashMap<String, String>;
 
-/// One manifest section, as the rooms below the planner need it.
-pub trait Section: Sync {
-    fn id(&self) -> SectionId;
-
+/// What a section is called and where it runs.
+#[derive(Debug, Clone, Copy)]
+pub struct About {
+    /// Which section.
+    pub id: SectionId,
     /// Its key in the manifest (`emojis`).
-    fn key(&self) -> &'static str;
-
+    pub key: &'static str,
+    /// The key of the rehearsal copy's guild its objects go under (`soundboard_sounds`).
+    pub copy_key: &'static str,
     /// Where in the plan its planner runs.
-    fn plan_turn(&self) -> PlanTurn;
+    pub plan_turn: PlanTurn,
+    /// The comment `export` writes above it.
+    pub comment: &'static str,
+}
+
+impl About {
+    /// The section declared as `value`, written with its comment; nothing when it is not
+    /// declared.
+    pub fn write<T: Serialize>(&self, out: &mut String, value: &Option<T>) -> Result<(), String> {
+        match value {
+            Some(_) => write_section(out, Some(self.comment), self.key, value),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One manifest section as a unit: what it is, its planner, and what the rooms around the
+/// planner need of it.
+pub trait Section: Sync {
+    /// What it is called and where it runs.
+    fn about(&self) -> About;
 
     /// Its live objects as manifest entries, with their ids pinned, roles and channels by
     /// name, each file as the name `files` gives it (left out when not read).
@@ -71,9 +92,6 @@ pub trait Section: Sync {
 
     /// The section of `m` as `export` writes it, with its comment, when `m` declares it.
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String>;
-
-    /// The key of the copy's guild its objects go under (`soundboard_sounds`).
-    fn copy_key(&self) -> &'static str;
 
     /// Its live objects as the rehearsal's copy of the guild holds them, without their files
     /// (the copy's CDN answers 404 for them; the read-back takes their digests from the
@@ -85,6 +103,10 @@ pub trait Section: Sync {
 
     /// The CDN path of each live object's file.
     fn files(&self, snap: &Snapshot) -> Vec<String>;
+
+    /// Plans the section: the changes that make its live objects the manifest's, and the
+    /// problems that refuse them, added to `cx` (in its turn, [`About::plan_turn`]).
+    fn plan(&self, cx: &mut Ctx);
 }
 
 /// Every section that is a unit, in the order the export writes them (and the copy and,
@@ -118,17 +140,42 @@ pub fn write_section<T: Serialize>(
     Ok(())
 }
 
-/// A declared section, written with its comment; nothing when it is not declared.
-fn write_declared<T: Serialize>(
-    out: &mut String,
-    comment: &str,
-    key: &str,
-    value: &Option<T>,
-) -> Result<(), String> {
-    match value {
-        Some(_) => write_section(out, Some(comment), key, value),
-        None => Ok(()),
-    }
+/// Live objects with files as `export` writes them: each whose file was written, made by
+/// `entry` with the file's name; `None` when none was.
+fn exported<'s, T: 's, E>(
+    live: impl IntoIterator<Item = &'s T>,
+    files: &ExportedFiles,
+    path: impl Fn(&T) -> String,
+    entry: impl Fn(&T, String) -> E,
+) -> Option<Vec<E>> {
+    let list: Vec<E> = live
+        .into_iter()
+        .filter_map(|o| Some(entry(o, files.get(&path(o))?.clone())))
+        .collect();
+    (!list.is_empty()).then_some(list)
+}
+
+/// A live list as the rehearsal's copy holds it, each creator given to `creator`.
+fn copied<T>(
+    live: &Option<Vec<T>>,
+    creator: &mut dyn FnMut(&User),
+    user: impl Fn(&T) -> Option<&User>,
+    object: impl Fn(&T) -> Value,
+) -> Vec<Value> {
+    live.iter()
+        .flatten()
+        .map(|o| {
+            if let Some(u) = user(o) {
+                creator(u);
+            }
+            object(o)
+        })
+        .collect()
+}
+
+/// The ids of a live list, when it was read.
+fn ids_of<'s, T>(list: &'s Option<Vec<T>>, id: impl Fn(&'s T) -> &'s String) -> Vec<&'s str> {
+    list.iter().flatten().map(|o| id(o).as_str()).collect()
 }
 
 #[cfg(test)]
@@ -146,10 +193,29 @@ mod tests {
         }
     }
 
+    /// The loader knows each section by the one table of keys, as a list split across files
+    /// and merged by name; and every key of that table is a field of the manifest.
+    #[test]
+    fn the_loaders_table_holds_every_section_and_only_manifest_keys() {
+        let keys = crate::manifest::SECTION_KEYS;
+        for s in ALL {
+            let key = s.about().key;
+            let row = keys.iter().find(|r| r.key == key);
+            assert!(
+                matches!(row, Some(r) if r.split && r.identity == Some("name") && r.placed),
+                "{key}: {row:?}"
+            );
+        }
+        let schema = serde_json::to_value(schemars::schema_for!(Manifest)).expect("a schema");
+        for row in keys {
+            assert!(schema["properties"].get(row.key).is_some(), "{}", row.key);
+        }
+    }
+
     #[test]
     fn every_section_is_registered_once_in_order() {
         for (i, s) in ALL.iter().enumerate() {
-            assert_eq!(place(s.id()), i, "{}", s.key());
+            assert_eq!(place(s.about().id), i, "{}", s.about().key);
         }
         assert_eq!(ALL.len(), place(SectionId::Events) + 1);
     }

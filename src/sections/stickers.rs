@@ -1,90 +1,285 @@
-//! `stickers:`, the guild's stickers: below the planner (`planner::stickers`).
+//! Guild stickers: create, rename, change tags or description, replace the file, prune. As for
+//! emoji ([`super::emojis`]), Discord cannot replace a sticker's file (Modify Guild Sticker
+//! takes `name`, `description` and `tags`), so a changed file is a deletion and a creation,
+//! said in the plan and counted by the deletion gate. Create Guild Sticker is the one upload
+//! Discord takes as multipart/form-data: the body holds the file's placeholder under `file`,
+//! and apply sends it as the form's file part ([`crate::discord::Route::takes_form`]).
 
+use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{ExportedFiles, Names, PlanTurn, Section, SectionId, write_declared};
+use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, copied, exported, ids_of};
+use crate::discord::Route;
 use crate::discord::cdn::sticker_path;
+use crate::discord::limits::STICKER_SLOTS;
+use crate::discord::models::GuildSticker as LiveSticker;
 use crate::discord::models::User;
-use crate::manifest::{GuildSticker, Manifest, Snowflake};
+use crate::manifest::{GuildSticker, LOTTIE, Manifest, Snowflake};
+use crate::plan::field::Field;
+use crate::plan::image::ImageFile;
+use crate::plan::{IdRef, Kind, Phase, field};
+use crate::plan_kit::calls::Calls;
+use crate::plan_kit::context::{ChangeBuilder, Ctx};
+use crate::plan_kit::expressions::{
+    Expression, ExpressionPlan, Live, LiveExpression, Slots, plan_expressions,
+};
 use crate::snapshot::Snapshot;
 
 pub(super) struct Stickers;
 
+crate::snapshot::matching::declared!(GuildSticker);
+
 impl Section for Stickers {
-    fn id(&self) -> SectionId {
-        SectionId::Stickers
-    }
-
-    fn plan_turn(&self) -> PlanTurn {
-        PlanTurn::Last
-    }
-
-    fn key(&self) -> &'static str {
-        "stickers"
+    fn about(&self) -> About {
+        About {
+            id: SectionId::Stickers,
+            key: "stickers",
+            copy_key: "stickers",
+            plan_turn: PlanTurn::Last,
+            comment: "Stickers, their files written beside the manifest.",
+        }
     }
 
     fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
-        let Some(live) = snap.expressions.stickers.as_ref() else {
-            return;
-        };
-        let list: Vec<GuildSticker> = live
-            .iter()
-            .filter_map(|s| {
-                let image = files.get(&sticker_path(&s.id, s.format_type))?.clone();
-                Some(GuildSticker {
-                    id: Some(Snowflake(s.id.clone())),
-                    name: s.name.clone(),
-                    previous_names: Vec::new(),
-                    image,
-                    tags: s.tags.clone(),
-                    description: s.description.clone().filter(|d| !d.is_empty()),
-                })
-            })
-            .collect();
-        out.stickers = (!list.is_empty()).then_some(list);
+        out.stickers = exported(
+            snap.expressions.stickers.iter().flatten(),
+            files,
+            |s| sticker_path(&s.id, s.format_type),
+            |s, image| GuildSticker {
+                id: Some(Snowflake(s.id.clone())),
+                name: s.name.clone(),
+                previous_names: Vec::new(),
+                image,
+                tags: s.tags.clone(),
+                description: s.description.clone().filter(|d| !d.is_empty()),
+            },
+        );
     }
 
     fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        write_declared(
-            out,
-            "Stickers, their files written beside the manifest.",
-            self.key(),
-            &m.stickers,
-        )
-    }
-
-    fn copy_key(&self) -> &'static str {
-        "stickers"
+        self.about().write(out, &m.stickers)
     }
 
     /// As Discord lists them, without their files, as the emoji are.
     fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value> {
-        snap.expressions
-            .stickers
-            .iter()
-            .flatten()
-            .map(|s| {
-                if let Some(u) = &s.user {
-                    creator(u);
-                }
+        copied(
+            &snap.expressions.stickers,
+            creator,
+            |s| s.user.as_ref(),
+            |s| {
                 json!({
                     "id": s.id, "name": s.name, "description": s.description, "tags": s.tags,
                     "format_type": s.format_type, "user_id": s.user.as_ref().map(|u| &u.id),
                 })
-            })
-            .collect()
+            },
+        )
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        snap.expressions
-            .stickers
-            .iter()
-            .flatten()
-            .map(|s| s.id.as_str())
-            .collect()
+        ids_of(&snap.expressions.stickers, |s| &s.id)
+    }
+
+    fn plan(&self, cx: &mut Ctx) {
+        plan_expressions::<Stickers>(cx);
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {
         snap.sticker_paths()
     }
+}
+
+const STICKER: Expression = Expression {
+    calls: Calls {
+        kind: Kind::Sticker,
+        noun: "sticker",
+        key: "sticker",
+        write: Phase::StickerWrite,
+        delete: Phase::StickerDelete,
+    },
+    section: "stickers",
+    file_label: "sticker",
+    file_word: "file",
+};
+
+/// Discord's sticker slots by boost tier (5/15/30/60): the first creation past the limit is
+/// refused at its line (30039).
+const SLOTS: Slots = Slots {
+    by_tier: STICKER_SLOTS,
+    more_feature: "MORE_STICKERS",
+    called: "sticker slots",
+    plural: "stickers",
+    code: 30039,
+};
+
+impl LiveExpression for LiveSticker {
+    fn live(&self) -> Live<'_> {
+        Live {
+            name: &self.name,
+            id: &self.id,
+        }
+    }
+
+    fn delete_route(&self, cx: &Ctx) -> Route<IdRef> {
+        Route::DeleteSticker {
+            guild: cx.guild(),
+            sticker: IdRef::Live(self.id.clone()),
+        }
+    }
+}
+
+/// A description as compared: Discord may keep an empty one as null.
+fn description_of(d: Option<&str>) -> &str {
+    d.unwrap_or_default()
+}
+
+impl ExpressionPlan for Stickers {
+    type Declared = GuildSticker;
+    type Live = LiveSticker;
+    type Extra = ();
+    const EXPRESSION: Expression = STICKER;
+    const FILE_KEY: &'static str = "image";
+    const UNREAD: (&'static str, &'static str) = (
+        "stickers",
+        "grant the bot's role `create_guild_expressions`, or leave `stickers` out",
+    );
+
+    fn file_field() -> Field {
+        field::Sticker::Image.into()
+    }
+
+    fn declared(m: &Manifest) -> Option<&[GuildSticker]> {
+        m.stickers.as_deref()
+    }
+
+    fn live(snap: &Snapshot) -> Option<&[LiveSticker]> {
+        snap.expressions.stickers.as_deref()
+    }
+
+    fn file(d: &GuildSticker) -> &str {
+        &d.image
+    }
+
+    fn digest<'s>(snap: &'s Snapshot, l: &LiveSticker) -> Option<&'s str> {
+        snap.sticker_digest(l)
+    }
+
+    fn prunable(m: &Manifest, _: &LiveSticker) -> bool {
+        m.prune.stickers
+    }
+
+    fn extra(_: &mut Ctx, _: &GuildSticker, _: &str) -> Option<()> {
+        Some(())
+    }
+
+    fn usable(cx: &mut Ctx, file: &ImageFile, source: &str) -> bool {
+        lottie_allowed(cx, file, source)
+    }
+
+    fn replaced(live: &LiveSticker) -> String {
+        format!(
+            "sticker `{}` (id {}) is deleted and created again with the new file: Discord cannot replace a sticker's file, so it gets a new id, and messages that sent the old one show it as deleted",
+            live.name, live.id
+        )
+    }
+
+    fn update(cx: &mut Ctx, d: &GuildSticker, l: &LiveSticker, (): (), source: String) {
+        plan_update(cx, d, l, source);
+    }
+
+    fn create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, (): (), source: String) {
+        plan_create(cx, d, file, source);
+    }
+
+    fn check_slots(
+        cx: &mut Ctx,
+        live: &[LiveSticker],
+        deleted: &HashSet<&str>,
+        created: &[(bool, String)],
+    ) {
+        STICKER.check_slots(cx, &SLOTS, live.len() - deleted.len(), created);
+    }
+}
+
+/// A Lottie sticker needs a verified or partnered guild (Create Guild Sticker); elsewhere
+/// Discord refuses the file (50046), so the plan refuses it at the entry's `image`.
+fn lottie_allowed(cx: &mut Ctx, file: &ImageFile, source: &str) -> bool {
+    let g = &cx.snap.guild;
+    if file.mime != LOTTIE || g.has_feature("VERIFIED") || g.has_feature("PARTNERED") {
+        return true;
+    }
+    cx.problem(
+        Some(format!("{source}.image")),
+        "a Lottie sticker needs the guild feature VERIFIED or PARTNERED, which this guild does not have (Discord refuses the file: 50046)".into(),
+        Some("use a PNG, APNG or GIF of at most 320x320 pixels"),
+    );
+    false
+}
+
+fn plan_update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, source: String) {
+    let mut b = ChangeBuilder::new();
+    if live.name != d.name {
+        b.set(
+            field::Sticker::Name,
+            json!(live.name),
+            json!(d.name),
+            json!(d.name),
+        );
+    }
+    if live.tags != d.tags {
+        b.set(
+            field::Sticker::Tags,
+            json!(live.tags),
+            json!(d.tags),
+            json!(d.tags),
+        );
+    }
+    if let Some(want) = &d.description
+        && description_of(live.description.as_deref()) != want.as_str()
+    {
+        b.set(
+            field::Sticker::Description,
+            json!(live.description),
+            json!(want),
+            json!(want),
+        );
+    }
+    let route = Route::UpdateSticker {
+        guild: cx.guild(),
+        sticker: IdRef::Live(live.id.clone()),
+    };
+    STICKER
+        .calls
+        .update(cx, &d.name, &live.id, b, source, route);
+}
+
+fn plan_create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, source: String) {
+    let mut b = ChangeBuilder::new();
+    b.set(
+        field::Sticker::Name,
+        Value::Null,
+        json!(d.name),
+        json!(d.name),
+    );
+    b.set(
+        field::Sticker::Image,
+        Value::Null,
+        file.value(&d.image),
+        file.upload(&d.image),
+    );
+    b.set(
+        field::Sticker::Tags,
+        Value::Null,
+        json!(d.tags),
+        json!(d.tags),
+    );
+    if let Some(want) = d.description.as_ref().filter(|w| !w.is_empty()) {
+        b.set(
+            field::Sticker::Description,
+            Value::Null,
+            json!(want),
+            json!(want),
+        );
+    }
+    let route = Route::CreateSticker { guild: cx.guild() };
+    STICKER.calls.create(cx, &d.name, b, source, route);
 }

@@ -3,12 +3,14 @@
 //! one listing GET, and one CDN read per object for its file's SHA-256, so a manifest
 //! without them keeps the snapshot's seven reads.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::{Snapshot, optional};
 use crate::discord::cdn::{digest, emoji_path, sound_path, sticker_path};
 use crate::discord::models::{GuildEmoji, GuildSticker, SoundboardSound, SoundboardSounds};
 use crate::discord::{Client, ClientError};
+use crate::manifest::Manifest;
 
 /// What was read of the guild's expressions; `None` where it was not asked for, or the bot
 /// may not list it (403).
@@ -28,29 +30,75 @@ impl Expressions {
     }
 }
 
+/// One list of expressions, read by its own GET: the lists in the order they are read.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum List {
+    Emojis,
+    Sounds,
+    Stickers,
+}
+
+impl List {
+    pub(super) const ALL: [List; 3] = [List::Emojis, List::Sounds, List::Stickers];
+
+    /// Whether `m` declares its section (else it is not read).
+    fn declared(self, m: &Manifest) -> bool {
+        match self {
+            List::Emojis => m.emojis.is_some(),
+            List::Sounds => m.soundboard.is_some(),
+            List::Stickers => m.stickers.is_some(),
+        }
+    }
+
+    /// What reading it is called in an error.
+    pub(super) fn step(self) -> &'static str {
+        match self {
+            List::Emojis => "reading the guild's emojis",
+            List::Sounds => "reading the guild's soundboard sounds",
+            List::Stickers => "reading the guild's stickers",
+        }
+    }
+}
+
+/// A listing at `path` (`None`: the bot may not list it), each object's id checked to be
+/// digits: anything else would be a path on the CDN.
+async fn listed<L: DeserializeOwned, T>(
+    client: &Client,
+    path: String,
+    items: fn(L) -> Vec<T>,
+    id: fn(&T) -> &str,
+) -> Result<Option<Vec<T>>, ClientError> {
+    let list = optional(client.get::<L>(&path)).await?.map(items);
+    for o in list.iter().flatten() {
+        let id = id(o);
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ClientError::Decode {
+                method: reqwest::Method::GET,
+                path,
+                detail: format!("\"{id}\" is not a Discord id"),
+            });
+        }
+    }
+    Ok(list)
+}
+
 impl Snapshot {
-    /// Reads the emoji list (one GET) when `emojis` is asked for, and each emoji's image
-    /// from the CDN into [`Snapshot::images`] under [`emoji_path`]; an image the CDN would
-    /// not give is left out (the plan then cannot tell it is the declared file, and says so).
+    /// Reads each list `m` declares (one GET each), then each object's file from the CDN
+    /// into [`Snapshot::images`] under its path; a file the CDN would not give is left out
+    /// (the plan then cannot tell it is the declared file, and says so).
     pub(super) async fn read_expressions(
         &mut self,
         client: &Client,
-        emojis: bool,
-        sounds: bool,
-        stickers: bool,
+        m: &Manifest,
     ) -> Result<(), ClientError> {
         let mut paths = Vec::new();
-        if emojis {
-            self.read_emoji_list(client).await?;
-            paths.extend(self.emoji_paths());
-        }
-        if sounds {
-            self.read_sound_list(client).await?;
-            paths.extend(self.sound_paths());
-        }
-        if stickers {
-            self.read_sticker_list(client).await?;
-            paths.extend(self.sticker_paths());
+        for list in List::ALL.into_iter().filter(|l| l.declared(m)) {
+            self.read_list(client, list).await?;
+            paths.extend(match list {
+                List::Emojis => self.emoji_paths(),
+                List::Sounds => self.sound_paths(),
+                List::Stickers => self.sticker_paths(),
+            });
         }
         for at in paths {
             if let Ok(bytes) = client.cdn_file(&at).await {
@@ -60,56 +108,29 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Reads the emoji list alone (one GET; `export` reads the images itself, to write them).
-    pub async fn read_emoji_list(&mut self, client: &Client) -> Result<(), ClientError> {
-        let path = format!("/guilds/{}/emojis", self.guild.id);
-        let list = optional(client.get::<Vec<GuildEmoji>>(&path)).await?;
-        for e in list.iter().flatten() {
-            // An id is digits; anything else would be a path on the CDN.
-            if e.id.is_empty() || !e.id.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(ClientError::Decode {
-                    method: reqwest::Method::GET,
-                    path,
-                    detail: format!("\"{}\" is not a Discord id", e.id),
-                });
+    /// Reads one list alone (one GET; `export` reads the files itself, to write them).
+    pub(super) async fn read_list(
+        &mut self,
+        client: &Client,
+        list: List,
+    ) -> Result<(), ClientError> {
+        let guild = &self.guild.id;
+        let e = &mut self.expressions;
+        match list {
+            List::Emojis => {
+                let path = format!("/guilds/{guild}/emojis");
+                e.emojis = listed(client, path, |l: Vec<GuildEmoji>| l, |o| &o.id).await?;
+            }
+            List::Sounds => {
+                let path = format!("/guilds/{guild}/soundboard-sounds");
+                let items = |l: SoundboardSounds| l.items;
+                e.sounds = listed(client, path, items, |o| &o.sound_id).await?;
+            }
+            List::Stickers => {
+                let path = format!("/guilds/{guild}/stickers");
+                e.stickers = listed(client, path, |l: Vec<GuildSticker>| l, |o| &o.id).await?;
             }
         }
-        self.expressions.emojis = list;
-        Ok(())
-    }
-
-    /// Reads the soundboard sounds alone (one GET).
-    pub async fn read_sound_list(&mut self, client: &Client) -> Result<(), ClientError> {
-        let path = format!("/guilds/{}/soundboard-sounds", self.guild.id);
-        let list = optional(client.get::<SoundboardSounds>(&path)).await?;
-        for s in list.iter().flat_map(|l| &l.items) {
-            if s.sound_id.is_empty() || !s.sound_id.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(ClientError::Decode {
-                    method: reqwest::Method::GET,
-                    path,
-                    detail: format!("\"{}\" is not a Discord id", s.sound_id),
-                });
-            }
-        }
-        self.expressions.sounds = list.map(|l| l.items);
-        Ok(())
-    }
-
-    /// Reads the guild's stickers alone (one GET).
-    pub async fn read_sticker_list(&mut self, client: &Client) -> Result<(), ClientError> {
-        let path = format!("/guilds/{}/stickers", self.guild.id);
-        let list = optional(client.get::<Vec<GuildSticker>>(&path)).await?;
-        for s in list.iter().flatten() {
-            // An id is digits; anything else would be a path on the CDN.
-            if s.id.is_empty() || !s.id.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(ClientError::Decode {
-                    method: reqwest::Method::GET,
-                    path,
-                    detail: format!("\"{}\" is not a Discord id", s.id),
-                });
-            }
-        }
-        self.expressions.stickers = list;
         Ok(())
     }
 

@@ -1,7 +1,7 @@
 //! Which live object a declared entry is: by a pinned id, then its name, then its previous
 //! names, the oldest of a name first (docs/decisions.md, "Duplicates"). The reading room
 //! uses it to learn what to read (a roster role's live id) without planning; the planner
-//! (`planner::matching`) runs it and turns what it finds into problems, warnings
+//! (`plan_kit::matching`) runs it and turns what it finds into problems, warnings
 //! and duplicates.
 
 use std::borrow::Cow;
@@ -9,9 +9,7 @@ use std::borrow::Cow;
 use hashbrown::{HashMap, HashSet};
 
 use super::snowflake_cmp;
-use crate::manifest::{
-    AutoModRule, GuildEmoji, GuildSticker, Role, ScheduledEvent, SoundboardSound, Webhook,
-};
+use crate::manifest::{Role, Webhook};
 
 /// A declared entry as matching sees it: its pinned id, its name, its previous names.
 pub trait Declared {
@@ -25,10 +23,11 @@ pub trait Declared {
 }
 
 /// Implements [`Declared`] for manifest kinds with `id`, `name` and `previous_names`; a
-/// kind some of whose entries are matched apart says which after `=>`.
+/// kind some of whose entries are matched apart says which after `=>`. A section that is a
+/// unit says it of its own kind (`crate::sections`).
 macro_rules! declared {
     ($($kind:ty $(=> $apart:expr)?),* $(,)?) => {$(
-        impl Declared for $kind {
+        impl $crate::snapshot::matching::Declared for $kind {
             fn id(&self) -> Option<&str> {
                 self.id.as_ref().map(|i| i.0.as_str())
             }
@@ -47,13 +46,9 @@ macro_rules! declared {
         }
     )*};
 }
+pub(crate) use declared;
 
 declared!(
-    GuildEmoji,
-    SoundboardSound,
-    GuildSticker,
-    ScheduledEvent,
-    AutoModRule,
     Webhook,
     Role => |r| r.name == crate::discord::names::EVERYONE,
 );

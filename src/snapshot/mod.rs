@@ -217,8 +217,8 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Reads the optional sections `m` declares, one listing GET each: custom emoji,
-    /// soundboard sounds and stickers (with their files from the CDN), AutoMod rules,
+    /// Reads the optional sections `m` declares, one listing GET each: the expressions
+    /// (with their files from the CDN), AutoMod rules,
     /// scheduled events (with their cover images), and the announcement channels `follows`
     /// names that the guild does not follow yet ([`follows`]). The one place a command or the rehearsal
     /// reads them.
@@ -227,13 +227,7 @@ impl Snapshot {
         client: &Client,
         m: &crate::manifest::Manifest,
     ) -> Result<(), ClientError> {
-        self.read_expressions(
-            client,
-            m.emojis.is_some(),
-            m.soundboard.is_some(),
-            m.stickers.is_some(),
-        )
-        .await?;
+        self.read_expressions(client, m).await?;
         if automod::wanted(m) {
             self.automod = automod::read(client, &self.guild.id.clone()).await?;
         }

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use super::Snapshot;
 use super::matching::match_entries;
 use super::people::PeopleQuery;
-use super::{Wants, automod, events};
+use super::{Wants, automod, events, expressions};
 use crate::discord::models::OVERWRITE_MEMBER;
 use crate::discord::names::{EVERYONE, stored_display_name};
 use crate::discord::{Client, ClientError};
@@ -32,7 +32,7 @@ enum Scope<'a> {
     /// the people its rosters, bans and member overwrites name, and its optional sections.
     For(&'a Manifest),
     /// Everything `export` writes, whatever a manifest says: AutoMod rules, scheduled
-    /// events, the emoji, sound and sticker lists (their files are `export`'s to read), and
+    /// events, the expression lists (their files are `export`'s to read), and
     /// the members holding each role and the bans when asked for.
     Everything { members: bool, bans: bool },
 }
@@ -141,15 +141,11 @@ pub async fn read(
             snap.events = events::read(client, &guild)
                 .await
                 .map_err(step("reading the guild's scheduled events"))?;
-            snap.read_emoji_list(client)
-                .await
-                .map_err(step("reading the guild's emojis"))?;
-            snap.read_sound_list(client)
-                .await
-                .map_err(step("reading the guild's soundboard sounds"))?;
-            snap.read_sticker_list(client)
-                .await
-                .map_err(step("reading the guild's stickers"))?;
+            for list in expressions::List::ALL {
+                snap.read_list(client, list)
+                    .await
+                    .map_err(step(list.step()))?;
+            }
         }
     }
     Ok(snap)

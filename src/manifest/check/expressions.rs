@@ -1,9 +1,84 @@
 //! Rules for custom emoji, soundboard sounds and stickers (Discord's docs, resources/emoji,
 //! resources/soundboard and resources/sticker; docs/discord.md §10.2): names Discord accepts, each used once,
-//! the roles emoji are for, sounds' volume and emoji. Their files are checked with the others
-//! (`image`, `audio`).
+//! the roles emoji are for, sounds' volume and emoji; and their files, each with its kind's
+//! rules (`expression_files`), which `image` and `audio` check with the others.
 
 use super::*;
+
+/// A custom emoji's image (Create Guild Emoji).
+pub const EMOJI_RULES: FileRules = FileRules {
+    what: "image",
+    max_seconds: None,
+    max_side: None,
+    types: &["image/png", "image/jpeg", "image/gif", "image/webp"],
+    types_shown: "PNG, JPEG, GIF or WebP",
+    max_bytes: crate::discord::limits::EMOJI_IMAGE_MAX_BYTES,
+    max_shown: "256 KiB",
+    smaller: "make the image smaller (an emoji is shown at 128x128 pixels at most)",
+};
+
+/// A soundboard sound (Create Guild Soundboard Sound).
+pub const SOUND_RULES: FileRules = FileRules {
+    what: "sound",
+    max_seconds: Some(crate::discord::limits::SOUND_MAX_SECONDS),
+    max_side: None,
+    types: &["audio/mpeg", "audio/ogg"],
+    types_shown: "MP3 or Ogg",
+    max_bytes: crate::discord::limits::SOUND_MAX_BYTES,
+    max_shown: "512 KiB",
+    smaller: "make the sound smaller (a lower bitrate, or shorter)",
+};
+
+/// A sticker's file (Create Guild Sticker): an APNG is a PNG by its first bytes.
+pub const STICKER_RULES: FileRules = FileRules {
+    what: "sticker",
+    max_seconds: None,
+    max_side: Some(crate::discord::limits::STICKER_MAX_SIDE),
+    types: &["image/png", "image/gif", LOTTIE],
+    types_shown: "PNG, APNG, GIF or Lottie JSON",
+    max_bytes: crate::discord::limits::STICKER_MAX_BYTES,
+    max_shown: "512 KiB",
+    smaller: "make the sticker smaller (fewer frames or colours; Discord shows it at 320x320 pixels at most)",
+};
+
+/// Every emoji image, sound and sticker file the manifest names, with the node path of its
+/// field and the rules its file is held to: the one list `validate` and the plan read.
+pub fn expression_files(m: &Manifest) -> Vec<((String, &str), &'static FileRules)> {
+    let emojis = emoji_image_fields(m).into_iter().map(|f| (f, &EMOJI_RULES));
+    let sounds = sound_fields(m).into_iter().map(|f| (f, &SOUND_RULES));
+    let stickers = sticker_fields(m).into_iter().map(|f| (f, &STICKER_RULES));
+    emojis.chain(sounds).chain(stickers).collect()
+}
+
+/// Every sound file the manifest names, with the node path of its field.
+pub fn sound_fields(m: &Manifest) -> Vec<(String, &str)> {
+    m.soundboard
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, s)| (format!("soundboard[{i}].sound"), s.sound.as_str()))
+        .collect()
+}
+
+/// Every sticker file the manifest names, with the node path of its field.
+pub fn sticker_fields(m: &Manifest) -> Vec<(String, &str)> {
+    m.stickers
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, s)| (format!("stickers[{i}].image"), s.image.as_str()))
+        .collect()
+}
+
+/// Every emoji image the manifest names, with the node path of its field.
+pub fn emoji_image_fields(m: &Manifest) -> Vec<(String, &str)> {
+    m.emojis
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, e)| (format!("emojis[{i}].image"), e.image.as_str()))
+        .collect()
+}
 
 /// Each emoji name (and each previous name): 2-32 ASCII letters, digits and underscores.
 pub(super) fn emoji_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {

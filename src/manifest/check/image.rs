@@ -7,6 +7,7 @@
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use super::expressions::expression_files;
 use super::webhooks::webhook_list;
 use super::{Ctx, Diagnostic};
 use crate::discord::limits::IMAGE_MAX_BYTES;
@@ -137,18 +138,6 @@ pub const IMAGE_RULES: FileRules = FileRules {
     smaller: "make the image smaller (an avatar is shown at 128x128 pixels at most)",
 };
 
-/// A custom emoji's image (Create Guild Emoji).
-pub const EMOJI_RULES: FileRules = FileRules {
-    what: "image",
-    max_seconds: None,
-    max_side: None,
-    types: &["image/png", "image/jpeg", "image/gif", "image/webp"],
-    types_shown: "PNG, JPEG, GIF or WebP",
-    max_bytes: crate::discord::limits::EMOJI_IMAGE_MAX_BYTES,
-    max_shown: "256 KiB",
-    smaller: "make the image smaller (an emoji is shown at 128x128 pixels at most)",
-};
-
 /// Any file guildctl uploads, for apply: the kind's own rules were checked when the plan was
 /// made, and apply sends only the bytes the plan is bound to (their SHA-256).
 pub const UPLOAD_RULES: FileRules = FileRules {
@@ -168,30 +157,6 @@ pub const UPLOAD_RULES: FileRules = FileRules {
     max_bytes: IMAGE_MAX_BYTES,
     max_shown: "8 MiB",
     smaller: "make the file smaller",
-};
-
-/// A soundboard sound (Create Guild Soundboard Sound).
-pub const SOUND_RULES: FileRules = FileRules {
-    what: "sound",
-    max_seconds: Some(crate::discord::limits::SOUND_MAX_SECONDS),
-    max_side: None,
-    types: &["audio/mpeg", "audio/ogg"],
-    types_shown: "MP3 or Ogg",
-    max_bytes: crate::discord::limits::SOUND_MAX_BYTES,
-    max_shown: "512 KiB",
-    smaller: "make the sound smaller (a lower bitrate, or shorter)",
-};
-
-/// A sticker's file (Create Guild Sticker): an APNG is a PNG by its first bytes.
-pub const STICKER_RULES: FileRules = FileRules {
-    what: "sticker",
-    max_seconds: None,
-    max_side: Some(crate::discord::limits::STICKER_MAX_SIDE),
-    types: &["image/png", "image/gif", LOTTIE],
-    types_shown: "PNG, APNG, GIF or Lottie JSON",
-    max_bytes: crate::discord::limits::STICKER_MAX_BYTES,
-    max_shown: "512 KiB",
-    smaller: "make the sticker smaller (fewer frames or colours; Discord shows it at 320x320 pixels at most)",
 };
 
 /// A Lottie animation's type: JSON, told by its content.
@@ -361,43 +326,13 @@ pub fn read_image(manifest_dir: &Path, rel: &str) -> Result<(&'static str, Vec<u
     load_image(manifest_dir, rel).map_err(|e| e.message)
 }
 
-/// [`read_image`] with the rules of one kind of file ([`EMOJI_RULES`], [`UPLOAD_RULES`]).
+/// [`read_image`] with the rules of one kind of file ([`EMOJI_RULES`](super::EMOJI_RULES), [`UPLOAD_RULES`]).
 pub fn read_file_as(
     manifest_dir: &Path,
     rel: &str,
     rules: &FileRules,
 ) -> Result<(&'static str, Vec<u8>), String> {
     load_file(manifest_dir, rel, rules).map_err(|e| e.message)
-}
-
-/// Every sound file the manifest names, with the node path of its field.
-pub fn sound_fields(m: &Manifest) -> Vec<(String, &str)> {
-    m.soundboard
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, s)| (format!("soundboard[{i}].sound"), s.sound.as_str()))
-        .collect()
-}
-
-/// Every sticker file the manifest names, with the node path of its field.
-pub fn sticker_fields(m: &Manifest) -> Vec<(String, &str)> {
-    m.stickers
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, s)| (format!("stickers[{i}].image"), s.image.as_str()))
-        .collect()
-}
-
-/// Every emoji image the manifest names, with the node path of its field.
-pub fn emoji_image_fields(m: &Manifest) -> Vec<(String, &str)> {
-    m.emojis
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, e)| (format!("emojis[{i}].image"), e.image.as_str()))
-        .collect()
 }
 
 /// Every image file the manifest names, with the node path of its field: webhook avatars,
@@ -436,15 +371,8 @@ pub fn image_fields(m: &Manifest) -> Vec<(String, &str)> {
 }
 
 pub(super) fn webhook_avatar_paths(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let emojis = emoji_image_fields(ctx.manifest);
-    let sounds = sound_fields(ctx.manifest);
-    let stickers = sticker_fields(ctx.manifest);
-    for (path, rel) in image_fields(ctx.manifest)
-        .into_iter()
-        .chain(emojis)
-        .chain(sounds)
-        .chain(stickers)
-    {
+    let files = expression_files(ctx.manifest).into_iter().map(|(f, _)| f);
+    for (path, rel) in image_fields(ctx.manifest).into_iter().chain(files) {
         if let Err(e) = normalise_rel(rel) {
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
@@ -461,12 +389,7 @@ pub(super) fn webhook_avatar_files(m: &Manifest, dir: &Path, out: &mut Vec<Diagn
             out.push(Diagnostic::error(path, e.message).with_help(e.help));
         }
     }
-    let files = emoji_image_fields(m)
-        .into_iter()
-        .map(|f| (f, &EMOJI_RULES))
-        .chain(sound_fields(m).into_iter().map(|f| (f, &SOUND_RULES)))
-        .chain(sticker_fields(m).into_iter().map(|f| (f, &STICKER_RULES)));
-    for ((path, rel), rules) in files {
+    for ((path, rel), rules) in expression_files(m) {
         if normalise_rel(rel).is_ok()
             && let Err(e) = load_file(dir, rel, rules)
         {

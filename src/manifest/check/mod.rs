@@ -54,9 +54,9 @@ use super::types::{Channel, ChannelType, Emoji, Manifest, Role};
 use crate::discord::limits::*;
 
 pub use crate::discord::limits::IMAGE_MAX_BYTES;
+pub use expressions::{EMOJI_RULES, SOUND_RULES, STICKER_RULES, expression_files};
 pub use image::{
-    EMOJI_RULES, FileRules, IMAGE_RULES, LOTTIE, SOUND_RULES, STICKER_RULES, UPLOAD_RULES,
-    emoji_image_fields, image_fields, read_file_as, read_image, sound_fields, sticker_fields,
+    FileRules, IMAGE_RULES, LOTTIE, UPLOAD_RULES, image_fields, read_file_as, read_image,
 };
 pub use index::{ChannelLookup, ChannelRef, Ctx, FirstSeen, Identity, RoleLookup, Undeclared};
 pub(crate) use refs::resolve_channel_ref;
@@ -201,7 +201,7 @@ fn run_rule(rule: Rule, fill: impl FnOnce(&mut Manifest)) -> Vec<Diagnostic> {
     out
 }
 
-/// A kind matched by name (roles, webhooks, rules, events, emoji, stickers, sounds): each
+/// A kind matched by name (roles, webhooks, and the sections' kinds): each
 /// later entry of a name is an error naming the first. Twins are fine when every entry of
 /// the name is `pinned` to its live object's `id` (an export of a guild that has them).
 /// `at` is an entry's path by index; returns each name with its first entry's index, for

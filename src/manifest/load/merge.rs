@@ -13,19 +13,13 @@ use crate::manifest::diagnostic::{Located, Report, Severity};
 use crate::manifest::source_map::{Part, Span, Trees, key_span, span_of};
 use crate::manifest::tree::{At, Node, Scalar, ScalarNode, to_json};
 
-/// Top-level sections that are lists: a folder's files may each hold part of them.
-pub const LIST_SECTIONS: [&str; 10] = [
-    "roles",
-    "channels",
-    "webhooks",
-    "bans",
-    "policies",
-    "emojis",
-    "soundboard",
-    "automod",
-    "events",
-    "stickers",
-];
+/// Whether top-level section `name` is a list a folder's files may each hold part of
+/// ([`SECTION_KEYS`](crate::manifest::SECTION_KEYS)).
+pub fn is_split_list(name: &str) -> bool {
+    crate::manifest::SECTION_KEYS
+        .iter()
+        .any(|s| s.split && s.key == name)
+}
 
 /// Each file must be a mapping of sections; `version` must be 1 wherever it is written, and
 /// written at least once (in a file manifest: in the file).
@@ -143,7 +137,7 @@ pub(super) fn check_files(report: &mut Report, is_dir: bool, trees: &[(usize, At
     }
 }
 
-/// Merges the files' trees by top-level section: list sections ([`LIST_SECTIONS`]) are
+/// Merges the files' trees by top-level section: list sections ([`is_split_list`]) are
 /// concatenated in file order; any other section may be written in one file only
 /// (`version` may be repeated, and is checked by [`check_files`]). The source map keeps the
 /// trees and which entries were taken.
@@ -162,8 +156,7 @@ pub(super) fn merge(report: &mut Report, trees: Vec<(usize, At<Node>)>) -> Trees
         for (entry, (key, value)) in entries.iter().enumerate() {
             let name = &key.value.0;
             let key_span = key_span(*i, key);
-            let is_list =
-                LIST_SECTIONS.contains(&name.as_str()) && matches!(value.value, Node::Seq(_));
+            let is_list = is_split_list(name) && matches!(value.value, Node::Seq(_));
             if let Some(prev) = first.get(name).copied() {
                 if name == "version" {
                     continue;
@@ -184,7 +177,7 @@ pub(super) fn merge(report: &mut Report, trees: Vec<(usize, At<Node>)>) -> Trees
                             "section `{name}` is defined twice: here and in {prev_file}:{}:{}",
                             prev.line, prev.column
                         ),
-                        help: Some(if LIST_SECTIONS.contains(&name.as_str()) {
+                        help: Some(if is_split_list(name) {
                             format!(
                                 "`{name}` may be split across files only as lists (`{name}:` followed by `- ...` items in each); merge the two"
                             )

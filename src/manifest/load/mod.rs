@@ -38,7 +38,7 @@ use merge::{check_files, merge, merged_value};
 use parse::{normalize_breaks, parse_files};
 use wording::{serde_path, type_hint, type_message};
 
-pub use merge::LIST_SECTIONS;
+pub use merge::is_split_list;
 pub(super) use parse::parse_tree;
 #[cfg(feature = "test-hooks")]
 pub use parse::{assert_parses_agree, parses_fast};

@@ -58,6 +58,70 @@ pub use roles::*;
 pub use settings::*;
 pub use webhooks::*;
 
+/// A top-level section as the loader puts it together: from a folder's files, from bases,
+/// and in the node paths diagnostics name. A section written here is one row.
+#[derive(Debug, Clone, Copy)]
+pub struct SectionKey {
+    /// Its key (`roles`).
+    pub key: &'static str,
+    /// A list each of a folder's files may hold part of.
+    pub split: bool,
+    /// The field its items merge by across bases (`name`), when they do.
+    pub identity: Option<&'static str>,
+    /// Found in a diagnostic's message as a node path (`roles[0]`), to place it.
+    pub placed: bool,
+}
+
+/// A split list merged by `name` and placed, as most sections are.
+const fn named_list(key: &'static str) -> SectionKey {
+    SectionKey {
+        key,
+        split: true,
+        identity: Some("name"),
+        placed: true,
+    }
+}
+
+/// A mapping, placed.
+const fn mapping(key: &'static str) -> SectionKey {
+    SectionKey {
+        key,
+        split: false,
+        identity: None,
+        placed: true,
+    }
+}
+
+/// The sections the loader knows by key (the others it takes whole from one file and layer).
+pub const SECTION_KEYS: &[SectionKey] = &[
+    mapping("settings"),
+    named_list("roles"),
+    named_list("channels"),
+    mapping("welcome_screen"),
+    mapping("onboarding"),
+    mapping("widget"),
+    named_list("webhooks"),
+    SectionKey {
+        key: "bans",
+        split: true,
+        identity: Some("id"),
+        placed: false,
+    },
+    SectionKey {
+        key: "integrations",
+        split: false,
+        identity: Some("application"),
+        placed: false,
+    },
+    mapping("prune"),
+    named_list("policies"),
+    named_list("emojis"),
+    named_list("soundboard"),
+    named_list("automod"),
+    named_list("events"),
+    named_list("stickers"),
+];
+
 /// A guild configuration manifest (version 1).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

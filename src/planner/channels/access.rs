@@ -7,7 +7,7 @@ use crate::access::model::ChannelSpec;
 use crate::discord::models::{Channel as LiveChannel, OVERWRITE_ROLE};
 use crate::permissions::Permissions;
 use crate::plan::{Action, Field, IdRef, field};
-use crate::planner::context::Ctx;
+use crate::plan_kit::context::Ctx;
 
 use super::Decl;
 use super::overwrites::{Ow, live_set};

@@ -9,7 +9,7 @@ use crate::discord::Route;
 use crate::discord::models::{Channel as LiveChannel, channel_type};
 use crate::manifest::ChannelType;
 use crate::plan::{Action, FieldChange, IdRef, Kind, Phase, field};
-use crate::planner::context::{Ctx, Op, change};
+use crate::plan_kit::context::{Ctx, Op, change};
 
 use super::fields::channel_fields;
 use super::matching::live_ref;

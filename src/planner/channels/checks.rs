@@ -5,7 +5,7 @@ use hashbrown::{HashMap, HashSet};
 
 use super::Decl;
 use crate::discord::models::{Channel as LiveChannel, channel_type};
-use crate::planner::context::Ctx;
+use crate::plan_kit::context::Ctx;
 
 /// `require_tag: true` on a channel left without tags would make every post impossible.
 /// The checks refuse `tags: []`; with `tags` unmanaged, the live tags count.

@@ -6,7 +6,7 @@ use crate::discord::models::Channel as LiveChannel;
 use crate::discord::names::stored_channel_name;
 use crate::manifest::{ChannelType, VideoQualityMode};
 use crate::plan::field;
-use crate::planner::context::ChangeBuilder;
+use crate::plan_kit::context::ChangeBuilder;
 
 use super::{Decl, flags};
 

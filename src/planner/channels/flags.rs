@@ -10,7 +10,7 @@ use crate::discord::models::{
 };
 use crate::manifest::Channel;
 use crate::plan::field;
-use crate::planner::context::ChangeBuilder;
+use crate::plan_kit::context::ChangeBuilder;
 
 /// The flags a channel of type `kind` takes, each with the bit and what the manifest says.
 fn declared(ch: &Channel, kind: u8) -> Vec<(field::Channel, u64, bool)> {

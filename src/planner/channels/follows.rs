@@ -11,7 +11,7 @@ use crate::discord::Route;
 use crate::discord::models::{Webhook as LiveWebhook, channel_type};
 use crate::manifest::Channel;
 use crate::plan::{Action, FieldChange, IdRef, Kind, Phase, field};
-use crate::planner::context::{Ctx, Op, change};
+use crate::plan_kit::context::{Ctx, Op, change};
 use crate::snapshot::follows::FollowSource;
 
 /// Discord's refusal when the followed channel is not an announcement channel.

@@ -9,8 +9,8 @@ use crate::access::model::display_name;
 use crate::discord::models::{Channel as LiveChannel, channel_type};
 use crate::discord::names::{is_normalised_type, stored_channel_name, stored_display_name};
 use crate::plan::{IdRef, ObjectRef};
-use crate::planner::context::{Ctx, UNSEEN_HELP};
-use crate::planner::matching::{Matched, note_duplicates};
+use crate::plan_kit::context::{Ctx, UNSEEN_HELP};
+use crate::plan_kit::matching::{Matched, note_duplicates};
 use crate::snapshot::snowflake_cmp;
 
 use super::overwrites::{Ow, listed};

@@ -11,7 +11,7 @@ use crate::discord::models::{
 };
 use crate::permissions::Permissions;
 use crate::plan::IdRef;
-use crate::planner::context::Ctx;
+use crate::plan_kit::context::Ctx;
 use crate::planner::roles::{perm_names, permission_bits};
 
 /// An overwrite as guildctl compares them: target, type and bits.

@@ -10,8 +10,8 @@ use crate::discord::Route;
 use crate::discord::models::Channel as LiveChannel;
 use crate::plan::field::Order;
 use crate::plan::{Action, Field, FieldChange, IdRef, Kind, Phase};
-use crate::planner::context::{Ctx, Op, change};
-use crate::planner::order::target_order;
+use crate::plan_kit::context::{Ctx, Op, change};
+use crate::plan_kit::order::target_order;
 
 /// Where a channel sorts: its parent (by id or creation key) and its group.
 type GroupKey = (Option<IdRef>, Group);

@@ -7,7 +7,7 @@ use crate::discord::models::channel_type;
 use crate::discord::names::{stored_channel_name, stored_display_name};
 use crate::manifest::Channel;
 use crate::plan::{IdRef, Kind, ObjectRef, Phase};
-use crate::planner::context::{Ctx, UNSEEN_HELP};
+use crate::plan_kit::context::{Ctx, UNSEEN_HELP};
 
 use super::access::{record_access, record_everyone_can_send};
 use super::changes::{Wanted, plan_create, plan_unmatched, plan_update};

@@ -23,15 +23,16 @@ pub(crate) const UNSEEN_HELP: &str = "Discord omits the channels a bot cannot vi
      role `view_channel` on the channel (or its category) and plan again; if the channel \
      surely does not exist, `--create-unseen NAME` lets guildctl create it";
 
-pub(crate) struct Ctx<'a> {
+/// One planning: the manifest, the live guild, and what the planners have made of them so far.
+pub struct Ctx<'a> {
     pub snap: &'a Snapshot,
     pub manifest: &'a Manifest,
     pub options: &'a PlanOptions,
     pub guild_id: String,
     pub changes: Vec<Change>,
-    pub(super) ops: Vec<Op>,
+    pub(crate) ops: Vec<Op>,
     pub warnings: Vec<Warning>,
-    /// Declared entries that match more than one live object ([`crate::planner::matching`]).
+    /// Declared entries that match more than one live object (`plan_kit::matching`).
     pub duplicates: Vec<Duplicate>,
     pub unmanaged: Vec<ObjectRef>,
     pub problems: Vec<Problem>,
@@ -88,7 +89,7 @@ struct RefTarget {
 }
 
 /// The channels references may name, indexed so that each reference costs a lookup;
-/// resolved with the checks' rule ([`crate::manifest::resolve_channel_ref`]), so the
+/// resolved with the checks' rule (`manifest::resolve_channel_ref`), so the
 /// plan means by a reference what validation said it means.
 #[derive(Debug, Default)]
 pub struct ChannelRefs {
@@ -203,7 +204,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Records a call ([`Op`]).
-    pub fn push_op(&mut self, op: Op) {
+    pub(crate) fn push_op(&mut self, op: Op) {
         self.ops.push(op);
     }
 
@@ -399,10 +400,10 @@ impl<'a> Ctx<'a> {
 /// One call a planner asks for: its phase, the change it implements, its route, and what
 /// it sends.
 pub(crate) struct Op {
-    pub(super) phase: Phase,
-    pub(super) operation: Operation,
+    pub(crate) phase: Phase,
+    pub(crate) operation: Operation,
     /// Objects whose earlier writes of the run it waits for ([`Op::after_writes_of`]).
-    pub(super) after_writes_of: Vec<IdRef>,
+    pub(crate) after_writes_of: Vec<IdRef>,
 }
 
 impl Op {

@@ -8,16 +8,14 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::discord::cdn::LiveImage;
-use crate::manifest::{
-    EMOJI_RULES, Manifest, SOUND_RULES, STICKER_RULES, read_file_as, read_image,
-};
+use crate::manifest::{Manifest, read_file_as, read_image};
 use crate::plan::field::{self, Field};
 use crate::plan::image::{ImageFile, ImageFiles};
-use crate::planner::context::{ChangeBuilder, Ctx};
+use crate::plan_kit::context::{ChangeBuilder, Ctx};
 
 /// Reads every image file `manifest` names, relative to `dir`: each with its kind's rules
-/// (an emoji's image with [`EMOJI_RULES`]; a file named both ways is read as an image first,
-/// and `validate` holds it to both).
+/// ([`crate::manifest::expression_files`]; a file named both ways is read as an image
+/// first, and `validate` holds it to both).
 pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
     let mut out: ImageFiles = crate::manifest::image_fields(manifest)
         .into_iter()
@@ -26,19 +24,9 @@ pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
             (rel.to_owned(), file)
         })
         .collect();
-    let files = crate::manifest::emoji_image_fields(manifest)
+    let files = crate::manifest::expression_files(manifest)
         .into_iter()
-        .map(|(_, rel)| (rel, &EMOJI_RULES))
-        .chain(
-            crate::manifest::sound_fields(manifest)
-                .into_iter()
-                .map(|(_, rel)| (rel, &SOUND_RULES)),
-        )
-        .chain(
-            crate::manifest::sticker_fields(manifest)
-                .into_iter()
-                .map(|(_, rel)| (rel, &STICKER_RULES)),
-        );
+        .map(|((_, rel), rules)| (rel, rules));
     for (rel, rules) in files {
         out.entry(rel.to_owned()).or_insert_with(|| {
             read_file_as(dir, rel, rules).map(|(mime, bytes)| ImageFile::of(mime, &bytes))
@@ -48,7 +36,7 @@ pub fn read_image_files(manifest: &Manifest, dir: &Path) -> ImageFiles {
 }
 
 /// The image file `rel` as read for the plan; a problem at `source` when it was not.
-pub(super) fn declared_file(cx: &mut Ctx, source: &str, rel: &str) -> Option<ImageFile> {
+pub(crate) fn declared_file(cx: &mut Ctx, source: &str, rel: &str) -> Option<ImageFile> {
     match cx.options.images.get(rel) {
         Some(Ok(f)) => Some(f.clone()),
         Some(Err(e)) => {
@@ -74,7 +62,7 @@ pub(super) fn declared_file(cx: &mut Ctx, source: &str, rel: &str) -> Option<Ima
 }
 
 /// One image field (its API field is where the request body carries it).
-pub(super) struct Slot<'s> {
+pub(crate) struct Slot<'s> {
     pub field: Field,
     /// The manifest path of the field, for problems.
     pub source: String,
@@ -84,7 +72,7 @@ pub(super) struct Slot<'s> {
 
 /// Adds the change of one image to `b`, refusing (at the field's line) an image the guild
 /// lacks the feature for, as Discord would (50101).
-pub(super) fn image_change(
+pub(crate) fn image_change(
     cx: &mut Ctx,
     b: &mut ChangeBuilder,
     slot: Slot<'_>,
@@ -143,7 +131,7 @@ fn live_of<'a>(kind: &'static str, id: &'a str, hash: &'a Option<String>) -> Opt
 
 /// The guild's four images, into the settings PATCH. Modify Guild's table says which feature
 /// each needs; an animated banner needs BANNER and ANIMATED_BANNER, so BANNER is named first.
-pub(super) fn guild_images(cx: &mut Ctx, s: &crate::manifest::Settings, b: &mut ChangeBuilder) {
+pub(crate) fn guild_images(cx: &mut Ctx, s: &crate::manifest::Settings, b: &mut ChangeBuilder) {
     let snap = cx.snap;
     let g = &snap.guild;
     let id = g.id.as_str();

@@ -1,5 +1,5 @@
 //! The calls of a kind of object the plan updates, creates and deletes one at a time by its
-//! own routes (webhooks, custom emoji, sounds, stickers, scheduled events, AutoMod rules):
+//! own routes (webhooks and the sections that are units, `crate::sections`):
 //! each a change and the call that makes it, written the same way for every such kind.
 
 use serde_json::Value;
@@ -7,10 +7,10 @@ use serde_json::Value;
 use crate::discord::Route;
 use crate::plan::field::FieldChange;
 use crate::plan::{Action, IdRef, Kind, Phase};
-use crate::planner::context::{ChangeBuilder, Ctx, Op, change};
+use crate::plan_kit::context::{ChangeBuilder, Ctx, Op, change};
 
 /// One such kind, as the plan writes of it.
-pub(super) struct Calls {
+pub(crate) struct Calls {
     pub kind: Kind,
     /// Its name in summaries: `update AutoMod rule NAME`.
     pub noun: &'static str,
@@ -22,7 +22,7 @@ pub(super) struct Calls {
 
 /// A live object: its name and id.
 #[derive(Clone, Copy)]
-pub(super) struct Live<'a> {
+pub(crate) struct Live<'a> {
     pub name: &'a str,
     pub id: &'a str,
 }
@@ -30,7 +30,7 @@ pub(super) struct Live<'a> {
 impl Calls {
     /// An update of live object `id` (declared as `name`), when `b` holds anything: one
     /// change and its PATCH with `b`'s body.
-    pub(super) fn update(
+    pub(crate) fn update(
         &self,
         cx: &mut Ctx,
         name: &str,
@@ -56,7 +56,7 @@ impl Calls {
 
     /// A creation: one change and its POST with `b`'s body, whose answer names the new
     /// object (`KEY:NAME` for the calls that refer to it).
-    pub(super) fn create(
+    pub(crate) fn create(
         &self,
         cx: &mut Ctx,
         name: &str,
@@ -82,7 +82,7 @@ impl Calls {
 
     /// A deletion of `live`, showing `fields` (what goes with it); `why`, when set, is said
     /// after the call's summary: `delete sound NAME (its file changes)`.
-    pub(super) fn delete(
+    pub(crate) fn delete(
         &self,
         cx: &mut Ctx,
         live: Live<'_>,

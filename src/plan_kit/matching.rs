@@ -1,7 +1,7 @@
 //! Which live object a declared entry is, and where a declared entry matches more than one.
 //!
-//! Roles, webhooks, custom emoji, sounds, stickers ([`crate::planner::expressions`]), scheduled events
-//! and AutoMod rules are matched here ([`match_live`]): by a pinned id, then their name, then
+//! Roles, webhooks and the sections' kinds (the expressions through
+//! [`crate::plan_kit::expressions`]) are matched here ([`match_live`]): by a pinned id, then their name, then
 //! their previous names. Channels are matched by their own planner, which adds places (a
 //! category, a sorting group) and moves between them; it reports its duplicates through the
 //! same check ([`note_duplicates`]).
@@ -16,13 +16,13 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 
 use crate::plan::{Duplicate, Kind};
-use crate::planner::context::Ctx;
-pub(super) use crate::snapshot::matching::Declared;
+use crate::plan_kit::context::Ctx;
+pub(crate) use crate::snapshot::matching::Declared;
 use crate::snapshot::matching::{PinFault, match_entries};
 use crate::snapshot::snowflake_cmp;
 
 /// A declared entry and the live object it manages, as the duplicate check sees them.
-pub(super) struct Matched<'a> {
+pub(crate) struct Matched<'a> {
     pub kind: Kind,
     /// As declared, for the message.
     pub name: String,
@@ -38,7 +38,7 @@ pub(super) struct Matched<'a> {
 /// `candidates` are the ids of the live objects in its place that bear its name or one of
 /// its previous names; those that `used` (every live object some entry manages) lacks are its
 /// duplicates. Recorded on the plan ([`Duplicate`]) with a warning at the entry.
-pub(super) fn note_duplicates<'a>(
+pub(crate) fn note_duplicates<'a>(
     cx: &mut Ctx,
     m: Matched<'a>,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -77,7 +77,7 @@ pub(super) fn note_duplicates<'a>(
 /// pinned id that names no live object, or one an entry before it is pinned to, is a problem
 /// at the entry's `id`. An entry matching more live objects by name than the one it takes is
 /// reported ([`note_duplicates`]).
-pub(super) fn match_live<'l, D: Declared, T: ?Sized>(
+pub(crate) fn match_live<'l, D: Declared, T: ?Sized>(
     cx: &mut Ctx,
     section: &str,
     kind: Kind,
