@@ -6,6 +6,7 @@
 //! touches, and what a saved plan file says of itself. Nothing here talks HTTP: the
 //! adapters do, and an in-memory fake (`fake`, in tests) stands in for them.
 
+mod cli_args;
 mod comment;
 mod drift_issue;
 #[cfg(test)]
@@ -20,6 +21,7 @@ mod tests;
 mod touched;
 mod tracker;
 
+pub use cli_args::{DriftIssueArgs, Marked, MarkedBody, MarkedBodyError};
 pub use comment::{CommentAction, Posted, Upserted, upsert_comment};
 pub use drift_issue::{DriftIssue, DriftReport, DriftSync, Foreign, left_alone, sync_drift_issue};
 pub use marker::{EmptyMarker, body_with_marker, carries, marker};

@@ -74,11 +74,6 @@ impl fmt::Debug for GithubToken {
     }
 }
 
-/// The marker of `key` ([`forge::marker`]).
-pub fn marker(key: &str) -> Result<String, GithubError> {
-    Ok(forge::marker(key)?)
-}
-
 /// `marker` on its own line, then the body, cut to GitHub's limit with a note saying so.
 pub fn body_with_marker(marker: &str, body: &str) -> String {
     forge::body_with_marker(
@@ -146,7 +141,7 @@ pub fn pull_request_from_event(path: &Path) -> Result<PullRequest, GithubError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::github::error::GithubError;
+    use crate::forge::{EmptyMarker, marker};
 
     #[test]
     fn markers_stay_hidden_whatever_the_path() {
@@ -162,7 +157,7 @@ mod tests {
         let inner = &m["<!-- ".len()..m.len() - " -->".len()];
         assert!(!inner.contains("--") && !inner.contains('>') && !inner.contains(' '));
         assert!(!inner.ends_with('-'));
-        assert!(matches!(marker("  "), Err(GithubError::Marker(_))));
+        assert_eq!(marker("  "), Err(EmptyMarker));
     }
 
     #[test]

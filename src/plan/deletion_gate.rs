@@ -3,6 +3,7 @@
 //! changes, and whether apply refuses it (judged by `judge::deletion_gate`).
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::change::{Action, Change};
 use super::kind::DeleteKind;
@@ -152,6 +153,7 @@ impl Allowance {
 }
 
 /// The deletion gate's verdict on a plan.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeletionGate {
     /// Whether apply refuses the plan (`--yes` does not change this).
@@ -161,13 +163,11 @@ pub struct DeletionGate {
     /// Per kind with live objects or deletions.
     pub kinds: Vec<KindDeletions>,
     /// The explicit allowance in force, which replaces the default limits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowance: Option<Allowance>,
     /// Why apply refuses, one sentence per reason with its numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
     /// How to allow the plan, when it is refused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
 }
 
@@ -261,6 +261,7 @@ impl PolicyAllowance {
 
 /// The policy gate's verdict: the policy changes it counts ([`PolicyChange::gated`](super::PolicyChange::gated))
 /// against the allowance, none by default.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyGate {
     /// Whether apply refuses the plan (`--yes` does not change this).
@@ -268,13 +269,10 @@ pub struct PolicyGate {
     /// The policy changes counted.
     pub changes: usize,
     /// The explicit allowance in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowance: Option<PolicyAllowance>,
     /// Why apply refuses, with the changes named.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// How to allow the plan, when it is refused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
 }
 
