@@ -21,15 +21,6 @@ pub struct MarkedBody {
     pub body_file: PathBuf,
 }
 
-/// Why a marked body cannot be had.
-#[derive(Debug, thiserror::Error)]
-pub enum MarkedBodyError {
-    #[error(transparent)]
-    Marker(#[from] EmptyMarker),
-    #[error(transparent)]
-    Read(#[from] PlanFileError),
-}
-
 /// A marker and the markdown it goes with.
 pub struct Marked {
     pub marker: String,
@@ -38,7 +29,7 @@ pub struct Marked {
 
 impl MarkedBody {
     /// The marker of `--marker`, and the markdown of `--body-file`.
-    pub fn read(&self) -> Result<Marked, MarkedBodyError> {
+    pub fn read<E: From<EmptyMarker> + From<PlanFileError>>(&self) -> Result<Marked, E> {
         Ok(Marked {
             marker: marker(&self.key)?,
             body: read(&self.body_file)?,

@@ -16,8 +16,8 @@ use super::identity::{Identity, identity};
 use super::types::{pull_request_from_event, read};
 use crate::forge::{
     DriftIssueArgs, Foreign, Marked, MarkedBody, PlanRuns, Posted, Tracker, every_guild,
-    left_alone, passed_over_lines, plan_digest, plan_rehearsal, reviewed_plan, sync_drift_issue,
-    touched_guilds, upsert_comment,
+    left_alone, plan_digest, plan_rehearsal, reviewed_plan, sync_drift_issue, touched_guilds,
+    upsert_comment,
 };
 
 #[derive(Args)]
@@ -147,7 +147,7 @@ fn report_foreign(kind: &str, foreign: &[Foreign], written_as: Option<&str>, me:
 pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
     match args.command {
         GithubCommand::Comment { text, pr, author } => {
-            let Marked { marker, body } = text.read()?;
+            let Marked { marker, body } = text.read::<GithubError>()?;
             let gh = GitHub::from_env()?;
             let number = match pr {
                 Some(n) => n,
@@ -181,7 +181,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             Ok(0)
         }
         GithubCommand::DriftIssue { issue, author } => {
-            let text = issue.text.read()?;
+            let text = issue.text.read::<GithubError>()?;
             let gh = GitHub::from_env()?;
             let closing = closing_comment();
             let me = whoami(&gh, &author).await?;
@@ -211,11 +211,8 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 ),
                 None => Default::default(),
             };
-            for line in found
-                .iter()
-                .flat_map(|r| passed_over_lines(gh.words(), &r.passed_over))
-            {
-                eprintln!("{line}");
+            if let Some(r) = &found {
+                r.say_passed_over(gh.words());
             }
             match &found {
                 None => eprintln!("Commit {sha} merged no pull request: no reviewed plan."),

@@ -36,8 +36,6 @@ pub enum GithubError {
     #[error(transparent)]
     Marker(#[from] crate::forge::EmptyMarker),
     #[error(transparent)]
-    MarkedBody(#[from] crate::forge::MarkedBodyError),
-    #[error(transparent)]
     PlanFile(#[from] crate::forge::PlanFileError),
     #[error("{0:?} is not a GitHub login (letters, digits and hyphens, an App's ending in [bot])")]
     BadAuthor(String),

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 
 use crate::forge::{
     DriftIssueArgs, Foreign, Marked, MarkedBody, PlanRuns, Posted, Tracker, left_alone,
-    passed_over_lines, plan_digest, reviewed_plan, sync_drift_issue, upsert_comment,
+    plan_digest, reviewed_plan, sync_drift_issue, upsert_comment,
 };
 use crate::inert;
 
@@ -130,7 +130,7 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             sha,
             author,
         } => {
-            let Marked { marker, body } = text.read()?;
+            let Marked { marker, body } = text.read::<GitlabError>()?;
             let iid = mr.ok_or(GitlabError::NoMergeRequest)?;
             let commit = sha.or_else(pipeline_commit);
             let gl = GitLab::from_env()?;
@@ -156,7 +156,7 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             Ok(0)
         }
         GitlabCommand::DriftIssue { issue, author } => {
-            let text = issue.text.read()?;
+            let text = issue.text.read::<GitlabError>()?;
             let gl = GitLab::from_env()?;
             let me = whoami(&gl, &author).await?;
             let closing = closing_note();
@@ -187,11 +187,8 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
                 ),
                 None => Default::default(),
             };
-            for line in found
-                .iter()
-                .flat_map(|r| passed_over_lines(gl.words(), &r.passed_over))
-            {
-                eprintln!("{line}");
+            if let Some(r) = &found {
+                r.say_passed_over(gl.words());
             }
             match &found {
                 None => eprintln!("Commit {sha} merged no merge request: no reviewed plan."),

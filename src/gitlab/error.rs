@@ -30,7 +30,5 @@ pub enum GitlabError {
     #[error(transparent)]
     Marker(#[from] crate::forge::EmptyMarker),
     #[error(transparent)]
-    MarkedBody(#[from] crate::forge::MarkedBodyError),
-    #[error(transparent)]
     PlanFile(#[from] crate::forge::PlanFileError),
 }

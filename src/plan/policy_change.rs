@@ -200,6 +200,15 @@ impl PolicyChange {
             .as_deref()
             .map(|f| format!(", in {}", name(f)))
             .unwrap_or_default();
+        let moved = |item: &ScopeObject, verb: &str, now: &str| {
+            format!(
+                "{} {} {verb} policy {policy} ({}): {}",
+                item.kind,
+                name(&item.name),
+                rule(&self.after),
+                name(now)
+            )
+        };
         match &self.what {
             PolicyChangeKind::Removed { why } => format!(
                 "policy {policy} removed: {} (it was: {}{defined})",
@@ -230,20 +239,8 @@ impl PolicyChange {
                     ""
                 }
             ),
-            PolicyChangeKind::Leaves { item, now } => format!(
-                "{} {} leaves policy {policy} ({}): {}",
-                item.kind,
-                name(&item.name),
-                rule(&self.after),
-                name(now)
-            ),
-            PolicyChangeKind::Enters { item, now } => format!(
-                "{} {} enters the `who` of policy {policy} ({}): {}",
-                item.kind,
-                name(&item.name),
-                rule(&self.after),
-                name(now)
-            ),
+            PolicyChangeKind::Leaves { item, now } => moved(item, "leaves", now),
+            PolicyChangeKind::Enters { item, now } => moved(item, "enters the `who` of", now),
         }
     }
 }
