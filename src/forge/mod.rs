@@ -27,7 +27,7 @@ pub use drift_issue::{DriftIssue, DriftReport, DriftSync, Foreign, left_alone, s
 pub use marker::{EmptyMarker, body_with_marker, carries, marker};
 pub use paging::{MAX_PAGES, every_page, next_link};
 pub use plan_file::{PlanFileError, plan_digest, plan_rehearsal, read};
-pub use rest::{Auth, CallError, Rest, api_base, env_var};
+pub use rest::{Auth, CallError, Rest, api_base, clean_token, env_var};
 pub use reviewed::{PassedOver, Pick, Reviewed, passed_over_lines, reviewed_plan};
 pub use touched::{
     ChangedFiles, Touched, absolute, every_guild, is_same_file, touched_guilds, used_by_guilds,

@@ -56,11 +56,9 @@ pub struct GithubToken(String);
 
 impl GithubToken {
     pub fn new(token: impl Into<String>) -> Result<GithubToken, GithubError> {
-        let t = token.into().trim().to_owned();
-        if t.is_empty() || t.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(GithubError::BadToken);
-        }
-        Ok(GithubToken(t))
+        forge::clean_token(token)
+            .map(GithubToken)
+            .ok_or(GithubError::BadToken)
     }
 
     pub(crate) fn expose(&self) -> &str {

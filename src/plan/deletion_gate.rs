@@ -175,15 +175,7 @@ impl DeletionGate {
     /// "apply will refuse: deletes 17 of 18 channels (94%), above ...; to allow it, ..."
     /// or `None` when apply proceeds.
     pub fn refusal(&self) -> Option<String> {
-        if !self.refused {
-            return None;
-        }
-        let mut s = self.reasons.join("; ");
-        if let Some(h) = &self.help {
-            s.push_str("; ");
-            s.push_str(h);
-        }
-        Some(s)
+        refusal(self.refused, self.reasons.join("; "), self.help.as_deref())
     }
 
     /// One line about a plan that deletes and passes, for reviewers: what allowed it.
@@ -284,15 +276,11 @@ impl PolicyGate {
 
     /// "changes 1 policy (…), and none is allowed by default; to allow it, …", or `None`.
     pub fn refusal(&self) -> Option<String> {
-        if !self.refused {
-            return None;
-        }
-        let mut s = self.reason.clone().unwrap_or_default();
-        if let Some(h) = &self.help {
-            s.push_str("; ");
-            s.push_str(h);
-        }
-        Some(s)
+        refusal(
+            self.refused,
+            self.reason.clone().unwrap_or_default(),
+            self.help.as_deref(),
+        )
     }
 
     /// One line about a plan whose policy changes pass: what allowed them.
@@ -310,6 +298,14 @@ impl PolicyGate {
             if self.changes == 1 { "y" } else { "ies" }
         ))
     }
+}
+
+/// What a gate that refuses says: why, then how to allow the plan; `None` when it passes.
+fn refusal(refused: bool, why: String, help: Option<&str>) -> Option<String> {
+    refused.then(|| match help {
+        Some(help) => format!("{why}; {help}"),
+        None => why,
+    })
 }
 
 /// Members banned, of the kinds counted.
