@@ -121,6 +121,17 @@ pub struct DriftSync {
     pub written_as: Option<String>,
 }
 
+impl DriftSync {
+    /// Says what was done on stderr, and prints the issue's URL (the forge's answer: shown
+    /// inert) on stdout.
+    pub fn print(&self) {
+        eprintln!("{}", self.issue.describe());
+        if let Some(url) = self.issue.url() {
+            crate::outln!("{}", crate::inert::terminal(url));
+        }
+    }
+}
+
 /// Opens, edits or closes the drift issue `me` opened, by the four states of (an issue of
 /// guildctl's is open, the guild drifted).
 pub async fn sync_drift_issue<T: Tracker>(

@@ -6,6 +6,7 @@
 //! touches, and what a saved plan file says of itself. Nothing here talks HTTP: the
 //! adapters do, and an in-memory fake (`fake`, in tests) stands in for them.
 
+mod cli_args;
 mod comment;
 mod drift_issue;
 #[cfg(test)]
@@ -20,12 +21,13 @@ mod tests;
 mod touched;
 mod tracker;
 
+pub use cli_args::{DriftIssueArgs, Marked, MarkedBody};
 pub use comment::{CommentAction, Posted, Upserted, upsert_comment};
 pub use drift_issue::{DriftIssue, DriftReport, DriftSync, Foreign, left_alone, sync_drift_issue};
 pub use marker::{EmptyMarker, body_with_marker, carries, marker};
 pub use paging::{MAX_PAGES, every_page, next_link};
 pub use plan_file::{PlanFileError, plan_digest, plan_rehearsal, read};
-pub use rest::{Auth, CallError, Rest, api_base, env_var};
+pub use rest::{Auth, CallError, Rest, api_base, clean_token, env_var};
 pub use reviewed::{PassedOver, Pick, Reviewed, passed_over_lines, reviewed_plan};
 pub use touched::{
     ChangedFiles, Touched, absolute, every_guild, is_same_file, touched_guilds, used_by_guilds,

@@ -69,6 +69,14 @@ pub fn api_base(api: &str) -> Result<String, String> {
     }
 }
 
+/// A token as given, trimmed; `None` when it is empty or holds a space or a control
+/// character (what no forge's token holds: a header could not carry it).
+pub fn clean_token(token: impl Into<String>) -> Option<String> {
+    let t = token.into().trim().to_owned();
+    let bad = t.is_empty() || t.chars().any(|c| c.is_whitespace() || c.is_control());
+    (!bad).then_some(t)
+}
+
 /// A runner's variable, unset when empty.
 pub fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())

@@ -32,6 +32,15 @@ pub struct Pick {
     pub passed_over: Vec<PassedOver>,
 }
 
+impl Reviewed {
+    /// Says on stderr which runs were passed over ([`passed_over_lines`]).
+    pub fn say_passed_over(&self, words: Words) {
+        for line in passed_over_lines(words, &self.passed_over) {
+            eprintln!("{line}");
+        }
+    }
+}
+
 impl Pick {
     /// Considers run `id`; `why_not` is `None` when it is the change's own. True once a
     /// run is chosen (the caller stops there).

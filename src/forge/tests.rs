@@ -24,6 +24,14 @@ fn sync(fake: &Fake, body: &str, drifted: bool) -> DriftSync {
     block_on(sync_drift_issue(fake, ME, &report(body, drifted))).unwrap()
 }
 
+/// Drift reported as `body`, which must open an issue: its number.
+fn opened(fake: &Fake, body: &str) -> u64 {
+    match sync(fake, body, true).issue {
+        DriftIssue::Opened { number, .. } => number,
+        other => panic!("not opened: {other:?}"),
+    }
+}
+
 #[test]
 fn no_drift_and_no_issue_writes_nothing() {
     let fake = Fake::new(ME);
@@ -55,9 +63,7 @@ fn drift_opens_one_labelled_issue_that_carries_the_marker() {
 #[test]
 fn lasting_drift_edits_the_issue_and_an_unchanged_report_writes_nothing() {
     let fake = Fake::new(ME);
-    let DriftIssue::Opened { number, .. } = sync(&fake, "1 to update.\n", true).issue else {
-        panic!("not opened");
-    };
+    let number = opened(&fake, "1 to update.\n");
     let edited = sync(&fake, "2 to update.\n", true);
     assert!(
         matches!(edited.issue, DriftIssue::Updated { number: n, .. } if n == number),
@@ -85,9 +91,7 @@ fn a_new_title_alone_edits_the_issue() {
 #[test]
 fn matching_again_comments_then_closes_and_later_drift_opens_a_new_issue() {
     let fake = Fake::new(ME);
-    let DriftIssue::Opened { number, .. } = sync(&fake, "drift", true).issue else {
-        panic!("not opened");
-    };
+    let number = opened(&fake, "drift");
     let done = sync(&fake, "No changes.", false);
     assert!(matches!(done.issue, DriftIssue::Closed { number: n, .. } if n == number));
     let closed = fake.issue(number);

@@ -115,6 +115,17 @@ pub struct PlanRuns<'a> {
     pub include_failed: bool,
 }
 
+impl PlanRuns<'_> {
+    /// The runs taken, in words: `finished` (failed ones too) or `successful`.
+    pub fn taken(&self) -> &'static str {
+        if self.include_failed {
+            "finished"
+        } else {
+            "successful"
+        }
+    }
+}
+
 /// A run for the merged change, as its forge judged it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {

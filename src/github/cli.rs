@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Subcommand};
+use clap::{Args, Subcommand};
 
 use crate::inert;
 use crate::plan::Plan;
@@ -13,10 +13,11 @@ use super::client::GitHub;
 use super::error::GithubError;
 use super::files::pull_request_files;
 use super::identity::{Identity, identity};
-use super::types::{marker, pull_request_from_event, read};
+use super::types::{pull_request_from_event, read};
 use crate::forge::{
-    DriftReport, Foreign, PlanRuns, Posted, Tracker, every_guild, left_alone, passed_over_lines,
-    plan_digest, plan_rehearsal, reviewed_plan, sync_drift_issue, touched_guilds, upsert_comment,
+    DriftIssueArgs, Foreign, Marked, MarkedBody, PlanRuns, Posted, Tracker, every_guild,
+    left_alone, plan_digest, plan_rehearsal, reviewed_plan, sync_drift_issue, touched_guilds,
+    upsert_comment,
 };
 
 #[derive(Args)]
@@ -33,12 +34,8 @@ pub enum GithubCommand {
         after_help = "Example:\n  guildctl github comment --marker plan:guild.yaml --body-file report.md"
     )]
     Comment {
-        /// What the comment is about, e.g. `plan:guild.yaml`.
-        #[arg(long)]
-        marker: String,
-        /// The comment's markdown.
-        #[arg(long)]
-        body_file: PathBuf,
+        #[command(flatten)]
+        text: MarkedBody,
         /// The pull request's number (default: the pull request of GITHUB_EVENT_PATH).
         #[arg(long)]
         pr: Option<u64>,
@@ -51,23 +48,8 @@ pub enum GithubCommand {
         after_help = "Example:\n  guildctl github drift-issue --marker drift:guild.yaml --body-file drift.md --drifted true"
     )]
     DriftIssue {
-        /// What the issue is about, e.g. `drift:guild.yaml`.
-        #[arg(long)]
-        marker: String,
-        /// The drift report's markdown.
-        #[arg(long)]
-        body_file: PathBuf,
-        /// `true`: drift was found, open or update the issue; `false`: close it.
-        #[arg(long, action = ArgAction::Set)]
-        drifted: bool,
-        /// The label the issue carries, and is found by.
-        #[arg(long, default_value = "guildctl-drift")]
-        label: String,
-        #[arg(
-            long,
-            default_value = "guildctl: the Discord guild drifted from its manifest"
-        )]
-        title: String,
+        #[command(flatten)]
+        issue: DriftIssueArgs,
         #[command(flatten)]
         author: AuthorArg,
     },
@@ -164,14 +146,8 @@ fn report_foreign(kind: &str, foreign: &[Foreign], written_as: Option<&str>, me:
 
 pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
     match args.command {
-        GithubCommand::Comment {
-            marker: key,
-            body_file,
-            pr,
-            author,
-        } => {
-            let marker = marker(&key)?;
-            let body = read(&body_file)?;
+        GithubCommand::Comment { text, pr, author } => {
+            let Marked { marker, body } = text.read::<GithubError>()?;
             let gh = GitHub::from_env()?;
             let number = match pr {
                 Some(n) => n,
@@ -204,37 +180,14 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
             crate::outln!("{}", inert::terminal(&done.url));
             Ok(0)
         }
-        GithubCommand::DriftIssue {
-            marker: key,
-            body_file,
-            drifted,
-            label,
-            title,
-            author,
-        } => {
-            let marker = marker(&key)?;
-            let body = read(&body_file)?;
+        GithubCommand::DriftIssue { issue, author } => {
+            let text = issue.text.read::<GithubError>()?;
             let gh = GitHub::from_env()?;
             let closing = closing_comment();
             let me = whoami(&gh, &author).await?;
-            let sync = sync_drift_issue(
-                &gh,
-                &me.login,
-                &DriftReport {
-                    marker: &marker,
-                    label: &label,
-                    title: &title,
-                    body: &body,
-                    drifted,
-                    closing_comment: &closing,
-                },
-            )
-            .await?;
+            let sync = sync_drift_issue(&gh, &me.login, &issue.report(&text, &closing)).await?;
             report_foreign("issue", &sync.foreign, sync.written_as.as_deref(), &me);
-            eprintln!("{}", sync.issue.describe());
-            if let Some(url) = sync.issue.url() {
-                crate::outln!("{}", inert::terminal(url));
-            }
+            sync.print();
             Ok(0)
         }
         GithubCommand::ReviewedPlan {
@@ -247,6 +200,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 name: &workflow,
                 include_failed,
             };
+            let taken = plan.taken();
             let found = reviewed_plan(&gh, &sha, plan).await?;
             let (pr, head, run) = match &found {
                 // GitHub's answer, printed as `key=value` lines a step reads: one line each.
@@ -257,21 +211,13 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                 ),
                 None => Default::default(),
             };
-            for line in found
-                .iter()
-                .flat_map(|r| passed_over_lines(gh.words(), &r.passed_over))
-            {
-                eprintln!("{line}");
+            if let Some(r) = &found {
+                r.say_passed_over(gh.words());
             }
             match &found {
                 None => eprintln!("Commit {sha} merged no pull request: no reviewed plan."),
                 Some(r) if r.run.is_none() => eprintln!(
-                    "Pull request #{pr} (head {head}) has no {} {workflow} run of its own from this repository: no reviewed plan.",
-                    if include_failed {
-                        "finished"
-                    } else {
-                        "successful"
-                    }
+                    "Pull request #{pr} (head {head}) has no {taken} {workflow} run of its own from this repository: no reviewed plan."
                 ),
                 Some(_) => eprintln!("Pull request #{pr} (head {head}): plan run {run}."),
             }

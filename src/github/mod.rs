@@ -23,6 +23,5 @@ pub use error::GithubError;
 pub use files::pull_request_files;
 pub use identity::{ACTIONS_BOT, Identity, IdentitySource, identity};
 pub use types::{
-    GithubToken, MAX_BODY_CHARS, PullRequest, Repo, body_with_marker, marker,
-    pull_request_from_event,
+    GithubToken, MAX_BODY_CHARS, PullRequest, Repo, body_with_marker, pull_request_from_event,
 };

@@ -56,11 +56,9 @@ pub struct GithubToken(String);
 
 impl GithubToken {
     pub fn new(token: impl Into<String>) -> Result<GithubToken, GithubError> {
-        let t = token.into().trim().to_owned();
-        if t.is_empty() || t.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(GithubError::BadToken);
-        }
-        Ok(GithubToken(t))
+        forge::clean_token(token)
+            .map(GithubToken)
+            .ok_or(GithubError::BadToken)
     }
 
     pub(crate) fn expose(&self) -> &str {
@@ -72,11 +70,6 @@ impl fmt::Debug for GithubToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("GithubToken(***)")
     }
-}
-
-/// The marker of `key` ([`forge::marker`]).
-pub fn marker(key: &str) -> Result<String, GithubError> {
-    Ok(forge::marker(key)?)
 }
 
 /// `marker` on its own line, then the body, cut to GitHub's limit with a note saying so.
@@ -146,7 +139,7 @@ pub fn pull_request_from_event(path: &Path) -> Result<PullRequest, GithubError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::github::error::GithubError;
+    use crate::forge::{EmptyMarker, marker};
 
     #[test]
     fn markers_stay_hidden_whatever_the_path() {
@@ -162,7 +155,7 @@ mod tests {
         let inner = &m["<!-- ".len()..m.len() - " -->".len()];
         assert!(!inner.contains("--") && !inner.contains('>') && !inner.contains(' '));
         assert!(!inner.ends_with('-'));
-        assert!(matches!(marker("  "), Err(GithubError::Marker(_))));
+        assert_eq!(marker("  "), Err(EmptyMarker));
     }
 
     #[test]

@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Subcommand};
+use clap::{Args, Subcommand};
 
 use crate::forge::{
-    DriftReport, Foreign, PlanRuns, Posted, Tracker, left_alone, marker, passed_over_lines,
-    plan_digest, read, reviewed_plan, sync_drift_issue, upsert_comment,
+    DriftIssueArgs, Foreign, Marked, MarkedBody, PlanRuns, Posted, Tracker, left_alone,
+    plan_digest, reviewed_plan, sync_drift_issue, upsert_comment,
 };
 use crate::inert;
 
@@ -43,12 +43,8 @@ pub enum GitlabCommand {
         after_help = "Example:\n  guildctl gitlab note --marker plan:guild.yaml --body-file report.md"
     )]
     Note {
-        /// What the note is about, e.g. `plan:guild.yaml`.
-        #[arg(long)]
-        marker: String,
-        /// The note's markdown.
-        #[arg(long)]
-        body_file: PathBuf,
+        #[command(flatten)]
+        text: MarkedBody,
         /// The merge request's iid (default: CI_MERGE_REQUEST_IID).
         #[arg(long, env = "CI_MERGE_REQUEST_IID")]
         mr: Option<u64>,
@@ -66,21 +62,8 @@ pub enum GitlabCommand {
         after_help = "Example:\n  guildctl gitlab drift-issue --marker drift:guild.yaml --body-file drift.md --drifted true"
     )]
     DriftIssue {
-        #[arg(long)]
-        marker: String,
-        #[arg(long)]
-        body_file: PathBuf,
-        /// `true`: drift was found, open or update the issue; `false`: close it.
-        #[arg(long, action = ArgAction::Set)]
-        drifted: bool,
-        /// The label the issue carries, and is found by.
-        #[arg(long, default_value = "guildctl-drift")]
-        label: String,
-        #[arg(
-            long,
-            default_value = "guildctl: the Discord guild drifted from its manifest"
-        )]
-        title: String,
+        #[command(flatten)]
+        issue: DriftIssueArgs,
         #[command(flatten)]
         author: AuthorArg,
     },
@@ -142,14 +125,12 @@ fn report_foreign(kind: &str, foreign: &[Foreign], me: &Identity) {
 pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
     match args.command {
         GitlabCommand::Note {
-            marker: key,
-            body_file,
+            text,
             mr,
             sha,
             author,
         } => {
-            let marker = marker(&key)?;
-            let body = read(&body_file)?;
+            let Marked { marker, body } = text.read::<GitlabError>()?;
             let iid = mr.ok_or(GitlabError::NoMergeRequest)?;
             let commit = sha.or_else(pipeline_commit);
             let gl = GitLab::from_env()?;
@@ -174,33 +155,14 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
             crate::outln!("{}", inert::terminal(&done.url));
             Ok(0)
         }
-        GitlabCommand::DriftIssue {
-            marker: key,
-            body_file,
-            drifted,
-            label,
-            title,
-            author,
-        } => {
-            let marker = marker(&key)?;
-            let body = read(&body_file)?;
+        GitlabCommand::DriftIssue { issue, author } => {
+            let text = issue.text.read::<GitlabError>()?;
             let gl = GitLab::from_env()?;
             let me = whoami(&gl, &author).await?;
             let closing = closing_note();
-            let report = DriftReport {
-                marker: &marker,
-                label: &label,
-                title: &title,
-                body: &body,
-                drifted,
-                closing_comment: &closing,
-            };
-            let sync = sync_drift_issue(&gl, &me.username, &report).await?;
+            let sync = sync_drift_issue(&gl, &me.username, &issue.report(&text, &closing)).await?;
             report_foreign("issue", &sync.foreign, &me);
-            eprintln!("{}", sync.issue.describe());
-            if let Some(url) = sync.issue.url() {
-                crate::outln!("{}", inert::terminal(url));
-            }
+            sync.print();
             Ok(0)
         }
         GitlabCommand::ReviewedPlan {
@@ -213,6 +175,7 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
                 name: &job,
                 include_failed,
             };
+            let taken = plan.taken();
             let found = reviewed_plan(&gl, &sha, plan).await?;
             let num = |n: Option<u64>| n.map(|i| i.to_string()).unwrap_or_default();
             let (mr, head, pipeline, job_id) = match &found {
@@ -224,26 +187,13 @@ pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
                 ),
                 None => Default::default(),
             };
-            for line in found
-                .iter()
-                .flat_map(|r| passed_over_lines(gl.words(), &r.passed_over))
-            {
-                eprintln!("{line}");
+            if let Some(r) = &found {
+                r.say_passed_over(gl.words());
             }
             match &found {
                 None => eprintln!("Commit {sha} merged no merge request: no reviewed plan."),
                 Some(r) if r.plan.is_none() => eprintln!(
-                    "Merge request !{mr} (head {head}) has no {} pipeline of its own with a {} {job} job: no reviewed plan.",
-                    if include_failed {
-                        "finished"
-                    } else {
-                        "successful"
-                    },
-                    if include_failed {
-                        "finished"
-                    } else {
-                        "successful"
-                    }
+                    "Merge request !{mr} (head {head}) has no {taken} pipeline of its own with a {taken} {job} job: no reviewed plan."
                 ),
                 Some(_) => eprintln!(
                     "Merge request !{mr} (head {head}): pipeline {pipeline}, job {job_id}."

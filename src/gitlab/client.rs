@@ -7,7 +7,7 @@ use reqwest::Method;
 
 use super::error::GitlabError;
 use super::wire::User;
-use crate::forge::{Auth, CallError, Rest, api_base, env_var};
+use crate::forge::{Auth, CallError, Rest, api_base, clean_token, env_var};
 
 /// The token: hidden from `Debug`, no `Display`, so it cannot be printed by accident.
 #[derive(Clone)]
@@ -15,11 +15,9 @@ pub struct GitlabToken(String);
 
 impl GitlabToken {
     pub fn new(token: impl Into<String>) -> Result<GitlabToken, GitlabError> {
-        let t = token.into().trim().to_owned();
-        if t.is_empty() || t.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(GitlabError::BadToken);
-        }
-        Ok(GitlabToken(t))
+        clean_token(token)
+            .map(GitlabToken)
+            .ok_or(GitlabError::BadToken)
     }
 }
 

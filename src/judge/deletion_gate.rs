@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::discord::Route;
 use crate::discord::names::{stored_channel_name, stored_display_name};
-use crate::manifest::{Channel, Manifest};
+use crate::manifest::{Channel, Manifest, Snowflake};
 use crate::plan::Problem;
 use crate::plan::deletion_gate::{
     AllowanceSource, KindDeletions, MAX_DELETE_LIMIT, MAX_DELETE_PERCENT, MIN_DELETE_LIMIT,
@@ -67,15 +67,7 @@ pub fn policy_gate(changes: &[PolicyChange], allowance: Option<PolicyAllowance>)
         )
     });
     let help = refused.then(|| {
-        let how = match allowance.map(|a| a.source) {
-            Some(AllowanceSource::Flag) => format!("pass --allow-policy-changes {n}"),
-            Some(AllowanceSource::Manifest) => format!(
-                "raise `safety.allow_policy_changes` to {n} in the manifest, or pass --allow-policy-changes {n} to apply"
-            ),
-            None => format!(
-                "pass --allow-policy-changes {n} to apply, or set `safety: {{ allow_policy_changes: {n} }}` in the manifest"
-            ),
-        };
+        let how = how_to_allow(allowance.map(|a| a.source), "policy_changes", n);
         format!(
             "if the change is meant, review it and allow its {} ({how}; --yes does not)",
             what(n)
@@ -204,7 +196,11 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
             .map(|k| match (k.with_channels, k.with_integrations) {
                 (0, 0) => format!("{} {}", k.deletes, k.kind.label()),
                 (n, 0) if n == k.deletes => format!("{n} {} with their channels", k.kind.label()),
-                (n, 0) => format!("{} {}, {n} of them with their channels", k.deletes, k.kind.label()),
+                (n, 0) => format!(
+                    "{} {}, {n} of them with their channels",
+                    k.deletes,
+                    k.kind.label()
+                ),
                 (c, i) => format!(
                     "{} {}, {c} of them with their channels and {i} with their integrations",
                     k.deletes,
@@ -212,16 +208,7 @@ pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>)
                 ),
             })
             .collect();
-        let how = match allowance.map(|a| a.source) {
-            // The flag takes precedence: the manifest's setting would not help.
-            Some(AllowanceSource::Flag) => format!("pass --allow-deletes {deletes}"),
-            Some(AllowanceSource::Manifest) => format!(
-                "raise `safety.allow_deletes` to {deletes} in the manifest, or pass --allow-deletes {deletes} to apply"
-            ),
-            None => format!(
-                "pass --allow-deletes {deletes} to apply, or set `safety: {{ allow_deletes: {deletes} }}` in the manifest"
-            ),
-        };
+        let how = how_to_allow(allowance.map(|a| a.source), "deletes", deletes);
         let noun = match member_bans(&kinds) {
             0 => "deletion(s)",
             b if b == deletes => "member ban(s)",
@@ -367,19 +354,57 @@ struct Entry<'m> {
     protect: bool,
 }
 
+/// How to allow `n` of what `apply --allow-WHAT` and `safety.allow_WHAT` allow (`what`:
+/// `deletes`, `policy_changes`), given where the allowance in force comes from.
+fn how_to_allow(source: Option<AllowanceSource>, what: &str, n: usize) -> String {
+    let flag = format!("--allow-{}", what.replace('_', "-"));
+    let setting = format!("allow_{what}");
+    match source {
+        // The flag takes precedence: the manifest's setting would not help.
+        Some(AllowanceSource::Flag) => format!("pass {flag} {n}"),
+        Some(AllowanceSource::Manifest) => {
+            format!("raise `safety.{setting}` to {n} in the manifest, or pass {flag} {n} to apply")
+        }
+        None => format!(
+            "pass {flag} {n} to apply, or set `safety: {{ {setting}: {n} }}` in the manifest"
+        ),
+    }
+}
+
+impl<'m> Entry<'m> {
+    /// The entry at `source`, answering to its id, its name and its previous names.
+    fn new(
+        kind: DeleteKind,
+        source: String,
+        id: &'m Option<Snowflake>,
+        name: &'m str,
+        previous_names: &'m [String],
+        protect: bool,
+    ) -> Self {
+        Entry {
+            kind,
+            source,
+            id: id.as_ref().map(|s| s.0.as_str()),
+            names: std::iter::once(name)
+                .chain(previous_names.iter().map(String::as_str))
+                .collect(),
+            protect,
+        }
+    }
+}
+
 fn entries(m: &Manifest) -> Vec<Entry<'_>> {
     fn channels<'m>(list: &'m [Channel], prefix: &str, out: &mut Vec<Entry<'m>>) {
         for (i, c) in list.iter().enumerate() {
             let source = format!("{prefix}[{i}]");
-            out.push(Entry {
-                kind: DeleteKind::Channels,
-                source: source.clone(),
-                id: c.id.as_ref().map(|s| s.0.as_str()),
-                names: std::iter::once(c.name.as_str())
-                    .chain(c.previous_names.iter().map(String::as_str))
-                    .collect(),
-                protect: c.protect,
-            });
+            out.push(Entry::new(
+                DeleteKind::Channels,
+                source.clone(),
+                &c.id,
+                &c.name,
+                &c.previous_names,
+                c.protect,
+            ));
             if let Some(children) = &c.channels {
                 channels(children, &format!("{source}.channels"), out);
             }
@@ -387,15 +412,14 @@ fn entries(m: &Manifest) -> Vec<Entry<'_>> {
     }
     let mut out = Vec::new();
     for (i, r) in m.roles.iter().flatten().enumerate() {
-        out.push(Entry {
-            kind: DeleteKind::Roles,
-            source: format!("roles[{i}]"),
-            id: r.id.as_ref().map(|s| s.0.as_str()),
-            names: std::iter::once(r.name.as_str())
-                .chain(r.previous_names.iter().map(String::as_str))
-                .collect(),
-            protect: r.protect,
-        });
+        out.push(Entry::new(
+            DeleteKind::Roles,
+            format!("roles[{i}]"),
+            &r.id,
+            &r.name,
+            &r.previous_names,
+            r.protect,
+        ));
     }
     channels(
         m.channels.as_deref().unwrap_or_default(),
@@ -403,15 +427,14 @@ fn entries(m: &Manifest) -> Vec<Entry<'_>> {
         &mut out,
     );
     for (i, w) in m.webhooks.iter().flatten().enumerate() {
-        out.push(Entry {
-            kind: DeleteKind::Webhooks,
-            source: format!("webhooks[{i}]"),
-            id: w.id.as_ref().map(|s| s.0.as_str()),
-            names: std::iter::once(w.name.as_str())
-                .chain(w.previous_names.iter().map(String::as_str))
-                .collect(),
-            protect: w.protect,
-        });
+        out.push(Entry::new(
+            DeleteKind::Webhooks,
+            format!("webhooks[{i}]"),
+            &w.id,
+            &w.name,
+            &w.previous_names,
+            w.protect,
+        ));
     }
     out
 }

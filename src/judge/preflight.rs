@@ -193,29 +193,36 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
     let count = |is: fn(&Route<crate::plan::IdRef>) -> bool| {
         plan.operations.iter().filter(|o| is(&o.route)).count()
     };
-    let roles_after = snap.guild.roles.len() + count(|r| matches!(r, Route::CreateRole { .. }))
-        - count(|r| matches!(r, Route::DeleteRole { .. }));
-    if roles_after > MAX_ROLES {
-        problems.push(Problem {
-            policy: None,
-            message: format!(
-                "the guild would have {roles_after} roles; Discord allows {MAX_ROLES}"
+    let count_after = |live: usize, creates: usize, deletes: usize| live + creates - deletes;
+    let limits = [
+        (
+            "roles",
+            count_after(
+                snap.guild.roles.len(),
+                count(|r| matches!(r, Route::CreateRole { .. })),
+                count(|r| matches!(r, Route::DeleteRole { .. })),
             ),
-            source: Some("roles".into()),
-            help: Some("declare fewer roles, or prune unused ones".into()),
-        });
-    }
-    let channels_after = snap.channels.len() + count(|r| matches!(r, Route::CreateChannel { .. }))
-        - count(|r| matches!(r, Route::DeleteChannel { .. }));
-    if channels_after > MAX_CHANNELS {
-        problems.push(Problem {
-            policy: None,
-            message: format!(
-                "the guild would have {channels_after} channels; Discord allows {MAX_CHANNELS}"
+            MAX_ROLES,
+        ),
+        (
+            "channels",
+            count_after(
+                snap.channels.len(),
+                count(|r| matches!(r, Route::CreateChannel { .. })),
+                count(|r| matches!(r, Route::DeleteChannel { .. })),
             ),
-            source: Some("channels".into()),
-            help: Some("declare fewer channels, or prune unused ones".into()),
-        });
+            MAX_CHANNELS,
+        ),
+    ];
+    for (what, then, max) in limits {
+        if then > max {
+            problems.push(Problem {
+                policy: None,
+                message: format!("the guild would have {then} {what}; Discord allows {max}"),
+                source: Some(what.into()),
+                help: Some(format!("declare fewer {what}, or prune unused ones")),
+            });
+        }
     }
     problems.extend(super::member_preflight::check(plan, snap));
     problems.extend(crate::judge::channel_preflight::check(plan, snap, after));

@@ -35,6 +35,15 @@ fn scalar<W: Write, T: Serialize + ?Sized>(out: &mut W, value: &T) -> Result<(),
     serde_json::to_writer(out, value)
 }
 
+/// The `Serializer` methods that write their value as serde_json does, each `(name(type))`.
+macro_rules! scalars {
+    ($($method:ident($ty:ty)),*) => {$(
+        fn $method(self, v: $ty) -> Result<(), Error> {
+            scalar(self.0, &v)
+        }
+    )*};
+}
+
 struct Ser<'a, W>(&'a mut W);
 
 impl<'a, W: Write> ser::Serializer for Ser<'a, W> {
@@ -48,21 +57,21 @@ impl<'a, W: Write> ser::Serializer for Ser<'a, W> {
     type SerializeStruct = Object<'a, W>;
     type SerializeStructVariant = Object<'a, W>;
 
-    fn serialize_bool(self, v: bool) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
+    scalars!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8])
+    );
     // A value holds 64 bits at most, as in `to_value`.
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
         match (i64::try_from(v), u64::try_from(v)) {
@@ -70,18 +79,6 @@ impl<'a, W: Write> ser::Serializer for Ser<'a, W> {
             (_, Ok(n)) => scalar(self.0, &n),
             _ => Err(refused("number out of range")),
         }
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        scalar(self.0, &v)
     }
     fn serialize_u128(self, v: u128) -> Result<(), Error> {
         match u64::try_from(v) {
@@ -92,18 +89,6 @@ impl<'a, W: Write> ser::Serializer for Ser<'a, W> {
     // A value keeps an `f32` as the `f64` it converts to.
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         scalar(self.0, &f64::from(v))
-    }
-    fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_char(self, v: char) -> Result<(), Error> {
-        scalar(self.0, &v)
-    }
-    fn serialize_str(self, v: &str) -> Result<(), Error> {
-        scalar(self.0, v)
-    }
-    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
-        scalar(self.0, v)
     }
     fn serialize_none(self) -> Result<(), Error> {
         scalar(self.0, &())
@@ -298,35 +283,26 @@ impl<'a, W: Write> Object<'a, W> {
     }
 }
 
-impl<W: Write> ser::SerializeStruct for Object<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.entry(Cow::Borrowed(key), value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close()
-    }
+macro_rules! struct_forms {
+    ($($form:ident),*) => {$(
+        impl<W: Write> ser::$form for Object<'_, W> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                self.entry(Cow::Borrowed(key), value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl<W: Write> ser::SerializeStructVariant for Object<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.entry(Cow::Borrowed(key), value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close()
-    }
-}
+struct_forms!(SerializeStruct, SerializeStructVariant);
 
 impl<W: Write> ser::SerializeMap for Object<'_, W> {
     type Ok = ();
@@ -372,6 +348,16 @@ fn key_text<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
     }
 }
 
+/// The `Serializer` methods of [`Key`] that write their value out as text, each
+/// `(name(type))`.
+macro_rules! written_out {
+    ($($method:ident($ty:ty)),*) => {$(
+        fn $method(self, v: $ty) -> Result<String, Error> {
+            Ok(v.to_string())
+        }
+    )*};
+}
+
 impl ser::Serializer for Key {
     type Ok = String;
     type Error = Error;
@@ -386,42 +372,20 @@ impl ser::Serializer for Key {
     fn serialize_str(self, v: &str) -> Result<String, Error> {
         Ok(v.to_owned())
     }
-    fn serialize_char(self, v: char) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_bool(self, v: bool) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_i8(self, v: i8) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_i128(self, v: i128) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
-    fn serialize_u128(self, v: u128) -> Result<String, Error> {
-        Ok(v.to_string())
-    }
+    written_out!(
+        serialize_char(char),
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128)
+    );
     fn serialize_f32(self, v: f32) -> Result<String, Error> {
         key_text(&v)
     }

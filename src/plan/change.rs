@@ -2,6 +2,7 @@
 //! warnings a plan carries beside its changes.
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::field::{Field, FieldChange, WireField};
 use super::kind::Kind;
@@ -21,6 +22,7 @@ pub enum Action {
 }
 
 /// Which object a change is about.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObjectRef {
     /// The kind of object.
@@ -28,11 +30,11 @@ pub struct ObjectRef {
     /// Display name: a role's name, `#channel`, `Category/#channel`.
     pub name: String,
     /// Its live id; none for an object the plan creates.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
 }
 
 /// One object's change: the action, the object, and each field's value before and after.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "WireChange")]
 pub struct Change {
@@ -44,10 +46,8 @@ pub struct Change {
     /// field it is ([`Field`]).
     pub fields: Vec<FieldChange>,
     /// Where in the manifest the object is declared, e.g. `roles[2]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// For a roster entry or a ban: the user it names, as the plan read them from Discord.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub person: Option<Person>,
 }
 
@@ -106,12 +106,12 @@ pub struct HeldRole {
 }
 
 /// Something a reviewer should know that does not stop the plan.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Warning {
     /// What it says.
     pub message: String,
     /// Where in the manifest it is about, e.g. `roles[2]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
 }
 

@@ -3,6 +3,7 @@
 //! changes, and whether apply refuses it (judged by `judge::deletion_gate`).
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::change::{Action, Change};
 use super::kind::DeleteKind;
@@ -152,6 +153,7 @@ impl Allowance {
 }
 
 /// The deletion gate's verdict on a plan.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeletionGate {
     /// Whether apply refuses the plan (`--yes` does not change this).
@@ -161,13 +163,11 @@ pub struct DeletionGate {
     /// Per kind with live objects or deletions.
     pub kinds: Vec<KindDeletions>,
     /// The explicit allowance in force, which replaces the default limits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowance: Option<Allowance>,
     /// Why apply refuses, one sentence per reason with its numbers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
     /// How to allow the plan, when it is refused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
 }
 
@@ -175,15 +175,7 @@ impl DeletionGate {
     /// "apply will refuse: deletes 17 of 18 channels (94%), above ...; to allow it, ..."
     /// or `None` when apply proceeds.
     pub fn refusal(&self) -> Option<String> {
-        if !self.refused {
-            return None;
-        }
-        let mut s = self.reasons.join("; ");
-        if let Some(h) = &self.help {
-            s.push_str("; ");
-            s.push_str(h);
-        }
-        Some(s)
+        refusal(self.refused, self.reasons.join("; "), self.help.as_deref())
     }
 
     /// One line about a plan that deletes and passes, for reviewers: what allowed it.
@@ -261,6 +253,7 @@ impl PolicyAllowance {
 
 /// The policy gate's verdict: the policy changes it counts ([`PolicyChange::gated`](super::PolicyChange::gated))
 /// against the allowance, none by default.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyGate {
     /// Whether apply refuses the plan (`--yes` does not change this).
@@ -268,13 +261,10 @@ pub struct PolicyGate {
     /// The policy changes counted.
     pub changes: usize,
     /// The explicit allowance in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowance: Option<PolicyAllowance>,
     /// Why apply refuses, with the changes named.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// How to allow the plan, when it is refused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
 }
 
@@ -286,15 +276,11 @@ impl PolicyGate {
 
     /// "changes 1 policy (…), and none is allowed by default; to allow it, …", or `None`.
     pub fn refusal(&self) -> Option<String> {
-        if !self.refused {
-            return None;
-        }
-        let mut s = self.reason.clone().unwrap_or_default();
-        if let Some(h) = &self.help {
-            s.push_str("; ");
-            s.push_str(h);
-        }
-        Some(s)
+        refusal(
+            self.refused,
+            self.reason.clone().unwrap_or_default(),
+            self.help.as_deref(),
+        )
     }
 
     /// One line about a plan whose policy changes pass: what allowed them.
@@ -312,6 +298,14 @@ impl PolicyGate {
             if self.changes == 1 { "y" } else { "ies" }
         ))
     }
+}
+
+/// What a gate that refuses says: why, then how to allow the plan; `None` when it passes.
+fn refusal(refused: bool, why: String, help: Option<&str>) -> Option<String> {
+    refused.then(|| match help {
+        Some(help) => format!("{why}; {help}"),
+        None => why,
+    })
 }
 
 /// Members banned, of the kinds counted.

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 
 use crate::discord::Route;
 
@@ -35,16 +36,14 @@ pub struct Operation {
 }
 
 /// An operation as a saved plan writes it.
+#[skip_serializing_none]
 #[derive(Serialize, Deserialize)]
 struct WireOperation {
     route: Route<IdRef>,
     method: String,
     path: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     body: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     creates: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
     summary: String,
     change: usize,

@@ -2,6 +2,7 @@
 //! what leaves what a policy covers (found by `judge::policy_changes`).
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use crate::manifest::Policy;
 
@@ -87,6 +88,7 @@ impl PolicyBase {
 
 /// A policy this change removes, renames or changes, or something that leaves what one
 /// covers.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PolicyChange {
     /// The policy's name (before the change, for one renamed).
@@ -95,17 +97,13 @@ pub struct PolicyChange {
     #[serde(flatten)]
     pub what: PolicyChangeKind,
     /// The policy's rule in words before the change, and after it; none where there is none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
     /// Its rule in words after the change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
     /// The file that defined it at the base revision, relative to the repository.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defined_in: Option<String>,
     /// Where the policy is declared now (`policies[2]`), for a placed finding (SARIF);
     /// none for one removed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared_at: Option<String>,
 }
 
@@ -202,6 +200,15 @@ impl PolicyChange {
             .as_deref()
             .map(|f| format!(", in {}", name(f)))
             .unwrap_or_default();
+        let moved = |item: &ScopeObject, verb: &str, now: &str| {
+            format!(
+                "{} {} {verb} policy {policy} ({}): {}",
+                item.kind,
+                name(&item.name),
+                rule(&self.after),
+                name(now)
+            )
+        };
         match &self.what {
             PolicyChangeKind::Removed { why } => format!(
                 "policy {policy} removed: {} (it was: {}{defined})",
@@ -232,20 +239,8 @@ impl PolicyChange {
                     ""
                 }
             ),
-            PolicyChangeKind::Leaves { item, now } => format!(
-                "{} {} leaves policy {policy} ({}): {}",
-                item.kind,
-                name(&item.name),
-                rule(&self.after),
-                name(now)
-            ),
-            PolicyChangeKind::Enters { item, now } => format!(
-                "{} {} enters the `who` of policy {policy} ({}): {}",
-                item.kind,
-                name(&item.name),
-                rule(&self.after),
-                name(now)
-            ),
+            PolicyChangeKind::Leaves { item, now } => moved(item, "leaves", now),
+            PolicyChangeKind::Enters { item, now } => moved(item, "enters the `who` of", now),
         }
     }
 }

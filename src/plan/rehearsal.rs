@@ -3,6 +3,7 @@
 //! (text, markdown, JSON) and a saved plan show the same verdict.
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 /// What happened when the plan's calls were sent, in apply's order, to a copy of the guild.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +32,7 @@ pub struct Rehearsal {
 
 /// The first call the copy refused, with Discord's answer and the manifest place of the
 /// change it makes.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RehearsalRefusal {
     /// The call's summary, e.g. `create category Archive`.
@@ -42,15 +44,12 @@ pub struct RehearsalRefusal {
     /// HTTP status; 0 when no answer came (the call could not be made).
     pub status: u16,
     /// Discord's error code, when the answer had one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<i64>,
     /// Discord's message (or why the call could not be made).
     pub message: String,
     /// Where in the manifest the change is declared (`channels[5]`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// The file, line and column of `source`, e.g. `guild.yaml:23:5`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<String>,
 }
 

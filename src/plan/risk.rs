@@ -4,17 +4,18 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::change::HeldRole;
 use super::change::ObjectRef;
 use super::kind::Kind;
 
 /// One change that widens access or destroys.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Risk {
     /// Index into [`Plan::changes`](super::Plan::changes) of the change that carries it; none for a policy
     /// change (policies are the repository's: [`Plan::policy_changes`](super::Plan::policy_changes)).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<usize>,
     /// The object changed.
     pub object: ObjectRef,
@@ -23,7 +24,6 @@ pub struct Risk {
     pub what: Widening,
     /// For a change naming a user: the manifest's `name` for them, when it is not their
     /// username ([`super::Person::named_in_manifest`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub named_in_manifest: Option<String>,
 }
 

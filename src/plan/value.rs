@@ -2,6 +2,7 @@
 //! user chose for it, and the verdicts judged on it (docs/architecture.md, "The data path").
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::change::{Action, Change, ObjectRef, Warning};
 use super::deletion_gate::{DeletionGate, PolicyGate};
@@ -53,6 +54,7 @@ pub const PLAN_FORMAT: u32 = 4;
 /// What differs between a manifest and a live guild, and how to make the guild the manifest:
 /// the changes for people, the operations for `apply`, and the verdicts judged on them. A
 /// plain value: serialised, it is the saved plan (`plan --out`) that `apply --plan` reads.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
     /// The plan format ([`PLAN_FORMAT`]).
@@ -91,11 +93,9 @@ pub struct Plan {
     pub deletion_gate: DeletionGate,
     /// The verdict of applying the plan first to a copy of the guild, when it was
     /// rehearsed (`plan --rehearse`, `apply`); not part of the changes digest.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rehearsal: Option<Rehearsal>,
     /// Get Guild Widget Image on the API base in use, when the widget is on once the plan
     /// is applied; not part of the changes digest.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub widget_image_url: Option<String>,
     /// Who gains and who loses what, where, once the plan is applied, computed as Discord
     /// computes permissions from the live guild and the plan (docs/access.md); like

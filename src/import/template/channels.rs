@@ -50,8 +50,7 @@ impl Convert {
             let Some(kind) = kind else {
                 let name = c.name.as_deref().unwrap_or_default();
                 let kind = c.kind.map_or("none".to_owned(), |k| k.to_string());
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     path,
                     format!("channel \"{name}\" of type {kind}, which a manifest does not declare"),
                 );
@@ -168,8 +167,7 @@ impl Convert {
             match o.kind {
                 Some(0) | None => {}
                 Some(1) => {
-                    self.note(
-                        NoteKind::LeftOut,
+                    self.left_out(
                         here,
                         format!(
                             "an overwrite for member {id}: a template's member ids name no one"
@@ -178,8 +176,7 @@ impl Convert {
                     continue;
                 }
                 Some(k) => {
-                    self.note(
-                        NoteKind::LeftOut,
+                    self.left_out(
                         here,
                         format!("an overwrite of type {k} (0 is a role, 1 a member)"),
                     );
@@ -187,8 +184,7 @@ impl Convert {
                 }
             }
             let Some(role) = self.role_names.get(&id).cloned() else {
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     here,
                     format!("an overwrite for role {id}, which the template does not have"),
                 );
@@ -253,8 +249,7 @@ impl Convert {
             };
             out.topic = match c.topic.as_deref() {
                 Some(topic) if topic.chars().count() > max => {
-                    self.note(
-                        NoteKind::LeftOut,
+                    self.left_out(
                         format!("{path}.topic"),
                         format!("the topic of \"{name}\" is longer than {max} characters"),
                     );
@@ -267,8 +262,7 @@ impl Convert {
         if t != Category {
             out.nsfw = Some(c.nsfw.unwrap_or(false));
         } else if c.nsfw == Some(true) {
-            self.note(
-                NoteKind::LeftOut,
+            self.left_out(
                 format!("{path}.nsfw"),
                 format!("category \"{name}\" marked age-restricted (only channels can be)"),
             );
@@ -278,8 +272,7 @@ impl Convert {
             match u32::try_from(v).ok().filter(|v| (min..=max).contains(v)) {
                 Some(v) => Some(v),
                 None => {
-                    self.note(
-                        NoteKind::LeftOut,
+                    self.left_out(
                         format!("{path}.{field}"),
                         format!("{field} {v} of \"{name}\" is outside {min}-{max}"),
                     );
@@ -317,9 +310,7 @@ impl Convert {
                     .filter(|d| AUTO_ARCHIVE_DURATIONS.contains(d))
                 {
                     Some(d) => out.default_auto_archive_duration = Some(d),
-                    None => self.note(
-                        NoteKind::LeftOut,
-                        format!("{path}.default_auto_archive_duration"),
+                    None => self.left_out(format!("{path}.default_auto_archive_duration"),
                         format!(
                             "default_auto_archive_duration {d} of \"{name}\" is not 60, 1440, 4320 or 10080"
                         ),
@@ -330,8 +321,7 @@ impl Convert {
         if t.is_forum_like() {
             self.forum(c, t, &name, &path, &mut out);
         } else if c.available_tags.as_ref().is_some_and(|t| !t.is_empty()) {
-            self.note(
-                NoteKind::LeftOut,
+            self.left_out(
                 format!("{path}.available_tags"),
                 format!("tags on \"{name}\", which is not a forum or media channel"),
             );
@@ -345,8 +335,7 @@ impl Convert {
             ("theme_color", c.theme_color.is_some()),
         ] {
             if set {
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     format!("{path}.{field}"),
                     format!("`{field}` of \"{name}\": the manifest has no such field"),
                 );
@@ -456,8 +445,7 @@ impl Convert {
         for (k, tag) in c.available_tags.iter().flatten().enumerate() {
             let here = format!("{path}.available_tags[{k}]");
             if tags.len() == TAGS_MAX {
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     here,
                     format!("tags of \"{name}\" past the {TAGS_MAX} Discord allows"),
                 );
@@ -499,8 +487,7 @@ impl Convert {
         if let Some(v) = c.default_sort_order {
             out.sort_order = u64::try_from(v).ok().and_then(SortOrder::from_value);
             if out.sort_order.is_none() {
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     format!("{path}.default_sort_order"),
                     format!("sort order {v} of \"{name}\" is not 0 or 1"),
                 );
@@ -512,8 +499,7 @@ impl Convert {
             Some(v) if t == ChannelType::Forum => {
                 out.layout = u64::try_from(v).ok().and_then(ForumLayout::from_value);
                 if out.layout.is_none() {
-                    self.note(
-                        NoteKind::LeftOut,
+                    self.left_out(
                         format!("{path}.default_forum_layout"),
                         format!("layout {v} of \"{name}\" is not 1 (list) or 2 (gallery)"),
                     );
@@ -527,8 +513,7 @@ impl Convert {
     /// to the template's source guild).
     fn emoji(&mut self, id: Option<Id>, name: Option<&str>, path: &str) -> Option<Emoji> {
         if let Some(Id(id)) = id {
-            self.note(
-                NoteKind::LeftOut,
+            self.left_out(
                 path,
                 format!("custom emoji {id}, of the template's own guild"),
             );
@@ -538,11 +523,7 @@ impl Convert {
         if is_emoji_text(name) {
             Some(Emoji::Unicode(name.to_owned()))
         } else {
-            self.note(
-                NoteKind::LeftOut,
-                path,
-                format!("\"{name}\" is not a standard emoji"),
-            );
+            self.left_out(path, format!("\"{name}\" is not a standard emoji"));
             None
         }
     }

@@ -156,6 +156,11 @@ impl Convert {
         });
     }
 
+    /// Notes what the import leaves out of the manifest, and why.
+    fn left_out(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.note(NoteKind::LeftOut, path, message);
+    }
+
     fn manifest(&mut self, g: &SourceGuild) -> Manifest {
         let roles = self.roles(g.roles.as_deref().unwrap_or_default());
         let (channels, ids) = self.channels(g.channels.as_deref().unwrap_or_default());

@@ -30,8 +30,7 @@ impl Convert {
             names.insert(i, name.clone());
             let color = self.role_color(r, &name, &path);
             if r.icon.as_deref().is_some_and(|i| !i.is_empty()) {
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     format!("{path}.icon"),
                     format!("the icon image of role \"{name}\""),
                 );
@@ -50,8 +49,7 @@ impl Convert {
                     Some(Some(e.to_owned()))
                 }
                 Some(e) if !e.is_empty() => {
-                    self.note(
-                        NoteKind::LeftOut,
+                    self.left_out(
                         format!("{path}.unicode_emoji"),
                         format!("\"{e}\" beside role \"{name}\" is not a standard emoji"),
                     );
@@ -128,9 +126,7 @@ impl Convert {
         if let Some(c) = colors
             && (c.secondary_color.is_some() || c.tertiary_color.is_some())
         {
-            self.note(
-                NoteKind::LeftOut,
-                format!("{path}.colors"),
+            self.left_out(format!("{path}.colors"),
                 format!(
                     "the gradient of role \"{name}\": the manifest has one colour (the primary is kept)"
                 ),
@@ -143,8 +139,7 @@ impl Convert {
         match u32::try_from(value).ok().filter(|c| *c <= 0xFF_FFFF) {
             Some(c) => Some(Color(c)),
             None => {
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     format!("{path}.{field}"),
                     format!("colour {value} of role \"{name}\" is not an RGB colour"),
                 );

@@ -4,7 +4,7 @@
 use hashbrown::HashMap;
 
 use super::json::{Id, SourceGuild};
-use super::{Convert, GUILD, NoteKind, Place};
+use super::{Convert, GUILD, Place};
 use crate::discord::limits::{AFK_TIMEOUTS, GUILD_DESCRIPTION_MAX, GUILD_NAME_LEN};
 use crate::discord::models::LOCALES;
 use crate::discord::names::stored_display_name;
@@ -29,16 +29,14 @@ impl Convert {
             if n >= GUILD_NAME_LEN.0 && name.chars().count() <= GUILD_NAME_LEN.1 {
                 s.name = Some(name.clone());
             } else {
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     format!("{GUILD}.name"),
                     format!("guild name \"{name}\" has {n} characters; Discord allows 2 to 100"),
                 );
             }
         }
         match &g.description {
-            Some(d) if d.chars().count() > GUILD_DESCRIPTION_MAX => self.note(
-                NoteKind::LeftOut,
+            Some(d) if d.chars().count() > GUILD_DESCRIPTION_MAX => self.left_out(
                 format!("{GUILD}.description"),
                 format!("the description is longer than {GUILD_DESCRIPTION_MAX} characters"),
             ),
@@ -61,8 +59,7 @@ impl Convert {
         if let Some(t) = g.afk_timeout {
             match u32::try_from(t).ok().filter(|t| AFK_TIMEOUTS.contains(t)) {
                 Some(t) => s.afk_timeout = Some(t),
-                None => self.note(
-                    NoteKind::LeftOut,
+                None => self.left_out(
                     format!("{GUILD}.afk_timeout"),
                     format!("afk_timeout {t} is not one of 60, 300, 900, 1800, 3600"),
                 ),
@@ -91,9 +88,7 @@ impl Convert {
                 .collect();
             let known = named.iter().fold(0, |acc, f| acc | f.value());
             if flags < 0 || bits & !known != 0 {
-                self.note(
-                    NoteKind::LeftOut,
-                    format!("{GUILD}.system_channel_flags"),
+                self.left_out(format!("{GUILD}.system_channel_flags"),
                     format!(
                         "system channel flags {flags}: the bits without a name ({}) are not managed",
                         if flags < 0 { flags } else { (bits & !known) as i64 }
@@ -106,16 +101,14 @@ impl Convert {
             if LOCALES.contains(&locale.as_str()) {
                 s.preferred_locale = Some(locale.clone());
             } else {
-                self.note(
-                    NoteKind::LeftOut,
+                self.left_out(
                     format!("{GUILD}.preferred_locale"),
                     format!("\"{locale}\" is not a locale Discord accepts"),
                 );
             }
         }
         if let Some(region) = &g.region {
-            self.note(
-                NoteKind::LeftOut,
+            self.left_out(
                 format!("{GUILD}.region"),
                 format!(
                     "voice region \"{region}\": Discord no longer has a guild region (a voice \
@@ -124,8 +117,7 @@ impl Convert {
             );
         }
         if g.icon_hash.is_some() {
-            self.note(
-                NoteKind::LeftOut,
+            self.left_out(
                 format!("{GUILD}.icon_hash"),
                 "the guild icon: a template holds only its hash, not the image",
             );
@@ -143,8 +135,7 @@ impl Convert {
         let v = value?;
         let named = u64::try_from(v).ok().and_then(from);
         if named.is_none() {
-            self.note(
-                NoteKind::LeftOut,
+            self.left_out(
                 format!("{GUILD}.{field}"),
                 format!("{field} {v} is not a value Discord documents"),
             );
@@ -167,11 +158,7 @@ impl Convert {
             return Some(None);
         };
         let Some(&(top, child)) = ids.get(&id) else {
-            self.note(
-                NoteKind::LeftOut,
-                path,
-                format!("channel {id} is not in the template"),
-            );
+            self.left_out(path, format!("channel {id} is not in the template"));
             return None;
         };
         let channels = m.channels.as_deref().unwrap_or_default();
@@ -183,8 +170,7 @@ impl Convert {
             None => (&channels[top], None),
         };
         if entry.channel_type() != want {
-            self.note(
-                NoteKind::LeftOut,
+            self.left_out(
                 path,
                 format!(
                     "channel \"{}\" is {} channel, not {}",
@@ -223,8 +209,7 @@ impl Convert {
                 return Some(Some(r));
             }
         }
-        self.note(
-            NoteKind::LeftOut,
+        self.left_out(
             path,
             format!(
                 "channel \"{}\" cannot be named without naming another too",

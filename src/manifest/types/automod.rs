@@ -5,11 +5,11 @@ use super::*;
 /// An AutoMod rule. Matched to a live rule by `id`, then `name`, then `previous_names`,
 /// then (for the trigger types a guild holds one of) by its trigger type, so the
 /// mention-spam rule Discord makes for a community guild is taken over, not duplicated.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AutoModRule {
     /// Pin this entry to a rule id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Snowflake>,
     /// The rule's name, 1-100 characters.
     #[schemars(extend("examples" = ["No invite links"]))]
@@ -23,7 +23,6 @@ pub struct AutoModRule {
     pub trigger: AutoModTrigger,
     /// When the rule runs: `message_send` (the default), or `member_update` for a
     /// `member_profile` rule (its only event; written or not).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event: Option<AutoModEvent>,
     /// What the rule does, 1 to 5 actions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -58,44 +57,27 @@ fn is_true(b: &bool) -> bool {
 /// A rule's trigger: one of keywords and regex (`keywords`, `regex`, `allow`), `preset`
 /// (with `allow`), `mention_limit` (with `raid_protection`), `spam: true`, or
 /// `member_profile: true` (with `keywords`, `regex`, `allow`).
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AutoModTrigger {
     /// Words and phrases to match (at most 1000, each 1-60 characters; `*` is a wildcard).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "flow_opt"
-    )]
+    #[serde(serialize_with = "flow_opt")]
     #[schemars(extend("examples" = [["discord.gg/*"]]))]
     pub keywords: Option<Vec<String>>,
     /// Rust-flavoured regular expressions (at most 10, each 1-260 characters).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "flow_opt"
-    )]
+    #[serde(serialize_with = "flow_opt")]
     pub regex: Option<Vec<String>>,
     /// Words that never trigger the rule (at most 100, or 1000 for a `preset` rule; each
     /// 1-60 characters).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "flow_opt"
-    )]
+    #[serde(serialize_with = "flow_opt")]
     pub allow: Option<Vec<String>>,
     /// Discord's word lists.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "flow_opt"
-    )]
+    #[serde(serialize_with = "flow_opt")]
     pub preset: Option<Vec<AutoModPreset>>,
     /// Mentions (users and roles, each once) a message may hold, 0-50.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mention_limit: Option<u32>,
     /// Detect mention raids (with `mention_limit`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raid_protection: Option<bool>,
     /// `true`: Discord's spam filter.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -221,10 +203,10 @@ pub enum AutoModAction {
 }
 
 /// `block:`'s settings.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AutoModBlock {
     /// Shown to the member whose message is blocked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }

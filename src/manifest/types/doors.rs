@@ -4,6 +4,7 @@
 use super::*;
 
 /// An application (bot or app) allowed in the guild.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AllowedIntegration {
@@ -11,13 +12,13 @@ pub struct AllowedIntegration {
     #[schemars(extend("examples" = ["1234567890123456789"]))]
     pub application: Snowflake,
     /// A name for people reading the manifest; not compared.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["GitHub"]))]
     pub name: Option<String>,
 }
 
 /// Which invites may exist. An invite may exist when its code is listed, or when it
 /// matches one of the rules (every condition the rule sets). Left out: not managed.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Invites {
@@ -31,24 +32,20 @@ pub struct Invites {
     pub rules: Vec<InviteRule>,
     /// The guild's vanity URL code (discord.gg/CODE). Discord sets it in the server's
     /// settings, not through the API: guildctl reads it and reports when it differs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vanity: Option<String>,
 }
 
 /// Conditions on an invite; an invite matches the rule when it meets every one set.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct InviteRule {
     /// Only invites that expire (`true`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<bool>,
     /// Only invites that expire within this many seconds of their creation (1-604800).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_age: Option<u32>,
     /// Only invites limited to at most this many uses.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_uses: Option<u32>,
     /// Only invites into these channels, by name, `Category/name` or id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Vec<String>>,
 }

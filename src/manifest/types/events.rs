@@ -5,11 +5,11 @@ use super::*;
 /// A scheduled event, in a voice or stage channel (`channel`) or elsewhere (`location`,
 /// with an `end`). Only future and recurring events are managed: a one-off event whose time
 /// has passed is not created again (docs/manifest.md, "Scheduled events").
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduledEvent {
     /// Pin this entry to an event id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Snowflake>,
     /// The event's name, 1-100 characters.
     #[schemars(extend("examples" = ["Office hours"]))]
@@ -18,40 +18,34 @@ pub struct ScheduledEvent {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub previous_names: Vec<String>,
     /// The voice or stage channel it takes place in, by name, `Category/name` or id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
     /// Where it takes place otherwise (1-100 characters): an external event, which needs `end`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
     /// When it starts, RFC 3339 (`2027-01-06T18:00:00Z`). For a recurring event, the first
     /// occurrence.
     #[schemars(extend("examples" = ["2027-01-06T18:00:00Z"]))]
     pub start: String,
     /// When it ends, RFC 3339, after `start`. Required with `location`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<String>,
     /// What it is about, at most 1000 characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// A cover image file: PNG, JPEG or GIF, at most 8 MiB, by its path relative to the
     /// manifest's folder; compared by content with the live cover. Left out: not managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
     /// How it repeats, as Discord's recurrence rule allows (docs/manifest.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recurrence: Option<Recurrence>,
 }
 
 /// Discord's recurrence rule, within what Discord lets applications set: daily on one of a
 /// few sets of weekdays (or every day), weekly (every week or every other week) on one
 /// weekday, monthly on the nth weekday, yearly on one date.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Recurrence {
     /// How often it repeats: `daily`, `weekly`, `monthly` or `yearly`.
     pub frequency: Frequency,
     /// 1 (the default), or 2 for every other week (weekly rules only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<u32>,
     /// Daily: one of Monday-Friday, Tuesday-Saturday, Sunday-Thursday, Friday-Saturday,
     /// Saturday-Sunday, Sunday-Monday. Weekly: one day.
@@ -62,13 +56,10 @@ pub struct Recurrence {
     )]
     pub weekdays: Vec<Weekday>,
     /// Monthly: the nth weekday of the month (`{ n: 1, day: monday }`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nth_weekday: Option<NthWeekday>,
     /// Yearly: the month (1-12), with `month_day`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub month: Option<u8>,
     /// Yearly: the day of the month (1-31), with `month`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub month_day: Option<u8>,
 }
 

@@ -4,11 +4,11 @@
 use super::*;
 
 /// A custom emoji of the guild.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct GuildEmoji {
     /// Pin this entry to an emoji id. Matching is by id, then name, then `previous_names`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Snowflake>,
     /// The emoji's name, 2-32 letters, digits and underscores (`:name:` in messages).
     #[schemars(extend("examples" = ["ferris_wave"]))]
@@ -23,20 +23,16 @@ pub struct GuildEmoji {
     #[schemars(extend("examples" = ["emojis/ferris_wave.png"]))]
     pub image: String,
     /// Roles allowed to use it, by name or id; left out or empty, everyone may.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "flow_opt"
-    )]
+    #[serde(serialize_with = "flow_opt")]
     pub roles: Option<Vec<String>>,
 }
 
 /// A soundboard sound of the guild.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SoundboardSound {
     /// Pin this entry to a sound id. Matching is by id, then name, then `previous_names`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Snowflake>,
     /// The sound's name, 2-32 characters.
     #[schemars(extend("examples" = ["airhorn"]))]
@@ -51,22 +47,20 @@ pub struct SoundboardSound {
     #[schemars(extend("examples" = ["sounds/airhorn.ogg"]))]
     pub sound: String,
     /// How loud it plays, from 0 to 1. Left out: not managed (Discord's default is 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub volume: Option<f64>,
     /// The emoji shown with it: a standard emoji (`"📯"`) or a custom emoji's id. Left out:
     /// not managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["📯"]))]
     pub emoji: Option<String>,
 }
 
 /// A guild sticker.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct GuildSticker {
     /// Pin this entry to a sticker id. Matching is by id, then name, then `previous_names`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Snowflake>,
     /// The sticker's name, 2-30 characters.
     #[schemars(extend("examples" = ["ferris"]))]
@@ -86,6 +80,5 @@ pub struct GuildSticker {
     #[schemars(extend("examples" = ["crab"]))]
     pub tags: String,
     /// What it shows, empty or 2-100 characters. Left out: not managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }

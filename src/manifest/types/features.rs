@@ -3,25 +3,21 @@
 use super::*;
 
 /// The welcome screen new members of a community guild see.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WelcomeScreen {
     /// Show the welcome screen (Discord records this as the WELCOME_SCREEN_ENABLED feature).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// The server description shown on the screen, at most 140 characters; `null` clears it.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub description: Option<Option<String>>,
     /// Up to 5 recommended channels, in order. Authoritative when present.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Vec<WelcomeChannel>>,
 }
 
 /// A channel recommended on the welcome screen.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WelcomeChannel {
@@ -32,7 +28,6 @@ pub struct WelcomeChannel {
     /// What the channel is for, 1-50 characters.
     pub description: String,
     /// An emoji shown beside the channel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emoji: Option<Emoji>,
 }
 
@@ -48,13 +43,13 @@ pub enum Emoji {
 }
 
 /// A custom emoji.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CustomEmoji {
     /// The emoji's id (with Developer Mode on: right-click the emoji, Copy ID).
     pub id: Snowflake,
     /// The emoji's name, 2-32 letters, digits or underscores, without colons.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Whether it is animated (a GIF emoji).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -62,24 +57,21 @@ pub struct CustomEmoji {
 }
 
 /// Onboarding: what new members are asked and which channels they see first.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Onboarding {
     /// Turn onboarding on. Discord requires at least 7 default channels, at least 5 of them
     /// where @everyone can send messages (counted per `mode`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// `default`: only default channels count toward the requirements; `advanced`: channels
     /// offered by questions count too.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<OnboardingMode>,
     /// Channels every new member sees, by name, as `Category/name` or by id (at most 500),
     /// each once.
     /// Authoritative when present.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_channels: Option<Vec<String>>,
     /// Questions, in order (at most 15), matched to live ones by title. Authoritative when present.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<Vec<Prompt>>,
 }
 
@@ -94,6 +86,7 @@ named_enum!(
 );
 
 /// An onboarding question.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Prompt {
@@ -101,7 +94,7 @@ pub struct Prompt {
     #[schemars(extend("examples" = ["What brings you here?"]))]
     pub title: String,
     /// `multiple_choice` (the default) or `dropdown`.
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "type")]
     pub kind: Option<PromptType>,
     /// Members may pick only one answer (default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -131,16 +124,15 @@ fn yes() -> bool {
 }
 
 /// An answer to an onboarding question.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PromptOption {
     /// The answer, 1-50 characters.
     pub title: String,
     /// A longer explanation, at most 100 characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// An emoji shown beside the answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emoji: Option<Emoji>,
     /// Roles given to members who pick it, by name or id (at most 50), each once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -152,19 +144,15 @@ pub struct PromptOption {
 }
 
 /// The server widget.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Widget {
     /// Turn the widget on: anyone may then read the guild's name, online member count and
     /// invite (through widget.json and the embeddable widget).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// The channel the widget's invite leads to, by name, `Category/name` or id; `null` for no
     /// invite.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub channel: Option<Option<String>>,
 }

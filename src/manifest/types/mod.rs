@@ -6,9 +6,14 @@
 //! screen, onboarding, widget), `webhooks`, `people` (rosters and bans), `doors`
 //! (integrations and invites), `policies`, `expressions` (custom emoji, soundboard sounds and
 //! stickers).
+//!
+//! An optional field left out is not managed, and is left out again when written: each type
+//! with such fields says so once (`#[skip_serializing_none]`). A field that `null` clears is an
+//! `Option<Option<T>>` read with `double_option`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_with::skip_serializing_none;
 
 // Defined before the sections, which use it (a macro is in scope below its definition).
 macro_rules! named_enum {
@@ -123,6 +128,7 @@ pub const SECTION_KEYS: &[SectionKey] = &[
 ];
 
 /// A guild configuration manifest (version 1).
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(title = "guildctl manifest")]
@@ -133,85 +139,66 @@ pub struct Manifest {
     /// The guild (server) id this manifest describes. When set, the manifest is planned and
     /// applied against this guild only: `--guild` or `GUILDCTL_GUILD` naming another guild is
     /// refused. Left out, the guild comes from `--guild` or `GUILDCTL_GUILD`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["81384788765712384"]))]
     pub guild: Option<Snowflake>,
     /// Base manifests this one is built on (a layout shared by several guilds): a path, or a
     /// list merged in order, relative to this file. This manifest wins per field; roles,
     /// channels and webhooks merge by name; other lists are taken whole (docs/manifest.md,
     /// "Bases").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["../base.yaml"]))]
     pub extends: Option<Extends>,
     /// Guild settings. Any subset: a field left out is not managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Settings>,
     /// Roles, highest first: list order is the role hierarchy. Roles that exist in the
     /// guild but are not listed are kept (and reported as unmanaged) unless `prune.roles`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<Role>>,
     /// Categories (with their channels nested) and channels outside any category.
     /// List order is channel order. Unlisted live channels are kept unless `prune.channels`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Vec<Channel>>,
     /// The welcome screen of a community guild. Left out: not managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub welcome_screen: Option<WelcomeScreen>,
     /// Onboarding: default channels and the questions new members answer. Left out: not managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub onboarding: Option<Onboarding>,
     /// The server widget. Left out: not managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub widget: Option<Widget>,
     /// Incoming webhooks. Their tokens are secrets and never appear in plans or exports;
     /// `apply --webhook-urls FILE` writes the URLs of new ones to a private file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhooks: Option<Vec<Webhook>>,
     /// Applications (bots and apps) allowed in the guild; drift reports every other, and
     /// `prune.integrations` removes them. The bot guildctl runs as is always allowed.
     /// Left out: not managed (and not read).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrations: Option<Vec<AllowedIntegration>>,
     /// Which invites may exist (by code or by rule); drift reports the others, and
     /// `prune.invites` deletes them. Left out: not managed (and not read).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invites: Option<Invites>,
     /// Users banned from the guild, each with the reason sent to the audit log. Bans made
     /// live but not listed are kept unless `prune.bans`. In a folder manifest this list may be
     /// split across files (a shared ban list in its own file). Left out: bans are not managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bans: Option<Vec<Ban>>,
     /// Rules about access the guild must keep, each with a `name` and one of `never`, `only`
     /// or `holders`. Judged on the guild as the plan leaves it: a plan that breaks one is
     /// refused before anything is sent, and drift reports a live breach as high risk. Bases
     /// (`extends:`) and the workspace file (`guildctl.yaml`, for every guild) may declare
     /// policies too: all of them count, and a name is used once (docs/access.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policies: Option<Vec<Policy>>,
     /// Custom emoji by name. Emoji live but not listed are kept unless `prune.emojis`.
     /// Left out: not managed (and not read).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emojis: Option<Vec<GuildEmoji>>,
     /// Soundboard sounds by name. Sounds live but not listed are kept unless
     /// `prune.soundboard`. Left out: not managed (and not read).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub soundboard: Option<Vec<SoundboardSound>>,
     /// AutoMod rules by name. Left out: not managed (and not read).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automod: Option<Vec<AutoModRule>>,
     /// Scheduled events by name: future and recurring ones are managed, a past one-off is
     /// not created again. Left out: not managed (and not read).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<ScheduledEvent>>,
     /// Guild stickers by name. Stickers live but not listed are kept unless
     /// `prune.stickers`. Left out: not managed (and not read).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stickers: Option<Vec<GuildSticker>>,
     /// Delete objects of a kind that the manifest does not declare. Off by default.
     #[serde(default, skip_serializing_if = "Prune::is_default")]
     pub prune: Prune,
     /// Limits on what one apply may delete. Left out, the default limits hold (see `safety`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub safety: Option<Safety>,
 }
 
@@ -238,6 +225,7 @@ pub enum Extends {
 /// plan that deletes, of one kind (roles; channels with categories; webhooks), more than 30%
 /// of the live objects of that kind, at least 2 and at most 10, and any plan that removes or
 /// weakens a policy or takes something out of one; `--yes` does not lift this.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Safety {
@@ -245,14 +233,12 @@ pub struct Safety {
     /// webhooks, counting webhooks deleted with their channel), in place of the default limits.
     /// The same as `apply --allow-deletes N`, which takes precedence; `0` refuses every
     /// deletion. Write the number the plan shows, so reviewers see what was allowed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_deletes: Option<u32>,
     /// Let one apply change up to this many policies in ways that loosen them: a policy
     /// removed, renamed or weakened (in this file, a base or guildctl.yaml), or a channel,
     /// role or member taken out of what one covers. The same as `apply
     /// --allow-policy-changes N`, which takes precedence; by default none is allowed. Write
     /// the number the plan shows, and remove the line once applied.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_policy_changes: Option<u32>,
 }
 

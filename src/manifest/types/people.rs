@@ -4,6 +4,7 @@ use super::*;
 
 /// One user on a role's roster: written as a bare id (`"849074781683712000"`) or as
 /// `{ id, name }`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(from = "RosterEntry")]
 pub struct RosterMember {
@@ -11,7 +12,6 @@ pub struct RosterMember {
     pub id: Snowflake,
     /// A comment for readers of the manifest: the plan shows the user by their live username
     /// and id, and warns where this is not their username.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["alice"]))]
     pub name: Option<String>,
 }
@@ -48,6 +48,7 @@ impl From<RosterEntry> for RosterMember {
 }
 
 /// One banned user.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Ban {
@@ -55,12 +56,10 @@ pub struct Ban {
     pub id: Snowflake,
     /// A comment for readers of the manifest: the plan shows the user by their live username
     /// and id, and warns where this is not their username.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Why, at most 512 characters: sent as the audit-log reason of the ban, which Discord
     /// keeps as the ban's reason. A live ban's reason is never changed (that would take an
     /// unban).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["Spam links in #general"]))]
     pub reason: Option<String>,
 }

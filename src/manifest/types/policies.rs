@@ -3,6 +3,7 @@
 use super::*;
 
 /// A rule about access: its `name` and exactly one of `never`, `only` and `holders`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
@@ -11,13 +12,10 @@ pub struct Policy {
     #[schemars(extend("examples" = ["staff-stays-private", "few-admins"]))]
     pub name: String,
     /// Nobody in `who` has any of `can` (in the channels of `where`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub never: Option<NeverRule>,
     /// No role outside `who` holds any of `can` (guild-wide, or in the channels of `where`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub only: Option<OnlyRule>,
     /// The number of members holding `role` stays between `min` and `max`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holders: Option<HoldersRule>,
 }
 
@@ -25,6 +23,7 @@ pub struct Policy {
 pub const ANYONE: &str = "anyone";
 
 /// `never`: nobody in `who` has these permissions.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NeverRule {
@@ -38,17 +37,13 @@ pub struct NeverRule {
     /// The channels it holds in, as `Category/name` patterns where `*` is any name
     /// (`Staff/*`: every channel of Staff; `Staff`: the category itself; `#` is optional).
     /// Left out: guild-wide and in every channel.
-    #[serde(
-        default,
-        rename = "where",
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "flow_opt"
-    )]
+    #[serde(rename = "where", serialize_with = "flow_opt")]
     #[schemars(extend("examples" = [["Staff/*"]]))]
     pub places: Option<Vec<String>>,
 }
 
 /// `only`: no role outside `who` holds these permissions.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OnlyRule {
@@ -62,16 +57,12 @@ pub struct OnlyRule {
     pub can: Vec<PermissionName>,
     /// The channels it holds in, as `Category/name` patterns where `*` is any name. Left
     /// out: guild-wide, by the roles' own permissions.
-    #[serde(
-        default,
-        rename = "where",
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "flow_opt"
-    )]
+    #[serde(rename = "where", serialize_with = "flow_opt")]
     pub places: Option<Vec<String>>,
 }
 
 /// `holders`: how many members may hold a role.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HoldersRule {
@@ -79,9 +70,7 @@ pub struct HoldersRule {
     #[schemars(extend("examples" = ["Moderator"]))]
     pub role: String,
     /// At least this many members (the role's roster when it has one, else the live count).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<u32>,
     /// At most this many members.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<u32>,
 }

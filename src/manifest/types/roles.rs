@@ -4,11 +4,11 @@
 use super::*;
 
 /// A role. Only `name` is required; a field left out is not managed.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Role {
     /// Pin this entry to a role id. Matching is by id, then name, then `previous_names`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Snowflake>,
     /// Role name (at most 100 characters). `@everyone` manages the default role, of which only
     /// `permissions` can be set.
@@ -20,42 +20,26 @@ pub struct Role {
     pub previous_names: Vec<String>,
     /// Guild-wide permissions, by Discord's names in snake_case (`manage_messages`).
     /// Authoritative when present, except that bits guildctl has no name for are kept.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "flow_opt"
-    )]
+    #[serde(serialize_with = "flow_opt")]
     pub permissions: Option<Vec<PermissionName>>,
     /// Role colour as `#rrggbb`, or `0`/`"#000000"` for none: a solid colour. For a gradient
     /// or the holographic style, write `colors` instead.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<Color>,
     /// A gradient (`{ primary: "#..", secondary: "#.." }`) or `holographic`; needs the
     /// ENHANCED_ROLE_COLORS feature. Instead of `color`, never beside it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colors: Option<RoleColors>,
     /// An image beside the role's name, a file like a webhook's `avatar` (PNG, JPEG or GIF,
     /// at most 8 MiB, inside the manifest's folder); needs the ROLE_ICONS feature; `null`
     /// removes it.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     #[schemars(extend("examples" = ["images/moderator.png"]))]
     pub icon: Option<Option<String>>,
     /// Show members with this role separately in the member list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hoist: Option<bool>,
     /// Anyone may @mention this role.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mentionable: Option<bool>,
     /// A standard emoji shown beside the role (needs the ROLE_ICONS feature); `null` clears it.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub unicode_emoji: Option<Option<String>>,
     /// Never delete this role, whatever `prune` says: nor any other live role this entry names
     /// (by `id`, `name` or `previous_names`), such as a second role of the same name.
@@ -64,7 +48,6 @@ pub struct Role {
     /// The roster: exactly these users hold the role. Members not listed lose it, listed
     /// members who are in the guild get it (a listed user who is not a member is reported).
     /// Left out: who holds the role is not managed. Not on `@everyone` or managed roles.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub members: Option<Vec<RosterMember>>,
 }
 

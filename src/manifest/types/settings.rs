@@ -4,122 +4,72 @@ use super::*;
 
 /// Guild settings. Channels are referenced by name, or as `Category/name` when several share
 /// the name, or by id; `null` clears a channel setting.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Guild name, 2-100 characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("examples" = ["Rust Tools"]))]
     pub name: Option<String>,
     /// Guild description (at most 300 characters); `null` clears it.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub description: Option<Option<String>>,
     /// Who may talk: none (unrestricted), low (verified email), medium (registered longer
     /// than 5 minutes), high (member longer than 10 minutes), very_high (verified phone).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_level: Option<VerificationLevel>,
     /// Which messages notify members who have not chosen for themselves: `all_messages` or
     /// `only_mentions` (advised for large guilds).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_message_notifications: Option<MessageNotifications>,
     /// Whose media is scanned for explicit content. A community guild needs `all_members`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explicit_content_filter: Option<ExplicitContentFilter>,
     /// Name of the voice channel idle members are moved to; `null` for none.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub afk_channel: Option<Option<String>>,
     /// Seconds of inactivity before a member is moved to the AFK channel: 60, 300, 900, 1800 or 3600.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("enum" = [60, 300, 900, 1800, 3600]))]
     pub afk_timeout: Option<u32>,
     /// Name of the text channel for join and boost notices; `null` for none.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub system_channel: Option<Option<String>>,
     /// Notices the system channel suppresses. The list is authoritative when present.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_channel_flags: Option<Vec<SystemChannelFlag>>,
     /// Name of the rules channel (required for `community: true`); `null` for none.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub rules_channel: Option<Option<String>>,
     /// Name of the channel that receives Discord's community updates (required for `community: true`).
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub public_updates_channel: Option<Option<String>>,
     /// Name of the channel that receives safety alerts; `null` for none.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     pub safety_alerts_channel: Option<Option<String>>,
     /// Preferred locale of a community guild, for example `en-US`: the language of Discord's
     /// messages to it, and how Discovery lists it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Locale>")]
     pub preferred_locale: Option<String>,
     /// Show the boost progress bar.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub premium_progress_bar_enabled: Option<bool>,
     /// The COMMUNITY feature. Turning it on needs the rules and public updates channels,
     /// verification level at least `low` and explicit content filter `all_members`, and a
     /// bot with Administrator.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub community: Option<bool>,
     /// Pause all invites (the INVITES_DISABLED feature).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invites_disabled: Option<bool>,
     /// Turn off join-raid alerts (the RAID_ALERTS_DISABLED feature).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raid_alerts_disabled: Option<bool>,
     /// The guild's icon: an image file (PNG, JPEG or GIF, at most 8 MiB) by its path relative to the manifest's folder and inside it; `null` removes it. An animated (GIF) icon needs the ANIMATED_ICON feature.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     #[schemars(extend("examples" = ["images/icon.png"]))]
     pub icon: Option<Option<String>>,
     /// The guild's banner, an image file like `icon`; needs the BANNER feature (a GIF, ANIMATED_BANNER too).
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     #[schemars(extend("examples" = ["images/banner.png"]))]
     pub banner: Option<Option<String>>,
     /// The invite background, an image file like `icon` (PNG or JPEG); needs the INVITE_SPLASH feature.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     #[schemars(extend("examples" = ["images/splash.png"]))]
     pub splash: Option<Option<String>>,
     /// The Discovery background, an image file like `icon` (PNG or JPEG); needs the DISCOVERABLE feature.
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     #[schemars(extend("examples" = ["images/discovery_splash.png"]))]
     pub discovery_splash: Option<Option<String>>,
 }

@@ -3,11 +3,11 @@
 use super::*;
 
 /// An incoming webhook.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Webhook {
     /// Pin this entry to a webhook id. Matching is by id, then name, then `previous_names`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Snowflake>,
     /// The webhook's name, 1-80 characters, never containing "clyde" or "discord".
     #[schemars(extend("examples" = ["CI", "Releases"]))]
@@ -23,11 +23,7 @@ pub struct Webhook {
     /// the manifest's folder and inside it (`assets/ci.png`); `null` removes the avatar. A webhook
     /// that already has an avatar keeps it until this changes to `null` and back (the guild's
     /// and roles' images are compared by content instead).
-    #[serde(
-        default,
-        deserialize_with = "double_option",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "double_option")]
     #[schemars(extend("examples" = ["assets/ci.png"]))]
     pub avatar: Option<Option<String>>,
     /// Never delete this webhook (its URL would stop working), whatever `prune` says: nor any
