@@ -176,11 +176,38 @@ impl ExpressionPlan for Emojis {
     fn update(
         cx: &mut Ctx,
         d: &GuildEmoji,
-        l: &LiveEmoji,
+        live: &LiveEmoji,
         roles: Option<Vec<IdRef>>,
         source: String,
     ) {
-        plan_update(cx, d, l, roles, source);
+        let mut b = ChangeBuilder::new();
+        let live_name = live.name.clone().unwrap_or_default();
+        if live_name != d.name {
+            b.set(
+                field::Emoji::Name,
+                json!(live_name),
+                json!(d.name),
+                json!(d.name),
+            );
+        }
+        if let Some(roles) = roles {
+            let want: HashSet<&str> = roles.iter().map(IdRef::key).collect();
+            let have: HashSet<&str> = live.roles.iter().map(String::as_str).collect();
+            if want != have || roles.iter().any(|r| r.created().is_some()) {
+                let before: Vec<IdRef> = live.roles.iter().cloned().map(IdRef::Live).collect();
+                b.set(
+                    field::Emoji::Roles,
+                    roles_value(cx, &before),
+                    roles_value(cx, &roles),
+                    roles_api(&roles),
+                );
+            }
+        }
+        let route = Route::UpdateEmoji {
+            guild: cx.guild(),
+            emoji: IdRef::Live(live.id.clone()),
+        };
+        EMOJI.calls.update(cx, &d.name, &live.id, b, source, route);
     }
 
     fn create(
@@ -190,7 +217,29 @@ impl ExpressionPlan for Emojis {
         roles: Option<Vec<IdRef>>,
         source: String,
     ) {
-        plan_create(cx, d, file, roles, source);
+        let mut b = ChangeBuilder::new();
+        b.set(
+            field::Emoji::Name,
+            Value::Null,
+            json!(d.name),
+            json!(d.name),
+        );
+        b.set(
+            field::Emoji::Image,
+            Value::Null,
+            file.value(&d.image),
+            file.upload(&d.image),
+        );
+        if let Some(roles) = roles.filter(|r| !r.is_empty()) {
+            b.set(
+                field::Emoji::Roles,
+                Value::Null,
+                roles_value(cx, &roles),
+                roles_api(&roles),
+            );
+        }
+        let route = Route::CreateEmoji { guild: cx.guild() };
+        EMOJI.calls.create(cx, &d.name, b, source, route);
     }
 
     fn check_slots(
@@ -234,75 +283,6 @@ fn roles_value(cx: &Ctx, roles: &[IdRef]) -> Value {
 
 fn roles_api(roles: &[IdRef]) -> Value {
     Value::Array(roles.iter().map(IdRef::to_value).collect())
-}
-
-fn plan_update(
-    cx: &mut Ctx,
-    d: &GuildEmoji,
-    live: &LiveEmoji,
-    roles: Option<Vec<IdRef>>,
-    source: String,
-) {
-    let mut b = ChangeBuilder::new();
-    let live_name = live.name.clone().unwrap_or_default();
-    if live_name != d.name {
-        b.set(
-            field::Emoji::Name,
-            json!(live_name),
-            json!(d.name),
-            json!(d.name),
-        );
-    }
-    if let Some(roles) = roles {
-        let want: HashSet<&str> = roles.iter().map(IdRef::key).collect();
-        let have: HashSet<&str> = live.roles.iter().map(String::as_str).collect();
-        if want != have || roles.iter().any(|r| r.created().is_some()) {
-            let before: Vec<IdRef> = live.roles.iter().cloned().map(IdRef::Live).collect();
-            b.set(
-                field::Emoji::Roles,
-                roles_value(cx, &before),
-                roles_value(cx, &roles),
-                roles_api(&roles),
-            );
-        }
-    }
-    let route = Route::UpdateEmoji {
-        guild: cx.guild(),
-        emoji: IdRef::Live(live.id.clone()),
-    };
-    EMOJI.calls.update(cx, &d.name, &live.id, b, source, route);
-}
-
-fn plan_create(
-    cx: &mut Ctx,
-    d: &GuildEmoji,
-    file: &ImageFile,
-    roles: Option<Vec<IdRef>>,
-    source: String,
-) {
-    let mut b = ChangeBuilder::new();
-    b.set(
-        field::Emoji::Name,
-        Value::Null,
-        json!(d.name),
-        json!(d.name),
-    );
-    b.set(
-        field::Emoji::Image,
-        Value::Null,
-        file.value(&d.image),
-        file.upload(&d.image),
-    );
-    if let Some(roles) = roles.filter(|r| !r.is_empty()) {
-        b.set(
-            field::Emoji::Roles,
-            Value::Null,
-            roles_value(cx, &roles),
-            roles_api(&roles),
-        );
-    }
-    let route = Route::CreateEmoji { guild: cx.guild() };
-    EMOJI.calls.create(cx, &d.name, b, source, route);
 }
 
 /// Discord's emoji slots by boost tier (50/100/150/250, static and animated counted apart):

@@ -198,12 +198,57 @@ impl ExpressionPlan for Sounds {
         )
     }
 
-    fn update(cx: &mut Ctx, d: &SoundboardSound, l: &LiveSound, (): (), source: String) {
-        plan_update(cx, d, l, source);
+    fn update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, (): (), source: String) {
+        let mut b = ChangeBuilder::new();
+        if live.name != d.name {
+            b.set(
+                field::Sound::Name,
+                json!(live.name),
+                json!(d.name),
+                json!(d.name),
+            );
+        }
+        if let Some(v) = d.volume
+            && (v - live.volume).abs() > 1e-9
+        {
+            b.set(field::Sound::Volume, json!(live.volume), json!(v), json!(v));
+        }
+        if let Some(e) = &d.emoji
+            && live_emoji(live).as_deref() != Some(e.as_str())
+        {
+            set_emoji(&mut b, live_emoji(live), e);
+        }
+        let route = Route::UpdateSound {
+            guild: cx.guild(),
+            sound: IdRef::Live(live.sound_id.clone()),
+        };
+        SOUND
+            .calls
+            .update(cx, &d.name, &live.sound_id, b, source, route);
     }
 
     fn create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, (): (), source: String) {
-        plan_create(cx, d, file, source);
+        let mut b = ChangeBuilder::new();
+        b.set(
+            field::Sound::Name,
+            Value::Null,
+            json!(d.name),
+            json!(d.name),
+        );
+        b.set(
+            field::Sound::Sound,
+            Value::Null,
+            file.value(&d.sound),
+            file.upload(&d.sound),
+        );
+        if let Some(v) = d.volume {
+            b.set(field::Sound::Volume, Value::Null, json!(v), json!(v));
+        }
+        if let Some(e) = &d.emoji {
+            set_emoji(&mut b, None, e);
+        }
+        let route = Route::CreateSound { guild: cx.guild() };
+        SOUND.calls.create(cx, &d.name, b, source, route);
     }
 
     fn check_slots(
@@ -214,57 +259,4 @@ impl ExpressionPlan for Sounds {
     ) {
         SOUND.check_slots(cx, &SLOTS, live.len() - deleted.len(), created);
     }
-}
-
-fn plan_update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, source: String) {
-    let mut b = ChangeBuilder::new();
-    if live.name != d.name {
-        b.set(
-            field::Sound::Name,
-            json!(live.name),
-            json!(d.name),
-            json!(d.name),
-        );
-    }
-    if let Some(v) = d.volume
-        && (v - live.volume).abs() > 1e-9
-    {
-        b.set(field::Sound::Volume, json!(live.volume), json!(v), json!(v));
-    }
-    if let Some(e) = &d.emoji
-        && live_emoji(live).as_deref() != Some(e.as_str())
-    {
-        set_emoji(&mut b, live_emoji(live), e);
-    }
-    let route = Route::UpdateSound {
-        guild: cx.guild(),
-        sound: IdRef::Live(live.sound_id.clone()),
-    };
-    SOUND
-        .calls
-        .update(cx, &d.name, &live.sound_id, b, source, route);
-}
-
-fn plan_create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, source: String) {
-    let mut b = ChangeBuilder::new();
-    b.set(
-        field::Sound::Name,
-        Value::Null,
-        json!(d.name),
-        json!(d.name),
-    );
-    b.set(
-        field::Sound::Sound,
-        Value::Null,
-        file.value(&d.sound),
-        file.upload(&d.sound),
-    );
-    if let Some(v) = d.volume {
-        b.set(field::Sound::Volume, Value::Null, json!(v), json!(v));
-    }
-    if let Some(e) = &d.emoji {
-        set_emoji(&mut b, None, e);
-    }
-    let route = Route::CreateSound { guild: cx.guild() };
-    SOUND.calls.create(cx, &d.name, b, source, route);
 }

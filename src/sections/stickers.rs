@@ -182,12 +182,73 @@ impl ExpressionPlan for Stickers {
         )
     }
 
-    fn update(cx: &mut Ctx, d: &GuildSticker, l: &LiveSticker, (): (), source: String) {
-        plan_update(cx, d, l, source);
+    fn update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, (): (), source: String) {
+        let mut b = ChangeBuilder::new();
+        if live.name != d.name {
+            b.set(
+                field::Sticker::Name,
+                json!(live.name),
+                json!(d.name),
+                json!(d.name),
+            );
+        }
+        if live.tags != d.tags {
+            b.set(
+                field::Sticker::Tags,
+                json!(live.tags),
+                json!(d.tags),
+                json!(d.tags),
+            );
+        }
+        if let Some(want) = &d.description
+            && description_of(live.description.as_deref()) != want.as_str()
+        {
+            b.set(
+                field::Sticker::Description,
+                json!(live.description),
+                json!(want),
+                json!(want),
+            );
+        }
+        let route = Route::UpdateSticker {
+            guild: cx.guild(),
+            sticker: IdRef::Live(live.id.clone()),
+        };
+        STICKER
+            .calls
+            .update(cx, &d.name, &live.id, b, source, route);
     }
 
     fn create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, (): (), source: String) {
-        plan_create(cx, d, file, source);
+        let mut b = ChangeBuilder::new();
+        b.set(
+            field::Sticker::Name,
+            Value::Null,
+            json!(d.name),
+            json!(d.name),
+        );
+        b.set(
+            field::Sticker::Image,
+            Value::Null,
+            file.value(&d.image),
+            file.upload(&d.image),
+        );
+        b.set(
+            field::Sticker::Tags,
+            Value::Null,
+            json!(d.tags),
+            json!(d.tags),
+        );
+        if let Some(want) = d.description.as_ref().filter(|w| !w.is_empty()) {
+            b.set(
+                field::Sticker::Description,
+                Value::Null,
+                json!(want),
+                json!(want),
+            );
+        }
+        let route = Route::CreateSticker { guild: cx.guild() };
+        STICKER.calls.create(cx, &d.name, b, source, route);
     }
 
     fn check_slots(
@@ -213,73 +274,4 @@ fn lottie_allowed(cx: &mut Ctx, file: &ImageFile, source: &str) -> bool {
         Some("use a PNG, APNG or GIF of at most 320x320 pixels"),
     );
     false
-}
-
-fn plan_update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, source: String) {
-    let mut b = ChangeBuilder::new();
-    if live.name != d.name {
-        b.set(
-            field::Sticker::Name,
-            json!(live.name),
-            json!(d.name),
-            json!(d.name),
-        );
-    }
-    if live.tags != d.tags {
-        b.set(
-            field::Sticker::Tags,
-            json!(live.tags),
-            json!(d.tags),
-            json!(d.tags),
-        );
-    }
-    if let Some(want) = &d.description
-        && description_of(live.description.as_deref()) != want.as_str()
-    {
-        b.set(
-            field::Sticker::Description,
-            json!(live.description),
-            json!(want),
-            json!(want),
-        );
-    }
-    let route = Route::UpdateSticker {
-        guild: cx.guild(),
-        sticker: IdRef::Live(live.id.clone()),
-    };
-    STICKER
-        .calls
-        .update(cx, &d.name, &live.id, b, source, route);
-}
-
-fn plan_create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, source: String) {
-    let mut b = ChangeBuilder::new();
-    b.set(
-        field::Sticker::Name,
-        Value::Null,
-        json!(d.name),
-        json!(d.name),
-    );
-    b.set(
-        field::Sticker::Image,
-        Value::Null,
-        file.value(&d.image),
-        file.upload(&d.image),
-    );
-    b.set(
-        field::Sticker::Tags,
-        Value::Null,
-        json!(d.tags),
-        json!(d.tags),
-    );
-    if let Some(want) = d.description.as_ref().filter(|w| !w.is_empty()) {
-        b.set(
-            field::Sticker::Description,
-            Value::Null,
-            json!(want),
-            json!(want),
-        );
-    }
-    let route = Route::CreateSticker { guild: cx.guild() };
-    STICKER.calls.create(cx, &d.name, b, source, route);
 }
