@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::entry::AuditEntry;
 use crate::discord::audit::{ActionType, action};
 use crate::plan::field::{self, Field};
-use crate::plan::{Action, Change, Kind};
+use crate::plan::{Action, Change, Kind, Live};
 use crate::snapshot::Snapshot;
 
 /// What an entry must look like to explain one drifted value.
@@ -240,112 +240,79 @@ pub(super) fn field_question(
     let role_permissions = [update, create, pins, slowmode];
     // The live object the field is read from, as the API shapes it, the entries that change
     // it, and their target.
-    let (object, actions, target): (Option<Value>, &[ActionType], Option<String>) = match c
-        .object
-        .kind
-    {
-        Kind::WelcomeScreen => {
-            return Question::unaudited("Discord does not audit welcome-screen edits");
-        }
-        // Only ever deleted, never updated, by a plan.
-        Kind::Integration | Kind::Invite => return Question::new(&[create], id, Matcher::Any),
-        // Asked about as whole objects ([`people_question`]).
-        Kind::RosterEntry | Kind::Ban => return Question::unaudited("asked about as a whole"),
-        // Policies live in the repository, not in Discord: no plan changes one.
-        Kind::Policy => return Question::unaudited("a policy is not in Discord"),
-        // Each prompt is an object of its own in the log (§7.2).
-        Kind::Onboarding if *field == Field::Onboarding(field::Onboarding::Prompts) => {
-            return Question::new(
-                &[
-                    action::ONBOARDING_PROMPT_CREATE,
-                    action::ONBOARDING_PROMPT_UPDATE,
-                    action::ONBOARDING_PROMPT_DELETE,
-                ],
-                None,
-                Matcher::Any,
-            );
-        }
-        Kind::Onboarding => (
-            snap.onboarding
-                .as_ref()
-                .and_then(|o| serde_json::to_value(o).ok()),
-            &[action::ONBOARDING_CREATE, action::ONBOARDING_UPDATE],
-            guild,
-        ),
-        Kind::Guild | Kind::Widget => (
-            serde_json::to_value(&snap.guild).ok(),
-            &[action::GUILD_UPDATE],
-            guild,
-        ),
-        Kind::Role => {
-            let role = id.as_deref().and_then(|i| snap.role(i));
-            let actions: &[ActionType] = if *field == Field::Role(field::Role::Permissions) {
-                &role_permissions
-            } else {
-                &role_permissions[..2]
-            };
-            (role.and_then(|o| serde_json::to_value(o).ok()), actions, id)
-        }
-        Kind::Category | Kind::Channel | Kind::Overwrites => {
-            let ch = id.as_deref().and_then(|i| snap.channel(i));
-            if field.is_overwrites() {
-                let live = ch
-                    .map(|c| {
-                        c.permission_overwrites
-                            .iter()
-                            .map(|o| (o.id.clone(), o.allow.0.to_string(), o.deny.0.to_string()))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                return Question::new(
-                    &[
-                        action::CHANNEL_OVERWRITE_CREATE,
-                        action::CHANNEL_OVERWRITE_UPDATE,
-                        action::CHANNEL_OVERWRITE_DELETE,
-                        pins,
-                        slowmode,
-                    ],
-                    id,
-                    Matcher::Overwrites { live },
-                );
+    // Each prompt is an object of its own in the log (§7.2).
+    if *field == Field::Onboarding(field::Onboarding::Prompts) {
+        return Question::new(
+            &[
+                action::ONBOARDING_PROMPT_CREATE,
+                action::ONBOARDING_PROMPT_UPDATE,
+                action::ONBOARDING_PROMPT_DELETE,
+            ],
+            None,
+            Matcher::Any,
+        );
+    }
+    let (object, actions, target): (Option<Value>, &[ActionType], Option<String>) =
+        match c.object.kind.live() {
+            Live::NotOne(why) => return Question::unaudited(why),
+            Live::Onboarding => (
+                snap.onboarding
+                    .as_ref()
+                    .and_then(|o| serde_json::to_value(o).ok()),
+                &[action::ONBOARDING_CREATE, action::ONBOARDING_UPDATE],
+                guild,
+            ),
+            Live::Guild => (
+                serde_json::to_value(&snap.guild).ok(),
+                &[action::GUILD_UPDATE],
+                guild,
+            ),
+            Live::Role => {
+                let role = id.as_deref().and_then(|i| snap.role(i));
+                let actions: &[ActionType] = if *field == Field::Role(field::Role::Permissions) {
+                    &role_permissions
+                } else {
+                    &role_permissions[..2]
+                };
+                (role.and_then(|o| serde_json::to_value(o).ok()), actions, id)
             }
-            (
-                ch.and_then(|o| serde_json::to_value(o).ok()),
+            Live::Channel => {
+                let ch = id.as_deref().and_then(|i| snap.channel(i));
+                if field.is_overwrites() {
+                    let live = ch
+                        .map(|c| {
+                            c.permission_overwrites
+                                .iter()
+                                .map(|o| {
+                                    (o.id.clone(), o.allow.0.to_string(), o.deny.0.to_string())
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    return Question::new(
+                        &[
+                            action::CHANNEL_OVERWRITE_CREATE,
+                            action::CHANNEL_OVERWRITE_UPDATE,
+                            action::CHANNEL_OVERWRITE_DELETE,
+                            pins,
+                            slowmode,
+                        ],
+                        id,
+                        Matcher::Overwrites { live },
+                    );
+                }
+                (
+                    ch.and_then(|o| serde_json::to_value(o).ok()),
+                    &[update, create],
+                    id,
+                )
+            }
+            Live::Listed(list) => (
+                id.as_deref().and_then(|i| snap.listed_object(list, i)),
                 &[update, create],
                 id,
-            )
-        }
-        Kind::ScheduledEvent => (
-            live_by_id(&snap.events, &id, |o| &o.id),
-            &[update, create],
-            id,
-        ),
-        Kind::AutoModRule => (
-            live_by_id(&snap.automod, &id, |o| &o.id),
-            &[update, create],
-            id,
-        ),
-        Kind::Webhook => (
-            live_by_id(&snap.webhooks, &id, |o| &o.id),
-            &[update, create],
-            id,
-        ),
-        Kind::Emoji => (
-            live_by_id(&snap.expressions.emojis, &id, |o| &o.id),
-            &[update, create],
-            id,
-        ),
-        Kind::Sound => (
-            live_by_id(&snap.expressions.sounds, &id, |o| &o.sound_id),
-            &[update, create],
-            id,
-        ),
-        Kind::Sticker => (
-            live_by_id(&snap.expressions.stickers, &id, |o| &o.id),
-            &[update, create],
-            id,
-        ),
-    };
+            ),
+        };
     let (key, value) = audit_key(field, object.as_ref());
     Question::new(actions, target, Matcher::Key { key, value })
 }
@@ -392,20 +359,6 @@ pub(super) fn audit_key(field: &Field, object: Option<&Value>) -> (String, Optio
         Field::ScheduledEvent(field::ScheduledEvent::Image) => (format!("{api}_hash"), None),
         _ => (api.to_owned(), value(api)),
     }
-}
-
-/// The live object of a listing read only for some manifests, by its id, as the audit
-/// log's keys name its fields.
-fn live_by_id<T: serde::Serialize>(
-    list: &Option<Vec<T>>,
-    id: &Option<String>,
-    id_of: impl Fn(&T) -> &String,
-) -> Option<Value> {
-    let found = list
-        .iter()
-        .flatten()
-        .find(|o| Some(id_of(o)) == id.as_ref())?;
-    serde_json::to_value(found).ok()
 }
 
 /// `Category/#name` → `name`: what the audit log stores.

@@ -21,8 +21,8 @@ use crate::plan::deletion_gate::{
     counted, default_limit, member_bans,
 };
 use crate::plan::{
-    Action, Allowance, DeleteKind, DeletionGate, Kind, Plan, PolicyAllowance, PolicyChange,
-    PolicyGate, Protect, created_key,
+    Action, Allowance, Counted, DeleteKind, DeletionGate, Kind, Plan, PolicyAllowance,
+    PolicyChange, PolicyGate, Protect, created_key,
 };
 use crate::snapshot::Snapshot;
 
@@ -110,30 +110,22 @@ struct Lost {
 pub fn deletion_gate(plan: &Plan, snap: &Snapshot, allowance: Option<Allowance>) -> DeletionGate {
     let lost = lost_with_channels(plan, snap);
     let with_integrations = lost_with_integrations(plan, snap, &lost).len();
-    let live = |k: DeleteKind| match k {
-        DeleteKind::Roles => snap
+    let live = |k: DeleteKind| match k.counted() {
+        Counted::Roles => snap
             .guild
             .roles
             .iter()
             .filter(|r| r.id != snap.guild.id)
             .count(),
-        DeleteKind::Channels => snap.channels.len(),
-        DeleteKind::Webhooks => snap.webhooks.as_ref().map_or(0, Vec::len),
-        DeleteKind::Integrations => snap.doors.integrations.as_ref().map_or(0, Vec::len),
-        DeleteKind::Invites => snap.doors.invites.as_ref().map_or(0, Vec::len),
-        DeleteKind::RosterEntries => roster_holders(snap),
-        DeleteKind::Bans => snap
+        Counted::Channels => snap.channels.len(),
+        Counted::RosterHolders => roster_holders(snap),
+        Counted::Bans => snap
             .people
             .as_ref()
             .and_then(|p| p.bans.as_ref())
             .map_or(0, |b| b.len()),
-        // The guild's members are not counted; the limit is the least one.
-        DeleteKind::MemberBans => 0,
-        DeleteKind::Emojis => snap.expressions.emojis.as_ref().map_or(0, Vec::len),
-        DeleteKind::Sounds => snap.expressions.sounds.as_ref().map_or(0, Vec::len),
-        DeleteKind::AutoModRules => snap.automod.as_ref().map_or(0, Vec::len),
-        DeleteKind::ScheduledEvents => snap.events.as_ref().map_or(0, Vec::len),
-        DeleteKind::Stickers => snap.expressions.stickers.as_ref().map_or(0, Vec::len),
+        Counted::Listed(list) => snap.listed_len(list),
+        Counted::Nothing => 0,
     };
     let mut kinds = Vec::new();
     for kind in DeleteKind::ALL {

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::discord::Route;
 use crate::permissions::Permissions;
-use crate::plan::{Plan, Problem, created_key};
+use crate::plan::{Action, Live, Plan, Problem, created_key};
 use crate::snapshot::Snapshot;
 
 /// Discord's limits (docs/discord.md §2.3, §4.6).
@@ -102,25 +102,12 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
 
         // An emoji, sound or sticker another uploaded (or whose uploader Discord did not show) needs
         // `manage_guild_expressions` besides the route's `create_guild_expressions`.
-        let uploader = match &op.route {
-            Route::UpdateEmoji { emoji, .. } | Route::DeleteEmoji { emoji, .. } => {
-                emoji.live().and_then(|id| {
-                    let mut live = snap.expressions.emojis.iter().flatten();
-                    live.find(|e| e.id == id).map(|e| e.user.as_ref())
-                })
-            }
-            Route::UpdateSound { sound, .. } | Route::DeleteSound { sound, .. } => {
-                sound.live().and_then(|id| {
-                    let mut live = snap.expressions.sounds.iter().flatten();
-                    live.find(|s| s.sound_id == id).map(|s| s.user.as_ref())
-                })
-            }
-            Route::UpdateSticker { sticker, .. } | Route::DeleteSticker { sticker, .. } => {
-                sticker.live().and_then(|id| {
-                    let mut live = snap.expressions.stickers.iter().flatten();
-                    live.find(|s| s.id == id).map(|s| s.user.as_ref())
-                })
-            }
+        let uploader = match (change.action, change.object.kind.live()) {
+            (Action::Update | Action::Delete, Live::Listed(list)) => change
+                .object
+                .id
+                .as_deref()
+                .and_then(|id| snap.uploader(list, id)),
             _ => None,
         };
         if let Some(uploader) = uploader

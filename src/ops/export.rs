@@ -7,6 +7,7 @@ use super::targets::fan_out;
 use super::{Failure, Guild, Targets};
 use crate::discord::Client;
 use crate::export::ExportedImages;
+use crate::sections::{self, FileWords, LiveFile};
 use crate::snapshot::{self, Reading, Snapshot};
 
 /// Where a guild's manifest goes.
@@ -109,26 +110,28 @@ pub async fn export(client: &Client, targets: Targets, run: &ExportRun) -> Vec<G
 /// What an export to standard output leaves out, said: the files it would write beside a
 /// manifest.
 fn left_out(snap: &Snapshot) -> Vec<String> {
+    const WRITTEN_WITH_O: &str =
+        "are left out (unmanaged): they are written as files beside the manifest with -o FILE";
     let mut notes = Vec::new();
-    if !snap.emoji_paths().is_empty()
-        || !snap.sound_paths().is_empty()
-        || !snap.sticker_paths().is_empty()
-    {
-        notes.push("note: the guild's emojis, soundboard sounds and stickers are left out (unmanaged): they are written as files beside the manifest with -o FILE".to_owned());
-    }
-    if snap.events.iter().flatten().any(|e| e.image.is_some()) {
-        notes.push("note: the events' cover images are left out (unmanaged): they are written as files beside the manifest with -o FILE".to_owned());
+    for section in sections::ALL {
+        if let Some(words) = section.about().files
+            && !section.export_files(snap).is_empty()
+        {
+            notes.push(format!("note: {} {WRITTEN_WITH_O}", words.all));
+        }
     }
     if !snap.live_images().is_empty() {
-        notes.push("note: the guild's and roles' images are left out (unmanaged): they are written as files beside the manifest with -o FILE".to_owned());
+        notes.push(format!(
+            "note: the guild's and roles' images {WRITTEN_WITH_O}"
+        ));
     }
     notes
 }
 
 /// Every file an export writes beside its manifest in `base` — the guild's and roles'
-/// images, emoji images, sounds, sticker files, event covers —, each kind in the folder
-/// `folder(kind)` (`images`, `emojis`, `sounds`, `stickers`, `events`), and the manifest's
-/// path for each by its CDN path. A file the CDN does not give is left out (unmanaged), said.
+/// images in `folder("images")`, then each section's files ([`sections::Section::export_files`])
+/// in the folder of its [`sections::FileWords`] —, and the manifest's path for each by its
+/// CDN path. A file the CDN does not give is left out (unmanaged), said.
 async fn write_files(
     client: &Client,
     snap: &Snapshot,
@@ -136,44 +139,14 @@ async fn write_files(
     folder: impl Fn(&str) -> String,
     notes: &mut Vec<String>,
 ) -> Result<ExportedImages, Failure> {
-    use crate::discord::cdn;
     let mut files = write_images(client, snap, base, &folder("images"), notes).await?;
-    let expressions = &snap.expressions;
-    let emojis = expressions.emojis.iter().flatten().filter(|e| !e.managed);
-    let emojis = emojis.map(|e| Named {
-        at: cdn::emoji_path(&e.id, e.animated),
-        name: e.name.as_deref().unwrap_or_default(),
-        id: &e.id,
-    });
-    let sounds = expressions.sounds.iter().flatten().map(|s| Named {
-        at: cdn::sound_path(&s.sound_id),
-        name: &s.name,
-        id: &s.sound_id,
-    });
-    let stickers = expressions.stickers.iter().flatten().map(|s| Named {
-        at: cdn::sticker_path(&s.id, s.format_type),
-        name: &s.name,
-        id: &s.id,
-    });
-    // The covers of the events export writes (scheduled or active).
-    let events = snap.events.iter().flatten();
-    let covers = events
-        .filter(|e| crate::export::exports_event(e))
-        .filter_map(|e| {
-            Some(Named {
-                at: e.live_image()?.path(),
-                name: &e.name,
-                id: &e.id,
-            })
-        });
-    let kinds = [
-        (EMOJI, emojis.collect::<Vec<_>>()),
-        (SOUND, sounds.collect()),
-        (STICKER, stickers.collect()),
-        (COVER, covers.collect()),
-    ];
-    for (kind, list) in kinds {
-        files.extend(write_named(client, list, base, &folder(kind.folder), &kind, notes).await?);
+    for section in sections::ALL {
+        if let Some(words) = section.about().files {
+            let live = section.export_files(snap);
+            files.extend(
+                write_named(client, live, base, &folder(words.folder), &words, notes).await?,
+            );
+        }
     }
     Ok(files)
 }
@@ -214,53 +187,15 @@ async fn write_images(
     Ok(out)
 }
 
-/// A kind of file written under its object's name: what one is called in a note, what they
-/// are called counted, and their folder.
-struct NamedKind {
-    one: &'static str,
-    counted: &'static str,
-    folder: &'static str,
-}
-
-const EMOJI: NamedKind = NamedKind {
-    one: "emoji",
-    counted: "emoji image(s)",
-    folder: "emojis",
-};
-const SOUND: NamedKind = NamedKind {
-    one: "sound",
-    counted: "sound(s)",
-    folder: "sounds",
-};
-const STICKER: NamedKind = NamedKind {
-    one: "sticker",
-    counted: "sticker(s)",
-    folder: "stickers",
-};
-const COVER: NamedKind = NamedKind {
-    one: "the cover of event",
-    counted: "event cover(s)",
-    folder: "events",
-};
-
-/// A file on the CDN that is written under its object's name in the guild.
-struct Named<'a> {
-    /// Its CDN path, by which the manifest refers to it.
-    at: String,
-    name: &'a str,
-    /// For a second object of the same name: `NAME-ID`.
-    id: &'a str,
-}
-
 /// Writes each file into the folder `sub` of `base` as `NAME.EXT`, and returns
 /// the manifest's path for each by its CDN path. A name from the guild becomes a file name:
 /// letters, digits and `_` only.
 async fn write_named(
     client: &Client,
-    files: Vec<Named<'_>>,
+    files: Vec<LiveFile<'_>>,
     base: &Path,
     sub: &str,
-    kind: &NamedKind,
+    kind: &FileWords,
     notes: &mut Vec<String>,
 ) -> Result<ExportedImages, Failure> {
     let mut out = ExportedImages::new();

@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::discord::audit::{ActionType, action};
+use crate::snapshot::{ExpressionList, Listed};
 
 /// A kind of object a plan changes; its facts are one row of [`Kind::facts`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -86,6 +87,40 @@ pub struct KindFacts {
     pub people: Option<PeopleEntries>,
     /// What drift reports an unmanaged live one as (`None`: not a way in, nothing said).
     pub door: Option<Door>,
+}
+
+/// Where a kind's live object is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Live {
+    /// The guild object (its settings; the widget's are part of it).
+    Guild,
+    /// The guild's onboarding.
+    Onboarding,
+    /// A role, by id.
+    Role,
+    /// A channel or category, by id (its overwrites are the channel's).
+    Channel,
+    /// By id in one of the snapshot's lists.
+    Listed(Listed),
+    /// Not one object the audit log describes field by field, and why.
+    NotOne(&'static str),
+}
+
+/// What the deletion gate counts a class's live objects by, for its default limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// The guild's roles but @everyone.
+    Roles,
+    /// Channels and categories.
+    Channels,
+    /// The members holding a roster role.
+    RosterHolders,
+    /// The guild's bans.
+    Bans,
+    /// One of the snapshot's lists by id.
+    Listed(Listed),
+    /// Not counted (the guild's members are not read): the limit is the least one.
+    Nothing,
 }
 
 /// What a `protect: true` entry is matched by: the live object's name, read where the
@@ -400,6 +435,32 @@ impl Kind {
         }
     }
 
+    /// Where a live one is read, for what looks one up (drift's field questions, the
+    /// uploader preflight asks about). A match of its own, with no default, so a new kind
+    /// says it.
+    pub const fn live(self) -> Live {
+        match self {
+            Kind::Guild => Live::Guild,
+            Kind::Role => Live::Role,
+            Kind::Category | Kind::Channel => Live::Channel,
+            Kind::WelcomeScreen => Live::NotOne("Discord does not audit welcome-screen edits"),
+            Kind::Onboarding => Live::Onboarding,
+            Kind::Widget => Live::Guild,
+            Kind::Webhook => Live::Listed(Listed::Webhooks),
+            Kind::Overwrites => Live::Channel,
+            Kind::Integration => Live::Listed(Listed::Integrations),
+            Kind::Invite => Live::Listed(Listed::Invites),
+            Kind::RosterEntry => Live::NotOne("asked about as a whole"),
+            Kind::Ban => Live::NotOne("asked about as a whole"),
+            Kind::Emoji => Live::Listed(Listed::Expressions(ExpressionList::Emojis)),
+            Kind::Sound => Live::Listed(Listed::Expressions(ExpressionList::Sounds)),
+            Kind::AutoModRule => Live::Listed(Listed::AutoModRules),
+            Kind::ScheduledEvent => Live::Listed(Listed::ScheduledEvents),
+            Kind::Sticker => Live::Listed(Listed::Expressions(ExpressionList::Stickers)),
+            Kind::Policy => Live::NotOne("a policy is not in Discord"),
+        }
+    }
+
     /// The kind in words, as a plan names it (`role`, `custom emoji`).
     pub const fn label(self) -> &'static str {
         self.facts().label
@@ -485,6 +546,25 @@ impl DeleteKind {
             DeleteKind::AutoModRules => "AutoMod rules",
             DeleteKind::ScheduledEvents => "scheduled events",
             DeleteKind::Stickers => "stickers",
+        }
+    }
+
+    /// What the gate counts the class's live objects by.
+    pub const fn counted(self) -> Counted {
+        match self {
+            DeleteKind::Roles => Counted::Roles,
+            DeleteKind::Channels => Counted::Channels,
+            DeleteKind::Webhooks => Counted::Listed(Listed::Webhooks),
+            DeleteKind::Integrations => Counted::Listed(Listed::Integrations),
+            DeleteKind::Invites => Counted::Listed(Listed::Invites),
+            DeleteKind::RosterEntries => Counted::RosterHolders,
+            DeleteKind::Bans => Counted::Bans,
+            DeleteKind::MemberBans => Counted::Nothing,
+            DeleteKind::Emojis => Counted::Listed(Listed::Expressions(ExpressionList::Emojis)),
+            DeleteKind::Sounds => Counted::Listed(Listed::Expressions(ExpressionList::Sounds)),
+            DeleteKind::AutoModRules => Counted::Listed(Listed::AutoModRules),
+            DeleteKind::ScheduledEvents => Counted::Listed(Listed::ScheduledEvents),
+            DeleteKind::Stickers => Counted::Listed(Listed::Expressions(ExpressionList::Stickers)),
         }
     }
 }

@@ -25,8 +25,8 @@ pub use change::{Action, Change, HeldRole, ObjectRef, Person, Warning};
 pub use deletion_gate::{Allowance, DeletionGate, PolicyAllowance, PolicyGate};
 pub use field::{Field, FieldChange};
 pub use kind::{
-    AuditActions, DeleteKind, Door, Grantee, Kind, KindFacts, PeopleEntries, Protect, ReliedOn,
-    WhenMissing,
+    AuditActions, Counted, DeleteKind, Door, Grantee, Kind, KindFacts, Live, PeopleEntries,
+    Protect, ReliedOn, WhenMissing,
 };
 pub use operation::{IdRef, Operation, created_key, created_path_ref, created_ref, image_ref};
 pub use policy_change::{PolicyBase, PolicyBaseline, PolicyChange, PriorPolicy};

@@ -36,6 +36,7 @@ impl Section for AutoMod {
             copy_key: "auto_moderation_rules",
             plan_turn: PlanTurn::AfterDoors,
             comment: "AutoMod rules, pinned by id (Discord's own mention-spam rule among them in a community guild).",
+            files: None,
         }
     }
 

@@ -5,7 +5,10 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, copied, exported, ids_of};
+use super::{
+    About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
+    exported, ids_of,
+};
 use crate::discord::Route;
 use crate::discord::cdn::emoji_path;
 use crate::discord::limits::EMOJI_SLOTS;
@@ -34,6 +37,12 @@ impl Section for Emojis {
             copy_key: "emojis",
             plan_turn: PlanTurn::Last,
             comment: "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
+            files: Some(FileWords {
+                folder: "emojis",
+                one: "emoji",
+                counted: "emoji image(s)",
+                all: "the guild's emojis",
+            }),
         }
     }
 
@@ -84,6 +93,17 @@ impl Section for Emojis {
 
     fn plan(&self, cx: &mut Ctx) {
         plan_expressions::<Emojis>(cx);
+    }
+
+    fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
+        let live = snap.expressions.emojis.iter().flatten();
+        live.filter(|e| !e.managed)
+            .map(|e| LiveFile {
+                at: emoji_path(&e.id, e.animated),
+                name: e.name.as_deref().unwrap_or_default(),
+                id: &e.id,
+            })
+            .collect()
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {

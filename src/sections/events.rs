@@ -8,7 +8,9 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
+use super::{
+    About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, ids_of,
+};
 use crate::discord::Route;
 use crate::discord::cdn::LiveImage;
 use crate::discord::models::User;
@@ -41,6 +43,12 @@ impl Section for Events {
             copy_key: "scheduled_events",
             plan_turn: PlanTurn::AfterDoors,
             comment: "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
+            files: Some(FileWords {
+                folder: "events",
+                one: "the cover of event",
+                counted: "event cover(s)",
+                all: "the events' cover images",
+            }),
         }
     }
 
@@ -73,6 +81,18 @@ impl Section for Events {
     /// Their cover images.
     fn plan(&self, cx: &mut Ctx) {
         plan_events(cx);
+    }
+
+    fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
+        let live = snap.events.iter().flatten().filter(|e| exports_event(e));
+        live.filter_map(|e| {
+            Some(LiveFile {
+                at: e.live_image()?.path(),
+                name: &e.name,
+                id: &e.id,
+            })
+        })
+        .collect()
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {

@@ -67,6 +67,33 @@ pub struct About {
     pub plan_turn: PlanTurn,
     /// The comment `export` writes above it.
     pub comment: &'static str,
+    /// How `export` names its live objects' files, for a section that has files.
+    pub files: Option<FileWords>,
+}
+
+/// How `export` names a section's files in its folder and its notes.
+#[derive(Debug, Clone, Copy)]
+pub struct FileWords {
+    /// The folder beside the manifest they are written into (`stickers`).
+    pub folder: &'static str,
+    /// One, in a note on a file left out (`sticker`, `the cover of event`).
+    pub one: &'static str,
+    /// Counted, in the note on those written (`sticker(s)`).
+    pub counted: &'static str,
+    /// All of them, in the note of an export to standard output, which leaves them out
+    /// (`the guild's stickers`).
+    pub all: &'static str,
+}
+
+/// A live object's file as `export` writes it: under its object's name in the guild.
+#[derive(Debug, Clone)]
+pub struct LiveFile<'s> {
+    /// Its CDN path, by which the manifest refers to it.
+    pub at: String,
+    /// Its object's name.
+    pub name: &'s str,
+    /// Its object's id, for a second object of the same name: `NAME-ID`.
+    pub id: &'s str,
 }
 
 impl About {
@@ -103,6 +130,12 @@ pub trait Section: Sync {
 
     /// The CDN path of each live object's file.
     fn files(&self, snap: &Snapshot) -> Vec<String>;
+
+    /// The live files `export` writes beside the manifest (in [`About::files`]' folder),
+    /// those of the objects it exports.
+    fn export_files<'s>(&self, _snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
+        Vec::new()
+    }
 
     /// Plans the section: the changes that make its live objects the manifest's, and the
     /// problems that refuse them, added to `cx` (in its turn, [`About::plan_turn`]).

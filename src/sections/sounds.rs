@@ -6,7 +6,10 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, copied, exported, ids_of};
+use super::{
+    About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
+    exported, ids_of,
+};
 use crate::discord::Route;
 use crate::discord::cdn::sound_path;
 use crate::discord::limits::SOUND_SLOTS;
@@ -35,6 +38,12 @@ impl Section for Sounds {
             copy_key: "soundboard_sounds",
             plan_turn: PlanTurn::Last,
             comment: "Soundboard sounds, their files written beside the manifest.",
+            files: Some(FileWords {
+                folder: "sounds",
+                one: "sound",
+                counted: "sound(s)",
+                all: "the guild's soundboard sounds",
+            }),
         }
     }
 
@@ -79,6 +88,16 @@ impl Section for Sounds {
 
     fn plan(&self, cx: &mut Ctx) {
         plan_expressions::<Sounds>(cx);
+    }
+
+    fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
+        let live = snap.expressions.sounds.iter().flatten();
+        live.map(|s| LiveFile {
+            at: sound_path(&s.sound_id),
+            name: &s.name,
+            id: &s.sound_id,
+        })
+        .collect()
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {

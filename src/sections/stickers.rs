@@ -8,7 +8,10 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, copied, exported, ids_of};
+use super::{
+    About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
+    exported, ids_of,
+};
 use crate::discord::Route;
 use crate::discord::cdn::sticker_path;
 use crate::discord::limits::STICKER_SLOTS;
@@ -37,6 +40,12 @@ impl Section for Stickers {
             copy_key: "stickers",
             plan_turn: PlanTurn::Last,
             comment: "Stickers, their files written beside the manifest.",
+            files: Some(FileWords {
+                folder: "stickers",
+                one: "sticker",
+                counted: "sticker(s)",
+                all: "the guild's stickers",
+            }),
         }
     }
 
@@ -81,6 +90,16 @@ impl Section for Stickers {
 
     fn plan(&self, cx: &mut Ctx) {
         plan_expressions::<Stickers>(cx);
+    }
+
+    fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
+        let live = snap.expressions.stickers.iter().flatten();
+        live.map(|s| LiveFile {
+            at: sticker_path(&s.id, s.format_type),
+            name: &s.name,
+            id: &s.id,
+        })
+        .collect()
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {

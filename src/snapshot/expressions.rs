@@ -6,6 +6,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::held::{Objects, by_id, objects};
 use super::{Snapshot, optional};
 use crate::discord::cdn::{digest, emoji_path, sound_path, sticker_path};
 use crate::discord::models::{GuildEmoji, GuildSticker, SoundboardSound, SoundboardSounds};
@@ -31,11 +32,20 @@ impl Expressions {
 }
 
 /// One list of expressions, read by its own GET: the lists in the order they are read.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum List {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    /// Custom emoji.
     Emojis,
+    /// Soundboard sounds.
     Sounds,
+    /// Stickers.
     Stickers,
+}
+
+by_id! {
+    GuildEmoji => id, uploaded by user;
+    SoundboardSound => sound_id, uploaded by user;
+    GuildSticker => id, uploaded by user;
 }
 
 impl List {
@@ -47,6 +57,15 @@ impl List {
             List::Emojis => m.emojis.is_some(),
             List::Sounds => m.soundboard.is_some(),
             List::Stickers => m.stickers.is_some(),
+        }
+    }
+
+    /// Its objects in `e`.
+    pub(super) fn objects(self, e: &Expressions) -> Objects<'_> {
+        match self {
+            List::Emojis => objects(&e.emojis),
+            List::Sounds => objects(&e.sounds),
+            List::Stickers => objects(&e.stickers),
         }
     }
 

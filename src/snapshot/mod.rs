@@ -23,9 +23,13 @@ pub mod doors;
 pub use doors::{Doors, Wants};
 
 pub mod expressions;
-pub use expressions::Expressions;
+pub use expressions::{Expressions, List as ExpressionList};
 
 pub mod follows;
+
+mod held;
+mod listed;
+pub use listed::Listed;
 
 pub mod matching;
 
