@@ -605,21 +605,23 @@ mod tests {
             with_integrations: 0,
             limit: default_limit(live),
         };
-        assert_eq!(
-            of(DeleteKind::RosterEntries, 2, 1).describe(),
-            "removes 1 of 2 roster entries (50%)"
-        );
-        assert_eq!(
-            of(DeleteKind::Bans, 4, 1).describe(),
-            "lifts 1 of 4 bans (25%)"
-        );
-        assert_eq!(
-            of(DeleteKind::Channels, 18, 17).describe(),
-            "deletes 17 of 18 channels (94%)"
-        );
-        assert_eq!(
-            of(DeleteKind::MemberBans, 0, 9).describe(),
-            "bans 9 members"
-        );
+        for (kind, live, deletes, said) in [
+            (
+                DeleteKind::RosterEntries,
+                2,
+                1,
+                "removes 1 of 2 roster entries (50%)",
+            ),
+            (DeleteKind::Bans, 4, 1, "lifts 1 of 4 bans (25%)"),
+            (
+                DeleteKind::Channels,
+                18,
+                17,
+                "deletes 17 of 18 channels (94%)",
+            ),
+            (DeleteKind::MemberBans, 0, 9, "bans 9 members"),
+        ] {
+            assert_eq!(of(kind, live, deletes).describe(), said);
+        }
     }
 }

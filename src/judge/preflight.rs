@@ -30,6 +30,11 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
     let bot_role = top.and_then(|t| ranked.get(t)).map(|r| r.name.clone());
     let guild = &snap.guild.id;
 
+    // The names of what `bits` holds that the bot does not.
+    let beyond_bot = |bits: Permissions| {
+        let missing = Permissions(bits.0 & !bot.0);
+        (!missing.is_empty()).then(|| missing.display_names().join(", "))
+    };
     let mut seen_need: Vec<&str> = Vec::new();
     for op in &plan.operations {
         let change = &plan.changes[op.change];
@@ -126,17 +131,13 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
             );
         }
         let Some(body) = &op.body else { continue };
-        if let Some(p) = body.get("permissions").and_then(perm_value) {
-            let missing = Permissions(p.0 & !bot.0);
-            if !missing.is_empty() {
-                fail(
-                    format!(
-                        "{object} would get permissions the bot does not have: {}",
-                        missing.display_names().join(", ")
-                    ),
-                    "Discord lets a bot grant only permissions it holds: grant them to the bot's role, or remove them here",
-                );
-            }
+        if let Some(p) = body.get("permissions").and_then(perm_value)
+            && let Some(missing) = beyond_bot(p)
+        {
+            fail(
+                format!("{object} would get permissions the bot does not have: {missing}"),
+                "Discord lets a bot grant only permissions it holds: grant them to the bot's role, or remove them here",
+            );
         }
         for ow in body
             .get("permission_overwrites")
@@ -148,12 +149,10 @@ pub fn check(plan: &Plan, snap: &Snapshot, after: &crate::access::Guild) -> Vec<
                 .iter()
                 .filter_map(|k| ow.get(*k).and_then(perm_value))
                 .fold(Permissions::NONE, |a, b| a | b);
-            let missing = Permissions(bits.0 & !bot.0);
-            if !missing.is_empty() {
+            if let Some(missing) = beyond_bot(bits) {
                 fail(
                     format!(
-                        "an overwrite on {object} allows or denies permissions the bot does not have: {}",
-                        missing.display_names().join(", ")
+                        "an overwrite on {object} allows or denies permissions the bot does not have: {missing}"
                     ),
                     "grant them to the bot's role, or remove them from the overwrite",
                 );

@@ -151,6 +151,17 @@ async fn write_files(
     Ok(files)
 }
 
+/// The folder `sub` of `base`, made, for `files` (none for none).
+fn folder_for<T>(files: &[T], base: &Path, sub: &str) -> Result<Option<PathBuf>, Failure> {
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let dir = base.join(sub);
+    std::fs::create_dir_all(&dir)
+        .map_err(file_error(format!("cannot create {}", dir.display())))?;
+    Ok(Some(dir))
+}
+
 /// Writes each live image from the CDN into the folder `sub` (a relative path with `/`)
 /// of `base`, the manifest's folder, and returns the manifest's path for each.
 async fn write_images(
@@ -162,12 +173,9 @@ async fn write_images(
 ) -> Result<ExportedImages, Failure> {
     let mut out = ExportedImages::new();
     let live = snap.live_images();
-    if live.is_empty() {
+    let Some(dir) = folder_for(&live, base, sub)? else {
         return Ok(out);
-    }
-    let dir = base.join(sub);
-    std::fs::create_dir_all(&dir)
-        .map_err(file_error(format!("cannot create {}", dir.display())))?;
+    };
     for image in &live {
         match client.cdn_image(image).await {
             Ok(bytes) => {
@@ -199,12 +207,9 @@ async fn write_named(
     notes: &mut Vec<String>,
 ) -> Result<ExportedImages, Failure> {
     let mut out = ExportedImages::new();
-    if files.is_empty() {
+    let Some(dir) = folder_for(&files, base, sub)? else {
         return Ok(out);
-    }
-    let dir = base.join(sub);
-    std::fs::create_dir_all(&dir)
-        .map_err(file_error(format!("cannot create {}", dir.display())))?;
+    };
     let mut taken = std::collections::HashSet::new();
     for f in files {
         let bytes = match client.cdn_file(&f.at).await {

@@ -479,6 +479,16 @@ impl ChangeBuilder {
         });
     }
 
+    /// Records a field sent as it is shown: `after` goes into the body.
+    pub fn changed(&mut self, field: impl Into<Field>, before: Value, after: Value) {
+        self.set(field, before, after.clone(), after);
+    }
+
+    /// Records a field a creation sets, sent as it is shown.
+    pub fn created(&mut self, field: impl Into<Field>, value: Value) {
+        self.changed(field, Value::Null, value);
+    }
+
     /// Records a field the change shows but whose value this body does not carry (a
     /// channel's move, sent by the positions call; overwrites Discord copies itself).
     pub fn show(&mut self, field: impl Into<Field>, before: Value, after: Value) {

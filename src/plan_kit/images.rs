@@ -87,7 +87,7 @@ pub(crate) fn image_change(
         .unwrap_or(Value::Null);
     match slot.declared {
         Some(None) if slot.live.is_some() => {
-            b.set(slot.field, live_shown, Value::Null, Value::Null);
+            b.changed(slot.field, live_shown, Value::Null);
         }
         None | Some(None) => {}
         Some(Some(rel)) => {

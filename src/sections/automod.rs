@@ -397,10 +397,32 @@ fn same_set(a: &[IdRef], b: &[IdRef]) -> bool {
     a == b
 }
 
+/// The rule's exempt roles and channels where they differ from the live rule's (`live`:
+/// roles, channels); for a creation (`None`), those it has.
+fn set_exemptions(cx: &Ctx, b: &mut ChangeBuilder, w: &Wanted, live: Option<(&[IdRef], &[IdRef])>) {
+    let (roles, channels) = live.unwrap_or((&[], &[]));
+    type Shown = fn(&Ctx, &[IdRef]) -> Value;
+    let shown: [(F, &[IdRef], &[IdRef], Shown); 2] = [
+        (F::ExemptRoles, roles, &w.exempt_roles, roles_shown),
+        (
+            F::ExemptChannels,
+            channels,
+            &w.exempt_channels,
+            channels_shown,
+        ),
+    ];
+    for (field, have, want, show) in shown {
+        if !same_set(have, want) {
+            let before = live.map_or(Value::Null, |_| show(cx, have));
+            b.set(field, before, show(cx, want), ids(want));
+        }
+    }
+}
+
 fn plan_update(cx: &mut Ctx, d: &AutoModRule, l: &Live, w: &Wanted, source: String) {
     let mut b = ChangeBuilder::new();
     if l.name != d.name {
-        b.set(F::Name, json!(l.name), json!(d.name), json!(d.name));
+        b.changed(F::Name, json!(l.name), json!(d.name));
     }
     let live_meta = comparable(&l.trigger_metadata);
     let mut metadata = w.metadata.clone();
@@ -430,31 +452,10 @@ fn plan_update(cx: &mut Ctx, d: &AutoModRule, l: &Live, w: &Wanted, source: Stri
             Value::Array(w.actions.clone()),
         );
     }
-    let live_roles = live_refs(&l.exempt_roles);
-    if !same_set(&live_roles, &w.exempt_roles) {
-        b.set(
-            F::ExemptRoles,
-            roles_shown(cx, &live_roles),
-            roles_shown(cx, &w.exempt_roles),
-            ids(&w.exempt_roles),
-        );
-    }
-    let live_channels = live_refs(&l.exempt_channels);
-    if !same_set(&live_channels, &w.exempt_channels) {
-        b.set(
-            F::ExemptChannels,
-            channels_shown(cx, &live_channels),
-            channels_shown(cx, &w.exempt_channels),
-            ids(&w.exempt_channels),
-        );
-    }
+    let live = (live_refs(&l.exempt_roles), live_refs(&l.exempt_channels));
+    set_exemptions(cx, &mut b, w, Some((&live.0, &live.1)));
     if l.enabled != d.enabled {
-        b.set(
-            F::Enabled,
-            json!(l.enabled),
-            json!(d.enabled),
-            json!(d.enabled),
-        );
+        b.changed(F::Enabled, json!(l.enabled), json!(d.enabled));
     }
     let route = Route::UpdateAutoModRule {
         guild: cx.guild(),
@@ -465,7 +466,7 @@ fn plan_update(cx: &mut Ctx, d: &AutoModRule, l: &Live, w: &Wanted, source: Stri
 
 fn plan_create(cx: &mut Ctx, d: &AutoModRule, w: &Wanted, source: String) {
     let mut b = ChangeBuilder::new();
-    b.set(F::Name, Value::Null, json!(d.name), json!(d.name));
+    b.created(F::Name, json!(d.name));
     b.set(F::Trigger, Value::Null, json!(d.trigger), json!(w.metadata));
     b.body.insert("trigger_type".into(), json!(w.kind.value()));
     b.body
@@ -476,23 +477,8 @@ fn plan_create(cx: &mut Ctx, d: &AutoModRule, w: &Wanted, source: String) {
         actions_shown(cx, &w.actions),
         Value::Array(w.actions.clone()),
     );
-    if !w.exempt_roles.is_empty() {
-        b.set(
-            F::ExemptRoles,
-            Value::Null,
-            roles_shown(cx, &w.exempt_roles),
-            ids(&w.exempt_roles),
-        );
-    }
-    if !w.exempt_channels.is_empty() {
-        b.set(
-            F::ExemptChannels,
-            Value::Null,
-            channels_shown(cx, &w.exempt_channels),
-            ids(&w.exempt_channels),
-        );
-    }
-    b.set(F::Enabled, Value::Null, json!(d.enabled), json!(d.enabled));
+    set_exemptions(cx, &mut b, w, None);
+    b.created(F::Enabled, json!(d.enabled));
     let route = Route::CreateAutoModRule { guild: cx.guild() };
     AUTOMOD.create(cx, &d.name, b, source, route);
 }

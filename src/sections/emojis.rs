@@ -10,7 +10,6 @@ use super::{
     exported, ids_of,
 };
 use crate::discord::Route;
-use crate::discord::cdn::emoji_path;
 use crate::discord::limits::EMOJI_SLOTS;
 use crate::discord::models::GuildEmoji as LiveEmoji;
 use crate::discord::models::User;
@@ -24,6 +23,7 @@ use crate::plan_kit::expressions::{
     Expression, ExpressionPlan, Live, LiveExpression, plan_expressions,
 };
 use crate::snapshot::Snapshot;
+use crate::snapshot::expressions::{Filed, file_paths};
 
 pub(super) struct Emojis;
 
@@ -55,7 +55,7 @@ impl Section for Emojis {
                 .flatten()
                 .filter(|e| !e.managed),
             files,
-            |e| emoji_path(&e.id, e.animated),
+            |e| e.cdn_path(),
             |e, image| GuildEmoji {
                 id: Some(Snowflake(e.id.clone())),
                 name: e.name.clone().unwrap_or_default(),
@@ -99,7 +99,7 @@ impl Section for Emojis {
         let live = snap.expressions.emojis.iter().flatten();
         live.filter(|e| !e.managed)
             .map(|e| LiveFile {
-                at: emoji_path(&e.id, e.animated),
+                at: e.cdn_path(),
                 name: e.name.as_deref().unwrap_or_default(),
                 id: &e.id,
             })
@@ -107,7 +107,7 @@ impl Section for Emojis {
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {
-        snap.emoji_paths()
+        file_paths(&snap.expressions.emojis)
     }
 }
 
@@ -169,7 +169,7 @@ impl ExpressionPlan for Emojis {
     }
 
     fn digest<'s>(snap: &'s Snapshot, l: &LiveEmoji) -> Option<&'s str> {
-        snap.emoji_digest(l)
+        snap.file_digest(l)
     }
 
     /// An integration's emoji are not guildctl's to change or delete.
@@ -203,24 +203,14 @@ impl ExpressionPlan for Emojis {
         let mut b = ChangeBuilder::new();
         let live_name = live.name.clone().unwrap_or_default();
         if live_name != d.name {
-            b.set(
-                field::Emoji::Name,
-                json!(live_name),
-                json!(d.name),
-                json!(d.name),
-            );
+            b.changed(field::Emoji::Name, json!(live_name), json!(d.name));
         }
         if let Some(roles) = roles {
             let want: HashSet<&str> = roles.iter().map(IdRef::key).collect();
             let have: HashSet<&str> = live.roles.iter().map(String::as_str).collect();
             if want != have || roles.iter().any(|r| r.created().is_some()) {
                 let before: Vec<IdRef> = live.roles.iter().cloned().map(IdRef::Live).collect();
-                b.set(
-                    field::Emoji::Roles,
-                    roles_value(cx, &before),
-                    roles_value(cx, &roles),
-                    roles_api(&roles),
-                );
+                set_roles(cx, &mut b, roles_value(cx, &before), &roles);
             }
         }
         let route = Route::UpdateEmoji {
@@ -238,12 +228,7 @@ impl ExpressionPlan for Emojis {
         source: String,
     ) {
         let mut b = ChangeBuilder::new();
-        b.set(
-            field::Emoji::Name,
-            Value::Null,
-            json!(d.name),
-            json!(d.name),
-        );
+        b.created(field::Emoji::Name, json!(d.name));
         b.set(
             field::Emoji::Image,
             Value::Null,
@@ -251,12 +236,7 @@ impl ExpressionPlan for Emojis {
             file.upload(&d.image),
         );
         if let Some(roles) = roles.filter(|r| !r.is_empty()) {
-            b.set(
-                field::Emoji::Roles,
-                Value::Null,
-                roles_value(cx, &roles),
-                roles_api(&roles),
-            );
+            set_roles(cx, &mut b, Value::Null, &roles);
         }
         let route = Route::CreateEmoji { guild: cx.guild() };
         EMOJI.calls.create(cx, &d.name, b, source, route);
@@ -293,6 +273,16 @@ fn emoji_roles(cx: &mut Ctx, d: &GuildEmoji, source: &str) -> Option<Option<Vec<
         }
     }
     ok.then_some(Some(out))
+}
+
+/// Puts the emoji's roles in `b`: shown by name, sent by id.
+fn set_roles(cx: &Ctx, b: &mut ChangeBuilder, before: Value, roles: &[IdRef]) {
+    b.set(
+        field::Emoji::Roles,
+        before,
+        roles_value(cx, roles),
+        roles_api(roles),
+    );
 }
 
 fn roles_value(cx: &Ctx, roles: &[IdRef]) -> Value {

@@ -367,7 +367,7 @@ fn plan_update(
 ) {
     let mut b = ChangeBuilder::new();
     if l.name != d.name {
-        b.set(F::Name, json!(l.name), json!(d.name), json!(d.name));
+        b.changed(F::Name, json!(l.name), json!(d.name));
     }
     if l.description.as_deref().unwrap_or_default() != d.description.as_deref().unwrap_or_default()
     {
@@ -428,12 +428,7 @@ fn plan_update(
     let advanced = rule_same && wanted_rule.is_some();
     let start_same = advanced || live_start == start;
     if !start_same {
-        b.set(
-            F::Start,
-            json!(l.scheduled_start_time),
-            json!(d.start),
-            json!(d.start),
-        );
+        b.changed(F::Start, json!(l.scheduled_start_time), json!(d.start));
     }
     let end_same = if advanced {
         live_end.map(|e| e.saturating_sub(live_start)) == end.map(|e| e.saturating_sub(start))
@@ -458,7 +453,7 @@ fn plan_update(
 
 fn plan_create(cx: &mut Ctx, d: &ScheduledEvent, p: &Place, source: String) {
     let mut b = ChangeBuilder::new();
-    b.set(F::Name, Value::Null, json!(d.name), json!(d.name));
+    b.created(F::Name, json!(d.name));
     b.set(
         F::Place,
         Value::Null,
@@ -471,12 +466,12 @@ fn plan_create(cx: &mut Ctx, d: &ScheduledEvent, p: &Place, source: String) {
             .insert("entity_metadata".into(), json!({"location": l}));
     }
     b.body.insert("privacy_level".into(), json!(GUILD_ONLY));
-    b.set(F::Start, Value::Null, json!(d.start), json!(d.start));
+    b.created(F::Start, json!(d.start));
     if let Some(end) = &d.end {
-        b.set(F::End, Value::Null, json!(end), json!(end));
+        b.created(F::End, json!(end));
     }
     if let Some(text) = &d.description {
-        b.set(F::Description, Value::Null, json!(text), json!(text));
+        b.created(F::Description, json!(text));
     }
     if let Some(r) = &d.recurrence {
         b.set(

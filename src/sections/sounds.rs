@@ -11,7 +11,6 @@ use super::{
     exported, ids_of,
 };
 use crate::discord::Route;
-use crate::discord::cdn::sound_path;
 use crate::discord::limits::SOUND_SLOTS;
 use crate::discord::models::SoundboardSound as LiveSound;
 use crate::discord::models::User;
@@ -25,6 +24,7 @@ use crate::plan_kit::expressions::{
     Expression, ExpressionPlan, Live, LiveExpression, Slots, plan_expressions,
 };
 use crate::snapshot::Snapshot;
+use crate::snapshot::expressions::{Filed, file_paths};
 
 pub(super) struct Sounds;
 
@@ -51,7 +51,7 @@ impl Section for Sounds {
         out.soundboard = exported(
             snap.expressions.sounds.iter().flatten(),
             files,
-            |s| sound_path(&s.sound_id),
+            |s| s.cdn_path(),
             |s, sound| SoundboardSound {
                 id: Some(Snowflake(s.sound_id.clone())),
                 name: s.name.clone(),
@@ -93,7 +93,7 @@ impl Section for Sounds {
     fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
         let live = snap.expressions.sounds.iter().flatten();
         live.map(|s| LiveFile {
-            at: sound_path(&s.sound_id),
+            at: s.cdn_path(),
             name: &s.name,
             id: &s.sound_id,
         })
@@ -101,7 +101,7 @@ impl Section for Sounds {
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {
-        snap.sound_paths()
+        file_paths(&snap.expressions.sounds)
     }
 }
 
@@ -199,7 +199,7 @@ impl ExpressionPlan for Sounds {
     }
 
     fn digest<'s>(snap: &'s Snapshot, l: &LiveSound) -> Option<&'s str> {
-        snap.sound_digest(l)
+        snap.file_digest(l)
     }
 
     fn prunable(m: &Manifest, _: &LiveSound) -> bool {
@@ -220,17 +220,12 @@ impl ExpressionPlan for Sounds {
     fn update(cx: &mut Ctx, d: &SoundboardSound, live: &LiveSound, (): (), source: String) {
         let mut b = ChangeBuilder::new();
         if live.name != d.name {
-            b.set(
-                field::Sound::Name,
-                json!(live.name),
-                json!(d.name),
-                json!(d.name),
-            );
+            b.changed(field::Sound::Name, json!(live.name), json!(d.name));
         }
         if let Some(v) = d.volume
             && (v - live.volume).abs() > 1e-9
         {
-            b.set(field::Sound::Volume, json!(live.volume), json!(v), json!(v));
+            b.changed(field::Sound::Volume, json!(live.volume), json!(v));
         }
         if let Some(e) = &d.emoji
             && live_emoji(live).as_deref() != Some(e.as_str())
@@ -248,12 +243,7 @@ impl ExpressionPlan for Sounds {
 
     fn create(cx: &mut Ctx, d: &SoundboardSound, file: &ImageFile, (): (), source: String) {
         let mut b = ChangeBuilder::new();
-        b.set(
-            field::Sound::Name,
-            Value::Null,
-            json!(d.name),
-            json!(d.name),
-        );
+        b.created(field::Sound::Name, json!(d.name));
         b.set(
             field::Sound::Sound,
             Value::Null,
@@ -261,7 +251,7 @@ impl ExpressionPlan for Sounds {
             file.upload(&d.sound),
         );
         if let Some(v) = d.volume {
-            b.set(field::Sound::Volume, Value::Null, json!(v), json!(v));
+            b.created(field::Sound::Volume, json!(v));
         }
         if let Some(e) = &d.emoji {
             set_emoji(&mut b, None, e);

@@ -13,7 +13,6 @@ use super::{
     exported, ids_of,
 };
 use crate::discord::Route;
-use crate::discord::cdn::sticker_path;
 use crate::discord::limits::STICKER_SLOTS;
 use crate::discord::models::GuildSticker as LiveSticker;
 use crate::discord::models::User;
@@ -27,6 +26,7 @@ use crate::plan_kit::expressions::{
     Expression, ExpressionPlan, Live, LiveExpression, Slots, plan_expressions,
 };
 use crate::snapshot::Snapshot;
+use crate::snapshot::expressions::{Filed, file_paths};
 
 pub(super) struct Stickers;
 
@@ -53,7 +53,7 @@ impl Section for Stickers {
         out.stickers = exported(
             snap.expressions.stickers.iter().flatten(),
             files,
-            |s| sticker_path(&s.id, s.format_type),
+            |s| s.cdn_path(),
             |s, image| GuildSticker {
                 id: Some(Snowflake(s.id.clone())),
                 name: s.name.clone(),
@@ -95,7 +95,7 @@ impl Section for Stickers {
     fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
         let live = snap.expressions.stickers.iter().flatten();
         live.map(|s| LiveFile {
-            at: sticker_path(&s.id, s.format_type),
+            at: s.cdn_path(),
             name: &s.name,
             id: &s.id,
         })
@@ -103,7 +103,7 @@ impl Section for Stickers {
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {
-        snap.sticker_paths()
+        file_paths(&snap.expressions.stickers)
     }
 }
 
@@ -179,7 +179,7 @@ impl ExpressionPlan for Stickers {
     }
 
     fn digest<'s>(snap: &'s Snapshot, l: &LiveSticker) -> Option<&'s str> {
-        snap.sticker_digest(l)
+        snap.file_digest(l)
     }
 
     fn prunable(m: &Manifest, _: &LiveSticker) -> bool {
@@ -204,28 +204,17 @@ impl ExpressionPlan for Stickers {
     fn update(cx: &mut Ctx, d: &GuildSticker, live: &LiveSticker, (): (), source: String) {
         let mut b = ChangeBuilder::new();
         if live.name != d.name {
-            b.set(
-                field::Sticker::Name,
-                json!(live.name),
-                json!(d.name),
-                json!(d.name),
-            );
+            b.changed(field::Sticker::Name, json!(live.name), json!(d.name));
         }
         if live.tags != d.tags {
-            b.set(
-                field::Sticker::Tags,
-                json!(live.tags),
-                json!(d.tags),
-                json!(d.tags),
-            );
+            b.changed(field::Sticker::Tags, json!(live.tags), json!(d.tags));
         }
         if let Some(want) = &d.description
             && description_of(live.description.as_deref()) != want.as_str()
         {
-            b.set(
+            b.changed(
                 field::Sticker::Description,
                 json!(live.description),
-                json!(want),
                 json!(want),
             );
         }
@@ -240,31 +229,16 @@ impl ExpressionPlan for Stickers {
 
     fn create(cx: &mut Ctx, d: &GuildSticker, file: &ImageFile, (): (), source: String) {
         let mut b = ChangeBuilder::new();
-        b.set(
-            field::Sticker::Name,
-            Value::Null,
-            json!(d.name),
-            json!(d.name),
-        );
+        b.created(field::Sticker::Name, json!(d.name));
         b.set(
             field::Sticker::Image,
             Value::Null,
             file.value(&d.image),
             file.upload(&d.image),
         );
-        b.set(
-            field::Sticker::Tags,
-            Value::Null,
-            json!(d.tags),
-            json!(d.tags),
-        );
+        b.created(field::Sticker::Tags, json!(d.tags));
         if let Some(want) = d.description.as_ref().filter(|w| !w.is_empty()) {
-            b.set(
-                field::Sticker::Description,
-                Value::Null,
-                json!(want),
-                json!(want),
-            );
+            b.created(field::Sticker::Description, json!(want));
         }
         let route = Route::CreateSticker { guild: cx.guild() };
         STICKER.calls.create(cx, &d.name, b, source, route);

@@ -113,10 +113,11 @@ impl Snapshot {
         let mut paths = Vec::new();
         for list in List::ALL.into_iter().filter(|l| l.declared(m)) {
             self.read_list(client, list).await?;
+            let e = &self.expressions;
             paths.extend(match list {
-                List::Emojis => self.emoji_paths(),
-                List::Sounds => self.sound_paths(),
-                List::Stickers => self.sticker_paths(),
+                List::Emojis => file_paths(&e.emojis),
+                List::Sounds => file_paths(&e.sounds),
+                List::Stickers => file_paths(&e.stickers),
             });
         }
         for at in paths {
@@ -153,54 +154,37 @@ impl Snapshot {
         Ok(())
     }
 
-    /// The CDN path of each live sticker's file ([`sticker_path`]).
-    pub fn sticker_paths(&self) -> Vec<String> {
-        self.expressions
-            .stickers
-            .iter()
-            .flatten()
-            .map(|s| sticker_path(&s.id, s.format_type))
-            .collect()
+    /// The SHA-256 of a live expression's file, when the CDN gave it.
+    pub fn file_digest(&self, o: &impl Filed) -> Option<&str> {
+        self.images.get(&o.cdn_path()).map(String::as_str)
     }
+}
 
-    /// The SHA-256 of a live sticker's file, when the CDN gave it.
-    pub fn sticker_digest(&self, s: &GuildSticker) -> Option<&str> {
-        self.images
-            .get(&sticker_path(&s.id, s.format_type))
-            .map(String::as_str)
-    }
+/// An expression's file on the CDN.
+pub trait Filed {
+    /// Its CDN path, under which [`Snapshot::images`] keeps its SHA-256.
+    fn cdn_path(&self) -> String;
+}
 
-    /// The CDN path of each live sound ([`sound_path`]).
-    pub fn sound_paths(&self) -> Vec<String> {
-        self.expressions
-            .sounds
-            .iter()
-            .flatten()
-            .map(|s| sound_path(&s.sound_id))
-            .collect()
+impl Filed for GuildEmoji {
+    fn cdn_path(&self) -> String {
+        emoji_path(&self.id, self.animated)
     }
+}
 
-    /// The SHA-256 of a live sound's file, when the CDN gave it.
-    pub fn sound_digest(&self, s: &SoundboardSound) -> Option<&str> {
-        self.images
-            .get(&sound_path(&s.sound_id))
-            .map(String::as_str)
+impl Filed for SoundboardSound {
+    fn cdn_path(&self) -> String {
+        sound_path(&self.sound_id)
     }
+}
 
-    /// The CDN path of each live emoji's image ([`emoji_path`]).
-    pub fn emoji_paths(&self) -> Vec<String> {
-        self.expressions
-            .emojis
-            .iter()
-            .flatten()
-            .map(|e| emoji_path(&e.id, e.animated))
-            .collect()
+impl Filed for GuildSticker {
+    fn cdn_path(&self) -> String {
+        sticker_path(&self.id, self.format_type)
     }
+}
 
-    /// The SHA-256 of a live emoji's image, when the CDN gave it.
-    pub fn emoji_digest(&self, e: &GuildEmoji) -> Option<&str> {
-        self.images
-            .get(&emoji_path(&e.id, e.animated))
-            .map(String::as_str)
-    }
+/// The CDN path of each live object's file in `list`.
+pub fn file_paths<T: Filed>(list: &Option<Vec<T>>) -> Vec<String> {
+    list.iter().flatten().map(Filed::cdn_path).collect()
 }
