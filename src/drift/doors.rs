@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 
 use super::{Blame, Matcher, Question, Unmanaged, rfc3339};
 use crate::discord::audit::action;
@@ -11,26 +12,24 @@ use crate::snapshot::Snapshot;
 use crate::snapshot::doors::parse_timestamp;
 
 /// Incident actions in force: joins (invites) and DMs paused until a time.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Lockdown {
     /// UTC, RFC 3339; set only while in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invites_until: Option<String>,
     /// UTC, RFC 3339; set only while in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dms_until: Option<String>,
 }
 
 /// `drift --prune-days N`: members a prune of N days would remove (Get Guild Prune Count).
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct PruneCount {
     /// The days of inactivity asked about.
     pub days: u8,
     /// `None` when the bot may not ask (it needs manage_guild and kick_members).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub members: Option<u64>,
     /// Why the count could not be read, when it could not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreadable: Option<String>,
 }
 

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 
 use super::optional;
 use crate::discord::models::User;
@@ -16,13 +17,11 @@ pub const MAX_INTEGRATIONS: usize = 50;
 
 /// What was read of the ways in; `None` where it was not asked for or not readable
 /// (then `unreadable` says why).
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Doors {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrations: Option<Vec<Integration>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invites: Option<Vec<Invite>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<Vec<VoiceRegion>>,
     /// (part, why) for each part asked for and not read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

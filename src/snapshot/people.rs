@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 use tokio::task::JoinSet;
 
 use serde::de::DeserializeOwned;
@@ -59,13 +60,13 @@ impl PeopleQuery {
 }
 
 /// Members and bans as read for the manifest's rosters and ban list.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct People {
     /// The live ids of the roster roles read.
     #[serde(default)]
     pub rosters: BTreeSet<String>,
     /// Role id → members holding it (@everyone left out), when rosters are declared.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role_counts: Option<BTreeMap<String, u64>>,
     /// Each user a plan names whose membership was read (roster users, users to ban who
     /// are not banned yet, and users a member overwrite names) → the roles they hold, or
@@ -73,7 +74,6 @@ pub struct People {
     #[serde(default)]
     pub declared: BTreeMap<String, Option<Vec<String>>>,
     /// Roster role id → every member holding it, when the listing was read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holders: Option<BTreeMap<String, BTreeSet<String>>>,
     /// Each holder the listing named → every role they hold (`@everyone` left out), so a
     /// holder whose roster changes is computed with the roles they keep, not as a member
@@ -87,7 +87,6 @@ pub struct People {
     #[serde(default)]
     pub listing_pages: usize,
     /// Banned user id → the ban's reason, when bans are managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bans: Option<BTreeMap<String, Option<String>>>,
     /// User id → username, for the users read: members, bans, holders listed, and named
     /// users who are not members. A named user who is not a member and has none here is
