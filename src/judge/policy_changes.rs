@@ -395,32 +395,23 @@ fn lost(b: &Scope, a: &Scope, live: &Guild, after: &Guild) -> Vec<Lost> {
     let still = |u: &String| after.is_member(u) != Some(false) && after.members.contains_key(u);
     if a.allowed.is_empty() && b.allowed.is_empty() {
         for u in b.people.difference(&a.people).filter(|u| still(u)) {
-            let held: Vec<&str> = b
-                .who
-                .iter()
-                .flatten()
-                .filter_map(|id| live.role(id))
-                .map(|r| r.name.as_str())
-                .collect();
+            let held = role_names(live, b.who.iter().flatten());
             out.push(Lost::Leaves(
                 member_object(live, u),
-                format!("no longer holds {}", held.join(", ")),
+                format!("no longer holds {held}"),
             ));
         }
     } else {
         for u in a.people.difference(&b.people).filter(|u| still(u)) {
-            let holds: Vec<&str> = after
+            let held = after
                 .members
                 .get(u)
                 .into_iter()
-                .flat_map(|m| m.roles.iter())
-                .filter(|r| a.allowed.contains(*r))
-                .filter_map(|id| after.role(id))
-                .map(|r| r.name.as_str())
-                .collect();
+                .flat_map(|m| m.roles.iter());
+            let holds = role_names(after, held.filter(|r| a.allowed.contains(*r)));
             out.push(Lost::Enters(
                 member_object(live, u),
-                format!("holds {} once applied", holds.join(", ")),
+                format!("holds {holds} once applied"),
             ));
         }
     }
@@ -448,6 +439,15 @@ fn renamed(live: &Guild, now: &Role) -> String {
         Some(was) if was.name != now.name => format!("renamed {}", now.name),
         _ => "no longer named".to_owned(),
     }
+}
+
+/// The names of the roles among `ids` that `g` has, joined with commas.
+fn role_names<'a>(g: &Guild, ids: impl Iterator<Item = &'a String>) -> String {
+    let names: Vec<&str> = ids
+        .filter_map(|id| g.role(id))
+        .map(|r| r.name.as_str())
+        .collect();
+    names.join(", ")
 }
 
 fn role_object(g: &Guild, id: &str) -> ScopeObject {
