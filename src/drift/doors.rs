@@ -80,12 +80,7 @@ pub fn lockdown(snap: &Snapshot, now_ms: u64) -> Option<Lockdown> {
 
 /// An integration the manifest does not list, with the question that finds who added it.
 pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unmanaged, Question)> {
-    let i = snap
-        .doors
-        .integrations
-        .iter()
-        .flatten()
-        .find(|i| i.id == id)?;
+    let i = snap.doors.integration(id)?;
     let bot = i.application.as_ref().and_then(|a| a.bot.as_ref());
     let added = i
         .user
@@ -147,12 +142,7 @@ pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unma
 
 /// An invite the rules reject (or cannot judge), with its inviter and uses.
 pub(super) fn invite(snap: &Snapshot, code: &str) -> Option<(Unmanaged, Question)> {
-    let inv = snap
-        .doors
-        .invites
-        .iter()
-        .flatten()
-        .find(|i| i.code == code)?;
+    let inv = snap.doors.invite(code)?;
     let by_hand = inv.inviter.as_ref().is_some_and(|u| !u.bot);
     let mut facts = Vec::new();
     facts.push(match &inv.expires_at {

@@ -151,6 +151,16 @@ impl Wants {
 }
 
 impl Doors {
+    /// The integration `id`, when integrations were read and it is among them.
+    pub fn integration(&self, id: &str) -> Option<&Integration> {
+        self.integrations.iter().flatten().find(|i| i.id == id)
+    }
+
+    /// The invite `code`, when invites were read and it is among them.
+    pub fn invite(&self, code: &str) -> Option<&Invite> {
+        self.invites.iter().flatten().find(|i| i.code == code)
+    }
+
     /// Reads what `wants` asks for, at once: one GET per part. A part the bot may not
     /// read (403) is recorded in `unreadable`; other failures fail the read.
     pub async fn fetch(
