@@ -210,13 +210,8 @@ async fn read_bans(
     let mut bans = BTreeMap::new();
     let mut after = "0".to_owned();
     loop {
-        let page: Vec<LiveBan> = match client
-            .get(&format!("{g}/bans?limit={PAGE}&after={after}"))
-            .await
-        {
-            Ok(page) => page,
-            Err(ClientError::Api(e)) if e.status.as_u16() == 403 => return Ok(None),
-            Err(e) => return Err(e),
+        let Some(page) = page_after::<LiveBan>(client, &format!("{g}/bans"), &after).await? else {
+            return Ok(None);
         };
         let full = page.len() >= PAGE;
         for b in page {
@@ -227,6 +222,23 @@ async fn read_bans(
         if !full {
             return Ok(Some(bans));
         }
+    }
+}
+
+/// One page of the listing `path` (bans, members): up to [`PAGE`] entries after the id
+/// `after`; `None` when the bot may not read it (403).
+async fn page_after<T: DeserializeOwned>(
+    client: &Client,
+    path: &str,
+    after: &str,
+) -> Result<Option<Vec<T>>, ClientError> {
+    match client
+        .get(&format!("{path}?limit={PAGE}&after={after}"))
+        .await
+    {
+        Ok(page) => Ok(Some(page)),
+        Err(ClientError::Api(e)) if e.status.as_u16() == 403 => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -291,17 +303,11 @@ async fn list_holders(
         .collect();
     let mut after = "0".to_owned();
     loop {
-        let page: Vec<Member> = match client
-            .get(&format!("{g}/members?limit={PAGE}&after={after}"))
-            .await
-        {
-            Ok(page) => page,
+        let Some(page) = page_after::<Member>(client, &format!("{g}/members"), &after).await?
+        else {
             // 50001: the application lacks the GUILD_MEMBERS intent.
-            Err(ClientError::Api(e)) if e.status.as_u16() == 403 => {
-                people.listing_refused = true;
-                return Ok(());
-            }
-            Err(e) => return Err(e),
+            people.listing_refused = true;
+            return Ok(());
         };
         people.listing_pages += 1;
         let full = page.len() >= PAGE;
