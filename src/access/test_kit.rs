@@ -109,7 +109,7 @@ pub(crate) fn never(name: &str, who: &str, can: &[&str], places: Option<&[&str]>
         never: Some(NeverRule {
             who: who.into(),
             can: perm_names(can),
-            places: places.map(|w| texts(w)),
+            places: places.map(texts),
         }),
         ..Policy::default()
     }
@@ -122,7 +122,7 @@ pub(crate) fn only(name: &str, who: &[&str], can: &[&str], places: Option<&[&str
         only: Some(OnlyRule {
             who: texts(who),
             can: perm_names(can),
-            places: places.map(|w| texts(w)),
+            places: places.map(texts),
         }),
         ..Policy::default()
     }
