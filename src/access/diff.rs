@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use hashbrown::HashMap;
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::model::{Guild, Overwrite};
 use super::rules::{Access, Holder};
@@ -22,6 +23,7 @@ use crate::discord::names::EVERYONE;
 use crate::permissions::Permissions;
 
 /// One line: what `who` gains and loses in `channel` (guild-wide without one).
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AccessChange {
     /// `@everyone`, a role's name, or a person ([`super::person`]).
@@ -29,13 +31,10 @@ pub struct AccessChange {
     /// What `who` is: `@everyone`, a role, or a person.
     pub who_kind: WhoKind,
     /// The role's live id, or the user's id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub who_id: Option<String>,
     /// The channel as plans name it (`Staff/#mod-log`); none: guild-wide.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
     /// The channel's live id (none for a channel the plan creates).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<String>,
     /// The permissions gained (by name): held after apply, not before.
     pub gains: Vec<String>,

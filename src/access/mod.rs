@@ -16,7 +16,7 @@ pub mod model;
 pub mod policy;
 pub mod rules;
 #[cfg(test)]
-mod test_kit;
+pub(crate) mod test_kit;
 pub mod view;
 
 pub use diff::AccessChange;

@@ -1,9 +1,10 @@
 //! What the access tests share: permissions by name, the role overwrites that hide or show a
 //! channel, and the small guild they start from, whose #mod-log they set again as a plan
-//! would.
+//! would; and policies of each kind, as `policies:` declares them.
 
 use super::model::{ChannelSpec, Guild, Overwrite, ROLE};
 use crate::discord::models::channel_type;
+use crate::manifest::{HoldersRule, NeverRule, OnlyRule, PermissionName, Policy};
 use crate::permissions::Permissions;
 
 /// The permissions named (as a manifest names them).
@@ -90,4 +91,52 @@ pub(crate) fn set_mod_log(
         source,
         change,
     );
+}
+
+fn texts(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// Permissions by name, as a policy's `can` lists them.
+pub(crate) fn perm_names(names: &[&str]) -> Vec<PermissionName> {
+    names.iter().map(|n| PermissionName((*n).into())).collect()
+}
+
+/// A `never:` policy named `name`: `who` may not have `can` in `places` (everywhere: `None`).
+pub(crate) fn never(name: &str, who: &str, can: &[&str], places: Option<&[&str]>) -> Policy {
+    Policy {
+        name: name.into(),
+        never: Some(NeverRule {
+            who: who.into(),
+            can: perm_names(can),
+            places: places.map(texts),
+        }),
+        ..Policy::default()
+    }
+}
+
+/// An `only:` policy named `name`: only `who` may have `can` in `places`.
+pub(crate) fn only(name: &str, who: &[&str], can: &[&str], places: Option<&[&str]>) -> Policy {
+    Policy {
+        name: name.into(),
+        only: Some(OnlyRule {
+            who: texts(who),
+            can: perm_names(can),
+            places: places.map(texts),
+        }),
+        ..Policy::default()
+    }
+}
+
+/// A `holders:` policy named `name`: `role` held by `min` to `max` members.
+pub(crate) fn holders(name: &str, role: &str, min: Option<u32>, max: Option<u32>) -> Policy {
+    Policy {
+        name: name.into(),
+        holders: Some(HoldersRule {
+            role: role.into(),
+            min,
+            max,
+        }),
+        ..Policy::default()
+    }
 }

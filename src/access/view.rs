@@ -3,6 +3,7 @@
 //! channels they see and what they can do there.
 
 use serde::Serialize;
+use serde_with::skip_serializing_none;
 
 use super::model::{Guild, is_text_like};
 use super::rules::{Access, Holder};
@@ -70,12 +71,12 @@ pub struct Matrix {
 }
 
 /// One channel of the matrix: who sees it, writes there and manages it.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize)]
 pub struct MatrixRow {
     /// As plans name it: `Staff/#mod-log`.
     pub channel: String,
     /// The live id (none for a channel the plan creates).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
     pub kind: &'static str,
@@ -122,12 +123,12 @@ pub struct Preview {
 }
 
 /// One channel the previewed member sees, and what they may do there.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize)]
 pub struct PreviewRow {
     /// As plans name it: `Staff/#mod-log`.
     pub channel: String,
     /// The live id (none for a channel the plan creates).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
     pub kind: &'static str,

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::{Blame, Matcher, Question};
 use crate::access::policy::{self, Breach, Certainty};
@@ -19,6 +20,7 @@ use crate::manifest::Manifest;
 use crate::snapshot::Snapshot;
 
 /// Who holds dangerous permissions, per role.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct AccessReview {
     /// Roles holding a dangerous permission, highest first.
@@ -26,11 +28,11 @@ pub struct AccessReview {
     /// The guild's owner, who holds every permission whatever their roles.
     pub owner: String,
     /// Why holders could not be counted, when they could not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncounted: Option<String>,
 }
 
 /// A role holding dangerous permissions, and who holds it.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ReviewedRole {
     /// The role's name.
@@ -46,7 +48,6 @@ pub struct ReviewedRole {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<ReviewedMember>,
     /// Holders beyond those: counted, not named (none when the count was not read).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub others: Option<u64>,
 }
 

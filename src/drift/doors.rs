@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 
 use super::{Blame, Matcher, Question, Unmanaged, rfc3339};
 use crate::discord::audit::action;
@@ -11,26 +12,24 @@ use crate::snapshot::Snapshot;
 use crate::snapshot::doors::parse_timestamp;
 
 /// Incident actions in force: joins (invites) and DMs paused until a time.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Lockdown {
     /// UTC, RFC 3339; set only while in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invites_until: Option<String>,
     /// UTC, RFC 3339; set only while in force.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dms_until: Option<String>,
 }
 
 /// `drift --prune-days N`: members a prune of N days would remove (Get Guild Prune Count).
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct PruneCount {
     /// The days of inactivity asked about.
     pub days: u8,
     /// `None` when the bot may not ask (it needs manage_guild and kick_members).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub members: Option<u64>,
     /// Why the count could not be read, when it could not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreadable: Option<String>,
 }
 
@@ -81,12 +80,7 @@ pub fn lockdown(snap: &Snapshot, now_ms: u64) -> Option<Lockdown> {
 
 /// An integration the manifest does not list, with the question that finds who added it.
 pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unmanaged, Question)> {
-    let i = snap
-        .doors
-        .integrations
-        .iter()
-        .flatten()
-        .find(|i| i.id == id)?;
+    let i = snap.doors.integration(id)?;
     let bot = i.application.as_ref().and_then(|a| a.bot.as_ref());
     let added = i
         .user
@@ -148,12 +142,7 @@ pub(super) fn integration(snap: &Snapshot, id: &str, name: &str) -> Option<(Unma
 
 /// An invite the rules reject (or cannot judge), with its inviter and uses.
 pub(super) fn invite(snap: &Snapshot, code: &str) -> Option<(Unmanaged, Question)> {
-    let inv = snap
-        .doors
-        .invites
-        .iter()
-        .flatten()
-        .find(|i| i.code == code)?;
+    let inv = snap.doors.invite(code)?;
     let by_hand = inv.inviter.as_ref().is_some_and(|u| !u.bot);
     let mut facts = Vec::new();
     facts.push(match &inv.expires_at {

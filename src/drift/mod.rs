@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 
 use crate::discord::Client;
 use crate::discord::audit::action;
@@ -80,6 +81,7 @@ impl DriftOptions {
 }
 
 /// The drift report; its JSON form is documented in docs/drift.md.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DriftReport {
     /// [`DRIFT_FORMAT`], so a reader of the JSON knows what its fields mean.
@@ -105,20 +107,18 @@ pub struct DriftReport {
     /// How much of the audit log was read, and why reading stopped.
     pub audit_log: AuditSummary,
     /// Incident actions in force (`guildctl lockdown`), from the guild object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lockdown: Option<Lockdown>,
     /// Members a prune would remove (`drift --prune-days N`), read-only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prune_count: Option<PruneCount>,
     /// The manifest's policies (`policies:`) the live guild breaks: high risk.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<crate::access::policy::Breach>,
     /// Who holds dangerous permissions (docs/access.md, "Access review").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_review: Option<AccessReview>,
 }
 
 /// A managed object whose live state differs from the manifest.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DriftedObject {
     /// `create` (declared, missing live), `update`, `reorder`, `delete`.
@@ -128,10 +128,8 @@ pub struct DriftedObject {
     /// Its name, as plans show it.
     pub name: String,
     /// Its live id (none when it is missing live).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Where the manifest declares it, e.g. `roles[2]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// The fields whose live value differs, each with who set it.
     pub fields: Vec<DriftedField>,
@@ -140,11 +138,11 @@ pub struct DriftedObject {
     #[serde(default)]
     pub high_risk: bool,
     /// For a missing object, who deleted it; for one to be deleted, who created it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blame: Option<Blame>,
 }
 
 /// One field whose live value differs from the manifest's.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DriftedField {
     /// The field, as the manifest names it.
@@ -155,28 +153,26 @@ pub struct DriftedField {
     pub manifest: Value,
     /// What the live value grants beyond the manifest's, when that is a dangerous
     /// permission for a role (any permission for `@everyone`) or access to a channel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<String>,
     /// Who set the live value.
     pub blame: Blame,
 }
 
 /// Who made the live value what it is. Exactly one of `entry` and `not_found` is set.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Blame {
     /// The audit-log entry that made it so.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry: Option<Attribution>,
     /// Why no entry was found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_found: Option<String>,
     /// The newest guildctl change to the same field among the entries read, when the
     /// attributed change is someone else's (a hand revert of an apply).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_guildctl: Option<Attribution>,
 }
 
 /// An audit-log entry a change is attributed to: who, when, and the reason they gave.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Attribution {
     /// The entry's id.
@@ -190,11 +186,9 @@ pub struct Attribution {
     /// "5 minutes ago", relative to `generated_at`.
     pub ago: String,
     /// The audit-log reason given with the change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Set when the change was guildctl's: made by the bot that applies, with a
     /// `guildctl apply…` reason.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guildctl: Option<GuildctlChange>,
     /// The reason says `guildctl apply…` but the entry is another user's: a reason
     /// anyone can type proves nothing, so the change is that user's.
@@ -203,26 +197,24 @@ pub struct Attribution {
 }
 
 /// A change guildctl made, and whether it came from the manifest's current commit.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct GuildctlChange {
     /// The commit the reason names, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
     /// Whether that commit is the manifest's current one (`None`: unknown).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current: Option<bool>,
 }
 
 /// Who made a change: a person, a bot, a webhook, an integration, or Discord.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Actor {
     /// The user's id, when the entry names one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The username (unique), or the webhook's name.
     pub name: String,
     /// Their display name (Discord's `global_name`), when they set one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
     /// `human`, `bot`, `this_bot` (the bot guildctl runs as), `webhook`,
     /// `integration`, `discord` (Discord's own change: a permission migration, named

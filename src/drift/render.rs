@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::{Attribution, Blame, DriftReport, DriftedObject};
 use crate::inert;
+use crate::manifest::schema::bare;
 use crate::plan::Action;
 use crate::plan::image::ImageValue;
 use crate::report::Format;
@@ -45,13 +46,7 @@ fn show(v: &Value) -> String {
         Value::Null => "(none)".to_owned(),
         Value::String(s) => format!("{s:?}"),
         Value::Array(items) => {
-            let parts: Vec<String> = items
-                .iter()
-                .map(|i| match i {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect();
+            let parts: Vec<String> = items.iter().map(bare).collect();
             format!("[{}]", parts.join(", "))
         }
         other => other.to_string(),

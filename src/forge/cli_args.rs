@@ -69,3 +69,17 @@ impl DriftIssueArgs {
         }
     }
 }
+
+/// The author given (`--author`), trimmed: `None` when none is (or it is blank), `Err` with
+/// it when it is not a name the forge gives (`valid`), so nothing is written as a name
+/// the forge could not have.
+pub fn given_author(
+    given: Option<&str>,
+    valid: fn(&str) -> bool,
+) -> Result<Option<String>, String> {
+    match given.map(str::trim).filter(|a| !a.is_empty()) {
+        Some(a) if valid(a) => Ok(Some(a.to_owned())),
+        Some(a) => Err(a.to_owned()),
+        None => Ok(None),
+    }
+}

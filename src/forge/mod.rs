@@ -21,7 +21,7 @@ mod tests;
 mod touched;
 mod tracker;
 
-pub use cli_args::{DriftIssueArgs, Marked, MarkedBody};
+pub use cli_args::{DriftIssueArgs, Marked, MarkedBody, given_author};
 pub use comment::{CommentAction, Posted, Upserted, upsert_comment};
 pub use drift_issue::{DriftIssue, DriftReport, DriftSync, Foreign, left_alone, sync_drift_issue};
 pub use marker::{EmptyMarker, body_with_marker, carries, marker};

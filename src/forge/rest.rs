@@ -246,6 +246,18 @@ impl Rest {
         Ok((typed, next))
     }
 
+    /// One write whose answer, read as the forge's wire shape `W`, is the forge's item `T`
+    /// (an issue or a comment as the flows know it).
+    pub async fn write<W: DeserializeOwned + Into<T>, T>(
+        &self,
+        method: Method,
+        path: &str,
+        body: &Value,
+    ) -> Result<T, CallError> {
+        let (written, _): (W, _) = self.send_as(method, path, Some(body)).await?;
+        Ok(written.into())
+    }
+
     /// Every item of a listing, page after page ([`every_page`]).
     pub async fn get_all<T: DeserializeOwned>(&self, path: &str) -> Result<Vec<T>, CallError> {
         every_page(path, |url| async move {

@@ -43,24 +43,26 @@ impl Tracker for GitHub {
         Ok(issues
             .into_iter()
             .filter(|i| i.pull_request.is_none())
-            .map(wire::Issue::into_issue)
+            .map(Issue::from)
             .collect())
     }
 
     async fn open_issue(&self, title: &str, body: &str, label: &str) -> Result<Issue, GithubError> {
         let payload = json!({ "title": title, "body": body, "labels": [label] });
-        self.write_issue(Method::POST, &self.repo_path("/issues"), payload)
-            .await
+        let path = self.repo_path("/issues");
+        Ok(self
+            .rest
+            .write::<wire::Issue, _>(Method::POST, &path, &payload)
+            .await?)
     }
 
     async fn edit_issue(&self, number: u64, title: &str, body: &str) -> Result<Issue, GithubError> {
         let path = self.repo_path(&format!("/issues/{number}"));
-        self.write_issue(
-            Method::PATCH,
-            &path,
-            json!({ "title": title, "body": body }),
-        )
-        .await
+        let payload = json!({ "title": title, "body": body });
+        Ok(self
+            .rest
+            .write::<wire::Issue, _>(Method::PATCH, &path, &payload)
+            .await?)
     }
 
     async fn comment_on_issue(&self, number: u64, body: &str) -> Result<(), GithubError> {
@@ -75,7 +77,10 @@ impl Tracker for GitHub {
     async fn close_issue(&self, number: u64) -> Result<Issue, GithubError> {
         let path = self.repo_path(&format!("/issues/{number}"));
         let payload = json!({ "state": "closed", "state_reason": "completed" });
-        self.write_issue(Method::PATCH, &path, payload).await
+        Ok(self
+            .rest
+            .write::<wire::Issue, _>(Method::PATCH, &path, &payload)
+            .await?)
     }
 
     async fn thread(&self, change: u64, _with_head: bool) -> Result<Thread, GithubError> {
@@ -83,10 +88,7 @@ impl Tracker for GitHub {
         let comments: Vec<wire::IssueComment> = self.rest.get_all(&list).await?;
         Ok(Thread {
             change,
-            comments: comments
-                .into_iter()
-                .map(wire::IssueComment::into_comment)
-                .collect(),
+            comments: comments.into_iter().map(Comment::from).collect(),
             // A pull request's comment is written by any run (the Action plans one head
             // per run, and cancels the older run's job).
             head: None,
@@ -111,27 +113,17 @@ impl Tracker for GitHub {
 }
 
 impl GitHub {
-    async fn write_issue(
-        &self,
-        method: Method,
-        path: &str,
-        payload: serde_json::Value,
-    ) -> Result<Issue, GithubError> {
-        let (issue, _): (wire::Issue, _) = self.rest.send_as(method, path, Some(&payload)).await?;
-        Ok(issue.into_issue())
-    }
-
     async fn write_comment(
         &self,
         method: Method,
         path: &str,
         body: &str,
     ) -> Result<Comment, GithubError> {
-        let (c, _): (wire::IssueComment, _) = self
+        let payload = json!({ "body": body });
+        Ok(self
             .rest
-            .send_as(method, path, Some(&json!({ "body": body })))
-            .await?;
-        Ok(c.into_comment())
+            .write::<wire::IssueComment, _>(method, path, &payload)
+            .await?)
     }
 }
 

@@ -7,7 +7,7 @@ use reqwest::Method;
 use super::client::GitHub;
 use super::error::GithubError;
 use super::wire::Me;
-use crate::forge::CallError;
+use crate::forge::{CallError, given_author};
 
 /// The login a workflow's own `GITHUB_TOKEN` writes as.
 pub const ACTIONS_BOT: &str = "github-actions[bot]";
@@ -53,12 +53,9 @@ impl Identity {
 /// (for an installation token, which GitHub will not name) `github-actions[bot]`.
 /// Any other failure of `GET /user` is an error: guildctl never guesses whom to trust.
 pub async fn identity(gh: &GitHub, given: Option<&str>) -> Result<Identity, GithubError> {
-    if let Some(login) = given.map(str::trim).filter(|l| !l.is_empty()) {
-        if !valid_login(login) {
-            return Err(GithubError::BadAuthor(login.to_owned()));
-        }
+    if let Some(login) = given_author(given, valid_login).map_err(GithubError::BadAuthor)? {
         return Ok(Identity {
-            login: login.to_owned(),
+            login,
             source: IdentitySource::Given,
         });
     }

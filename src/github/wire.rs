@@ -26,14 +26,14 @@ pub struct IssueComment {
     pub user: Option<User>,
 }
 
-impl IssueComment {
-    pub fn into_comment(self) -> forge::Comment {
+impl From<IssueComment> for forge::Comment {
+    fn from(c: IssueComment) -> forge::Comment {
         forge::Comment {
-            id: self.id,
-            author: login(&self.user),
-            body: self.body.unwrap_or_default(),
+            id: c.id,
+            author: login(&c.user),
+            body: c.body.unwrap_or_default(),
             system: false,
-            url: self.html_url,
+            url: c.html_url,
         }
     }
 }
@@ -53,14 +53,14 @@ pub struct Issue {
     pub pull_request: Option<serde::de::IgnoredAny>,
 }
 
-impl Issue {
-    pub fn into_issue(self) -> forge::Issue {
+impl From<Issue> for forge::Issue {
+    fn from(i: Issue) -> forge::Issue {
         forge::Issue {
-            number: self.number,
-            author: login(&self.user),
-            title: self.title,
-            body: self.body.unwrap_or_default(),
-            url: self.html_url,
+            number: i.number,
+            author: login(&i.user),
+            title: i.title,
+            body: i.body.unwrap_or_default(),
+            url: i.html_url,
         }
     }
 }

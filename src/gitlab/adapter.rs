@@ -43,19 +43,19 @@ impl Tracker for GitLab {
         let label = utf8_percent_encode(label, SEGMENT);
         let list = self.project_path(&format!("/issues?state=opened&labels={label}&per_page=100"));
         let issues: Vec<wire::Issue> = self.rest.get_all(&list).await?;
-        Ok(issues.into_iter().map(wire::Issue::into_issue).collect())
+        Ok(issues.into_iter().map(Issue::from).collect())
     }
 
     async fn open_issue(&self, title: &str, body: &str, label: &str) -> Result<Issue, GitlabError> {
         let payload = json!({ "title": title, "description": body, "labels": label });
-        self.write_issue(Method::POST, &self.project_path("/issues"), payload)
+        self.write_issue(Method::POST, &self.project_path("/issues"), &payload)
             .await
     }
 
     async fn edit_issue(&self, number: u64, title: &str, body: &str) -> Result<Issue, GitlabError> {
         let path = self.project_path(&format!("/issues/{number}"));
         let payload = json!({ "title": title, "description": body });
-        self.write_issue(Method::PUT, &path, payload).await
+        self.write_issue(Method::PUT, &path, &payload).await
     }
 
     async fn comment_on_issue(&self, number: u64, body: &str) -> Result<(), GitlabError> {
@@ -69,7 +69,7 @@ impl Tracker for GitLab {
     async fn close_issue(&self, number: u64) -> Result<Issue, GitlabError> {
         let path = self.project_path(&format!("/issues/{number}"));
         let payload = json!({ "state_event": "close" });
-        self.write_issue(Method::PUT, &path, payload).await
+        self.write_issue(Method::PUT, &path, &payload).await
     }
 
     /// The notes, then the merge request as it is just before writing: its head, and its
@@ -117,10 +117,12 @@ impl GitLab {
         &self,
         method: Method,
         path: &str,
-        payload: serde_json::Value,
+        payload: &serde_json::Value,
     ) -> Result<Issue, GitlabError> {
-        let (issue, _): (wire::Issue, _) = self.rest.send_as(method, path, Some(&payload)).await?;
-        Ok(issue.into_issue())
+        Ok(self
+            .rest
+            .write::<wire::Issue, _>(method, path, payload)
+            .await?)
     }
 
     async fn write_note(
@@ -130,10 +132,8 @@ impl GitLab {
         thread: &Thread,
         body: &str,
     ) -> Result<Comment, GitlabError> {
-        let (note, _): (wire::Note, _) = self
-            .rest
-            .send_as(method, path, Some(&json!({ "body": body })))
-            .await?;
+        let payload = json!({ "body": body });
+        let (note, _): (wire::Note, _) = self.rest.send_as(method, path, Some(&payload)).await?;
         Ok(note.into_comment(thread.page.as_deref().unwrap_or_default()))
     }
 }

@@ -7,7 +7,7 @@ use reqwest::Method;
 
 use super::error::GitlabError;
 use super::wire::User;
-use crate::forge::{Auth, CallError, Rest, api_base, clean_token, env_var};
+use crate::forge::{Auth, CallError, Rest, api_base, clean_token, env_var, given_author};
 
 /// The token: hidden from `Debug`, no `Display`, so it cannot be printed by accident.
 #[derive(Clone)]
@@ -106,12 +106,9 @@ impl Identity {
 /// access token has a bot user of its own). Any failure is an error: guildctl never
 /// guesses whom to trust.
 pub async fn identity(gl: &GitLab, given: Option<&str>) -> Result<Identity, GitlabError> {
-    if let Some(name) = given.map(str::trim).filter(|l| !l.is_empty()) {
-        if !valid_username(name) {
-            return Err(GitlabError::BadAuthor(name.to_owned()));
-        }
+    if let Some(username) = given_author(given, valid_username).map_err(GitlabError::BadAuthor)? {
         return Ok(Identity {
-            username: name.to_owned(),
+            username,
             given: true,
         });
     }

@@ -53,14 +53,14 @@ pub struct Issue {
     pub author: Option<User>,
 }
 
-impl Issue {
-    pub fn into_issue(self) -> forge::Issue {
+impl From<Issue> for forge::Issue {
+    fn from(i: Issue) -> forge::Issue {
         forge::Issue {
-            number: self.iid,
-            author: username(&self.author),
-            title: self.title,
-            body: self.description.unwrap_or_default(),
-            url: self.web_url,
+            number: i.iid,
+            author: username(&i.author),
+            title: i.title,
+            body: i.description.unwrap_or_default(),
+            url: i.web_url,
         }
     }
 }

@@ -395,32 +395,23 @@ fn lost(b: &Scope, a: &Scope, live: &Guild, after: &Guild) -> Vec<Lost> {
     let still = |u: &String| after.is_member(u) != Some(false) && after.members.contains_key(u);
     if a.allowed.is_empty() && b.allowed.is_empty() {
         for u in b.people.difference(&a.people).filter(|u| still(u)) {
-            let held: Vec<&str> = b
-                .who
-                .iter()
-                .flatten()
-                .filter_map(|id| live.role(id))
-                .map(|r| r.name.as_str())
-                .collect();
+            let held = role_names(live, b.who.iter().flatten());
             out.push(Lost::Leaves(
                 member_object(live, u),
-                format!("no longer holds {}", held.join(", ")),
+                format!("no longer holds {held}"),
             ));
         }
     } else {
         for u in a.people.difference(&b.people).filter(|u| still(u)) {
-            let holds: Vec<&str> = after
+            let held = after
                 .members
                 .get(u)
                 .into_iter()
-                .flat_map(|m| m.roles.iter())
-                .filter(|r| a.allowed.contains(*r))
-                .filter_map(|id| after.role(id))
-                .map(|r| r.name.as_str())
-                .collect();
+                .flat_map(|m| m.roles.iter());
+            let holds = role_names(after, held.filter(|r| a.allowed.contains(*r)));
             out.push(Lost::Enters(
                 member_object(live, u),
-                format!("holds {} once applied", holds.join(", ")),
+                format!("holds {holds} once applied"),
             ));
         }
     }
@@ -448,6 +439,15 @@ fn renamed(live: &Guild, now: &Role) -> String {
         Some(was) if was.name != now.name => format!("renamed {}", now.name),
         _ => "no longer named".to_owned(),
     }
+}
+
+/// The names of the roles among `ids` that `g` has, joined with commas.
+fn role_names<'a>(g: &Guild, ids: impl Iterator<Item = &'a String>) -> String {
+    let names: Vec<&str> = ids
+        .filter_map(|id| g.role(id))
+        .map(|r| r.name.as_str())
+        .collect();
+    names.join(", ")
 }
 
 fn role_object(g: &Guild, id: &str) -> ScopeObject {
@@ -488,7 +488,7 @@ fn member_object(g: &Guild, user: &str) -> ScopeObject {
 mod tests {
     use super::*;
     use crate::access::model::ChannelSpec;
-    use crate::manifest::{HoldersRule, NeverRule, OnlyRule};
+    use crate::access::test_kit;
     use crate::plan::PriorPolicy;
 
     /// A guild with Staff/#mod-log, Staff/#mod-chat and #general, and roles Admin, Helper.
@@ -541,39 +541,20 @@ mod tests {
     }
 
     fn never(who: &str, can: &[&str], places: Option<&[&str]>) -> Policy {
-        Policy {
-            name: "p".into(),
-            never: Some(NeverRule {
-                who: who.into(),
-                can: can.iter().map(|c| PermissionName((*c).into())).collect(),
-                places: places.map(|w| w.iter().map(|s| (*s).to_owned()).collect()),
-            }),
-            ..Policy::default()
-        }
+        test_kit::never("p", who, can, places)
     }
 
     fn only(who: &[&str], can: &[&str], places: Option<&[&str]>) -> Policy {
-        Policy {
-            name: "p".into(),
-            only: Some(OnlyRule {
-                who: who.iter().map(|s| (*s).to_owned()).collect(),
-                can: can.iter().map(|c| PermissionName((*c).into())).collect(),
-                places: places.map(|w| w.iter().map(|s| (*s).to_owned()).collect()),
-            }),
-            ..Policy::default()
-        }
+        test_kit::only("p", who, can, places)
     }
 
     fn holders(min: Option<u32>, max: Option<u32>) -> Policy {
-        Policy {
-            name: "p".into(),
-            holders: Some(HoldersRule {
-                role: "Helper".into(),
-                min,
-                max,
-            }),
-            ..Policy::default()
-        }
+        test_kit::holders("p", "Helper", min, max)
+    }
+
+    /// What becomes of policy `base` once it reads `now`.
+    fn against(base: &Policy, now: Policy) -> Vec<PolicyChangeKind> {
+        verdict(base.clone(), Some(now))
     }
 
     /// What becomes of policy `before` (at the base revision) once it reads `after`, the
@@ -612,37 +593,30 @@ mod tests {
         let base = never("Helper", &["view_channel"], Some(&staff));
         let no_weaker = vec![PolicyChangeKind::NoWeaker];
         assert_eq!(
-            verdict(
-                base.clone(),
-                Some(never(ANYONE, &["view_channel"], Some(&staff)))
-            ),
+            against(&base, never(ANYONE, &["view_channel"], Some(&staff))),
             no_weaker
         );
         assert_eq!(
-            verdict(base.clone(), Some(never("Helper", &["view_channel"], None))),
+            against(&base, never("Helper", &["view_channel"], None)),
             no_weaker
         );
         // Another pattern that names the same channels here.
         assert_eq!(
-            verdict(
-                base.clone(),
-                Some(never("Helper", &["view_channel"], Some(&["Staff/mod-*"])))
+            against(
+                &base,
+                never("Helper", &["view_channel"], Some(&["Staff/mod-*"]))
             ),
             no_weaker
         );
         assert_eq!(
-            verdict(
-                base.clone(),
-                Some(never(
-                    "Helper",
-                    &["view_channel", "send_messages"],
-                    Some(&staff)
-                ))
+            against(
+                &base,
+                never("Helper", &["view_channel", "send_messages"], Some(&staff))
             ),
             no_weaker
         );
         // Unchanged: nothing to say.
-        assert_eq!(verdict(base.clone(), Some(base)), vec![]);
+        assert_eq!(against(&base, base.clone()), vec![]);
     }
 
     #[test]
@@ -653,20 +627,20 @@ mod tests {
             Some(&["Staff/*"]),
         );
         assert_eq!(
-            verdict(
-                base.clone(),
-                Some(never(
+            against(
+                &base,
+                never(
                     "Helper",
                     &["view_channel", "send_messages"],
                     Some(&["Staff/mod-chat"])
-                ))
+                )
             ),
             weakened(&["channel Staff/#mod-log (no longer matched)"])
         );
         assert_eq!(
-            verdict(
-                base.clone(),
-                Some(never("Helper", &["view_channel"], Some(&["Staff/*"])))
+            against(
+                &base,
+                never("Helper", &["view_channel"], Some(&["Staff/*"]))
             ),
             weakened(&["send_messages"])
         );
@@ -701,25 +675,18 @@ mod tests {
     fn an_only_that_allows_more_or_restricts_less_is_weaker() {
         let base = only(&["Admin"], &["ban_members", "kick_members"], None);
         assert_eq!(
-            verdict(
-                base.clone(),
-                Some(only(
-                    &["Admin", "Helper"],
-                    &["ban_members", "kick_members"],
-                    None
-                ))
+            against(
+                &base,
+                only(&["Admin", "Helper"], &["ban_members", "kick_members"], None)
             ),
             weakened(&["role Helper (now named in its `who`)"])
         );
         assert_eq!(
-            verdict(base.clone(), Some(only(&["Admin"], &["ban_members"], None))),
+            against(&base, only(&["Admin"], &["ban_members"], None)),
             weakened(&["kick_members"])
         );
         assert_eq!(
-            verdict(
-                base.clone(),
-                Some(only(&[], &["ban_members", "kick_members"], None))
-            ),
+            against(&base, only(&[], &["ban_members", "kick_members"], None)),
             vec![PolicyChangeKind::NoWeaker]
         );
         // Guild-wide and in channels are not compared: a change to review.

@@ -297,6 +297,13 @@ mod tests {
         }
     }
 
+    /// The one risk `c` makes, as the renderers say it (it fails on none or several).
+    fn the_one_risk(c: &Change) -> String {
+        let r = of_change(0, c, "1");
+        assert_eq!(r.len(), 1, "{r:?}");
+        r[0].describe(&|s| s.to_owned())
+    }
+
     #[test]
     fn everyone_gains_anything_other_roles_only_danger() {
         let c = change(
@@ -307,12 +314,7 @@ mod tests {
             json!(["view_channel"]),
             json!(["view_channel", "add_reactions"]),
         );
-        let r = of_change(0, &c, "1");
-        assert_eq!(r.len(), 1);
-        assert_eq!(
-            r[0].describe(&|s| s.to_owned()),
-            "role @everyone gains add_reactions"
-        );
+        assert_eq!(the_one_risk(&c), "role @everyone gains add_reactions");
         let c = change(
             Action::Update,
             Kind::Role,
@@ -321,11 +323,7 @@ mod tests {
             json!([]),
             json!(["add_reactions", "manage_messages"]),
         );
-        let r = of_change(0, &c, "1");
-        assert_eq!(
-            r[0].describe(&|s| s.to_owned()),
-            "role Helper gains manage_messages"
-        );
+        assert_eq!(the_one_risk(&c), "role Helper gains manage_messages");
         // A role losing power is no risk.
         assert!(of_change(0, &reversed(&c), "1").is_empty());
     }
@@ -341,10 +339,8 @@ mod tests {
             // Names guildctl does not know, or harmless ones, are never shown.
             json!(["ban_members", "add_reactions", "no such name"]),
         );
-        let r = of_change(0, &c, "1");
-        assert_eq!(r.len(), 1);
         assert_eq!(
-            r[0].describe(&|s| s.to_owned()),
+            the_one_risk(&c),
             "roster entry Moderator ← heidi gains ban_members"
         );
         let harmless = change(
@@ -393,10 +389,8 @@ mod tests {
             json!([{ "role": "@everyone", "allow": ["view_channel"] },
                    { "role": "Events", "allow": ["send_messages", "mention_everyone"] }]),
         );
-        let r = of_change(0, &c, "1");
-        assert_eq!(r.len(), 1, "{r:?}");
         assert_eq!(
-            r[0].describe(&|s| s.to_owned()),
+            the_one_risk(&c),
             "channel #events opens mention_everyone to role Events"
         );
     }

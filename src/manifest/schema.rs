@@ -500,20 +500,19 @@ fn consts(root: &Value, pointer: &str) -> Vec<Value> {
         .collect()
 }
 
+/// A value as a person writes it: a string without its quotes, anything else as JSON.
+pub(crate) fn bare(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// A value that is not one of the allowed ones: a suggestion for a misspelt name; for
 /// numbers, just the list.
 fn enum_violation(path: &str, field: &str, instance: &Value, options: &[Value]) -> Violation {
-    let names: Vec<String> = options
-        .iter()
-        .map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect();
-    let got = match instance {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
+    let names: Vec<String> = options.iter().map(bare).collect();
+    let got = bare(instance);
     let all_text = options.iter().all(Value::is_string);
     let help = match super::suggest::closest(&got, names.iter().map(String::as_str)) {
         Some(best) if all_text && instance.is_string() => format!("did you mean `{best}`?"),

@@ -15,16 +15,24 @@ use crate::plan::{Action, FieldChange, IdRef, Kind, ObjectRef, Phase};
 use crate::plan_kit::context::{Ctx, Op, change};
 use crate::snapshot::doors::{Integration, MAX_INTEGRATIONS};
 
+/// The plan's problem when the live objects of `section` (its key: `integrations`,
+/// `invites`, `webhooks`) could not be read: what to `grant` the bot's role.
+pub(super) fn unreadable(cx: &mut Ctx, section: &str, grant: &str) {
+    cx.problem(
+        Some(section.to_owned()),
+        format!("the bot cannot read this guild's {section}"),
+        Some(&format!(
+            "grant the bot's role {grant}, or leave `{section}` out"
+        )),
+    );
+}
+
 pub(super) fn plan_integrations(cx: &mut Ctx) {
     if cx.manifest.integrations.is_none() && !cx.manifest.prune.integrations {
         return;
     }
     let Some(live) = cx.snap.doors.integrations.clone() else {
-        cx.problem(
-            Some("integrations".into()),
-            "the bot cannot read this guild's integrations".into(),
-            Some("grant the bot's role `manage_guild`, or leave `integrations` out"),
-        );
+        unreadable(cx, "integrations", "`manage_guild`");
         return;
     };
     if cx.manifest.prune.integrations && cx.manifest.integrations.is_none() {

@@ -17,6 +17,8 @@ use crate::plan::{Action, FieldChange, IdRef, Kind, ObjectRef, Phase};
 use crate::plan_kit::context::{ANY_CHANNEL, Ctx, Op, change};
 use crate::snapshot::doors::Invite;
 
+use super::integrations::unreadable;
+
 /// Channels an invite may lead to.
 const INVITE_CHANNELS: &[u8] = ANY_CHANNEL;
 
@@ -62,10 +64,10 @@ pub(super) fn plan_invites(cx: &mut Ctx) {
         );
     }
     let Some(live) = cx.snap.doors.invites.clone() else {
-        cx.problem(
-            Some("invites".into()),
-            "the bot cannot read this guild's invites".into(),
-            Some("grant the bot's role `manage_guild` (or `view_audit_log` to read without the uses), or leave `invites` out"),
+        unreadable(
+            cx,
+            "invites",
+            "`manage_guild` (or `view_audit_log` to read without the uses)",
         );
         return;
     };

@@ -226,11 +226,10 @@ fn give(
     cx: &mut Ctx,
     role: &IdRef,
     name: &str,
-    (user, person): (&str, Person),
+    holder: (&str, Person),
     grants: &[&str],
     src: &str,
 ) {
-    let who = shown(cx, user);
     let fields = if grants.is_empty() {
         vec![]
     } else {
@@ -240,10 +239,34 @@ fn give(
             json!(grants),
         )]
     };
+    roster_entry(cx, role, name, holder, fields, src, true);
+}
+
+fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
+    // A holder: a member, whether read on their own or named by the member listing.
+    let person = Person {
+        member: true,
+        ..person(cx, user, None, false)
+    };
+    roster_entry(cx, role, name, (user, person), vec![], src, false);
+}
+
+/// The change and call that give roster role `name` to `user` (`give`) or take it away.
+fn roster_entry(
+    cx: &mut Ctx,
+    role: &IdRef,
+    name: &str,
+    (user, person): (&str, Person),
+    fields: Vec<FieldChange>,
+    src: &str,
+    give: bool,
+) {
+    let who = shown(cx, user);
+    let action = if give { Action::Create } else { Action::Delete };
     let idx = cx.push_change(Change {
         person: Some(person),
         ..change(
-            Action::Create,
+            action,
             Kind::RosterEntry,
             format!("{name} ← {who}"),
             Some(user.to_owned()),
@@ -252,45 +275,20 @@ fn give(
         )
     });
     let username = username(cx, user);
-    cx.access_after
-        .give_role(user, role.key(), username.as_deref(), idx);
-    let route = member_role(cx, user, role, true);
-    cx.push_op(Op::new(
-        Phase::Rosters,
-        idx,
-        route,
-        format!("give {name} to {who}"),
-    ));
-}
-
-fn take(cx: &mut Ctx, role: &IdRef, name: &str, user: &str, src: &str) {
-    let who = shown(cx, user);
-    // A holder: a member, whether read on their own or named by the member listing.
-    let person = Person {
-        member: true,
-        ..person(cx, user, None, false)
+    if give {
+        cx.access_after
+            .give_role(user, role.key(), username.as_deref(), idx);
+    } else {
+        cx.access_after
+            .take_role(user, role.key(), username.as_deref(), idx);
+    }
+    let route = member_role(cx, user, role, give);
+    let what = if give {
+        format!("give {name} to {who}")
+    } else {
+        format!("take {name} from {who}")
     };
-    let idx = cx.push_change(Change {
-        person: Some(person),
-        ..change(
-            Action::Delete,
-            Kind::RosterEntry,
-            format!("{name} ← {who}"),
-            Some(user.to_owned()),
-            vec![],
-            Some(src.to_owned()),
-        )
-    });
-    let username = username(cx, user);
-    cx.access_after
-        .take_role(user, role.key(), username.as_deref(), idx);
-    let route = member_role(cx, user, role, false);
-    cx.push_op(Op::new(
-        Phase::Rosters,
-        idx,
-        route,
-        format!("take {name} from {who}"),
-    ));
+    cx.push_op(Op::new(Phase::Rosters, idx, route, what));
 }
 
 /// New bans sharing a reason: (change index, user id) each.

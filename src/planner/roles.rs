@@ -326,11 +326,8 @@ fn role_fields(cx: &mut Ctx, d: &Role, live: Option<&LiveRole>, source: &str) ->
         ),
     ];
     for (field, want, have) in flags {
-        if let Some(w) = want
-            && have != Some(w)
-        {
-            b.set(field, json!(have), json!(w), json!(w));
-        }
+        // `have` is none for a role to create: any wanted value is set.
+        b.compare(field, have, want.map(Some));
     }
     if let Some(emoji) = &d.unicode_emoji {
         let have = live.and_then(|l| l.unicode_emoji.clone());

@@ -8,7 +8,7 @@ use crate::discord::models::channel_type;
 use crate::manifest::{
     ExplicitContentFilter, MessageNotifications, Settings, SystemChannelFlag, VerificationLevel,
 };
-use crate::plan::{Action, IdRef, Kind, Phase, field};
+use crate::plan::{Action, Field, IdRef, Kind, Phase, field};
 use crate::plan_kit::context::{ChangeBuilder, Ctx, Op, change};
 
 const COMMUNITY: &str = "COMMUNITY";
@@ -67,18 +67,12 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
     let g = &cx.snap.guild;
     let mut b = ChangeBuilder::new();
     b.compare(field::Guild::Name, g.name.clone(), s.name.clone());
-    if let Some(desc) = &s.description {
-        let want = desc.clone().filter(|d| !d.is_empty());
-        let have = g.description.clone().filter(|d| !d.is_empty());
-        if want != have {
-            b.set(
-                field::Guild::Description,
-                json!(have),
-                json!(want),
-                json!(want),
-            );
-        }
-    }
+    compare_description(
+        &mut b,
+        field::Guild::Description,
+        &s.description,
+        &g.description,
+    );
     enum_field(
         &mut b,
         field::Guild::VerificationLevel,
@@ -228,6 +222,24 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         Op::new(Phase::Settings, idx, route, "update guild settings".into())
             .body(Value::Object(b.body)),
     );
+}
+
+/// A description, the guild's or its welcome screen's, where empty text is none: set
+/// when one is declared (`null` clears it) and differs from the live one.
+pub(super) fn compare_description(
+    b: &mut ChangeBuilder,
+    field: impl Into<Field>,
+    declared: &Option<Option<String>>,
+    live: &Option<String>,
+) {
+    let Some(desc) = declared else {
+        return;
+    };
+    let want = desc.clone().filter(|d| !d.is_empty());
+    let have = live.clone().filter(|d| !d.is_empty());
+    if want != have {
+        b.set(field, json!(have), json!(want), json!(want));
+    }
 }
 
 fn enum_field(

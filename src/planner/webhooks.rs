@@ -16,6 +16,8 @@ use crate::plan_kit::context::{ChangeBuilder, Ctx};
 use crate::plan_kit::images::declared_file;
 use crate::plan_kit::matching::match_live;
 
+use super::integrations::unreadable;
+
 /// Webhooks post to text-like channels.
 const WEBHOOK_CHANNELS: &[u8] = &[
     channel_type::TEXT,
@@ -55,11 +57,7 @@ pub(super) fn plan_webhooks(cx: &mut Ctx) {
         return;
     };
     let Some(live) = snap.webhooks.as_deref() else {
-        cx.problem(
-            Some("webhooks".into()),
-            "the bot cannot read this guild's webhooks".into(),
-            Some("grant the bot's role `manage_webhooks`, or leave `webhooks` out"),
-        );
+        unreadable(cx, "webhooks", "`manage_webhooks`");
         return;
     };
     // Only incoming webhooks are managed; channel-follower and application ones are not.

@@ -11,6 +11,8 @@ use crate::plan::{Action, IdRef, Kind, Phase, PlanOptions, field};
 use crate::plan_kit::context::{ANY_CHANNEL, ChangeBuilder, Ctx, Op, change};
 use crate::snapshot::Snapshot;
 
+use super::settings::compare_description;
+
 /// Channel types a welcome screen, onboarding or a webhook may point at.
 const TEXT_LIKE: &[u8] = &[
     channel_type::TEXT,
@@ -76,18 +78,12 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
         cx.snap.guild.has_feature("WELCOME_SCREEN_ENABLED"),
         w.enabled,
     );
-    if let Some(desc) = &w.description {
-        let want = desc.clone().filter(|d| !d.is_empty());
-        let have = live.description.clone().filter(|d| !d.is_empty());
-        if want != have {
-            b.set(
-                field::WelcomeScreen::Description,
-                json!(have),
-                json!(want),
-                json!(want),
-            );
-        }
-    }
+    compare_description(
+        &mut b,
+        field::WelcomeScreen::Description,
+        &w.description,
+        &live.description,
+    );
     if let Some(channels) = &w.channels {
         let mut want: Vec<(IdRef, String, FlatEmoji)> = Vec::new();
         let mut seen = Vec::new();

@@ -2,6 +2,7 @@
 //! for a manifest that declares `automod:` (or prunes it).
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::optional;
 use crate::discord::{Client, ClientError};
@@ -29,6 +30,7 @@ pub struct AutoModRule {
     pub exempt_channels: Vec<String>,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct TriggerMetadata {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -39,9 +41,7 @@ pub struct TriggerMetadata {
     pub presets: Vec<u8>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow_list: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mention_total_limit: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mention_raid_protection_enabled: Option<bool>,
 }
 
@@ -54,13 +54,11 @@ pub struct AutoModAction {
     pub metadata: ActionMetadata,
 }
 
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ActionMetadata {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_seconds: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_message: Option<String>,
 }
 

@@ -87,6 +87,28 @@ impl ser::Error for Error {
 
 type Done = Result<(), Error>;
 
+/// The number methods that write a narrower type as the wider one it converts to without
+/// loss, each `name(type) => wider(type)`, so `1u8` and `1u64` write the same bytes.
+macro_rules! widened {
+    ($($method:ident($ty:ty) => $wider:ident($wide:ty)),*) => {$(
+        fn $method(self, v: $ty) -> Done {
+            self.$wider(<$wide>::from(v))
+        }
+    )*};
+}
+
+/// The number methods that write their tag, then the value's little-endian bytes, each
+/// `name(type) tag`.
+macro_rules! tagged_le {
+    ($($method:ident($ty:ty) $tag:literal),*) => {$(
+        fn $method(self, v: $ty) -> Done {
+            self.tag($tag);
+            self.put(&v.to_le_bytes());
+            Ok(())
+        }
+    )*};
+}
+
 impl ser::Serializer for &mut Writer {
     type Ok = ();
     type Error = Error;
@@ -103,47 +125,21 @@ impl ser::Serializer for &mut Writer {
         self.tag(u8::from(v));
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Done {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Done {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Done {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i64(self, v: i64) -> Done {
-        self.tag(b'i');
-        self.put(&v.to_le_bytes());
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> Done {
-        self.tag(b'I');
-        self.put(&v.to_le_bytes());
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Done {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Done {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Done {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u64(self, v: u64) -> Done {
-        self.tag(b'u');
-        self.put(&v.to_le_bytes());
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> Done {
-        self.tag(b'U');
-        self.put(&v.to_le_bytes());
-        Ok(())
-    }
-    fn serialize_f32(self, v: f32) -> Done {
-        self.serialize_f64(v.into())
-    }
+    widened!(
+        serialize_i8(i8) => serialize_i64(i64),
+        serialize_i16(i16) => serialize_i64(i64),
+        serialize_i32(i32) => serialize_i64(i64),
+        serialize_u8(u8) => serialize_u64(u64),
+        serialize_u16(u16) => serialize_u64(u64),
+        serialize_u32(u32) => serialize_u64(u64),
+        serialize_f32(f32) => serialize_f64(f64)
+    );
+    tagged_le!(
+        serialize_i64(i64) b'i',
+        serialize_i128(i128) b'I',
+        serialize_u64(u64) b'u',
+        serialize_u128(u128) b'U'
+    );
     fn serialize_f64(self, v: f64) -> Done {
         self.tag(b'f');
         self.put(&v.to_bits().to_le_bytes());

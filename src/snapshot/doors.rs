@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 
 use super::optional;
 use crate::discord::models::User;
@@ -16,13 +17,11 @@ pub const MAX_INTEGRATIONS: usize = 50;
 
 /// What was read of the ways in; `None` where it was not asked for or not readable
 /// (then `unreadable` says why).
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Doors {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrations: Option<Vec<Integration>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invites: Option<Vec<Invite>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<Vec<VoiceRegion>>,
     /// (part, why) for each part asked for and not read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -152,6 +151,16 @@ impl Wants {
 }
 
 impl Doors {
+    /// The integration `id`, when integrations were read and it is among them.
+    pub fn integration(&self, id: &str) -> Option<&Integration> {
+        self.integrations.iter().flatten().find(|i| i.id == id)
+    }
+
+    /// The invite `code`, when invites were read and it is among them.
+    pub fn invite(&self, code: &str) -> Option<&Invite> {
+        self.invites.iter().flatten().find(|i| i.code == code)
+    }
+
     /// Reads what `wants` asks for, at once: one GET per part. A part the bot may not
     /// read (403) is recorded in `unreadable`; other failures fail the read.
     pub async fn fetch(

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 use tokio::task::JoinSet;
 
 use serde::de::DeserializeOwned;
@@ -59,13 +60,13 @@ impl PeopleQuery {
 }
 
 /// Members and bans as read for the manifest's rosters and ban list.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct People {
     /// The live ids of the roster roles read.
     #[serde(default)]
     pub rosters: BTreeSet<String>,
     /// Role id → members holding it (@everyone left out), when rosters are declared.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role_counts: Option<BTreeMap<String, u64>>,
     /// Each user a plan names whose membership was read (roster users, users to ban who
     /// are not banned yet, and users a member overwrite names) → the roles they hold, or
@@ -73,7 +74,6 @@ pub struct People {
     #[serde(default)]
     pub declared: BTreeMap<String, Option<Vec<String>>>,
     /// Roster role id → every member holding it, when the listing was read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holders: Option<BTreeMap<String, BTreeSet<String>>>,
     /// Each holder the listing named → every role they hold (`@everyone` left out), so a
     /// holder whose roster changes is computed with the roles they keep, not as a member
@@ -87,7 +87,6 @@ pub struct People {
     #[serde(default)]
     pub listing_pages: usize,
     /// Banned user id → the ban's reason, when bans are managed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bans: Option<BTreeMap<String, Option<String>>>,
     /// User id → username, for the users read: members, bans, holders listed, and named
     /// users who are not members. A named user who is not a member and has none here is
@@ -211,13 +210,8 @@ async fn read_bans(
     let mut bans = BTreeMap::new();
     let mut after = "0".to_owned();
     loop {
-        let page: Vec<LiveBan> = match client
-            .get(&format!("{g}/bans?limit={PAGE}&after={after}"))
-            .await
-        {
-            Ok(page) => page,
-            Err(ClientError::Api(e)) if e.status.as_u16() == 403 => return Ok(None),
-            Err(e) => return Err(e),
+        let Some(page) = page_after::<LiveBan>(client, &format!("{g}/bans"), &after).await? else {
+            return Ok(None);
         };
         let full = page.len() >= PAGE;
         for b in page {
@@ -228,6 +222,23 @@ async fn read_bans(
         if !full {
             return Ok(Some(bans));
         }
+    }
+}
+
+/// One page of the listing `path` (bans, members): up to [`PAGE`] entries after the id
+/// `after`; `None` when the bot may not read it (403).
+async fn page_after<T: DeserializeOwned>(
+    client: &Client,
+    path: &str,
+    after: &str,
+) -> Result<Option<Vec<T>>, ClientError> {
+    match client
+        .get(&format!("{path}?limit={PAGE}&after={after}"))
+        .await
+    {
+        Ok(page) => Ok(Some(page)),
+        Err(ClientError::Api(e)) if e.status.as_u16() == 403 => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -292,17 +303,11 @@ async fn list_holders(
         .collect();
     let mut after = "0".to_owned();
     loop {
-        let page: Vec<Member> = match client
-            .get(&format!("{g}/members?limit={PAGE}&after={after}"))
-            .await
-        {
-            Ok(page) => page,
+        let Some(page) = page_after::<Member>(client, &format!("{g}/members"), &after).await?
+        else {
             // 50001: the application lacks the GUILD_MEMBERS intent.
-            Err(ClientError::Api(e)) if e.status.as_u16() == 403 => {
-                people.listing_refused = true;
-                return Ok(());
-            }
-            Err(e) => return Err(e),
+            people.listing_refused = true;
+            return Ok(());
         };
         people.listing_pages += 1;
         let full = page.len() >= PAGE;

@@ -14,6 +14,7 @@
 //! (which must hold what it applies) are never judged, except by a `never` naming that role.
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use super::model::{Guild, Role};
 use super::rules::{Access, Holder, implicit};
@@ -26,6 +27,7 @@ use crate::permissions::Permissions;
 pub use crate::manifest::ANYONE;
 
 /// A policy the guild breaks.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Breach {
     /// The policy's name.
@@ -37,7 +39,6 @@ pub struct Breach {
     /// The role or person that breaks it (`@everyone`, a role's name, `alice (123)`).
     pub who: String,
     /// The channel (`Staff/#mod-log`); none: guild-wide (or a count of holders).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
     /// The permissions (by name) the breach is about.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

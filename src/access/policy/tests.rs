@@ -1,11 +1,6 @@
 use super::*;
 use crate::access::model::{Member, Overwrite, ROLE};
-use crate::access::test_kit::{p, set_general, set_mod_log, staff_guild};
-use crate::manifest::{HoldersRule, NeverRule, OnlyRule};
-
-fn perm_names(names: &[&str]) -> Vec<PermissionName> {
-    names.iter().map(|n| PermissionName((*n).into())).collect()
-}
+use crate::access::test_kit::{self, p, set_general, set_mod_log, staff_guild};
 
 /// Admin (10), Moderator (11, ban_members), Helper (12), the bot's role (13, administrator);
 /// Staff/#mod-log hidden from @everyone, seen by Moderator.
@@ -32,39 +27,15 @@ fn guild() -> Guild {
 }
 
 fn never(who: &str, can: &[&str], places: Option<&[&str]>) -> Policy {
-    Policy {
-        name: "n".into(),
-        never: Some(NeverRule {
-            who: who.into(),
-            can: perm_names(can),
-            places: places.map(|w| w.iter().map(|s| (*s).into()).collect()),
-        }),
-        ..Policy::default()
-    }
+    test_kit::never("n", who, can, places)
 }
 
 fn only(who: &[&str], can: &[&str], places: Option<&[&str]>) -> Policy {
-    Policy {
-        name: "o".into(),
-        only: Some(OnlyRule {
-            who: who.iter().map(|s| (*s).into()).collect(),
-            can: perm_names(can),
-            places: places.map(|w| w.iter().map(|s| (*s).into()).collect()),
-        }),
-        ..Policy::default()
-    }
+    test_kit::only("o", who, can, places)
 }
 
 fn holders(role: &str, min: Option<u32>, max: Option<u32>) -> Policy {
-    Policy {
-        name: "h".into(),
-        holders: Some(HoldersRule {
-            role: role.into(),
-            min,
-            max,
-        }),
-        ..Policy::default()
-    }
+    test_kit::holders("h", role, min, max)
 }
 
 fn run(policy: &Policy, g: &Guild) -> Verdict {
@@ -82,6 +53,14 @@ fn run(policy: &Policy, g: &Guild) -> Verdict {
         &count,
         Certainty::Whole,
     )
+}
+
+/// What `policy` finds broken on `g`, each breach in words.
+fn breached(policy: &Policy, g: &Guild) -> Vec<String> {
+    whats(&run(policy, g))
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 fn whats(v: &Verdict) -> Vec<&str> {
@@ -115,12 +94,11 @@ fn never_anyone_counts_every_role_but_the_bots_and_the_members_overwrites_name()
         deny: Permissions::NONE,
     });
     set_mod_log(&mut g, ows, None, None);
-    let v = run(
-        &never("anyone", &["view_channel"], Some(&["Staff/#mod-log"])),
-        &g,
-    );
     assert_eq!(
-        whats(&v),
+        breached(
+            &never("anyone", &["view_channel"], Some(&["Staff/#mod-log"])),
+            &g
+        ),
         vec![
             "Admin has view_channel in Staff/#mod-log",
             "Moderator has view_channel in Staff/#mod-log",
@@ -133,18 +111,22 @@ fn never_anyone_counts_every_role_but_the_bots_and_the_members_overwrites_name()
 fn what_everyone_has_is_said_once_on_everyone() {
     let g = guild();
     // Every member sends in #general: one breach, not one per role.
-    let v = run(
-        &never("anyone", &["send_messages"], Some(&["#general"])),
-        &g,
+    assert_eq!(
+        breached(
+            &never("anyone", &["send_messages"], Some(&["#general"])),
+            &g
+        ),
+        vec!["@everyone has send_messages in #general"]
     );
-    assert_eq!(whats(&v), vec!["@everyone has send_messages in #general"]);
 }
 
 #[test]
 fn never_without_where_is_guild_wide_and_everywhere() {
     let g = guild();
-    let v = run(&never("Moderator", &["ban_members"], None), &g);
-    assert_eq!(whats(&v), vec!["Moderator has ban_members guild-wide"]);
+    assert_eq!(
+        breached(&never("Moderator", &["ban_members"], None), &g),
+        vec!["Moderator has ban_members guild-wide"]
+    );
     // A role the guild lacks: kept trivially, and the plan says so.
     let v = run(&never("Nobody", &["ban_members"], None), &g);
     assert!(v.breaches.is_empty() && v.kept == vec!["n"]);
@@ -155,23 +137,21 @@ fn never_without_where_is_guild_wide_and_everywhere() {
 #[test]
 fn only_names_the_roles_beyond_its_list_and_spares_the_bot() {
     let g = guild();
-    let v = run(
-        &only(&["Admin"], &["administrator", "ban_members"], None),
-        &g,
-    );
     assert_eq!(
-        whats(&v),
+        breached(
+            &only(&["Admin"], &["administrator", "ban_members"], None),
+            &g
+        ),
         vec!["Moderator holds ban_members, which only Admin may"]
     );
     let v = run(&only(&["Admin", "Moderator"], &["ban_members"], None), &g);
     assert!(v.breaches.is_empty(), "{v:?}");
     // In channels: @everyone's own is said once, on @everyone.
-    let v = run(
-        &only(&["Moderator"], &["send_messages"], Some(&["#general"])),
-        &g,
-    );
     assert_eq!(
-        whats(&v),
+        breached(
+            &only(&["Moderator"], &["send_messages"], Some(&["#general"])),
+            &g
+        ),
         vec!["@everyone has send_messages in #general, which only Moderator may"]
     );
 }
@@ -184,14 +164,12 @@ fn holders_count_the_members_holding_the_role() {
             .breaches
             .is_empty()
     );
-    let v = run(&holders("Moderator", Some(3), None), &g);
     assert_eq!(
-        whats(&v),
+        breached(&holders("Moderator", Some(3), None), &g),
         vec!["2 member(s) hold Moderator; the policy allows at least 3"]
     );
-    let v = run(&holders("Helper", None, Some(0)), &g);
     assert_eq!(
-        whats(&v),
+        breached(&holders("Helper", None, Some(0)), &g),
         vec!["1 member(s) hold Helper; the policy allows at most 0"]
     );
 }
@@ -255,20 +233,21 @@ fn a_never_on_a_role_judges_the_members_holding_it_that_an_overwrite_names() {
     assert_eq!(whats(&v), vec!["grace (502) has send_messages in #general"]);
     assert_eq!(v.breaches[0].at.user.as_deref(), Some("502"));
     // A member of another role is not in `who`.
-    let v = run(
-        &never("Moderator", &["send_messages"], Some(&["#general"])),
-        &g,
+    assert_eq!(
+        breached(
+            &never("Moderator", &["send_messages"], Some(&["#general"])),
+            &g
+        ),
+        vec!["Moderator has send_messages in #general"]
     );
-    assert_eq!(whats(&v), vec!["Moderator has send_messages in #general"]);
 }
 
 #[test]
 fn a_person_is_not_judged_again_for_what_their_role_has() {
     // 500 holds Moderator (ban_members); their overwrite on #general changes nothing of it.
     let g = with_member_overwrite("500", Permissions::VIEW_CHANNEL, Permissions::NONE);
-    let v = run(&never("anyone", &["ban_members"], None), &g);
     assert_eq!(
-        whats(&v),
+        breached(&never("anyone", &["ban_members"], None), &g),
         vec![
             "Admin has ban_members guild-wide",
             "Moderator has ban_members guild-wide"
@@ -286,11 +265,13 @@ fn a_person_is_not_judged_again_for_what_their_role_has() {
 fn a_user_who_is_not_a_member_breaks_nothing() {
     let mut g = with_member_overwrite("503", Permissions::MANAGE_MESSAGES, Permissions::NONE);
     g.not_members.insert("503".into(), Some("gone".into()));
-    let v = run(
-        &never("anyone", &["manage_messages"], Some(&["#general"])),
-        &g,
+    assert_eq!(
+        breached(
+            &never("anyone", &["manage_messages"], Some(&["#general"])),
+            &g
+        ),
+        vec!["Admin has manage_messages in #general"]
     );
-    assert_eq!(whats(&v), vec!["Admin has manage_messages in #general"]);
 }
 
 #[test]

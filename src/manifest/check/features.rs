@@ -39,6 +39,20 @@ fn no_repeated_channels(
     }
 }
 
+/// A list of `n` entries where Discord allows `max`: an error at `path`, `said` counting
+/// them in words.
+fn over_count(
+    out: &mut Vec<Diagnostic>,
+    path: &str,
+    (n, max): (usize, usize),
+    said: std::fmt::Arguments<'_>,
+    help: &str,
+) {
+    if n > max {
+        out.push(Diagnostic::error(path, format!("{said}; Discord allows {max}")).with_help(help));
+    }
+}
+
 pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(ws) = &ctx.manifest.welcome_screen else {
         return;
@@ -55,18 +69,13 @@ pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(channels) = &ws.channels else {
         return;
     };
-    if channels.len() > WELCOME_CHANNELS_MAX {
-        out.push(
-            Diagnostic::error(
-                "welcome_screen.channels",
-                format!(
-                    "the welcome screen lists {} channels; Discord allows {WELCOME_CHANNELS_MAX}",
-                    channels.len()
-                ),
-            )
-            .with_help("recommend at most 5 channels; onboarding can show more"),
-        );
-    }
+    over_count(
+        out,
+        "welcome_screen.channels",
+        (channels.len(), WELCOME_CHANNELS_MAX),
+        format_args!("the welcome screen lists {} channels", channels.len()),
+        "recommend at most 5 channels; onboarding can show more",
+    );
     let mut seen = FirstSeen::default();
     for (i, wc) in channels.iter().enumerate() {
         let path = format!("welcome_screen.channels[{i}]");
@@ -108,35 +117,25 @@ pub(super) fn onboarding_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(ob) = &ctx.manifest.onboarding else {
         return;
     };
-    if let Some(dc) = &ob.default_channels
-        && dc.len() > DEFAULT_CHANNELS_MAX
-    {
-        out.push(
-            Diagnostic::error(
-                "onboarding.default_channels",
-                format!(
-                    "{} default channels; Discord allows {DEFAULT_CHANNELS_MAX}",
-                    dc.len()
-                ),
-            )
-            .with_help("list fewer default channels"),
+    if let Some(dc) = &ob.default_channels {
+        over_count(
+            out,
+            "onboarding.default_channels",
+            (dc.len(), DEFAULT_CHANNELS_MAX),
+            format_args!("{} default channels", dc.len()),
+            "list fewer default channels",
         );
     }
     let Some(prompts) = &ob.prompts else {
         return;
     };
-    if prompts.len() > PROMPTS_MAX {
-        out.push(
-            Diagnostic::error(
-                "onboarding.prompts",
-                format!(
-                    "{} onboarding prompts; Discord allows {PROMPTS_MAX}",
-                    prompts.len()
-                ),
-            )
-            .with_help("ask at most 15 questions"),
-        );
-    }
+    over_count(
+        out,
+        "onboarding.prompts",
+        (prompts.len(), PROMPTS_MAX),
+        format_args!("{} onboarding prompts", prompts.len()),
+        "ask at most 15 questions",
+    );
     let mut titles: HashMap<&str, usize> = HashMap::new();
     for (i, p) in prompts.iter().enumerate() {
         let path = format!("onboarding.prompts[{i}]");

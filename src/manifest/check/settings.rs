@@ -85,25 +85,27 @@ pub(super) fn guild_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    let roles = ctx.roles.len();
-    if roles > ROLES_MAX {
-        out.push(
-            Diagnostic::error(
-                "roles",
-                format!("{roles} roles declared; a guild holds at most {ROLES_MAX}"),
-            )
-            .with_help("remove roles"),
-        );
-    }
-    let channels = ctx.channels.len();
-    if channels > CHANNELS_MAX {
-        out.push(
-            Diagnostic::error(
-                "channels",
-                format!("{channels} channels and categories declared; a guild holds at most {CHANNELS_MAX}"),
-            )
-            .with_help("remove channels (threads do not count)"),
-        );
+    // The guild's counts: (section, count, limit, what is counted, help).
+    let counts = [
+        ("roles", ctx.roles.len(), ROLES_MAX, "roles", "remove roles"),
+        (
+            "channels",
+            ctx.channels.len(),
+            CHANNELS_MAX,
+            "channels and categories",
+            "remove channels (threads do not count)",
+        ),
+    ];
+    for (section, n, max, what, help) in counts {
+        if n > max {
+            out.push(
+                Diagnostic::error(
+                    section,
+                    format!("{n} {what} declared; a guild holds at most {max}"),
+                )
+                .with_help(help),
+            );
+        }
     }
 }
 

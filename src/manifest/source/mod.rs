@@ -241,6 +241,14 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
+    /// A folder that could not be listed, or an entry of it that could not be read.
+    fn unreadable(&mut self, dir: &Path, e: &std::io::Error) {
+        self.refuse(
+            format!("cannot read the folder {}: {e}", dir.display()),
+            "check the folder's permissions",
+        );
+    }
+
     fn refuse(&mut self, message: String, help: &str) {
         self.problems.push(problem(message, help));
     }
@@ -269,28 +277,14 @@ impl Walker<'_> {
     /// path is `real`; `ancestors` are the resolved folders above it, `real` included.
     fn walk(&mut self, rel: &Path, real: &Path, depth: usize, ancestors: &[PathBuf]) {
         let dir = self.root.join(rel);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                self.refuse(
-                    format!("cannot read the folder {}: {e}", dir.display()),
-                    "check the folder's permissions",
-                );
-                return;
-            }
+        let Ok(entries) = std::fs::read_dir(&dir).inspect_err(|e| self.unreadable(&dir, e)) else {
+            return;
         };
         let mut files = Vec::new();
         let mut dirs = Vec::new();
         for entry in entries {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    self.refuse(
-                        format!("cannot read the folder {}: {e}", dir.display()),
-                        "check the folder's permissions",
-                    );
-                    continue;
-                }
+            let Ok(entry) = entry.inspect_err(|e| self.unreadable(&dir, e)) else {
+                continue;
             };
             let name = entry.file_name();
             if name.as_encoded_bytes().starts_with(b".") {
