@@ -511,7 +511,6 @@ impl Guild {
                 at
             }
         };
-        let before = self.channels[i].overwrites.clone();
         let c = &mut self.channels[i];
         c.name = name.to_owned();
         c.kind = kind;
@@ -523,9 +522,13 @@ impl Guild {
             c.changed_by.push(change);
         }
         if let Some(set) = overwrites {
-            c.overwrites = set.clone();
+            // The set it had is kept only to find the children synced with it: no copy of
+            // either set for a channel that is not a category.
+            let before = std::mem::replace(&mut c.overwrites, set);
             c.overwrites_known = true;
-            if kind == channel_type::CATEGORY && !same_set(&before, &set) {
+            let set = &c.overwrites;
+            if kind == channel_type::CATEGORY && !same_set(&before, set) {
+                let set = set.clone();
                 let synced: Vec<usize> = self
                     .children(id)
                     .filter(|&ci| same_set(&self.channels[ci].overwrites, &before))

@@ -55,7 +55,9 @@ type Origin<'a> = Option<(usize, &'a At<Node>)>;
 
 /// One node of the merged manifest: taken whole from one file, or merged from several.
 enum L<'a> {
-    One(usize, &'a At<Node>),
+    /// A node of file `.0`, with its JSON when its layer keeps it made (a base shared by
+    /// the run's guilds, [`Trees::json`]).
+    One(usize, &'a At<Node>, Option<&'a Value>),
     /// A mapping merged across layers; `origin` is where it is shown (the extending file's).
     Map(Option<(usize, &'a At<Node>)>, Vec<Entry<'a>>),
     /// A list merged across layers or files.
@@ -71,7 +73,7 @@ struct Entry<'a> {
 impl<'a> L<'a> {
     fn origin(&self) -> Option<(usize, &'a At<Node>)> {
         match self {
-            L::One(f, n) => Some((*f, *n)),
+            L::One(f, n, _) => Some((*f, *n)),
             L::Map(o, _) | L::Seq(o, _) => *o,
         }
     }
@@ -79,7 +81,7 @@ impl<'a> L<'a> {
     /// The entries of a mapping, each taken whole from its file.
     fn into_map(self) -> Result<(Origin<'a>, Vec<Entry<'a>>), L<'a>> {
         match self {
-            L::One(f, node) => match &node.value {
+            L::One(f, node, json) => match &node.value {
                 Node::Map(entries) => Ok((
                     Some((f, node)),
                     entries
@@ -87,11 +89,12 @@ impl<'a> L<'a> {
                         .map(|(k, v)| Entry {
                             name: k.value.0.as_str(),
                             key: (f, k),
-                            value: L::One(f, v),
+                            // By name, as `to_json` made it (a repeated key: the later value).
+                            value: L::One(f, v, json.and_then(|j| j.get(&k.value.0))),
                         })
                         .collect(),
                 )),
-                _ => Err(L::One(f, node)),
+                _ => Err(L::One(f, node, json)),
             },
             L::Map(o, e) => Ok((o, e)),
             other => Err(other),
@@ -100,12 +103,9 @@ impl<'a> L<'a> {
 
     fn into_seq(self) -> Result<(Origin<'a>, Vec<L<'a>>), L<'a>> {
         match self {
-            L::One(f, node) => match &node.value {
-                Node::Seq(items) => Ok((
-                    Some((f, node)),
-                    items.iter().map(|i| L::One(f, i)).collect(),
-                )),
-                _ => Err(L::One(f, node)),
+            L::One(f, node, json) => match &node.value {
+                Node::Seq(items) => Ok((Some((f, node)), items_of(f, items, json))),
+                _ => Err(L::One(f, node, json)),
             },
             L::Seq(o, i) => Ok((o, i)),
             other => Err(other),
@@ -122,7 +122,7 @@ impl<'a> L<'a> {
             _ => None,
         };
         match self {
-            L::One(_, node) => match &node.value {
+            L::One(_, node, _) => match &node.value {
                 Node::Map(entries) => entries
                     .iter()
                     .find(|(k, _)| k.value.0 == name)
@@ -134,7 +134,7 @@ impl<'a> L<'a> {
                     .iter()
                     .find(|e| e.name == name)
                     .and_then(|e| match &e.value {
-                        L::One(_, v) => str_of(v),
+                        L::One(_, v, _) => str_of(v),
                         _ => None,
                     })
             }
@@ -143,14 +143,33 @@ impl<'a> L<'a> {
     }
 }
 
+/// The items of a list of file `file`, each with its JSON when the list's is made.
+fn items_of<'a>(file: usize, items: &'a [At<Node>], json: Option<&'a Value>) -> Vec<L<'a>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| L::One(file, item, json.and_then(|j| j.get(i))))
+        .collect()
+}
+
 /// A layer's top level as the folder merge took it: list sections split across files are
 /// one list of items from several files.
 fn layer_root(trees: &Trees) -> L<'_> {
+    let json = trees.json.as_ref().map(|j| {
+        j.get_or_init(|| {
+            trees
+                .parts
+                .iter()
+                .map(|p| entry(trees, p).map_or(Value::Null, |(_, _, v)| to_json(&v.value)))
+                .collect()
+        })
+    });
     let mut entries: Vec<Entry<'_>> = Vec::new();
-    for part in &trees.parts {
+    for (p, part) in trees.parts.iter().enumerate() {
         let Some((file, key, value)) = entry(trees, part) else {
             continue;
         };
+        let json = json.and_then(|j| j.get(p));
         let name = key.value.0.as_str();
         match (&value.value, part.list_offset) {
             (Node::Seq(items), Some(_)) => {
@@ -159,22 +178,19 @@ fn layer_root(trees: &Trees) -> L<'_> {
                     ..
                 }) = entries.iter_mut().find(|e| e.name == name)
                 {
-                    list.extend(items.iter().map(|i| L::One(file, i)));
+                    list.extend(items_of(file, items, json));
                 } else {
                     entries.push(Entry {
                         name,
                         key: (file, key),
-                        value: L::Seq(
-                            Some((file, value)),
-                            items.iter().map(|i| L::One(file, i)).collect(),
-                        ),
+                        value: L::Seq(Some((file, value)), items_of(file, items, json)),
                     });
                 }
             }
             _ => entries.push(Entry {
                 name,
                 key: (file, key),
-                value: L::One(file, value),
+                value: L::One(file, value, json),
             }),
         }
     }
@@ -335,7 +351,9 @@ fn table_of(layers: &[Layer]) -> Table {
 
 fn value(l: &L<'_>) -> Value {
     match l {
-        L::One(_, node) => to_json(&node.value),
+        // A shared base's part: cloning its JSON is cheaper than building it again.
+        L::One(_, _, Some(json)) => (*json).clone(),
+        L::One(_, node, None) => to_json(&node.value),
         L::Map(_, entries) => Value::Object(
             entries
                 .iter()
@@ -360,7 +378,7 @@ fn without<'a>(l: L<'a>, names: &[&str]) -> L<'a> {
 /// Writes every path at and below `l` (at `path`) into `t`.
 fn emit(l: &L<'_>, path: String, t: &mut Table) {
     match l {
-        L::One(file, node) => t.walk(*file, node, path),
+        L::One(file, node, _) => t.walk(*file, node, path),
         L::Map(_, entries) => {
             for e in entries {
                 let child = if path.is_empty() {
@@ -374,7 +392,7 @@ fn emit(l: &L<'_>, path: String, t: &mut Table) {
                     t.keys.insert(child.clone(), ks);
                 }
                 match &e.value {
-                    L::One(f, node) => t.record_value(&child, *f, ks, node),
+                    L::One(f, node, _) => t.record_value(&child, *f, ks, node),
                     _ => {
                         if let Some(s) = ks {
                             t.nodes.insert(child.clone(), s);

@@ -46,6 +46,10 @@ pub(super) struct Trees {
     pub(super) keys: Vec<(String, Span)>,
     /// The merged entries, in merge order.
     pub(super) parts: Vec<Part>,
+    /// Each part's value as JSON, made the first time a merge asks and shared by every copy
+    /// of these trees: set on a base kept for the run (`load::layers::BaseCache`), so the
+    /// guilds extending it clone its JSON instead of each building it from the tree again.
+    pub(super) json: Option<Arc<OnceLock<Vec<serde_json::Value>>>>,
 }
 
 impl Trees {

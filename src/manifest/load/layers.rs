@@ -3,7 +3,7 @@
 //! merged under it into one source map (`crate::manifest::extends`).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::merge::{check_files, merge};
 use super::parse::{normalize_breaks, parse_files};
@@ -239,7 +239,11 @@ impl BaseCache {
         let entry = Arc::new(BaseCache {
             is_dir,
             files: files.to_vec(),
-            trees: shifted(trees, first, false),
+            // Its JSON made once too, when the first guild's merge asks for it.
+            trees: Trees {
+                json: Some(Arc::new(OnceLock::new())),
+                ..shifted(trees, first, false)
+            },
             sub: sub
                 .iter()
                 .map(|(rel, s)| (rel.clone(), shift(*s, first, false)))

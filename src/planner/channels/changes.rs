@@ -65,18 +65,21 @@ pub(super) fn plan_update(
     let mut writes_overwrites = false;
     if let Some(want) = ows {
         let have = live_set(live);
-        let shown = (overwrites_display(cx, &have), overwrites_display(cx, want));
+        // Shown only where the plan changes or shows them: most channels keep their set.
+        let shown = || (overwrites_display(cx, &have), overwrites_display(cx, want));
         let synced = d.ch.sync_permissions == Some(true);
         if same_set(d, want, inherited) {
             if !same_set(d, want, &have) {
                 // Shown, but no call: the category's update carries it over.
-                b.show(field::Channel::SyncedOverwrites, shown.0, shown.1);
+                let (old, new) = shown();
+                b.show(field::Channel::SyncedOverwrites, old, new);
             }
         } else if moves && synced {
             // Moved into the category it follows: the move syncs it (`lock_permissions`)
             // with the category as the plan leaves it, in the call the move makes anyway.
             sync_on_move = true;
-            b.show(field::Channel::SyncedOverwrites, shown.0, shown.1);
+            let (old, new) = shown();
+            b.show(field::Channel::SyncedOverwrites, old, new);
         } else {
             // The whole set in one PATCH: there is never a moment with a deny missing.
             let field = if same_set(d, want, &have) {
@@ -85,10 +88,11 @@ pub(super) fn plan_update(
                 field::Channel::Overwrites
             };
             writes_overwrites = true;
+            let (old, new) = shown();
             b.set(
                 field,
-                shown.0,
-                shown.1,
+                old,
+                new,
                 Value::Array(want.iter().map(Ow::api).collect()),
             );
         }

@@ -1,6 +1,8 @@
 //! The channel planner's run: the declared channels flattened out of the category tree,
 //! matched, each updated or created, the undeclared pruned, the order planned.
 
+use std::borrow::Cow;
+
 use hashbrown::{HashMap, HashSet};
 
 use crate::discord::models::channel_type;
@@ -132,8 +134,10 @@ pub(crate) fn plan_channels(cx: &mut Ctx) {
         let (changes, problems) = (cx.changes.len(), cx.problems.len());
         // What its overwrites are when its own calls start: the live set, or its
         // category's new one where the category's write carries over to it.
-        let inherited =
-            matches[i].map(|l| carried.get(&l.id).cloned().unwrap_or_else(|| live_set(l)));
+        let inherited: Option<Cow<'_, [Ow]>> = matches[i].map(|l| match carried.get(&l.id) {
+            Some(set) => Cow::Borrowed(set.as_slice()),
+            None => Cow::Owned(live_set(l)),
+        });
         match matches[i] {
             Some(live) => plan_update(
                 cx,
@@ -164,11 +168,15 @@ pub(crate) fn plan_channels(cx: &mut Ctx) {
             let change = (cx.changes.len() > changes).then(|| cx.changes.len() - 1);
             // A set the manifest leaves alone still follows its category where Discord
             // copies the category's new one; a new channel without one copies its category's.
-            let set = desired_ows[i]
-                .clone()
-                .or_else(|| matches[i].and_then(|l| carried.get(&l.id).cloned()));
-            record_access(cx, &decls, &ids, i, set.as_deref(), change);
-            follows::plan_follows(cx, d.ch, &d.source, &ids[i], &d.display(&decls));
+            let set = desired_ows[i].as_deref().or_else(|| {
+                matches[i]
+                    .and_then(|l| carried.get(&l.id))
+                    .map(Vec::as_slice)
+            });
+            record_access(cx, &decls, &ids, i, set, change);
+            if d.ch.follows.is_some() {
+                follows::plan_follows(cx, d.ch, &d.source, &ids[i], &d.display(&decls));
+            }
         }
     }
 
