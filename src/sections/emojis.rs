@@ -5,6 +5,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
+use super::live_files;
 use super::{
     About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
     exported, ids_of,
@@ -97,13 +98,11 @@ impl Section for Emojis {
 
     fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
         let live = snap.expressions.emojis.iter().flatten();
-        live.filter(|e| !e.managed)
-            .map(|e| LiveFile {
-                at: e.cdn_path(),
-                name: e.name.as_deref().unwrap_or_default(),
-                id: &e.id,
-            })
-            .collect()
+        live_files(
+            live.filter(|e| !e.managed),
+            |e| e.name.as_deref().unwrap_or_default(),
+            |e| &e.id,
+        )
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {

@@ -188,6 +188,22 @@ fn exported<'s, T: 's, E>(
     (!list.is_empty()).then_some(list)
 }
 
+/// The files of a live list of expressions as `export` writes them: each under its name,
+/// `NAME-ID` for a second of the same name.
+fn live_files<'s, T: crate::snapshot::expressions::Filed + 's>(
+    live: impl IntoIterator<Item = &'s T>,
+    name: impl Fn(&'s T) -> &'s str,
+    id: impl Fn(&'s T) -> &'s str,
+) -> Vec<LiveFile<'s>> {
+    live.into_iter()
+        .map(|o| LiveFile {
+            at: o.cdn_path(),
+            name: name(o),
+            id: id(o),
+        })
+        .collect()
+}
+
 /// A live list as the rehearsal's copy holds it, each creator given to `creator`.
 fn copied<T>(
     live: &Option<Vec<T>>,

@@ -6,6 +6,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
+use super::live_files;
 use super::{
     About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
     exported, ids_of,
@@ -92,12 +93,7 @@ impl Section for Sounds {
 
     fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
         let live = snap.expressions.sounds.iter().flatten();
-        live.map(|s| LiveFile {
-            at: s.cdn_path(),
-            name: &s.name,
-            id: &s.sound_id,
-        })
-        .collect()
+        live_files(live, |s| &s.name, |s| &s.sound_id)
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {

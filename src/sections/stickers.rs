@@ -8,6 +8,7 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
+use super::live_files;
 use super::{
     About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
     exported, ids_of,
@@ -94,12 +95,7 @@ impl Section for Stickers {
 
     fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
         let live = snap.expressions.stickers.iter().flatten();
-        live.map(|s| LiveFile {
-            at: s.cdn_path(),
-            name: &s.name,
-            id: &s.id,
-        })
-        .collect()
+        live_files(live, |s| &s.name, |s| &s.id)
     }
 
     fn files(&self, snap: &Snapshot) -> Vec<String> {
