@@ -21,6 +21,7 @@ use crate::plan_kit::context::{ChangeBuilder, Ctx};
 use crate::plan_kit::images::declared_file;
 use crate::plan_kit::matching::{Declared, match_live};
 use crate::snapshot::Snapshot;
+use crate::snapshot::expressions::Filed;
 
 /// One kind of expression, as the plan writes of it.
 pub(crate) struct Expression {
@@ -188,14 +189,12 @@ pub(crate) trait ExpressionPlan {
     /// A declared entry.
     type Declared: Declared;
     /// A live object.
-    type Live: LiveExpression;
+    type Live: LiveExpression + Filed;
     /// What an entry needs besides itself and its file (the emoji's roles), made before its
     /// file is looked at.
-    type Extra;
+    type Extra: Default;
     /// How the plan writes of the kind.
     const EXPRESSION: Expression;
-    /// The entry's file field (`image`).
-    const FILE_KEY: &'static str;
     /// The problem when the live list could not be read: what it lists, and the help.
     const UNREAD: (&'static str, &'static str);
 
@@ -208,7 +207,9 @@ pub(crate) trait ExpressionPlan {
     /// The entry's file, as declared.
     fn file(d: &Self::Declared) -> &str;
     /// The live object's file's SHA-256, when the CDN gave it.
-    fn digest<'s>(snap: &'s Snapshot, l: &Self::Live) -> Option<&'s str>;
+    fn digest<'s>(snap: &'s Snapshot, l: &Self::Live) -> Option<&'s str> {
+        snap.file_digest(l)
+    }
     /// Managed by an integration: neither matched nor pruned.
     fn managed(_: &Self::Live) -> bool {
         false
@@ -216,7 +217,10 @@ pub(crate) trait ExpressionPlan {
     /// Whether `prune:` deletes an unmatched one.
     fn prunable(m: &Manifest, l: &Self::Live) -> bool;
     /// What an entry needs before its file (`None`: a problem was said, the entry is skipped).
-    fn extra(cx: &mut Ctx, d: &Self::Declared, source: &str) -> Option<Self::Extra>;
+    /// Nothing, by default.
+    fn extra(_: &mut Ctx, _: &Self::Declared, _: &str) -> Option<Self::Extra> {
+        Some(Self::Extra::default())
+    }
     /// Whether the entry's file is one the guild takes (else a problem was said).
     fn usable(_: &mut Ctx, _: &ImageFile, _: &str) -> bool {
         true
@@ -271,7 +275,7 @@ pub(crate) fn plan_expressions<K: ExpressionPlan>(cx: &mut Ctx) {
         let Some(extra) = K::extra(cx, d, &source) else {
             continue;
         };
-        let at = format!("{source}.{}", K::FILE_KEY);
+        let at = format!("{source}.{}", K::file_field().name());
         let Some(file) = declared_file(cx, &at, K::file(d)) else {
             continue;
         };

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{About, ExportedFiles, Names, PlanTurn, Section, SectionId, ids_of};
+use super::{ExportedFiles, Names, Section, SectionId, as_listed, ids_of};
 use crate::discord::Route;
 use crate::discord::models::User;
 use crate::discord::models::channel_type;
@@ -29,15 +29,8 @@ pub(super) struct AutoMod;
 crate::snapshot::matching::declared!(AutoModRule);
 
 impl Section for AutoMod {
-    fn about(&self) -> About {
-        About {
-            id: SectionId::AutoMod,
-            key: "automod",
-            copy_key: "auto_moderation_rules",
-            plan_turn: PlanTurn::AfterDoors,
-            comment: "AutoMod rules, pinned by id (Discord's own mention-spam rule among them in a community guild).",
-            files: None,
-        }
+    fn id(&self) -> SectionId {
+        SectionId::AutoMod
     }
 
     fn export(&self, snap: &Snapshot, _: &ExportedFiles, names: &Names, out: &mut Manifest) {
@@ -87,11 +80,7 @@ impl Section for AutoMod {
 
     /// As Discord lists them.
     fn copy(&self, snap: &Snapshot, _: &mut dyn FnMut(&User)) -> Vec<Value> {
-        snap.automod
-            .iter()
-            .flatten()
-            .filter_map(|r| serde_json::to_value(r).ok())
-            .collect()
+        as_listed(&snap.automod)
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {

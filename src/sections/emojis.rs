@@ -5,11 +5,8 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::live_files;
-use super::{
-    About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
-    exported, ids_of,
-};
+use super::expressions::ExpressionSection;
+use super::{ExportedFiles, Names, SectionId, exported};
 use crate::discord::Route;
 use crate::discord::limits::EMOJI_SLOTS;
 use crate::discord::models::GuildEmoji as LiveEmoji;
@@ -20,35 +17,19 @@ use crate::plan::image::ImageFile;
 use crate::plan::{IdRef, Kind, Phase, field};
 use crate::plan_kit::calls::Calls;
 use crate::plan_kit::context::{ChangeBuilder, Ctx};
-use crate::plan_kit::expressions::{
-    Expression, ExpressionPlan, Live, LiveExpression, plan_expressions,
-};
+use crate::plan_kit::expressions::{Expression, ExpressionPlan, Live, LiveExpression};
 use crate::snapshot::Snapshot;
-use crate::snapshot::expressions::{Filed, file_paths};
+use crate::snapshot::expressions::Filed;
 
 pub(super) struct Emojis;
 
 crate::snapshot::matching::declared!(GuildEmoji);
 
-impl Section for Emojis {
-    fn about(&self) -> About {
-        About {
-            id: SectionId::Emojis,
-            key: "emojis",
-            copy_key: "emojis",
-            plan_turn: PlanTurn::Last,
-            comment: "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
-            files: Some(FileWords {
-                folder: "emojis",
-                one: "emoji",
-                counted: "emoji image(s)",
-                all: "the guild's emojis",
-            }),
-        }
-    }
+impl ExpressionSection for Emojis {
+    const ID: SectionId = SectionId::Emojis;
 
     /// Managed emoji (an integration's) are not guildctl's to write.
-    fn export(&self, snap: &Snapshot, files: &ExportedFiles, names: &Names, out: &mut Manifest) {
+    fn export_into(snap: &Snapshot, files: &ExportedFiles, names: &Names, out: &mut Manifest) {
         out.emojis = exported(
             snap.expressions
                 .emojis
@@ -68,45 +49,14 @@ impl Section for Emojis {
         );
     }
 
-    fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        self.about().write(out, &m.emojis)
-    }
-
     /// Each creator is a user of the copy, so it can tell the bot's own emoji from others'.
-    fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value> {
-        copied(
-            &snap.expressions.emojis,
-            creator,
-            |e| e.user.as_ref(),
-            |e| {
-                json!({
-                    "id": e.id, "name": e.name.clone().unwrap_or_default(), "roles": e.roles,
-                    "user_id": e.user.as_ref().map(|u| &u.id), "managed": e.managed,
-                    "animated": e.animated,
-                })
-            },
-        )
-    }
-
-    fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        ids_of(&snap.expressions.emojis, |e| &e.id)
-    }
-
-    fn plan(&self, cx: &mut Ctx) {
-        plan_expressions::<Emojis>(cx);
-    }
-
-    fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
-        let live = snap.expressions.emojis.iter().flatten();
-        live_files(
-            live.filter(|e| !e.managed),
-            |e| e.name.as_deref().unwrap_or_default(),
-            |e| &e.id,
-        )
-    }
-
-    fn files(&self, snap: &Snapshot) -> Vec<String> {
-        file_paths(&snap.expressions.emojis)
+    fn copy_of(e: &LiveEmoji) -> (Option<&User>, Value) {
+        let object = json!({
+            "id": e.id, "name": e.name.clone().unwrap_or_default(), "roles": e.roles,
+            "user_id": e.user.as_ref().map(|u| &u.id), "managed": e.managed,
+            "animated": e.animated,
+        });
+        (e.user.as_ref(), object)
     }
 }
 
@@ -145,7 +95,6 @@ impl ExpressionPlan for Emojis {
     /// The roles the emoji is for (`None`: not managed).
     type Extra = Option<Vec<IdRef>>;
     const EXPRESSION: Expression = EMOJI;
-    const FILE_KEY: &'static str = "image";
     const UNREAD: (&'static str, &'static str) = (
         "emojis",
         "grant the bot's role `create_guild_expressions` (and `manage_guild_expressions` for emojis others uploaded), or leave `emojis` out",
@@ -165,10 +114,6 @@ impl ExpressionPlan for Emojis {
 
     fn file(d: &GuildEmoji) -> &str {
         &d.image
-    }
-
-    fn digest<'s>(snap: &'s Snapshot, l: &LiveEmoji) -> Option<&'s str> {
-        snap.file_digest(l)
     }
 
     /// An integration's emoji are not guildctl's to change or delete.

@@ -8,9 +8,7 @@ use std::borrow::Cow;
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::{
-    About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, ids_of,
-};
+use super::{ExportedFiles, LiveFile, Names, Section, SectionId, as_listed, ids_of};
 use crate::discord::Route;
 use crate::discord::cdn::LiveImage;
 use crate::discord::models::User;
@@ -36,20 +34,8 @@ pub fn exports_event(e: &Live) -> bool {
 crate::snapshot::matching::declared!(ScheduledEvent);
 
 impl Section for Events {
-    fn about(&self) -> About {
-        About {
-            id: SectionId::Events,
-            key: "events",
-            copy_key: "scheduled_events",
-            plan_turn: PlanTurn::AfterDoors,
-            comment: "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
-            files: Some(FileWords {
-                folder: "events",
-                one: "the cover of event",
-                counted: "event cover(s)",
-                all: "the events' cover images",
-            }),
-        }
+    fn id(&self) -> SectionId {
+        SectionId::Events
     }
 
     fn export(&self, snap: &Snapshot, images: &ExportedFiles, names: &Names, out: &mut Manifest) {
@@ -67,11 +53,7 @@ impl Section for Events {
 
     /// As Discord lists them.
     fn copy(&self, snap: &Snapshot, _: &mut dyn FnMut(&User)) -> Vec<Value> {
-        snap.events
-            .iter()
-            .flatten()
-            .filter_map(|e| serde_json::to_value(e).ok())
-            .collect()
+        as_listed(&snap.events)
     }
 
     fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {

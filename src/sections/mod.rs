@@ -11,6 +11,7 @@
 mod automod;
 mod emojis;
 mod events;
+mod expressions;
 mod names;
 mod sounds;
 mod stickers;
@@ -96,6 +97,74 @@ pub struct LiveFile<'s> {
     pub id: &'s str,
 }
 
+impl SectionId {
+    /// What each section is called and where it runs: one table, a row a section.
+    pub const fn about(self) -> About {
+        match self {
+            SectionId::Emojis => About {
+                id: self,
+                key: "emojis",
+                copy_key: "emojis",
+                plan_turn: PlanTurn::Last,
+                comment: "Custom emojis, their images written beside the manifest (emojis an integration manages are not).",
+                files: Some(FileWords {
+                    folder: "emojis",
+                    one: "emoji",
+                    counted: "emoji image(s)",
+                    all: "the guild's emojis",
+                }),
+            },
+            SectionId::Soundboard => About {
+                id: self,
+                key: "soundboard",
+                copy_key: "soundboard_sounds",
+                plan_turn: PlanTurn::Last,
+                comment: "Soundboard sounds, their files written beside the manifest.",
+                files: Some(FileWords {
+                    folder: "sounds",
+                    one: "sound",
+                    counted: "sound(s)",
+                    all: "the guild's soundboard sounds",
+                }),
+            },
+            SectionId::Stickers => About {
+                id: self,
+                key: "stickers",
+                copy_key: "stickers",
+                plan_turn: PlanTurn::Last,
+                comment: "Stickers, their files written beside the manifest.",
+                files: Some(FileWords {
+                    folder: "stickers",
+                    one: "sticker",
+                    counted: "sticker(s)",
+                    all: "the guild's stickers",
+                }),
+            },
+            SectionId::AutoMod => About {
+                id: self,
+                key: "automod",
+                copy_key: "auto_moderation_rules",
+                plan_turn: PlanTurn::AfterDoors,
+                comment: "AutoMod rules, pinned by id (Discord's own mention-spam rule among them in a community guild).",
+                files: None,
+            },
+            SectionId::Events => About {
+                id: self,
+                key: "events",
+                copy_key: "scheduled_events",
+                plan_turn: PlanTurn::AfterDoors,
+                comment: "Scheduled events not over yet, pinned by id, their cover images written beside the manifest.",
+                files: Some(FileWords {
+                    folder: "events",
+                    one: "the cover of event",
+                    counted: "event cover(s)",
+                    all: "the events' cover images",
+                }),
+            },
+        }
+    }
+}
+
 impl About {
     /// The section declared as `value`, written with its comment; nothing when it is not
     /// declared.
@@ -110,8 +179,13 @@ impl About {
 /// One manifest section as a unit: what it is, its planner, and what the rooms around the
 /// planner need of it.
 pub trait Section: Sync {
+    /// Which section it is.
+    fn id(&self) -> SectionId;
+
     /// What it is called and where it runs.
-    fn about(&self) -> About;
+    fn about(&self) -> About {
+        self.id().about()
+    }
 
     /// Its live objects as manifest entries, with their ids pinned, roles and channels by
     /// name, each file as the name `files` gives it (left out when not read).
@@ -188,37 +262,11 @@ fn exported<'s, T: 's, E>(
     (!list.is_empty()).then_some(list)
 }
 
-/// The files of a live list of expressions as `export` writes them: each under its name,
-/// `NAME-ID` for a second of the same name.
-fn live_files<'s, T: crate::snapshot::expressions::Filed + 's>(
-    live: impl IntoIterator<Item = &'s T>,
-    name: impl Fn(&'s T) -> &'s str,
-    id: impl Fn(&'s T) -> &'s str,
-) -> Vec<LiveFile<'s>> {
-    live.into_iter()
-        .map(|o| LiveFile {
-            at: o.cdn_path(),
-            name: name(o),
-            id: id(o),
-        })
-        .collect()
-}
-
-/// A live list as the rehearsal's copy holds it, each creator given to `creator`.
-fn copied<T>(
-    live: &Option<Vec<T>>,
-    creator: &mut dyn FnMut(&User),
-    user: impl Fn(&T) -> Option<&User>,
-    object: impl Fn(&T) -> Value,
-) -> Vec<Value> {
-    live.iter()
-        .flatten()
-        .map(|o| {
-            if let Some(u) = user(o) {
-                creator(u);
-            }
-            object(o)
-        })
+/// A live list as Discord lists it, for the rehearsal's copy.
+fn as_listed<T: Serialize>(list: &Option<Vec<T>>) -> Vec<Value> {
+    let listed = list.iter().flatten();
+    listed
+        .filter_map(|o| serde_json::to_value(o).ok())
         .collect()
 }
 

@@ -6,11 +6,8 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::live_files;
-use super::{
-    About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
-    exported, ids_of,
-};
+use super::expressions::ExpressionSection;
+use super::{ExportedFiles, Names, SectionId, exported};
 use crate::discord::Route;
 use crate::discord::limits::SOUND_SLOTS;
 use crate::discord::models::SoundboardSound as LiveSound;
@@ -21,34 +18,18 @@ use crate::plan::image::ImageFile;
 use crate::plan::{IdRef, Kind, Phase, field};
 use crate::plan_kit::calls::Calls;
 use crate::plan_kit::context::{ChangeBuilder, Ctx};
-use crate::plan_kit::expressions::{
-    Expression, ExpressionPlan, Live, LiveExpression, Slots, plan_expressions,
-};
+use crate::plan_kit::expressions::{Expression, ExpressionPlan, Live, LiveExpression, Slots};
 use crate::snapshot::Snapshot;
-use crate::snapshot::expressions::{Filed, file_paths};
+use crate::snapshot::expressions::Filed;
 
 pub(super) struct Sounds;
 
 crate::snapshot::matching::declared!(SoundboardSound);
 
-impl Section for Sounds {
-    fn about(&self) -> About {
-        About {
-            id: SectionId::Soundboard,
-            key: "soundboard",
-            copy_key: "soundboard_sounds",
-            plan_turn: PlanTurn::Last,
-            comment: "Soundboard sounds, their files written beside the manifest.",
-            files: Some(FileWords {
-                folder: "sounds",
-                one: "sound",
-                counted: "sound(s)",
-                all: "the guild's soundboard sounds",
-            }),
-        }
-    }
+impl ExpressionSection for Sounds {
+    const ID: SectionId = SectionId::Soundboard;
 
-    fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
+    fn export_into(snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
         out.soundboard = exported(
             snap.expressions.sounds.iter().flatten(),
             files,
@@ -64,40 +45,13 @@ impl Section for Sounds {
         );
     }
 
-    fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        self.about().write(out, &m.soundboard)
-    }
-
-    fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value> {
-        copied(
-            &snap.expressions.sounds,
-            creator,
-            |s| s.user.as_ref(),
-            |s| {
-                json!({
-                    "sound_id": s.sound_id, "name": s.name, "volume": s.volume,
-                    "emoji_id": s.emoji_id, "emoji_name": s.emoji_name,
-                    "user_id": s.user.as_ref().map(|u| &u.id),
-                })
-            },
-        )
-    }
-
-    fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        ids_of(&snap.expressions.sounds, |s| &s.sound_id)
-    }
-
-    fn plan(&self, cx: &mut Ctx) {
-        plan_expressions::<Sounds>(cx);
-    }
-
-    fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
-        let live = snap.expressions.sounds.iter().flatten();
-        live_files(live, |s| &s.name, |s| &s.sound_id)
-    }
-
-    fn files(&self, snap: &Snapshot) -> Vec<String> {
-        file_paths(&snap.expressions.sounds)
+    fn copy_of(s: &LiveSound) -> (Option<&User>, Value) {
+        let object = json!({
+            "sound_id": s.sound_id, "name": s.name, "volume": s.volume,
+            "emoji_id": s.emoji_id, "emoji_name": s.emoji_name,
+            "user_id": s.user.as_ref().map(|u| &u.id),
+        });
+        (s.user.as_ref(), object)
     }
 }
 
@@ -172,7 +126,6 @@ impl ExpressionPlan for Sounds {
     type Live = LiveSound;
     type Extra = ();
     const EXPRESSION: Expression = SOUND;
-    const FILE_KEY: &'static str = "sound";
     const UNREAD: (&'static str, &'static str) = (
         "soundboard sounds",
         "grant the bot's role `create_guild_expressions`, or leave `soundboard` out",
@@ -194,16 +147,8 @@ impl ExpressionPlan for Sounds {
         &d.sound
     }
 
-    fn digest<'s>(snap: &'s Snapshot, l: &LiveSound) -> Option<&'s str> {
-        snap.file_digest(l)
-    }
-
     fn prunable(m: &Manifest, _: &LiveSound) -> bool {
         m.prune.soundboard
-    }
-
-    fn extra(_: &mut Ctx, _: &SoundboardSound, _: &str) -> Option<()> {
-        Some(())
     }
 
     fn replaced(live: &LiveSound) -> String {

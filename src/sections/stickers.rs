@@ -8,11 +8,8 @@
 use hashbrown::HashSet;
 use serde_json::{Value, json};
 
-use super::live_files;
-use super::{
-    About, ExportedFiles, FileWords, LiveFile, Names, PlanTurn, Section, SectionId, copied,
-    exported, ids_of,
-};
+use super::expressions::ExpressionSection;
+use super::{ExportedFiles, Names, SectionId, exported};
 use crate::discord::Route;
 use crate::discord::limits::STICKER_SLOTS;
 use crate::discord::models::GuildSticker as LiveSticker;
@@ -23,34 +20,18 @@ use crate::plan::image::ImageFile;
 use crate::plan::{IdRef, Kind, Phase, field};
 use crate::plan_kit::calls::Calls;
 use crate::plan_kit::context::{ChangeBuilder, Ctx};
-use crate::plan_kit::expressions::{
-    Expression, ExpressionPlan, Live, LiveExpression, Slots, plan_expressions,
-};
+use crate::plan_kit::expressions::{Expression, ExpressionPlan, Live, LiveExpression, Slots};
 use crate::snapshot::Snapshot;
-use crate::snapshot::expressions::{Filed, file_paths};
+use crate::snapshot::expressions::Filed;
 
 pub(super) struct Stickers;
 
 crate::snapshot::matching::declared!(GuildSticker);
 
-impl Section for Stickers {
-    fn about(&self) -> About {
-        About {
-            id: SectionId::Stickers,
-            key: "stickers",
-            copy_key: "stickers",
-            plan_turn: PlanTurn::Last,
-            comment: "Stickers, their files written beside the manifest.",
-            files: Some(FileWords {
-                folder: "stickers",
-                one: "sticker",
-                counted: "sticker(s)",
-                all: "the guild's stickers",
-            }),
-        }
-    }
+impl ExpressionSection for Stickers {
+    const ID: SectionId = SectionId::Stickers;
 
-    fn export(&self, snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
+    fn export_into(snap: &Snapshot, files: &ExportedFiles, _: &Names, out: &mut Manifest) {
         out.stickers = exported(
             snap.expressions.stickers.iter().flatten(),
             files,
@@ -66,40 +47,13 @@ impl Section for Stickers {
         );
     }
 
-    fn write(&self, m: &Manifest, out: &mut String) -> Result<(), String> {
-        self.about().write(out, &m.stickers)
-    }
-
     /// As Discord lists them, without their files, as the emoji are.
-    fn copy(&self, snap: &Snapshot, creator: &mut dyn FnMut(&User)) -> Vec<Value> {
-        copied(
-            &snap.expressions.stickers,
-            creator,
-            |s| s.user.as_ref(),
-            |s| {
-                json!({
-                    "id": s.id, "name": s.name, "description": s.description, "tags": s.tags,
-                    "format_type": s.format_type, "user_id": s.user.as_ref().map(|u| &u.id),
-                })
-            },
-        )
-    }
-
-    fn ids<'s>(&self, snap: &'s Snapshot) -> Vec<&'s str> {
-        ids_of(&snap.expressions.stickers, |s| &s.id)
-    }
-
-    fn plan(&self, cx: &mut Ctx) {
-        plan_expressions::<Stickers>(cx);
-    }
-
-    fn export_files<'s>(&self, snap: &'s Snapshot) -> Vec<LiveFile<'s>> {
-        let live = snap.expressions.stickers.iter().flatten();
-        live_files(live, |s| &s.name, |s| &s.id)
-    }
-
-    fn files(&self, snap: &Snapshot) -> Vec<String> {
-        file_paths(&snap.expressions.stickers)
+    fn copy_of(s: &LiveSticker) -> (Option<&User>, Value) {
+        let object = json!({
+            "id": s.id, "name": s.name, "description": s.description, "tags": s.tags,
+            "format_type": s.format_type, "user_id": s.user.as_ref().map(|u| &u.id),
+        });
+        (s.user.as_ref(), object)
     }
 }
 
@@ -152,7 +106,6 @@ impl ExpressionPlan for Stickers {
     type Live = LiveSticker;
     type Extra = ();
     const EXPRESSION: Expression = STICKER;
-    const FILE_KEY: &'static str = "image";
     const UNREAD: (&'static str, &'static str) = (
         "stickers",
         "grant the bot's role `create_guild_expressions`, or leave `stickers` out",
@@ -174,16 +127,8 @@ impl ExpressionPlan for Stickers {
         &d.image
     }
 
-    fn digest<'s>(snap: &'s Snapshot, l: &LiveSticker) -> Option<&'s str> {
-        snap.file_digest(l)
-    }
-
     fn prunable(m: &Manifest, _: &LiveSticker) -> bool {
         m.prune.stickers
-    }
-
-    fn extra(_: &mut Ctx, _: &GuildSticker, _: &str) -> Option<()> {
-        Some(())
     }
 
     fn usable(cx: &mut Ctx, file: &ImageFile, source: &str) -> bool {

@@ -109,16 +109,7 @@ pub(super) fn plan_update(
     if fields.is_empty() {
         return;
     }
-    let kind = object_kind(d.kind);
-    let display = d.display(decls);
-    let idx = cx.push_change(change(
-        Action::Update,
-        kind,
-        display.clone(),
-        Some(live.id.clone()),
-        fields,
-        Some(d.source.clone()),
-    ));
+    let (idx, kind, display) = push_change(cx, decls, d, Some(live.id.clone()), fields);
     if !b.body.is_empty() {
         let route = Route::UpdateChannel {
             channel: IdRef::Live(live.id.clone()),
@@ -175,16 +166,7 @@ pub(super) fn plan_create(
             FieldChange::new(field::Channel::Type, Value::Null, json!(type_label(d.kind))),
         );
     }
-    let kind = object_kind(d.kind);
-    let display = d.display(decls);
-    let idx = cx.push_change(change(
-        Action::Create,
-        kind,
-        display.clone(),
-        None,
-        b.fields,
-        Some(d.source.clone()),
-    ));
+    let (idx, kind, display) = push_change(cx, decls, d, None, b.fields);
     let route = Route::CreateChannel { guild: cx.guild() };
     let summary = format!("create {} {display}", kind.label());
     let mut op = Op::new(phase, idx, route, summary)
@@ -203,6 +185,27 @@ pub(super) fn plan_create(
         let summary = format!("set the flags of new {} {display}", kind.label());
         cx.push_op(Op::new(phase, idx, route, summary).body(json!({ "flags": flags })));
     }
+}
+
+/// The channel's change in the plan (an update of `live` one, or a creation): its index,
+/// its kind and its name as plans show it.
+fn push_change(
+    cx: &mut Ctx,
+    decls: &[Decl],
+    d: &Decl,
+    live: Option<String>,
+    fields: Vec<FieldChange>,
+) -> (usize, Kind, String) {
+    let kind = object_kind(d.kind);
+    let display = d.display(decls);
+    let action = if live.is_some() {
+        Action::Update
+    } else {
+        Action::Create
+    };
+    let source = Some(d.source.clone());
+    let idx = cx.push_change(change(action, kind, display.clone(), live, fields, source));
+    (idx, kind, display)
 }
 
 pub(super) fn type_label(kind: u8) -> &'static str {
