@@ -187,8 +187,8 @@ pub(super) fn plan_create(
     }
 }
 
-/// The channel's change in the plan (an update of `live` one, or a creation): its index,
-/// its kind and its name as plans show it.
+/// The channel's change in the plan: an update of the live channel whose id is `live`, or
+/// a creation without one. Returns its index, its kind and its name as plans show it.
 fn push_change(
     cx: &mut Ctx,
     decls: &[Decl],
