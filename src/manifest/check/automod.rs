@@ -18,12 +18,10 @@ fn rules(m: &Manifest) -> impl Iterator<Item = (String, &AutoModRule)> {
 pub(super) fn automod_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let list: Vec<_> = rules(ctx.manifest).collect();
     for (path, r) in &list {
-        length_error(
+        Text("AutoMod rule name", AUTOMOD_NAME_LEN).check(
             out,
             format_args!("{path}.name"),
-            "AutoMod rule name",
             &r.name,
-            AUTOMOD_NAME_LEN,
         );
     }
     let mut owner: HashMap<&str, &str> = HashMap::new();
@@ -55,7 +53,7 @@ pub(super) fn automod_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 fn list_limits(
     out: &mut Vec<Diagnostic>,
     path: String,
-    what: &str,
+    what: &'static str,
     list: Option<&Vec<String>>,
     max: usize,
     item_len: (usize, usize),
@@ -74,7 +72,7 @@ fn list_limits(
         );
     }
     for (k, item) in list.iter().enumerate() {
-        length_error(out, format_args!("{path}[{k}]"), what, item, item_len);
+        Text(what, item_len).check(out, format_args!("{path}[{k}]"), item);
     }
 }
 
@@ -229,12 +227,10 @@ pub(super) fn automod_actions(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let (fits, name) = match a {
                 AutoModAction::Block(b) => {
                     if let Some(m) = &b.message {
-                        length_error(
+                        Text("block message", (0, AUTOMOD_BLOCK_MESSAGE_MAX)).check(
                             out,
                             format_args!("{at}.block.message"),
-                            "block message",
                             m,
-                            (0, AUTOMOD_BLOCK_MESSAGE_MAX),
                         );
                     }
                     (kind != Some(T::MemberProfile), "block")

@@ -31,30 +31,16 @@ pub(super) fn event_channels(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 pub(super) fn event_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let list: Vec<_> = events(ctx.manifest).collect();
     for (path, e) in &list {
-        length_error(
-            out,
-            format_args!("{path}.name"),
-            "event name",
-            &e.name,
-            EVENT_NAME_LEN,
-        );
+        Text("event name", EVENT_NAME_LEN).check(out, format_args!("{path}.name"), &e.name);
         if let Some(d) = &e.description {
-            length_error(
+            Text("event description", (0, EVENT_DESCRIPTION_MAX)).check(
                 out,
                 format_args!("{path}.description"),
-                "event description",
                 d,
-                (0, EVENT_DESCRIPTION_MAX),
             );
         }
         if let Some(l) = &e.location {
-            length_error(
-                out,
-                format_args!("{path}.location"),
-                "location",
-                l,
-                EVENT_LOCATION_LEN,
-            );
+            Text("location", EVENT_LOCATION_LEN).check(out, format_args!("{path}.location"), l);
         }
     }
     let names = list.iter().map(|(_, e)| (e.name.as_str(), e.id.is_some()));

@@ -174,7 +174,7 @@ pub(super) fn sounds(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (i, s) in sounds.iter().enumerate() {
         let path = format!("soundboard[{i}]");
         for (at, name) in name_and_previous(&path, &s.name, &s.previous_names) {
-            length_error(out, at, "sound name", name, SOUND_NAME_LEN);
+            Text("sound name", SOUND_NAME_LEN).check(out, at, name);
         }
         if let Some(v) = s.volume
             && !(0.0..=1.0).contains(&v)
@@ -220,22 +220,14 @@ pub(super) fn stickers(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for (i, s) in stickers.iter().enumerate() {
         let path = format!("stickers[{i}]");
         for (at, name) in name_and_previous(&path, &s.name, &s.previous_names) {
-            length_error(out, at, "sticker name", name, STICKER_NAME_LEN);
+            Text("sticker name", STICKER_NAME_LEN).check(out, at, name);
         }
-        length_error(
-            out,
-            format_args!("{path}.tags"),
-            "sticker tags",
-            &s.tags,
-            STICKER_TAGS_LEN,
-        );
+        Text("sticker tags", STICKER_TAGS_LEN).check(out, format_args!("{path}.tags"), &s.tags);
         if let Some(d) = s.description.as_deref().filter(|d| !d.is_empty()) {
-            length_error(
+            Text("sticker description", STICKER_DESCRIPTION_LEN).check(
                 out,
                 format_args!("{path}.description"),
-                "sticker description",
                 d,
-                STICKER_DESCRIPTION_LEN,
             );
         }
     }

@@ -58,12 +58,10 @@ pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     if let Some(Some(d)) = &ws.description {
-        length_error(
+        Text("welcome screen description", (0, WELCOME_DESCRIPTION_MAX)).check(
             out,
             "welcome_screen.description",
-            "welcome screen description",
             d,
-            (0, WELCOME_DESCRIPTION_MAX),
         );
     }
     let Some(channels) = &ws.channels else {
@@ -79,13 +77,11 @@ pub(super) fn welcome_screen(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut seen = FirstSeen::default();
     for (i, wc) in channels.iter().enumerate() {
         let path = format!("welcome_screen.channels[{i}]");
-        length_error(
-            out,
-            format_args!("{path}.description"),
+        Text(
             "welcome channel description",
-            &wc.description,
             WELCOME_CHANNEL_DESCRIPTION_LEN,
-        );
+        )
+        .check(out, format_args!("{path}.description"), &wc.description);
         ctx.check_channel_ref(
             &format_args!("{path}.channel"),
             "a welcome screen channel",
@@ -139,13 +135,7 @@ pub(super) fn onboarding_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut titles: HashMap<&str, usize> = HashMap::new();
     for (i, p) in prompts.iter().enumerate() {
         let path = format!("onboarding.prompts[{i}]");
-        length_error(
-            out,
-            format_args!("{path}.title"),
-            "prompt title",
-            &p.title,
-            PROMPT_TITLE_LEN,
-        );
+        Text("prompt title", PROMPT_TITLE_LEN).check(out, format_args!("{path}.title"), &p.title);
         if let Some(first) = titles.get(p.title.as_str()) {
             out.push(
                 Diagnostic::error(
@@ -182,13 +172,7 @@ pub(super) fn onboarding_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let mut option_titles: HashMap<&str, usize> = HashMap::new();
         for (j, o) in p.options.iter().enumerate() {
             let op = format!("{path}.options[{j}]");
-            length_error(
-                out,
-                format_args!("{op}.title"),
-                "option title",
-                &o.title,
-                OPTION_TITLE_LEN,
-            );
+            Text("option title", OPTION_TITLE_LEN).check(out, format_args!("{op}.title"), &o.title);
             if let Some(first) = option_titles.get(o.title.as_str()) {
                 out.push(
                     Diagnostic::error(
@@ -204,12 +188,10 @@ pub(super) fn onboarding_limits(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 option_titles.insert(&o.title, j);
             }
             if let Some(d) = &o.description {
-                length_error(
+                Text("option description", (0, OPTION_DESCRIPTION_MAX)).check(
                     out,
                     format_args!("{op}.description"),
-                    "option description",
                     d,
-                    (0, OPTION_DESCRIPTION_MAX),
                 );
             }
             for (field, count, max) in [

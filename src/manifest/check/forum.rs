@@ -59,13 +59,7 @@ pub(super) fn forum_tags(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let mut names: HashMap<&str, String> = HashMap::new();
         for (k, t) in tags.iter().enumerate() {
             let here = format!("{path}[{k}]");
-            length_error(
-                out,
-                format_args!("{here}.name"),
-                "tag name",
-                &t.name,
-                TAG_NAME_LEN,
-            );
+            Text("tag name", TAG_NAME_LEN).check(out, format_args!("{here}.name"), &t.name);
             if let Some(first) = names.get(t.name.as_str()) {
                 out.push(
                     Diagnostic::error(

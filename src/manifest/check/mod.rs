@@ -281,35 +281,37 @@ fn is_snowflake(s: &str) -> bool {
         && s.parse::<u64>().is_ok()
 }
 
-/// `path` is written out only for a text out of bounds (`format_args!` at the call).
-fn length_error(
-    out: &mut Vec<Diagnostic>,
-    path: impl std::fmt::Display,
-    what: &str,
-    text: &str,
-    (min, max): (usize, usize),
-) {
-    let n = len(text);
-    if n < min || n > max {
-        let allowed = if min == 0 {
-            format!("at most {max}")
-        } else {
-            format!("{min} to {max}")
-        };
-        out.push(
-            Diagnostic::error(
-                path.to_string(),
-                format!(
-                    "{what} is {n} characters; Discord allows {allowed}{}",
-                    trimmed_note(n)
-                ),
-            )
-            .with_help(if n < min {
-                format!("write a {what} of {allowed} characters")
+/// A text Discord bounds in length: what messages call it, and its bounds in characters.
+#[derive(Debug, Clone, Copy)]
+struct Text(&'static str, (usize, usize));
+
+impl Text {
+    /// An error at `path` when `text` is out of bounds (`path` is written out only then:
+    /// `format_args!` at the call).
+    fn check(self, out: &mut Vec<Diagnostic>, path: impl std::fmt::Display, text: &str) {
+        let Text(what, (min, max)) = self;
+        let n = len(text);
+        if n < min || n > max {
+            let allowed = if min == 0 {
+                format!("at most {max}")
             } else {
-                format!("shorten the {what} to {max} characters")
-            }),
-        );
+                format!("{min} to {max}")
+            };
+            out.push(
+                Diagnostic::error(
+                    path.to_string(),
+                    format!(
+                        "{what} is {n} characters; Discord allows {allowed}{}",
+                        trimmed_note(n)
+                    ),
+                )
+                .with_help(if n < min {
+                    format!("write a {what} of {allowed} characters")
+                } else {
+                    format!("shorten the {what} to {max} characters")
+                }),
+            );
+        }
     }
 }
 

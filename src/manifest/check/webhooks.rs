@@ -34,13 +34,7 @@ pub(super) fn webhook_list(m: &Manifest) -> impl Iterator<Item = (WebhookAt, &We
 pub(super) fn webhook_names(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let hooks: Vec<_> = webhook_list(ctx.manifest).collect();
     for (path, w) in &hooks {
-        length_error(
-            out,
-            format_args!("{path}.name"),
-            "webhook name",
-            &w.name,
-            WEBHOOK_NAME_LEN,
-        );
+        Text("webhook name", WEBHOOK_NAME_LEN).check(out, format_args!("{path}.name"), &w.name);
         let lower = w.name.to_lowercase();
         if let Some(word) = WEBHOOK_NAME_FORBIDDEN.iter().find(|f| lower.contains(*f)) {
             out.push(
