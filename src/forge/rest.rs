@@ -217,30 +217,21 @@ impl Rest {
         Ok((bytes, next))
     }
 
-    /// One JSON request; the parsed body (null when empty) and the next page's URL.
-    pub async fn send(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<&Value>,
-    ) -> Result<(Value, Option<String>), CallError> {
-        let (bytes, next) = self.request(method.clone(), path, body).await?;
-        if bytes.is_empty() {
-            return Ok((Value::Null, next));
-        }
-        let json = serde_json::from_slice(&bytes)
-            .map_err(|_| self.decode(&method, path, "the body is not JSON"))?;
-        Ok((json, next))
-    }
-
-    /// One JSON request whose answer is read as `T` (the typed shapes of a forge's `wire`).
+    /// One JSON request whose answer (null when empty) is read as `T` (the typed shapes of
+    /// a forge's `wire`, or `Value`), and the next page's URL.
     pub async fn send_as<T: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
         body: Option<&Value>,
     ) -> Result<(T, Option<String>), CallError> {
-        let (v, next) = self.send(method.clone(), path, body).await?;
+        let (bytes, next) = self.request(method.clone(), path, body).await?;
+        let v = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .map_err(|_| self.decode(&method, path, "the body is not JSON"))?
+        };
         let typed =
             serde_json::from_value(v).map_err(|e| self.decode(&method, path, &e.to_string()))?;
         Ok((typed, next))

@@ -5,7 +5,7 @@
 
 use percent_encoding::utf8_percent_encode;
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::client::GitLab;
 use super::error::GitlabError;
@@ -61,7 +61,7 @@ impl Tracker for GitLab {
     async fn comment_on_issue(&self, number: u64, body: &str) -> Result<(), GitlabError> {
         let notes = self.project_path(&format!("/issues/{number}/notes"));
         self.rest
-            .send(Method::POST, &notes, Some(&json!({ "body": body })))
+            .send_as::<Value>(Method::POST, &notes, Some(&json!({ "body": body })))
             .await?;
         Ok(())
     }

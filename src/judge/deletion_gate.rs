@@ -386,17 +386,23 @@ impl<'m> Entry<'m> {
 }
 
 fn entries(m: &Manifest) -> Vec<Entry<'_>> {
+    // Roles, channels and webhooks answer alike: by id, name and previous names.
+    macro_rules! entry {
+        ($kind:expr, $source:expr, $x:expr) => {
+            Entry::new(
+                $kind,
+                $source,
+                &$x.id,
+                &$x.name,
+                &$x.previous_names,
+                $x.protect,
+            )
+        };
+    }
     fn channels<'m>(list: &'m [Channel], prefix: &str, out: &mut Vec<Entry<'m>>) {
         for (i, c) in list.iter().enumerate() {
             let source = format!("{prefix}[{i}]");
-            out.push(Entry::new(
-                DeleteKind::Channels,
-                source.clone(),
-                &c.id,
-                &c.name,
-                &c.previous_names,
-                c.protect,
-            ));
+            out.push(entry!(DeleteKind::Channels, source.clone(), c));
             if let Some(children) = &c.channels {
                 channels(children, &format!("{source}.channels"), out);
             }
@@ -404,14 +410,7 @@ fn entries(m: &Manifest) -> Vec<Entry<'_>> {
     }
     let mut out = Vec::new();
     for (i, r) in m.roles.iter().flatten().enumerate() {
-        out.push(Entry::new(
-            DeleteKind::Roles,
-            format!("roles[{i}]"),
-            &r.id,
-            &r.name,
-            &r.previous_names,
-            r.protect,
-        ));
+        out.push(entry!(DeleteKind::Roles, format!("roles[{i}]"), r));
     }
     channels(
         m.channels.as_deref().unwrap_or_default(),
@@ -419,14 +418,7 @@ fn entries(m: &Manifest) -> Vec<Entry<'_>> {
         &mut out,
     );
     for (i, w) in m.webhooks.iter().flatten().enumerate() {
-        out.push(Entry::new(
-            DeleteKind::Webhooks,
-            format!("webhooks[{i}]"),
-            &w.id,
-            &w.name,
-            &w.previous_names,
-            w.protect,
-        ));
+        out.push(entry!(DeleteKind::Webhooks, format!("webhooks[{i}]"), w));
     }
     out
 }

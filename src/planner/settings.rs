@@ -100,37 +100,16 @@ pub(super) fn plan_settings(cx: &mut Ctx) {
         g.afk_timeout,
         s.afk_timeout.map(u64::from),
     );
+    use channel_type::{TEXT, VOICE};
+    use field::Guild as F;
+    // One row a setting: its field, the manifest's channel, the live id, the types it takes.
+    #[rustfmt::skip]
     let channel_settings: [ChannelSetting; 5] = [
-        (
-            field::Guild::AfkChannel,
-            &s.afk_channel,
-            &g.afk_channel_id,
-            &[channel_type::VOICE],
-        ),
-        (
-            field::Guild::SystemChannel,
-            &s.system_channel,
-            &g.system_channel_id,
-            &[channel_type::TEXT],
-        ),
-        (
-            field::Guild::RulesChannel,
-            &s.rules_channel,
-            &g.rules_channel_id,
-            &[channel_type::TEXT],
-        ),
-        (
-            field::Guild::PublicUpdatesChannel,
-            &s.public_updates_channel,
-            &g.public_updates_channel_id,
-            &[channel_type::TEXT],
-        ),
-        (
-            field::Guild::SafetyAlertsChannel,
-            &s.safety_alerts_channel,
-            &g.safety_alerts_channel_id,
-            &[channel_type::TEXT],
-        ),
+        (F::AfkChannel,           &s.afk_channel,            &g.afk_channel_id,            &[VOICE]),
+        (F::SystemChannel,        &s.system_channel,         &g.system_channel_id,         &[TEXT]),
+        (F::RulesChannel,         &s.rules_channel,          &g.rules_channel_id,          &[TEXT]),
+        (F::PublicUpdatesChannel, &s.public_updates_channel, &g.public_updates_channel_id, &[TEXT]),
+        (F::SafetyAlertsChannel,  &s.safety_alerts_channel,  &g.safety_alerts_channel_id,  &[TEXT]),
     ];
     let mut resolved: Vec<(field::Guild, Option<IdRef>)> = Vec::new();
     for (field, want, have, kinds) in channel_settings {

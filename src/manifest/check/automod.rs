@@ -268,18 +268,12 @@ pub(super) fn automod_actions(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 ));
             }
         }
-        for (field, n, max) in [
-            (
-                "exempt_roles",
-                r.exempt_roles.len(),
-                AUTOMOD_EXEMPT_ROLES_MAX,
-            ),
-            (
-                "exempt_channels",
-                r.exempt_channels.len(),
-                AUTOMOD_EXEMPT_CHANNELS_MAX,
-            ),
-        ] {
+        #[rustfmt::skip]
+        let exempt = [
+            ("exempt_roles",    r.exempt_roles.len(),    AUTOMOD_EXEMPT_ROLES_MAX),
+            ("exempt_channels", r.exempt_channels.len(), AUTOMOD_EXEMPT_CHANNELS_MAX),
+        ];
+        for (field, n, max) in exempt {
             if n > max {
                 out.push(Diagnostic::error(
                     format!("{path}.{field}"),

@@ -299,55 +299,29 @@ pub(super) fn channel_field_applicability(ctx: &Ctx<'_>, out: &mut Vec<Diagnosti
     for c in &ctx.channels {
         let ch = c.channel;
         let t = ch.channel_type();
+        // One row a field: its name, whether the manifest sets it, the types it applies to.
+        #[rustfmt::skip]
         let fields: [(&str, bool, &[ChannelType]); 17] = [
-            ("topic", ch.topic.is_some(), TEXTISH),
-            (
-                "nsfw",
-                ch.nsfw.is_some(),
-                &[Text, Voice, Announcement, Stage, Forum, Media],
-            ),
-            (
-                "slowmode",
-                ch.slowmode.is_some(),
-                &[Text, Voice, Stage, Forum, Media],
-            ),
-            ("bitrate", ch.bitrate.is_some(), VOICEISH),
-            ("user_limit", ch.user_limit.is_some(), VOICEISH),
-            ("rtc_region", ch.rtc_region.is_some(), VOICEISH),
-            (
-                "video_quality_mode",
-                ch.video_quality_mode.is_some(),
-                VOICEISH,
-            ),
-            (
-                "default_auto_archive_duration",
-                ch.default_auto_archive_duration.is_some(),
-                TEXTISH,
-            ),
-            (
-                "default_thread_slowmode",
-                ch.default_thread_slowmode.is_some(),
-                TEXTISH,
-            ),
-            ("tags", ch.tags.is_some(), FORUMISH),
-            ("default_reaction", ch.default_reaction.is_some(), FORUMISH),
-            ("sort_order", ch.sort_order.is_some(), FORUMISH),
+            ("topic",                         ch.topic.is_some(),                         TEXTISH),
+            ("nsfw",                          ch.nsfw.is_some(),                          &[Text, Voice, Announcement, Stage, Forum, Media]),
+            ("slowmode",                      ch.slowmode.is_some(),                      &[Text, Voice, Stage, Forum, Media]),
+            ("bitrate",                       ch.bitrate.is_some(),                       VOICEISH),
+            ("user_limit",                    ch.user_limit.is_some(),                    VOICEISH),
+            ("rtc_region",                    ch.rtc_region.is_some(),                    VOICEISH),
+            ("video_quality_mode",            ch.video_quality_mode.is_some(),            VOICEISH),
+            ("default_auto_archive_duration", ch.default_auto_archive_duration.is_some(), TEXTISH),
+            ("default_thread_slowmode",       ch.default_thread_slowmode.is_some(),       TEXTISH),
+            ("tags",                          ch.tags.is_some(),                          FORUMISH),
+            ("default_reaction",              ch.default_reaction.is_some(),              FORUMISH),
+            ("sort_order",                    ch.sort_order.is_some(),                    FORUMISH),
             // §9.5: forum channels only.
-            ("layout", ch.layout.is_some(), &[Forum]),
-            ("require_tag", ch.require_tag.is_some(), FORUMISH),
+            ("layout",                        ch.layout.is_some(),                        &[Forum]),
+            ("require_tag",                   ch.require_tag.is_some(),                   FORUMISH),
             // §4.2: the flags Discord reads for each type.
-            (
-                "spoiler",
-                ch.spoiler.is_some(),
-                &[Text, Voice, Announcement, Forum, Media],
-            ),
-            (
-                "hide_media_download_options",
-                ch.hide_media_download_options.is_some(),
-                &[Media],
-            ),
+            ("spoiler",                       ch.spoiler.is_some(),                       &[Text, Voice, Announcement, Forum, Media]),
+            ("hide_media_download_options",   ch.hide_media_download_options.is_some(),   &[Media]),
             // Discord follows announcement channels into text and announcement channels.
-            ("follows", ch.follows.is_some(), &[Text, Announcement]),
+            ("follows",                       ch.follows.is_some(),                       &[Text, Announcement]),
         ];
         for (field, set, types) in fields {
             if set && !types.contains(&t) {

@@ -67,32 +67,15 @@ pub(super) fn channel_fields(
     }
     let nsfw = live.map(|l| l.nsfw.unwrap_or(false));
     b.compare(field::Channel::Nsfw, nsfw, ch.nsfw.map(Some));
-    let numbers: [(field::Channel, Option<u32>, Option<u32>); 5] = [
-        (
-            field::Channel::Slowmode,
-            ch.slowmode,
-            live.map(|l| l.rate_limit_per_user.unwrap_or(0)),
-        ),
-        (
-            field::Channel::Bitrate,
-            ch.bitrate,
-            live.and_then(|l| l.bitrate),
-        ),
-        (
-            field::Channel::UserLimit,
-            ch.user_limit,
-            live.map(|l| l.user_limit.unwrap_or(0)),
-        ),
-        (
-            field::Channel::DefaultAutoArchiveDuration,
-            ch.default_auto_archive_duration,
-            live.and_then(|l| l.default_auto_archive_duration),
-        ),
-        (
-            field::Channel::DefaultThreadSlowmode,
-            ch.default_thread_slowmode,
-            live.map(|l| l.default_thread_rate_limit_per_user.unwrap_or(0)),
-        ),
+    use field::Channel as F;
+    // One row a number: its field, the manifest's value, the live one.
+    #[rustfmt::skip]
+    let numbers: [(F, Option<u32>, Option<u32>); 5] = [
+        (F::Slowmode,                   ch.slowmode,                       live.map(|l| l.rate_limit_per_user.unwrap_or(0))),
+        (F::Bitrate,                    ch.bitrate,                        live.and_then(|l| l.bitrate)),
+        (F::UserLimit,                  ch.user_limit,                     live.map(|l| l.user_limit.unwrap_or(0))),
+        (F::DefaultAutoArchiveDuration, ch.default_auto_archive_duration, live.and_then(|l| l.default_auto_archive_duration)),
+        (F::DefaultThreadSlowmode,      ch.default_thread_slowmode,        live.map(|l| l.default_thread_rate_limit_per_user.unwrap_or(0))),
     ];
     for (field, want, have) in numbers {
         if let Some(w) = want
