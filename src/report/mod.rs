@@ -38,6 +38,17 @@ pub enum Heading {
     Drift,
 }
 
+impl Heading {
+    /// The report's title: in a terminal, and (`markdown`) in a comment or an issue.
+    fn title(self, markdown: bool) -> &'static str {
+        let [terminal, md] = match self {
+            Heading::Plan => ["Plan for guild", "guildctl plan"],
+            Heading::Drift => ["Drift in guild", "guildctl drift report"],
+        };
+        if markdown { md } else { terminal }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Style {
     color: bool,
@@ -159,13 +170,10 @@ pub fn summary_line(plan: &Plan) -> String {
 
 fn text(plan: &Plan, heading: Heading, st: Style) -> String {
     let mut out = String::new();
-    let title = match heading {
-        Heading::Plan => "Plan for guild",
-        Heading::Drift => "Drift in guild",
-    };
     let _ = writeln!(
         out,
-        "{title} {} ({})\n",
+        "{} {} ({})\n",
+        heading.title(false),
         inert::terminal(&plan.guild_name),
         inert::terminal(&plan.guild_id)
     );
@@ -662,13 +670,10 @@ const LIST_ITEMS: usize = 50;
 /// stays in the text and JSON formats). `render` with [`Format::Markdown`] is for a comment.
 pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> String {
     let mut out = String::new();
-    let title = match heading {
-        Heading::Plan => "guildctl plan",
-        Heading::Drift => "guildctl drift report",
-    };
     let _ = writeln!(
         out,
-        "### {title} for **{}** ({})\n",
+        "### {} for **{}** ({})\n",
+        heading.title(true),
         inert::markdown(&plan.guild_name),
         inert::markdown_code(&plan.guild_id)
     );
