@@ -74,7 +74,7 @@ pub(super) fn channel_fields(
         (F::Slowmode,                   ch.slowmode,                       live.map(|l| l.rate_limit_per_user.unwrap_or(0))),
         (F::Bitrate,                    ch.bitrate,                        live.and_then(|l| l.bitrate)),
         (F::UserLimit,                  ch.user_limit,                     live.map(|l| l.user_limit.unwrap_or(0))),
-        (F::DefaultAutoArchiveDuration, ch.default_auto_archive_duration, live.and_then(|l| l.default_auto_archive_duration)),
+        (F::DefaultAutoArchiveDuration, ch.default_auto_archive_duration,  live.and_then(|l| l.default_auto_archive_duration)),
         (F::DefaultThreadSlowmode,      ch.default_thread_slowmode,        live.map(|l| l.default_thread_rate_limit_per_user.unwrap_or(0))),
     ];
     for (field, want, have) in numbers {
