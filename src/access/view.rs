@@ -61,6 +61,33 @@ pub enum Shape {
     Preview(Preview),
 }
 
+/// A channel as a row of the matrix or a preview names it (its fields stand in the row's
+/// JSON).
+#[skip_serializing_none]
+#[derive(Debug, Clone, Serialize)]
+pub struct Place {
+    /// As plans name it: `Staff/#mod-log`.
+    pub channel: String,
+    /// The live id (none for a channel the plan creates).
+    pub id: Option<String>,
+    /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
+    pub kind: &'static str,
+    /// Nested under a category (for the tree).
+    pub in_category: bool,
+}
+
+impl Place {
+    fn of(g: &Guild, i: usize) -> Place {
+        let c = &g.channels[i];
+        Place {
+            channel: g.path(i),
+            id: live_id(&c.id),
+            kind: kind_name(c.kind),
+            in_category: c.parent.is_some(),
+        }
+    }
+}
+
 /// Roles × channels.
 #[derive(Debug, Clone, Serialize)]
 pub struct Matrix {
@@ -74,14 +101,9 @@ pub struct Matrix {
 #[skip_serializing_none]
 #[derive(Debug, Clone, Serialize)]
 pub struct MatrixRow {
-    /// As plans name it: `Staff/#mod-log`.
-    pub channel: String,
-    /// The live id (none for a channel the plan creates).
-    pub id: Option<String>,
-    /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
-    pub kind: &'static str,
-    /// Nested under a category (for the tree).
-    pub in_category: bool,
+    /// The channel.
+    #[serde(flatten)]
+    pub place: Place,
     /// Who sees it: `@everyone` alone when every member does, else the roles that do
     /// (administrators left out: they see everything); then each member whose own
     /// overwrite lets them see it where their roles do not (`alice (123)`).
@@ -126,14 +148,9 @@ pub struct Preview {
 #[skip_serializing_none]
 #[derive(Debug, Clone, Serialize)]
 pub struct PreviewRow {
-    /// As plans name it: `Staff/#mod-log`.
-    pub channel: String,
-    /// The live id (none for a channel the plan creates).
-    pub id: Option<String>,
-    /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
-    pub kind: &'static str,
-    /// Nested under a category (for the tree).
-    pub in_category: bool,
+    /// The channel.
+    #[serde(flatten)]
+    pub place: Place,
     /// What they may do there, by name.
     pub permissions: Vec<String>,
 }
@@ -343,10 +360,7 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
                 Vec::new()
             };
             MatrixRow {
-                channel: g.path(i),
-                id: live_id(&c.id),
-                kind: kind_name(c.kind),
-                in_category: c.parent.is_some(),
+                place: Place::of(g, i),
                 view: who_has(Permissions::VIEW_CHANNEL),
                 send: who_has(send_bit(c.kind)),
                 manage: managers,
@@ -365,15 +379,9 @@ fn preview(g: &Guild, h: &Holder, who: String, channels: &[usize]) -> Preview {
     let rows = channels
         .iter()
         .filter(|&&i| access.sees(i))
-        .map(|&i| {
-            let c = &g.channels[i];
-            PreviewRow {
-                channel: g.path(i),
-                id: live_id(&c.id),
-                kind: kind_name(c.kind),
-                in_category: c.parent.is_some(),
-                permissions: access.channels[i].display_names(),
-            }
+        .map(|&i| PreviewRow {
+            place: Place::of(g, i),
+            permissions: access.channels[i].display_names(),
         })
         .collect();
     Preview {

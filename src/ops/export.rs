@@ -139,119 +139,125 @@ async fn write_files(
     folder: impl Fn(&str) -> String,
     notes: &mut Vec<String>,
 ) -> Result<ExportedImages, Failure> {
-    let mut files = write_images(client, snap, base, &folder("images"), notes).await?;
+    let mut to = FileWriter {
+        client,
+        base,
+        notes,
+    };
+    let mut files = to.images(snap, &folder("images")).await?;
     for section in sections::ALL {
         if let Some(words) = section.about().files {
             let live = section.export_files(snap);
-            files.extend(
-                write_named(client, live, base, &folder(words.folder), &words, notes).await?,
-            );
+            files.extend(to.named(live, &folder(words.folder), &words).await?);
         }
     }
     Ok(files)
 }
 
-/// The folder `sub` of `base`, made, for `files` (none for none).
-fn folder_for<T>(files: &[T], base: &Path, sub: &str) -> Result<Option<PathBuf>, Failure> {
-    if files.is_empty() {
-        return Ok(None);
-    }
-    let dir = base.join(sub);
-    std::fs::create_dir_all(&dir)
-        .map_err(file_error(format!("cannot create {}", dir.display())))?;
-    Ok(Some(dir))
+/// Where an export's files come from (the CDN) and go (folders of `base`, the manifest's
+/// folder), and the notes that say what was written and what left out.
+struct FileWriter<'a> {
+    client: &'a Client,
+    base: &'a Path,
+    notes: &'a mut Vec<String>,
 }
 
-/// Writes each live image from the CDN into the folder `sub` (a relative path with `/`)
-/// of `base`, the manifest's folder, and returns the manifest's path for each.
-async fn write_images(
-    client: &Client,
-    snap: &Snapshot,
-    base: &Path,
-    sub: &str,
-    notes: &mut Vec<String>,
-) -> Result<ExportedImages, Failure> {
-    let mut out = ExportedImages::new();
-    let live = snap.live_images();
-    let Some(dir) = folder_for(&live, base, sub)? else {
-        return Ok(out);
-    };
-    for image in &live {
-        match client.cdn_image(image).await {
-            Ok(bytes) => {
-                let name = crate::export::image_file_name(image);
-                let file = dir.join(&name);
-                std::fs::write(&file, bytes)
-                    .map_err(file_error(format!("cannot write {}", file.display())))?;
-                out.insert(image.path(), format!("{sub}/{name}"));
-            }
-            Err(e) => notes.push(format!(
-                "note: {} is left out (unmanaged): {e}",
-                crate::inert::terminal(&image.path())
-            )),
+impl FileWriter<'_> {
+    /// The folder `sub` of `base`, made, for `files` (none for none).
+    fn folder_for<T>(&self, files: &[T], sub: &str) -> Result<Option<PathBuf>, Failure> {
+        if files.is_empty() {
+            return Ok(None);
         }
+        let dir = self.base.join(sub);
+        std::fs::create_dir_all(&dir)
+            .map_err(file_error(format!("cannot create {}", dir.display())))?;
+        Ok(Some(dir))
     }
-    notes.push(format!("Wrote {} image(s) to {}", out.len(), dir.display()));
-    Ok(out)
-}
 
-/// Writes each file into the folder `sub` of `base` as `NAME.EXT`, and returns
-/// the manifest's path for each by its CDN path. A name from the guild becomes a file name:
-/// letters, digits and `_` only.
-async fn write_named(
-    client: &Client,
-    files: Vec<LiveFile<'_>>,
-    base: &Path,
-    sub: &str,
-    kind: &FileWords,
-    notes: &mut Vec<String>,
-) -> Result<ExportedImages, Failure> {
-    let mut out = ExportedImages::new();
-    let Some(dir) = folder_for(&files, base, sub)? else {
-        return Ok(out);
-    };
-    let mut taken = std::collections::HashSet::new();
-    for f in files {
-        let bytes = match client.cdn_file(&f.at).await {
-            Ok(b) => b,
-            Err(err) => {
-                notes.push(format!(
-                    "note: {} {} is left out (unmanaged): {err}",
-                    kind.one,
-                    crate::inert::terminal(&f.at)
-                ));
-                continue;
-            }
+    /// Writes each live image from the CDN into the folder `sub` (a relative path with `/`),
+    /// and returns the manifest's path for each.
+    async fn images(&mut self, snap: &Snapshot, sub: &str) -> Result<ExportedImages, Failure> {
+        let mut out = ExportedImages::new();
+        let live = snap.live_images();
+        let Some(dir) = self.folder_for(&live, sub)? else {
+            return Ok(out);
         };
-        let stem: String = f
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
+        for image in &live {
+            match self.client.cdn_image(image).await {
+                Ok(bytes) => {
+                    let name = crate::export::image_file_name(image);
+                    let file = dir.join(&name);
+                    std::fs::write(&file, bytes)
+                        .map_err(file_error(format!("cannot write {}", file.display())))?;
+                    out.insert(image.path(), format!("{sub}/{name}"));
                 }
-            })
-            .collect();
-        let ext = extension(&f.at, &bytes);
-        let mut name = format!("{stem}.{ext}");
-        if stem.is_empty() || !taken.insert(name.clone()) {
-            name = format!("{stem}-{}.{ext}", f.id);
-            taken.insert(name.clone());
+                Err(e) => self.notes.push(format!(
+                    "note: {} is left out (unmanaged): {e}",
+                    crate::inert::terminal(&image.path())
+                )),
+            }
         }
-        let file = dir.join(&name);
-        std::fs::write(&file, bytes)
-            .map_err(file_error(format!("cannot write {}", file.display())))?;
-        out.insert(f.at, format!("{sub}/{name}"));
+        self.notes
+            .push(format!("Wrote {} image(s) to {}", out.len(), dir.display()));
+        Ok(out)
     }
-    notes.push(format!(
-        "Wrote {} {} to {}",
-        out.len(),
-        kind.counted,
-        dir.display()
-    ));
-    Ok(out)
+
+    /// Writes each file into the folder `sub` as `NAME.EXT`, and returns the manifest's path
+    /// for each by its CDN path. A name from the guild becomes a file name: letters, digits
+    /// and `_` only.
+    async fn named(
+        &mut self,
+        files: Vec<LiveFile<'_>>,
+        sub: &str,
+        kind: &FileWords,
+    ) -> Result<ExportedImages, Failure> {
+        let mut out = ExportedImages::new();
+        let Some(dir) = self.folder_for(&files, sub)? else {
+            return Ok(out);
+        };
+        let mut taken = std::collections::HashSet::new();
+        for f in files {
+            let bytes = match self.client.cdn_file(&f.at).await {
+                Ok(b) => b,
+                Err(err) => {
+                    self.notes.push(format!(
+                        "note: {} {} is left out (unmanaged): {err}",
+                        kind.one,
+                        crate::inert::terminal(&f.at)
+                    ));
+                    continue;
+                }
+            };
+            let stem: String = f
+                .name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let ext = extension(&f.at, &bytes);
+            let mut name = format!("{stem}.{ext}");
+            if stem.is_empty() || !taken.insert(name.clone()) {
+                name = format!("{stem}-{}.{ext}", f.id);
+                taken.insert(name.clone());
+            }
+            let file = dir.join(&name);
+            std::fs::write(&file, bytes)
+                .map_err(file_error(format!("cannot write {}", file.display())))?;
+            out.insert(f.at, format!("{sub}/{name}"));
+        }
+        self.notes.push(format!(
+            "Wrote {} {} to {}",
+            out.len(),
+            kind.counted,
+            dir.display()
+        ));
+        Ok(out)
+    }
 }
 
 /// A written file's extension: its CDN path's (`png`, `gif`, `json`), or, for a sound, whose

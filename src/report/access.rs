@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::access::view::{Matrix, MatrixRow, Preview, PreviewRow, Shape, View};
+use crate::access::view::{Matrix, MatrixRow, Place, Preview, PreviewRow, Shape, View};
 use crate::inert;
 
 use super::Format;
@@ -67,7 +67,7 @@ impl Common {
         let meet = |voice: bool| -> Vec<String> {
             let mut group = rows
                 .iter()
-                .filter(|r| r.kind != "category" && is_voice(r.kind) == voice);
+                .filter(|r| r.place.kind != "category" && is_voice(r.place.kind) == voice);
             let Some(first) = group.next() else {
                 return Vec::new();
             };
@@ -95,7 +95,7 @@ impl Common {
 
     /// "as everywhere", or "+x, −y" against the row's group.
     fn differs(&self, r: &PreviewRow) -> String {
-        let common = if is_voice(r.kind) {
+        let common = if is_voice(r.place.kind) {
             &self.voice
         } else {
             &self.text
@@ -147,7 +147,10 @@ fn text(v: &View) -> String {
                 term(&v.guild_name),
                 term(&v.guild_id),
                 state(v),
-                p.channels.iter().filter(|r| r.kind != "category").count(),
+                p.channels
+                    .iter()
+                    .filter(|r| r.place.kind != "category")
+                    .count(),
                 p.total_channels,
             );
             preview_text(&mut out, p);
@@ -168,11 +171,11 @@ fn admins(out: &mut String, v: &View, shown: fn(&str) -> String) {
 
 /// The channel column of a tree: each channel's own name, indented under its category,
 /// and the width they are padded to.
-fn tree_column<'a>(rows: impl Iterator<Item = (bool, &'a str)>) -> (Vec<String>, usize) {
+fn tree_column<'a>(rows: impl Iterator<Item = &'a Place>) -> (Vec<String>, usize) {
     let names: Vec<String> = rows
-        .map(|(in_category, channel)| {
-            let indent = if in_category { "  " } else { "" };
-            format!("{indent}{}", term(own_name(channel)))
+        .map(|p| {
+            let indent = if p.in_category { "  " } else { "" };
+            format!("{indent}{}", term(own_name(&p.channel)))
         })
         .collect();
     let width = names.iter().map(|n| n.chars().count()).max();
@@ -180,11 +183,7 @@ fn tree_column<'a>(rows: impl Iterator<Item = (bool, &'a str)>) -> (Vec<String>,
 }
 
 fn matrix_text(out: &mut String, m: &Matrix) {
-    let (names, w) = tree_column(
-        m.channels
-            .iter()
-            .map(|r| (r.in_category, r.channel.as_str())),
-    );
+    let (names, w) = tree_column(m.channels.iter().map(|r| &r.place));
     for (r, name) in m.channels.iter().zip(names) {
         let _ = writeln!(
             out,
@@ -215,13 +214,9 @@ fn preview_text(out: &mut String, p: &Preview) {
         let _ = writeln!(out, "Everywhere they see ({group}): {}", perms.join(", "));
     }
     out.push('\n');
-    let (names, w) = tree_column(
-        p.channels
-            .iter()
-            .map(|r| (r.in_category, r.channel.as_str())),
-    );
+    let (names, w) = tree_column(p.channels.iter().map(|r| &r.place));
     for (r, name) in p.channels.iter().zip(names) {
-        if r.kind == "category" {
+        if r.place.kind == "category" {
             let _ = writeln!(out, "{name}");
         } else {
             let _ = writeln!(out, "{name:<w$}  {}", common.differs(r));
@@ -250,7 +245,7 @@ fn markdown(v: &View) -> String {
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} |",
-                    md(&r.channel),
+                    md(&r.place.channel),
                     list(&r.view, md),
                     list(&r.send, md),
                     list(&r.manage, md)
@@ -262,7 +257,7 @@ fn markdown(v: &View) -> String {
                 .filter(|r| !r.permissions.is_empty())
                 .collect();
             for r in detailed {
-                let _ = writeln!(out, "\n**{}**\n", md(&r.channel));
+                let _ = writeln!(out, "\n**{}**\n", md(&r.place.channel));
                 for p in &r.permissions {
                     let _ = writeln!(out, "- {}: {}", md(&p.role), md(&p.permissions.join(", ")));
                 }
@@ -295,8 +290,13 @@ fn markdown(v: &View) -> String {
                 );
             }
             let _ = writeln!(out, "| Channel | Can |\n|---|---|");
-            for r in p.channels.iter().filter(|r| r.kind != "category") {
-                let _ = writeln!(out, "| {} | {} |", md(&r.channel), md(&common.differs(r)));
+            for r in p.channels.iter().filter(|r| r.place.kind != "category") {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} |",
+                    md(&r.place.channel),
+                    md(&common.differs(r))
+                );
             }
         }
     }

@@ -169,10 +169,8 @@ pub fn summary_line(plan: &Plan) -> String {
 }
 
 fn text(plan: &Plan, heading: Heading, st: Style) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} {} ({})\n",
+    let mut out = format!(
+        "{} {} ({})\n\n",
         heading.title(false),
         inert::terminal(&plan.guild_name),
         inert::terminal(&plan.guild_id)
@@ -669,10 +667,8 @@ const LIST_ITEMS: usize = 50;
 /// folded, and never more than `room`'s bytes whatever the plan's size (the whole plan
 /// stays in the text and JSON formats). `render` with [`Format::Markdown`] is for a comment.
 pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "### {} for **{}** ({})\n",
+    let mut out = format!(
+        "### {} for **{}** ({})\n\n",
         heading.title(true),
         inert::markdown(&plan.guild_name),
         inert::markdown_code(&plan.guild_id)

@@ -6,11 +6,7 @@ use super::*;
 use crate::manifest::types::{AutoModAction, AutoModRule, AutoModTriggerType};
 
 fn rules(m: &Manifest) -> impl Iterator<Item = (String, &AutoModRule)> {
-    m.automod
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, r)| (format!("automod[{i}]"), r))
+    entries("automod", &m.automod)
 }
 
 /// Names of 1-100 characters, each used once (unless every holder pins its `id`), and

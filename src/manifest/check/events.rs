@@ -7,11 +7,7 @@ use crate::discord::time::parse_rfc3339;
 use crate::manifest::types::{Frequency, Recurrence, ScheduledEvent, Weekday};
 
 fn events(m: &Manifest) -> impl Iterator<Item = (String, &ScheduledEvent)> {
-    m.events
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, e)| (format!("events[{i}]"), e))
+    entries("events", &m.events)
 }
 
 /// An event's channel, through the one resolver every reference takes: a voice or stage

@@ -45,13 +45,7 @@ pub struct ChannelRef<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn new(m: &'a Manifest) -> Self {
-        let roles: Vec<(String, &'a Role)> = m
-            .roles
-            .iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, r)| (format!("roles[{i}]"), r))
-            .collect();
+        let roles: Vec<(String, &'a Role)> = super::entries("roles", &m.roles).collect();
         let mut channels = Vec::new();
         fn walk<'a>(
             list: &'a [Channel],

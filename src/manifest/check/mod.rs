@@ -219,6 +219,17 @@ fn duplicate_names<'a>(
     firsts
 }
 
+/// A list section's entries, each with its path (`events[2]`); none when it is left out.
+fn entries<'a, T>(
+    section: &'static str,
+    list: &'a Option<Vec<T>>,
+) -> impl Iterator<Item = (String, &'a T)> {
+    let list = list.as_deref().unwrap_or_default();
+    list.iter()
+        .enumerate()
+        .map(move |(i, e)| (format!("{section}[{i}]"), e))
+}
+
 /// Groups the items by key, in order of first appearance: `(key, indices)`.
 fn groups<K: Eq + std::hash::Hash + Clone>(
     keys: impl IntoIterator<Item = K>,

@@ -4,6 +4,8 @@
 
 use hashbrown::HashMap;
 
+use crate::manifest::Snowflake;
+
 use super::*;
 
 pub(super) fn rosters_and_bans(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
@@ -20,23 +22,17 @@ pub(super) fn rosters_and_bans(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             );
             continue;
         }
-        let mut seen: HashMap<&str, usize> = HashMap::new();
         for (k, m) in members.iter().enumerate() {
-            let at = format!("{path}.members[{k}]");
-            if let Some(first) = seen.insert(m.id.0.as_str(), k) {
-                out.push(
-                    Diagnostic::error(
-                        format!("{at}.id"),
-                        format!(
-                            "user {} is listed twice on this roster (first at {path}.members[{first}])",
-                            m.id
-                        ),
-                    )
-                    .with_help("remove this entry"),
-                );
-            }
-            on_roster.entry(m.id.0.as_str()).or_insert(at);
+            on_roster
+                .entry(m.id.0.as_str())
+                .or_insert_with(|| format!("{path}.members[{k}]"));
         }
+        once_each(
+            members.iter().map(|m| &m.id),
+            |k| format!("{path}.members[{k}]"),
+            ("is listed twice on this roster", "remove this entry"),
+            out,
+        );
     }
     let Some(bans) = &ctx.manifest.bans else {
         if ctx.manifest.prune.bans {
@@ -50,18 +46,17 @@ pub(super) fn rosters_and_bans(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
         return;
     };
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    once_each(
+        bans.iter().map(|b| &b.id),
+        |k| format!("bans[{k}]"),
+        (
+            "is banned twice",
+            "remove this entry; in a folder manifest, from one of its files",
+        ),
+        out,
+    );
     for (k, b) in bans.iter().enumerate() {
         let at = format!("bans[{k}]");
-        if let Some(first) = seen.insert(b.id.0.as_str(), k) {
-            out.push(
-                Diagnostic::error(
-                    format!("{at}.id"),
-                    format!("user {} is banned twice (first at bans[{first}])", b.id),
-                )
-                .with_help("remove this entry; in a folder manifest, from one of its files"),
-            );
-        }
         if let Some(roster) = on_roster.get(b.id.0.as_str()) {
             out.push(
                 Diagnostic::error(
@@ -79,6 +74,29 @@ pub(super) fn rosters_and_bans(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     format!("a ban's reason is 1-{MAX_REASON_CHARS} characters, not {n}"),
                 ));
             }
+        }
+    }
+}
+
+/// Each user once per list: an error at each entry naming a user an earlier entry named
+/// (`user ID {twice} (first at PATH)`, PATH the earliest).
+fn once_each<'a>(
+    users: impl IntoIterator<Item = &'a Snowflake>,
+    at: impl Fn(usize) -> String,
+    (twice, help): (&str, &str),
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut firsts: HashMap<&str, usize> = HashMap::new();
+    for (k, id) in users.into_iter().enumerate() {
+        let first = *firsts.entry(id.0.as_str()).or_insert(k);
+        if first != k {
+            out.push(
+                Diagnostic::error(
+                    format!("{}.id", at(k)),
+                    format!("user {id} {twice} (first at {})", at(first)),
+                )
+                .with_help(help),
+            );
         }
     }
 }

@@ -4,24 +4,27 @@
 use hashbrown::HashMap;
 
 use crate::access::model::ChannelSpec;
-use crate::discord::models::{Channel as LiveChannel, OVERWRITE_ROLE};
+use crate::discord::models::OVERWRITE_ROLE;
 use crate::permissions::Permissions;
 use crate::plan::{Action, Field, IdRef, field};
 use crate::plan_kit::context::Ctx;
 
-use super::Decl;
 use super::overwrites::{Ow, live_set};
+use super::{Decl, Declared};
 
 /// Records, for every channel, whether @everyone can view it and send messages in
 /// it once the plan is applied (onboarding's requirements count these).
 pub(super) fn record_everyone_can_send(
     cx: &mut Ctx,
-    decls: &[Decl],
-    matches: &[Option<&LiveChannel>],
-    ids: &[IdRef],
-    desired: &[Option<Vec<Ow>>],
+    declared: Declared,
     carried: &HashMap<String, Vec<Ow>>,
 ) {
+    let Declared {
+        decls,
+        matches,
+        ids,
+        overwrites: desired,
+    } = declared;
     let everyone = IdRef::Live(cx.guild_id.clone());
     let base = cx.everyone_after;
     let can_send = |ows: &[Ow]| -> bool {

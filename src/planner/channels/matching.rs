@@ -14,18 +14,18 @@ use crate::plan_kit::matching::{Matched, note_duplicates};
 use crate::snapshot::snowflake_cmp;
 
 use super::overwrites::{Ow, listed};
-use super::{Decl, Group, group_of, object_kind};
+use super::{Decl, Declared, Group, group_of, object_kind};
 
 /// A channel created beside a live one the manifest does not declare, of the same type,
 /// in the same category and with the same overwrites, is most likely that channel renamed
 /// without `previous_names`: said at the new name, since apply would create a second one.
-pub(super) fn suggest_previous_names(
-    cx: &mut Ctx,
-    decls: &[Decl],
-    matches: &[Option<&LiveChannel>],
-    ids: &[IdRef],
-    desired_ows: &[Option<Vec<Ow>>],
-) {
+pub(super) fn suggest_previous_names(cx: &mut Ctx, declared: Declared) {
+    let Declared {
+        decls,
+        matches,
+        ids,
+        overwrites: desired_ows,
+    } = declared;
     let matched: HashSet<&str> = matches.iter().flatten().map(|m| m.id.as_str()).collect();
     let kept: Vec<&LiveChannel> = cx
         .snap

@@ -9,10 +9,11 @@
 use std::borrow::Cow;
 
 use crate::access::model::display_name;
-use crate::discord::models::channel_type;
+use crate::discord::models::{Channel as LiveChannel, channel_type};
 use crate::discord::names::stored_channel_name;
 use crate::manifest::Channel;
-use crate::plan::Kind;
+use crate::plan::{IdRef, Kind};
+use overwrites::Ow;
 
 mod access;
 mod changes;
@@ -60,6 +61,17 @@ struct Decl<'m> {
     parent: Option<usize>,
     source: String,
     key: String,
+}
+
+/// The declared channels, each with what the plan made of it: the live channel it is
+/// (none: created), its id in the plan, and the overwrites it declares (none: left alone).
+/// Each list is in the order of `decls`.
+#[derive(Clone, Copy, Default)]
+struct Declared<'a> {
+    decls: &'a [Decl<'a>],
+    matches: &'a [Option<&'a LiveChannel>],
+    ids: &'a [IdRef],
+    overwrites: &'a [Option<Vec<Ow>>],
 }
 
 impl Decl<'_> {

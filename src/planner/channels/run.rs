@@ -20,7 +20,7 @@ use super::checks::{
 use super::matching::{add_live_ref, live_ref, match_channels, suggest_previous_names};
 use super::overwrites::{Ow, carried_by_categories, desired_overwrites, live_set};
 use super::positions::plan_order;
-use super::{Decl, follows};
+use super::{Decl, Declared, follows};
 
 pub(super) fn flatten(channels: &[Channel]) -> Vec<Decl<'_>> {
     let mut out = Vec::new();
@@ -54,7 +54,7 @@ pub(crate) fn plan_channels(cx: &mut Ctx) {
             add_live_ref(cx, c);
             cx.unmanaged.push(live_ref(snap, c));
         }
-        record_everyone_can_send(cx, &[], &[], &[], &[], &HashMap::new());
+        record_everyone_can_send(cx, Declared::default(), &HashMap::new());
         return;
     };
     let decls = flatten(declared);
@@ -87,8 +87,14 @@ pub(crate) fn plan_channels(cx: &mut Ctx) {
 
     let desired_ows: Vec<Option<Vec<Ow>>> = desired_overwrites(cx, &decls, &matches);
     let carried = carried_by_categories(&snap.channels, &decls, &matches, &desired_ows);
-    record_everyone_can_send(cx, &decls, &matches, &ids, &desired_ows, &carried);
-    suggest_previous_names(cx, &decls, &matches, &ids, &desired_ows);
+    let declared = Declared {
+        decls: &decls,
+        matches: &matches,
+        ids: &ids,
+        overwrites: &desired_ows,
+    };
+    record_everyone_can_send(cx, declared, &carried);
+    suggest_previous_names(cx, declared);
     let enabling_community = cx.manifest.settings.as_ref().and_then(|s| s.community) == Some(true);
     let has_news = snap.guild.has_feature("NEWS");
 
