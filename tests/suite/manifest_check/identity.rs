@@ -514,3 +514,46 @@ policies:
 "#,
     ));
 }
+
+#[test]
+fn a_user_repeated_on_a_roster_or_in_the_bans_is_refused_at_each_repeat_naming_the_first() {
+    let ds = diags(
+        r#"roles:
+  - name: Mod
+    members:
+      - { id: "400000000000000001" }
+      - { id: "400000000000000002" }
+      - { id: "400000000000000001" }
+      - { id: "400000000000000001" }
+bans:
+  - { id: "500000000000000001" }
+  - { id: "500000000000000001" }
+  - { id: "400000000000000002" }
+"#,
+    );
+    for k in [2, 3] {
+        has(
+            &ds,
+            Severity::Error,
+            &format!("roles[0].members[{k}].id"),
+            "user 400000000000000001 is listed twice on this roster (first at roles[0].members[0])",
+        );
+    }
+    has(
+        &ds,
+        Severity::Error,
+        "bans[1].id",
+        "user 500000000000000001 is banned twice (first at bans[0])",
+    );
+    has(
+        &ds,
+        Severity::Error,
+        "bans[2].id",
+        "user 400000000000000002 is banned and on a roster (roles[0].members[1])",
+    );
+    assert_eq!(
+        ds.iter().filter(|d| d.message.contains("twice")).count(),
+        3,
+        "{ds:#?}"
+    );
+}
