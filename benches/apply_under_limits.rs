@@ -3,7 +3,10 @@
 //! the lower bound those limits allow. See docs/rate-limits.md.
 //!
 //! Run: `cargo bench --bench apply_under_limits` (set GUILDCTL_BENCH_SCALE to change
-//! the clock's speed-up, default 25).
+//! the clock's speed-up, default 25). `cargo test --all-targets` runs it too, without
+//! `--bench`: at 100× (1.6 s instead of 6 s), with every count held (the changes, the apply
+//! succeeding, no 429) and the ratio printed, not held: a debug build's time, on a machine
+//! the rest of the tests share, says nothing of the limiter's.
 
 // A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -70,10 +73,11 @@ fn manifest() -> String {
 }
 
 fn main() {
+    let timed = std::env::args().any(|a| a == "--bench");
     let scale: f64 = std::env::var("GUILDCTL_BENCH_SCALE")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(25.0);
+        .unwrap_or(if timed { 25.0 } else { 100.0 });
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async move {
         let mut state = default_state();
@@ -131,10 +135,17 @@ fn main() {
             elapsed.as_secs_f64(),
             elapsed.as_secs_f64() * scale
         );
-        println!("ratio:              {ratio:.3} (target <= 1.2)");
+        let held = if timed {
+            ""
+        } else {
+            ", held by `cargo bench` only"
+        };
+        println!("ratio:              {ratio:.3} (target <= 1.2{held})");
         assert!(outcome.succeeded(), "apply failed: {:?}", outcome.failures);
         assert!(plan.changes.len() >= 200);
         assert_eq!(too_many, 0, "no 429 in normal operation");
-        assert!(ratio <= 1.2, "wall time {ratio:.3}x the lower bound");
+        if timed {
+            assert!(ratio <= 1.2, "wall time {ratio:.3}x the lower bound");
+        }
     });
 }
