@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::events::Dispatch;
 use crate::faults::Faults;
 use crate::ratelimit::Limiter;
 use crate::request_log::RequestRecord;
@@ -137,14 +138,15 @@ pub(crate) fn no_content() -> R {
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-/// The Gateway events a response's operation fired (`events.rs`), for the request log.
+/// The Gateway dispatches a response's operation fired (`events.rs`), for the request log
+/// and the Gateway.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Fired(pub Vec<&'static str>);
+pub(crate) struct Fired(pub Vec<Dispatch>);
 
 /// `r` with `events` attached when it succeeded (a refused request fires nothing).
-pub(crate) fn fired(r: R, events: impl IntoIterator<Item = &'static str>) -> R {
+pub(crate) fn fired(r: R, events: impl IntoIterator<Item = impl Into<Dispatch>>) -> R {
     let mut resp = r?;
-    let events: Vec<&'static str> = events.into_iter().collect();
+    let events: Vec<Dispatch> = events.into_iter().map(Into::into).collect();
     if !events.is_empty() {
         resp.extensions_mut().insert(Fired(events));
     }

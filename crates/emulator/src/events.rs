@@ -1,9 +1,42 @@
 //! The Gateway events an operation fires, by the names they travel under on the
 //! Gateway (the reference's Events table writes them as words: "Guild Member Update" is
-//! `GUILD_MEMBER_UPDATE`). The emulator has no Gateway: a handler attaches the names to
-//! its response ([`crate::app::fired`]) and the request log records them
-//! (`GET /_emulator/requests`, `events`), so a test can see what a bot listening on the
-//! Gateway would have been told.
+//! `GUILD_MEMBER_UPDATE`). A handler attaches them to its response ([`crate::app::fired`]),
+//! each a [`Dispatch`] with its payload; the request log records their names
+//! (`GET /_emulator/requests`, `events`) and the Gateway sends them to the shards and
+//! intents that see them (`crate::gateway`).
+
+use serde_json::Value;
+
+/// One Gateway dispatch a write fires: the event's name, the guild it happened in (which
+/// decides the shard and, with the name, the intent that sees it), and its `d` as Discord's
+/// Gateway Events page writes it. `data: None` is a name alone: logged, not sent.
+#[derive(Debug, Clone)]
+pub struct Dispatch {
+    pub name: &'static str,
+    pub guild_id: Option<String>,
+    pub data: Option<Value>,
+}
+
+impl Dispatch {
+    /// `name` in guild `guild_id`, with its payload `data`.
+    pub fn new(name: &'static str, guild_id: &str, data: Value) -> Dispatch {
+        Dispatch {
+            name,
+            guild_id: Some(guild_id.to_owned()),
+            data: Some(data),
+        }
+    }
+}
+
+impl From<&'static str> for Dispatch {
+    fn from(name: &'static str) -> Dispatch {
+        Dispatch {
+            name,
+            guild_id: None,
+            data: None,
+        }
+    }
+}
 
 pub const GUILD_UPDATE: &str = "GUILD_UPDATE";
 pub const CHANNEL_CREATE: &str = "CHANNEL_CREATE";

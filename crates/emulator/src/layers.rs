@@ -63,7 +63,7 @@ pub(crate) async fn record(AxState(app): AxState<App>, req: Request, next: Next)
     let events = resp
         .extensions()
         .get::<Fired>()
-        .map(|f| f.0.iter().map(|e| (*e).to_owned()).collect())
+        .map(|f| f.0.iter().map(|e| e.name.to_owned()).collect())
         .unwrap_or_default();
     lock(&app.requests).push(RequestRecord {
         method,
