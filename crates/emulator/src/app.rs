@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::error::ApiError;
 use crate::events::Dispatch;
 use crate::faults::Faults;
+use crate::gateway::Gateway;
 use crate::ratelimit::Limiter;
 use crate::request_log::RequestRecord;
 use crate::state::State;
@@ -29,6 +30,8 @@ pub struct Shared {
     pub requests: Mutex<Vec<RequestRecord>>,
     pub limiter: Mutex<Limiter>,
     pub faults: Mutex<Faults>,
+    /// The Gateway's sessions (lock after `state`).
+    pub gateway: Mutex<Gateway>,
     /// Set to true at shutdown: hanging faults give up.
     pub shutdown: tokio::sync::watch::Sender<bool>,
 }
@@ -40,6 +43,7 @@ impl Default for Shared {
             requests: Mutex::default(),
             limiter: Mutex::default(),
             faults: Mutex::default(),
+            gateway: Mutex::default(),
             shutdown: tokio::sync::watch::Sender::new(false),
         }
     }

@@ -80,6 +80,52 @@ pub struct EmulatorConfig {
     /// observed, not documented), on create and when a PATCH moves a scheduled event's
     /// start.
     pub refuse_past_event_start: bool,
+    /// The Gateway's numbers (`crate::gateway`).
+    pub gateway: GatewayConfig,
+}
+
+/// The Gateway's limits and timings (Discord's Gateway pages and `discord-behaviour.md`
+/// §11 give the defaults). Its times are real milliseconds, not scaled by `time_scale`:
+/// clients keep them with their own timers, and a test lowers them here.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct GatewayConfig {
+    /// HELLO's `heartbeat_interval` (Discord sends 41,250 ms). A connection that sends no
+    /// heartbeat for an interval and a half is closed (4009) and its session ends.
+    pub heartbeat_interval_ms: u64,
+    /// Guilds a shard may hold before IDENTIFY is refused with 4011 (Discord: 2,500).
+    pub guilds_per_shard: usize,
+    /// `/gateway/bot`'s `shards`: one per this many of the bot's guilds (Discord recommends
+    /// about one per 1,000).
+    pub guilds_per_recommended_shard: usize,
+    /// IDENTIFYs a bot may send per day (`session_start_limit.total`: 1,000); past it one is
+    /// answered with INVALID_SESSION (`d: false`).
+    pub session_start_total: u32,
+    /// `session_start_limit.max_concurrency`: shards whose `shard_id % max_concurrency` is
+    /// equal share a bucket of one IDENTIFY per `identify_interval_ms` (5 s); a second
+    /// one in the window is answered with INVALID_SESSION (`d: false`).
+    pub max_concurrency: u32,
+    pub identify_interval_ms: u64,
+    /// Payloads a client may send per 60 s before the connection is closed with 4008 (120).
+    pub sends_per_minute: usize,
+    /// Dispatches a session keeps for RESUME; a RESUME from further back is refused with
+    /// INVALID_SESSION (`d: false`).
+    pub replay_limit: usize,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        GatewayConfig {
+            heartbeat_interval_ms: 41_250,
+            guilds_per_shard: 2500,
+            guilds_per_recommended_shard: 1000,
+            session_start_total: 1000,
+            max_concurrency: 1,
+            identify_interval_ms: 5_000,
+            sends_per_minute: 120,
+            replay_limit: 10_000,
+        }
+    }
 }
 
 /// One per-route bucket: `limit` requests per `window_seconds` for each major
@@ -131,6 +177,7 @@ impl Default for EmulatorConfig {
             more_sticker_slots: 60,
             more_soundboard_slots: 48,
             refuse_past_event_start: true,
+            gateway: GatewayConfig::default(),
         }
     }
 }
@@ -389,6 +436,25 @@ impl EmulatorConfig {
             }
         };
         positive("time_scale", self.time_scale)?;
+        for (what, n) in [
+            (
+                "gateway.heartbeat_interval_ms",
+                self.gateway.heartbeat_interval_ms as usize,
+            ),
+            ("gateway.guilds_per_shard", self.gateway.guilds_per_shard),
+            (
+                "gateway.guilds_per_recommended_shard",
+                self.gateway.guilds_per_recommended_shard,
+            ),
+            (
+                "gateway.max_concurrency",
+                self.gateway.max_concurrency as usize,
+            ),
+        ] {
+            if n == 0 {
+                return Err(format!("{what} must be at least 1"));
+            }
+        }
         positive(
             "role_creates.window_seconds",
             self.role_creates.window_seconds,

@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::app::{App, lock};
 use crate::config::EmulatorConfig;
 use crate::faults::{FaultSet, Faults};
+use crate::gateway::{GatewayCommand, SessionInfo};
 use crate::request_log::RequestRecord;
 use crate::state::State;
 
@@ -225,6 +226,23 @@ pub(crate) async fn post_faults(AxState(app): AxState<App>, body: Bytes) -> Resp
             Err(e) => bad_control("faults", e),
         },
         Err(e) => bad_control("faults", e),
+    }
+}
+
+/// `GET /_emulator/gateway`: the Gateway's sessions.
+pub(crate) async fn get_gateway(AxState(app): AxState<App>) -> Json<Vec<SessionInfo>> {
+    Json(lock(&app.gateway).sessions())
+}
+
+/// `POST /_emulator/gateway`: op 7, op 9, a close or a dropped connection for one session
+/// or all ([`GatewayCommand`]); answers how many connections it reached.
+pub(crate) async fn post_gateway(AxState(app): AxState<App>, body: Bytes) -> Response {
+    match serde_json::from_slice::<GatewayCommand>(&body) {
+        Ok(c) => match lock(&app.gateway).command(&c) {
+            Ok(n) => Json(serde_json::json!({ "connections": n })).into_response(),
+            Err(e) => bad_control("gateway command", e),
+        },
+        Err(e) => bad_control("gateway command", e),
     }
 }
 

@@ -60,11 +60,12 @@ pub(crate) async fn record(AxState(app): AxState<App>, req: Request, next: Next)
     req.extensions_mut().insert(RequestJson(body_json.clone()));
     let resp = next.run(req).await;
     let mark = resp.extensions().get::<FaultMark>().copied();
-    let events = resp
-        .extensions()
-        .get::<Fired>()
+    let fired = resp.extensions().get::<Fired>();
+    let events = fired
         .map(|f| f.0.iter().map(|e| e.name.to_owned()).collect())
         .unwrap_or_default();
+    // What the write fired, then the audit-log entries it wrote, to the Gateway's sessions.
+    crate::gateway::publish(&app, fired.map(|f| f.0.as_slice()).unwrap_or_default());
     lock(&app.requests).push(RequestRecord {
         method,
         path,

@@ -23,6 +23,7 @@ mod expressions;
 pub mod faults;
 mod followers;
 mod form;
+pub mod gateway;
 mod guild;
 mod images;
 mod incidents;
@@ -252,6 +253,22 @@ impl RunningEmulator {
     /// Forgets every rate-limit counter and an invalid-request refusal.
     pub fn reset_rate_limits(&self) {
         lock(&self.app.limiter).reset();
+    }
+
+    /// The Gateway's sessions (`GET /_emulator/gateway`).
+    pub fn gateway_sessions(&self) -> Vec<gateway::SessionInfo> {
+        lock(&self.app.gateway).sessions()
+    }
+
+    /// Sends op 7, op 9, a close or a dropped connection to one Gateway session or all
+    /// (`POST /_emulator/gateway`); returns how many connections it reached.
+    pub fn gateway_command(&self, c: &gateway::GatewayCommand) -> Result<usize, String> {
+        lock(&self.app.gateway).command(c)
+    }
+
+    /// The Gateway's URL, as `GET /gateway` gives it.
+    pub fn gateway_url(&self) -> String {
+        gateway::url(self.base_url.trim_start_matches("http://"))
     }
 
     pub fn requests(&self) -> Vec<RequestRecord> {

@@ -22,10 +22,10 @@ use tower::util::{MapRequest, MapRequestLayer};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::{
-    application, audit_log, automod, bans, channels, control, emojis, followers, guild, images,
-    incidents, integrations, invites, layers, member_edit, members, onboarding, overwrites, prune,
-    regions, roles, scheduled_events, soundboard, stickers, threads, users, webhook_messages,
-    webhooks, welcome, widget,
+    application, audit_log, automod, bans, channels, control, emojis, followers, gateway, guild,
+    images, incidents, integrations, invites, layers, member_edit, members, onboarding, overwrites,
+    prune, regions, roles, scheduled_events, soundboard, stickers, threads, users,
+    webhook_messages, webhooks, welcome, widget,
 };
 
 /// The server as `axum::serve` runs it: the router behind path decoding.
@@ -110,6 +110,8 @@ fn decoded_path(path: &str) -> Option<String> {
 pub fn router(app: App) -> Router {
     let api = Router::new()
         .route("/users/@me", get(users::get_me))
+        .route("/gateway", get(gateway::get_gateway))
+        .route("/gateway/bot", get(gateway::get_gateway_bot))
         .route("/users/{u}", get(users::get_user))
         .route(
             "/oauth2/applications/@me",
@@ -346,6 +348,10 @@ pub fn router(app: App) -> Router {
         )
         .route("/clock", get(control::get_clock).post(control::post_clock))
         .route("/ratelimits", delete(control::reset_ratelimits))
+        .route(
+            "/gateway",
+            get(control::get_gateway).post(control::post_gateway),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         // After the fallbacks, so that unknown control paths are guarded too.
@@ -354,6 +360,9 @@ pub fn router(app: App) -> Router {
     Router::new()
         .nest("/api/v10", api)
         .nest("/_emulator", control)
+        // The Gateway's WebSocket, at the URL `GET /gateway` gives (clients add `/?v=10…`).
+        .route("/gateway", get(gateway::socket::upgrade))
+        .route("/gateway/", get(gateway::socket::upgrade))
         // The CDN's paths, for the images the API answers with hashes (images.rs)…
         .route("/cdn/{kind}/{id}/{file}", get(images::get_image))
         // …and for emoji, stickers and sounds, named by their ids.

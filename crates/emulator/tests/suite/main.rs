@@ -17,6 +17,7 @@ mod emulator_behaviour;
 mod emulator_channels;
 mod emulator_control_guard;
 mod emulator_doors;
+mod emulator_gateway;
 mod emulator_guild_extras;
 mod emulator_member_ops;
 mod emulator_members;
