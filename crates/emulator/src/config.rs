@@ -84,7 +84,7 @@ pub struct EmulatorConfig {
     pub gateway: GatewayConfig,
 }
 
-/// The Gateway's limits and timings (Discord's Gateway pages and `discord-behaviour.md`
+/// The Gateway's limits and timings (Discord's Gateway pages and `docs/discord.md`
 /// §11 give the defaults). Its times are real milliseconds, not scaled by `time_scale`:
 /// clients keep them with their own timers, and a test lowers them here.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

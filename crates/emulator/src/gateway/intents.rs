@@ -1,5 +1,5 @@
 //! Which intent makes a session receive which dispatch (Discord's Gateway page, "List of
-//! Intents"; `discord-behaviour.md` §11.4).
+//! Intents"; `docs/discord.md` §11.4).
 
 const GUILDS: u64 = 1 << 0;
 const GUILD_MEMBERS: u64 = 1 << 1;

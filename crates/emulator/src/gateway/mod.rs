@@ -1,5 +1,5 @@
 //! Discord's Gateway, v10 with JSON payloads and optional `zlib-stream` compression, from
-//! Discord's Gateway, Gateway Events and Opcodes pages (`discord-behaviour.md` §11 has the
+//! Discord's Gateway, Gateway Events and Opcodes pages (`docs/discord.md` §11 has the
 //! facts): `GET /gateway` and `GET /gateway/bot`, the WebSocket ([`socket`]), sessions kept
 //! with the dispatches they were sent so that a RESUME replays what a client missed, and the
 //! dispatches every REST write fires ([`crate::events`]) plus one
