@@ -449,7 +449,8 @@ pub async fn create_rule(call: InGuild, JsonBody(body): JsonBody) -> R {
         .changes(changes)
         .by(&actor, call.reason())
         .record(g, snowflake);
-    fired(ok(out), [events::AUTO_MODERATION_RULE_CREATE])
+    let made = events::Dispatch::new(events::AUTO_MODERATION_RULE_CREATE, &g.id, out.clone());
+    fired(ok(out), [made])
 }
 
 /// `PATCH /guilds/{g}/auto-moderation/rules/{r}`: every field but the trigger type, which
@@ -520,10 +521,9 @@ pub async fn modify_rule(
             .by(&actor, call.reason())
             .record(g, snowflake);
     }
-    fired(
-        ok(render::automod_rule(&g.id, &g.auto_moderation_rules[ri])),
-        [events::AUTO_MODERATION_RULE_UPDATE],
-    )
+    let out = render::automod_rule(&g.id, &g.auto_moderation_rules[ri]);
+    let updated = events::Dispatch::new(events::AUTO_MODERATION_RULE_UPDATE, &g.id, out.clone());
+    fired(ok(out), [updated])
 }
 
 /// `DELETE /guilds/{g}/auto-moderation/rules/{r}` → 204 (MANAGE_GUILD).
@@ -540,7 +540,10 @@ pub async fn delete_rule(call: InGuild, Path((_, rid)): Path<(String, String)>) 
         .changes(changes)
         .by(&actor, call.reason())
         .record(g, snowflake);
-    fired(no_content(), [events::AUTO_MODERATION_RULE_DELETE])
+    // The rule as it was.
+    let gone = render::automod_rule(&g.id, &rule);
+    let deleted = events::Dispatch::new(events::AUTO_MODERATION_RULE_DELETE, &g.id, gone);
+    fired(no_content(), [deleted])
 }
 
 #[cfg(test)]

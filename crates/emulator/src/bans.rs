@@ -170,7 +170,8 @@ pub async fn put_ban(
     let banned = g.bans.iter().any(|b| b.user_id == uid);
     if may_ban(g, known, banned, actor, &uid)? {
         ban(g, snowflake, actor, call.reason(), &uid);
-        return fired(no_content(), [events::GUILD_BAN_ADD]);
+        let banned = events::user(events::GUILD_BAN_ADD, &st, &call.gid, &uid);
+        return fired(no_content(), [banned]);
     }
     no_content()
 }
@@ -190,7 +191,8 @@ pub async fn delete_ban(call: InGuild, Path((_, uid)): Path<(String, String)>) -
     Entry::on(MEMBER_BAN_REMOVE, &uid)
         .by(actor, call.reason())
         .record(g, snowflake);
-    fired(no_content(), [events::GUILD_BAN_REMOVE])
+    let unbanned = events::user(events::GUILD_BAN_REMOVE, &st, &call.gid, &uid);
+    fired(no_content(), [unbanned])
 }
 
 /// `POST /guilds/{g}/bulk-ban`: BAN_MEMBERS and MANAGE_GUILD; `user_ids` (≤200, required).
@@ -240,7 +242,10 @@ pub async fn bulk_ban(call: InGuild, JsonBody(body): JsonBody) -> R {
     if banned.is_empty() {
         return Err(failed_to_ban());
     }
-    let fires = vec![events::GUILD_BAN_ADD; banned.len()];
+    let fires: Vec<_> = banned
+        .iter()
+        .map(|uid| events::user(events::GUILD_BAN_ADD, &st, &call.gid, uid))
+        .collect();
     fired(
         ok(json!({ "banned_users": banned, "failed_users": failed })),
         fires,

@@ -500,6 +500,7 @@ pub async fn post_channel(call: InGuild, JsonBody(body): JsonBody) -> R {
         json!(ch.permission_overwrites),
     ));
     let out = render::channel(&g.id, &ch);
+    let created = events::channel(events::CHANNEL_CREATE, &g.id, &ch);
     let cid = ch.id.clone();
     g.channels.push(ch);
     Entry::on(CHANNEL_CREATE, &cid)
@@ -508,7 +509,7 @@ pub async fn post_channel(call: InGuild, JsonBody(body): JsonBody) -> R {
         .record(g, snowflake);
     fired(
         Ok((StatusCode::CREATED, Json(out)).into_response()),
-        [events::CHANNEL_CREATE],
+        [created],
     )
 }
 
@@ -671,7 +672,11 @@ pub async fn patch_channel(
     }
     fired(
         ok(render::channel(&g.id, &g.channels[ci])),
-        [events::CHANNEL_UPDATE],
+        [events::channel(
+            events::CHANNEL_UPDATE,
+            &g.id,
+            &g.channels[ci],
+        )],
     )
 }
 
@@ -721,7 +726,10 @@ pub async fn delete_channel(AxState(app): AxState<App>, ctx: Ctx, Path(cid): Pat
         }
     }
     g.forget_channel(&cid);
-    fired(ok(render::channel(&g.id, &c)), [events::CHANNEL_DELETE])
+    fired(
+        ok(render::channel(&g.id, &c)),
+        [events::channel(events::CHANNEL_DELETE, &g.id, &c)],
+    )
 }
 
 /// `PATCH /guilds/{g}/channels`: positions, parents and lock_permissions.
@@ -806,7 +814,8 @@ pub async fn patch_channel_positions(call: InGuild, JsonBody(body): JsonBody) ->
             need(guild_permissions(g, actor), Permissions::MANAGE_ROLES)?;
         }
     }
-    let mut fires = Vec::new();
+    // The channels that changed, in the order of the body, each sent as it is at the end.
+    let mut changed = Vec::new();
     for m in moves {
         let cid = g.channels[m.ci].id.clone();
         let mut changes = Vec::new();
@@ -837,7 +846,7 @@ pub async fn patch_channel_positions(call: InGuild, JsonBody(body): JsonBody) ->
         }
         if moved || m.lock {
             // Several Channel Update: one per channel that changed (the reference's Events).
-            fires.push(events::CHANNEL_UPDATE);
+            changed.push(m.ci);
         }
         if m.lock
             && let Some(pid) = g.channels[m.ci].parent_id.clone()
@@ -850,6 +859,10 @@ pub async fn patch_channel_positions(call: InGuild, JsonBody(body): JsonBody) ->
             log_overwrite_diff(g, snowflake, actor, None, &cid, &old, &new);
         }
     }
+    let fires: Vec<_> = changed
+        .into_iter()
+        .map(|ci| events::channel(events::CHANNEL_UPDATE, &g.id, &g.channels[ci]))
+        .collect();
     fired(no_content(), fires)
 }
 

@@ -179,7 +179,8 @@ pub async fn create_emoji(call: InGuild, JsonBody(body): JsonBody) -> R {
         .last()
         .ok_or_else(ApiError::unknown_emoji)?;
     // The creator sees itself as the creator.
-    fired(created(show(&st, e, true)), [events::GUILD_EMOJIS_UPDATE])
+    let update = events::emojis_update(&st.guilds[gi]);
+    fired(created(show(&st, e, true)), [update])
 }
 
 /// `PATCH /guilds/{g}/emojis/{e}`: `name` and `roles` (an `image` is not read: an emoji's
@@ -223,7 +224,7 @@ pub async fn modify_emoji(
     }
     fired(
         ok(show(&st, &st.guilds[gi].emojis[ei], true)),
-        [events::GUILD_EMOJIS_UPDATE],
+        [events::emojis_update(&st.guilds[gi])],
     )
 }
 
@@ -245,5 +246,5 @@ pub async fn delete_emoji(call: InGuild, Path((_, eid)): Path<(String, String)>)
         .changes(changes)
         .by(&actor, call.reason())
         .record(g, snowflake);
-    fired(no_content(), [events::GUILD_EMOJIS_UPDATE])
+    fired(no_content(), [events::emojis_update(g)])
 }

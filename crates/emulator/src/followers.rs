@@ -73,6 +73,7 @@ pub async fn follow_channel(
     }
     let (source_guild, source_channel, name, avatar) = source;
     let (g, snowflake) = guild_at(&mut st, tgi);
+    let update = events::webhooks_update(&g.id, Some(&target));
     let w = Webhook {
         id: snowflake.next_id(),
         kind: 2,
@@ -92,8 +93,5 @@ pub async fn follow_channel(
         .changes(changes)
         .by(&actor, ctx.reason.as_deref())
         .record(g, snowflake);
-    fired(
-        ok(json!({"channel_id": cid, "webhook_id": wid})),
-        [events::WEBHOOKS_UPDATE],
-    )
+    fired(ok(json!({"channel_id": cid, "webhook_id": wid})), [update])
 }

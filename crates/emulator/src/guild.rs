@@ -317,7 +317,10 @@ pub async fn patch_guild(call: InGuild, JsonBody(body): JsonBody) -> R {
             .by(actor, call.reason())
             .record(g, snowflake);
     }
-    fired(ok(render::guild(g, false, dialect)), [events::GUILD_UPDATE])
+    fired(
+        ok(render::guild(g, false, dialect)),
+        [events::guild_update(g, dialect)],
+    )
 }
 
 /// `GET /guilds/{g}/preview`: a member of the guild, or anyone authenticated when the

@@ -142,11 +142,12 @@ pub async fn delete_integration(call: InGuild, Path((_, iid)): Path<(String, Str
         .changes(changes)
         .by(actor, call.reason())
         .record(g, snowflake);
+    let app_id = gone.application.as_ref().map(|a| a.id.as_str());
     fired(
         no_content(),
         [
-            events::GUILD_INTEGRATIONS_UPDATE,
-            events::INTEGRATION_DELETE,
+            events::integrations_update(&g.id),
+            events::integration_delete(&g.id, &iid, app_id),
         ],
     )
 }

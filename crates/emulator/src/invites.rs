@@ -182,7 +182,8 @@ pub async fn delete_invite(AxState(app): AxState<App>, ctx: Ctx, Path(code): Pat
         options: None,
         reason: ctx.reason.clone(),
     });
-    fired(ok(shown), [events::INVITE_DELETE])
+    let deleted = events::invite_delete(&g.id, &gone.channel_id, &gone.code);
+    fired(ok(shown), [deleted])
 }
 
 /// `GET /guilds/{g}/vanity-url`: MANAGE_GUILD → `{code, uses}` (code null when unset).

@@ -68,6 +68,8 @@ use sha2::{Digest, Sha256};
 pub use automod::{DISCORD_SYSTEM_USER_ID, discord_mention_spam_rule};
 pub use config::{EmulatorConfig, Limit, RouteBucket};
 pub use default_state::default_state;
+#[doc(hidden)]
+pub use events::{DispatchSeen, run_for_dispatches};
 pub use faults::{FaultKind, FaultRule, FaultSet, Oversized, Storm};
 pub use large_state::{LargeStateOptions, large_state};
 pub use many_guilds::with_guild_copies;

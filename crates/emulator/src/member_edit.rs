@@ -209,7 +209,7 @@ fn check_edit(g: &Guild, actor: &str, uid: &str, e: &MemberEdit) -> Result<(), A
     Ok(())
 }
 
-/// Applies a checked edit and logs it; returns the events fired.
+/// Applies a checked edit and logs it.
 fn apply_edit(
     g: &mut Guild,
     snow: &mut SnowflakeGen,
@@ -217,7 +217,7 @@ fn apply_edit(
     reason: Option<&str>,
     uid: &str,
     e: MemberEdit,
-) -> Vec<&'static str> {
+) {
     let mut member_changes: Vec<AuditChange> = Vec::new();
     if let Some(nick) = e.nick
         && let Some(m) = g.members.iter_mut().find(|m| m.user_id == uid)
@@ -280,7 +280,6 @@ fn apply_edit(
             None => (MEMBER_DISCONNECT, None),
         });
     }
-    let mut fires = Vec::new();
     if !member_changes.is_empty() {
         Entry::on(MEMBER_UPDATE, uid)
             .changes(member_changes)
@@ -305,9 +304,6 @@ fn apply_edit(
             .by(actor, reason)
             .record(g, snow);
     }
-    // Modify Guild Member fires Guild Member Update (reference, Events).
-    fires.push(events::GUILD_MEMBER_UPDATE);
-    fires
 }
 
 /// The member `uid` of guild `gid` as a response.
@@ -336,8 +332,10 @@ pub async fn modify_member(
     }
     let edit = read_edit(&body, now)?;
     check_edit(g, actor, &uid, &edit)?;
-    let fires = apply_edit(g, snowflake, actor, call.reason(), &uid, edit);
-    fired(ok(shown(&st, &call.gid, &uid)?), fires)
+    apply_edit(g, snowflake, actor, call.reason(), &uid, edit);
+    // Modify Guild Member fires Guild Member Update (reference, Events).
+    let updated = events::member(events::GUILD_MEMBER_UPDATE, &st, &call.gid, &uid);
+    fired(ok(shown(&st, &call.gid, &uid)?), [updated])
 }
 
 /// `PATCH /guilds/{g}/members/@me` (Modify Current Member): `nick` (CHANGE_NICKNAME),
@@ -383,10 +381,8 @@ pub async fn modify_current_member(call: InGuild, JsonBody(body): JsonBody) -> R
             .by(&actor, call.reason())
             .record(g, snowflake);
     }
-    fired(
-        ok(shown(&st, &call.gid, &actor)?),
-        [events::GUILD_MEMBER_UPDATE],
-    )
+    let updated = events::member(events::GUILD_MEMBER_UPDATE, &st, &call.gid, &actor);
+    fired(ok(shown(&st, &call.gid, &actor)?), [updated])
 }
 
 /// `PATCH /guilds/{g}/members/@me/nick` (Modify Current User Nick, deprecated): `nick`
@@ -411,5 +407,6 @@ pub async fn modify_current_nick(call: InGuild, JsonBody(body): JsonBody) -> R {
             .by(&actor, call.reason())
             .record(g, snowflake);
     }
-    fired(ok(json!({ "nick": nick })), [events::GUILD_MEMBER_UPDATE])
+    let updated = events::member(events::GUILD_MEMBER_UPDATE, &st, &call.gid, &actor);
+    fired(ok(json!({ "nick": nick })), [updated])
 }

@@ -149,7 +149,8 @@ fn member_role(app: App, ctx: Ctx, gid: String, uid: String, rid: String, add: b
         .changes(vec![change(key, Value::Null, entry)])
         .by(actor, ctx.reason.as_deref())
         .record(g, snowflake);
-    fired(no_content(), [events::GUILD_MEMBER_UPDATE])
+    let updated = events::member(events::GUILD_MEMBER_UPDATE, &st, &gid, &uid);
+    fired(no_content(), [updated])
 }
 
 /// `GET /guilds/{g}/members/search?query&limit`: members whose username or nickname
@@ -299,9 +300,10 @@ pub async fn add_member(
         (Some(m), Some(u)) => render::member(m, u, g.member_details.get(&uid)),
         _ => return Err(ApiError::unknown_member()),
     };
+    let added = events::member(events::GUILD_MEMBER_ADD, &st, &call.gid, &uid);
     fired(
         Ok((StatusCode::CREATED, axum::Json(shown)).into_response()),
-        [events::GUILD_MEMBER_ADD],
+        [added],
     )
 }
 
@@ -324,5 +326,6 @@ pub async fn remove_member(call: InGuild, Path((_, uid)): Path<(String, String)>
     Entry::on(MEMBER_KICK, &uid)
         .by(actor, call.reason())
         .record(g, snowflake);
-    fired(no_content(), [events::GUILD_MEMBER_REMOVE])
+    let removed = events::user(events::GUILD_MEMBER_REMOVE, &st, &call.gid, &uid);
+    fired(no_content(), [removed])
 }

@@ -226,7 +226,14 @@ pub async fn put_overwrite(
     }
     set_overwrites(g, ci, new.clone());
     log_overwrite_diff(g, snowflake, actor, ctx.reason.as_deref(), &cid, &old, &new);
-    fired(no_content(), [events::CHANNEL_UPDATE])
+    fired(
+        no_content(),
+        [events::channel(
+            events::CHANNEL_UPDATE,
+            &g.id,
+            &g.channels[ci],
+        )],
+    )
 }
 
 pub async fn delete_overwrite(
@@ -250,5 +257,12 @@ pub async fn delete_overwrite(
     let new: Vec<Overwrite> = old.iter().filter(|o| o.id != oid).cloned().collect();
     set_overwrites(g, ci, new.clone());
     log_overwrite_diff(g, snowflake, actor, ctx.reason.as_deref(), &cid, &old, &new);
-    fired(no_content(), [events::CHANNEL_UPDATE])
+    fired(
+        no_content(),
+        [events::channel(
+            events::CHANNEL_UPDATE,
+            &g.id,
+            &g.channels[ci],
+        )],
+    )
 }

@@ -164,10 +164,11 @@ pub async fn begin_prune(call: InGuild, RawQuery(q): RawQuery, JsonBody(body): J
     } else {
         Value::Null
     };
-    fired(
-        ok(json!({ "pruned": pruned })),
-        vec![events::GUILD_MEMBER_REMOVE; gone.len()],
-    )
+    let removed: Vec<_> = gone
+        .iter()
+        .map(|uid| events::user(events::GUILD_MEMBER_REMOVE, &st, &call.gid, uid))
+        .collect();
+    fired(ok(json!({ "pruned": pruned })), removed)
 }
 
 #[cfg(test)]

@@ -199,13 +199,14 @@ pub async fn post_role(call: InGuild, JsonBody(body): JsonBody) -> R {
     };
     let changes = snapshot_changes(role_snapshot(&role), true);
     let out = render::role(&role, dialect);
+    let created = events::role(events::GUILD_ROLE_CREATE, &g.id, &role, dialect);
     let rid = role.id.clone();
     g.roles.push(role);
     Entry::on(ROLE_CREATE, &rid)
         .changes(changes)
         .by(actor, call.reason())
         .record(g, snowflake);
-    fired(ok(out), [events::GUILD_ROLE_CREATE])
+    fired(ok(out), [created])
 }
 
 pub async fn patch_role(
@@ -270,13 +271,14 @@ pub async fn patch_role(
     }
     let changes = diff_snapshots(before, role_snapshot(role));
     let out = render::role(role, dialect);
+    let updated = events::role(events::GUILD_ROLE_UPDATE, &call.gid, role, dialect);
     if !changes.is_empty() {
         Entry::on(ROLE_UPDATE, &rid)
             .changes(changes)
             .by(actor, call.reason())
             .record(g, snowflake);
     }
-    fired(ok(out), [events::GUILD_ROLE_UPDATE])
+    fired(ok(out), [updated])
 }
 
 pub async fn delete_role(call: InGuild, Path((_, rid)): Path<(String, String)>) -> R {
@@ -308,7 +310,7 @@ pub async fn delete_role(call: InGuild, Path((_, rid)): Path<(String, String)>) 
         .changes(changes)
         .by(actor, call.reason())
         .record(g, snowflake);
-    fired(no_content(), [events::GUILD_ROLE_DELETE])
+    fired(no_content(), [events::role_delete(&g.id, &rid)])
 }
 
 /// `PATCH /guilds/{g}/roles`: apply the given positions, then renumber 1..n by
@@ -373,8 +375,13 @@ pub async fn patch_roles(call: InGuild, JsonBody(body): JsonBody) -> R {
             (old != r.position).then(|| (r.id.clone(), old, r.position))
         })
         .collect();
-    // Several Guild Role Update: one per role that moved (the reference's Events).
-    let events = vec![events::GUILD_ROLE_UPDATE; changed.len()];
+    // Several Guild Role Update: one per role that moved (the reference's Events), each
+    // with the role at its new position.
+    let events: Vec<_> = changed
+        .iter()
+        .filter_map(|(id, _, _)| g.role(id))
+        .map(|r| events::role(events::GUILD_ROLE_UPDATE, &g.id, r, dialect))
+        .collect();
     // Unverified whether Discord logs reorders (§7.2); we log one ROLE_UPDATE
     // per moved role so every write leaves a trace.
     for (id, old, new) in changed {

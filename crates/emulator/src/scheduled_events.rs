@@ -577,10 +577,9 @@ pub async fn create_event(call: InGuild, JsonBody(body): JsonBody) -> R {
         .scheduled_events
         .last()
         .ok_or_else(ApiError::unknown_scheduled_event)?;
-    fired(
-        ok(show(&st, g, e, false)),
-        [events::GUILD_SCHEDULED_EVENT_CREATE],
-    )
+    let out = show(&st, g, e, false);
+    let made = events::Dispatch::new(events::GUILD_SCHEDULED_EVENT_CREATE, &g.id, out.clone());
+    fired(ok(out), [made])
 }
 
 /// Whether `to` may follow `from`: SCHEDULED → ACTIVE → COMPLETED, SCHEDULED → CANCELED.
@@ -697,10 +696,9 @@ pub async fn modify_event(
             .record(g, snowflake);
     }
     let g = &st.guilds[gi];
-    fired(
-        ok(show(&st, g, &g.scheduled_events[ei], false)),
-        [events::GUILD_SCHEDULED_EVENT_UPDATE],
-    )
+    let out = show(&st, g, &g.scheduled_events[ei], false);
+    let updated = events::Dispatch::new(events::GUILD_SCHEDULED_EVENT_UPDATE, &g.id, out.clone());
+    fired(ok(out), [updated])
 }
 
 /// `DELETE /guilds/{g}/scheduled-events/{e}` → 204, with the permissions of modify.
@@ -718,7 +716,14 @@ pub async fn delete_event(call: InGuild, Path((_, eid)): Path<(String, String)>)
         .changes(changes)
         .by(&actor, call.reason())
         .record(g, snowflake);
-    fired(no_content(), [events::GUILD_SCHEDULED_EVENT_DELETE])
+    // The event as it was.
+    let g = &st.guilds[gi];
+    let deleted = events::Dispatch::new(
+        events::GUILD_SCHEDULED_EVENT_DELETE,
+        &g.id,
+        show(&st, g, &e, false),
+    );
+    fired(no_content(), [deleted])
 }
 
 #[cfg(test)]

@@ -189,10 +189,10 @@ pub async fn create_sound(call: InGuild, JsonBody(body): JsonBody) -> R {
         .soundboard_sounds
         .last()
         .ok_or_else(ApiError::unknown_sound)?;
-    fired(
-        created(show(&st, g, s, true)),
-        [events::GUILD_SOUNDBOARD_SOUND_CREATE],
-    )
+    // The sound as its creator is shown it, `user` included (the sound object's `user?`).
+    let out = show(&st, g, s, true);
+    let made = events::Dispatch::new(events::GUILD_SOUNDBOARD_SOUND_CREATE, &g.id, out.clone());
+    fired(created(out), [made])
 }
 
 /// `PATCH /guilds/{g}/soundboard-sounds/{s}`: `name`, `volume`, `emoji_id`, `emoji_name`
@@ -240,10 +240,9 @@ pub async fn modify_sound(
             .record(g, snowflake);
     }
     let g = &st.guilds[gi];
-    fired(
-        ok(show(&st, g, &g.soundboard_sounds[si], true)),
-        [events::GUILD_SOUNDBOARD_SOUND_UPDATE],
-    )
+    let out = show(&st, g, &g.soundboard_sounds[si], true);
+    let updated = events::Dispatch::new(events::GUILD_SOUNDBOARD_SOUND_UPDATE, &g.id, out.clone());
+    fired(ok(out), [updated])
 }
 
 /// `DELETE /guilds/{g}/soundboard-sounds/{s}` → 204, with the same permissions as modify.
@@ -261,5 +260,5 @@ pub async fn delete_sound(call: InGuild, Path((_, sid)): Path<(String, String)>)
         .changes(changes)
         .by(&actor, call.reason())
         .record(g, snowflake);
-    fired(no_content(), [events::GUILD_SOUNDBOARD_SOUND_DELETE])
+    fired(no_content(), [events::sound_delete(&g.id, &sid)])
 }

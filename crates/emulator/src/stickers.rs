@@ -238,10 +238,7 @@ pub async fn create_sticker(call: InGuild, form: StickerForm) -> R {
         .record(g, snowflake);
     let g = &st.guilds[gi];
     let s = g.stickers.last().ok_or_else(ApiError::unknown_sticker)?;
-    fired(
-        created(show(&st, g, s, true)),
-        [events::GUILD_STICKERS_UPDATE],
-    )
+    fired(created(show(&st, g, s, true)), [events::stickers_update(g)])
 }
 
 /// `PATCH /guilds/{g}/stickers/{s}` (JSON): `name`, `description`, `tags`; one's own with
@@ -287,7 +284,7 @@ pub async fn modify_sticker(
     let g = &st.guilds[gi];
     fired(
         ok(show(&st, g, &g.stickers[si], true)),
-        [events::GUILD_STICKERS_UPDATE],
+        [events::stickers_update(g)],
     )
 }
 
@@ -309,5 +306,5 @@ pub async fn delete_sticker(call: InGuild, Path((_, sid)): Path<(String, String)
         .changes(changes)
         .by(&actor, call.reason())
         .record(g, snowflake);
-    fired(no_content(), [events::GUILD_STICKERS_UPDATE])
+    fired(no_content(), [events::stickers_update(g)])
 }

@@ -9,10 +9,12 @@ use serde_json::{Map, Value, json};
 
 use crate::app::{App, R, fired, lock, no_content, ok, query_bool, query_params};
 use crate::error::{ApiError, FieldErrors};
-use crate::events;
+use crate::events::{self, Dispatch};
 use crate::form::{self, Reader};
 use crate::messages::{self, MessageBody, MessageFields, Poster};
+use crate::render;
 use crate::state::{State, Thread};
+use crate::threads::message_count;
 use crate::time::timestamp;
 use crate::webhooks::find_by_token;
 
@@ -53,7 +55,7 @@ fn unknown_message() -> ApiError {
 /// The events and message of one post.
 struct Posted {
     message: Value,
-    events: Vec<&'static str>,
+    events: Vec<Dispatch>,
 }
 
 /// Posts a message through webhook (gi, wi): into `thread_id` (a thread of the
@@ -138,7 +140,7 @@ fn post(
     let message = messages::compose(users, &guilds[gi], snowflake, &poster, f, id.clone())?;
     let g = &mut guilds[gi];
     if let Some(name) = new_thread {
-        g.threads.push(Thread {
+        let t = Thread {
             id: id.clone(),
             kind: 11,
             parent_id: cid.clone(),
@@ -153,25 +155,33 @@ fn post(
             rate_limit_per_user: 0,
             member_ids: Vec::new(),
             total_message_sent: 0,
-        });
-        events.push(events::THREAD_CREATE);
+        };
+        // The channel object, as made (before its first message), with `newly_created`
+        // as the Gateway sends a thread just made.
+        let mut thread = render::thread(&g.id, &t, message_count(g, &t.id));
+        thread["newly_created"] = json!(true);
+        g.threads.push(t);
+        events.push(Dispatch::new(events::THREAD_CREATE, &g.id, thread));
     }
-    if let Some(t) = g.threads.iter_mut().find(|t| t.id == target) {
-        if t.archived {
+    if let Some(ti) = g.threads.iter().position(|t| t.id == target) {
+        if g.threads[ti].archived {
             // Posting into an archived thread unarchives it (reference, States).
+            let t = &mut g.threads[ti];
             t.archived = false;
             t.archive_timestamp = Some(timestamp(now));
-            events.push(events::THREAD_UPDATE);
+            let t = &g.threads[ti];
+            let thread = render::thread(&g.id, t, message_count(g, &t.id));
+            events.push(Dispatch::new(events::THREAD_UPDATE, &g.id, thread));
         }
-        t.total_message_sent += 1;
+        g.threads[ti].total_message_sent += 1;
     }
     g.messages.push(message);
-    events.push(events::MESSAGE_CREATE);
+    let gid = g.id.clone();
     let stored = st.guilds[gi].messages.last().ok_or_else(unknown_message)?;
-    Ok(Posted {
-        message: messages::render(st, stored),
-        events,
-    })
+    let message = messages::render(st, stored);
+    let created = events::message(events::MESSAGE_CREATE, st, &gid, message.clone());
+    events.push(created);
+    Ok(Posted { message, events })
 }
 
 /// `POST /webhooks/{w}/{t}` (Execute Webhook): 200 with the message when `wait` is true,
@@ -257,10 +267,10 @@ pub async fn edit_message(
     let g = &guilds[gi];
     let edited = messages::edit(users, g, snowflake, &g.messages[mi], f, rights, now)?;
     guilds[gi].messages[mi] = edited;
-    fired(
-        ok(messages::render(&st, &st.guilds[gi].messages[mi])),
-        [events::MESSAGE_UPDATE],
-    )
+    let g = &st.guilds[gi];
+    let message = messages::render(&st, &g.messages[mi]);
+    let updated = events::message(events::MESSAGE_UPDATE, &st, &g.id, message.clone());
+    fired(ok(message), [updated])
 }
 
 /// `DELETE /webhooks/{w}/{t}/messages/{m}?thread_id` (Delete Webhook Message): 204.
@@ -275,8 +285,10 @@ pub async fn delete_message(
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     let q = read_query(q)?;
     let mi = find_message(&st, gi, wi, &mid, q.thread_id.as_deref())?;
-    st.guilds[gi].messages.remove(mi);
-    fired(no_content(), [events::MESSAGE_DELETE])
+    let g = &mut st.guilds[gi];
+    let gone = g.messages.remove(mi);
+    let deleted = events::message_delete(&g.id, &gone.channel_id, &gone.id);
+    fired(no_content(), [deleted])
 }
 
 /// A chat tool's colour (`#rgb` or `#rrggbb`) as an embed colour.

@@ -19,7 +19,7 @@ use crate::app::{App, Ctx, JsonBody, lock};
 use crate::app::{R, fired, no_content, ok};
 use crate::audit_log::action::{WEBHOOK_CREATE, WEBHOOK_DELETE, WEBHOOK_UPDATE};
 use crate::audit_log::{Entry, diff_snapshots, snapshot_changes};
-use crate::events;
+use crate::events::{self, Dispatch};
 use crate::form::image_hash;
 use crate::names::stored_display_name;
 use discord_permissions::Permissions;
@@ -139,7 +139,7 @@ pub async fn post_webhook(
     let w = Webhook {
         id: snowflake.next_id(),
         kind: 1,
-        channel_id: Some(cid),
+        channel_id: Some(cid.clone()),
         name: name.unwrap_or_default(),
         avatar: avatar.map(|a| image_hash(&a)),
         token: Some(super::random_webhook_token()),
@@ -157,7 +157,10 @@ pub async fn post_webhook(
         .record(g, snowflake);
     let g = &st.guilds[gi];
     let w = g.webhooks.last().ok_or_else(ApiError::unknown_webhook)?;
-    fired(ok(show(&st, g, w, actor)), [events::WEBHOOKS_UPDATE])
+    fired(
+        ok(show(&st, g, w, actor)),
+        [events::webhooks_update(&g.id, Some(&cid))],
+    )
 }
 
 /// `GET /channels/{c}/webhooks`: MANAGE_WEBHOOKS in that channel.
@@ -395,12 +398,11 @@ pub async fn patch_webhook(
         user: actor,
         reason: ctx.reason.as_deref(),
     };
+    let left = st.guilds[gi].webhooks[wi].channel_id.clone();
     apply_edit(&mut st, gi, wi, edit, who);
     let g = &st.guilds[gi];
-    fired(
-        ok(show(&st, g, &g.webhooks[wi], actor)),
-        [events::WEBHOOKS_UPDATE],
-    )
+    let w = &g.webhooks[wi];
+    fired(ok(show(&st, g, w, actor)), channels_updated(&g.id, left, w))
 }
 
 pub async fn patch_webhook_with_token(
@@ -412,20 +414,33 @@ pub async fn patch_webhook_with_token(
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
     // No channel_id here: the field is ignored, as unknown fields are.
     let edit = read_edit(&body, false)?;
+    let left = st.guilds[gi].webhooks[wi].channel_id.clone();
     apply_edit(&mut st, gi, wi, edit, Who::Token);
     let g = &st.guilds[gi];
-    fired(
-        ok(token_view(&g.id, &g.webhooks[wi])),
-        [events::WEBHOOKS_UPDATE],
-    )
+    let w = &g.webhooks[wi];
+    fired(ok(token_view(&g.id, w)), channels_updated(&g.id, left, w))
 }
 
-fn remove(st: &mut State, gi: usize, wi: usize, who: Who) {
+/// WEBHOOKS_UPDATE for the channel webhook `w` was in (`left`) and, when it moved, for
+/// the one it is in now: each channel's list of webhooks changed.
+fn channels_updated(guild_id: &str, left: Option<String>, w: &Webhook) -> Vec<Dispatch> {
+    match (left.as_deref(), w.channel_id.as_deref()) {
+        (Some(a), Some(b)) if a != b => vec![
+            events::webhooks_update(guild_id, Some(a)),
+            events::webhooks_update(guild_id, Some(b)),
+        ],
+        (a, b) => vec![events::webhooks_update(guild_id, a.or(b))],
+    }
+}
+
+/// Deletes webhook (gi, wi) and logs it; fires WEBHOOKS_UPDATE for its channel.
+fn remove(st: &mut State, gi: usize, wi: usize, who: Who) -> Dispatch {
     let State {
         guilds, snowflake, ..
     } = st;
     let g = &mut guilds[gi];
     let w = g.webhooks.remove(wi);
+    let update = events::webhooks_update(&g.id, w.channel_id.as_deref());
     log(
         g,
         snowflake,
@@ -434,6 +449,7 @@ fn remove(st: &mut State, gi: usize, wi: usize, who: Who) {
         &w.id,
         snapshot_changes(snapshot(&w), false),
     );
+    update
 }
 
 pub async fn delete_webhook(AxState(app): AxState<App>, ctx: Ctx, Path(wid): Path<String>) -> R {
@@ -443,8 +459,8 @@ pub async fn delete_webhook(AxState(app): AxState<App>, ctx: Ctx, Path(wid): Pat
         user: &ctx.user_id,
         reason: ctx.reason.as_deref(),
     };
-    remove(&mut st, gi, wi, who);
-    fired(no_content(), [events::WEBHOOKS_UPDATE])
+    let deleted = remove(&mut st, gi, wi, who);
+    fired(no_content(), [deleted])
 }
 
 pub async fn delete_webhook_with_token(
@@ -453,6 +469,6 @@ pub async fn delete_webhook_with_token(
 ) -> R {
     let mut st = lock(&app.state);
     let (gi, wi) = find_by_token(&st, &wid, &token)?;
-    remove(&mut st, gi, wi, Who::Token);
-    fired(no_content(), [events::WEBHOOKS_UPDATE])
+    let deleted = remove(&mut st, gi, wi, Who::Token);
+    fired(no_content(), [deleted])
 }

@@ -92,6 +92,7 @@ fn read_channels(r: &mut Reader, g: &super::state::Guild) -> Option<Vec<WelcomeC
 pub async fn patch_welcome_screen(call: InGuild, JsonBody(body): JsonBody) -> R {
     let mut st = call.state();
     let actor = call.actor.as_str();
+    let dialect = crate::render::Dialect::of(&st.config);
     let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_GUILD)?;
     if !g.has_feature("COMMUNITY") {
         return Err(ApiError::unknown_welcome_screen());
@@ -110,12 +111,11 @@ pub async fn patch_welcome_screen(call: InGuild, JsonBody(body): JsonBody) -> R 
     if let Some(c) = channels {
         g.welcome_screen.welcome_channels = c;
     }
-    let mut fires = Vec::new();
+    let mut shown_or_hidden = false;
     if let Some(on) = enabled
         && on != g.has_feature(ENABLED)
     {
-        // "May fire Guild Update": when the screen is shown or hidden, a feature changes.
-        fires.push(events::GUILD_UPDATE);
+        shown_or_hidden = true;
         let old = json!(g.features);
         if on {
             g.features.push(ENABLED.to_owned());
@@ -129,5 +129,7 @@ pub async fn patch_welcome_screen(call: InGuild, JsonBody(body): JsonBody) -> R 
             .by(actor, call.reason())
             .record(g, snowflake);
     }
+    // "May fire Guild Update": when the screen is shown or hidden, a feature changes.
+    let fires = shown_or_hidden.then(|| events::guild_update(g, dialect));
     fired(ok(render(&g.welcome_screen)), fires)
 }

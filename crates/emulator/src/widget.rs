@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use super::error::{ApiError, FieldErrors};
 use super::form::{self, Field, Reader};
 use super::perms::{everyone_permissions, guild_permissions};
+use super::render;
 use super::state::Guild;
 use crate::access::{InGuild, digits, guild_for_write, need};
 use crate::app::{App, JsonBody, lock};
@@ -33,6 +34,7 @@ pub async fn get_widget_settings(call: InGuild) -> R {
 pub async fn patch_widget(call: InGuild, JsonBody(body): JsonBody) -> R {
     let mut st = call.state();
     let actor = call.actor.as_str();
+    let dialect = render::Dialect::of(&st.config);
     let (g, snowflake) = guild_for_write(&mut st, &call.gid, actor, Permissions::MANAGE_GUILD)?;
     let obj = form::object(&body)?;
     let mut errs = FieldErrors::default();
@@ -71,7 +73,7 @@ pub async fn patch_widget(call: InGuild, JsonBody(body): JsonBody) -> R {
             .by(actor, call.reason())
             .record(g, snowflake);
     }
-    fired(ok(settings(g)), [events::GUILD_UPDATE])
+    fired(ok(settings(g)), [events::guild_update(g, dialect)])
 }
 
 /// A stable invite code for the widget's channel (the emulator has no

@@ -16,6 +16,7 @@ mod emulator_audit_users;
 mod emulator_behaviour;
 mod emulator_channels;
 mod emulator_control_guard;
+mod emulator_dispatches;
 mod emulator_doors;
 mod emulator_gateway;
 mod emulator_guild_extras;
