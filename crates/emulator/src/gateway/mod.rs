@@ -335,9 +335,13 @@ pub(crate) fn identify(
         "geo_ordered_rtc_regions": [],
     });
     session.dispatch("READY", &ready, cfg.replay_limit);
-    for g in guilds {
-        let created = guild_create(st, g, &user_id);
-        session.dispatch("GUILD_CREATE", &created, cfg.replay_limit);
+    // GUILD_CREATE is a GUILDS event like the rest (the intents table); a session without
+    // it learns its guilds from READY alone.
+    if intent_of("GUILD_CREATE").is_some_and(|bit| id.intents & bit != 0) {
+        for g in guilds {
+            let created = guild_create(st, g, &user_id);
+            session.dispatch("GUILD_CREATE", &created, cfg.replay_limit);
+        }
     }
     gw.sessions.insert(session_id.clone(), session);
     Ok(session_id)

@@ -539,3 +539,53 @@ async fn binary(ws: &mut WebSocketStream<MaybeTlsStream<TcpStream>>) -> Vec<u8> 
         other => panic!("a binary frame, not {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_write_is_dispatched_before_its_audit_entry_and_only_to_the_intents_that_ask() {
+    let t = T::with(guilds(1)).await;
+    let url = t.emu.gateway_url();
+    let mut guilds_only = Raw::identify(&url, &t.emu.token, GUILDS, [0, 1]).await;
+    guilds_only.dispatch("GUILD_CREATE").await;
+    let mut moderation_only = Raw::identify(&url, &t.emu.token, GUILD_MODERATION, [0, 1]).await;
+    moderation_only.dispatch("READY").await;
+    let role = t.role("Moderator");
+    let (status, _) = t
+        .call(
+            Method::PATCH,
+            &format!("/guilds/{}/roles/{role}", t.g()),
+            Some(json!({"mentionable": true})),
+            Some("mentionable"),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let update = guilds_only.dispatch("GUILD_ROLE_UPDATE").await;
+    assert_eq!(update["d"]["guild_id"], t.g());
+    assert_eq!(update["d"]["role"]["id"], role);
+    assert_eq!(update["d"]["role"]["mentionable"], true);
+    // GUILD_MODERATION gets the entry, and not the role's own dispatch (GUILDS).
+    let first = moderation_only.op(0).await;
+    assert_eq!(first["t"], "GUILD_AUDIT_LOG_ENTRY_CREATE", "{first}");
+    assert_eq!(first["d"]["reason"], "mentionable");
+    // A session with both: the write's dispatch, then its entry.
+    let mut both = Raw::identify(&url, &t.emu.token, GUILDS | GUILD_MODERATION, [0, 1]).await;
+    both.dispatch("GUILD_CREATE").await;
+    let (status, _) = t
+        .call(
+            Method::PATCH,
+            &format!("/guilds/{}/roles/{role}", t.g()),
+            Some(json!({"mentionable": false})),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    let a = both.op(0).await;
+    let b = both.op(0).await;
+    assert_eq!(
+        (a["t"].as_str(), b["t"].as_str()),
+        (
+            Some("GUILD_ROLE_UPDATE"),
+            Some("GUILD_AUDIT_LOG_ENTRY_CREATE")
+        )
+    );
+    assert_eq!(b["s"].as_u64(), a["s"].as_u64().map(|s| s + 1));
+}
