@@ -103,6 +103,8 @@ pub mod sections;
 pub mod snapshot;
 #[doc(hidden)] // the binary's standard output (`out!`, `outln!`).
 pub mod stdout;
+#[doc(hidden)] // what `watch` tells, as the binary prints it.
+pub mod watch;
 
 /// `print!` that never panics: through [`stdout`], where a reader that left early
 /// (`guildctl plan | head`) ends the output, not the command, which finishes its work

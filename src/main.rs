@@ -21,6 +21,7 @@ use commands::lockdown::LockdownArgs;
 use commands::mcp::McpArgs;
 use commands::plan::PlanArgs;
 use commands::validate::ValidateArgs;
+use commands::watch::WatchArgs;
 use guildctl::inert;
 use guildctl::manifest;
 
@@ -69,6 +70,15 @@ enum Command {
   guildctl drift -f guild.yaml --format markdown > drift.md
   guildctl drift -f guild.yaml --fail-on-unmanaged --audit-pages 20")]
     Drift(DriftArgs),
+    /// Watch guilds on Discord's Gateway and tell every change within seconds: who made
+    /// it, when and why (the audit-log entry as it is written), and each guild's drift from
+    /// its manifest once its changes settle. Reads each guild once, then only after it
+    /// changed; never writes. Runs until stopped. Needs view_audit_log.
+    #[command(after_help = "Examples:
+  guildctl watch -f guild.yaml
+  guildctl watch --all --format json >> drift.jsonl
+  guildctl watch --all --shard 0/2      # and --shard 1/2 on another machine")]
+    Watch(WatchArgs),
     /// Who can do what, where: the matrix of roles × channels (who can view, send and
     /// manage), or a preview as some roles or one user; of the guild as the manifest would
     /// make it, or today's (--live). Reads only.
@@ -145,7 +155,8 @@ impl Command {
         match self {
             Command::Plan(PlanArgs { target, .. })
             | Command::Apply(ApplyArgs { target, .. })
-            | Command::Drift(DriftArgs { target, .. }) => Some(&mut target.conn),
+            | Command::Drift(DriftArgs { target, .. })
+            | Command::Watch(WatchArgs { target, .. }) => Some(&mut target.conn),
             Command::Export(ExportArgs { conn, .. })
             | Command::Lockdown(LockdownArgs { conn, .. }) => Some(conn),
             Command::Access(args) => Some(args.connection_mut()),
@@ -215,6 +226,7 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Plan(args) => commands::plan::run(args).await,
         Command::Apply(args) => commands::apply::run(args).await,
         Command::Drift(args) => commands::drift::run(args).await,
+        Command::Watch(args) => commands::watch::run(args).await,
         Command::Access(args) => commands::access::run(args).await,
         Command::Export(args) => commands::export::run(args).await,
         Command::Lockdown(args) => commands::lockdown::run(args).await,

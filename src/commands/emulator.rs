@@ -46,12 +46,25 @@ pub enum EmulatorAction {
   # ferris, the owner, turns on slow mode in #general (ids as in an exported manifest)
   guildctl emulator call --state sandbox.json --as ferris --reason 'too busy' \\
     PATCH /channels/849074915901440000 '{\"rate_limit_per_user\": 30}'
-  guildctl emulator call --state sandbox.json GET /guilds/849074769100800000/audit-logs")]
+  guildctl emulator call --state sandbox.json GET /guilds/849074769100800000/audit-logs
+  # the same hand change in an emulator that is running (`guildctl emulator`), which
+  # `guildctl watch` may be watching
+  guildctl emulator call --emulator http://127.0.0.1:8787 --as ferris --reason 'too busy' \
+    PATCH /channels/849074915901440000 '{\"rate_limit_per_user\": 30}'")]
     Call {
         /// The sandbox state (as `--sandbox-state` writes it); it must exist unless --new
         /// is given. Written back after a successful call.
-        #[arg(long, value_name = "FILE")]
-        state: PathBuf,
+        #[arg(
+            long,
+            value_name = "FILE",
+            required_unless_present = "emulator",
+            conflicts_with = "emulator"
+        )]
+        state: Option<PathBuf>,
+        /// Make the call in the emulator running at URL (`guildctl emulator` prints it),
+        /// as the user, instead of in a saved state: it keeps the change.
+        #[arg(long, value_name = "URL")]
+        emulator: Option<String>,
         /// Start FILE from the emulator's default guild when it does not exist yet.
         #[arg(long)]
         new: bool,
@@ -76,6 +89,7 @@ pub enum EmulatorAction {
 async fn emulator_call(action: EmulatorAction) -> Result<u8> {
     let EmulatorAction::Call {
         state: file,
+        emulator,
         new,
         user,
         reason,
@@ -93,6 +107,23 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
         .map(|b| serde_json::from_str(&b))
         .transpose()
         .context("the body is not JSON")?;
+    let file = match (file, emulator) {
+        (_, Some(url)) => {
+            return running_call(
+                &url,
+                user.as_deref(),
+                reason.as_deref(),
+                method,
+                &path,
+                body,
+            )
+            .await;
+        }
+        (Some(file), None) => file,
+        (None, None) => {
+            bail!("name the sandbox state with --state, or a running emulator with --emulator")
+        }
+    };
     // A typo in the name must not quietly start a fresh guild beside the real one.
     if !file.exists() && !new {
         bail!(
@@ -167,6 +198,65 @@ async fn emulator_call(action: EmulatorAction) -> Result<u8> {
         inert::redact(&path),
         inert::terminal(&name),
         file.display()
+    );
+    Ok(0)
+}
+
+/// `emulator call --emulator URL`: the call made in a running emulator, as `user` (a
+/// token for them from its control endpoint, `POST /_emulator/tokens`).
+async fn running_call(
+    url: &str,
+    user: Option<&str>,
+    reason: Option<&str>,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> Result<u8> {
+    let base = url.trim_end_matches('/').trim_end_matches("/api/v10");
+    let host = reqwest::Url::parse(base)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .ok_or_else(|| anyhow!("{url:?} is not an emulator's URL, like http://127.0.0.1:8787"))?;
+    // Only an emulator on this machine: the token endpoint answers loopback names alone.
+    if !matches!(host.as_str(), "127.0.0.1" | "localhost" | "[::1]") {
+        bail!("--emulator takes a loopback URL (http://127.0.0.1:PORT), not {url:?}");
+    }
+    let ask = serde_json::json!({ "user": user });
+    let answer: serde_json::Value = reqwest::Client::new()
+        .post(format!("{base}/_emulator/tokens"))
+        .json(&ask)
+        .send()
+        .await
+        .with_context(|| format!("no emulator answers at {base}"))?
+        .error_for_status()
+        .map_err(|e| {
+            anyhow!(
+                "the emulator at {base} refused a token for {}: {e}",
+                user.unwrap_or("the owner")
+            )
+        })?
+        .json()
+        .await?;
+    let token = answer["token"]
+        .as_str()
+        .ok_or_else(|| anyhow!("the emulator at {base} gave no token"))?;
+    let client = Client::with_options(
+        &format!("{base}/api/v10"),
+        Token::new(token)?,
+        client_options()?,
+    )?;
+    let response = client
+        .send(method.clone(), path, body.as_ref(), reason)
+        .await
+        .map_err(|e| anyhow!("{}", inert::redact(&e.to_string())))?;
+    if let Some(mut value) = response {
+        hide_tokens(&mut value);
+        guildctl::outln!("{}", inert::redact(&inert::json_pretty(&value)));
+    }
+    eprintln!(
+        "{method} {} as {}: done",
+        inert::redact(path),
+        inert::terminal(user.unwrap_or("the owner"))
     );
     Ok(0)
 }

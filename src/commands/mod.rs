@@ -23,6 +23,7 @@ mod policy_base;
 mod rehearse;
 mod session;
 pub mod validate;
+pub mod watch;
 
 pub(crate) use rehearse::failed as rehearsal_failed;
 pub(crate) use session::*;

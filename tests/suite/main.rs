@@ -82,5 +82,6 @@ mod sarif;
 mod seams;
 mod soundboard;
 mod stickers;
+mod watch;
 mod whole_guild;
 mod workspace;

@@ -206,6 +206,11 @@ impl Client {
         })
     }
 
+    /// The bot token, for the Gateway's IDENTIFY ([`crate::gateway`]).
+    pub(crate) fn token(&self) -> &Token {
+        &self.token
+    }
+
     /// The API base, without a trailing slash.
     pub fn api_base(&self) -> &str {
         &self.api_base

@@ -19,6 +19,7 @@ pub mod audit;
 pub mod cdn;
 pub mod client;
 pub mod error;
+pub mod gateway;
 pub mod limits;
 pub mod models;
 pub mod names;

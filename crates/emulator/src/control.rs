@@ -229,6 +229,43 @@ pub(crate) async fn post_faults(AxState(app): AxState<App>, body: Bytes) -> Resp
     }
 }
 
+/// `POST /_emulator/tokens {"user"?: NAME_OR_ID}`: a new token that acts as that user (by
+/// default the first guild's owner), for hand changes made as a person through the API
+/// (`guildctl emulator call --emulator URL`). Answers `{"token", "user_id"}`.
+pub(crate) async fn post_token(AxState(app): AxState<App>, body: Bytes) -> Response {
+    #[derive(serde::Deserialize)]
+    struct Ask {
+        #[serde(default)]
+        user: Option<String>,
+    }
+    let ask: Ask = if body.is_empty() {
+        Ask { user: None }
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(a) => a,
+            Err(e) => return bad_control("token request", e),
+        }
+    };
+    let mut st = lock(&app.state);
+    let user_id = match &ask.user {
+        None => st.guilds.first().map(|g| g.owner_id.clone()),
+        Some(who) => st
+            .users
+            .iter()
+            .find(|u| u.username == *who || u.id == *who)
+            .map(|u| u.id.clone()),
+    };
+    let Some(user_id) = user_id else {
+        return bad_control("token request", "no such user in the state");
+    };
+    let token = crate::random_token(&user_id);
+    st.tokens.push(crate::state::BotToken {
+        token: token.clone(),
+        user_id: user_id.clone(),
+    });
+    Json(serde_json::json!({ "token": token, "user_id": user_id })).into_response()
+}
+
 /// `GET /_emulator/gateway`: the Gateway's sessions.
 pub(crate) async fn get_gateway(AxState(app): AxState<App>) -> Json<Vec<SessionInfo>> {
     Json(lock(&app.gateway).sessions())

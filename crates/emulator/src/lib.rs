@@ -40,6 +40,7 @@ mod names;
 mod onboarding;
 mod overwrites;
 pub mod perms;
+mod probe;
 mod prune;
 pub mod ratelimit;
 mod regions;
@@ -68,12 +69,12 @@ use sha2::{Digest, Sha256};
 pub use automod::{DISCORD_SYSTEM_USER_ID, discord_mention_spam_rule};
 pub use config::{EmulatorConfig, Limit, RouteBucket};
 pub use default_state::default_state;
-#[doc(hidden)]
-pub use events::{DispatchSeen, run_for_dispatches};
 pub use faults::{FaultKind, FaultRule, FaultSet, Oversized, Storm};
 pub use large_state::{LargeStateOptions, large_state};
 pub use many_guilds::with_guild_copies;
 pub use names::stored_channel_name;
+#[doc(hidden)]
+pub use probe::{DispatchSeen, run_for_dispatches};
 pub use ratelimit::Scope;
 pub use request_log::RequestRecord;
 pub use state::State;
@@ -312,7 +313,7 @@ fn ensure_token(st: &mut State) -> String {
 }
 
 /// A token shaped like Discord's: base64(user id) "." 6 chars "." 38 chars.
-fn random_token(user_id: &str) -> String {
+pub(crate) fn random_token(user_id: &str) -> String {
     let digest = random_bytes();
     let a = b64url(user_id.as_bytes());
     let b = b64url(&digest[..4]);

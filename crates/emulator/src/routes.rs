@@ -352,6 +352,7 @@ pub fn router(app: App) -> Router {
             "/gateway",
             get(control::get_gateway).post(control::post_gateway),
         )
+        .route("/tokens", post(control::post_token))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         // After the fallbacks, so that unknown control paths are guarded too.
