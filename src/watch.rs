@@ -63,26 +63,32 @@ pub enum Watched {
 /// One audit-log entry, told.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Change {
-    /// The guild's id.
-    pub guild_id: String,
-    /// Its name.
-    pub guild: String,
+    /// The guild.
+    pub guild: Named,
     /// When (RFC 3339, from the entry's id).
     pub at: String,
-    /// The entry's action type, and in words (`updated a role`).
+    /// The entry's action type.
     pub action_type: ActionType,
-    /// The action in words.
+    /// The action in words (`updated a role`).
     pub action: String,
-    /// The object, by name where the last read knows it, else by id.
-    pub target: Option<String>,
-    /// The object's id.
-    pub target_id: Option<String>,
+    /// The object changed: its id, and its name where the last read knows it (`@Moderator`,
+    /// `#general`).
+    pub target: Option<Named>,
     /// Who made it.
     pub by: Actor,
     /// The reason the write carried.
     pub reason: Option<String>,
     /// guildctl's own apply made it (the bot that applies, with guildctl's reason).
     pub guildctl: bool,
+}
+
+/// An object by id, and by name when it is known.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Named {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: Option<String>,
 }
 
 /// Who made a change.
@@ -187,21 +193,21 @@ pub fn action_words(t: ActionType) -> String {
 
 /// An entry told: its words, its time from its id, and its author.
 pub fn change(
-    guild_id: &str,
-    guild: &str,
+    guild: Named,
     e: &AuditEntry,
-    target: Option<String>,
+    target_name: Option<String>,
     by: Actor,
     guildctl: bool,
 ) -> Change {
     Change {
-        guild_id: guild_id.to_owned(),
-        guild: guild.to_owned(),
+        guild,
         at: snowflake_ms(&e.id).map(rfc3339).unwrap_or_default(),
         action_type: e.action_type,
         action: action_words(e.action_type),
-        target_id: e.target_id.clone(),
-        target,
+        target: e.target_id.clone().map(|id| Named {
+            id,
+            name: target_name,
+        }),
         by,
         reason: e.reason.clone(),
         guildctl,
@@ -254,11 +260,11 @@ pub fn text(w: &Watched) -> String {
             } else {
                 ""
             };
-            let target = c
-                .target
-                .as_deref()
-                .map(|x| format!(" {}", t(x)))
-                .unwrap_or_default();
+            let target = match &c.target {
+                Some(Named { name: Some(n), .. }) => format!(" {}", t(n)),
+                Some(Named { id, name: None }) => format!(" {id}"),
+                None => String::new(),
+            };
             let reason = c
                 .reason
                 .as_deref()
@@ -268,7 +274,7 @@ pub fn text(w: &Watched) -> String {
             format!(
                 "{} {}: {who}{bot} {}{target}{reason}{mark}",
                 c.at,
-                t(&c.guild),
+                t(c.guild.name.as_deref().unwrap_or(&c.guild.id)),
                 c.action
             )
         }

@@ -18,7 +18,7 @@ use crate::discord::gateway::{Gateway, GatewayEvent, ShardSet};
 use crate::discord::models::User;
 use crate::manifest::LoadedManifest;
 use crate::snapshot::{self, Reading, Snapshot};
-use crate::watch::{self, Actor, Watched};
+use crate::watch::{self, Actor, Named, Watched};
 
 /// How `watch` runs.
 #[derive(Debug, Clone)]
@@ -138,13 +138,12 @@ pub async fn watch(
                         .is_some_and(|r| r.starts_with("guildctl apply"))
                         && entry.user_id.as_ref().is_some_and(|u| appliers.contains(u));
                     let target = entry.target_id.as_deref().and_then(|t| name_of(&w.snap, t));
+                    let guild = Named {
+                        id: gid.clone(),
+                        name: Some(w.snap.guild.name.clone()),
+                    };
                     tell(&Watched::Change(watch::change(
-                        &gid,
-                        &w.snap.guild.name,
-                        &entry,
-                        target,
-                        by,
-                        guildctl,
+                        guild, &entry, target, by, guildctl,
                     )));
                     w.due = Some((Instant::now() + run.settle, "changed"));
                 }

@@ -117,8 +117,9 @@ async fn a_hand_change_is_told_with_who_and_why_and_the_guild_is_read_again_only
     assert_eq!(change["reason"], "too busy");
     assert_eq!(change["action_type"], 11);
     assert_eq!(change["action"], "updated a channel");
-    assert_eq!(change["target"], "#general");
-    assert_eq!(change["target_id"], general.as_str());
+    assert_eq!(change["target"]["name"], "#general");
+    assert_eq!(change["target"]["id"], general.as_str());
+    assert_eq!(change["guild"]["id"], h.emu.guild_id.as_str());
     assert_eq!(change["guildctl"], false);
     let again = w
         .until("the read after it", |v| v["event"] == "drift")
@@ -164,7 +165,7 @@ async fn a_dropped_connection_loses_no_change() {
     .await;
     let change = w.until("the change", |v| v["event"] == "change").await;
     assert_eq!(change["reason"], "while you were away");
-    assert_eq!(change["target"], "@Moderator");
+    assert_eq!(change["target"]["name"], "@Moderator");
     let sessions = h.emu.gateway_sessions();
     assert_eq!(
         sessions.len(),
