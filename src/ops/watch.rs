@@ -13,9 +13,10 @@ use tokio::time::{Instant, sleep_until};
 use super::targets::{fan_out, loaded};
 use super::{Failure, Host, Targets};
 use crate::discord::Client;
-use crate::discord::audit::AuditEntry;
+use crate::discord::audit::{AuditEntry, AuditPage};
 use crate::discord::gateway::{Gateway, GatewayEvent, ShardSet};
 use crate::discord::models::User;
+use crate::discord::time::snowflake_at;
 use crate::manifest::LoadedManifest;
 use crate::snapshot::{self, Reading, Snapshot};
 use crate::watch::{self, Actor, Named, Watched};
@@ -37,6 +38,9 @@ struct Watching {
     snap: Snapshot,
     /// When it is read again, and why; none while nothing changed.
     due: Option<(Instant, &'static str)>,
+    /// Every audit-log entry up to this id has been told (the start's moment at first): a
+    /// new session catches up from here, and an entry at or below it is not told again.
+    told_to: u64,
 }
 
 /// Reads every guild of `targets`, then tells what happens to them until every shard has
@@ -49,6 +53,7 @@ pub async fn watch(
     run: &WatchRun,
     tell: &mut (dyn FnMut(&Watched) + Send),
 ) -> Result<(), Failure> {
+    let since = snowflake_at(now_ms());
     let read = fan_out(targets, |g, pre| async move {
         let loaded = loaded(host, &g, pre).await?;
         let (snap, drift) = plan(client, host, &loaded, &g.id, "start").await?;
@@ -66,6 +71,7 @@ pub async fn watch(
                         loaded,
                         snap,
                         due: None,
+                        told_to: since,
                     },
                 );
             }
@@ -114,12 +120,21 @@ pub async fn watch(
         };
         match event {
             GatewayEvent::Dispatch { shard, name, data } => match name.as_str() {
-                // A second READY on a shard is a new session: what happened between the
-                // two may not have been told, so its guilds are read again.
-                "READY" if !ready.insert(shard) => {
+                // A session begins: the entries written since the last one told (since the
+                // start, for the first session: between the first reads and the
+                // connection) are read and told. After a second READY on a shard, a new
+                // session, what else changed unseen is found by reading its guilds again.
+                "READY" => {
+                    let first = ready.insert(shard);
                     for (id, w) in guilds.iter_mut() {
-                        if gateway.holds(shard, id) {
+                        if !gateway.holds(shard, id) {
+                            continue;
+                        }
+                        let told = catch_up(client, id, w, &appliers, &mut people, tell).await;
+                        if !first {
                             w.due = Some((Instant::now(), "resync"));
+                        } else if told && w.due.is_none() {
+                            w.due = Some((Instant::now() + run.settle, "changed"));
                         }
                     }
                 }
@@ -131,23 +146,11 @@ pub async fn watch(
                     let Ok(entry) = serde_json::from_value::<AuditEntry>(data) else {
                         continue;
                     };
-                    let by = actor(client, &entry, &mut people).await;
-                    let guildctl = entry
-                        .reason
-                        .as_deref()
-                        .is_some_and(|r| r.starts_with("guildctl apply"))
-                        && entry.user_id.as_ref().is_some_and(|u| appliers.contains(u));
-                    let target = entry.target_id.as_deref().and_then(|t| name_of(&w.snap, t));
-                    let guild = Named {
-                        id: gid.clone(),
-                        name: Some(w.snap.guild.name.clone()),
-                    };
-                    tell(&Watched::Change(watch::change(
-                        guild, &entry, target, by, guildctl,
-                    )));
-                    w.due = Some((Instant::now() + run.settle, "changed"));
+                    if tell_entry(client, &gid, w, &entry, &appliers, &mut people, tell).await {
+                        w.due = Some((Instant::now() + run.settle, "changed"));
+                    }
                 }
-                "READY" | "RESUMED" | "GUILD_CREATE" => {}
+                "RESUMED" | "GUILD_CREATE" => {}
                 // Any other dispatch of a watched guild (a reorder the audit log does not
                 // record, an object's own event) is a change to read once it settles.
                 _ => {
@@ -178,6 +181,90 @@ pub async fn watch(
             }),
         }
     }
+}
+
+/// Tells one entry of guild `gid`, unless it was told already (a new session's live entry
+/// that its catch-up told); whether it was.
+async fn tell_entry(
+    client: &Client,
+    gid: &str,
+    w: &mut Watching,
+    entry: &AuditEntry,
+    appliers: &[String],
+    people: &mut HashMap<String, Actor>,
+    tell: &mut (dyn FnMut(&Watched) + Send),
+) -> bool {
+    let id: u64 = entry.id.parse().unwrap_or(0);
+    if id <= w.told_to {
+        return false;
+    }
+    w.told_to = id;
+    let by = actor(client, entry, people).await;
+    let guildctl = entry
+        .reason
+        .as_deref()
+        .is_some_and(|r| r.starts_with("guildctl apply"))
+        && entry.user_id.as_ref().is_some_and(|u| appliers.contains(u));
+    let target = entry.target_id.as_deref().and_then(|t| name_of(&w.snap, t));
+    let guild = Named {
+        id: gid.to_owned(),
+        name: Some(w.snap.guild.name.clone()),
+    };
+    tell(&Watched::Change(watch::change(
+        guild, entry, target, by, guildctl,
+    )));
+    true
+}
+
+/// At a session's start, the entries written while no session listened: read from the
+/// audit log after the last one told, oldest first, and told; whether any was.
+async fn catch_up(
+    client: &Client,
+    gid: &str,
+    w: &mut Watching,
+    appliers: &[String],
+    people: &mut HashMap<String, Actor>,
+    tell: &mut (dyn FnMut(&Watched) + Send),
+) -> bool {
+    let mut told = false;
+    loop {
+        let path = format!(
+            "/guilds/{gid}/audit-logs?after={}&limit={AUDIT_PAGE}",
+            w.told_to
+        );
+        let page: AuditPage = match client.get(&path).await {
+            Ok(p) => p,
+            Err(e) => {
+                tell(&Watched::Failed {
+                    guild_id: gid.to_owned(),
+                    error: format!("the audit log could not be read after a new session: {e}"),
+                });
+                return told;
+            }
+        };
+        let mut entries = page.audit_log_entries;
+        entries.sort_by_key(|e| e.id.parse::<u64>().unwrap_or(0));
+        let full = entries.len() >= AUDIT_PAGE;
+        let mut any = false;
+        for e in &entries {
+            any |= tell_entry(client, gid, w, e, appliers, people, tell).await;
+        }
+        told |= any;
+        if !full || !any {
+            return told;
+        }
+    }
+}
+
+/// Entries per audit-log page, the API's most.
+const AUDIT_PAGE: usize = 100;
+
+/// Now, in Unix milliseconds.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// Reads a guild and plans it against its manifest: the read, and how far it is.

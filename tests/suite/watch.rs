@@ -98,7 +98,13 @@ async fn a_hand_change_is_told_with_who_and_why_and_the_guild_is_read_again_only
         connected["intents"],
         serde_json::json!(["GUILDS", "GUILD_MODERATION"])
     );
-    // Idle: nothing is read.
+    // When its session begins, watch reads one audit-log page (what was written between its
+    // first reads and the connection: nothing here); then, idle, nothing at all.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !h.reads().iter().any(|r| r.contains("/audit-logs?after=")) {
+        assert!(tokio::time::Instant::now() < deadline, "{:?}", h.reads());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     h.emu.clear_requests();
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(h.requests().len(), 0, "{:?}", h.requests());
@@ -172,5 +178,52 @@ async fn a_dropped_connection_loses_no_change() {
         1,
         "resumed, not a second session: {sessions:?}"
     );
+    w.child.kill().await.ok();
+}
+
+#[tokio::test]
+async fn a_change_made_while_no_session_listened_is_told_when_a_new_one_begins() {
+    let mut state = discord_emulator::default_state();
+    // Discord's 5 s between identifies is twilight's to keep (its queue waits): the
+    // emulator need not refuse the second one too.
+    state.config.gateway.identify_interval_ms = 0;
+    let h = Harness::with_state(Some(state)).await;
+    let mut w = Watcher::start(&h, &[]).await;
+    w.until("the connection", |v| v["event"] == "connected")
+        .await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while h.emu.gateway_sessions().is_empty() {
+        assert!(tokio::time::Instant::now() < deadline, "no session");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Discord ends the session: what happens until the next one is never dispatched.
+    h.emu
+        .gateway_command(&GatewayCommand {
+            send: "invalid_session".into(),
+            resumable: false,
+            code: None,
+            session_id: None,
+        })
+        .unwrap();
+    assert!(h.emu.gateway_sessions().is_empty());
+    let role = h.role_id("Helper");
+    hand_change(
+        &h,
+        &format!("/guilds/{}/roles/{role}", h.emu.guild_id),
+        r#"{"mentionable": true}"#,
+        "nobody was listening",
+    )
+    .await;
+    let change = w
+        .until("the missed change", |v| v["event"] == "change")
+        .await;
+    assert_eq!(change["reason"], "nobody was listening");
+    assert_eq!(change["by"]["name"], "ferris");
+    let resync = w
+        .until("the read after the new session", |v| v["event"] == "drift")
+        .await;
+    assert_eq!(resync["why"], "resync");
+    let told = w.seen.iter().filter(|v| v["event"] == "change").count();
+    assert_eq!(told, 1, "told once: {:#?}", w.seen);
     w.child.kill().await.ok();
 }

@@ -14,6 +14,12 @@ pub fn snowflake_ms(id: &str) -> Option<u64> {
     id.parse::<u64>().ok().map(|n| (n >> 22) + DISCORD_EPOCH_MS)
 }
 
+/// The smallest snowflake of Unix millisecond `ms`: a bound for "after this moment"
+/// (`GET /guilds/{g}/audit-logs?after=`).
+pub fn snowflake_at(ms: u64) -> u64 {
+    ms.saturating_sub(DISCORD_EPOCH_MS) << 22
+}
+
 /// `2025-06-01T12:00:03Z`.
 pub fn rfc3339(ms: u64) -> String {
     ::time::OffsetDateTime::from_unix_timestamp((ms / 1000) as i64)

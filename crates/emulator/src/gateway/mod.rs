@@ -1,12 +1,13 @@
 //! Discord's Gateway, v10 with JSON payloads and optional `zlib-stream` compression, from
 //! Discord's Gateway, Gateway Events and Opcodes pages (`docs/discord.md` §11 has the
-//! facts): `GET /gateway` and `GET /gateway/bot`, the WebSocket ([`socket`]), sessions kept
-//! with the dispatches they were sent so that a RESUME replays what a client missed, and the
-//! dispatches every REST write fires ([`crate::events`]) plus one
+//! facts): `GET /gateway` and `GET /gateway/bot`, the WebSocket (`socket.rs`), sessions kept
+//! with the dispatches they were sent so that a RESUME replays what a client missed
+//! (`sessions.rs`), and the dispatches every REST write fires (`events.rs`) plus one
 //! `GUILD_AUDIT_LOG_ENTRY_CREATE` for every audit-log entry, each sent to the sessions whose
 //! shard holds the guild and whose intents ask for it.
 //!
 //! Lock order: `state`, then `gateway`; never across an await.
+
 mod intents;
 mod sessions;
 pub(crate) mod socket;

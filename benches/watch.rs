@@ -1,0 +1,331 @@
+//! `watch` at size (issue 44, docs/performance.md "Watch"): the emulator with 1,000 guilds,
+//! `ops::watch` over all of them in this process, and hand changes arriving at a steady
+//! rate from the guilds' owner, each with a reason of its own. Measured:
+//!
+//! - the time from a change's API answer to watch telling it (p50, p99), and to the guild's
+//!   drift line once it settled;
+//! - the requests watch makes while nothing changes (none are expected);
+//! - the process's resident memory per guild watched (after the first reads, less before);
+//! - after forced disconnects (a dropped connection, a RECONNECT, an INVALID_SESSION that
+//!   cannot be resumed) in the middle of the stream, that every change the audit log holds
+//!   was told, once.
+//!
+//! Run: `cargo bench --bench watch` (GUILDCTL_BENCH_GUILDS guilds, default 1,000;
+//! GUILDCTL_BENCH_CHANGES changes, default 600, at GUILDCTL_BENCH_RATE a second, default
+//! 20). Without `--bench` (as `cargo test --all-targets` runs it) it is a smoke test of
+//! 10 guilds and 30 changes that asserts only what does not depend on the machine.
+
+// A test or bench fails by panicking: its helpers unwrap and expect as its asserts do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use discord_emulator::gateway::GatewayCommand;
+use discord_emulator::state::BotToken;
+use discord_emulator::{EmulatorOptions, RunningEmulator, default_state, with_guild_copies};
+use guildctl::discord::gateway::ShardSet;
+use guildctl::discord::{Client, Token};
+use guildctl::manifest::Within;
+use guildctl::ops::{self, Embedded, GuildTarget, Targets, WatchRun};
+use guildctl::watch::Watched;
+use tokio::sync::mpsc;
+
+const OWNER_TOKEN: &str = "bench-owner-token";
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Resident memory of this process, in MB (`/proc/self/statm`).
+fn rss_mb() -> f64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: f64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0.0);
+    pages * 4096.0 / 1e6
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let timed = std::env::args().any(|a| a == "--bench");
+    let (guilds, changes, rate) = if timed {
+        (
+            env_or("GUILDCTL_BENCH_GUILDS", 1000),
+            env_or("GUILDCTL_BENCH_CHANGES", 600),
+            env_or("GUILDCTL_BENCH_RATE", 20),
+        )
+    } else {
+        (10, 30, 50)
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(bench(guilds, changes, rate, timed));
+}
+
+async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
+    let mut state = with_guild_copies(default_state(), guilds);
+    // The REST limits are not what is measured: emulated time runs fast enough that no
+    // write or read waits on them. The Gateway's times are real (its config).
+    state.config.time_scale = 1e6;
+    let owner = state.guilds[0].owner_id.clone();
+    state.tokens.push(BotToken {
+        token: OWNER_TOKEN.into(),
+        user_id: owner,
+    });
+    // Each guild's #general, where the owner's changes go.
+    let general: Vec<(String, String)> = state
+        .guilds
+        .iter()
+        .map(|g| {
+            let c = g.channels.iter().find(|c| c.name == "general").unwrap();
+            (g.id.clone(), c.id.clone())
+        })
+        .collect();
+    let emu = RunningEmulator::start(EmulatorOptions { state: Some(state) })
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("guild.yaml");
+    std::fs::write(&manifest, "version: 1\n").unwrap();
+    let targets = Targets::ids(general.iter().map(|(gid, _)| {
+        GuildTarget::file(manifest.clone(), Within::given(&manifest), gid.clone())
+    }));
+    let client = Client::new(&emu.api_base, Token::new(emu.token.clone()).unwrap()).unwrap();
+    let run = WatchRun {
+        shards: ShardSet {
+            count: None,
+            only: None,
+        },
+        appliers: Vec::new(),
+        settle: Duration::from_millis(500),
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel::<(Instant, Watched)>();
+    let rss_before = rss_mb();
+    let started = Instant::now();
+    let watcher = tokio::spawn(async move {
+        let host = Embedded::new("bench");
+        let mut tell = move |w: &Watched| {
+            let _ = tx.send((Instant::now(), w.clone()));
+        };
+        let _ = ops::watch(&client, targets, &host, &run, &mut tell).await;
+    });
+    // The first reads, then the connection.
+    let mut read_at_start = 0;
+    loop {
+        let (_, w) = rx.recv().await.expect("watch goes on");
+        match w {
+            Watched::Drift { .. } => read_at_start += 1,
+            Watched::Connected { .. } => break,
+            Watched::Failed { error, .. } => panic!("a guild failed: {error}"),
+            _ => {}
+        }
+    }
+    let startup = started.elapsed();
+    let rss_after = rss_mb();
+    assert_eq!(read_at_start, guilds, "every guild read once at start");
+    // Wait for the session's guilds to arrive, so no change comes before it listens.
+    while emu.gateway_sessions().is_empty() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    // Idle: no request at all.
+    emu.clear_requests();
+    let idle = if timed {
+        Duration::from_secs(10)
+    } else {
+        Duration::from_secs(1)
+    };
+    tokio::time::sleep(idle).await;
+    let idle_requests = emu.requests().len();
+
+    // The changes, at a steady rate: `changes` of them undisturbed (the latencies), then as
+    // many again with a forced disconnect at a quarter, a half and three quarters of the way
+    // (nothing may be missed).
+    let http = reqwest::Client::new();
+    let mut answered: HashMap<String, Instant> = HashMap::new();
+    let interval = Duration::from_secs_f64(1.0 / rate as f64);
+    let mut next = tokio::time::Instant::now();
+    let disconnects = [
+        (changes + changes / 4, "drop", true),
+        (changes + changes / 2, "reconnect", true),
+        (changes + 3 * changes / 4, "invalid_session", false),
+    ];
+    let mut seen = Seen::default();
+    let mut steady: Vec<String> = Vec::new();
+    for k in 0..2 * changes {
+        for (at, send, resumable) in disconnects {
+            if k == at {
+                emu.gateway_command(&GatewayCommand {
+                    send: send.into(),
+                    resumable,
+                    code: None,
+                    session_id: None,
+                })
+                .unwrap();
+            }
+        }
+        tokio::time::sleep_until(next).await;
+        next += interval;
+        let (gid, channel) = &general[(k * 7919) % general.len()];
+        let reason = format!("bench-{k}-{gid}");
+        let resp = http
+            .patch(format!("{}/channels/{channel}", emu.api_base))
+            .header("Authorization", format!("Bot {OWNER_TOKEN}"))
+            .header("X-Audit-Log-Reason", &reason)
+            .json(&serde_json::json!({ "topic": format!("topic {k}") }))
+            .send()
+            .await
+            .unwrap();
+        assert!(resp.status().is_success(), "{}", resp.status());
+        if k < changes {
+            steady.push(reason.clone());
+        }
+        answered.insert(reason, Instant::now());
+        while let Ok((at, w)) = rx.try_recv() {
+            seen.note(at, w);
+        }
+    }
+    // The last ones, and the guilds' reads after them.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while seen.told.len() < 2 * changes && Instant::now() < deadline {
+        if let Ok(Some((at, w))) = tokio::time::timeout(Duration::from_millis(100), rx.recv()).await
+        {
+            seen.note(at, w);
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    while let Ok((at, w)) = rx.try_recv() {
+        seen.note(at, w);
+    }
+    watcher.abort();
+    let Seen { told, settled } = seen;
+
+    // Every change the audit log holds was told, once (the check above), and no other.
+    let logged: usize = emu
+        .state()
+        .guilds
+        .iter()
+        .flat_map(|g| &g.audit_log)
+        .filter(|e| e.reason.as_deref().is_some_and(|r| r.starts_with("bench-")))
+        .count();
+    assert_eq!(logged, 2 * changes);
+    let missed: Vec<&String> = answered.keys().filter(|r| !told.contains_key(*r)).collect();
+    assert!(
+        missed.is_empty(),
+        "{} changes not told: {missed:?}",
+        missed.len()
+    );
+
+    let latency = |reasons: &mut dyn Iterator<Item = &String>| {
+        let mut d: Vec<Duration> = reasons
+            .map(|r| told[r].saturating_duration_since(answered[r]))
+            .collect();
+        d.sort();
+        d
+    };
+    let to_report = latency(&mut steady.iter());
+    let disturbed = latency(&mut answered.keys().filter(|r| !steady.contains(r)));
+    // From each guild's last change to its drift line after it.
+    let mut last: HashMap<&str, Instant> = HashMap::new();
+    for (r, at) in &answered {
+        let gid = r.rsplit('-').next().unwrap_or_default();
+        let e = last.entry(gid).or_insert(*at);
+        *e = (*e).max(*at);
+    }
+    let mut to_settled: Vec<Duration> = last
+        .iter()
+        .filter_map(|(gid, at)| settled.get(*gid).map(|s| s.saturating_duration_since(*at)))
+        .collect();
+    to_settled.sort();
+    println!(
+        "watch, {guilds} guilds, {changes} hand changes at {rate}/s, then {changes} more with 3 forced disconnects:"
+    );
+    println!(
+        "  start:              {:.1} s to read {guilds} guilds and connect",
+        startup.as_secs_f64()
+    );
+    println!(
+        "  memory:             {:.1} MB resident more after the first reads: {:.1} KB a guild (emulator included in the process)",
+        rss_after - rss_before,
+        (rss_after - rss_before) * 1e3 / guilds as f64
+    );
+    println!(
+        "  idle requests:      {idle_requests} in {} s",
+        idle.as_secs()
+    );
+    println!(
+        "  change to report:   p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        ms(percentile(&to_report, 0.5)),
+        ms(percentile(&to_report, 0.99)),
+        ms(percentile(&to_report, 1.0))
+    );
+    println!(
+        "  with disconnects:   p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms (a new session waits for its identify)",
+        ms(percentile(&disturbed, 0.5)),
+        ms(percentile(&disturbed, 0.99)),
+        ms(percentile(&disturbed, 1.0))
+    );
+    println!(
+        "  change to drift:    p50 {:.0} ms, p99 {:.0} ms (settle 500 ms; the guild's last change)",
+        ms(percentile(&to_settled, 0.5)),
+        ms(percentile(&to_settled, 0.99)),
+    );
+    println!(
+        "  told:               {} of {}, none twice, none missed",
+        told.len(),
+        2 * changes
+    );
+    assert_eq!(
+        idle_requests, 0,
+        "watch reads nothing while nothing changes"
+    );
+    if timed {
+        assert!(
+            percentile(&to_report, 0.99) < Duration::from_secs(2),
+            "report p99 under 2 s"
+        );
+    }
+    emu.shutdown().await;
+}
+
+/// What watch told, by the change's reason, and each guild's last drift line after a change.
+#[derive(Default)]
+struct Seen {
+    told: HashMap<String, Instant>,
+    settled: HashMap<String, Instant>,
+}
+
+impl Seen {
+    fn note(&mut self, at: Instant, w: Watched) {
+        match w {
+            Watched::Change(c) => {
+                let reason = c.reason.unwrap_or_default();
+                assert!(
+                    self.told.insert(reason.clone(), at).is_none(),
+                    "{reason} told twice"
+                );
+            }
+            Watched::Drift { guild_id, why, .. } if why != "start" => {
+                self.settled.insert(guild_id, at);
+            }
+            _ => {}
+        }
+    }
+}
