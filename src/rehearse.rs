@@ -721,7 +721,7 @@ fn doors_of(snap: &Snapshot, users: &mut BTreeMap<String, Value>) -> (Vec<Value>
             })
         })
         .collect();
-    let now = now_ms();
+    let now = crate::discord::time::now_ms();
     let invites = snap
         .doors
         .invites
@@ -752,10 +752,4 @@ fn doors_of(snap: &Snapshot, users: &mut BTreeMap<String, Value>) -> (Vec<Value>
         })
         .collect();
     (integrations, invites)
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

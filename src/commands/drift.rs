@@ -51,7 +51,7 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
         audit_pages,
         appliers: applier,
         prune_days,
-        now_ms: now_ms(),
+        now_ms: guildctl::discord::time::now_ms(),
     };
     if target.selection.active() {
         return drift_all(&target, format, &run, fail_on_unmanaged).await;
@@ -62,14 +62,6 @@ pub async fn run(args: DriftArgs) -> Result<u8> {
     let found = only(ops::drift(&session.client, targets, &target, &run).await)?;
     guildctl::out!("{}", drift::render(&found.report, format));
     Ok(found.report.exit_code(fail_on_unmanaged))
-}
-
-/// Now, in milliseconds since the epoch.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 /// `drift --all` / `--guilds`: every guild's drift, rendered as one guild's under a summary.

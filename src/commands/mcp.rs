@@ -29,11 +29,11 @@ use guildctl::plan::{Action, Plan};
 use guildctl::report::{self, Format, Heading};
 use guildctl::{drift, inert, mcp};
 
-use super::drift::now_ms;
 use super::{
     Connection, Invalid, Target, connect_loaded, failure, load_checked, only, refusal_report,
     rehearsal_failed,
 };
+use guildctl::discord::time::now_ms;
 
 #[derive(Args)]
 pub struct McpArgs {

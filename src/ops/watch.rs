@@ -16,7 +16,7 @@ use crate::discord::Client;
 use crate::discord::audit::{AuditEntry, AuditPage};
 use crate::discord::gateway::{Gateway, GatewayEvent, ShardSet};
 use crate::discord::models::User;
-use crate::discord::time::snowflake_at;
+use crate::discord::time::{now_ms, snowflake_at};
 use crate::manifest::LoadedManifest;
 use crate::snapshot::{self, Reading, Snapshot};
 use crate::watch::{self, Actor, Named, Watched};
@@ -258,14 +258,6 @@ async fn catch_up(
 
 /// Entries per audit-log page, the API's most.
 const AUDIT_PAGE: usize = 100;
-
-/// Now, in Unix milliseconds.
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
 
 /// Reads a guild and plans it against its manifest: the read, and how far it is.
 async fn plan(

@@ -141,12 +141,6 @@ fn event_ref(e: &Live) -> ObjectRef {
     }
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 const EVENT: Calls = Calls {
     kind: Kind::ScheduledEvent,
     noun: "event",
@@ -171,7 +165,7 @@ fn plan_events(cx: &mut Ctx) {
         );
         return;
     };
-    let now = now_ms();
+    let now = crate::discord::time::now_ms();
     let matches = match_events(cx, declared, live);
     for (i, d) in declared.iter().enumerate() {
         let source = format!("events[{i}]");

@@ -14,6 +14,13 @@ pub fn snowflake_ms(id: &str) -> Option<u64> {
     id.parse::<u64>().ok().map(|n| (n >> 22) + DISCORD_EPOCH_MS)
 }
 
+/// Now, in Unix milliseconds (0 before 1970: a clock that wrong makes every age large).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// The smallest snowflake of Unix millisecond `ms`: a bound for "after this moment"
 /// (`GET /guilds/{g}/audit-logs?after=`).
 pub fn snowflake_at(ms: u64) -> u64 {
