@@ -143,7 +143,12 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
     while emu.gateway_sessions().is_empty() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The session's first catch-up (one audit-log page a guild), until the log is still.
+    let mut before = usize::MAX;
+    while emu.requests().len() != before {
+        before = emu.requests().len();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 
     // Idle: no request at all.
     emu.clear_requests();
@@ -324,6 +329,12 @@ impl Seen {
             }
             Watched::Drift { guild_id, why, .. } if why != "start" => {
                 self.settled.insert(guild_id, at);
+            }
+            // What happened to the connection, as it happened.
+            w @ (Watched::Connection { .. }
+            | Watched::Failed { .. }
+            | Watched::Connected { .. }) => {
+                eprintln!("{}", guildctl::watch::text(&w));
             }
             _ => {}
         }

@@ -41,7 +41,12 @@ struct Watching {
     /// Every audit-log entry up to this id has been told (the start's moment at first): a
     /// new session catches up from here, and an entry at or below it is not told again.
     told_to: u64,
+    /// A read of it is in flight (one at a time; a change meanwhile makes it due again).
+    reading: bool,
 }
+
+/// A guild's read, done off the loop: its id, and the read with its drift line or why not.
+type ReadDone = (String, Result<(Snapshot, Watched), String>);
 
 /// Reads every guild of `targets`, then tells what happens to them until every shard has
 /// stopped (a close code Discord says not to reconnect after), which is an error; a guild
@@ -72,6 +77,7 @@ pub async fn watch(
                         snap,
                         due: None,
                         told_to: since,
+                        reading: false,
                     },
                 );
             }
@@ -100,20 +106,34 @@ pub async fn watch(
     };
     let mut ready: HashSet<u32> = HashSet::new();
     let mut people: HashMap<String, Actor> = HashMap::new();
+    // Reads run beside the loop, so a change is told while others' guilds are being read.
+    let (read_tx, mut read_rx) = tokio::sync::mpsc::unbounded_channel::<ReadDone>();
     loop {
         let due = guilds
             .values()
+            .filter(|w| !w.reading)
             .filter_map(|w| w.due.map(|(at, _)| at))
             .min();
-        let event = match due {
-            Some(at) => tokio::select! {
-                e = gateway.next() => e,
-                () = sleep_until(at) => {
-                    settle(client, host, &mut guilds, tell).await;
-                    continue;
+        let far = Instant::now() + Duration::from_secs(3600);
+        let event = tokio::select! {
+            e = gateway.next() => e,
+            () = sleep_until(due.unwrap_or(far)), if due.is_some() => {
+                settle(client, host, &mut guilds, &read_tx);
+                continue;
+            }
+            Some((id, done)) = read_rx.recv() => {
+                if let Some(w) = guilds.get_mut(&id) {
+                    w.reading = false;
+                    match done {
+                        Ok((snap, drift)) => {
+                            w.snap = snap;
+                            tell(&drift);
+                        }
+                        Err(error) => tell(&Watched::Failed { guild_id: id, error }),
+                    }
                 }
-            },
-            None => gateway.next().await,
+                continue;
+            }
         };
         let Some(event) = event else {
             return Err("every shard of the Gateway stopped".into());
@@ -279,30 +299,35 @@ async fn plan(
     Ok((snap, drift))
 }
 
-/// Reads and plans each guild whose time has come.
-async fn settle(
+/// Starts the read and plan of each guild whose time has come, beside the loop; each
+/// comes back on `done`.
+fn settle(
     client: &Client,
     host: &impl Host,
     guilds: &mut HashMap<String, Watching>,
-    tell: &mut (dyn FnMut(&Watched) + Send),
+    done: &tokio::sync::mpsc::UnboundedSender<ReadDone>,
 ) {
     let now = Instant::now();
     for (id, w) in guilds.iter_mut() {
         let Some((at, why)) = w.due else { continue };
-        if at > now {
+        if at > now || w.reading {
             continue;
         }
         w.due = None;
-        match plan(client, host, &w.loaded, id, why).await {
-            Ok((snap, drift)) => {
-                w.snap = snap;
-                tell(&drift);
-            }
-            Err(e) => tell(&Watched::Failed {
-                guild_id: id.clone(),
-                error: e.to_string(),
-            }),
-        }
+        w.reading = true;
+        let (client, host, loaded, id, done) = (
+            client.clone(),
+            host.clone(),
+            Arc::clone(&w.loaded),
+            id.clone(),
+            done.clone(),
+        );
+        tokio::spawn(async move {
+            let read = plan(&client, &host, &loaded, &id, why)
+                .await
+                .map_err(|e| e.to_string());
+            let _ = done.send((id, read));
+        });
     }
 }
 
