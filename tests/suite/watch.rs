@@ -44,6 +44,17 @@ impl Watcher {
         }
     }
 
+    /// Until watch says it connected and the emulator holds its session.
+    async fn in_session(&mut self, h: &Harness) {
+        self.until("the connection", |v| v["event"] == "connected")
+            .await;
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while h.emu.gateway_sessions().is_empty() {
+            assert!(tokio::time::Instant::now() < deadline, "no session");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// The next line `pick` takes, within [`WAIT`]; the lines before it are kept in `seen`.
     async fn until(&mut self, what: &str, pick: impl Fn(&Value) -> bool) -> Value {
         let deadline = tokio::time::Instant::now() + WAIT;
@@ -142,14 +153,8 @@ async fn a_hand_change_is_told_with_who_and_why_and_the_guild_is_read_again_only
 async fn a_dropped_connection_loses_no_change() {
     let h = Harness::start().await;
     let mut w = Watcher::start(&h, &[]).await;
-    w.until("the connection", |v| v["event"] == "connected")
-        .await;
-    // Wait for the session, then drop its TCP connection without a close frame.
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while h.emu.gateway_sessions().is_empty() {
-        assert!(tokio::time::Instant::now() < deadline, "no session");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // Then drop its TCP connection without a close frame.
+    w.in_session(&h).await;
     let reached = h
         .emu
         .gateway_command(&GatewayCommand {
@@ -189,13 +194,7 @@ async fn a_change_made_while_no_session_listened_is_told_when_a_new_one_begins()
     state.config.gateway.identify_interval_ms = 0;
     let h = Harness::with_state(Some(state)).await;
     let mut w = Watcher::start(&h, &[]).await;
-    w.until("the connection", |v| v["event"] == "connected")
-        .await;
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while h.emu.gateway_sessions().is_empty() {
-        assert!(tokio::time::Instant::now() < deadline, "no session");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    w.in_session(&h).await;
     // Discord ends the session: what happens until the next one is never dispatched.
     h.emu
         .gateway_command(&GatewayCommand {

@@ -224,16 +224,33 @@ pub async fn put_overwrite(
         Some(o) => *o = ow,
         None => new.push(ow),
     }
+    write_overwrites(g, snowflake, &ctx, ci, &old, new)
+}
+
+/// An overwrite edit's end: channel `ci`'s overwrites set from `old` to `new` (a
+/// category's carried to its synced channels), the audit entries written, and the
+/// channel as it is after sent in CHANNEL_UPDATE.
+fn write_overwrites(
+    g: &mut Guild,
+    snowflake: &mut SnowflakeGen,
+    ctx: &Ctx,
+    ci: usize,
+    old: &[Overwrite],
+    new: Vec<Overwrite>,
+) -> R {
+    let cid = g.channels[ci].id.clone();
     set_overwrites(g, ci, new.clone());
-    log_overwrite_diff(g, snowflake, actor, ctx.reason.as_deref(), &cid, &old, &new);
-    fired(
-        no_content(),
-        [events::channel(
-            events::CHANNEL_UPDATE,
-            &g.id,
-            &g.channels[ci],
-        )],
-    )
+    log_overwrite_diff(
+        g,
+        snowflake,
+        &ctx.user_id,
+        ctx.reason.as_deref(),
+        &cid,
+        old,
+        &new,
+    );
+    let updated = events::channel(events::CHANNEL_UPDATE, &g.id, &g.channels[ci]);
+    fired(no_content(), [updated])
 }
 
 pub async fn delete_overwrite(
@@ -255,14 +272,5 @@ pub async fn delete_overwrite(
         return Err(ApiError::unknown_overwrite());
     }
     let new: Vec<Overwrite> = old.iter().filter(|o| o.id != oid).cloned().collect();
-    set_overwrites(g, ci, new.clone());
-    log_overwrite_diff(g, snowflake, actor, ctx.reason.as_deref(), &cid, &old, &new);
-    fired(
-        no_content(),
-        [events::channel(
-            events::CHANNEL_UPDATE,
-            &g.id,
-            &g.channels[ci],
-        )],
-    )
+    write_overwrites(g, snowflake, &ctx, ci, &old, new)
 }
