@@ -4,6 +4,9 @@
 //!
 //! - the time from a change's API answer to watch telling it (p50, p99), and to the guild's
 //!   drift line once it settled;
+//! - with `--guard`, the time from a hand change that breaks a policy (every tenth change
+//!   grants @everyone administrator in a guild of its own) to its revert's end (p50, p99),
+//!   and that every one was reverted;
 //! - the requests watch makes while nothing changes (none are expected);
 //! - the process's resident memory per guild watched (after the first reads, less before);
 //! - after forced disconnects (a dropped connection, a RECONNECT, an INVALID_SESSION that
@@ -27,7 +30,7 @@ use discord_emulator::{EmulatorOptions, RunningEmulator, default_state, with_gui
 use guildctl::discord::gateway::ShardSet;
 use guildctl::discord::{Client, Token};
 use guildctl::manifest::Within;
-use guildctl::ops::{self, Embedded, GuildTarget, Targets, WatchRun};
+use guildctl::ops::{self, Embedded, GuardRun, GuildTarget, Targets, WatchRun};
 use guildctl::watch::Watched;
 use tokio::sync::mpsc;
 
@@ -102,7 +105,9 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("guild.yaml");
-    std::fs::write(&manifest, "version: 1\n").unwrap();
+    std::fs::write(&manifest, GUARDED).unwrap();
+    let first = &default_state().guilds[0];
+    let everyone_perms = first.role(&first.id).expect("@everyone").permissions;
     let targets = Targets::ids(general.iter().map(|(gid, _)| {
         GuildTarget::file(manifest.clone(), Within::given(&manifest), gid.clone())
     }));
@@ -114,6 +119,11 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
         },
         appliers: Vec::new(),
         settle: Duration::from_millis(500),
+        guard: Some(GuardRun {
+            dry_run: false,
+            max_reverts: 5,
+            window: Duration::from_secs(600),
+        }),
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<(Instant, Watched)>();
     let rss_before = rss_mb();
@@ -125,30 +135,24 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
         };
         let _ = ops::watch(&client, targets, &host, &run, &mut tell).await;
     });
-    // The first reads, then the connection.
+    // The connection, then each guild's first read as its session begins.
     let mut read_at_start = 0;
-    loop {
-        let (_, w) = rx.recv().await.expect("watch goes on");
+    let mut connected = None;
+    while read_at_start < guilds {
+        let (at, w) = rx.recv().await.expect("watch goes on");
         match w {
             Watched::Drift { .. } => read_at_start += 1,
-            Watched::Connected { .. } => break,
+            Watched::Connected { guarded, .. } => {
+                assert_eq!(guarded, guilds, "every guild guarded");
+                connected = Some(at.duration_since(started));
+            }
             Watched::Failed { error, .. } => panic!("a guild failed: {error}"),
             _ => {}
         }
     }
+    let connected = connected.expect("connected before the reads");
     let startup = started.elapsed();
     let rss_after = rss_mb();
-    assert_eq!(read_at_start, guilds, "every guild read once at start");
-    // Wait for the session's guilds to arrive, so no change comes before it listens.
-    while emu.gateway_sessions().is_empty() {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    // The session's first catch-up (one audit-log page a guild), until the log is still.
-    let mut before = usize::MAX;
-    while emu.requests().len() != before {
-        before = emu.requests().len();
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
 
     // Idle: no request at all.
     emu.clear_requests();
@@ -174,6 +178,8 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
     ];
     let mut seen = Seen::default();
     let mut steady: Vec<String> = Vec::new();
+    // A breach's guild: when it was answered, and whether it was in the steady part.
+    let mut breaches: HashMap<String, (Instant, bool)> = HashMap::new();
     for k in 0..2 * changes {
         for (at, send, resumable) in disconnects {
             if k == at {
@@ -188,19 +194,34 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
         }
         tokio::time::sleep_until(next).await;
         next += interval;
-        let (gid, channel) = &general[(k * 7919) % general.len()];
+        // Every tenth: @everyone made administrator, each time in another guild.
+        let breach = k % 10 == 5;
+        let (gid, channel) = if breach {
+            &general[(k / 10) % general.len()]
+        } else {
+            &general[(k * 7919) % general.len()]
+        };
         let reason = format!("bench-{k}-{gid}");
-        let resp = http
-            .patch(format!("{}/channels/{channel}", emu.api_base))
+        let request = if breach {
+            let admin = everyone_perms | discord_permissions::Permissions::ADMINISTRATOR;
+            http.patch(format!("{}/guilds/{gid}/roles/{gid}", emu.api_base))
+                .json(&serde_json::json!({ "permissions": admin.to_string() }))
+        } else {
+            http.patch(format!("{}/channels/{channel}", emu.api_base))
+                .json(&serde_json::json!({ "topic": format!("topic {k}") }))
+        };
+        let resp = request
             .header("Authorization", format!("Bot {OWNER_TOKEN}"))
             .header("X-Audit-Log-Reason", &reason)
-            .json(&serde_json::json!({ "topic": format!("topic {k}") }))
             .send()
             .await
             .unwrap();
         assert!(resp.status().is_success(), "{}", resp.status());
         if k < changes {
             steady.push(reason.clone());
+        }
+        if breach {
+            breaches.insert(gid.clone(), (Instant::now(), k < changes));
         }
         answered.insert(reason, Instant::now());
         while let Ok((at, w)) = rx.try_recv() {
@@ -211,7 +232,9 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
     // audit log is read again (one request each, at the client's 50 a second).
     let wait = env_or("GUILDCTL_BENCH_WAIT", 30 + guilds / 25) as u64;
     let deadline = Instant::now() + Duration::from_secs(wait);
-    while seen.told.len() < 2 * changes && Instant::now() < deadline {
+    while (seen.told.len() < 2 * changes || seen.reverted.len() < breaches.len())
+        && Instant::now() < deadline
+    {
         if let Ok(Some((at, w))) = tokio::time::timeout(Duration::from_millis(100), rx.recv()).await
         {
             seen.note(at, w);
@@ -222,7 +245,27 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
         seen.note(at, w);
     }
     watcher.abort();
-    let Seen { told, settled } = seen;
+    let Seen {
+        told,
+        settled,
+        reverted,
+    } = seen;
+    let still_admin = emu
+        .state()
+        .guilds
+        .iter()
+        .filter(|g| {
+            g.roles
+                .iter()
+                .any(|r| r.id == g.id && r.permissions != everyone_perms)
+        })
+        .count();
+    let mut to_revert: Vec<Duration> = breaches
+        .iter()
+        .filter(|(_, (_, steady))| *steady)
+        .filter_map(|(gid, (at, _))| Some(reverted.get(gid)?.saturating_duration_since(*at)))
+        .collect();
+    to_revert.sort();
 
     // Every change the audit log holds was told, once (the check above), and no other.
     let logged: usize = emu
@@ -260,7 +303,8 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
         "watch, {guilds} guilds, {changes} hand changes at {rate}/s, then {changes} more with 3 forced disconnects:"
     );
     println!(
-        "  start:              {:.1} s to read {guilds} guilds and connect",
+        "  start:              connected in {:.1} s, {guilds} guilds read in {:.1} s",
+        connected.as_secs_f64(),
         startup.as_secs_f64()
     );
     println!(
@@ -290,6 +334,13 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
         ms(percentile(&to_settled, 0.99)),
     );
     println!(
+        "  change to revert:   p50 {:.0} ms, p99 {:.0} ms ({} of {} breaches reverted; @everyone is not the manifest's in {still_admin} guild(s) after)",
+        ms(percentile(&to_revert, 0.5)),
+        ms(percentile(&to_revert, 0.99)),
+        reverted.len(),
+        breaches.len()
+    );
+    println!(
         "  told:               {} of {} in time ({wait} s after the last), none twice, {} missed",
         told.len(),
         2 * changes,
@@ -305,25 +356,35 @@ async fn bench(guilds: usize, changes: usize, rate: usize, timed: bool) {
         idle_requests, 0,
         "watch reads nothing while nothing changes"
     );
+    assert_eq!(reverted.len(), breaches.len(), "every breach reverted");
+    assert_eq!(still_admin, 0, "@everyone back to the manifest everywhere");
     if timed {
         assert!(
             percentile(&to_report, 0.99) < Duration::from_secs(2),
             "report p99 under 2 s"
         );
+        assert!(
+            percentile(&to_revert, 0.99) < Duration::from_secs(5),
+            "revert p99 within seconds"
+        );
     }
     emu.shutdown().await;
 }
 
-/// What watch told, by the change's reason, and each guild's last drift line after a change.
+/// What watch told, by the change's reason; each guild's last drift line after a change;
+/// and each guild's revert.
 #[derive(Default)]
 struct Seen {
     told: HashMap<String, Instant>,
     settled: HashMap<String, Instant>,
+    reverted: HashMap<String, Instant>,
 }
 
 impl Seen {
     fn note(&mut self, at: Instant, w: Watched) {
         match w {
+            // guard's own entries are not the bench's changes.
+            Watched::Change(c) if c.guildctl => {}
             Watched::Change(c) => {
                 let reason = c.reason.unwrap_or_default();
                 assert!(
@@ -333,6 +394,18 @@ impl Seen {
             }
             Watched::Drift { guild_id, why, .. } if why != "start" => {
                 self.settled.insert(guild_id, at);
+            }
+            Watched::Guarded(g) => {
+                assert_eq!(
+                    g.outcome,
+                    "reverted",
+                    "{}",
+                    guildctl::watch::text(&Watched::Guarded(g.clone()))
+                );
+                assert!(
+                    self.reverted.insert(g.guild.id.clone(), at).is_none(),
+                    "a guild reverted twice"
+                );
             }
             // What happened to the connection, as it happened.
             w @ (Watched::Connection { .. }
@@ -344,3 +417,19 @@ impl Seen {
         }
     }
 }
+
+/// Each guild's manifest: @everyone as the emulator's default guild has it, which a policy
+/// keeps from administrator; guard on.
+const GUARDED: &str = r##"version: 1
+safety:
+  guard: true
+policies:
+  - name: everyone-is-no-admin
+    never: {who: "@everyone", can: [administrator]}
+roles:
+  - name: "@everyone"
+    permissions: [create_instant_invite, add_reactions, stream, view_channel, send_messages,
+      embed_links, attach_files, read_message_history, use_external_emojis, connect, speak,
+      use_vad, change_nickname, use_application_commands, create_public_threads,
+      send_messages_in_threads]
+"##;

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 
 use guildctl::discord::gateway::ShardSet;
 use guildctl::drift;
-use guildctl::ops::{self, Targets, WatchRun};
+use guildctl::ops::{self, GuardRun, Targets, WatchRun};
 use guildctl::watch::{self, Watched};
 
 use super::{Target, connect_loaded, load_checked, open_for};
@@ -33,6 +33,21 @@ pub struct WatchArgs {
     /// its entries with guildctl's reason are marked guildctl's. Default: the bot watch runs as.
     #[arg(long, value_name = "USER_ID", value_parser = drift::parse_user_id)]
     applier: Vec<String>,
+    /// Revert, within seconds, a hand change that breaks a policy or touches a
+    /// `protect: true` object, in each guild whose manifest sets `safety.guard: true`
+    /// (docs/watch.md, "Guard"). Everything else is told, not reverted.
+    #[arg(long)]
+    guard: bool,
+    /// With --guard: say what would be reverted, and send nothing.
+    #[arg(long, requires = "guard")]
+    dry_run: bool,
+    /// With --guard: at most N reverts of one guild in --guard-window; past it, guard
+    /// stops reverting there and says so (a person must look).
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "guard")]
+    max_reverts: usize,
+    /// The window --max-reverts counts in, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0, value_parser = parse_seconds, requires = "guard")]
+    guard_window: f64,
 }
 
 /// How each thing watch tells is written.
@@ -66,6 +81,10 @@ pub async fn run(args: WatchArgs) -> Result<u8> {
         shard,
         settle,
         applier,
+        guard,
+        dry_run,
+        max_reverts,
+        guard_window,
     } = args;
     let run = WatchRun {
         shards: ShardSet {
@@ -74,6 +93,11 @@ pub async fn run(args: WatchArgs) -> Result<u8> {
         },
         appliers: applier,
         settle: Duration::from_secs_f64(settle),
+        guard: guard.then(|| GuardRun {
+            dry_run,
+            max_reverts,
+            window: Duration::from_secs_f64(guard_window),
+        }),
     };
     let (session, targets) = if target.selection.active() {
         let chosen = target.selection.resolve()?;

@@ -73,7 +73,7 @@ pub use export::{ExportRun, ExportTo, Exported, FileError, export};
 pub use plan::{CannotRehearse, PlanRun, Planned, plan};
 pub use targets::{CONCURRENCY, Guild, GuildTarget, Targets, WrongGuild};
 pub use validate::{validate, validate_guild};
-pub use watch::{WatchRun, watch};
+pub use watch::{GuardRun, WatchRun, watch};
 
 /// A guild's failure, which is that guild's alone: the others go on. Its message says what
 /// happened and what to do; a program that must tell failures apart downcasts it

@@ -1,17 +1,23 @@
-//! `watch`: each guild read once, then Discord's Gateway (docs/watch.md). Every change the
+//! `watch`: Discord's Gateway, then each guild read once (docs/watch.md). Every change the
 //! audit log records is told as it is written, with who, when and why from the
 //! `GUILD_AUDIT_LOG_ENTRY_CREATE` dispatch itself; a guild is read and planned again only
 //! once its changes settle, and after a new session (events may have been missed). While
-//! nothing changes, nothing is read.
+//! nothing changes, nothing is read. With `--guard`, a hand change that breaks a policy or
+//! touches a protected object is reverted (`watch::guard`).
+//!
+//! The loop never waits on Discord: reads, catch-ups and reverts run beside it and come
+//! back on one channel, so a change is told while a thousand guilds are being read.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::{Semaphore, mpsc};
 use tokio::time::{Instant, sleep_until};
 
-use super::targets::{fan_out, loaded};
+use super::targets::{CONCURRENCY, fan_out, loaded, off_thread};
 use super::{Failure, Host, Targets};
+use crate::apply::ApplyOptions;
 use crate::discord::Client;
 use crate::discord::audit::{AuditEntry, AuditPage};
 use crate::discord::gateway::{Gateway, GatewayEvent, ShardSet};
@@ -19,7 +25,8 @@ use crate::discord::models::User;
 use crate::discord::time::{now_ms, snowflake_at};
 use crate::manifest::LoadedManifest;
 use crate::snapshot::{self, Reading, Snapshot};
-use crate::watch::{self, Actor, Named, Watched};
+use crate::watch::guard::{self, Suspect, Verdict};
+use crate::watch::{self, Actor, Guarded, Named, Watched};
 
 /// How `watch` runs.
 #[derive(Debug, Clone)]
@@ -30,27 +37,115 @@ pub struct WatchRun {
     pub appliers: Vec<String>,
     /// How long a guild stays quiet after a change before it is read and planned again.
     pub settle: Duration,
+    /// `--guard`: revert what breaks a policy or touches a protected object, in the guilds
+    /// whose manifest opts in (`safety.guard: true`).
+    pub guard: Option<GuardRun>,
 }
 
-/// A guild watched: its manifest, and its last read (for the names of what changes).
+/// How guard reverts.
+#[derive(Debug, Clone)]
+pub struct GuardRun {
+    /// Say what would be reverted; send nothing.
+    pub dry_run: bool,
+    /// At most this many reverts of one guild in `window`; past it, guard stops reverting
+    /// there and says so, until the window has room again.
+    pub max_reverts: usize,
+    /// The window `max_reverts` counts in.
+    pub window: Duration,
+}
+
+/// How soon a guarded guild is read after a hand change: long enough for the entries of
+/// one action (a role's update and its members') to arrive together.
+const GUARD_SETTLE: Duration = Duration::from_millis(250);
+
+/// A guild watched: its manifest, its last read (for the names of what changes), and what
+/// is under way.
 struct Watching {
     loaded: Arc<LoadedManifest>,
-    snap: Snapshot,
+    /// None until its first read is done.
+    snap: Option<Snapshot>,
     /// When it is read again, and why; none while nothing changed.
     due: Option<(Instant, &'static str)>,
-    /// Every audit-log entry up to this id has been told (the start's moment at first): a
-    /// new session catches up from here, and an entry at or below it is not told again.
-    told_to: u64,
-    /// A read of it is in flight (one at a time; a change meanwhile makes it due again).
-    reading: bool,
+    told: Told,
+    /// A read or a revert of it is in flight (one at a time; a change meanwhile makes it
+    /// due again).
+    busy: bool,
+    /// Guarded: `--guard` and the manifest's `safety.guard: true`.
+    guarded: bool,
+    /// Hand changes not yet judged by guard.
+    suspects: Vec<Suspect>,
+    /// The objects the manifest protects, by live id, as of the last read (guarded only).
+    protected: HashMap<String, String>,
+    /// When guard last reverted, within its window.
+    reverts: VecDeque<Instant>,
 }
 
-/// A guild's read, done off the loop: its id, and the read with its drift line or why not.
-type ReadDone = (String, Result<(Snapshot, Watched), String>);
+/// Which audit entries of a guild have been told, so none is told twice.
+#[derive(Default)]
+struct Told {
+    /// Every entry up to this id was told, or written before the session began.
+    to: u64,
+    /// Entries told above `to` while a catch-up runs: a live entry may come before the
+    /// catch-up's read of older ones.
+    above: BTreeSet<u64>,
+    /// A catch-up is in flight.
+    catching: bool,
+}
 
-/// Reads every guild of `targets`, then tells what happens to them until every shard has
-/// stopped (a close code Discord says not to reconnect after), which is an error; a guild
-/// that cannot be read is told ([`Watched::Failed`]) and the others go on.
+impl Told {
+    /// Whether entry `id` is new (and now told).
+    fn first_time(&mut self, id: u64) -> bool {
+        if id <= self.to || !self.above.insert(id) {
+            return false;
+        }
+        if !self.catching {
+            self.to = id;
+            self.above.clear();
+        }
+        true
+    }
+
+    /// A catch-up is done: everything up to `last`, and what was told meanwhile, is told.
+    fn caught_up(&mut self, last: u64) {
+        let top = self.above.last().copied().unwrap_or(0);
+        self.to = self.to.max(last).max(top);
+        self.above.clear();
+        self.catching = false;
+    }
+}
+
+/// What comes back to the loop from the work beside it, by guild id.
+enum Done {
+    /// A read and its plan: the drift line, and guard's verdict when it judged.
+    Read(String, Result<Box<Read>, String>),
+    /// A new session's catch-up: the audit entries written since the last one told, oldest
+    /// first, or why they could not be read.
+    CaughtUp(String, Result<Vec<AuditEntry>, String>),
+    /// A revert's end: what it did, told as it is.
+    Reverted(String, Guarded),
+}
+
+/// A guild read and planned.
+struct Read {
+    snap: Snapshot,
+    protected: HashMap<String, String>,
+    drift: Watched,
+    verdict: Option<Verdict>,
+}
+
+/// The loop's fixed parts, for the work it starts.
+struct Crew<'a, H: Host> {
+    client: &'a Client,
+    host: &'a H,
+    done: mpsc::UnboundedSender<Done>,
+    /// Reads and catch-ups in flight at once, at most (a revert goes first, unbounded).
+    slots: Arc<Semaphore>,
+}
+
+/// Loads every guild's manifest, connects to the Gateway, reads each guild as its shard's
+/// session begins, then tells what happens to them until every shard has stopped (a close
+/// code Discord says not to reconnect after), which is an error; a guild that cannot be
+/// read is told ([`Watched::Failed`]) and the others go on.
 pub async fn watch(
     client: &Client,
     targets: Targets,
@@ -58,26 +153,24 @@ pub async fn watch(
     run: &WatchRun,
     tell: &mut (dyn FnMut(&Watched) + Send),
 ) -> Result<(), Failure> {
-    let since = snowflake_at(now_ms());
-    let read = fan_out(targets, |g, pre| async move {
-        let loaded = loaded(host, &g, pre).await?;
-        let (snap, drift) = plan(client, host, &loaded, &g.id, "start").await?;
-        Ok((loaded, snap, drift))
-    })
-    .await;
     let mut guilds: HashMap<String, Watching> = HashMap::new();
-    for g in read {
+    for g in fan_out(targets, |g, pre| async move { loaded(host, &g, pre).await }).await {
         match g.result {
-            Ok((loaded, snap, drift)) => {
-                tell(&drift);
+            Ok(loaded) => {
+                let guarded = run.guard.is_some()
+                    && loaded.manifest.safety.as_ref().and_then(|s| s.guard) == Some(true);
                 guilds.insert(
                     g.target.id.clone(),
                     Watching {
                         loaded,
-                        snap,
+                        snap: None,
                         due: None,
-                        told_to: since,
-                        reading: false,
+                        told: Told::default(),
+                        busy: false,
+                        guarded,
+                        suspects: Vec::new(),
+                        protected: HashMap::new(),
+                        reverts: VecDeque::new(),
                     },
                 );
             }
@@ -88,48 +181,103 @@ pub async fn watch(
         }
     }
     if guilds.is_empty() {
-        return Err("no guild could be read: nothing to watch".into());
+        return Err("no guild's manifest could be loaded: nothing to watch".into());
     }
     let intents = guilds
         .values()
         .fold(0, |bits, w| bits | watch::intents_for(&w.loaded.manifest));
     let (mut gateway, _) = Gateway::connect(client, intents, run.shards).await?;
+    // Another process runs the other shards' guilds (`--shard I/N`).
+    guilds.retain(|id, _| gateway.shards.iter().any(|[s, _]| gateway.holds(*s, id)));
+    // Entries before the connection are in the first reads; a later catch-up starts here.
+    let since = snowflake_at(now_ms());
+    for w in guilds.values_mut() {
+        w.told.to = since;
+    }
     tell(&Watched::Connected {
         shards: gateway.shards.clone(),
         intents: watch::intent_names(intents),
         guilds: guilds.len(),
+        guarded: guilds.values().filter(|w| w.guarded).count(),
     });
     let appliers: Vec<String> = if run.appliers.is_empty() {
-        guilds.values().map(|w| w.snap.bot.id.clone()).collect()
+        vec![client.get::<User>("/users/@me").await?.id]
     } else {
         run.appliers.clone()
     };
+    let (done, mut done_rx) = mpsc::unbounded_channel::<Done>();
+    let crew = Crew {
+        client,
+        host,
+        done,
+        slots: Arc::new(Semaphore::new(CONCURRENCY)),
+    };
     let mut ready: HashSet<u32> = HashSet::new();
     let mut people: HashMap<String, Actor> = HashMap::new();
-    // Reads run beside the loop, so a change is told while others' guilds are being read.
-    let (read_tx, mut read_rx) = tokio::sync::mpsc::unbounded_channel::<ReadDone>();
+    // Guilds whose first read is still to come back; when all have and none was read,
+    // there is nothing to watch.
+    let mut starting: HashSet<String> = guilds.keys().cloned().collect();
+    let mut started = 0usize;
     loop {
         let due = guilds
             .values()
-            .filter(|w| !w.reading)
+            .filter(|w| !w.busy)
             .filter_map(|w| w.due.map(|(at, _)| at))
             .min();
         let far = Instant::now() + Duration::from_secs(3600);
         let event = tokio::select! {
             e = gateway.next() => e,
             () = sleep_until(due.unwrap_or(far)), if due.is_some() => {
-                settle(client, host, &mut guilds, &read_tx);
+                let now = Instant::now();
+                for (id, w) in guilds.iter_mut() {
+                    if let Some((at, why)) = w.due
+                        && at <= now
+                        && !w.busy
+                    {
+                        crew.read(id, w, why);
+                    }
+                }
                 continue;
             }
-            Some((id, done)) = read_rx.recv() => {
-                if let Some(w) = guilds.get_mut(&id) {
-                    w.reading = false;
-                    match done {
-                        Ok((snap, drift)) => {
-                            w.snap = snap;
-                            tell(&drift);
+            Some(d) = done_rx.recv() => {
+                match d {
+                    Done::Read(id, read) => {
+                        if starting.remove(&id) && read.is_ok() {
+                            started += 1;
                         }
-                        Err(error) => tell(&Watched::Failed { guild_id: id, error }),
+                        if let Some(w) = guilds.get_mut(&id) {
+                            crew.read_done(&id, w, read, run, tell);
+                        }
+                        if starting.is_empty() && started == 0 {
+                            return Err("no guild could be read: nothing to watch".into());
+                        }
+                    }
+                    Done::CaughtUp(id, entries) => {
+                        if let Some(w) = guilds.get_mut(&id) {
+                            let last = match entries {
+                                Ok(entries) => {
+                                    for e in &entries {
+                                        tell_entry(client, &id, w, e, &appliers, &mut people, tell).await;
+                                    }
+                                    entries.last().and_then(|e| e.id.parse().ok()).unwrap_or(0)
+                                }
+                                Err(error) => {
+                                    tell(&Watched::Failed { guild_id: id.clone(), error });
+                                    0
+                                }
+                            };
+                            w.told.caught_up(last);
+                            // What else changed unseen (a reorder has no entry) is found by
+                            // reading the guild again.
+                            w.due = Some((Instant::now(), "resync"));
+                        }
+                    }
+                    Done::Reverted(id, guarded) => {
+                        if let Some(w) = guilds.get_mut(&id) {
+                            w.busy = false;
+                            w.due = Some((Instant::now() + run.settle, "changed"));
+                        }
+                        tell(&Watched::Guarded(guarded));
                     }
                 }
                 continue;
@@ -140,21 +288,20 @@ pub async fn watch(
         };
         match event {
             GatewayEvent::Dispatch { shard, name, data } => match name.as_str() {
-                // A session begins: the entries written since the last one told (since the
-                // start, for the first session: between the first reads and the
-                // connection) are read and told. After a second READY on a shard, a new
-                // session, what else changed unseen is found by reading its guilds again.
+                // A shard's first session: its guilds are read now, so every change after
+                // is an event and every change before is in the read. A later session
+                // (Discord ended the last one; a resume is RESUMED) reads the audit log
+                // from the last entry told, then the guild again.
                 "READY" => {
                     let first = ready.insert(shard);
                     for (id, w) in guilds.iter_mut() {
                         if !gateway.holds(shard, id) {
                             continue;
                         }
-                        let told = catch_up(client, id, w, &appliers, &mut people, tell).await;
-                        if !first {
-                            w.due = Some((Instant::now(), "resync"));
-                        } else if told && w.due.is_none() {
-                            w.due = Some((Instant::now() + run.settle, "changed"));
+                        if first {
+                            crew.read(id, w, "start");
+                        } else if !w.told.catching {
+                            crew.catch_up(id, w);
                         }
                     }
                 }
@@ -166,8 +313,22 @@ pub async fn watch(
                     let Ok(entry) = serde_json::from_value::<AuditEntry>(data) else {
                         continue;
                     };
-                    if tell_entry(client, &gid, w, &entry, &appliers, &mut people, tell).await {
-                        w.due = Some((Instant::now() + run.settle, "changed"));
+                    if tell_entry(client, &gid, w, &entry, &appliers, &mut people, tell)
+                        .await
+                        .is_some()
+                    {
+                        let now = Instant::now();
+                        w.due = Some(if w.suspects.is_empty() {
+                            (now + run.settle, "changed")
+                        } else {
+                            // A change to judge waits for no later one: guard reads the
+                            // guild GUARD_SETTLE after the first.
+                            let guard_at = now + GUARD_SETTLE.min(run.settle);
+                            match w.due {
+                                Some((at, why)) => (at.min(guard_at), why),
+                                None => (guard_at, "changed"),
+                            }
+                        });
                     }
                 }
                 "RESUMED" | "GUILD_CREATE" => {}
@@ -203,8 +364,141 @@ pub async fn watch(
     }
 }
 
+impl<H: Host> Crew<'_, H> {
+    /// Starts a read and plan of guild `id` beside the loop (with guard's verdict on its
+    /// hand changes, when it is guarded).
+    fn read(&self, id: &str, w: &mut Watching, why: &'static str) {
+        w.due = None;
+        w.busy = true;
+        let suspects = std::mem::take(&mut w.suspects);
+        let (client, host, loaded, id, done, slots) = (
+            self.client.clone(),
+            self.host.clone(),
+            Arc::clone(&w.loaded),
+            id.to_owned(),
+            self.done.clone(),
+            Arc::clone(&self.slots),
+        );
+        tokio::spawn(async move {
+            let read = async {
+                // A guard read goes first: a revert waits for no one's start.
+                let _slot = if suspects.is_empty() {
+                    Some(slots.acquire_owned().await.map_err(|e| e.to_string())?)
+                } else {
+                    None
+                };
+                plan(&client, &host, loaded, &id, why, suspects)
+                    .await
+                    .map(Box::new)
+                    .map_err(|e| e.to_string())
+            };
+            let read = read.await;
+            let _ = done.send(Done::Read(id, read));
+        });
+    }
+
+    /// A read came back: tells its drift line, and has guard act on its verdict.
+    fn read_done(
+        &self,
+        id: &str,
+        w: &mut Watching,
+        read: Result<Box<Read>, String>,
+        run: &WatchRun,
+        tell: &mut (dyn FnMut(&Watched) + Send),
+    ) {
+        w.busy = false;
+        let read = match read {
+            Ok(r) => *r,
+            Err(error) => {
+                tell(&Watched::Failed {
+                    guild_id: id.to_owned(),
+                    error,
+                });
+                return;
+            }
+        };
+        tell(&read.drift);
+        let guild = Named {
+            id: id.to_owned(),
+            name: Some(read.snap.guild.name.clone()),
+        };
+        w.snap = Some(read.snap);
+        w.protected = read.protected;
+        let (Some(verdict), Some(guard)) = (read.verdict, &run.guard) else {
+            return;
+        };
+        let said = |outcome: &'static str, verdict: &Verdict| Guarded {
+            guild: guild.clone(),
+            outcome,
+            reverted: verdict
+                .revert
+                .changes
+                .iter()
+                .map(|c| c.describe())
+                .collect(),
+            because: verdict.because.clone(),
+            left: verdict.left.clone(),
+            error: None,
+        };
+        if verdict.revert.changes.is_empty() {
+            if !verdict.left.is_empty() {
+                tell(&Watched::Guarded(said("left", &verdict)));
+            }
+            return;
+        }
+        if guard.dry_run {
+            tell(&Watched::Guarded(said("dry_run", &verdict)));
+            return;
+        }
+        let now = Instant::now();
+        while w
+            .reverts
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > guard.window)
+        {
+            w.reverts.pop_front();
+        }
+        if w.reverts.len() >= guard.max_reverts {
+            tell(&Watched::Guarded(said("stopped", &verdict)));
+            return;
+        }
+        w.reverts.push_back(now);
+        w.busy = true;
+        let mut guarded = said("reverted", &verdict);
+        let options = ApplyOptions::new(verdict.reason(), w.loaded.dir());
+        let (client, done, id) = (self.client.clone(), self.done.clone(), id.to_owned());
+        tokio::spawn(async move {
+            let outcome = crate::apply::apply(&client, &verdict.revert, &options, |_| {}).await;
+            if let Some((_, e)) = outcome.failures.first() {
+                guarded.outcome = "failed";
+                guarded.error = Some(e.to_string());
+            }
+            let _ = done.send(Done::Reverted(id, guarded));
+        });
+    }
+
+    /// Starts reading the audit log of guild `id` after the last entry told, beside the
+    /// loop: a new session's catch-up.
+    fn catch_up(&self, id: &str, w: &mut Watching) {
+        w.told.catching = true;
+        let (client, id, done, slots, after) = (
+            self.client.clone(),
+            id.to_owned(),
+            self.done.clone(),
+            Arc::clone(&self.slots),
+            w.told.to,
+        );
+        tokio::spawn(async move {
+            let _slot = slots.acquire_owned().await;
+            let entries = entries_after(&client, &id, after).await;
+            let _ = done.send(Done::CaughtUp(id, entries));
+        });
+    }
+}
+
 /// Tells one entry of guild `gid`, unless it was told already (a new session's live entry
-/// that its catch-up told); whether it was.
+/// that its catch-up told, a replay). Whether it was, and then whether a hand made it (not
+/// guildctl, not Discord); a guarded guild's hand change is kept for guard to judge.
 async fn tell_entry(
     client: &Client,
     gid: &str,
@@ -213,122 +507,114 @@ async fn tell_entry(
     appliers: &[String],
     people: &mut HashMap<String, Actor>,
     tell: &mut (dyn FnMut(&Watched) + Send),
-) -> bool {
-    let id: u64 = entry.id.parse().unwrap_or(0);
-    if id <= w.told_to {
-        return false;
+) -> Option<bool> {
+    if !w.told.first_time(entry.id.parse().unwrap_or(0)) {
+        return None;
     }
-    w.told_to = id;
     let by = actor(client, entry, people).await;
-    let guildctl = entry
-        .reason
+    let guildctl = watch::is_guildctls(entry, appliers);
+    let hand = !guildctl && !by.discord;
+    let keys = watch::changed_keys(entry);
+    if hand
+        && w.guarded
+        && let Some(target) = &entry.target_id
+        && guard::may_breach(&w.loaded.manifest, &w.protected, target, &keys)
+    {
+        let who = match (&by.name, &by.id) {
+            (Some(n), Some(id)) => format!("{n} ({id})"),
+            (None, Some(id)) => format!("user {id}"),
+            _ => "someone".to_owned(),
+        };
+        w.suspects.push(Suspect {
+            target: target.clone(),
+            keys,
+            by: who,
+        });
+    }
+    let snap = w.snap.as_ref();
+    let target = entry
+        .target_id
         .as_deref()
-        .is_some_and(|r| r.starts_with("guildctl apply"))
-        && entry.user_id.as_ref().is_some_and(|u| appliers.contains(u));
-    let target = entry.target_id.as_deref().and_then(|t| name_of(&w.snap, t));
+        .and_then(|t| snap.and_then(|s| name_of(s, t)));
     let guild = Named {
         id: gid.to_owned(),
-        name: Some(w.snap.guild.name.clone()),
+        name: snap.map(|s| s.guild.name.clone()),
     };
     tell(&Watched::Change(watch::change(
         guild, entry, target, by, guildctl,
     )));
-    true
+    Some(hand)
 }
 
-/// At a session's start, the entries written while no session listened: read from the
-/// audit log after the last one told, oldest first, and told; whether any was.
-async fn catch_up(
-    client: &Client,
-    gid: &str,
-    w: &mut Watching,
-    appliers: &[String],
-    people: &mut HashMap<String, Actor>,
-    tell: &mut (dyn FnMut(&Watched) + Send),
-) -> bool {
-    let mut told = false;
-    loop {
-        let path = format!(
-            "/guilds/{gid}/audit-logs?after={}&limit={AUDIT_PAGE}",
-            w.told_to
-        );
-        let page: AuditPage = match client.get(&path).await {
-            Ok(p) => p,
-            Err(e) => {
-                tell(&Watched::Failed {
-                    guild_id: gid.to_owned(),
-                    error: format!("the audit log could not be read after a new session: {e}"),
-                });
-                return told;
-            }
-        };
+/// The entries of guild `gid` written after entry `after`, oldest first, page by page (a
+/// new session's catch-up; at most [`CATCH_UP_PAGES`] pages).
+async fn entries_after(client: &Client, gid: &str, after: u64) -> Result<Vec<AuditEntry>, String> {
+    let mut out: Vec<AuditEntry> = Vec::new();
+    let mut from = after;
+    for _ in 0..CATCH_UP_PAGES {
+        let path = format!("/guilds/{gid}/audit-logs?after={from}&limit={AUDIT_PAGE}");
+        let page: AuditPage = client
+            .get(&path)
+            .await
+            .map_err(|e| format!("the audit log could not be read after a new session: {e}"))?;
         let mut entries = page.audit_log_entries;
         entries.sort_by_key(|e| e.id.parse::<u64>().unwrap_or(0));
         let full = entries.len() >= AUDIT_PAGE;
-        let mut any = false;
-        for e in &entries {
-            any |= tell_entry(client, gid, w, e, appliers, people, tell).await;
-        }
-        told |= any;
-        if !full || !any {
-            return told;
+        from = entries
+            .last()
+            .and_then(|e| e.id.parse().ok())
+            .unwrap_or(from);
+        out.extend(entries);
+        if !full {
+            break;
         }
     }
+    Ok(out)
 }
 
 /// Entries per audit-log page, the API's most.
 const AUDIT_PAGE: usize = 100;
 
-/// Reads a guild and plans it against its manifest: the read, and how far it is.
+/// Pages a catch-up reads at most: 5,000 entries, more than a guild writes while a
+/// session is down.
+const CATCH_UP_PAGES: usize = 50;
+
+/// Reads a guild and plans it against its manifest (the planning on a worker thread, off
+/// the loop's): the read, how far it is, and guard's verdict on `suspects`, if any.
 async fn plan(
     client: &Client,
     host: &impl Host,
-    loaded: &LoadedManifest,
+    loaded: Arc<LoadedManifest>,
     id: &str,
     why: &'static str,
-) -> Result<(Snapshot, Watched), Failure> {
+    suspects: Vec<Suspect>,
+) -> Result<Read, Failure> {
     let snap = snapshot::read(client, id, Reading::of(&loaded.manifest)).await?;
-    let (differences, _) = crate::planner::differences(loaded, &snap, &host.plan_options());
-    let drift = Watched::Drift {
-        guild_id: snap.guild.id.clone(),
-        guild: snap.guild.name.clone(),
-        changes: differences.changes.len(),
-        summary: crate::report::summary_line(&differences),
-        why,
-    };
-    Ok((snap, drift))
-}
-
-/// Starts the read and plan of each guild whose time has come, beside the loop; each
-/// comes back on `done`.
-fn settle(
-    client: &Client,
-    host: &impl Host,
-    guilds: &mut HashMap<String, Watching>,
-    done: &tokio::sync::mpsc::UnboundedSender<ReadDone>,
-) {
-    let now = Instant::now();
-    for (id, w) in guilds.iter_mut() {
-        let Some((at, why)) = w.due else { continue };
-        if at > now || w.reading {
-            continue;
+    let options = host.plan_options();
+    off_thread(move || {
+        let (plan, _) = crate::planner::differences(&loaded, &snap, &options);
+        let drift = Watched::Drift {
+            guild_id: snap.guild.id.clone(),
+            guild: snap.guild.name.clone(),
+            changes: plan.changes.len(),
+            summary: crate::report::summary_line(&plan),
+            why,
+        };
+        let verdict = (!suspects.is_empty())
+            .then(|| guard::decide(&loaded.manifest, &snap, &plan, &suspects));
+        let guarded = loaded.manifest.safety.as_ref().and_then(|s| s.guard) == Some(true);
+        Read {
+            protected: if guarded {
+                guard::protected(&loaded.manifest, &snap)
+            } else {
+                HashMap::new()
+            },
+            snap,
+            drift,
+            verdict,
         }
-        w.due = None;
-        w.reading = true;
-        let (client, host, loaded, id, done) = (
-            client.clone(),
-            host.clone(),
-            Arc::clone(&w.loaded),
-            id.clone(),
-            done.clone(),
-        );
-        tokio::spawn(async move {
-            let read = plan(&client, &host, &loaded, &id, why)
-                .await
-                .map_err(|e| e.to_string());
-            let _ = done.send((id, read));
-        });
-    }
+    })
+    .await
 }
 
 /// Who made an entry: Discord itself, or a user read once (`GET /users/{id}`) and kept.

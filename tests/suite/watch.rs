@@ -11,6 +11,7 @@ use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout};
 
 use crate::common::Harness;
+use crate::common::guild::perms;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -23,7 +24,12 @@ struct Watcher {
 
 impl Watcher {
     async fn start(h: &Harness, extra: &[&str]) -> Watcher {
-        let manifest = h.manifest("guild.yaml", "version: 1\n");
+        Watcher::start_with(h, "version: 1\n", extra).await
+    }
+
+    /// `guildctl watch` of a manifest of its own.
+    async fn start_with(h: &Harness, yaml: &str, extra: &[&str]) -> Watcher {
+        let manifest = h.manifest("guild.yaml", yaml);
         let manifest = manifest.to_str().unwrap();
         let mut args = vec![
             "watch", "-f", manifest, "--format", "json", "--settle", "0.2",
@@ -44,9 +50,12 @@ impl Watcher {
         }
     }
 
-    /// Until watch says it connected and the emulator holds its session.
+    /// Until watch says it connected and read the guild, and the emulator holds its
+    /// session.
     async fn in_session(&mut self, h: &Harness) {
         self.until("the connection", |v| v["event"] == "connected")
+            .await;
+        self.until("the first read", |v| v["event"] == "drift")
             .await;
         let deadline = tokio::time::Instant::now() + WAIT;
         while h.emu.gateway_sessions().is_empty() {
@@ -74,7 +83,8 @@ impl Watcher {
     }
 }
 
-/// `guildctl emulator call --emulator URL` as ferris, a person with rights in the guild.
+/// `guildctl emulator call --emulator URL` as ferris, a person with rights in the guild
+/// (a PATCH).
 async fn hand_change(h: &Harness, path: &str, body: &str, reason: &str) {
     let base = h.emu.base_url.clone();
     let run = h
@@ -99,8 +109,6 @@ async fn hand_change(h: &Harness, path: &str, body: &str, reason: &str) {
 async fn a_hand_change_is_told_with_who_and_why_and_the_guild_is_read_again_only_then() {
     let h = Harness::start().await;
     let mut w = Watcher::start(&h, &[]).await;
-    let start = w.until("the first read", |v| v["event"] == "drift").await;
-    assert_eq!(start["why"], "start");
     let connected = w
         .until("the connection", |v| v["event"] == "connected")
         .await;
@@ -109,13 +117,15 @@ async fn a_hand_change_is_told_with_who_and_why_and_the_guild_is_read_again_only
         connected["intents"],
         serde_json::json!(["GUILDS", "GUILD_MODERATION"])
     );
-    // When its session begins, watch reads one audit-log page (what was written between its
-    // first reads and the connection: nothing here); then, idle, nothing at all.
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while !h.reads().iter().any(|r| r.contains("/audit-logs?after=")) {
-        assert!(tokio::time::Instant::now() < deadline, "{:?}", h.reads());
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // The guild is read once its session began, so every change after is an event and
+    // every change before is in the read: no audit-log page is read to catch up.
+    let start = w.until("the first read", |v| v["event"] == "drift").await;
+    assert_eq!(start["why"], "start");
+    let reads = h.reads();
+    assert!(
+        !reads.iter().any(|r| r.contains("/audit-logs")),
+        "{reads:?}"
+    );
     h.emu.clear_requests();
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(h.requests().len(), 0, "{:?}", h.requests());
@@ -224,5 +234,202 @@ async fn a_change_made_while_no_session_listened_is_told_when_a_new_one_begins()
     assert_eq!(resync["why"], "resync");
     let told = w.seen.iter().filter(|v| v["event"] == "change").count();
     assert_eq!(told, 1, "told once: {:#?}", w.seen);
+    w.child.kill().await.ok();
+}
+
+/// A guarded guild's manifest: a policy on @everyone, and Moderator protected, each as the
+/// emulator's guild has them.
+const GUARDED: &str = r##"version: 1
+safety:
+  guard: true
+policies:
+  - name: everyone-is-no-admin
+    never: {who: "@everyone", can: [administrator, manage_roles]}
+roles:
+  - name: Moderator
+    protect: true
+    color: "#3498db"
+    permissions: [kick_members, ban_members, view_audit_log, manage_messages, mute_members,
+      deafen_members, move_members, manage_nicknames, manage_threads, moderate_members]
+  - name: "@everyone"
+    permissions: [create_instant_invite, add_reactions, stream, view_channel, send_messages,
+      embed_links, attach_files, read_message_history, use_external_emojis, connect, speak,
+      use_vad, change_nickname, use_application_commands, create_public_threads,
+      send_messages_in_threads]
+"##;
+
+/// @everyone's permissions in the emulator's guild, by name.
+fn everyone_can(h: &Harness) -> Vec<&'static str> {
+    let g = h.guild();
+    g.role(&g.id).expect("@everyone").permissions.names()
+}
+
+/// ferris grants @everyone administrator (and makes Helper mentionable, which breaks nothing).
+async fn grant_everyone_admin(h: &Harness) {
+    let g = h.guild();
+    let admin = g.role(&g.id).unwrap().permissions | perms(&["administrator"]);
+    hand_change(
+        h,
+        &format!("/guilds/{}/roles/{}", g.id, g.id),
+        &format!(r#"{{"permissions": "{admin}"}}"#),
+        "3 a.m.",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn guard_reverts_a_hand_change_that_breaks_a_policy_naming_the_policy_and_the_actor() {
+    let h = Harness::start().await;
+    let before = everyone_can(&h);
+    let mut w = Watcher::start_with(&h, GUARDED, &["--guard"]).await;
+    let connected = w
+        .until("the connection", |v| v["event"] == "connected")
+        .await;
+    assert_eq!(connected["guarded"], 1);
+    w.until("the first read", |v| v["event"] == "drift").await;
+    let helper = h.role_id("Helper");
+    hand_change(
+        &h,
+        &format!("/guilds/{}/roles/{helper}", h.emu.guild_id),
+        r#"{"mentionable": true}"#,
+        "pingable",
+    )
+    .await;
+    grant_everyone_admin(&h).await;
+    assert!(everyone_can(&h).contains(&"administrator"));
+    let guarded = w.until("the revert", |v| v["event"] == "guarded").await;
+    assert_eq!(guarded["outcome"], "reverted", "{guarded:#}");
+    assert_eq!(
+        guarded["reverted"],
+        serde_json::json!(["update role @everyone (permissions)"])
+    );
+    assert_eq!(
+        guarded["because"],
+        serde_json::json!(["breaks policy `everyone-is-no-admin`"])
+    );
+    assert_eq!(everyone_can(&h), before, "back to the reviewed state");
+    // One call, with guildctl's reason naming the policy and who did it; Helper's change
+    // breaks nothing and stays.
+    let reverts: Vec<_> = h
+        .writes()
+        .into_iter()
+        .filter(|r| {
+            r.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("guildctl guard:"))
+        })
+        .collect();
+    assert_eq!(reverts.len(), 1, "{reverts:?}");
+    let reason = reverts[0].reason.as_deref().unwrap();
+    assert!(reason.contains("ferris ("), "{reason}");
+    assert!(reason.contains("everyone-is-no-admin"), "{reason}");
+    assert!(
+        h.guild().role(&helper).unwrap().mentionable,
+        "told, not reverted"
+    );
+    // Its own revert comes back as an entry marked guildctl's (before or after the
+    // guarded line), and is not undone in turn.
+    let own = |v: &Value| v["event"] == "change" && v["guildctl"] == true;
+    let entry = match w.seen.iter().find(|v| own(v)) {
+        Some(v) => v.clone(),
+        None => w.until("the revert's entry", own).await,
+    };
+    assert_eq!(entry["by"]["bot"], true);
+    w.until("the read after it", |v| v["event"] == "drift")
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let guard_writes = h
+        .writes()
+        .iter()
+        .filter(|r| {
+            r.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("guildctl"))
+        })
+        .count();
+    assert_eq!(guard_writes, 1);
+    w.child.kill().await.ok();
+}
+
+#[tokio::test]
+async fn guard_dry_run_says_what_it_would_revert_and_sends_nothing() {
+    let h = Harness::start().await;
+    let mut w = Watcher::start_with(&h, GUARDED, &["--guard", "--dry-run"]).await;
+    w.in_session(&h).await;
+    grant_everyone_admin(&h).await;
+    let guarded = w.until("the verdict", |v| v["event"] == "guarded").await;
+    assert_eq!(guarded["outcome"], "dry_run");
+    assert_eq!(
+        guarded["reverted"],
+        serde_json::json!(["update role @everyone (permissions)"])
+    );
+    assert!(everyone_can(&h).contains(&"administrator"), "nothing sent");
+    assert_eq!(h.writes().len(), 1, "only the hand change");
+    w.child.kill().await.ok();
+}
+
+#[tokio::test]
+async fn guard_touches_only_the_fields_changed_and_stops_past_its_limit() {
+    let h = Harness::start().await;
+    let mut w = Watcher::start_with(&h, GUARDED, &["--guard", "--max-reverts", "1"]).await;
+    w.in_session(&h).await;
+    let moderator = h.role_id("Moderator");
+    let path = format!("/guilds/{}/roles/{moderator}", h.emu.guild_id);
+    // A protected role's colour: reverted; its name is not the manifest's to set here
+    // (Moderator is matched by name, so a rename is told and planned, not reverted: only
+    // what the hand changed and the manifest sets goes back).
+    hand_change(&h, &path, r#"{"color": 16711680}"#, "red").await;
+    let first = w.until("the revert", |v| v["event"] == "guarded").await;
+    assert_eq!(first["outcome"], "reverted", "{first:#}");
+    assert_eq!(
+        first["reverted"],
+        serde_json::json!(["update role Moderator (color)"])
+    );
+    assert!(
+        first["because"][0]
+            .as_str()
+            .unwrap()
+            .contains("which `roles[0]` protects"),
+        "{first:#}"
+    );
+    assert_eq!(h.guild().role(&moderator).unwrap().color, 0x3498DB);
+    // A second within the window: guard stops, says so, and sends nothing.
+    hand_change(&h, &path, r#"{"color": 255}"#, "blue").await;
+    let second = w.until("the stop", |v| v["event"] == "guarded").await;
+    assert_eq!(second["outcome"], "stopped", "{second:#}");
+    assert_eq!(h.guild().role(&moderator).unwrap().color, 255);
+    w.child.kill().await.ok();
+}
+
+#[tokio::test]
+async fn guard_never_reverts_by_widening_access() {
+    let h = Harness::start().await;
+    let mut w = Watcher::start_with(&h, GUARDED, &["--guard"]).await;
+    w.in_session(&h).await;
+    let moderator = h.role_id("Moderator");
+    // Taking ban_members from the protected Moderator narrows access; giving it back
+    // would widen it: told, left for a person.
+    let fewer =
+        h.guild().role(&moderator).unwrap().permissions.bits() & !perms(&["ban_members"]).bits();
+    hand_change(
+        &h,
+        &format!("/guilds/{}/roles/{moderator}", h.emu.guild_id),
+        &format!(r#"{{"permissions": "{fewer}"}}"#),
+        "no more bans",
+    )
+    .await;
+    let guarded = w.until("the verdict", |v| v["event"] == "guarded").await;
+    assert_eq!(guarded["outcome"], "left", "{guarded:#}");
+    let left = guarded["left"][0].as_str().unwrap();
+    assert!(left.contains("would widen access"), "{left}");
+    assert!(left.contains("ban_members"), "{left}");
+    assert!(
+        !h.guild()
+            .role(&moderator)
+            .unwrap()
+            .permissions
+            .names()
+            .contains(&"ban_members")
+    );
     w.child.kill().await.ok();
 }

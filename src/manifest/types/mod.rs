@@ -240,6 +240,11 @@ pub struct Safety {
     /// --allow-policy-changes N`, which takes precedence; by default none is allowed. Write
     /// the number the plan shows, and remove the line once applied.
     pub allow_policy_changes: Option<u32>,
+    /// Let `guildctl watch --guard` revert, within seconds, a hand change that breaks one of
+    /// the policies or touches a `protect: true` role, channel or webhook: only the fields
+    /// changed, back to this manifest, never widening access (docs/watch.md, "Guard").
+    /// Off by default: every change is then told, none reverted.
+    pub guard: Option<bool>,
 }
 
 /// Which kinds of object guildctl deletes when they are live but not declared.

@@ -4,6 +4,8 @@
 //! the connection's ups and downs; as text lines or JSON lines. The loop that reads the
 //! Gateway is `ops::watch`.
 
+pub mod guard;
+
 use serde::Serialize;
 
 use crate::discord::audit::{ActionType, AuditEntry, action};
@@ -24,6 +26,8 @@ pub enum Watched {
         intents: Vec<&'static str>,
         /// The guilds watched.
         guilds: usize,
+        /// Of them, the guilds guarded (`--guard`, and `safety.guard: true` in the manifest).
+        guarded: usize,
     },
     /// A guild read and planned against its manifest (at start, after its changes settled,
     /// or after events may have been missed).
@@ -41,6 +45,8 @@ pub enum Watched {
     },
     /// A change the audit log recorded.
     Change(Change),
+    /// What `--guard` did about a guild's hand changes.
+    Guarded(Guarded),
     /// A shard's connection closed, or could not receive (twilight reconnects unless
     /// `fatal`).
     Connection {
@@ -80,6 +86,27 @@ pub struct Change {
     pub reason: Option<String>,
     /// guildctl's own apply made it (the bot that applies, with guildctl's reason).
     pub guildctl: bool,
+}
+
+/// What guard did: the changes it undid (or would, or could not), why, and what it left.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Guarded {
+    /// The guild.
+    pub guild: Named,
+    /// `reverted`; `dry_run` (said, not done); `failed` (a call failed: `error`);
+    /// `stopped` (past the limit of reverts in the window: nothing sent, a person must look);
+    /// `left` (nothing to revert, only `left`).
+    pub outcome: &'static str,
+    /// The changes undone, as a plan names them (`update role @everyone (permissions)`).
+    pub reverted: Vec<String>,
+    /// Why each was (same order).
+    pub because: Vec<String>,
+    /// Hand changes that break a policy or touch a protected object, left as they are, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<String>,
+    /// Why a revert failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// An object by id, and by name when it is known.
@@ -222,14 +249,21 @@ pub fn text(w: &Watched) -> String {
             shards,
             intents,
             guilds,
+            guarded,
         } => {
             let shards: Vec<String> = shards.iter().map(|[i, n]| format!("{i}/{n}")).collect();
+            let guarded = if *guarded > 0 {
+                format!(", guarding {guarded}")
+            } else {
+                String::new()
+            };
             format!(
-                "Watching {guilds} guild(s) on shard(s) {} with {}.",
+                "Watching {guilds} guild(s){guarded} on shard(s) {} with {}.",
                 shards.join(", "),
                 intents.join(", ")
             )
         }
+        Watched::Guarded(g) => guarded_text(g),
         Watched::Drift {
             guild_id,
             guild,
@@ -286,6 +320,62 @@ pub fn text(w: &Watched) -> String {
             format!("guild {guild_id}: {}", t(error))
         }
     }
+}
+
+/// A guard line: what was reverted and why, then what was left.
+fn guarded_text(g: &Guarded) -> String {
+    let t = inert::terminal;
+    let guild = t(g.guild.name.as_deref().unwrap_or(&g.guild.id));
+    let undone: Vec<String> = g
+        .reverted
+        .iter()
+        .zip(&g.because)
+        .map(|(c, why)| format!("{} ({})", t(c), t(why)))
+        .collect();
+    let mut line = match g.outcome {
+        "reverted" => format!("{guild}: guard reverted {}", undone.join("; ")),
+        "dry_run" => format!("{guild}: guard would revert {}", undone.join("; ")),
+        "stopped" => format!(
+            "{guild}: guard stopped reverting (too many reverts in its window): not reverted: {}; a person must look",
+            undone.join("; ")
+        ),
+        "failed" => format!(
+            "{guild}: guard could not revert {}: {}",
+            undone.join("; "),
+            t(g.error.as_deref().unwrap_or("a call failed"))
+        ),
+        _ => format!("{guild}: guard"),
+    };
+    for l in &g.left {
+        line.push_str(&format!("; {}", t(l)));
+    }
+    line
+}
+
+/// Whether an entry is guildctl's own: made by a bot that applies or guards (`appliers`)
+/// with guildctl's reason (apply's, or guard's), so guard never undoes guildctl's work.
+/// The reason alone is not enough: anyone can write it.
+pub fn is_guildctls(e: &AuditEntry, appliers: &[String]) -> bool {
+    let ours = e
+        .reason
+        .as_deref()
+        .is_some_and(|r| r.starts_with("guildctl apply") || r.starts_with(guard::REASON_PREFIX));
+    ours && e.user_id.as_ref().is_some_and(|u| appliers.contains(u))
+}
+
+/// The keys an entry changed, as the API names a field: an overwrite's entry changes the
+/// channel's `permission_overwrites`.
+pub fn changed_keys(e: &AuditEntry) -> Vec<String> {
+    if [
+        action::CHANNEL_OVERWRITE_CREATE,
+        action::CHANNEL_OVERWRITE_UPDATE,
+        action::CHANNEL_OVERWRITE_DELETE,
+    ]
+    .contains(&e.action_type)
+    {
+        return vec!["permission_overwrites".to_owned()];
+    }
+    e.changes.iter().map(|c| c.key.clone()).collect()
 }
 
 /// Whether an entry is Discord's own (a permission migration), whoever it names.
