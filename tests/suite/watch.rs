@@ -3,6 +3,7 @@
 //! after it changed, and a dropped connection loses nothing.
 
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use discord_emulator::gateway::GatewayCommand;
@@ -11,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout};
 
 use crate::common::Harness;
+use crate::common::github::FakeGitHub;
 use crate::common::guild::perms;
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -20,6 +22,8 @@ struct Watcher {
     child: Child,
     lines: Lines<BufReader<ChildStdout>>,
     seen: Vec<Value>,
+    /// What it wrote on stderr so far.
+    stderr: Arc<Mutex<String>>,
 }
 
 impl Watcher {
@@ -29,6 +33,11 @@ impl Watcher {
 
     /// `guildctl watch` of a manifest of its own.
     async fn start_with(h: &Harness, yaml: &str, extra: &[&str]) -> Watcher {
+        Watcher::start_env(h, yaml, extra, &[]).await
+    }
+
+    /// `guildctl watch` of a manifest of its own, with more environment variables.
+    async fn start_env(h: &Harness, yaml: &str, extra: &[&str], env: &[(&str, String)]) -> Watcher {
         let manifest = h.manifest("guild.yaml", yaml);
         let manifest = manifest.to_str().unwrap();
         let mut args = vec![
@@ -37,16 +46,29 @@ impl Watcher {
         args.extend_from_slice(extra);
         let mut child = h
             .command(&args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .expect("guildctl watch starts");
         let stdout = child.stdout.take().expect("its stdout");
+        let mut err = BufReader::new(child.stderr.take().expect("its stderr")).lines();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let kept = Arc::clone(&stderr);
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = err.next_line().await {
+                eprintln!("{line}");
+                let mut kept = kept.lock().unwrap();
+                kept.push_str(&line);
+                kept.push('\n');
+            }
+        });
         Watcher {
             child,
             lines: BufReader::new(stdout).lines(),
             seen: Vec::new(),
+            stderr,
         }
     }
 
@@ -431,5 +453,188 @@ async fn guard_never_reverts_by_widening_access() {
             .names()
             .contains(&"ban_members")
     );
+    w.child.kill().await.ok();
+}
+
+/// Polls `check` until it holds, within [`WAIT`]; `Err` when it never did.
+async fn eventually(check: impl Fn() -> bool) -> Result<(), ()> {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !check() {
+        if tokio::time::Instant::now() >= deadline {
+            return Err(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn watch_keeps_the_drift_issue_current_and_tells_a_mod_log_webhook_without_showing_its_url() {
+    let h = Harness::start().await;
+    let gh = FakeGitHub::start().await;
+    let hook = h
+        .guild()
+        .webhooks
+        .into_iter()
+        .find(|w| w.name == "Mod Mail")
+        .unwrap();
+    let token = hook.token.clone().unwrap();
+    let url = format!("{}/webhooks/{}/{token}", h.emu.api_base, hook.id);
+    let mut env = gh.env();
+    env.push(("MODLOG_WEBHOOK", url));
+    // The policy is the manifest's: no guard here, only the report.
+    let yaml = GUARDED.replace("safety:\n  guard: true\n", "");
+    let mut w = Watcher::start_env(
+        &h,
+        &yaml,
+        &[
+            "--issue",
+            "github",
+            "--issue-every",
+            "0",
+            "--webhook-env",
+            "MODLOG_WEBHOOK",
+        ],
+        &env,
+    )
+    .await;
+    w.in_session(&h).await;
+    let marker = format!("drift:{}", h.dir.path().join("guild.yaml").display());
+    let breach = "policy everyone\\-is\\-no\\-admin";
+    let ours = |gh: &FakeGitHub| {
+        gh.issues()
+            .into_iter()
+            .filter(|i| i.body.contains(&marker))
+            .collect::<Vec<_>>()
+    };
+    grant_everyone_admin(&h).await;
+    // The issue (opened at start already for the guild's unmanaged risks) says so.
+    eventually(|| {
+        ours(&gh)
+            .first()
+            .is_some_and(|i| i.state == "open" && i.body.contains(breach))
+    })
+    .await
+    .unwrap_or_else(|()| panic!("{:#?}", gh.issues()));
+    let issue = &ours(&gh)[0];
+    assert_eq!(issue.labels, vec!["guildctl-drift".to_owned()]);
+    assert!(issue.title.starts_with("guildctl: the guild drifted from "));
+    // The mod-log channel hears of it, mentions off, markdown escaped.
+    eventually(|| {
+        h.guild()
+            .messages
+            .iter()
+            .any(|m| m.webhook_id == hook.id && m.content.contains("ferris"))
+    })
+    .await
+    .expect("the webhook's message");
+    let message = h
+        .guild()
+        .messages
+        .into_iter()
+        .find(|m| m.webhook_id == hook.id)
+        .unwrap();
+    assert!(
+        message.content.contains("updated a role"),
+        "{}",
+        message.content
+    );
+    assert!(
+        message.content.contains("3 a\\.m\\."),
+        "{}",
+        message.content
+    );
+    // Put back by hand: the issue says so no more.
+    let g = h.guild();
+    let back = g.role(&g.id).unwrap().permissions.bits() & !perms(&["administrator"]).bits();
+    hand_change(
+        &h,
+        &format!("/guilds/{}/roles/{}", g.id, g.id),
+        &format!(r#"{{"permissions": "{back}"}}"#),
+        "oops",
+    )
+    .await;
+    eventually(|| ours(&gh).first().is_some_and(|i| !i.body.contains(breach)))
+        .await
+        .unwrap_or_else(|()| panic!("not updated: {:#?}", gh.issues()));
+    assert_eq!(ours(&gh).len(), 1, "one issue per guild");
+    gh.assert_conforms();
+    w.child.kill().await.ok();
+    let said = w.stderr.lock().unwrap().clone();
+    let shown = format!("{said}{:?}", w.seen);
+    assert!(
+        !shown.contains(&token),
+        "the webhook's token is never shown"
+    );
+    assert!(
+        !shown.contains(&h.emu.token),
+        "the bot's token is never shown"
+    );
+}
+
+#[tokio::test]
+async fn guard_closes_a_staff_channel_opened_to_everyone_by_its_overwrites() {
+    let h = Harness::start().await;
+    let yaml = r##"version: 1
+safety:
+  guard: true
+policies:
+  - name: staff-stays-private
+    never: { who: "@everyone", can: [view_channel], where: ["Staff/*"] }
+channels:
+  - name: Staff
+    type: category
+    channels:
+      - name: mod-log
+        overwrites:
+          - role: "@everyone"
+            deny: [view_channel]
+          - role: Moderator
+            allow: [view_channel]
+            deny: [send_messages]
+          - role: Admin
+            allow: [view_channel, send_messages]
+"##;
+    let mut w = Watcher::start_with(&h, yaml, &["--guard"]).await;
+    w.in_session(&h).await;
+    let start = w.seen.iter().find(|v| v["event"] == "drift").unwrap();
+    assert_eq!(start["changes"], 0, "{start:#}");
+    // ferris lets @everyone see #mod-log, with Discord's Edit Channel Permissions.
+    let mod_log = h.channel_id("Staff/mod-log");
+    let everyone = h.emu.guild_id.clone();
+    let view = perms(&["view_channel"]);
+    let run = h
+        .run(&[
+            "emulator",
+            "call",
+            "--emulator",
+            &h.emu.base_url,
+            "--as",
+            "ferris",
+            "--reason",
+            "let them look",
+            "PUT",
+            &format!("/channels/{mod_log}/permissions/{everyone}"),
+            &format!(r#"{{"type": 0, "allow": "{view}", "deny": "0"}}"#),
+        ])
+        .await;
+    run.assert_code(0);
+    let guarded = w.until("the revert", |v| v["event"] == "guarded").await;
+    assert_eq!(guarded["outcome"], "reverted", "{guarded:#}");
+    assert_eq!(
+        guarded["because"],
+        serde_json::json!(["breaks policy `staff-stays-private`"])
+    );
+    let ow = h
+        .guild()
+        .channel(&mod_log)
+        .unwrap()
+        .permission_overwrites
+        .iter()
+        .find(|o| o.id == everyone)
+        .cloned()
+        .expect("@everyone's overwrite");
+    assert_eq!(ow.deny, view, "hidden again");
+    assert_eq!(ow.allow, perms(&[]));
     w.child.kill().await.ok();
 }

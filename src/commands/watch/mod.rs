@@ -14,6 +14,12 @@ use guildctl::watch::{self, Watched};
 
 use super::{Target, connect_loaded, load_checked, open_for};
 
+mod issue;
+mod webhook;
+
+use issue::Issues;
+use webhook::Webhook;
+
 #[derive(Args)]
 pub struct WatchArgs {
     #[command(flatten)]
@@ -45,6 +51,22 @@ pub struct WatchArgs {
     /// stops reverting there and says so (a person must look).
     #[arg(long, value_name = "N", default_value_t = 5, requires = "guard")]
     max_reverts: usize,
+    /// Keep each guild's drift issue on GitHub or GitLab as its changes settle: the issue
+    /// the scheduled `drift` job keeps (same marker, label and title), from the CI's
+    /// variables (docs/watch.md, "Where it reports").
+    #[arg(long, value_enum, value_name = "FORGE")]
+    issue: Option<issue::Forge>,
+    /// With --issue: the drift issue's label.
+    #[arg(long, default_value = "guildctl-drift", requires = "issue")]
+    issue_label: String,
+    /// With --issue: at most one drift report per guild in this many seconds (the last
+    /// state of each window is written).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = parse_seconds, requires = "issue")]
+    issue_every: f64,
+    /// Also post each change and guard action to the Discord webhook whose URL this
+    /// environment variable holds (a mod-log channel). The URL is never shown.
+    #[arg(long, value_name = "NAME")]
+    webhook_env: Option<String>,
     /// The window --max-reverts counts in, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 600.0, value_parser = parse_seconds, requires = "guard")]
     guard_window: f64,
@@ -85,7 +107,12 @@ pub async fn run(args: WatchArgs) -> Result<u8> {
         dry_run,
         max_reverts,
         guard_window,
+        issue,
+        issue_label,
+        issue_every,
+        webhook_env,
     } = args;
+    let webhook = webhook_env.as_deref().map(Webhook::from_env).transpose()?;
     let run = WatchRun {
         shards: ShardSet {
             count: shard.map(|(_, n)| n),
@@ -111,12 +138,34 @@ pub async fn run(args: WatchArgs) -> Result<u8> {
         let targets = target.one(&session, &loaded);
         (session, targets)
     };
-    let mut tell = |w: &Watched| match format {
-        Lines::Text => guildctl::outln!("{}", watch::text(w)),
-        Lines::Json => match serde_json::to_string(w) {
-            Ok(line) => guildctl::outln!("{line}"),
-            Err(e) => eprintln!("error: a line could not be written as JSON: {e}"),
-        },
+    let issues = match issue {
+        Some(forge) => Some(
+            Issues::connect(
+                forge,
+                issue_label,
+                Duration::from_secs_f64(issue_every),
+                session.client.clone(),
+                target.clone(),
+                targets.guilds().cloned().collect(),
+            )
+            .await?,
+        ),
+        None => None,
+    };
+    let mut tell = |w: &Watched| {
+        match format {
+            Lines::Text => guildctl::outln!("{}", watch::text(w)),
+            Lines::Json => match serde_json::to_string(w) {
+                Ok(line) => guildctl::outln!("{line}"),
+                Err(e) => eprintln!("error: a line could not be written as JSON: {e}"),
+            },
+        }
+        if let (Some(issues), Watched::Drift { guild_id, .. }) = (&issues, w) {
+            issues.read(guild_id);
+        }
+        if let (Some(webhook), Watched::Change(_) | Watched::Guarded(_)) = (&webhook, w) {
+            webhook.say(&watch::text(w));
+        }
     };
     ops::watch(&session.client, targets, &target, &run, &mut tell)
         .await
