@@ -638,3 +638,33 @@ channels:
     assert_eq!(ow.allow, perms(&[]));
     w.child.kill().await.ok();
 }
+
+/// The service files docs/watch.md points to run flags watch has.
+#[tokio::test]
+async fn the_service_examples_use_flags_watch_has() {
+    let h = Harness::start().await;
+    let help = h.run(&["watch", "--help"]).await;
+    help.assert_code(0);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/watch");
+    let mut seen = 0;
+    for file in ["guildctl-watch.service", "kubernetes.yaml"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.contains("watch") && l.contains("--all"))
+            .unwrap_or_else(|| panic!("{file} runs no watch"));
+        for flag in line
+            .split(|c: char| c.is_whitespace() || c == '"' || c == ',' || c == '\'')
+            .filter(|w| w.starts_with("--"))
+        {
+            seen += 1;
+            assert!(
+                help.stdout.contains(&format!("{flag} "))
+                    || help.stdout.contains(&format!("{flag}\n"))
+                    || help.stdout.contains(&format!("{flag} <")),
+                "{file}: watch has no {flag}"
+            );
+        }
+    }
+    assert!(seen >= 6, "{seen}");
+}
