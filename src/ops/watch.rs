@@ -58,6 +58,9 @@ pub struct GuardRun {
 /// one action (a role's update and its members') to arrive together.
 const GUARD_SETTLE: Duration = Duration::from_millis(250);
 
+/// How long guard waits to read a guild again after a read for it failed.
+const GUARD_RETRY: Duration = Duration::from_secs(30);
+
 /// A guild watched: its manifest, its last read (for the names of what changes), and what
 /// is under way.
 struct Watching {
@@ -74,6 +77,8 @@ struct Watching {
     guarded: bool,
     /// Hand changes not yet judged by guard.
     suspects: Vec<Suspect>,
+    /// Hand changes a read in flight judges; put back if it fails.
+    judging: Vec<Suspect>,
     /// The objects the manifest protects, by live id, as of the last read (guarded only).
     protected: HashMap<String, String>,
     /// When guard last reverted, within its window.
@@ -169,6 +174,7 @@ pub async fn watch(
                         busy: false,
                         guarded,
                         suspects: Vec::new(),
+                        judging: Vec::new(),
                         protected: HashMap::new(),
                         reverts: VecDeque::new(),
                     },
@@ -370,7 +376,8 @@ impl<H: Host> Crew<'_, H> {
     fn read(&self, id: &str, w: &mut Watching, why: &'static str) {
         w.due = None;
         w.busy = true;
-        let suspects = std::mem::take(&mut w.suspects);
+        w.judging = std::mem::take(&mut w.suspects);
+        let suspects = w.judging.clone();
         let (client, host, loaded, id, done, slots) = (
             self.client.clone(),
             self.host.clone(),
@@ -407,6 +414,7 @@ impl<H: Host> Crew<'_, H> {
         tell: &mut (dyn FnMut(&Watched) + Send),
     ) {
         w.busy = false;
+        let judged = std::mem::take(&mut w.judging);
         let read = match read {
             Ok(r) => *r,
             Err(error) => {
@@ -414,6 +422,13 @@ impl<H: Host> Crew<'_, H> {
                     guild_id: id.to_owned(),
                     error,
                 });
+                // Guard does not forget a hand change it could not judge: the guild is
+                // read again, not at once (a guild that cannot be read costs a read now
+                // and then, no more).
+                if !judged.is_empty() {
+                    w.suspects.splice(0..0, judged);
+                    w.due = Some((Instant::now() + GUARD_RETRY, "changed"));
+                }
                 return;
             }
         };

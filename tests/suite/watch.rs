@@ -13,6 +13,7 @@ use tokio::process::{Child, ChildStdout};
 
 use crate::common::Harness;
 use crate::common::github::FakeGitHub;
+use crate::common::gitlab::FakeGitLab;
 use crate::common::guild::perms;
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -667,4 +668,40 @@ async fn the_service_examples_use_flags_watch_has() {
         }
     }
     assert!(seen >= 6, "{seen}");
+}
+
+#[tokio::test]
+async fn watch_keeps_the_drift_issue_on_gitlab_too() {
+    let h = Harness::start().await;
+    let gl = FakeGitLab::start().await;
+    let yaml = GUARDED.replace("safety:\n  guard: true\n", "");
+    let env: Vec<(&str, String)> = gl.env();
+    let mut w = Watcher::start_env(
+        &h,
+        &yaml,
+        &["--issue", "gitlab", "--issue-every", "0"],
+        &env,
+    )
+    .await;
+    w.in_session(&h).await;
+    let marker = format!("drift:{}", h.dir.path().join("guild.yaml").display());
+    grant_everyone_admin(&h).await;
+    eventually(|| {
+        gl.issues().iter().any(|i| {
+            i.description.contains(&marker)
+                && i.state == "opened"
+                && i.description.contains("everyone\\-is\\-no\\-admin")
+        })
+    })
+    .await
+    .unwrap_or_else(|()| panic!("{:#?}", gl.issues()));
+    let ours: Vec<_> = gl
+        .issues()
+        .into_iter()
+        .filter(|i| i.description.contains(&marker))
+        .collect();
+    assert_eq!(ours.len(), 1);
+    assert_eq!(ours[0].labels, vec!["guildctl-drift".to_owned()]);
+    assert!(gl.violations().is_empty(), "{:?}", gl.violations());
+    w.child.kill().await.ok();
 }

@@ -47,7 +47,13 @@ pub struct Issues {
     /// Each guild's target, by id (its marker and title come from it).
     guilds: Arc<HashMap<String, GuildTarget>>,
     slots: Arc<Mutex<HashMap<String, Slot>>>,
+    /// Reports made at once, at most: at start every guild's is due together, and each
+    /// costs the guild's reads and a listing of the forge's issues.
+    at_once: Arc<tokio::sync::Semaphore>,
 }
+
+/// Drift reports made at once, at most.
+const AT_ONCE: usize = 2;
 
 /// One guild's issue: when its report was last made, and whether one is waiting.
 #[derive(Default)]
@@ -88,6 +94,7 @@ impl Issues {
             host,
             guilds: Arc::new(guilds.into_iter().map(|g| (g.id.clone(), g)).collect()),
             slots: Arc::default(),
+            at_once: Arc::new(tokio::sync::Semaphore::new(AT_ONCE)),
         })
     }
 
@@ -111,6 +118,9 @@ impl Issues {
         let me = self.clone();
         tokio::spawn(async move {
             tokio::time::sleep(wait).await;
+            let Ok(_turn) = me.at_once.acquire().await else {
+                return;
+            };
             {
                 let mut slots = me.slots.lock().unwrap_or_else(|p| p.into_inner());
                 let slot = slots.entry(guild.id.clone()).or_default();
