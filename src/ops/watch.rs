@@ -67,12 +67,12 @@ struct Watching {
     loaded: Arc<LoadedManifest>,
     /// None until its first read is done.
     snap: Option<Snapshot>,
-    /// When it is read again, and why; none while nothing changed.
-    due: Option<(Instant, &'static str)>,
+    /// Its reads after changes (and at start, and after a new session).
+    plan: Lane,
+    /// Its reads for guard, and the reverts: apart, so a revert never waits for a read
+    /// queued behind a thousand others.
+    guard: Lane,
     told: Told,
-    /// A read or a revert of it is in flight (one at a time; a change meanwhile makes it
-    /// due again).
-    busy: bool,
     /// Guarded: `--guard` and the manifest's `safety.guard: true`.
     guarded: bool,
     /// Hand changes not yet judged by guard.
@@ -83,6 +83,38 @@ struct Watching {
     protected: HashMap<String, String>,
     /// When guard last reverted, within its window.
     reverts: VecDeque<Instant>,
+}
+
+/// One kind of work on a guild: when it is due next and why (none while nothing
+/// changed), and whether one is in flight (one at a time; a change meanwhile makes it due
+/// again).
+#[derive(Default)]
+struct Lane {
+    due: Option<(Instant, &'static str)>,
+    busy: bool,
+}
+
+impl Lane {
+    /// When it should start, if it may.
+    fn next(&self) -> Option<Instant> {
+        self.due.filter(|_| !self.busy).map(|(at, _)| at)
+    }
+
+    /// Due `after` from now, unless due sooner already.
+    fn soon(&mut self, after: Duration, why: &'static str) {
+        let at = Instant::now() + after;
+        self.due = Some(match self.due {
+            Some((was, why)) if was <= at => (was, why),
+            _ => (at, why),
+        });
+    }
+}
+
+/// Which lane a read is for.
+#[derive(Clone, Copy, PartialEq)]
+enum For {
+    Plan,
+    Guard,
 }
 
 /// Which audit entries of a guild have been told, so none is told twice.
@@ -122,7 +154,7 @@ impl Told {
 /// What comes back to the loop from the work beside it, by guild id.
 enum Done {
     /// A read and its plan: the drift line, and guard's verdict when it judged.
-    Read(String, Result<Box<Read>, String>),
+    Read(String, For, Result<Box<Read>, String>),
     /// A new session's catch-up: the audit entries written since the last one told, oldest
     /// first, or why they could not be read.
     CaughtUp(String, Result<Vec<AuditEntry>, String>),
@@ -169,9 +201,9 @@ pub async fn watch(
                     Watching {
                         loaded,
                         snap: None,
-                        due: None,
+                        plan: Lane::default(),
+                        guard: Lane::default(),
                         told: Told::default(),
-                        busy: false,
                         guarded,
                         suspects: Vec::new(),
                         judging: Vec::new(),
@@ -195,6 +227,13 @@ pub async fn watch(
     let (mut gateway, _) = Gateway::connect(client, intents, run.shards).await?;
     // Another process runs the other shards' guilds (`--shard I/N`).
     guilds.retain(|id, _| gateway.shards.iter().any(|[s, _]| gateway.holds(*s, id)));
+    if guilds.is_empty() {
+        return Err(format!(
+            "no guild chosen is on shard(s) {:?}: nothing to watch here",
+            gateway.shards
+        )
+        .into());
+    }
     // Entries before the connection are in the first reads; a later catch-up starts here.
     let since = snowflake_at(now_ms());
     for w in guilds.values_mut() {
@@ -219,7 +258,12 @@ pub async fn watch(
         slots: Arc::new(Semaphore::new(CONCURRENCY)),
     };
     let mut ready: HashSet<u32> = HashSet::new();
-    let mut people: HashMap<String, Actor> = HashMap::new();
+    let mut audit = Entries {
+        client,
+        appliers,
+        people: HashMap::new(),
+        settle: run.settle,
+    };
     // Guilds whose first read is still to come back; when all have and none was read,
     // there is nothing to watch.
     let mut starting: HashSet<String> = guilds.keys().cloned().collect();
@@ -227,8 +271,8 @@ pub async fn watch(
     loop {
         let due = guilds
             .values()
-            .filter(|w| !w.busy)
-            .filter_map(|w| w.due.map(|(at, _)| at))
+            .flat_map(|w| [w.plan.next(), w.guard.next()])
+            .flatten()
             .min();
         let far = Instant::now() + Duration::from_secs(3600);
         let event = tokio::select! {
@@ -236,23 +280,23 @@ pub async fn watch(
             () = sleep_until(due.unwrap_or(far)), if due.is_some() => {
                 let now = Instant::now();
                 for (id, w) in guilds.iter_mut() {
-                    if let Some((at, why)) = w.due
-                        && at <= now
-                        && !w.busy
-                    {
-                        crew.read(id, w, why);
+                    if w.guard.next().is_some_and(|at| at <= now) {
+                        crew.read(id, w, For::Guard);
+                    }
+                    if w.plan.next().is_some_and(|at| at <= now) {
+                        crew.read(id, w, For::Plan);
                     }
                 }
                 continue;
             }
             Some(d) = done_rx.recv() => {
                 match d {
-                    Done::Read(id, read) => {
-                        if starting.remove(&id) && read.is_ok() {
+                    Done::Read(id, lane, read) => {
+                        if lane == For::Plan && starting.remove(&id) && read.is_ok() {
                             started += 1;
                         }
                         if let Some(w) = guilds.get_mut(&id) {
-                            crew.read_done(&id, w, read, run, tell);
+                            crew.read_done(&id, w, lane, read, run, tell);
                         }
                         if starting.is_empty() && started == 0 {
                             return Err("no guild could be read: nothing to watch".into());
@@ -263,7 +307,7 @@ pub async fn watch(
                             let last = match entries {
                                 Ok(entries) => {
                                     for e in &entries {
-                                        tell_entry(client, &id, w, e, &appliers, &mut people, tell).await;
+                                        audit.tell(&id, w, e, tell).await;
                                     }
                                     entries.last().and_then(|e| e.id.parse().ok()).unwrap_or(0)
                                 }
@@ -275,13 +319,13 @@ pub async fn watch(
                             w.told.caught_up(last);
                             // What else changed unseen (a reorder has no entry) is found by
                             // reading the guild again.
-                            w.due = Some((Instant::now(), "resync"));
+                            w.plan.soon(Duration::ZERO, "resync");
                         }
                     }
                     Done::Reverted(id, guarded) => {
                         if let Some(w) = guilds.get_mut(&id) {
-                            w.busy = false;
-                            w.due = Some((Instant::now() + run.settle, "changed"));
+                            w.guard.busy = false;
+                            w.plan.soon(run.settle, "changed");
                         }
                         tell(&Watched::Guarded(guarded));
                     }
@@ -305,7 +349,8 @@ pub async fn watch(
                             continue;
                         }
                         if first {
-                            crew.read(id, w, "start");
+                            w.plan.due = Some((Instant::now(), "start"));
+                            crew.read(id, w, For::Plan);
                         } else if !w.told.catching {
                             crew.catch_up(id, w);
                         }
@@ -319,23 +364,7 @@ pub async fn watch(
                     let Ok(entry) = serde_json::from_value::<AuditEntry>(data) else {
                         continue;
                     };
-                    if tell_entry(client, &gid, w, &entry, &appliers, &mut people, tell)
-                        .await
-                        .is_some()
-                    {
-                        let now = Instant::now();
-                        w.due = Some(if w.suspects.is_empty() {
-                            (now + run.settle, "changed")
-                        } else {
-                            // A change to judge waits for no later one: guard reads the
-                            // guild GUARD_SETTLE after the first.
-                            let guard_at = now + GUARD_SETTLE.min(run.settle);
-                            match w.due {
-                                Some((at, why)) => (at.min(guard_at), why),
-                                None => (guard_at, "changed"),
-                            }
-                        });
-                    }
+                    audit.tell(&gid, w, &entry, tell).await;
                 }
                 "RESUMED" | "GUILD_CREATE" => {}
                 // Any other dispatch of a watched guild (a reorder the audit log does not
@@ -346,10 +375,8 @@ pub async fn watch(
                             .then(|| data["id"].as_str())
                             .flatten()
                     });
-                    if let Some(w) = gid.and_then(|g| guilds.get_mut(g))
-                        && w.due.is_none()
-                    {
-                        w.due = Some((Instant::now() + run.settle, "changed"));
+                    if let Some(w) = gid.and_then(|g| guilds.get_mut(g)) {
+                        w.plan.soon(run.settle, "changed");
                     }
                 }
             },
@@ -371,13 +398,24 @@ pub async fn watch(
 }
 
 impl<H: Host> Crew<'_, H> {
-    /// Starts a read and plan of guild `id` beside the loop (with guard's verdict on its
-    /// hand changes, when it is guarded).
-    fn read(&self, id: &str, w: &mut Watching, why: &'static str) {
-        w.due = None;
-        w.busy = true;
-        w.judging = std::mem::take(&mut w.suspects);
-        let suspects = w.judging.clone();
+    /// Starts a read and plan of guild `id` beside the loop, for its plan lane, or for
+    /// guard, with its verdict on the hand changes waiting.
+    fn read(&self, id: &str, w: &mut Watching, lane: For) {
+        let (why, suspects) = match lane {
+            For::Plan => (
+                w.plan.due.take().map_or("changed", |(_, why)| why),
+                Vec::new(),
+            ),
+            For::Guard => {
+                w.guard.due = None;
+                w.judging = std::mem::take(&mut w.suspects);
+                ("changed", w.judging.clone())
+            }
+        };
+        match lane {
+            For::Plan => w.plan.busy = true,
+            For::Guard => w.guard.busy = true,
+        }
         let (client, host, loaded, id, done, slots) = (
             self.client.clone(),
             self.host.clone(),
@@ -389,7 +427,7 @@ impl<H: Host> Crew<'_, H> {
         tokio::spawn(async move {
             let read = async {
                 // A guard read goes first: a revert waits for no one's start.
-                let _slot = if suspects.is_empty() {
+                let _slot = if lane == For::Plan {
                     Some(slots.acquire_owned().await.map_err(|e| e.to_string())?)
                 } else {
                     None
@@ -400,7 +438,7 @@ impl<H: Host> Crew<'_, H> {
                     .map_err(|e| e.to_string())
             };
             let read = read.await;
-            let _ = done.send(Done::Read(id, read));
+            let _ = done.send(Done::Read(id, lane, read));
         });
     }
 
@@ -409,12 +447,21 @@ impl<H: Host> Crew<'_, H> {
         &self,
         id: &str,
         w: &mut Watching,
+        lane: For,
         read: Result<Box<Read>, String>,
         run: &WatchRun,
         tell: &mut (dyn FnMut(&Watched) + Send),
     ) {
-        w.busy = false;
-        let judged = std::mem::take(&mut w.judging);
+        let judged = match lane {
+            For::Plan => {
+                w.plan.busy = false;
+                Vec::new()
+            }
+            For::Guard => {
+                w.guard.busy = false;
+                std::mem::take(&mut w.judging)
+            }
+        };
         let read = match read {
             Ok(r) => *r,
             Err(error) => {
@@ -427,7 +474,7 @@ impl<H: Host> Crew<'_, H> {
                 // and then, no more).
                 if !judged.is_empty() {
                     w.suspects.splice(0..0, judged);
-                    w.due = Some((Instant::now() + GUARD_RETRY, "changed"));
+                    w.guard.soon(GUARD_RETRY, "changed");
                 }
                 return;
             }
@@ -478,7 +525,7 @@ impl<H: Host> Crew<'_, H> {
             return;
         }
         w.reverts.push_back(now);
-        w.busy = true;
+        w.guard.busy = true;
         let mut guarded = said("reverted", &verdict);
         let options = ApplyOptions::new(verdict.reason(), w.loaded.dir());
         let (client, done, id) = (self.client.clone(), self.done.clone(), id.to_owned());
@@ -511,23 +558,56 @@ impl<H: Host> Crew<'_, H> {
     }
 }
 
-/// Tells one entry of guild `gid`, unless it was told already (a new session's live entry
-/// that its catch-up told, a replay). Whether it was, and then whether a hand made it (not
-/// guildctl, not Discord); a guarded guild's hand change is kept for guard to judge.
-async fn tell_entry(
-    client: &Client,
-    gid: &str,
-    w: &mut Watching,
-    entry: &AuditEntry,
-    appliers: &[String],
-    people: &mut HashMap<String, Actor>,
-    tell: &mut (dyn FnMut(&Watched) + Send),
-) -> Option<bool> {
-    if !w.told.first_time(entry.id.parse().unwrap_or(0)) {
-        return None;
+/// Who made the entries, and what follows from one.
+struct Entries<'a> {
+    client: &'a Client,
+    /// The user ids whose entries with guildctl's reason are guildctl's.
+    appliers: Vec<String>,
+    /// Each user read once.
+    people: HashMap<String, Actor>,
+    settle: Duration,
+}
+
+impl Entries<'_> {
+    /// Tells one entry of guild `gid`, unless it was told already (a new session's live
+    /// entry that its catch-up told, a replay), and makes the guild due: its plan's read
+    /// once changes settle, guard's GUARD_SETTLE after the first hand change it must judge
+    /// (a later change does not delay it).
+    async fn tell(
+        &mut self,
+        gid: &str,
+        w: &mut Watching,
+        entry: &AuditEntry,
+        tell: &mut (dyn FnMut(&Watched) + Send),
+    ) {
+        if !w.told.first_time(entry.id.parse().unwrap_or(0)) {
+            return;
+        }
+        let by = actor(self.client, entry, &mut self.people).await;
+        let guildctl = watch::is_guildctls(entry, &self.appliers);
+        judge_later(w, entry, &by, guildctl);
+        let snap = w.snap.as_ref();
+        let target = entry
+            .target_id
+            .as_deref()
+            .and_then(|t| snap.and_then(|s| name_of(s, t)));
+        let guild = Named {
+            id: gid.to_owned(),
+            name: snap.map(|s| s.guild.name.clone()),
+        };
+        tell(&Watched::Change(watch::change(
+            guild, entry, target, by, guildctl,
+        )));
+        w.plan.due = Some((Instant::now() + self.settle, "changed"));
+        if !w.suspects.is_empty() {
+            w.guard.soon(GUARD_SETTLE.min(self.settle), "changed");
+        }
     }
-    let by = actor(client, entry, people).await;
-    let guildctl = watch::is_guildctls(entry, appliers);
+}
+
+/// Keeps a guarded guild's hand change (not guildctl's, not Discord's) for guard to judge,
+/// when it may break a policy or touches a protected object.
+fn judge_later(w: &mut Watching, entry: &AuditEntry, by: &Actor, guildctl: bool) {
     let hand = !guildctl && !by.discord;
     let keys = watch::changed_keys(entry);
     if hand
@@ -546,19 +626,6 @@ async fn tell_entry(
             by: who,
         });
     }
-    let snap = w.snap.as_ref();
-    let target = entry
-        .target_id
-        .as_deref()
-        .and_then(|t| snap.and_then(|s| name_of(s, t)));
-    let guild = Named {
-        id: gid.to_owned(),
-        name: snap.map(|s| s.guild.name.clone()),
-    };
-    tell(&Watched::Change(watch::change(
-        guild, entry, target, by, guildctl,
-    )));
-    Some(hand)
 }
 
 /// The entries of guild `gid` written after entry `after`, oldest first, page by page (a
