@@ -33,7 +33,8 @@ use crate::watch::{self, Actor, Guarded, Named, Watched};
 pub struct WatchRun {
     /// Which shards run in this process (`--shard I/N`; all by default).
     pub shards: ShardSet,
-    /// The user ids whose entries are guildctl's (`--applier`); by default the bot's.
+    /// The user ids of the bots that apply (`--applier`): their entries with guildctl's
+    /// reason are guildctl's, like those of the bot watch runs as.
     pub appliers: Vec<String>,
     /// How long a guild stays quiet after a change before it is read and planned again.
     pub settle: Duration,
@@ -65,8 +66,11 @@ const GUARD_RETRY: Duration = Duration::from_secs(30);
 /// is under way.
 struct Watching {
     loaded: Arc<LoadedManifest>,
-    /// None until its first read is done.
+    /// None until its first read is done; kept current by the Gateway's channel and role
+    /// updates in between.
     snap: Option<Snapshot>,
+    /// What its next plan must read because no event carried it.
+    unread: Unread,
     /// Its reads after changes (and at start, and after a new session).
     plan: Lane,
     /// Its reads for guard, and the reverts: apart, so a revert never waits for a read
@@ -108,6 +112,18 @@ impl Lane {
             _ => (at, why),
         });
     }
+}
+
+/// What a guild's next plan must read: a change no event carried whole (a channel or a
+/// role update does: `watch` puts it in its last read) is read again, the whole guild or
+/// only its webhooks.
+#[derive(Default)]
+struct Unread {
+    /// The whole guild (a creation, a deletion, a member's roles, an image, anything not
+    /// told here).
+    guild: bool,
+    /// Its webhooks (`WEBHOOKS_UPDATE` names only the channel).
+    webhooks: bool,
 }
 
 /// Which lane a read is for.
@@ -201,6 +217,7 @@ pub async fn watch(
                     Watching {
                         loaded,
                         snap: None,
+                        unread: Unread::default(),
                         plan: Lane::default(),
                         guard: Lane::default(),
                         told: Told::default(),
@@ -245,11 +262,9 @@ pub async fn watch(
         guilds: guilds.len(),
         guarded: guilds.values().filter(|w| w.guarded).count(),
     });
-    let appliers: Vec<String> = if run.appliers.is_empty() {
-        vec![client.get::<User>("/users/@me").await?.id]
-    } else {
-        run.appliers.clone()
-    };
+    // The bot watch runs as writes guard's reverts: its entries are guildctl's too.
+    let mut appliers = run.appliers.clone();
+    appliers.push(client.get::<User>("/users/@me").await?.id);
     let (done, mut done_rx) = mpsc::unbounded_channel::<Done>();
     let crew = Crew {
         client,
@@ -317,6 +332,7 @@ pub async fn watch(
                                 }
                             };
                             w.told.caught_up(last);
+                            w.unread.guild = true;
                             // What else changed unseen (a reorder has no entry) is found by
                             // reading the guild again.
                             w.plan.soon(Duration::ZERO, "resync");
@@ -368,7 +384,8 @@ pub async fn watch(
                 }
                 "RESUMED" | "GUILD_CREATE" => {}
                 // Any other dispatch of a watched guild (a reorder the audit log does not
-                // record, an object's own event) is a change to read once it settles.
+                // record, an object's own event) is a change to plan once it settles: put in
+                // the last read when it carries the object, read again when not.
                 _ => {
                     let gid = data["guild_id"].as_str().or_else(|| {
                         (name == "GUILD_UPDATE")
@@ -376,6 +393,7 @@ pub async fn watch(
                             .flatten()
                     });
                     if let Some(w) = gid.and_then(|g| guilds.get_mut(g)) {
+                        take_in(w, &name, data);
                         w.plan.soon(run.settle, "changed");
                     }
                 }
@@ -401,15 +419,24 @@ impl<H: Host> Crew<'_, H> {
     /// Starts a read and plan of guild `id` beside the loop, for its plan lane, or for
     /// guard, with its verdict on the hand changes waiting.
     fn read(&self, id: &str, w: &mut Watching, lane: For) {
-        let (why, suspects) = match lane {
-            For::Plan => (
-                w.plan.due.take().map_or("changed", |(_, why)| why),
-                Vec::new(),
-            ),
+        let (why, suspects, base) = match lane {
+            For::Plan => {
+                let unread = std::mem::take(&mut w.unread);
+                // Only what no event carried is read; a whole read when anything was not.
+                let base = w
+                    .snap
+                    .clone()
+                    .filter(|_| !unread.guild)
+                    .map(|snap| (snap, unread.webhooks));
+                let why = w.plan.due.take().map_or("changed", |(_, why)| why);
+                (why, Vec::new(), base)
+            }
+            // Guard judges on a whole read of its own: what it reverts is what Discord
+            // says now.
             For::Guard => {
                 w.guard.due = None;
                 w.judging = std::mem::take(&mut w.suspects);
-                ("changed", w.judging.clone())
+                ("changed", w.judging.clone(), None)
             }
         };
         match lane {
@@ -426,13 +453,15 @@ impl<H: Host> Crew<'_, H> {
         );
         tokio::spawn(async move {
             let read = async {
-                // A guard read goes first: a revert waits for no one's start.
-                let _slot = if lane == For::Plan {
+                // A guard read goes first: a revert waits for no one's start. A plan from
+                // the last read, events taken in, reads nothing.
+                let reads = base.as_ref().is_none_or(|(_, webhooks)| *webhooks);
+                let _slot = if lane == For::Plan && reads {
                     Some(slots.acquire_owned().await.map_err(|e| e.to_string())?)
                 } else {
                     None
                 };
-                plan(&client, &host, loaded, &id, why, suspects)
+                plan(&client, &host, loaded, &id, why, suspects, base)
                     .await
                     .map(Box::new)
                     .map_err(|e| e.to_string())
@@ -586,6 +615,7 @@ impl Entries<'_> {
         let by = actor(self.client, entry, &mut self.people).await;
         let guildctl = watch::is_guildctls(entry, &self.appliers);
         judge_later(w, entry, &by, guildctl);
+        note_unread(w, entry);
         let snap = w.snap.as_ref();
         let target = entry
             .target_id
@@ -602,6 +632,65 @@ impl Entries<'_> {
         if !w.suspects.is_empty() {
             w.guard.soon(GUARD_SETTLE.min(self.settle), "changed");
         }
+    }
+}
+
+/// Puts a dispatch's object in guild `w`'s last read (a channel's or a role's update carries
+/// it whole), or marks what its next plan must read again.
+fn take_in(w: &mut Watching, name: &str, data: serde_json::Value) {
+    // A read in flight would put its older copy over what is taken in here.
+    let snap = w.snap.as_mut().filter(|_| !w.plan.busy && !w.guard.busy);
+    let taken = match (name, snap) {
+        ("CHANNEL_UPDATE", Some(snap)) => serde_json::from_value(data)
+            .map(|c| snap.update_channel(c))
+            .unwrap_or(false),
+        ("GUILD_ROLE_UPDATE", Some(snap)) => serde_json::from_value(data["role"].clone())
+            .map(|r| snap.update_role(r))
+            .unwrap_or(false),
+        ("WEBHOOKS_UPDATE", _) => {
+            w.unread.webhooks = true;
+            true
+        }
+        _ => false,
+    };
+    w.unread.guild |= !taken;
+}
+
+/// Whether an audit entry says more than the object's own dispatch carries: a member
+/// overwrite names a user the last read may not know, a role's icon is an image to read,
+/// and any entry but a channel's, an overwrite's, a role's or a webhook's update is read
+/// whole. A webhook's entry needs its webhooks read.
+fn note_unread(w: &mut Watching, e: &AuditEntry) {
+    use crate::discord::audit::action;
+    let t = e.action_type;
+    let member_overwrite = e
+        .options
+        .as_ref()
+        .and_then(|o| o.get("type"))
+        .is_some_and(|v| v == "1" || v == 1);
+    let image = e
+        .changes
+        .iter()
+        .any(|c| matches!(c.key.as_str(), "icon_hash" | "icon" | "unicode_emoji"));
+    if [
+        action::WEBHOOK_CREATE,
+        action::WEBHOOK_UPDATE,
+        action::WEBHOOK_DELETE,
+    ]
+    .contains(&t)
+    {
+        w.unread.webhooks = true;
+    } else if t == action::CHANNEL_UPDATE || (t == action::ROLE_UPDATE && !image) {
+    } else if [
+        action::CHANNEL_OVERWRITE_CREATE,
+        action::CHANNEL_OVERWRITE_UPDATE,
+        action::CHANNEL_OVERWRITE_DELETE,
+    ]
+    .contains(&t)
+    {
+        w.unread.guild |= member_overwrite;
+    } else {
+        w.unread.guild = true;
     }
 }
 
@@ -662,7 +751,9 @@ const AUDIT_PAGE: usize = 100;
 const CATCH_UP_PAGES: usize = 50;
 
 /// Reads a guild and plans it against its manifest (the planning on a worker thread, off
-/// the loop's): the read, how far it is, and guard's verdict on `suspects`, if any.
+/// the loop's): the read, how far it is, and guard's verdict on `suspects`, if any. With
+/// `base`, the last read with the events since taken in, only the webhooks are read (when
+/// asked), nothing else.
 async fn plan(
     client: &Client,
     host: &impl Host,
@@ -670,8 +761,17 @@ async fn plan(
     id: &str,
     why: &'static str,
     suspects: Vec<Suspect>,
+    base: Option<(Snapshot, bool)>,
 ) -> Result<Read, Failure> {
-    let snap = snapshot::read(client, id, Reading::of(&loaded.manifest)).await?;
+    let snap = match base {
+        Some((mut snap, webhooks)) => {
+            if webhooks {
+                snap.read_webhooks(client).await?;
+            }
+            snap
+        }
+        None => snapshot::read(client, id, Reading::of(&loaded.manifest)).await?,
+    };
     let options = host.plan_options();
     off_thread(move || {
         let (plan, _) = crate::planner::differences(&loaded, &snap, &options);

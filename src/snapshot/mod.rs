@@ -385,6 +385,38 @@ impl Snapshot {
         self.channels.get(at).filter(|c| c.id == id)
     }
 
+    /// Puts `c` in place of the channel of its id, as a Gateway `CHANNEL_UPDATE` carries it
+    /// (`watch`: a change that needs no read); false when there is none (a channel this
+    /// read did not have: read the guild again). In place, so the index holds.
+    pub fn update_channel(&mut self, c: Channel) -> bool {
+        match self.channels.iter_mut().find(|x| x.id == c.id) {
+            Some(x) => {
+                *x = c;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Puts `r` in place of the role of its id, as a Gateway `GUILD_ROLE_UPDATE` carries it;
+    /// false when there is none.
+    pub fn update_role(&mut self, r: Role) -> bool {
+        match self.guild.roles.iter_mut().find(|x| x.id == r.id) {
+            Some(x) => {
+                *x = r;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Reads the guild's webhooks again (one GET), in place of those read.
+    pub async fn read_webhooks(&mut self, client: &Client) -> Result<(), ClientError> {
+        let path = format!("/guilds/{}/webhooks", self.guild.id);
+        self.webhooks = optional(client.get::<Vec<Webhook>>(&path)).await?;
+        Ok(())
+    }
+
     fn index(&self) -> &Index {
         self.index.get_or_init(|| {
             let mut index = Index::default();

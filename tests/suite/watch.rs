@@ -175,10 +175,19 @@ async fn a_hand_change_is_told_with_who_and_why_and_the_guild_is_read_again_only
         .until("the read after it", |v| v["event"] == "drift")
         .await;
     assert_eq!(again["why"], "changed");
-    // The writes were the hand change's; watch itself wrote nothing.
+    // The writes were the hand change's; watch itself wrote nothing. Its reads: who ferris
+    // is, once, and nothing of the guild: CHANNEL_UPDATE carried the channel whole, and it
+    // was planned from the last read with the channel put in.
     let writes: Vec<_> = h.writes();
     assert_eq!(writes.len(), 1, "{writes:?}");
     assert_eq!(writes[0].reason.as_deref(), Some("too busy"));
+    let reads = h.reads();
+    assert_eq!(reads.len(), 1, "{reads:?}");
+    assert!(reads[0].starts_with("/api/v10/users/"), "{reads:?}");
+    assert_eq!(
+        again["changes"], 0,
+        "the manifest does not manage #general: {again:#}"
+    );
     w.child.kill().await.ok();
 }
 
@@ -703,5 +712,69 @@ async fn watch_keeps_the_drift_issue_on_gitlab_too() {
     assert_eq!(ours.len(), 1);
     assert_eq!(ours[0].labels, vec!["guildctl-drift".to_owned()]);
     assert!(gl.violations().is_empty(), "{:?}", gl.violations());
+    w.child.kill().await.ok();
+}
+
+#[tokio::test]
+async fn a_change_the_event_carries_is_planned_without_reading_the_guild_and_one_it_does_not_is_read()
+ {
+    let h = Harness::start().await;
+    let yaml = GUARDED.replace("safety:\n  guard: true\n", "");
+    let mut w = Watcher::start_with(&h, &yaml, &[]).await;
+    w.in_session(&h).await;
+    h.emu.clear_requests();
+    // Moderator's colour: GUILD_ROLE_UPDATE carries the role, so the drift is found in the
+    // last read with the role put in.
+    let moderator = h.role_id("Moderator");
+    hand_change(
+        &h,
+        &format!("/guilds/{}/roles/{moderator}", h.emu.guild_id),
+        r#"{"color": 255}"#,
+        "blue",
+    )
+    .await;
+    let drift = w.until("the drift", |v| v["event"] == "drift").await;
+    assert_eq!(drift["changes"], 1, "{drift:#}");
+    let reads = h.reads();
+    assert!(
+        reads.iter().all(|r| r.contains("/users/")),
+        "only who ferris is: {reads:?}"
+    );
+    // The same as a plan from a whole read says.
+    let manifest = h.dir.path().join("guild.yaml");
+    let plan = h
+        .run(&["plan", "-f", manifest.to_str().unwrap(), "--format", "json"])
+        .await
+        .json();
+    assert_eq!(
+        plan["changes"].as_array().map(Vec::len),
+        Some(1),
+        "{plan:#}"
+    );
+    // A new role: GUILD_ROLE_CREATE is not taken in, the guild is read again.
+    h.emu.clear_requests();
+    let run = h
+        .run(&[
+            "emulator",
+            "call",
+            "--emulator",
+            &h.emu.base_url,
+            "--as",
+            "ferris",
+            "POST",
+            &format!("/guilds/{}/roles", h.emu.guild_id),
+            r#"{"name": "Fresh"}"#,
+        ])
+        .await;
+    run.assert_code(0);
+    w.until("the drift after the new role", |v| v["event"] == "drift")
+        .await;
+    let reads = h.reads();
+    assert!(
+        reads
+            .iter()
+            .any(|r| r.ends_with(&format!("/guilds/{}/channels", h.emu.guild_id))),
+        "the guild read again: {reads:?}"
+    );
     w.child.kill().await.ok();
 }

@@ -35,8 +35,9 @@ pub struct WatchArgs {
     /// Seconds a guild stays quiet after a change before it is read and planned again.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
     settle: f64,
-    /// The user id of the bot that applies, when watch runs as another (repeatable): only
-    /// its entries with guildctl's reason are marked guildctl's. Default: the bot watch runs as.
+    /// The user id of the bot that applies, when watch runs as another (repeatable): its
+    /// entries with guildctl's reason are marked guildctl's and never reverted, like those
+    /// of the bot watch runs as.
     #[arg(long, value_name = "USER_ID", value_parser = drift::parse_user_id)]
     applier: Vec<String>,
     /// Revert, within seconds, a hand change that breaks a policy or touches a
