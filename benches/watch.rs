@@ -31,7 +31,7 @@ use guildctl::discord::gateway::ShardSet;
 use guildctl::discord::{Client, Token};
 use guildctl::manifest::Within;
 use guildctl::ops::{self, Embedded, GuardRun, GuildTarget, Targets, WatchRun};
-use guildctl::watch::Watched;
+use guildctl::watch::{Outcome, Watched};
 use tokio::sync::mpsc;
 
 const OWNER_TOKEN: &str = "bench-owner-token";
@@ -405,7 +405,7 @@ impl Seen {
             Watched::Guarded(g) => {
                 assert_eq!(
                     g.outcome,
-                    "reverted",
+                    Outcome::Reverted,
                     "{}",
                     guildctl::watch::text(&Watched::Guarded(g.clone()))
                 );

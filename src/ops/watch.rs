@@ -26,7 +26,7 @@ use crate::discord::time::{now_ms, snowflake_at};
 use crate::manifest::LoadedManifest;
 use crate::snapshot::{self, Reading, Snapshot};
 use crate::watch::guard::{self, Suspect, Verdict};
-use crate::watch::{self, Actor, Guarded, Named, Watched};
+use crate::watch::{self, Actor, Guarded, Named, Outcome, Watched};
 
 /// How `watch` runs.
 #[derive(Debug, Clone)]
@@ -518,27 +518,20 @@ impl<H: Host> Crew<'_, H> {
         let (Some(verdict), Some(guard)) = (read.verdict, &run.guard) else {
             return;
         };
-        let said = |outcome: &'static str, verdict: &Verdict| Guarded {
+        let said = |outcome: Outcome, verdict: &Verdict| Guarded {
             guild: guild.clone(),
             outcome,
-            reverted: verdict
-                .revert
-                .changes
-                .iter()
-                .map(|c| c.describe())
-                .collect(),
-            because: verdict.because.clone(),
+            reverted: verdict.undone.clone(),
             left: verdict.left.clone(),
-            error: None,
         };
         if verdict.revert.changes.is_empty() {
             if !verdict.left.is_empty() {
-                tell(&Watched::Guarded(said("left", &verdict)));
+                tell(&Watched::Guarded(said(Outcome::Left, &verdict)));
             }
             return;
         }
         if guard.dry_run {
-            tell(&Watched::Guarded(said("dry_run", &verdict)));
+            tell(&Watched::Guarded(said(Outcome::DryRun, &verdict)));
             return;
         }
         let now = Instant::now();
@@ -550,19 +543,20 @@ impl<H: Host> Crew<'_, H> {
             w.reverts.pop_front();
         }
         if w.reverts.len() >= guard.max_reverts {
-            tell(&Watched::Guarded(said("stopped", &verdict)));
+            tell(&Watched::Guarded(said(Outcome::Stopped, &verdict)));
             return;
         }
         w.reverts.push_back(now);
         w.guard.busy = true;
-        let mut guarded = said("reverted", &verdict);
+        let mut guarded = said(Outcome::Reverted, &verdict);
         let options = ApplyOptions::new(verdict.reason(), w.loaded.dir());
         let (client, done, id) = (self.client.clone(), self.done.clone(), id.to_owned());
         tokio::spawn(async move {
             let outcome = crate::apply::apply(&client, &verdict.revert, &options, |_| {}).await;
             if let Some((_, e)) = outcome.failures.first() {
-                guarded.outcome = "failed";
-                guarded.error = Some(e.to_string());
+                guarded.outcome = Outcome::Failed {
+                    error: e.to_string(),
+                };
             }
             let _ = done.send(Done::Reverted(id, guarded));
         });

@@ -14,6 +14,7 @@ use crate::judge::deletion_gate::protector;
 use crate::manifest::Manifest;
 use crate::plan::{Action, Change, IdRef, Kind, Plan, Widening};
 use crate::snapshot::Snapshot;
+use crate::watch::Undone;
 
 /// A hand change to judge: the object it touched, the API keys it changed, and who made it.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,20 +28,16 @@ pub struct Suspect {
     pub by: String,
 }
 
-/// What guard does about a guild's hand changes.
+/// What guard does about a guild's hand changes: `revert`, the plan's changes that undo a
+/// breach or a protected object's change, each cut to the fields the hand changed, with
+/// their calls (empty: nothing to revert); `undone`, each of them in words (same order);
+/// `left`, the hand changes that break a policy or touch a protected object but are left
+/// as they are, with why (their revert would widen access).
 #[derive(Debug, Clone)]
 pub struct Verdict {
-    /// The revert: the plan's changes that undo a breach or a protected object's change, each
-    /// with only the fields the hand changed, and their calls; empty: nothing to revert.
     pub revert: Plan,
-    /// Why each change of `revert` is undone (same order): "breaks policy `staff-only`",
-    /// "touches @Admin, which `roles[0]` protects".
-    pub because: Vec<String>,
-    /// Hand changes that break a policy or touch a protected object but are left as they
-    /// are, with why (their revert would widen access).
+    pub undone: Vec<Undone>,
     pub left: Vec<String>,
-    /// Who made the changes reverted, for the reason.
-    pub by: Vec<String>,
 }
 
 impl Verdict {
@@ -48,8 +45,8 @@ impl Verdict {
     /// undoes it in turn), the policies and who made the change. The client cuts it to
     /// Discord's 512 characters.
     pub fn reason(&self) -> String {
-        let why: BTreeSet<&str> = self.because.iter().map(String::as_str).collect();
-        let by: BTreeSet<&str> = self.by.iter().map(String::as_str).collect();
+        let why: BTreeSet<&str> = self.undone.iter().map(|u| u.because.as_str()).collect();
+        let by: BTreeSet<&str> = self.undone.iter().map(|u| u.by.as_str()).collect();
         format!(
             "{REASON_PREFIX} reverted a hand change by {}: {}",
             by.into_iter().collect::<Vec<_>>().join(", "),
@@ -68,7 +65,6 @@ pub fn decide(manifest: &Manifest, snap: &Snapshot, plan: &Plan, suspects: &[Sus
     let protected = protected(manifest, snap);
     let mut keep: Vec<Kept> = Vec::new();
     let mut left = Vec::new();
-    let mut by = Vec::new();
     for (i, c) in plan.changes.iter().enumerate() {
         // A creation brings back what is gone under a new id, a reorder has no audit entry
         // to answer: both are apply's, after review.
@@ -119,18 +115,21 @@ pub fn decide(manifest: &Manifest, snap: &Snapshot, plan: &Plan, suspects: &[Sus
             ));
             continue;
         }
-        by.extend(touched.iter().map(|s| s.by.clone()));
+        let by: BTreeSet<&str> = touched.iter().map(|s| s.by.as_str()).collect();
         keep.push(Kept {
             change: i,
             keys,
-            why: why.join(", "),
+            undone: Undone {
+                change: undo.describe(),
+                because: why.join(", "),
+                by: by.into_iter().collect::<Vec<_>>().join(", "),
+            },
         });
     }
     Verdict {
         revert: only(plan, &keep),
-        because: keep.into_iter().map(|k| k.why).collect(),
+        undone: keep.into_iter().map(|k| k.undone).collect(),
         left,
-        by,
     }
 }
 
@@ -188,11 +187,11 @@ pub fn may_breach(
 }
 
 /// A change guard reverts: its index in the plan, the API keys the hand changed (none: every
-/// field), and why.
+/// field), and it in words.
 struct Kept {
     change: usize,
     keys: Option<BTreeSet<String>>,
-    why: String,
+    undone: Undone,
 }
 
 /// A change with only the fields whose API key is in `keys` (all, without keys).

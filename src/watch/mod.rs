@@ -93,20 +93,43 @@ pub struct Change {
 pub struct Guarded {
     /// The guild.
     pub guild: Named,
-    /// `reverted`; `dry_run` (said, not done); `failed` (a call failed: `error`);
-    /// `stopped` (past the limit of reverts in the window: nothing sent, a person must look);
-    /// `left` (nothing to revert, only `left`).
-    pub outcome: &'static str,
-    /// The changes undone, as a plan names them (`update role @everyone (permissions)`).
-    pub reverted: Vec<String>,
-    /// Why each was (same order).
-    pub because: Vec<String>,
+    /// What came of it (`"outcome"` in JSON, with `"error"` when it failed).
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The changes undone (or, with `--dry-run`, that would be).
+    pub reverted: Vec<Undone>,
     /// Hand changes that break a policy or touch a protected object, left as they are, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left: Vec<String>,
-    /// Why a revert failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+}
+
+/// What came of guard's verdict on a guild.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Reverted.
+    Reverted,
+    /// `--dry-run`: said, not done.
+    DryRun,
+    /// A call failed.
+    Failed {
+        /// Why.
+        error: String,
+    },
+    /// Past the limit of reverts in the window: nothing sent, a person must look.
+    Stopped,
+    /// Nothing to revert: only `left`.
+    Left,
+}
+
+/// A change guard undoes: as a plan names it (`update role @everyone (permissions)`), why
+/// (`breaks policy `x``, `touches @Admin, which `roles[0]` protects`), and who made the
+/// hand change it undoes (`alice (123)`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Undone {
+    pub change: String,
+    pub because: String,
+    pub by: String,
 }
 
 /// An object by id, and by name when it is known.
@@ -329,22 +352,21 @@ fn guarded_text(g: &Guarded) -> String {
     let undone: Vec<String> = g
         .reverted
         .iter()
-        .zip(&g.because)
-        .map(|(c, why)| format!("{} ({})", t(c), t(why)))
+        .map(|u| format!("{} by {} ({})", t(&u.change), t(&u.by), t(&u.because)))
         .collect();
-    let mut line = match g.outcome {
-        "reverted" => format!("{guild}: guard reverted {}", undone.join("; ")),
-        "dry_run" => format!("{guild}: guard would revert {}", undone.join("; ")),
-        "stopped" => format!(
+    let mut line = match &g.outcome {
+        Outcome::Reverted => format!("{guild}: guard reverted {}", undone.join("; ")),
+        Outcome::DryRun => format!("{guild}: guard would revert {}", undone.join("; ")),
+        Outcome::Stopped => format!(
             "{guild}: guard stopped reverting (too many reverts in its window): not reverted: {}; a person must look",
             undone.join("; ")
         ),
-        "failed" => format!(
+        Outcome::Failed { error } => format!(
             "{guild}: guard could not revert {}: {}",
             undone.join("; "),
-            t(g.error.as_deref().unwrap_or("a call failed"))
+            t(error)
         ),
-        _ => format!("{guild}: guard"),
+        Outcome::Left => format!("{guild}: guard"),
     };
     for l in &g.left {
         line.push_str(&format!("; {}", t(l)));

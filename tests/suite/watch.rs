@@ -331,13 +331,14 @@ async fn guard_reverts_a_hand_change_that_breaks_a_policy_naming_the_policy_and_
     assert!(everyone_can(&h).contains(&"administrator"));
     let guarded = w.until("the revert", |v| v["event"] == "guarded").await;
     assert_eq!(guarded["outcome"], "reverted", "{guarded:#}");
+    let ferris = h.user_id("ferris");
     assert_eq!(
         guarded["reverted"],
-        serde_json::json!(["update role @everyone (permissions)"])
-    );
-    assert_eq!(
-        guarded["because"],
-        serde_json::json!(["breaks policy `everyone-is-no-admin`"])
+        serde_json::json!([{
+            "change": "update role @everyone (permissions)",
+            "because": "breaks policy `everyone-is-no-admin`",
+            "by": format!("ferris ({ferris})"),
+        }])
     );
     assert_eq!(everyone_can(&h), before, "back to the reviewed state");
     // One call, with guildctl's reason naming the policy and who did it; Helper's change
@@ -392,8 +393,8 @@ async fn guard_dry_run_says_what_it_would_revert_and_sends_nothing() {
     let guarded = w.until("the verdict", |v| v["event"] == "guarded").await;
     assert_eq!(guarded["outcome"], "dry_run");
     assert_eq!(
-        guarded["reverted"],
-        serde_json::json!(["update role @everyone (permissions)"])
+        guarded["reverted"][0]["change"],
+        "update role @everyone (permissions)"
     );
     assert!(everyone_can(&h).contains(&"administrator"), "nothing sent");
     assert_eq!(h.writes().len(), 1, "only the hand change");
@@ -414,11 +415,11 @@ async fn guard_touches_only_the_fields_changed_and_stops_past_its_limit() {
     let first = w.until("the revert", |v| v["event"] == "guarded").await;
     assert_eq!(first["outcome"], "reverted", "{first:#}");
     assert_eq!(
-        first["reverted"],
-        serde_json::json!(["update role Moderator (color)"])
+        first["reverted"][0]["change"],
+        "update role Moderator (color)"
     );
     assert!(
-        first["because"][0]
+        first["reverted"][0]["because"]
             .as_str()
             .unwrap()
             .contains("which `roles[0]` protects"),
@@ -632,8 +633,8 @@ channels:
     let guarded = w.until("the revert", |v| v["event"] == "guarded").await;
     assert_eq!(guarded["outcome"], "reverted", "{guarded:#}");
     assert_eq!(
-        guarded["because"],
-        serde_json::json!(["breaks policy `staff-stays-private`"])
+        guarded["reverted"][0]["because"],
+        "breaks policy `staff-stays-private`"
     );
     let ow = h
         .guild()

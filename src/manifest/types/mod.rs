@@ -244,6 +244,7 @@ pub struct Safety {
     /// the policies or touches a `protect: true` role, channel or webhook: only the fields
     /// changed, back to this manifest, never widening access (docs/watch.md, "Guard").
     /// Off by default: every change is then told, none reverted.
+    #[schemars(extend("examples" = [true]))]
     pub guard: Option<bool>,
 }
 
