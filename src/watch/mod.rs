@@ -122,9 +122,9 @@ pub enum Outcome {
     Left,
 }
 
-/// A change guard undoes: as a plan names it (`update role @everyone (permissions)`), why
-/// (`breaks policy `x``, `touches @Admin, which `roles[0]` protects`), and who made the
-/// hand change it undoes (`alice (123)`).
+/// A change guard undoes: as a plan names it ("update role @everyone (permissions)"), why
+/// ("breaks policy …", "touches @Admin, which roles\[0\] protects"), and who made the hand
+/// change it undoes ("alice (123)").
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Undone {
     pub change: String,
