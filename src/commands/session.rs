@@ -179,6 +179,14 @@ pub(crate) struct Connection {
     /// Read the bot token from this file (otherwise from DISCORD_TOKEN).
     #[arg(long)]
     pub(crate) token_file: Option<PathBuf>,
+    /// Send at most N requests a second, below the bot's global limit: room for the bot's
+    /// own traffic when guildctl runs beside it (docs/rate-limits.md).
+    #[arg(long, env = "GUILDCTL_MAX_RPS", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_rps: Option<u32>,
+    /// The bot's global limit, in requests a second: Discord's 50, unless Discord granted
+    /// the bot more.
+    #[arg(long, env = "GUILDCTL_GLOBAL_LIMIT", value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) global_limit: u32,
     /// Run against an in-process emulator instead of Discord.
     #[arg(long)]
     pub(crate) sandbox: bool,
@@ -294,7 +302,7 @@ impl Connection {
             let client = Client::with_options(
                 &emu.api_base,
                 Token::new(emu.token.clone())?,
-                client_options()?,
+                self.rate(client_options()?),
             )?;
             let mut session = Session::new(client, guild_id, Some(emu))?;
             session.writer = self.writer.clone();
@@ -317,10 +325,26 @@ impl Connection {
             .ok_or_else(|| {
                 anyhow!("no guild id: set `guild:` in the manifest, --guild or GUILDCTL_GUILD")
             })?;
-        let client = Client::with_options(&self.api_base, Token::new(token)?, client_options()?)?;
+        let client = Client::with_options(
+            &self.api_base,
+            Token::new(token)?,
+            self.rate(client_options()?),
+        )?;
         let mut session = Session::new(client, guild_id, None)?;
         session.writer = self.writer.clone();
         Ok(session)
+    }
+
+    /// The requests a second the client sends at most: the bot's global limit, or
+    /// `--max-rps` below it.
+    fn rate(&self, options: ClientOptions) -> ClientOptions {
+        let limit = self
+            .max_rps
+            .map_or(self.global_limit, |cap| cap.min(self.global_limit));
+        ClientOptions {
+            global_limit: limit as usize,
+            ..options
+        }
     }
 
     pub(crate) fn color_out(&self) -> bool {

@@ -124,3 +124,46 @@ async fn a_large_apply_at_real_speed_meets_no_429_and_keeps_to_the_bound() {
         assert!(ratio <= 1.5, "run {run}: {ratio:.3}× the lower bound");
     }
 }
+
+/// `--max-rps N` holds guildctl's own rate to N a second: against an emulator whose global
+/// limit is 3 a second (a bot sharing its budget with its own traffic), an apply capped at
+/// 3 meets no 429; at the bot's 50 its first reads, six at once, meet the lower limit. At a
+/// hundredth of Discord's second (the emulator's `time_scale` and `GUILDCTL_CLOCK_SCALE`),
+/// so it takes no time.
+#[tokio::test]
+async fn max_rps_keeps_guildctl_under_a_lower_limit() {
+    async fn too_many(cap: Option<&str>) -> usize {
+        let mut state = default_state();
+        state.config.time_scale = 100.0;
+        state.config.global_per_second = 3;
+        let h = crate::common::Harness::with_state(Some(state)).await;
+        let mut yaml = String::from("version: 1\nroles:\n");
+        for i in 0..10 {
+            let _ = writeln!(yaml, "  - {{ name: Load {i:03} }}");
+        }
+        let manifest = h.manifest("roles.yaml", &yaml);
+        let mut args = vec!["apply", "-f", manifest.to_str().unwrap(), "--yes"];
+        if let Some(cap) = cap {
+            args.extend(["--max-rps", cap]);
+        }
+        let run = h.run_env(&args, &[("GUILDCTL_CLOCK_SCALE", "100")]).await;
+        run.assert_code(0);
+        let made = h
+            .guild()
+            .roles
+            .iter()
+            .filter(|r| r.name.starts_with("Load"))
+            .count();
+        assert_eq!(made, 10);
+        h.requests().iter().filter(|r| r.status == 429).count()
+    }
+    assert_eq!(
+        too_many(Some("3")).await,
+        0,
+        "capped at the emulator's limit"
+    );
+    assert!(
+        too_many(None).await > 0,
+        "at 50 a second, the lower limit is met"
+    );
+}
