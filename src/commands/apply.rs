@@ -33,6 +33,10 @@ use super::{
 pub struct ApplyArgs {
     #[command(flatten)]
     pub target: Target,
+    /// Once applied, write the guild's ids by name to FILE (JSON for `.json`, else an env
+    /// file: GUILD_ID, ROLE_…, CHANNEL_…, WEBHOOK_…), for a bot's configuration.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
+    ids_out: Option<PathBuf>,
     /// The plan reviewed for this change (from `plan --out`); with --all or --guilds, the
     /// folder `plan --all --out DIR` wrote (DIR/NAME.json per guild). Apply plans again and
     /// proceeds only if its plan is this one (the same changes digest, manifest, guild
@@ -90,6 +94,7 @@ pub struct ApplyArgs {
 pub async fn run(args: ApplyArgs) -> Result<u8> {
     let ApplyArgs {
         mut target,
+        ids_out,
         plan: reviewed_path,
         yes,
         allow_deletes,
@@ -174,6 +179,9 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         report::render(plan, Format::Text, Heading::Plan, color)
     );
     if plan.is_empty() {
+        if let Some(path) = &ids_out {
+            super::ids_out::write(&session, path).await?;
+        }
         return Ok(0);
     }
     if !yes {
@@ -252,6 +260,9 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
             "{} call(s) failed; the calls marked done were made. Run `guildctl apply` again once the cause is fixed to finish",
             outcome.failures.len()
         );
+    }
+    if let Some(path) = &ids_out {
+        super::ids_out::write(&session, path).await?;
     }
     match replan {
         None => Ok(0),

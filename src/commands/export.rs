@@ -29,6 +29,10 @@ pub struct ExportArgs {
     /// Also write the ban list (`bans:`, 1,000 bans a read; needs ban_members).
     #[arg(long)]
     bans: bool,
+    /// Also write the guild's ids by name to FILE (JSON for `.json`, else an env file:
+    /// GUILD_ID, ROLE_…, CHANNEL_…, WEBHOOK_…), for a bot's configuration.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
+    ids_out: Option<PathBuf>,
 }
 
 pub async fn run(args: ExportArgs) -> Result<u8> {
@@ -38,6 +42,7 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
         output,
         members,
         bans,
+        ids_out,
     } = args;
     if selection.active() {
         return export_all(&selection, &conn, output.as_deref(), members, bans).await;
@@ -69,6 +74,9 @@ pub async fn run(args: ExportArgs) -> Result<u8> {
     }
     if let Some(yaml) = &exported.yaml {
         guildctl::out!("{yaml}");
+    }
+    if let Some(path) = &ids_out {
+        super::ids_out::write(&session, path).await?;
     }
     Ok(0)
 }

@@ -12,6 +12,7 @@ pub mod emulator;
 pub mod export;
 mod git;
 mod guilds;
+mod ids_out;
 pub mod import;
 mod interrupt;
 pub mod lockdown;

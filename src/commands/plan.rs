@@ -48,6 +48,10 @@ pub struct PlanArgs {
     /// plan says they were not compared.
     #[arg(long, value_name = "REV", env = "GUILDCTL_POLICIES_BASE")]
     policies_base: Option<String>,
+    /// Also write the guild's ids by name to FILE, as it is now (JSON for `.json`, else an
+    /// env file: GUILD_ID, ROLE_…, CHANNEL_…, WEBHOOK_…); objects the plan creates have none yet.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
+    ids_out: Option<PathBuf>,
 }
 
 /// `plan --format`: the report's formats, and SARIF.
@@ -80,6 +84,7 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         detailed_exitcode,
         rehearse,
         policies_base,
+        ids_out,
     } = args;
     target.policies_base = policies_base;
     if target.selection.active() {
@@ -94,7 +99,10 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         stdout: format == PlanFormat::Sarif,
         file: sarif_file.as_deref(),
     };
-    let (_session, loaded, plan) = plan_for(&target, format.report(), sarif_out, rehearse).await?;
+    let (session, loaded, plan) = plan_for(&target, format.report(), sarif_out, rehearse).await?;
+    if let Some(path) = &ids_out {
+        super::ids_out::write(&session, path).await?;
+    }
     sarif_out.write(&loaded, Some(&plan), None)?;
     if let Some(path) = out {
         std::fs::write(&path, report::plan_json(&plan))

@@ -270,3 +270,10 @@ fn extension<'a>(at: &'a str, bytes: &[u8]) -> &'a str {
         None => "mp3",
     }
 }
+
+/// A guild's ids by name, as it is now (`--ids-out`): one read of the guild (its seven
+/// GETs), for a bot's configuration.
+pub async fn ids(client: &Client, guild_id: &str) -> Result<snapshot::ids::Ids, Failure> {
+    let snap = Snapshot::fetch(client, guild_id).await?;
+    Ok(snapshot::ids::Ids::of(&snap))
+}

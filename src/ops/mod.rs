@@ -69,7 +69,7 @@ pub use apply::ApplyRefused;
 pub use apply::{ApplyRequest, plan_for_apply};
 pub use drift::{DriftRun, Drifted, drift};
 pub use embedded::Embedded;
-pub use export::{ExportRun, ExportTo, Exported, FileError, export};
+pub use export::{ExportRun, ExportTo, Exported, FileError, export, ids};
 pub use plan::{CannotRehearse, PlanRun, Planned, plan};
 pub use targets::{CONCURRENCY, Guild, GuildTarget, Targets, WrongGuild};
 pub use validate::{validate, validate_guild};

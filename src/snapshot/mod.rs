@@ -33,6 +33,7 @@ pub use listed::Listed;
 
 pub mod matching;
 
+pub mod ids;
 mod read;
 pub use read::{ReadError, Reading, people_query, read};
 

@@ -110,3 +110,79 @@ async fn export_all_writes_each_guild_s_emoji_images_and_sounds() {
     let plan = h.plan_json("out/a.yaml").await;
     assert_eq!(plan["changes"], json!([]), "{plan:#}");
 }
+
+/// `--ids-out FILE`: the guild's ids by name for a bot's configuration, after `apply` (what
+/// it created included), from `plan` (which writes nothing) and from `export`; JSON or an
+/// env file by the file's name.
+#[tokio::test]
+async fn ids_out_writes_the_guilds_ids_by_name_for_a_bot() {
+    let h = Harness::start().await;
+    let m = h.manifest(
+        "guild.yaml",
+        "version: 1\nroles:\n  - name: Bot Admins\nchannels:\n  - name: Staff\n    type: category\n    channels:\n      - name: bot-log\n",
+    );
+    let m = m.to_str().unwrap();
+    let json = h.dir.path().join("ids.json");
+    let run = h
+        .run(&[
+            "apply",
+            "-f",
+            m,
+            "--yes",
+            "--ids-out",
+            json.to_str().unwrap(),
+        ])
+        .await;
+    run.assert_code(0);
+    let ids: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(ids["guild"], h.emu.guild_id.as_str());
+    assert_eq!(ids["roles"]["Bot Admins"], h.role_id("Bot Admins").as_str());
+    assert_eq!(ids["roles"]["Moderator"], h.role_id("Moderator").as_str());
+    assert_eq!(
+        ids["channels"]["Staff/bot-log"],
+        h.channel_id("Staff/bot-log").as_str()
+    );
+    assert_eq!(ids["channels"]["Staff"], h.channel_id("Staff").as_str());
+    assert!(
+        ids["roles"].get("@everyone").is_none(),
+        "it is the guild's id"
+    );
+
+    h.emu.clear_requests();
+    let env = h.dir.path().join("bot.env");
+    let run = h
+        .run(&["plan", "-f", m, "--ids-out", env.to_str().unwrap()])
+        .await;
+    run.assert_code(0);
+    assert!(h.writes().is_empty(), "plan writes nothing");
+    let text = std::fs::read_to_string(&env).unwrap();
+    assert!(
+        text.starts_with(&format!("GUILD_ID={}\n", h.emu.guild_id)),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("ROLE_BOT_ADMINS={}\n", h.role_id("Bot Admins"))),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "CHANNEL_STAFF_MOD_LOG={}\n",
+            h.channel_id("Staff/mod-log")
+        )),
+        "{text}"
+    );
+
+    let exported = h.dir.path().join("export.env");
+    let run = h
+        .run(&[
+            "export",
+            "-o",
+            "out.yaml",
+            "--ids-out",
+            exported.to_str().unwrap(),
+        ])
+        .await;
+    run.assert_code(0);
+    assert_eq!(std::fs::read_to_string(&exported).unwrap(), text);
+}
