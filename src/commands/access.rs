@@ -71,6 +71,7 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
         annotations: None,
         within: None,
         policies_base: None,
+        like: false,
         conn,
     };
     let loaded = Arc::new(load_checked(&target)?);

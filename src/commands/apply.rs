@@ -37,6 +37,11 @@ pub struct ApplyArgs {
     /// file: GUILD_ID, ROLE_…, CHANNEL_…, WEBHOOK_…), for a bot's configuration.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
     ids_out: Option<PathBuf>,
+    /// Apply the manifest to the guild --guild names, by names: its pinned ids and
+    /// `guild:` are left out for this run (a test guild shaped like production; the
+    /// deletion gate holds as always).
+    #[arg(long, conflicts_with_all = ["all", "guilds"])]
+    like: bool,
     /// The plan reviewed for this change (from `plan --out`); with --all or --guilds, the
     /// folder `plan --all --out DIR` wrote (DIR/NAME.json per guild). Apply plans again and
     /// proceeds only if its plan is this one (the same changes digest, manifest, guild
@@ -95,6 +100,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
     let ApplyArgs {
         mut target,
         ids_out,
+        like,
         plan: reviewed_path,
         yes,
         allow_deletes,
@@ -107,6 +113,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         lock_timeout,
     } = args;
     target.policies_base = policies_base;
+    target.like = like;
     // Apply writes: it locks the sandbox state, or the live guild, for the whole run.
     target.conn.writer = Some(Writer {
         command: "guildctl apply",

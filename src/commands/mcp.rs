@@ -434,6 +434,7 @@ impl Server {
             conn: self.conn.clone(),
             within: Some(here()),
             policies_base: None,
+            like: false,
         }
     }
 

@@ -52,6 +52,11 @@ pub struct PlanArgs {
     /// env file: GUILD_ID, ROLE_…, CHANNEL_…, WEBHOOK_…); objects the plan creates have none yet.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
     ids_out: Option<PathBuf>,
+    /// Apply the manifest to the guild --guild names, by names: its pinned ids and
+    /// `guild:` are left out for this run (a test guild shaped like production; the
+    /// deletion gate holds as always).
+    #[arg(long, conflicts_with_all = ["all", "guilds"])]
+    like: bool,
 }
 
 /// `plan --format`: the report's formats, and SARIF.
@@ -85,7 +90,9 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         rehearse,
         policies_base,
         ids_out,
+        like,
     } = args;
+    target.like = like;
     target.policies_base = policies_base;
     if target.selection.active() {
         let Some(format) = format.report() else {

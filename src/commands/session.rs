@@ -118,6 +118,10 @@ pub(crate) struct Target {
     /// and apply).
     #[arg(skip)]
     pub(crate) policies_base: Option<String>,
+    /// The manifest applies to the guild given on the command line by names, its pinned
+    /// ids and `guild:` left out (`--like`, set by plan and apply).
+    #[arg(skip)]
+    pub(crate) like: bool,
 }
 
 impl Target {
@@ -419,7 +423,17 @@ pub(crate) fn failure(e: Failure) -> anyhow::Error {
 /// Loads a manifest (a file or a folder) and runs every check; warnings are printed, errors
 /// refuse it ([`Invalid`]) before anything is sent to Discord.
 pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
-    ops::load(target, &target.guild(String::new())).map_err(failure)
+    let loaded = ops::load(target, &target.guild(String::new())).map_err(failure)?;
+    if !target.like {
+        return Ok(loaded);
+    }
+    if target.conn.guild.is_none() && !target.conn.sandbox {
+        bail!(
+            "--like applies {} to another guild: name it with --guild ID (or GUILDCTL_GUILD)",
+            target.file().display()
+        );
+    }
+    Ok(loaded.like())
 }
 
 /// Loads and checks the manifest and connects, without a request yet: a manifest that

@@ -568,3 +568,98 @@ async fn export_all_writes_each_guilds_rosters_and_bans() {
         assert!(yaml.contains("\nbans:\n"), "{name}: {yaml}");
     }
 }
+
+/// `apply --like`: production's manifest, its ids pinned and its `guild:` set, applied to a
+/// test guild by names; production is not touched, and `--ids-out` gives the test guild's
+/// ids for its bot.
+#[tokio::test]
+async fn apply_like_applies_productions_manifest_to_a_test_guild_by_names() {
+    let h = Harness::with_state(Some(with_guild_copies(default_state(), 2))).await;
+    let prod = h.emu.guild_id.clone();
+    let test = h
+        .emu
+        .state()
+        .guilds
+        .iter()
+        .map(|g| g.id.clone())
+        .find(|g| *g != prod)
+        .unwrap();
+    let moderator = h.role_id("Moderator");
+    let yaml = format!(
+        "version: 1\nguild: \"{prod}\"\nroles:\n  - name: Moderator\n    id: \"{moderator}\"\n    color: \"#3498db\"\n  - name: Tester\n"
+    );
+    let m = h.manifest("production.yaml", &yaml);
+    let m = m.to_str().unwrap();
+    let refused = h.run(&["apply", "-f", m, "--guild", &test, "--yes"]).await;
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains("is for guild"),
+        "{}",
+        refused.stderr
+    );
+    let ids = h.dir.path().join("test-ids.json");
+    let run = h
+        .run(&[
+            "apply",
+            "-f",
+            m,
+            "--guild",
+            &test,
+            "--yes",
+            "--like",
+            "--ids-out",
+            ids.to_str().unwrap(),
+        ])
+        .await;
+    run.assert_code(0);
+    let state = h.emu.state();
+    let roles_of = |id: &str| -> Vec<String> {
+        state
+            .guilds
+            .iter()
+            .find(|g| g.id == id)
+            .unwrap()
+            .roles
+            .iter()
+            .map(|r| r.name.clone())
+            .collect()
+    };
+    assert!(roles_of(&test).contains(&"Tester".to_owned()));
+    assert!(
+        !roles_of(&prod).contains(&"Tester".to_owned()),
+        "production untouched"
+    );
+    let ids: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&ids).unwrap()).unwrap();
+    assert_eq!(ids["guild"], test.as_str());
+    let tester = state
+        .guilds
+        .iter()
+        .find(|g| g.id == test)
+        .unwrap()
+        .roles
+        .iter()
+        .find(|r| r.name == "Tester")
+        .unwrap()
+        .id
+        .clone();
+    assert_eq!(ids["roles"]["Tester"], tester.as_str());
+    assert_ne!(
+        ids["roles"]["Moderator"],
+        moderator.as_str(),
+        "the test guild's own"
+    );
+    // Applied again, by names, it has nothing more to do.
+    let again = h
+        .run(&[
+            "plan",
+            "-f",
+            m,
+            "--guild",
+            &test,
+            "--like",
+            "--detailed-exitcode",
+        ])
+        .await;
+    again.assert_code(0);
+}

@@ -36,6 +36,7 @@ use super::types::Manifest;
 use layers::extend;
 use merge::{check_files, merge, merged_value};
 use parse::{normalize_breaks, parse_files};
+use std::sync::OnceLock;
 use wording::{serde_path, type_hint, type_message};
 
 pub use merge::is_split_list;
@@ -82,6 +83,26 @@ impl LoadedManifest {
         self.derived
             .stored
             .get_or_init(|| super::stored::as_stored(&self.manifest))
+    }
+
+    /// The manifest as it applies to another guild (`plan --like`, `apply --like`): `guild:`
+    /// and every id it pins (roles, channels, forum tags, webhooks, expressions, events,
+    /// AutoMod rules) left out, so each entry is matched by name. What it names outside
+    /// the guild (users, applications, a followed channel) stays.
+    pub fn like(&self) -> LoadedManifest {
+        let mut manifest = (*self.manifest).clone();
+        manifest.unpin();
+        let manifest = Arc::new(manifest);
+        LoadedManifest {
+            derived: Arc::new(Derived {
+                manifest: Arc::clone(&manifest),
+                stored: OnceLock::new(),
+                checks: OnceLock::new(),
+                digest: OnceLock::new(),
+            }),
+            manifest,
+            ..self.clone()
+        }
     }
 
     /// The rules' findings ([`super::check::check_loaded_by_rule`] without the file

@@ -202,6 +202,43 @@ pub struct Manifest {
     pub safety: Option<Safety>,
 }
 
+impl Manifest {
+    /// Leaves out `guild:` and every id an entry pins in the guild (see
+    /// [`crate::manifest::LoadedManifest::like`]).
+    pub fn unpin(&mut self) {
+        self.guild = None;
+        for r in self.roles.iter_mut().flatten() {
+            r.id = None;
+        }
+        let mut channels: Vec<&mut Channel> = self.channels.iter_mut().flatten().collect();
+        while let Some(c) = channels.pop() {
+            c.id = None;
+            for t in c.tags.iter_mut().flatten() {
+                t.id = None;
+            }
+            channels.extend(c.channels.iter_mut().flatten());
+        }
+        for w in self.webhooks.iter_mut().flatten() {
+            w.id = None;
+        }
+        for e in self.emojis.iter_mut().flatten() {
+            e.id = None;
+        }
+        for s in self.soundboard.iter_mut().flatten() {
+            s.id = None;
+        }
+        for s in self.stickers.iter_mut().flatten() {
+            s.id = None;
+        }
+        for a in self.automod.iter_mut().flatten() {
+            a.id = None;
+        }
+        for e in self.events.iter_mut().flatten() {
+            e.id = None;
+        }
+    }
+}
+
 /// `version: 1`, the only version, as a constant so editors offer and check it.
 fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
