@@ -189,8 +189,11 @@ pub(crate) struct Connection {
     pub(crate) max_rps: Option<u32>,
     /// The bot's global limit, in requests a second: Discord's 50, unless Discord granted
     /// the bot more.
-    #[arg(long, env = "GUILDCTL_GLOBAL_LIMIT", value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
-    pub(crate) global_limit: u32,
+    #[arg(long, env = "GUILDCTL_GLOBAL_LIMIT", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) global_limit: Option<u32>,
+    /// The workspace's `rate:`, under the two above (set by `open_for`).
+    #[arg(skip)]
+    pub(crate) workspace_rate: manifest::workspace::Rate,
     /// Run against an in-process emulator instead of Discord.
     #[arg(long)]
     pub(crate) sandbox: bool,
@@ -342,9 +345,12 @@ impl Connection {
     /// The requests a second the client sends at most: the bot's global limit, or
     /// `--max-rps` below it.
     fn rate(&self, options: ClientOptions) -> ClientOptions {
+        let ws = self.workspace_rate;
+        let global = self.global_limit.or(ws.global_limit).unwrap_or(50);
         let limit = self
             .max_rps
-            .map_or(self.global_limit, |cap| cap.min(self.global_limit));
+            .or(ws.max_rps)
+            .map_or(global, |cap| cap.min(global));
         ClientOptions {
             global_limit: limit as usize,
             ..options
@@ -539,5 +545,6 @@ pub(crate) async fn open_for(conn: &Connection, guilds: &[WorkspaceGuild]) -> Re
     let first = guilds.first().map(|g| g.id.as_str());
     let mut conn = conn.clone();
     conn.guild = None;
+    conn.workspace_rate = guilds.first().map(|g| g.rate).unwrap_or_default();
     conn.open(first).await
 }

@@ -39,6 +39,18 @@ pub struct WorkspaceGuild {
     pub manifest: PathBuf,
     /// The workspace's folder: the manifest must stay inside it, symbolic links resolved.
     pub workspace: PathBuf,
+    /// The workspace's `rate:`: how fast guildctl may send with the bot's token.
+    pub rate: Rate,
+}
+
+/// `rate:` in the workspace file (docs/workspace.md); `--max-rps` and `--global-limit`
+/// take precedence.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Rate {
+    /// guildctl's own requests a second at most, below the bot's limit.
+    pub max_rps: Option<u32>,
+    /// The bot's global limit, when Discord granted it more than 50.
+    pub global_limit: Option<u32>,
 }
 
 impl WorkspaceGuild {
@@ -195,9 +207,50 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
         ));
     };
     let mut guilds_node = None;
+    let mut rate = Rate::default();
     for (k, v) in top {
         match k.value.0.as_str() {
             "guilds" => guilds_node = Some(v),
+            "rate" => {
+                let Node::Map(fields) = &v.value else {
+                    return Err(invalid(
+                        at(v),
+                        "`rate` has `max_rps` and `global_limit`, requests a second".into(),
+                    ));
+                };
+                for (fk, fv) in fields {
+                    let n = match &fv.value {
+                        Node::Scalar(ScalarNode {
+                            kind: Scalar::Int(n),
+                            ..
+                        }) => u32::try_from(*n).ok().filter(|n| (1..=100_000).contains(n)),
+                        _ => None,
+                    };
+                    let what = fk.value.0.as_str();
+                    let n = || {
+                        n.ok_or_else(|| {
+                            invalid(
+                                at(fv),
+                                format!(
+                                    "`rate.{what}` is a number of requests a second, at least 1"
+                                ),
+                            )
+                        })
+                    };
+                    match what {
+                        "max_rps" => rate.max_rps = Some(n()?),
+                        "global_limit" => rate.global_limit = Some(n()?),
+                        other => {
+                            return Err(invalid(
+                                (fk.loc.line, fk.loc.column),
+                                format!(
+                                    "unknown key `rate.{other}`: `rate` has `max_rps` and `global_limit`"
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
             "version" => match &v.value {
                 Node::Scalar(ScalarNode {
                     kind: Scalar::Int(1),
@@ -211,7 +264,7 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
                 return Err(invalid(
                     (k.loc.line, k.loc.column),
                     format!(
-                        "unknown key `{other}`: a workspace file has `version`, `guilds` and `policies`"
+                        "unknown key `{other}`: a workspace file has `version`, `guilds`, `policies` and `rate`"
                     ),
                 ));
             }
@@ -333,6 +386,7 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
             id,
             manifest,
             workspace: root.to_path_buf(),
+            rate,
         });
     }
     Ok(out)
@@ -365,5 +419,29 @@ mod tests {
         assert!(e.to_string().contains("inside the workspace"), "{e}");
         let e = ws("guilds:\n  a: { id: \"81384788765712384\", manifest: a.yaml }\n  b: { id: \"81384788765712384\", manifest: b.yaml }\n").unwrap_err();
         assert!(e.to_string().starts_with("guildctl.yaml:3:"), "{e}");
+    }
+
+    #[test]
+    fn rate_is_read_and_checked_at_its_line() {
+        let text = "guilds:\n  main: { id: \"81384788765712384\", manifest: main.yaml }\nrate:\n  max_rps: 20\n  global_limit: 120\n";
+        let guilds = ws(text).unwrap();
+        assert_eq!(
+            guilds[0].rate,
+            Rate {
+                max_rps: Some(20),
+                global_limit: Some(120)
+            }
+        );
+        let bad = "guilds:\n  main: { id: \"81384788765712384\", manifest: main.yaml }\nrate:\n  max_rps: 0\n";
+        let e = ws(bad).unwrap_err().to_string();
+        assert!(e.contains(":4:"), "{e}");
+        assert!(e.contains("rate.max_rps"), "{e}");
+        let unknown = "guilds:\n  main: { id: \"81384788765712384\", manifest: main.yaml }\nrate:\n  burst: 3\n";
+        assert!(
+            ws(unknown)
+                .unwrap_err()
+                .to_string()
+                .contains("unknown key `rate.burst`")
+        );
     }
 }

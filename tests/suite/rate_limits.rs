@@ -167,3 +167,30 @@ async fn max_rps_keeps_guildctl_under_a_lower_limit() {
         "at 50 a second, the lower limit is met"
     );
 }
+
+/// The workspace's `rate: { max_rps: N }` holds for `--all` as `--max-rps` does, and the
+/// flag takes precedence over it.
+#[tokio::test]
+async fn the_workspace_rate_holds_for_a_run_over_its_guilds() {
+    async fn too_many(flag: Option<&str>) -> usize {
+        let mut state = default_state();
+        state.config.time_scale = 100.0;
+        state.config.global_per_second = 3;
+        let h = crate::common::Harness::with_state(Some(state)).await;
+        h.manifest("guild.yaml", "version: 1\n");
+        let workspace = format!(
+            "version: 1\nguilds:\n  main: {{ id: \"{}\", manifest: guild.yaml }}\nrate:\n  max_rps: 3\n",
+            h.emu.guild_id
+        );
+        h.put("guildctl.yaml", workspace.as_bytes());
+        let mut args = vec!["plan", "--all"];
+        if let Some(flag) = flag {
+            args.extend(["--max-rps", flag]);
+        }
+        let run = h.run_env(&args, &[("GUILDCTL_CLOCK_SCALE", "100")]).await;
+        assert!(matches!(run.code, 0 | 2), "{}", run.stderr);
+        h.requests().iter().filter(|r| r.status == 429).count()
+    }
+    assert_eq!(too_many(None).await, 0, "the workspace's 3 a second");
+    assert!(too_many(Some("50")).await > 0, "--max-rps 50 over it");
+}
