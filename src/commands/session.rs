@@ -194,6 +194,10 @@ pub(crate) struct Connection {
     /// The workspace's `rate:`, under the two above (set by `open_for`).
     #[arg(skip)]
     pub(crate) workspace_rate: manifest::workspace::Rate,
+    /// The variable that holds the token, when the workspace's guilds name one
+    /// (`token_env:`, set by `open_for`); otherwise DISCORD_TOKEN.
+    #[arg(skip)]
+    pub(crate) token_env: Option<String>,
     /// Run against an in-process emulator instead of Discord.
     #[arg(long)]
     pub(crate) sandbox: bool,
@@ -319,11 +323,12 @@ impl Connection {
         let token = match &self.token_file {
             Some(p) => std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read the token file {}", p.display()))?,
-            None => std::env::var("DISCORD_TOKEN").map_err(|_| {
-                anyhow!(
-                    "no bot token: set DISCORD_TOKEN or pass --token-file PATH (or try --sandbox)"
-                )
-            })?,
+            None => {
+                let var = self.token_env.as_deref().unwrap_or("DISCORD_TOKEN");
+                std::env::var(var).map_err(|_| {
+                    anyhow!("no bot token: set {var} or pass --token-file PATH (or try --sandbox)")
+                })?
+            }
         };
         let guild_id = self
             .guild
@@ -546,5 +551,22 @@ pub(crate) async fn open_for(conn: &Connection, guilds: &[WorkspaceGuild]) -> Re
     let mut conn = conn.clone();
     conn.guild = None;
     conn.workspace_rate = guilds.first().map(|g| g.rate).unwrap_or_default();
+    // One run, one token (for now): guilds of several bots are run one bot at a time.
+    let mut vars: Vec<&str> = guilds
+        .iter()
+        .map(|g| g.token_env.as_deref().unwrap_or("DISCORD_TOKEN"))
+        .collect();
+    vars.dedup();
+    vars.sort_unstable();
+    vars.dedup();
+    if let [one] = vars.as_slice() {
+        conn.token_env = Some((*one).to_owned());
+    } else if vars.len() > 1 {
+        bail!(
+            "the guilds chosen use {} bots' tokens ({}): one run takes one bot's guilds for now; choose them with --guilds",
+            vars.len(),
+            vars.join(", ")
+        );
+    }
     conn.open(first).await
 }

@@ -41,6 +41,9 @@ pub struct WorkspaceGuild {
     pub workspace: PathBuf,
     /// The workspace's `rate:`: how fast guildctl may send with the bot's token.
     pub rate: Rate,
+    /// The environment variable that holds its bot's token (`token_env:`); none:
+    /// `DISCORD_TOKEN`.
+    pub token_env: Option<String>,
 }
 
 /// `rate:` in the workspace file (docs/workspace.md); `--max-rps` and `--global-limit`
@@ -311,7 +314,7 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
                 format!("guild `{name}` needs `id` and `manifest`"),
             ));
         };
-        let (mut id, mut manifest) = (None, None);
+        let (mut id, mut manifest, mut token_env) = (None, None, None);
         for (fk, fv) in fields {
             let text = match &fv.value {
                 Node::Scalar(ScalarNode {
@@ -356,11 +359,28 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
                     }
                     manifest = Some(root.join(rel_path));
                 }
+                "token_env" => {
+                    let var = text.filter(|s| {
+                        !s.is_empty()
+                            && s.len() <= 64
+                            && !s.starts_with(|c: char| c.is_ascii_digit())
+                            && s.bytes()
+                                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                    });
+                    token_env = Some(var.ok_or_else(|| {
+                        invalid(
+                            at(fv),
+                            format!(
+                                "guild `{name}`: `token_env` names the environment variable that holds its bot's token (A-Z, 0-9 and _), never the token"
+                            ),
+                        )
+                    })?);
+                }
                 other => {
                     return Err(invalid(
                         (fk.loc.line, fk.loc.column),
                         format!(
-                            "guild `{name}`: unknown key `{other}` (a guild has `id` and `manifest`)"
+                            "guild `{name}`: unknown key `{other}` (a guild has `id`, `manifest` and `token_env`)"
                         ),
                     ));
                 }
@@ -387,6 +407,7 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
             manifest,
             workspace: root.to_path_buf(),
             rate,
+            token_env,
         });
     }
     Ok(out)

@@ -663,3 +663,40 @@ async fn apply_like_applies_productions_manifest_to_a_test_guild_by_names() {
         .await;
     again.assert_code(0);
 }
+
+/// `token_env:` names the variable that holds a guild's bot token: a run over that bot's
+/// guilds reads it (DISCORD_TOKEN is not used); a run over guilds of two bots is refused
+/// for now, saying which variables, never a token.
+#[tokio::test]
+async fn token_env_names_the_variable_a_guilds_bot_token_is_read_from() {
+    let h = Harness::with_state(Some(with_guild_copies(default_state(), 2))).await;
+    let ids: Vec<String> = h.emu.state().guilds.iter().map(|g| g.id.clone()).collect();
+    h.manifest("guild.yaml", "version: 1\n");
+    let workspace = format!(
+        "version: 1\nguilds:\n  en: {{ id: \"{}\", manifest: guild.yaml, token_env: EN_BOT_TOKEN }}\n  de: {{ id: \"{}\", manifest: guild.yaml, token_env: DE_BOT_TOKEN }}\n",
+        ids[0], ids[1]
+    );
+    h.put("guildctl.yaml", workspace.as_bytes());
+    let token = h.emu.token.clone();
+    let env = [
+        ("DISCORD_TOKEN", "not-this-one"),
+        ("EN_BOT_TOKEN", token.as_str()),
+    ];
+    let run = h.run_env(&["plan", "--guilds", "en"], &env).await;
+    assert!(matches!(run.code, 0 | 2), "{}", run.stderr);
+    let refused = h.run_env(&["plan", "--all"], &env).await;
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains("DE_BOT_TOKEN, EN_BOT_TOKEN"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!refused.stderr.contains(&token));
+    let missing = h.run_env(&["plan", "--guilds", "de"], &env).await;
+    missing.assert_code(1);
+    assert!(
+        missing.stderr.contains("set DE_BOT_TOKEN"),
+        "{}",
+        missing.stderr
+    );
+}
