@@ -117,9 +117,14 @@ mod tests {
 
     #[test]
     fn names_become_variables_and_repeats_are_numbered() {
-        assert_eq!(env_name("mod-log"), "MOD_LOG");
-        assert_eq!(env_name("Staff/📢 news!"), "STAFF_NEWS");
-        assert_eq!(env_name("🎉"), "UNNAMED");
+        let names = [
+            ("mod-log", "MOD_LOG"),
+            ("Staff/📢 news!", "STAFF_NEWS"),
+            ("🎉", "UNNAMED"),
+        ];
+        for (name, var) in names {
+            assert_eq!(env_name(name), var);
+        }
         let ids = Ids {
             guild: "1".into(),
             roles: [("Mod".into(), "2".into()), ("mod".into(), "3".into())].into(),

@@ -206,35 +206,23 @@ impl Manifest {
     /// Leaves out `guild:` and every id an entry pins in the guild (see
     /// [`crate::manifest::LoadedManifest::like`]).
     pub fn unpin(&mut self) {
-        self.guild = None;
-        for r in self.roles.iter_mut().flatten() {
-            r.id = None;
+        /// Each entry's pinned id, left out.
+        fn each<T>(list: &mut Option<Vec<T>>, id: fn(&mut T) -> &mut Option<Snowflake>) {
+            list.iter_mut().flatten().for_each(|e| *id(e) = None);
         }
+        self.guild = None;
+        each(&mut self.roles, |r| &mut r.id);
+        each(&mut self.webhooks, |w| &mut w.id);
+        each(&mut self.emojis, |e| &mut e.id);
+        each(&mut self.soundboard, |s| &mut s.id);
+        each(&mut self.stickers, |s| &mut s.id);
+        each(&mut self.automod, |a| &mut a.id);
+        each(&mut self.events, |e| &mut e.id);
         let mut channels: Vec<&mut Channel> = self.channels.iter_mut().flatten().collect();
         while let Some(c) = channels.pop() {
             c.id = None;
-            for t in c.tags.iter_mut().flatten() {
-                t.id = None;
-            }
+            each(&mut c.tags, |t| &mut t.id);
             channels.extend(c.channels.iter_mut().flatten());
-        }
-        for w in self.webhooks.iter_mut().flatten() {
-            w.id = None;
-        }
-        for e in self.emojis.iter_mut().flatten() {
-            e.id = None;
-        }
-        for s in self.soundboard.iter_mut().flatten() {
-            s.id = None;
-        }
-        for s in self.stickers.iter_mut().flatten() {
-            s.id = None;
-        }
-        for a in self.automod.iter_mut().flatten() {
-            a.id = None;
-        }
-        for e in self.events.iter_mut().flatten() {
-            e.id = None;
         }
     }
 }
