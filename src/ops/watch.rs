@@ -1,8 +1,9 @@
 //! `watch`: Discord's Gateway, then each guild read once (docs/watch.md). Every change the
 //! audit log records is told as it is written, with who, when and why from the
-//! `GUILD_AUDIT_LOG_ENTRY_CREATE` dispatch itself; a guild is read and planned again only
-//! once its changes settle, and after a new session (events may have been missed). While
-//! nothing changes, nothing is read. With `--guard`, a hand change that breaks a policy or
+//! `GUILD_AUDIT_LOG_ENTRY_CREATE` dispatch itself; a guild is planned again only once its
+//! changes settle, reading only what no event carried (a channel's or a role's update is
+//! put in its last read), and read whole after a new session (events may have been
+//! missed). While nothing changes, nothing is read. With `--guard`, a hand change that breaks a policy or
 //! touches a protected object is reverted (`watch::guard`).
 //!
 //! The loop never waits on Discord: reads, catch-ups and reverts run beside it and come

@@ -1,5 +1,6 @@
 //! `guildctl watch`: drift told within seconds from Discord's Gateway (docs/watch.md). Each
-//! guild is read once, then again only after it changed; nothing is written.
+//! guild is read once, then again only after it changed. Nothing is written to Discord but
+//! guard's reverts (`--guard`, in the guilds whose manifest opts in).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,6 +53,9 @@ pub struct WatchArgs {
     /// stops reverting there and says so (a person must look).
     #[arg(long, value_name = "N", default_value_t = 5, requires = "guard")]
     max_reverts: usize,
+    /// The window --max-reverts counts in, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0, value_parser = parse_seconds, requires = "guard")]
+    guard_window: f64,
     /// Keep each guild's drift issue on GitHub or GitLab as its changes settle: the issue
     /// the scheduled `drift` job keeps (same marker, label and title), from the CI's
     /// variables (docs/watch.md, "Where it reports").
@@ -68,9 +72,6 @@ pub struct WatchArgs {
     /// environment variable holds (a mod-log channel). The URL is never shown.
     #[arg(long, value_name = "NAME")]
     webhook_env: Option<String>,
-    /// The window --max-reverts counts in, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 600.0, value_parser = parse_seconds, requires = "guard")]
-    guard_window: f64,
 }
 
 /// How each thing watch tells is written.
