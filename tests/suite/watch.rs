@@ -128,6 +128,12 @@ async fn hand_change(h: &Harness, path: &str, body: &str, reason: &str) {
     run.assert_code(0);
 }
 
+/// ferris edits role `id` of the harness's guild by hand (`@everyone`'s id is the guild's).
+async fn edit_role(h: &Harness, id: &str, body: &str, reason: &str) {
+    let path = format!("/guilds/{}/roles/{id}", h.emu.guild_id);
+    hand_change(h, &path, body, reason).await;
+}
+
 #[tokio::test]
 async fn a_hand_change_is_told_with_who_and_why_and_the_guild_is_read_again_only_then() {
     let h = Harness::start().await;
@@ -209,13 +215,7 @@ async fn a_dropped_connection_loses_no_change() {
     assert_eq!(reached, 1);
     // Made while the connection is down or coming back.
     let role = h.role_id("Moderator");
-    hand_change(
-        &h,
-        &format!("/guilds/{}/roles/{role}", h.emu.guild_id),
-        r#"{"mentionable": true}"#,
-        "while you were away",
-    )
-    .await;
+    edit_role(&h, &role, r#"{"mentionable": true}"#, "while you were away").await;
     let change = w.until("the change", |v| v["event"] == "change").await;
     assert_eq!(change["reason"], "while you were away");
     assert_eq!(change["target"]["name"], "@Moderator");
@@ -248,9 +248,9 @@ async fn a_change_made_while_no_session_listened_is_told_when_a_new_one_begins()
         .unwrap();
     assert!(h.emu.gateway_sessions().is_empty());
     let role = h.role_id("Helper");
-    hand_change(
+    edit_role(
         &h,
-        &format!("/guilds/{}/roles/{role}", h.emu.guild_id),
+        &role,
         r#"{"mentionable": true}"#,
         "nobody was listening",
     )
@@ -300,9 +300,9 @@ fn everyone_can(h: &Harness) -> Vec<&'static str> {
 async fn grant_everyone_admin(h: &Harness) {
     let g = h.guild();
     let admin = g.role(&g.id).unwrap().permissions | perms(&["administrator"]);
-    hand_change(
+    edit_role(
         h,
-        &format!("/guilds/{}/roles/{}", g.id, g.id),
+        &g.id,
         &format!(r#"{{"permissions": "{admin}"}}"#),
         "3 a.m.",
     )
@@ -320,13 +320,7 @@ async fn guard_reverts_a_hand_change_that_breaks_a_policy_naming_the_policy_and_
     assert_eq!(connected["guarded"], 1);
     w.until("the first read", |v| v["event"] == "drift").await;
     let helper = h.role_id("Helper");
-    hand_change(
-        &h,
-        &format!("/guilds/{}/roles/{helper}", h.emu.guild_id),
-        r#"{"mentionable": true}"#,
-        "pingable",
-    )
-    .await;
+    edit_role(&h, &helper, r#"{"mentionable": true}"#, "pingable").await;
     grant_everyone_admin(&h).await;
     assert!(everyone_can(&h).contains(&"administrator"));
     let guarded = w.until("the revert", |v| v["event"] == "guarded").await;
@@ -407,11 +401,10 @@ async fn guard_touches_only_the_fields_changed_and_stops_past_its_limit() {
     let mut w = Watcher::start_with(&h, GUARDED, &["--guard", "--max-reverts", "1"]).await;
     w.in_session(&h).await;
     let moderator = h.role_id("Moderator");
-    let path = format!("/guilds/{}/roles/{moderator}", h.emu.guild_id);
     // A protected role's colour: reverted; its name is not the manifest's to set here
     // (Moderator is matched by name, so a rename is told and planned, not reverted: only
     // what the hand changed and the manifest sets goes back).
-    hand_change(&h, &path, r#"{"color": 16711680}"#, "red").await;
+    edit_role(&h, &moderator, r#"{"color": 16711680}"#, "red").await;
     let first = w.until("the revert", |v| v["event"] == "guarded").await;
     assert_eq!(first["outcome"], "reverted", "{first:#}");
     assert_eq!(
@@ -427,7 +420,7 @@ async fn guard_touches_only_the_fields_changed_and_stops_past_its_limit() {
     );
     assert_eq!(h.guild().role(&moderator).unwrap().color, 0x3498DB);
     // A second within the window: guard stops, says so, and sends nothing.
-    hand_change(&h, &path, r#"{"color": 255}"#, "blue").await;
+    edit_role(&h, &moderator, r#"{"color": 255}"#, "blue").await;
     let second = w.until("the stop", |v| v["event"] == "guarded").await;
     assert_eq!(second["outcome"], "stopped", "{second:#}");
     assert_eq!(h.guild().role(&moderator).unwrap().color, 255);
@@ -444,9 +437,9 @@ async fn guard_never_reverts_by_widening_access() {
     // would widen it: told, left for a person.
     let fewer =
         h.guild().role(&moderator).unwrap().permissions.bits() & !perms(&["ban_members"]).bits();
-    hand_change(
+    edit_role(
         &h,
-        &format!("/guilds/{}/roles/{moderator}", h.emu.guild_id),
+        &moderator,
         &format!(r#"{{"permissions": "{fewer}"}}"#),
         "no more bans",
     )
@@ -558,9 +551,9 @@ async fn watch_keeps_the_drift_issue_current_and_tells_a_mod_log_webhook_without
     // Put back by hand: the issue says so no more.
     let g = h.guild();
     let back = g.role(&g.id).unwrap().permissions.bits() & !perms(&["administrator"]).bits();
-    hand_change(
+    edit_role(
         &h,
-        &format!("/guilds/{}/roles/{}", g.id, g.id),
+        &g.id,
         &format!(r#"{{"permissions": "{back}"}}"#),
         "oops",
     )
@@ -727,13 +720,7 @@ async fn a_change_the_event_carries_is_planned_without_reading_the_guild_and_one
     // Moderator's colour: GUILD_ROLE_UPDATE carries the role, so the drift is found in the
     // last read with the role put in.
     let moderator = h.role_id("Moderator");
-    hand_change(
-        &h,
-        &format!("/guilds/{}/roles/{moderator}", h.emu.guild_id),
-        r#"{"color": 255}"#,
-        "blue",
-    )
-    .await;
+    edit_role(&h, &moderator, r#"{"color": 255}"#, "blue").await;
     let drift = w.until("the drift", |v| v["event"] == "drift").await;
     assert_eq!(drift["changes"], 1, "{drift:#}");
     let reads = h.reads();
