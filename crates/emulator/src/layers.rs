@@ -21,7 +21,7 @@ use crate::faults::{
     status_response,
 };
 use crate::ratelimit::{
-    BucketInfo, Decision, Passed, Scope, api_path, decide, is_webhook_token_route,
+    BucketInfo, Decision, Limited, Passed, Scope, api_path, decide, is_webhook_token_route,
     put_bucket_headers, refusal, route_bucket, too_many,
 };
 use crate::request_log::{RequestJson, RequestRecord, redact_webhook_token};
@@ -229,10 +229,18 @@ fn decide_locked(
     token: Option<&str>,
 ) -> Decision {
     let st = lock(&app.state);
-    let the_bot = token.is_some_and(|t| st.tokens.iter().any(|k| k.token == t));
-    if !the_bot && !is_webhook_token_route(path) {
-        return Decision::Off;
-    }
+    let webhook = is_webhook_token_route(path);
+    let bot = match token.and_then(|t| st.tokens.iter().find(|k| k.token == t)) {
+        _ if webhook => "",
+        Some(k) => k.user_id.as_str(),
+        None => return Decision::Off,
+    };
     let mut lim = lock(&app.limiter);
-    decide(&st, &mut lim, method, path, body)
+    let request = Limited {
+        method,
+        path,
+        body,
+        bot,
+    };
+    decide(&st, &mut lim, &request)
 }

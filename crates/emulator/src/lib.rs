@@ -71,7 +71,7 @@ pub use config::{EmulatorConfig, Limit, RouteBucket};
 pub use default_state::default_state;
 pub use faults::{FaultKind, FaultRule, FaultSet, Oversized, Storm};
 pub use large_state::{LargeStateOptions, large_state};
-pub use many_guilds::with_guild_copies;
+pub use many_guilds::{with_guild_copies, with_second_bot};
 pub use names::stored_channel_name;
 #[doc(hidden)]
 pub use probe::{DispatchSeen, run_for_dispatches};

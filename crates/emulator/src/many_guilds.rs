@@ -107,6 +107,43 @@ fn remap(v: &mut Value, map: &HashMap<String, String>) {
     }
 }
 
+/// Hands the guilds `guild_ids` over to a new bot named `username`: it takes the state's
+/// bot's place in them (its member, with the same roles), so only the new bot can read or
+/// change them, as when a network's event guilds are run by a bot of their own. Answers the
+/// new bot's token. Discord counts each bot's requests apart (§1.1), and so does the
+/// emulator: the two bots' global limits and route buckets are their own.
+pub fn with_second_bot(state: &mut State, username: &str, guild_ids: &[String]) -> String {
+    let taken: HashSet<&str> = state.users.iter().map(|u| u.id.as_str()).collect();
+    let mut id: u64 = state.bot_user_id.parse().unwrap_or(1 << 60);
+    while taken.contains(id.to_string().as_str()) {
+        id += 1;
+    }
+    let id = id.to_string();
+    let old = state.bot_user_id.clone();
+    for g in state.guilds.iter_mut().filter(|g| guild_ids.contains(&g.id)) {
+        for m in g.members.iter_mut().filter(|m| m.user_id == old) {
+            m.user_id = id.clone();
+        }
+    }
+    let mut user = state
+        .users
+        .iter()
+        .find(|u| u.id == old)
+        .cloned()
+        .unwrap_or_default();
+    user.id = id.clone();
+    user.username = username.to_owned();
+    user.global_name = None;
+    user.bot = true;
+    state.users.push(user);
+    let token = crate::random_token(&id);
+    state.tokens.push(crate::state::BotToken {
+        token: token.clone(),
+        user_id: id,
+    });
+    token
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

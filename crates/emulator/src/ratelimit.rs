@@ -128,8 +128,11 @@ impl Window {
 #[derive(Debug, Default)]
 pub struct Limiter {
     pub clock: Clock,
-    buckets: HashMap<(String, String), Window>,
-    global: Option<Window>,
+    /// Keyed by (bot, bucket hash, major id): Discord counts a route's limit per bot
+    /// (§1.1), so two bots' calls to one guild do not share a bucket.
+    buckets: HashMap<(String, String, String), Window>,
+    /// Each bot's global window, by its user id: 50 a second per bot (§1.1).
+    global: HashMap<String, Window>,
     name_topic: HashMap<String, Window>,
     invalid: Option<Window>,
     blocked_until: Option<f64>,
@@ -404,14 +407,24 @@ pub(crate) enum Decision {
     Refuse(Response),
 }
 
+/// A request the limits count: what it asks, and the bot that sends it (its user id;
+/// empty for a webhook token route, whose credential is in its path).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limited<'a> {
+    pub method: &'a str,
+    pub path: &'a str,
+    pub body: Option<&'a Value>,
+    pub bot: &'a str,
+}
+
 /// The checks of `limit`, under the locks (state, then limiter).
-pub(crate) fn decide(
-    st: &State,
-    lim: &mut Limiter,
-    method: &str,
-    path: &str,
-    body: Option<&Value>,
-) -> Decision {
+pub(crate) fn decide(st: &State, lim: &mut Limiter, request: &Limited<'_>) -> Decision {
+    let Limited {
+        method,
+        path,
+        body,
+        bot,
+    } = *request;
     let cfg = &st.config;
     if !cfg.rate_limits_enabled {
         return Decision::Off;
@@ -423,7 +436,10 @@ pub(crate) fn decide(
     let clock = &lim.clock;
 
     if !is_webhook_token_route(path) {
-        let g = lim.global.get_or_insert_with(|| Window::new(now));
+        let g = lim
+            .global
+            .entry(bot.to_owned())
+            .or_insert_with(|| Window::new(now));
         if let Err(retry) = g.take(now, cfg.global_per_second, 1.0) {
             return Decision::Refuse(too_many(Scope::Global, clock.to_real(retry), None));
         }
@@ -433,7 +449,7 @@ pub(crate) fn decide(
     if let Some(r) = &route {
         let w = lim
             .buckets
-            .entry((r.bucket.clone(), r.major.clone()))
+            .entry((bot.to_owned(), r.bucket.clone(), r.major.clone()))
             .or_insert_with(|| Window::new(now));
         let (remaining, reset_after) = w.peek(now, r.limit, r.window);
         let bi = BucketInfo {
@@ -471,7 +487,7 @@ pub(crate) fn decide(
     if let (Some(r), Some(bi)) = (&route, info.as_mut()) {
         let w = lim
             .buckets
-            .entry((r.bucket.clone(), r.major.clone()))
+            .entry((bot.to_owned(), r.bucket.clone(), r.major.clone()))
             .or_insert_with(|| Window::new(now));
         if let Ok((remaining, reset_after)) = w.take(now, r.limit, r.window) {
             bi.remaining = remaining;

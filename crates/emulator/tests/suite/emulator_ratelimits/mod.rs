@@ -843,3 +843,45 @@ async fn emoji_routes_have_strict_per_guild_buckets() {
         (204, Some(bucket_hash("emoji-delete").as_str()))
     );
 }
+
+/// Discord counts each bot's requests apart (§1.1): a second bot's calls meet a global
+/// window of their own, and a guild handed to it is its alone.
+#[tokio::test]
+async fn each_bot_has_its_own_global_limit() {
+    let mut st = discord_emulator::with_guild_copies(default_state(), 2);
+    let events = st.guilds[1].id.clone();
+    let token_b = discord_emulator::with_second_bot(&mut st, "events-bot", &[events.clone()]);
+    let t = T::with(st).await;
+    t.emu
+        .set_config(EmulatorConfig {
+            global_per_second: 3,
+            ..scaled(1.0)
+        })
+        .expect("a valid config");
+    let as_b = |path: String| {
+        t.http
+            .get(format!("{}{path}", t.emu.api_base))
+            .header("Authorization", format!("Bot {token_b}"))
+            .send()
+    };
+    for _ in 0..3 {
+        assert_eq!(raw(&t, Method::GET, "/users/@me", None).await.status, 200);
+    }
+    let r = raw(&t, Method::GET, "/users/@me", None).await;
+    assert_eq!(r.status, 429, "the first bot's window is full");
+    assert_eq!(r.h("x-ratelimit-scope"), Some("global"));
+
+    let me = as_b("/users/@me".into()).await.unwrap();
+    assert_eq!(me.status(), 200, "the second bot's window is its own");
+    let me: Value = me.json().await.unwrap();
+    assert_eq!(me["username"], "events-bot");
+    assert_eq!(me["bot"], true);
+    let guild = as_b(format!("/guilds/{events}")).await.unwrap();
+    assert_eq!(guild.status(), 200, "the guild handed over is the second bot's");
+    let other = as_b(format!("/guilds/{}", t.g())).await.unwrap();
+    assert_ne!(other.status(), 200, "the first bot's guild is not the second's");
+
+    t.emu.advance_clock(1.0);
+    let r = raw(&t, Method::GET, &format!("/guilds/{events}"), None).await;
+    assert_ne!(r.status, 200, "the first bot is no longer in the guild handed over");
+}
