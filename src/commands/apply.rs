@@ -25,7 +25,7 @@ use guildctl::report::{self, Format, Heading};
 use super::guilds::{self, Outcome};
 use super::locks::{self, Writer};
 use super::{
-    EXIT_CHANGES, EXIT_INTERRUPTED, Session, Target, connect, failure, open_for, refused,
+    Bots, EXIT_CHANGES, EXIT_INTERRUPTED, Session, Target, connect, failure, refused,
     rehearsal_failed,
 };
 
@@ -206,7 +206,7 @@ pub async fn run(args: ApplyArgs) -> Result<u8> {
         progress::stderr_wants_bar(),
     ));
     super::interrupt::watch(
-        &session.client,
+        [&session.client],
         &session.console,
         target.conn.sandbox_state.as_deref(),
     )?;
@@ -344,17 +344,15 @@ fn refusal(e: Failure, reviewed: Option<&Path>) -> (Option<Box<Plan>>, anyhow::E
 async fn apply_all(target: &Target, run: &ApplyRun, calls: &CallRun, yes: bool) -> Result<u8> {
     target.selection.no_reports("apply")?;
     let chosen = target.selection.resolve()?;
-    let session = open_for(&target.conn, &chosen).await?;
+    let bots = Bots::open(&target.conn, &chosen).await?;
     let color = target.conn.color_out();
     // 1. Plan every guild and judge its gates; nothing is written yet.
-    let prepared = ops::apply::prepare(
-        &session.client,
-        Targets::workspace(chosen),
-        target,
-        run,
-        |id| lock(&session, id),
-    )
-    .await;
+    let prepared = bots
+        .run(async |s, mine| {
+            let targets = Targets::workspace(mine);
+            ops::apply::prepare(&s.client, targets, target, run, |id| lock(s, id)).await
+        })
+        .await;
     let mut planned: Vec<Outcome> = prepared
         .iter()
         .map(|g| match &g.result {
@@ -401,27 +399,34 @@ async fn apply_all(target: &Target, run: &ApplyRun, calls: &CallRun, yes: bool) 
     // 2. Apply each guild that is ready, whole, whatever happens to the others. An
     // interrupt stops every guild's calls, and the guilds not started yet stay so.
     super::interrupt::watch(
-        &session.client,
-        &session.console,
+        bots.sessions().map(|s| &s.client),
+        bots.console(),
         target.conn.sandbox_state.as_deref(),
     )?;
+    let sandbox = bots.sessions().any(|s| s.sandbox.is_some());
     // In the sandbox, show that one apply converges, as one guild's apply does.
     let calls = CallRun {
-        replan: session.sandbox.is_some(),
+        replan: sandbox,
         ..calls.clone()
     };
     // No progress bar: several guilds' calls run at once (docs/decisions.md).
-    let applied = ops::apply::run(&session.client, prepared, target, &calls, &|_, _| {}).await;
+    let applied = bots
+        .then(prepared, async |s, mine| {
+            ops::apply::run(&s.client, mine, target, &calls, &|_, _| {}).await
+        })
+        .await;
     for (o, g) in planned.iter_mut().zip(applied) {
         let Ok(applied) = g.result else { continue };
-        let (code, summary, detail) = applied_report(&applied, session.sandbox.is_some());
+        let (code, summary, detail) = applied_report(&applied, sandbox);
         o.code = code;
         o.summary = summary;
         o.text.push_str(&detail);
     }
-    session.save_sandbox(&target.conn)?;
+    for s in bots.sessions() {
+        s.save_sandbox(&target.conn)?;
+    }
     let code = guilds::finish(&planned, false);
-    if session.client.is_stopped() {
+    if bots.sessions().any(|s| s.client.is_stopped()) {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(code)

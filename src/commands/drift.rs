@@ -13,7 +13,7 @@ use guildctl::ops::{self, DriftRun, Guild, Targets};
 use guildctl::report::{self, Format};
 
 use super::guilds::{self, Outcome};
-use super::{Target, connect_loaded, load_checked, only, open_for};
+use super::{Bots, Target, connect_loaded, load_checked, only};
 
 #[derive(Args)]
 pub struct DriftArgs {
@@ -72,8 +72,10 @@ async fn drift_all(
     fail_on_unmanaged: bool,
 ) -> Result<u8> {
     let chosen = target.selection.resolve()?;
-    let session = open_for(&target.conn, &chosen).await?;
-    let found = ops::drift(&session.client, Targets::workspace(chosen), target, run).await;
+    let bots = Bots::open(&target.conn, &chosen).await?;
+    let found = bots
+        .run(async |s, mine| ops::drift(&s.client, Targets::workspace(mine), target, run).await)
+        .await;
     let outcomes: Vec<Outcome> = found
         .into_iter()
         .map(|Guild { target: g, result }| match result {

@@ -10,7 +10,7 @@ use guildctl::manifest::Within;
 use guildctl::ops::{self, ExportRun, ExportTo, Guild, GuildTarget, Targets};
 
 use super::guilds::{self, Outcome};
-use super::{Connection, Selection, failure, open_for};
+use super::{Bots, Connection, Selection, failure};
 
 #[derive(Args)]
 pub struct ExportArgs {
@@ -98,14 +98,18 @@ async fn export_all(
     let chosen = sel.resolve()?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the folder {}", dir.display()))?;
-    let session = open_for(conn, &chosen).await?;
+    let bots = Bots::open(conn, &chosen).await?;
     let run = ExportRun {
         to: ExportTo::Folder(dir.to_path_buf()),
         members,
         bans,
     };
-    let targets = Targets::ids(chosen.into_iter().map(GuildTarget::from));
-    let exported = ops::export(&session.client, targets, &run).await;
+    let exported = bots
+        .run(async |s, mine| {
+            let targets = Targets::ids(mine.into_iter().map(GuildTarget::from));
+            ops::export(&s.client, targets, &run).await
+        })
+        .await;
     let outcomes: Vec<Outcome> = exported
         .into_iter()
         .map(|Guild { target: g, result }| match result {

@@ -18,18 +18,19 @@ use guildctl::progress::Console;
 
 use super::{EXIT_INTERRUPTED, client_options};
 
-/// Watches for SIGINT and SIGTERM until the process ends, stopping `client` at the first
-/// and exiting at the second. `sandbox_state`: the state file an apply writes back, which
-/// an exit at once leaves as it was.
-pub(crate) fn watch(
-    client: &Client,
+/// Watches for SIGINT and SIGTERM until the process ends, stopping `clients` (each bot's)
+/// at the first and exiting at the second. `sandbox_state`: the state file an apply writes
+/// back, which an exit at once leaves as it was.
+pub(crate) fn watch<'a>(
+    clients: impl IntoIterator<Item = &'a Client>,
     console: &Console,
     sandbox_state: Option<&Path>,
 ) -> Result<()> {
     let mut interrupt = signal(SignalKind::interrupt()).context("cannot watch for Ctrl-C")?;
     let mut terminate = signal(SignalKind::terminate()).context("cannot watch for SIGTERM")?;
     let bound = human_duration(client_options()?.timeout);
-    let (client, console) = (client.clone(), console.clone());
+    let clients: Vec<Client> = clients.into_iter().cloned().collect();
+    let console = console.clone();
     let kept = match sandbox_state {
         Some(path) => format!(
             "; {} keeps the state it had before this apply",
@@ -46,7 +47,7 @@ pub(crate) fn watch(
             };
             if first {
                 first = false;
-                client.stop();
+                clients.iter().for_each(Client::stop);
                 console.line(&format!(
                     "Interrupted ({name}): no new call starts; the calls already sent finish, each within {bound}. Interrupt again to stop at once."
                 ));

@@ -15,7 +15,7 @@ use guildctl::report::{self, Format, Heading, sarif};
 
 use super::guilds::{self, Outcome};
 use super::{
-    EXIT_CHANGES, Invalid, Session, Target, connect_loaded, load_checked, only, open_for, refused,
+    Bots, EXIT_CHANGES, Invalid, Session, Target, connect_loaded, load_checked, only, refused,
     rehearsal_failed,
 };
 
@@ -246,10 +246,12 @@ async fn plan_all(
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the plan folder {}", dir.display()))?;
     }
-    let session = open_for(&target.conn, &chosen).await?;
+    let bots = Bots::open(&target.conn, &chosen).await?;
     let color = target.conn.color_out();
     let run = PlanRun { rehearse };
-    let planned = ops::plan(&session.client, Targets::workspace(chosen), target, run).await;
+    let planned = bots
+        .run(async |s, mine| ops::plan(&s.client, Targets::workspace(mine), target, run).await)
+        .await;
     let mut outcomes = Vec::new();
     for Guild { target: g, result } in planned {
         outcomes.push(match result {

@@ -545,28 +545,146 @@ pub(crate) fn only<T>(outcomes: Vec<ops::Guild<T>>) -> Result<T> {
     }
 }
 
-/// One session (one client, one rate-limit budget) for every guild of a workspace.
+/// One session (one client, one rate-limit budget) for every guild of a workspace, for a
+/// command that runs one bot (`watch`: one process per bot token); guilds of several bots
+/// are refused, naming their variables.
 pub(crate) async fn open_for(conn: &Connection, guilds: &[WorkspaceGuild]) -> Result<Session> {
-    let first = guilds.first().map(|g| g.id.as_str());
-    let mut conn = conn.clone();
-    conn.guild = None;
-    conn.workspace_rate = guilds.first().map(|g| g.rate).unwrap_or_default();
-    // One run, one token (for now): guilds of several bots are run one bot at a time.
-    let mut vars: Vec<&str> = guilds
-        .iter()
-        .map(|g| g.token_env.as_deref().unwrap_or("DISCORD_TOKEN"))
-        .collect();
-    vars.dedup();
-    vars.sort_unstable();
-    vars.dedup();
-    if let [one] = vars.as_slice() {
-        conn.token_env = Some((*one).to_owned());
-    } else if vars.len() > 1 {
+    let by_bot = by_token(conn, guilds);
+    if by_bot.len() > 1 {
+        let vars: Vec<&str> = by_bot.iter().map(|(var, _)| var.as_str()).collect();
         bail!(
-            "the guilds chosen use {} bots' tokens ({}): one run takes one bot's guilds for now; choose them with --guilds",
+            "the guilds chosen use {} bots' tokens ({}): run one process per bot, choosing its guilds with --guilds",
             vars.len(),
             vars.join(", ")
         );
     }
-    conn.open(first).await
+    let var = by_bot.into_iter().next().map(|(var, _)| var);
+    bot_connection(conn, guilds, var)
+        .open(guilds.first().map(|g| g.id.as_str()))
+        .await
+}
+
+/// The chosen guilds by the variable that holds their bot's token, each bot in the order
+/// its first guild comes. One group in the sandbox (one emulator serves every guild) or
+/// with `--token-file` (the one token given).
+fn by_token(conn: &Connection, guilds: &[WorkspaceGuild]) -> Vec<(String, Vec<WorkspaceGuild>)> {
+    let mut groups: Vec<(String, Vec<WorkspaceGuild>)> = Vec::new();
+    for g in guilds {
+        let var = match g.token_env.as_deref() {
+            _ if conn.sandbox || conn.token_file.is_some() => "DISCORD_TOKEN",
+            Some(var) => var,
+            None => "DISCORD_TOKEN",
+        };
+        match groups.iter_mut().find(|(v, _)| v == var) {
+            Some((_, mine)) => mine.push(g.clone()),
+            None => groups.push((var.to_owned(), vec![g.clone()])),
+        }
+    }
+    groups
+}
+
+/// `conn` for one bot's guilds: its token's variable and the workspace's `rate:`.
+fn bot_connection(conn: &Connection, guilds: &[WorkspaceGuild], var: Option<String>) -> Connection {
+    let mut conn = conn.clone();
+    conn.guild = None;
+    conn.workspace_rate = guilds.first().map(|g| g.rate).unwrap_or_default();
+    conn.token_env = var;
+    conn
+}
+
+/// A workspace's chosen guilds by the bot that serves them (`token_env:`): a session each
+/// (its own client, limiter and budget), run side by side, each at its own limit. Discord
+/// counts invalid responses per address, and so does every client of the process
+/// together ([`guildctl::discord::ClientOptions::invalid_budget`]).
+pub(crate) struct Bots {
+    bots: Vec<(Session, Vec<WorkspaceGuild>)>,
+    /// The guilds' names in the workspace's order, which outcomes are given back in.
+    order: Vec<String>,
+    /// Where progress and notices go (stderr).
+    console: Console,
+}
+
+impl Bots {
+    /// Opens one session per bot of `guilds`: a bot whose token is missing is refused
+    /// before any request, naming its variable.
+    pub(crate) async fn open(conn: &Connection, guilds: &[WorkspaceGuild]) -> Result<Bots> {
+        let mut bots = Vec::new();
+        for (var, mine) in by_token(conn, guilds) {
+            let session = bot_connection(conn, &mine, Some(var))
+                .open(mine.first().map(|g| g.id.as_str()))
+                .await?;
+            bots.push((session, mine));
+        }
+        let order = guilds.iter().map(|g| g.name.clone()).collect();
+        let Some(console) = bots.first().map(|(s, _)| s.console.clone()) else {
+            bail!("no guild chosen: --guilds names none");
+        };
+        Ok(Bots {
+            bots,
+            order,
+            console,
+        })
+    }
+
+    /// The sessions, one per bot.
+    pub(crate) fn sessions(&self) -> impl Iterator<Item = &Session> {
+        self.bots.iter().map(|(s, _)| s)
+    }
+
+    /// Where progress and notices go (stderr).
+    pub(crate) fn console(&self) -> &Console {
+        &self.console
+    }
+
+    /// Runs `op` for each bot's guilds, the bots side by side; the outcomes in the
+    /// workspace's order.
+    pub(crate) async fn run<T>(
+        &self,
+        op: impl AsyncFn(&Session, Vec<WorkspaceGuild>) -> Vec<ops::Guild<T>>,
+    ) -> Vec<ops::Guild<T>> {
+        let parts = self.bots.iter().map(|(_, mine)| mine.clone()).collect();
+        self.side_by_side(parts, op).await
+    }
+
+    /// Runs `op` on the outcomes of an earlier [`Bots::run`], each bot on its own guilds'
+    /// (apply's calls after its plans), the bots side by side; in the workspace's order.
+    pub(crate) async fn then<T, U>(
+        &self,
+        outcomes: Vec<ops::Guild<T>>,
+        op: impl AsyncFn(&Session, Vec<ops::Guild<T>>) -> Vec<ops::Guild<U>>,
+    ) -> Vec<ops::Guild<U>> {
+        let mut parts: Vec<Vec<ops::Guild<T>>> = self.bots.iter().map(|_| Vec::new()).collect();
+        for g in outcomes {
+            let bot = self
+                .bots
+                .iter()
+                .position(|(_, mine)| mine.iter().any(|m| Some(&m.name) == g.target.name.as_ref()))
+                .unwrap_or(0);
+            parts[bot].push(g);
+        }
+        self.side_by_side(parts, op).await
+    }
+
+    async fn side_by_side<I, T>(
+        &self,
+        parts: Vec<I>,
+        op: impl AsyncFn(&Session, I) -> Vec<ops::Guild<T>>,
+    ) -> Vec<ops::Guild<T>> {
+        let runs = self
+            .bots
+            .iter()
+            .zip(parts)
+            .map(|((session, _), part)| op(session, part));
+        let mut all: Vec<ops::Guild<T>> = futures_util::future::join_all(runs)
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        all.sort_by_key(|g| {
+            self.order
+                .iter()
+                .position(|n| Some(n) == g.target.name.as_ref())
+        });
+        all
+    }
 }

@@ -664,38 +664,71 @@ async fn apply_like_applies_productions_manifest_to_a_test_guild_by_names() {
     again.assert_code(0);
 }
 
-/// `token_env:` names the variable that holds a guild's bot token: a run over that bot's
-/// guilds reads it (DISCORD_TOKEN is not used); a run over guilds of two bots is refused
-/// for now, saying which variables, never a token.
+/// Two bots in one emulator state: `token_env:` names the variable that holds a guild's
+/// bot token, and `--all` runs each bot's guilds with its own token, side by side. Each bot
+/// is a member of its own guilds only, so a guild read or changed with the other bot's
+/// token would fail. No token shows in any output; `watch` (one process per bot) names the
+/// variables; a missing variable is named before any request.
 #[tokio::test]
-async fn token_env_names_the_variable_a_guilds_bot_token_is_read_from() {
-    let h = Harness::with_state(Some(with_guild_copies(default_state(), 2))).await;
-    let ids: Vec<String> = h.emu.state().guilds.iter().map(|g| g.id.clone()).collect();
-    h.manifest("guild.yaml", "version: 1\n");
+async fn two_bots_each_run_their_own_guilds_in_one_run() {
+    let mut state = with_guild_copies(default_state(), 2);
+    let events = state.guilds[1].id.clone();
+    let token_b =
+        discord_emulator::with_second_bot(&mut state, "events-bot", std::slice::from_ref(&events));
+    let h = Harness::with_state(Some(state)).await;
+    let en = h.emu.guild_id.clone();
+    h.manifest(
+        "guild.yaml",
+        "version: 1\nroles:\n  - name: Network Staff\n",
+    );
     let workspace = format!(
-        "version: 1\nguilds:\n  en: {{ id: \"{}\", manifest: guild.yaml, token_env: EN_BOT_TOKEN }}\n  de: {{ id: \"{}\", manifest: guild.yaml, token_env: DE_BOT_TOKEN }}\n",
-        ids[0], ids[1]
+        "version: 1\nguilds:\n  en: {{ id: \"{en}\", manifest: guild.yaml }}\n  events: {{ id: \"{events}\", manifest: guild.yaml, token_env: EVENTS_BOT_TOKEN }}\n"
     );
     h.put("guildctl.yaml", workspace.as_bytes());
-    let token = h.emu.token.clone();
-    let env = [
-        ("DISCORD_TOKEN", "not-this-one"),
-        ("EN_BOT_TOKEN", token.as_str()),
-    ];
-    let run = h.run_env(&["plan", "--guilds", "en"], &env).await;
-    assert!(matches!(run.code, 0 | 2), "{}", run.stderr);
-    let refused = h.run_env(&["plan", "--all"], &env).await;
-    refused.assert_code(1);
+    let token_a = h.emu.token.clone();
+    let env = [("EVENTS_BOT_TOKEN", token_b.as_str())];
+
+    let applied = h.run_env(&["apply", "--all", "--yes"], &env).await;
+    applied.assert_code(0);
+    let state = h.emu.state();
+    for g in &state.guilds {
+        assert!(
+            g.roles.iter().any(|r| r.name == "Network Staff"),
+            "{} has the role: {}",
+            g.name,
+            applied.stderr
+        );
+    }
+    for shown in [&applied.stdout, &applied.stderr] {
+        assert!(!shown.contains(&token_a) && !shown.contains(&token_b));
+    }
+    // Every request of the run was answered (but the welcome screen of a guild without
+    // one, 404 as on Discord): neither bot touched the other's guild.
+    let refused: Vec<_> = h
+        .emu
+        .requests()
+        .into_iter()
+        .filter(|r| r.status >= 400 && !r.path.ends_with("/welcome-screen"))
+        .map(|r| format!("{} {} {}", r.status, r.method, r.path))
+        .collect();
+    assert!(refused.is_empty(), "{refused:?}");
+
+    let again = h
+        .run_env(&["plan", "--all", "--detailed-exitcode"], &env)
+        .await;
+    again.assert_code(0);
+
+    let watch = h.run_env(&["watch", "--all"], &env).await;
+    watch.assert_code(1);
     assert!(
-        refused.stderr.contains("DE_BOT_TOKEN, EN_BOT_TOKEN"),
+        watch.stderr.contains("DISCORD_TOKEN, EVENTS_BOT_TOKEN"),
         "{}",
-        refused.stderr
+        watch.stderr
     );
-    assert!(!refused.stderr.contains(&token));
-    let missing = h.run_env(&["plan", "--guilds", "de"], &env).await;
+    let missing = h.run(&["plan", "--all"]).await;
     missing.assert_code(1);
     assert!(
-        missing.stderr.contains("set DE_BOT_TOKEN"),
+        missing.stderr.contains("set EVENTS_BOT_TOKEN"),
         "{}",
         missing.stderr
     );

@@ -120,7 +120,11 @@ pub fn with_second_bot(state: &mut State, username: &str, guild_ids: &[String]) 
     }
     let id = id.to_string();
     let old = state.bot_user_id.clone();
-    for g in state.guilds.iter_mut().filter(|g| guild_ids.contains(&g.id)) {
+    for g in state
+        .guilds
+        .iter_mut()
+        .filter(|g| guild_ids.contains(&g.id))
+    {
         for m in g.members.iter_mut().filter(|m| m.user_id == old) {
             m.user_id = id.clone();
         }

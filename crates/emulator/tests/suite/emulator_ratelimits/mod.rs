@@ -850,7 +850,8 @@ async fn emoji_routes_have_strict_per_guild_buckets() {
 async fn each_bot_has_its_own_global_limit() {
     let mut st = discord_emulator::with_guild_copies(default_state(), 2);
     let events = st.guilds[1].id.clone();
-    let token_b = discord_emulator::with_second_bot(&mut st, "events-bot", &[events.clone()]);
+    let token_b =
+        discord_emulator::with_second_bot(&mut st, "events-bot", std::slice::from_ref(&events));
     let t = T::with(st).await;
     t.emu
         .set_config(EmulatorConfig {
@@ -877,11 +878,22 @@ async fn each_bot_has_its_own_global_limit() {
     assert_eq!(me["username"], "events-bot");
     assert_eq!(me["bot"], true);
     let guild = as_b(format!("/guilds/{events}")).await.unwrap();
-    assert_eq!(guild.status(), 200, "the guild handed over is the second bot's");
+    assert_eq!(
+        guild.status(),
+        200,
+        "the guild handed over is the second bot's"
+    );
     let other = as_b(format!("/guilds/{}", t.g())).await.unwrap();
-    assert_ne!(other.status(), 200, "the first bot's guild is not the second's");
+    assert_ne!(
+        other.status(),
+        200,
+        "the first bot's guild is not the second's"
+    );
 
     t.emu.advance_clock(1.0);
     let r = raw(&t, Method::GET, &format!("/guilds/{events}"), None).await;
-    assert_ne!(r.status, 200, "the first bot is no longer in the guild handed over");
+    assert_ne!(
+        r.status, 200,
+        "the first bot is no longer in the guild handed over"
+    );
 }
