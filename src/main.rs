@@ -13,6 +13,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use commands::access::AccessArgs;
 use commands::apply::ApplyArgs;
+use commands::codeowners::CodeownersArgs;
 use commands::drift::DriftArgs;
 use commands::emulator::EmulatorArgs;
 use commands::export::ExportArgs;
@@ -102,6 +103,13 @@ enum Command {
   guildctl mcp --sandbox                  # try it on the built-in emulator
   DISCORD_TOKEN=... guildctl mcp          # plan, access and drift read the live guild")]
     Mcp(McpArgs),
+    /// Write a CODEOWNERS file from the workspace's `owners:` (guildctl.yaml): each
+    /// delegated file to its teams, everything else (guildctl.yaml first) to the default
+    /// owners. No network.
+    #[command(after_help = "Examples:
+  guildctl codeowners -o .github/CODEOWNERS
+  guildctl codeowners --check .github/CODEOWNERS     # in CI: exit 1 when out of date")]
+    Codeowners(CodeownersArgs),
     /// Write the live guild as a manifest.
     #[command(after_help = "Examples:
   guildctl export --guild 81384788765712384 -o guild.yaml
@@ -232,6 +240,7 @@ async fn run(cli: Cli) -> Result<u8> {
         Command::Lockdown(args) => commands::lockdown::run(args).await,
         Command::Mcp(args) => commands::mcp::run(args).await,
         Command::Import(args) => commands::import::run(args),
+        Command::Codeowners(args) => commands::codeowners::run(args),
         Command::Github(args) => Ok(guildctl::github::cli::run(args).await?),
         Command::Gitlab(args) => Ok(guildctl::gitlab::cli::run(args).await?),
         Command::Emulator(args) => commands::emulator::run(args).await,

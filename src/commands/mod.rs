@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod apply;
+pub mod codeowners;
 pub mod drift;
 pub mod emulator;
 pub mod export;

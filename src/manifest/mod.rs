@@ -22,6 +22,7 @@ pub mod diagnostic;
 mod extends;
 pub mod load;
 mod output;
+pub mod owners;
 #[doc(hidden)] // channel patterns: the checker's and the planner's matcher; not API.
 pub mod pattern;
 #[doc(hidden)] // docs/rules.md compiled in, for SARIF and the MCP server; the binary's.
@@ -77,7 +78,9 @@ pub fn validate(path: &Path) -> (Option<LoadedManifest>, Report) {
 pub fn validate_in(path: &Path, within: &Within) -> (Option<LoadedManifest>, Report) {
     match load_in(path, within) {
         Ok(loaded) => {
-            let report = check_report(&loaded);
+            let mut report = check_report(&loaded);
+            owners::check(&mut report);
+            report.sort();
             (Some(loaded), report)
         }
         Err(e) => (None, e.report),

@@ -66,6 +66,10 @@ const RULES: &[RuleText] = &[
         "workspace",
         "The workspace file and a guild's manifest disagree.",
     ),
+    (
+        "owners",
+        "A manifest file declares outside the delegation the workspace's `owners:` gives it.",
+    ),
 ];
 
 fn level(s: Severity) -> &'static str {

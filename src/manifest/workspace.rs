@@ -14,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::owners::Owners;
 use super::source::{self, SourceFile, WORKSPACE_FILE, Within};
 use super::tree::{At, Node, Scalar, ScalarNode};
 
@@ -26,6 +27,8 @@ pub struct Workspace {
     pub root: PathBuf,
     /// Its guilds, in the file's order.
     pub guilds: Vec<WorkspaceGuild>,
+    /// Which files may declare what (`owners:`).
+    pub owners: Owners,
 }
 
 /// One guild of a workspace.
@@ -138,11 +141,12 @@ impl Workspace {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let guilds = parse(path, &root, &text)?;
+        let (guilds, owners) = parse(path, &root, &text)?;
         Ok(Workspace {
             path: path.to_path_buf(),
             root,
             guilds,
+            owners,
         })
     }
 
@@ -185,7 +189,11 @@ fn shown_from_working_folder(path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
-fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, WorkspaceError> {
+fn parse(
+    path: &Path,
+    root: &Path,
+    text: &str,
+) -> Result<(Vec<WorkspaceGuild>, Owners), WorkspaceError> {
     let invalid = |loc: (u32, u32), message: String| WorkspaceError::Invalid {
         path: path.to_path_buf(),
         line: loc.0.max(1) as usize,
@@ -211,6 +219,7 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
     };
     let mut guilds_node = None;
     let mut rate = Rate::default();
+    let mut owners = Owners::default();
     for (k, v) in top {
         match k.value.0.as_str() {
             "guilds" => guilds_node = Some(v),
@@ -263,11 +272,12 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
             },
             // Every guild's manifest takes them, and checks them (manifest::load).
             "policies" => {}
+            "owners" => owners = super::owners::parse(v).map_err(|(at, m)| invalid(at, m))?,
             other => {
                 return Err(invalid(
                     (k.loc.line, k.loc.column),
                     format!(
-                        "unknown key `{other}`: a workspace file has `version`, `guilds`, `policies` and `rate`"
+                        "unknown key `{other}`: a workspace file has `version`, `guilds`, `policies`, `rate` and `owners`"
                     ),
                 ));
             }
@@ -410,7 +420,7 @@ fn parse(path: &Path, root: &Path, text: &str) -> Result<Vec<WorkspaceGuild>, Wo
             token_env,
         });
     }
-    Ok(out)
+    Ok((out, owners))
 }
 
 #[cfg(test)]
@@ -418,7 +428,7 @@ mod tests {
     use super::*;
 
     fn ws(text: &str) -> Result<Vec<WorkspaceGuild>, WorkspaceError> {
-        parse(Path::new("guildctl.yaml"), Path::new("repo"), text)
+        parse(Path::new("guildctl.yaml"), Path::new("repo"), text).map(|(guilds, _)| guilds)
     }
 
     #[test]

@@ -733,3 +733,136 @@ async fn two_bots_each_run_their_own_guilds_in_one_run() {
         missing.stderr
     );
 }
+
+/// `owners:` delegates: a file may declare only what its delegation lets it, and `validate`
+/// (and so `plan` and `apply`) refuses the rest at the file's line, naming the delegation;
+/// a base the file extends is its own file, judged by its own owners. `codeowners` writes
+/// the CODEOWNERS file that matches, and `--check` says when one is out of date.
+#[tokio::test]
+async fn owners_refuse_what_a_file_declares_outside_its_delegation() {
+    let h = Harness::with_state(Some(with_guild_copies(default_state(), 2))).await;
+    let ids: Vec<String> = h.emu.state().guilds.iter().map(|g| g.id.clone()).collect();
+    let workspace = format!(
+        "version: 1
+guilds:
+  en: {{ id: \"{}\", manifest: guilds/en.yaml }}
+  de: {{ id: \"{}\", manifest: guilds/de.yaml }}
+owners:
+  default: [\"@ferris/admins\"]
+  delegate:
+    - files: guilds/de.yaml
+      teams: [\"@ferris/de-mods\"]
+      sections: [roles, channels]
+      roles: [\"DE *\"]
+      channels: [\"DE/**\"]
+      cannot_grant: [administrator]
+",
+        ids[0], ids[1]
+    );
+    h.put("guildctl.yaml", workspace.as_bytes());
+    // The base is the default owners': its Admin role is not the delegated file's doing.
+    h.put(
+        "base.yaml",
+        b"version: 1\nroles:\n  - name: Admin\n    permissions: [administrator]\n",
+    );
+    h.put("guilds/en.yaml", b"version: 1\nextends: ../base.yaml\n");
+    let allowed = "version: 1
+extends: ../base.yaml
+roles:
+  - name: DE Mods
+    permissions: [kick_members]
+channels:
+  - name: DE
+    type: category
+    channels:
+      - name: allgemein
+";
+    h.put("guilds/de.yaml", allowed.as_bytes());
+    h.run(&["validate", "--all"]).await.assert_code(0);
+
+    let outside = "version: 1
+settings:
+  name: Ferris DE
+roles:
+  - name: DE Mods
+    permissions: [kick_members, administrator]
+  - name: Admin
+channels:
+  - name: general
+";
+    h.put("guilds/de.yaml", outside.as_bytes());
+    let refused = h.run(&["validate", "--all"]).await;
+    refused.assert_code(1);
+    for (place, what) in [
+        ("guilds/de.yaml:2:1", "may not declare `settings`"),
+        ("guilds/de.yaml:6:33", "may not grant `administrator`"),
+        ("guilds/de.yaml:7:11", "may not declare the role `Admin`"),
+        (
+            "guilds/de.yaml:9:11",
+            "may not declare the channel `general`",
+        ),
+    ] {
+        assert!(
+            refused.stderr.contains(place),
+            "{place}: {}",
+            refused.stderr
+        );
+        assert!(refused.stderr.contains(what), "{what}: {}", refused.stderr);
+    }
+    assert!(refused.stderr.contains("guildctl.yaml (`owners`, line 8)"));
+    // A plan of that guild alone is refused the same way, before any request.
+    h.emu.clear_requests();
+    let plan = h
+        .run(&["plan", "-f", "guilds/de.yaml", "--guild", &ids[1]])
+        .await;
+    plan.assert_code(1);
+    assert!(plan.stderr.contains("may not declare the role `Admin`"));
+    assert!(h.emu.requests().is_empty(), "nothing sent");
+
+    let codeowners = h.run(&["codeowners"]).await;
+    codeowners.assert_code(0);
+    let lines: Vec<&str> = codeowners
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "* @ferris/admins",
+            "/guilds/de.yaml @ferris/de-mods",
+            "/guildctl.yaml @ferris/admins",
+        ]
+    );
+    let file = h.dir.path().join(".github/CODEOWNERS");
+    h.run(&["codeowners", "-o", ".github/CODEOWNERS"])
+        .await
+        .assert_code(0);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), codeowners.stdout);
+    h.run(&["codeowners", "--check", ".github/CODEOWNERS"])
+        .await
+        .assert_code(0);
+    let widened = workspace.replace("guilds/de.yaml\n", "guilds/*.yaml\n");
+    h.put("guildctl.yaml", widened.as_bytes());
+    let stale = h
+        .run(&["codeowners", "--check", ".github/CODEOWNERS"])
+        .await;
+    stale.assert_code(1);
+    assert!(
+        stale.stderr.contains("guildctl codeowners -o"),
+        "{}",
+        stale.stderr
+    );
+
+    // A delegation may not take in the workspace file, which says who may declare what.
+    let grab = workspace.replace("files: guilds/de.yaml", "files: \"*.yaml\"");
+    h.put("guildctl.yaml", grab.as_bytes());
+    let refused = h.run(&["validate", "--all"]).await;
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains("guildctl.yaml:8:")
+            && refused.stderr.contains("stays the default owners'"),
+        "{}",
+        refused.stderr
+    );
+}
