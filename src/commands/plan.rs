@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::json;
 
 use guildctl::inert;
-use guildctl::manifest::LoadedManifest;
+use guildctl::manifest::{LoadedManifest, Within, Workspace, people};
 use guildctl::ops::{self, Guild, PlanRun, Planned, Targets};
 use guildctl::plan::{Plan, PlanError};
 use guildctl::report::{self, Format, Heading, sarif};
@@ -252,6 +252,7 @@ async fn plan_all(
     let planned = bots
         .run(async |s, mine| ops::plan(&s.client, Targets::workspace(mine), target, run).await)
         .await;
+    let people = people_block(&planned, format)?;
     let mut outcomes = Vec::new();
     for Guild { target: g, result } in planned {
         outcomes.push(match result {
@@ -295,9 +296,38 @@ async fn plan_all(
     }
     if let Some(dir) = &target.selection.reports {
         guilds::write_reports(dir, &outcomes, format, "plan")?;
+        if !people.is_empty() {
+            let path = dir.join("people.md");
+            std::fs::write(&path, &people)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
     }
     if let Some(dir) = out {
         guilds::write_plan_index(dir, &outcomes)?;
     }
+    guildctl::out!("{people}");
     Ok(guilds::finish(&outcomes, format == Format::Json))
+}
+
+/// The run's roster changes by person, before the guilds' plans (docs/workspace.md,
+/// "People kept once"): named as the workspace's people file names them. Empty in JSON,
+/// where each guild's plan has its roster changes, and when no one's roles change.
+fn people_block(planned: &[Guild<Planned>], format: Format) -> Result<String> {
+    if format == Format::Json {
+        return Ok(String::new());
+    }
+    let ws = Workspace::find(Path::new("."))?;
+    let people = match &ws.people {
+        Some(file) => Some(people::cached(file, &Within::workspace(&ws.root))?),
+        None => None,
+    };
+    let plans = planned.iter().filter_map(|g| match &g.result {
+        Ok(Planned::Plan(plan)) => Some((g.target.name.as_deref().unwrap_or("-"), &**plan)),
+        _ => None,
+    });
+    let moves = report::people::moves(people.as_deref(), plans);
+    Ok(match format {
+        Format::Markdown => report::people::markdown(&moves),
+        _ => report::people::text(&moves),
+    })
 }

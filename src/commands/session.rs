@@ -434,7 +434,8 @@ pub(crate) fn failure(e: Failure) -> anyhow::Error {
 /// Loads a manifest (a file or a folder) and runs every check; warnings are printed, errors
 /// refuse it ([`Invalid`]) before anything is sent to Discord.
 pub(crate) fn load_checked(target: &Target) -> Result<LoadedManifest> {
-    let loaded = ops::load(target, &target.guild(String::new())).map_err(failure)?;
+    let guild = target.guild(target.conn.guild.clone().unwrap_or_default());
+    let loaded = ops::load(target, &guild).map_err(failure)?;
     if !target.like {
         return Ok(loaded);
     }

@@ -25,6 +25,7 @@ mod output;
 pub mod owners;
 #[doc(hidden)] // channel patterns: the checker's and the planner's matcher; not API.
 pub mod pattern;
+pub mod people;
 #[doc(hidden)] // docs/rules.md compiled in, for SARIF and the MCP server; the binary's.
 pub mod rules;
 #[doc(hidden)] // `validate --format sarif`; the binary's.

@@ -29,6 +29,8 @@ pub struct Workspace {
     pub guilds: Vec<WorkspaceGuild>,
     /// Which files may declare what (`owners:`).
     pub owners: Owners,
+    /// The people file (`people:`), joined to the workspace's folder.
+    pub people: Option<PathBuf>,
 }
 
 /// One guild of a workspace.
@@ -119,6 +121,7 @@ impl Workspace {
         for g in &mut ws.guilds {
             g.manifest = shown_from_working_folder(&g.manifest);
         }
+        ws.people = ws.people.map(|p| shown_from_working_folder(&p));
         Ok(ws)
     }
 
@@ -141,12 +144,13 @@ impl Workspace {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let (guilds, owners) = parse(path, &root, &text)?;
+        let (guilds, owners, people) = parse(path, &root, &text)?;
         Ok(Workspace {
             path: path.to_path_buf(),
             root,
             guilds,
             owners,
+            people,
         })
     }
 
@@ -193,7 +197,7 @@ fn parse(
     path: &Path,
     root: &Path,
     text: &str,
-) -> Result<(Vec<WorkspaceGuild>, Owners), WorkspaceError> {
+) -> Result<(Vec<WorkspaceGuild>, Owners, Option<PathBuf>), WorkspaceError> {
     let invalid = |loc: (u32, u32), message: String| WorkspaceError::Invalid {
         path: path.to_path_buf(),
         line: loc.0.max(1) as usize,
@@ -220,6 +224,7 @@ fn parse(
     let mut guilds_node = None;
     let mut rate = Rate::default();
     let mut owners = Owners::default();
+    let mut people = None;
     for (k, v) in top {
         match k.value.0.as_str() {
             "guilds" => guilds_node = Some(v),
@@ -273,11 +278,37 @@ fn parse(
             // Every guild's manifest takes them, and checks them (manifest::load).
             "policies" => {}
             "owners" => owners = super::owners::parse(v).map_err(|(at, m)| invalid(at, m))?,
+            "people" => {
+                let rel = match &v.value {
+                    Node::Scalar(ScalarNode {
+                        kind: Scalar::Str(s),
+                        ..
+                    }) if !s.trim().is_empty() => Path::new(s),
+                    _ => {
+                        return Err(invalid(
+                            at(v),
+                            "`people` is the path of the people file, relative to this folder"
+                                .into(),
+                        ));
+                    }
+                };
+                if rel.is_absolute()
+                    || rel
+                        .components()
+                        .any(|c| matches!(c, std::path::Component::ParentDir))
+                {
+                    return Err(invalid(
+                        at(v),
+                        "`people` is a path inside the workspace's folder, relative to it".into(),
+                    ));
+                }
+                people = Some(root.join(rel));
+            }
             other => {
                 return Err(invalid(
                     (k.loc.line, k.loc.column),
                     format!(
-                        "unknown key `{other}`: a workspace file has `version`, `guilds`, `policies`, `rate` and `owners`"
+                        "unknown key `{other}`: a workspace file has `version`, `guilds`, `policies`, `rate`, `owners` and `people`"
                     ),
                 ));
             }
@@ -420,7 +451,7 @@ fn parse(
             token_env,
         });
     }
-    Ok((out, owners))
+    Ok((out, owners, people))
 }
 
 #[cfg(test)]
@@ -428,7 +459,7 @@ mod tests {
     use super::*;
 
     fn ws(text: &str) -> Result<Vec<WorkspaceGuild>, WorkspaceError> {
-        parse(Path::new("guildctl.yaml"), Path::new("repo"), text).map(|(guilds, _)| guilds)
+        parse(Path::new("guildctl.yaml"), Path::new("repo"), text).map(|(guilds, ..)| guilds)
     }
 
     #[test]

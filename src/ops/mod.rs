@@ -128,7 +128,49 @@ pub fn load(host: &impl Host, guild: &GuildTarget) -> Result<LoadedManifest, Fai
         }
     };
     guild.check_declared(&loaded)?;
-    Ok(loaded)
+    with_people(guild, loaded)
+}
+
+/// `loaded` with its guild's rosters from the workspace's people file, when the workspace
+/// above the manifest names one and has this guild: by its name in the workspace, else by
+/// its id (`--guild`, `guild:`), else as the one guild whose manifest this is
+/// (docs/workspace.md, "People kept once").
+pub fn with_people(guild: &GuildTarget, loaded: LoadedManifest) -> Result<LoadedManifest, Failure> {
+    let folder = loaded.dir();
+    let Ok(ws) = manifest::Workspace::find(&folder) else {
+        return Ok(loaded);
+    };
+    let Some(file) = &ws.people else {
+        return Ok(loaded);
+    };
+    let id = Some(guild.id.as_str())
+        .filter(|id| !id.is_empty())
+        .or(loaded.manifest.guild.as_ref().map(|g| g.0.as_str()));
+    let same_file = |g: &manifest::WorkspaceGuild| {
+        std::fs::canonicalize(&g.manifest).ok() == std::fs::canonicalize(&guild.manifest).ok()
+    };
+    let name = match (&guild.name, id) {
+        (Some(name), _) => Some(name.clone()),
+        (None, Some(id)) => ws
+            .guilds
+            .iter()
+            .find(|g| g.id == id)
+            .map(|g| g.name.clone()),
+        (None, None) => match ws
+            .guilds
+            .iter()
+            .filter(|g| same_file(g))
+            .collect::<Vec<_>>()[..]
+        {
+            [one] => Some(one.name.clone()),
+            _ => None,
+        },
+    };
+    let Some(name) = name else {
+        return Ok(loaded);
+    };
+    let people = manifest::people::cached(file, &manifest::Within::workspace(&ws.root))?;
+    Ok(people.apply(&name, &loaded)?)
 }
 
 /// A refused plan's problems as errors placed on the manifest's lines.

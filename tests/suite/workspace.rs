@@ -7,6 +7,7 @@ use crate::common;
 use std::collections::HashMap;
 
 use common::Harness;
+use common::guild::{GuildNames, StateNames};
 use discord_emulator::faults::{FaultKind, FaultRule, FaultSet};
 use discord_emulator::{State, default_state, with_guild_copies};
 
@@ -864,5 +865,126 @@ channels:
             && refused.stderr.contains("stays the default owners'"),
         "{}",
         refused.stderr
+    );
+}
+
+/// The people file keeps each person once: a group gives the staff Moderator in both
+/// guilds, a direct role gives alice Helper in one. Taking alice out of the file is one
+/// change, which every guild's plan shows, and the run's block by person says it in one
+/// line before the guilds' plans. A role the file names that a manifest lacks, or one held
+/// directly with no roster in the manifest, is refused at the file's line.
+#[tokio::test]
+async fn people_are_kept_once_and_leaving_is_one_change() {
+    let h = Harness::with_state(Some(with_guild_copies(default_state(), 2))).await;
+    let state = h.emu.state();
+    let ids: Vec<String> = state.guilds.iter().map(|g| g.id.clone()).collect();
+    let (alice, heidi) = (state.user_id("alice"), state.user_id("heidi"));
+    let workspace = format!(
+        "version: 1\npeople: people.yaml\nguilds:\n  en: {{ id: \"{}\", manifest: guilds/en.yaml }}\n  de: {{ id: \"{}\", manifest: guilds/de.yaml }}\n",
+        ids[0], ids[1]
+    );
+    h.put("guildctl.yaml", workspace.as_bytes());
+    h.put(
+        "guilds/en.yaml",
+        b"version: 1\nroles:\n  - name: Moderator\n",
+    );
+    h.put(
+        "guilds/de.yaml",
+        b"version: 1\nroles:\n  - name: Moderator\n  - name: Helper\n    members: []\n",
+    );
+    let people = |with_alice: bool| {
+        let alice = format!(
+            "  alice:\n    discord: \"{alice}\"\n    github: alice-gh\n    groups: [staff]\n    roles:\n      de: [Helper]\n"
+        );
+        format!(
+            "people:\n{}  heidi:\n    discord: \"{heidi}\"\n    groups: [staff]\ngroups:\n  staff: {{ en: Moderator, de: Moderator }}\n",
+            if with_alice { alice.as_str() } else { "" }
+        )
+    };
+    h.put("people.yaml", people(true).as_bytes());
+    // Helper in de had other holders: taking it from them passes the deletion gate.
+    h.run(&["apply", "--all", "--yes", "--allow-deletes", "3"])
+        .await
+        .assert_code(0);
+    let state = h.emu.state();
+    for g in &state.guilds {
+        let holders = |role: &str| -> Vec<String> {
+            let rid = g.role_id(role);
+            let mut names: Vec<String> = g
+                .members
+                .iter()
+                .filter(|m| m.roles.contains(&rid))
+                .map(|m| {
+                    state
+                        .users
+                        .iter()
+                        .find(|u| u.id == m.user_id)
+                        .unwrap()
+                        .username
+                        .clone()
+                })
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(holders("Moderator"), ["alice", "heidi"], "{}", g.name);
+        if g.id == ids[1] {
+            assert_eq!(holders("Helper"), ["alice"], "held directly in de");
+        }
+    }
+
+    // alice leaves: one change to the people file, every guild's plan.
+    h.put("people.yaml", people(false).as_bytes());
+    let plan = h.run(&["plan", "--all"]).await;
+    plan.assert_code(0);
+    assert!(
+        plan.stdout
+            .contains("People:\n  alice leaves: Moderator in en, de; Helper in de\n"),
+        "{}",
+        plan.stdout
+    );
+    assert_eq!(
+        plan.stdout
+            .matches("- delete roster entry Moderator ← alice")
+            .count(),
+        2,
+        "{}",
+        plan.stdout
+    );
+    let md = h.run(&["plan", "--all", "--format", "markdown"]).await;
+    assert!(
+        md.stdout.contains("### People\n\n- alice leaves:"),
+        "{}",
+        md.stdout
+    );
+
+    // A role the file names that the guild's manifest does not declare.
+    h.put(
+        "people.yaml",
+        people(true)
+            .replace("de: [Helper]", "en: [Helper]")
+            .as_bytes(),
+    );
+    let refused = h.run(&["validate", "--all"]).await;
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains("people.yaml:7:11:")
+            && refused
+                .stderr
+                .contains("`Helper` in en: guilds/en.yaml declares no role of that name"),
+        "{}",
+        refused.stderr
+    );
+    // Held directly, with no roster in the manifest: the last holder leaving would keep it.
+    h.put(
+        "guilds/en.yaml",
+        b"version: 1\nroles:\n  - name: Moderator\n  - name: Helper\n",
+    );
+    let refused = h.run(&["plan", "--guilds", "en"]).await;
+    refused.assert_code(1);
+    assert!(
+        refused.stdout.contains("write `members: []` under it"),
+        "{}",
+        refused.stdout
     );
 }

@@ -92,6 +92,12 @@ impl LoadedManifest {
     pub fn like(&self) -> LoadedManifest {
         let mut manifest = (*self.manifest).clone();
         manifest.unpin();
+        self.with_manifest(manifest)
+    }
+
+    /// This load with `manifest` in place of its own (made from it: `like`, the people
+    /// file's rosters), its derived forms made anew; its files and places stay.
+    pub fn with_manifest(&self, manifest: super::Manifest) -> LoadedManifest {
         let manifest = Arc::new(manifest);
         LoadedManifest {
             derived: Arc::new(Derived {

@@ -1,0 +1,430 @@
+//! The workspace's people file (`people: people.yaml` in `guildctl.yaml`): each person once,
+//! and the roles they hold in which guilds (docs/workspace.md, "People kept once").
+//!
+//! ```yaml
+//! people:
+//!   alice:
+//!     discord: "81384788765712399"
+//!     github: alice-gh                 # optional: for rosters from GitHub teams
+//!     roles:                           # by guild name, then role names
+//!       events-2026: [Admin]
+//!     groups: [staff]
+//! groups:                              # a group: each guild's own role for it
+//!   staff: { en: Moderator, de: Moderator }
+//! ```
+//!
+//! A role some person or group names in a guild is that guild's roster from the people
+//! file: its holders are the manifest's `members:` and these people, and no one else. A
+//! person taken out of the file, or a role out of a person, is then one change that every
+//! guild's plan shows as the role taken away. So that taking the last holder out still takes
+//! the role away, a role held directly (not through a group) must have a roster in the
+//! manifest (`members: []` at least): otherwise the file would stop managing it and its last
+//! holder would keep it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::load::LoadedManifest;
+use super::source::{self, Within};
+use super::tree::{At, Node, Scalar, ScalarNode};
+use super::types::{RosterMember, Snowflake};
+
+/// The people file, read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct People {
+    /// The file.
+    pub path: PathBuf,
+    /// Its people, in the file's order.
+    pub people: Vec<Person>,
+    /// Its groups: each guild's role for the group.
+    pub groups: Vec<Group>,
+}
+
+/// One person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    /// Their name in the file (`alice`).
+    pub name: String,
+    /// Their Discord user id.
+    pub discord: String,
+    /// Their GitHub login, if given.
+    pub github: Option<String>,
+    /// Their GitLab username, if given.
+    pub gitlab: Option<String>,
+    /// The roles they hold directly: (guild name, role name, where the file names it).
+    pub roles: Vec<(String, String, Place)>,
+    /// The groups they are in.
+    pub groups: Vec<String>,
+    /// The line of their entry.
+    pub line: usize,
+}
+
+/// A group: the role it is in each guild that maps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// Its name.
+    pub name: String,
+    /// (guild name, role name, where the file names it).
+    pub roles: Vec<(String, String, Place)>,
+}
+
+/// Why the people file could not be read, or does not fit a guild's manifest.
+#[derive(Debug, thiserror::Error)]
+pub enum PeopleError {
+    /// It could not be read.
+    #[error("cannot read {}: {message}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// It is not a people file, or does not fit the manifest, at this place.
+    #[error("{}:{line}:{column}: {message}", .path.display())]
+    At {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// The column, from 1.
+        column: usize,
+        /// What is wrong there.
+        message: String,
+    },
+}
+
+type Found<T> = Result<T, ((u32, u32), String)>;
+
+/// A line and a column, from 1.
+type Place = (usize, usize);
+
+impl People {
+    /// Reads the people file at `path`, which must stay `within` the workspace's folder.
+    pub fn read(path: &Path, within: &Within) -> Result<People, PeopleError> {
+        let read = source::read(path, within);
+        if let Some(p) = read.problems.first() {
+            return Err(PeopleError::Read {
+                path: path.to_path_buf(),
+                message: p.message.clone(),
+            });
+        }
+        let text = read
+            .files
+            .into_iter()
+            .next()
+            .map(|f| f.text)
+            .unwrap_or_default();
+        let at = |(line, column): (u32, u32), message: String| PeopleError::At {
+            path: path.to_path_buf(),
+            line: line.max(1) as usize,
+            column: column.max(1) as usize,
+            message,
+        };
+        let tree = super::load::parse_tree(&text).map_err(|e| {
+            let place = e
+                .location()
+                .map_or((1, 1), |l| (l.line() as u32, l.column() as u32));
+            at(place, format!("invalid YAML: {}", e.without_snippet()))
+        })?;
+        let mut people = parse(&tree).map_err(|(place, m)| at(place, m))?;
+        people.path = path.to_path_buf();
+        Ok(people)
+    }
+
+    /// The person with Discord id `id`.
+    pub fn by_id(&self, id: &str) -> Option<&Person> {
+        self.people.iter().find(|p| p.discord == id)
+    }
+
+    /// Guild `guild`'s rosters from the file: each role a person or a group names there,
+    /// whether a group names it, the line that first names it, and its holders.
+    fn rosters(&self, guild: &str) -> BTreeMap<&str, Roster<'_>> {
+        let mut out: BTreeMap<&str, Roster<'_>> = BTreeMap::new();
+        for g in &self.groups {
+            for (_, role, at) in g.roles.iter().filter(|(gl, ..)| gl == guild) {
+                let r = out.entry(role.as_str()).or_insert_with(|| Roster::at(*at));
+                r.by_group = true;
+                for p in self.people.iter().filter(|p| p.groups.contains(&g.name)) {
+                    r.add(p);
+                }
+            }
+        }
+        for p in &self.people {
+            for (_, role, at) in p.roles.iter().filter(|(gl, ..)| gl == guild) {
+                out.entry(role.as_str())
+                    .or_insert_with(|| Roster::at(*at))
+                    .add(p);
+            }
+        }
+        out
+    }
+
+    /// `loaded` with guild `guild`'s rosters from the file: each role the file names there
+    /// holds the manifest's `members:` and these people. A role the manifest does not
+    /// declare, or one held directly that has no roster in it, is refused at the file's line.
+    pub fn apply(
+        &self,
+        guild: &str,
+        loaded: &LoadedManifest,
+    ) -> Result<LoadedManifest, PeopleError> {
+        let rosters = self.rosters(guild);
+        if rosters.is_empty() {
+            return Ok(loaded.clone());
+        }
+        let at = |(line, column): Place, message: String| PeopleError::At {
+            path: self.path.clone(),
+            line,
+            column,
+            message,
+        };
+        let manifest_path = loaded.path.display().to_string();
+        let mut manifest = (*loaded.manifest).clone();
+        for (role_name, roster) in rosters {
+            let Some(role) = manifest
+                .roles
+                .iter_mut()
+                .flatten()
+                .find(|r| r.name == role_name)
+            else {
+                return Err(at(
+                    roster.at,
+                    format!(
+                        "`{role_name}` in {guild}: {manifest_path} declares no role of that name; declare it there, or correct the name"
+                    ),
+                ));
+            };
+            if role.members.is_none() && !roster.by_group {
+                return Err(at(
+                    roster.at,
+                    format!(
+                        "`{role_name}` in {guild} is held directly, but has no roster in {manifest_path}: write `members: []` under it there, so that its holders stay the people file's when the last one leaves"
+                    ),
+                ));
+            }
+            let members = role.members.get_or_insert_with(Vec::new);
+            for p in roster.holders {
+                if !members.iter().any(|m| m.id.0 == p.discord) {
+                    members.push(RosterMember {
+                        id: Snowflake(p.discord.clone()),
+                        name: Some(p.name.clone()),
+                    });
+                }
+            }
+        }
+        Ok(loaded.with_manifest(manifest))
+    }
+}
+
+/// One role's roster from the people file.
+struct Roster<'a> {
+    by_group: bool,
+    at: Place,
+    holders: Vec<&'a Person>,
+}
+
+impl<'a> Roster<'a> {
+    fn at(at: Place) -> Self {
+        Roster {
+            by_group: false,
+            at,
+            holders: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, p: &'a Person) {
+        if !self.holders.iter().any(|h| h.discord == p.discord) {
+            self.holders.push(p);
+        }
+    }
+}
+
+fn parse(tree: &At<Node>) -> Found<People> {
+    let Node::Map(top) = &tree.value else {
+        return Err((loc(tree), "a people file has `people` and `groups`".into()));
+    };
+    let mut people = People::default();
+    for (k, v) in top {
+        match k.value.0.as_str() {
+            "people" => {
+                for (name, entry) in map(v, "`people` maps each person's name to them")? {
+                    people.people.push(person(name, entry)?);
+                }
+            }
+            "groups" => {
+                for (name, entry) in map(v, "`groups` maps each group to each guild's role for it")?
+                {
+                    let roles = map(entry, "a group maps guild names to role names")?
+                        .into_iter()
+                        .map(|(guild, role)| {
+                            Ok((guild.to_owned(), text(role, "a role's name")?, place(role)))
+                        })
+                        .collect::<Found<Vec<_>>>()?;
+                    people.groups.push(Group {
+                        name: name.to_owned(),
+                        roles,
+                    });
+                }
+            }
+            "version" => {}
+            other => {
+                return Err((
+                    (k.loc.line, k.loc.column),
+                    format!("unknown key `{other}`: a people file has `people` and `groups`"),
+                ));
+            }
+        }
+    }
+    for p in &people.people {
+        if let Some(g) = p
+            .groups
+            .iter()
+            .find(|g| !people.groups.iter().any(|d| d.name == **g))
+        {
+            return Err((
+                (p.line as u32, 1),
+                format!(
+                    "{} is in the group `{g}`, which `groups` does not define",
+                    p.name
+                ),
+            ));
+        }
+        if let Some(other) = people
+            .people
+            .iter()
+            .find(|o| o.discord == p.discord && o.name != p.name)
+        {
+            return Err((
+                (p.line as u32, 1),
+                format!(
+                    "{} has the Discord id of {}: one person, one entry",
+                    p.name, other.name
+                ),
+            ));
+        }
+    }
+    Ok(people)
+}
+
+fn person(name: &str, entry: &At<Node>) -> Found<Person> {
+    let mut p = Person {
+        name: name.to_owned(),
+        discord: String::new(),
+        github: None,
+        gitlab: None,
+        roles: Vec::new(),
+        groups: Vec::new(),
+        line: entry.loc.line as usize,
+    };
+    for (k, v) in map(
+        entry,
+        "a person has `discord`, and optionally `github`, `gitlab`, `roles` and `groups`",
+    )? {
+        match k {
+            "discord" => {
+                let id = match &v.value {
+                    Node::Scalar(ScalarNode {
+                        kind: Scalar::Int(n),
+                        ..
+                    }) => n.to_string(),
+                    _ => text(v, "a Discord user id")?,
+                };
+                if !(17..=20).contains(&id.len()) || !id.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err((
+                        loc(v),
+                        format!("{name}: `discord` is their user id, 17 to 20 digits"),
+                    ));
+                }
+                p.discord = id;
+            }
+            "github" => p.github = Some(text(v, "a GitHub login")?),
+            "gitlab" => p.gitlab = Some(text(v, "a GitLab username")?),
+            "groups" => p.groups = texts(v, "a list of group names")?,
+            "roles" => {
+                for (guild, roles) in map(v, "`roles` maps guild names to the roles held there")? {
+                    for role in texts(roles, "a list of role names")? {
+                        p.roles.push((guild.to_owned(), role, place(roles)));
+                    }
+                }
+            }
+            other => {
+                return Err((
+                    loc(entry),
+                    format!(
+                        "{name}: unknown key `{other}` (a person has `discord`, `github`, `gitlab`, `roles` and `groups`)"
+                    ),
+                ));
+            }
+        }
+    }
+    if p.discord.is_empty() {
+        return Err((loc(entry), format!("{name} needs `discord`: their user id")));
+    }
+    Ok(p)
+}
+
+/// Where a node is, as a message names it.
+fn place(n: &At<Node>) -> Place {
+    (n.loc.line as usize, n.loc.column as usize)
+}
+
+fn loc(n: &At<Node>) -> (u32, u32) {
+    (n.loc.line, n.loc.column)
+}
+
+fn map<'t>(n: &'t At<Node>, what: &str) -> Found<Vec<(&'t str, &'t At<Node>)>> {
+    match &n.value {
+        Node::Map(entries) => Ok(entries
+            .iter()
+            .map(|(k, v)| (k.value.0.as_str(), v))
+            .collect()),
+        Node::Scalar(ScalarNode {
+            kind: Scalar::Null, ..
+        }) => Ok(Vec::new()),
+        _ => Err((loc(n), what.to_owned())),
+    }
+}
+
+fn text(n: &At<Node>, what: &str) -> Found<String> {
+    match &n.value {
+        Node::Scalar(ScalarNode {
+            kind: Scalar::Str(s),
+            ..
+        }) if !s.trim().is_empty() => Ok(s.clone()),
+        _ => Err((loc(n), format!("expected {what}"))),
+    }
+}
+
+/// A list of texts, or one text.
+fn texts(n: &At<Node>, what: &str) -> Found<Vec<String>> {
+    match &n.value {
+        Node::Seq(items) => items.iter().map(|i| text(i, what)).collect(),
+        _ => text(n, what).map(|t| vec![t]),
+    }
+}
+
+/// The people file a workspace names, read once per process while it stays as it was
+/// (its length and modification time): every guild of a run takes its rosters from the same
+/// file, and a long-running `watch` or `mcp` reads it again once it changed.
+pub fn cached(path: &Path, within: &Within) -> Result<Arc<People>, PeopleError> {
+    type Seen = (PathBuf, Option<(u64, std::time::SystemTime)>);
+    static READ: std::sync::Mutex<Vec<(Seen, Arc<People>)>> = std::sync::Mutex::new(Vec::new());
+    let stamp = std::fs::metadata(path)
+        .ok()
+        .and_then(|m| Some((m.len(), m.modified().ok()?)));
+    let key = (
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        stamp,
+    );
+    if let Ok(read) = READ.lock()
+        && let Some((_, p)) = read.iter().find(|(k, _)| *k == key && k.1.is_some())
+    {
+        return Ok(Arc::clone(p));
+    }
+    let people = Arc::new(People::read(path, within)?);
+    if let Ok(mut read) = READ.lock() {
+        read.retain(|(k, _)| k.0 != key.0);
+        read.push((key, Arc::clone(&people)));
+    }
+    Ok(people)
+}
