@@ -252,7 +252,7 @@ async fn plan_all(
     let planned = bots
         .run(async |s, mine| ops::plan(&s.client, Targets::workspace(mine), target, run).await)
         .await;
-    let people = people_block(&planned, format)?;
+    let (people, people_report) = people_block(&planned, format)?;
     let mut outcomes = Vec::new();
     for Guild { target: g, result } in planned {
         outcomes.push(match result {
@@ -296,9 +296,9 @@ async fn plan_all(
     }
     if let Some(dir) = &target.selection.reports {
         guilds::write_reports(dir, &outcomes, format, "plan")?;
-        if !people.is_empty() {
+        if let Some(text) = people_report {
             let path = dir.join("people.md");
-            std::fs::write(&path, &people)
+            std::fs::write(&path, text)
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
     }
@@ -310,12 +310,12 @@ async fn plan_all(
 }
 
 /// The run's roster changes by person, before the guilds' plans (docs/workspace.md,
-/// "People kept once"): named as the workspace's people file names them. Empty in JSON,
-/// where each guild's plan has its roster changes, and when no one's roles change.
-fn people_block(planned: &[Guild<Planned>], format: Format) -> Result<String> {
-    if format == Format::Json {
-        return Ok(String::new());
-    }
+/// "People kept once"), named as the workspace's people file names them: what is shown
+/// (nothing in JSON, where each guild's plan has its roster changes, or when no one's
+/// roles change), and, with a people file, the markdown block for `--reports` (which the
+/// Action posts as the pull request's people comment, kept up to date when no one's roles
+/// change any more).
+fn people_block(planned: &[Guild<Planned>], format: Format) -> Result<(String, Option<String>)> {
     let ws = Workspace::find(Path::new("."))?;
     let people = match &ws.people {
         Some(file) => Some(people::cached(file, &Within::workspace(&ws.root))?),
@@ -326,8 +326,14 @@ fn people_block(planned: &[Guild<Planned>], format: Format) -> Result<String> {
         _ => None,
     });
     let moves = report::people::moves(people.as_deref(), plans);
-    Ok(match format {
+    let shown = match format {
+        Format::Json => String::new(),
         Format::Markdown => report::people::markdown(&moves),
-        _ => report::people::text(&moves),
-    })
+        Format::Text => report::people::text(&moves),
+    };
+    let report = people.map(|_| match report::people::markdown(&moves) {
+        none if none.is_empty() => "### People\n\nNo one's roles change.\n".to_owned(),
+        block => block,
+    });
+    Ok((shown, report))
 }

@@ -6,7 +6,7 @@
 //!
 //! Decisions the issue is silent on (docs/github.md, "A workspace"):
 //! - a change to the workspace file itself touches every guild (a guild's id or
-//!   manifest may have moved);
+//!   manifest may have moved), and so does a change to its people file (rosters);
 //! - a guild whose manifest does not load is touched, so its comment says why;
 //! - a list the forge cuts short touches every guild;
 //! - a renamed file counts under both names.
@@ -50,6 +50,11 @@ pub fn touched_guilds(ws: &Workspace, repo_root: &Path, changed: &ChangedFiles) 
     };
     if let Some((_, shown)) = changed.iter().find(|(p, _)| *p == workspace_file) {
         return every(format!("the workspace file {shown} changed"));
+    }
+    // The people file gives rosters to any guild: a change to it may touch every one.
+    let people = ws.people.as_deref().map(absolute);
+    if let Some((_, shown)) = changed.iter().find(|(p, _)| Some(p) == people.as_ref()) {
+        return every(format!("the people file {shown} changed"));
     }
     ws.guilds
         .iter()

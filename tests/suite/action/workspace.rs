@@ -162,6 +162,63 @@ async fn a_base_change_comments_on_every_guild_and_a_guild_file_only_on_its_own(
     gh.assert_conforms();
 }
 
+/// A people file in the workspace: a pull request that changes it touches every guild, and
+/// the roster changes by person come first, in a comment of their own, then each guild's.
+#[tokio::test]
+async fn a_people_change_comments_by_person_before_the_guilds() {
+    let (h, gh, _releases, mut r, _ids) = workspace_repo().await;
+    let repo = repo_of(&r);
+    let state = h.emu.state();
+    let (alice, heidi) = (
+        common::guild::StateNames::user_id(&state, "alice"),
+        common::guild::StateNames::user_id(&state, "heidi"),
+    );
+    let ws = std::fs::read_to_string(repo.join("guildctl.yaml")).unwrap();
+    std::fs::write(
+        repo.join("guildctl.yaml"),
+        format!("people: people.yaml\n{ws}"),
+    )
+    .unwrap();
+    for name in ["a", "b", "c"] {
+        std::fs::write(
+            repo.join(format!("guilds/{name}.yaml")),
+            "version: 1\nextends: ../base.yaml\nroles:\n  - name: Moderator\n",
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        repo.join("people.yaml"),
+        format!(
+            "people:\n  alice: {{ discord: \"{alice}\", groups: [staff] }}\n  heidi: {{ discord: \"{heidi}\", github: heidi-gh, groups: [staff] }}\ngroups:\n  staff: {{ a: Moderator, b: Moderator, c: Moderator }}\n"
+        ),
+    )
+    .unwrap();
+    gh.set_pull_files(PR_NUMBER, &[("people.yaml", "modified")]);
+    r.event("pull_request", &event("pull_request-opened"))
+        .input("command", "plan");
+    let run = r.run().await;
+    assert_eq!(run.code, 0, "{}", run.log);
+    assert_eq!(guild_comments(&gh).len(), 3, "every guild is touched");
+    let comments = gh.comments(PR_NUMBER);
+    assert_eq!(comments.len(), 4, "{comments:?}");
+    let people = &comments[0].body;
+    assert!(
+        people.starts_with("<!-- guildctl:plan:people -->"),
+        "{people}"
+    );
+    assert!(
+        people.contains("heidi gains Moderator in a, b, c"),
+        "{people}"
+    );
+    assert!(run.summary.contains("### People"), "{}", run.summary);
+    assert!(
+        run.log.contains("the people file people.yaml changed"),
+        "{}",
+        run.log
+    );
+    gh.assert_conforms();
+}
+
 #[tokio::test]
 async fn drift_keeps_one_issue_per_guild() {
     let (h, gh, _releases, mut r, ids) = workspace_repo().await;
