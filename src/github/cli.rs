@@ -28,6 +28,18 @@ pub struct GithubArgs {
 
 #[derive(Subcommand)]
 pub enum GithubCommand {
+    /// Read the members of the GitHub teams the workspace's people file names
+    /// (`github_team:`) and write them, logins by team, for the runs that follow
+    /// (`GUILDCTL_TEAMS=FILE`); with no team named, a file of none.
+    #[command(after_help = "Example:\n  guildctl github teams --out teams.json")]
+    Teams {
+        /// The JSON file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// The repository's root, where guildctl.yaml is.
+        #[arg(long, default_value = ".")]
+        repo_root: PathBuf,
+    },
     /// Create the pull request's comment carrying `<!-- guildctl:MARKER -->`, or update
     /// the one that already does and that guildctl's identity wrote; print its URL.
     #[command(
@@ -146,6 +158,39 @@ fn report_foreign(kind: &str, foreign: &[Foreign], written_as: Option<&str>, me:
 
 pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
     match args.command {
+        GithubCommand::Teams { out, repo_root } => {
+            let ws = crate::manifest::Workspace::find(&repo_root)?;
+            let mut teams = crate::manifest::people::Teams::default();
+            if let Some(file) = &ws.people {
+                let within = crate::manifest::Within::workspace(&ws.root);
+                let people = crate::manifest::people::People::read(file, &within)?;
+                let named: Vec<_> = people
+                    .groups
+                    .iter()
+                    .filter_map(|g| Some((g.github_team.clone()?, g.name.clone())))
+                    .collect();
+                if !named.is_empty() {
+                    let gh = GitHub::from_env()?;
+                    for (team, group) in named {
+                        let logins = super::teams::members(&gh, &team).await.map_err(|source| {
+                            GithubError::Team {
+                                team: team.clone(),
+                                group,
+                                source,
+                            }
+                        })?;
+                        eprintln!("GitHub team {team}: {} member(s)", logins.len());
+                        teams.github.insert(team, logins);
+                    }
+                }
+            }
+            let json = serde_json::to_string_pretty(&teams).unwrap_or_default();
+            std::fs::write(&out, json + "\n").map_err(|source| GithubError::Write {
+                path: out.clone(),
+                source,
+            })?;
+            Ok(0)
+        }
         GithubCommand::Comment { text, pr, author } => {
             let Marked { marker, body } = text.read::<GithubError>()?;
             let gh = GitHub::from_env()?;

@@ -43,4 +43,19 @@ pub enum GithubError {
     Call(#[from] crate::forge::CallError),
     #[error(transparent)]
     Workspace(#[from] crate::manifest::WorkspaceError),
+    #[error(transparent)]
+    People(#[from] crate::manifest::people::PeopleError),
+    #[error(
+        "cannot read the members of the GitHub team {team} (the people file's group `{group}`): {source}; the token needs to see the team: the workflow's own GITHUB_TOKEN cannot read an organisation's teams, so give github-token a GitHub App's token with the Members: read permission"
+    )]
+    Team {
+        team: String,
+        group: String,
+        source: crate::forge::CallError,
+    },
+    #[error("cannot write {}: {source}", inert::terminal(&.path.display().to_string()))]
+    Write {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }

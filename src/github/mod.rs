@@ -15,6 +15,7 @@ mod client;
 mod error;
 mod files;
 mod identity;
+mod teams;
 mod types;
 mod wire;
 

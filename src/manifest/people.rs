@@ -10,7 +10,9 @@
 //!       events-2026: [Admin]
 //!     groups: [staff]
 //! groups:                              # a group: each guild's own role for it
-//!   staff: { en: Moderator, de: Moderator }
+//!   staff:
+//!     roles: { en: Moderator, de: Moderator }
+//!     github_team: ferris/staff        # optional: its members, by `github`, are in it
 //! ```
 //!
 //! A role some person or group names in a guild is that guild's roster from the people
@@ -60,13 +62,63 @@ pub struct Person {
     pub line: usize,
 }
 
-/// A group: the role it is in each guild that maps it.
+/// A group: the role it is in each guild that maps it, and the forge's team whose
+/// members are in it too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
     /// Its name.
     pub name: String,
     /// (guild name, role name, where the file names it).
     pub roles: Vec<(String, String, Place)>,
+    /// A GitHub team (`org/slug`): its members, by their `github` login, are in the group.
+    pub github_team: Option<String>,
+    /// A GitLab group (its full path): its members, by their `gitlab` username, are in it.
+    pub gitlab_group: Option<String>,
+    /// Where the group is written.
+    pub at: Place,
+}
+
+/// The members of the forge teams the groups name, as `guildctl github teams` (or
+/// `guildctl gitlab groups`) read them: logins by team, in the JSON file `GUILDCTL_TEAMS`
+/// names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Teams {
+    /// GitHub teams (`org/slug`) to their members' logins.
+    #[serde(default)]
+    pub github: BTreeMap<String, Vec<String>>,
+    /// GitLab groups (full paths) to their members' usernames.
+    #[serde(default)]
+    pub gitlab: BTreeMap<String, Vec<String>>,
+}
+
+/// The variable that names the teams file.
+pub const TEAMS_ENV: &str = "GUILDCTL_TEAMS";
+
+impl Teams {
+    /// The teams file `GUILDCTL_TEAMS` names, if it is set.
+    pub fn from_env() -> Result<Option<Teams>, PeopleError> {
+        let Some(path) = std::env::var_os(TEAMS_ENV).map(PathBuf::from) else {
+            return Ok(None);
+        };
+        let read = |message: String| PeopleError::Read {
+            path: path.clone(),
+            message,
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| read(e.to_string()))?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| read(format!("not a teams file ({e})")))
+    }
+}
+
+/// How a guild's rosters are taken from the people file.
+#[derive(Debug, Clone, Copy)]
+pub struct Taking<'a> {
+    /// The forge teams' members, when read.
+    pub teams: Option<&'a Teams>,
+    /// Whether a group whose team was not read is refused (plan, apply, drift), or taken
+    /// with its listed people only (validate, which reads no network).
+    pub teams_required: bool,
 }
 
 /// Why the people file could not be read, or does not fit a guild's manifest.
@@ -137,15 +189,94 @@ impl People {
         self.people.iter().find(|p| p.discord == id)
     }
 
+    /// The people in group `g`: those who list it, and the members of its forge team
+    /// (by login) when the team was read; with the team's members no person has, by login.
+    fn members_of<'p>(
+        &'p self,
+        g: &Group,
+        taking: Taking<'_>,
+    ) -> Result<(Vec<&'p Person>, Vec<String>), PeopleError> {
+        let mut members: Vec<&Person> = self
+            .people
+            .iter()
+            .filter(|p| p.groups.contains(&g.name))
+            .collect();
+        let mut unknown = Vec::new();
+        let forges = [
+            (
+                "GitHub team",
+                &g.github_team,
+                taking.teams.map(|t| &t.github),
+                "github",
+            ),
+            (
+                "GitLab group",
+                &g.gitlab_group,
+                taking.teams.map(|t| &t.gitlab),
+                "gitlab",
+            ),
+        ];
+        for (what, team, read, forge) in forges {
+            let Some(team) = team else { continue };
+            let Some(logins) = read.and_then(|r| r.get(team)) else {
+                if !taking.teams_required {
+                    continue;
+                }
+                let (line, column) = g.at;
+                return Err(PeopleError::At {
+                    path: self.path.clone(),
+                    line,
+                    column,
+                    message: format!(
+                        "the group `{}` takes its members from the {what} {team}, which this run did not read: run `guildctl {forge} teams --out teams.json` with a token that can read it and set {TEAMS_ENV}=teams.json (the Action and the GitLab component do)",
+                        g.name
+                    ),
+                });
+            };
+            for login in logins {
+                let login_of = |p: &Person| match forge {
+                    "github" => p.github.clone(),
+                    _ => p.gitlab.clone(),
+                };
+                match self
+                    .people
+                    .iter()
+                    .find(|p| login_of(p).is_some_and(|l| l.eq_ignore_ascii_case(login)))
+                {
+                    Some(p) if !members.iter().any(|m| m.discord == p.discord) => members.push(p),
+                    Some(_) => {}
+                    None => unknown.push(format!(
+                        "{login} is in the {what} {team} (the group `{}`), but no one in {} has `{forge}: {login}`: give them an entry with their Discord id, or they hold none of its roles",
+                        g.name,
+                        self.path.display()
+                    )),
+                }
+            }
+        }
+        Ok((members, unknown))
+    }
+
     /// Guild `guild`'s rosters from the file: each role a person or a group names there,
-    /// whether a group names it, the line that first names it, and its holders.
-    fn rosters(&self, guild: &str) -> BTreeMap<&str, Roster<'_>> {
+    /// whether a group names it, the line that first names it, and its holders; and the
+    /// warnings of the teams read (members no person has).
+    fn rosters(
+        &self,
+        guild: &str,
+        taking: Taking<'_>,
+    ) -> Result<(BTreeMap<&str, Roster<'_>>, Vec<String>), PeopleError> {
         let mut out: BTreeMap<&str, Roster<'_>> = BTreeMap::new();
+        let mut warnings = Vec::new();
         for g in &self.groups {
-            for (_, role, at) in g.roles.iter().filter(|(gl, ..)| gl == guild) {
+            let mine: Vec<_> = g.roles.iter().filter(|(gl, ..)| gl == guild).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let (members, unknown) = self.members_of(g, taking)?;
+            warnings.extend(unknown);
+            for (_, role, at) in mine {
                 let r = out.entry(role.as_str()).or_insert_with(|| Roster::at(*at));
                 r.by_group = true;
-                for p in self.people.iter().filter(|p| p.groups.contains(&g.name)) {
+                for p in &members {
                     r.add(p);
                 }
             }
@@ -157,20 +288,22 @@ impl People {
                     .add(p);
             }
         }
-        out
+        Ok((out, warnings))
     }
 
     /// `loaded` with guild `guild`'s rosters from the file: each role the file names there
     /// holds the manifest's `members:` and these people. A role the manifest does not
     /// declare, or one held directly that has no roster in it, is refused at the file's line.
+    /// Also answers the warnings of the teams read: their members no person has.
     pub fn apply(
         &self,
         guild: &str,
         loaded: &LoadedManifest,
-    ) -> Result<LoadedManifest, PeopleError> {
-        let rosters = self.rosters(guild);
+        taking: Taking<'_>,
+    ) -> Result<(LoadedManifest, Vec<String>), PeopleError> {
+        let (rosters, warnings) = self.rosters(guild, taking)?;
         if rosters.is_empty() {
-            return Ok(loaded.clone());
+            return Ok((loaded.clone(), warnings));
         }
         let at = |(line, column): Place, message: String| PeopleError::At {
             path: self.path.clone(),
@@ -212,7 +345,7 @@ impl People {
                 }
             }
         }
-        Ok(loaded.with_manifest(manifest))
+        Ok((loaded.with_manifest(manifest), warnings))
     }
 }
 
@@ -252,18 +385,8 @@ fn parse(tree: &At<Node>) -> Found<People> {
                 }
             }
             "groups" => {
-                for (name, entry) in map(v, "`groups` maps each group to each guild's role for it")?
-                {
-                    let roles = map(entry, "a group maps guild names to role names")?
-                        .into_iter()
-                        .map(|(guild, role)| {
-                            Ok((guild.to_owned(), text(role, "a role's name")?, place(role)))
-                        })
-                        .collect::<Found<Vec<_>>>()?;
-                    people.groups.push(Group {
-                        name: name.to_owned(),
-                        roles,
-                    });
+                for (name, entry) in map(v, "`groups` maps each group's name to it")? {
+                    people.groups.push(group(name, entry)?);
                 }
             }
             "version" => {}
@@ -304,6 +427,37 @@ fn parse(tree: &At<Node>) -> Found<People> {
         }
     }
     Ok(people)
+}
+
+fn group(name: &str, entry: &At<Node>) -> Found<Group> {
+    let mut g = Group {
+        name: name.to_owned(),
+        roles: Vec::new(),
+        github_team: None,
+        gitlab_group: None,
+        at: place(entry),
+    };
+    let what = "a group has `roles` (guild names to role names), and optionally `github_team` and `gitlab_group`";
+    for (k, v) in map(entry, what)? {
+        match k {
+            "roles" => {
+                for (guild, role) in map(v, "`roles` maps guild names to role names")? {
+                    g.roles
+                        .push((guild.to_owned(), text(role, "a role's name")?, place(role)));
+                }
+            }
+            "github_team" => {
+                let team = text(v, "a GitHub team, `org/slug`")?;
+                if team.split('/').filter(|p| !p.is_empty()).count() != 2 {
+                    return Err((loc(v), format!("{name}: `github_team` is `org/slug`")));
+                }
+                g.github_team = Some(team);
+            }
+            "gitlab_group" => g.gitlab_group = Some(text(v, "a GitLab group's full path")?),
+            other => return Err((loc(v), format!("{name}: unknown key `{other}` ({what})"))),
+        }
+    }
+    Ok(g)
 }
 
 fn person(name: &str, entry: &At<Node>) -> Found<Person> {

@@ -128,20 +128,32 @@ pub fn load(host: &impl Host, guild: &GuildTarget) -> Result<LoadedManifest, Fai
         }
     };
     guild.check_declared(&loaded)?;
-    with_people(guild, loaded)
+    let (loaded, warnings) = with_people(guild, loaded, true)?;
+    if !warnings.is_empty() {
+        let mut report = loaded.report();
+        report.items = warnings;
+        host.show(&report)?;
+    }
+    Ok(loaded)
 }
 
 /// `loaded` with its guild's rosters from the workspace's people file, when the workspace
 /// above the manifest names one and has this guild: by its name in the workspace, else by
 /// its id (`--guild`, `guild:`), else as the one guild whose manifest this is
-/// (docs/workspace.md, "People kept once").
-pub fn with_people(guild: &GuildTarget, loaded: LoadedManifest) -> Result<LoadedManifest, Failure> {
+/// (docs/workspace.md, "People kept once"). A group that takes its members from a forge's
+/// team needs the team read (`GUILDCTL_TEAMS`) when `teams_required`; the warnings say who
+/// is in a team the people file does not have.
+pub fn with_people(
+    guild: &GuildTarget,
+    loaded: LoadedManifest,
+    teams_required: bool,
+) -> Result<(LoadedManifest, Vec<manifest::Located>), Failure> {
     let folder = loaded.dir();
     let Ok(ws) = manifest::Workspace::find(&folder) else {
-        return Ok(loaded);
+        return Ok((loaded, Vec::new()));
     };
     let Some(file) = &ws.people else {
-        return Ok(loaded);
+        return Ok((loaded, Vec::new()));
     };
     let id = Some(guild.id.as_str())
         .filter(|id| !id.is_empty())
@@ -167,10 +179,28 @@ pub fn with_people(guild: &GuildTarget, loaded: LoadedManifest) -> Result<Loaded
         },
     };
     let Some(name) = name else {
-        return Ok(loaded);
+        return Ok((loaded, Vec::new()));
     };
     let people = manifest::people::cached(file, &manifest::Within::workspace(&ws.root))?;
-    Ok(people.apply(&name, &loaded)?)
+    let teams = manifest::people::Teams::from_env()?;
+    let taking = manifest::people::Taking {
+        teams: teams.as_ref(),
+        teams_required,
+    };
+    let (loaded, warnings) = people.apply(&name, &loaded, taking)?;
+    let warnings = warnings
+        .into_iter()
+        .map(|message| manifest::Located {
+            severity: Severity::Warning,
+            rule: "workspace".into(),
+            message,
+            help: None,
+            path: String::new(),
+            span: None,
+            related: Vec::new(),
+        })
+        .collect();
+    Ok((loaded, warnings))
 }
 
 /// A refused plan's problems as errors placed on the manifest's lines.

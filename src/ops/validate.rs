@@ -13,18 +13,22 @@ pub fn validate(targets: &Targets) -> Vec<Report> {
 pub fn validate_guild(g: &GuildTarget) -> Report {
     let (loaded, mut report) = crate::access::policy::validate_in(&g.manifest, &g.within);
     // The people file's rosters for the guild: a role it names that the manifest lacks.
-    if let Some(loaded) = loaded.as_ref().filter(|_| !report.has_errors())
-        && let Err(e) = super::with_people(g, loaded.clone())
-    {
-        report.items.push(Located {
-            severity: Severity::Error,
-            rule: "workspace".into(),
-            message: e.to_string(),
-            help: Some("the people file gives this guild's roles their holders (docs/workspace.md, \"People kept once\")".into()),
-            path: String::new(),
-            span: None,
-            related: Vec::new(),
-        });
+    if let Some(loaded) = loaded.as_ref().filter(|_| !report.has_errors()) {
+        match super::with_people(g, loaded.clone(), false) {
+            Ok((_, warnings)) => report.items.extend(warnings),
+            Err(e) => report.items.push(Located {
+                severity: Severity::Error,
+                rule: "workspace".into(),
+                message: e.to_string(),
+                help: Some(
+                    "the people file gives this guild's roles their holders (docs/workspace.md, \"People kept once\")"
+                        .into(),
+                ),
+                path: String::new(),
+                span: None,
+                related: Vec::new(),
+            }),
+        }
     }
     let Some(name) = &g.name else {
         return report;

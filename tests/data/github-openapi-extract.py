@@ -24,6 +24,7 @@ OPERATIONS = [
     ("/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", "get"),
     ("/repos/{owner}/{repo}/pulls/{pull_number}/files", "get"),
     ("/user", "get"),
+    ("/orgs/{org}/teams/{team_slug}/members", "get"),
 ]
 
 

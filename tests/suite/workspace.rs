@@ -897,7 +897,7 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
             "  alice:\n    discord: \"{alice}\"\n    github: alice-gh\n    groups: [staff]\n    roles:\n      de: [Helper]\n"
         );
         format!(
-            "people:\n{}  heidi:\n    discord: \"{heidi}\"\n    groups: [staff]\ngroups:\n  staff: {{ en: Moderator, de: Moderator }}\n",
+            "people:\n{}  heidi:\n    discord: \"{heidi}\"\n    groups: [staff]\ngroups:\n  staff: {{ roles: {{ en: Moderator, de: Moderator }} }}\n",
             if with_alice { alice.as_str() } else { "" }
         )
     };
@@ -987,4 +987,36 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
         "{}",
         refused.stdout
     );
+
+    // A group that takes its members from a GitHub team: validate reads no network and
+    // takes the listed people; a plan needs the team read (the Action reads it).
+    h.put(
+        "guilds/en.yaml",
+        b"version: 1\nroles:\n  - name: Moderator\n",
+    );
+    h.put(
+        "people.yaml",
+        people(false)
+            .replace("staff: { roles:", "staff: { github_team: ferris/staff, roles:")
+            .as_bytes(),
+    );
+    h.run(&["validate", "--all"]).await.assert_code(0);
+    let unread = h.run(&["plan", "--guilds", "en"]).await;
+    unread.assert_code(1);
+    assert!(
+        unread
+            .stdout
+            .contains("which this run did not read: run `guildctl github teams"),
+        "{}",
+        unread.stdout
+    );
+    let teams = h.dir.path().join("teams.json");
+    std::fs::write(&teams, r#"{"github": {"ferris/staff": []}}"#).unwrap();
+    let read = h
+        .run_env(
+            &["plan", "--guilds", "en"],
+            &[("GUILDCTL_TEAMS", teams.to_str().unwrap())],
+        )
+        .await;
+    read.assert_code(0);
 }

@@ -164,9 +164,12 @@ async fn a_base_change_comments_on_every_guild_and_a_guild_file_only_on_its_own(
 
 /// A people file in the workspace: a pull request that changes it touches every guild, and
 /// the roster changes by person come first, in a comment of their own, then each guild's.
+/// The staff group takes its members from a GitHub team too (read with github-token):
+/// heidi is in it by her login, a member the people file lacks is named in a warning, and a
+/// change in the team shows in the next scheduled drift.
 #[tokio::test]
 async fn a_people_change_comments_by_person_before_the_guilds() {
-    let (h, gh, _releases, mut r, _ids) = workspace_repo().await;
+    let (h, gh, releases, mut r, _ids) = workspace_repo().await;
     let repo = repo_of(&r);
     let state = h.emu.state();
     let (alice, heidi) = (
@@ -189,10 +192,11 @@ async fn a_people_change_comments_by_person_before_the_guilds() {
     std::fs::write(
         repo.join("people.yaml"),
         format!(
-            "people:\n  alice: {{ discord: \"{alice}\", groups: [staff] }}\n  heidi: {{ discord: \"{heidi}\", github: heidi-gh, groups: [staff] }}\ngroups:\n  staff: {{ a: Moderator, b: Moderator, c: Moderator }}\n"
+            "people:\n  alice: {{ discord: \"{alice}\", groups: [staff] }}\n  heidi: {{ discord: \"{heidi}\", github: heidi-gh }}\ngroups:\n  staff:\n    roles: {{ a: Moderator, b: Moderator, c: Moderator }}\n    github_team: ferris/staff\n"
         ),
     )
     .unwrap();
+    gh.set_team("ferris/staff", &["Heidi-GH", "stranger"]);
     gh.set_pull_files(PR_NUMBER, &[("people.yaml", "modified")]);
     r.event("pull_request", &event("pull_request-opened"))
         .input("command", "plan");
@@ -216,6 +220,36 @@ async fn a_people_change_comments_by_person_before_the_guilds() {
         "{}",
         run.log
     );
+    assert!(
+        run.log
+            .contains("stranger is in the GitHub team ferris/staff"),
+        "{}",
+        run.log
+    );
+
+    // Applied; then heidi leaves the team, and the scheduled drift says so.
+    let mut apply = Runner::new(&h.dir.path().join("runner-apply"));
+    apply.cwd = r.cwd.clone();
+    let schedule = h.dir.path().join("schedule.json");
+    std::fs::write(&schedule, r#"{"schedule": "17 6 * * *"}"#).unwrap();
+    apply
+        .for_services(&h, &gh, &releases)
+        .event("push", &schedule)
+        .input("guild", "")
+        .input("guilds", "all")
+        .input("command", "apply");
+    let applied = apply.run().await;
+    assert_eq!(applied.code, 0, "{}", applied.log);
+    gh.set_team("ferris/staff", &[]);
+    r.event("schedule", &schedule).input("command", "drift");
+    let drift = r.run().await;
+    assert_eq!(drift.code, 2, "{}", drift.log);
+    assert!(
+        drift.summary.contains("Moderator ← heidi"),
+        "{}",
+        drift.summary
+    );
+    assert_secrets_hidden(&run, &[&h.emu.token, &gh.token]);
     gh.assert_conforms();
 }
 

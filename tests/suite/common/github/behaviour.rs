@@ -359,6 +359,22 @@ pub(super) fn behave(
                 .collect();
             page(base, &format!("{path}/pulls/{n}/files"), query, items)
         }
+        ("GET", "/orgs/{org}/teams/{team_slug}/members") => {
+            let org = params.get("org").map_or("", String::as_str);
+            let slug = params.get("team_slug").map_or("", String::as_str);
+            let key = format!("{org}/{slug}");
+            // A team the token cannot see is a 404, as on GitHub.
+            let Some(logins) = d.teams.get(&key) else {
+                return error(StatusCode::NOT_FOUND, "Not Found");
+            };
+            let items = logins.iter().map(|l| user(l)).collect();
+            page(
+                base,
+                &format!("/orgs/{org}/teams/{slug}/members"),
+                query,
+                items,
+            )
+        }
         // An installation token has no user behind it: GitHub refuses to say who it is.
         ("GET", "/user") if login == BOT_LOGIN => error(
             StatusCode::FORBIDDEN,

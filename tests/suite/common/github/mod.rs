@@ -100,6 +100,8 @@ struct Data {
     runs: Vec<GhRun>,
     /// The files each pull request changes: (path, status, previous path of a rename).
     pull_files: HashMap<u64, Vec<(String, String, Option<String>)>>,
+    /// Each team's members' logins, by `org/slug`.
+    teams: HashMap<String, Vec<String>>,
     log: Vec<Logged>,
     violations: Vec<String>,
 }
@@ -288,6 +290,14 @@ impl FakeGitHub {
             .unwrap()
             .pull_files
             .insert(number, files);
+    }
+
+    /// Team `org/slug`'s members, as `GET /orgs/{org}/teams/{team_slug}/members` lists them.
+    pub fn set_team(&self, team: &str, logins: &[&str]) {
+        self.shared.data.lock().unwrap().teams.insert(
+            team.to_owned(),
+            logins.iter().map(|l| (*l).to_owned()).collect(),
+        );
     }
 
     pub fn issues(&self) -> Vec<GhIssue> {
