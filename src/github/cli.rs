@@ -176,7 +176,7 @@ pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
                             GithubError::Team {
                                 team: team.clone(),
                                 group,
-                                source,
+                                source: Box::new(source),
                             }
                         })?;
                         eprintln!("GitHub team {team}: {} member(s)", logins.len());

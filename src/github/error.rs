@@ -51,7 +51,7 @@ pub enum GithubError {
     Team {
         team: String,
         group: String,
-        source: crate::forge::CallError,
+        source: Box<crate::forge::CallError>,
     },
     #[error("cannot write {}: {source}", inert::terminal(&.path.display().to_string()))]
     Write {
