@@ -37,6 +37,18 @@ pub struct AuthorArg {
 
 #[derive(Subcommand)]
 pub enum GitlabCommand {
+    /// Read the members of the GitLab groups the workspace's people file names
+    /// (`gitlab_group:`, inherited members included) and write them, usernames by group,
+    /// for the runs that follow (`GUILDCTL_TEAMS=FILE`); with no group named, a file of none.
+    #[command(after_help = "Example:\n  guildctl gitlab teams --out teams.json")]
+    Teams {
+        /// The JSON file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// The repository's root, where guildctl.yaml is.
+        #[arg(long, default_value = ".")]
+        repo_root: PathBuf,
+    },
     /// Create the merge request's note carrying `<!-- guildctl:MARKER -->`, or update the
     /// one that already does and that guildctl's user wrote; print its URL.
     #[command(
@@ -124,6 +136,40 @@ fn report_foreign(kind: &str, foreign: &[Foreign], me: &Identity) {
 
 pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
     match args.command {
+        GitlabCommand::Teams { out, repo_root } => {
+            let ws = crate::manifest::Workspace::find(&repo_root)?;
+            let mut teams = crate::manifest::people::Teams::default();
+            if let Some(file) = &ws.people {
+                let within = crate::manifest::Within::workspace(&ws.root);
+                let people = crate::manifest::people::People::read(file, &within)?;
+                let named: Vec<_> = people
+                    .groups
+                    .iter()
+                    .filter_map(|g| Some((g.gitlab_group.clone()?, g.name.clone())))
+                    .collect();
+                if !named.is_empty() {
+                    let gl = GitLab::from_env()?;
+                    for (group, name) in named {
+                        let members =
+                            super::teams::members(&gl, &group).await.map_err(|source| {
+                                GitlabError::Group {
+                                    group: group.clone(),
+                                    name,
+                                    source: Box::new(source),
+                                }
+                            })?;
+                        eprintln!("GitLab group {group}: {} member(s)", members.len());
+                        teams.gitlab.insert(group, members);
+                    }
+                }
+            }
+            let json = serde_json::to_string_pretty(&teams).unwrap_or_default();
+            std::fs::write(&out, json + "\n").map_err(|source| GitlabError::Write {
+                path: out.display().to_string(),
+                source,
+            })?;
+            Ok(0)
+        }
         GitlabCommand::Note {
             text,
             mr,

@@ -31,4 +31,16 @@ pub enum GitlabError {
     Marker(#[from] crate::forge::EmptyMarker),
     #[error(transparent)]
     PlanFile(#[from] crate::forge::PlanFileError),
+    #[error(transparent)]
+    Workspace(#[from] crate::manifest::WorkspaceError),
+    #[error(transparent)]
+    People(#[from] crate::manifest::people::PeopleError),
+    #[error(
+        "cannot read the members of the GitLab group {group} (the people file's group `{name}`): {source}; the token (GUILDCTL_GITLAB_TOKEN) needs read_api and to see the group"
+    )]
+    Group {
+        group: String,
+        name: String,
+        source: Box<crate::forge::CallError>,
+    },
 }

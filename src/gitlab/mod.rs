@@ -17,6 +17,7 @@ mod artifact;
 pub mod cli;
 mod client;
 mod error;
+mod teams;
 mod wire;
 
 pub use artifact::download_artifact;

@@ -414,3 +414,67 @@ async fn the_gitlab_adapter_speaks_gitlabs_rest_api() {
     );
     assert!(gl.violations().is_empty(), "{:?}", gl.violations());
 }
+
+/// `guildctl gitlab teams` reads the members of the GitLab groups the people file's groups
+/// name (by the group's full path, inherited members included) into the teams file the
+/// runs that follow read (`GUILDCTL_TEAMS`); a group the token cannot see is named.
+#[tokio::test]
+async fn gitlab_teams_reads_the_people_files_groups_members() {
+    let gl = FakeGitLab::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "guildctl.yaml",
+        "version: 1\npeople: people.yaml\nguilds:\n  en: { id: \"81384788765712384\", manifest: en.yaml }\n",
+    );
+    write(
+        dir.path(),
+        "people.yaml",
+        "people:\n  alice: { discord: \"81384788765712399\", gitlab: alice }\ngroups:\n  staff:\n    roles: { en: Moderator }\n    gitlab_group: ferris/staff\n",
+    );
+    gl.set_group("ferris/staff", &["alice", "stranger"]);
+    let out = dir.path().join("teams.json");
+    let root = dir.path().to_str().unwrap();
+    let read = gitlab(
+        &gl,
+        &["teams", "--out", out.to_str().unwrap(), "--repo-root", root],
+        &[],
+    )
+    .await;
+    assert_eq!(read.code, 0, "{}", read.stderr);
+    let teams: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(
+        teams["gitlab"]["ferris/staff"],
+        serde_json::json!(["alice", "stranger"])
+    );
+    let asked = gl.log();
+    assert!(
+        asked.iter().any(|r| r
+            .path
+            .starts_with("/api/v4/groups/ferris%2Fstaff/members/all")),
+        "{asked:?}"
+    );
+    gl.set_group("ferris/staff", &[]);
+    let people = std::fs::read_to_string(dir.path().join("people.yaml")).unwrap();
+    write(
+        dir.path(),
+        "people.yaml",
+        &people.replace("ferris/staff", "ferris/hidden"),
+    );
+    let hidden = gitlab(
+        &gl,
+        &["teams", "--out", out.to_str().unwrap(), "--repo-root", root],
+        &[],
+    )
+    .await;
+    assert_eq!(hidden.code, 1);
+    assert!(
+        hidden
+            .stderr
+            .contains("cannot read the members of the GitLab group ferris/hidden"),
+        "{}",
+        hidden.stderr
+    );
+    assert!(gl.violations().is_empty(), "{:?}", gl.violations());
+}

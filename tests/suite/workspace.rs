@@ -997,7 +997,10 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
     h.put(
         "people.yaml",
         people(false)
-            .replace("staff: { roles:", "staff: { github_team: ferris/staff, roles:")
+            .replace(
+                "staff: { roles:",
+                "staff: { github_team: ferris/staff, roles:",
+            )
             .as_bytes(),
     );
     h.run(&["validate", "--all"]).await.assert_code(0);

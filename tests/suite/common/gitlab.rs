@@ -85,6 +85,8 @@ struct Inner {
     issues: Vec<GlIssue>,
     pipelines: Vec<GlPipeline>,
     artifacts: HashMap<(u64, String), Vec<u8>>,
+    /// Each group's members' usernames, by the group's full path.
+    groups: HashMap<String, Vec<String>>,
     log: Vec<Logged>,
     violations: Vec<String>,
 }
@@ -210,6 +212,15 @@ impl FakeGitLab {
             jobs,
         });
         (id, ids)
+    }
+
+    /// Group `path`'s members (inherited ones included), as `GET /groups/:id/members/all`
+    /// lists them.
+    pub fn set_group(&self, path: &str, usernames: &[&str]) {
+        self.inner.lock().unwrap().groups.insert(
+            path.to_owned(),
+            usernames.iter().map(|u| (*u).to_owned()).collect(),
+        );
     }
 
     pub fn add_artifact(&self, job: u64, path: &str, bytes: &[u8]) {
@@ -441,6 +452,28 @@ fn route(
     let project = PROJECT_ID.to_string();
     match (method.as_str(), segs.as_slice()) {
         ("GET", ["user"]) => axum::Json(user(BOT_USERNAME)).into_response(),
+        // A group by its id or its URL-encoded full path; members inherited from parent
+        // groups included ("List all members of a group or project").
+        ("GET", ["groups", id, "members", "all"]) => {
+            let path = percent_encoding::percent_decode_str(id).decode_utf8_lossy();
+            match g.groups.get(path.as_ref()) {
+                Some(members) => {
+                    let items = members
+                        .iter()
+                        .map(|u| {
+                            let mut m = user(u);
+                            m["access_level"] = json!(30);
+                            m["created_at"] = json!("2026-01-01T00:00:00.000Z");
+                            m["expires_at"] = Value::Null;
+                            m
+                        })
+                        .collect();
+                    page(items, uri, origin)
+                }
+                // A group the token cannot see is GitLab's documented 404.
+                None => error(StatusCode::NOT_FOUND, "404 Group Not Found").with_no_violation(),
+            }
+        }
         (_, ["projects", p, ..]) if *p != project => {
             error(StatusCode::NOT_FOUND, "404 Project Not Found")
         }
@@ -683,7 +716,8 @@ fn route(
     }
 }
 
-/// A 404 that GitLab documents for a route (a missing artifact file), not a violation.
+/// A 404 that GitLab documents for a route (a missing artifact file, a group the token
+/// cannot see), not a violation.
 trait NoViolation {
     fn with_no_violation(self) -> Response;
 }
