@@ -80,11 +80,36 @@ pub fn validate_in(path: &Path, within: &Within) -> (Option<LoadedManifest>, Rep
     match load_in(path, within) {
         Ok(loaded) => {
             let mut report = check_report(&loaded);
-            owners::check(&mut report);
+            check_owners(&mut report);
             report.sort();
             (Some(loaded), report)
         }
         Err(e) => (None, e.report),
+    }
+}
+
+/// Adds what the manifest's files declare outside the delegation the workspace above them
+/// gives them (`owners:`), on their lines; nothing outside a workspace.
+fn check_owners(report: &mut Report) {
+    let folder = if report.root.is_dir() {
+        report.root.clone()
+    } else {
+        report
+            .root
+            .parent()
+            .map_or_else(|| Path::new(".").to_path_buf(), Path::to_path_buf)
+    };
+    let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
+    let Some(file) = source::workspace_file_above(&folder, None) else {
+        return;
+    };
+    match Workspace::read(&file) {
+        Ok(ws) => owners::check(report, &ws.owners, &ws.root),
+        Err(e) => report.items.push(owners::owners_error(
+            None,
+            format!("cannot check which files may declare what: {e}"),
+            "fix the workspace file first".into(),
+        )),
     }
 }
 

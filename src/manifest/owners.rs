@@ -19,14 +19,13 @@
 //! file in a pull request is reviewed by them.
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::diagnostic::{Located, Report, Severity};
 use super::pattern::ChannelPattern;
-use super::source::{self, WORKSPACE_FILE};
+use super::source::WORKSPACE_FILE;
 use super::source_map::Span;
 use super::tree::{At, Node, Scalar, ScalarNode};
-use super::workspace::Workspace;
 use crate::permissions::Permissions;
 
 /// The workspace's `owners:`.
@@ -214,37 +213,13 @@ fn patterns(v: &At<Node>, what: &str) -> Result<Vec<String>, ((u32, u32), String
     Ok(list)
 }
 
-/// Adds to `report` what the manifest's files declare outside their delegation, placed on
-/// their lines: the workspace above the manifest says who may declare what. Nothing when
-/// the manifest is in no workspace, or its workspace delegates nothing.
-pub fn check(report: &mut Report) {
-    let folder = if report.root.is_dir() {
-        report.root.clone()
-    } else {
-        report
-            .root
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-    };
-    let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
-    let Some(file) = source::workspace_file_above(&folder, None) else {
-        return;
-    };
-    let workspace = match Workspace::read(&file) {
-        Ok(ws) => ws,
-        Err(e) => {
-            report.items.push(owners_error(
-                None,
-                format!("cannot check which files may declare what: {e}"),
-                "fix the workspace file first".into(),
-            ));
-            return;
-        }
-    };
-    if workspace.owners.delegate.is_empty() {
+/// Adds to `report` what the manifest's files declare outside their delegation in
+/// `owners` (the workspace's, whose folder is `root`), placed on their lines.
+pub fn check(report: &mut Report, owners: &Owners, root: &Path) {
+    if owners.delegate.is_empty() {
         return;
     }
-    let root = std::fs::canonicalize(&workspace.root).unwrap_or(workspace.root.clone());
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut found = Vec::new();
     for (index, f) in report.files.iter().enumerate() {
         let Some(rel) = std::fs::canonicalize(&f.path)
@@ -258,7 +233,7 @@ pub fn check(report: &mut Report) {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         let rel = rel.join("/");
-        let Some(d) = workspace.owners.of(&rel) else {
+        let Some(d) = owners.of(&rel) else {
             continue;
         };
         let Ok(tree) = super::load::parse_tree(&f.text) else {
@@ -275,7 +250,8 @@ pub fn check(report: &mut Report) {
     report.items.extend(found);
 }
 
-fn owners_error(span: Option<Span>, message: String, help: String) -> Located {
+/// An error of the `owners` rule.
+pub(super) fn owners_error(span: Option<Span>, message: String, help: String) -> Located {
     Located {
         severity: Severity::Error,
         rule: Cow::Borrowed("owners"),

@@ -58,6 +58,7 @@ mod manifest_schema;
 mod markdown_fits;
 mod mcp;
 mod member_overwrites;
+mod network;
 mod normalisation;
 mod papercuts;
 mod people;
