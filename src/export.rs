@@ -203,6 +203,7 @@ fn roster(snap: &Snapshot, id: &str) -> Option<Vec<RosterMember>> {
             .map(|u| RosterMember {
                 id: Snowflake(u.clone()),
                 name: people.usernames.get(u).cloned(),
+                person: None,
             })
             .collect(),
     )

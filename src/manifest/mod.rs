@@ -79,13 +79,61 @@ pub fn validate(path: &Path) -> (Option<LoadedManifest>, Report) {
 pub fn validate_in(path: &Path, within: &Within) -> (Option<LoadedManifest>, Report) {
     match load_in(path, within) {
         Ok(loaded) => {
+            let (loaded, unresolved) = with_people_named(loaded);
             let mut report = check_report(&loaded);
+            report.add_diagnostics(
+                &loaded.locations,
+                unresolved.iter().map(|d| (Cow::Borrowed("workspace"), d)),
+            );
             check_owners(&mut report);
             report.sort();
             (Some(loaded), report)
         }
         Err(e) => (None, e.report),
     }
+}
+
+/// `loaded` with its rosters' `{ person: NAME }` entries given their ids from the people
+/// file of the workspace above it; an entry naming no person (or with no people file) is
+/// an error on its line.
+fn with_people_named(loaded: LoadedManifest) -> (LoadedManifest, Vec<Diagnostic>) {
+    if !people::names_people(&loaded.manifest) {
+        return (loaded, Vec::new());
+    }
+    let people = Workspace::find(&loaded.dir()).ok().and_then(|ws| {
+        let file = ws.people.clone()?;
+        Some(people::cached(&file, &Within::workspace(&ws.root)))
+    });
+    let mut manifest = (*loaded.manifest).clone();
+    let unknown = match &people {
+        Some(Ok(people)) => people.resolve(&mut manifest),
+        _ => {
+            let mut all = Vec::new();
+            for (i, role) in manifest.roles.iter().flatten().enumerate() {
+                for (j, m) in role.members.iter().flatten().enumerate() {
+                    if let Some(name) = &m.person {
+                        all.push((format!("roles[{i}].members[{j}].person"), name.clone()));
+                    }
+                }
+            }
+            all
+        }
+    };
+    let why = match &people {
+        Some(Ok(people)) => format!("{} has no person of that name", people.path.display()),
+        Some(Err(e)) => format!("the people file could not be read: {e}"),
+        None => "the workspace (guildctl.yaml) names no people file (`people:`)".to_owned(),
+    };
+    let diags = unknown
+        .into_iter()
+        .map(|(path, name)| Diagnostic {
+            severity: Severity::Error,
+            path,
+            message: format!("`person: {name}`: {why}"),
+            help: Some("name a person of the workspace's people file, or write their id".into()),
+        })
+        .collect();
+    (loaded.with_manifest(manifest), diags)
 }
 
 /// Adds what the manifest's files declare outside the delegation the workspace above them

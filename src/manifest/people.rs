@@ -338,15 +338,48 @@ impl People {
             let members = role.members.get_or_insert_with(Vec::new);
             for p in roster.holders {
                 if !members.iter().any(|m| m.id.0 == p.discord) {
+                    // No `name`: the people file's name is not meant to be their
+                    // username, which the plan would warn of.
                     members.push(RosterMember {
                         id: Snowflake(p.discord.clone()),
-                        name: Some(p.name.clone()),
+                        name: None,
+                        person: None,
                     });
                 }
             }
         }
         Ok((loaded.with_manifest(manifest), warnings))
     }
+}
+
+impl People {
+    /// `manifest` with each roster entry written as `{ person: NAME }` given that person's
+    /// id; the entries that name no person of the file, as (node path, name).
+    pub fn resolve(&self, manifest: &mut super::Manifest) -> Vec<(String, String)> {
+        let mut unknown = Vec::new();
+        for (i, role) in manifest.roles.iter_mut().flatten().enumerate() {
+            for (j, m) in role.members.iter_mut().flatten().enumerate() {
+                let Some(name) = m.person.take() else {
+                    continue;
+                };
+                match self.people.iter().find(|p| p.name == name) {
+                    Some(p) => m.id = Snowflake(p.discord.clone()),
+                    None => unknown.push((format!("roles[{i}].members[{j}].person"), name)),
+                }
+            }
+        }
+        unknown
+    }
+}
+
+/// Whether any roster entry of `manifest` names a person (`{ person: NAME }`).
+pub fn names_people(manifest: &super::Manifest) -> bool {
+    manifest
+        .roles
+        .iter()
+        .flatten()
+        .flat_map(|r| r.members.iter().flatten())
+        .any(|m| m.person.is_some())
 }
 
 /// One role's roster from the people file.

@@ -365,3 +365,46 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
         .await;
     read.assert_code(0);
 }
+
+/// A manifest's roster may name people of the people file (`{ person: alice }`): the load
+/// gives them their ids; a name the file lacks is refused at its line.
+#[tokio::test]
+async fn a_roster_names_people_of_the_people_file() {
+    let h = Harness::start().await;
+    let state = h.emu.state();
+    let alice = state.user_id("alice");
+    let workspace = format!(
+        "version: 1\npeople: people.yaml\nguilds:\n  en: {{ id: \"{}\", manifest: en.yaml }}\n",
+        h.emu.guild_id
+    );
+    h.put("guildctl.yaml", workspace.as_bytes());
+    h.put(
+        "people.yaml",
+        format!("people:\n  ally: {{ discord: \"{alice}\" }}\n").as_bytes(),
+    );
+    h.put(
+        "en.yaml",
+        b"version: 1\nroles:\n  - name: Helper\n    members:\n      - { person: ally }\n      - { person: nobody }\n",
+    );
+    let refused = h.run(&["validate", "--all"]).await;
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains("en.yaml:6:")
+            && refused
+                .stderr
+                .contains("`person: nobody`: people.yaml has no person of that name"),
+        "{}",
+        refused.stderr
+    );
+    h.put(
+        "en.yaml",
+        b"version: 1\nroles:\n  - name: Helper\n    members:\n      - { person: ally }\n",
+    );
+    let plan = h.run(&["plan", "--all"]).await;
+    plan.assert_code(0);
+    assert!(
+        plan.stdout.contains("create roster entry Helper ← alice"),
+        "{}",
+        plan.stdout
+    );
+}

@@ -2,8 +2,9 @@
 
 use super::*;
 
-/// One user on a role's roster: written as a bare id (`"849074781683712000"`) or as
-/// `{ id, name }`.
+/// One user on a role's roster: written as a bare id (`"849074781683712000"`), as
+/// `{ id, name }`, or as `{ person: alice }`, a person of the workspace's people file
+/// (docs/workspace.md), whose id the load fills in.
 #[skip_serializing_none]
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(from = "RosterEntry")]
@@ -14,6 +15,11 @@ pub struct RosterMember {
     /// and id, and warns where this is not their username.
     #[schemars(extend("examples" = ["alice"]))]
     pub name: Option<String>,
+    /// The person of the people file it was written as (`{ person: alice }`), until the
+    /// load gives it their id; `None` once resolved, and for an entry written by id.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub person: Option<String>,
 }
 
 /// A roster entry as written (the schema's and the reader's form of [`RosterMember`]).
@@ -24,6 +30,18 @@ enum RosterEntry {
     Id(Snowflake),
     /// The user's id, with their name for readers.
     Named(NamedRosterMember),
+    /// A person of the workspace's people file, by their name there.
+    Person(PersonRosterMember),
+}
+
+/// A roster entry naming a person of the people file.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PersonRosterMember {
+    /// Their name in the workspace's people file (`people: people.yaml` in guildctl.yaml),
+    /// which gives their Discord id.
+    #[schemars(extend("examples" = ["alice"]))]
+    person: String,
 }
 
 /// A roster entry with its fields.
@@ -41,8 +59,22 @@ struct NamedRosterMember {
 impl From<RosterEntry> for RosterMember {
     fn from(entry: RosterEntry) -> RosterMember {
         match entry {
-            RosterEntry::Id(id) => RosterMember { id, name: None },
-            RosterEntry::Named(NamedRosterMember { id, name }) => RosterMember { id, name },
+            RosterEntry::Id(id) => RosterMember {
+                id,
+                name: None,
+                person: None,
+            },
+            RosterEntry::Named(NamedRosterMember { id, name }) => RosterMember {
+                id,
+                name,
+                person: None,
+            },
+            // The id stays empty until the load finds the person (`manifest::people`).
+            RosterEntry::Person(PersonRosterMember { person }) => RosterMember {
+                id: Snowflake(String::new()),
+                name: None,
+                person: Some(person),
+            },
         }
     }
 }
