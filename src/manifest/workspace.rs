@@ -193,6 +193,47 @@ fn shown_from_working_folder(path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
+/// A `rate:` mapping (the workspace's, or one bot's under `bots:`), named `what` in
+/// messages.
+fn parse_rate(v: &At<Node>, what: &str) -> Result<Rate, ((u32, u32), String)> {
+    let Node::Map(fields) = &v.value else {
+        return Err((
+            (v.loc.line, v.loc.column),
+            format!("`{what}` has `max_rps` and `global_limit`, requests a second"),
+        ));
+    };
+    let mut rate = Rate::default();
+    for (fk, fv) in fields {
+        let n = match &fv.value {
+            Node::Scalar(ScalarNode {
+                kind: Scalar::Int(n),
+                ..
+            }) => u32::try_from(*n).ok().filter(|n| (1..=100_000).contains(n)),
+            _ => None,
+        };
+        let key = fk.value.0.as_str();
+        let n = n.ok_or_else(|| {
+            (
+                (fv.loc.line, fv.loc.column),
+                format!("`{what}.{key}` is a number of requests a second, at least 1"),
+            )
+        });
+        match key {
+            "max_rps" => rate.max_rps = Some(n?),
+            "global_limit" => rate.global_limit = Some(n?),
+            other => {
+                return Err((
+                    (fk.loc.line, fk.loc.column),
+                    format!(
+                        "unknown key `{what}.{other}`: `{what}` has `max_rps` and `global_limit`"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(rate)
+}
+
 fn parse(
     path: &Path,
     root: &Path,
@@ -223,49 +264,26 @@ fn parse(
     };
     let mut guilds_node = None;
     let mut rate = Rate::default();
+    let mut bots: Vec<(String, Rate, (u32, u32))> = Vec::new();
     let mut owners = Owners::default();
     let mut people = None;
     for (k, v) in top {
         match k.value.0.as_str() {
             "guilds" => guilds_node = Some(v),
-            "rate" => {
-                let Node::Map(fields) = &v.value else {
+            "rate" => rate = parse_rate(v, "rate").map_err(|(loc, m)| invalid(loc, m))?,
+            // Each bot's own `rate:`, by the variable that holds its token.
+            "bots" => {
+                let Node::Map(entries) = &v.value else {
                     return Err(invalid(
                         at(v),
-                        "`rate` has `max_rps` and `global_limit`, requests a second".into(),
+                        "`bots` maps a token's variable (DISCORD_TOKEN, or a guild's `token_env`) to its `max_rps` and `global_limit`".into(),
                     ));
                 };
-                for (fk, fv) in fields {
-                    let n = match &fv.value {
-                        Node::Scalar(ScalarNode {
-                            kind: Scalar::Int(n),
-                            ..
-                        }) => u32::try_from(*n).ok().filter(|n| (1..=100_000).contains(n)),
-                        _ => None,
-                    };
-                    let what = fk.value.0.as_str();
-                    let n = || {
-                        n.ok_or_else(|| {
-                            invalid(
-                                at(fv),
-                                format!(
-                                    "`rate.{what}` is a number of requests a second, at least 1"
-                                ),
-                            )
-                        })
-                    };
-                    match what {
-                        "max_rps" => rate.max_rps = Some(n()?),
-                        "global_limit" => rate.global_limit = Some(n()?),
-                        other => {
-                            return Err(invalid(
-                                (fk.loc.line, fk.loc.column),
-                                format!(
-                                    "unknown key `rate.{other}`: `rate` has `max_rps` and `global_limit`"
-                                ),
-                            ));
-                        }
-                    }
+                for (bk, bv) in entries {
+                    let var = bk.value.0.clone();
+                    let what = format!("bots.{var}");
+                    let r = parse_rate(bv, &what).map_err(|(loc, m)| invalid(loc, m))?;
+                    bots.push((var, r, (bk.loc.line, bk.loc.column)));
                 }
             }
             "version" => match &v.value {
@@ -308,7 +326,7 @@ fn parse(
                 return Err(invalid(
                     (k.loc.line, k.loc.column),
                     format!(
-                        "unknown key `{other}`: a workspace file has `version`, `guilds`, `policies`, `rate`, `owners` and `people`"
+                        "unknown key `{other}`: a workspace file has `version`, `guilds`, `policies`, `rate`, `bots`, `owners` and `people`"
                     ),
                 ));
             }
@@ -442,6 +460,14 @@ fn parse(
                 ),
             ));
         }
+        let var = token_env.as_deref().unwrap_or("DISCORD_TOKEN");
+        let rate = match bots.iter().find(|(v, ..)| v == var) {
+            Some((_, own, _)) => Rate {
+                max_rps: own.max_rps.or(rate.max_rps),
+                global_limit: own.global_limit.or(rate.global_limit),
+            },
+            None => rate,
+        };
         out.push(WorkspaceGuild {
             name,
             id,
@@ -450,6 +476,17 @@ fn parse(
             rate,
             token_env,
         });
+    }
+    if let Some((var, _, loc)) = bots.iter().find(|(var, ..)| {
+        !out.iter()
+            .any(|g| g.token_env.as_deref().unwrap_or("DISCORD_TOKEN") == var)
+    }) {
+        return Err(invalid(
+            *loc,
+            format!(
+                "`bots.{var}`: no guild's bot token is in {var} (DISCORD_TOKEN, or a guild's `token_env`)"
+            ),
+        ));
     }
     Ok((out, owners, people))
 }
@@ -498,6 +535,30 @@ mod tests {
         let e = ws(bad).unwrap_err().to_string();
         assert!(e.contains(":4:"), "{e}");
         assert!(e.contains("rate.max_rps"), "{e}");
+        // Each bot's own rate, over the workspace's.
+        let bots = "guilds:\n  main: { id: \"81384788765712384\", manifest: main.yaml }\n  events: { id: \"81384788765712385\", manifest: e.yaml, token_env: EVENTS_BOT_TOKEN }\nrate:\n  max_rps: 20\nbots:\n  EVENTS_BOT_TOKEN: { global_limit: 120 }\n";
+        let guilds = ws(bots).unwrap();
+        assert_eq!(
+            guilds[0].rate,
+            Rate {
+                max_rps: Some(20),
+                global_limit: None
+            }
+        );
+        assert_eq!(
+            guilds[1].rate,
+            Rate {
+                max_rps: Some(20),
+                global_limit: Some(120)
+            }
+        );
+        let stray = bots.replace("bots:\n  EVENTS_BOT_TOKEN", "bots:\n  EVENT_BOT_TOKEN");
+        let e = ws(&stray).unwrap_err().to_string();
+        assert!(
+            e.contains("guildctl.yaml:7:3")
+                && e.contains("no guild's bot token is in EVENT_BOT_TOKEN"),
+            "{e}"
+        );
         let unknown = "guilds:\n  main: { id: \"81384788765712384\", manifest: main.yaml }\nrate:\n  burst: 3\n";
         assert!(
             ws(unknown)
