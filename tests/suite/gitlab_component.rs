@@ -296,7 +296,21 @@ async fn a_workspace_with_one_broken_guild_notes_and_applies_the_others() {
             "  {name}: {{ id: \"{id}\", manifest: guilds/{name}.yaml }}\n"
         ));
     }
-    std::fs::write(r.join("guildctl.yaml"), ws).unwrap();
+    // The staff, once: a group whose members come from a GitLab group too.
+    let alice = common::guild::StateNames::user_id(&h.emu.state(), "alice");
+    std::fs::write(
+        r.join("people.yaml"),
+        format!(
+            "people:\n  alice: {{ discord: \"{alice}\", gitlab: alice-gl }}\ngroups:\n  staff:\n    roles: {{ a: Shared Helper, b: Shared Helper }}\n    gitlab_group: ferris/staff\n"
+        ),
+    )
+    .unwrap();
+    gl.set_group("ferris/staff", &["alice-gl"]);
+    std::fs::write(
+        r.join("guildctl.yaml"),
+        format!("people: people.yaml\n{ws}"),
+    )
+    .unwrap();
     // c's manifest does not load: line 3, column 8.
     std::fs::write(
         r.join("guilds/c.yaml"),
@@ -380,7 +394,13 @@ async fn a_workspace_with_one_broken_guild_notes_and_applies_the_others() {
         !c.contains(r.to_str().unwrap()),
         "the runner's folders: {c}"
     );
-    assert_eq!(notes.len(), 3, "{notes:?}");
+    // The roster changes by person, first, from the GitLab group read for the job.
+    assert!(
+        notes[0].body.starts_with("<!-- guildctl:plan:people -->")
+            && notes[0].body.contains("alice gains Shared Helper in a, b"),
+        "{notes:?}"
+    );
+    assert_eq!(notes.len(), 4, "{notes:?}");
     let artifacts = r.join(".gitlab-ci-local/artifacts/guildctl-plan/guildctl/plans");
     let read = |f: &str| std::fs::read(artifacts.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     assert_eq!(read("guilds.txt"), b"a\nb\n");
@@ -427,9 +447,12 @@ async fn a_workspace_with_one_broken_guild_notes_and_applies_the_others() {
     );
     for id in &ids[..2] {
         let guild = h.emu.state().guild(id).unwrap().clone();
+        let helper = guild.roles.iter().find(|r| r.name == "Shared Helper");
+        let helper = helper.unwrap_or_else(|| panic!("guild {id}: {}", applied.log));
+        let member = guild.members.iter().find(|m| m.user_id == alice).unwrap();
         assert!(
-            guild.roles.iter().any(|r| r.name == "Shared Helper"),
-            "guild {id}: {}",
+            member.roles.contains(&helper.id),
+            "alice, from the GitLab group: {}",
             applied.log
         );
     }
