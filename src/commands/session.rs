@@ -594,9 +594,9 @@ fn bot_connection(conn: &Connection, guilds: &[WorkspaceGuild], var: Option<Stri
 }
 
 /// A workspace's chosen guilds by the bot that serves them (`token_env:`): a session each
-/// (its own client, limiter and budget), run side by side, each at its own limit. Discord
-/// counts invalid responses per address, and so does every client of the process
-/// together ([`guildctl::discord::ClientOptions::invalid_budget`]).
+/// (its own client: its global limit and route buckets), run side by side, each at its own
+/// limit. Discord counts invalid responses per address, and so does every client of the
+/// process together ([`guildctl::discord::ClientOptions::invalid_budget`]).
 pub(crate) struct Bots {
     bots: Vec<(Session, Vec<WorkspaceGuild>)>,
     /// The guilds' names in the workspace's order, which outcomes are given back in.

@@ -3,7 +3,7 @@
 //! issue's four states, the plan comment or note kept current, the reviewed-plan pick),
 //! paging, the markers that find guildctl's own comments and issues again, bodies cut to
 //! a forge's limit, which of the marked items are guildctl's own, the guilds a change
-//! touches, and what a saved plan file says of itself. Nothing here talks HTTP: the
+//! touches, the teams a people file names, and what a saved plan file says of itself. Nothing here talks HTTP: the
 //! adapters do, and an in-memory fake (`fake`, in tests) stands in for them.
 
 mod cli_args;
@@ -16,6 +16,7 @@ mod paging;
 mod plan_file;
 mod rest;
 mod reviewed;
+mod teams;
 #[cfg(test)]
 mod tests;
 mod touched;
@@ -29,6 +30,7 @@ pub use paging::{MAX_PAGES, every_page, next_link};
 pub use plan_file::{PlanFileError, plan_digest, plan_rehearsal, read};
 pub use rest::{Auth, CallError, Rest, api_base, clean_token, env_var};
 pub use reviewed::{PassedOver, Pick, Reviewed, passed_over_lines, reviewed_plan};
+pub use teams::{named_teams, read_each, write_teams};
 pub use touched::{
     ChangedFiles, Touched, absolute, every_guild, is_same_file, touched_guilds, used_by_guilds,
 };

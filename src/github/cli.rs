@@ -159,36 +159,26 @@ fn report_foreign(kind: &str, foreign: &[Foreign], written_as: Option<&str>, me:
 pub async fn run(args: GithubArgs) -> Result<u8, GithubError> {
     match args.command {
         GithubCommand::Teams { out, repo_root } => {
-            let ws = crate::manifest::Workspace::find(&repo_root)?;
+            let named =
+                crate::forge::named_teams::<GithubError>(&repo_root, |g| g.github_team.as_ref())?;
             let mut teams = crate::manifest::people::Teams::default();
-            if let Some(file) = &ws.people {
-                let within = crate::manifest::Within::workspace(&ws.root);
-                let people = crate::manifest::people::People::read(file, &within)?;
-                let named: Vec<_> = people
-                    .groups
-                    .iter()
-                    .filter_map(|g| Some((g.github_team.clone()?, g.name.clone())))
-                    .collect();
-                if !named.is_empty() {
-                    let gh = GitHub::from_env()?;
-                    for (team, group) in named {
-                        let logins = super::teams::members(&gh, &team).await.map_err(|source| {
-                            GithubError::Team {
-                                team: team.clone(),
-                                group,
-                                source: Box::new(source),
-                            }
-                        })?;
-                        eprintln!("GitHub team {team}: {} member(s)", logins.len());
-                        teams.github.insert(team, logins);
-                    }
-                }
+            // A workspace that names no team needs no token.
+            if !named.is_empty() {
+                let gh = GitHub::from_env()?;
+                let gh = &gh;
+                teams.github = crate::forge::read_each(named, |team, group| async move {
+                    super::teams::members(gh, &team)
+                        .await
+                        .map_err(|source| GithubError::Team {
+                            team,
+                            group,
+                            source: Box::new(source),
+                        })
+                })
+                .await?;
             }
-            let json = serde_json::to_string_pretty(&teams).unwrap_or_default();
-            std::fs::write(&out, json + "\n").map_err(|source| GithubError::Write {
-                path: out.clone(),
-                source,
-            })?;
+            crate::forge::write_teams(&out, &teams)
+                .map_err(|source| GithubError::Write { path: out, source })?;
             Ok(0)
         }
         GithubCommand::Comment { text, pr, author } => {

@@ -137,34 +137,25 @@ fn report_foreign(kind: &str, foreign: &[Foreign], me: &Identity) {
 pub async fn run(args: GitlabArgs) -> Result<u8, GitlabError> {
     match args.command {
         GitlabCommand::Teams { out, repo_root } => {
-            let ws = crate::manifest::Workspace::find(&repo_root)?;
+            let named =
+                crate::forge::named_teams::<GitlabError>(&repo_root, |g| g.gitlab_group.as_ref())?;
             let mut teams = crate::manifest::people::Teams::default();
-            if let Some(file) = &ws.people {
-                let within = crate::manifest::Within::workspace(&ws.root);
-                let people = crate::manifest::people::People::read(file, &within)?;
-                let named: Vec<_> = people
-                    .groups
-                    .iter()
-                    .filter_map(|g| Some((g.gitlab_group.clone()?, g.name.clone())))
-                    .collect();
-                if !named.is_empty() {
-                    let gl = GitLab::from_env()?;
-                    for (group, name) in named {
-                        let members =
-                            super::teams::members(&gl, &group).await.map_err(|source| {
-                                GitlabError::Group {
-                                    group: group.clone(),
-                                    name,
-                                    source: Box::new(source),
-                                }
-                            })?;
-                        eprintln!("GitLab group {group}: {} member(s)", members.len());
-                        teams.gitlab.insert(group, members);
-                    }
-                }
+            // A workspace that names no group needs no token.
+            if !named.is_empty() {
+                let gl = GitLab::from_env()?;
+                let gl = &gl;
+                teams.gitlab = crate::forge::read_each(named, |group, name| async move {
+                    super::teams::members(gl, &group)
+                        .await
+                        .map_err(|source| GitlabError::Group {
+                            group,
+                            name,
+                            source: Box::new(source),
+                        })
+                })
+                .await?;
             }
-            let json = serde_json::to_string_pretty(&teams).unwrap_or_default();
-            std::fs::write(&out, json + "\n").map_err(|source| GitlabError::Write {
+            crate::forge::write_teams(&out, &teams).map_err(|source| GitlabError::Write {
                 path: out.display().to_string(),
                 source,
             })?;

@@ -154,19 +154,10 @@ type Place = (usize, usize);
 impl People {
     /// Reads the people file at `path`, which must stay `within` the workspace's folder.
     pub fn read(path: &Path, within: &Within) -> Result<People, PeopleError> {
-        let read = source::read(path, within);
-        if let Some(p) = read.problems.first() {
-            return Err(PeopleError::Read {
-                path: path.to_path_buf(),
-                message: p.message.clone(),
-            });
-        }
-        let text = read
-            .files
-            .into_iter()
-            .next()
-            .map(|f| f.text)
-            .unwrap_or_default();
+        let text = source::read_text(path, within).map_err(|message| PeopleError::Read {
+            path: path.to_path_buf(),
+            message,
+        })?;
         let at = |(line, column): (u32, u32), message: String| PeopleError::At {
             path: path.to_path_buf(),
             line: line.max(1) as usize,

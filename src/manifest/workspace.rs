@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use super::owners::Owners;
-use super::source::{self, SourceFile, WORKSPACE_FILE, Within};
+use super::source::{self, WORKSPACE_FILE, Within};
 use super::tree::{At, Node, Scalar, ScalarNode};
 
 /// A workspace: where its file is and its guilds, in the file's order.
@@ -127,19 +127,12 @@ impl Workspace {
 
     /// Reads the workspace file at `path`.
     pub fn read(path: &Path) -> Result<Workspace, WorkspaceError> {
-        let read = source::read(path, &Within::given(path));
-        if let Some(p) = read.problems.first() {
-            return Err(WorkspaceError::Read {
+        let text = source::read_text(path, &Within::given(path)).map_err(|message| {
+            WorkspaceError::Read {
                 path: path.to_path_buf(),
-                message: p.message.clone(),
-            });
-        }
-        let text = read
-            .files
-            .into_iter()
-            .next()
-            .map(|SourceFile { text, .. }| text)
-            .unwrap_or_default();
+                message,
+            }
+        })?;
         let root = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),

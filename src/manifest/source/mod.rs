@@ -96,6 +96,21 @@ pub(crate) struct ReadOutcome {
     pub problems: Vec<ReadProblem>,
 }
 
+/// The text of the one file at `path` (a file of the workspace: `guildctl.yaml`, the
+/// people file), read as a manifest's files are, or the first problem's message.
+pub(crate) fn read_text(path: &Path, within: &Within) -> Result<String, String> {
+    let read = read(path, within);
+    if let Some(p) = read.problems.into_iter().next() {
+        return Err(p.message);
+    }
+    Ok(read
+        .files
+        .into_iter()
+        .next()
+        .map(|f| f.text)
+        .unwrap_or_default())
+}
+
 fn problem(message: String, help: &str) -> ReadProblem {
     ReadProblem {
         file: None,
