@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::Harness;
-use common::guild::{GuildNames, StateNames};
+use common::guild::StateNames;
 use discord_emulator::{default_state, with_guild_copies};
 
 /// Two bots in one emulator state: `token_env:` names the variable that holds a guild's
@@ -249,31 +249,14 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
         .await
         .assert_code(0);
     let state = h.emu.state();
-    for g in &state.guilds {
-        let holders = |role: &str| -> Vec<String> {
-            let rid = g.role_id(role);
-            let mut names: Vec<String> = g
-                .members
-                .iter()
-                .filter(|m| m.roles.contains(&rid))
-                .map(|m| {
-                    state
-                        .users
-                        .iter()
-                        .find(|u| u.id == m.user_id)
-                        .unwrap()
-                        .username
-                        .clone()
-                })
-                .collect();
-            names.sort();
-            names
-        };
-        assert_eq!(holders("Moderator"), ["alice", "heidi"], "{}", g.name);
-        if g.id == ids[1] {
-            assert_eq!(holders("Helper"), ["alice"], "held directly in de");
-        }
+    for id in &ids {
+        assert_eq!(state.holders(id, "Moderator"), ["alice", "heidi"], "{id}");
     }
+    assert_eq!(
+        state.holders(&ids[1], "Helper"),
+        ["alice"],
+        "held directly in de"
+    );
 
     // alice leaves: one change to the people file, every guild's plan.
     h.put("people.yaml", people(false).as_bytes());

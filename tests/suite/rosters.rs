@@ -5,26 +5,13 @@
 
 use crate::common;
 
-use common::{GuildNames, Harness, StateNames, arrange};
+use common::{Harness, StateNames, arrange};
 use discord_emulator::State;
 use discord_emulator::state::User;
 use serde_json::Value;
 
 fn holders(h: &Harness, role: &str) -> Vec<String> {
-    let state = h.emu.state();
-    let g = &state.guilds[0];
-    let rid = g.role_id(role);
-    let mut names: Vec<String> = g
-        .members
-        .iter()
-        .filter(|m| m.roles.contains(&rid))
-        .map(|m| {
-            let user = state.users.iter().find(|u| u.id == m.user_id).unwrap();
-            user.username.clone()
-        })
-        .collect();
-    names.sort();
-    names
+    h.emu.state().holders(&h.emu.guild_id, role)
 }
 
 /// Moderator's roster: alice and heidi (erin holds it live, heidi does not).

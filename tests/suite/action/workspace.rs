@@ -41,6 +41,26 @@ pub(super) async fn workspace_repo() -> (Harness, FakeGitHub, Releases, Runner, 
     (h, gh, releases, r, ids)
 }
 
+/// Every guild applied with no reviewed plan (as a workflow_dispatch would), from `r`'s
+/// checkout, by a runner of its own.
+async fn apply_all(
+    h: &Harness,
+    gh: &FakeGitHub,
+    releases: &Releases,
+    r: &Runner,
+    event: &Path,
+) -> ActionRun {
+    let mut apply = Runner::new(&h.dir.path().join("runner-apply"));
+    apply.cwd = r.cwd.clone();
+    apply
+        .for_services(h, gh, releases)
+        .event("push", event)
+        .input("guild", "")
+        .input("guilds", "all")
+        .input("command", "apply");
+    apply.run().await
+}
+
 pub(super) fn repo_of(r: &Runner) -> PathBuf {
     r.cwd.clone().unwrap()
 }
@@ -228,17 +248,9 @@ async fn a_people_change_comments_by_person_before_the_guilds() {
     );
 
     // Applied; then heidi leaves the team, and the scheduled drift says so.
-    let mut apply = Runner::new(&h.dir.path().join("runner-apply"));
-    apply.cwd = r.cwd.clone();
     let schedule = h.dir.path().join("schedule.json");
     std::fs::write(&schedule, r#"{"schedule": "17 6 * * *"}"#).unwrap();
-    apply
-        .for_services(&h, &gh, &releases)
-        .event("push", &schedule)
-        .input("guild", "")
-        .input("guilds", "all")
-        .input("command", "apply");
-    let applied = apply.run().await;
+    let applied = apply_all(&h, &gh, &releases, &r, &schedule).await;
     assert_eq!(applied.code, 0, "{}", applied.log);
     gh.set_team("ferris/staff", &[]);
     r.event("schedule", &schedule).input("command", "drift");
@@ -297,15 +309,7 @@ async fn drift_keeps_one_issue_per_guild() {
 
     // Apply every guild (no reviewed plan: as a workflow_dispatch would), then drift:
     // each guild matches; its issue closes. No new issue opens.
-    let mut apply = Runner::new(&h.dir.path().join("runner-apply"));
-    apply.cwd = r.cwd.clone();
-    apply
-        .for_services(&h, &gh, &_releases)
-        .event("push", &schedule)
-        .input("guild", "")
-        .input("guilds", "all")
-        .input("command", "apply");
-    let applied = apply.run().await;
+    let applied = apply_all(&h, &gh, &_releases, &r, &schedule).await;
     assert_eq!(applied.code, 0, "{}", applied.log);
     let second = r.run().await;
     assert_eq!(second.code, 0, "{}", second.log);

@@ -119,6 +119,8 @@ pub trait StateNames {
     }
     /// A role of the first guild.
     fn role_id(&self, name: &str) -> String;
+    /// The usernames of those who hold role `role` in guild `guild`, sorted.
+    fn holders(&self, guild: &str, role: &str) -> Vec<String>;
 }
 
 impl StateNames for State {
@@ -127,6 +129,23 @@ impl StateNames for State {
     }
     fn role_id(&self, name: &str) -> String {
         self.guilds[0].role_id(name)
+    }
+    fn holders(&self, guild: &str, role: &str) -> Vec<String> {
+        let g = self.guild(guild).expect("the guild is in the state");
+        let rid = g.role_id(role);
+        let mut names: Vec<String> = g
+            .members
+            .iter()
+            .filter(|m| m.roles.contains(&rid))
+            .map(|m| {
+                self.user(&m.user_id)
+                    .expect("a member's user")
+                    .username
+                    .clone()
+            })
+            .collect();
+        names.sort();
+        names
     }
 }
 
