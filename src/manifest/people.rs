@@ -175,6 +175,30 @@ impl People {
         Ok(people)
     }
 
+    /// Refuses a guild name the workspace does not have (`guilds`, its names), where the
+    /// file first writes it: a typo would give no one the role.
+    pub fn check_guilds(&self, guilds: &[&str]) -> Result<(), PeopleError> {
+        let written = self
+            .people
+            .iter()
+            .flat_map(|p| p.roles.iter())
+            .chain(self.groups.iter().flat_map(|g| g.roles.iter()));
+        for (guild, _, (line, column)) in written {
+            if !guilds.contains(&guild.as_str()) {
+                return Err(PeopleError::At {
+                    path: self.path.clone(),
+                    line: *line,
+                    column: *column,
+                    message: format!(
+                        "the workspace has no guild named `{guild}` (it has: {})",
+                        guilds.join(", ")
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The person with Discord id `id`.
     pub fn by_id(&self, id: &str) -> Option<&Person> {
         self.people.iter().find(|p| p.discord == id)

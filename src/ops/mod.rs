@@ -182,6 +182,8 @@ pub fn with_people(
         return Ok((loaded, Vec::new()));
     };
     let people = manifest::people::cached(file, &manifest::Within::workspace(&ws.root))?;
+    let names: Vec<&str> = ws.guilds.iter().map(|g| g.name.as_str()).collect();
+    people.check_guilds(&names)?;
     let teams = manifest::people::Teams::from_env()?;
     let taking = manifest::people::Taking {
         teams: teams.as_ref(),

@@ -329,6 +329,27 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
             .as_bytes(),
     );
     h.run(&["validate", "--all"]).await.assert_code(0);
+    // A guild name the workspace does not have: refused where the file writes it.
+    let typo = people(false).replace("en: Moderator", "eng: Moderator");
+    h.put("people.yaml", typo.as_bytes());
+    let refused = h.run(&["validate", "--all"]).await;
+    refused.assert_code(1);
+    assert!(
+        refused
+            .stderr
+            .contains("the workspace has no guild named `eng` (it has: en, de)"),
+        "{}",
+        refused.stderr
+    );
+    h.put(
+        "people.yaml",
+        people(false)
+            .replace(
+                "staff: { roles:",
+                "staff: { github_team: ferris/staff, roles:",
+            )
+            .as_bytes(),
+    );
     let unread = h.run(&["plan", "--guilds", "en"]).await;
     unread.assert_code(1);
     assert!(
