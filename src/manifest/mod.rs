@@ -100,7 +100,7 @@ fn with_people_named(loaded: LoadedManifest) -> (LoadedManifest, Vec<Diagnostic>
     if !people::names_people(&loaded.manifest) {
         return (loaded, Vec::new());
     }
-    let people = Workspace::find(&loaded.dir()).ok().and_then(|ws| {
+    let people = Workspace::find_kept(&loaded.dir()).ok().and_then(|ws| {
         let file = ws.people.clone()?;
         Some(people::cached(&file, &Within::workspace(&ws.root)))
     });
@@ -147,11 +147,8 @@ fn check_owners(report: &mut Report) {
             .parent()
             .map_or_else(|| Path::new(".").to_path_buf(), Path::to_path_buf)
     };
-    let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
-    let Some(file) = source::workspace_file_above(&folder, None) else {
-        return;
-    };
-    match Workspace::read(&file) {
+    match Workspace::find_kept(&folder) {
+        Err(WorkspaceError::NotFound) => {}
         Ok(ws) => owners::check(report, &ws.owners, &ws.root),
         Err(e) => report.items.push(owners::owners_error(
             None,

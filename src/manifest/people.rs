@@ -606,27 +606,7 @@ fn texts(n: &At<Node>, what: &str) -> Found<Vec<String>> {
 }
 
 /// The people file a workspace names, read once per process while it stays as it was
-/// (its length and modification time): every guild of a run takes its rosters from the same
-/// file, and a long-running `watch` or `mcp` reads it again once it changed.
+/// ([`source::kept`]): every guild of a run takes its rosters from the same file.
 pub fn cached(path: &Path, within: &Within) -> Result<Arc<People>, PeopleError> {
-    type Seen = (PathBuf, Option<(u64, std::time::SystemTime)>);
-    static READ: std::sync::Mutex<Vec<(Seen, Arc<People>)>> = std::sync::Mutex::new(Vec::new());
-    let stamp = std::fs::metadata(path)
-        .ok()
-        .and_then(|m| Some((m.len(), m.modified().ok()?)));
-    let key = (
-        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
-        stamp,
-    );
-    if let Ok(read) = READ.lock()
-        && let Some((_, p)) = read.iter().find(|(k, _)| *k == key && k.1.is_some())
-    {
-        return Ok(Arc::clone(p));
-    }
-    let people = Arc::new(People::read(path, within)?);
-    if let Ok(mut read) = READ.lock() {
-        read.retain(|(k, _)| k.0 != key.0);
-        read.push((key, Arc::clone(&people)));
-    }
-    Ok(people)
+    source::kept(path, || People::read(path, within))
 }

@@ -13,6 +13,7 @@
 //! The file is read with the manifest's YAML parser and limits, so its errors name the line.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::owners::Owners;
 use super::source::{self, WORKSPACE_FILE, Within};
@@ -123,6 +124,15 @@ impl Workspace {
         }
         ws.people = ws.people.map(|p| shown_from_working_folder(&p));
         Ok(ws)
+    }
+
+    /// The workspace file in `start` or the nearest folder above it, read as [`Workspace::find`]
+    /// reads it, once per process while it stays as it was: each guild of a run asks for
+    /// its workspace (owners, people), and a run over N guilds reads it once.
+    pub fn find_kept(start: &Path) -> Result<Arc<Workspace>, WorkspaceError> {
+        let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+        let file = source::workspace_file_above(&start, None).ok_or(WorkspaceError::NotFound)?;
+        source::kept(&file, || Workspace::find(&start))
     }
 
     /// Reads the workspace file at `path`.

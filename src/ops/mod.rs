@@ -149,7 +149,7 @@ pub fn with_people(
     teams_required: bool,
 ) -> Result<(LoadedManifest, Vec<manifest::Located>), Failure> {
     let folder = loaded.dir();
-    let Ok(ws) = manifest::Workspace::find(&folder) else {
+    let Ok(ws) = manifest::Workspace::find_kept(&folder) else {
         return Ok((loaded, Vec::new()));
     };
     let Some(file) = &ws.people else {

@@ -10,6 +10,9 @@ use std::path::{Component, Path, PathBuf};
 use hashbrown::HashMap;
 
 mod confine;
+mod kept;
+
+pub(crate) use kept::kept;
 
 use confine::special_kind;
 pub(crate) use confine::{PathRefusal, Refused, resolve};
