@@ -606,7 +606,7 @@ fn texts(n: &At<Node>, what: &str) -> Found<Vec<String>> {
 }
 
 /// The people file a workspace names, read once per process while it stays as it was
-/// ([`source::kept`]): every guild of a run takes its rosters from the same file.
+/// (`source::kept`): every guild of a run takes its rosters from the same file.
 pub fn cached(path: &Path, within: &Within) -> Result<Arc<People>, PeopleError> {
     source::kept(path, || People::read(path, within))
 }
