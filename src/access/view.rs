@@ -138,8 +138,11 @@ pub struct Preview {
     pub administrator: bool,
     /// The guild-wide permissions held (kick, ban, manage roles, ...), by name.
     pub guild_wide: Vec<String>,
-    /// Channels in the guild, categories left out.
+    /// Channels in the guild, categories left out; with `--channel`, those it names.
     pub total_channels: usize,
+    /// What `--channel` named, when it was given: the header counts those channels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub among: Option<String>,
     /// The channels seen, in Discord's order.
     pub channels: Vec<PreviewRow>,
 }
@@ -222,8 +225,18 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
         None => (0..g.channels.len()).collect(),
         Some(pattern) => {
             let compiled = ChannelPattern::new(pattern).map_err(ViewError::Pattern)?;
+            // A pattern of one part (`#mod-log`, `mod-log`, `*-log`) names channels by their
+            // own name in any category too, as a person asks "who can see #mod-log".
+            let own_name = !pattern.contains('/');
             let found: Vec<usize> = (0..g.channels.len())
-                .filter(|&i| compiled.matches(&g.path(i)))
+                .filter(|&i| {
+                    let path = g.path(i);
+                    compiled.matches(&path)
+                        || (own_name
+                            && path
+                                .rsplit_once('/')
+                                .is_some_and(|(_, name)| compiled.matches(name)))
+                })
                 .collect();
             if found.is_empty() {
                 return Err(ViewError::NoChannel(pattern.clone()));
@@ -266,14 +279,15 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
             } else {
                 names.join(", ")
             };
-            Shape::Preview(preview(g, &holder, who, &channels))
+            Shape::Preview(preview(g, &holder, who, &channels, q.channel.as_deref()))
         }
         Who::User(user) => {
             let Some(m) = g.members.get(user) else {
                 return Err(ViewError::NotAMember(user.clone()));
             };
             let who = super::person(m.username.as_deref(), user);
-            Shape::Preview(preview(g, &Holder::member(g, user), who, &channels))
+            let holder = Holder::member(g, user);
+            Shape::Preview(preview(g, &holder, who, &channels, q.channel.as_deref()))
         }
     };
     Ok(View {
@@ -374,7 +388,8 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
     }
 }
 
-fn preview(g: &Guild, h: &Holder, who: String, channels: &[usize]) -> Preview {
+/// The preview of `channels` (every channel, or those `among` names) as holder `h`.
+fn preview(g: &Guild, h: &Holder, who: String, channels: &[usize], among: Option<&str>) -> Preview {
     let access = g.access(h);
     let rows = channels
         .iter()
@@ -398,11 +413,12 @@ fn preview(g: &Guild, h: &Holder, who: String, channels: &[usize]) -> Preview {
         } else {
             (access.base & !Permissions::in_any_channel()).display_names()
         },
-        total_channels: g
-            .channels
+        // Counted over the channels asked about, so "sees 5 of 5" for the five shown.
+        total_channels: channels
             .iter()
-            .filter(|c| c.kind != channel_type::CATEGORY)
+            .filter(|&&i| g.channels[i].kind != channel_type::CATEGORY)
             .count(),
+        among: among.map(str::to_owned),
         channels: rows,
     }
 }

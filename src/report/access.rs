@@ -140,9 +140,14 @@ fn text(v: &View) -> String {
             matrix_text(&mut out, m);
         }
         Shape::Preview(p) => {
+            let among = p
+                .among
+                .as_deref()
+                .map(|c| format!(" that --channel {} names", term(c)))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "Access as {} in {} ({}) {}: sees {} of {} channels",
+                "Access as {} in {} ({}) {}: sees {} of {} channels{among}",
                 term(&p.who),
                 term(&v.guild_name),
                 term(&v.guild_id),

@@ -279,6 +279,39 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
         can.contains(&"view_channel") && !can.contains(&"send_messages"),
         "{can:?}"
     );
+    // The channel by its own name, as a person asks: `#mod-log` and `mod-log` name
+    // Staff/#mod-log; the header counts the channels asked about.
+    for name in ["#mod-log", "mod-log"] {
+        let by_name = h
+            .run(&["access", "-f", f, "--channel", name, "--format", "json"])
+            .await
+            .json();
+        let rows = by_name["channels"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "{name}: {by_name}");
+        assert_eq!(rows[0]["channel"], "Staff/#mod-log");
+    }
+    let as_moderator = h
+        .run(&[
+            "access",
+            "-f",
+            f,
+            "--as",
+            "Moderator",
+            "--channel",
+            "#mod-log",
+        ])
+        .await;
+    as_moderator.assert_code(0);
+    assert!(
+        as_moderator
+            .stdout
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("sees 1 of 1 channels that --channel #mod-log names"),
+        "{}",
+        as_moderator.stdout
+    );
     // A role the guild lacks is an error naming the ones it has.
     let bad = h.run(&["access", "-f", f, "--as", "Nobody"]).await;
     bad.assert_code(1);
