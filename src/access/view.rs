@@ -31,7 +31,8 @@ pub enum Who {
     Everyone,
     /// A preview as a member holding these roles (by name).
     Roles(Vec<String>),
-    /// A preview as this user (by id), with the roles the guild says they hold.
+    /// A preview as this user (by id, or by a username the plan read), with the roles the
+    /// guild says they hold.
     User(String),
 }
 
@@ -174,6 +175,11 @@ pub enum ViewError {
         "user {0} is not a member of the guild (or Discord would not show the member): nothing to preview"
     )]
     NotAMember(String),
+    /// A username (`--user`) no member the plan read has.
+    #[error(
+        "no member the plan read is named {0:?} (the plan reads the members its rosters and member overwrites name): give their user id"
+    )]
+    UnknownUsername(String),
     /// The `--channel` pattern matches no channel.
     #[error("--channel {0:?} names no channel of the guild")]
     NoChannel(String),
@@ -281,10 +287,12 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
             };
             Shape::Preview(preview(g, &holder, who, &channels, q.channel.as_deref()))
         }
-        Who::User(user) => {
-            let Some(m) = g.members.get(user) else {
-                return Err(ViewError::NotAMember(user.clone()));
+        Who::User(asked) => {
+            let user = member_named(g, asked)?;
+            let Some(m) = g.members.get(&user) else {
+                return Err(ViewError::NotAMember(user));
             };
+            let user = &user;
             let who = super::person(m.username.as_deref(), user);
             let holder = Holder::member(g, user);
             Shape::Preview(preview(g, &holder, who, &channels, q.channel.as_deref()))
@@ -421,6 +429,24 @@ fn preview(g: &Guild, h: &Holder, who: String, channels: &[usize], among: Option
         among: among.map(str::to_owned),
         channels: rows,
     }
+}
+
+/// The id `--user` names: an id as it is, or the member the plan read with that username
+/// (without case, a leading `@` left out).
+fn member_named(g: &Guild, asked: &str) -> Result<String, ViewError> {
+    if asked.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(asked.to_owned());
+    }
+    let name = asked.trim().trim_start_matches('@');
+    g.members
+        .iter()
+        .find(|(_, m)| {
+            m.username
+                .as_deref()
+                .is_some_and(|u| u.eq_ignore_ascii_case(name))
+        })
+        .map(|(id, _)| id.clone())
+        .ok_or_else(|| ViewError::UnknownUsername(asked.to_owned()))
 }
 
 /// A live id (digits); none for an object the plan creates (its key).

@@ -32,9 +32,10 @@ pub struct AccessArgs {
         conflicts_with = "user"
     )]
     roles: Option<Vec<String>>,
-    /// Preview as this member (user id), with the roles they hold (after the plan's roster
-    /// changes, unless --live); one read more.
-    #[arg(long, value_name = "ID", value_parser = guildctl::drift::parse_user_id)]
+    /// Preview as this member, with the roles they hold (after the plan's roster changes,
+    /// unless --live): their user id (one read more), or the username of a member the plan
+    /// reads (its rosters and member overwrites name them).
+    #[arg(long, value_name = "ID|USERNAME", value_parser = user_arg)]
     user: Option<String>,
     /// Only the channels this names: `Staff/*`, `#general`, `Staff` (a category); with
     /// every permission of each role there.
@@ -51,6 +52,19 @@ pub struct AccessArgs {
 impl AccessArgs {
     pub(crate) fn connection_mut(&mut self) -> &mut Connection {
         &mut self.conn
+    }
+}
+
+/// `--user`: an id (digits), or a username (a name Discord allows: 2 to 32 characters).
+fn user_arg(s: &str) -> Result<String, String> {
+    if s.bytes().all(|b| b.is_ascii_digit()) {
+        return guildctl::drift::parse_user_id(s);
+    }
+    let name = s.trim().trim_start_matches('@');
+    if (2..=32).contains(&name.chars().count()) {
+        Ok(name.to_owned())
+    } else {
+        Err("a user id, or a username of 2 to 32 characters".to_owned())
     }
 }
 

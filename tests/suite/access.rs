@@ -239,6 +239,34 @@ async fn guildctl_access_shows_the_matrix_and_previews_of_the_examples() {
         .filter_map(|c| c["channel"].as_str())
         .collect();
     assert!(seen.contains(&"Staff/#mod-log"), "{seen:?}");
+    // By the username of a member the plan reads (a roster naming alice), the same
+    // preview as by her id; a username the plan did not read is named.
+    let roster = h.manifest(
+        "roster.yaml",
+        &format!("version: 1\nroles:\n  - name: Moderator\n    members: [\"{alice}\"]\n"),
+    );
+    let roster = roster.to_str().unwrap();
+    let by_id = h
+        .run(&["access", "-f", roster, "--user", &alice, "--format", "json"])
+        .await
+        .json();
+    let by_name = h
+        .run(&[
+            "access", "-f", roster, "--user", "@Alice", "--format", "json",
+        ])
+        .await
+        .json();
+    assert_eq!(by_name["who"], format!("alice ({alice})"));
+    assert_eq!(by_name["channels"], by_id["channels"]);
+    let nobody = h.run(&["access", "-f", roster, "--user", "nobody"]).await;
+    nobody.assert_code(1);
+    assert!(
+        nobody
+            .stderr
+            .contains("no member the plan read is named \"nobody\""),
+        "{}",
+        nobody.stderr
+    );
     // One channel, every role's permissions there.
     let one = h
         .run(&["access", "-f", f, "--channel", "Staff/mod-log"])
