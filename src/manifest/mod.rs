@@ -85,7 +85,7 @@ pub fn validate_in(path: &Path, within: &Within) -> (Option<LoadedManifest>, Rep
                 &loaded.locations,
                 unresolved.iter().map(|d| (Cow::Borrowed("workspace"), d)),
             );
-            check_owners(&mut report);
+            check_owners(&mut report, &loaded);
             report.sort();
             (Some(loaded), report)
         }
@@ -138,7 +138,7 @@ fn with_people_named(loaded: LoadedManifest) -> (LoadedManifest, Vec<Diagnostic>
 
 /// Adds what the manifest's files declare outside the delegation the workspace above them
 /// gives them (`owners:`), on their lines; nothing outside a workspace.
-fn check_owners(report: &mut Report) {
+fn check_owners(report: &mut Report, loaded: &LoadedManifest) {
     let folder = if report.root.is_dir() {
         report.root.clone()
     } else {
@@ -149,7 +149,12 @@ fn check_owners(report: &mut Report) {
     };
     match Workspace::find_kept(&folder) {
         Err(WorkspaceError::NotFound) => {}
-        Ok(ws) => owners::check(report, &ws.owners, &ws.root),
+        Ok(ws) => owners::check(
+            report,
+            &ws.owners,
+            &ws.root,
+            &loaded.locations.trees().trees,
+        ),
         Err(e) => report.items.push(owners::owners_error(
             None,
             format!("cannot check which files may declare what: {e}"),

@@ -20,6 +20,7 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::diagnostic::{Located, Report, Severity};
 use super::pattern::ChannelPattern;
@@ -215,7 +216,14 @@ fn patterns(v: &At<Node>, what: &str) -> Result<Vec<String>, ((u32, u32), String
 
 /// Adds to `report` what the manifest's files declare outside their delegation in
 /// `owners` (the workspace's, whose folder is `root`), placed on their lines.
-pub fn check(report: &mut Report, owners: &Owners, root: &Path) {
+/// `trees` are the files' YAML trees as the load parsed them (file index, tree): each is
+/// read as written, never parsed again.
+pub(super) fn check(
+    report: &mut Report,
+    owners: &Owners,
+    root: &Path,
+    trees: &[(usize, Arc<At<Node>>)],
+) {
     if owners.delegate.is_empty() {
         return;
     }
@@ -236,8 +244,8 @@ pub fn check(report: &mut Report, owners: &Owners, root: &Path) {
         let Some(d) = owners.of(&rel) else {
             continue;
         };
-        let Ok(tree) = super::load::parse_tree(&f.text) else {
-            continue; // the syntax error is the report's already
+        let Some((_, tree)) = trees.iter().find(|(file, _)| *file == index) else {
+            continue; // a file the load could not read: the report says so already
         };
         let mut file = FileCheck {
             file: index,
@@ -245,7 +253,7 @@ pub fn check(report: &mut Report, owners: &Owners, root: &Path) {
             d,
             found: &mut found,
         };
-        file.top(&tree);
+        file.top(tree);
     }
     report.items.extend(found);
 }
