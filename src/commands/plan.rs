@@ -316,7 +316,7 @@ async fn plan_all(
 /// Action posts as the pull request's people comment, kept up to date when no one's roles
 /// change any more).
 fn people_block(planned: &[Guild<Planned>], format: Format) -> Result<(String, Option<String>)> {
-    let ws = Workspace::find(Path::new("."))?;
+    let ws = Workspace::find_kept(Path::new("."))?;
     let people = match &ws.people {
         Some(file) => Some(people::cached(file, &Within::workspace(&ws.root))?),
         None => None,

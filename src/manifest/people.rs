@@ -95,8 +95,9 @@ pub struct Teams {
 pub const TEAMS_ENV: &str = "GUILDCTL_TEAMS";
 
 impl Teams {
-    /// The teams file `GUILDCTL_TEAMS` names, if it is set.
-    pub fn from_env() -> Result<Option<Teams>, PeopleError> {
+    /// The teams file `GUILDCTL_TEAMS` names, if it is set: read once per run while it
+    /// stays as it was (`source::kept`), as every guild's load asks for it.
+    pub fn from_env() -> Result<Option<Arc<Teams>>, PeopleError> {
         let Some(path) = std::env::var_os(TEAMS_ENV).map(PathBuf::from) else {
             return Ok(None);
         };
@@ -104,10 +105,11 @@ impl Teams {
             path: path.clone(),
             message,
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| read(e.to_string()))?;
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| read(format!("not a teams file ({e})")))
+        source::kept(&path, || {
+            let text = std::fs::read_to_string(&path).map_err(|e| read(e.to_string()))?;
+            serde_json::from_str(&text).map_err(|e| read(format!("not a teams file ({e})")))
+        })
+        .map(Some)
     }
 }
 

@@ -186,7 +186,7 @@ pub fn with_people(
     people.check_guilds(&names)?;
     let teams = manifest::people::Teams::from_env()?;
     let taking = manifest::people::Taking {
-        teams: teams.as_ref(),
+        teams: teams.as_deref(),
         teams_required,
     };
     let (loaded, warnings) = people.apply(&name, &loaded, taking)?;

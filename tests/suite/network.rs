@@ -7,6 +7,15 @@ use common::Harness;
 use common::guild::StateNames;
 use discord_emulator::{default_state, with_guild_copies};
 
+/// `validate --all` in the harness's folder refuses, and says each of `says`.
+async fn validate_refuses(h: &Harness, says: &[&str]) {
+    let refused = h.run(&["validate", "--all"]).await;
+    refused.assert_code(1);
+    for said in says {
+        assert!(refused.stderr.contains(said), "{said}: {}", refused.stderr);
+    }
+}
+
 /// Two bots in one emulator state: `token_env:` names the variable that holds a guild's
 /// bot token, and `--all` runs each bot's guilds with its own token, side by side. Each bot
 /// is a member of its own guilds only, so a guild read or changed with the other bot's
@@ -134,25 +143,21 @@ channels:
   - name: general
 ";
     h.put("guilds/de.yaml", outside.as_bytes());
-    let refused = h.run(&["validate", "--all"]).await;
-    refused.assert_code(1);
-    for (place, what) in [
-        ("guilds/de.yaml:2:1", "may not declare `settings`"),
-        ("guilds/de.yaml:6:33", "may not grant `administrator`"),
-        ("guilds/de.yaml:7:11", "may not declare the role `Admin`"),
-        (
+    validate_refuses(
+        &h,
+        &[
+            "guilds/de.yaml:2:1",
+            "may not declare `settings`",
+            "guilds/de.yaml:6:33",
+            "may not grant `administrator`",
+            "guilds/de.yaml:7:11",
+            "may not declare the role `Admin`",
             "guilds/de.yaml:9:11",
             "may not declare the channel `general`",
-        ),
-    ] {
-        assert!(
-            refused.stderr.contains(place),
-            "{place}: {}",
-            refused.stderr
-        );
-        assert!(refused.stderr.contains(what), "{what}: {}", refused.stderr);
-    }
-    assert!(refused.stderr.contains("guildctl.yaml (`owners`, line 8)"));
+            "guildctl.yaml (`owners`, line 8)",
+        ],
+    )
+    .await;
     // A plan of that guild alone is refused the same way, before any request.
     h.emu.clear_requests();
     let plan = h
@@ -200,14 +205,7 @@ channels:
     // A delegation may not take in the workspace file, which says who may declare what.
     let grab = workspace.replace("files: guilds/de.yaml", "files: \"*.yaml\"");
     h.put("guildctl.yaml", grab.as_bytes());
-    let refused = h.run(&["validate", "--all"]).await;
-    refused.assert_code(1);
-    assert!(
-        refused.stderr.contains("guildctl.yaml:8:")
-            && refused.stderr.contains("stays the default owners'"),
-        "{}",
-        refused.stderr
-    );
+    validate_refuses(&h, &["guildctl.yaml:8:", "stays the default owners'"]).await;
 }
 
 /// The people file keeps each person once: a group gives the staff Moderator in both
@@ -290,16 +288,14 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
             .replace("de: [Helper]", "en: [Helper]")
             .as_bytes(),
     );
-    let refused = h.run(&["validate", "--all"]).await;
-    refused.assert_code(1);
-    assert!(
-        refused.stderr.contains("people.yaml:7:11:")
-            && refused
-                .stderr
-                .contains("`Helper` in en: guilds/en.yaml declares no role of that name"),
-        "{}",
-        refused.stderr
-    );
+    validate_refuses(
+        &h,
+        &[
+            "people.yaml:7:11:",
+            "`Helper` in en: guilds/en.yaml declares no role of that name",
+        ],
+    )
+    .await;
     // Held directly, with no roster in the manifest: the last holder leaving would keep it.
     h.put(
         "guilds/en.yaml",
@@ -332,15 +328,11 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
     // A guild name the workspace does not have: refused where the file writes it.
     let typo = people(false).replace("en: Moderator", "eng: Moderator");
     h.put("people.yaml", typo.as_bytes());
-    let refused = h.run(&["validate", "--all"]).await;
-    refused.assert_code(1);
-    assert!(
-        refused
-            .stderr
-            .contains("the workspace has no guild named `eng` (it has: en, de)"),
-        "{}",
-        refused.stderr
-    );
+    validate_refuses(
+        &h,
+        &["the workspace has no guild named `eng` (it has: en, de)"],
+    )
+    .await;
     h.put(
         "people.yaml",
         people(false)
@@ -390,16 +382,14 @@ async fn a_roster_names_people_of_the_people_file() {
         "en.yaml",
         b"version: 1\nroles:\n  - name: Helper\n    members:\n      - { person: ally }\n      - { person: nobody }\n",
     );
-    let refused = h.run(&["validate", "--all"]).await;
-    refused.assert_code(1);
-    assert!(
-        refused.stderr.contains("en.yaml:6:")
-            && refused
-                .stderr
-                .contains("`person: nobody`: people.yaml has no person of that name"),
-        "{}",
-        refused.stderr
-    );
+    validate_refuses(
+        &h,
+        &[
+            "en.yaml:6:",
+            "`person: nobody`: people.yaml has no person of that name",
+        ],
+    )
+    .await;
     h.put(
         "en.yaml",
         b"version: 1\nroles:\n  - name: Helper\n    members:\n      - { person: ally }\n",
