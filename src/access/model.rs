@@ -42,6 +42,11 @@ pub struct Guild {
     /// overwrite may still name them, and grants them nothing), by id, with their username
     /// when Discord knows them.
     pub not_members: BTreeMap<String, Option<String>>,
+    /// How many members hold each role (live ids), as Discord counted them, when read
+    /// (rosters, `holders` policies, `access --channel`).
+    pub role_counts: BTreeMap<String, u64>,
+    /// Roles (live ids) whose every holder the member listing named: each is in `members`.
+    pub listed_roles: BTreeSet<String>,
     role_at: HashMap<String, usize>,
     channel_at: HashMap<String, usize>,
 }
@@ -278,6 +283,12 @@ impl Guild {
                         g.not_members.insert(user.clone(), username);
                     }
                 }
+            }
+            if let Some(counts) = &people.role_counts {
+                g.role_counts = counts.clone();
+            }
+            if let Some(holders) = &people.holders {
+                g.listed_roles = holders.keys().cloned().collect();
             }
             // Holders named by the member listing, with every role they hold.
             for (user, roles) in &people.listed {
@@ -613,6 +624,28 @@ impl Guild {
         if let Some(&i) = self.role_at.get(id) {
             self.roles[i].rostered = true;
         }
+    }
+
+    /// Who holds role `id`, as far as the reads and the plan know: the members named
+    /// (`username (id)`), and how many hold it in all when that is known (a roster after the
+    /// plan, the member listing, or Discord's member count).
+    pub fn role_holders(&self, id: &str) -> (Vec<String>, Option<u64>) {
+        let named: Vec<String> = self
+            .members
+            .iter()
+            .filter(|(_, m)| m.roles.contains(id))
+            .map(|(user, _)| self.person(user))
+            .collect();
+        // A role the plan creates is held by nobody until a roster gives it.
+        let created = !id.bytes().all(|b| b.is_ascii_digit());
+        let all_named =
+            created || self.role(id).is_some_and(|r| r.rostered) || self.listed_roles.contains(id);
+        let count = if all_named {
+            Some(named.len() as u64)
+        } else {
+            self.role_counts.get(id).map(|&n| n.max(named.len() as u64))
+        };
+        (named, count)
     }
 
     /// The members known to hold role `id`.

@@ -21,6 +21,8 @@ pub struct Query {
     pub who: Who,
     /// Only the channels this pattern names (`Staff/*`, `#general`), with every permission.
     pub channel: Option<String>,
+    /// Name every holder of each role (the member listing), not only the rosters' people.
+    pub people: bool,
 }
 
 /// Whose access to show.
@@ -47,6 +49,9 @@ pub struct View {
     pub state: &'static str,
     /// Roles holding administrator (they see and do everything), bots' included.
     pub administrators: Vec<String>,
+    /// What the view could not learn, in words (the member listing refused).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// The matrix or the preview.
     #[serde(flatten)]
     pub shape: Shape,
@@ -119,13 +124,27 @@ pub struct MatrixRow {
     pub permissions: Vec<RolePermissions>,
 }
 
-/// What one role may do in one channel.
+/// What one role may do in one channel, and who holds it.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Serialize)]
 pub struct RolePermissions {
     /// The role's name.
     pub role: String,
     /// What it may do there, by name.
     pub permissions: Vec<String>,
+    /// Who holds the role (none for `@everyone`: every member).
+    pub holders: Option<RoleHolders>,
+}
+
+/// The members holding a role, as far as they are known.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoleHolders {
+    /// How many members hold it: exact for a roster (after the plan) or the member listing
+    /// (`--people`), else Discord's member count; none when it was not read.
+    pub count: Option<u64>,
+    /// The holders named (`username (id)`): a roster's, the member listing's, and any member
+    /// the plan read for another reason (a member overwrite, `--user`).
+    pub named: Vec<String>,
 }
 
 /// What a member holding some roles sees, and may do.
@@ -303,6 +322,7 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
         guild_name: name.to_owned(),
         state: if q.live { "live" } else { "after_plan" },
         administrators,
+        notes: Vec::new(),
         shape,
     })
 }
@@ -336,11 +356,11 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
     let admin = |r: &super::model::Role| r.permissions.contains(Permissions::ADMINISTRATOR);
     // One computation per role, every channel at once.
     let everyone = g.access(&Holder::everyone());
-    let per_role: Vec<(&str, Access)> = g
+    let per_role: Vec<(&super::model::Role, Access)> = g
         .roles
         .iter()
         .filter(|r| r.id != g.id && !admin(r))
-        .map(|r| (r.name.as_str(), g.access(&Holder::roles([r.id.clone()]))))
+        .map(|r| (r, g.access(&Holder::roles([r.id.clone()]))))
         .collect();
     let people = people(g);
     let rows = channels
@@ -357,7 +377,7 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
                     per_role
                         .iter()
                         .filter(|(_, a)| has(a.channels[i]))
-                        .map(|(n, _)| (*n).to_owned())
+                        .map(|(r, _)| r.name.clone())
                         .collect()
                 };
                 out.extend(
@@ -370,13 +390,26 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
             };
             let managers = who_has(manage_mask());
             let permissions = if detailed {
-                std::iter::once((EVERYONE, &everyone))
-                    .chain(per_role.iter().map(|(n, a)| (*n, a)))
-                    .filter(|(_, a)| !a.channels[i].is_empty())
-                    .map(|(n, a)| RolePermissions {
-                        role: n.to_owned(),
-                        permissions: a.channels[i].display_names(),
-                    })
+                let everyone_row = (!everyone.channels[i].is_empty()).then(|| RolePermissions {
+                    role: EVERYONE.to_owned(),
+                    permissions: everyone.channels[i].display_names(),
+                    holders: None,
+                });
+                everyone_row
+                    .into_iter()
+                    .chain(
+                        per_role
+                            .iter()
+                            .filter(|(_, a)| !a.channels[i].is_empty())
+                            .map(|(r, a)| {
+                                let (named, count) = g.role_holders(&r.id);
+                                RolePermissions {
+                                    role: r.name.clone(),
+                                    permissions: a.channels[i].display_names(),
+                                    holders: Some(RoleHolders { count, named }),
+                                }
+                            }),
+                    )
                     .collect()
             } else {
                 Vec::new()

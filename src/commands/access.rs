@@ -41,6 +41,11 @@ pub struct AccessArgs {
     /// every permission of each role there.
     #[arg(long, value_name = "PATH")]
     channel: Option<String>,
+    /// With --channel: name every member holding each role there, from the member listing
+    /// (one read per 1,000 members; needs the Server Members intent). Without it, the
+    /// rosters' people are named and the others counted.
+    #[arg(long, requires = "channel")]
+    people: bool,
     /// text: a channel tree for a terminal; markdown: a table for a pull request or a
     /// wiki; json: for tools.
     #[arg(long, value_enum, default_value = "text")]
@@ -75,6 +80,7 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
         roles,
         user,
         channel,
+        people,
         format,
         conn,
     } = args;
@@ -97,6 +103,7 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
             (None, None) => Who::Everyone,
         },
         channel,
+        people,
     };
     let session = connect_loaded(&target, &loaded).await?;
     let guild = target.guild(session.guild_id.clone());
@@ -111,6 +118,9 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
         for p in problems.iter().take(5) {
             eprintln!("  - {}", inert::terminal(&p.message));
         }
+    }
+    for note in &view.notes {
+        eprintln!("note: {note}");
     }
     guildctl::out!("{}", report::access::render(&view, format));
     Ok(0)

@@ -527,6 +527,7 @@ impl Server {
             live: p.live,
             who,
             channel: p.channel,
+            people: false,
         };
         let (target, loaded) = self.load(p.manifest, p.guild)?;
         let session = connect_loaded(&target, &loaded).await?;

@@ -8,7 +8,7 @@ use crate::access::view::{Query, View, Who};
 use crate::discord::Client;
 use crate::manifest::LoadedManifest;
 use crate::plan::Problem;
-use crate::snapshot::{self, Reading};
+use crate::snapshot::{self, Holders, Reading};
 
 /// What `query` asks of one guild, with the problems for which apply would refuse its
 /// plan: the live guild read as the manifest needs (and the member `query` names, one read
@@ -26,10 +26,23 @@ pub async fn access(
         Who::User(user) if user.bytes().all(|b| b.is_ascii_digit()) => vec![user.clone()],
         Who::User(_) | Who::Everyone | Who::Roles(_) => Vec::new(),
     };
-    let reading = Reading::of(&loaded.manifest).with_users(&users);
+    // Who holds each role is said for the channels `--channel` names: counted (one read),
+    // or named by the member listing with `--people`.
+    let holders = match (query.people, query.channel.is_some()) {
+        (true, _) => Holders::Named,
+        (false, true) => Holders::Counted,
+        (false, false) => Holders::AsNeeded,
+    };
+    let reading = Reading::of(&loaded.manifest)
+        .with_users(&users)
+        .with_holders(holders);
     let snap = snapshot::read(client, &guild.id, reading).await?;
     let options = host.plan_options().with_api_base(client.api_base());
-    Ok(crate::planner::access_view(
-        &loaded, &snap, &options, query,
-    )?)
+    let (mut view, problems) = crate::planner::access_view(&loaded, &snap, &options, query)?;
+    if query.people && snap.people.as_ref().is_some_and(|p| p.listing_refused) {
+        view.notes.push(
+            "--people: Discord refused the member listing (the application needs the Server Members intent, GUILD_MEMBERS, in the developer portal): holders are counted, and only the members the plan read are named".to_owned(),
+        );
+    }
+    Ok((view, problems))
 }

@@ -4,7 +4,9 @@
 
 use std::fmt::Write;
 
-use crate::access::view::{Matrix, MatrixRow, Place, Preview, PreviewRow, Shape, View};
+use crate::access::view::{
+    Matrix, MatrixRow, Place, Preview, PreviewRow, RoleHolders, Shape, View,
+};
 use crate::inert;
 
 use super::Format;
@@ -204,6 +206,32 @@ fn matrix_text(out: &mut String, m: &Matrix) {
 fn detail_text(out: &mut String, r: &MatrixRow) {
     for p in &r.permissions {
         let _ = writeln!(out, "      {}: {}", term(&p.role), p.permissions.join(", "));
+        if let Some(h) = &p.holders {
+            let _ = writeln!(out, "        {}", held_by(h, term));
+        }
+    }
+}
+
+/// "held by alice (1), bob (2)", "held by 40 members, 2 of them named: …", or "held by
+/// nobody": the people first, as "who can see #mod-log" asks.
+fn held_by(h: &RoleHolders, shown: fn(&str) -> String) -> String {
+    let names = h
+        .named
+        .iter()
+        .map(|n| shown(n))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let named = h.named.len() as u64;
+    match h.count {
+        Some(0) => "held by nobody".to_owned(),
+        Some(n) if n == named => format!("held by {names}"),
+        Some(n) if named == 0 => format!(
+            "held by {n} member{} (none named: a roster or --people names them)",
+            if n == 1 { "" } else { "s" }
+        ),
+        Some(n) => format!("held by {n} members, {named} of them named: {names}"),
+        None if named == 0 => "holders not read".to_owned(),
+        None => format!("held by {names}, and perhaps others"),
     }
 }
 
@@ -264,7 +292,17 @@ fn markdown(v: &View) -> String {
             for r in detailed {
                 let _ = writeln!(out, "\n**{}**\n", md(&r.place.channel));
                 for p in &r.permissions {
-                    let _ = writeln!(out, "- {}: {}", md(&p.role), md(&p.permissions.join(", ")));
+                    let held = p
+                        .holders
+                        .as_ref()
+                        .map(|h| format!(" ({})", held_by(h, md)))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        "- {}{held}: {}",
+                        md(&p.role),
+                        md(&p.permissions.join(", "))
+                    );
                 }
             }
         }

@@ -35,7 +35,7 @@ pub mod matching;
 
 pub mod ids;
 mod read;
-pub use read::{ReadError, Reading, people_query, read};
+pub use read::{Holders, ReadError, Reading, people_query, read};
 
 /// Everything guildctl knows about a guild at one moment.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -46,6 +46,9 @@ pub struct PeopleQuery {
     /// Every user a member overwrite names, in the live guild or in the manifest: read as
     /// a roster's users are (their roles), without the role counts.
     pub overwrites: BTreeSet<String>,
+    /// Read the member listing whatever the rosters say, naming every holder of every role
+    /// (`access --people`): one read per 1,000 members, behind the GUILD_MEMBERS intent.
+    pub every_holder: bool,
 }
 
 impl PeopleQuery {
@@ -56,6 +59,7 @@ impl PeopleQuery {
             && self.ban_list.is_empty()
             && !self.counts
             && self.overwrites.is_empty()
+            && !self.every_holder
     }
 }
 
@@ -168,7 +172,7 @@ pub async fn read(
             .usernames
             .insert(bot.id.clone(), bot.username.clone());
     }
-    if !q.rosters.is_empty() || !q.users.is_empty() || q.counts {
+    if !q.rosters.is_empty() || !q.users.is_empty() || q.counts || q.every_holder {
         let counts: HashMap<String, u64> = client.get(&format!("{g}/roles/member-counts")).await?;
         people.role_counts = Some(counts.into_iter().collect());
     }
@@ -194,7 +198,7 @@ pub async fn read(
         .rosters
         .keys()
         .any(|role| people.unnamed_holders(role) > 0);
-    if undeclared {
+    if undeclared || q.every_holder {
         list_holders(client, &g, q, &mut people).await?;
     }
     Ok(people)
@@ -316,6 +320,9 @@ async fn list_holders(
             after = max_id(&after, &user.id);
             let mut holds = false;
             for role in &m.roles {
+                if q.every_holder {
+                    holders.entry(role.clone()).or_default();
+                }
                 if let Some(set) = holders.get_mut(role) {
                     set.insert(user.id.clone());
                     holds = true;

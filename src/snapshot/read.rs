@@ -24,6 +24,21 @@ pub struct Reading<'a> {
     /// Whether Discord's voice regions are read when the manifest names one: the
     /// rehearsal's copy has the emulator's list, so its read-back keeps the snapshot's.
     regions: bool,
+    /// How many members hold each role (one read), and whether the member listing names
+    /// every holder of every role (`access --channel`, `--people`).
+    holders: Holders,
+}
+
+/// What a reading learns of who holds the roles, beyond what the manifest asks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Holders {
+    /// Only what the manifest's rosters and policies need.
+    #[default]
+    AsNeeded,
+    /// Each role's member count too.
+    Counted,
+    /// The count, and every holder named by the member listing.
+    Named,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -44,6 +59,7 @@ impl<'a> Reading<'a> {
             scope: Scope::For(manifest),
             users: &[],
             regions: true,
+            holders: Holders::AsNeeded,
         }
     }
 
@@ -54,12 +70,18 @@ impl<'a> Reading<'a> {
             scope: Scope::Everything { members, bans },
             users: &[],
             regions: true,
+            holders: Holders::AsNeeded,
         }
     }
 
     /// Also the membership of `users`.
     pub fn with_users(self, users: &'a [String]) -> Reading<'a> {
         Reading { users, ..self }
+    }
+
+    /// Also who holds the roles, as `holders` says.
+    pub fn with_holders(self, holders: Holders) -> Reading<'a> {
+        Reading { holders, ..self }
     }
 
     /// Without Discord's voice regions (the caller has them already).
@@ -107,6 +129,8 @@ pub async fn read(
             ))?;
             let mut wanted = people_query(manifest, &snap);
             wanted.users.extend(reading.users.iter().cloned());
+            wanted.counts |= reading.holders != Holders::AsNeeded;
+            wanted.every_holder = reading.holders == Holders::Named;
             snap.read_people(client, &wanted)
                 .await
                 .map_err(step("reading the guild's roster members and bans"))?;

@@ -660,3 +660,156 @@ policies:
     );
     assert!(h.writes().is_empty(), "drift only reads");
 }
+
+/// The holders of each role `access --channel` lists for `Staff/#mod-log`, by role name.
+fn mod_log_holders(j: &Value) -> Vec<(String, Value)> {
+    let row = j["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["channel"] == "Staff/#mod-log")
+        .expect("#mod-log");
+    row["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["role"].as_str().unwrap().to_owned(), p["holders"].clone()))
+        .collect()
+}
+
+/// "Who can see #mod-log" is answered with people: a roster's are named after the plan,
+/// the member listing names everyone with `--people`, and otherwise Discord's member count
+/// says how many hold each role. Without the Server Members intent, `--people` says so and
+/// counts.
+#[tokio::test]
+async fn access_channel_names_the_people_who_hold_each_role() {
+    let h = Harness::start().await;
+    let st = h.emu.state();
+    let (alice, erin) = (st.user_id("alice"), st.user_id("erin"));
+    drop(st);
+    let f = example("community.yaml");
+    let f = f.to_str().unwrap();
+
+    // Counted: two members hold Moderator today, and no roster names them.
+    let text = h.run(&["access", "-f", f, "--channel", "#mod-log"]).await;
+    text.assert_code(0);
+    assert!(
+        text.stdout
+            .contains("held by 2 members (none named: a roster or --people names them)"),
+        "{}",
+        text.stdout
+    );
+    let j = h
+        .run(&[
+            "access",
+            "-f",
+            f,
+            "--channel",
+            "mod-log",
+            "--format",
+            "json",
+        ])
+        .await
+        .json();
+    let holders = mod_log_holders(&j);
+    let moderator = &holders.iter().find(|(r, _)| r == "Moderator").unwrap().1;
+    assert_eq!(moderator["count"], 2, "{moderator}");
+    assert_eq!(moderator["named"], serde_json::json!([]));
+
+    // Named: the member listing names both.
+    let people = h
+        .run(&["access", "-f", f, "--channel", "#mod-log", "--people"])
+        .await;
+    people.assert_code(0);
+    let line = format!("held by alice ({alice}), erin ({erin})");
+    assert!(people.stdout.contains(&line), "{}", people.stdout);
+    let md = h
+        .run(&[
+            "access",
+            "-f",
+            f,
+            "--channel",
+            "#mod-log",
+            "--people",
+            "--format",
+            "markdown",
+        ])
+        .await;
+    assert!(
+        md.stdout.contains("- Moderator (held by alice"),
+        "{}",
+        md.stdout
+    );
+
+    // A roster: after the plan, Moderator is alice's alone, without --people.
+    let roster = format!(
+        "version: 1\nroles:\n  - name: Moderator\n    members:\n      - {{ id: \"{alice}\" }}\n"
+    );
+    let m = h.manifest("roster.yaml", &roster);
+    let j = h
+        .run(&[
+            "access",
+            "-f",
+            m.to_str().unwrap(),
+            "--channel",
+            "#mod-log",
+            "--format",
+            "json",
+        ])
+        .await
+        .json();
+    let holders = mod_log_holders(&j);
+    let moderator = &holders.iter().find(|(r, _)| r == "Moderator").unwrap().1;
+    assert_eq!(moderator["count"], 1, "{moderator}");
+    assert_eq!(
+        moderator["named"],
+        serde_json::json!([format!("alice ({alice})")])
+    );
+    // Today (--live), erin still holds it.
+    let live = h
+        .run(&[
+            "access",
+            "-f",
+            m.to_str().unwrap(),
+            "--channel",
+            "#mod-log",
+            "--live",
+            "--format",
+            "json",
+        ])
+        .await
+        .json();
+    let holders = mod_log_holders(&live);
+    let moderator = &holders.iter().find(|(r, _)| r == "Moderator").unwrap().1;
+    assert_eq!(moderator["count"], 2, "{moderator}");
+
+    // `--people` needs --channel.
+    let bare = h.run(&["access", "-f", f, "--people"]).await;
+    assert_eq!(bare.code, 2, "{}", bare.stderr);
+    assert!(bare.stderr.contains("--channel"), "{}", bare.stderr);
+}
+
+#[tokio::test]
+async fn access_people_without_the_members_intent_counts_and_says_why() {
+    let mut st = discord_emulator::default_state();
+    st.config.guild_members_intent = false;
+    let h = Harness::with_state(Some(st)).await;
+    let f = example("community.yaml");
+    let run = h
+        .run(&[
+            "access",
+            "-f",
+            f.to_str().unwrap(),
+            "--channel",
+            "#mod-log",
+            "--people",
+        ])
+        .await;
+    run.assert_code(0);
+    assert!(run.stderr.contains("GUILD_MEMBERS"), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("held by 2 members (none named"),
+        "{}",
+        run.stdout
+    );
+}
