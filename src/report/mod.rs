@@ -11,6 +11,7 @@ use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
 pub mod access;
+mod access_table;
 pub mod people;
 mod rehearsal;
 pub mod sarif;
@@ -709,6 +710,7 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
 
     let mut tail = String::new();
     if heading == Heading::Plan && !plan.access.is_empty() {
+        tail.push_str(&access_table::markdown(&plan.access).unwrap_or_default());
         let items: Vec<String> = plan
             .access
             .iter()

@@ -76,6 +76,18 @@ async fn opening_mod_log_to_everyone_reads_as_access_in_text_markdown_and_json()
         "- @\u{200b}everyone gains view_channel in Staff/\\#\u{200b}mod\\-log (and with it:";
     let at = md.stdout.find(inert).expect("the access risk, kept");
     assert!(at < md.stdout.find("<details><summary>Changes").unwrap());
+    // The compact table of the channels whose access changes, kept in the cut comment.
+    assert!(
+        md.stdout
+            .contains("**Access in the channels this plan changes**"),
+        "the access table"
+    );
+    let row = md
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| Staff/\\#\u{200b}mod\\-log |"))
+        .unwrap_or_else(|| panic!("#mod-log's row: {}", md.stdout));
+    assert!(row.contains("+view +send"), "{row}");
 
     let j = h.plan_json(m).await;
     let access = j["access"].as_array().expect("access");
