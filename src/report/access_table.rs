@@ -89,12 +89,16 @@ pub fn markdown(lines: &[AccessChange]) -> Option<String> {
     }
     let more_rows = rows.len().saturating_sub(MAX_ROWS);
     let more_columns = columns.len() - shown.len();
-    if more_rows > 0 || more_columns > 0 {
-        let _ = writeln!(
-            out,
-            "\n{} more channel(s) and {} more role(s) or people: in the list below.",
-            more_rows, more_columns
-        );
+    let more: Vec<String> = [
+        (more_rows, "channel(s)"),
+        (more_columns, "role(s) or people"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} more {what}"))
+    .collect();
+    if !more.is_empty() {
+        let _ = writeln!(out, "\n{}: in the list below.", more.join(" and "));
     }
     out.push('\n');
     Some(out)
