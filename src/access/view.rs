@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_with::skip_serializing_none;
 
 use super::model::{Guild, is_text_like};
+use super::onboarding::{Joining, WalkError, walk};
 use super::rules::{Access, Holder};
 use crate::discord::models::channel_type;
 use crate::discord::names::EVERYONE;
@@ -34,6 +35,9 @@ pub enum Who {
     /// A preview as this user (by id, or by a username the plan read), with the roles the
     /// guild says they hold.
     User(String),
+    /// A new member walking onboarding (`--new-member`), these answers
+    /// (`PROMPT=OPTION[;OPTION]`) picked.
+    NewMember(Vec<String>),
 }
 
 /// A view of the guild's access: one of the two shapes.
@@ -60,6 +64,9 @@ pub enum Shape {
     Matrix(Matrix),
     /// What one member (or a member holding some roles) sees and may do.
     Preview(Preview),
+    /// What a new member meets on joining and sees once they have answered
+    /// (`--new-member`).
+    NewMember(super::onboarding::NewMember),
 }
 
 /// A channel as a row of the matrix or a preview names it (its fields stand in the row's
@@ -78,7 +85,7 @@ pub struct Place {
 }
 
 impl Place {
-    fn of(g: &Guild, i: usize) -> Place {
+    pub(crate) fn of(g: &Guild, i: usize) -> Place {
         let c = &g.channels[i];
         Place {
             channel: g.path(i),
@@ -186,6 +193,9 @@ pub enum ViewError {
     /// The `--channel` pattern is too long to match.
     #[error("--channel: {0}")]
     Pattern(PatternTooLong),
+    /// `--answers` names what onboarding does not ask, or too much.
+    #[error(transparent)]
+    Walk(#[from] WalkError),
 }
 
 fn kind_name(kind: u8) -> &'static str {
@@ -225,8 +235,9 @@ fn send_bit(kind: u8) -> Permissions {
     }
 }
 
-/// The view `q` asks for of guild `g` (named `name`).
-pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
+/// The view `q` asks for of guild `g` (named `name`), whose welcome screen and onboarding
+/// are `joining` (a new member's view reads them).
+pub fn view(g: &Guild, name: &str, q: &Query, joining: &Joining) -> Result<View, ViewError> {
     let channels: Vec<usize> = match &q.channel {
         None => (0..g.channels.len()).collect(),
         Some(pattern) => {
@@ -297,6 +308,7 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
             let holder = Holder::member(g, user);
             Shape::Preview(preview(g, &holder, who, &channels, q.channel.as_deref()))
         }
+        Who::NewMember(answers) => Shape::NewMember(walk(g, joining, answers)?),
     };
     Ok(View {
         guild_id: g.id.clone(),

@@ -160,6 +160,7 @@ fn text(v: &View) -> String {
             );
             preview_text(&mut out, p);
         }
+        Shape::NewMember(n) => out = super::new_member::text(v, n),
     }
     out
 }
@@ -304,6 +305,7 @@ fn markdown(v: &View) -> String {
                 );
             }
         }
+        Shape::NewMember(n) => out = super::new_member::markdown(v, n),
     }
     out
 }

@@ -11,6 +11,7 @@ use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
 pub mod access;
+mod new_member;
 pub mod people;
 mod rehearsal;
 pub mod sarif;
