@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde_with::skip_serializing_none;
 
 use super::model::Guild;
+use super::place::Place;
 use super::rules::Holder;
-use super::view::Place;
 use crate::discord::models::{self, channel_type};
 use crate::permissions::Permissions;
 use crate::snapshot::Snapshot;

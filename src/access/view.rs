@@ -7,6 +7,7 @@ use serde_with::skip_serializing_none;
 
 use super::model::{Guild, is_text_like};
 use super::onboarding::{Joining, WalkError, walk};
+pub use super::place::Place;
 use super::rules::{Access, Holder};
 use crate::discord::models::channel_type;
 use crate::discord::names::EVERYONE;
@@ -67,33 +68,6 @@ pub enum Shape {
     /// What a new member meets on joining and sees once they have answered
     /// (`--new-member`).
     NewMember(super::onboarding::NewMember),
-}
-
-/// A channel as a row of the matrix or a preview names it (its fields stand in the row's
-/// JSON).
-#[skip_serializing_none]
-#[derive(Debug, Clone, Serialize)]
-pub struct Place {
-    /// As plans name it: `Staff/#mod-log`.
-    pub channel: String,
-    /// The live id (none for a channel the plan creates).
-    pub id: Option<String>,
-    /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
-    pub kind: &'static str,
-    /// Nested under a category (for the tree).
-    pub in_category: bool,
-}
-
-impl Place {
-    pub(crate) fn of(g: &Guild, i: usize) -> Place {
-        let c = &g.channels[i];
-        Place {
-            channel: g.path(i),
-            id: live_id(&c.id),
-            kind: kind_name(c.kind),
-            in_category: c.parent.is_some(),
-        }
-    }
 }
 
 /// Roles × channels.
@@ -196,19 +170,6 @@ pub enum ViewError {
     /// `--answers` names what onboarding does not ask, or too much.
     #[error(transparent)]
     Walk(#[from] WalkError),
-}
-
-fn kind_name(kind: u8) -> &'static str {
-    match kind {
-        channel_type::TEXT => "text",
-        channel_type::VOICE => "voice",
-        channel_type::CATEGORY => "category",
-        channel_type::ANNOUNCEMENT => "announcement",
-        channel_type::STAGE => "stage",
-        channel_type::FORUM => "forum",
-        channel_type::MEDIA => "media",
-        _ => "other",
-    }
 }
 
 /// Permissions that manage a channel or what is in it.
@@ -459,9 +420,4 @@ fn member_named(g: &Guild, asked: &str) -> Result<String, ViewError> {
         })
         .map(|(id, _)| id.clone())
         .ok_or_else(|| ViewError::UnknownUsername(asked.to_owned()))
-}
-
-/// A live id (digits); none for an object the plan creates (its key).
-fn live_id(id: &str) -> Option<String> {
-    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| id.to_owned())
 }
