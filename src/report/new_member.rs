@@ -43,8 +43,17 @@ fn state(v: &View) -> &'static str {
     }
 }
 
+/// Fixed words shown as names are: `@everyone` must not mention anyone in markdown.
+fn fixed(s: &str, shown: Shown) -> String {
+    s.replace("@everyone", &shown("@everyone"))
+}
+
 /// What onboarding is, and how it meets Discord's requirements.
 fn onboarding_line(n: &NewMember, shown: Shown) -> String {
+    fixed(&onboarding_words(n, shown), shown)
+}
+
+fn onboarding_words(n: &NewMember, shown: Shown) -> String {
     let state = match n.onboarding {
         "enabled" => "Onboarding is on",
         "disabled" => {
@@ -93,6 +102,10 @@ fn prompt_flags(p: &PromptView) -> String {
 
 /// What an answer gives: its roles, the channels it adds, what its roles open.
 fn gives(o: &OptionView, shown: Shown) -> String {
+    fixed(&gives_words(o, shown), shown)
+}
+
+fn gives_words(o: &OptionView, shown: Shown) -> String {
     let mut parts = Vec::new();
     if !o.roles.is_empty() {
         parts.push(format!("role {}", names(&o.roles, shown)));

@@ -98,6 +98,22 @@ async fn the_examples_new_member_view_in_text_and_json_and_answers_change_it() {
         "@everyone cannot view it: {browsable}"
     );
 
+    let md = h
+        .run(&["access", "-f", &m, "--new-member", "--format", "markdown"])
+        .await;
+    md.assert_code(0);
+    assert!(
+        md.stdout.contains("| Question | Answer | Gives |"),
+        "{}",
+        md.stdout
+    );
+    assert!(md.stdout.contains("role Learner"), "{}", md.stdout);
+    assert!(
+        !md.stdout.contains("@everyone"),
+        "no mention: {}",
+        md.stdout
+    );
+
     let j = h
         .run(&["access", "-f", &m, "--new-member", "--format", "json"])
         .await
@@ -338,4 +354,54 @@ async fn an_unrelated_plan_on_a_guild_already_below_the_requirements_is_not_refu
         "not newly refused:\n{all}"
     );
     assert!(all.contains("@everyone cannot view"), "{all}");
+}
+
+#[tokio::test]
+async fn without_onboarding_a_new_member_sees_what_everyone_sees() {
+    let h = Harness::start().await;
+    let m = h.manifest("guild.yaml", "version: 1\n");
+    let m = m.to_str().unwrap();
+    let text = h.run(&["access", "-f", m, "--new-member"]).await;
+    text.assert_code(0);
+    assert!(
+        text.stdout.contains("Onboarding is off (set up, not enabled): a new member sees every channel @everyone can view"),
+        "{}",
+        text.stdout
+    );
+    let j = h
+        .run(&["access", "-f", m, "--new-member", "--format", "json"])
+        .await
+        .json();
+    assert_eq!(j["onboarding"], "disabled");
+    assert_eq!(j["prompts"], serde_json::json!([]));
+    // Every channel @everyone can view is in the list, and Staff's are not.
+    let matrix = h
+        .run(&["access", "-f", m, "--as", "@everyone", "--format", "json"])
+        .await
+        .json();
+    let seen: Vec<&str> = matrix["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] != "category")
+        .map(|c| c["channel"].as_str().unwrap())
+        .collect();
+    let listed = paths(&j["default_channels"]);
+    assert!(!listed.is_empty());
+    assert_eq!(listed, seen);
+    assert!(
+        !listed.iter().any(|c| c.starts_with("Staff/")),
+        "{listed:?}"
+    );
+    assert_eq!(j["browsable"], serde_json::json!([]));
+    // Answers mean nothing where nobody is asked.
+    let answered = h
+        .run(&["access", "-f", m, "--new-member", "--answers", "Q=A"])
+        .await;
+    answered.assert_code(1);
+    assert!(
+        answered.stderr.contains("asks no question"),
+        "{}",
+        answered.stderr
+    );
 }
