@@ -6,6 +6,9 @@
 //! - [`rules`]: Discord's computation — base permissions, overwrites, implicit rules.
 //! - [`diff`]: who gains and who loses what, where, between two guilds (a plan's `access`).
 //! - [`view`]: the matrix of roles × channels and the "preview as" of `guildctl access`.
+//! - [`place`]: a channel as every view names it.
+//! - [`onboarding`]: a new member's walk through onboarding (`access --new-member`), and
+//!   Discord's onboarding requirements.
 //! - [`policy`]: the rules a manifest states (`policies:`), judged on a guild.
 //! - `review` (drift's `access`): drift's review of who holds dangerous permissions.
 //!
@@ -13,6 +16,8 @@
 
 pub mod diff;
 pub mod model;
+pub mod onboarding;
+pub mod place;
 pub mod policy;
 pub mod rules;
 #[cfg(test)]

@@ -6,6 +6,8 @@ use serde::Serialize;
 use serde_with::skip_serializing_none;
 
 use super::model::{Guild, is_text_like};
+use super::onboarding::{Joining, WalkError, walk};
+pub use super::place::Place;
 use super::rules::{Access, Holder};
 use crate::discord::models::channel_type;
 use crate::discord::names::EVERYONE;
@@ -36,6 +38,9 @@ pub enum Who {
     /// A preview as this user (by id, or by a username the plan read), with the roles the
     /// guild says they hold.
     User(String),
+    /// A new member walking onboarding (`--new-member`), these answers
+    /// (`PROMPT=OPTION[;OPTION]`) picked.
+    NewMember(Vec<String>),
 }
 
 /// A view of the guild's access: one of the two shapes.
@@ -65,33 +70,9 @@ pub enum Shape {
     Matrix(Matrix),
     /// What one member (or a member holding some roles) sees and may do.
     Preview(Preview),
-}
-
-/// A channel as a row of the matrix or a preview names it (its fields stand in the row's
-/// JSON).
-#[skip_serializing_none]
-#[derive(Debug, Clone, Serialize)]
-pub struct Place {
-    /// As plans name it: `Staff/#mod-log`.
-    pub channel: String,
-    /// The live id (none for a channel the plan creates).
-    pub id: Option<String>,
-    /// Discord's channel type, by name (`text`, `voice`, `category`, ...).
-    pub kind: &'static str,
-    /// Nested under a category (for the tree).
-    pub in_category: bool,
-}
-
-impl Place {
-    fn of(g: &Guild, i: usize) -> Place {
-        let c = &g.channels[i];
-        Place {
-            channel: g.path(i),
-            id: live_id(&c.id),
-            kind: kind_name(c.kind),
-            in_category: c.parent.is_some(),
-        }
-    }
+    /// What a new member meets on joining and sees once they have answered
+    /// (`--new-member`).
+    NewMember(super::onboarding::NewMember),
 }
 
 /// Roles × channels.
@@ -205,19 +186,9 @@ pub enum ViewError {
     /// The `--channel` pattern is too long to match.
     #[error("--channel: {0}")]
     Pattern(PatternTooLong),
-}
-
-fn kind_name(kind: u8) -> &'static str {
-    match kind {
-        channel_type::TEXT => "text",
-        channel_type::VOICE => "voice",
-        channel_type::CATEGORY => "category",
-        channel_type::ANNOUNCEMENT => "announcement",
-        channel_type::STAGE => "stage",
-        channel_type::FORUM => "forum",
-        channel_type::MEDIA => "media",
-        _ => "other",
-    }
+    /// `--answers` names what onboarding does not ask, or too much.
+    #[error(transparent)]
+    Walk(#[from] WalkError),
 }
 
 /// Permissions that manage a channel or what is in it.
@@ -244,8 +215,9 @@ fn send_bit(kind: u8) -> Permissions {
     }
 }
 
-/// The view `q` asks for of guild `g` (named `name`).
-pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
+/// The view `q` asks for of guild `g` (named `name`), whose welcome screen and onboarding
+/// are `joining` (a new member's view reads them).
+pub fn view(g: &Guild, name: &str, q: &Query, joining: &Joining) -> Result<View, ViewError> {
     let channels: Vec<usize> = match &q.channel {
         None => (0..g.channels.len()).collect(),
         Some(pattern) => {
@@ -316,6 +288,7 @@ pub fn view(g: &Guild, name: &str, q: &Query) -> Result<View, ViewError> {
             let holder = Holder::member(g, user);
             Shape::Preview(preview(g, &holder, who, &channels, q.channel.as_deref()))
         }
+        Who::NewMember(answers) => Shape::NewMember(walk(g, joining, answers)?),
     };
     Ok(View {
         guild_id: g.id.clone(),
@@ -480,9 +453,4 @@ fn member_named(g: &Guild, asked: &str) -> Result<String, ViewError> {
         })
         .map(|(id, _)| id.clone())
         .ok_or_else(|| ViewError::UnknownUsername(asked.to_owned()))
-}
-
-/// A live id (digits); none for an object the plan creates (its key).
-fn live_id(id: &str) -> Option<String> {
-    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| id.to_owned())
 }

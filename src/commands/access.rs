@@ -1,5 +1,6 @@
-//! `guildctl access`: who can do what, where — the matrix of roles × channels, or a preview
-//! as a member holding some roles (or as one user) — of the guild as the manifest would make
+//! `guildctl access`: who can do what, where — the matrix of roles × channels, a preview
+//! as a member holding some roles (or as one user), or a new member's walk through
+//! onboarding — of the guild as the manifest would make
 //! it, or of today's (`--live`). Reads only.
 
 use std::path::PathBuf;
@@ -46,6 +47,15 @@ pub struct AccessArgs {
     /// rosters' people are named and the others counted.
     #[arg(long, requires = "channel")]
     people: bool,
+    /// Walk onboarding as a new member: the welcome screen, the channels in their list on
+    /// joining, each question with the roles and channels its answers give, and what they
+    /// see once they have answered (--answers).
+    #[arg(long, conflicts_with_all = ["roles", "user", "channel"])]
+    new_member: bool,
+    /// With --new-member: the answers picked, `QUESTION=ANSWER`, several answers to one
+    /// question separated by `;` (titles without case; repeat the flag for each question).
+    #[arg(long, value_name = "QUESTION=ANSWER[;ANSWER]", requires = "new_member")]
+    answers: Vec<String>,
     /// text: a channel tree for a terminal; markdown: a table for a pull request or a
     /// wiki; json: for tools.
     #[arg(long, value_enum, default_value = "text")]
@@ -81,6 +91,8 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
         user,
         channel,
         people,
+        new_member,
+        answers,
         format,
         conn,
     } = args;
@@ -98,6 +110,7 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
     let query = Query {
         live,
         who: match (roles, user) {
+            _ if new_member => Who::NewMember(answers),
             (Some(roles), _) => Who::Roles(roles),
             (None, Some(user)) => Who::User(user),
             (None, None) => Who::Everyone,

@@ -228,7 +228,7 @@ fn cause(b: &Breach, plan: &Plan, after: &Guild) -> Option<String> {
 
 /// The manifest line of a change that touches access: its overwrites, its permissions, its
 /// roster line, else the object.
-fn change_place(c: &Change) -> Option<String> {
+pub(crate) fn change_place(c: &Change) -> Option<String> {
     let source = c.source.as_ref()?;
     let permissions = c
         .fields

@@ -24,7 +24,7 @@ pub async fn access(
     // A user asked for by id is read; one asked for by username is one the plan reads.
     let users: Vec<String> = match &query.who {
         Who::User(user) if user.bytes().all(|b| b.is_ascii_digit()) => vec![user.clone()],
-        Who::User(_) | Who::Everyone | Who::Roles(_) => Vec::new(),
+        Who::User(_) | Who::Everyone | Who::Roles(_) | Who::NewMember(_) => Vec::new(),
     };
     // Who holds each role is said for the channels `--channel` names: counted (one read),
     // or named by the member listing with `--people`.

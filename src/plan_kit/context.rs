@@ -38,8 +38,9 @@ pub struct Ctx<'a> {
     pub problems: Vec<Problem>,
     /// @everyone's guild permissions once the plan is applied.
     pub everyone_after: crate::permissions::Permissions,
-    /// Whether @everyone can view and send in each channel once the plan is applied.
-    pub everyone_can_send: HashMap<IdRef, bool>,
+    /// The welcome screen and onboarding once the plan is applied (ids resolved), for a
+    /// new member's view: the live ones, which the planners replace where declared.
+    pub joining_after: crate::access::onboarding::Joining,
     /// Role names (declared and live) → id, for overwrites.
     pub role_ids: HashMap<String, IdRef>,
     /// Live role id → the name it has once the plan is applied (for display).
@@ -192,7 +193,7 @@ impl<'a> Ctx<'a> {
                 .everyone_role()
                 .map(|r| r.permissions)
                 .unwrap_or_default(),
-            everyone_can_send: HashMap::new(),
+            joining_after: crate::access::onboarding::Joining::live(snap),
             channel_refs: ChannelRefs::default(),
             managed_followers: hashbrown::HashSet::new(),
         }

@@ -60,6 +60,7 @@ fn diff_stored(
         mut problems,
         after,
         live,
+        ..
     } = build(desired, snap, options);
     let allowance = Allowance::resolve(options.allow_deletes, desired);
     plan.deletion_gate = deletion_gate::deletion_gate(&plan, snap, allowance);
@@ -106,7 +107,8 @@ pub fn differences(
 }
 
 /// What `guildctl access` shows ([`crate::access::view`]) of the guild today (`q.live`)
-/// or as the manifest would make it: the guild the plan leaves, whether or not apply's
+/// or as the manifest would make it (a new member's view with its welcome screen and
+/// onboarding, the manifest's where declared, else the live ones): the guild the plan leaves, whether or not apply's
 /// gates would pass it (showing needs no permission). The problems that would refuse the
 /// plan come beside it.
 pub fn access_view(
@@ -115,13 +117,14 @@ pub fn access_view(
     options: &PlanOptions,
     q: &crate::access::view::Query,
 ) -> Result<(crate::access::view::View, Vec<Problem>), crate::access::view::ViewError> {
-    let (guild, problems) = if q.live {
-        (crate::access::Guild::live(snap), Vec::new())
+    let (guild, joining, problems) = if q.live {
+        let joining = crate::access::onboarding::Joining::live(snap);
+        (crate::access::Guild::live(snap), joining, Vec::new())
     } else {
         let built = build(loaded.stored(), snap, &with_images(loaded, options));
-        (built.after, built.problems)
+        (built.after, built.joining, built.problems)
     };
-    let view = crate::access::view::view(&guild, &snap.guild.name, q)?;
+    let view = crate::access::view::view(&guild, &snap.guild.name, q, &joining)?;
     Ok((view, problems))
 }
 
@@ -140,6 +143,8 @@ struct Built {
     problems: Vec<Problem>,
     after: crate::access::Guild,
     live: crate::access::Guild,
+    /// The welcome screen and onboarding once the plan is applied.
+    joining: crate::access::onboarding::Joining,
 }
 
 /// Runs the planner of each section that is a unit ([`crate::sections::ALL`]) whose turn it
@@ -211,6 +216,7 @@ fn build(desired: &Manifest, snap: &Snapshot, options: &PlanOptions) -> Built {
         problems: cx.problems,
         after: cx.access_after,
         live: cx.access_live,
+        joining: cx.joining_after,
     }
 }
 

@@ -21,9 +21,7 @@ const TEXT_LIKE: &[u8] = &[
     channel_type::MEDIA,
 ];
 
-/// Discord's onboarding requirements (docs/discord.md §5.4).
-pub const ONBOARDING_MIN_DEFAULT_CHANNELS: usize = 7;
-pub const ONBOARDING_MIN_WRITABLE: usize = 5;
+use crate::access::onboarding::{MIN_DEFAULT_CHANNELS, MIN_WRITABLE, requirements};
 
 /// An emoji as Discord's flat fields: (id, name, animated).
 type FlatEmoji = (Option<String>, Option<String>, bool);
@@ -84,6 +82,16 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
         &w.description,
         &live.description,
     );
+    // The screen as the plan leaves it, for a new member's view.
+    let mut after = crate::access::onboarding::Joining::live(cx.snap)
+        .welcome_screen
+        .unwrap_or_default();
+    after.enabled = w
+        .enabled
+        .unwrap_or_else(|| cx.snap.guild.has_feature("WELCOME_SCREEN_ENABLED"));
+    if let Some(d) = &w.description {
+        after.description = d.clone().filter(|d| !d.is_empty());
+    }
     if let Some(channels) = &w.channels {
         let mut want: Vec<(IdRef, String, FlatEmoji)> = Vec::new();
         let mut seen = Vec::new();
@@ -95,6 +103,14 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
                 want.push((id, c.description.clone(), flat_emoji(c.emoji.as_ref())));
             }
         }
+        after.channels = want
+            .iter()
+            .map(|(id, d, e)| crate::access::onboarding::WelcomeChannel {
+                channel: id.key().to_owned(),
+                description: d.clone(),
+                emoji: crate::access::onboarding::emoji_shown(e.0.as_deref(), e.1.as_deref()),
+            })
+            .collect();
         let have: Vec<(IdRef, String, FlatEmoji)> = live
             .welcome_channels
             .iter()
@@ -134,6 +150,7 @@ pub(super) fn plan_welcome_screen(cx: &mut Ctx) {
             );
         }
     }
+    cx.joining_after.welcome_screen = Some(after);
     if !b.is_empty() && !community_after(cx) {
         // Discord has a welcome screen for community guilds only (10069 Unknown Guild
         // Welcome Screen otherwise). The call stays in the refused plan, as Discord's
@@ -317,11 +334,13 @@ fn prompts_display(cx: &Ctx, prompts: &[Pr]) -> Value {
 pub(super) fn plan_onboarding(cx: &mut Ctx) {
     // Borrowed for the plan's lifetime rather than cloned (750 options at Discord's limits).
     let (manifest, snap) = (cx.manifest, cx.snap);
-    let Some(o) = manifest.onboarding.as_ref() else {
-        return;
-    };
     let none = models::Onboarding::default();
     let live = snap.onboarding.as_ref().unwrap_or(&none);
+    let Some(o) = manifest.onboarding.as_ref() else {
+        // Kept as it is live; the plan's channel changes may still break it.
+        check_kept(cx, None, live);
+        return;
+    };
     let mut b = ChangeBuilder::new();
     b.compare(field::Onboarding::Enabled, live.enabled, o.enabled);
     if let Some(mode) = o.mode
@@ -342,6 +361,8 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
         .cloned()
         .map(IdRef::Live)
         .collect();
+    // Which entry of `default_channels` names each default channel, when declared.
+    let mut entries: Vec<(String, usize)> = Vec::new();
     if let Some(names) = &o.default_channels {
         let mut want: Vec<IdRef> = Vec::new();
         let mut seen = Vec::new();
@@ -350,6 +371,7 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
             if let Some(id) = cx.resolve_channel(n, &source, ANY_CHANNEL)
                 && cx.first_in_list(&mut seen, &id, &source, n, "channel")
             {
+                entries.push((id.key().to_owned(), i));
                 want.push(id);
             }
         }
@@ -386,11 +408,19 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
         }
     }
     let prompts_after = want.as_deref().unwrap_or(&live_prompts);
+    let enabled_after = o.enabled.unwrap_or(live.enabled);
+    let after = onboarding_after(
+        enabled_after,
+        o.mode.map(OnboardingMode::value).unwrap_or(live.mode) == OnboardingMode::Advanced.value(),
+        &default_after,
+        prompts_after,
+    );
+    cx.joining_after.onboarding = Some(after.clone());
 
     if b.is_empty() {
+        check_kept(cx, Some(o), live);
         return;
     }
-    let enabled_after = o.enabled.unwrap_or(live.enabled);
     if enabled_after && !community_after(cx) {
         // Onboarding is a community feature: Discord keeps a disabled draft, but enables
         // it only in a community guild. Said at the change's place, as Discord's refusal
@@ -405,7 +435,7 @@ pub(super) fn plan_onboarding(cx: &mut Ctx) {
         );
     }
     if enabled_after {
-        check_requirements(cx, o, live, &default_after, prompts_after);
+        check_requirements(cx, o, &after, &entries);
     }
     let route = Route::UpdateOnboarding { guild: cx.guild() };
     push_single(cx, Kind::Onboarding, route, b, "onboarding");
@@ -530,52 +560,202 @@ fn prompt_api(p: &Pr, index: usize) -> Value {
     })
 }
 
-/// Discord enables onboarding only with enough default channels that @everyone can
-/// write in; checked against the channels and overwrites the plan leaves.
+/// Onboarding as the plan leaves it, ids resolved, for the access model.
+fn onboarding_after(
+    enabled: bool,
+    advanced: bool,
+    default_channels: &[IdRef],
+    prompts: &[Pr],
+) -> crate::access::onboarding::Onboarding {
+    use crate::access::onboarding::{Prompt, PromptOption, emoji_shown};
+    let keys = |v: &[IdRef]| v.iter().map(|i| i.key().to_owned()).collect::<Vec<_>>();
+    crate::access::onboarding::Onboarding {
+        enabled,
+        advanced,
+        default_channels: keys(default_channels),
+        prompts: prompts
+            .iter()
+            .map(|p| Prompt {
+                title: p.title.clone(),
+                dropdown: p.kind == PromptType::Dropdown.value(),
+                single_select: p.single_select,
+                required: p.required,
+                in_onboarding: p.in_onboarding,
+                options: p
+                    .options
+                    .iter()
+                    .map(|o| PromptOption {
+                        title: o.title.clone(),
+                        description: o.description().map(str::to_owned),
+                        emoji: emoji_shown(o.emoji.0.as_deref(), o.emoji.1.as_deref()),
+                        roles: keys(&o.roles),
+                        channels: keys(&o.channels),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+const REQUIREMENTS_HELP: &str =
+    "add default channels where @everyone may view and send messages, or set `enabled: false`";
+
+/// A channel's path in the guild the plan leaves, for messages.
+fn path_after(cx: &Ctx, id: &str) -> String {
+    cx.access_after
+        .channel_index(id)
+        .map(|i| cx.access_after.path(i))
+        .unwrap_or_else(|| id.to_owned())
+}
+
+/// Discord enables (and updates) onboarding only with enough default channels that
+/// @everyone can write in, and every default channel readable by @everyone; checked
+/// against the channels and overwrites the plan leaves, where the manifest says them.
 fn check_requirements(
     cx: &mut Ctx,
     o: &crate::manifest::Onboarding,
-    live: &models::Onboarding,
-    default_after: &[IdRef],
-    prompts_after: &[Pr],
+    after: &crate::access::onboarding::Onboarding,
+    entries: &[(String, usize)],
 ) {
-    let advanced =
-        o.mode.map(OnboardingMode::value).unwrap_or(live.mode) == OnboardingMode::Advanced.value();
-    // Distinct channels only: Discord counts a channel once, however often it is listed.
-    let mut counted: Vec<IdRef> = Vec::new();
-    for c in default_after {
-        if !counted.contains(c) {
-            counted.push(c.clone());
-        }
-    }
-    if advanced {
-        for c in prompts_after
+    let r = requirements(&cx.access_after, after);
+    for id in &r.unviewable {
+        let at = entries
             .iter()
-            .flat_map(|p| &p.options)
-            .flat_map(|o| &o.channels)
-        {
-            if !counted.contains(c) {
-                counted.push(c.clone());
-            }
-        }
+            .find(|(e, _)| e == id)
+            .map(|(_, i)| format!("onboarding.default_channels[{i}]"))
+            .unwrap_or_else(|| "onboarding".to_owned());
+        let path = path_after(cx, id);
+        cx.problem(
+            Some(at),
+            format!(
+                "onboarding's default channel `{path}` must be readable by @everyone, and @everyone cannot view it once the plan is applied"
+            ),
+            Some("let @everyone view the channel (no overwrite denying it view_channel), or take it out of `default_channels`"),
+        );
     }
-    let writable = counted
-        .iter()
-        .filter(|c| cx.everyone_can_send.get(*c).copied().unwrap_or(false))
-        .count();
-    if counted.len() < ONBOARDING_MIN_DEFAULT_CHANNELS || writable < ONBOARDING_MIN_WRITABLE {
-        let what = if advanced {
+    if !r.counted_ok() {
+        let what = if after.advanced {
             "default and question channels"
         } else {
             "default channels"
         };
+        let at = if o.default_channels.is_some() {
+            "onboarding.default_channels"
+        } else {
+            "onboarding"
+        };
         cx.problem(
-            Some("onboarding".into()),
+            Some(at.into()),
             format!(
-                "onboarding needs at least {ONBOARDING_MIN_DEFAULT_CHANNELS} {what}, at least {ONBOARDING_MIN_WRITABLE} of them where @everyone can send messages; the plan leaves {} channels, {writable} of them writable by @everyone",
-                counted.len()
+                "onboarding needs at least {MIN_DEFAULT_CHANNELS} {what}, at least {MIN_WRITABLE} of them where @everyone can send messages; the plan leaves {} channels, {} of them writable by @everyone",
+                r.counted, r.writable
             ),
-            Some("add default channels where @everyone may view and send messages, or set `enabled: false`"),
+            Some(REQUIREMENTS_HELP),
         );
     }
+}
+
+/// The plan sends no onboarding, but its channel and role changes may take an enabled
+/// onboarding below Discord's requirements: Discord would then refuse every later
+/// onboarding update (350001) and show new members a default channel they cannot read.
+/// Refused when the live guild meets them and the plan's changes break them, at the
+/// change that does it; a guild already below them is a warning, not a refusal.
+fn check_kept(cx: &mut Ctx, o: Option<&crate::manifest::Onboarding>, live: &models::Onboarding) {
+    let Some(after) = cx.joining_after.onboarding.clone().filter(|a| a.enabled) else {
+        return;
+    };
+    let before = requirements(
+        &cx.access_live,
+        &crate::access::onboarding::Onboarding::live(live),
+    );
+    let now = requirements(&cx.access_after, &after);
+    if now.met() {
+        return;
+    }
+    let declared = o.map(|o| {
+        if o.default_channels.is_some() {
+            "onboarding.default_channels"
+        } else {
+            "onboarding"
+        }
+    });
+    if !before.met() {
+        cx.warn(
+            declared.map(str::to_owned),
+            format!(
+                "onboarding is below Discord's requirements today and the plan leaves it so ({} default channels, {} writable by @everyone{}): Discord refuses any onboarding update until they are met",
+                now.counted,
+                now.writable,
+                if now.unviewable.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; @everyone cannot view {}",
+                        now.unviewable
+                            .iter()
+                            .map(|id| path_after(cx, id))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            ),
+        );
+        return;
+    }
+    // The counted channels whose @everyone permissions the plan changes: their changes
+    // (and their categories', and @everyone's own) are the cause.
+    let counted: Vec<&String> = after
+        .default_channels
+        .iter()
+        .chain(
+            after
+                .prompts
+                .iter()
+                .flat_map(|p| &p.options)
+                .flat_map(|x| &x.channels)
+                .filter(|_| after.advanced),
+        )
+        .collect();
+    let g = &cx.access_after;
+    let mut causes: Vec<usize> = g
+        .everyone()
+        .map(|r| r.changed_by.clone())
+        .unwrap_or_default();
+    for c in counted.iter().filter_map(|id| g.channel(id)) {
+        causes.extend(&c.changed_by);
+        if let Some(p) = c.parent.as_deref().and_then(|p| g.channel(p)) {
+            causes.extend(&p.changed_by);
+        }
+    }
+    let place = causes
+        .iter()
+        .max()
+        .and_then(|&i| cx.changes.get(i))
+        .and_then(crate::judge::policies::change_place)
+        .or_else(|| declared.map(str::to_owned));
+    let mut broken: Vec<String> = now
+        .unviewable
+        .iter()
+        .filter(|id| !before.unviewable.contains(id))
+        .map(|id| {
+            format!(
+                "@everyone cannot view its default channel `{}`",
+                path_after(cx, id)
+            )
+        })
+        .collect();
+    if !now.counted_ok() {
+        broken.push(format!(
+            "it has {} default channels, {} of them writable by @everyone (Discord needs {MIN_DEFAULT_CHANNELS}, {MIN_WRITABLE} writable)",
+            now.counted, now.writable
+        ));
+    }
+    cx.problem(
+        place,
+        format!(
+            "the plan takes the guild's onboarding below Discord's requirements: once applied, {}; Discord would refuse every later onboarding update",
+            broken.join("; ")
+        ),
+        Some("keep @everyone's view (and send, for 5 of them) in onboarding's default channels, change `onboarding.default_channels` in the same plan, or set `onboarding.enabled: false`"),
+    );
 }

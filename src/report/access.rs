@@ -162,6 +162,7 @@ fn text(v: &View) -> String {
             );
             preview_text(&mut out, p);
         }
+        Shape::NewMember(n) => out = super::new_member::text(v, n),
     }
     out
 }
@@ -342,6 +343,7 @@ fn markdown(v: &View) -> String {
                 );
             }
         }
+        Shape::NewMember(n) => out = super::new_member::markdown(v, n),
     }
     out
 }

@@ -12,6 +12,7 @@ use similar::{ChangeTag, TextDiff};
 
 pub mod access;
 mod access_table;
+mod new_member;
 pub mod people;
 mod rehearsal;
 pub mod sarif;

@@ -59,6 +59,7 @@ mod markdown_fits;
 mod mcp;
 mod member_overwrites;
 mod network;
+mod new_member;
 mod normalisation;
 mod papercuts;
 mod people;

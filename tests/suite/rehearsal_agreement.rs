@@ -354,14 +354,16 @@ async fn judge(c: &Case) -> Result<(Option<Disagreement>, bool), String> {
         (None, false) => Some(Disagreement::PreflightOnly(shown())),
         (Some(r), false) => {
             // The same cause: a problem at the refused change's place, or one holding it or
-            // held by it (a limit counted over a section; the one reorder of a whole list).
+            // held by it (a limit counted over a section; the one reorder of a whole list;
+            // a field of the refused object, as onboarding's `default_channels`).
             let place = r.source.clone().unwrap_or_default();
             let same = problems.iter().any(|p| {
                 let at = p.source.as_deref().unwrap_or("");
                 !at.is_empty()
                     && (place == at
                         || place.starts_with(&format!("{at}["))
-                        || at.starts_with(&format!("{place}[")))
+                        || at.starts_with(&format!("{place}["))
+                        || at.starts_with(&format!("{place}.")))
             });
             (!same).then(|| Disagreement::OtherCause(shown()))
         }

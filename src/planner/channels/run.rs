@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashSet;
 
 use crate::discord::models::channel_type;
 use crate::discord::names::{stored_channel_name, stored_display_name};
@@ -11,7 +11,7 @@ use crate::manifest::Channel;
 use crate::plan::{IdRef, Kind, ObjectRef, Phase};
 use crate::plan_kit::context::{Ctx, UNSEEN_HELP};
 
-use super::access::{record_access, record_everyone_can_send};
+use super::access::record_access;
 use super::changes::{Wanted, plan_create, plan_unmatched, plan_update};
 use super::checks::{
     check_announcement_thread_slowmode, check_bitrate, check_category_sizes, check_require_tag,
@@ -54,7 +54,6 @@ pub(crate) fn plan_channels(cx: &mut Ctx) {
             add_live_ref(cx, c);
             cx.unmanaged.push(live_ref(snap, c));
         }
-        record_everyone_can_send(cx, Declared::default(), &HashMap::new());
         return;
     };
     let decls = flatten(declared);
@@ -93,7 +92,6 @@ pub(crate) fn plan_channels(cx: &mut Ctx) {
         ids: &ids,
         overwrites: &desired_ows,
     };
-    record_everyone_can_send(cx, declared, &carried);
     suggest_previous_names(cx, declared);
     let enabling_community = cx.manifest.settings.as_ref().and_then(|s| s.community) == Some(true);
     let has_news = snap.guild.has_feature("NEWS");
