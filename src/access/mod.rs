@@ -6,12 +6,14 @@
 //! - [`rules`]: Discord's computation — base permissions, overwrites, implicit rules.
 //! - [`diff`]: who gains and who loses what, where, between two guilds (a plan's `access`).
 //! - [`view`]: the matrix of roles × channels and the "preview as" of `guildctl access`.
+//! - [`grid`]: every channel × every who, cell by cell, for the HTML page.
 //! - [`policy`]: the rules a manifest states (`policies:`), judged on a guild.
 //! - `review` (drift's `access`): drift's review of who holds dangerous permissions.
 //!
 //! It sits below `plan` and above `snapshot` and `manifest`, whose types it reads.
 
 pub mod diff;
+pub mod grid;
 pub mod model;
 pub mod policy;
 pub mod rules;

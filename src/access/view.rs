@@ -188,7 +188,7 @@ pub enum ViewError {
     Pattern(PatternTooLong),
 }
 
-fn kind_name(kind: u8) -> &'static str {
+pub(super) fn kind_name(kind: u8) -> &'static str {
     match kind {
         channel_type::TEXT => "text",
         channel_type::VOICE => "voice",
@@ -202,7 +202,7 @@ fn kind_name(kind: u8) -> &'static str {
 }
 
 /// Permissions that manage a channel or what is in it.
-fn manage_mask() -> Permissions {
+pub(super) fn manage_mask() -> Permissions {
     [
         "manage_channels",
         "manage_roles",
@@ -217,7 +217,7 @@ fn manage_mask() -> Permissions {
 }
 
 /// What "send" means in a channel of `kind`: sending messages, or joining a voice channel.
-fn send_bit(kind: u8) -> Permissions {
+pub(super) fn send_bit(kind: u8) -> Permissions {
     if is_text_like(kind) || kind == channel_type::CATEGORY {
         Permissions::SEND_MESSAGES
     } else {

@@ -11,6 +11,7 @@ use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
 pub mod access;
+pub mod html;
 pub mod people;
 mod rehearsal;
 pub mod sarif;
