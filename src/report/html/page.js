@@ -5,8 +5,7 @@
   // weigh megabytes. Names are escaped before they enter any HTML.
   var data = JSON.parse(document.getElementById("guild-data").textContent);
   var cols = data.columns, rows = data.rows, cells = data.cells, before = data.before || null;
-  var table = document.getElementById("grid");
-  var head = table.tHead, body = table.tBodies[0];
+  var wrap = document.getElementById("wrap");
   var form = document.getElementById("filters");
   var fRole = document.getElementById("f-role"), fPerson = document.getElementById("f-person");
   var fChannel = document.getElementById("f-channel"), fChanged = document.getElementById("f-changed");
@@ -102,11 +101,24 @@
     return p ? ' <span class="tag">' + p + "</span>" : "";
   }
 
-  function render() {
-    var f = readHash();
-    fRole.value = f.role; fPerson.value = f.person; fChannel.value = f.channel; fChanged.checked = f.changed;
-    var shownCols = visibleColumns(f), shownRows = visibleRows(f, shownCols);
-    var h = ['<tr><th scope="col">Channel</th>'];
+  // The rows in parts: the channels outside categories, then each category with its
+  // channels. Each part is a table of its own in a box the browser lays out only when it
+  // comes near the screen (content-visibility): one table of 125,000 cells took Chromium
+  // 1.4 s to lay out, the parts take a fifth of that (docs/performance.md).
+  function parts(shownRows) {
+    var out = [], current = null;
+    for (var i = 0; i < shownRows.length; i++) {
+      var r = shownRows[i], top = rows[r].category === undefined;
+      if (current === null || (top && (rows[r].kind === "category" || current.category))) {
+        current = { category: rows[r].kind === "category", title: top && rows[r].kind === "category" ? rows[r].name : "", rows: [] };
+        out.push(current);
+      }
+      current.rows.push(r);
+    }
+    return out;
+  }
+  function headRow(shownCols) {
+    var h = ['<tr><th scope="col" class="chan">Channel</th>'];
     for (var k = 0; k < shownCols.length; k++) {
       var col = cols[shownCols[k]];
       var title = col.kind === "person" ? col.name + (col.roles ? " \u2014 holds " + col.roles.join(", ") : " \u2014 holds no role") : col.name;
@@ -114,10 +126,11 @@
         '" data-col="' + shownCols[k] + '" title="' + esc(title) + '">' + esc(col.name) + tag(col.presence) + "</th>");
     }
     h.push("</tr>");
-    head.innerHTML = h.join("");
-    var b = [];
-    for (var i = 0; i < shownRows.length; i++) {
-      var r = shownRows[i], row = rows[r], cat = row.kind === "category";
+    return h.join("");
+  }
+  function bodyRows(rowList, shownCols, b) {
+    for (var i = 0; i < rowList.length; i++) {
+      var r = rowList[i], row = rows[r], cat = row.kind === "category";
       b.push('<tr data-row="' + r + '"' + (cat ? ' class="cat"' : "") + '><th scope="row"' +
         (row.category !== undefined ? ' class="in' : ' class="') + (row.presence === "gone" ? ' gone"' : '"') +
         ' title="' + esc(row.path + " (" + row.kind + ")") + '">' + esc(row.name) + tag(row.presence) + "</th>");
@@ -135,15 +148,36 @@
       }
       b.push("</tr>");
     }
-    body.innerHTML = b.join("");
-    document.getElementById("cap").textContent =
-      "Access in " + data.guild.name + (data.state === "live" ? " today" : " once the plan is applied") +
+  }
+
+  function render() {
+    var f = readHash();
+    fRole.value = f.role; fPerson.value = f.person; fChannel.value = f.channel; fChanged.checked = f.changed;
+    var shownCols = visibleColumns(f), shownRows = visibleRows(f, shownCols);
+    var caption = "Access in " + data.guild.name + (data.state === "live" ? " today" : " once the plan is applied") +
       ": channels (rows) \u00d7 who (columns). V view, S send or join, M manage, A administrator" +
       (before !== null ? "; + gains, \u2212 loses, \u00b1 both with the plan" : "") + ".";
+    var head = headRow(shownCols), colgroup = '<colgroup><col class="chan"><col span="' + Math.max(shownCols.length, 1) + '" class="cell"></colgroup>';
+    var b = ['<p id="cap">' + esc(caption) + "</p>",
+      '<div id="heads" aria-hidden="true"><table class="g">' + colgroup + "<thead>" + head + "</thead></table></div>"];
+    var split = parts(shownRows);
+    for (var p = 0; p < split.length; p++) {
+      b.push('<div class="part"><table class="g">' + colgroup + "<caption>" + esc(caption) +
+        (split[p].title ? " \u2014 " + esc(split[p].title) : "") + '</caption><thead class="quiet">' + head + "</thead><tbody>");
+      bodyRows(split[p].rows, shownCols, b);
+      b.push("</tbody></table></div>");
+    }
+    wrap.innerHTML = b.join("");
+    // Fixed layout needs the width; CSSOM styles are not inline styles for the CSP.
+    var width = (15 + shownCols.length * 2.4) + "rem";
+    var tables = wrap.getElementsByTagName("table");
+    for (var t = 0; t < tables.length; t++) tables[t].style.width = width;
+    var boxes = wrap.getElementsByClassName("part");
+    for (var k = 0; k < boxes.length; k++) boxes[k].style.containIntrinsicSize = "auto " + (split[k].rows.length * 20 + 4) + "px";
     document.getElementById("shown").textContent =
       "Showing " + shownRows.length + " of " + rows.length + " channels and " + shownCols.length + " of " + cols.length + " columns.";
     // Layout now, so the time written below includes it.
-    void table.offsetHeight;
+    void wrap.offsetHeight;
     document.documentElement.setAttribute("data-render-ms", performance.now().toFixed(1));
   }
 
