@@ -136,7 +136,7 @@ pub fn compare(live: &Guild, after: &Guild) -> Grid {
     let gone: Vec<usize> = (0..live.channels.len())
         .filter(|&i| after.channel_index(&live.channels[i].id).is_none())
         .collect();
-    let mut places: Vec<(Option<usize>, Option<usize>)> = (0..after.channels.len())
+    let mut places: Vec<Place> = (0..after.channels.len())
         .map(|i| (Some(i), live.channel_index(&after.channels[i].id)))
         .collect();
     places.extend(gone.iter().map(|&i| (None, Some(i))));
@@ -146,7 +146,7 @@ pub fn compare(live: &Guild, after: &Guild) -> Grid {
             row.presence = Presence::New;
         }
     }
-    let cells_of = |side: &Side<'_>, pick: fn(&(Option<usize>, Option<usize>)) -> Option<usize>| {
+    let cells_of = |side: &Side<'_>, pick: fn(&Place) -> Option<usize>| {
         let at: HashMap<(ColumnKind, &str), &Access> = side
             .columns
             .iter()
@@ -174,6 +174,9 @@ pub fn compare(live: &Guild, after: &Guild) -> Grid {
         before: Some(before),
     }
 }
+
+/// A row's channel: its index in the guild after the plan, and in the live guild.
+type Place = (Option<usize>, Option<usize>);
 
 /// One guild's whos, each computed once for every channel.
 struct Side<'a> {
