@@ -523,6 +523,16 @@ async fn the_plan_page_marks_what_the_plan_changes_in_every_cell_before_and_afte
             assert_ne!(code(&data, "cells", r, c) & VIEW, 0, "{who} in {channel}");
         }
     }
+    // A person by their username keeps their column alone.
+    let by_person = grid_dom(&dump_dom(&path, "#person=dave", &[]));
+    let dave_at = data["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["id"] == dave.as_str())
+        .unwrap();
+    assert_eq!(by_person.columns, [dave_at]);
+    assert_eq!(by_person.rows.len(), rows.len());
     // And filtered to what the plan changes, only changed cells' rows remain.
     let changed = grid_dom(&dump_dom(&path, "#changed=1", &[]));
     assert!(!changed.rows.is_empty() && changed.rows.len() < rows.len());
