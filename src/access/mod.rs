@@ -9,12 +9,14 @@
 //! - [`place`]: a channel as every view names it.
 //! - [`onboarding`]: a new member's walk through onboarding (`access --new-member`), and
 //!   Discord's onboarding requirements.
+//! - [`grid`]: every channel × every who, cell by cell, for the HTML page.
 //! - [`policy`]: the rules a manifest states (`policies:`), judged on a guild.
 //! - `review` (drift's `access`): drift's review of who holds dangerous permissions.
 //!
 //! It sits below `plan` and above `snapshot` and `manifest`, whose types it reads.
 
 pub mod diff;
+pub mod grid;
 pub mod model;
 pub mod onboarding;
 pub mod place;

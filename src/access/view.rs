@@ -192,7 +192,7 @@ pub enum ViewError {
 }
 
 /// Permissions that manage a channel or what is in it.
-fn manage_mask() -> Permissions {
+pub(super) fn manage_mask() -> Permissions {
     [
         "manage_channels",
         "manage_roles",
@@ -207,7 +207,7 @@ fn manage_mask() -> Permissions {
 }
 
 /// What "send" means in a channel of `kind`: sending messages, or joining a voice channel.
-fn send_bit(kind: u8) -> Permissions {
+pub(super) fn send_bit(kind: u8) -> Permissions {
     if is_text_like(kind) || kind == channel_type::CATEGORY {
         Permissions::SEND_MESSAGES
     } else {

@@ -12,7 +12,7 @@ use clap::Args;
 use guildctl::access::view::{Query, Who};
 use guildctl::inert;
 use guildctl::ops;
-use guildctl::report::{self, Format};
+use guildctl::report::{self, Format, html};
 
 use super::{Connection, Target, connect_loaded, failure, load_checked};
 
@@ -57,11 +57,35 @@ pub struct AccessArgs {
     #[arg(long, value_name = "QUESTION=ANSWER[;ANSWER]", requires = "new_member")]
     answers: Vec<String>,
     /// text: a channel tree for a terminal; markdown: a table for a pull request or a
-    /// wiki; json: for tools.
+    /// wiki; json: for tools; html: one self-contained page, every role and person in
+    /// every channel, with filters.
     #[arg(long, value_enum, default_value = "text")]
-    format: Format,
+    format: AccessFormat,
     #[command(flatten)]
     conn: Connection,
+}
+
+/// `access --format`: the report's formats, and the page. The page is this command's and
+/// `plan`'s alone, so it is not a value of the shared [`Format`]: `drift` and `watch` keep
+/// refusing `html` as a value they do not know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AccessFormat {
+    Text,
+    Markdown,
+    Json,
+    Html,
+}
+
+impl AccessFormat {
+    /// The report format, or `None` for the page (made from the whole guild, not a view).
+    fn report(self) -> Option<Format> {
+        match self {
+            AccessFormat::Text => Some(Format::Text),
+            AccessFormat::Markdown => Some(Format::Markdown),
+            AccessFormat::Json => Some(Format::Json),
+            AccessFormat::Html => None,
+        }
+    }
 }
 
 impl AccessArgs {
@@ -106,6 +130,14 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
         like: false,
         conn,
     };
+    let Some(format) = format.report() else {
+        if roles.is_some() || user.is_some() || channel.is_some() {
+            anyhow::bail!(
+                "--format html shows every role, person and channel, with filters of its own: leave out --as, --user and --channel, and open the page at #role=NAME, #person=USERNAME or #channel=TEXT (docs/access.md, \"The picture: access as a page\")"
+            );
+        }
+        return page(&target, live).await;
+    };
     let loaded = Arc::new(load_checked(&target)?);
     let query = Query {
         live,
@@ -123,6 +155,54 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
     let (view, problems) = ops::access(&session.client, &guild, Some(loaded), &target, &query)
         .await
         .map_err(failure)?;
+    note_problems(&problems);
+    for note in &view.notes {
+        eprintln!("note: {note}");
+    }
+    guildctl::out!("{}", report::access::render(&view, format));
+    Ok(0)
+}
+
+/// `--format html`: the page of every who in every channel.
+async fn page(target: &Target, live: bool) -> Result<u8> {
+    let loaded = Arc::new(load_checked(target)?);
+    let session = connect_loaded(target, &loaded).await?;
+    let guild = target.guild(session.guild_id.clone());
+    let read = ops::access_guild(&session.client, &guild, Some(loaded), target, live)
+        .await
+        .map_err(failure)?;
+    note_problems(&read.problems);
+    let grid = guildctl::access::grid::grid(&read.model);
+    let new_member = new_member_path(&read.model, &read.joining);
+    guildctl::out!(
+        "{}",
+        html::render(&html::Page {
+            guild_id: &read.model.id,
+            guild_name: &read.name,
+            shown: if live {
+                html::Shown::Live
+            } else {
+                html::Shown::AfterPlan
+            },
+            grid: &grid,
+            access: &[],
+            new_member: new_member.as_ref(),
+        })
+    );
+    Ok(0)
+}
+
+/// A new member's path (onboarding with nothing answered yet), for the page.
+pub(crate) fn new_member_path(
+    g: &guildctl::access::Guild,
+    joining: &guildctl::access::onboarding::Joining,
+) -> Option<serde_json::Value> {
+    let walk = guildctl::access::onboarding::walk(g, joining, &[]).ok()?;
+    serde_json::to_value(walk).ok()
+}
+
+/// The problems for which apply would refuse the plan whose guild is shown, on stderr.
+fn note_problems(problems: &[guildctl::plan::Problem]) {
     if !problems.is_empty() {
         eprintln!(
             "note: apply would refuse this plan ({} problem(s), `guildctl plan` shows them); this is the guild as the manifest would make it",
@@ -132,9 +212,4 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
             eprintln!("  - {}", inert::terminal(&p.message));
         }
     }
-    for note in &view.notes {
-        eprintln!("note: {note}");
-    }
-    guildctl::out!("{}", report::access::render(&view, format));
-    Ok(0)
 }

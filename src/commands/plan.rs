@@ -11,7 +11,8 @@ use guildctl::inert;
 use guildctl::manifest::{LoadedManifest, Within, Workspace, people};
 use guildctl::ops::{self, Guild, PlanRun, Planned, Targets};
 use guildctl::plan::{Plan, PlanError};
-use guildctl::report::{self, Format, Heading, sarif};
+use guildctl::planner::AccessBoth;
+use guildctl::report::{self, Format, Heading, html, sarif};
 
 use super::guilds::{self, Outcome};
 use super::{
@@ -28,13 +29,18 @@ pub struct PlanArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// text for a terminal, markdown for a pull request, json for tools, sarif for
-    /// code-scanning views (refusals and risks on the manifest's lines).
+    /// code-scanning views (refusals and risks on the manifest's lines), html for one
+    /// self-contained page of who can do what where, with what the plan changes marked.
     #[arg(long, value_enum, default_value = "text")]
     format: PlanFormat,
     /// Also write the refusals and risks as SARIF 2.1.0 to FILE (for
     /// github/codeql-action/upload-sarif), whatever --format says; one manifest only.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
     sarif: Option<PathBuf>,
+    /// Also write the access page (as --format html writes it) to FILE, whatever
+    /// --format says, from the same plan: for a pull request's artifact. One manifest only.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
+    page: Option<PathBuf>,
     /// Exit 2 when there are changes, 0 when there are none.
     #[arg(long)]
     detailed_exitcode: bool,
@@ -59,23 +65,27 @@ pub struct PlanArgs {
     like: bool,
 }
 
-/// `plan --format`: the report's formats, and SARIF.
+/// `plan --format`: the report's formats, SARIF, and the access page (`html`, as
+/// `access --format html`; not a value of the shared [`Format`], which `drift` and `watch`
+/// offer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PlanFormat {
     Text,
     Markdown,
     Json,
     Sarif,
+    Html,
 }
 
 impl PlanFormat {
-    /// The report format, or `None` for SARIF (written from the findings, not the plan).
+    /// The report format, or `None` for SARIF (written from the findings, not the plan) and
+    /// the page (made from the guilds before and after the plan).
     fn report(self) -> Option<Format> {
         match self {
             PlanFormat::Text => Some(Format::Text),
             PlanFormat::Markdown => Some(Format::Markdown),
             PlanFormat::Json => Some(Format::Json),
-            PlanFormat::Sarif => None,
+            PlanFormat::Sarif | PlanFormat::Html => None,
         }
     }
 }
@@ -86,6 +96,7 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         out,
         format,
         sarif: sarif_file,
+        page: page_file,
         detailed_exitcode,
         rehearse,
         policies_base,
@@ -96,8 +107,12 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
     target.policies_base = policies_base;
     if target.selection.active() {
         let Some(format) = format.report() else {
+            let (what, name) = match format {
+                PlanFormat::Html => ("one guild's access page", "html"),
+                _ => ("one manifest's findings", "sarif"),
+            };
             anyhow::bail!(
-                "--format sarif writes one manifest's findings: run `plan -f MANIFEST --format sarif` for each guild"
+                "--format {name} writes {what}, one guild at a time: run `plan -f MANIFEST --format {name}` for each guild"
             );
         };
         return plan_all(&target, out.as_deref(), format, detailed_exitcode, rehearse).await;
@@ -106,7 +121,9 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         stdout: format == PlanFormat::Sarif,
         file: sarif_file.as_deref(),
     };
-    let (session, loaded, plan) = plan_for(&target, format.report(), sarif_out, rehearse).await?;
+    let page = format == PlanFormat::Html || page_file.is_some();
+    let (session, loaded, plan, access) =
+        plan_for(&target, format.report(), sarif_out, rehearse, page).await?;
     if let Some(path) = &ids_out {
         super::ids_out::write(&session, path).await?;
     }
@@ -125,6 +142,25 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
             "{}",
             report::render(&plan, format, Heading::Plan, target.conn.color_out())
         );
+    }
+    if let Some(both) = &access {
+        let grid = guildctl::access::grid::compare(&both.live, &both.after);
+        let new_member = super::access::new_member_path(&both.after, &both.joining);
+        let html = html::render(&html::Page {
+            guild_id: &plan.guild_id,
+            guild_name: &plan.guild_name,
+            shown: html::Shown::Plan,
+            grid: &grid,
+            access: &plan.access,
+            new_member: new_member.as_ref(),
+        });
+        if let Some(path) = &page_file {
+            std::fs::write(path, &html)
+                .with_context(|| format!("cannot write the access page to {}", path.display()))?;
+        }
+        if format == PlanFormat::Html {
+            guildctl::out!("{html}");
+        }
     }
     if let Some(e) = rehearsal_failed(&plan) {
         return Err(e);
@@ -185,7 +221,8 @@ async fn plan_for(
     format: Option<Format>,
     sarif_out: SarifOut<'_>,
     rehearse: bool,
-) -> Result<(Session, Arc<LoadedManifest>, Plan)> {
+    keep_access: bool,
+) -> Result<(Session, Arc<LoadedManifest>, Plan, Option<AccessBoth>)> {
     let loaded = match load_checked(target) {
         Ok(loaded) => Arc::new(loaded),
         Err(e) => {
@@ -195,7 +232,7 @@ async fn plan_for(
             return Err(e);
         }
     };
-    let (session, planned) = plan_loaded(target, &loaded, rehearse).await?;
+    let (session, planned, access) = plan_loaded(target, &loaded, rehearse, keep_access).await?;
     let plan = planned.map_err(|e| {
         // Machine output says why too: a pull request comment is made from it.
         match format {
@@ -211,23 +248,43 @@ async fn plan_for(
         }
         refused(&e)
     })?;
-    Ok((session, loaded, plan))
+    Ok((session, loaded, plan, access))
 }
 
 /// The plan of a loaded manifest ([`ops::plan`] for its one guild): the live guild read as
 /// it needs, diffed, and rehearsed when asked. A refused plan is the inner error, its
-/// problems shown on the manifest's lines.
+/// problems shown on the manifest's lines. With `keep_access`, also the guild as access
+/// sees it today and once the plan is applied, from the same planning (the page).
 async fn plan_loaded(
     target: &Target,
     loaded: &Arc<LoadedManifest>,
     rehearse: bool,
-) -> Result<(Session, Result<Plan, PlanError>)> {
+    keep_access: bool,
+) -> Result<(Session, Result<Plan, PlanError>, Option<AccessBoth>)> {
     let session = connect_loaded(target, loaded).await?;
-    let targets = target.one(&session, loaded);
-    let planned = only(ops::plan(&session.client, targets, target, PlanRun { rehearse }).await)?;
+    let run = PlanRun { rehearse };
+    let (planned, access) = if keep_access {
+        let guild = target.guild(session.guild_id.clone());
+        let kept = ops::plan_with_access(
+            &session.client,
+            guild,
+            Some(Arc::clone(loaded)),
+            target,
+            run,
+        )
+        .await
+        .map_err(super::failure)?;
+        (kept.planned, Some(kept.access))
+    } else {
+        let targets = target.one(&session, loaded);
+        (
+            only(ops::plan(&session.client, targets, target, run).await)?,
+            None,
+        )
+    };
     Ok(match planned {
-        Planned::Plan(plan) => (session, Ok(*plan)),
-        Planned::Refused(e) => (session, Err(e)),
+        Planned::Plan(plan) => (session, Ok(*plan), access),
+        Planned::Refused(e) => (session, Err(e), access),
     })
 }
 

@@ -46,3 +46,38 @@ pub async fn access(
     }
     Ok((view, problems))
 }
+
+/// The guild `access` computes on, whole (for the HTML page, which shows every role and
+/// person in every channel): today's when `live`, else the one the manifest would make,
+/// with the problems for which apply would refuse its plan, and the guild's name.
+pub async fn access_guild(
+    client: &Client,
+    guild: &GuildTarget,
+    pre: Option<std::sync::Arc<LoadedManifest>>,
+    host: &impl Host,
+    live: bool,
+) -> Result<AccessGuild, Failure> {
+    let loaded = loaded(host, guild, pre).await?;
+    let snap = snapshot::read(client, &guild.id, Reading::of(&loaded.manifest)).await?;
+    let options = host.plan_options().with_api_base(client.api_base());
+    let (model, joining, problems) = crate::planner::access_guild(&loaded, &snap, &options, live);
+    Ok(AccessGuild {
+        name: snap.guild.name.clone(),
+        model,
+        joining,
+        problems,
+    })
+}
+
+/// What [`access_guild`] read: the guild's name, its access model, and the plan's problems.
+#[derive(Debug)]
+pub struct AccessGuild {
+    /// The guild's name, as Discord has it.
+    pub name: String,
+    /// The guild as access computes on it.
+    pub model: crate::access::Guild,
+    /// Its welcome screen and onboarding: a new member's path on the page.
+    pub joining: crate::access::onboarding::Joining,
+    /// The problems for which apply would refuse the plan (none for the live guild).
+    pub problems: Vec<Problem>,
+}

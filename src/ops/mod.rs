@@ -63,14 +63,14 @@ use crate::plan::{PlanError, PlanOptions, PolicyBaseline};
 
 /// A guild that could not be read: which step, and Discord's answer (its source).
 pub use crate::snapshot::ReadError;
-pub use access::access;
+pub use access::{AccessGuild, access, access_guild};
 pub use apply::ApplyRefused;
 #[doc(hidden)] // a step of apply::prepare on a snapshot read already: the tests'.
 pub use apply::{ApplyRequest, plan_for_apply};
 pub use drift::{DriftRun, Drifted, drift};
 pub use embedded::Embedded;
 pub use export::{ExportRun, ExportTo, Exported, FileError, export, ids};
-pub use plan::{CannotRehearse, PlanRun, Planned, plan};
+pub use plan::{CannotRehearse, PlanRun, Planned, PlannedWithAccess, plan, plan_with_access};
 pub use targets::{CONCURRENCY, Guild, GuildTarget, Targets, WrongGuild};
 pub use validate::{validate, validate_guild};
 pub use watch::{GuardRun, WatchRun, watch};

@@ -44,9 +44,37 @@ pub async fn plan(
         let loaded = loaded(host, &g, pre).await?;
         let snap = snapshot::read(client, &g.id, Reading::of(&loaded.manifest)).await?;
         let (host, api_base) = (host.clone(), client.api_base().to_owned());
-        off_thread(move || plan_read(&host, &g, &loaded, &snap, &api_base, run)).await?
+        off_thread(move || plan_read(&host, &g, &loaded, &snap, &api_base, run).map(|(p, _)| p))
+            .await?
     })
     .await
+}
+
+/// A guild's plan, with the guild as access sees it today and once the plan is applied,
+/// both from the planning that made it (`plan --format html`).
+#[derive(Debug)]
+pub struct PlannedWithAccess {
+    /// The plan, or why it was refused.
+    pub planned: Planned,
+    /// The live guild and the guild the plan leaves.
+    pub access: crate::planner::AccessBoth,
+}
+
+/// [`plan`] for one guild, keeping the two guilds access computes on: one read of the
+/// guild, as `plan` reads it.
+pub async fn plan_with_access(
+    client: &Client,
+    g: GuildTarget,
+    pre: Option<Arc<LoadedManifest>>,
+    host: &impl Host,
+    run: PlanRun,
+) -> Result<PlannedWithAccess, Failure> {
+    let loaded = loaded(host, &g, pre).await?;
+    let snap = snapshot::read(client, &g.id, Reading::of(&loaded.manifest)).await?;
+    let (host, api_base) = (host.clone(), client.api_base().to_owned());
+    let (planned, access) =
+        off_thread(move || plan_read(&host, &g, &loaded, &snap, &api_base, run)).await??;
+    Ok(PlannedWithAccess { planned, access })
 }
 
 /// The plan of a guild read already (on a blocking thread: its rehearsal's copy is
@@ -58,13 +86,14 @@ fn plan_read(
     snap: &Snapshot,
     api_base: &str,
     run: PlanRun,
-) -> Result<Planned, Failure> {
+) -> Result<(Planned, crate::planner::AccessBoth), Failure> {
     let options = plan_options(host, g, loaded, api_base);
-    let mut plan = match crate::planner::diff_loaded(loaded, snap, &options) {
+    let (planned, access) = crate::planner::diff_loaded_with_access(loaded, snap, &options);
+    let mut plan = match planned {
         Ok(plan) => plan,
         Err(e) => {
             host.show(&refusal_report(loaded, &e))?;
-            return Ok(Planned::Refused(e));
+            return Ok((Planned::Refused(e), access));
         }
     };
     if run.rehearse {
@@ -75,7 +104,7 @@ fn plan_read(
         plan.rehearsal = Some(verdict);
         annotate_refusal(host, loaded, &plan)?;
     }
-    Ok(Planned::Plan(Box::new(plan)))
+    Ok((Planned::Plan(Box::new(plan)), access))
 }
 
 /// The rehearsal's options: the command line's plan options, and the copy's rules from

@@ -20,9 +20,32 @@ pub fn diff_loaded(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
+    diff_loaded_with_access(loaded, snap, options).0
+}
+
+/// The guild as access sees it today and once a plan is applied, both from the planning
+/// that made the plan (`plan --format html`).
+#[derive(Debug, Clone)]
+pub struct AccessBoth {
+    /// The live guild.
+    pub live: crate::access::Guild,
+    /// The guild the plan leaves.
+    pub after: crate::access::Guild,
+    /// Its welcome screen and onboarding once the plan is applied.
+    pub joining: crate::access::onboarding::Joining,
+}
+
+/// [`diff_loaded`], with the live guild and the guild the plan leaves as access sees them
+/// (kept for a refused plan too).
+pub fn diff_loaded_with_access(
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+) -> (Result<Plan, PlanError>, AccessBoth) {
     let digest = binding::manifest_digest(loaded);
     let options = &with_images(loaded, options);
-    match diff_stored(loaded.stored(), snap, options) {
+    let (planned, both) = diff_stored(loaded.stored(), snap, options);
+    let planned = match planned {
         Ok(mut plan) => {
             plan.manifest_sha256 = digest;
             Ok(plan)
@@ -31,7 +54,8 @@ pub fn diff_loaded(
             e.partial.manifest_sha256 = digest;
             Err(e)
         }
-    }
+    };
+    (planned, both)
 }
 
 /// Computes the plan for `manifest` against `snap`. Returns the plan, or every
@@ -46,7 +70,7 @@ pub fn diff_with(
     snap: &Snapshot,
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
-    diff_stored(&as_stored(manifest), snap, options)
+    diff_stored(&as_stored(manifest), snap, options).0
 }
 
 /// [`diff_with`] for a manifest already in the form Discord stores ([`as_stored`]).
@@ -54,13 +78,13 @@ fn diff_stored(
     desired: &Manifest,
     snap: &Snapshot,
     options: &PlanOptions,
-) -> Result<Plan, PlanError> {
+) -> (Result<Plan, PlanError>, AccessBoth) {
     let Built {
         mut plan,
         mut problems,
         after,
         live,
-        ..
+        joining,
     } = build(desired, snap, options);
     let allowance = Allowance::resolve(options.allow_deletes, desired);
     plan.deletion_gate = deletion_gate::deletion_gate(&plan, snap, allowance);
@@ -79,14 +103,22 @@ fn diff_stored(
     plan.policy_changes = review.changes;
     problems.extend(crate::judge::preflight::check(&plan, snap, &after));
     problems.extend(deletion_gate::protect_problems(&plan, desired, snap));
-    if problems.is_empty() {
+    let planned = if problems.is_empty() {
         Ok(plan)
     } else {
         Err(PlanError {
             problems,
             partial: Box::new(plan),
         })
-    }
+    };
+    (
+        planned,
+        AccessBoth {
+            live,
+            after,
+            joining,
+        },
+    )
 }
 
 /// The differences alone, for `drift`: none of apply's gates (bot permissions,
@@ -117,15 +149,30 @@ pub fn access_view(
     options: &PlanOptions,
     q: &crate::access::view::Query,
 ) -> Result<(crate::access::view::View, Vec<Problem>), crate::access::view::ViewError> {
-    let (guild, joining, problems) = if q.live {
+    let (guild, joining, problems) = access_guild(loaded, snap, options, q.live);
+    let view = crate::access::view::view(&guild, &snap.guild.name, q, &joining)?;
+    Ok((view, problems))
+}
+
+/// The guild `guildctl access` computes on: today's (`live`), or the one the plan leaves,
+/// with its welcome screen and onboarding and the problems that would refuse the plan.
+pub fn access_guild(
+    loaded: &LoadedManifest,
+    snap: &Snapshot,
+    options: &PlanOptions,
+    live: bool,
+) -> (
+    crate::access::Guild,
+    crate::access::onboarding::Joining,
+    Vec<Problem>,
+) {
+    if live {
         let joining = crate::access::onboarding::Joining::live(snap);
         (crate::access::Guild::live(snap), joining, Vec::new())
     } else {
         let built = build(loaded.stored(), snap, &with_images(loaded, options));
         (built.after, built.joining, built.problems)
-    };
-    let view = crate::access::view::view(&guild, &snap.guild.name, q, &joining)?;
-    Ok((view, problems))
+    }
 }
 
 /// `options` with the manifest's image files read from its folder.

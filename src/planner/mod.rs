@@ -23,5 +23,8 @@ mod webhooks;
 mod welcome_onboarding_widget;
 
 pub use crate::plan_kit::images::read_image_files;
-pub use diff::{access_view, diff, diff_loaded, diff_with, differences};
+pub use diff::{
+    AccessBoth, access_guild, access_view, diff, diff_loaded, diff_loaded_with_access, diff_with,
+    differences,
+};
 pub use members::BULK_BAN_MAX;

@@ -12,6 +12,7 @@ use similar::{ChangeTag, TextDiff};
 
 pub mod access;
 mod access_table;
+pub mod html;
 mod new_member;
 pub mod people;
 mod rehearsal;

@@ -45,6 +45,7 @@ mod github_api;
 mod gitlab_api;
 mod gitlab_component;
 mod hidden_channels;
+mod html;
 mod ignored_tests;
 mod images;
 mod import_template;
