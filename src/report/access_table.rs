@@ -49,7 +49,7 @@ pub fn markdown(lines: &[AccessChange]) -> Option<String> {
     };
     rows.sort_by_key(|r| rank(r));
     let mut by_weight = columns.clone();
-    by_weight.sort_by(|a, b| b.1.cmp(&a.1));
+    by_weight.sort_by_key(|w| std::cmp::Reverse(w.1));
     let shown: Vec<&str> = columns
         .iter()
         .map(|(w, _)| *w)
