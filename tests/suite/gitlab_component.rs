@@ -138,9 +138,20 @@ async fn the_component_plans_notes_applies_the_reviewed_plan_and_keeps_the_drift
         notes[0].body
     );
     assert!(notes[0].body.contains("Plan digest `"), "{}", notes[0].body);
+    // The access page of the same plan, among the job's artifacts, linked from the note.
+    assert!(
+        notes[0].body.contains("**Access page:**")
+            && notes[0]
+                .body
+                .contains("/artifacts/file/guildctl/access.html)"),
+        "{}",
+        notes[0].body
+    );
     assert!(h.writes().is_empty(), "the plan wrote to the guild");
     let artifacts = r.join(".gitlab-ci-local/artifacts/guildctl-plan/guildctl");
     let plan = std::fs::read(artifacts.join("plan.json")).expect("the plan artifact");
+    let page = std::fs::read_to_string(artifacts.join("access.html")).expect("the access page");
+    assert!(page.starts_with("<!DOCTYPE html>"));
     let sarif: serde_json::Value =
         serde_json::from_slice(&std::fs::read(artifacts.join("plan.sarif")).unwrap()).unwrap();
     assert_eq!(sarif["version"], "2.1.0");

@@ -65,6 +65,26 @@ async fn a_pull_request_gets_one_plan_comment_and_a_second_push_updates_it() {
     );
     let report = std::fs::read_to_string(first.out("report")).unwrap();
     assert!(report.contains(&expected));
+    // The access page, from the same plan, is kept as an artifact the comment links to.
+    let page = std::fs::read_to_string(first.out("page")).expect("the access page");
+    assert!(page.starts_with("<!DOCTYPE html>"), "{}", &page[..80]);
+    assert!(page.contains("Content-Security-Policy"));
+    assert!(
+        first.ran.iter().any(|s| s == "Keep the access page"),
+        "{:?}",
+        first.ran
+    );
+    assert!(
+        body.contains("**Access page:**")
+            && body.contains("artifact `guildctl-access-page`")
+            && body.contains("actions/runs/4242#artifacts"),
+        "{body}"
+    );
+    assert!(
+        first.summary.contains("**Access page:**"),
+        "{}",
+        first.summary
+    );
 
     // A second push changes the manifest: the same comment shows the new plan.
     let text = std::fs::read_to_string(&manifest).unwrap();
@@ -93,6 +113,10 @@ async fn a_pull_request_gets_one_plan_comment_and_a_second_push_updates_it() {
     let broken = r.run().await;
     assert_eq!(broken.code, 1, "{}", broken.log);
     assert_eq!(broken.out("exit-code"), "1");
+    assert!(
+        !broken.ran.iter().any(|s| s == "Keep the access page"),
+        "a failed plan keeps no page"
+    );
     let comments = gh.comments(PR_NUMBER);
     assert_eq!(comments.len(), 1, "still one comment");
     assert!(
