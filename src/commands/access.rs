@@ -173,7 +173,7 @@ async fn page(target: &Target, live: bool) -> Result<u8> {
         .map_err(failure)?;
     note_problems(&read.problems);
     let grid = guildctl::access::grid::grid(&read.model);
-    let new_member = new_member_path(&read.model, &read.joining);
+    let new_member = html::new_member_json(&read.model, &read.joining);
     guildctl::out!(
         "{}",
         html::render(&html::Page {
@@ -190,15 +190,6 @@ async fn page(target: &Target, live: bool) -> Result<u8> {
         })
     );
     Ok(0)
-}
-
-/// A new member's path (onboarding with nothing answered yet), for the page.
-pub(crate) fn new_member_path(
-    g: &guildctl::access::Guild,
-    joining: &guildctl::access::onboarding::Joining,
-) -> Option<serde_json::Value> {
-    let walk = guildctl::access::onboarding::walk(g, joining, &[]).ok()?;
-    serde_json::to_value(walk).ok()
 }
 
 /// The problems for which apply would refuse the plan whose guild is shown, on stderr.

@@ -488,6 +488,7 @@ impl Server {
         let targets = target.one(&session, &loaded);
         let run = PlanRun {
             rehearse: p.rehearse,
+            pages: None,
         };
         let plan = match only(ops::plan(&session.client, targets, &target, run).await)? {
             Planned::Plan(plan) => plan,

@@ -12,7 +12,7 @@ use guildctl::manifest::{LoadedManifest, Within, Workspace, people};
 use guildctl::ops::{self, Guild, PlanRun, Planned, Targets};
 use guildctl::plan::{Plan, PlanError};
 use guildctl::planner::AccessBoth;
-use guildctl::report::{self, Format, Heading, html, sarif};
+use guildctl::report::{self, Format, Heading, sarif};
 
 use super::guilds::{self, Outcome};
 use super::{
@@ -41,6 +41,10 @@ pub struct PlanArgs {
     /// --format says, from the same plan: for a pull request's artifact. One manifest only.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "guilds"])]
     page: Option<PathBuf>,
+    /// With --all or --guilds and --reports DIR: also write each guild's access page to
+    /// DIR/NAME.html, from the same plan.
+    #[arg(long, requires = "reports")]
+    pages: bool,
     /// Exit 2 when there are changes, 0 when there are none.
     #[arg(long)]
     detailed_exitcode: bool,
@@ -97,6 +101,7 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         format,
         sarif: sarif_file,
         page: page_file,
+        pages,
         detailed_exitcode,
         rehearse,
         policies_base,
@@ -115,7 +120,13 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
                 "--format {name} writes {what}, one guild at a time: run `plan -f MANIFEST --format {name}` for each guild"
             );
         };
-        return plan_all(&target, out.as_deref(), format, detailed_exitcode, rehearse).await;
+        let run = PlanRun {
+            rehearse,
+            pages: pages
+                .then(|| target.selection.reports.as_deref().map(Arc::from))
+                .flatten(),
+        };
+        return plan_all(&target, out.as_deref(), format, detailed_exitcode, run).await;
     }
     let sarif_out = SarifOut {
         stdout: format == PlanFormat::Sarif,
@@ -144,16 +155,7 @@ pub async fn run(args: PlanArgs) -> Result<u8> {
         );
     }
     if let Some(both) = &access {
-        let grid = guildctl::access::grid::compare(&both.live, &both.after);
-        let new_member = super::access::new_member_path(&both.after, &both.joining);
-        let html = html::render(&html::Page {
-            guild_id: &plan.guild_id,
-            guild_name: &plan.guild_name,
-            shown: html::Shown::Plan,
-            grid: &grid,
-            access: &plan.access,
-            new_member: new_member.as_ref(),
-        });
+        let html = ops::plan_page(&plan, both);
         if let Some(path) = &page_file {
             std::fs::write(path, &html)
                 .with_context(|| format!("cannot write the access page to {}", path.display()))?;
@@ -262,7 +264,10 @@ async fn plan_loaded(
     keep_access: bool,
 ) -> Result<(Session, Result<Plan, PlanError>, Option<AccessBoth>)> {
     let session = connect_loaded(target, loaded).await?;
-    let run = PlanRun { rehearse };
+    let run = PlanRun {
+        rehearse,
+        pages: None,
+    };
     let (planned, access) = if keep_access {
         let guild = target.guild(session.guild_id.clone());
         let kept = ops::plan_with_access(
@@ -296,18 +301,23 @@ async fn plan_all(
     out: Option<&Path>,
     format: Format,
     detailed_exitcode: bool,
-    rehearse: bool,
+    run: PlanRun,
 ) -> Result<u8> {
     let chosen = target.selection.resolve()?;
     if let Some(dir) = out {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the plan folder {}", dir.display()))?;
     }
+    if let Some(dir) = &run.pages {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the reports folder {}", dir.display()))?;
+    }
     let bots = Bots::open(&target.conn, &chosen).await?;
     let color = target.conn.color_out();
-    let run = PlanRun { rehearse };
     let planned = bots
-        .run(async |s, mine| ops::plan(&s.client, Targets::workspace(mine), target, run).await)
+        .run(async |s, mine| {
+            ops::plan(&s.client, Targets::workspace(mine), target, run.clone()).await
+        })
         .await;
     let (people, people_report) = people_block(&planned, format)?;
     let mut outcomes = Vec::new();

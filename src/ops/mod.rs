@@ -70,7 +70,9 @@ pub use apply::{ApplyRequest, plan_for_apply};
 pub use drift::{DriftRun, Drifted, drift};
 pub use embedded::Embedded;
 pub use export::{ExportRun, ExportTo, Exported, FileError, export, ids};
-pub use plan::{CannotRehearse, PlanRun, Planned, PlannedWithAccess, plan, plan_with_access};
+pub use plan::{
+    CannotRehearse, PlanRun, Planned, PlannedWithAccess, plan, plan_page, plan_with_access,
+};
 pub use targets::{CONCURRENCY, Guild, GuildTarget, Targets, WrongGuild};
 pub use validate::{validate, validate_guild};
 pub use watch::{GuardRun, WatchRun, watch};

@@ -1,5 +1,6 @@
 //! `plan`: each guild read as its manifest needs, diffed, and rehearsed when asked.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use super::targets::{fan_out, loaded, local_runtime, off_thread};
@@ -11,10 +12,13 @@ use crate::rehearse::{self, RehearseError, RehearseOptions};
 use crate::snapshot::{self, Reading, Snapshot};
 
 /// How `plan` runs.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct PlanRun {
     /// Apply each plan first to an in-process copy of its guild (`--rehearse`).
     pub rehearse: bool,
+    /// Write each guild's access page (made from the same planning) into this folder, as
+    /// `NAME.html` (`plan --all --reports DIR --pages`).
+    pub pages: Option<Arc<Path>>,
 }
 
 /// A guild's plan, or the problems for which it was refused (shown on the manifest's
@@ -40,12 +44,25 @@ pub async fn plan(
     host: &impl Host,
     run: PlanRun,
 ) -> Vec<Guild<Planned>> {
-    fan_out(targets, |g, pre| async move {
-        let loaded = loaded(host, &g, pre).await?;
-        let snap = snapshot::read(client, &g.id, Reading::of(&loaded.manifest)).await?;
-        let (host, api_base) = (host.clone(), client.api_base().to_owned());
-        off_thread(move || plan_read(&host, &g, &loaded, &snap, &api_base, run).map(|(p, _)| p))
+    fan_out(targets, |g, pre| {
+        let run = run.clone();
+        async move {
+            let loaded = loaded(host, &g, pre).await?;
+            let snap = snapshot::read(client, &g.id, Reading::of(&loaded.manifest)).await?;
+            let (host, api_base) = (host.clone(), client.api_base().to_owned());
+            off_thread(move || {
+                let (planned, access) = plan_read(&host, &g, &loaded, &snap, &api_base, &run)?;
+                if let (Some(dir), Planned::Plan(plan)) = (&run.pages, &planned) {
+                    let name = g.name.as_deref().unwrap_or(&g.id);
+                    let path = dir.join(format!("{name}.html"));
+                    std::fs::write(&path, plan_page(plan, &access)).map_err(|e| {
+                        format!("cannot write the access page to {}: {e}", path.display())
+                    })?;
+                }
+                Ok(planned)
+            })
             .await?
+        }
     })
     .await
 }
@@ -58,6 +75,22 @@ pub struct PlannedWithAccess {
     pub planned: Planned,
     /// The live guild and the guild the plan leaves.
     pub access: crate::planner::AccessBoth,
+}
+
+/// The access page of `plan` (`plan --format html`): the grid of the guild it leaves with
+/// today's cells beside it, its access lines, and a new member's path there.
+pub fn plan_page(plan: &Plan, both: &crate::planner::AccessBoth) -> String {
+    use crate::report::html;
+    let grid = crate::access::grid::compare(&both.live, &both.after);
+    let new_member = html::new_member_json(&both.after, &both.joining);
+    html::render(&html::Page {
+        guild_id: &plan.guild_id,
+        guild_name: &plan.guild_name,
+        shown: html::Shown::Plan,
+        grid: &grid,
+        access: &plan.access,
+        new_member: new_member.as_ref(),
+    })
 }
 
 /// [`plan`] for one guild, keeping the two guilds access computes on: one read of the
@@ -73,7 +106,7 @@ pub async fn plan_with_access(
     let snap = snapshot::read(client, &g.id, Reading::of(&loaded.manifest)).await?;
     let (host, api_base) = (host.clone(), client.api_base().to_owned());
     let (planned, access) =
-        off_thread(move || plan_read(&host, &g, &loaded, &snap, &api_base, run)).await??;
+        off_thread(move || plan_read(&host, &g, &loaded, &snap, &api_base, &run)).await??;
     Ok(PlannedWithAccess { planned, access })
 }
 
@@ -85,7 +118,7 @@ fn plan_read(
     loaded: &Arc<LoadedManifest>,
     snap: &Snapshot,
     api_base: &str,
-    run: PlanRun,
+    run: &PlanRun,
 ) -> Result<(Planned, crate::planner::AccessBoth), Failure> {
     let options = plan_options(host, g, loaded, api_base);
     let (planned, access) = crate::planner::diff_loaded_with_access(loaded, snap, &options);

@@ -690,8 +690,7 @@ pub fn render_markdown(plan: &Plan, heading: Heading, room: MarkdownRoom) -> Str
         if let Some(r) = &plan.rehearsal {
             rehearsal::markdown(&mut out, r);
         }
-        // The gate's own messages hold numbers and fixed words, but a saved plan file
-        // may say anything.
+        // The gate's own messages are fixed words; a saved plan file may say anything.
         for refusal in plan.refusals() {
             let _ = writeln!(
                 out,

@@ -396,8 +396,19 @@ async fn a_workspace_with_one_broken_guild_notes_and_applies_the_others() {
         assert!(body.contains("### guildctl plan for"), "{body}");
         assert!(body.contains("Shared Helper"), "{body}");
         assert!(body.contains("Plan digest `"), "{body}");
+        // Each planned guild's access page is among the artifacts, linked from its note.
+        let link = format!("/artifacts/file/guildctl/reports/{name}.html)");
+        assert!(body.contains(&link), "{body}");
+        let page = r.join(format!(
+            ".gitlab-ci-local/artifacts/guildctl-plan/guildctl/reports/{name}.html"
+        ));
+        assert!(page.is_file(), "{}", page.display());
     }
     let c = note("c");
+    assert!(
+        !c.contains("**Access page:**"),
+        "a failed guild has no page: {c}"
+    );
     assert!(c.contains("`guilds/c.yaml:3:8`"), "{c}");
     assert!(c.contains("expected a list"), "{c}");
     assert!(c.contains("no longer current"), "{c}");

@@ -283,6 +283,16 @@ fn access_lines(lines: &[AccessChange]) -> String {
     out
 }
 
+/// A new member's path on guild `g` with nothing answered, as `access --new-member --format
+/// json` says it: what the page shows under the grid (none when the walk cannot be made).
+pub fn new_member_json(
+    g: &crate::access::Guild,
+    joining: &crate::access::onboarding::Joining,
+) -> Option<Value> {
+    let walk = crate::access::onboarding::walk(g, joining, &[]).ok()?;
+    serde_json::to_value(walk).ok()
+}
+
 /// A new member's path (`access --new-member`'s JSON, nothing answered): the welcome
 /// screen, the channel list on joining, then each question with what its answers give.
 fn new_member(v: Option<&Value>) -> String {

@@ -376,7 +376,13 @@ impl Runner {
             .enumerate()
         {
             let name = step["name"].as_str().unwrap_or("?").to_owned();
-            if !self.condition(&action, &steps, step["if"].as_str()) {
+            // After a failed step only `always() && …` steps run, as on GitHub.
+            let cond = step["if"].as_str();
+            let always = cond.and_then(|c| c.strip_prefix("always() && "));
+            if code != 0 && always.is_none() {
+                continue;
+            }
+            if !self.condition(&action, &steps, always.or(cond)) {
                 continue;
             }
             ran.push(name.clone());
@@ -439,9 +445,9 @@ impl Runner {
                     parse_outputs(&std::fs::read_to_string(&output).unwrap()),
                 );
             }
-            code = out.status.code().unwrap_or(-1);
-            if code != 0 {
-                break;
+            // The first failure is the job's.
+            if code == 0 {
+                code = out.status.code().unwrap_or(-1);
             }
         }
         let mut outputs = HashMap::new();

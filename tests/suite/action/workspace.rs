@@ -121,6 +121,28 @@ async fn a_base_change_comments_on_every_guild_and_a_guild_file_only_on_its_own(
         assert!(plans.join(format!("{name}.json")).is_file());
     }
     assert_eq!(first.out("plan-digest").split(' ').count(), 3);
+    // Each guild's access page, from its own plan, kept as the artifact its comment links.
+    let pages = first.out("page").to_owned();
+    let folder = Path::new(&pages).parent().unwrap();
+    for (name, id) in ["a", "b", "c"].into_iter().zip(&ids) {
+        let page = std::fs::read_to_string(folder.join(format!("{name}.html"))).unwrap();
+        assert!(
+            page.contains(&format!("({id})")),
+            "{name}'s page names its guild"
+        );
+        assert!(
+            comments[name].body.contains(&format!(
+                "`{name}.html` in the artifact `guildctl-access-page`"
+            )),
+            "{}",
+            comments[name].body
+        );
+    }
+    assert!(
+        first.ran.iter().any(|s| s == "Keep the access page"),
+        "{:?}",
+        first.ran
+    );
     assert!(h.writes().is_empty(), "plan writes nothing to Discord");
 
     // A push that changes b's own file only: only b is planned, only b's comment moves.
@@ -177,6 +199,12 @@ async fn a_base_change_comments_on_every_guild_and_a_guild_file_only_on_its_own(
     assert_eq!(broken.code, 1, "{}", broken.log);
     let c = &guild_comments(&gh)["c"].body;
     assert!(c.contains("guildctl plan failed for `c`"), "{c}");
+    // Its only guild failed: no page to keep (a failed job keeps the others' pages).
+    assert!(
+        !broken.ran.iter().any(|s| s == "Keep the access page"),
+        "{:?}",
+        broken.ran
+    );
 
     assert_secrets_hidden(&first, &[&h.emu.token, &gh.token]);
     gh.assert_conforms();
