@@ -673,8 +673,8 @@ policies:
     assert!(h.writes().is_empty(), "drift only reads");
 }
 
-/// The holders of each role `access --channel` lists for `Staff/#mod-log`, by role name.
-fn mod_log_holders(j: &Value) -> Vec<(String, Value)> {
+/// Who holds `role`, as `access --channel` lists it for `Staff/#mod-log` (its JSON).
+fn mod_log_holders(j: &Value, role: &str) -> Value {
     let row = j["channels"]
         .as_array()
         .unwrap()
@@ -685,8 +685,9 @@ fn mod_log_holders(j: &Value) -> Vec<(String, Value)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p["role"].as_str().unwrap().to_owned(), p["holders"].clone()))
-        .collect()
+        .find(|p| p["role"] == role)
+        .unwrap_or_else(|| panic!("{role} in #mod-log: {row}"))["holders"]
+        .clone()
 }
 
 /// "Who can see #mod-log" is answered with people: a roster's are named after the plan,
@@ -723,8 +724,7 @@ async fn access_channel_names_the_people_who_hold_each_role() {
         ])
         .await
         .json();
-    let holders = mod_log_holders(&j);
-    let moderator = &holders.iter().find(|(r, _)| r == "Moderator").unwrap().1;
+    let moderator = mod_log_holders(&j, "Moderator");
     assert_eq!(moderator["count"], 2, "{moderator}");
     assert_eq!(moderator["named"], serde_json::json!([]));
 
@@ -770,8 +770,7 @@ async fn access_channel_names_the_people_who_hold_each_role() {
         ])
         .await
         .json();
-    let holders = mod_log_holders(&j);
-    let moderator = &holders.iter().find(|(r, _)| r == "Moderator").unwrap().1;
+    let moderator = mod_log_holders(&j, "Moderator");
     assert_eq!(moderator["count"], 1, "{moderator}");
     assert_eq!(
         moderator["named"],
@@ -791,8 +790,7 @@ async fn access_channel_names_the_people_who_hold_each_role() {
         ])
         .await
         .json();
-    let holders = mod_log_holders(&live);
-    let moderator = &holders.iter().find(|(r, _)| r == "Moderator").unwrap().1;
+    let moderator = mod_log_holders(&live, "Moderator");
     assert_eq!(moderator["count"], 2, "{moderator}");
 
     // `--people` needs --channel.
