@@ -136,6 +136,12 @@ pub async fn run(args: AccessArgs) -> Result<u8> {
                 "--format html shows every role, person and channel, with filters of its own: leave out --as, --user and --channel, and open the page at #role=NAME, #person=USERNAME or #channel=TEXT (docs/access.md, \"The picture: access as a page\")"
             );
         }
+        if !answers.is_empty() {
+            anyhow::bail!(
+                "--format html shows a new member's path with nothing answered: leave out --answers, or see the answers' path with --new-member --answers … --format text"
+            );
+        }
+        // `--new-member` asks for what the page shows anyway, under the grid.
         return page(&target, live).await;
     };
     let loaded = Arc::new(load_checked(&target)?);

@@ -797,4 +797,20 @@ async fn html_is_refused_where_there_is_no_page() {
     assert_ne!(run.code, 0);
     assert!(run.stderr.contains("#role=NAME"), "{}", run.stderr);
     assert!(run.stdout.is_empty());
+    // The page shows a new member's path with nothing answered; answers are refused.
+    let run = h
+        .run(&[
+            "access",
+            "-f",
+            m,
+            "--format",
+            "html",
+            "--new-member",
+            "--answers",
+            "What brings you to Ferris Fans?=I am learning Rust",
+        ])
+        .await;
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("leave out --answers"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
 }
