@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+use hashbrown::HashMap;
+
 use crate::access::diff::AccessChange;
 use crate::inert;
 
@@ -18,47 +20,57 @@ pub fn markdown(lines: &[AccessChange]) -> Option<String> {
     if lines.is_empty() {
         return None;
     }
-    // Rows and columns in the plan's order; the columns that change most first.
-    let mut rows: Vec<&str> = Vec::new();
+    // One pass over the lines (a plan at Discord's limits has 100,000 and more): each row
+    // and column found once by its index, with what ranks it.
+    let mut rows: Vec<Row> = Vec::new();
+    let mut row_at: HashMap<&str, usize> = HashMap::new();
     let mut columns: Vec<(&str, usize)> = Vec::new();
+    let mut column_at: HashMap<&str, usize> = HashMap::new();
+    let mut placed: Vec<(usize, usize)> = Vec::with_capacity(lines.len());
     for l in lines {
-        let row = l.channel.as_deref().unwrap_or(GUILD_WIDE);
-        if !rows.contains(&row) {
-            rows.push(row);
-        }
-        match columns.iter_mut().find(|(w, _)| *w == l.who) {
-            Some((_, n)) => *n += 1,
-            None => columns.push((&l.who, 1)),
-        }
+        let name = l.channel.as_deref().unwrap_or(GUILD_WIDE);
+        let r = *row_at.entry(name).or_insert_with(|| {
+            rows.push(Row {
+                name,
+                widens: false,
+                all_new: true,
+            });
+            rows.len() - 1
+        });
+        rows[r].widens |= !l.widening.is_empty();
+        rows[r].all_new &= l.new_channel;
+        let c = *column_at.entry(&l.who).or_insert_with(|| {
+            columns.push((&l.who, 0));
+            columns.len() - 1
+        });
+        columns[c].1 += 1;
+        placed.push((r, c));
     }
     // What widens access first, then changes in channels that exist, then new channels
     // (whose lines widen nothing): the rows the cut keeps are those a reviewer must see.
-    let rank = |row: &str| {
-        let here = || {
-            lines
-                .iter()
-                .filter(move |l| l.channel.as_deref().unwrap_or(GUILD_WIDE) == row)
-        };
-        if here().any(|l| !l.widening.is_empty()) {
-            0
-        } else if here().all(|l| l.new_channel) {
-            2
-        } else {
-            1
-        }
-    };
-    rows.sort_by_key(|r| rank(r));
-    let mut by_weight = columns.clone();
-    by_weight.sort_by_key(|w| std::cmp::Reverse(w.1));
-    let shown: Vec<&str> = columns
+    // Columns keep the plan's order; those with most lines are shown.
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&r| rows[r].rank());
+    let mut by_weight: Vec<usize> = (0..columns.len()).collect();
+    by_weight.sort_by_key(|&c| std::cmp::Reverse(columns[c].1));
+    by_weight.truncate(MAX_COLUMNS);
+    by_weight.sort_unstable();
+    let shown = by_weight;
+    // The cells shown, each with the lines that fall in it.
+    let row_shown: HashMap<usize, usize> = order
         .iter()
-        .map(|(w, _)| *w)
-        .filter(|w| {
-            by_weight[..by_weight.len().min(MAX_COLUMNS)]
-                .iter()
-                .any(|(x, _)| x == w)
-        })
+        .take(MAX_ROWS)
+        .enumerate()
+        .map(|(k, &r)| (r, k))
         .collect();
+    let column_shown: HashMap<usize, usize> =
+        shown.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+    let mut cells = vec![vec![Vec::new(); shown.len()]; row_shown.len()];
+    for (l, (r, c)) in lines.iter().zip(placed) {
+        if let (Some(&k), Some(&m)) = (row_shown.get(&r), column_shown.get(&c)) {
+            cells[k][m].push(cell(l));
+        }
+    }
 
     let mut out = String::new();
     let _ = writeln!(
@@ -66,24 +78,18 @@ pub fn markdown(lines: &[AccessChange]) -> Option<String> {
         "**Access in the channels this plan changes** (+ gains, − loses; send is join for voice)\n"
     );
     let _ = write!(out, "| Channel |");
-    for who in &shown {
-        let _ = write!(out, " {} |", inert::markdown(who));
+    for &c in &shown {
+        let _ = write!(out, " {} |", inert::markdown(columns[c].0));
     }
     let _ = write!(out, "\n|---|");
     for _ in &shown {
         let _ = write!(out, "---|");
     }
     out.push('\n');
-    for row in rows.iter().take(MAX_ROWS) {
-        let _ = write!(out, "| {} |", inert::markdown(row));
-        for who in &shown {
-            let cell = lines
-                .iter()
-                .filter(|l| l.who == *who && l.channel.as_deref().unwrap_or(GUILD_WIDE) == *row)
-                .map(cell)
-                .collect::<Vec<_>>()
-                .join(" ");
-            let _ = write!(out, " {cell} |");
+    for (&r, row_cells) in order.iter().zip(&cells) {
+        let _ = write!(out, "| {} |", inert::markdown(rows[r].name));
+        for cell in row_cells {
+            let _ = write!(out, " {} |", cell.join(" "));
         }
         out.push('\n');
     }
@@ -106,6 +112,25 @@ pub fn markdown(lines: &[AccessChange]) -> Option<String> {
 
 /// The row of what a role or person gains or loses guild-wide.
 const GUILD_WIDE: &str = "(guild-wide)";
+
+/// A channel of the table (or the guild-wide row), and what ranks it.
+struct Row<'a> {
+    name: &'a str,
+    /// One of its lines widens access.
+    widens: bool,
+    /// Every one of its lines is about a channel the plan creates.
+    all_new: bool,
+}
+
+impl Row<'_> {
+    fn rank(&self) -> u8 {
+        match (self.widens, self.all_new) {
+            (true, _) => 0,
+            (false, false) => 1,
+            (false, true) => 2,
+        }
+    }
+}
 
 /// "+view +send −manage +2 more": the three words, then how many other permissions change.
 fn cell(l: &AccessChange) -> String {
