@@ -315,15 +315,11 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
         "guilds/en.yaml",
         b"version: 1\nroles:\n  - name: Moderator\n",
     );
-    h.put(
-        "people.yaml",
-        people(false)
-            .replace(
-                "staff: { roles:",
-                "staff: { github_team: ferris/staff, roles:",
-            )
-            .as_bytes(),
+    let with_team = people(false).replace(
+        "staff: { roles:",
+        "staff: { github_team: ferris/staff, roles:",
     );
+    h.put("people.yaml", with_team.as_bytes());
     h.run(&["validate", "--all"]).await.assert_code(0);
     // A guild name the workspace does not have: refused where the file writes it.
     let typo = people(false).replace("en: Moderator", "eng: Moderator");
@@ -333,15 +329,7 @@ async fn people_are_kept_once_and_leaving_is_one_change() {
         &["the workspace has no guild named `eng` (it has: en, de)"],
     )
     .await;
-    h.put(
-        "people.yaml",
-        people(false)
-            .replace(
-                "staff: { roles:",
-                "staff: { github_team: ferris/staff, roles:",
-            )
-            .as_bytes(),
-    );
+    h.put("people.yaml", with_team.as_bytes());
     let unread = h.run(&["plan", "--guilds", "en"]).await;
     unread.assert_code(1);
     assert!(
