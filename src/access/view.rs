@@ -336,6 +336,17 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
         .map(|r| (r, g.access(&Holder::roles([r.id.clone()]))))
         .collect();
     let people = people(g);
+    // Who holds each role, once per role (a member listing may name thousands), when the
+    // rows list every role's permissions.
+    let holders: Vec<Option<RoleHolders>> = per_role
+        .iter()
+        .map(|(r, _)| {
+            detailed.then(|| {
+                let (named, count) = g.role_holders(&r.id);
+                RoleHolders { count, named }
+            })
+        })
+        .collect();
     let rows = channels
         .iter()
         .map(|&i| {
@@ -373,14 +384,12 @@ fn matrix(g: &Guild, channels: &[usize], detailed: bool) -> Matrix {
                     .chain(
                         per_role
                             .iter()
-                            .filter(|(_, a)| !a.channels[i].is_empty())
-                            .map(|(r, a)| {
-                                let (named, count) = g.role_holders(&r.id);
-                                RolePermissions {
-                                    role: r.name.clone(),
-                                    permissions: a.channels[i].display_names(),
-                                    holders: Some(RoleHolders { count, named }),
-                                }
+                            .zip(&holders)
+                            .filter(|((_, a), _)| !a.channels[i].is_empty())
+                            .map(|((r, a), held)| RolePermissions {
+                                role: r.name.clone(),
+                                permissions: a.channels[i].display_names(),
+                                holders: held.clone(),
                             }),
                     )
                     .collect()
